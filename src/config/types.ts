@@ -1,0 +1,106 @@
+// The compiled configuration: fully defaulted, typed, frozen. Durations are milliseconds.
+// Produced only by compileConfig (config/compile.ts); nothing downstream reads raw YAML or process.env.
+import type { Dialect } from '../protocol/frames.js';
+
+export type PreflightMode = 'auto' | 'always' | 'never';
+export type StoreKind = 'sqlite' | 'memory';
+
+export interface AgentConfig {
+  /** Instance id; a segment of idempotency keys. Default "agentd". */
+  name: string;
+  /** Standing policy rendered under "## Instruction". Default "". */
+  instruction: string;
+  /** Startup message into conversation root as the operator (`--prompt`). Default null. */
+  prompt: string | null;
+  /** Accepted now, used by the preflight issue. Default "auto". */
+  preflight: PreflightMode;
+  /** At most this many conversation turns run at once. Default 4. */
+  max_parallel_turns: number;
+}
+
+export interface IntelligenceConfig {
+  /** Failover order. Default [] (no model: a job that needs one fails with an intel error). */
+  endpoints: string[];
+  /** Bearer token; from `{{secret:NAME}}`. Default null. */
+  token: string | null;
+  /** Wire model id. Default "gpt-4o-mini". */
+  model: string;
+  /** Default "openai". */
+  dialect: Dialect;
+  headers: Record<string, string>;
+  /** Per-request timeout (ms) for one model call; the turn deadline still bounds it. Default 120 000. */
+  timeout: number;
+}
+
+export interface LimitsConfig {
+  run: {
+    /** Rounds per turn. Default 500. */
+    steps: number;
+    /** Reported tokens per turn. Default 2 000 000. */
+    tokens: number;
+    /** Whole-run deadline (ms), floored at 1 000. Default 3 600 000. */
+    deadline: number;
+  };
+  /** Hop cap for message deliveries. Default 8. */
+  max_message_depth: number;
+}
+
+export interface ContextConfig {
+  /** Default 0.7, in (0, 1]. */
+  compact_at: number;
+  /** Default 12. */
+  keep_last: number;
+  /** Default null (guessed from the model name). */
+  model_window: number | null;
+  plan: {
+    /** Default 32. */
+    max_items: number;
+  };
+}
+
+export interface StoreConfig {
+  /** Default "sqlite". */
+  kind: StoreKind;
+  /** A directory; default $AGENTD_STATE_DIR, else ./.agentd (resolved to an absolute path). */
+  path: string;
+}
+
+export interface LifecycleConfig {
+  /** How long a drain waits for in-flight turns (ms). Default 25 000. */
+  drain_timeout: number;
+}
+
+export interface ObservabilityConfig {
+  /** Default "info". */
+  log_level: 'debug' | 'info' | 'warn' | 'error';
+  /** Adds message text and tool arguments to events. Default false. */
+  log_content: boolean;
+}
+
+export interface Config {
+  agent: AgentConfig;
+  intelligence: IntelligenceConfig;
+  limits: LimitsConfig;
+  context: ContextConfig;
+  store: StoreConfig;
+  lifecycle: LifecycleConfig;
+  observability: ObservabilityConfig;
+}
+
+/** Inputs to compileConfig: config files in order, the environment, and the parsed CLI flags. */
+export interface ConfigSources {
+  files: string[];
+  env: Record<string, string | undefined>;
+  flags: ConfigFlags;
+  /** Base for relative paths (store.path); default process.cwd() by the caller. */
+  cwd: string;
+}
+
+/** CLI flags that map onto config keys. Absent ⇒ not given. */
+export interface ConfigFlags {
+  prompt?: string;
+  instruction?: string;
+  model?: string;
+  intelligence?: string;
+  deadline?: string;
+}

@@ -1,0 +1,127 @@
+// Frame types between supervisor and turn worker: one union per direction (reference §1.3-1.4).
+// Both sides import this module; a new frame type without a handler fails to compile (see `FrameHandlers`).
+import type { Msg, ToolDef, Usage } from './messages.js';
+import type { TurnStatus } from './status.js';
+
+/** Bumped when a frame's shape changes incompatibly; carried in the spawn frame. */
+export const PROTOCOL_VERSION = 1;
+
+/** Largest frame either side accepts: 16 MiB. */
+export const MAX_FRAME_BYTES = 16 * 1024 * 1024;
+
+export type Dialect = 'openai' | 'anthropic';
+
+/** How the worker dials the model for this turn. Credentials travel only here, never into logs. */
+export interface IntelligenceSpec {
+  /** Failover order; each a base URL ending in /v1 or a full .../chat/completions URL. */
+  endpoints: string[];
+  token: string | null;
+  model: string;
+  dialect: Dialect;
+  headers: Array<[string, string]>;
+}
+
+/** Per-turn limits; `deadline_ms` is relative to the worker's start (floored at 1 s by the supervisor). */
+export interface TurnLimits {
+  max_steps: number;
+  max_tokens: number;
+  deadline_ms: number;
+}
+
+/** The immutable description of one turn (reference §1.4 TurnSpec). */
+export interface TurnSpec {
+  kind: 'turn' | 'think';
+  system: string;
+  /** The transcript slice: summary and plan as system messages first, then the messages verbatim. */
+  messages: Msg[];
+  tools: ToolDef[];
+  /** Tool names that round-trip to the supervisor. */
+  internal: string[];
+  /** Tool name → [server, wire tool name]; the worker dials these servers itself. */
+  mcp_routes: Record<string, [string, string]>;
+  output_schema?: Record<string, unknown>;
+  /** 0 ⇒ use limits.max_steps. */
+  max_rounds: number;
+  budget_admission: boolean;
+  /** `<instance>/<conversation>`; idempotency keys are `<prefix>#<turn_id>.<n>`. */
+  idempotency_prefix: string;
+  tool_meta?: Record<string, unknown>;
+  temperature?: number;
+  /** 0 ⇒ 4096. */
+  max_tokens_per_call: number;
+  /** Unique across restarts. */
+  turn_id: string;
+}
+
+export interface Telemetry {
+  instance: string;
+  agent_path: string;
+  log_level: 'debug' | 'info' | 'warn' | 'error';
+  log_content: boolean;
+}
+
+/** The first frame a worker reads: everything it needs, and nothing it must ask for. */
+export interface SpawnPayload {
+  version: number;
+  intelligence: IntelligenceSpec;
+  limits: TurnLimits;
+  telemetry: Telemetry;
+  turn: TurnSpec;
+}
+
+/** What a worker reports at the end of its turn (reference §1.4 TurnResult). */
+export interface TurnResult {
+  status: TurnStatus;
+  /** The transcript delta, in order; every tool call id in it has a tool result. */
+  messages: Msg[];
+  text?: string;
+  value?: unknown;
+  usage: Usage;
+  rounds: number;
+  tool_calls: number;
+  error?: string;
+  finish?: FinishArgs;
+}
+
+/** Arguments of the `finish` tool as the model passed them. */
+export interface FinishArgs {
+  status?: 'completed' | 'failed' | 'refused' | 'cancelled';
+  output?: unknown;
+  reason?: string;
+  exit?: boolean;
+}
+
+/** Supervisor → worker. */
+export type DownFrame =
+  | ({ type: 'spawn' } & SpawnPayload)
+  | { type: 'ping'; seq: number }
+  | { type: 'cancel'; reason: string }
+  | { type: 'tool_result'; id: number; result: unknown; is_error: boolean }
+  | { type: 'budget_grant'; id: number; ok: boolean; wait_ms: number; model?: string; reason?: string };
+
+/** Progress event names a turn worker reports (reference §15). */
+export type ProgressEvent = 'turn.think' | 'turn.round' | 'turn.tool';
+
+/** Worker → supervisor. */
+export type UpFrame =
+  | { type: 'ready' }
+  | { type: 'pong'; seq: number }
+  | { type: 'event'; event: ProgressEvent; fields: Record<string, unknown> }
+  | ({ type: 'usage' } & Usage)
+  | { type: 'failed'; error: string }
+  | { type: 'tool_request'; id: number; name: string; args: unknown }
+  | { type: 'budget_request'; id: number; estimate: number }
+  | { type: 'turn_done'; turn: TurnResult };
+
+export type FrameOf<U extends { type: string }, K extends U['type']> = Extract<U, { type: K }>;
+
+/** A handler for every frame type of a union: adding a frame type without a handler is a compile error. */
+export type FrameHandlers<U extends { type: string }> = {
+  [K in U['type']]: (frame: FrameOf<U, K>) => void;
+};
+
+/** Calls the handler for `frame.type`. */
+export function dispatchFrame<U extends { type: string }>(handlers: FrameHandlers<U>, frame: U): void {
+  const handler = handlers[frame.type as U['type']] as (f: U) => void;
+  handler(frame);
+}
