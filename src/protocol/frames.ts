@@ -19,6 +19,8 @@ export interface IntelligenceSpec {
   model: string;
   dialect: Dialect;
   headers: Array<[string, string]>;
+  /** Per-request timeout of one model call (ms); the turn deadline still bounds it. */
+  timeout_ms: number;
 }
 
 /** Per-turn limits; `deadline_ms` is relative to the worker's start (floored at 1 s by the supervisor). */

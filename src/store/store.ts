@@ -95,6 +95,11 @@ export interface Store {
   acceptInbox(event: InboxEvent): boolean;
   /** Marks an event done and records its outcome. Idempotent. */
   markInboxDone(id: string, outcome?: InboxOutcome): void;
+  /**
+   * Saves the conversations and marks the event done in ONE transaction: a crash leaves either both (the turn is
+   * answered) or neither (the event replays into an unchanged transcript). Used when a turn folds back.
+   */
+  completeInbox(id: string, outcome: InboxOutcome, conversations: Conversation[]): void;
   /** Pending events in replay order (ts, then id). */
   pendingInbox(): InboxEvent[];
   /** The event holding `dedupe_key`, pending or done, or null. */

@@ -1,0 +1,30 @@
+// Runs the whole suite with node's own test runner over the compiled tests (Node 20 has no glob for --test).
+// Usage: node scripts/run-tests.mjs [unit|integration|e2e ...]  (default: all layers)
+import { spawnSync } from 'node:child_process';
+import { readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+
+const layers = process.argv.slice(2);
+const roots = (layers.length ? layers : ['unit', 'integration', 'e2e']).map((l) => join('dist', 'test', l));
+
+function* walk(dir) {
+  let names;
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) yield* walk(path);
+    else if (name.endsWith('.test.js')) yield path;
+  }
+}
+
+const files = roots.flatMap((r) => [...walk(r)]).sort();
+if (files.length === 0) {
+  console.error('no test files found under dist/test: run `npm run build` first');
+  process.exit(1);
+}
+const result = spawnSync(process.execPath, ['--test', '--test-concurrency=2', ...files], { stdio: 'inherit' });
+process.exit(result.status ?? 1);

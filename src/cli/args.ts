@@ -1,0 +1,61 @@
+// Command-line flags (DESIGN.md "Contracts"): parsed with commander, every mistake a usage error (exit 2).
+import { Command, CommanderError, Option } from 'commander';
+import { DaemonError } from '../errors.js';
+
+export interface CliArgs {
+  configFiles: string[];
+  prompt?: string;
+  instruction?: string;
+  model?: string;
+  intelligence?: string;
+  deadline?: string;
+  validateConfig: boolean;
+}
+
+export const VERSION = '0.1.0';
+
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}
+
+function buildProgram(): Command {
+  return new Command()
+    .name('agentd')
+    .description('A durable, MCP-native agent daemon. With --prompt it runs one job and prints the reply.')
+    .version(VERSION, '--version')
+    .addOption(new Option('--config <file>', 'YAML config file; repeat to layer files').default([]).argParser(collect))
+    .option('--prompt <text>', 'a message for conversation "root", sent as the operator (agent.prompt)')
+    .option('--instruction <text>', 'the standing instruction (agent.instruction)')
+    .option('--model <model>', 'the model id (intelligence.model)')
+    .option(
+      '--intelligence <url>',
+      'an OpenAI-compatible endpoint, e.g. http://127.0.0.1:8080/v1 (intelligence.endpoints)',
+    )
+    .option('--deadline <duration>', 'bound the whole run, e.g. 30s or 5m (limits.run.deadline)')
+    .option('--validate-config', 'check the configuration and exit 0 (valid) or 2 (invalid)', false)
+    .allowExcessArguments(false)
+    .exitOverride()
+    .configureOutput({ writeErr: () => {} });
+}
+
+/** Parses argv (including the node and script entries). `help` / `version` return their text to print. */
+export function parseArgs(argv: string[]): CliArgs | { print: string } {
+  const program = buildProgram();
+  let helpText: string | undefined;
+  program.configureOutput({ writeOut: (s) => (helpText = (helpText ?? '') + s), writeErr: () => {} });
+  try {
+    program.parse(argv);
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version') return { print: helpText ?? '' };
+      throw new DaemonError('usage_invalid', err.message.replace(/^error: /, ''));
+    }
+    throw err;
+  }
+  const o = program.opts<Record<string, unknown>>();
+  const args: CliArgs = { configFiles: o.config as string[], validateConfig: o.validateConfig === true };
+  for (const key of ['prompt', 'instruction', 'model', 'intelligence', 'deadline'] as const) {
+    if (typeof o[key] === 'string') args[key] = o[key] as string;
+  }
+  return args;
+}

@@ -1,0 +1,117 @@
+// The key table: every config key path with its value kind, default and one-line doc (reference §19).
+// Typed against Config so a key missing from the table, or a default of the wrong type, does not compile.
+import {
+  boolKind,
+  durationKind,
+  enumKind,
+  fractionKind,
+  intKind,
+  nullableIntKind,
+  nullableStringKind,
+  stringKind,
+  stringMapKind,
+  urlListKind,
+  type ValueKind,
+} from './kinds.js';
+import type { Config } from './types.js';
+
+/** Dotted paths of Config's leaves; lists and free-key maps are leaves. */
+type PathsOf<T, P extends string = ''> = {
+  [K in keyof T & string]: T[K] extends readonly unknown[]
+    ? `${P}${K}`
+    : T[K] extends object
+      ? string extends keyof T[K]
+        ? `${P}${K}`
+        : PathsOf<T[K], `${P}${K}.`>
+      : `${P}${K}`;
+}[keyof T & string];
+
+type ValueAt<T, P extends string> = P extends `${infer H}.${infer R}`
+  ? H extends keyof T
+    ? ValueAt<T[H], R>
+    : never
+  : P extends keyof T
+    ? T[P]
+    : never;
+
+export type ConfigKeyPath = PathsOf<Config>;
+
+export interface KeySpec<V> {
+  kind: ValueKind<V>;
+  default: V;
+  doc: string;
+  /** The value is a credential: registered for log redaction even when written in plain text. */
+  sensitive?: boolean;
+}
+
+type KeyTable = { [P in ConfigKeyPath]: KeySpec<ValueAt<Config, P>> };
+
+/** The default of store.path when $AGENTD_STATE_DIR is unset; compileConfig resolves it against cwd. */
+export const DEFAULT_STORE_PATH = './.agentd';
+
+export const KEYS: KeyTable = {
+  'agent.name': { kind: stringKind(), default: 'agentd', doc: 'Instance id; a segment of idempotency keys.' },
+  'agent.instruction': { kind: stringKind(), default: '', doc: 'Standing policy rendered under "## Instruction".' },
+  'agent.prompt': { kind: nullableStringKind(), default: null, doc: 'Startup message into the root (--prompt).' },
+  'agent.preflight': { kind: enumKind(['auto', 'always', 'never']), default: 'auto', doc: 'When to run preflight.' },
+  'agent.max_parallel_turns': { kind: intKind(1), default: 4, doc: 'Conversation turns running at once.' },
+  'intelligence.endpoints': { kind: urlListKind(), default: [], doc: 'Model endpoints in failover order.' },
+  'intelligence.token': {
+    kind: nullableStringKind(),
+    default: null,
+    doc: 'Bearer token; use {{secret:NAME}}.',
+    sensitive: true,
+  },
+  'intelligence.model': { kind: stringKind(), default: 'gpt-4o-mini', doc: 'Wire model id (--model).' },
+  'intelligence.dialect': { kind: enumKind(['openai', 'anthropic']), default: 'openai', doc: 'Wire dialect.' },
+  'intelligence.headers': { kind: stringMapKind(), default: {}, doc: 'Extra HTTP headers on model requests.' },
+  'intelligence.timeout': { kind: durationKind(), default: 120_000, doc: 'Per-request timeout of one model call.' },
+  'limits.run.steps': { kind: intKind(1), default: 500, doc: 'Rounds per turn.' },
+  'limits.run.tokens': { kind: intKind(0), default: 2_000_000, doc: 'Reported tokens per turn; 0 = unlimited.' },
+  'limits.run.deadline': { kind: durationKind(1_000), default: 3_600_000, doc: 'Whole-run deadline (--deadline).' },
+  'limits.max_message_depth': { kind: intKind(1), default: 8, doc: 'Hop cap for message deliveries.' },
+  'context.compact_at': { kind: fractionKind(0, 1), default: 0.7, doc: 'Window fraction that triggers compaction.' },
+  'context.keep_last': { kind: intKind(0), default: 12, doc: 'Messages compaction always keeps.' },
+  'context.model_window': { kind: nullableIntKind(1), default: null, doc: 'Context window; null = guessed.' },
+  'context.plan.max_items': { kind: intKind(1), default: 32, doc: 'Most items a plan holds.' },
+  'store.kind': { kind: enumKind(['sqlite', 'memory']), default: 'sqlite', doc: 'Store backend.' },
+  'store.path': { kind: stringKind(), default: DEFAULT_STORE_PATH, doc: 'State directory; default $AGENTD_STATE_DIR.' },
+  'lifecycle.drain_timeout': { kind: durationKind(), default: 25_000, doc: 'How long a drain waits for turns.' },
+  'observability.log_level': {
+    kind: enumKind(['debug', 'info', 'warn', 'error']),
+    default: 'info',
+    doc: 'Lowest event level written.',
+  },
+  'observability.log_content': { kind: boolKind(), default: false, doc: 'Add message text and tool arguments.' },
+};
+
+/** Every key path, in table order. */
+export const KEY_PATHS = Object.keys(KEYS) as ConfigKeyPath[];
+
+/** `limits.run.steps` → [`limits`, `limits.run`]. */
+function sectionsOf(path: string): string[] {
+  const parts = path.split('.');
+  return parts.slice(0, -1).map((_, i) => parts.slice(0, i + 1).join('.'));
+}
+
+const SECTIONS = new Set(KEY_PATHS.flatMap(sectionsOf));
+
+/** The spec of a key path, or undefined when it is not a key (it may still be a section). */
+export function keySpec(path: string): KeySpec<unknown> | undefined {
+  return Object.hasOwn(KEYS, path) ? (KEYS[path as ConfigKeyPath] as KeySpec<unknown>) : undefined;
+}
+
+/** True for a path that holds keys (`agent`, `limits.run`). */
+export function isSection(path: string): boolean {
+  return SECTIONS.has(path);
+}
+
+/** Every section path (for suggestions). */
+export function sectionPaths(): string[] {
+  return [...SECTIONS];
+}
+
+/** `limits.run.steps` → `AGENTD_LIMITS_RUN_STEPS`. */
+export function envNameOf(path: string): string {
+  return `AGENTD_${path.replaceAll('.', '_').toUpperCase()}`;
+}

@@ -1,0 +1,43 @@
+// Conversation state as plain data (reference §2.3): creation, appending, replay dedupe.
+// Pure: the caller owns persistence (dirty marking, checkpoints); functions mutate the object they are given.
+import type { Msg } from '../protocol/messages.js';
+import type { Conversation } from '../store/store.js';
+
+/** The root conversation's id. */
+export const ROOT_CONVERSATION = 'root';
+
+/** A fresh conversation: version 1, no summary, no plan, no messages. */
+export function newConversation(
+  id: string,
+  kind: Conversation['kind'],
+  principal: string | null,
+  now: number,
+): Conversation {
+  return {
+    id,
+    kind,
+    version: 1,
+    summary: null,
+    messages: [],
+    plan: null,
+    principal,
+    turns: 0,
+    created: now,
+    updated: now,
+  };
+}
+
+/**
+ * Appends `msg` in place and touches `updated`; returns the same conversation for chaining.
+ * `version` never changes here: only compaction moves it.
+ */
+export function appendMessage(conv: Conversation, msg: Msg, now: number): Conversation {
+  conv.messages.push(msg);
+  conv.updated = now;
+  return conv;
+}
+
+/** Whether a user message carrying inbox event `eventId` is already in the transcript (replay must not re-append). */
+export function hasUserMessageForEvent(conv: Conversation, eventId: string): boolean {
+  return conv.messages.some((m) => m.role === 'user' && m.event === eventId);
+}

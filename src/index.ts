@@ -1,0 +1,12 @@
+// The embedding API: explicit named exports for programs that run agentd as a library.
+
+export { EXIT, exitCodeForStatus } from './cli/exitCodes.js';
+export { compileConfig } from './config/compile.js';
+export type { Config, ConfigSources } from './config/types.js';
+export { DaemonError, type DaemonErrorCode } from './errors.js';
+export { createLogger, type Logger } from './obs/log.js';
+export type { Msg, ToolCall, ToolDef, Usage } from './protocol/messages.js';
+export { TURN_STATUSES, type TurnStatus } from './protocol/status.js';
+export { openStore } from './store/openStore.js';
+export type { Conversation, InboxOutcome, Store } from './store/store.js';
+export { type AcceptInput, Supervisor, type SupervisorOptions } from './supervisor/supervisor.js';

@@ -1,0 +1,129 @@
+// Row shapes of the SQLite store and their mapping to and from the Store's plain data: the one place that
+// knows which columns hold JSON and how absent optional fields are stored (NULL) and read back (omitted).
+import type { Msg } from '../protocol/messages.js';
+import type {
+  Conversation,
+  InboxEvent,
+  InboxKind,
+  InboxOutcome,
+  InboxRecord,
+  MemoryEntry,
+  Plan,
+  Summary,
+} from './store.js';
+
+export interface InboxRow {
+  id: string;
+  kind: string;
+  ts: number;
+  principal: string | null;
+  payload: string;
+  dedupe_key: string | null;
+  status: string;
+  outcome: string | null;
+}
+
+export interface ConversationRow {
+  id: string;
+  kind: string;
+  version: number;
+  summary: string | null;
+  plan: string | null;
+  principal: string | null;
+  turns: number;
+  created: number;
+  updated: number;
+  message_count: number;
+}
+
+export interface MessageRow {
+  conversation_id: string;
+  json: string;
+}
+
+export interface MemoryRow {
+  key: string;
+  value: string;
+  expires: number | null;
+  updated: number;
+}
+
+function jsonOrNull(value: unknown): string | null {
+  return value === null || value === undefined ? null : JSON.stringify(value);
+}
+
+/** Named parameters for inserting an inbox event as pending. */
+export function inboxParams(event: InboxEvent): InboxRow {
+  return {
+    id: event.id,
+    kind: event.kind,
+    ts: event.ts,
+    principal: event.principal,
+    payload: JSON.stringify(event.payload),
+    dedupe_key: event.dedupe_key ?? null,
+    status: 'pending',
+    outcome: null,
+  };
+}
+
+export function toInboxEvent(row: InboxRow): InboxEvent {
+  const event: InboxEvent = {
+    id: row.id,
+    kind: row.kind as InboxKind,
+    ts: row.ts,
+    principal: row.principal,
+    payload: JSON.parse(row.payload) as InboxEvent['payload'],
+  };
+  if (row.dedupe_key !== null) event.dedupe_key = row.dedupe_key;
+  return event;
+}
+
+export function toInboxRecord(row: InboxRow): InboxRecord {
+  const record: InboxRecord = { ...toInboxEvent(row), status: row.status === 'done' ? 'done' : 'pending' };
+  if (row.outcome !== null) record.outcome = JSON.parse(row.outcome) as InboxOutcome;
+  return record;
+}
+
+/** Named parameters for the conversation row (everything but the messages). */
+export function conversationParams(conv: Conversation): ConversationRow {
+  return {
+    id: conv.id,
+    kind: conv.kind,
+    version: conv.version,
+    summary: jsonOrNull(conv.summary),
+    plan: jsonOrNull(conv.plan),
+    principal: conv.principal,
+    turns: conv.turns,
+    created: conv.created,
+    updated: conv.updated,
+    message_count: conv.messages.length,
+  };
+}
+
+export function toConversation(row: ConversationRow, messages: Msg[]): Conversation {
+  return {
+    id: row.id,
+    kind: row.kind === 'root' ? 'root' : 'conversation',
+    version: row.version,
+    summary: row.summary === null ? null : (JSON.parse(row.summary) as Summary),
+    messages,
+    plan: row.plan === null ? null : (JSON.parse(row.plan) as Plan),
+    principal: row.principal,
+    turns: row.turns,
+    created: row.created,
+    updated: row.updated,
+  };
+}
+
+export function memoryParams(entry: MemoryEntry): MemoryRow {
+  return {
+    key: entry.key,
+    value: JSON.stringify(entry.value ?? null),
+    expires: entry.expires,
+    updated: entry.updated,
+  };
+}
+
+export function toMemoryEntry(row: MemoryRow): MemoryEntry {
+  return { key: row.key, value: JSON.parse(row.value) as unknown, expires: row.expires, updated: row.updated };
+}

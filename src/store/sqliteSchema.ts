@@ -1,0 +1,88 @@
+// The SQLite store's tables, its schema version, and the manifest's generation bump at open.
+// Runs inside the opener's exclusive lock; refuses a database that is not (or is a newer) agentd store.
+import type Database from 'better-sqlite3';
+
+/** Bump when the layout changes; a newer version on disk is refused rather than guessed at. */
+export const SCHEMA_VERSION = 1;
+
+const TABLES = `
+CREATE TABLE IF NOT EXISTS meta (
+  key   TEXT PRIMARY KEY,
+  value INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS inbox (
+  id         TEXT PRIMARY KEY,
+  kind       TEXT NOT NULL,
+  ts         INTEGER NOT NULL,
+  principal  TEXT,
+  payload    TEXT NOT NULL,
+  dedupe_key TEXT UNIQUE,
+  status     TEXT NOT NULL CHECK (status IN ('pending', 'done')),
+  outcome    TEXT
+);
+CREATE INDEX IF NOT EXISTS inbox_pending ON inbox (ts, id) WHERE status = 'pending';
+CREATE TABLE IF NOT EXISTS conversations (
+  id            TEXT PRIMARY KEY,
+  kind          TEXT NOT NULL,
+  version       INTEGER NOT NULL,
+  summary       TEXT,
+  plan          TEXT,
+  principal     TEXT,
+  turns         INTEGER NOT NULL,
+  created       INTEGER NOT NULL,
+  updated       INTEGER NOT NULL,
+  message_count INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS messages (
+  conversation_id TEXT NOT NULL REFERENCES conversations (id) ON DELETE CASCADE,
+  idx             INTEGER NOT NULL,
+  json            TEXT NOT NULL,
+  PRIMARY KEY (conversation_id, idx)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS memory (
+  key     TEXT PRIMARY KEY,
+  value   TEXT NOT NULL,
+  expires INTEGER,
+  updated INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS sequences (
+  name  TEXT PRIMARY KEY,
+  value INTEGER NOT NULL
+) WITHOUT ROWID;
+`;
+
+/**
+ * Creates absent tables and bumps the generation, in one write transaction; call after `checkExisting`
+ * found the file usable. Returns the new generation.
+ */
+export function prepareSchema(db: Database.Database): number {
+  return db
+    .transaction(() => {
+      db.exec(TABLES);
+      db.prepare('INSERT OR IGNORE INTO meta (key, value) VALUES (?, ?)').run('schema_version', SCHEMA_VERSION);
+      const row = db
+        .prepare(
+          `INSERT INTO meta (key, value) VALUES ('generation', 1)
+         ON CONFLICT (key) DO UPDATE SET value = value + 1 RETURNING value`,
+        )
+        .get() as { value: number };
+      return row.value;
+    })
+    .immediate();
+}
+
+/**
+ * Why the file is not a usable agentd database, or null when it is one (or empty). Only reads, so a foreign
+ * file is refused before anything (even the switch to WAL) writes to it.
+ */
+export function checkExisting(db: Database.Database): string | null {
+  const tables = db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table'`).pluck().all() as string[];
+  if (tables.length === 0) return null;
+  if (!tables.includes('meta')) return `no meta table (tables: ${tables.slice(0, 5).join(', ')})`;
+  const version = db.prepare(`SELECT value FROM meta WHERE key = 'schema_version'`).pluck().get();
+  if (typeof version !== 'number') return 'no schema_version in the meta table';
+  if (version > SCHEMA_VERSION) {
+    return `schema version ${version} is newer than this agentd supports (${SCHEMA_VERSION})`;
+  }
+  return null;
+}

@@ -1,0 +1,65 @@
+// Every SQL statement the SQLite store runs, prepared once per connection (the supervisor's hot path).
+// Statements only; mapping rows to Store data lives in sqliteRows.ts.
+import type Database from 'better-sqlite3';
+import type { ConversationRow, InboxRow, MemoryRow, MessageRow } from './sqliteRows.js';
+
+const INBOX_COLUMNS = 'id, kind, ts, principal, payload, dedupe_key, status, outcome';
+
+/** Prepares the store's statements on `db` (after the schema exists). */
+export function prepareStatements(db: Database.Database) {
+  return {
+    insertInbox: db.prepare<[InboxRow], void>(
+      `INSERT INTO inbox (${INBOX_COLUMNS})
+       VALUES (@id, @kind, @ts, @principal, @payload, @dedupe_key, @status, @outcome)
+       ON CONFLICT DO NOTHING`,
+    ),
+    markInboxDone: db.prepare<[{ id: string; outcome: string | null }], void>(
+      `UPDATE inbox SET status = 'done', outcome = coalesce(@outcome, outcome) WHERE id = @id`,
+    ),
+    pendingInbox: db.prepare<[], InboxRow>(
+      `SELECT ${INBOX_COLUMNS} FROM inbox WHERE status = 'pending' ORDER BY ts, id`,
+    ),
+    inboxByDedupe: db.prepare<[string], InboxRow>(`SELECT ${INBOX_COLUMNS} FROM inbox WHERE dedupe_key = ?`),
+
+    conversations: db.prepare<[], ConversationRow>(
+      `SELECT id, kind, version, summary, plan, principal, turns, created, updated, message_count
+       FROM conversations ORDER BY id`,
+    ),
+    allMessages: db.prepare<[], MessageRow>('SELECT conversation_id, json FROM messages ORDER BY conversation_id, idx'),
+    storedTranscript: db.prepare<[string], { version: number; count: number }>(
+      'SELECT version, message_count AS count FROM conversations WHERE id = ?',
+    ),
+    upsertConversation: db.prepare<[ConversationRow], void>(
+      `INSERT INTO conversations (id, kind, version, summary, plan, principal, turns, created, updated, message_count)
+       VALUES (@id, @kind, @version, @summary, @plan, @principal, @turns, @created, @updated, @message_count)
+       ON CONFLICT (id) DO UPDATE SET kind = excluded.kind, version = excluded.version,
+         summary = excluded.summary, plan = excluded.plan, principal = excluded.principal, turns = excluded.turns,
+         created = excluded.created, updated = excluded.updated, message_count = excluded.message_count`,
+    ),
+    deleteMessages: db.prepare<[string], void>('DELETE FROM messages WHERE conversation_id = ?'),
+    insertMessage: db.prepare<[string, number, string], void>(
+      'INSERT INTO messages (conversation_id, idx, json) VALUES (?, ?, ?)',
+    ),
+
+    memoryGet: db.prepare<[string], MemoryRow>('SELECT key, value, expires, updated FROM memory WHERE key = ?'),
+    memorySet: db.prepare<[MemoryRow], void>(
+      `INSERT INTO memory (key, value, expires, updated) VALUES (@key, @value, @expires, @updated)
+       ON CONFLICT (key) DO UPDATE SET value = excluded.value, expires = excluded.expires, updated = excluded.updated`,
+    ),
+    memoryDelete: db.prepare<[string], void>('DELETE FROM memory WHERE key = ?'),
+    memoryDeleteExpired: db.prepare<[string, number], void>(
+      'DELETE FROM memory WHERE key = ? AND expires IS NOT NULL AND expires < ?',
+    ),
+    // A range scan from the prefix; listLiveKeys stops at the first key past it.
+    memoryKeysFrom: db.prepare<[string], { key: string; expires: number | null }>(
+      'SELECT key, expires FROM memory WHERE key >= ? ORDER BY key',
+    ),
+
+    nextSequence: db.prepare<[string], { value: number }>(
+      `INSERT INTO sequences (name, value) VALUES (?, 1)
+       ON CONFLICT (name) DO UPDATE SET value = value + 1 RETURNING value`,
+    ),
+  };
+}
+
+export type Statements = ReturnType<typeof prepareStatements>;

@@ -1,0 +1,39 @@
+// The dispatch gate as pure policy (reference §4): which queued jobs may start now.
+// No I/O: the reactor passes the queue and what is live, and starts what this returns.
+import type { InboxEvent } from '../store/store.js';
+
+/** A conversation turn waiting for a worker. `event` is the inbox event it answers. */
+export interface TurnJob {
+  event: InboxEvent;
+  ctx: string;
+  principal: string | null;
+  text: string;
+}
+
+export interface GateState {
+  /** Conversation turns running now (think children do not count). */
+  liveTurns: number;
+  /** Conversations with a live turn or think child bound to them. */
+  busy: ReadonlySet<string>;
+  paused: boolean;
+  draining: boolean;
+}
+
+/**
+ * Indices of the jobs to start now, front to back: at most `maxParallel` live turns, one writer per conversation.
+ * A blocked job keeps its place; a later job of the same conversation never overtakes an earlier one.
+ */
+export function nextDispatchable(queue: readonly TurnJob[], gate: GateState, maxParallel: number): number[] {
+  if (gate.paused || gate.draining) return [];
+  const picked: number[] = [];
+  const claimed = new Set(gate.busy);
+  let live = gate.liveTurns;
+  for (let i = 0; i < queue.length && live < maxParallel; i++) {
+    const job = queue[i] as TurnJob;
+    if (claimed.has(job.ctx)) continue;
+    claimed.add(job.ctx);
+    picked.push(i);
+    live++;
+  }
+  return picked;
+}

@@ -1,0 +1,33 @@
+// Folding a finished turn back (reference §14.2) as pure policy: what to append and what the inbox records.
+// The reactor applies the result; nothing here touches the store or the clock.
+import type { TurnResult } from '../protocol/frames.js';
+import type { Msg } from '../protocol/messages.js';
+import type { InboxOutcome } from '../store/store.js';
+
+export interface FoldPlan {
+  /** The delta, then the status note and the finish note when they apply. */
+  append: Msg[];
+  outcome: InboxOutcome;
+}
+
+/** What folding `result` into its conversation means, at time `now`. */
+export function planFold(result: TurnResult, now: number): FoldPlan {
+  const append: Msg[] = [...result.messages];
+  if (result.status !== 'completed') {
+    const suffix = result.error ? `: ${result.error}` : '';
+    append.push({ role: 'note', text: `turn ended with status ${result.status}${suffix}`, ts: now });
+  }
+  const finishStatus = result.finish ? (result.finish.status ?? 'completed') : undefined;
+  if (finishStatus !== undefined) {
+    append.push({ role: 'note', text: `finish called with status ${finishStatus}`, ts: now });
+  }
+  const outcome: InboxOutcome = { status: result.status, reply: result.text ?? '' };
+  if (result.error !== undefined) outcome.error = result.error;
+  if (finishStatus !== undefined) outcome.finish_status = finishStatus;
+  return { append, outcome };
+}
+
+/** The synthetic result for a worker that ended without `turn_done` (killed, crashed, or a `failed` frame). */
+export function failedResult(error: string, status: TurnResult['status'] = 'failed'): TurnResult {
+  return { status, messages: [], usage: { input_tokens: 0, output_tokens: 0 }, rounds: 0, tool_calls: 0, error };
+}

@@ -1,0 +1,25 @@
+// The supervisor's record of one running conversation turn: its job, its worker and what is pending for it.
+import type { Usage } from '../protocol/messages.js';
+import type { TurnStatus } from '../protocol/status.js';
+import type { TurnJob } from './dispatch.js';
+import type { WorkerHandle } from './workerHandle.js';
+
+export interface LiveTurn {
+  node: number;
+  job: TurnJob;
+  turnId: string;
+  handle: WorkerHandle;
+  /** Internal tool names this turn may round-trip. */
+  internal: ReadonlySet<string>;
+  startedAt: number;
+  /** Set once `turn_done` (or a synthetic failure) has been folded. */
+  settled: boolean;
+  /** Why the supervisor ended it (cancel, deadline backstop, `failed` frame); used when no `turn_done` came. */
+  endReason: { status: TurnStatus; error: string } | null;
+  /** Set when a drain abandoned it: its inbox event stays pending and replays on the next start. */
+  abandoned: boolean;
+  /** Last usage the worker reported (accounting for killed turns comes with budgets). */
+  usage: Usage;
+  parked: Map<number, NodeJS.Timeout>;
+  timers: NodeJS.Timeout[];
+}

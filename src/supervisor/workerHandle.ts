@@ -1,0 +1,87 @@
+// One turn worker process: spawn in its own process group, frames down on stdin, frames up on stdout.
+// Owns the pipes and the kill; never decides what a frame means (the reactor does).
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { encodeFrame, FrameDecoder } from '../protocol/frameCodec.js';
+import type { DownFrame, UpFrame } from '../protocol/frames.js';
+
+/** How to start a worker: the node binary, its flags and the entry script. */
+export interface WorkerEntry {
+  execPath: string;
+  args: string[];
+}
+
+/** The compiled worker next to this file; under tsx (development) the .ts source with the tsx loader. */
+export function defaultWorkerEntry(): WorkerEntry {
+  const js = fileURLToPath(new URL('../worker/main.js', import.meta.url));
+  if (existsSync(js)) return { execPath: process.execPath, args: [js] };
+  const ts = fileURLToPath(new URL('../worker/main.ts', import.meta.url));
+  return { execPath: process.execPath, args: ['--import', 'tsx', ts] };
+}
+
+export interface WorkerCallbacks {
+  onFrame(frame: UpFrame): void;
+  /** After the process exited AND its stdout closed, so every frame it wrote was delivered first. */
+  onClose(code: number | null, signal: NodeJS.Signals | null): void;
+  onProtocolError(message: string): void;
+}
+
+const UP_TYPES = new Set(['ready', 'pong', 'event', 'usage', 'failed', 'tool_request', 'budget_request', 'turn_done']);
+
+export class WorkerHandle {
+  private readonly child: ChildProcess;
+  private closed = false;
+
+  constructor(entry: WorkerEntry, callbacks: WorkerCallbacks, env?: NodeJS.ProcessEnv) {
+    this.child = spawn(entry.execPath, entry.args, {
+      detached: true,
+      stdio: ['pipe', 'pipe', 'inherit'],
+      env: env ?? process.env,
+    });
+    const decoder = new FrameDecoder();
+    this.child.stdin?.on('error', () => {});
+    this.child.stdout?.on('data', (chunk: Buffer) => {
+      let frames: unknown[];
+      try {
+        frames = decoder.push(chunk);
+      } catch (err) {
+        callbacks.onProtocolError(err instanceof Error ? err.message : String(err));
+        this.kill();
+        return;
+      }
+      for (const f of frames) {
+        if (isUpFrame(f)) callbacks.onFrame(f);
+        else callbacks.onProtocolError('ignored a frame of unknown type');
+      }
+    });
+    this.child.on('error', (err) => callbacks.onProtocolError(`spawn failed: ${err.message}`));
+    this.child.on('close', (code, signal) => {
+      this.closed = true;
+      callbacks.onClose(code, signal);
+    });
+  }
+
+  get pid(): number {
+    return this.child.pid ?? -1;
+  }
+
+  send(frame: DownFrame): void {
+    if (this.closed || !this.child.stdin?.writable) return;
+    this.child.stdin.write(encodeFrame(frame));
+  }
+
+  /** SIGKILL the worker's whole process group: a runaway turn is a killpg, not a request. */
+  kill(): void {
+    if (this.closed || this.child.pid === undefined) return;
+    try {
+      process.kill(-this.child.pid, 'SIGKILL');
+    } catch {
+      this.child.kill('SIGKILL');
+    }
+  }
+}
+
+function isUpFrame(f: unknown): f is UpFrame {
+  return typeof f === 'object' && f !== null && UP_TYPES.has((f as { type?: unknown }).type as string);
+}

@@ -1,0 +1,213 @@
+// The contract table of the foundation's internal tools (reference §9.5): names, families, schemas, suspension.
+// Plain data: no validation or execution here (validation.ts compiles, internalTools.ts runs).
+import type { ToolDef } from '../protocol/messages.js';
+
+type Schema = Record<string, unknown>;
+
+/** Duration arguments as strings: config/duration.ts's grammar ("250ms", "1h30m", a bare "30" = seconds). */
+export const DURATION_PATTERN = '^\\s*(\\d+(\\.\\d+)?|(\\d+(\\.\\d+)?(ms|s|m|h|d))+)\\s*$';
+
+export interface InternalContract {
+  name: string;
+  /** `memory`, `plan`, or the bare name for an undotted tool. */
+  family: string;
+  /** One sentence for the model. */
+  description: string;
+  /** A closed object (`additionalProperties: false`). */
+  input_schema: Schema;
+  /** An open object; a ready success that violates it becomes an error result. */
+  output_schema: Schema;
+  /** True when the call parks until the supervisor answers it later (reference §13). */
+  suspends: boolean;
+}
+
+const closed = (properties: Schema, required: string[] = []): Schema => ({
+  type: 'object',
+  properties,
+  required,
+  additionalProperties: false,
+});
+const open = (properties: Schema, required: string[]): Schema => ({ type: 'object', properties, required });
+
+const KEY = { type: 'string', minLength: 1, description: 'The memory key.' };
+const DURATION = {
+  type: ['string', 'number'],
+  pattern: DURATION_PATTERN,
+  minimum: 0,
+  description: 'A duration like "250ms", "2s", "10m", "1h", or a number of seconds.',
+};
+const STATUS = { type: 'string', enum: ['pending', 'in_progress', 'done', 'blocked', 'skipped'] };
+const ITEM_REF = { type: ['integer', 'string'], description: 'An item id, or its exact title.' };
+const PLAN = open(
+  {
+    goal: { type: 'string' },
+    items: { type: 'array', items: open({ id: { type: 'integer' }, title: { type: 'string' } }, ['id', 'title']) },
+  },
+  ['goal', 'items'],
+);
+const PLAN_VIEW = open({ plan: { anyOf: [PLAN, { type: 'null' }] }, progress: { type: 'string' } }, [
+  'plan',
+  'progress',
+]);
+
+const CONTRACTS: InternalContract[] = [
+  {
+    name: 'finish',
+    family: 'finish',
+    description: 'End the task with a final status and output; the rest of this round still runs first.',
+    input_schema: closed({
+      status: { type: 'string', enum: ['completed', 'failed', 'refused', 'cancelled'] },
+      output: { description: 'The final result (any JSON value).' },
+      reason: { type: 'string', description: 'Why the task ends this way.' },
+      exit: { type: 'boolean', description: 'Also stop the agent process.' },
+    }),
+    output_schema: open({ ok: { type: 'boolean' } }, ['ok']),
+    suspends: false,
+  },
+  {
+    name: 'memory.get',
+    family: 'memory',
+    description: 'Read a durable memory value by key; found is false when the key is absent or expired.',
+    input_schema: closed({ key: KEY }, ['key']),
+    output_schema: open(
+      { found: { type: 'boolean' }, key: { type: 'string' }, value: {}, meta: { type: ['object', 'null'] } },
+      ['found', 'key', 'value', 'meta'],
+    ),
+    suspends: false,
+  },
+  {
+    name: 'memory.set',
+    family: 'memory',
+    description: 'Store a JSON value under a key in durable memory, optionally expiring after ttl.',
+    input_schema: closed({ key: KEY, value: { description: 'Any JSON value.' }, ttl: DURATION }, ['key', 'value']),
+    output_schema: open({ ok: { type: 'boolean' }, key: { type: 'string' } }, ['ok', 'key']),
+    suspends: false,
+  },
+  {
+    name: 'memory.list',
+    family: 'memory',
+    description: 'List memory keys (sorted) that start with a prefix; truncated is true when more exist.',
+    input_schema: closed({
+      prefix: { type: 'string', description: 'Only keys starting with this.' },
+      limit: { type: 'integer', minimum: 1, description: 'At most this many keys (default 100).' },
+    }),
+    output_schema: open({ keys: { type: 'array', items: { type: 'string' } }, truncated: { type: 'boolean' } }, [
+      'keys',
+      'truncated',
+    ]),
+    suspends: false,
+  },
+  {
+    name: 'memory.delete',
+    family: 'memory',
+    description: 'Delete a memory key; deleted tells whether it existed.',
+    input_schema: closed({ key: KEY }, ['key']),
+    output_schema: open({ deleted: { type: 'boolean' } }, ['deleted']),
+    suspends: false,
+  },
+  {
+    name: 'plan.create',
+    family: 'plan',
+    description: "Create (or replace) this conversation's plan: a goal and an ordered checklist of items.",
+    input_schema: closed(
+      {
+        goal: { type: 'string', minLength: 1 },
+        items: {
+          type: 'array',
+          items: {
+            anyOf: [
+              { type: 'string', minLength: 1 },
+              closed({ title: { type: 'string', minLength: 1 }, detail: { type: 'string' } }, ['title']),
+            ],
+          },
+        },
+      },
+      ['goal', 'items'],
+    ),
+    output_schema: PLAN_VIEW,
+    suspends: false,
+  },
+  {
+    name: 'plan.get',
+    family: 'plan',
+    description: "Read this conversation's plan and its progress (plan is null when there is none).",
+    input_schema: closed({}),
+    output_schema: PLAN_VIEW,
+    suspends: false,
+  },
+  {
+    name: 'plan.update',
+    family: 'plan',
+    description: 'Change one plan item (status, note, title, detail), insert an item, and/or reorder all items.',
+    input_schema: closed({
+      item: ITEM_REF,
+      status: STATUS,
+      note: { type: 'string', description: 'A short note on the item; "" clears it.' },
+      title: { type: 'string', minLength: 1 },
+      detail: { type: 'string', description: '"" clears it.' },
+      insert: closed({ title: { type: 'string', minLength: 1 }, detail: { type: 'string' }, after: ITEM_REF }, [
+        'title',
+      ]),
+      reorder: {
+        type: 'array',
+        items: { type: 'integer' },
+        description: 'Every item id exactly once, in the new order.',
+      },
+    }),
+    output_schema: PLAN_VIEW,
+    suspends: false,
+  },
+  {
+    name: 'plan.clear',
+    family: 'plan',
+    description: "Remove this conversation's plan; ok tells whether there was one.",
+    input_schema: closed({}),
+    output_schema: open({ ok: { type: 'boolean' } }, ['ok']),
+    suspends: false,
+  },
+  {
+    name: 'sleep',
+    family: 'sleep',
+    description: 'Wait for a duration on a durable timer, then continue.',
+    input_schema: closed({ duration: DURATION }, ['duration']),
+    output_schema: open({ slept_ms: { type: 'integer', minimum: 0 } }, ['slept_ms']),
+    suspends: true,
+  },
+];
+
+const BY_NAME: ReadonlyMap<string, InternalContract> = new Map(CONTRACTS.map((c) => [c.name, c]));
+
+/** Every internal contract, in table order. */
+export function internalContracts(): readonly InternalContract[] {
+  return CONTRACTS;
+}
+
+/** The contract named `name`, or undefined. */
+export function internalContract(name: string): InternalContract | undefined {
+  return BY_NAME.get(name);
+}
+
+/** The definitions the model sees, in table order. */
+export function internalToolDefs(): ToolDef[] {
+  return CONTRACTS.map((c) => ({ name: c.name, description: c.description, input_schema: c.input_schema }));
+}
+
+/** Whether calling `name` parks until the supervisor answers it later. */
+export function isSuspending(name: string): boolean {
+  return BY_NAME.get(name)?.suspends ?? false;
+}
+
+/**
+ * Display families for granted internal tool names: dotted families as `family.*` first, then bare names,
+ * each group sorted and deduplicated — e.g. ["memory.*", "plan.*", "finish", "sleep"].
+ */
+export function internalFamilies(names: readonly string[]): string[] {
+  const dotted = new Set<string>();
+  const bare = new Set<string>();
+  for (const name of names) {
+    const family = BY_NAME.get(name)?.family ?? name.split('.')[0] ?? name;
+    if (family === name) bare.add(name);
+    else dotted.add(`${family}.*`);
+  }
+  return [...[...dotted].sort(), ...[...bare].sort()];
+}

@@ -1,0 +1,116 @@
+// The bodies of the foundation's internal tools: memory.*, plan.*, finish, sleep. Arguments arrive validated.
+// Called only through runInternalTool, which checks schemas and turns anything thrown into an error result.
+
+import { parseDuration } from '../config/duration.js';
+import { createPlan, type PlanItemInput, type PlanUpdateArgs, updatePlan } from '../context/planOps.js';
+import { planProgress } from '../context/render.js';
+import type { Plan } from '../store/store.js';
+import { type InternalToolHost, type ToolCaller, type ToolOutcome, toolError, toolOk } from './toolOutcome.js';
+
+type Args = Record<string, unknown>;
+type Handler = (args: Args, caller: ToolCaller, host: InternalToolHost) => ToolOutcome;
+
+/** memory.list's limit when the model gives none. */
+export const DEFAULT_LIST_LIMIT = 100;
+
+const NO_PLAN = 'no plan';
+
+/** A duration argument in ms: a number is seconds; a string was checked against DURATION_PATTERN. */
+function durationMs(value: string | number): number {
+  return typeof value === 'number' ? Math.round(value * 1000) : parseDuration(value);
+}
+
+function memoryGet(args: Args, _caller: ToolCaller, host: InternalToolHost): ToolOutcome {
+  const key = args['key'] as string;
+  const entry = host.memory.memoryGet(key, host.now());
+  if (entry === null) return toolOk({ found: false, key, value: null, meta: null });
+  return toolOk({ found: true, key, value: entry.value, meta: { updated: entry.updated, expires: entry.expires } });
+}
+
+function memorySet(args: Args, _caller: ToolCaller, host: InternalToolHost): ToolOutcome {
+  const key = args['key'] as string;
+  const now = host.now();
+  const ttl = args['ttl'] as string | number | undefined;
+  const expires = ttl === undefined ? null : now + durationMs(ttl);
+  host.memory.memorySet({ key, value: args['value'], expires, updated: now });
+  return toolOk({ ok: true, key });
+}
+
+function memoryList(args: Args, _caller: ToolCaller, host: InternalToolHost): ToolOutcome {
+  const prefix = (args['prefix'] as string | undefined) ?? '';
+  const limit = (args['limit'] as number | undefined) ?? DEFAULT_LIST_LIMIT;
+  const { keys, truncated } = host.memory.memoryList(prefix, limit, host.now());
+  return toolOk({ keys, truncated });
+}
+
+function memoryDelete(args: Args, _caller: ToolCaller, host: InternalToolHost): ToolOutcome {
+  return toolOk({ deleted: host.memory.memoryDelete(args['key'] as string) });
+}
+
+/** Stores `plan` on the caller's conversation, marks it dirty and reports the change. */
+function commitPlan(caller: ToolCaller, host: InternalToolHost, plan: Plan | null, op: string, now: number): string {
+  const conv = host.conversation(caller.conversation);
+  conv.plan = plan;
+  conv.updated = now;
+  host.markDirty(conv.id);
+  const progress = plan === null ? NO_PLAN : planProgress(plan);
+  host.onPlanUpdated?.(conv.id, op, progress);
+  return progress;
+}
+
+function planCreate(args: Args, caller: ToolCaller, host: InternalToolHost): ToolOutcome {
+  const now = host.now();
+  const made = createPlan(args['goal'] as string, args['items'] as PlanItemInput[], now, host.planMaxItems);
+  if (!made.ok) return toolError(`plan.create: ${made.error}`);
+  return toolOk({ plan: made.plan, progress: commitPlan(caller, host, made.plan, 'create', now) });
+}
+
+function planGet(_args: Args, caller: ToolCaller, host: InternalToolHost): ToolOutcome {
+  const plan = host.conversation(caller.conversation).plan;
+  return toolOk({ plan, progress: plan === null ? NO_PLAN : planProgress(plan) });
+}
+
+function planUpdate(args: Args, caller: ToolCaller, host: InternalToolHost): ToolOutcome {
+  const plan = host.conversation(caller.conversation).plan;
+  if (plan === null) return toolError('plan.update: there is no plan; create one with plan.create');
+  const now = host.now();
+  const updated = updatePlan(plan, args as PlanUpdateArgs, now, host.planMaxItems);
+  if (!updated.ok) return toolError(`plan.update: ${updated.error}`);
+  return toolOk({ plan: updated.plan, progress: commitPlan(caller, host, updated.plan, 'update', now) });
+}
+
+function planClear(_args: Args, caller: ToolCaller, host: InternalToolHost): ToolOutcome {
+  const had = host.conversation(caller.conversation).plan !== null;
+  if (had) commitPlan(caller, host, null, 'clear', host.now());
+  return toolOk({ ok: had });
+}
+
+/** The worker carries finish's arguments in its delta; the supervisor only acknowledges the call. */
+function finish(): ToolOutcome {
+  return toolOk({ ok: true });
+}
+
+/** Parks until the supervisor's durable timer fires at wakeAt; the answer is the time actually slept. */
+function sleep(args: Args, _caller: ToolCaller, host: InternalToolHost): ToolOutcome {
+  const ms = durationMs(args['duration'] as string | number);
+  const start = host.now();
+  return {
+    kind: 'park',
+    wakeAt: start + ms,
+    complete: (now) => ({ result: { slept_ms: Math.max(0, now - start) }, is_error: false }),
+  };
+}
+
+/** Internal tool name → body; a name absent here is not an internal tool. */
+export const HANDLERS: Readonly<Record<string, Handler>> = {
+  finish,
+  'memory.get': memoryGet,
+  'memory.set': memorySet,
+  'memory.list': memoryList,
+  'memory.delete': memoryDelete,
+  'plan.create': planCreate,
+  'plan.get': planGet,
+  'plan.update': planUpdate,
+  'plan.clear': planClear,
+  sleep,
+};

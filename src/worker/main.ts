@@ -1,0 +1,142 @@
+// The turn worker process (reference §1.5): spawn frame in, `ready`, one turn, `usage` + `turn_done` out, exit
+// with the status's code. The only worker module that touches process.* — the round loop never does.
+import { describeError } from '../errors.js';
+import { callModel } from '../intel/modelClient.js';
+import type { Logger } from '../obs/log.js';
+import { createLogger, registerSecret } from '../obs/log.js';
+import type { DownFrame, FrameHandlers, SpawnPayload, UpFrame } from '../protocol/frames.js';
+import { dispatchFrame } from '../protocol/frames.js';
+import { workerExitCode } from '../protocol/status.js';
+import { ControlChannel } from './controlChannel.js';
+import type { TurnDeps } from './roundLoop.js';
+import { runTurn } from './roundLoop.js';
+import { readSpawnFrame } from './spawnFrame.js';
+
+/** Exit codes a worker uses before a turn status exists (reference §14.1 "Other worker exits"). */
+const EXIT_GENERIC = 1;
+const EXIT_BAD_PAYLOAD = 2;
+
+type Phase = 'await_spawn' | 'running' | 'done';
+
+const REPLY_ID_FRAMES = new Set(['tool_result', 'budget_grant']);
+
+/** Shallow check of a frame after the first: a known type, and numeric ids where replies are matched. */
+function isDownFrame(frame: unknown, handlers: FrameHandlers<DownFrame>): frame is DownFrame {
+  if (typeof frame !== 'object' || frame === null) return false;
+  const f = frame as Record<string, unknown>;
+  if (typeof f.type !== 'string' || !Object.hasOwn(handlers, f.type)) return false;
+  if (REPLY_ID_FRAMES.has(f.type)) return typeof f.id === 'number';
+  if (f.type === 'ping') return typeof f.seq === 'number';
+  return true;
+}
+
+function registerSecrets(payload: SpawnPayload): void {
+  registerSecret(payload.intelligence.token);
+  for (const [, value] of payload.intelligence.headers) registerSecret(value);
+}
+
+function turnDeps(payload: SpawnPayload, channel: ControlChannel, cancel: AbortController, log: Logger): TurnDeps {
+  return {
+    callModel: (req, signal) =>
+      callModel(payload.intelligence, req, signal, { log, timeoutMs: payload.intelligence.timeout_ms }),
+    callInternal: async (name, args) => {
+      const reply = await channel.request((id) => ({ type: 'tool_request', id, name, args }));
+      if (reply?.type !== 'tool_result') return null;
+      return { result: reply.result, is_error: reply.is_error === true };
+    },
+    progress: (event, fields) => void channel.send({ type: 'event', event, fields }),
+    log,
+    cancelled: () => cancel.signal.aborted,
+    cancelSignal: cancel.signal,
+    now: Date.now,
+  };
+}
+
+/** The process's mutable state; `channel` is set once, right after creation. */
+interface Worker {
+  phase: Phase;
+  log: Logger;
+  cancel: AbortController;
+  channel: ControlChannel;
+}
+
+type Outcome = { code: number; frames: UpFrame[] };
+
+async function runPayload(w: Worker, payload: SpawnPayload): Promise<Outcome> {
+  try {
+    const result = await runTurn(payload, turnDeps(payload, w.channel, w.cancel, w.log));
+    const frames: UpFrame[] = [
+      { type: 'usage', ...result.usage },
+      { type: 'turn_done', turn: result },
+    ];
+    return { code: workerExitCode(result.status, result.error), frames };
+  } catch (err) {
+    const error = `worker: ${describeError(err)}`;
+    w.log.error('loop.error', { err: error });
+    return { code: EXIT_GENERIC, frames: [{ type: 'failed', error }] };
+  }
+}
+
+/** Sends the terminal frames, waits until they are written, then exits with the turn's code. */
+async function report(w: Worker, outcome: Promise<Outcome>): Promise<void> {
+  const { code, frames } = await outcome;
+  w.phase = 'done';
+  for (const frame of frames) await w.channel.send(frame);
+  w.channel.close();
+  process.exit(code);
+}
+
+function start(w: Worker, frame: unknown): void {
+  const check = readSpawnFrame(frame);
+  if (!check.ok) {
+    w.log.error('loop.error', { err: `bad spawn frame: ${check.error}` });
+    process.exit(EXIT_BAD_PAYLOAD);
+  }
+  const payload = check.payload;
+  registerSecrets(payload);
+  const { telemetry } = payload;
+  w.log = createLogger({
+    level: telemetry.log_level,
+    base: { pid: process.pid, comp: 'worker', agent_path: telemetry.agent_path },
+  });
+  void w.channel.send({ type: 'ready' });
+  void report(w, runPayload(w, payload));
+}
+
+function frameHandlers(w: Worker): FrameHandlers<DownFrame> {
+  return {
+    spawn: () => {}, // only the first frame may be a spawn; a later one is ignored
+    ping: (f) => void w.channel.send({ type: 'pong', seq: f.seq }),
+    cancel: () => w.cancel.abort(),
+    tool_result: (f) => w.channel.resolve(f),
+    budget_grant: (f) => w.channel.resolve(f),
+  };
+}
+
+function main(): void {
+  const w = {
+    phase: 'await_spawn',
+    log: createLogger({ base: { pid: process.pid, comp: 'worker' } }),
+    cancel: new AbortController(),
+  } as Worker;
+  const handlers = frameHandlers(w);
+  w.channel = new ControlChannel(process.stdin, process.stdout, {
+    onFrame: (frame) => {
+      if (w.phase === 'await_spawn') {
+        w.phase = 'running';
+        start(w, frame);
+      } else if (isDownFrame(frame, handlers)) {
+        dispatchFrame(handlers, frame);
+      }
+    },
+    onEnd: (reason, kind) => {
+      if (w.phase === 'done') return;
+      // The supervisor is gone (or garbled the pipe): never outlive it as an orphan.
+      w.log.error('loop.error', { err: `supervisor channel closed: ${reason}` });
+      process.exit(w.phase === 'await_spawn' && kind === 'garbage' ? EXIT_BAD_PAYLOAD : EXIT_GENERIC);
+    },
+  });
+  w.channel.start();
+}
+
+main();

@@ -1,0 +1,331 @@
+// The round loop of one turn (reference §11): guards → model call → act or answer, until a status.
+// It only switches on decisions from nextStep.ts; I/O arrives through TurnDeps, so tests run it in-process.
+import { describeError } from '../errors.js';
+import { isAbortError } from '../intel/httpPost.js';
+import type { ModelRequest, ModelResponse } from '../intel/openaiWire.js';
+import type { Logger } from '../obs/log.js';
+import type { FinishArgs, ProgressEvent, SpawnPayload, TurnResult, TurnSpec } from '../protocol/frames.js';
+import type { Msg, ToolCall, Usage } from '../protocol/messages.js';
+import type { TurnStatus } from '../protocol/status.js';
+import { checkGuards, finishText, nextCallStep, nextStep } from './nextStep.js';
+import { sealCalls } from './seal.js';
+import type { CallInternal, CallMcp } from './toolRunner.js';
+import { runToolCall } from './toolRunner.js';
+
+/** Per-call budget admission's answer (reference §10.3); the frame round-trip arrives with the budget issue. */
+export type Admission = { kind: 'go'; model?: string } | { kind: 'stop'; status: TurnStatus; error?: string };
+
+/** Everything the loop does to the outside world. */
+export interface TurnDeps {
+  callModel(req: ModelRequest, signal: AbortSignal): Promise<ModelResponse>;
+  /** Round-trips an internal tool to the supervisor; null = no answer. */
+  callInternal: CallInternal;
+  /** Dials an MCP server; absent ⇒ MCP calls are transport errors. */
+  callMcp?: CallMcp;
+  /** Consulted before every model call when spec.budget_admission; absent ⇒ admission is skipped. */
+  admitModelCall?: (req: ModelRequest) => Promise<Admission>;
+  progress(event: ProgressEvent, fields: Record<string, unknown>): void;
+  log: Logger;
+  cancelled(): boolean;
+  /** Aborts when the turn is cancelled (also aborts a model call in flight). */
+  cancelSignal: AbortSignal;
+  now(): number;
+}
+
+const DEFAULT_TOKENS_PER_CALL = 4096;
+/** setTimeout's ceiling; longer deadlines re-arm. */
+const MAX_TIMER_MS = 2_147_483_647;
+
+interface TurnState {
+  spec: TurnSpec;
+  model: string;
+  maxRounds: number;
+  maxTokens: number;
+  maxTokensPerCall: number;
+  deadlineAt: number;
+  deadlineHit: boolean;
+  /** The request transcript: the slice, then the delta. */
+  messages: Msg[];
+  delta: Msg[];
+  usage: Usage;
+  rounds: number;
+  toolCalls: number;
+  reasks: number;
+  loopCounts: Map<string, number>;
+  lastText?: string;
+  value?: unknown;
+  /** Set when a `finish` call succeeded in the current round. */
+  pendingFinish?: FinishArgs;
+  finish?: FinishArgs;
+}
+
+interface TurnEnd {
+  status: TurnStatus;
+  error?: string;
+}
+
+function initState(payload: SpawnPayload, now: number): TurnState {
+  const { turn: spec, limits } = payload;
+  const maxRounds = spec.max_rounds > 0 ? spec.max_rounds : limits.max_steps > 0 ? limits.max_steps : Infinity;
+  return {
+    spec,
+    model: payload.intelligence.model,
+    maxRounds,
+    maxTokens: limits.max_tokens,
+    maxTokensPerCall: spec.max_tokens_per_call > 0 ? spec.max_tokens_per_call : DEFAULT_TOKENS_PER_CALL,
+    // The supervisor floors deadline_ms at 1 s; 0 or less here means the turn has no deadline.
+    deadlineAt: limits.deadline_ms > 0 ? now + limits.deadline_ms : Infinity,
+    deadlineHit: false,
+    messages: [...spec.messages],
+    delta: [],
+    usage: { input_tokens: 0, output_tokens: 0 },
+    rounds: 0,
+    toolCalls: 0,
+    reasks: 0,
+    loopCounts: new Map(),
+  };
+}
+
+function append(s: TurnState, msg: Msg): void {
+  s.messages.push(msg);
+  s.delta.push(msg);
+}
+
+function buildRequest(s: TurnState): ModelRequest {
+  return {
+    model: s.model,
+    messages: s.messages,
+    system: s.spec.system,
+    tools: s.spec.kind === 'think' ? [] : s.spec.tools,
+    maxTokens: s.maxTokensPerCall,
+    temperature: s.spec.temperature,
+    outputSchema: s.spec.output_schema,
+  };
+}
+
+/** One signal for the whole turn: aborts on cancel or at the deadline (a model call in flight included). */
+function armTurnSignal(s: TurnState, deps: TurnDeps): { signal: AbortSignal; dispose(): void } {
+  const controller = new AbortController();
+  const onCancel = (): void => controller.abort();
+  if (deps.cancelSignal.aborted) controller.abort();
+  else deps.cancelSignal.addEventListener('abort', onCancel, { once: true });
+  let timer: NodeJS.Timeout | undefined;
+  const arm = (): void => {
+    const left = s.deadlineAt - deps.now();
+    if (left > MAX_TIMER_MS) {
+      timer = setTimeout(arm, MAX_TIMER_MS);
+      return;
+    }
+    timer = setTimeout(
+      () => {
+        s.deadlineHit = true;
+        controller.abort();
+      },
+      Math.max(0, left),
+    );
+  };
+  if (Number.isFinite(s.deadlineAt)) arm();
+  return {
+    signal: controller.signal,
+    dispose: () => {
+      clearTimeout(timer);
+      deps.cancelSignal.removeEventListener('abort', onCancel);
+    },
+  };
+}
+
+async function callModelOnce(
+  s: TurnState,
+  deps: TurnDeps,
+  signal: AbortSignal,
+): Promise<{ response: ModelResponse } | { end: TurnEnd }> {
+  try {
+    return { response: await deps.callModel(buildRequest(s), signal) };
+  } catch (err) {
+    if (signal.aborted || isAbortError(err)) {
+      const cancelled = deps.cancelled() || deps.cancelSignal.aborted;
+      return { end: { status: cancelled ? 'cancelled' : 'deadline' } };
+    }
+    const message = describeError(err);
+    return { end: { status: 'failed', error: message.startsWith('intel:') ? message : `intel: ${message}` } };
+  }
+}
+
+function account(s: TurnState, response: ModelResponse, deps: TurnDeps): void {
+  s.rounds++;
+  s.usage.input_tokens += response.usage.input_tokens;
+  s.usage.output_tokens += response.usage.output_tokens;
+  const fields = {
+    turn: s.spec.turn_id,
+    round: s.rounds,
+    tool_calls: s.toolCalls,
+    tokens_in: s.usage.input_tokens,
+    tokens_out: s.usage.output_tokens,
+  };
+  deps.progress('turn.round', fields);
+  deps.log.debug('turn.round', fields);
+}
+
+function asFinishArgs(args: unknown): FinishArgs {
+  return typeof args === 'object' && args !== null && !Array.isArray(args) ? (args as FinishArgs) : {};
+}
+
+async function executeCall(
+  s: TurnState,
+  call: ToolCall,
+  i: number,
+  of: number,
+  deps: TurnDeps,
+  signal: AbortSignal,
+): Promise<void> {
+  const turn = s.spec.turn_id;
+  deps.progress('turn.tool', { turn, tool: call.name, i: i + 1, of });
+  deps.log.info('tool.call', { turn, tool: call.name, id: call.id });
+  const started = deps.now();
+  const answer = await runToolCall(call, {
+    turn: s.spec,
+    n: s.toolCalls - 1,
+    signal,
+    remainingMs: s.deadlineAt - started,
+    callInternal: deps.callInternal,
+    callMcp: deps.callMcp,
+  });
+  const ts = deps.now();
+  deps.log.info('tool.result', { turn, tool: call.name, is_error: answer.is_error, ms: ts - started });
+  append(s, { role: 'tool', id: call.id, name: call.name, content: answer.result, is_error: answer.is_error, ts });
+  if (call.name === 'finish' && !answer.is_error) s.pendingFinish = asFinishArgs(call.arguments);
+}
+
+/** Runs a response's calls in order (§11.4); a status ends the turn, null runs another round. */
+async function actOnCalls(
+  s: TurnState,
+  response: ModelResponse,
+  deps: TurnDeps,
+  signal: AbortSignal,
+): Promise<TurnEnd | null> {
+  const calls = response.toolCalls;
+  if (response.text) s.lastText = response.text;
+  const assistant: Msg = { role: 'assistant', tool_calls: calls, ts: deps.now() };
+  if (response.text) assistant.text = response.text;
+  append(s, assistant);
+  for (const [i, call] of calls.entries()) {
+    const step = nextCallStep(call, deps.cancelled(), s.loopCounts);
+    if (step.kind === 'seal') return sealRest(s, calls.slice(i), { status: step.status }, deps);
+    s.toolCalls++;
+    s.loopCounts = step.counts;
+    if (step.kind === 'loop') return sealRest(s, calls.slice(i), { status: 'loop_detected', error: step.error }, deps);
+    await executeCall(s, call, i, calls.length, deps, signal);
+  }
+  if (!s.pendingFinish) return null;
+  // `finish` acts only after every call of its round ran; the turn completes whatever finish.status says.
+  s.finish = s.pendingFinish;
+  s.lastText = finishText(s.lastText, s.finish);
+  return { status: 'completed' };
+}
+
+function sealRest(s: TurnState, calls: ToolCall[], end: TurnEnd, deps: TurnDeps): TurnEnd {
+  for (const msg of sealCalls(calls, end.status, deps.now())) append(s, msg);
+  return end;
+}
+
+function appendAnswer(s: TurnState, text: string, deps: TurnDeps): void {
+  append(s, { role: 'assistant', text, tool_calls: [], ts: deps.now() });
+}
+
+async function admit(s: TurnState, deps: TurnDeps): Promise<TurnEnd | null> {
+  if (!s.spec.budget_admission || !deps.admitModelCall) return null;
+  const admission = await deps.admitModelCall(buildRequest(s));
+  if (admission.kind === 'stop') {
+    return admission.error === undefined
+      ? { status: admission.status }
+      : { status: admission.status, error: admission.error };
+  }
+  if (admission.model) s.model = admission.model;
+  return null;
+}
+
+/** One round: guards, admission, the model call and what it leads to. Null means run another round. */
+async function runRound(s: TurnState, deps: TurnDeps, signal: AbortSignal): Promise<TurnEnd | null> {
+  const stop = checkGuards({
+    cancelled: deps.cancelled(),
+    now: deps.now(),
+    deadlineAt: s.deadlineAt,
+    deadlineHit: s.deadlineHit,
+    rounds: s.rounds,
+    maxRounds: s.maxRounds,
+    tokensUsed: s.usage.input_tokens + s.usage.output_tokens,
+    maxTokens: s.maxTokens,
+  });
+  if (stop) return { status: stop };
+  const refused = await admit(s, deps);
+  if (refused) return refused;
+  deps.progress('turn.think', { turn: s.spec.turn_id, round: s.rounds + 1 });
+  const called = await callModelOnce(s, deps, signal);
+  if ('end' in called) return called.end;
+  account(s, called.response, deps);
+  const structured = s.spec.kind === 'think' || s.spec.output_schema !== undefined;
+  const view = { structured, schema: s.spec.output_schema, reasks: s.reasks, lastText: s.lastText };
+  const step = nextStep(called.response, view);
+  switch (step.kind) {
+    case 'act':
+      return actOnCalls(s, called.response, deps, signal);
+    case 'answer':
+      appendAnswer(s, step.text, deps);
+      s.lastText = step.text;
+      if ('value' in step) s.value = step.value;
+      return { status: 'completed' };
+    case 'reask':
+      appendAnswer(s, step.text, deps);
+      append(s, { role: 'user', text: step.correction, ts: deps.now() });
+      s.reasks++;
+      deps.log.info('turn.reask', { turn: s.spec.turn_id, reason: step.reason });
+      return null;
+    case 'stop':
+      appendAnswer(s, step.text, deps);
+      return { status: step.status, error: step.error };
+  }
+}
+
+function endTurn(s: TurnState, end: TurnEnd, deps: TurnDeps): TurnResult {
+  const result: TurnResult = {
+    status: end.status,
+    messages: s.delta,
+    usage: { ...s.usage },
+    rounds: s.rounds,
+    tool_calls: s.toolCalls,
+  };
+  if (s.lastText !== undefined) result.text = s.lastText;
+  if (s.value !== undefined) result.value = s.value;
+  if (end.error !== undefined) result.error = end.error;
+  if (s.finish) result.finish = s.finish;
+  deps.log.info('turn.done', {
+    turn: s.spec.turn_id,
+    status: end.status,
+    rounds: s.rounds,
+    tool_calls: s.toolCalls,
+    tokens_in: s.usage.input_tokens,
+    tokens_out: s.usage.output_tokens,
+    ...(end.error !== undefined ? { err: end.error } : {}),
+  });
+  return result;
+}
+
+/** Runs one turn to a status (reference §11); never throws for model or tool failures. */
+export async function runTurn(payload: SpawnPayload, deps: TurnDeps): Promise<TurnResult> {
+  const s = initState(payload, deps.now());
+  const spec = payload.turn;
+  deps.log.info('turn.start', {
+    turn: spec.turn_id,
+    kind: spec.kind,
+    messages: spec.messages.length,
+    tools: spec.kind === 'think' ? 0 : spec.tools.length,
+  });
+  const turnSignal = armTurnSignal(s, deps);
+  try {
+    let end: TurnEnd | null = null;
+    while (end === null) end = await runRound(s, deps, turnSignal.signal);
+    return endTurn(s, end, deps);
+  } finally {
+    turnSignal.dispose();
+  }
+}

@@ -1,0 +1,118 @@
+// Runs one tool call by its route (reference §11.4 "Execute"): internal round-trip, MCP (a seam for now), or the
+// unknown-tool observation. A tool failure is a value ({result, is_error}); nothing thrown here escapes the loop.
+import { describeError } from '../errors.js';
+import type { TurnSpec } from '../protocol/frames.js';
+import type { ToolCall } from '../protocol/messages.js';
+
+/** A tool's answer as the transcript stores it. */
+export interface ToolAnswer {
+  result: unknown;
+  is_error: boolean;
+}
+
+/** One MCP tool call as the worker would dial it (the transport arrives with the MCP issue). */
+export interface McpCall {
+  server: string;
+  /** The tool's name on that server. */
+  tool: string;
+  args: unknown;
+  /** spec.tool_meta plus `agent/idempotency_key`. */
+  meta: Record<string, unknown>;
+  timeoutMs: number;
+  signal: AbortSignal;
+}
+
+export type CallMcp = (call: McpCall) => Promise<ToolAnswer>;
+export type CallInternal = (name: string, args: unknown) => Promise<ToolAnswer | null>;
+
+export type ToolRoute = { kind: 'internal' } | { kind: 'mcp'; server: string; tool: string } | { kind: 'none' };
+
+const MCP_MIN_TIMEOUT_MS = 100;
+const MCP_MAX_TIMEOUT_MS = 600_000;
+
+/** Where a call goes: internal names first, then MCP routes (§11.4). Pure. */
+export function routeTool(turn: TurnSpec, name: string): ToolRoute {
+  if (turn.internal.includes(name)) return { kind: 'internal' };
+  const route = Object.hasOwn(turn.mcp_routes, name) ? turn.mcp_routes[name] : undefined;
+  if (route) return { kind: 'mcp', server: route[0], tool: route[1] };
+  return { kind: 'none' };
+}
+
+/**
+ * `<prefix>#<turn_id>.<n>`; `n` is the call's 0-based index across the WHOLE turn (agentd used the index within
+ * one model message, which repeats across rounds). Undefined when the prefix is empty (no key is sent).
+ */
+export function idempotencyKey(prefix: string, turnId: string, n: number): string | undefined {
+  return prefix === '' ? undefined : `${prefix}#${turnId}.${n}`;
+}
+
+/** Resolves null when `signal` aborts first (cancel or deadline: "no answer"). */
+function raceSignal<T>(promise: Promise<T>, signal: AbortSignal): Promise<T | null> {
+  if (signal.aborted) return Promise.resolve(null);
+  return new Promise<T | null>((resolve, reject) => {
+    const onAbort = (): void => resolve(null);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (v) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(v);
+      },
+      (err: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(err);
+      },
+    );
+  });
+}
+
+export interface ToolRunContext {
+  turn: TurnSpec;
+  /** The call's 0-based index across the turn. */
+  n: number;
+  /** Aborts on cancel or at the turn deadline. */
+  signal: AbortSignal;
+  /** Time left before the turn deadline (Infinity when none). */
+  remainingMs: number;
+  callInternal: CallInternal;
+  callMcp?: CallMcp;
+}
+
+async function runInternal(call: ToolCall, ctx: ToolRunContext): Promise<ToolAnswer> {
+  const noAnswer = `${call.name}: no answer from the supervisor (cancelled or deadline)`;
+  try {
+    const answer = await raceSignal(ctx.callInternal(call.name, call.arguments), ctx.signal);
+    return answer ?? { result: noAnswer, is_error: true };
+  } catch (err) {
+    return { result: `${call.name}: ${describeError(err)}`, is_error: true };
+  }
+}
+
+async function runMcp(
+  call: ToolCall,
+  route: { server: string; tool: string },
+  ctx: ToolRunContext,
+): Promise<ToolAnswer> {
+  if (!ctx.callMcp) return { result: 'tool transport error: MCP is not available in this build', is_error: true };
+  const meta: Record<string, unknown> = { ...(ctx.turn.tool_meta ?? {}) };
+  const key = idempotencyKey(ctx.turn.idempotency_prefix, ctx.turn.turn_id, ctx.n);
+  if (key !== undefined) meta['agent/idempotency_key'] = key;
+  const timeoutMs = Math.min(Math.max(ctx.remainingMs, MCP_MIN_TIMEOUT_MS), MCP_MAX_TIMEOUT_MS);
+  try {
+    return await ctx.callMcp({ ...route, args: call.arguments, meta, timeoutMs, signal: ctx.signal });
+  } catch (err) {
+    return { result: `tool transport error: ${describeError(err)}`, is_error: true };
+  }
+}
+
+/** Executes one call by its route; always resolves with a result value. */
+export function runToolCall(call: ToolCall, ctx: ToolRunContext): Promise<ToolAnswer> {
+  const route = routeTool(ctx.turn, call.name);
+  switch (route.kind) {
+    case 'internal':
+      return runInternal(call, ctx);
+    case 'mcp':
+      return runMcp(call, route, ctx);
+    case 'none':
+      return Promise.resolve({ result: `error: no such tool '${call.name}'`, is_error: true });
+  }
+}

@@ -1,0 +1,105 @@
+// The supervisor in-process with real workers: parallelism, per-conversation order, a killed worker, cancel,
+// and a suspending tool.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { startRig } from './harness.js';
+import { waitUntil, within } from './wait.js';
+
+const OP = 'operator';
+
+describe('Supervisor dispatch', () => {
+  it('runs two conversations in parallel but never two turns of one conversation at once', async () => {
+    const rig = await startRig({ turns: [{ content: 'ok', delay_ms: 400 }] });
+    try {
+      const a1 = rig.sup.accept({ context_id: 'a', text: 'first in a', principal: OP });
+      const a2 = rig.sup.accept({ context_id: 'a', text: 'second in a', principal: OP });
+      const b1 = rig.sup.accept({ context_id: 'b', text: 'first in b', principal: OP });
+      assert.ok(a1 && a2 && b1);
+      await within(Promise.all([a1, a2, b1].map((e) => rig.sup.outcomeOf(e.id))), 20_000, 'three turns');
+      const order = rig.events
+        .filter((e) => e.event === 'turn.spawn' || e.event === 'turn.done')
+        .map((e) => `${e.event}:${e.ctx}`);
+      const firstDoneA = order.indexOf('turn.done:a');
+      assert.ok(order.indexOf('turn.spawn:b') < firstDoneA, `b starts while a runs: ${order}`);
+      assert.equal(order.filter((x) => x === 'turn.spawn:a').length, 2);
+      assert.ok(order.lastIndexOf('turn.spawn:a') > firstDoneA, `a's second turn waits for its first: ${order}`);
+      const texts = rig.sup
+        .conversation('a')
+        ?.messages.filter((m) => m.role === 'user')
+        .map((m) => m.text);
+      assert.deepEqual(texts, ['first in a', 'second in a']);
+    } finally {
+      await rig.close();
+    }
+  });
+
+  it('a killed worker fails its turn, and the next message in that conversation runs', async () => {
+    const rig = await startRig({
+      turns: [{ content: 'second answer' }],
+      match: [{ when_contains: 'hang here', content: 'never', delay_ms: 60_000, times: 1 }],
+    });
+    try {
+      const first = rig.sup.accept({ context_id: 'c1', text: 'hang here', principal: OP });
+      const second = rig.sup.accept({ context_id: 'c1', text: 'then this', principal: OP });
+      assert.ok(first && second);
+      await waitUntil(() => rig.model.requests.length > 0, 10_000, 'the first turn calls the model');
+      process.kill(Number(rig.named('turn.spawn')[0]?.pid), 'SIGKILL');
+      const o1 = await within(rig.sup.outcomeOf(first.id), 10_000, 'first outcome');
+      assert.equal(o1.status, 'failed');
+      assert.match(o1.error ?? '', /worker exited without a result/);
+      const o2 = await within(rig.sup.outcomeOf(second.id), 10_000, 'second outcome');
+      assert.equal(o2.status, 'completed');
+      assert.equal(o2.reply, 'second answer');
+      const notes = rig.sup.conversation('c1')?.messages.filter((m) => m.role === 'note');
+      assert.match(notes?.[0]?.role === 'note' ? notes[0].text : '', /turn ended with status failed/);
+    } finally {
+      await rig.close();
+    }
+  });
+
+  it('cancel ends a parked sleep promptly with status cancelled and a sealed transcript', async () => {
+    const rig = await startRig({
+      turns: [
+        {
+          tool_calls: [
+            { name: 'sleep', arguments: { duration: '10m' } },
+            { name: 'memory.list', arguments: {} },
+          ],
+        },
+      ],
+    });
+    try {
+      const ev = rig.sup.accept({ context_id: 's', text: 'sleep a long time', principal: OP });
+      assert.ok(ev);
+      await waitUntil(() => rig.named('tool.request').length > 0, 10_000, 'the sleep is requested');
+      assert.ok(rig.sup.cancel('s'));
+      const outcome = await within(rig.sup.outcomeOf(ev.id), 5_000, 'cancel noticed');
+      assert.equal(outcome.status, 'cancelled');
+      const msgs = rig.sup.conversation('s')?.messages ?? [];
+      const calls = msgs.flatMap((m) => (m.role === 'assistant' ? m.tool_calls.map((c) => c.id) : []));
+      const results = msgs.flatMap((m) => (m.role === 'tool' ? [m.id] : []));
+      assert.equal(calls.length, 2, 'premise: two calls were made');
+      assert.deepEqual(results.sort(), calls.sort(), 'every tool call id has a result');
+    } finally {
+      await rig.close();
+    }
+  });
+
+  it('a short sleep parks the turn and completes it', async () => {
+    const rig = await startRig({
+      turns: [{ tool_calls: [{ name: 'sleep', arguments: { duration: '200ms' } }] }, { content: 'rested' }],
+    });
+    try {
+      const ev = rig.sup.accept({ context_id: 'z', text: 'take a nap', principal: OP });
+      assert.ok(ev);
+      const outcome = await within(rig.sup.outcomeOf(ev.id), 10_000, 'sleep turn');
+      assert.equal(outcome.status, 'completed');
+      assert.equal(outcome.reply, 'rested');
+      const tool = rig.sup.conversation('z')?.messages.find((m) => m.role === 'tool');
+      assert.ok(tool?.role === 'tool' && !tool.is_error);
+      assert.ok(((tool.content as { slept_ms: number }).slept_ms ?? 0) >= 200);
+    } finally {
+      await rig.close();
+    }
+  });
+});

@@ -1,0 +1,93 @@
+// The built-in system prompt (reference §8.2): order, granted families, never empty.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import {
+  BUILTIN_PROMPT_TEMPLATE,
+  MEMORY_KEYS_SHOWN,
+  renderPersona,
+  renderSystemPrompt,
+} from '../../../src/context/systemPrompt.js';
+
+const PERSONA = 'You are bob, an autonomous, durable agent (agentd). You act by calling tools and reply when done.';
+const CONDUCT = 'Be concise and factual; never invent tool results.';
+
+describe('renderSystemPrompt', () => {
+  it('orders persona, instruction, the per-turn slot, then memory', () => {
+    const text = renderSystemPrompt({
+      instance: 'bob',
+      instruction: '  Be helpful.  ',
+      internalFamilies: ['memory.*', 'plan.*', 'finish', 'sleep'],
+      extra: 'Knowledge: x',
+      memoryKeys: ['k1', 'k2'],
+    });
+    assert.equal(
+      text,
+      [
+        PERSONA,
+        'Internal tools (memory.*, plan.*, finish, sleep) are executed by your runtime and are durable; ' +
+          'other tools come from connected MCP servers.',
+        CONDUCT,
+        '',
+        '## Instruction',
+        'Be helpful.',
+        '',
+        'Knowledge: x',
+        '',
+        '## Memory',
+        'Keys you can read with memory.get: k1, k2',
+      ].join('\n'),
+    );
+  });
+
+  it('names only the granted families', () => {
+    const text = renderSystemPrompt({ instance: 'bob', instruction: '', internalFamilies: ['plan.*'] });
+    assert.match(text, /Internal tools \(plan\.\*\) are executed/);
+    assert.doesNotMatch(text, /memory\.\*|sleep|finish/);
+  });
+
+  it('drops the internal-tools line when nothing internal is granted', () => {
+    const text = renderSystemPrompt({ instance: 'bob', instruction: '', internalFamilies: [] });
+    assert.equal(text, `${PERSONA}\n${CONDUCT}`);
+  });
+
+  it('omits a blank instruction, an empty slot and an empty key list', () => {
+    const text = renderSystemPrompt({
+      instance: 'bob',
+      instruction: '   ',
+      internalFamilies: [],
+      extra: '\n',
+      memoryKeys: [],
+    });
+    assert.doesNotMatch(text, /## Instruction|## Memory/);
+  });
+
+  it('lists at most MEMORY_KEYS_SHOWN keys', () => {
+    const keys = Array.from({ length: MEMORY_KEYS_SHOWN + 5 }, (_, i) => `k${i}`);
+    const text = renderSystemPrompt({ instance: 'bob', instruction: '', internalFamilies: [], memoryKeys: keys });
+    const listed = (text.split('memory.get: ')[1] ?? '').split(', ');
+    assert.equal(listed.length, MEMORY_KEYS_SHOWN);
+  });
+
+  it('is never empty, even for a blank instance name', () => {
+    const text = renderSystemPrompt({ instance: ' ', instruction: '', internalFamilies: [] });
+    assert.match(text, /^You are agentd, /);
+  });
+});
+
+describe('renderPersona', () => {
+  it('is the first block of the prompt', () => {
+    const prompt = renderSystemPrompt({ instance: 'bob', instruction: 'x', internalFamilies: ['sleep'] });
+    assert.ok(prompt.startsWith(renderPersona('bob', ['sleep'])));
+  });
+});
+
+describe('BUILTIN_PROMPT_TEMPLATE', () => {
+  it('holds the persona and every built-in section in order', () => {
+    const at = (s: string) => BUILTIN_PROMPT_TEMPLATE.indexOf(s);
+    assert.ok(at('You are {{instance}}, an autonomous, durable agent (agentd).') === 0);
+    assert.ok(at('{{tools.internal_text}}') > 0);
+    assert.ok(at('## Instruction') > at(CONDUCT));
+    assert.ok(at('{{extra}}') > at('## Instruction'));
+    assert.ok(at('## Memory') > at('{{extra}}'));
+  });
+});

@@ -1,0 +1,51 @@
+// A child process for the store's cross-process tests. Modes (argv): `hold DIR` opens and holds the store
+// until stdin says "close"; `open DIR` tries once and reports; `accept-kill DIR EVENT_JSON` accepts, then SIGKILLs itself.
+import { createInterface } from 'node:readline';
+import { DaemonError } from '../../../src/errors.js';
+import { SqliteStore } from '../../../src/store/sqliteStore.js';
+import type { InboxEvent } from '../../../src/store/store.js';
+
+function report(value: Record<string, unknown>): void {
+  process.stdout.write(`${JSON.stringify(value)}\n`);
+}
+
+function tryOpen(dir: string): SqliteStore | null {
+  try {
+    return new SqliteStore(dir);
+  } catch (err) {
+    if (!(err instanceof DaemonError)) throw err;
+    report({ ok: false, code: err.code, message: err.message });
+    return null;
+  }
+}
+
+function hold(dir: string): void {
+  const store = tryOpen(dir);
+  if (store === null) return;
+  report({ ok: true, pid: process.pid, generation: store.generation });
+  const lines = createInterface({ input: process.stdin });
+  const release = (): void => {
+    store.close();
+    report({ closed: true });
+    lines.close();
+  };
+  lines.on('line', (line) => line.trim() === 'close' && release());
+  lines.on('close', () => store.close());
+}
+
+const [mode, dir, arg] = process.argv.slice(2);
+if (dir === undefined) throw new Error('usage: storeChild MODE DIR [ARG]');
+if (mode === 'hold') hold(dir);
+else if (mode === 'open') {
+  const store = tryOpen(dir);
+  if (store !== null) report({ ok: true, generation: store.generation });
+  store?.close();
+} else if (mode === 'accept-kill') {
+  const store = tryOpen(dir);
+  const accepted = store?.acceptInbox(JSON.parse(arg ?? '{}') as InboxEvent);
+  // No close, no flush, no exit handlers: the event must already be on disk.
+  if (accepted === true) process.kill(process.pid, 'SIGKILL');
+  report({ ok: false, accepted });
+} else {
+  throw new Error(`unknown mode ${mode}`);
+}

@@ -1,0 +1,46 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { TurnResult } from '../../../src/protocol/frames.js';
+import { failedResult, planFold } from '../../../src/supervisor/fold.js';
+
+const base: TurnResult = {
+  status: 'completed',
+  messages: [{ role: 'assistant', text: 'hi', tool_calls: [], ts: 1 }],
+  text: 'hi',
+  usage: { input_tokens: 1, output_tokens: 1 },
+  rounds: 1,
+  tool_calls: 0,
+};
+
+describe('planFold', () => {
+  it('appends the delta and records the reply for a completed turn, with no note', () => {
+    const plan = planFold(base, 5);
+    assert.deepEqual(plan.append, base.messages);
+    assert.deepEqual(plan.outcome, { status: 'completed', reply: 'hi' });
+  });
+
+  it('adds a status note when the turn did not complete', () => {
+    const plan = planFold({ ...base, status: 'deadline', error: 'past the deadline' }, 5);
+    assert.deepEqual(plan.append.at(-1), {
+      role: 'note',
+      text: 'turn ended with status deadline: past the deadline',
+      ts: 5,
+    });
+    assert.equal(plan.outcome.error, 'past the deadline');
+  });
+
+  it('notes a finish call and records its status (default completed)', () => {
+    const plan = planFold({ ...base, finish: { output: 'x' } }, 5);
+    assert.deepEqual(plan.append.at(-1), { role: 'note', text: 'finish called with status completed', ts: 5 });
+    assert.equal(plan.outcome.finish_status, 'completed');
+  });
+});
+
+describe('failedResult', () => {
+  it('is an empty delta with the error and status', () => {
+    const r = failedResult('worker exited without a result (signal SIGKILL)');
+    assert.equal(r.status, 'failed');
+    assert.deepEqual(r.messages, []);
+    assert.equal(planFold(r, 1).append.length, 1);
+  });
+});

@@ -1,0 +1,95 @@
+// The internal tool contract table (reference §9.5).
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import {
+  internalContract,
+  internalContracts,
+  internalFamilies,
+  internalToolDefs,
+  isSuspending,
+} from '../../../src/tools/internalContracts.js';
+import { HANDLERS } from '../../../src/tools/internalHandlers.js';
+
+const NAMES = [
+  'finish',
+  'memory.get',
+  'memory.set',
+  'memory.list',
+  'memory.delete',
+  'plan.create',
+  'plan.get',
+  'plan.update',
+  'plan.clear',
+  'sleep',
+];
+
+describe('internalContracts', () => {
+  it('holds exactly the foundation tools, each with a handler', () => {
+    assert.deepEqual(
+      internalContracts().map((c) => c.name),
+      NAMES,
+    );
+    assert.deepEqual(Object.keys(HANDLERS).sort(), [...NAMES].sort());
+  });
+
+  it('closes every input object and describes every tool', () => {
+    for (const c of internalContracts()) {
+      assert.equal(c.input_schema['type'], 'object', c.name);
+      assert.equal(c.input_schema['additionalProperties'], false, c.name);
+      assert.equal(c.output_schema['additionalProperties'], undefined, `${c.name} output is open`);
+      assert.ok(c.description.length > 10, c.name);
+    }
+  });
+
+  it('names the family memory, plan, or the bare name', () => {
+    assert.equal(internalContract('memory.list')?.family, 'memory');
+    assert.equal(internalContract('plan.clear')?.family, 'plan');
+    assert.equal(internalContract('sleep')?.family, 'sleep');
+    assert.equal(internalContract('nope'), undefined);
+  });
+});
+
+describe('internalToolDefs', () => {
+  it('gives the model name, description and input schema for every contract', () => {
+    const defs = internalToolDefs();
+    assert.deepEqual(
+      defs.map((d) => d.name),
+      NAMES,
+    );
+    assert.deepEqual(defs[1], {
+      name: 'memory.get',
+      description: internalContract('memory.get')?.description,
+      input_schema: internalContract('memory.get')?.input_schema,
+    });
+  });
+});
+
+describe('isSuspending', () => {
+  it('is true only for sleep among the foundation tools', () => {
+    assert.deepEqual(
+      NAMES.filter((n) => isSuspending(n)),
+      ['sleep'],
+    );
+    assert.equal(isSuspending('no.such'), false);
+  });
+});
+
+describe('internalFamilies', () => {
+  it('lists dotted families as family.* first, then bare names, sorted and deduplicated', () => {
+    assert.deepEqual(internalFamilies(['sleep', 'plan.get', 'memory.set', 'finish', 'memory.get']), [
+      'memory.*',
+      'plan.*',
+      'finish',
+      'sleep',
+    ]);
+  });
+
+  it('names only what was granted', () => {
+    assert.deepEqual(internalFamilies(['plan.get']), ['plan.*']);
+    assert.deepEqual(internalFamilies([]), []);
+  });
+
+  it('derives a family for a name outside the table from its first segment', () => {
+    assert.deepEqual(internalFamilies(['artifact.get', 'status']), ['artifact.*', 'status']);
+  });
+});

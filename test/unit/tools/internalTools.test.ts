@@ -1,0 +1,295 @@
+// Running internal tools on the supervisor side (reference §9.5, §11.5, §13), over an in-test memory fake.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { newConversation } from '../../../src/context/conversation.js';
+import type { Conversation, MemoryEntry } from '../../../src/store/store.js';
+import {
+  type InternalToolHost,
+  isSuspending,
+  runInternalTool,
+  sealResult,
+  type ToolOutcome,
+} from '../../../src/tools/internalTools.js';
+
+/** The four memory methods over a Map, honouring expiry like the real stores. */
+class FakeMemory {
+  readonly entries = new Map<string, MemoryEntry>();
+  memoryGet(key: string, now: number): MemoryEntry | null {
+    const entry = this.entries.get(key);
+    return entry === undefined || (entry.expires !== null && entry.expires < now) ? null : entry;
+  }
+  memorySet(entry: MemoryEntry): void {
+    this.entries.set(entry.key, entry);
+  }
+  memoryList(prefix: string, limit: number, now: number): { keys: string[]; truncated: boolean } {
+    const keys = [...this.entries.keys()].filter((k) => k.startsWith(prefix) && this.memoryGet(k, now) !== null).sort();
+    return { keys: keys.slice(0, limit), truncated: keys.length > limit };
+  }
+  memoryDelete(key: string): boolean {
+    return this.entries.delete(key);
+  }
+}
+
+interface Harness {
+  host: InternalToolHost;
+  memory: FakeMemory;
+  conv: Conversation;
+  dirty: string[];
+  planEvents: [string, string, string][];
+  schemaEvents: [string, string][];
+  clock: { now: number };
+}
+
+function harness(): Harness {
+  const clock = { now: 1_000 };
+  const memory = new FakeMemory();
+  const conv = newConversation('c1', 'conversation', 'alice', 0);
+  const dirty: string[] = [];
+  const planEvents: [string, string, string][] = [];
+  const schemaEvents: [string, string][] = [];
+  const host: InternalToolHost = {
+    now: () => clock.now,
+    memory,
+    conversation: (id) => {
+      assert.equal(id, 'c1');
+      return conv;
+    },
+    markDirty: (id) => dirty.push(id),
+    planMaxItems: 4,
+    onPlanUpdated: (ctx, op, progress) => planEvents.push([ctx, op, progress]),
+    onResultSchemaMismatch: (tool, why) => schemaEvents.push([tool, why]),
+  };
+  return { host, memory, conv, dirty, planEvents, schemaEvents, clock };
+}
+
+const caller = { conversation: 'c1', principal: 'alice', turnId: 'turn-1' };
+
+function run(h: Harness, name: string, args: unknown): ToolOutcome {
+  return runInternalTool(name, args, caller, h.host);
+}
+
+function ready(outcome: ToolOutcome): { result: unknown; is_error: boolean } {
+  assert.equal(outcome.kind, 'ready');
+  return outcome.kind === 'ready'
+    ? { result: outcome.result, is_error: outcome.is_error }
+    : { result: null, is_error: true };
+}
+
+const ok = (result: unknown) => ({ result, is_error: false });
+const err = (result: string) => ({ result, is_error: true });
+
+describe('runInternalTool: validation order', () => {
+  it('refuses an unknown name', () => {
+    assert.deepEqual(ready(run(harness(), 'memory.nope', {})), err('no such tool "memory.nope"'));
+    assert.deepEqual(ready(run(harness(), 'toString', {})), err('no such tool "toString"'));
+  });
+
+  it('refuses arguments the model sent as non-JSON', () => {
+    assert.deepEqual(
+      ready(run(harness(), 'memory.set', { _raw: '{key: oops' })),
+      err('invalid arguments for memory.set: not valid JSON: {key: oops'),
+    );
+  });
+
+  it('refuses a schema violation with the explanation', () => {
+    assert.deepEqual(
+      ready(run(harness(), 'memory.get', {})),
+      err("invalid arguments for memory.get: must have required property 'key'"),
+    );
+  });
+
+  it('refuses an extra property on a closed object', () => {
+    const h = harness();
+    assert.deepEqual(
+      ready(run(h, 'memory.set', { key: 'k', value: 1, colour: 'red' })),
+      err("invalid arguments for memory.set: must not have property 'colour'"),
+    );
+    assert.equal(h.memory.entries.size, 0, 'nothing ran');
+  });
+
+  it('treats missing arguments as an empty object', () => {
+    assert.deepEqual(ready(run(harness(), 'plan.get', undefined)), ok({ plan: null, progress: 'no plan' }));
+  });
+
+  it('turns an exception from the host into an error result', () => {
+    const h = harness();
+    h.host.memory.memoryGet = () => {
+      throw new Error('disk on fire\nstack');
+    };
+    assert.deepEqual(ready(run(h, 'memory.get', { key: 'k' })), err('memory.get failed: disk on fire'));
+  });
+});
+
+describe('runInternalTool: output schema', () => {
+  it('turns a result that violates the output schema into an error and reports it', () => {
+    const h = harness();
+    h.host.memory.memoryList = () => ({ keys: [7 as unknown as string], truncated: false });
+    assert.deepEqual(
+      ready(run(h, 'memory.list', {})),
+      err('result of memory.list does not match its output schema: /keys/0 must be string'),
+    );
+    assert.deepEqual(h.schemaEvents, [['memory.list', '/keys/0 must be string']]);
+  });
+});
+
+describe('sealResult', () => {
+  it('passes a matching success and any error through', () => {
+    assert.deepEqual(sealResult('finish', ok({ ok: true })), ok({ ok: true }));
+    assert.deepEqual(sealResult('finish', err('boom')), err('boom'));
+  });
+
+  it('turns a mismatching success into an error', () => {
+    assert.deepEqual(
+      sealResult('finish', ok({ done: true })),
+      err("result of finish does not match its output schema: must have required property 'ok'"),
+    );
+  });
+});
+
+describe('memory tools', () => {
+  it('memory.set then memory.get returns the value and its meta', () => {
+    const h = harness();
+    assert.deepEqual(
+      ready(run(h, 'memory.set', { key: 'greeting', value: { text: 'hi' } })),
+      ok({ ok: true, key: 'greeting' }),
+    );
+    assert.deepEqual(
+      ready(run(h, 'memory.get', { key: 'greeting' })),
+      ok({ found: true, key: 'greeting', value: { text: 'hi' }, meta: { updated: 1_000, expires: null } }),
+    );
+  });
+
+  it('memory.get reports an absent key as not found', () => {
+    assert.deepEqual(
+      ready(run(harness(), 'memory.get', { key: 'nope' })),
+      ok({ found: false, key: 'nope', value: null, meta: null }),
+    );
+  });
+
+  it('memory.set with a ttl string or seconds sets the expiry', () => {
+    const h = harness();
+    run(h, 'memory.set', { key: 'a', value: 1, ttl: '10m' });
+    run(h, 'memory.set', { key: 'b', value: 2, ttl: 1.5 });
+    assert.equal(h.memory.entries.get('a')?.expires, 1_000 + 600_000);
+    assert.equal(h.memory.entries.get('b')?.expires, 1_000 + 1_500);
+    h.clock.now = 5_000;
+    assert.equal((ready(run(h, 'memory.get', { key: 'b' })).result as { found: boolean }).found, false);
+  });
+
+  it('memory.list filters by prefix, defaults the limit to 100 and reports truncation', () => {
+    const h = harness();
+    for (const key of ['a/1', 'a/2', 'b/1']) run(h, 'memory.set', { key, value: key });
+    assert.deepEqual(ready(run(h, 'memory.list', { prefix: 'a/' })), ok({ keys: ['a/1', 'a/2'], truncated: false }));
+    assert.deepEqual(ready(run(h, 'memory.list', { limit: 1 })), ok({ keys: ['a/1'], truncated: true }));
+    for (let i = 0; i < 120; i++) run(h, 'memory.set', { key: `z${String(i).padStart(3, '0')}`, value: i });
+    const listed = ready(run(h, 'memory.list', { prefix: 'z' })).result as { keys: string[]; truncated: boolean };
+    assert.equal(listed.keys.length, 100);
+    assert.equal(listed.truncated, true);
+  });
+
+  it('memory.delete tells whether the key existed', () => {
+    const h = harness();
+    run(h, 'memory.set', { key: 'k', value: null });
+    assert.deepEqual(ready(run(h, 'memory.delete', { key: 'k' })), ok({ deleted: true }));
+    assert.deepEqual(ready(run(h, 'memory.delete', { key: 'k' })), ok({ deleted: false }));
+  });
+});
+
+describe('plan tools', () => {
+  it('plan.create stores the plan on the caller conversation, marks it dirty and reports it', () => {
+    const h = harness();
+    const out = ready(
+      run(h, 'plan.create', { goal: 'greet', items: ['say hello', { title: 'wave', detail: 'twice' }] }),
+    );
+    assert.equal(out.is_error, false);
+    assert.deepEqual(out.result, { plan: h.conv.plan, progress: '0/2 done' });
+    assert.equal(h.conv.plan?.items[1]?.detail, 'twice');
+    assert.deepEqual(h.dirty, ['c1']);
+    assert.deepEqual(h.planEvents, [['c1', 'create', '0/2 done']]);
+  });
+
+  it('plan.create refuses more than planMaxItems items', () => {
+    const h = harness();
+    const out = ready(run(h, 'plan.create', { goal: 'g', items: ['a', 'b', 'c', 'd', 'e'] }));
+    assert.deepEqual(out, err('plan.create: a plan holds at most 4 items (got 5)'));
+    assert.equal(h.conv.plan, null);
+  });
+
+  it('plan.get returns the plan and its progress', () => {
+    const h = harness();
+    run(h, 'plan.create', { goal: 'g', items: ['a'] });
+    assert.deepEqual(ready(run(h, 'plan.get', {})), ok({ plan: h.conv.plan, progress: '0/1 done' }));
+  });
+
+  it('plan.update changes an item and reports the new progress', () => {
+    const h = harness();
+    run(h, 'plan.create', { goal: 'g', items: ['a', 'b'] });
+    const out = ready(run(h, 'plan.update', { item: 'a', status: 'done' }));
+    assert.deepEqual(out, ok({ plan: h.conv.plan, progress: '1/2 done' }));
+    assert.deepEqual(h.planEvents.at(-1), ['c1', 'update', '1/2 done']);
+  });
+
+  it('plan.update with no plan is an error value', () => {
+    const h = harness();
+    assert.deepEqual(
+      ready(run(h, 'plan.update', { item: 1, status: 'done' })),
+      err('plan.update: there is no plan; create one with plan.create'),
+    );
+    assert.deepEqual(h.dirty, []);
+  });
+
+  it('plan.update passes on a plan operation error and leaves the plan as it was', () => {
+    const h = harness();
+    run(h, 'plan.create', { goal: 'g', items: ['a'] });
+    const before = h.conv.plan;
+    assert.deepEqual(
+      ready(run(h, 'plan.update', { item: 5, status: 'done' })),
+      err('plan.update: no plan item with id 5 (ids are 1)'),
+    );
+    assert.equal(h.conv.plan, before);
+  });
+
+  it('plan.clear removes the plan and says whether there was one', () => {
+    const h = harness();
+    run(h, 'plan.create', { goal: 'g', items: ['a'] });
+    assert.deepEqual(ready(run(h, 'plan.clear', {})), ok({ ok: true }));
+    assert.equal(h.conv.plan, null);
+    assert.deepEqual(h.planEvents.at(-1), ['c1', 'clear', 'no plan']);
+    assert.deepEqual(ready(run(h, 'plan.clear', {})), ok({ ok: false }));
+    assert.equal(h.planEvents.length, 2, 'clearing nothing reports nothing');
+  });
+});
+
+describe('finish', () => {
+  it('acknowledges with ok: true', () => {
+    assert.deepEqual(ready(run(harness(), 'finish', { status: 'completed', output: { n: 3 } })), ok({ ok: true }));
+  });
+});
+
+describe('sleep', () => {
+  it('parks until now + duration and completes with the time slept', () => {
+    const h = harness();
+    const out = run(h, 'sleep', { duration: '2s' });
+    assert.equal(out.kind, 'park');
+    if (out.kind !== 'park') return;
+    assert.equal(out.wakeAt, 3_000);
+    assert.deepEqual(out.complete(3_000), ok({ slept_ms: 2_000 }));
+    assert.deepEqual(out.complete(3_250), ok({ slept_ms: 2_250 }));
+  });
+
+  it('takes a number as seconds', () => {
+    const out = run(harness(), 'sleep', { duration: 0.25 });
+    assert.equal(out.kind === 'park' ? out.wakeAt : -1, 1_250);
+  });
+
+  it('refuses a malformed duration without parking', () => {
+    const out = ready(run(harness(), 'sleep', { duration: 'soon' }));
+    assert.equal(out.is_error, true);
+    assert.match(String(out.result), /^invalid arguments for sleep: \/duration must be a duration/);
+  });
+
+  it('is the suspending tool', () => {
+    assert.equal(isSuspending('sleep'), true);
+    assert.equal(isSuspending('memory.get'), false);
+  });
+});

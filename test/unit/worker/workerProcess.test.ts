@@ -1,0 +1,157 @@
+import assert from 'node:assert/strict';
+import type { ChildProcessWithoutNullStreams } from 'node:child_process';
+import { spawn } from 'node:child_process';
+import { after, before, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { encodeFrame, FrameDecoder } from '../../../src/protocol/frameCodec.js';
+import type { SpawnPayload, UpFrame } from '../../../src/protocol/frames.js';
+import type { ScriptedModel } from '../../doubles/scriptedModel.js';
+import { startScriptedModel } from '../../doubles/scriptedModel.js';
+import { makePayload } from './turnHarness.js';
+
+// Under tsx this file is .ts and the worker runs from source; compiled, both live under dist/.
+const compiled = import.meta.url.endsWith('.js');
+const root = fileURLToPath(new URL('../../../', import.meta.url));
+const entry = fileURLToPath(new URL(`../../../src/worker/main.${compiled ? 'js' : 'ts'}`, import.meta.url));
+
+interface Worker {
+  child: ChildProcessWithoutNullStreams;
+  frames: UpFrame[];
+  stderr: () => string;
+  waitFor(pred: (f: UpFrame) => boolean, ms?: number): Promise<UpFrame>;
+  exit(ms?: number): Promise<number | null>;
+}
+
+function startWorker(): Worker {
+  const args = compiled ? [entry] : ['--import', 'tsx', entry];
+  const child = spawn(process.execPath, args, { cwd: root, stdio: ['pipe', 'pipe', 'pipe'] });
+  const frames: UpFrame[] = [];
+  const waiters: Array<() => void> = [];
+  const decoder = new FrameDecoder();
+  let stderr = '';
+  child.stderr.on('data', (c: Buffer) => {
+    stderr += c.toString();
+  });
+  child.stdout.on('data', (c: Buffer) => {
+    for (const f of decoder.push(c)) frames.push(f as UpFrame);
+    for (const w of waiters.splice(0)) w();
+  });
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const waitFor = (pred: (f: UpFrame) => boolean, ms = 15_000) =>
+    new Promise<UpFrame>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`no matching frame within ${ms} ms; stderr: ${stderr}`)), ms);
+      const check = (): void => {
+        const found = frames.find(pred);
+        if (found) {
+          clearTimeout(timer);
+          resolve(found);
+        } else waiters.push(check);
+      };
+      check();
+    });
+  const exit = (ms = 15_000) =>
+    Promise.race([
+      exited,
+      new Promise<never>((_, reject) =>
+        setTimeout(() => reject(new Error(`worker did not exit; stderr: ${stderr}`)), ms).unref(),
+      ),
+    ]);
+  return { child, frames, stderr: () => stderr, waitFor, exit };
+}
+
+const spawnFrame = (payload: SpawnPayload) => encodeFrame({ type: 'spawn', ...payload });
+
+describe('worker process', () => {
+  let model: ScriptedModel;
+  const spawned: Worker[] = [];
+  before(async () => {
+    model = await startScriptedModel({
+      turns: [{ tool_calls: [{ name: 'memory.set', arguments: { key: 'k', value: 'v' } }] }, { content: 'all done' }],
+      match: [
+        { when_contains: 'hang please', content: 'late', delay_ms: 60_000 },
+        { when_contains: 'unauthorized', http_status: 401 },
+      ],
+    });
+  });
+  after(async () => {
+    for (const w of spawned) if (w.child.exitCode === null) w.child.kill('SIGKILL');
+    await model.close();
+  });
+  const worker = (): Worker => {
+    const w = startWorker();
+    spawned.push(w);
+    return w;
+  };
+
+  it('runs a turn: ready, tool_request answered, usage then turn_done, exit 0', async () => {
+    const w = worker();
+    const payload = makePayload(model.url);
+    payload.telemetry.log_level = 'info';
+    w.child.stdin.write(spawnFrame(payload));
+    const request = await w.waitFor((f) => f.type === 'tool_request');
+    assert.ok(request.type === 'tool_request');
+    assert.equal(request.name, 'memory.set');
+    assert.deepEqual(request.args, { key: 'k', value: 'v' });
+    w.child.stdin.write(encodeFrame({ type: 'tool_result', id: request.id, result: { ok: true }, is_error: false }));
+    const done = await w.waitFor((f) => f.type === 'turn_done');
+    assert.equal(await w.exit(), 0, w.stderr());
+    assert.ok(done.type === 'turn_done');
+    assert.equal(done.turn.status, 'completed');
+    assert.equal(done.turn.text, 'all done');
+    assert.deepEqual(
+      done.turn.messages.map((m) => m.role),
+      ['assistant', 'tool', 'assistant'],
+    );
+    const types = w.frames.map((f) => f.type);
+    assert.equal(types[0], 'ready');
+    assert.deepEqual(types.slice(-2), ['usage', 'turn_done']);
+    assert.ok(types.includes('event'));
+    assert.deepEqual(w.frames.at(-2), { type: 'usage', input_tokens: 22, output_tokens: 12 });
+    assert.match(w.stderr(), /"event":"turn.done","pid":\d+,"comp":"worker"/);
+  });
+
+  it('answers ping while a model call hangs, and exits 1 at once when stdin closes', async () => {
+    const w = worker();
+    const payload = makePayload(model.url, { turn: { messages: [{ role: 'user', text: 'hang please', ts: 1 }] } });
+    w.child.stdin.write(spawnFrame(payload));
+    await w.waitFor((f) => f.type === 'event' && f.event === 'turn.think');
+    w.child.stdin.write(encodeFrame({ type: 'ping', seq: 7 }));
+    assert.deepEqual(await w.waitFor((f) => f.type === 'pong'), { type: 'pong', seq: 7 });
+    w.child.stdin.end();
+    assert.equal(await w.exit(), 1);
+    assert.ok(!w.frames.some((f) => f.type === 'turn_done'));
+  });
+
+  it('a cancel frame aborts the model call ⇒ turn_done cancelled, exit 1', async () => {
+    const w = worker();
+    const payload = makePayload(model.url, { turn: { messages: [{ role: 'user', text: 'hang please', ts: 1 }] } });
+    w.child.stdin.write(spawnFrame(payload));
+    await w.waitFor((f) => f.type === 'event' && f.event === 'turn.think');
+    w.child.stdin.write(encodeFrame({ type: 'cancel', reason: 'test' }));
+    const done = await w.waitFor((f) => f.type === 'turn_done');
+    assert.ok(done.type === 'turn_done' && done.turn.status === 'cancelled');
+    assert.equal(await w.exit(), 1);
+  });
+
+  it('a model 401 ends failed with exit 4 and no token on stderr', async () => {
+    const w = worker();
+    const token = 'sk-process-secret-777';
+    const payload = makePayload(model.url, {
+      token,
+      turn: { messages: [{ role: 'user', text: 'unauthorized', ts: 1 }] },
+    });
+    w.child.stdin.write(spawnFrame(payload));
+    assert.equal(await w.exit(), 4);
+    assert.ok(!w.stderr().includes(token));
+  });
+
+  it('a first frame that is not a spawn, or a wrong version, exits 2', async () => {
+    const a = worker();
+    a.child.stdin.write(encodeFrame({ type: 'ping', seq: 1 }));
+    assert.equal(await a.exit(), 2);
+    const b = worker();
+    b.child.stdin.write(encodeFrame({ type: 'spawn', ...makePayload(model.url), version: 999 }));
+    assert.equal(await b.exit(), 2);
+    assert.match(b.stderr(), /protocol version 999/);
+  });
+});
