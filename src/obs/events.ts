@@ -43,6 +43,8 @@ export const EVENT_NAMES = [
   'tool.call',
   'tool.result',
   'intel.retry',
+  'turn.budget_wait',
+  'turn.model_degraded',
 ] as const;
 
 export type EventName = (typeof EVENT_NAMES)[number];

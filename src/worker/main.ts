@@ -7,6 +7,7 @@ import { createLogger, registerSecret } from '../obs/log.js';
 import type { DownFrame, FrameHandlers, SpawnPayload, UpFrame } from '../protocol/frames.js';
 import { dispatchFrame } from '../protocol/frames.js';
 import { workerExitCode } from '../protocol/status.js';
+import { admitViaSupervisor } from './budgetAdmission.js';
 import { ControlChannel } from './controlChannel.js';
 import type { TurnDeps } from './roundLoop.js';
 import { runTurn } from './roundLoop.js';
@@ -36,6 +37,7 @@ function registerSecrets(payload: SpawnPayload): void {
 }
 
 function turnDeps(payload: SpawnPayload, channel: ControlChannel, cancel: AbortController, log: Logger): TurnDeps {
+  const started = Date.now();
   return {
     callModel: (req, signal) =>
       callModel(payload.intelligence, req, signal, { log, timeoutMs: payload.intelligence.timeout_ms }),
@@ -44,6 +46,17 @@ function turnDeps(payload: SpawnPayload, channel: ControlChannel, cancel: AbortC
       if (reply?.type !== 'tool_result') return null;
       return { result: reply.result, is_error: reply.is_error === true };
     },
+    admitModelCall: (req) =>
+      admitViaSupervisor(req, {
+        ask: async (estimate) => {
+          const reply = await channel.request((id) => ({ type: 'budget_request', id, estimate }));
+          return reply?.type === 'budget_grant' ? reply : null;
+        },
+        remainingMs: () => payload.limits.deadline_ms - (Date.now() - started),
+        signal: cancel.signal,
+        log,
+        turnId: payload.turn.turn_id,
+      }),
     progress: (event, fields) => void channel.send({ type: 'event', event, fields }),
     log,
     cancelled: () => cancel.signal.aborted,

@@ -47,7 +47,7 @@ export function idempotencyKey(prefix: string, turnId: string, n: number): strin
 }
 
 /** Resolves null when `signal` aborts first (cancel or deadline: "no answer"). */
-function raceSignal<T>(promise: Promise<T>, signal: AbortSignal): Promise<T | null> {
+export function raceSignal<T>(promise: Promise<T>, signal: AbortSignal): Promise<T | null> {
   if (signal.aborted) return Promise.resolve(null);
   return new Promise<T | null>((resolve, reject) => {
     const onAbort = (): void => resolve(null);

@@ -1,6 +1,7 @@
 // Each turn status reached from a scripted model through the real binary, with the job's exit code.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { SqliteStore } from '../../src/store/sqliteStore.js';
 import { type ScriptedModel, startScriptedModel } from '../doubles/scriptedModel.js';
 import { eventsNamed, runAgentd, tempStateDir } from './harness.js';
 
@@ -46,7 +47,8 @@ describe('job exit codes by turn status', () => {
   after(async () => model.close());
 
   it('completed exits 0 and prints only the reply; the transcript is user, assistant, tool, tool, assistant', async () => {
-    const run = await job(model, 'please make two internal calls');
+    const dir = tempStateDir();
+    const run = await job(model, 'please make two internal calls', [], { AGENTD_STATE_DIR: dir });
     assert.equal(run.code, 0, run.stderr);
     assert.equal(run.stdout, 'done: greeted\n');
     assert.equal(eventsNamed(run, 'tool.request').length, 2);
@@ -54,6 +56,13 @@ describe('job exit codes by turn status', () => {
     assert.equal(done.length, 1);
     assert.equal(done[0]?.status, 'completed');
     assert.equal(done[0]?.tool_calls, 2);
+    const store = new SqliteStore(dir);
+    const root = store.loadConversations().find((c) => c.id === 'root');
+    store.close();
+    assert.deepEqual(
+      root?.messages.map((m) => m.role),
+      ['user', 'assistant', 'tool', 'tool', 'assistant'],
+    );
   });
 
   it('loop_detected exits 3', async () => {

@@ -154,4 +154,19 @@ describe('worker process', () => {
     assert.equal(await b.exit(), 2);
     assert.match(b.stderr(), /protocol version 999/);
   });
+  it('a budget refusal from the supervisor ends the turn refused with exit 5, before any model call', async () => {
+    const w = worker();
+    const before = model.requests.length;
+    w.child.stdin.write(spawnFrame(makePayload(model.url, { turn: { budget_admission: true } })));
+    const ask = await w.waitFor((f) => f.type === 'budget_request');
+    assert.ok(ask.type === 'budget_request' && ask.estimate > 4096);
+    const grant = { type: 'budget_grant', id: ask.id, ok: false, wait_ms: 0, reason: 'refused: over quota' };
+    w.child.stdin.write(encodeFrame(grant));
+    const done = await w.waitFor((f) => f.type === 'turn_done');
+    assert.equal(await w.exit(), 5, w.stderr());
+    assert.ok(done.type === 'turn_done');
+    assert.equal(done.turn.status, 'refused');
+    assert.equal(done.turn.error, 'budget: refused: over quota');
+    assert.equal(model.requests.length, before, 'no model call was made');
+  });
 });

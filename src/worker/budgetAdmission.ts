@@ -1,0 +1,74 @@
+// Per-call budget admission in the worker (reference §10.3): before every model call, ask the supervisor.
+// `classifyGrant` is the pure policy; `admitViaSupervisor` is the thin loop that waits and asks again.
+import { estimateMessage, estimateText, estimateValue } from '../context/estimate.js';
+import type { ModelRequest } from '../intel/openaiWire.js';
+import type { Logger } from '../obs/log.js';
+import type { Admission } from './roundLoop.js';
+import { raceSignal } from './toolRunner.js';
+
+const DEFAULT_TOKENS_PER_CALL = 4096;
+
+/** A `budget_grant` as the supervisor sends it. */
+export interface Grant {
+  ok: boolean;
+  wait_ms: number;
+  model?: string;
+  reason?: string;
+}
+
+/** The estimate for one model call: messages + tool definitions + the output cap. */
+export function estimateRequest(req: ModelRequest): number {
+  let total = req.system.trim() === '' ? 0 : estimateText(req.system) + 4;
+  for (const msg of req.messages) total += estimateMessage(msg);
+  for (const tool of req.tools) total += estimateText(tool.name) + estimateValue(tool.input_schema);
+  return total + (req.maxTokens > 0 ? req.maxTokens : DEFAULT_TOKENS_PER_CALL);
+}
+
+/**
+ * What a grant means: go (perhaps on another model), stop, or wait and ask again. A refusal is `refused` only when
+ * the governor's reason says so ("refus"); any other no is `exhausted_tokens` (reference §21.5).
+ */
+export function classifyGrant(grant: Grant): Admission | { kind: 'wait'; ms: number } {
+  if (grant.ok) return grant.model ? { kind: 'go', model: grant.model } : { kind: 'go' };
+  if (grant.reason !== undefined) {
+    const status = grant.reason.includes('refus') ? 'refused' : 'exhausted_tokens';
+    return { kind: 'stop', status, error: `budget: ${grant.reason}` };
+  }
+  return { kind: 'wait', ms: Math.max(grant.wait_ms, 50) };
+}
+
+export interface AdmissionIo {
+  ask(estimate: number): Promise<Grant | null>;
+  remainingMs(): number;
+  signal: AbortSignal;
+  log: Logger;
+  turnId: string;
+}
+
+/** Asks until the supervisor says go or stop; no answer means cancelled, a wait past the deadline `deadline`. */
+export async function admitViaSupervisor(req: ModelRequest, io: AdmissionIo): Promise<Admission> {
+  const estimate = estimateRequest(req);
+  for (;;) {
+    if (io.signal.aborted) return { kind: 'stop', status: 'cancelled' };
+    const grant = await raceSignal(io.ask(estimate), io.signal);
+    if (grant === null) return { kind: 'stop', status: 'cancelled' };
+    const decision = classifyGrant(grant);
+    if (decision.kind !== 'wait') return decision;
+    const ms = Math.min(decision.ms, io.remainingMs());
+    if (ms <= 0) return { kind: 'stop', status: 'deadline', error: 'the budget wait reached the deadline' };
+    io.log.info('turn.budget_wait', { turn: io.turnId, wait_ms: ms });
+    await sleep(ms, io.signal);
+  }
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    function done(): void {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+    signal.addEventListener('abort', done, { once: true });
+  });
+}
