@@ -7,37 +7,47 @@ import { compileConfig } from '../src/config/compile.js';
 import { createLogger } from '../src/obs/log.js';
 import { openStore } from '../src/store/openStore.js';
 import { Supervisor } from '../src/supervisor/supervisor.js';
-import { startScriptedModel } from '../test/doubles/scriptedModel.js';
+import { type Playbook, startScriptedModel } from '../test/doubles/scriptedModel.js';
 
 const TURNS = Number(process.env.BENCH_TURNS ?? 30);
+
+interface Scenario {
+  label: string;
+  playbook: Playbook;
+  warm: number;
+  /** Idle time between messages (not measured), as a daemon has between requests. */
+  gapMs: number;
+}
 
 function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
 }
 
-async function measure(label: string, playbookTurns: Parameters<typeof startScriptedModel>[0]): Promise<void> {
-  const model = await startScriptedModel(playbookTurns);
+const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function measure({ label, playbook, warm, gapMs }: Scenario): Promise<void> {
+  const model = await startScriptedModel(playbook);
   const dir = mkdtempSync(join(tmpdir(), 'agentd-bench-'));
-  const config = compileConfig({
-    files: [],
-    env: { AGENTD_STATE_DIR: dir },
-    flags: { intelligence: model.url },
-    cwd: dir,
-  });
+  const env = { AGENTD_STATE_DIR: dir, AGENTD_OBSERVABILITY_LOG_LEVEL: 'error' };
+  const config = compileConfig({ files: [], env, flags: { intelligence: model.url }, cwd: dir });
   const store = openStore(config.store);
-  const sup = new Supervisor({ config, store, log: createLogger({ level: 'error' }) });
+  const sup = new Supervisor({ config, store, log: createLogger({ level: 'error' }), warmWorkers: warm });
   sup.restore();
+  await pause(gapMs);
   const times: number[] = [];
-  const cpuStart = process.cpuUsage();
+  let cpu = 0;
   for (let i = 0; i < TURNS; i++) {
     const t0 = performance.now();
+    const c0 = process.cpuUsage();
     const ev = sup.accept({ context_id: `bench-${i % 4}`, text: `message ${i}`, principal: 'operator' });
     if (!ev) throw new Error('not accepted');
     const outcome = await sup.outcomeOf(ev.id);
     if (outcome.status !== 'completed') throw new Error(`turn ${i}: ${outcome.status} ${outcome.error ?? ''}`);
     times.push(performance.now() - t0);
+    const c = process.cpuUsage(c0);
+    cpu += (c.user + c.system) / 1000;
+    await pause(gapMs);
   }
-  const cpu = process.cpuUsage(cpuStart);
   await sup.drain(5_000);
   store.close();
   await model.close();
@@ -46,12 +56,16 @@ async function measure(label: string, playbookTurns: Parameters<typeof startScri
   const mean = times.reduce((a, b) => a + b, 0) / times.length;
   const fmt = (n: number): string => n.toFixed(1).padStart(7);
   console.log(
-    `${label.padEnd(28)} turns=${TURNS} mean=${fmt(mean)} ms p50=${fmt(percentile(sorted, 50))} ms ` +
-      `p95=${fmt(percentile(sorted, 95))} ms supervisor-cpu/turn=${fmt((cpu.user + cpu.system) / 1000 / TURNS)} ms`,
+    `${label.padEnd(44)} turns=${TURNS} mean=${fmt(mean)} ms p50=${fmt(percentile(sorted, 50))} ms ` +
+      `p95=${fmt(percentile(sorted, 95))} ms supervisor-cpu/turn=${fmt(cpu / TURNS)} ms`,
   );
 }
 
-await measure('answer only', { turns: [{ content: 'ok' }] });
-await measure('one internal tool round', {
+const answer: Playbook = { turns: [{ content: 'ok' }] };
+const toolRound: Playbook = {
   turns: [{ tool_calls: [{ name: 'memory.set', arguments: { key: 'k', value: 1 } }] }, { content: 'ok' }],
-});
+};
+await measure({ label: 'cold spawn, answer only', playbook: answer, warm: 0, gapMs: 0 });
+await measure({ label: 'warm pool, answer only, back to back', playbook: answer, warm: 1, gapMs: 0 });
+await measure({ label: 'warm pool, answer only, 300 ms apart', playbook: answer, warm: 1, gapMs: 300 });
+await measure({ label: 'warm pool, one tool round, 300 ms apart', playbook: toolRound, warm: 1, gapMs: 300 });

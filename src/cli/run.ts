@@ -55,7 +55,8 @@ function failBeforeStart(err: unknown): CliResult {
 
 async function runJob(config: Readonly<Config>, store: Store, log: Logger, env: NodeJS.ProcessEnv): Promise<CliResult> {
   const killAt = new Set((env.AGENTD_TEST_KILL_AT ?? '').split(',').filter(Boolean));
-  const sup = new Supervisor({ config, store, log, killAt });
+  // A one-shot job has no next turn to warm a worker for.
+  const sup = new Supervisor({ config, store, log, killAt, warmWorkers: 0 });
   const stopSignals = installSignals(sup, config, log);
   try {
     const { pending } = sup.restore();

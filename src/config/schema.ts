@@ -55,6 +55,7 @@ export const KEYS: KeyTable = {
   'agent.prompt': { kind: nullableStringKind(), default: null, doc: 'Startup message into the root (--prompt).' },
   'agent.preflight': { kind: enumKind(['auto', 'always', 'never']), default: 'auto', doc: 'When to run preflight.' },
   'agent.max_parallel_turns': { kind: intKind(1), default: 4, doc: 'Conversation turns running at once.' },
+  'agent.warm_workers': { kind: intKind(0), default: 1, doc: 'Spare turn workers kept started (daemons).' },
   'intelligence.endpoints': { kind: urlListKind(), default: [], doc: 'Model endpoints in failover order.' },
   'intelligence.token': {
     kind: nullableStringKind(),

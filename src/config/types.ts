@@ -16,6 +16,8 @@ export interface AgentConfig {
   preflight: PreflightMode;
   /** At most this many conversation turns run at once. Default 4. */
   max_parallel_turns: number;
+  /** Spare worker processes kept started so a turn skips spawn and import time. Default 1; 0 disables. */
+  warm_workers: number;
 }
 
 export interface IntelligenceConfig {

@@ -9,6 +9,8 @@ export const EVENT_NAMES = [
   'restore.done',
   'drain.start',
   'drain.done',
+  'agent.paused',
+  'agent.resumed',
   // inbox and producers
   'inbox.accepted',
   'inbox.done.fail',

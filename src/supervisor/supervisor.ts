@@ -14,13 +14,16 @@ import { failedResult, planFold } from './fold.js';
 import type { LiveTurn } from './liveTurn.js';
 import { serveToolRequest, unparkAll } from './toolRequests.js';
 import { buildTurnPayload } from './turnBuild.js';
-import { defaultWorkerEntry, type WorkerEntry, WorkerHandle } from './workerHandle.js';
+import { defaultWorkerEntry, type WorkerEntry, type WorkerHandle } from './workerHandle.js';
+import { WorkerPool } from './workerPool.js';
 
 export interface SupervisorOptions {
   config: Readonly<Config>;
   store: Store;
   log: Logger;
   workerEntry?: WorkerEntry;
+  /** Spare workers kept started (default `agent.warm_workers`); 0 spawns each worker on demand. */
+  warmWorkers?: number;
   now?: () => number;
   /** Test-only crash points (`inbox.after_put`, `fold.before_commit`): the process SIGKILLs itself there. */
   killAt?: ReadonlySet<string>;
@@ -42,7 +45,7 @@ export class Supervisor {
   private readonly config: Readonly<Config>;
   private readonly store: Store;
   private readonly log: Logger;
-  private readonly entry: WorkerEntry;
+  private readonly pool: WorkerPool;
   private readonly now: () => number;
   private readonly queue: TurnJob[] = [];
   private readonly live = new Map<number, LiveTurn>();
@@ -54,12 +57,16 @@ export class Supervisor {
   private nextNode = 1;
   private tickScheduled = false;
   private draining = false;
+  private paused = false;
 
   constructor(private readonly opts: SupervisorOptions) {
     this.config = opts.config;
     this.store = opts.store;
     this.log = opts.log;
-    this.entry = opts.workerEntry ?? defaultWorkerEntry();
+    this.pool = new WorkerPool(
+      opts.workerEntry ?? defaultWorkerEntry(),
+      opts.warmWorkers ?? this.config.agent.warm_workers,
+    );
     this.now = opts.now ?? Date.now;
     this.toolHost = {
       now: this.now,
@@ -79,6 +86,7 @@ export class Supervisor {
     const generation = this.store.generation;
     this.log.info('restore.done', { generation, pending: pending.length, conversations: this.conversations.size });
     this.scheduleTick();
+    if (pending.length === 0) this.pool.fill();
     return { generation, pending: pending.length };
   }
 
@@ -124,6 +132,25 @@ export class Supervisor {
     return this.conversations.get(id);
   }
 
+  /** Operator hold: accepted messages queue, no new turn starts; running turns go on. */
+  pause(): void {
+    if (this.paused) return;
+    this.paused = true;
+    this.log.info('agent.paused', { queued: this.queue.length, live: this.live.size });
+  }
+
+  resume(): void {
+    if (!this.paused) return;
+    this.paused = false;
+    this.log.info('agent.resumed', { queued: this.queue.length });
+    this.scheduleTick();
+  }
+
+  /** Process ids of the spare workers kept warm. */
+  get warmWorkerPids(): number[] {
+    return this.pool.sparePids;
+  }
+
   /** Cancels the live turn of a conversation: the worker seals and reports; its process group dies after a grace. */
   cancel(ctx: string, reason = 'cancelled by operator'): boolean {
     let found = false;
@@ -154,6 +181,7 @@ export class Supervisor {
       }
       await this.untilNoLiveTurns();
     }
+    this.pool.close();
     this.checkpoint();
     this.log.info('drain.done', { abandoned });
     return { abandoned };
@@ -184,11 +212,12 @@ export class Supervisor {
   /** One reactor step: start what the gate allows, checkpoint dirty conversations, wake idle waiters. */
   private tick(): void {
     const busy = new Set([...this.live.values()].map((t) => t.job.ctx));
-    const gate = { liveTurns: this.live.size, busy, paused: false, draining: this.draining };
+    const gate = { liveTurns: this.live.size, busy, paused: this.paused, draining: this.draining };
     const picks = nextDispatchable(this.queue, gate, this.config.agent.max_parallel_turns);
     const jobs = picks.map((i) => this.queue[i] as TurnJob);
     for (const i of [...picks].reverse()) this.queue.splice(i, 1);
     for (const job of jobs) this.startTurn(job);
+    if (jobs.length > 0) setImmediate(() => this.pool.fill());
     this.checkpoint();
     for (const w of this.changeWaiters.splice(0)) w();
   }
@@ -228,7 +257,7 @@ export class Supervisor {
     const node = this.nextNode++;
     let handle: WorkerHandle;
     try {
-      handle = new WorkerHandle(this.entry, {
+      handle = this.pool.take({
         onFrame: (frame) => this.onFrame(node, frame),
         onClose: (code, signal) => this.onClose(node, code, signal),
         onProtocolError: (message) => this.log.warn('loop.error', { node, ctx: job.ctx, err: message }),

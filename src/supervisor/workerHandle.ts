@@ -31,9 +31,14 @@ const UP_TYPES = new Set(['ready', 'pong', 'event', 'usage', 'failed', 'tool_req
 
 export class WorkerHandle {
   private readonly child: ChildProcess;
+  private callbacks: WorkerCallbacks | null;
+  /** Frames and the exit that arrive before `attach` (a spare worker has none in practice; kept for safety). */
+  private early: Array<() => void> = [];
   private closed = false;
 
-  constructor(entry: WorkerEntry, callbacks: WorkerCallbacks, env?: NodeJS.ProcessEnv) {
+  /** Spawns the worker. Without callbacks it is a spare: events wait until `attach`. */
+  constructor(entry: WorkerEntry, callbacks: WorkerCallbacks | null = null, env?: NodeJS.ProcessEnv) {
+    this.callbacks = callbacks;
     this.child = spawn(entry.execPath, entry.args, {
       detached: true,
       stdio: ['pipe', 'pipe', 'inherit'],
@@ -46,24 +51,35 @@ export class WorkerHandle {
       try {
         frames = decoder.push(chunk);
       } catch (err) {
-        callbacks.onProtocolError(err instanceof Error ? err.message : String(err));
+        this.deliver((cb) => cb.onProtocolError(err instanceof Error ? err.message : String(err)));
         this.kill();
         return;
       }
       for (const f of frames) {
-        if (isUpFrame(f)) callbacks.onFrame(f);
-        else callbacks.onProtocolError('ignored a frame of unknown type');
+        if (isUpFrame(f)) this.deliver((cb) => cb.onFrame(f));
+        else this.deliver((cb) => cb.onProtocolError('ignored a frame of unknown type'));
       }
     });
-    this.child.on('error', (err) => callbacks.onProtocolError(`spawn failed: ${err.message}`));
+    this.child.on('error', (err) => this.deliver((cb) => cb.onProtocolError(`spawn failed: ${err.message}`)));
     this.child.on('close', (code, signal) => {
       this.closed = true;
-      callbacks.onClose(code, signal);
+      this.deliver((cb) => cb.onClose(code, signal));
     });
   }
 
   get pid(): number {
     return this.child.pid ?? -1;
+  }
+
+  /** False once the process has exited (a spare that died must not be handed a turn). */
+  get alive(): boolean {
+    return !this.closed && this.child.exitCode === null && this.child.signalCode === null;
+  }
+
+  /** Binds a spare to its turn; anything that arrived meanwhile is delivered now, in order. */
+  attach(callbacks: WorkerCallbacks): void {
+    this.callbacks = callbacks;
+    for (const replay of this.early.splice(0)) replay();
   }
 
   send(frame: DownFrame): void {
@@ -79,6 +95,12 @@ export class WorkerHandle {
     } catch {
       this.child.kill('SIGKILL');
     }
+  }
+
+  private deliver(call: (cb: WorkerCallbacks) => void): void {
+    const cb = this.callbacks;
+    if (cb) call(cb);
+    else this.early.push(() => call(this.callbacks as WorkerCallbacks));
   }
 }
 

@@ -103,3 +103,61 @@ describe('Supervisor dispatch', () => {
     }
   });
 });
+
+describe('Supervisor lifecycle', () => {
+  it('a paused supervisor accepts but starts nothing until resumed', async () => {
+    const rig = await startRig({ turns: [{ content: 'after resume' }] });
+    try {
+      rig.sup.pause();
+      const ev = rig.sup.accept({ context_id: 'p', text: 'wait for it', principal: OP });
+      assert.ok(ev);
+      await new Promise((r) => setTimeout(r, 300));
+      assert.equal(rig.named('turn.spawn').length, 0, 'nothing starts while paused');
+      rig.sup.resume();
+      const outcome = await within(rig.sup.outcomeOf(ev.id), 10_000, 'resumed turn');
+      assert.equal(outcome.reply, 'after resume');
+      assert.equal(rig.named('turn.spawn').length, 1);
+    } finally {
+      await rig.close();
+    }
+  });
+
+  it('a turn runs on the spare worker that was started before the message arrived', async () => {
+    const rig = await startRig({ turns: [{ content: 'warm answer' }] });
+    try {
+      await waitUntil(() => rig.sup.warmWorkerPids.length === 1, 10_000, 'a spare worker is started');
+      const [sparePid] = rig.sup.warmWorkerPids;
+      const ev = rig.sup.accept({ context_id: 'w', text: 'hello', principal: OP });
+      assert.ok(ev);
+      const outcome = await within(rig.sup.outcomeOf(ev.id), 10_000, 'warm turn');
+      assert.equal(outcome.reply, 'warm answer');
+      assert.equal(rig.named('turn.spawn')[0]?.pid, sparePid);
+      await waitUntil(
+        () => rig.sup.warmWorkerPids.length === 1 && rig.sup.warmWorkerPids[0] !== sparePid,
+        10_000,
+        'the pool is refilled with a new spare',
+      );
+    } finally {
+      await rig.close();
+    }
+  });
+
+  it('drain kills the spare workers', async () => {
+    const rig = await startRig({ turns: [{ content: 'x' }] });
+    await waitUntil(() => rig.sup.warmWorkerPids.length === 1, 10_000, 'a spare worker is started');
+    const [pid] = rig.sup.warmWorkerPids;
+    await rig.close();
+    await waitUntil(
+      () => {
+        try {
+          process.kill(Number(pid), 0);
+          return false;
+        } catch {
+          return true;
+        }
+      },
+      10_000,
+      'the spare exits',
+    );
+  });
+});

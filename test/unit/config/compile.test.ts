@@ -8,7 +8,7 @@ import { compileIn, tempDir, writeConfig } from './configFiles.js';
 
 function expectedDefaults(storePath: string): Config {
   return {
-    agent: { name: 'agentd', instruction: '', prompt: null, preflight: 'auto', max_parallel_turns: 4 },
+    agent: { name: 'agentd', instruction: '', prompt: null, preflight: 'auto', max_parallel_turns: 4, warm_workers: 1 },
     intelligence: {
       endpoints: [],
       token: null,
