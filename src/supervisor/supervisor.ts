@@ -159,7 +159,7 @@ export class Supervisor {
       found = true;
       turn.endReason = { status: 'cancelled', error: reason };
       turn.handle.send({ type: 'cancel', reason });
-      turn.timers.push(setTimeout(() => turn.handle.kill(), CANCEL_GRACE_MS));
+      turn.timers.push(setTimeout(() => this.killTurn(turn, 'cancel grace elapsed'), CANCEL_GRACE_MS));
     }
     return found;
   }
@@ -176,7 +176,7 @@ export class Supervisor {
     if (timedOut) {
       for (const turn of this.live.values()) {
         turn.abandoned = true;
-        turn.handle.kill();
+        this.killTurn(turn, 'drain timeout');
         abandoned++;
       }
       await this.untilNoLiveTurns();
@@ -286,14 +286,20 @@ export class Supervisor {
     turn.timers.push(
       setTimeout(() => {
         turn.endReason = { status: 'deadline', error: 'the worker outlived its deadline' };
-        handle.kill();
+        this.killTurn(turn, 'deadline backstop');
       }, backstop),
     );
     this.live.set(node, turn);
     handle.send({ type: 'spawn', ...payload });
     conv.turns++;
     this.dirty.add(conv.id);
-    this.log.info('turn.spawn', { ctx: job.ctx, node, pid: handle.pid, turn: turnId, inbox_event: job.event.id });
+    this.log.info('turn.spawn', {
+      ctx: job.ctx,
+      node,
+      worker_pid: handle.pid,
+      turn: turnId,
+      inbox_event: job.event.id,
+    });
   }
 
   private onFrame(node: number, frame: UpFrame): void {
@@ -322,7 +328,7 @@ export class Supervisor {
   private onClose(node: number, code: number | null, signal: NodeJS.Signals | null): void {
     const turn = this.live.get(node);
     if (!turn) return;
-    this.log.info('child.exit', { node, pid: turn.handle.pid, kind: 'turn', ctx: turn.job.ctx, code, signal });
+    this.log.info('child.exit', { node, worker_pid: turn.handle.pid, kind: 'turn', ctx: turn.job.ctx, code, signal });
     for (const t of turn.timers) clearTimeout(t);
     unparkAll(turn);
     if (!turn.settled && !turn.abandoned) {
@@ -376,6 +382,12 @@ export class Supervisor {
     const waiters = this.waiters.get(job.event.id) ?? [];
     this.waiters.delete(job.event.id);
     for (const w of waiters) w(plan.outcome);
+  }
+
+  /** SIGKILL a turn's process group; its close then folds (or, when abandoned, leaves the event pending). */
+  private killTurn(turn: LiveTurn, reason: string): void {
+    this.log.warn('turn.kill', { node: turn.node, ctx: turn.job.ctx, worker_pid: turn.handle.pid, reason });
+    turn.handle.kill();
   }
 
   private killPoint(name: string): void {

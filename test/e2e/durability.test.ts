@@ -69,7 +69,7 @@ describe('durable inbox across SIGKILL', () => {
       env: { AGENTD_STATE_DIR: dir },
       onEvent: (ev, child) => {
         if (ev.event === 'turn.spawn') {
-          workerPid = Number(ev.pid);
+          workerPid = Number(ev.worker_pid);
           setTimeout(() => child.kill('SIGKILL'), 200);
         }
       },

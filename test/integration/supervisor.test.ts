@@ -43,7 +43,7 @@ describe('Supervisor dispatch', () => {
       const second = rig.sup.accept({ context_id: 'c1', text: 'then this', principal: OP });
       assert.ok(first && second);
       await waitUntil(() => rig.model.requests.length > 0, 10_000, 'the first turn calls the model');
-      process.kill(Number(rig.named('turn.spawn')[0]?.pid), 'SIGKILL');
+      process.kill(Number(rig.named('turn.spawn')[0]?.worker_pid), 'SIGKILL');
       const o1 = await within(rig.sup.outcomeOf(first.id), 10_000, 'first outcome');
       assert.equal(o1.status, 'failed');
       assert.match(o1.error ?? '', /worker exited without a result/);
@@ -131,7 +131,7 @@ describe('Supervisor lifecycle', () => {
       assert.ok(ev);
       const outcome = await within(rig.sup.outcomeOf(ev.id), 10_000, 'warm turn');
       assert.equal(outcome.reply, 'warm answer');
-      assert.equal(rig.named('turn.spawn')[0]?.pid, sparePid);
+      assert.equal(rig.named('turn.spawn')[0]?.worker_pid, sparePid);
       await waitUntil(
         () => rig.sup.warmWorkerPids.length === 1 && rig.sup.warmWorkerPids[0] !== sparePid,
         10_000,
