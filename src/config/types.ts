@@ -3,6 +3,39 @@
 import type { Dialect } from '../protocol/frames.js';
 
 export type PreflightMode = 'auto' | 'always' | 'never';
+
+/** `all` (default), `none`, or a list of names (internal: tools or families like `memory`; mcp: tools or servers). */
+export type ToolSelection = 'all' | 'none' | readonly string[];
+
+/** One configured MCP server: Streamable HTTP (`url`) or a stdio command. */
+export type McpServerConfig =
+  | { url: string; headers: Record<string, string>; token: string | null }
+  | { command: string; args: string[]; env: Record<string, string>; cwd: string | null };
+
+/** A permission rule (security.policies): the first rule whose every given condition holds decides. */
+export interface PolicyRule {
+  /** Named in events and in the tool error a deny returns; default `policies[<index>]`. */
+  name: string;
+  match: {
+    /** A tool-name pattern: `*`, an exact name, or `prefix*`. */
+    tool?: string;
+    /** The MCP server the tool comes from. */
+    server?: string;
+    /** All of these tags must be on the tool (untrusted_input | sensitive | egress). */
+    tags?: readonly string[];
+    /** Caller kinds: root | conversation (more with workflows and subagents). */
+    caller?: readonly string[];
+    /** A principal pattern (`operator`, `user:*`, …). */
+    principal?: string;
+    /** Argument paths (dotted) that must equal these values. */
+    args?: Readonly<Record<string, unknown>>;
+  };
+  action: 'allow' | 'deny' | 'ask';
+  /** For `ask`: what happens when nobody answers in time. Default deny. */
+  on_timeout: 'allow' | 'deny';
+  /** For `ask`: how long to wait for a person (ms). Default 5 minutes. */
+  timeout: number;
+}
 export type StoreKind = 'sqlite' | 'memory';
 
 export interface AgentConfig {
@@ -18,6 +51,10 @@ export interface AgentConfig {
   max_parallel_turns: number;
   /** Spare worker processes kept started so a turn skips spawn and import time. Default 1; 0 disables. */
   warm_workers: number;
+  /** Which tools root and conversation turns get. Default all, all, all. */
+  tools: { internal: ToolSelection; mcp: ToolSelection; code: ToolSelection };
+  /** ask_human with no person reachable: `fail` (default, an error now) or `wait` (park until its timeout). */
+  ask_human_fallback: 'fail' | 'wait';
 }
 
 export interface IntelligenceConfig {
@@ -79,8 +116,20 @@ export interface ObservabilityConfig {
   log_content: boolean;
 }
 
+export interface McpConfig {
+  /** Server name → how to reach it. Default {}. */
+  servers: Record<string, McpServerConfig>;
+}
+
+export interface SecurityConfig {
+  /** Ordered; first match wins; no match allows. Default []. */
+  policies: readonly PolicyRule[];
+}
+
 export interface Config {
   agent: AgentConfig;
+  mcp: McpConfig;
+  security: SecurityConfig;
   intelligence: IntelligenceConfig;
   limits: LimitsConfig;
   context: ContextConfig;
@@ -105,4 +154,6 @@ export interface ConfigFlags {
   model?: string;
   intelligence?: string;
   deadline?: string;
+  /** `--mcp NAME=URL` or `--mcp NAME="command args"`, repeatable. */
+  mcp?: string[];
 }

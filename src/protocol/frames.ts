@@ -62,10 +62,27 @@ export interface Telemetry {
   log_content: boolean;
 }
 
+/** How to reach one MCP server. Credentials (headers, env) travel only here and in config, never into logs. */
+export type McpServerSpec =
+  | {
+      name: string;
+      transport: 'stdio';
+      command: string;
+      args: string[];
+      /** The complete environment the server process gets (the configured env over a safe inherited base). */
+      env: Record<string, string>;
+      cwd: string | null;
+    }
+  | { name: string; transport: 'http'; url: string; headers: Record<string, string> };
+
 /** The first frame a worker reads: everything it needs, and nothing it must ask for. */
 export interface SpawnPayload {
   version: number;
   intelligence: IntelligenceSpec;
+  /** The servers this turn's plan routes MCP tools to; the worker connects to exactly these, before any model call. */
+  mcp_servers: McpServerSpec[];
+  /** An ES module the worker imports for code tools (its `tools` export); null when the turn has none. */
+  code_tools_module: string | null;
   limits: TurnLimits;
   telemetry: Telemetry;
   turn: TurnSpec;

@@ -36,6 +36,8 @@ export function buildTurnPayload(input: TurnBuildInput): SpawnPayload {
       headers: Object.entries(config.intelligence.headers),
       timeout_ms: config.intelligence.timeout,
     },
+    mcp_servers: [],
+    code_tools_module: null,
     limits: {
       max_steps: config.limits.run.steps,
       max_tokens: config.limits.run.tokens,

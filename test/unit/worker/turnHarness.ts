@@ -28,6 +28,8 @@ export function makePayload(url: string, opts: PayloadOptions = {}): SpawnPayloa
   const messages: Msg[] = [{ role: 'user', text: 'hello', ts: 1 }];
   return {
     version: PROTOCOL_VERSION,
+    mcp_servers: [],
+    code_tools_module: null,
     intelligence: {
       endpoints: opts.endpoints ?? [url],
       token: opts.token ?? null,
