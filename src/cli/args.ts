@@ -9,13 +9,15 @@ export interface CliArgs {
   model?: string;
   intelligence?: string;
   deadline?: string;
+  mcp?: string[];
   validateConfig: boolean;
+  capabilities: boolean;
 }
 
 export const VERSION = '0.1.0';
 
-function collect(value: string, previous: string[]): string[] {
-  return [...previous, value];
+function collect(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), value];
 }
 
 function buildProgram(): Command {
@@ -32,7 +34,14 @@ function buildProgram(): Command {
       'an OpenAI-compatible endpoint, e.g. http://127.0.0.1:8080/v1 (intelligence.endpoints)',
     )
     .option('--deadline <duration>', 'bound the whole run, e.g. 30s or 5m (limits.run.deadline)')
+    .addOption(
+      new Option(
+        '--mcp <server>',
+        'an MCP server, NAME=URL or NAME="command args"; repeatable (mcp.servers)',
+      ).argParser(collect),
+    )
     .option('--validate-config', 'check the configuration and exit 0 (valid) or 2 (invalid)', false)
+    .option('--capabilities', 'print what this instance offers (tools, MCP servers, store) as JSON and exit', false)
     .allowExcessArguments(false)
     .exitOverride()
     .configureOutput({ writeErr: () => {} });
@@ -53,7 +62,12 @@ export function parseArgs(argv: string[]): CliArgs | { print: string } {
     throw err;
   }
   const o = program.opts<Record<string, unknown>>();
-  const args: CliArgs = { configFiles: o.config as string[], validateConfig: o.validateConfig === true };
+  const args: CliArgs = {
+    configFiles: o.config as string[],
+    validateConfig: o.validateConfig === true,
+    capabilities: o.capabilities === true,
+  };
+  if (Array.isArray(o.mcp)) args.mcp = o.mcp as string[];
   for (const key of ['prompt', 'instruction', 'model', 'intelligence', 'deadline'] as const) {
     if (typeof o[key] === 'string') args[key] = o[key] as string;
   }

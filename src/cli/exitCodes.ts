@@ -1,7 +1,7 @@
 // The one table of instance exit codes (DESIGN.md "Contracts") and the function mapping a status or error to it.
 // Pinned by test/unit/cli/exitCodes.test.ts.
 import { DaemonError } from '../errors.js';
-import type { TurnStatus } from '../protocol/status.js';
+import { type TurnStatus, workerExitCode } from '../protocol/status.js';
 
 export const EXIT = {
   ok: 0,
@@ -17,25 +17,13 @@ export const EXIT = {
 
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
 
-const STATUS_EXIT: Record<TurnStatus, ExitCode> = {
-  completed: EXIT.ok,
-  failed: EXIT.generic,
-  cancelled: EXIT.generic,
-  refused: EXIT.refused,
-  exhausted_steps: EXIT.budget,
-  exhausted_tokens: EXIT.budget,
-  deadline: EXIT.deadline,
-  loop_detected: EXIT.loopDetected,
-};
-
 /**
- * Exit code for a job's final turn status. A `failed` turn whose error came from the model endpoint (`intel:`)
- * exits 4; one whose required MCP server was unreachable (`mcp '…'`) exits 6.
+ * Exit code for a job's final turn status: the worker's own code for that status (one table, protocol/status.ts),
+ * except that a turn failed by an unreachable MCP server (`mcp '…'`) exits 6.
  */
-export function exitCodeForStatus(status: TurnStatus, error?: string): ExitCode {
-  if (status === 'failed' && error?.startsWith('intel:')) return EXIT.intel;
+export function exitCodeForStatus(status: TurnStatus, error?: string): number {
   if (status === 'failed' && error?.startsWith('mcp ')) return EXIT.mcp;
-  return STATUS_EXIT[status];
+  return workerExitCode(status, error);
 }
 
 /** Exit code for a `finish` call's status in a job-shaped run (reference §14.2 step 7). */

@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 // The `agentd` binary: runs the CLI, writes the reply to stdout, and is the only place the process exits.
+import { redact } from '../obs/log.js';
 import { EXIT } from './exitCodes.js';
 import { runCli } from './run.js';
 
@@ -14,7 +15,7 @@ function exitAfterFlush(code: number, stdout?: string): void {
 runCli(process.argv).then(
   (result) => exitAfterFlush(result.code, result.stdout),
   (err: unknown) => {
-    process.stderr.write(`agentd: internal error: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.stderr.write(`agentd: internal error: ${redact(err instanceof Error ? err.message : String(err))}\n`);
     process.exit(EXIT.generic);
   },
 );

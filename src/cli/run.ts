@@ -8,7 +8,8 @@ import { createLogger, type Logger, redact } from '../obs/log.js';
 import { openStore } from '../store/openStore.js';
 import type { InboxOutcome, Store } from '../store/store.js';
 import { Supervisor } from '../supervisor/supervisor.js';
-import { type CliArgs, parseArgs } from './args.js';
+import { ToolSurface } from '../supervisor/toolSurface.js';
+import { type CliArgs, parseArgs, VERSION } from './args.js';
 import { EXIT, exitCodeForError, exitCodeForFinish, exitCodeForStatus } from './exitCodes.js';
 
 /** What the process should do at the end: print `stdout` (if any), then exit with `code`. */
@@ -17,7 +18,7 @@ export interface CliResult {
   stdout?: string;
 }
 
-/** Runs the CLI; never calls process.exit itself (main.ts does). */
+/** Runs the CLI; never calls process.exit itself (main.ts does, and a second interrupt signal). */
 export async function runCli(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<CliResult> {
   let args: CliArgs;
   let config: Readonly<Config>;
@@ -34,17 +35,28 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv = process.en
     return { code: EXIT.ok };
   }
   const log = createLogger({ level: config.observability.log_level, base: { pid: process.pid, comp: 'supervisor' } });
-  let store: Store;
+  if (args.capabilities) return { code: EXIT.ok, stdout: await capabilities(config, log, env) };
+  let tools: ToolSurface;
   try {
-    store = openStore(config.store);
+    tools = await ToolSurface.start({ config, log, baseEnv: env });
   } catch (err) {
     return failBeforeStart(err);
   }
-  log.info('store.opened', { kind: store.kind, path: store.location, generation: store.generation });
   try {
-    return await runJob(config, store, log, env);
+    let store: Store;
+    try {
+      store = openStore(config.store);
+    } catch (err) {
+      return failBeforeStart(err);
+    }
+    log.info('store.opened', { kind: store.kind, path: store.location, generation: store.generation });
+    try {
+      return await runJob({ config, store, log, tools, env });
+    } finally {
+      store.close();
+    }
   } finally {
-    store.close();
+    await tools.close();
   }
 }
 
@@ -53,11 +65,34 @@ function failBeforeStart(err: unknown): CliResult {
   return { code: exitCodeForError(err) };
 }
 
-async function runJob(config: Readonly<Config>, store: Store, log: Logger, env: NodeJS.ProcessEnv): Promise<CliResult> {
+/** `--capabilities`: what this instance offers, as JSON. Opens no store and calls no model. */
+async function capabilities(config: Readonly<Config>, log: Logger, env: NodeJS.ProcessEnv): Promise<string> {
+  const report: Record<string, unknown> = { version: VERSION, runtime: 'agentd-ts' };
+  try {
+    const tools = await ToolSurface.start({ config, log, baseEnv: env });
+    Object.assign(report, tools.describe());
+    await tools.close();
+  } catch (err) {
+    report.mcp_error = redact(describeError(err));
+  }
+  report.store = { kind: config.store.kind, path: config.store.path };
+  report.a2a = null;
+  return JSON.stringify(report, null, 2);
+}
+
+interface JobContext {
+  config: Readonly<Config>;
+  store: Store;
+  log: Logger;
+  tools: ToolSurface;
+  env: NodeJS.ProcessEnv;
+}
+
+async function runJob({ config, store, log, tools, env }: JobContext): Promise<CliResult> {
   const killAt = new Set((env.AGENTD_TEST_KILL_AT ?? '').split(',').filter(Boolean));
   // A one-shot job has no next turn to warm a worker for.
-  const sup = new Supervisor({ config, store, log, killAt, warmWorkers: 0 });
-  const stopSignals = installSignals(sup, config, log);
+  const sup = new Supervisor({ config, store, log, tools, killAt, warmWorkers: 0 });
+  const signals = installSignals(sup, config, log);
   try {
     const { pending } = sup.restore();
     const prompt = config.agent.prompt;
@@ -67,13 +102,15 @@ async function runJob(config: Readonly<Config>, store: Store, log: Logger, env: 
         return { code: EXIT.config };
       }
       await sup.whenIdle();
+      await signals.drained();
       return { code: EXIT.ok };
     }
     const outcome = await runPrompt(sup, store, log, prompt);
     await sup.whenIdle();
+    await signals.drained();
     return { code: jobExitCode(outcome), stdout: outcome.reply };
   } finally {
-    stopSignals();
+    signals.dispose();
   }
 }
 
@@ -82,11 +119,8 @@ async function runPrompt(sup: Supervisor, store: Store, log: Logger, prompt: str
   const dedupe = `prompt:${createHash('sha256').update(`root\n${prompt}`).digest('hex')}`;
   const existing = store.findInboxByDedupe(dedupe);
   if (existing) {
-    log.info('prompt.skipped', {
-      inbox_event: existing.id,
-      reason: existing.status === 'done' ? 'answered' : 'pending',
-    });
-    if (existing.status === 'done' && existing.outcome) return existing.outcome;
+    const reason = existing.status === 'done' ? 'answered' : 'pending';
+    log.info('prompt.skipped', { inbox_event: existing.id, reason });
     return sup.outcomeOf(existing.id);
   }
   const event = sup.accept({ context_id: 'root', text: prompt, principal: 'operator', dedupe_key: dedupe });
@@ -101,24 +135,27 @@ function jobExitCode(outcome: InboxOutcome): number {
   return exitCodeForStatus(outcome.status, outcome.error);
 }
 
-/** SIGTERM / SIGINT drain the supervisor; a second signal exits at once (pending events replay next start). */
-function installSignals(sup: Supervisor, config: Readonly<Config>, log: Logger): () => void {
-  let signalled = false;
+/**
+ * SIGTERM / SIGINT start a drain: no new turn starts, running turns get lifecycle.drain_timeout to finish, and the
+ * job still ends through its normal path with its own exit code (an abandoned or unstarted prompt exits 1 and
+ * replays on the next start). A second signal exits at once.
+ */
+function installSignals(sup: Supervisor, config: Readonly<Config>, log: Logger) {
+  let draining: Promise<unknown> | null = null;
   const onSignal = (signal: NodeJS.Signals): void => {
-    if (signalled) {
+    if (draining) {
       log.warn('proc.exit', { code: EXIT.generic, signal, forced: true });
       process.exit(EXIT.generic);
     }
-    signalled = true;
-    void sup.drain(config.lifecycle.drain_timeout).then(({ abandoned }) => {
-      log.info('proc.exit', { code: abandoned > 0 ? EXIT.generic : EXIT.ok, signal });
-      process.exit(abandoned > 0 ? EXIT.generic : EXIT.ok);
-    });
+    draining = sup.drain(config.lifecycle.drain_timeout);
   };
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);
-  return () => {
-    process.off('SIGTERM', onSignal);
-    process.off('SIGINT', onSignal);
+  return {
+    drained: () => draining ?? Promise.resolve(),
+    dispose: () => {
+      process.off('SIGTERM', onSignal);
+      process.off('SIGINT', onSignal);
+    },
   };
 }

@@ -4,7 +4,7 @@ import { resolve } from 'node:path';
 import { DaemonError } from '../errors.js';
 import { registerSecret } from '../obs/log.js';
 import { readEnvSettings, readFlagSettings } from './envSource.js';
-import type { Coerced } from './kinds.js';
+import type { Coerced, SubPath, ValueKind } from './kinds.js';
 import { buildTree, deepFreeze, layerValue } from './merge.js';
 import { DEFAULT_STORE_PATH, KEY_PATHS, KEYS, keySpec } from './schema.js';
 import { resolveSecrets } from './secrets.js';
@@ -54,9 +54,9 @@ function defaultValues(env: Record<string, string | undefined>): Map<string, unk
 function coerceSetting(setting: Setting, env: Record<string, string | undefined>): Coerced<unknown> {
   const at = `${setting.origin}: ${setting.path}`;
   const spec = keySpec(setting.path);
-  const fromText = spec?.kind.fromText;
-  if (!spec || (setting.text && !fromText))
-    return { ok: false, problem: `${at}: cannot be set from ${setting.origin}` };
+  const parse = spec && parserFor(spec.kind, setting.source);
+  if (!spec || !parse) return { ok: false, problem: `${at}: cannot be set from ${setting.origin}` };
+  if (spec.kind.resolveSecretsIn) return coerceStructured(setting, parse, spec.kind.resolveSecretsIn, env);
   const secrets = setting.secrets
     ? resolveSecrets(setting.value, env)
     : { value: setting.value, used: [], missing: [] as string[] };
@@ -66,19 +66,64 @@ function coerceSetting(setting: Setting, env: Record<string, string | undefined>
     return { ok: false, problem: `${at}: ${verb} ${names} not set in the environment` };
   }
   for (const used of secrets.used) registerSecret(used.value);
-  const result = setting.text && fromText ? fromText(String(secrets.value)) : spec.kind.fromYaml(secrets.value);
+  const result = parse(secrets.value);
   if (!result.ok) {
     const first = secrets.used[0];
     // A problem text may quote the value; when a secret went into it, name the secret instead.
-    const problem = first ? `the value of secret '${first.name}' is not a valid ${spec.kind.type}` : result.problem;
-    return { ok: false, problem: `${at}: ${problem}` };
+    if (first)
+      return { ok: false, problem: `${at}: the value of secret '${first.name}' is not a valid ${spec.kind.type}` };
+    return { ok: false, problem: placeProblem(setting, result.problem, result.at) };
   }
-  if (spec.sensitive && typeof result.value === 'string') registerSecret(result.value);
+  if (spec.sensitive) registerSensitive(result.value);
   return result;
+}
+
+type Parse = (value: unknown) => Coerced<unknown>;
+
+function parserFor(kind: ValueKind<unknown>, source: Setting['source']): Parse | undefined {
+  if (source === 'file') return kind.fromYaml;
+  const fromText = source === 'flag' ? (kind.fromFlag ?? kind.fromText) : kind.fromText;
+  return fromText && ((value) => fromText(String(value)));
+}
+
+/** Validates the raw value first, then resolves secrets only where the kind says they may be. */
+function coerceStructured(
+  setting: Setting,
+  parse: Parse,
+  resolveIn: NonNullable<ValueKind<unknown>['resolveSecretsIn']>,
+  env: Record<string, string | undefined>,
+): Coerced<unknown> {
+  const result = parse(setting.value);
+  if (!result.ok) return { ok: false, problem: placeProblem(setting, result.problem, result.at) };
+  const missing: string[] = [];
+  const value = resolveIn(result.value, (text, at, sensitive) => {
+    const secrets = setting.secrets ? resolveSecrets(text, env) : { value: text, used: [], missing: [] };
+    for (const name of secrets.missing)
+      missing.push(placeProblem(setting, `secret '${name}' not set in the environment`, at));
+    for (const used of secrets.used) registerSecret(used.value);
+    if (sensitive) registerSecret(String(secrets.value));
+    return String(secrets.value);
+  });
+  return missing[0] === undefined ? { ok: true, value } : { ok: false, problem: missing[0] };
+}
+
+/** `a.yaml:14: security.policies[1].action: <problem>`: the origin and key path of the place inside the value. */
+function placeProblem(setting: Setting, problem: string, at: SubPath = []): string {
+  const origin = at.length > 0 && setting.locate ? setting.locate(at) : setting.origin;
+  const inner = at.map((step) => (typeof step === 'number' ? `[${step}]` : `.${step}`)).join('');
+  return `${origin}: ${setting.path}${inner}: ${problem}`;
 }
 
 function joinProblems(problems: string[]): string {
   const shown = problems.slice(0, MAX_PROBLEMS).join('; ');
   const more = problems.length - MAX_PROBLEMS;
   return more > 0 ? `${shown}; (and ${more} more)` : shown;
+}
+
+/** Registers a sensitive value (a string, or every value of a string map such as headers) for redaction. */
+function registerSensitive(value: unknown): void {
+  if (typeof value === 'string') registerSecret(value);
+  else if (typeof value === 'object' && value !== null) {
+    for (const v of Object.values(value)) if (typeof v === 'string') registerSecret(v);
+  }
 }

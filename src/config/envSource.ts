@@ -4,13 +4,14 @@ import { envNameOf, KEY_PATHS, KEYS } from './schema.js';
 import type { Setting } from './setting.js';
 import type { ConfigFlags } from './types.js';
 
-/** The flags that set config keys, and the key each sets. */
+/** The flags that set config keys, and the key each sets. A repeatable flag gives one setting per value. */
 export const FLAG_KEYS: Readonly<Record<keyof ConfigFlags, string>> = {
   prompt: 'agent.prompt',
   instruction: 'agent.instruction',
   model: 'intelligence.model',
   intelligence: 'intelligence.endpoints',
   deadline: 'limits.run.deadline',
+  mcp: 'mcp.servers',
 };
 
 /** One setting per `AGENTD_<PATH>` variable that names a key settable from text. */
@@ -20,17 +21,18 @@ export function readEnvSettings(env: Record<string, string | undefined>): Settin
     if (!KEYS[path].kind.fromText) continue;
     const name = envNameOf(path);
     const value = env[name];
-    if (value !== undefined) settings.push({ path, value, text: true, origin: name, secrets: true });
+    if (value !== undefined) settings.push({ path, value, source: 'env', origin: name, secrets: true });
   }
   return settings;
 }
 
-/** One setting per flag given; flag text is taken literally (no secret references). */
+/** One setting per flag value given; flag text is taken literally (no secret references). */
 export function readFlagSettings(flags: ConfigFlags): Setting[] {
   const settings: Setting[] = [];
   for (const [flag, path] of Object.entries(FLAG_KEYS) as [keyof ConfigFlags, string][]) {
-    const value = flags[flag];
-    if (value !== undefined) settings.push({ path, value, text: true, origin: `--${flag}`, secrets: false });
+    const given = flags[flag];
+    const values = given === undefined ? [] : Array.isArray(given) ? given : [given];
+    for (const value of values) settings.push({ path, value, source: 'flag', origin: `--${flag}`, secrets: false });
   }
   return settings;
 }

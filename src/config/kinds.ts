@@ -1,17 +1,32 @@
 // Value kinds of config keys: how a YAML value or an env/flag string becomes a typed value, or a problem text.
 // Pure. A problem names what was expected; string-typed kinds never echo the value (it may be a token).
 import { DURATION_HINT, parseDuration } from './duration.js';
+import type { ToolSelection } from './types.js';
 
-export type Coerced<V> = { ok: true; value: V } | { ok: false; problem: string };
+/** Where inside a structured value a problem sits: `['fs', 'command']`, `[1, 'action']`. */
+export type SubPath = readonly (string | number)[];
+
+/** `at` locates the problem inside a structured value (absent: the value as a whole). */
+export type Coerced<V> = { ok: true; value: V } | { ok: false; problem: string; at?: SubPath };
+
+/** Substitutes `{{secret:…}}` in one string found at `at`; `sensitive` registers the result for redaction. */
+export type SecretResolver = (text: string, at: SubPath, sensitive?: boolean) => string;
 
 export interface ValueKind<V> {
   /** Short type description, e.g. "positive integer"; shown by describeConfigKeys and in secret errors. */
   type: string;
   fromYaml(value: unknown): Coerced<V>;
-  /** Absent ⇒ the key cannot be set from the environment or a flag. */
+  /** Absent ⇒ the key cannot be set from the environment (nor from a flag, unless fromFlag is given). */
   fromText?: (text: string) => Coerced<V>;
+  /** One flag value (e.g. one `--mcp`); absent ⇒ fromText. */
+  fromFlag?: (text: string) => Coerced<V>;
   /** Maps merge key by key across layers instead of replacing. */
   merges?: boolean;
+  /**
+   * Structured kinds: secrets resolve after validation, only in the strings this visits (so a problem never
+   * quotes a secret). Absent ⇒ every string of the raw value is resolved before coercion.
+   */
+  resolveSecretsIn?: (value: V, resolve: SecretResolver) => V;
 }
 
 const MAX_TIMER_MS = 2_147_483_647;
@@ -27,7 +42,8 @@ export function showValue(value: unknown): string {
   return text.length > 60 ? `${text.slice(0, 57)}…"` : text;
 }
 
-function describeType(value: unknown): string {
+/** A value's type for a message (`a number`, `a list`); strings are quoted. */
+export function describeType(value: unknown): string {
   if (typeof value === 'number') return 'a number';
   if (typeof value === 'boolean') return 'a boolean';
   return showValue(value);
@@ -139,16 +155,22 @@ export function durationKind(floorMs = 0): ValueKind<number> {
   };
 }
 
-function checkUrl(text: string): string | null {
+/** Null for an http(s) URL, else the problem. The URL is quoted without any user:password it carries. */
+export function checkUrl(text: string): string | null {
   let url: URL;
   try {
     url = new URL(text);
   } catch {
-    return `${showValue(text)} is not an http:// or https:// URL`;
+    return `${showValue(withoutCredentials(text))} is not an http:// or https:// URL`;
   }
   return url.protocol === 'http:' || url.protocol === 'https:'
     ? null
-    : `${showValue(text)} is not an http:// or https:// URL`;
+    : `${showValue(withoutCredentials(text))} is not an http:// or https:// URL`;
+}
+
+/** `scheme://user:pass@host` → `scheme://…@host`, also for text that does not parse as a URL. */
+function withoutCredentials(text: string): string {
+  return text.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/@]*@/i, '$1…@');
 }
 
 /** A list of http(s) URLs: a YAML string or list of strings; from text, a comma-separated list. */
@@ -188,6 +210,28 @@ export function stringMapKind(): ValueKind<Record<string, string>> {
         out[name] = value;
       }
       return ok(out);
+    },
+  };
+}
+
+/** `all`, `none`, or a list of names (agent.tools.*); from text, `all`, `none` or a comma-separated list. */
+export function toolSelectionKind(): ValueKind<ToolSelection> {
+  const expected = 'expected all, none or a list of names';
+  const check = (v: unknown): Coerced<ToolSelection> => {
+    if (v === 'all' || v === 'none') return ok(v);
+    if (!Array.isArray(v)) return fail(`${expected}, got ${describeType(v)}`);
+    const bad = v.findIndex((item) => typeof item !== 'string' || item.length === 0);
+    if (bad >= 0) return { ok: false, problem: `expected a name, got ${describeType(v[bad])}`, at: [bad] };
+    return ok(v as string[]);
+  };
+  return {
+    type: 'all | none | list of names',
+    fromYaml: check,
+    fromText: (t) => {
+      const text = t.trim();
+      if (text === 'all' || text === 'none') return ok(text);
+      const names = text.split(',').map((s) => s.trim());
+      return names.some((name) => name.length === 0) ? fail(`${expected}, comma-separated`) : ok(names);
     },
   };
 }

@@ -10,9 +10,12 @@ import {
   nullableStringKind,
   stringKind,
   stringMapKind,
+  toolSelectionKind,
   urlListKind,
   type ValueKind,
 } from './kinds.js';
+import { mcpServersKind } from './mcpServers.js';
+import { policiesKind } from './policyRules.js';
 import type { Config } from './types.js';
 
 /** Dotted paths of Config's leaves; lists and free-key maps are leaves. */
@@ -56,6 +59,16 @@ export const KEYS: KeyTable = {
   'agent.preflight': { kind: enumKind(['auto', 'always', 'never']), default: 'auto', doc: 'When to run preflight.' },
   'agent.max_parallel_turns': { kind: intKind(1), default: 4, doc: 'Conversation turns running at once.' },
   'agent.warm_workers': { kind: intKind(0), default: 1, doc: 'Spare turn workers kept started (daemons).' },
+  'agent.tools.internal': { kind: toolSelectionKind(), default: 'all', doc: 'Internal tools or families granted.' },
+  'agent.tools.mcp': { kind: toolSelectionKind(), default: 'all', doc: 'MCP tools or servers granted.' },
+  'agent.tools.code': { kind: toolSelectionKind(), default: 'all', doc: 'Code tools granted.' },
+  'agent.ask_human_fallback': {
+    kind: enumKind(['fail', 'wait']),
+    default: 'fail',
+    doc: 'ask_human with nobody reachable: fail now, or wait.',
+  },
+  'mcp.servers': { kind: mcpServersKind(), default: {}, doc: 'MCP servers by name: {url, …} or {command, …} (--mcp).' },
+  'security.policies': { kind: policiesKind(), default: [], doc: 'Permission rules; first match wins, none allows.' },
   'intelligence.endpoints': { kind: urlListKind(), default: [], doc: 'Model endpoints in failover order.' },
   'intelligence.token': {
     kind: nullableStringKind(),
@@ -65,7 +78,12 @@ export const KEYS: KeyTable = {
   },
   'intelligence.model': { kind: stringKind(), default: 'gpt-4o-mini', doc: 'Wire model id (--model).' },
   'intelligence.dialect': { kind: enumKind(['openai', 'anthropic']), default: 'openai', doc: 'Wire dialect.' },
-  'intelligence.headers': { kind: stringMapKind(), default: {}, doc: 'Extra HTTP headers on model requests.' },
+  'intelligence.headers': {
+    kind: stringMapKind(),
+    default: {},
+    doc: 'Extra HTTP headers on model requests (values are redacted from events).',
+    sensitive: true,
+  },
   'intelligence.timeout': { kind: durationKind(), default: 120_000, doc: 'Per-request timeout of one model call.' },
   'limits.run.steps': { kind: intKind(1), default: 500, doc: 'Rounds per turn.' },
   'limits.run.tokens': { kind: intKind(0), default: 2_000_000, doc: 'Reported tokens per turn; 0 = unlimited.' },

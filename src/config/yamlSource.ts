@@ -2,7 +2,8 @@
 // errors become one-line problems. Reads the file and nothing else: no defaults, no coercion, no secrets.
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { type Document, isAlias, isMap, isNode, isScalar, LineCounter, parseDocument, type YAMLMap } from 'yaml';
+import { type Document, isAlias, isMap, isNode, isScalar, isSeq, LineCounter, parseDocument, type YAMLMap } from 'yaml';
+import type { SubPath } from './kinds.js';
 import { isSection, KEY_PATHS, keySpec, sectionPaths } from './schema.js';
 import type { Setting } from './setting.js';
 import { closestKey } from './suggest.js';
@@ -57,7 +58,8 @@ function walkMap(walk: Walk, map: YAMLMap, prefix: string): void {
     const value = isAlias(pair.value) ? pair.value.resolve(walk.doc) : pair.value;
     if (keySpec(path)) {
       const js: unknown = isNode(value) ? value.toJS(walk.doc) : (value ?? null);
-      walk.settings.push({ path, value: js, text: false, origin: where, secrets: true });
+      const locate = (at: SubPath): string => `${walk.file}:${lineWithin(walk, value, at) ?? lineOf(walk, pair.key)}`;
+      walk.settings.push({ path, value: js, source: 'file', origin: where, locate, secrets: true });
     } else if (isSection(path)) {
       if (isMap(value)) walkMap(walk, value, path);
       else if (!(value === null || value === undefined || (isScalar(value) && value.value === null))) {
@@ -68,6 +70,27 @@ function walkMap(walk: Walk, map: YAMLMap, prefix: string): void {
       walk.problems.push(`${where}: unknown key '${path}'${hint ? ` (did you mean '${hint}'?)` : ''}`);
     }
   }
+}
+
+/** The line of the deepest node of `at` that exists under `node` (a map key's line for a map step). */
+function lineWithin(walk: Walk, node: unknown, at: SubPath): number | undefined {
+  let current = node;
+  let line: number | undefined;
+  for (const step of at) {
+    if (isAlias(current)) current = current.resolve(walk.doc);
+    if (isMap(current)) {
+      const pair = current.items.find((item) => isScalar(item.key) && String(item.key.value) === String(step));
+      if (!pair) break;
+      line = lineOf(walk, pair.key);
+      current = pair.value;
+    } else if (isSeq(current) && typeof step === 'number') {
+      const item = current.items[step];
+      if (item === undefined) break;
+      line = lineOf(walk, item);
+      current = item;
+    } else break;
+  }
+  return line;
 }
 
 function lineOf(walk: Walk, node: unknown): number {

@@ -30,10 +30,11 @@ export class FrameDecoder {
     this.buffered += chunk.length;
     const frames: unknown[] = [];
     while (this.buffered >= 4) {
-      const buf = this.flatten();
-      const len = buf.readUInt32BE(0);
+      const len = this.declaredLength();
       if (len > this.maxBytes) throw new FrameError(`declared frame length ${len} exceeds ${this.maxBytes}`);
-      if (buf.length < 4 + len) break;
+      // Join the chunks only once the whole frame is here: a large frame arriving in pieces is copied once.
+      if (this.buffered < 4 + len) break;
+      const buf = this.flatten();
       const body = buf.subarray(4, 4 + len).toString('utf8');
       this.chunks = buf.length > 4 + len ? [buf.subarray(4 + len)] : [];
       this.buffered = buf.length - 4 - len;
@@ -44,6 +45,12 @@ export class FrameDecoder {
       }
     }
     return frames;
+  }
+
+  private declaredLength(): number {
+    const first = this.chunks[0] as Buffer;
+    if (first.length >= 4) return first.readUInt32BE(0);
+    return this.flatten().readUInt32BE(0);
   }
 
   /** True when a partial frame is buffered (EOF now would cut a frame). */

@@ -128,7 +128,8 @@ export type UpFrame =
   | { type: 'event'; event: ProgressEvent; fields: Record<string, unknown> }
   | ({ type: 'usage' } & Usage)
   | { type: 'failed'; error: string }
-  | { type: 'tool_request'; id: number; name: string; args: unknown }
+  /** `index`: the call's 0-based position across the whole turn (idempotency keys for supervisor-run calls). */
+  | { type: 'tool_request'; id: number; name: string; args: unknown; index?: number }
   | { type: 'budget_request'; id: number; estimate: number }
   | { type: 'turn_done'; turn: TurnResult };
 

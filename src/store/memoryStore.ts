@@ -55,6 +55,11 @@ export class MemoryStore implements Store {
     return pending.sort(compareInbox);
   }
 
+  findInbox(id: string): InboxRecord | null {
+    const record = this.#inbox.get(id);
+    return record === undefined ? null : jsonCopy(record);
+  }
+
   findInboxByDedupe(dedupeKey: string): InboxRecord | null {
     const id = this.#dedupe.get(dedupeKey);
     const record = id === undefined ? undefined : this.#inbox.get(id);

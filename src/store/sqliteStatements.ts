@@ -20,6 +20,7 @@ export function prepareStatements(db: Database.Database) {
       `SELECT ${INBOX_COLUMNS} FROM inbox WHERE status = 'pending' ORDER BY ts, id`,
     ),
     inboxByDedupe: db.prepare<[string], InboxRow>(`SELECT ${INBOX_COLUMNS} FROM inbox WHERE dedupe_key = ?`),
+    inboxById: db.prepare<[string], InboxRow>(`SELECT ${INBOX_COLUMNS} FROM inbox WHERE id = ?`),
 
     conversations: db.prepare<[], ConversationRow>(
       `SELECT id, kind, version, summary, plan, principal, turns, created, updated, message_count

@@ -65,6 +65,11 @@ export class SqliteStore implements Store {
     return this.#guard('read the inbox', () => this.#sql.pendingInbox.all().map(toInboxEvent));
   }
 
+  findInbox(id: string): InboxRecord | null {
+    const row = this.#guard('read the inbox', () => this.#sql.inboxById.get(id));
+    return row === undefined ? null : toInboxRecord(row);
+  }
+
   findInboxByDedupe(dedupeKey: string): InboxRecord | null {
     const row = this.#guard('read the inbox', () => this.#sql.inboxByDedupe.get(dedupeKey));
     return row === undefined ? null : toInboxRecord(row);

@@ -102,6 +102,8 @@ export interface Store {
   completeInbox(id: string, outcome: InboxOutcome, conversations: Conversation[]): void;
   /** Pending events in replay order (ts, then id). */
   pendingInbox(): InboxEvent[];
+  /** The event with this id, pending or done, or null. */
+  findInbox(id: string): InboxRecord | null;
   /** The event holding `dedupe_key`, pending or done, or null. */
   findInboxByDedupe(dedupeKey: string): InboxRecord | null;
 

@@ -8,6 +8,8 @@ export interface TurnJob {
   ctx: string;
   principal: string | null;
   text: string;
+  /** Hop depth of the message (0 for a person's). */
+  depth: number;
 }
 
 export interface GateState {

@@ -22,4 +22,6 @@ export interface LiveTurn {
   usage: Usage;
   parked: Map<number, NodeJS.Timeout>;
   timers: NodeJS.Timeout[];
+  /** Run once when the turn's worker is gone (watches, pending approvals). */
+  cleanups: Array<() => void>;
 }

@@ -1,26 +1,32 @@
-// The supervisor: one event-driven reactor that owns durable state, queues turns, spawns a worker per turn and
+// The supervisor: one event-driven reactor that owns durable state, queues turns, starts a worker per turn and
 // folds results back. The only writer of the store. It never calls the model for a turn.
 import type { Config } from '../config/types.js';
-import { appendMessage, hasUserMessageForEvent, newConversation } from '../context/conversation.js';
+import { appendMessage, hasUserMessageForEvent } from '../context/conversation.js';
 import { describeError } from '../errors.js';
 import type { Logger } from '../obs/log.js';
-import { dispatchFrame, type FrameHandlers, type TurnResult, type UpFrame } from '../protocol/frames.js';
+import type { TurnResult } from '../protocol/frames.js';
 import type { Conversation, InboxEvent, InboxOutcome, Store } from '../store/store.js';
 import { newUlid } from '../store/ulid.js';
-import { internalToolDefs } from '../tools/internalContracts.js';
-import type { InternalToolHost } from '../tools/internalTools.js';
+import { ConversationBook } from './conversationBook.js';
 import { nextDispatchable, type TurnJob } from './dispatch.js';
 import { failedResult, planFold } from './fold.js';
 import type { LiveTurn } from './liveTurn.js';
+import { Outcomes } from './outcomes.js';
+import { ThinkChildren } from './thinkChildren.js';
+import { buildToolHost, type HostCapabilities } from './toolHost.js';
 import { serveToolRequest, unparkAll } from './toolRequests.js';
+import type { ToolSurface } from './toolSurface.js';
 import { buildTurnPayload } from './turnBuild.js';
-import { defaultWorkerEntry, type WorkerEntry, type WorkerHandle } from './workerHandle.js';
+import { TurnWorkers } from './turnWorkers.js';
+import { defaultWorkerEntry, type WorkerEntry } from './workerHandle.js';
 import { WorkerPool } from './workerPool.js';
 
 export interface SupervisorOptions {
   config: Readonly<Config>;
   store: Store;
   log: Logger;
+  /** The registry and MCP connections (see ToolSurface.start); without it turns get the internal tools only. */
+  tools?: ToolSurface;
   workerEntry?: WorkerEntry;
   /** Spare workers kept started (default `agent.warm_workers`); 0 spawns each worker on demand. */
   warmWorkers?: number;
@@ -35,26 +41,31 @@ export interface AcceptInput {
   text: string;
   principal: string | null;
   dedupe_key?: string;
+  /** Hop depth: 0 for a person's message, the sender's depth + 1 for message.send. */
+  msg_depth?: number;
 }
 
-/** Grace between a cancel frame and the killpg, and after the deadline before the backstop kill. */
-const CANCEL_GRACE_MS = 2_000;
-const DEADLINE_GRACE_MS = 5_000;
+const ABANDONED: InboxOutcome = {
+  status: 'cancelled',
+  reply: '',
+  error: 'the turn was stopped by a drain; the message stays pending and replays on the next start',
+};
 
 export class Supervisor {
   private readonly config: Readonly<Config>;
   private readonly store: Store;
   private readonly log: Logger;
-  private readonly pool: WorkerPool;
   private readonly now: () => number;
+  private readonly pool: WorkerPool;
+  private readonly turns: TurnWorkers;
+  private readonly thinks: ThinkChildren;
   private readonly queue: TurnJob[] = [];
-  private readonly live = new Map<number, LiveTurn>();
-  private readonly conversations = new Map<string, Conversation>();
-  private readonly dirty = new Set<string>();
-  private readonly waiters = new Map<string, Array<(o: InboxOutcome) => void>>();
+  /** Inbox ids queued or running, so an event is never queued twice. */
+  private readonly known = new Set<string>();
+  private readonly conversations: ConversationBook;
+  private readonly outcomes = new Outcomes();
   private readonly changeWaiters: Array<() => void> = [];
-  private readonly toolHost: InternalToolHost;
-  private nextNode = 1;
+  private readonly watchers = new Set<() => void>();
   private tickScheduled = false;
   private draining = false;
   private paused = false;
@@ -63,24 +74,37 @@ export class Supervisor {
     this.config = opts.config;
     this.store = opts.store;
     this.log = opts.log;
+    this.now = opts.now ?? Date.now;
+    this.conversations = new ConversationBook(this.store, this.log, this.now);
     this.pool = new WorkerPool(
       opts.workerEntry ?? defaultWorkerEntry(),
-      opts.warmWorkers ?? this.config.agent.warm_workers,
+      opts.warmWorkers ?? opts.config.agent.warm_workers,
     );
-    this.now = opts.now ?? Date.now;
-    this.toolHost = {
+    this.thinks = new ThinkChildren({
+      pool: this.pool,
+      config: this.config,
+      log: this.log,
+      onChange: () => this.scheduleTick(),
+    });
+    this.turns = new TurnWorkers({
+      pool: this.pool,
+      log: this.log,
       now: this.now,
-      memory: this.store,
-      conversation: (id) => this.conversationFor(id, null),
-      markDirty: (id) => this.dirty.add(id),
-      planMaxItems: this.config.context.plan.max_items,
-      onPlanUpdated: (ctx, op, progress) => this.log.info('plan.updated', { ctx, op, progress }),
-    };
+      serveTool: (turn, frame) => serveToolRequest(this.toolDeps(turn), turn, frame),
+      admit: (turn, frame) => turn.handle.send({ type: 'budget_grant', id: frame.id, ok: true, wait_ms: 0 }),
+      onSettled: (turn, result) => this.settle(turn, result),
+      onGone: (turn) => {
+        unparkAll(turn);
+        this.thinks.killChildrenOf(turn.node);
+        if (turn.abandoned) this.outcomes.resolve(turn.job.event.id, ABANDONED);
+        this.scheduleTick();
+      },
+    });
   }
 
   /** Loads conversations and re-queues every pending inbox event in order, with its original id. */
   restore(): { generation: number; pending: number } {
-    for (const c of this.store.loadConversations()) this.conversations.set(c.id, c);
+    this.conversations.load();
     const pending = this.store.pendingInbox();
     for (const event of pending) this.enqueue(event);
     const generation = this.store.generation;
@@ -92,12 +116,17 @@ export class Supervisor {
 
   /** Writes the event durably, then queues it. Returns null when `dedupe_key` was already accepted. */
   accept(input: AcceptInput): InboxEvent | null {
+    const payload = {
+      context_id: input.context_id,
+      text: input.text,
+      ...(input.msg_depth ? { msg_depth: input.msg_depth } : {}),
+    };
     const event: InboxEvent = {
       id: newUlid(this.now()),
       kind: 'a2a_message',
       ts: this.now(),
       principal: input.principal,
-      payload: { context_id: input.context_id, text: input.text },
+      payload,
     };
     if (input.dedupe_key !== undefined) event.dedupe_key = input.dedupe_key;
     if (!this.store.acceptInbox(event)) return null;
@@ -108,21 +137,30 @@ export class Supervisor {
     return event;
   }
 
-  /** Resolves with the event's outcome once its turn has folded back. */
+  /**
+   * Resolves with the event's outcome once its turn has folded back (at once when it already has). An unknown
+   * event, or one a drain abandoned, resolves with a `failed` / `cancelled` outcome that says so.
+   */
   outcomeOf(eventId: string): Promise<InboxOutcome> {
-    return new Promise((resolve) => {
-      const list = this.waiters.get(eventId) ?? [];
-      list.push(resolve);
-      this.waiters.set(eventId, list);
-    });
+    if (!this.known.has(eventId)) {
+      const record = this.store.findInbox(eventId);
+      if (record === null)
+        return Promise.resolve({ status: 'failed', reply: '', error: `unknown inbox event ${eventId}` });
+      if (record.status === 'done') {
+        return Promise.resolve(record.outcome ?? { status: 'completed', reply: '' });
+      }
+      if (this.draining) return Promise.resolve(ABANDONED);
+    }
+    return this.outcomes.wait(eventId);
   }
 
-  /** True when nothing is queued or running. */
+  /** True when nothing is running and nothing queued can start (empty queue, paused, or draining). */
   get idle(): boolean {
-    return this.queue.length === 0 && this.live.size === 0;
+    const stalled = this.queue.length === 0 || this.paused || this.draining;
+    return this.turns.size === 0 && this.thinks.busyContexts().length === 0 && stalled;
   }
 
-  /** Resolves once nothing is queued or running. */
+  /** Resolves once the supervisor is idle. */
   async whenIdle(): Promise<void> {
     while (!this.idle) await this.nextTick();
   }
@@ -136,7 +174,7 @@ export class Supervisor {
   pause(): void {
     if (this.paused) return;
     this.paused = true;
-    this.log.info('agent.paused', { queued: this.queue.length, live: this.live.size });
+    this.log.info('agent.paused', { queued: this.queue.length, live: this.turns.size });
   }
 
   resume(): void {
@@ -153,42 +191,70 @@ export class Supervisor {
 
   /** Cancels the live turn of a conversation: the worker seals and reports; its process group dies after a grace. */
   cancel(ctx: string, reason = 'cancelled by operator'): boolean {
-    let found = false;
-    for (const turn of this.live.values()) {
-      if (turn.job.ctx !== ctx || turn.settled) continue;
-      found = true;
-      turn.endReason = { status: 'cancelled', error: reason };
-      turn.handle.send({ type: 'cancel', reason });
-      turn.timers.push(setTimeout(() => this.killTurn(turn, 'cancel grace elapsed'), CANCEL_GRACE_MS));
-    }
-    return found;
+    return this.turns.cancel(ctx, reason);
   }
 
   /** Starts no new turns; waits up to `timeoutMs` for live ones, then kills the rest (their events replay later). */
-  async drain(timeoutMs: number): Promise<{ abandoned: number }> {
+  async drain(timeoutMs: number): Promise<{ abandoned: number; queued: number }> {
     this.draining = true;
-    this.log.info('drain.start', { live: this.live.size, queued: this.queue.length });
+    this.log.info('drain.start', { live: this.turns.size, queued: this.queue.length });
+    let timer: NodeJS.Timeout | undefined;
     const timedOut = await Promise.race([
-      this.untilNoLiveTurns().then(() => false),
-      new Promise<boolean>((r) => setTimeout(() => r(true), timeoutMs).unref()),
+      this.untilNoLiveWork().then(() => false),
+      new Promise<boolean>((r) => {
+        timer = setTimeout(() => r(true), timeoutMs);
+      }),
     ]);
-    let abandoned = 0;
-    if (timedOut) {
-      for (const turn of this.live.values()) {
-        turn.abandoned = true;
-        this.killTurn(turn, 'drain timeout');
-        abandoned++;
-      }
-      await this.untilNoLiveTurns();
-    }
+    clearTimeout(timer);
+    const abandoned = timedOut ? this.turns.abandonAll('drain timeout') : 0;
+    if (timedOut) this.thinks.killAll();
+    await this.untilNoLiveWork();
     this.pool.close();
     this.checkpoint();
-    this.log.info('drain.done', { abandoned });
-    return { abandoned };
+    for (const job of this.queue) this.outcomes.resolve(job.event.id, ABANDONED);
+    this.log.info('drain.done', { abandoned, queued: this.queue.length });
+    return { abandoned, queued: this.queue.length };
   }
 
-  private async untilNoLiveTurns(): Promise<void> {
-    while (this.live.size > 0) await this.nextTick();
+  /** The capabilities internal tools reach through (think children, delivery, status, watches). */
+  private capabilities(): HostCapabilities {
+    return {
+      config: this.config,
+      store: this.store,
+      log: this.log,
+      now: this.now,
+      conversation: (id) => this.conversations.open(id, null),
+      markDirty: (id) => this.conversations.markDirty(id),
+      accept: (input) => this.accept(input),
+      think: (job) => this.thinks.run(job),
+      watch: (check) => {
+        this.watchers.add(check);
+        return () => this.watchers.delete(check);
+      },
+      status: () => ({
+        instance: this.config.agent.name,
+        generation: this.store.generation,
+        conversations: this.conversations.size,
+        running_turns: this.turns.size,
+        queued: this.queue.length,
+        paused: this.paused,
+        draining: this.draining,
+      }),
+    };
+  }
+
+  private toolDeps(turn: LiveTurn) {
+    return {
+      log: this.log,
+      now: this.now,
+      host: buildToolHost(this.capabilities(), turn),
+      tools: this.opts.tools,
+      config: this.config,
+    };
+  }
+
+  private async untilNoLiveWork(): Promise<void> {
+    while (this.turns.size > 0 || this.thinks.busyContexts().length > 0) await this.nextTick();
   }
 
   /** Resolves after the next reactor step (every state change schedules one). */
@@ -197,7 +263,10 @@ export class Supervisor {
   }
 
   private enqueue(event: InboxEvent): void {
-    this.queue.push({ event, ctx: event.payload.context_id, principal: event.principal, text: event.payload.text });
+    if (this.known.has(event.id)) return;
+    this.known.add(event.id);
+    const { context_id: ctx, text, msg_depth: depth = 0 } = event.payload;
+    this.queue.push({ event, ctx, principal: event.principal, text, depth });
   }
 
   private scheduleTick(): void {
@@ -205,94 +274,61 @@ export class Supervisor {
     this.tickScheduled = true;
     queueMicrotask(() => {
       this.tickScheduled = false;
-      this.tick();
+      try {
+        this.tick();
+      } catch (err) {
+        this.log.error('loop.error', { err: `reactor tick: ${describeError(err)}` });
+      }
     });
   }
 
-  /** One reactor step: start what the gate allows, checkpoint dirty conversations, wake idle waiters. */
+  /** One reactor step: start what the gate allows, checkpoint, re-check watches, wake waiters. */
   private tick(): void {
-    const busy = new Set([...this.live.values()].map((t) => t.job.ctx));
-    const gate = { liveTurns: this.live.size, busy, paused: this.paused, draining: this.draining };
+    const busy = new Set([...this.turns.busyContexts(), ...this.thinks.busyContexts()]);
+    const gate = { liveTurns: this.turns.size, busy, paused: this.paused, draining: this.draining };
     const picks = nextDispatchable(this.queue, gate, this.config.agent.max_parallel_turns);
     const jobs = picks.map((i) => this.queue[i] as TurnJob);
     for (const i of [...picks].reverse()) this.queue.splice(i, 1);
     for (const job of jobs) this.startTurn(job);
     if (jobs.length > 0) setImmediate(() => this.pool.fill());
     this.checkpoint();
+    for (const watcher of [...this.watchers]) watcher();
     for (const w of this.changeWaiters.splice(0)) w();
   }
 
   private checkpoint(): void {
-    if (this.dirty.size === 0) return;
-    const list = [...this.dirty].map((id) => this.conversations.get(id)).filter((c) => c !== undefined);
-    this.dirty.clear();
-    try {
-      this.store.saveConversations(list);
-    } catch (err) {
-      this.log.error('store.checkpoint.fail', { err: describeError(err) });
-    }
+    for (const [id, pending] of [...this.outcomes.uncommitted]) this.commitFold(id, pending.ctx, pending.outcome);
+    this.conversations.checkpoint();
   }
 
-  private conversationFor(id: string, principal: string | null): Conversation {
-    let conv = this.conversations.get(id);
-    if (!conv) {
-      conv = newConversation(id, id === 'root' ? 'root' : 'conversation', principal, this.now());
-      this.conversations.set(id, conv);
-      this.dirty.add(id);
-    }
-    return conv;
-  }
-
+  /** Appends the message (once), builds the snapshot and starts a worker; any failure folds as a failed turn. */
   private startTurn(job: TurnJob): void {
-    const conv = this.conversationFor(job.ctx, job.principal);
+    const conv = this.conversations.open(job.ctx, job.principal);
     if (!hasUserMessageForEvent(conv, job.event.id)) {
       const user = { role: 'user' as const, text: job.text, event: job.event.id, ts: this.now() };
       appendMessage(conv, job.principal ? { ...user, principal: job.principal } : user, this.now());
-      this.dirty.add(conv.id);
+      this.conversations.markDirty(conv.id);
     }
-    const turnId = `turn-${this.store.nextSequence('turn')}`;
-    const tools = internalToolDefs();
-    const memoryKeys = this.store.memoryList('', 32, this.now()).keys;
-    const payload = buildTurnPayload({ config: this.config, conversation: conv, turnId, tools, memoryKeys });
-    const node = this.nextNode++;
-    let handle: WorkerHandle;
+    let turn: LiveTurn;
     try {
-      handle = this.pool.take({
-        onFrame: (frame) => this.onFrame(node, frame),
-        onClose: (code, signal) => this.onClose(node, code, signal),
-        onProtocolError: (message) => this.log.warn('loop.error', { node, ctx: job.ctx, err: message }),
-      });
+      const turnId = `turn-${this.store.nextSequence('turn')}`;
+      const plan = this.opts.tools?.plan();
+      const memoryKeys = this.store.memoryList('', 32, this.now()).keys;
+      const payload = buildTurnPayload({ config: this.config, conversation: conv, turnId, plan, memoryKeys });
+      if (this.opts.tools) {
+        payload.mcp_servers = this.opts.tools.serverSpecs(payload.turn.mcp_routes);
+        payload.code_tools_module = this.opts.tools.codeToolsModule;
+      }
+      turn = this.turns.start(job, payload);
     } catch (err) {
       const message = describeError(err);
       this.log.error('turn.spawn.fail', { ctx: job.ctx, inbox_event: job.event.id, err: message });
-      this.finishJob(job, conv, failedResult(`spawn failed: ${message}`));
+      this.finishJob(job, conv, failedResult(`could not start the turn: ${message}`));
       return;
     }
-    const turn: LiveTurn = {
-      node,
-      job,
-      turnId,
-      handle,
-      internal: new Set(payload.turn.internal),
-      startedAt: this.now(),
-      settled: false,
-      endReason: null,
-      abandoned: false,
-      usage: { input_tokens: 0, output_tokens: 0 },
-      parked: new Map(),
-      timers: [],
-    };
-    const backstop = payload.limits.deadline_ms + DEADLINE_GRACE_MS;
-    turn.timers.push(
-      setTimeout(() => {
-        turn.endReason = { status: 'deadline', error: 'the worker outlived its deadline' };
-        this.killTurn(turn, 'deadline backstop');
-      }, backstop),
-    );
-    this.live.set(node, turn);
-    handle.send({ type: 'spawn', ...payload });
     conv.turns++;
-    this.dirty.add(conv.id);
+    this.conversations.markDirty(conv.id);
+    const { node, turnId, handle } = turn;
     this.log.info('turn.spawn', {
       ctx: job.ctx,
       node,
@@ -302,49 +338,8 @@ export class Supervisor {
     });
   }
 
-  private onFrame(node: number, frame: UpFrame): void {
-    const turn = this.live.get(node);
-    if (!turn) return;
-    const handlers: FrameHandlers<UpFrame> = {
-      ready: () => {},
-      pong: () => {},
-      event: (f) => this.log.debug(f.event, { node, ctx: turn.job.ctx, ...f.fields }),
-      usage: (f) => {
-        turn.usage = { input_tokens: f.input_tokens, output_tokens: f.output_tokens };
-      },
-      failed: (f) => {
-        turn.endReason = { status: 'failed', error: f.error };
-        turn.handle.send({ type: 'cancel', reason: 'failed' });
-      },
-      tool_request: (f) =>
-        serveToolRequest({ store: this.store, log: this.log, host: this.toolHost, now: this.now }, turn, f),
-      budget_request: (f) => turn.handle.send({ type: 'budget_grant', id: f.id, ok: true, wait_ms: 0 }),
-      turn_done: (f) => this.settle(turn, f.turn),
-    };
-    dispatchFrame(handlers, frame);
-    this.scheduleTick();
-  }
-
-  private onClose(node: number, code: number | null, signal: NodeJS.Signals | null): void {
-    const turn = this.live.get(node);
-    if (!turn) return;
-    this.log.info('child.exit', { node, worker_pid: turn.handle.pid, kind: 'turn', ctx: turn.job.ctx, code, signal });
-    for (const t of turn.timers) clearTimeout(t);
-    unparkAll(turn);
-    if (!turn.settled && !turn.abandoned) {
-      const outcome = code !== null ? `exit code ${code}` : `signal ${signal}`;
-      const reason = turn.endReason ?? { status: 'failed', error: `worker exited without a result (${outcome})` };
-      this.log.warn('turn.failed', { ctx: turn.job.ctx, node, err: reason.error });
-      this.settle(turn, failedResult(reason.error, reason.status));
-    }
-    this.live.delete(node);
-    this.scheduleTick();
-  }
-
   private settle(turn: LiveTurn, result: TurnResult): void {
-    if (turn.settled) return;
-    turn.settled = true;
-    const conv = this.conversationFor(turn.job.ctx, turn.job.principal);
+    const conv = this.conversations.open(turn.job.ctx, turn.job.principal);
     const { usage } = result;
     this.log.info('turn.done', {
       node: turn.node,
@@ -359,7 +354,7 @@ export class Supervisor {
     this.finishJob(turn.job, conv, result);
   }
 
-  /** Folds a result into its conversation, checkpoints it, then marks the inbox event done. */
+  /** Folds a result into its conversation, then commits the transcript and the inbox-done together. */
   private finishJob(job: TurnJob, conv: Conversation, result: TurnResult): void {
     const plan = planFold(result, this.now());
     for (const msg of plan.append) appendMessage(conv, msg, this.now());
@@ -372,22 +367,25 @@ export class Supervisor {
       this.log.info('root.finish', { ctx: job.ctx, status: plan.outcome.finish_status });
     }
     this.killPoint('fold.before_commit');
-    this.dirty.delete(conv.id);
-    try {
-      this.store.completeInbox(job.event.id, plan.outcome, [conv]);
-    } catch (err) {
-      this.dirty.add(conv.id);
-      this.log.error('store.checkpoint.fail', { ctx: job.ctx, inbox_event: job.event.id, err: describeError(err) });
-    }
-    const waiters = this.waiters.get(job.event.id) ?? [];
-    this.waiters.delete(job.event.id);
-    for (const w of waiters) w(plan.outcome);
+    this.commitFold(job.event.id, conv.id, plan.outcome);
   }
 
-  /** SIGKILL a turn's process group; its close then folds (or, when abandoned, leaves the event pending). */
-  private killTurn(turn: LiveTurn, reason: string): void {
-    this.log.warn('turn.kill', { node: turn.node, ctx: turn.job.ctx, worker_pid: turn.handle.pid, reason });
-    turn.handle.kill();
+  /** Commits a fold; on a store error it is retried every tick, and nobody hears the outcome until it sticks. */
+  private commitFold(eventId: string, ctx: string, outcome: InboxOutcome): void {
+    const conv = this.conversations.get(ctx);
+    try {
+      this.store.completeInbox(eventId, outcome, conv ? [conv] : []);
+    } catch (err) {
+      if (!this.outcomes.uncommitted.has(eventId)) {
+        this.log.error('store.checkpoint.fail', { ctx, inbox_event: eventId, err: describeError(err) });
+      }
+      this.outcomes.uncommitted.set(eventId, { ctx, outcome });
+      return;
+    }
+    this.outcomes.uncommitted.delete(eventId);
+    this.conversations.markClean(ctx);
+    this.known.delete(eventId);
+    this.outcomes.resolve(eventId, outcome);
   }
 
   private killPoint(name: string): void {

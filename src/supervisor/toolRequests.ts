@@ -1,53 +1,155 @@
-// Serves a worker's `tool_request`: grant check, run the internal tool, reply now or park until it completes.
-// Suspending tools (sleep) hold the turn's slot and conversation lock; the timer lives here, not in the worker.
-
+// Serves a worker's `tool_request`: grant check, the permission check (security.policies), then the internal
+// tool or a judged MCP call, answering at once, when a parked tool wakes, or when a deferred result settles.
+import type { Config } from '../config/types.js';
 import type { Logger } from '../obs/log.js';
 import type { UpFrame } from '../protocol/frames.js';
-import type { Store } from '../store/store.js';
-import { type InternalToolHost, runInternalTool } from '../tools/internalTools.js';
+import { type InternalToolHost, runInternalTool, type ToolCaller, type ToolResult } from '../tools/internalTools.js';
+import { denyMessage, judgeCall, type Verdict } from '../tools/policy.js';
 import type { LiveTurn } from './liveTurn.js';
+import type { ToolSurface } from './toolSurface.js';
 
 export interface ToolServiceDeps {
-  store: Store;
   log: Logger;
   host: InternalToolHost;
+  config: Readonly<Config>;
+  tools: ToolSurface | undefined;
   now(): number;
 }
 
 type ToolRequest = Extract<UpFrame, { type: 'tool_request' }>;
 
-/** Runs one internal tool call for `turn` and answers it (at once, or when a parked tool completes). */
+/** setTimeout's ceiling; a longer park re-arms. */
+const MAX_TIMER_MS = 2_147_483_647;
+/** A single MCP call's cap (reference §19). */
+const MCP_CALL_CAP_MS = 600_000;
+
+/** Runs one tool call for `turn` and answers it. Never throws. */
 export function serveToolRequest(deps: ToolServiceDeps, turn: LiveTurn, frame: ToolRequest): void {
-  const { log } = deps;
   const ctx = turn.job.ctx;
-  log.info('tool.request', { node: turn.node, req: frame.id, tool: frame.name, ctx, turn: turn.turnId });
+  deps.log.info('tool.request', { node: turn.node, req: frame.id, tool: frame.name, ctx, turn: turn.turnId });
   if (!turn.internal.has(frame.name)) {
-    reply(turn, frame.id, `tool "${frame.name}" is not granted to conversation ${ctx}`, true);
+    reply(turn, frame.id, { result: `tool "${frame.name}" is not granted to conversation ${ctx}`, is_error: true });
     return;
   }
-  const caller = { conversation: ctx, principal: turn.job.principal, turnId: turn.turnId };
-  const outcome = runInternalTool(frame.name, frame.args, caller, deps.host);
-  if (outcome.kind === 'ready') {
-    reply(turn, frame.id, outcome.result, outcome.is_error);
-    return;
+  const caller: ToolCaller = {
+    conversation: ctx,
+    principal: turn.job.principal,
+    turnId: turn.turnId,
+    depth: turn.job.depth,
+    kind: ctx === 'root' ? 'root' : 'conversation',
+  };
+  const verdict = judge(deps, caller, frame);
+  if (verdict.action === 'deny') {
+    reply(turn, frame.id, { result: denyMessage(verdict, frame.name), is_error: true });
+  } else if (verdict.action === 'ask') {
+    awaitApproval(deps, turn, frame, caller, verdict);
+  } else {
+    execute(deps, turn, frame, caller);
   }
-  const delay = Math.max(0, outcome.wakeAt - deps.now());
-  log.debug('tool.park', { node: turn.node, req: frame.id, tool: frame.name, ctx, wake_in_ms: delay });
-  const timer = setTimeout(() => {
-    turn.parked.delete(frame.id);
-    const done = outcome.complete(deps.now());
-    log.debug('tool.unpark', { node: turn.node, req: frame.id, tool: frame.name, ctx });
-    reply(turn, frame.id, done.result, done.is_error);
-  }, delay);
+}
+
+function judge(deps: ToolServiceDeps, caller: ToolCaller, frame: ToolRequest): Verdict {
+  const tool = deps.tools?.tool(frame.name);
+  const verdict = judgeCall(deps.config.security.policies, {
+    tool: frame.name,
+    ...(tool?.server ? { server: tool.server } : {}),
+    tags: tool?.tags ?? [],
+    caller: caller.kind,
+    principal: caller.principal,
+    args: frame.args,
+  });
+  if (deps.config.security.policies.length > 0) {
+    deps.log.info('tool.policy', {
+      tool: frame.name,
+      rule: verdict.rule,
+      action: verdict.action,
+      ctx: caller.conversation,
+    });
+  }
+  return verdict;
+}
+
+/**
+ * `ask`: no person can be reached until the A2A surface lands, so the call waits out the rule's timeout and then
+ * follows `on_timeout` (default deny). The turn stays parked meanwhile, like any suspending tool.
+ */
+function awaitApproval(
+  deps: ToolServiceDeps,
+  turn: LiveTurn,
+  frame: ToolRequest,
+  caller: ToolCaller,
+  verdict: Extract<Verdict, { action: 'ask' }>,
+): void {
+  const timer = setTimeout(
+    () => {
+      turn.parked.delete(frame.id);
+      deps.log.info('tool.policy', { tool: frame.name, rule: verdict.rule, action: `timeout:${verdict.on_timeout}` });
+      if (verdict.on_timeout === 'allow') execute(deps, turn, frame, caller);
+      else {
+        const error = `tool "${frame.name}" was not approved in time (policy "${verdict.rule}" asks a person; none answered)`;
+        reply(turn, frame.id, { result: error, is_error: true });
+      }
+    },
+    Math.min(verdict.timeout, MAX_TIMER_MS),
+  );
   turn.parked.set(frame.id, timer);
 }
 
-function reply(turn: LiveTurn, id: number, result: unknown, isError: boolean): void {
-  turn.handle.send({ type: 'tool_result', id, result, is_error: isError });
+function execute(deps: ToolServiceDeps, turn: LiveTurn, frame: ToolRequest, caller: ToolCaller): void {
+  const judged = deps.tools?.judgedRoute(frame.name);
+  if (judged && deps.tools) {
+    const remaining = turn.startedAt + deps.config.limits.run.deadline - deps.now();
+    const timeoutMs = Math.max(100, Math.min(MCP_CALL_CAP_MS, remaining));
+    const meta = {
+      'agent/ctx': caller.conversation,
+      'agent/instance': deps.config.agent.name,
+      'agent/idempotency_key': `${deps.config.agent.name}/${caller.conversation}#${turn.turnId}.${frame.index ?? frame.id}`,
+    };
+    replyLater(turn, frame.id, deps.tools.callJudged(frame.name, frame.args, { meta, timeoutMs }));
+    return;
+  }
+  const outcome = runInternalTool(frame.name, frame.args, caller, deps.host);
+  if (outcome.kind === 'ready') reply(turn, frame.id, outcome);
+  else if (outcome.kind === 'defer') replyLater(turn, frame.id, outcome.promise);
+  else {
+    deps.log.debug('tool.park', { node: turn.node, req: frame.id, tool: frame.name, wake_at: outcome.wakeAt });
+    parkUntil(deps, turn, frame.id, outcome.wakeAt, () => reply(turn, frame.id, outcome.complete(deps.now())));
+  }
 }
 
-/** Drops every parked tool of a turn that ended (its worker is gone; nobody waits for the answer). */
+/**
+ * Calls `wake` once the clock reaches `wakeAt`. Timers may fire a little early against the wall clock, and cannot
+ * wait longer than ~24.8 days at once, so the timer is re-armed until the time has really come.
+ */
+function parkUntil(deps: ToolServiceDeps, turn: LiveTurn, id: number, wakeAt: number, wake: () => void): void {
+  const left = wakeAt - deps.now();
+  if (left <= 0) {
+    turn.parked.delete(id);
+    wake();
+    return;
+  }
+  turn.parked.set(
+    id,
+    setTimeout(() => parkUntil(deps, turn, id, wakeAt, wake), Math.min(left, MAX_TIMER_MS)),
+  );
+}
+
+/** Answers when `promise` settles, unless the turn ended meanwhile (then nobody waits for it). */
+function replyLater(turn: LiveTurn, id: number, promise: Promise<ToolResult>): void {
+  promise.then(
+    (r) => reply(turn, id, r),
+    (err: unknown) => reply(turn, id, { result: `tool failed: ${String(err)}`, is_error: true }),
+  );
+}
+
+function reply(turn: LiveTurn, id: number, r: ToolResult): void {
+  if (turn.settled) return;
+  turn.handle.send({ type: 'tool_result', id, result: r.result, is_error: r.is_error });
+}
+
+/** Drops every parked tool and pending wait of a turn that ended (its worker is gone). */
 export function unparkAll(turn: LiveTurn): void {
   for (const timer of turn.parked.values()) clearTimeout(timer);
   turn.parked.clear();
+  for (const cleanup of turn.cleanups.splice(0)) cleanup();
 }

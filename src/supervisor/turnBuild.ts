@@ -3,39 +3,55 @@
 import type { Config } from '../config/types.js';
 import { sliceConversation } from '../context/slice.js';
 import { renderSystemPrompt } from '../context/systemPrompt.js';
-import { PROTOCOL_VERSION, type SpawnPayload } from '../protocol/frames.js';
-import type { ToolDef } from '../protocol/messages.js';
+import { type IntelligenceSpec, PROTOCOL_VERSION, type SpawnPayload, type Telemetry } from '../protocol/frames.js';
 import type { Conversation } from '../store/store.js';
-import { internalFamilies } from '../tools/internalContracts.js';
+import { internalContract, internalFamilies, internalToolDefs } from '../tools/internalContracts.js';
+import type { ToolPlan } from '../tools/toolPlan.js';
 
 export interface TurnBuildInput {
   config: Readonly<Config>;
   conversation: Conversation;
   turnId: string;
-  tools: ToolDef[];
+  /** The registry's plan for this turn; without one the turn gets every internal tool and nothing else. */
+  plan: ToolPlan | undefined;
   memoryKeys: string[];
+}
+
+/** How a worker dials the turn model (roles and declared models come with the intelligence issue). */
+export function intelligenceSpec(config: Readonly<Config>): IntelligenceSpec {
+  return {
+    endpoints: [...config.intelligence.endpoints],
+    token: config.intelligence.token,
+    model: config.intelligence.model,
+    dialect: config.intelligence.dialect,
+    headers: Object.entries(config.intelligence.headers),
+    timeout_ms: config.intelligence.timeout,
+  };
+}
+
+export function telemetry(config: Readonly<Config>, agentPath: string): Telemetry {
+  return {
+    instance: config.agent.name,
+    agent_path: agentPath,
+    log_level: config.observability.log_level,
+    log_content: config.observability.log_content,
+  };
 }
 
 /** The spawn payload for a conversation turn. */
 export function buildTurnPayload(input: TurnBuildInput): SpawnPayload {
-  const { config, conversation, turnId, tools } = input;
-  const internal = tools.map((t) => t.name);
+  const { config, conversation, turnId, plan } = input;
+  const tools = plan?.tools ?? internalToolDefs();
+  const internal = plan?.internal ?? tools.map((t) => t.name);
   const system = renderSystemPrompt({
     instance: config.agent.name,
     instruction: config.agent.instruction,
-    internalFamilies: internalFamilies(internal),
+    internalFamilies: internalFamilies(internal.filter((name) => internalContract(name) !== undefined)),
     memoryKeys: input.memoryKeys,
   });
   return {
     version: PROTOCOL_VERSION,
-    intelligence: {
-      endpoints: [...config.intelligence.endpoints],
-      token: config.intelligence.token,
-      model: config.intelligence.model,
-      dialect: config.intelligence.dialect,
-      headers: Object.entries(config.intelligence.headers),
-      timeout_ms: config.intelligence.timeout,
-    },
+    intelligence: intelligenceSpec(config),
     mcp_servers: [],
     code_tools_module: null,
     limits: {
@@ -43,19 +59,14 @@ export function buildTurnPayload(input: TurnBuildInput): SpawnPayload {
       max_tokens: config.limits.run.tokens,
       deadline_ms: Math.max(config.limits.run.deadline, 1000),
     },
-    telemetry: {
-      instance: config.agent.name,
-      agent_path: `turn/${conversation.id}`,
-      log_level: config.observability.log_level,
-      log_content: config.observability.log_content,
-    },
+    telemetry: telemetry(config, `turn/${conversation.id}`),
     turn: {
       kind: 'turn',
       system,
       messages: sliceConversation(conversation),
       tools,
       internal,
-      mcp_routes: {},
+      mcp_routes: plan?.mcp_routes ?? {},
       max_rounds: 0,
       budget_admission: false,
       idempotency_prefix: `${config.agent.name}/${conversation.id}`,

@@ -3,6 +3,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { checkUpFrame } from '../protocol/frameCheck.js';
 import { encodeFrame, FrameDecoder } from '../protocol/frameCodec.js';
 import type { DownFrame, UpFrame } from '../protocol/frames.js';
 
@@ -26,8 +27,6 @@ export interface WorkerCallbacks {
   onClose(code: number | null, signal: NodeJS.Signals | null): void;
   onProtocolError(message: string): void;
 }
-
-const UP_TYPES = new Set(['ready', 'pong', 'event', 'usage', 'failed', 'tool_request', 'budget_request', 'turn_done']);
 
 export class WorkerHandle {
   private readonly child: ChildProcess;
@@ -55,9 +54,15 @@ export class WorkerHandle {
         this.kill();
         return;
       }
-      for (const f of frames) {
-        if (isUpFrame(f)) this.deliver((cb) => cb.onFrame(f));
-        else this.deliver((cb) => cb.onProtocolError('ignored a frame of unknown type'));
+      for (const raw of frames) {
+        const f = checkUpFrame(raw);
+        if (typeof f !== 'string') {
+          this.deliver((cb) => cb.onFrame(f));
+          continue;
+        }
+        this.deliver((cb) => cb.onProtocolError(`${f}; the worker is killed`));
+        this.kill();
+        return;
       }
     });
     this.child.on('error', (err) => this.deliver((cb) => cb.onProtocolError(`spawn failed: ${err.message}`)));
@@ -82,9 +87,11 @@ export class WorkerHandle {
     for (const replay of this.early.splice(0)) replay();
   }
 
+  /** Encodes and writes a frame; throws FrameError (before writing anything) when it is over the size limit. */
   send(frame: DownFrame): void {
+    const bytes = encodeFrame(frame);
     if (this.closed || !this.child.stdin?.writable) return;
-    this.child.stdin.write(encodeFrame(frame));
+    this.child.stdin.write(bytes);
   }
 
   /** SIGKILL the worker's whole process group: a runaway turn is a killpg, not a request. */
@@ -102,8 +109,4 @@ export class WorkerHandle {
     if (cb) call(cb);
     else this.early.push(() => call(this.callbacks as WorkerCallbacks));
   }
-}
-
-function isUpFrame(f: unknown): f is UpFrame {
-  return typeof f === 'object' && f !== null && UP_TYPES.has((f as { type?: unknown }).type as string);
 }

@@ -1,6 +1,7 @@
-// The contract table of the foundation's internal tools (reference §9.5): names, families, schemas, suspension.
+// The contract table of the internal tools (reference §9.5): names, families, schemas, suspension.
 // Plain data: no validation or execution here (validation.ts compiles, internalTools.ts runs).
 import type { ToolDef } from '../protocol/messages.js';
+import { MAX_CONDITION_LENGTH } from './condition.js';
 
 type Schema = Record<string, unknown>;
 
@@ -171,6 +172,134 @@ const CONTRACTS: InternalContract[] = [
     description: 'Wait for a duration on a durable timer, then continue.',
     input_schema: closed({ duration: DURATION }, ['duration']),
     output_schema: open({ slept_ms: { type: 'integer', minimum: 0 } }, ['slept_ms']),
+    suspends: true,
+  },
+  {
+    name: 'await',
+    family: 'await',
+    description:
+      'Wait until a condition over memory, the plan and the clock holds (e.g. `exists(memory.report) && ' +
+      'plan.done == plan.total`), or until the timeout (default 10m, at most 24h).',
+    input_schema: closed(
+      {
+        condition: {
+          type: 'string',
+          minLength: 1,
+          maxLength: MAX_CONDITION_LENGTH,
+          description:
+            'An expression over memory.<key> or memory["key"] (one .field deep), plan.done, plan.total, now_ms, ' +
+            'literals, exists(memory.<key>), ==, !=, <, <=, >, >=, &&, ||, ! and parentheses.',
+        },
+        timeout: DURATION,
+      },
+      ['condition'],
+    ),
+    output_schema: open({ satisfied: { type: 'boolean' }, value: {}, timed_out: { type: 'boolean' } }, ['satisfied']),
+    suspends: true,
+  },
+  {
+    name: 'think',
+    family: 'think',
+    description:
+      'Reason about a request in a separate model call without tools and get its conclusion back as JSON ' +
+      '(shaped by output_schema when given); reads adds memory values to what it sees.',
+    input_schema: closed(
+      {
+        prompt: { type: 'string', minLength: 1, description: 'What to think about.' },
+        output_schema: { type: 'object', description: 'A JSON Schema the answer must match.' },
+        reads: { type: 'array', items: KEY, maxItems: 32, description: 'Memory keys to show the reasoning.' },
+      },
+      ['prompt'],
+    ),
+    output_schema: {},
+    suspends: true,
+  },
+  {
+    name: 'decide',
+    family: 'decide',
+    description:
+      'Choose one of 2-16 options for a question in a separate model call; returns the choice and a confidence (0-1).',
+    input_schema: closed(
+      {
+        question: { type: 'string', minLength: 1 },
+        options: {
+          type: 'array',
+          items: { type: 'string', minLength: 1 },
+          minItems: 2,
+          maxItems: 16,
+          uniqueItems: true,
+          description: 'The distinct choices; the answer is one of them verbatim.',
+        },
+        context: { type: 'string', description: 'Background that bears on the choice.' },
+      },
+      ['question', 'options'],
+    ),
+    output_schema: open({ choice: { type: 'string' }, confidence: { type: 'number', minimum: 0, maximum: 1 } }, [
+      'choice',
+      'confidence',
+    ]),
+    suspends: true,
+  },
+  {
+    name: 'context.compact',
+    family: 'context',
+    description: "Compact this conversation's history into a summary to free context; reports its estimated size.",
+    input_schema: closed({
+      target_tokens: { type: 'integer', minimum: 1, description: 'Aim for at most this many tokens.' },
+      keep_last: { type: 'integer', minimum: 0, description: 'Keep this many recent messages verbatim.' },
+    }),
+    output_schema: open(
+      {
+        version: { type: 'integer' },
+        est_tokens: { type: 'integer', minimum: 0 },
+        folded: { type: 'integer', minimum: 0 },
+        note: { type: 'string' },
+      },
+      ['version', 'est_tokens', 'folded'],
+    ),
+    suspends: true,
+  },
+  {
+    name: 'message.send',
+    family: 'message',
+    description:
+      'Send a message that starts a turn in another conversation ("root", "new" for a fresh one, or a ' +
+      'conversation id); returns once it is durably queued, without waiting for the reply.',
+    input_schema: closed(
+      {
+        to: { type: 'string', minLength: 1, description: '"root" (default), "new", or a conversation id.' },
+        text: { type: 'string', minLength: 1 },
+      },
+      ['text'],
+    ),
+    output_schema: open(
+      { delivered: { type: 'boolean' }, conversation: { type: 'string' }, depth: { type: 'integer', minimum: 0 } },
+      ['delivered', 'conversation', 'depth'],
+    ),
+    suspends: false,
+  },
+  {
+    name: 'status',
+    family: 'status',
+    description: "Report the agent's current runtime status (conversations, turns, limits) as an object.",
+    input_schema: closed({}),
+    output_schema: { type: 'object' },
+    suspends: false,
+  },
+  {
+    name: 'ask_human',
+    family: 'ask_human',
+    description:
+      'Ask a person a question and wait for the reply; reply is null and timed_out true when nobody answers in time.',
+    input_schema: closed(
+      {
+        question: { type: 'string', description: 'The question, self-contained (cut at 2000 bytes).' },
+        schema: { type: 'object', description: 'A JSON Schema the reply must match.' },
+        timeout: { ...DURATION, description: 'How long to wait (default 24h).' },
+      },
+      ['question'],
+    ),
+    output_schema: open({ reply: {}, timed_out: { type: 'boolean' } }, ['reply', 'timed_out']),
     suspends: true,
   },
 ];

@@ -1,24 +1,20 @@
-// The bodies of the foundation's internal tools: memory.*, plan.*, finish, sleep. Arguments arrive validated.
+// The bodies of memory.*, plan.*, finish and sleep, and the name → body table of every internal tool.
 // Called only through runInternalTool, which checks schemas and turns anything thrown into an error result.
 
-import { parseDuration } from '../config/duration.js';
 import { createPlan, type PlanItemInput, type PlanUpdateArgs, updatePlan } from '../context/planOps.js';
 import { planProgress } from '../context/render.js';
 import type { Plan } from '../store/store.js';
+import { contextCompact } from './handlers/context.js';
+import { type Args, durationMs, type Handler } from './handlers/handler.js';
+import { askHuman, messageSend, status } from './handlers/messaging.js';
+import { decide, think } from './handlers/reasoning.js';
+import { awaitCondition } from './handlers/waiting.js';
 import { type InternalToolHost, type ToolCaller, type ToolOutcome, toolError, toolOk } from './toolOutcome.js';
-
-type Args = Record<string, unknown>;
-type Handler = (args: Args, caller: ToolCaller, host: InternalToolHost) => ToolOutcome;
 
 /** memory.list's limit when the model gives none. */
 export const DEFAULT_LIST_LIMIT = 100;
 
 const NO_PLAN = 'no plan';
-
-/** A duration argument in ms: a number is seconds; a string was checked against DURATION_PATTERN. */
-function durationMs(value: string | number): number {
-  return typeof value === 'number' ? Math.round(value * 1000) : parseDuration(value);
-}
 
 function memoryGet(args: Args, _caller: ToolCaller, host: InternalToolHost): ToolOutcome {
   const key = args['key'] as string;
@@ -113,4 +109,11 @@ export const HANDLERS: Readonly<Record<string, Handler>> = {
   'plan.update': planUpdate,
   'plan.clear': planClear,
   sleep,
+  await: awaitCondition,
+  think,
+  decide,
+  'context.compact': contextCompact,
+  'message.send': messageSend,
+  status,
+  ask_human: askHuman,
 };

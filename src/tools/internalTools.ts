@@ -6,8 +6,17 @@ import { type InternalToolHost, type ToolCaller, type ToolOutcome, type ToolResu
 import { checkInput, checkOutput } from './validation.js';
 
 export { isSuspending } from './internalContracts.js';
-export type { InternalToolHost, ToolCaller, ToolOutcome, ToolResult } from './toolOutcome.js';
-export { toolError, toolOk } from './toolOutcome.js';
+export type {
+  DeliveryReceipt,
+  DeliveryRequest,
+  HumanQuestion,
+  InternalToolHost,
+  ThinkRequest,
+  ToolCaller,
+  ToolOutcome,
+  ToolResult,
+} from './toolOutcome.js';
+export { toolDefer, toolError, toolOk } from './toolOutcome.js';
 
 /** True for the `{_raw: "…"}` placeholder the worker stores when the model's arguments were not JSON. */
 function isRawArguments(args: unknown): args is { _raw: unknown } {
@@ -35,7 +44,21 @@ export function runInternalTool(name: string, args: unknown, caller: ToolCaller,
     const { complete } = outcome;
     return { ...outcome, complete: (now) => sealResult(name, complete(now), host) };
   }
+  if (outcome.kind === 'defer') return { kind: 'defer', promise: settleDeferred(name, outcome.promise, host) };
   return { kind: 'ready', ...sealResult(name, outcome, host) };
+}
+
+/** A deferred result sealed like a ready one; a rejection (or a non-result) becomes an error result, never a throw. */
+function settleDeferred(name: string, promise: Promise<ToolResult>, host: InternalToolHost): Promise<ToolResult> {
+  return Promise.resolve(promise).then(
+    (answer) => {
+      if (typeof answer !== 'object' || answer === null || !('is_error' in answer)) {
+        return { result: `${name} failed: the supervisor gave no result`, is_error: true };
+      }
+      return sealResult(name, answer, host);
+    },
+    (err: unknown) => ({ result: `${name} failed: ${describeError(err)}`, is_error: true }),
+  );
 }
 
 /** Validates a success against `name`'s output schema; a violation becomes an error result. Errors pass as is. */

@@ -1,26 +1,80 @@
 // The values internal tools exchange with the supervisor: the caller, the host they may touch, the outcome.
-// Types and two constructors only; shared by internalTools.ts (the runner) and internalHandlers.ts (the bodies).
+// Types and a few constructors only; shared by internalTools.ts (the runner) and the handler bodies.
 import type { Conversation, Store } from '../store/store.js';
 
-/** Who called: the conversation plan.* addresses, the acting principal, the turn. */
+/** Who called: the conversation plan.* addresses, the acting principal, the turn, the message's hop depth. */
 export interface ToolCaller {
   conversation: string;
   principal: string | null;
   turnId: string;
+  /** Hop depth of the message the turn serves: a person's message is 0 (reference §3.3). */
+  depth: number;
+  kind: 'root' | 'conversation';
 }
 
-/** What internal tools may touch; the supervisor implements it over its state and store. */
+/** A think child's request (reference §13): no tools, a structured answer, bound to the caller's conversation. */
+export interface ThinkRequest {
+  purpose: 'think' | 'decide';
+  system: string;
+  messages: Array<{ role: 'system' | 'user'; text: string }>;
+  /** The answer's JSON Schema; absent = any JSON value. */
+  schema?: Record<string, unknown>;
+  caller: ToolCaller;
+}
+
+/** message.send's delivery: `to` is "root", "new" or a conversation id, as the model gave it. */
+export interface DeliveryRequest {
+  to: string;
+  text: string;
+  /** The hop depth the delivered message carries (caller depth + 1, already checked against the limit). */
+  depth: number;
+  caller: ToolCaller;
+}
+
+export type DeliveryReceipt = { ok: true; conversation: string; depth: number } | { ok: false; error: string };
+
+/** ask_human's question for a person, already trimmed and cut. */
+export interface HumanQuestion {
+  question: string;
+  schema?: Record<string, unknown>;
+  /** When nobody has answered by then, the answer is `{reply: null, timed_out: true}`. */
+  timeoutAt: number;
+  caller: ToolCaller;
+}
+
+/**
+ * What internal tools may touch; the supervisor implements it over its state and store. An optional capability
+ * that is absent makes its tool answer `"<name>" is not available here`.
+ */
 export interface InternalToolHost {
   now(): number;
+  /** The instance name (think's system prompt). */
+  instance: string;
   memory: Pick<Store, 'memoryGet' | 'memorySet' | 'memoryList' | 'memoryDelete'>;
   /** The caller's conversation (for plan.*); its `plan` is replaced in place. */
   conversation(id: string): Conversation;
   /** The conversation changed (its plan); the supervisor checkpoints it. */
   markDirty(id: string): void;
   planMaxItems: number;
+  /** limits.max_message_depth: message.send refuses a delivery deeper than this. */
+  maxMessageDepth: number;
+  /** agent.ask_human_fallback: what ask_human does when no person is reachable. */
+  askHumanFallback: 'fail' | 'wait';
+  /** Whether a person can be asked (false until the A2A listener provides a channel). */
+  humanChannel: boolean;
+  /** Writes an `a2a_message` inbox event; durable when it returns ok. */
+  deliver?(req: DeliveryRequest): DeliveryReceipt;
+  /** The runtime status the `status` tool reports. */
+  status?(caller: ToolCaller): Record<string, unknown>;
+  /** Runs a think child and resolves with its value (or an error result `think <status>: <error>`). */
+  think?(req: ThinkRequest): Promise<ToolResult>;
+  /** Resolves true as soon as `check()` holds after a runtime state change, false at `timeoutAt`. */
+  watch?(check: () => boolean, timeoutAt: number): Promise<boolean>;
+  /** Asks a person over the human channel; resolves `{reply, timed_out}` (used only when humanChannel is true). */
+  askHuman?(req: HumanQuestion): Promise<ToolResult>;
   /** For the `plan.updated {ctx, op, progress}` event. */
   onPlanUpdated?(ctx: string, op: string, progress: string): void;
-  /** For the `tool.result.schema` event: a ready success did not match its output schema. */
+  /** For the `tool.result.schema` event: a success did not match its output schema. */
   onResultSchemaMismatch?(tool: string, explain: string): void;
 }
 
@@ -29,9 +83,14 @@ export interface ToolResult {
   is_error: boolean;
 }
 
+/**
+ * ready: answer now · park: a durable timer, answered by `complete` at wakeAt · defer: the supervisor answers
+ * when `promise` settles (a think child, a watch, a person); the runner makes it never reject.
+ */
 export type ToolOutcome =
   | ({ kind: 'ready' } & ToolResult)
-  | { kind: 'park'; wakeAt: number; complete: (now: number) => ToolResult };
+  | { kind: 'park'; wakeAt: number; complete: (now: number) => ToolResult }
+  | { kind: 'defer'; promise: Promise<ToolResult> };
 
 /** A ready error result carrying `message` as its content. */
 export function toolError(message: string): ToolOutcome {
@@ -41,4 +100,14 @@ export function toolError(message: string): ToolOutcome {
 /** A ready success carrying `result`. */
 export function toolOk(result: unknown): ToolOutcome {
   return { kind: 'ready', result, is_error: false };
+}
+
+/** A result the supervisor produces later. */
+export function toolDefer(promise: Promise<ToolResult>): ToolOutcome {
+  return { kind: 'defer', promise };
+}
+
+/** The refusal of a tool whose host capability is absent. */
+export function toolUnavailable(name: string): ToolOutcome {
+  return toolError(`"${name}" is not available here`);
 }

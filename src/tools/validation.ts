@@ -1,7 +1,8 @@
 // JSON Schema validation for internal tool contracts: ajv compiled once per contract, errors explained in one line.
 // Compiles lazily so importing this module costs nothing until a tool actually runs.
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import { Ajv, type AnySchema, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
+import { describeError } from '../errors.js';
 import { DURATION_PATTERN, type InternalContract, internalContract } from './internalContracts.js';
 
 // ajv-formats is CommonJS with `exports.default`; under NodeNext the default import is the module object.
@@ -52,6 +53,17 @@ export function checkOutput(name: string, result: unknown): Check {
   const contract = internalContract(name);
   if (contract === undefined) return { ok: false, explain: `no contract for "${name}"` };
   return run(compiledFor(contract).output, result);
+}
+
+/** Checks that `schema` is a JSON Schema (against the meta-schema; how strictly it is applied is its user's call). */
+export function checkSchema(schema: unknown): Check {
+  const instance = sharedAjv();
+  try {
+    if (instance.validateSchema(schema as AnySchema) === true) return { ok: true };
+  } catch (err) {
+    return { ok: false, explain: describeError(err) };
+  }
+  return { ok: false, explain: explain(instance.errors ?? []) };
 }
 
 /** One short line for the first error: `/key must be string`, `must have required property 'key'`. */

@@ -7,8 +7,11 @@ import { createLogger, registerSecret } from '../obs/log.js';
 import type { DownFrame, FrameHandlers, SpawnPayload, UpFrame } from '../protocol/frames.js';
 import { dispatchFrame } from '../protocol/frames.js';
 import { workerExitCode } from '../protocol/status.js';
+import { specSecrets } from '../tools/mcp/mcpReason.js';
 import { admitViaSupervisor } from './budgetAdmission.js';
 import { ControlChannel } from './controlChannel.js';
+import type { McpStartup, WorkerMcp } from './mcpServers.js';
+import { startMcp } from './mcpServers.js';
 import type { TurnDeps } from './roundLoop.js';
 import { runTurn } from './roundLoop.js';
 import { readSpawnFrame } from './spawnFrame.js';
@@ -16,6 +19,9 @@ import { readSpawnFrame } from './spawnFrame.js';
 /** Exit codes a worker uses before a turn status exists (reference §14.1 "Other worker exits"). */
 const EXIT_GENERIC = 1;
 const EXIT_BAD_PAYLOAD = 2;
+const EXIT_MCP = 6;
+/** How long stdio MCP servers get to exit on stdin EOF once the turn's frames are out, before SIGTERM. */
+const MCP_CLOSE_GRACE_MS = 250;
 
 type Phase = 'await_spawn' | 'running' | 'done';
 
@@ -34,15 +40,20 @@ function isDownFrame(frame: unknown, handlers: FrameHandlers<DownFrame>): frame 
 function registerSecrets(payload: SpawnPayload): void {
   registerSecret(payload.intelligence.token);
   for (const [, value] of payload.intelligence.headers) registerSecret(value);
+  for (const spec of payload.mcp_servers) {
+    for (const value of specSecrets(spec.transport === 'http' ? { headers: spec.headers } : { env: spec.env })) {
+      registerSecret(value);
+    }
+  }
 }
 
-function turnDeps(payload: SpawnPayload, channel: ControlChannel, cancel: AbortController, log: Logger): TurnDeps {
-  const started = Date.now();
+function turnDeps(payload: SpawnPayload, w: Worker, started: number, mcp: WorkerMcp | undefined): TurnDeps {
+  const { channel, cancel, log } = w;
   return {
     callModel: (req, signal) =>
       callModel(payload.intelligence, req, signal, { log, timeoutMs: payload.intelligence.timeout_ms }),
-    callInternal: async (name, args) => {
-      const reply = await channel.request((id) => ({ type: 'tool_request', id, name, args }));
+    callInternal: async (name, args, index) => {
+      const reply = await channel.request((id) => ({ type: 'tool_request', id, name, args, index }));
       if (reply?.type !== 'tool_result') return null;
       return { result: reply.result, is_error: reply.is_error === true };
     },
@@ -62,6 +73,8 @@ function turnDeps(payload: SpawnPayload, channel: ControlChannel, cancel: AbortC
     cancelled: () => cancel.signal.aborted,
     cancelSignal: cancel.signal,
     now: Date.now,
+    startedAt: started,
+    ...(mcp ? { callMcp: mcp.callMcp } : {}),
   };
 }
 
@@ -71,13 +84,41 @@ interface Worker {
   log: Logger;
   cancel: AbortController;
   channel: ControlChannel;
+  /** The turn's MCP connections once they are open. */
+  mcp?: WorkerMcp;
 }
 
 type Outcome = { code: number; frames: UpFrame[] };
 
-async function runPayload(w: Worker, payload: SpawnPayload): Promise<Outcome> {
+/** Connects the plan's MCP servers (§1.5 step 6); cancel or the turn deadline interrupts the connects. */
+async function connectServers(w: Worker, payload: SpawnPayload, started: number): Promise<McpStartup> {
+  if (payload.mcp_servers.length === 0) return startMcp([], { signal: w.cancel.signal, log: w.log });
+  const stop = new AbortController();
+  const onCancel = (): void => stop.abort();
+  w.cancel.signal.addEventListener('abort', onCancel, { once: true });
+  if (w.cancel.signal.aborted) stop.abort();
+  const { deadline_ms } = payload.limits;
+  const left = deadline_ms - (Date.now() - started);
+  const timer = deadline_ms > 0 ? setTimeout(() => stop.abort(), Math.max(0, left)) : undefined;
   try {
-    const result = await runTurn(payload, turnDeps(payload, w.channel, w.cancel, w.log));
+    return await startMcp(payload.mcp_servers, { signal: stop.signal, log: w.log });
+  } finally {
+    clearTimeout(timer);
+    w.cancel.signal.removeEventListener('abort', onCancel);
+  }
+}
+
+async function runPayload(w: Worker, payload: SpawnPayload): Promise<Outcome> {
+  const started = Date.now();
+  try {
+    const startup = await connectServers(w, payload, started);
+    // A server that cannot be reached fails the worker before any model call; an interrupted connect lets the
+    // round loop's guards end the turn (cancelled or deadline).
+    if (!startup.ok && !startup.interrupted) {
+      return { code: EXIT_MCP, frames: [{ type: 'failed', error: startup.error }] };
+    }
+    if (startup.ok) w.mcp = startup.mcp;
+    const result = await runTurn(payload, turnDeps(payload, w, started, w.mcp));
     const frames: UpFrame[] = [
       { type: 'usage', ...result.usage },
       { type: 'turn_done', turn: result },
@@ -90,11 +131,12 @@ async function runPayload(w: Worker, payload: SpawnPayload): Promise<Outcome> {
   }
 }
 
-/** Sends the terminal frames, waits until they are written, then exits with the turn's code. */
+/** Sends the terminal frames, waits until they are written, closes MCP connections, then exits. */
 async function report(w: Worker, outcome: Promise<Outcome>): Promise<void> {
   const { code, frames } = await outcome;
   w.phase = 'done';
   for (const frame of frames) await w.channel.send(frame);
+  await w.mcp?.close(MCP_CLOSE_GRACE_MS).catch(() => {});
   w.channel.close();
   process.exit(code);
 }
@@ -144,8 +186,9 @@ function main(): void {
     },
     onEnd: (reason, kind) => {
       if (w.phase === 'done') return;
-      // The supervisor is gone (or garbled the pipe): never outlive it as an orphan.
+      // The supervisor is gone (or garbled the pipe): never outlive it as an orphan, nor leave servers behind.
       w.log.error('loop.error', { err: `supervisor channel closed: ${reason}` });
+      w.mcp?.killNow();
       process.exit(w.phase === 'await_spawn' && kind === 'garbage' ? EXIT_BAD_PAYLOAD : EXIT_GENERIC);
     },
   });

@@ -30,6 +30,8 @@ export interface TurnDeps {
   /** Aborts when the turn is cancelled (also aborts a model call in flight). */
   cancelSignal: AbortSignal;
   now(): number;
+  /** When the worker started (before MCP connects); the deadline counts from here. Default: runTurn's start. */
+  startedAt?: number;
 }
 
 const DEFAULT_TOKENS_PER_CALL = 4096;
@@ -119,7 +121,8 @@ function armTurnSignal(s: TurnState, deps: TurnDeps): { signal: AbortSignal; dis
     timer = setTimeout(
       () => {
         s.deadlineHit = true;
-        controller.abort();
+        // The reason reaches a tool call in flight, which reports it (an MCP call answers "… deadline passed").
+        controller.abort(new Error('the turn deadline passed'));
       },
       Math.max(0, left),
     );
@@ -312,7 +315,7 @@ function endTurn(s: TurnState, end: TurnEnd, deps: TurnDeps): TurnResult {
 
 /** Runs one turn to a status (reference §11); never throws for model or tool failures. */
 export async function runTurn(payload: SpawnPayload, deps: TurnDeps): Promise<TurnResult> {
-  const s = initState(payload, deps.now());
+  const s = initState(payload, deps.startedAt ?? deps.now());
   const spec = payload.turn;
   deps.log.info('turn.start', {
     turn: spec.turn_id,

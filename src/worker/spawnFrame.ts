@@ -61,6 +61,49 @@ function firstShapeError(frame: Record<string, unknown>): string | null {
   return null;
 }
 
+const SERVER_SHAPE: Record<'stdio' | 'http', Record<string, Kind>> = {
+  stdio: { name: 'string', command: 'string', args: 'array', env: 'object', cwd: 'string|null' },
+  http: { name: 'string', url: 'string', headers: 'object' },
+};
+
+const allStrings = (values: unknown[]): boolean => values.every((v) => typeof v === 'string');
+
+/** One `mcp_servers` entry: its transport's fields, with string args, env values and header values. */
+function serverError(server: unknown, at: string): string | null {
+  if (!isRecord(server)) return `spawn frame field '${at}' is not object`;
+  if (server.transport !== 'stdio' && server.transport !== 'http') {
+    return `spawn frame field '${at}.transport' is not 'stdio' or 'http'`;
+  }
+  for (const [field, kind] of Object.entries(SERVER_SHAPE[server.transport])) {
+    if (!hasKind(server[field], kind)) return `spawn frame field '${at}.${field}' is not ${kind}`;
+  }
+  const strings: Array<[string, unknown[]]> =
+    server.transport === 'stdio'
+      ? [
+          ['args', server.args as unknown[]],
+          ['env', Object.values(server.env as object)],
+        ]
+      : [['headers', Object.values(server.headers as object)]];
+  for (const [field, values] of strings) {
+    if (!allStrings(values)) return `spawn frame field '${at}.${field}' holds a value that is not a string`;
+  }
+  return null;
+}
+
+/** `mcp_servers` (absent ⇒ none) and `code_tools_module` (absent ⇒ null). */
+function checkTurnResources(frame: Record<string, unknown>): string | null {
+  const servers = frame.mcp_servers ?? [];
+  if (!Array.isArray(servers)) return "spawn frame field 'mcp_servers' is not array";
+  for (const [i, server] of servers.entries()) {
+    const error = serverError(server, `mcp_servers[${i}]`);
+    if (error) return error;
+  }
+  if (!hasKind(frame.code_tools_module ?? null, 'string|null')) {
+    return "spawn frame field 'code_tools_module' is not string|null";
+  }
+  return null;
+}
+
 /** Validates the first frame; the result is the payload or a one-line reason. */
 export function readSpawnFrame(frame: unknown): SpawnCheck {
   if (!isRecord(frame)) return { ok: false, error: 'the first frame is not an object' };
@@ -68,10 +111,12 @@ export function readSpawnFrame(frame: unknown): SpawnCheck {
   if (frame.version !== PROTOCOL_VERSION) {
     return { ok: false, error: `protocol version ${String(frame.version)}; this worker speaks ${PROTOCOL_VERSION}` };
   }
-  const shapeError = firstShapeError(frame);
+  const shapeError = firstShapeError(frame) ?? checkTurnResources(frame);
   if (shapeError) return { ok: false, error: shapeError };
   const turn = frame.turn as Record<string, unknown>;
   if (turn.kind !== 'turn' && turn.kind !== 'think') return { ok: false, error: "turn.kind is not 'turn' or 'think'" };
   const { type: _type, ...payload } = frame;
+  payload.mcp_servers ??= [];
+  payload.code_tools_module ??= null;
   return { ok: true, payload: payload as unknown as SpawnPayload };
 }

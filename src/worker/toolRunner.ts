@@ -1,4 +1,4 @@
-// Runs one tool call by its route (reference §11.4 "Execute"): internal round-trip, MCP (a seam for now), or the
+// Runs one tool call by its route (reference §11.4 "Execute"): internal round-trip, MCP (through `callMcp`), or the
 // unknown-tool observation. A tool failure is a value ({result, is_error}); nothing thrown here escapes the loop.
 import { describeError } from '../errors.js';
 import type { TurnSpec } from '../protocol/frames.js';
@@ -10,7 +10,7 @@ export interface ToolAnswer {
   is_error: boolean;
 }
 
-/** One MCP tool call as the worker would dial it (the transport arrives with the MCP issue). */
+/** One MCP tool call as the worker dials it (through worker/mcpServers.ts). */
 export interface McpCall {
   server: string;
   /** The tool's name on that server. */
@@ -23,7 +23,8 @@ export interface McpCall {
 }
 
 export type CallMcp = (call: McpCall) => Promise<ToolAnswer>;
-export type CallInternal = (name: string, args: unknown) => Promise<ToolAnswer | null>;
+/** `index`: the call's 0-based position across the turn (the supervisor derives idempotency keys from it). */
+export type CallInternal = (name: string, args: unknown, index: number) => Promise<ToolAnswer | null>;
 
 export type ToolRoute = { kind: 'internal' } | { kind: 'mcp'; server: string; tool: string } | { kind: 'none' };
 
@@ -80,7 +81,7 @@ export interface ToolRunContext {
 async function runInternal(call: ToolCall, ctx: ToolRunContext): Promise<ToolAnswer> {
   const noAnswer = `${call.name}: no answer from the supervisor (cancelled or deadline)`;
   try {
-    const answer = await raceSignal(ctx.callInternal(call.name, call.arguments), ctx.signal);
+    const answer = await raceSignal(ctx.callInternal(call.name, call.arguments, ctx.n), ctx.signal);
     return answer ?? { result: noAnswer, is_error: true };
   } catch (err) {
     return { result: `${call.name}: ${describeError(err)}`, is_error: true };

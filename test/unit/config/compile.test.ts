@@ -8,7 +8,18 @@ import { compileIn, tempDir, writeConfig } from './configFiles.js';
 
 function expectedDefaults(storePath: string): Config {
   return {
-    agent: { name: 'agentd', instruction: '', prompt: null, preflight: 'auto', max_parallel_turns: 4, warm_workers: 1 },
+    agent: {
+      name: 'agentd',
+      instruction: '',
+      prompt: null,
+      preflight: 'auto',
+      max_parallel_turns: 4,
+      warm_workers: 1,
+      tools: { internal: 'all', mcp: 'all', code: 'all' },
+      ask_human_fallback: 'fail',
+    },
+    mcp: { servers: {} },
+    security: { policies: [] },
     intelligence: {
       endpoints: [],
       token: null,

@@ -118,3 +118,13 @@ describe('closestKey', () => {
   });
   it('suggests nothing for an unrelated key', () => assert.equal(closestKey('foo.bar', known), undefined));
 });
+
+describe('credentials in a bad URL', () => {
+  it('are not echoed in the error', async () => {
+    const { compileConfig } = await import('../../../src/config/compile.js');
+    assert.throws(
+      () => compileConfig({ files: [], env: {}, flags: { intelligence: 'http://user:pa55word@[bad' }, cwd: '/' }),
+      (err: Error) => !err.message.includes('pa55word') && err.message.includes('…@'),
+    );
+  });
+});

@@ -7,6 +7,7 @@ function job(ctx: string, id: string): TurnJob {
     ctx,
     principal: 'operator',
     text: id,
+    depth: 0,
     event: { id, kind: 'a2a_message', ts: 0, principal: 'operator', payload: { context_id: ctx, text: id } },
   };
 }

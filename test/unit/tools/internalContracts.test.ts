@@ -21,10 +21,17 @@ const NAMES = [
   'plan.update',
   'plan.clear',
   'sleep',
+  'await',
+  'think',
+  'decide',
+  'context.compact',
+  'message.send',
+  'status',
+  'ask_human',
 ];
 
 describe('internalContracts', () => {
-  it('holds exactly the foundation tools, each with a handler', () => {
+  it('holds exactly the internal tools, each with a handler', () => {
     assert.deepEqual(
       internalContracts().map((c) => c.name),
       NAMES,
@@ -41,10 +48,13 @@ describe('internalContracts', () => {
     }
   });
 
-  it('names the family memory, plan, or the bare name', () => {
+  it('names the family memory, plan, context, message, or the bare name', () => {
     assert.equal(internalContract('memory.list')?.family, 'memory');
     assert.equal(internalContract('plan.clear')?.family, 'plan');
+    assert.equal(internalContract('context.compact')?.family, 'context');
+    assert.equal(internalContract('message.send')?.family, 'message');
     assert.equal(internalContract('sleep')?.family, 'sleep');
+    assert.equal(internalContract('ask_human')?.family, 'ask_human');
     assert.equal(internalContract('nope'), undefined);
   });
 });
@@ -65,10 +75,10 @@ describe('internalToolDefs', () => {
 });
 
 describe('isSuspending', () => {
-  it('is true only for sleep among the foundation tools', () => {
+  it('is true for sleep, await, think, decide, context.compact and ask_human', () => {
     assert.deepEqual(
       NAMES.filter((n) => isSuspending(n)),
-      ['sleep'],
+      ['sleep', 'await', 'think', 'decide', 'context.compact', 'ask_human'],
     );
     assert.equal(isSuspending('no.such'), false);
   });
@@ -81,6 +91,22 @@ describe('internalFamilies', () => {
       'plan.*',
       'finish',
       'sleep',
+    ]);
+  });
+
+  it('lists every internal tool as four dotted families and seven bare names', () => {
+    assert.deepEqual(internalFamilies(NAMES), [
+      'context.*',
+      'memory.*',
+      'message.*',
+      'plan.*',
+      'ask_human',
+      'await',
+      'decide',
+      'finish',
+      'sleep',
+      'status',
+      'think',
     ]);
   });
 

@@ -1,82 +1,8 @@
 // Running internal tools on the supervisor side (reference §9.5, §11.5, §13), over an in-test memory fake.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { newConversation } from '../../../src/context/conversation.js';
-import type { Conversation, MemoryEntry } from '../../../src/store/store.js';
-import {
-  type InternalToolHost,
-  isSuspending,
-  runInternalTool,
-  sealResult,
-  type ToolOutcome,
-} from '../../../src/tools/internalTools.js';
-
-/** The four memory methods over a Map, honouring expiry like the real stores. */
-class FakeMemory {
-  readonly entries = new Map<string, MemoryEntry>();
-  memoryGet(key: string, now: number): MemoryEntry | null {
-    const entry = this.entries.get(key);
-    return entry === undefined || (entry.expires !== null && entry.expires < now) ? null : entry;
-  }
-  memorySet(entry: MemoryEntry): void {
-    this.entries.set(entry.key, entry);
-  }
-  memoryList(prefix: string, limit: number, now: number): { keys: string[]; truncated: boolean } {
-    const keys = [...this.entries.keys()].filter((k) => k.startsWith(prefix) && this.memoryGet(k, now) !== null).sort();
-    return { keys: keys.slice(0, limit), truncated: keys.length > limit };
-  }
-  memoryDelete(key: string): boolean {
-    return this.entries.delete(key);
-  }
-}
-
-interface Harness {
-  host: InternalToolHost;
-  memory: FakeMemory;
-  conv: Conversation;
-  dirty: string[];
-  planEvents: [string, string, string][];
-  schemaEvents: [string, string][];
-  clock: { now: number };
-}
-
-function harness(): Harness {
-  const clock = { now: 1_000 };
-  const memory = new FakeMemory();
-  const conv = newConversation('c1', 'conversation', 'alice', 0);
-  const dirty: string[] = [];
-  const planEvents: [string, string, string][] = [];
-  const schemaEvents: [string, string][] = [];
-  const host: InternalToolHost = {
-    now: () => clock.now,
-    memory,
-    conversation: (id) => {
-      assert.equal(id, 'c1');
-      return conv;
-    },
-    markDirty: (id) => dirty.push(id),
-    planMaxItems: 4,
-    onPlanUpdated: (ctx, op, progress) => planEvents.push([ctx, op, progress]),
-    onResultSchemaMismatch: (tool, why) => schemaEvents.push([tool, why]),
-  };
-  return { host, memory, conv, dirty, planEvents, schemaEvents, clock };
-}
-
-const caller = { conversation: 'c1', principal: 'alice', turnId: 'turn-1' };
-
-function run(h: Harness, name: string, args: unknown): ToolOutcome {
-  return runInternalTool(name, args, caller, h.host);
-}
-
-function ready(outcome: ToolOutcome): { result: unknown; is_error: boolean } {
-  assert.equal(outcome.kind, 'ready');
-  return outcome.kind === 'ready'
-    ? { result: outcome.result, is_error: outcome.is_error }
-    : { result: null, is_error: true };
-}
-
-const ok = (result: unknown) => ({ result, is_error: false });
-const err = (result: string) => ({ result, is_error: true });
+import { isSuspending, sealResult } from '../../../src/tools/internalTools.js';
+import { deferred, err, harness, ok, ready, run } from './fakeHost.js';
 
 describe('runInternalTool: validation order', () => {
   it('refuses an unknown name', () => {
@@ -129,6 +55,51 @@ describe('runInternalTool: output schema', () => {
       err('result of memory.list does not match its output schema: /keys/0 must be string'),
     );
     assert.deepEqual(h.schemaEvents, [['memory.list', '/keys/0 must be string']]);
+  });
+});
+
+describe('runInternalTool: deferred results', () => {
+  it('checks a deferred success against the output schema and reports a mismatch', async () => {
+    const h = harness();
+    h.host.humanChannel = true;
+    h.host.askHuman = () => Promise.resolve(ok({ reply: 'yes' }));
+    assert.deepEqual(
+      await deferred(run(h, 'ask_human', { question: 'q' })),
+      err("result of ask_human does not match its output schema: must have required property 'timed_out'"),
+    );
+    assert.deepEqual(h.schemaEvents, [['ask_human', "must have required property 'timed_out'"]]);
+  });
+
+  it('passes a deferred error result through unchecked', async () => {
+    const h = harness();
+    h.host.think = () => Promise.resolve(err('think failed: deadline'));
+    assert.deepEqual(await deferred(run(h, 'think', { prompt: 'p' })), err('think failed: deadline'));
+    assert.deepEqual(h.schemaEvents, []);
+  });
+
+  it('turns a rejected promise into an error result, never a rejection', async () => {
+    const h = harness();
+    h.host.think = () => Promise.reject(new Error('think child crashed\nstack'));
+    assert.deepEqual(await deferred(run(h, 'think', { prompt: 'p' })), err('think failed: think child crashed'));
+    h.host.watch = () => Promise.reject('watch torn down');
+    assert.deepEqual(await deferred(run(h, 'await', { condition: 'false' })), err('await failed: watch torn down'));
+  });
+
+  it('turns a promise that resolves to something other than a result into an error result', async () => {
+    const h = harness();
+    h.host.think = () => Promise.resolve(undefined as unknown as { result: unknown; is_error: boolean });
+    assert.deepEqual(
+      await deferred(run(h, 'think', { prompt: 'p' })),
+      err('think failed: the supervisor gave no result'),
+    );
+  });
+
+  it('turns a capability that throws before deferring into a ready error result', () => {
+    const h = harness();
+    h.host.think = () => {
+      throw new Error('no worker slots');
+    };
+    assert.deepEqual(ready(run(h, 'think', { prompt: 'p' })), err('think failed: no worker slots'));
   });
 });
 
@@ -288,7 +259,7 @@ describe('sleep', () => {
     assert.match(String(out.result), /^invalid arguments for sleep: \/duration must be a duration/);
   });
 
-  it('is the suspending tool', () => {
+  it('is a suspending tool', () => {
     assert.equal(isSuspending('sleep'), true);
     assert.equal(isSuspending('memory.get'), false);
   });

@@ -1,65 +1,11 @@
 import assert from 'node:assert/strict';
-import type { ChildProcessWithoutNullStreams } from 'node:child_process';
-import { spawn } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
-import { encodeFrame, FrameDecoder } from '../../../src/protocol/frameCodec.js';
-import type { SpawnPayload, UpFrame } from '../../../src/protocol/frames.js';
+import { encodeFrame } from '../../../src/protocol/frameCodec.js';
 import type { ScriptedModel } from '../../doubles/scriptedModel.js';
 import { startScriptedModel } from '../../doubles/scriptedModel.js';
 import { makePayload } from './turnHarness.js';
-
-// Under tsx this file is .ts and the worker runs from source; compiled, both live under dist/.
-const compiled = import.meta.url.endsWith('.js');
-const root = fileURLToPath(new URL('../../../', import.meta.url));
-const entry = fileURLToPath(new URL(`../../../src/worker/main.${compiled ? 'js' : 'ts'}`, import.meta.url));
-
-interface Worker {
-  child: ChildProcessWithoutNullStreams;
-  frames: UpFrame[];
-  stderr: () => string;
-  waitFor(pred: (f: UpFrame) => boolean, ms?: number): Promise<UpFrame>;
-  exit(ms?: number): Promise<number | null>;
-}
-
-function startWorker(): Worker {
-  const args = compiled ? [entry] : ['--import', 'tsx', entry];
-  const child = spawn(process.execPath, args, { cwd: root, stdio: ['pipe', 'pipe', 'pipe'] });
-  const frames: UpFrame[] = [];
-  const waiters: Array<() => void> = [];
-  const decoder = new FrameDecoder();
-  let stderr = '';
-  child.stderr.on('data', (c: Buffer) => {
-    stderr += c.toString();
-  });
-  child.stdout.on('data', (c: Buffer) => {
-    for (const f of decoder.push(c)) frames.push(f as UpFrame);
-    for (const w of waiters.splice(0)) w();
-  });
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  const waitFor = (pred: (f: UpFrame) => boolean, ms = 15_000) =>
-    new Promise<UpFrame>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no matching frame within ${ms} ms; stderr: ${stderr}`)), ms);
-      const check = (): void => {
-        const found = frames.find(pred);
-        if (found) {
-          clearTimeout(timer);
-          resolve(found);
-        } else waiters.push(check);
-      };
-      check();
-    });
-  const exit = (ms = 15_000) =>
-    Promise.race([
-      exited,
-      new Promise<never>((_, reject) =>
-        setTimeout(() => reject(new Error(`worker did not exit; stderr: ${stderr}`)), ms).unref(),
-      ),
-    ]);
-  return { child, frames, stderr: () => stderr, waitFor, exit };
-}
-
-const spawnFrame = (payload: SpawnPayload) => encodeFrame({ type: 'spawn', ...payload });
+import type { Worker } from './workerProcessHarness.js';
+import { spawnFrame, startWorker } from './workerProcessHarness.js';
 
 describe('worker process', () => {
   let model: ScriptedModel;
@@ -92,6 +38,7 @@ describe('worker process', () => {
     assert.ok(request.type === 'tool_request');
     assert.equal(request.name, 'memory.set');
     assert.deepEqual(request.args, { key: 'k', value: 'v' });
+    assert.equal(request.index, 0, 'the call index across the turn travels with the request');
     w.child.stdin.write(encodeFrame({ type: 'tool_result', id: request.id, result: { ok: true }, is_error: false }));
     const done = await w.waitFor((f) => f.type === 'turn_done');
     assert.equal(await w.exit(), 0, w.stderr());

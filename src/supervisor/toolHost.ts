@@ -1,0 +1,84 @@
+// The InternalToolHost a turn's internal tools run against: the supervisor's state and capabilities, seen from
+// that turn (its conversation, its principal, its hop depth). Built per tool request; holds no state of its own.
+import type { Config } from '../config/types.js';
+import type { Logger } from '../obs/log.js';
+import type { Conversation, InboxEvent, Store } from '../store/store.js';
+import { newUlid } from '../store/ulid.js';
+import type { InternalToolHost, ToolResult } from '../tools/internalTools.js';
+import type { LiveTurn } from './liveTurn.js';
+import type { AcceptInput } from './supervisor.js';
+import type { ThinkJob } from './thinkChildren.js';
+
+/** What the supervisor lends to internal tools. */
+export interface HostCapabilities {
+  config: Readonly<Config>;
+  store: Store;
+  log: Logger;
+  now(): number;
+  conversation(id: string): Conversation;
+  markDirty(id: string): void;
+  accept(input: AcceptInput): InboxEvent | null;
+  think(job: ThinkJob): Promise<ToolResult>;
+  /** Registers a check run after every reactor step; returns the unregister function. */
+  watch(check: () => void): () => void;
+  status(): Record<string, unknown>;
+}
+
+export function buildToolHost(caps: HostCapabilities, turn: LiveTurn): InternalToolHost {
+  const { config, log } = caps;
+  let thinks = 0;
+  return {
+    now: caps.now,
+    instance: config.agent.name,
+    memory: caps.store,
+    conversation: caps.conversation,
+    markDirty: caps.markDirty,
+    planMaxItems: config.context.plan.max_items,
+    maxMessageDepth: config.limits.max_message_depth,
+    askHumanFallback: config.agent.ask_human_fallback,
+    humanChannel: false,
+    onPlanUpdated: (ctx, op, progress) => log.info('plan.updated', { ctx, op, progress }),
+    onResultSchemaMismatch: (tool, explain) => log.warn('tool.result.schema', { tool, ctx: turn.job.ctx, explain }),
+    deliver: (req) => {
+      const conversation = req.to === 'new' ? `conv-${newUlid(caps.now()).toLowerCase()}` : req.to;
+      const event = caps.accept({
+        context_id: conversation,
+        text: req.text,
+        principal: req.caller.principal,
+        msg_depth: req.depth,
+      });
+      if (event === null) return { ok: false, error: 'message.send: the message could not be accepted' };
+      log.info('message.delivered', {
+        from: req.caller.conversation,
+        to: conversation,
+        depth: req.depth,
+        inbox_event: event.id,
+      });
+      return { ok: true, conversation, depth: req.depth };
+    },
+    status: () => caps.status(),
+    think: (req) =>
+      caps.think({
+        purpose: req.purpose,
+        ctx: req.caller.conversation,
+        parentNode: turn.node,
+        system: req.system,
+        messages: req.messages.map((m) => ({ role: m.role, text: m.text, ts: caps.now() })),
+        ...(req.schema ? { schema: req.schema } : {}),
+        turnId: `${turn.turnId}.think-${++thinks}`,
+      }),
+    watch: (check, timeoutAt) =>
+      new Promise<boolean>((resolve) => {
+        const finish = (satisfied: boolean): void => {
+          clearTimeout(timer);
+          unregister();
+          resolve(satisfied);
+        };
+        const unregister = caps.watch(() => {
+          if (check()) finish(true);
+        });
+        const timer = setTimeout(() => finish(false), Math.max(0, timeoutAt - caps.now()));
+        turn.cleanups.push(() => finish(false));
+      }),
+  };
+}

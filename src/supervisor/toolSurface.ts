@@ -1,0 +1,182 @@
+// The tool surface: the registry over internal, code and MCP tools, each turn's plan, and the supervisor's own
+// MCP connections (listing at start, re-listing on tools/list_changed, and the calls a policy must judge).
+import type { Config, McpServerConfig } from '../config/types.js';
+import { DaemonError, describeError } from '../errors.js';
+import type { Logger } from '../obs/log.js';
+import type { McpServerSpec } from '../protocol/frames.js';
+import { internalContracts } from '../tools/internalContracts.js';
+import type { ToolResult } from '../tools/internalTools.js';
+import type { McpConnection } from '../tools/mcp/mcpConnection.js';
+import { stdioEnv } from '../tools/mcp/mcpEnv.js';
+import { buildRegistry, type McpToolListing, type RegisteredTool, selectTools } from '../tools/registry.js';
+import { planTools, type ToolPlan } from '../tools/toolPlan.js';
+
+/** A code tool as the registry sees it; its `run` lives in `module`, which the worker imports. */
+export interface CodeToolDef {
+  name: string;
+  description: string;
+  input_schema: Record<string, unknown>;
+}
+
+export interface ToolSurfaceOptions {
+  config: Readonly<Config>;
+  log: Logger;
+  /** The environment stdio servers inherit an allow-listed part of. */
+  baseEnv: Readonly<Record<string, string | undefined>>;
+  code?: { defs: CodeToolDef[]; module: string };
+}
+
+/** Builds the wire spec of a configured server. Credentials go into headers/env here and nowhere else. */
+export function serverSpec(
+  name: string,
+  server: McpServerConfig,
+  baseEnv: Readonly<Record<string, string | undefined>>,
+): McpServerSpec {
+  if ('url' in server) {
+    const auth: Record<string, string> = server.token ? { authorization: `Bearer ${server.token}` } : {};
+    return { name, transport: 'http', url: server.url, headers: { ...server.headers, ...auth } };
+  }
+  const env = stdioEnv(baseEnv, server.env);
+  return { name, transport: 'stdio', command: server.command, args: [...server.args], env, cwd: server.cwd };
+}
+
+export class ToolSurface {
+  private readonly connections = new Map<string, McpConnection>();
+  private readonly listings = new Map<string, McpToolListing>();
+  private readonly specs = new Map<string, McpServerSpec>();
+  private byName = new Map<string, RegisteredTool>();
+  private current: ToolPlan = { tools: [], internal: [], mcp_routes: {}, mcp_servers: [], code: [], judged: [] };
+
+  private constructor(private readonly opts: ToolSurfaceOptions) {
+    for (const [name, server] of Object.entries(opts.config.mcp.servers)) {
+      this.specs.set(name, serverSpec(name, server, opts.baseEnv));
+    }
+  }
+
+  /** Connects to every configured MCP server and lists its tools; the first failure throws `mcp '<name>': …`. */
+  static async start(opts: ToolSurfaceOptions): Promise<ToolSurface> {
+    const surface = new ToolSurface(opts);
+    try {
+      await Promise.all([...surface.specs.keys()].map((name) => surface.connect(name)));
+    } catch (err) {
+      await surface.close();
+      throw err;
+    }
+    surface.rebuild();
+    return surface;
+  }
+
+  /** The plan every root and conversation turn gets now. */
+  plan(): ToolPlan {
+    return this.current;
+  }
+
+  /** The registered tool named `name` (for policy facts). */
+  tool(name: string): RegisteredTool | undefined {
+    return this.byName.get(name);
+  }
+
+  /** Where a judged MCP tool lives, or undefined when `name` is not one. */
+  judgedRoute(name: string): { server: string; wire: string } | undefined {
+    if (!this.current.judged.includes(name)) return undefined;
+    const tool = this.byName.get(name);
+    return tool?.server && tool.wire ? { server: tool.server, wire: tool.wire } : undefined;
+  }
+
+  /** Specs of the servers a turn's routes dial, so the worker connects to exactly those. */
+  serverSpecs(routes: Readonly<Record<string, [string, string]>>): McpServerSpec[] {
+    const names = [...new Set(Object.values(routes).map(([server]) => server))].sort();
+    return names.map((n) => this.specs.get(n)).filter((s): s is McpServerSpec => s !== undefined);
+  }
+
+  /** The module the worker imports for code tools, when the plan has any. */
+  get codeToolsModule(): string | null {
+    return this.current.code.length > 0 ? (this.opts.code?.module ?? null) : null;
+  }
+
+  /** Runs a judged MCP call on the supervisor's connection (reconnecting once if the server went away). */
+  async callJudged(
+    name: string,
+    args: unknown,
+    call: { meta: Record<string, unknown>; timeoutMs: number },
+  ): Promise<ToolResult> {
+    const route = this.judgedRoute(name);
+    if (!route) return { result: `error: no such tool '${name}'`, is_error: true };
+    let conn = this.connections.get(route.server);
+    if (!conn || conn.lostReason !== null) {
+      try {
+        conn = await this.connect(route.server);
+      } catch (err) {
+        return { result: `tool transport error: ${describeError(err)}`, is_error: true };
+      }
+    }
+    return conn.callTool(route.wire, args, call);
+  }
+
+  /** What `agentd --capabilities` reports about tools. */
+  describe(): { internal_tools: string[]; code_tools: string[]; mcp: Record<string, unknown> } {
+    const mcp: Record<string, unknown> = {};
+    for (const [name, spec] of this.specs) {
+      const listing = this.listings.get(name);
+      mcp[name] = { transport: spec.transport, tools: listing?.tools.map((t) => t.name) ?? [] };
+    }
+    const plan = this.current;
+    const internal = plan.internal.filter((n) => this.byName.get(n)?.class === 'internal');
+    return { internal_tools: internal, code_tools: plan.code, mcp };
+  }
+
+  async close(): Promise<void> {
+    const all = [...this.connections.values()];
+    this.connections.clear();
+    await Promise.all(all.map((c) => c.close()));
+  }
+
+  private async connect(name: string): Promise<McpConnection> {
+    const spec = this.specs.get(name);
+    if (!spec) throw new DaemonError('mcp_unreachable', `mcp '${name}': not configured`);
+    const { McpConnection } = await import('../tools/mcp/mcpConnection.js');
+    let conn: McpConnection;
+    let tools: Awaited<ReturnType<McpConnection['listTools']>>;
+    try {
+      conn = await McpConnection.connect(spec, { clientName: `agentd/${this.opts.config.agent.name}` });
+      tools = await conn.listTools();
+    } catch (err) {
+      this.opts.log.error('mcp.unreachable', { server: name, err: describeError(err) });
+      throw new DaemonError('mcp_unreachable', `mcp '${name}': ${describeError(err)}`);
+    }
+    this.connections.set(name, conn);
+    this.listings.set(name, { server: name, tools });
+    this.opts.log.info('mcp.listed', { server: name, transport: spec.transport, tools: tools.length });
+    conn.onToolsChanged(() => void this.relist(name, conn));
+    return conn;
+  }
+
+  private async relist(name: string, conn: McpConnection): Promise<void> {
+    try {
+      const tools = await conn.listTools();
+      this.listings.set(name, { server: name, tools });
+      this.opts.log.info('mcp.tools_changed', { server: name, tools: tools.length });
+      this.rebuild();
+    } catch (err) {
+      this.opts.log.warn('mcp.tools_changed', { server: name, err: describeError(err) });
+    }
+  }
+
+  private rebuild(): void {
+    const { config, log } = this.opts;
+    const registry = buildRegistry({
+      internal: internalContracts().map((c) => ({
+        name: c.name,
+        description: c.description,
+        input_schema: c.input_schema,
+        family: c.family,
+      })),
+      code: this.opts.code?.defs ?? [],
+      mcp: [...this.listings.values()],
+    });
+    for (const warning of registry.warnings) log.warn('registry.warning', { warning });
+    const selected = selectTools(registry.tools, config.agent.tools);
+    this.byName = new Map(selected.map((t) => [t.name, t]));
+    this.current = planTools(selected, config.security.policies);
+  }
+}

@@ -1,0 +1,171 @@
+// The live conversation turns: one worker process each, its frames, its timers and how it ends.
+// Decides nothing about conversations or the inbox: it reports each turn's result to the reactor exactly once.
+import { describeError } from '../errors.js';
+import type { Logger } from '../obs/log.js';
+import {
+  dispatchFrame,
+  type FrameHandlers,
+  type SpawnPayload,
+  type TurnResult,
+  type UpFrame,
+} from '../protocol/frames.js';
+import type { TurnStatus } from '../protocol/status.js';
+import type { TurnJob } from './dispatch.js';
+import { failedResult } from './fold.js';
+import type { LiveTurn } from './liveTurn.js';
+import type { WorkerPool } from './workerPool.js';
+
+/** Grace between a cancel frame and the killpg, and after the deadline before the backstop kill. */
+const CANCEL_GRACE_MS = 2_000;
+const DEADLINE_GRACE_MS = 5_000;
+
+export interface TurnWorkerDeps {
+  pool: WorkerPool;
+  log: Logger;
+  now(): number;
+  /** A tool_request from a live turn. */
+  serveTool(turn: LiveTurn, frame: Extract<UpFrame, { type: 'tool_request' }>): void;
+  /** A budget_request from a live turn. */
+  admit(turn: LiveTurn, frame: Extract<UpFrame, { type: 'budget_request' }>): void;
+  /** Exactly once per turn that was not abandoned: its result (reported or synthetic). */
+  onSettled(turn: LiveTurn, result: TurnResult): void;
+  /** After a turn's worker is gone (settled or abandoned). */
+  onGone(turn: LiveTurn): void;
+}
+
+export class TurnWorkers {
+  private readonly live = new Map<number, LiveTurn>();
+  private nextNode = 1;
+
+  constructor(private readonly deps: TurnWorkerDeps) {}
+
+  get size(): number {
+    return this.live.size;
+  }
+
+  /** Conversations with a live turn. */
+  busyContexts(): string[] {
+    return [...this.live.values()].map((t) => t.job.ctx);
+  }
+
+  /** Starts a worker on `payload`; throws (with nothing left running) when the worker cannot be started. */
+  start(job: TurnJob, payload: SpawnPayload): LiveTurn {
+    const node = this.nextNode++;
+    const handle = this.deps.pool.take({
+      onFrame: (frame) => this.onFrame(node, frame),
+      onClose: (code, signal) => this.onClose(node, code, signal),
+      onProtocolError: (err) => this.deps.log.warn('loop.error', { node, ctx: job.ctx, err }),
+    });
+    const turn: LiveTurn = {
+      node,
+      job,
+      turnId: payload.turn.turn_id,
+      handle,
+      internal: new Set(payload.turn.internal),
+      startedAt: this.deps.now(),
+      settled: false,
+      endReason: null,
+      abandoned: false,
+      usage: { input_tokens: 0, output_tokens: 0 },
+      parked: new Map(),
+      timers: [],
+      cleanups: [],
+    };
+    this.live.set(node, turn);
+    try {
+      handle.send({ type: 'spawn', ...payload });
+    } catch (err) {
+      turn.abandoned = true;
+      handle.kill();
+      this.live.delete(node);
+      throw err;
+    }
+    const backstop = payload.limits.deadline_ms + DEADLINE_GRACE_MS;
+    turn.timers.push(setTimeout(() => this.end(turn, 'deadline', 'the worker outlived its deadline'), backstop));
+    return turn;
+  }
+
+  /** Cancels a conversation's live turn: the worker seals and reports; its process group dies after a grace. */
+  cancel(ctx: string, reason: string): boolean {
+    let found = false;
+    for (const turn of this.live.values()) {
+      if (turn.job.ctx !== ctx || turn.settled) continue;
+      found = true;
+      turn.endReason = { status: 'cancelled', error: reason };
+      turn.handle.send({ type: 'cancel', reason });
+      turn.timers.push(setTimeout(() => this.kill(turn, 'cancel grace elapsed'), CANCEL_GRACE_MS));
+    }
+    return found;
+  }
+
+  /** Kills every live turn without folding it: its inbox event stays pending and replays on the next start. */
+  abandonAll(reason: string): number {
+    for (const turn of this.live.values()) {
+      turn.abandoned = true;
+      this.kill(turn, reason);
+    }
+    return this.live.size;
+  }
+
+  private end(turn: LiveTurn, status: TurnStatus, error: string): void {
+    turn.endReason = { status, error };
+    this.kill(turn, error);
+  }
+
+  private kill(turn: LiveTurn, reason: string): void {
+    this.deps.log.warn('turn.kill', { node: turn.node, ctx: turn.job.ctx, worker_pid: turn.handle.pid, reason });
+    turn.handle.kill();
+  }
+
+  private onFrame(node: number, frame: UpFrame): void {
+    const turn = this.live.get(node);
+    if (!turn) return;
+    const { log } = this.deps;
+    const handlers: FrameHandlers<UpFrame> = {
+      ready: () => {},
+      pong: () => {},
+      event: (f) => log.debug(f.event, { node, ctx: turn.job.ctx, ...f.fields }),
+      usage: (f) => {
+        turn.usage = { input_tokens: f.input_tokens, output_tokens: f.output_tokens };
+      },
+      failed: (f) => {
+        turn.endReason = { status: 'failed', error: f.error };
+        turn.handle.send({ type: 'cancel', reason: 'failed' });
+      },
+      tool_request: (f) => this.deps.serveTool(turn, f),
+      budget_request: (f) => this.deps.admit(turn, f),
+      turn_done: (f) => this.settle(turn, f.turn),
+    };
+    try {
+      dispatchFrame(handlers, frame);
+    } catch (err) {
+      log.error('loop.error', {
+        node,
+        ctx: turn.job.ctx,
+        err: `handling a ${frame.type} frame: ${describeError(err)}`,
+      });
+    }
+  }
+
+  private onClose(node: number, code: number | null, signal: NodeJS.Signals | null): void {
+    const turn = this.live.get(node);
+    if (!turn) return;
+    const { log } = this.deps;
+    log.info('child.exit', { node, worker_pid: turn.handle.pid, kind: 'turn', ctx: turn.job.ctx, code, signal });
+    for (const t of turn.timers) clearTimeout(t);
+    if (!turn.settled && !turn.abandoned) {
+      const outcome = code !== null ? `exit code ${code}` : `signal ${signal}`;
+      const reason = turn.endReason ?? { status: 'failed', error: `worker exited without a result (${outcome})` };
+      log.warn('turn.failed', { ctx: turn.job.ctx, node, err: reason.error });
+      this.settle(turn, failedResult(reason.error, reason.status));
+    }
+    this.live.delete(node);
+    this.deps.onGone(turn);
+  }
+
+  private settle(turn: LiveTurn, result: TurnResult): void {
+    if (turn.settled || turn.abandoned) return;
+    turn.settled = true;
+    this.deps.onSettled(turn, result);
+  }
+}

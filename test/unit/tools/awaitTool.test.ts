@@ -1,0 +1,155 @@
+// await (a condition watched until it holds or times out) and context.compact (nothing to compact yet).
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { estimateConversation } from '../../../src/context/estimate.js';
+import { deferred, err, type Harness, harness, ok, ready, run } from './fakeHost.js';
+
+interface Watch {
+  check: () => boolean;
+  timeoutAt: number;
+  resolve: (hit: boolean) => void;
+}
+
+/** A watch capability the test drives: `changed()` re-checks every watch, `expire()` times them all out. */
+function withWatch(h: Harness) {
+  const live: Watch[] = [];
+  h.host.watch = (check, timeoutAt) => new Promise<boolean>((resolve) => live.push({ check, timeoutAt, resolve }));
+  const settle = (w: Watch, hit: boolean) => {
+    live.splice(live.indexOf(w), 1);
+    w.resolve(hit);
+  };
+  return {
+    live,
+    changed: () => {
+      for (const w of [...live]) if (w.check()) settle(w, true);
+    },
+    expire: () => {
+      for (const w of [...live]) settle(w, false);
+    },
+  };
+}
+
+function setMemory(h: Harness, key: string, value: unknown): void {
+  h.memory.memorySet({ key, value, expires: null, updated: h.clock.now });
+}
+
+describe('await', () => {
+  it('answers {satisfied: true} at once when the condition already holds, without watching', () => {
+    const h = harness();
+    const watch = withWatch(h);
+    setMemory(h, 'ready', true);
+    assert.deepEqual(ready(run(h, 'await', { condition: 'memory.ready == true' })), ok({ satisfied: true }));
+    assert.equal(watch.live.length, 0);
+  });
+
+  it('carries the value when the condition is not a plain boolean', () => {
+    const h = harness();
+    withWatch(h);
+    setMemory(h, 'report', { pages: 3 });
+    assert.deepEqual(
+      ready(run(h, 'await', { condition: 'memory.report' })),
+      ok({ satisfied: true, value: { pages: 3 } }),
+    );
+  });
+
+  it('watches until a state change makes it hold, with the default 10m timeout', async () => {
+    const h = harness();
+    const watch = withWatch(h);
+    const out = run(h, 'await', { condition: 'exists(memory.report) && memory.report.pages > 2' });
+    assert.equal(out.kind, 'defer');
+    assert.equal(watch.live[0]?.timeoutAt, 1_000 + 600_000);
+    setMemory(h, 'report', { pages: 1 });
+    watch.changed();
+    assert.equal(watch.live.length, 1, 'still waiting');
+    setMemory(h, 'report', { pages: 5 });
+    watch.changed();
+    assert.deepEqual(await deferred(out), ok({ satisfied: true }));
+  });
+
+  it('reads the caller plan counts', async () => {
+    const h = harness();
+    const watch = withWatch(h);
+    run(h, 'plan.create', { goal: 'g', items: ['a'] });
+    const out = run(h, 'await', { condition: 'plan.total > 0 && plan.done == plan.total' });
+    run(h, 'plan.update', { item: 1, status: 'done' });
+    watch.changed();
+    assert.deepEqual(await deferred(out), ok({ satisfied: true }));
+  });
+
+  it('answers {satisfied: false, timed_out: true} at the timeout', async () => {
+    const h = harness();
+    const watch = withWatch(h);
+    const out = run(h, 'await', { condition: 'now_ms > 99999999', timeout: '30s' });
+    assert.equal(watch.live[0]?.timeoutAt, 31_000);
+    watch.expire();
+    assert.deepEqual(await deferred(out), ok({ satisfied: false, timed_out: true }));
+  });
+
+  it('turns a failure reading state during the watch into an error result', async () => {
+    const h = harness();
+    const watch = withWatch(h);
+    const out = run(h, 'await', { condition: 'memory.x' });
+    h.host.memory.memoryGet = () => {
+      throw new Error('store gone');
+    };
+    watch.changed();
+    assert.deepEqual(await deferred(out), err('await failed: store gone'));
+  });
+
+  it('refuses a condition that does not parse, at once and without watching', () => {
+    const h = harness();
+    const watch = withWatch(h);
+    assert.deepEqual(
+      ready(run(h, 'await', { condition: 'memory.x = 1' })),
+      err('invalid condition: use == to compare at 10'),
+    );
+    assert.deepEqual(
+      ready(run(h, 'await', { condition: 'status(memory.x)' })),
+      err(
+        'invalid condition: unknown name "status" (use memory.<key>, plan.done, plan.total, now_ms or exists(...)) at 1',
+      ),
+    );
+    assert.equal(watch.live.length, 0);
+  });
+
+  it('refuses a timeout over 24h, a malformed one, and a missing condition', () => {
+    const h = harness();
+    withWatch(h);
+    assert.deepEqual(
+      ready(run(h, 'await', { condition: 'true', timeout: '25h' })),
+      err('await: timeout 25h is longer than the 24h maximum'),
+    );
+    assert.match(
+      String(ready(run(h, 'await', { condition: 'true', timeout: 'later' })).result),
+      /^invalid arguments for await: \/timeout must be a duration/,
+    );
+    assert.deepEqual(
+      ready(run(h, 'await', {})),
+      err("invalid arguments for await: must have required property 'condition'"),
+    );
+  });
+
+  it('is not available without a watch capability', () => {
+    assert.deepEqual(ready(run(harness(), 'await', { condition: 'true' })), err('"await" is not available here'));
+  });
+});
+
+describe('context.compact', () => {
+  it('reports the version and estimate with nothing folded, without parking', () => {
+    const h = harness();
+    h.conv.messages.push({ role: 'user', text: 'hello there, a message of some length', principal: 'alice', ts: 0 });
+    const out = ready(run(h, 'context.compact', { target_tokens: 1000, keep_last: 2 }));
+    assert.deepEqual(
+      out,
+      ok({ version: 1, est_tokens: estimateConversation(h.conv), folded: 0, note: 'nothing to compact' }),
+    );
+    assert.ok((out.result as { est_tokens: number }).est_tokens > 0);
+  });
+
+  it('refuses a negative keep_last', () => {
+    assert.deepEqual(
+      ready(run(harness(), 'context.compact', { keep_last: -1 })),
+      err('invalid arguments for context.compact: /keep_last must be >= 0'),
+    );
+  });
+});
