@@ -1,4 +1,5 @@
 // The embedding API: explicit named exports for programs that run agentd as a library.
+export { type Agent, type CreateAgentOptions, createAgent, type SendOptions } from './agent.js';
 
 export { EXIT, exitCodeForStatus } from './cli/exitCodes.js';
 export { compileConfig } from './config/compile.js';
@@ -10,3 +11,5 @@ export { TURN_STATUSES, type TurnStatus } from './protocol/status.js';
 export { openStore } from './store/openStore.js';
 export type { Conversation, InboxOutcome, Store } from './store/store.js';
 export { type AcceptInput, Supervisor, type SupervisorOptions } from './supervisor/supervisor.js';
+export { ToolSurface } from './supervisor/toolSurface.js';
+export type { CodeTool, CodeToolContext } from './tools/codeTools.js';

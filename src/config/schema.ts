@@ -68,6 +68,7 @@ export const KEYS: KeyTable = {
     doc: 'ask_human with nobody reachable: fail now, or wait.',
   },
   'mcp.servers': { kind: mcpServersKind(), default: {}, doc: 'MCP servers by name: {url, …} or {command, …} (--mcp).' },
+  'mcp.call_timeout': { kind: durationKind(100), default: 600_000, doc: 'Cap on one MCP call (also the deadline).' },
   'security.policies': { kind: policiesKind(), default: [], doc: 'Permission rules; first match wins, none allows.' },
   'intelligence.endpoints': { kind: urlListKind(), default: [], doc: 'Model endpoints in failover order.' },
   'intelligence.token': {

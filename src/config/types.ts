@@ -119,6 +119,8 @@ export interface ObservabilityConfig {
 export interface McpConfig {
   /** Server name → how to reach it. Default {}. */
   servers: Record<string, McpServerConfig>;
+  /** The cap on one MCP call (ms), also clamped to what remains of the turn's deadline. Default 600 000. */
+  call_timeout: number;
 }
 
 export interface SecurityConfig {

@@ -41,6 +41,12 @@ export interface TurnSpec {
   internal: string[];
   /** Tool name → [server, wire tool name]; the worker dials these servers itself. */
   mcp_routes: Record<string, [string, string]>;
+  /** The cap on one MCP call (ms); it is also clamped to what remains of the deadline. Default 600 000. */
+  mcp_call_timeout_ms?: number;
+  /** Code tools the worker runs itself (from `code_tools_module`). */
+  code_tools?: string[];
+  /** Code tools a permission rule could match: the worker asks the supervisor (`check_only`) before each call. */
+  gated?: string[];
   output_schema?: Record<string, unknown>;
   /** 0 ⇒ use limits.max_steps. */
   max_rounds: number;
@@ -128,8 +134,11 @@ export type UpFrame =
   | { type: 'event'; event: ProgressEvent; fields: Record<string, unknown> }
   | ({ type: 'usage' } & Usage)
   | { type: 'failed'; error: string }
-  /** `index`: the call's 0-based position across the whole turn (idempotency keys for supervisor-run calls). */
-  | { type: 'tool_request'; id: number; name: string; args: unknown; index?: number }
+  /**
+   * `index`: the call's 0-based position across the whole turn (idempotency keys for supervisor-run calls).
+   * `check_only`: only the permission check (a gated code tool); the answer is `allowed` or the refusal.
+   */
+  | { type: 'tool_request'; id: number; name: string; args: unknown; index?: number; check_only?: boolean }
   | { type: 'budget_request'; id: number; estimate: number }
   | { type: 'turn_done'; turn: TurnResult };
 

@@ -11,6 +11,8 @@ export interface LiveTurn {
   handle: WorkerHandle;
   /** Internal tool names this turn may round-trip. */
   internal: ReadonlySet<string>;
+  /** Code tools the worker runs only after the supervisor's permission check. */
+  gated: ReadonlySet<string>;
   startedAt: number;
   /** Set once `turn_done` (or a synthetic failure) has been folded. */
   settled: boolean;

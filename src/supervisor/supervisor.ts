@@ -318,6 +318,7 @@ export class Supervisor {
       if (this.opts.tools) {
         payload.mcp_servers = this.opts.tools.serverSpecs(payload.turn.mcp_routes);
         payload.code_tools_module = this.opts.tools.codeToolsModule;
+        payload.turn.gated = this.opts.tools.gatedCodeTools();
       }
       turn = this.turns.start(job, payload);
     } catch (err) {

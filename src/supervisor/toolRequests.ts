@@ -20,14 +20,13 @@ type ToolRequest = Extract<UpFrame, { type: 'tool_request' }>;
 
 /** setTimeout's ceiling; a longer park re-arms. */
 const MAX_TIMER_MS = 2_147_483_647;
-/** A single MCP call's cap (reference §19). */
-const MCP_CALL_CAP_MS = 600_000;
 
 /** Runs one tool call for `turn` and answers it. Never throws. */
 export function serveToolRequest(deps: ToolServiceDeps, turn: LiveTurn, frame: ToolRequest): void {
   const ctx = turn.job.ctx;
   deps.log.info('tool.request', { node: turn.node, req: frame.id, tool: frame.name, ctx, turn: turn.turnId });
-  if (!turn.internal.has(frame.name)) {
+  const granted = frame.check_only ? turn.gated.has(frame.name) : turn.internal.has(frame.name);
+  if (!granted) {
     reply(turn, frame.id, { result: `tool "${frame.name}" is not granted to conversation ${ctx}`, is_error: true });
     return;
   }
@@ -38,13 +37,17 @@ export function serveToolRequest(deps: ToolServiceDeps, turn: LiveTurn, frame: T
     depth: turn.job.depth,
     kind: ctx === 'root' ? 'root' : 'conversation',
   };
+  // A gated code tool runs in the worker: the supervisor only judges it and answers `allowed`.
+  const proceed = frame.check_only
+    ? () => reply(turn, frame.id, { result: 'allowed', is_error: false })
+    : () => execute(deps, turn, frame, caller);
   const verdict = judge(deps, caller, frame);
   if (verdict.action === 'deny') {
     reply(turn, frame.id, { result: denyMessage(verdict, frame.name), is_error: true });
   } else if (verdict.action === 'ask') {
-    awaitApproval(deps, turn, frame, caller, verdict);
+    awaitApproval(deps, turn, frame, verdict, proceed);
   } else {
-    execute(deps, turn, frame, caller);
+    proceed();
   }
 }
 
@@ -77,14 +80,14 @@ function awaitApproval(
   deps: ToolServiceDeps,
   turn: LiveTurn,
   frame: ToolRequest,
-  caller: ToolCaller,
   verdict: Extract<Verdict, { action: 'ask' }>,
+  proceed: () => void,
 ): void {
   const timer = setTimeout(
     () => {
       turn.parked.delete(frame.id);
       deps.log.info('tool.policy', { tool: frame.name, rule: verdict.rule, action: `timeout:${verdict.on_timeout}` });
-      if (verdict.on_timeout === 'allow') execute(deps, turn, frame, caller);
+      if (verdict.on_timeout === 'allow') proceed();
       else {
         const error = `tool "${frame.name}" was not approved in time (policy "${verdict.rule}" asks a person; none answered)`;
         reply(turn, frame.id, { result: error, is_error: true });
@@ -99,7 +102,7 @@ function execute(deps: ToolServiceDeps, turn: LiveTurn, frame: ToolRequest, call
   const judged = deps.tools?.judgedRoute(frame.name);
   if (judged && deps.tools) {
     const remaining = turn.startedAt + deps.config.limits.run.deadline - deps.now();
-    const timeoutMs = Math.max(100, Math.min(MCP_CALL_CAP_MS, remaining));
+    const timeoutMs = Math.max(100, Math.min(deps.config.mcp.call_timeout, remaining));
     const meta = {
       'agent/ctx': caller.conversation,
       'agent/instance': deps.config.agent.name,

@@ -8,6 +8,7 @@ import { internalContracts } from '../tools/internalContracts.js';
 import type { ToolResult } from '../tools/internalTools.js';
 import type { McpConnection } from '../tools/mcp/mcpConnection.js';
 import { stdioEnv } from '../tools/mcp/mcpEnv.js';
+import { couldMatch } from '../tools/policy.js';
 import { buildRegistry, type McpToolListing, type RegisteredTool, selectTools } from '../tools/registry.js';
 import { planTools, type ToolPlan } from '../tools/toolPlan.js';
 
@@ -46,6 +47,7 @@ export class ToolSurface {
   private readonly specs = new Map<string, McpServerSpec>();
   private byName = new Map<string, RegisteredTool>();
   private current: ToolPlan = { tools: [], internal: [], mcp_routes: {}, mcp_servers: [], code: [], judged: [] };
+  private gated: string[] = [];
 
   private constructor(private readonly opts: ToolSurfaceOptions) {
     for (const [name, server] of Object.entries(opts.config.mcp.servers)) {
@@ -87,6 +89,11 @@ export class ToolSurface {
   serverSpecs(routes: Readonly<Record<string, [string, string]>>): McpServerSpec[] {
     const names = [...new Set(Object.values(routes).map(([server]) => server))].sort();
     return names.map((n) => this.specs.get(n)).filter((s): s is McpServerSpec => s !== undefined);
+  }
+
+  /** Code tools a permission rule could match: the worker asks before each call. */
+  gatedCodeTools(): string[] {
+    return this.gated;
   }
 
   /** The module the worker imports for code tools, when the plan has any. */
@@ -178,5 +185,7 @@ export class ToolSurface {
     const selected = selectTools(registry.tools, config.agent.tools);
     this.byName = new Map(selected.map((t) => [t.name, t]));
     this.current = planTools(selected, config.security.policies);
+    const { policies } = config.security;
+    this.gated = selected.filter((t) => t.class === 'code' && couldMatch(policies, t)).map((t) => t.name);
   }
 }

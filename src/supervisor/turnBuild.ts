@@ -67,6 +67,8 @@ export function buildTurnPayload(input: TurnBuildInput): SpawnPayload {
       tools,
       internal,
       mcp_routes: plan?.mcp_routes ?? {},
+      code_tools: plan?.code ?? [],
+      mcp_call_timeout_ms: config.mcp.call_timeout,
       max_rounds: 0,
       budget_admission: false,
       idempotency_prefix: `${config.agent.name}/${conversation.id}`,

@@ -62,6 +62,7 @@ export class TurnWorkers {
       turnId: payload.turn.turn_id,
       handle,
       internal: new Set(payload.turn.internal),
+      gated: new Set(payload.turn.gated ?? []),
       startedAt: this.deps.now(),
       settled: false,
       endReason: null,

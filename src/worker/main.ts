@@ -7,8 +7,10 @@ import { createLogger, registerSecret } from '../obs/log.js';
 import type { DownFrame, FrameHandlers, SpawnPayload, UpFrame } from '../protocol/frames.js';
 import { dispatchFrame } from '../protocol/frames.js';
 import { workerExitCode } from '../protocol/status.js';
+import { type CodeTool, loadCodeTools } from '../tools/codeTools.js';
 import { specSecrets } from '../tools/mcp/mcpReason.js';
 import { admitViaSupervisor } from './budgetAdmission.js';
+import { type CheckPermission, codeRunner } from './codeRunner.js';
 import { ControlChannel } from './controlChannel.js';
 import type { McpStartup, WorkerMcp } from './mcpServers.js';
 import { startMcp } from './mcpServers.js';
@@ -49,6 +51,7 @@ function registerSecrets(payload: SpawnPayload): void {
 
 function turnDeps(payload: SpawnPayload, w: Worker, started: number, mcp: WorkerMcp | undefined): TurnDeps {
   const { channel, cancel, log } = w;
+  const code = w.codeTools ? codeRunner(w.codeTools, payload.turn, checkPermission(channel)) : undefined;
   return {
     callModel: (req, signal) =>
       callModel(payload.intelligence, req, signal, { log, timeoutMs: payload.intelligence.timeout_ms }),
@@ -75,6 +78,16 @@ function turnDeps(payload: SpawnPayload, w: Worker, started: number, mcp: Worker
     now: Date.now,
     startedAt: started,
     ...(mcp ? { callMcp: mcp.callMcp } : {}),
+    ...(code ? { callCode: code } : {}),
+  };
+}
+
+/** A gated code tool's permission check: a `tool_request` with `check_only`, answered by the supervisor. */
+function checkPermission(channel: ControlChannel): CheckPermission {
+  return async (name, args, index) => {
+    const reply = await channel.request((id) => ({ type: 'tool_request', id, name, args, index, check_only: true }));
+    if (reply?.type !== 'tool_result') return null;
+    return { result: reply.result, is_error: reply.is_error === true };
   };
 }
 
@@ -86,6 +99,8 @@ interface Worker {
   channel: ControlChannel;
   /** The turn's MCP connections once they are open. */
   mcp?: WorkerMcp;
+  /** The embedding program's code tools, imported from `code_tools_module`. */
+  codeTools?: CodeTool[];
 }
 
 type Outcome = { code: number; frames: UpFrame[] };
@@ -118,6 +133,13 @@ async function runPayload(w: Worker, payload: SpawnPayload): Promise<Outcome> {
       return { code: EXIT_MCP, frames: [{ type: 'failed', error: startup.error }] };
     }
     if (startup.ok) w.mcp = startup.mcp;
+    if (payload.code_tools_module && (payload.turn.code_tools?.length ?? 0) > 0) {
+      try {
+        w.codeTools = await loadCodeTools(payload.code_tools_module);
+      } catch (err) {
+        return { code: EXIT_GENERIC, frames: [{ type: 'failed', error: describeError(err) }] };
+      }
+    }
     const result = await runTurn(payload, turnDeps(payload, w, started, w.mcp));
     const frames: UpFrame[] = [
       { type: 'usage', ...result.usage },

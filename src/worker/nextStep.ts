@@ -63,7 +63,7 @@ export function nextStep(response: { text?: string; toolCalls: ToolCall[] }, tur
 }
 
 export type CallStep =
-  | { kind: 'seal'; status: 'cancelled' }
+  | { kind: 'seal'; status: 'cancelled' | 'deadline' }
   | { kind: 'loop'; counts: Map<string, number>; error: string }
   | { kind: 'run'; counts: Map<string, number> };
 
@@ -71,8 +71,8 @@ export type CallStep =
  * Classifies one tool call before anything runs: cancel seals it (uncounted); otherwise it counts toward the
  * turn and the LOOP_REPEATS-th identical call ends the turn without running.
  */
-export function nextCallStep(call: ToolCall, cancelled: boolean, counts: LoopCounts): CallStep {
-  if (cancelled) return { kind: 'seal', status: 'cancelled' };
+export function nextCallStep(call: ToolCall, stopped: 'cancelled' | 'deadline' | null, counts: LoopCounts): CallStep {
+  if (stopped !== null) return { kind: 'seal', status: stopped };
   const verdict = observeCall(counts, call.name, call.arguments);
   if (verdict.looped) return { kind: 'loop', counts: verdict.counts, error: loopError(call.name) };
   return { kind: 'run', counts: verdict.counts };

@@ -7,6 +7,7 @@ import type { Logger } from '../obs/log.js';
 import type { FinishArgs, ProgressEvent, SpawnPayload, TurnResult, TurnSpec } from '../protocol/frames.js';
 import type { Msg, ToolCall, Usage } from '../protocol/messages.js';
 import type { TurnStatus } from '../protocol/status.js';
+import type { CallCode } from './codeRunner.js';
 import { checkGuards, finishText, nextCallStep, nextStep } from './nextStep.js';
 import { sealCalls } from './seal.js';
 import type { CallInternal, CallMcp } from './toolRunner.js';
@@ -22,6 +23,8 @@ export interface TurnDeps {
   callInternal: CallInternal;
   /** Dials an MCP server; absent ⇒ MCP calls are transport errors. */
   callMcp?: CallMcp;
+  /** Runs a code tool in this process (worker/codeRunner.ts). */
+  callCode?: CallCode;
   /** Consulted before every model call when spec.budget_admission; absent ⇒ admission is skipped. */
   admitModelCall?: (req: ModelRequest) => Promise<Admission>;
   progress(event: ProgressEvent, fields: Record<string, unknown>): void;
@@ -192,6 +195,7 @@ async function executeCall(
     remainingMs: s.deadlineAt - started,
     callInternal: deps.callInternal,
     callMcp: deps.callMcp,
+    callCode: deps.callCode,
   });
   const ts = deps.now();
   deps.log.info('tool.result', { turn, tool: call.name, is_error: answer.is_error, ms: ts - started });
@@ -212,7 +216,9 @@ async function actOnCalls(
   if (response.text) assistant.text = response.text;
   append(s, assistant);
   for (const [i, call] of calls.entries()) {
-    const step = nextCallStep(call, deps.cancelled(), s.loopCounts);
+    // Past the deadline, the rest of the round is sealed, not sent: a call must not run unrecorded.
+    const stopped = deps.cancelled() ? 'cancelled' : deps.now() >= s.deadlineAt ? 'deadline' : null;
+    const step = nextCallStep(call, stopped, s.loopCounts);
     if (step.kind === 'seal') return sealRest(s, calls.slice(i), { status: step.status }, deps);
     s.toolCalls++;
     s.loopCounts = step.counts;

@@ -26,16 +26,21 @@ export type CallMcp = (call: McpCall) => Promise<ToolAnswer>;
 /** `index`: the call's 0-based position across the turn (the supervisor derives idempotency keys from it). */
 export type CallInternal = (name: string, args: unknown, index: number) => Promise<ToolAnswer | null>;
 
-export type ToolRoute = { kind: 'internal' } | { kind: 'mcp'; server: string; tool: string } | { kind: 'none' };
+export type ToolRoute =
+  | { kind: 'internal' }
+  | { kind: 'mcp'; server: string; tool: string }
+  | { kind: 'code' }
+  | { kind: 'none' };
 
 const MCP_MIN_TIMEOUT_MS = 100;
 const MCP_MAX_TIMEOUT_MS = 600_000;
 
-/** Where a call goes: internal names first, then MCP routes (§11.4). Pure. */
+/** Where a call goes: internal names first, then MCP routes (§11.4), then code tools. Pure. */
 export function routeTool(turn: TurnSpec, name: string): ToolRoute {
   if (turn.internal.includes(name)) return { kind: 'internal' };
   const route = Object.hasOwn(turn.mcp_routes, name) ? turn.mcp_routes[name] : undefined;
   if (route) return { kind: 'mcp', server: route[0], tool: route[1] };
+  if (turn.code_tools?.includes(name)) return { kind: 'code' };
   return { kind: 'none' };
 }
 
@@ -76,10 +81,13 @@ export interface ToolRunContext {
   remainingMs: number;
   callInternal: CallInternal;
   callMcp?: CallMcp;
+  /** Runs a code tool in this process; absent ⇒ code tools are unknown. */
+  callCode?: (call: ToolCall, index: number, signal: AbortSignal) => Promise<ToolAnswer>;
 }
 
 async function runInternal(call: ToolCall, ctx: ToolRunContext): Promise<ToolAnswer> {
   const noAnswer = `${call.name}: no answer from the supervisor (cancelled or deadline)`;
+  if (ctx.signal.aborted) return { result: noAnswer, is_error: true };
   try {
     const answer = await raceSignal(ctx.callInternal(call.name, call.arguments, ctx.n), ctx.signal);
     return answer ?? { result: noAnswer, is_error: true };
@@ -97,7 +105,8 @@ async function runMcp(
   const meta: Record<string, unknown> = { ...(ctx.turn.tool_meta ?? {}) };
   const key = idempotencyKey(ctx.turn.idempotency_prefix, ctx.turn.turn_id, ctx.n);
   if (key !== undefined) meta['agent/idempotency_key'] = key;
-  const timeoutMs = Math.min(Math.max(ctx.remainingMs, MCP_MIN_TIMEOUT_MS), MCP_MAX_TIMEOUT_MS);
+  const cap = ctx.turn.mcp_call_timeout_ms ?? MCP_MAX_TIMEOUT_MS;
+  const timeoutMs = Math.min(Math.max(ctx.remainingMs, MCP_MIN_TIMEOUT_MS), cap);
   try {
     return await ctx.callMcp({ ...route, args: call.arguments, meta, timeoutMs, signal: ctx.signal });
   } catch (err) {
@@ -113,6 +122,10 @@ export function runToolCall(call: ToolCall, ctx: ToolRunContext): Promise<ToolAn
       return runInternal(call, ctx);
     case 'mcp':
       return runMcp(call, route, ctx);
+    case 'code':
+      return ctx.callCode
+        ? ctx.callCode(call, ctx.n, ctx.signal)
+        : Promise.resolve({ result: `error: no such tool '${call.name}'`, is_error: true });
     case 'none':
       return Promise.resolve({ result: `error: no such tool '${call.name}'`, is_error: true });
   }

@@ -56,6 +56,7 @@ describe('MCP tools in a job', () => {
           ],
         },
         { when_contains: 'same call', tool_calls: [{ name: 'echo', arguments: { text: 'again' } }] },
+        { when_contains: 'capped call', times: 1, tool_calls: [{ name: 'slow', arguments: { ms: 60_000 } }] },
         { when_contains: 'slow tool', tool_calls: [{ name: 'slow', arguments: { ms: 60_000 } }] },
       ],
     });
@@ -130,6 +131,18 @@ describe('MCP tools in a job', () => {
     assert.equal(run.code, 124, run.stderr);
     assert.equal(eventsNamed(run, 'turn.done', 'worker')[0]?.status, 'deadline');
     assert.equal(eventsNamed(run, 'turn.kill').length, 0, 'the worker ended itself; no kill was needed');
+  });
+
+  it('a lowered call cap gives the model a timeout error, and the turn goes on', async () => {
+    const dir = tempStateDir();
+    const run = await runAgentd(
+      ['--mcp', `test=${server.url}`, '--intelligence', model.url, '--prompt', 'capped call'],
+      { env: { AGENTD_STATE_DIR: dir, AGENTD_MCP_CALL_TIMEOUT: '300ms' } },
+    );
+    assert.equal(run.code, 0, run.stderr);
+    const timedOut = rootMessages(dir).find((m) => m.role === 'tool');
+    assert.ok(timedOut?.role === 'tool' && timedOut.is_error);
+    assert.match(String(timedOut.content), /timed out after 300 ms/);
   });
 
   it('an unreachable MCP server exits 6 before any model call', async () => {

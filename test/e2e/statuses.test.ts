@@ -36,6 +36,13 @@ describe('job exit codes by turn status', () => {
           usage: { prompt_tokens: 500, completion_tokens: 500 },
         },
         { when_contains: 'hang please', content: 'late', delay_ms: 60_000 },
+        {
+          when_contains: 'sleep past the deadline',
+          tool_calls: [
+            { name: 'sleep', arguments: { duration: '10m' } },
+            { name: 'memory.set', arguments: { key: 'late', value: 1 } },
+          ],
+        },
         { when_contains: 'unauthorized', http_status: 401, body: '{"error":{"message":"bad key"}}' },
         {
           when_contains: 'finish refused',
@@ -117,5 +124,19 @@ describe('job exit codes by turn status', () => {
     assert.equal(eventsNamed(run, 'turn.done', 'supervisor')[0]?.status, 'completed');
     assert.equal(eventsNamed(run, 'root.finish')[0]?.status, 'refused');
     assert.equal(run.stdout, 'no\n');
+  });
+
+  it('calls left in a round when the deadline passes are sealed, not run', async () => {
+    const dir = tempStateDir();
+    const run = await job(model, 'sleep past the deadline', ['--deadline', '1s'], { AGENTD_STATE_DIR: dir });
+    assert.equal(run.code, 124, run.stderr);
+    const store = new SqliteStore(dir);
+    const root = store.loadConversations().find((c) => c.id === 'root');
+    const late = store.memoryGet('late', Date.now());
+    store.close();
+    const sealed = root?.messages.find((m) => m.role === 'tool' && m.name === 'memory.set');
+    assert.ok(sealed?.role === 'tool' && sealed.is_error, 'premise: the second call has a result');
+    assert.match(String(sealed.content), /not executed — the turn ended \(deadline\)/);
+    assert.equal(late, null, 'memory.set never ran');
   });
 });

@@ -18,7 +18,7 @@ function expectedDefaults(storePath: string): Config {
       tools: { internal: 'all', mcp: 'all', code: 'all' },
       ask_human_fallback: 'fail',
     },
-    mcp: { servers: {} },
+    mcp: { servers: {}, call_timeout: 600_000 },
     security: { policies: [] },
     intelligence: {
       endpoints: [],

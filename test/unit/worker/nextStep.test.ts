@@ -64,13 +64,14 @@ describe('nextCallStep', () => {
   const call = { id: 'c', name: 'fs.read', arguments: { path: '/same' } };
   it('seals on cancel without counting', () => {
     const counts = new Map<string, number>();
-    assert.deepEqual(nextCallStep(call, true, counts), { kind: 'seal', status: 'cancelled' });
+    assert.deepEqual(nextCallStep(call, 'cancelled', counts), { kind: 'seal', status: 'cancelled' });
+    assert.deepEqual(nextCallStep(call, 'deadline', counts), { kind: 'seal', status: 'deadline' });
   });
   it('runs three identical calls and stops the fourth', () => {
     let counts = new Map<string, number>();
     const kinds: string[] = [];
     for (let i = 0; i < 4; i++) {
-      const step = nextCallStep(call, false, counts);
+      const step = nextCallStep(call, null, counts);
       kinds.push(step.kind);
       if (step.kind !== 'seal') counts = step.counts;
     }
