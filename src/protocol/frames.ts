@@ -21,7 +21,17 @@ export interface IntelligenceSpec {
   headers: Array<[string, string]>;
   /** Per-request timeout of one model call (ms); the turn deadline still bounds it. */
   timeout_ms: number;
+  /** The declared model's kind. Default chat. */
+  kind?: ModelKind;
+  /** A reasoning model's effort: OpenAI `reasoning_effort`, Anthropic a thinking budget. */
+  reasoning?: { effort: 'low' | 'medium' | 'high' } | null;
+  /** `prompt`: never ask the provider for a response format; the schema goes in the prompt only. */
+  structured_output?: 'native' | 'prompt';
+  /** The model tried after every endpoint of this one failed (its own spec; reasoning parts never go to it). */
+  fallback?: IntelligenceSpec | null;
 }
+
+export type ModelKind = 'chat' | 'reasoning' | 'decision';
 
 /** Per-turn limits; `deadline_ms` is relative to the worker's start (floored at 1 s by the supervisor). */
 export interface TurnLimits {

@@ -3,10 +3,8 @@
 import { estimateMessage, estimateText, estimateValue } from '../context/estimate.js';
 import type { ModelRequest } from '../intel/openaiWire.js';
 import type { Logger } from '../obs/log.js';
-import type { Admission } from './roundLoop.js';
+import { type Admission, DEFAULT_TOKENS_PER_CALL } from './roundLoop.js';
 import { raceSignal } from './toolRunner.js';
-
-const DEFAULT_TOKENS_PER_CALL = 4096;
 
 /** A `budget_grant` as the supervisor sends it. */
 export interface Grant {

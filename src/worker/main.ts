@@ -196,6 +196,12 @@ function main(): void {
     log: createLogger({ base: { pid: process.pid, comp: 'worker' } }),
     cancel: new AbortController(),
   } as Worker;
+  // A crash must not print a raw stack (which could hold a secret) into the supervisor's event stream.
+  process.on('uncaughtException', (err) => {
+    w.log.error('loop.error', { err: `worker crashed: ${describeError(err)}` });
+    w.mcp?.killNow();
+    process.exit(EXIT_GENERIC);
+  });
   const handlers = frameHandlers(w);
   w.channel = new ControlChannel(process.stdin, process.stdout, {
     onFrame: (frame) => {

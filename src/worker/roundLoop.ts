@@ -37,7 +37,8 @@ export interface TurnDeps {
   startedAt?: number;
 }
 
-const DEFAULT_TOKENS_PER_CALL = 4096;
+/** The per-response output cap when the spec gives none (reference §19). */
+export const DEFAULT_TOKENS_PER_CALL = 4096;
 /** setTimeout's ceiling; longer deadlines re-arm. */
 const MAX_TIMER_MS = 2_147_483_647;
 
