@@ -7,6 +7,7 @@ import { compileConfig } from '../src/config/compile.js';
 import { createLogger } from '../src/obs/log.js';
 import { openStore } from '../src/store/openStore.js';
 import { Supervisor } from '../src/supervisor/supervisor.js';
+import { ToolSurface } from '../src/supervisor/toolSurface.js';
 import { type Playbook, startScriptedModel } from '../test/doubles/scriptedModel.js';
 
 const TURNS = Number(process.env.BENCH_TURNS ?? 30);
@@ -17,6 +18,8 @@ interface Scenario {
   warm: number;
   /** Idle time between messages (not measured), as a daemon has between requests. */
   gapMs: number;
+  /** A Streamable-HTTP MCP server the turns may call (`--mcp test=URL`). */
+  mcp?: string;
 }
 
 function percentile(sorted: number[], p: number): number {
@@ -25,13 +28,16 @@ function percentile(sorted: number[], p: number): number {
 
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function measure({ label, playbook, warm, gapMs }: Scenario): Promise<void> {
+async function measure({ label, playbook, warm, gapMs, mcp }: Scenario): Promise<void> {
   const model = await startScriptedModel(playbook);
   const dir = mkdtempSync(join(tmpdir(), 'agentd-bench-'));
   const env = { AGENTD_STATE_DIR: dir, AGENTD_OBSERVABILITY_LOG_LEVEL: 'error' };
-  const config = compileConfig({ files: [], env, flags: { intelligence: model.url }, cwd: dir });
+  const flags = { intelligence: model.url, ...(mcp ? { mcp: [`test=${mcp}`] } : {}) };
+  const config = compileConfig({ files: [], env, flags, cwd: dir });
+  const log = createLogger({ level: 'error' });
+  const tools = await ToolSurface.start({ config, log, baseEnv: process.env });
   const store = openStore(config.store);
-  const sup = new Supervisor({ config, store, log: createLogger({ level: 'error' }), warmWorkers: warm });
+  const sup = new Supervisor({ config, store, log, tools, warmWorkers: warm });
   sup.restore();
   await pause(gapMs);
   const times: number[] = [];
@@ -50,6 +56,7 @@ async function measure({ label, playbook, warm, gapMs }: Scenario): Promise<void
   }
   await sup.drain(5_000);
   store.close();
+  await tools.close();
   await model.close();
   rmSync(dir, { recursive: true, force: true });
   const sorted = [...times].sort((a, b) => a - b);
@@ -69,3 +76,19 @@ await measure({ label: 'cold spawn, answer only', playbook: answer, warm: 0, gap
 await measure({ label: 'warm pool, answer only, back to back', playbook: answer, warm: 1, gapMs: 0 });
 await measure({ label: 'warm pool, answer only, 300 ms apart', playbook: answer, warm: 1, gapMs: 300 });
 await measure({ label: 'warm pool, one tool round, 300 ms apart', playbook: toolRound, warm: 1, gapMs: 300 });
+
+// One MCP tool round (Streamable HTTP test server): the worker connects and calls; spares preload the MCP client.
+const { startMcpTestServer } = await import('../test/doubles/mcpTestServer.js');
+const mcp = await startMcpTestServer();
+const mcpRound: Playbook = {
+  turns: [{ tool_calls: [{ name: 'echo', arguments: { text: 'hi' } }] }, { content: 'ok' }],
+};
+await measure({
+  label: 'warm pool, one MCP round, 300 ms apart',
+  playbook: mcpRound,
+  warm: 1,
+  gapMs: 300,
+  mcp: mcp.url,
+});
+await measure({ label: 'cold spawn, one MCP round', playbook: mcpRound, warm: 0, gapMs: 0, mcp: mcp.url });
+await mcp.close();

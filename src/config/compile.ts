@@ -6,10 +6,11 @@ import { registerSecret } from '../obs/log.js';
 import { readEnvSettings, readFlagSettings } from './envSource.js';
 import type { Coerced, SubPath, ValueKind } from './kinds.js';
 import { buildTree, deepFreeze, layerValue } from './merge.js';
+import { checkIntelligence, type OriginOf } from './roleRules.js';
 import { DEFAULT_STORE_PATH, KEY_PATHS, KEYS, keySpec } from './schema.js';
 import { resolveSecrets } from './secrets.js';
 import type { Setting } from './setting.js';
-import type { Config, ConfigSources } from './types.js';
+import type { Config, ConfigSources, ProviderConfig } from './types.js';
 import { readYamlSource } from './yamlSource.js';
 
 export { type ConfigKeyDoc, describeConfigKeys } from './describe.js';
@@ -23,25 +24,84 @@ const MAX_PROBLEMS = 10;
  */
 export function compileConfig(sources: ConfigSources): Readonly<Config> {
   const problems: string[] = [];
-  const settings: Setting[] = [];
-  for (const file of sources.files) {
+  const settings: Layered[] = [];
+  sources.files.forEach((file, layer) => {
     const source = readYamlSource(file, sources.cwd);
-    settings.push(...source.settings);
+    settings.push(...source.settings.map((setting) => ({ setting, layer })));
     problems.push(...source.problems);
-  }
-  settings.push(...readEnvSettings(sources.env), ...readFlagSettings(sources.flags));
+  });
+  const envLayer = sources.files.length;
+  settings.push(...readEnvSettings(sources.env).map((setting) => ({ setting, layer: envLayer })));
+  settings.push(...readFlagSettings(sources.flags).map((setting) => ({ setting, layer: envLayer + 1 })));
 
   const values = defaultValues(sources.env);
-  for (const setting of settings) {
+  const accepted: Accepted[] = [];
+  for (const { setting, layer } of settings) {
     const result = coerceSetting(setting, sources.env);
-    if (result.ok) layerValue(values, setting.path, result.value, keySpec(setting.path)?.kind.merges === true);
-    else problems.push(result.problem);
+    if (!result.ok) problems.push(result.problem);
+    else {
+      layerValue(values, setting.path, result.value, keySpec(setting.path)?.kind.merges === true);
+      accepted.push({ setting, layer, value: result.value });
+    }
   }
   if (problems.length > 0) throw new DaemonError('config_invalid', joinProblems(problems));
 
   values.set('store.path', resolve(sources.cwd, String(values.get('store.path'))));
+  settleIntelligence(values, accepted);
   // The tree has exactly the table's paths, and the KEYS type pins each path's value type to Config's.
-  return deepFreeze(buildTree(values) as unknown as Config);
+  const config = buildTree(values) as unknown as Config;
+  const crossProblems = checkIntelligence(config, originFinder(accepted));
+  if (crossProblems.length > 0) throw new DaemonError('config_invalid', joinProblems(crossProblems));
+  return deepFreeze(config);
+}
+
+/** A setting and its layer: the file's index, then the environment, then the flags. */
+interface Layered {
+  setting: Setting;
+  layer: number;
+}
+
+/** A setting that coerced, with its value. */
+interface Accepted extends Layered {
+  value: unknown;
+}
+
+function lastSetting(accepted: readonly Accepted[], path: string): Accepted | undefined {
+  return accepted.findLast((entry) => entry.setting.path === path);
+}
+
+/**
+ * `intelligence.model` and `roles.turn` name the same thing: one set in a later layer than the other wins (so
+ * `--model` overrides a file's `roles.turn`). A provider without structured_output takes the top-level one.
+ */
+function settleIntelligence(values: Map<string, unknown>, accepted: readonly Accepted[]): void {
+  const model = lastSetting(accepted, 'intelligence.model');
+  const turn = lastSetting(accepted, 'intelligence.roles.turn');
+  if (model && turn && model.layer > turn.layer) values.set('intelligence.roles.turn', null);
+  const inherited = values.get('intelligence.structured_output');
+  const providers = values.get('intelligence.providers') as Record<string, Partial<ProviderConfig>>;
+  const settled = Object.entries(providers).map(([name, provider]) => [
+    name,
+    { ...provider, structured_output: provider.structured_output ?? inherited },
+  ]);
+  values.set('intelligence.providers', Object.fromEntries(settled));
+}
+
+/** The origin of the last accepted setting of `path` (holding `at[0]`, for a map), placed at `at`. */
+function originFinder(accepted: readonly Accepted[]): OriginOf {
+  return (path, at = []) => {
+    const head = at[0];
+    const found = accepted.findLast(
+      ({ setting, value }) =>
+        setting.path === path && (head === undefined || (isRecord(value) && Object.hasOwn(value, String(head)))),
+    );
+    if (!found) return undefined;
+    return at.length > 0 && found.setting.locate ? found.setting.locate(at) : found.setting.origin;
+  };
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
 function defaultValues(env: Record<string, string | undefined>): Map<string, unknown> {

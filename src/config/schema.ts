@@ -15,6 +15,7 @@ import {
   type ValueKind,
 } from './kinds.js';
 import { mcpServersKind } from './mcpServers.js';
+import { confidenceKind, modelsKind, providersKind, roleKind, routesKind, STRUCTURED_OUTPUT } from './modelDecls.js';
 import { policiesKind } from './policyRules.js';
 import type { Config } from './types.js';
 
@@ -45,6 +46,25 @@ export interface KeySpec<V> {
   doc: string;
   /** The value is a credential: registered for log redaction even when written in plain text. */
   sensitive?: boolean;
+  /** A scalar key a file may also write as a mapping: each sub-key sets the key it names (`{model, confidence}`). */
+  longForm?: LongForm;
+}
+
+export interface LongForm {
+  keys: Readonly<Record<string, ConfigKeyPath>>;
+  /** Added to the problem for an unknown sub-key. */
+  hint?: string;
+}
+
+/** `intelligence.roles.<role>`: a model alias, or `{model}` (preflight: `{model, confidence}`). */
+function roleSpec(role: 'turn' | 'compaction' | 'think' | 'decide', doc: string): KeySpec<string | null> {
+  const path: ConfigKeyPath = `intelligence.roles.${role}`;
+  return {
+    kind: roleKind(),
+    default: null,
+    doc,
+    longForm: { keys: { model: path }, hint: 'only preflight takes a confidence' },
+  };
 }
 
 type KeyTable = { [P in ConfigKeyPath]: KeySpec<ValueAt<Config, P>> };
@@ -86,6 +106,43 @@ export const KEYS: KeyTable = {
     sensitive: true,
   },
   'intelligence.timeout': { kind: durationKind(), default: 120_000, doc: 'Per-request timeout of one model call.' },
+  'intelligence.structured_output': {
+    kind: enumKind(STRUCTURED_OUTPUT),
+    default: 'native',
+    doc: 'Structured answers: native (provider response formats) or prompt (schema in the prompt only).',
+  },
+  'intelligence.providers': {
+    kind: providersKind(),
+    default: {},
+    doc: 'Named connections: {endpoints, dialect, token, headers, structured_output}.',
+  },
+  'intelligence.models': {
+    kind: modelsKind(),
+    default: {},
+    doc: 'Declared models by alias: {model, kind, provider, reasoning, window, fallback}.',
+  },
+  'intelligence.roles.turn': roleSpec('turn', 'Model alias for turns; unset = intelligence.model.'),
+  'intelligence.roles.preflight': {
+    kind: roleKind(),
+    default: null,
+    doc: 'Model alias for preflight, or {model, confidence}; unset = the turn model.',
+    longForm: {
+      keys: { model: 'intelligence.roles.preflight', confidence: 'intelligence.roles.preflight_confidence' },
+    },
+  },
+  'intelligence.roles.preflight_confidence': {
+    kind: confidenceKind(),
+    default: null,
+    doc: 'Below this confidence a preflight verdict or route is not used; null = any.',
+  },
+  'intelligence.roles.compaction': roleSpec('compaction', 'Model alias for compaction; unset = the turn model.'),
+  'intelligence.roles.think': roleSpec('think', 'Model alias for the think tool; unset = the turn model.'),
+  'intelligence.roles.decide': roleSpec('decide', 'Model alias for the decide tool; unset = the turn model.'),
+  'intelligence.routes': {
+    kind: routesKind(),
+    default: {},
+    doc: 'Route alias (a chat or reasoning model) → the criterion preflight chooses it by.',
+  },
   'limits.run.steps': { kind: intKind(1), default: 500, doc: 'Rounds per turn.' },
   'limits.run.tokens': { kind: intKind(0), default: 2_000_000, doc: 'Reported tokens per turn; 0 = unlimited.' },
   'limits.run.deadline': { kind: durationKind(1_000), default: 3_600_000, doc: 'Whole-run deadline (--deadline).' },

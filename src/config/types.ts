@@ -69,6 +69,49 @@ export interface IntelligenceConfig {
   headers: Record<string, string>;
   /** Per-request timeout (ms) for one model call; the turn deadline still bounds it. Default 120 000. */
   timeout: number;
+  /** `native` (default): ask the provider to hold answers to their schema; `prompt`: the schema in the prompt only. */
+  structured_output: 'native' | 'prompt';
+  /** Named connections a declared model may use instead of the top-level endpoints. Default {}. */
+  providers: Record<string, ProviderConfig>;
+  /** Declared models by alias. Default {}. */
+  models: Record<string, ModelDecl>;
+  /** Which declared model runs which job; each defaults to `turn`, and `turn` to `intelligence.model`. */
+  roles: RolesConfig;
+  /** Route alias (a declared model) → the criterion preflight reads. Default {}. */
+  routes: Record<string, string>;
+}
+
+export interface ProviderConfig {
+  endpoints: string[];
+  dialect: Dialect;
+  token: string | null;
+  headers: Record<string, string>;
+  structured_output: 'native' | 'prompt';
+}
+
+export interface ModelDecl {
+  /** The wire model id. */
+  model: string;
+  /** Default chat. */
+  kind: 'chat' | 'reasoning' | 'decision';
+  /** A provider name; null = the top-level intelligence connection. */
+  provider: string | null;
+  reasoning: { effort: 'low' | 'medium' | 'high' } | null;
+  /** Context window in tokens; null = guessed from the name. */
+  window: number | null;
+  /** Another declared alias tried when this model fails over entirely. */
+  fallback: string | null;
+}
+
+export interface RolesConfig {
+  /** null = `intelligence.model` (which may itself be a declared alias). */
+  turn: string | null;
+  preflight: string | null;
+  /** Below this confidence a preflight verdict (or route) is not used. Default null (any). */
+  preflight_confidence: number | null;
+  compaction: string | null;
+  think: string | null;
+  decide: string | null;
 }
 
 export interface LimitsConfig {

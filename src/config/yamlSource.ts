@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { type Document, isAlias, isMap, isNode, isScalar, isSeq, LineCounter, parseDocument, type YAMLMap } from 'yaml';
 import type { SubPath } from './kinds.js';
-import { isSection, KEY_PATHS, keySpec, sectionPaths } from './schema.js';
+import { isSection, KEY_PATHS, keySpec, type LongForm, sectionPaths } from './schema.js';
 import type { Setting } from './setting.js';
 import { closestKey } from './suggest.js';
 
@@ -56,11 +56,10 @@ function walkMap(walk: Walk, map: YAMLMap, prefix: string): void {
     const path = prefix === '' ? key : `${prefix}.${key}`;
     const where = `${walk.file}:${lineOf(walk, pair.key ?? pair.value)}`;
     const value = isAlias(pair.value) ? pair.value.resolve(walk.doc) : pair.value;
-    if (keySpec(path)) {
-      const js: unknown = isNode(value) ? value.toJS(walk.doc) : (value ?? null);
-      const locate = (at: SubPath): string => `${walk.file}:${lineWithin(walk, value, at) ?? lineOf(walk, pair.key)}`;
-      walk.settings.push({ path, value: js, source: 'file', origin: where, locate, secrets: true });
-    } else if (isSection(path)) {
+    const spec = keySpec(path);
+    if (spec?.longForm && isMap(value)) walkLongForm(walk, value, path, spec.longForm);
+    else if (spec) pushSetting(walk, path, pair.key, value);
+    else if (isSection(path)) {
       if (isMap(value)) walkMap(walk, value, path);
       else if (!(value === null || value === undefined || (isScalar(value) && value.value === null))) {
         walk.problems.push(`${where}: ${path}: expected a mapping of keys`);
@@ -68,6 +67,29 @@ function walkMap(walk: Walk, map: YAMLMap, prefix: string): void {
     } else {
       const hint = closestKey(path, [...KEY_PATHS, ...sectionPaths()]);
       walk.problems.push(`${where}: unknown key '${path}'${hint ? ` (did you mean '${hint}'?)` : ''}`);
+    }
+  }
+}
+
+function pushSetting(walk: Walk, path: string, keyNode: unknown, value: unknown): void {
+  const js: unknown = isNode(value) ? value.toJS(walk.doc) : (value ?? null);
+  const origin = `${walk.file}:${lineOf(walk, keyNode ?? value)}`;
+  const locate = (at: SubPath): string => `${walk.file}:${lineWithin(walk, value, at) ?? lineOf(walk, keyNode)}`;
+  walk.settings.push({ path, value: js, source: 'file', origin, locate, secrets: true });
+}
+
+/** `preflight: {model: fast, confidence: 0.6}`: each sub-key is a setting of the key it names. */
+function walkLongForm(walk: Walk, map: YAMLMap, path: string, form: LongForm): void {
+  for (const pair of map.items) {
+    const key = isScalar(pair.key) ? String(pair.key.value) : String(pair.key);
+    const target = Object.hasOwn(form.keys, key) ? form.keys[key] : undefined;
+    const value = isAlias(pair.value) ? pair.value.resolve(walk.doc) : pair.value;
+    if (target !== undefined) pushSetting(walk, target, pair.key, value);
+    else {
+      const expected = `expected ${Object.keys(form.keys).join(', ')}${form.hint ? `; ${form.hint}` : ''}`;
+      walk.problems.push(
+        `${walk.file}:${lineOf(walk, pair.key ?? pair.value)}: ${path}.${key}: unknown key (${expected})`,
+      );
     }
   }
 }

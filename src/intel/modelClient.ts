@@ -1,61 +1,93 @@
-// One logical model call: endpoint URL, headers, same-endpoint retries, failover across endpoints (reference §5.1).
-// Errors are `intel: …` DaemonErrors that never carry the token, headers or credentials in URLs.
+// One logical model call (reference §5.1): request rules, dialect, same-endpoint retries, the per-endpoint
+// breaker, failover, then the model's fallback. Errors are `intel: …` and never carry a token or credential URL.
 import { DaemonError, describeError } from '../errors.js';
 import type { Logger } from '../obs/log.js';
 import { redact, silentLogger } from '../obs/log.js';
 import type { IntelligenceSpec } from '../protocol/frames.js';
+import type { Breaker, BreakerStep } from './breaker.js';
+import { mayRetry, newBreaker, nextEndpoint, recordFailure, recordSuccess, releaseProbe } from './breaker.js';
+import type { DialectWire } from './dialects.js';
+import { DIALECTS } from './dialects.js';
 import type { HttpResponse } from './httpPost.js';
 import { AbortError, httpPost, isAbortError, TransportError } from './httpPost.js';
-import type { ModelRequest, ModelResponse, ToolNameMap } from './openaiWire.js';
-import { buildOpenAiRequest, parseOpenAiResponse } from './openaiWire.js';
+import type { ModelRequest, ModelResponse, ToolNameMap } from './modelRequest.js';
+import { planWireRequest } from './requestRules.js';
 
 export interface CallModelOptions {
   log?: Logger;
-  /** Per-request ceiling; the caller's signal (turn deadline) still bounds it. Default 120 000 ms. */
+  /** Per-request ceiling; the caller's signal (turn deadline) still bounds it. Default: the spec's timeout_ms. */
   timeoutMs?: number;
   /** Waits before the 2nd and 3rd attempt on one endpoint. Default [250, 500]. */
   backoffMs?: readonly number[];
+  /** The breaker's clock. Default Date.now. */
+  now?: () => number;
+  /** Where the breaker state lives. Default: one per spec object (in the worker: for its one turn). */
+  health?: EndpointHealthBox;
+}
+
+/** Mutable holder of one spec's breaker state and each endpoint's last (already scrubbed) failure. */
+export interface EndpointHealthBox {
+  breaker: Breaker;
+  lastError: Map<number, string>;
 }
 
 const DEFAULT_TIMEOUT_MS = 120_000;
 const DEFAULT_BACKOFF_MS = [250, 500] as const;
 const SHORT_BODY_CHARS = 200;
+/** A fallback's own fallback is followed, this many hops at most (a cycle in config cannot loop). */
+const MAX_FALLBACK_HOPS = 3;
 
-/** The chat-completions URL for an endpoint: a base (e.g. ending in /v1) gets `/chat/completions` appended. */
-export function endpointUrl(endpoint: string): URL {
-  const trimmed = endpoint.trim().replace(/\/+$/, '');
-  if (trimmed.endsWith('/chat/completions')) return new URL(trimmed);
-  return new URL(`${trimmed}/chat/completions`);
+const healthBySpec = new WeakMap<IntelligenceSpec, EndpointHealthBox>();
+
+/** The request URL for an endpoint of `dialect` (OpenAI …/chat/completions, Anthropic …/v1/messages). */
+export function endpointUrl(endpoint: string, dialect: IntelligenceSpec['dialect'] = 'openai'): URL {
+  return DIALECTS[dialect].url(endpoint);
 }
 
-/** Host and port only: never the path, query or userinfo of an endpoint. */
-function hostOf(url: URL): string {
-  return url.host;
+/** A fresh breaker box (tests and embedders that want to share or inspect breaker state). */
+export function newHealthBox(endpoints: number): EndpointHealthBox {
+  return { breaker: newBreaker(endpoints), lastError: new Map() };
 }
 
-type Attempt = { ok: true; response: ModelResponse } | { ok: false; retryable: boolean; error: string };
-
-function shortBody(body: string, token: string | null): string {
-  let text = body.replace(/\s+/g, ' ').trim();
-  if (token) text = text.split(token).join('[redacted]');
-  text = redact(text);
-  return text.length > SHORT_BODY_CHARS ? `${text.slice(0, SHORT_BODY_CHARS)}…` : text;
+function healthFor(spec: IntelligenceSpec, given: EndpointHealthBox | undefined): EndpointHealthBox {
+  const box = given ?? healthBySpec.get(spec) ?? newHealthBox(spec.endpoints.length);
+  if (box.breaker.length !== spec.endpoints.length) box.breaker = newBreaker(spec.endpoints.length);
+  if (given === undefined) healthBySpec.set(spec, box);
+  return box;
 }
 
-function requestHeaders(spec: IntelligenceSpec): Record<string, string> {
-  const headers: Record<string, string> = { accept: 'application/json' };
-  for (const [k, v] of spec.headers) headers[k.toLowerCase()] = v;
-  if (spec.token) headers.authorization = `Bearer ${spec.token}`;
-  return headers;
+type Attempt = { ok: true; response: ModelResponse } | { ok: false; error: string };
+
+interface CallContext {
+  spec: IntelligenceSpec;
+  wire: DialectWire;
+  model: string;
+  body: string;
+  headers: Record<string, string>;
+  nameMap: ToolNameMap;
+  signal: AbortSignal;
+  log: Logger;
+  timeoutMs: number;
+  backoffMs: readonly number[];
+  now: () => number;
+  health: EndpointHealthBox;
 }
 
-function classifyResponse(res: HttpResponse, url: URL, spec: IntelligenceSpec, nameMap: ToolNameMap): Attempt {
-  const host = hostOf(url);
+/** Error text without the token, configured header values or registered secrets; single line, bounded. */
+function scrub(text: string, spec: IntelligenceSpec): string {
+  let out = text.replace(/\s+/g, ' ').trim();
+  const secrets = [spec.token, ...spec.headers.map(([, v]) => v)];
+  for (const s of secrets) if (s && s.length >= 4) out = out.split(s).join('[redacted]');
+  out = redact(out);
+  return out.length > SHORT_BODY_CHARS ? `${out.slice(0, SHORT_BODY_CHARS)}…` : out;
+}
+
+function classifyResponse(ctx: CallContext, res: HttpResponse, host: string): Attempt {
   if (res.status === 429 || res.status >= 500) {
-    return { ok: false, retryable: true, error: `HTTP ${res.status} from ${host}: ${shortBody(res.body, spec.token)}` };
+    return { ok: false, error: `HTTP ${res.status} from ${host}: ${scrub(res.body, ctx.spec)}` };
   }
   if (res.status < 200 || res.status >= 300) {
-    throw new DaemonError('intel_fatal', `intel: HTTP ${res.status} from ${host}: ${shortBody(res.body, spec.token)}`);
+    throw new DaemonError('intel_fatal', `intel: HTTP ${res.status} from ${host}: ${scrub(res.body, ctx.spec)}`);
   }
   let json: unknown;
   try {
@@ -63,7 +95,7 @@ function classifyResponse(res: HttpResponse, url: URL, spec: IntelligenceSpec, n
   } catch {
     throw new DaemonError('intel_fatal', `intel: malformed response from ${host}: the body is not JSON`);
   }
-  return { ok: true, response: parseOpenAiResponse(json, nameMap) };
+  return { ok: true, response: ctx.wire.parse(json, ctx.nameMap, ctx.model) };
 }
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
@@ -81,61 +113,135 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
-interface CallContext {
-  spec: IntelligenceSpec;
-  body: string;
-  headers: Record<string, string>;
-  nameMap: ToolNameMap;
-  signal: AbortSignal;
-  log: Logger;
-  timeoutMs: number;
-  backoffMs: readonly number[];
+/** Stores a breaker step and logs its transitions: endpoint index and host only, never the URL. */
+function applyStep(ctx: CallContext, step: BreakerStep): void {
+  ctx.health.breaker = step.breaker;
+  for (const t of step.transitions) {
+    const host = hostOf(ctx.spec.endpoints[t.endpoint] ?? '', ctx.wire);
+    ctx.log.event(t.state === 'open' ? 'warn' : 'info', 'intel.health', { endpoint: t.endpoint, host, state: t.state });
+  }
+}
+
+function hostOf(endpoint: string, wire: DialectWire): string {
+  try {
+    return wire.url(endpoint).host;
+  } catch {
+    return 'invalid-url';
+  }
 }
 
 async function attemptOnce(ctx: CallContext, url: URL): Promise<Attempt> {
   try {
     const res = await httpPost(url, ctx.body, ctx.headers, { signal: ctx.signal, timeoutMs: ctx.timeoutMs });
-    return classifyResponse(res, url, ctx.spec, ctx.nameMap);
+    return classifyResponse(ctx, res, url.host);
   } catch (err) {
     if (isAbortError(err) || !(err instanceof TransportError)) throw err;
-    return { ok: false, retryable: true, error: `cannot reach ${hostOf(url)}: ${redact(describeError(err))}` };
+    return { ok: false, error: `cannot reach ${url.host}: ${scrub(describeError(err), ctx.spec)}` };
   }
 }
 
-/** Tries one endpoint up to 1 + backoff.length times; returns the last retryable failure. */
+function nextMove(ctx: CallContext, index: number, delay: number | undefined): 'same' | 'next' | 'fallback' | 'none' {
+  if (delay !== undefined && mayRetry(ctx.health.breaker, index)) return 'same';
+  if (index + 1 < ctx.spec.endpoints.length) return 'next';
+  return ctx.spec.fallback ? 'fallback' : 'none';
+}
+
+/** Tries one endpoint: retries in place while its breaker stays closed and backoff steps remain. */
 async function tryEndpoint(ctx: CallContext, index: number): Promise<Attempt> {
   let url: URL;
   try {
-    url = endpointUrl(ctx.spec.endpoints[index] as string);
+    url = ctx.wire.url(ctx.spec.endpoints[index] as string);
   } catch {
+    ctx.health.breaker = releaseProbe(ctx.health.breaker, index);
     // The URL text may hold credentials: name the endpoint by its index only.
     throw new DaemonError('intel_fatal', `intel: endpoint ${index} is not a valid URL`);
   }
-  let last: Attempt = { ok: false, retryable: true, error: 'not attempted' };
-  for (let attempt = 0; attempt <= ctx.backoffMs.length; attempt++) {
-    last = await attemptOnce(ctx, url);
-    if (last.ok) return last;
+  for (let attempt = 0; ; attempt++) {
+    let last: Attempt;
+    try {
+      last = await attemptOnce(ctx, url);
+    } catch (err) {
+      ctx.health.breaker = releaseProbe(ctx.health.breaker, index);
+      throw err;
+    }
+    if (last.ok) {
+      applyStep(ctx, recordSuccess(ctx.health.breaker, index));
+      return last;
+    }
+    ctx.health.lastError.set(index, last.error);
+    applyStep(ctx, recordFailure(ctx.health.breaker, index, ctx.now()));
     const delay = ctx.backoffMs[attempt];
-    const next = delay !== undefined ? 'same' : index + 1 < ctx.spec.endpoints.length ? 'next' : 'none';
-    if (next === 'none') break;
-    ctx.log.warn('intel.retry', {
-      endpoint: index,
-      host: hostOf(url),
-      attempt: attempt + 1,
-      err: last.error,
-      next,
-      delay_ms: delay ?? 0,
-    });
-    if (delay === undefined) break;
-    await sleep(delay, ctx.signal);
+    const next = nextMove(ctx, index, delay);
+    if (next !== 'none') {
+      const fields = { endpoint: index, host: url.host, attempt: attempt + 1, err: last.error, next };
+      ctx.log.warn('intel.retry', { ...fields, delay_ms: next === 'same' ? delay : 0 });
+    }
+    if (next !== 'same') return last;
+    await sleep(delay as number, ctx.signal);
   }
-  return last;
+}
+
+function callContext(spec: IntelligenceSpec, request: ModelRequest, signal: AbortSignal, opts: CallModelOptions) {
+  const wire = DIALECTS[spec.dialect];
+  const { body, nameMap } = wire.build(planWireRequest(spec, request));
+  const ctx: CallContext = {
+    spec,
+    wire,
+    model: request.model,
+    body: JSON.stringify(body),
+    headers: wire.headers(spec),
+    nameMap,
+    signal,
+    log: opts.log ?? silentLogger,
+    timeoutMs: opts.timeoutMs ?? (spec.timeout_ms > 0 ? spec.timeout_ms : DEFAULT_TIMEOUT_MS),
+    backoffMs: opts.backoffMs ?? DEFAULT_BACKOFF_MS,
+    now: opts.now ?? Date.now,
+    health: healthFor(spec, opts.health),
+  };
+  return ctx;
+}
+
+/** Sweeps the endpoints from the lowest-index healthy one; throws `intel_unavailable` when none answers. */
+async function callEndpoints(ctx: CallContext): Promise<ModelResponse> {
+  const tried = new Set<number>();
+  let lastError: string | undefined;
+  for (;;) {
+    const pick = nextEndpoint(ctx.health.breaker, ctx.now(), tried);
+    applyStep(ctx, pick);
+    if (pick.index === null) break;
+    tried.add(pick.index);
+    const result = await tryEndpoint(ctx, pick.index);
+    if (result.ok) return { ...result.response, model: ctx.model };
+    lastError = result.error;
+  }
+  if (lastError === undefined) {
+    // Every breaker was open before this call: report what each endpoint last failed with.
+    const known = [...ctx.health.lastError.values()].at(-1);
+    lastError = `every endpoint is cooling down after repeated failures${known ? `; last: ${known}` : ''}`;
+  }
+  const n = ctx.spec.endpoints.length;
+  const many = n > 1 ? `all ${n} endpoints failed; last: ` : '';
+  throw new DaemonError('intel_unavailable', `intel: ${many}${lastError}`, true);
+}
+
+async function callSpec(
+  spec: IntelligenceSpec,
+  request: ModelRequest,
+  signal: AbortSignal,
+  opts: CallModelOptions,
+): Promise<ModelResponse> {
+  if (!Object.hasOwn(DIALECTS, spec.dialect)) {
+    throw new DaemonError('intel_fatal', `intel: dialect '${spec.dialect}' is not supported in this build`);
+  }
+  if (spec.endpoints.length === 0) throw new DaemonError('intel_fatal', 'intel: no model endpoint is configured');
+  return callEndpoints(callContext(spec, request, signal, opts));
 }
 
 /**
- * Calls the model once, logically: retries 429/5xx/transport errors on the same endpoint (250 then 500 ms),
- * then fails over to the next endpoint. Other 4xx and malformed bodies fail at once. An abort of `signal`
- * rejects promptly with an AbortError (see `isAbortError`).
+ * Calls the model once, logically: 429/5xx/transport errors retry the same endpoint (250 then 500 ms) while its
+ * breaker is closed, then fail over to the next endpoint; 401/403, other 4xx and malformed bodies fail at once.
+ * When every endpoint is down and the spec has a `fallback`, the same call runs on it — without reasoning parts.
+ * An abort of `signal` rejects promptly with an AbortError (see `isAbortError`).
  */
 export async function callModel(
   spec: IntelligenceSpec,
@@ -143,27 +249,24 @@ export async function callModel(
   signal: AbortSignal,
   opts: CallModelOptions = {},
 ): Promise<ModelResponse> {
-  if (spec.dialect !== 'openai') {
-    throw new DaemonError('intel_fatal', `intel: dialect '${spec.dialect}' is not supported in this build`);
+  let current = spec;
+  let req = request;
+  let options = opts;
+  for (let hop = 0; ; hop++) {
+    try {
+      return await callSpec(current, req, signal, options);
+    } catch (err) {
+      const fallback = current.fallback;
+      const down = err instanceof DaemonError && err.code === 'intel_unavailable';
+      if (!down || !fallback || hop >= MAX_FALLBACK_HOPS || signal.aborted) throw err;
+      (opts.log ?? silentLogger).warn('intel.fallback', { from: req.model, to: fallback.model });
+      // Reasoning parts belong to the model that produced them: never sent to another one.
+      const { reasoning: _dropped, ...rest } = req;
+      req = { ...rest, model: fallback.model };
+      // The fallback keeps its own breaker and its own per-request timeout.
+      const { health: _own, timeoutMs: _primary, ...shared } = options;
+      options = shared;
+      current = fallback;
+    }
   }
-  if (spec.endpoints.length === 0) throw new DaemonError('intel_fatal', 'intel: no model endpoint is configured');
-  const { body, nameMap } = buildOpenAiRequest(request);
-  const ctx: CallContext = {
-    spec,
-    body: JSON.stringify(body),
-    headers: requestHeaders(spec),
-    nameMap,
-    signal,
-    log: opts.log ?? silentLogger,
-    timeoutMs: opts.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-    backoffMs: opts.backoffMs ?? DEFAULT_BACKOFF_MS,
-  };
-  let lastError = 'no endpoint answered';
-  for (let index = 0; index < spec.endpoints.length; index++) {
-    const result = await tryEndpoint(ctx, index);
-    if (result.ok) return result.response;
-    lastError = result.error;
-  }
-  const many = spec.endpoints.length > 1 ? `all ${spec.endpoints.length} endpoints failed; last: ` : '';
-  throw new DaemonError('intel_unavailable', `intel: ${many}${lastError}`, true);
 }

@@ -1,38 +1,30 @@
-// OpenAI Chat Completions wire format: request body from a model request, response body to a model response
+// OpenAI Chat Completions wire format: request body from a wire request, response body to a model response
 // (reference §5.3, §8.3). Pure: no I/O; a malformed response throws an `intel: …` DaemonError.
-import { DaemonError } from '../errors.js';
-import type { Msg, ToolCall, ToolDef, Usage } from '../protocol/messages.js';
+import type { Msg, ToolCall } from '../protocol/messages.js';
+import type { ModelResponse, ReasoningParts, StopReason, ToolNameMap, WireRequest } from './modelRequest.js';
+import {
+  intelError,
+  isRecord,
+  parseToolArguments,
+  providerError,
+  renderToolContent,
+  replayParts,
+  tokenCount,
+  wireToolName,
+} from './modelRequest.js';
+import { usesCompletionTokens } from './requestRules.js';
 
-/** One model call as the round loop describes it, independent of the dialect. */
-export interface ModelRequest {
-  model: string;
-  /** The transcript as the model should see it (slice + this turn's delta), without the system prompt. */
-  messages: Msg[];
-  /** Sent first as a system message when non-blank. */
-  system: string;
-  tools: ToolDef[];
-  maxTokens: number;
-  /** Default 0. */
-  temperature?: number;
-  /** A JSON Schema the answer must match (structured answers, reference §12). */
-  outputSchema?: Record<string, unknown>;
-}
-
-export type StopReason = 'end_turn' | 'tool_use' | 'max_tokens' | 'other';
-
-/** A parsed model answer: text and/or tool calls (names restored to the runtime's spelling). */
-export interface ModelResponse {
-  text?: string;
-  toolCalls: ToolCall[];
-  usage: Usage;
-  stopReason: StopReason;
-}
+// The shared types moved to modelRequest.ts; re-exported so existing importers keep compiling.
+export type { ModelRequest, ModelResponse, StopReason, ToolNameMap } from './modelRequest.js';
+export { renderToolContent, sanitizeToolName } from './modelRequest.js';
 
 export interface OpenAiMessage {
   role: 'system' | 'user' | 'assistant' | 'tool';
   content: string | null;
   tool_calls?: Array<{ id: string; type: 'function'; function: { name: string; arguments: string } }>;
   tool_call_id?: string;
+  /** Replayed reasoning, exactly as the same model returned it. */
+  reasoning_content?: string;
 }
 
 export interface OpenAiBody {
@@ -41,34 +33,28 @@ export interface OpenAiBody {
   max_tokens?: number;
   max_completion_tokens?: number;
   temperature?: number;
+  reasoning_effort?: 'low' | 'medium' | 'high';
   tools?: Array<{ type: 'function'; function: { name: string; description: string; parameters: unknown } }>;
   tool_choice?: 'auto';
   response_format?: { type: 'json_schema'; json_schema: { name: string; schema: unknown; strict: boolean } };
 }
 
-/** Wire tool name → the runtime's name, for the tools and replayed calls of one request. */
-export type ToolNameMap = Map<string, string>;
-
-const COMPLETION_TOKEN_MODELS = ['gpt-5', 'chatgpt-5', 'o1', 'o3', 'o4'];
-
-/** Replaces every character outside `[A-Za-z0-9_-]` with `_` (`plan.get` → `plan_get`). */
-export function sanitizeToolName(name: string): string {
-  return name.replace(/[^A-Za-z0-9_-]/g, '_');
+function assistantMessage(msg: Extract<Msg, { role: 'assistant' }>, req: WireRequest, nameMap: ToolNameMap) {
+  const out: OpenAiMessage = { role: 'assistant', content: msg.text ?? '' };
+  if (msg.tool_calls.length > 0) {
+    out.content = msg.text ? msg.text : null;
+    out.tool_calls = msg.tool_calls.map((c) => ({
+      id: c.id,
+      type: 'function' as const,
+      function: { name: wireToolName(c.name, nameMap), arguments: JSON.stringify(c.arguments ?? {}) },
+    }));
+  }
+  const reasoning = replayParts(req, msg, 'openai');
+  if (typeof reasoning === 'string') out.reasoning_content = reasoning;
+  return out;
 }
 
-/** Tool content as the provider sees it: strings as is, anything else as compact JSON. */
-export function renderToolContent(content: unknown): string {
-  if (typeof content === 'string') return content;
-  return JSON.stringify(content) ?? 'null';
-}
-
-function wireName(name: string, nameMap: ToolNameMap): string {
-  const wire = sanitizeToolName(name);
-  if (!nameMap.has(wire)) nameMap.set(wire, name);
-  return wire;
-}
-
-function toWireMessage(msg: Msg, nameMap: ToolNameMap): OpenAiMessage {
+function toWireMessage(msg: Msg, req: WireRequest, nameMap: ToolNameMap): OpenAiMessage {
   switch (msg.role) {
     case 'system':
       return { role: 'system', content: msg.text };
@@ -76,15 +62,8 @@ function toWireMessage(msg: Msg, nameMap: ToolNameMap): OpenAiMessage {
       return { role: 'system', content: `[note] ${msg.text}` };
     case 'user':
       return { role: 'user', content: msg.text };
-    case 'assistant': {
-      if (msg.tool_calls.length === 0) return { role: 'assistant', content: msg.text ?? '' };
-      const calls = msg.tool_calls.map((c) => ({
-        id: c.id,
-        type: 'function' as const,
-        function: { name: wireName(c.name, nameMap), arguments: JSON.stringify(c.arguments ?? {}) },
-      }));
-      return { role: 'assistant', content: msg.text ? msg.text : null, tool_calls: calls };
-    }
+    case 'assistant':
+      return assistantMessage(msg, req, nameMap);
     case 'tool': {
       const text = renderToolContent(msg.content);
       return { role: 'tool', tool_call_id: msg.id, content: msg.is_error ? `ERROR: ${text}` : text };
@@ -92,57 +71,34 @@ function toWireMessage(msg: Msg, nameMap: ToolNameMap): OpenAiMessage {
   }
 }
 
-function usesCompletionTokens(model: string): boolean {
-  const lower = model.toLowerCase();
-  return COMPLETION_TOKEN_MODELS.some((p) => lower.startsWith(p));
-}
-
 /** Builds the request body and the reverse map for tool names sanitized on the wire. */
-export function buildOpenAiRequest(req: ModelRequest): { body: OpenAiBody; nameMap: ToolNameMap } {
+export function buildOpenAiRequest(req: WireRequest): { body: OpenAiBody; nameMap: ToolNameMap } {
   const nameMap: ToolNameMap = new Map();
   const messages: OpenAiMessage[] = [];
   if (req.system.trim() !== '') messages.push({ role: 'system', content: req.system });
   // Tools first so their spelling wins the reverse map over replayed calls of tools no longer offered.
   const tools = req.tools.map((t) => ({
     type: 'function' as const,
-    function: { name: wireName(t.name, nameMap), description: t.description, parameters: t.input_schema },
+    function: { name: wireToolName(t.name, nameMap), description: t.description, parameters: t.input_schema },
   }));
-  for (const m of req.messages) messages.push(toWireMessage(m, nameMap));
+  for (const m of req.messages) messages.push(toWireMessage(m, req, nameMap));
   const body: OpenAiBody = { model: req.model, messages };
   if (usesCompletionTokens(req.model)) body.max_completion_tokens = req.maxTokens;
   else body.max_tokens = req.maxTokens;
-  body.temperature = req.temperature ?? 0;
+  if (req.temperature !== undefined) body.temperature = req.temperature;
+  if (req.effort !== undefined) body.reasoning_effort = req.effort;
   if (tools.length > 0) {
     body.tools = tools;
     body.tool_choice = 'auto';
   }
-  // Structured generation where the schema is an object schema; never strict (strict mode rejects most
-  // hand-written schemas). The answer is validated against the full schema afterwards anyway (§12).
-  if (req.outputSchema && req.outputSchema.type === 'object') {
+  // Never strict: strict mode rejects most hand-written schemas, and the answer is validated in full anyway (§12).
+  if (req.outputSchema !== undefined) {
     body.response_format = {
       type: 'json_schema',
       json_schema: { name: 'answer', schema: req.outputSchema, strict: false },
     };
   }
   return { body, nameMap };
-}
-
-function intelError(message: string): DaemonError {
-  return new DaemonError('intel_fatal', `intel: ${message}`);
-}
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-function parseArguments(raw: unknown): unknown {
-  if (typeof raw !== 'string') return raw ?? {};
-  if (raw.trim() === '') return {};
-  try {
-    return JSON.parse(raw);
-  } catch {
-    return { _raw: raw };
-  }
 }
 
 function parseContent(content: unknown): string | undefined {
@@ -164,7 +120,7 @@ function parseToolCalls(raw: unknown, nameMap: ToolNameMap): ToolCall[] {
       throw intelError(`malformed response: tool call ${i} has no function name`);
     }
     const id = typeof c.id === 'string' && c.id !== '' ? c.id : `call_${i + 1}`;
-    return { id, name: nameMap.get(fn.name) ?? fn.name, arguments: parseArguments(fn.arguments) };
+    return { id, name: nameMap.get(fn.name) ?? fn.name, arguments: parseToolArguments(fn.arguments) };
   });
 }
 
@@ -175,29 +131,34 @@ function parseStopReason(reason: unknown): StopReason {
   return 'other';
 }
 
-function count(v: unknown): number {
-  return typeof v === 'number' && Number.isFinite(v) && v > 0 ? v : 0;
+function reasoningTokens(usage: Record<string, unknown>): number {
+  const details = usage.completion_tokens_details;
+  return isRecord(details) ? tokenCount(details.reasoning_tokens) : 0;
 }
 
-/** Parses a response body (already JSON-decoded); throws `intel: …` on an error object or a malformed body. */
-export function parseOpenAiResponse(json: unknown, nameMap: ToolNameMap): ModelResponse {
+/**
+ * Parses a response body (already JSON-decoded); throws `intel: …` on an error object or a malformed body.
+ * `model` tags the reasoning parts so they are replayed only to the model that produced them.
+ */
+export function parseOpenAiResponse(json: unknown, nameMap: ToolNameMap, model = ''): ModelResponse {
   if (!isRecord(json)) throw intelError('malformed response: not a JSON object');
-  if (json.error !== undefined && json.error !== null) {
-    const err = json.error;
-    const message = isRecord(err) && typeof err.message === 'string' ? err.message : JSON.stringify(err);
-    throw intelError(`provider error: ${message}`);
-  }
+  if (json.error !== undefined && json.error !== null) throw providerError(json.error);
   const choice = Array.isArray(json.choices) ? json.choices[0] : undefined;
   if (!isRecord(choice) || !isRecord(choice.message)) {
     throw intelError('malformed response: no choices[0].message');
   }
   const usage = isRecord(json.usage) ? json.usage : {};
   const text = parseContent(choice.message.content);
+  const thought = choice.message.reasoning_content;
+  const reasoning: ReasoningParts | undefined =
+    typeof thought === 'string' && thought !== '' ? { model, dialect: 'openai', parts: thought } : undefined;
   const response: ModelResponse = {
     toolCalls: parseToolCalls(choice.message.tool_calls, nameMap),
-    usage: { input_tokens: count(usage.prompt_tokens), output_tokens: count(usage.completion_tokens) },
+    usage: { input_tokens: tokenCount(usage.prompt_tokens), output_tokens: tokenCount(usage.completion_tokens) },
     stopReason: parseStopReason(choice.finish_reason),
+    hasReasoning: reasoning !== undefined || reasoningTokens(usage) > 0,
   };
   if (text !== undefined) response.text = text;
+  if (reasoning !== undefined) response.reasoning = reasoning;
   return response;
 }

@@ -50,9 +50,12 @@ export const EVENT_NAMES = [
   'turn.think',
   'turn.tool',
   'turn.reask',
+  'turn.wrapup',
   'tool.call',
   'tool.result',
   'intel.retry',
+  'intel.health',
+  'intel.fallback',
   'turn.budget_wait',
   'turn.model_degraded',
 ] as const;

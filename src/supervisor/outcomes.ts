@@ -2,6 +2,13 @@
 // A waiter hears an outcome only once it is durable (or when the event is abandoned and will replay).
 import type { InboxOutcome } from '../store/store.js';
 
+/** What a waiter hears when a drain stopped its turn (or it never started): the message replays next start. */
+export const ABANDONED: InboxOutcome = {
+  status: 'cancelled',
+  reply: '',
+  error: 'the turn was stopped by a drain; the message stays pending and replays on the next start',
+};
+
 export class Outcomes {
   private readonly waiters = new Map<string, Array<(o: InboxOutcome) => void>>();
   /** Folds whose commit failed, by inbox id: retried every reactor step until the store takes them. */

@@ -11,7 +11,7 @@ import { ConversationBook } from './conversationBook.js';
 import { nextDispatchable, type TurnJob } from './dispatch.js';
 import { failedResult, planFold } from './fold.js';
 import type { LiveTurn } from './liveTurn.js';
-import { Outcomes } from './outcomes.js';
+import { ABANDONED, Outcomes } from './outcomes.js';
 import { ThinkChildren } from './thinkChildren.js';
 import { buildToolHost, type HostCapabilities } from './toolHost.js';
 import { serveToolRequest, unparkAll } from './toolRequests.js';
@@ -45,12 +45,6 @@ export interface AcceptInput {
   msg_depth?: number;
 }
 
-const ABANDONED: InboxOutcome = {
-  status: 'cancelled',
-  reply: '',
-  error: 'the turn was stopped by a drain; the message stays pending and replays on the next start',
-};
-
 export class Supervisor {
   private readonly config: Readonly<Config>;
   private readonly store: Store;
@@ -76,9 +70,15 @@ export class Supervisor {
     this.log = opts.log;
     this.now = opts.now ?? Date.now;
     this.conversations = new ConversationBook(this.store, this.log, this.now);
+    // With MCP servers configured, spares import the MCP client while they wait, off the turn's critical path.
+    const preload = Object.keys(opts.config.mcp.servers).length > 0 ? { AGENTD_WORKER_PRELOAD: 'mcp' } : {};
     this.pool = new WorkerPool(
       opts.workerEntry ?? defaultWorkerEntry(),
       opts.warmWorkers ?? opts.config.agent.warm_workers,
+      {
+        ...process.env,
+        ...preload,
+      },
     );
     this.thinks = new ThinkChildren({
       pool: this.pool,

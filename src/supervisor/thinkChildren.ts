@@ -2,6 +2,7 @@
 // Used by the think and decide tools now, by preflight and compaction later. Owns their workers and deadlines.
 import type { Config } from '../config/types.js';
 import { describeError } from '../errors.js';
+import { specForJob } from '../intel/models.js';
 import type { Logger } from '../obs/log.js';
 import {
   dispatchFrame,
@@ -12,7 +13,7 @@ import {
 } from '../protocol/frames.js';
 import type { Msg } from '../protocol/messages.js';
 import type { ToolResult } from '../tools/toolOutcome.js';
-import { intelligenceSpec, telemetry } from './turnBuild.js';
+import { telemetry } from './turnBuild.js';
 import type { WorkerHandle } from './workerHandle.js';
 import type { WorkerPool } from './workerPool.js';
 
@@ -92,7 +93,7 @@ export class ThinkChildren {
     const { config } = this.deps;
     return {
       version: PROTOCOL_VERSION,
-      intelligence: intelligenceSpec(config),
+      intelligence: specForJob(config, job.purpose),
       mcp_servers: [],
       code_tools_module: null,
       limits: {

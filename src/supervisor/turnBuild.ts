@@ -3,7 +3,8 @@
 import type { Config } from '../config/types.js';
 import { sliceConversation } from '../context/slice.js';
 import { renderSystemPrompt } from '../context/systemPrompt.js';
-import { type IntelligenceSpec, PROTOCOL_VERSION, type SpawnPayload, type Telemetry } from '../protocol/frames.js';
+import { specForJob } from '../intel/models.js';
+import { PROTOCOL_VERSION, type SpawnPayload, type Telemetry } from '../protocol/frames.js';
 import type { Conversation } from '../store/store.js';
 import { internalContract, internalFamilies, internalToolDefs } from '../tools/internalContracts.js';
 import type { ToolPlan } from '../tools/toolPlan.js';
@@ -15,18 +16,6 @@ export interface TurnBuildInput {
   /** The registry's plan for this turn; without one the turn gets every internal tool and nothing else. */
   plan: ToolPlan | undefined;
   memoryKeys: string[];
-}
-
-/** How a worker dials the turn model (roles and declared models come with the intelligence issue). */
-export function intelligenceSpec(config: Readonly<Config>): IntelligenceSpec {
-  return {
-    endpoints: [...config.intelligence.endpoints],
-    token: config.intelligence.token,
-    model: config.intelligence.model,
-    dialect: config.intelligence.dialect,
-    headers: Object.entries(config.intelligence.headers),
-    timeout_ms: config.intelligence.timeout,
-  };
 }
 
 export function telemetry(config: Readonly<Config>, agentPath: string): Telemetry {
@@ -51,7 +40,7 @@ export function buildTurnPayload(input: TurnBuildInput): SpawnPayload {
   });
   return {
     version: PROTOCOL_VERSION,
-    intelligence: intelligenceSpec(config),
+    intelligence: specForJob(config, 'turn'),
     mcp_servers: [],
     code_tools_module: null,
     limits: {

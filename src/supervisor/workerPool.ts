@@ -6,9 +6,11 @@ export class WorkerPool {
   private spares: WorkerHandle[] = [];
   private closed = false;
 
+  /** `spareEnv`: the environment spares start with (e.g. a preload hint); fresh workers inherit ours. */
   constructor(
     private readonly entry: WorkerEntry,
     private readonly size: number,
+    private readonly spareEnv?: NodeJS.ProcessEnv,
   ) {}
 
   /** A live spare bound to `callbacks`, or a freshly spawned worker when none is ready. */
@@ -27,7 +29,7 @@ export class WorkerPool {
     this.spares = this.spares.filter((w) => w.alive);
     while (this.spares.length < this.size) {
       // A spare that dies before it is used is skipped by `take` and dropped here.
-      this.spares.push(new WorkerHandle(this.entry));
+      this.spares.push(new WorkerHandle(this.entry, null, this.spareEnv));
     }
   }
 

@@ -1,9 +1,12 @@
 // Per-call budget admission in the worker (reference §10.3): before every model call, ask the supervisor.
 // `classifyGrant` is the pure policy; `admitViaSupervisor` is the thin loop that waits and asks again.
 import { estimateMessage, estimateText, estimateValue } from '../context/estimate.js';
-import type { ModelRequest } from '../intel/openaiWire.js';
+import type { ModelRequest } from '../intel/modelRequest.js';
+import { outputCap } from '../intel/requestRules.js';
 import type { Logger } from '../obs/log.js';
-import { type Admission, DEFAULT_TOKENS_PER_CALL } from './roundLoop.js';
+import type { IntelligenceSpec } from '../protocol/frames.js';
+import { DEFAULT_TOKENS_PER_CALL } from './nextStep.js';
+import type { Admission } from './roundLoop.js';
 import { raceSignal } from './toolRunner.js';
 
 /** A `budget_grant` as the supervisor sends it. */
@@ -14,12 +17,18 @@ export interface Grant {
   reason?: string;
 }
 
-/** The estimate for one model call: messages + tool definitions + the output cap. */
-export function estimateRequest(req: ModelRequest): number {
+/** The spec fields the estimate reads: a reasoning effort raises the output cap by its thinking room. */
+export type CapSpec = Pick<IntelligenceSpec, 'reasoning'>;
+
+/**
+ * The estimate for one model call: messages + tool definitions + the output cap actually sent — the request's
+ * cap (raised by a truncated-arguments re-send) plus a reasoning model's thinking room (reference §5.3, §10.3).
+ */
+export function estimateRequest(req: ModelRequest, spec: CapSpec = {}): number {
   let total = req.system.trim() === '' ? 0 : estimateText(req.system) + 4;
   for (const msg of req.messages) total += estimateMessage(msg);
   for (const tool of req.tools) total += estimateText(tool.name) + estimateValue(tool.input_schema);
-  return total + (req.maxTokens > 0 ? req.maxTokens : DEFAULT_TOKENS_PER_CALL);
+  return total + outputCap(spec, req.maxTokens > 0 ? req.maxTokens : DEFAULT_TOKENS_PER_CALL);
 }
 
 /**
@@ -37,6 +46,8 @@ export function classifyGrant(grant: Grant): Admission | { kind: 'wait'; ms: num
 
 export interface AdmissionIo {
   ask(estimate: number): Promise<Grant | null>;
+  /** The turn's model spec, for the thinking room the output cap is raised by; absent ⇒ no room. */
+  spec?: CapSpec;
   remainingMs(): number;
   signal: AbortSignal;
   log: Logger;
@@ -45,7 +56,7 @@ export interface AdmissionIo {
 
 /** Asks until the supervisor says go or stop; no answer means cancelled, a wait past the deadline `deadline`. */
 export async function admitViaSupervisor(req: ModelRequest, io: AdmissionIo): Promise<Admission> {
-  const estimate = estimateRequest(req);
+  const estimate = estimateRequest(req, io.spec);
   for (;;) {
     if (io.signal.aborted) return { kind: 'stop', status: 'cancelled' };
     const grant = await raceSignal(io.ask(estimate), io.signal);

@@ -4,7 +4,7 @@ import { describeError } from '../errors.js';
 import { callModel } from '../intel/modelClient.js';
 import type { Logger } from '../obs/log.js';
 import { createLogger, registerSecret } from '../obs/log.js';
-import type { DownFrame, FrameHandlers, SpawnPayload, UpFrame } from '../protocol/frames.js';
+import type { DownFrame, FrameHandlers, IntelligenceSpec, SpawnPayload, UpFrame } from '../protocol/frames.js';
 import { dispatchFrame } from '../protocol/frames.js';
 import { workerExitCode } from '../protocol/status.js';
 import { type CodeTool, loadCodeTools } from '../tools/codeTools.js';
@@ -40,8 +40,10 @@ function isDownFrame(frame: unknown, handlers: FrameHandlers<DownFrame>): frame 
 }
 
 function registerSecrets(payload: SpawnPayload): void {
-  registerSecret(payload.intelligence.token);
-  for (const [, value] of payload.intelligence.headers) registerSecret(value);
+  for (let intel = payload.intelligence as IntelligenceSpec | null | undefined; intel; intel = intel.fallback) {
+    registerSecret(intel.token);
+    for (const [, value] of intel.headers) registerSecret(value);
+  }
   for (const spec of payload.mcp_servers) {
     for (const value of specSecrets(spec.transport === 'http' ? { headers: spec.headers } : { env: spec.env })) {
       registerSecret(value);
@@ -66,6 +68,7 @@ function turnDeps(payload: SpawnPayload, w: Worker, started: number, mcp: Worker
           const reply = await channel.request((id) => ({ type: 'budget_request', id, estimate }));
           return reply?.type === 'budget_grant' ? reply : null;
         },
+        spec: payload.intelligence,
         remainingMs: () => payload.limits.deadline_ms - (Date.now() - started),
         signal: cancel.signal,
         log,
@@ -196,6 +199,8 @@ function main(): void {
     log: createLogger({ base: { pid: process.pid, comp: 'worker' } }),
     cancel: new AbortController(),
   } as Worker;
+  // A spare started for a config with MCP servers imports the MCP client while it waits for its turn.
+  if (process.env.AGENTD_WORKER_PRELOAD === 'mcp') void import('../tools/mcp/mcpConnection.js').catch(() => {});
   // A crash must not print a raw stack (which could hold a secret) into the supervisor's event stream.
   process.on('uncaughtException', (err) => {
     w.log.error('loop.error', { err: `worker crashed: ${describeError(err)}` });

@@ -1,11 +1,17 @@
-// The round loop's decisions (reference §11): the guards at the top of a round, what a model response leads to,
-// and what happens to each tool call before it runs. Pure: the loop in roundLoop.ts only switches on these.
+// The round loop's decisions (reference §11): the guards at the top of a round, what a model response leads to
+// (with the wrap-up checks of wrapUp.ts), and what happens to each tool call before it runs. Pure: the loop in
+// roundLoop.ts only switches on these.
 import type { FinishArgs } from '../protocol/frames.js';
 import type { ToolCall } from '../protocol/messages.js';
 import type { TurnStatus } from '../protocol/status.js';
 import type { LoopCounts } from './loopGuard.js';
 import { loopError, observeCall } from './loopGuard.js';
 import { decideStructured } from './structuredAnswer.js';
+import type { WrapUpAction, WrapUpAnswer, WrapUpCheck, WrapUpState, WrapUpStep } from './wrapUp.js';
+import { checkAnswer, checkToolCalls, initWrapUp, joinedText } from './wrapUp.js';
+
+/** The per-response output cap when the spec gives none (reference §19). */
+export const DEFAULT_TOKENS_PER_CALL = 4096;
 
 /** What the guards need to know at the top of a round. */
 export interface GuardView {
@@ -38,18 +44,75 @@ export interface AnswerView {
   schema?: Record<string, unknown>;
   reasks: number;
   lastText?: string;
+  /** The wrap-up checks' memory; absent ⇒ a fresh state with a 4096-token cap. */
+  wrap?: WrapUpState;
+  /** The turn's output cap before any raise (default 4096). */
+  baseCap?: number;
+  /** At least one tool call ran in this turn. */
+  workDone?: boolean;
+}
+
+/** Marks an answer or a stop that a wrap-up check produced, for its `turn.wrapup` event. */
+export interface WrapUpMark {
+  check: WrapUpCheck;
+  attempt: number;
+  action: 'give_up' | 'fail';
 }
 
 export type NextStep =
-  | { kind: 'act'; calls: ToolCall[] }
-  | { kind: 'answer'; text: string; value?: unknown }
+  | { kind: 'act'; calls: ToolCall[]; text?: string }
+  | { kind: 'answer'; text: string; value?: unknown; note?: string; wrapup?: WrapUpMark }
   | { kind: 'reask'; text: string; reason: string; correction: string }
-  | { kind: 'stop'; status: TurnStatus; text: string; error: string };
+  | { kind: 'stop'; status: TurnStatus; text?: string; error: string; wrapup?: WrapUpMark }
+  | { kind: 'wrapup'; action: WrapUpAction };
 
-/** Branches on tool calls only (the stop reason is never consulted), then applies §11.6 / §12. */
-export function nextStep(response: { text?: string; toolCalls: ToolCall[] }, turn: AnswerView): NextStep {
-  if (response.toolCalls.length > 0) return { kind: 'act', calls: response.toolCalls };
-  const text = response.text ?? turn.lastText ?? '';
+/** The answer fields nextStep reads (a ModelResponse fits). */
+export type AnswerInput = WrapUpAnswer;
+
+function fromWrapUp(step: WrapUpStep, text: string): NextStep {
+  switch (step.kind) {
+    case 'give_up':
+      return {
+        kind: 'answer',
+        text,
+        note: step.note,
+        wrapup: { check: step.check, attempt: step.attempt, action: 'give_up' },
+      };
+    case 'fail':
+      return {
+        kind: 'stop',
+        status: 'failed',
+        error: step.error,
+        wrapup: { check: step.check, attempt: step.attempt, action: 'fail' },
+      };
+    default:
+      return { kind: 'wrapup', action: step };
+  }
+}
+
+/**
+ * Tool calls mean act — unless the length limit cut their arguments (wrap-up check d); the stop reason alone never
+ * vetoes a call. Without calls, the wrap-up checks (a)–(c) run, then §11.6 / §12 decide the answer.
+ */
+export function nextStep(response: AnswerInput, turn: AnswerView): NextStep {
+  const baseCap = turn.baseCap ?? DEFAULT_TOKENS_PER_CALL;
+  const view = {
+    state: turn.wrap ?? initWrapUp(baseCap),
+    baseCap,
+    workDone: turn.workDone ?? false,
+    structured: turn.structured,
+  };
+  const joined = joinedText(view.state, response.text);
+  if (response.toolCalls.length > 0) {
+    const truncated = checkToolCalls(response, view);
+    if (truncated) return fromWrapUp(truncated, joined);
+    return joined === ''
+      ? { kind: 'act', calls: response.toolCalls }
+      : { kind: 'act', calls: response.toolCalls, text: joined };
+  }
+  const wrapUp = checkAnswer(response, view);
+  if (wrapUp) return fromWrapUp(wrapUp, joined);
+  const text = joined !== '' ? joined : (response.text ?? turn.lastText ?? '');
   if (!turn.structured) return { kind: 'answer', text };
   const decision = decideStructured(text, turn.schema, turn.reasks);
   switch (decision.kind) {

@@ -1,17 +1,24 @@
-// The round loop of one turn (reference §11): guards → model call → act or answer, until a status.
+// The round loop of one turn (reference §11): guards → model call → act, wrap up or answer, until a status.
 // It only switches on decisions from nextStep.ts; I/O arrives through TurnDeps, so tests run it in-process.
 import { describeError } from '../errors.js';
 import { isAbortError } from '../intel/httpPost.js';
-import type { ModelRequest, ModelResponse } from '../intel/openaiWire.js';
+import type { ModelRequest, ModelResponse } from '../intel/modelRequest.js';
 import type { Logger } from '../obs/log.js';
-import type { FinishArgs, ProgressEvent, SpawnPayload, TurnResult, TurnSpec } from '../protocol/frames.js';
-import type { Msg, ToolCall, Usage } from '../protocol/messages.js';
+import type { FinishArgs, ProgressEvent, SpawnPayload, TurnResult } from '../protocol/frames.js';
+import type { ToolCall } from '../protocol/messages.js';
 import type { TurnStatus } from '../protocol/status.js';
 import type { CallCode } from './codeRunner.js';
+import type { NextStep } from './nextStep.js';
 import { checkGuards, finishText, nextCallStep, nextStep } from './nextStep.js';
 import { sealCalls } from './seal.js';
 import type { CallInternal, CallMcp } from './toolRunner.js';
 import { runToolCall } from './toolRunner.js';
+import type { TurnEnd, TurnState } from './turnState.js';
+import { append, appendAssistant, buildRequest, flushParts, initState } from './turnState.js';
+import { clearParts } from './wrapUp.js';
+import { logWrapUp, runWrapUp } from './wrapUpRunner.js';
+
+export { DEFAULT_TOKENS_PER_CALL } from './nextStep.js';
 
 /** Per-call budget admission's answer (reference §10.3); the frame round-trip arrives with the budget issue. */
 export type Admission = { kind: 'go'; model?: string } | { kind: 'stop'; status: TurnStatus; error?: string };
@@ -37,77 +44,8 @@ export interface TurnDeps {
   startedAt?: number;
 }
 
-/** The per-response output cap when the spec gives none (reference §19). */
-export const DEFAULT_TOKENS_PER_CALL = 4096;
 /** setTimeout's ceiling; longer deadlines re-arm. */
 const MAX_TIMER_MS = 2_147_483_647;
-
-interface TurnState {
-  spec: TurnSpec;
-  model: string;
-  maxRounds: number;
-  maxTokens: number;
-  maxTokensPerCall: number;
-  deadlineAt: number;
-  deadlineHit: boolean;
-  /** The request transcript: the slice, then the delta. */
-  messages: Msg[];
-  delta: Msg[];
-  usage: Usage;
-  rounds: number;
-  toolCalls: number;
-  reasks: number;
-  loopCounts: Map<string, number>;
-  lastText?: string;
-  value?: unknown;
-  /** Set when a `finish` call succeeded in the current round. */
-  pendingFinish?: FinishArgs;
-  finish?: FinishArgs;
-}
-
-interface TurnEnd {
-  status: TurnStatus;
-  error?: string;
-}
-
-function initState(payload: SpawnPayload, now: number): TurnState {
-  const { turn: spec, limits } = payload;
-  const maxRounds = spec.max_rounds > 0 ? spec.max_rounds : limits.max_steps > 0 ? limits.max_steps : Infinity;
-  return {
-    spec,
-    model: payload.intelligence.model,
-    maxRounds,
-    maxTokens: limits.max_tokens,
-    maxTokensPerCall: spec.max_tokens_per_call > 0 ? spec.max_tokens_per_call : DEFAULT_TOKENS_PER_CALL,
-    // The supervisor floors deadline_ms at 1 s; 0 or less here means the turn has no deadline.
-    deadlineAt: limits.deadline_ms > 0 ? now + limits.deadline_ms : Infinity,
-    deadlineHit: false,
-    messages: [...spec.messages],
-    delta: [],
-    usage: { input_tokens: 0, output_tokens: 0 },
-    rounds: 0,
-    toolCalls: 0,
-    reasks: 0,
-    loopCounts: new Map(),
-  };
-}
-
-function append(s: TurnState, msg: Msg): void {
-  s.messages.push(msg);
-  s.delta.push(msg);
-}
-
-function buildRequest(s: TurnState): ModelRequest {
-  return {
-    model: s.model,
-    messages: s.messages,
-    system: s.spec.system,
-    tools: s.spec.kind === 'think' ? [] : s.spec.tools,
-    maxTokens: s.maxTokensPerCall,
-    temperature: s.spec.temperature,
-    outputSchema: s.spec.output_schema,
-  };
-}
 
 /** One signal for the whole turn: aborts on cancel or at the deadline (a model call in flight included). */
 function armTurnSignal(s: TurnState, deps: TurnDeps): { signal: AbortSignal; dispose(): void } {
@@ -208,22 +146,22 @@ async function executeCall(
 async function actOnCalls(
   s: TurnState,
   response: ModelResponse,
+  step: Extract<NextStep, { kind: 'act' }>,
   deps: TurnDeps,
   signal: AbortSignal,
 ): Promise<TurnEnd | null> {
-  const calls = response.toolCalls;
-  if (response.text) s.lastText = response.text;
-  const assistant: Msg = { role: 'assistant', tool_calls: calls, ts: deps.now() };
-  if (response.text) assistant.text = response.text;
-  append(s, assistant);
+  const calls = step.calls;
+  if (step.text) s.lastText = step.text;
+  appendAssistant(s, response, step.text, calls, deps.now());
+  s.wrap = clearParts(s.wrap);
   for (const [i, call] of calls.entries()) {
     // Past the deadline, the rest of the round is sealed, not sent: a call must not run unrecorded.
     const stopped = deps.cancelled() ? 'cancelled' : deps.now() >= s.deadlineAt ? 'deadline' : null;
-    const step = nextCallStep(call, stopped, s.loopCounts);
-    if (step.kind === 'seal') return sealRest(s, calls.slice(i), { status: step.status }, deps);
+    const next = nextCallStep(call, stopped, s.loopCounts);
+    if (next.kind === 'seal') return sealRest(s, calls.slice(i), { status: next.status }, deps);
     s.toolCalls++;
-    s.loopCounts = step.counts;
-    if (step.kind === 'loop') return sealRest(s, calls.slice(i), { status: 'loop_detected', error: step.error }, deps);
+    s.loopCounts = next.counts;
+    if (next.kind === 'loop') return sealRest(s, calls.slice(i), { status: 'loop_detected', error: next.error }, deps);
     await executeCall(s, call, i, calls.length, deps, signal);
   }
   if (!s.pendingFinish) return null;
@@ -238,8 +176,10 @@ function sealRest(s: TurnState, calls: ToolCall[], end: TurnEnd, deps: TurnDeps)
   return end;
 }
 
-function appendAnswer(s: TurnState, text: string, deps: TurnDeps): void {
-  append(s, { role: 'assistant', text, tool_calls: [], ts: deps.now() });
+/** Appends an answer: the delta holds the joined text, the model's request its own part. */
+function appendAnswer(s: TurnState, response: ModelResponse, text: string, deps: TurnDeps): void {
+  appendAssistant(s, response, text, [], deps.now());
+  s.wrap = clearParts(s.wrap);
 }
 
 async function admit(s: TurnState, deps: TurnDeps): Promise<TurnEnd | null> {
@@ -250,12 +190,13 @@ async function admit(s: TurnState, deps: TurnDeps): Promise<TurnEnd | null> {
       ? { status: admission.status }
       : { status: admission.status, error: admission.error };
   }
+  // A degrade model gets no reasoning parts: buildRequest replays only what the current model produced.
   if (admission.model) s.model = admission.model;
   return null;
 }
 
-/** One round: guards, admission, the model call and what it leads to. Null means run another round. */
-async function runRound(s: TurnState, deps: TurnDeps, signal: AbortSignal): Promise<TurnEnd | null> {
+/** Guards, admission and the model call; a TurnEnd when the round ends the turn before any answer. */
+async function callRound(s: TurnState, deps: TurnDeps, signal: AbortSignal): Promise<ModelResponse | TurnEnd> {
   const stop = checkGuards({
     cancelled: deps.cancelled(),
     now: deps.now(),
@@ -273,30 +214,53 @@ async function runRound(s: TurnState, deps: TurnDeps, signal: AbortSignal): Prom
   const called = await callModelOnce(s, deps, signal);
   if ('end' in called) return called.end;
   account(s, called.response, deps);
-  const structured = s.spec.kind === 'think' || s.spec.output_schema !== undefined;
-  const view = { structured, schema: s.spec.output_schema, reasks: s.reasks, lastText: s.lastText };
-  const step = nextStep(called.response, view);
+  return called.response;
+}
+
+function decide(s: TurnState, response: ModelResponse): NextStep {
+  return nextStep(response, {
+    structured: s.spec.kind === 'think' || s.spec.output_schema !== undefined,
+    schema: s.spec.output_schema,
+    reasks: s.reasks,
+    lastText: s.lastText,
+    wrap: s.wrap,
+    baseCap: s.maxTokensPerCall,
+    workDone: s.toolCalls > 0,
+  });
+}
+
+/** One round: the model call and what it leads to. Null means run another round. */
+async function runRound(s: TurnState, deps: TurnDeps, signal: AbortSignal): Promise<TurnEnd | null> {
+  const response = await callRound(s, deps, signal);
+  if ('status' in response) return response;
+  const step = decide(s, response);
   switch (step.kind) {
     case 'act':
-      return actOnCalls(s, called.response, deps, signal);
+      return actOnCalls(s, response, step, deps, signal);
+    case 'wrapup':
+      return runWrapUp(s, step.action, response, deps, signal);
     case 'answer':
-      appendAnswer(s, step.text, deps);
+      appendAnswer(s, response, step.text, deps);
       s.lastText = step.text;
       if ('value' in step) s.value = step.value;
+      if (step.note !== undefined) append(s, { role: 'note', text: step.note, ts: deps.now() });
+      if (step.wrapup) logWrapUp(s, deps, step.wrapup.check, step.wrapup.attempt, step.wrapup.action);
       return { status: 'completed' };
     case 'reask':
-      appendAnswer(s, step.text, deps);
+      appendAnswer(s, response, step.text, deps);
       append(s, { role: 'user', text: step.correction, ts: deps.now() });
       s.reasks++;
       deps.log.info('turn.reask', { turn: s.spec.turn_id, reason: step.reason });
       return null;
     case 'stop':
-      appendAnswer(s, step.text, deps);
+      if (step.text !== undefined) appendAnswer(s, response, step.text, deps);
+      if (step.wrapup) logWrapUp(s, deps, step.wrapup.check, step.wrapup.attempt, step.wrapup.action);
       return { status: step.status, error: step.error };
   }
 }
 
 function endTurn(s: TurnState, end: TurnEnd, deps: TurnDeps): TurnResult {
+  flushParts(s, deps.now());
   const result: TurnResult = {
     status: end.status,
     messages: s.delta,

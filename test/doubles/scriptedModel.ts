@@ -1,7 +1,14 @@
-// A scripted OpenAI-compatible chat-completions server for tests and the offline demo (reference A.2.1).
-// Playbook: match rules by body substring first, else turns[number of tool messages]; records every request.
+// A scripted model server speaking OpenAI chat completions and Anthropic Messages (reference A.2.1).
+// Playbook: match rules by body substring first, else turns[number of tool results]; records every request.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import {
+  anthropicErrorBody,
+  anthropicMessage,
+  anthropicSse,
+  checkAnthropicRequest,
+  countToolResults,
+} from './scriptedModelAnthropic.js';
 
 /** One scripted answer (or injected failure). */
 export interface Turn {
@@ -9,9 +16,18 @@ export interface Turn {
   content?: string | Record<string, unknown> | unknown[];
   tool_calls?: Array<{ name: string; arguments?: unknown }>;
   usage?: { prompt_tokens: number; completion_tokens: number };
+  /** Holds the answer this long (a hang, when longer than the client waits); a client hang-up cancels it. */
   delay_ms?: number;
+  /** OpenAI's finish reason (`stop`, `length`, `tool_calls`); mapped on the Anthropic wire (`length` → max_tokens). */
   finish_reason?: string;
-  /** Answer this HTTP status with `body` (default: an OpenAI-style error object). */
+  /** Anthropic's stop reason (`end_turn`, `max_tokens`, `tool_use`, …); mapped on the OpenAI wire. */
+  stop_reason?: string;
+  /**
+   * Reasoning that comes with the answer: OpenAI `reasoning_content` on the message (and reasoning tokens in usage),
+   * Anthropic a `thinking` block with a signature. Without `content` and `tool_calls`: a reasoning-only answer.
+   */
+  reasoning?: string;
+  /** Answer this HTTP status with `body` (default: the wire's own error object). */
   http_status?: number;
   body?: string;
   /** A malformed 200 body, sent verbatim. */
@@ -30,15 +46,19 @@ export interface Playbook {
   match?: MatchRule[];
 }
 
+export type Wire = 'openai' | 'anthropic';
+
 export interface RecordedRequest {
   path: string;
+  /** From the path: …/chat/completions is openai, …/messages anthropic. */
+  wire: Wire;
   headers: http.IncomingHttpHeaders;
   /** The parsed JSON body (the raw text when it did not parse). */
   body: unknown;
 }
 
 export interface ScriptedModel {
-  /** `http://127.0.0.1:PORT/v1` */
+  /** `http://127.0.0.1:PORT/v1`: an endpoint for either dialect (…/chat/completions, …/messages). */
   url: string;
   requests: RecordedRequest[];
   close(): Promise<void>;
@@ -75,6 +95,14 @@ function countToolMessages(body: unknown): number {
     .length;
 }
 
+const STOP_TO_FINISH: Record<string, string> = { end_turn: 'stop', max_tokens: 'length', tool_use: 'tool_calls' };
+
+function finishReason(turn: Turn, calls: number): string {
+  if (turn.finish_reason !== undefined) return turn.finish_reason;
+  if (turn.stop_reason !== undefined) return STOP_TO_FINISH[turn.stop_reason] ?? turn.stop_reason;
+  return calls > 0 ? 'tool_calls' : 'stop';
+}
+
 function completion(turn: Turn, model: unknown, seq: number): Record<string, unknown> {
   const calls = turn.tool_calls ?? [];
   const content =
@@ -90,29 +118,52 @@ function completion(turn: Turn, model: unknown, seq: number): Record<string, unk
       },
     }));
   }
-  const usage = turn.usage ?? { prompt_tokens: 11, completion_tokens: calls.length > 0 ? 7 : 5 };
+  const base = turn.usage ?? { prompt_tokens: 11, completion_tokens: calls.length > 0 ? 7 : 5 };
+  const usage: Record<string, unknown> = { ...base, total_tokens: base.prompt_tokens + base.completion_tokens };
+  if (turn.reasoning !== undefined) {
+    message.reasoning_content = turn.reasoning;
+    usage.completion_tokens_details = { reasoning_tokens: Math.max(1, Math.ceil(turn.reasoning.length / 4)) };
+  }
   return {
     id: `chatcmpl-scripted-${seq}`,
     object: 'chat.completion',
     created: Math.floor(Date.now() / 1000),
     model: typeof model === 'string' ? model : 'scripted',
-    choices: [{ index: 0, message, finish_reason: turn.finish_reason ?? (calls.length > 0 ? 'tool_calls' : 'stop') }],
-    usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens },
+    choices: [{ index: 0, message, finish_reason: finishReason(turn, calls.length) }],
+    usage,
   };
 }
 
-function send(res: http.ServerResponse, status: number, body: string): void {
+function send(res: http.ServerResponse, status: number, body: string, type = 'application/json'): void {
   if (res.destroyed) return;
-  res.writeHead(status, { 'content-type': 'application/json', connection: 'close' });
+  res.writeHead(status, { 'content-type': type, connection: 'close' });
   res.end(body);
 }
 
-function answer(res: http.ServerResponse, turn: Turn | null, model: unknown, seq: number): void {
-  if (turn === null) send(res, 500, '{"error":{"message":"scripted model: playbook exhausted"}}');
+function errorBody(wire: Wire, status: number, message?: string): string {
+  if (wire === 'anthropic') return anthropicErrorBody(status, message);
+  return JSON.stringify({ error: { message: message ?? `scripted HTTP ${status}` } });
+}
+
+interface Exchange {
+  wire: Wire;
+  body: unknown;
+  model: unknown;
+  seq: number;
+}
+
+function answer(res: http.ServerResponse, turn: Turn | null, x: Exchange): void {
+  if (turn === null) send(res, 500, errorBody(x.wire, 500, 'scripted model: playbook exhausted'));
   else if (turn.http_status !== undefined) {
-    send(res, turn.http_status, turn.body ?? `{"error":{"message":"scripted HTTP ${turn.http_status}"}}`);
+    send(res, turn.http_status, turn.body ?? errorBody(x.wire, turn.http_status));
   } else if (turn.raw !== undefined) send(res, 200, turn.raw);
-  else send(res, 200, JSON.stringify(completion(turn, model, seq)));
+  else if (x.wire === 'openai') send(res, 200, JSON.stringify(completion(turn, x.model, x.seq)));
+  else {
+    const message = anthropicMessage(turn, x.model, x.seq);
+    const stream = (x.body as { stream?: unknown } | null)?.stream === true;
+    if (stream) send(res, 200, anthropicSse(message), 'text/event-stream');
+    else send(res, 200, JSON.stringify(message));
+  }
 }
 
 function parseBody(raw: string): unknown {
@@ -121,6 +172,13 @@ function parseBody(raw: string): unknown {
   } catch {
     return raw;
   }
+}
+
+function wireOf(path: string): Wire | null {
+  const bare = path.split('?')[0] ?? '';
+  if (bare.endsWith('/chat/completions')) return 'openai';
+  if (bare.endsWith('/messages')) return 'anthropic';
+  return null;
 }
 
 /** Starts the server on 127.0.0.1 (port 0 unless given). */
@@ -133,19 +191,22 @@ export async function startScriptedModel(playbook: Playbook, opts: { port?: numb
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const path = req.url ?? '/';
-      if (req.method !== 'POST' || !path.split('?')[0]?.endsWith('/chat/completions')) {
-        return send(res, 404, '{"error":{"message":"not found"}}');
-      }
+      const wire = wireOf(path);
+      if (req.method !== 'POST' || wire === null) return send(res, 404, '{"error":{"message":"not found"}}');
       const raw = Buffer.concat(chunks).toString('utf8');
       const body = parseBody(raw);
-      requests.push({ path, headers: req.headers, body });
-      const turn = chooseTurn(playbook, raw, countToolMessages(body), uses);
+      requests.push({ path, wire, headers: req.headers, body });
+      if (wire === 'anthropic') {
+        const problem = checkAnthropicRequest(body);
+        if (problem !== null) return send(res, 400, anthropicErrorBody(400, problem));
+      }
+      const tools = wire === 'openai' ? countToolMessages(body) : countToolResults(body);
+      const turn = chooseTurn(playbook, raw, tools, uses);
       const model = typeof body === 'object' && body !== null ? (body as { model?: unknown }).model : undefined;
-      seq++;
-      const n = seq;
-      if (!turn?.delay_ms) return answer(res, turn, model, n);
+      const exchange: Exchange = { wire, body, model, seq: ++seq };
+      if (!turn?.delay_ms) return answer(res, turn, exchange);
       // A client that hangs up (deadline, cancel) cancels the delay: the server never stays busy for it.
-      const timer = setTimeout(() => answer(res, turn, model, n), turn.delay_ms);
+      const timer = setTimeout(() => answer(res, turn, exchange), turn.delay_ms);
       res.on('close', () => clearTimeout(timer));
     });
   });

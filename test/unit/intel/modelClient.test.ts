@@ -111,8 +111,7 @@ describe('callModel', () => {
     await assert.rejects(pending, (err) => isAbortError(err));
   });
   it('refuses a dialect this build lacks', async () => {
-    await assert.rejects(callModel({ ...spec([model.url]), dialect: 'anthropic' }, request('x'), never), {
-      message: /^intel: dialect/,
-    });
+    const bedrock = { ...spec([model.url]), dialect: 'bedrock' } as unknown as IntelligenceSpec;
+    await assert.rejects(callModel(bedrock, request('x'), never), { message: /^intel: dialect 'bedrock'/ });
   });
 });

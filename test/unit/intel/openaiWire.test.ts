@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { ModelRequest } from '../../../src/intel/openaiWire.js';
+import type { ReasoningParts, WireRequest } from '../../../src/intel/modelRequest.js';
 import { buildOpenAiRequest, parseOpenAiResponse, sanitizeToolName } from '../../../src/intel/openaiWire.js';
+import type { Msg } from '../../../src/protocol/messages.js';
 
-const request = (over: Partial<ModelRequest> = {}): ModelRequest => ({
+const request = (over: Partial<WireRequest> = {}): WireRequest => ({
   model: 'gpt-4o-mini',
   messages: [],
   system: 'sys',
@@ -72,8 +73,9 @@ describe('buildOpenAiRequest', () => {
     }
     assert.equal(buildOpenAiRequest(request({ model: 'gpt-4o' })).body.max_tokens, 4096);
   });
-  it('sends temperature 0 by default, or the given one', () => {
-    assert.equal(buildOpenAiRequest(request()).body.temperature, 0);
+  it('sends the temperature the rules chose, none when absent', () => {
+    assert.equal('temperature' in buildOpenAiRequest(request()).body, false);
+    assert.equal(buildOpenAiRequest(request({ temperature: 0 })).body.temperature, 0);
     assert.equal(buildOpenAiRequest(request({ temperature: 0.7 })).body.temperature, 0.7);
   });
   it('asks for a json_schema response format for an object output schema', () => {
@@ -83,6 +85,25 @@ describe('buildOpenAiRequest', () => {
       type: 'json_schema',
       json_schema: { name: 'answer', schema, strict: false },
     });
+  });
+});
+
+describe('buildOpenAiRequest: reasoning', () => {
+  const calling: Msg = { role: 'assistant', text: '', tool_calls: [{ id: 'c1', name: 'f', arguments: {} }], ts: 1 };
+  const parts: ReasoningParts = { model: 'o3-mini', dialect: 'openai', parts: 'I should call f.' };
+  it('sends reasoning_effort when the rules set an effort', () => {
+    assert.equal(buildOpenAiRequest(request({ effort: 'high' })).body.reasoning_effort, 'high');
+    assert.equal('reasoning_effort' in buildOpenAiRequest(request()).body, false);
+  });
+  it('replays reasoning_content on the assistant message it came with, to the same model only', () => {
+    const reasoning = new Map<Msg, unknown>([[calling, parts]]);
+    const same = buildOpenAiRequest(request({ model: 'o3-mini', messages: [calling], reasoning })).body;
+    assert.equal(same.messages[1]?.reasoning_content, 'I should call f.');
+    const other = buildOpenAiRequest(request({ model: 'gpt-4o', messages: [calling], reasoning })).body;
+    assert.equal('reasoning_content' in (other.messages[1] ?? {}), false);
+    const anthropicParts = new Map<Msg, unknown>([[calling, { ...parts, dialect: 'anthropic' }]]);
+    const wrongWire = buildOpenAiRequest(request({ model: 'o3-mini', messages: [calling], reasoning: anthropicParts }));
+    assert.equal('reasoning_content' in (wrongWire.body.messages[1] ?? {}), false);
   });
 });
 
@@ -99,6 +120,7 @@ describe('parseOpenAiResponse', () => {
       toolCalls: [],
       usage: { input_tokens: 11, output_tokens: 5 },
       stopReason: 'end_turn',
+      hasReasoning: false,
     });
   });
   it('treats empty content as no text and missing usage as 0', () => {
@@ -121,6 +143,20 @@ describe('parseOpenAiResponse', () => {
       { id: 'call_1', name: 'memory.set', arguments: { key: 'k' } },
       { id: 'call_2', name: 'other', arguments: { _raw: '{not json' } },
     ]);
+  });
+  it('keeps reasoning_content as replayable parts tagged with the model; reasoning tokens count too', () => {
+    const r = parseOpenAiResponse(ok({ content: null, reasoning_content: 'hmm' }), new Map(), 'o3-mini');
+    assert.deepEqual(r.reasoning, { model: 'o3-mini', dialect: 'openai', parts: 'hmm' });
+    assert.equal(r.hasReasoning, true);
+    assert.equal(r.text, undefined);
+    const hidden = ok({ content: '' }, { usage: { completion_tokens_details: { reasoning_tokens: 900 } } });
+    const h = parseOpenAiResponse(
+      { ...hidden, choices: [{ message: { content: '' }, finish_reason: 'length' }] },
+      new Map(),
+    );
+    assert.equal(h.hasReasoning, true);
+    assert.equal(h.reasoning, undefined);
+    assert.equal(h.stopReason, 'max_tokens');
   });
   it('turns an error object into intel: provider error', () => {
     assert.throws(() => parseOpenAiResponse({ error: { message: 'model overloaded' } }, new Map()), {

@@ -108,3 +108,152 @@ describe('scripted model double', () => {
     await assert.rejects(post(`${model.url}/chat/completions`, messages(0, 'slow'), 100), /timeout|socket hang up/);
   });
 });
+
+describe('scripted model double: Anthropic wire and reasoning', () => {
+  let model: ScriptedModel;
+  const user = (text: string) => ({ role: 'user', content: [{ type: 'text', text }] });
+  const anthropic = (text: string, extra: Record<string, unknown> = {}) => ({
+    model: 'claude-test',
+    max_tokens: 100,
+    messages: [user(text)],
+    ...extra,
+  });
+  before(async () => {
+    model = await startScriptedModel({
+      turns: [
+        { tool_calls: [{ name: 'fs_read', arguments: { path: 'a' } }] },
+        { content: 'read it', usage: { prompt_tokens: 30, completion_tokens: 4 } },
+      ],
+      match: [
+        { when_contains: 'think-only', reasoning: 'so much to consider', finish_reason: 'length' },
+        { when_contains: 'think-and-say', reasoning: 'brief thought', content: 'answer' },
+        { when_contains: 'cut-off', content: 'partial', stop_reason: 'max_tokens' },
+        { when_contains: 'err-401', http_status: 401 },
+        { when_contains: 'err-429', http_status: 429, times: 1 },
+        { when_contains: 'err-500', http_status: 500 },
+        { when_contains: 'hang', content: 'late', delay_ms: 60_000 },
+      ],
+    });
+  });
+  after(async () => model.close());
+
+  it('answers /v1/messages with content blocks, stop_reason and usage, and records the wire', async () => {
+    const r = await post(`${model.url}/messages`, anthropic('hi'));
+    assert.equal(r.status, 200);
+    const json = r.json as { content: Array<Record<string, unknown>>; stop_reason: string; usage: unknown };
+    assert.deepEqual(json.content, [
+      { type: 'tool_use', id: json.content[0]?.id, name: 'fs_read', input: { path: 'a' } },
+    ]);
+    assert.match(String(json.content[0]?.id), /^toolu_/);
+    assert.equal(json.stop_reason, 'tool_use');
+    assert.deepEqual(json.usage, { input_tokens: 11, output_tokens: 7 });
+    assert.equal(model.requests.at(-1)?.wire, 'anthropic');
+    assert.equal(model.requests.at(-1)?.path, '/v1/messages');
+  });
+  it('counts tool_result blocks to pick the turn', async () => {
+    const id = 'toolu_x';
+    const body = {
+      model: 'claude-test',
+      max_tokens: 100,
+      messages: [
+        user('hi'),
+        { role: 'assistant', content: [{ type: 'tool_use', id, name: 'fs_read', input: {} }] },
+        { role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content: 'x', is_error: false }] },
+      ],
+    };
+    const json = (await post(`${model.url}/messages`, body)).json as { content: unknown; usage: unknown };
+    assert.deepEqual(json.content, [{ type: 'text', text: 'read it' }]);
+    assert.deepEqual(json.usage, { input_tokens: 30, output_tokens: 4 });
+  });
+  it('streams the same message as SSE when stream is true', async () => {
+    const r = await post(`${model.url}/messages`, anthropic('think-and-say', { stream: true }));
+    const events = r.text
+      .split('\n')
+      .filter((l) => l.startsWith('event: '))
+      .map((l) => l.slice(7));
+    assert.deepEqual(events, [
+      'message_start',
+      'content_block_start',
+      'content_block_delta',
+      'content_block_delta',
+      'content_block_stop',
+      'content_block_start',
+      'content_block_delta',
+      'content_block_stop',
+      'message_delta',
+      'message_stop',
+    ]);
+    assert.match(r.text, /"type":"thinking_delta","thinking":"brief thought"/);
+    assert.match(r.text, /"type":"signature_delta","signature":"sig-/);
+    assert.match(r.text, /"type":"text_delta","text":"answer"/);
+    assert.match(r.text, /"stop_reason":"end_turn"/);
+  });
+  it('reasoning: a thinking block with a signature, and a reasoning-only answer on both wires', async () => {
+    const a = (await post(`${model.url}/messages`, anthropic('think-only'))).json as {
+      content: Array<Record<string, unknown>>;
+      stop_reason: string;
+    };
+    assert.equal(a.content.length, 1);
+    assert.equal(a.content[0]?.type, 'thinking');
+    assert.equal(a.content[0]?.thinking, 'so much to consider');
+    assert.match(String(a.content[0]?.signature), /^sig-/);
+    assert.equal(a.stop_reason, 'max_tokens', 'finish_reason length maps to max_tokens');
+    const o = (await post(`${model.url}/chat/completions`, messages(0, 'think-only'))).json as {
+      choices: Array<{ message: Record<string, unknown>; finish_reason: string }>;
+      usage: { completion_tokens_details?: { reasoning_tokens: number } };
+    };
+    assert.equal(o.choices[0]?.message.content, null);
+    assert.equal(o.choices[0]?.message.reasoning_content, 'so much to consider');
+    assert.equal(o.choices[0]?.finish_reason, 'length');
+    assert.ok((o.usage.completion_tokens_details?.reasoning_tokens ?? 0) > 0);
+  });
+  it('stop_reason max_tokens maps to finish_reason length on the OpenAI wire', async () => {
+    const o = (await post(`${model.url}/chat/completions`, messages(0, 'cut-off'))).json as {
+      choices: Array<{ finish_reason: string }>;
+    };
+    assert.equal(o.choices[0]?.finish_reason, 'length');
+  });
+  it('injects 401, 429 and 500 with each wire its own error body', async () => {
+    const a401 = await post(`${model.url}/messages`, anthropic('err-401'));
+    assert.equal(a401.status, 401);
+    assert.deepEqual(a401.json, {
+      type: 'error',
+      error: { type: 'authentication_error', message: 'scripted HTTP 401' },
+    });
+    const a429 = await post(`${model.url}/messages`, anthropic('err-429'));
+    assert.equal(a429.status, 429);
+    assert.equal((a429.json as { error: { type: string } }).error.type, 'rate_limit_error');
+    const a500 = await post(`${model.url}/messages`, anthropic('err-500'));
+    assert.equal(a500.status, 500);
+    assert.equal((a500.json as { error: { type: string } }).error.type, 'api_error');
+    const o500 = await post(`${model.url}/chat/completions`, messages(0, 'err-500'));
+    assert.deepEqual(o500.json, { error: { message: 'scripted HTTP 500' } });
+  });
+  it('a hang on the Anthropic wire is cut by the client', async () => {
+    await assert.rejects(post(`${model.url}/messages`, anthropic('hang'), 100), /timeout|socket hang up/);
+  });
+  it('answers 400 to a request the real API would refuse', async () => {
+    const bad = [
+      { model: 'm', max_tokens: 10, messages: [user('a'), user('b')] },
+      { model: 'm', max_tokens: 10, messages: [{ role: 'system', content: 'x' }] },
+      {
+        model: 'm',
+        max_tokens: 10,
+        messages: [
+          user('a'),
+          { role: 'assistant', content: [{ type: 'text', text: 'b' }] },
+          {
+            role: 'user',
+            content: [{ type: 'tool_result', tool_use_id: 'nope', content: '' }],
+          },
+        ],
+      },
+      { model: 'm', max_tokens: 10, thinking: { type: 'enabled', budget_tokens: 1024 }, messages: [user('a')] },
+    ];
+    for (const body of bad) {
+      const r = await post(`${model.url}/messages`, body);
+      assert.equal(r.status, 400, JSON.stringify(body));
+      assert.equal((r.json as { error: { type: string } }).error.type, 'invalid_request_error');
+    }
+  });
+});

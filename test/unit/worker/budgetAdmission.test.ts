@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { THINKING_ROOM } from '../../../src/intel/requestRules.js';
 import { silentLogger } from '../../../src/obs/log.js';
 import { admitViaSupervisor, classifyGrant, estimateRequest, type Grant } from '../../../src/worker/budgetAdmission.js';
 
@@ -27,6 +28,11 @@ describe('classifyGrant', () => {
 describe('estimateRequest', () => {
   it('counts the system prompt and the default output cap', () => {
     assert.equal(estimateRequest(req), 1 + 4 + 4096);
+  });
+  it('counts the cap actually sent: a raised cap, plus a reasoning model’s thinking room', () => {
+    assert.equal(estimateRequest({ ...req, maxTokens: 8192 }), 1 + 4 + 8192);
+    assert.equal(estimateRequest(req, { reasoning: { effort: 'medium' } }), 1 + 4 + 4096 + THINKING_ROOM.medium);
+    assert.equal(estimateRequest(req, { reasoning: null }), 1 + 4 + 4096);
   });
 });
 

@@ -36,26 +36,32 @@ describe('checkGuards', () => {
 describe('nextStep', () => {
   const call = { id: 'call_1', name: 'memory.set', arguments: {} };
   const plain = { structured: false, reasks: 0 };
+  const end = 'end_turn';
   it('acts on tool calls whatever the text says', () => {
-    assert.deepEqual(nextStep({ text: 'done', toolCalls: [call] }, plain), { kind: 'act', calls: [call] });
+    assert.deepEqual(nextStep({ text: 'done', toolCalls: [call], stopReason: end }, plain), {
+      kind: 'act',
+      calls: [call],
+      text: 'done',
+    });
+    assert.deepEqual(nextStep({ toolCalls: [call], stopReason: 'max_tokens' }, plain), { kind: 'act', calls: [call] });
   });
-  it('answers with the text, else the last text, else empty', () => {
-    assert.deepEqual(nextStep({ text: 'hi', toolCalls: [] }, plain), { kind: 'answer', text: 'hi' });
-    assert.deepEqual(nextStep({ toolCalls: [] }, { ...plain, lastText: 'earlier' }), {
+  it('answers with the text, else the last text, else empty (no work done)', () => {
+    assert.deepEqual(nextStep({ text: 'hi', toolCalls: [], stopReason: end }, plain), { kind: 'answer', text: 'hi' });
+    assert.deepEqual(nextStep({ toolCalls: [], stopReason: end }, { ...plain, lastText: 'earlier' }), {
       kind: 'answer',
       text: 'earlier',
     });
-    assert.deepEqual(nextStep({ toolCalls: [] }, plain), { kind: 'answer', text: '' });
+    assert.deepEqual(nextStep({ toolCalls: [], stopReason: end }, plain), { kind: 'answer', text: '' });
   });
   it('structured: accepts, re-asks, then stops failed', () => {
     const turn = { structured: true, schema: { type: 'object', required: ['a'] }, reasks: 0 };
-    assert.deepEqual(nextStep({ text: '{"a":1}', toolCalls: [] }, turn), {
+    assert.deepEqual(nextStep({ text: '{"a":1}', toolCalls: [], stopReason: end }, turn), {
       kind: 'answer',
       text: '{"a":1}',
       value: { a: 1 },
     });
-    assert.equal(nextStep({ text: '{}', toolCalls: [] }, turn).kind, 'reask');
-    const stop = nextStep({ text: '{}', toolCalls: [] }, { ...turn, reasks: 2 });
+    assert.equal(nextStep({ text: '{}', toolCalls: [], stopReason: end }, turn).kind, 'reask');
+    const stop = nextStep({ text: '{}', toolCalls: [], stopReason: end }, { ...turn, reasks: 2 });
     assert.equal(stop.kind === 'stop' && stop.status, 'failed');
   });
 });

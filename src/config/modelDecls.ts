@@ -1,0 +1,177 @@
+// The structured intelligence kinds: `providers` (named connections), `models` (declared aliases) and `routes`,
+// plus the scalar kinds of `roles`. Pure: shape checks only; references between keys are checked in roleRules.ts.
+import { type Coerced, checkUrl, type SecretResolver, type SubPath, showValue, type ValueKind } from './kinds.js';
+import { choiceAt, closedMapping, isMapping, nameAt, problemAt, shaped, textAt, textMapAt } from './mappings.js';
+import type { ModelDecl, ProviderConfig } from './types.js';
+
+type Providers = Record<string, ProviderConfig>;
+type Models = Record<string, ModelDecl>;
+
+export const MODEL_KINDS = ['chat', 'reasoning', 'decision'] as const;
+export const EFFORTS = ['low', 'medium', 'high'] as const;
+export const STRUCTURED_OUTPUT = ['native', 'prompt'] as const;
+
+const PROVIDER_KEYS = ['endpoints', 'dialect', 'token', 'headers', 'structured_output'];
+const MODEL_KEYS = ['model', 'kind', 'provider', 'reasoning', 'window', 'fallback'];
+/** Provider names and model aliases: what a role, a route, `provider` or `fallback` can name. */
+const NAME = /^[A-Za-z0-9_.-]+$/;
+
+function checkName(name: string, at: SubPath, what: string): string {
+  return NAME.test(name) ? name : problemAt(at, `${what} may hold only letters, digits, _, . and -`);
+}
+
+/** A mapping of names to entries read by `read`; null ⇒ {}. */
+function readNamed<V>(value: unknown, what: string, read: (entry: unknown, at: SubPath) => V): Record<string, V> {
+  if (value === null) return {};
+  if (!isMapping(value)) return problemAt([], `expected a mapping of ${what}s`);
+  const out: Record<string, V> = {};
+  for (const [name, entry] of Object.entries(value)) out[checkName(name, [name], `a ${what}`)] = read(entry, [name]);
+  return out;
+}
+
+/**
+ * intelligence.providers: NAME → {endpoints, dialect?, token?, headers?, structured_output?}; merges by name.
+ * A provider that omits structured_output gets `intelligence.structured_output` when the config compiles.
+ */
+export function providersKind(): ValueKind<Providers> {
+  return {
+    type: 'map of provider name to {endpoints, dialect, token, headers, structured_output}',
+    merges: true,
+    fromYaml: (value) => shaped(() => readNamed(value, 'provider name', readProvider)),
+    resolveSecretsIn: resolveProviderSecrets,
+  };
+}
+
+function readProvider(value: unknown, at: SubPath): ProviderConfig {
+  const provider = closedMapping(value, PROVIDER_KEYS, at, 'a mapping with endpoints');
+  const endpoints = readEndpoints(provider['endpoints'], [...at, 'endpoints']);
+  const token = provider['token'] ?? null;
+  const read = {
+    endpoints,
+    dialect:
+      provider['dialect'] == null
+        ? 'openai'
+        : choiceAt(provider['dialect'], ['openai', 'anthropic'], [...at, 'dialect']),
+    token: token === null ? null : textAt(token, [...at, 'token']),
+    headers: textMapAt(provider['headers'], [...at, 'headers']),
+    ...(provider['structured_output'] == null
+      ? {}
+      : {
+          structured_output: choiceAt(provider['structured_output'], STRUCTURED_OUTPUT, [...at, 'structured_output']),
+        }),
+  };
+  // structured_output, when absent, is inherited at compile time (compile.ts inheritStructuredOutput).
+  return read as ProviderConfig;
+}
+
+function readEndpoints(value: unknown, at: SubPath): string[] {
+  const list = value == null ? [] : Array.isArray(value) ? value : [value];
+  if (list.length === 0) return problemAt(at, 'a provider needs at least one endpoint (a URL or a list of URLs)');
+  return list.map((item, i) => {
+    const place = Array.isArray(value) ? [...at, i] : at;
+    return checkUrl(textAt(item, place)) === null
+      ? (item as string)
+      : problemAt(place, 'expected an http:// or https:// URL');
+  });
+}
+
+/** Secrets resolve in the token and in header values, and both are registered for redaction. */
+function resolveProviderSecrets(providers: Providers, resolve: SecretResolver): Providers {
+  const out: Providers = {};
+  for (const [name, provider] of Object.entries(providers)) {
+    const headers = Object.entries(provider.headers).map(([k, v]) => [k, resolve(v, [name, 'headers', k], true)]);
+    out[name] = {
+      ...provider,
+      headers: Object.fromEntries(headers),
+      token: provider.token === null ? null : resolve(provider.token, [name, 'token'], true),
+    };
+  }
+  return out;
+}
+
+/** intelligence.models: ALIAS → {model, kind?, provider?, reasoning?, window?, fallback?}; merges by alias. */
+export function modelsKind(): ValueKind<Models> {
+  return {
+    type: 'map of model alias to {model, kind, provider, reasoning, window, fallback}',
+    merges: true,
+    fromYaml: (value) => shaped(() => readNamed(value, 'model alias', readModel)),
+    resolveSecretsIn: (models) => models,
+  };
+}
+
+function readModel(value: unknown, at: SubPath): ModelDecl {
+  const decl = closedMapping(value, MODEL_KEYS, at, 'a mapping with model');
+  if (decl['model'] == null) problemAt(at, 'expected model (the wire model id)');
+  const kind = decl['kind'] == null ? 'chat' : choiceAt(decl['kind'], MODEL_KINDS, [...at, 'kind']);
+  return {
+    model: nameAt(decl['model'], [...at, 'model']),
+    kind,
+    provider: optionalName(decl['provider'], [...at, 'provider'], 'a provider name'),
+    reasoning: readReasoning(decl['reasoning'], kind, [...at, 'reasoning']),
+    window: readWindow(decl['window'], [...at, 'window']),
+    fallback: optionalName(decl['fallback'], [...at, 'fallback'], 'a model alias'),
+  };
+}
+
+function optionalName(value: unknown, at: SubPath, what: string): string | null {
+  return value == null ? null : checkName(nameAt(value, at), at, what);
+}
+
+function readReasoning(value: unknown, kind: ModelDecl['kind'], at: SubPath): ModelDecl['reasoning'] {
+  if (value == null) return null;
+  if (kind !== 'reasoning') return problemAt(at, `only for kind reasoning (this model is ${kind})`);
+  const reasoning = closedMapping(value, ['effort'], at, 'a mapping with effort');
+  return { effort: choiceAt(reasoning['effort'], EFFORTS, [...at, 'effort']) };
+}
+
+function readWindow(value: unknown, at: SubPath): number | null {
+  if (value == null) return null;
+  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 1
+    ? value
+    : problemAt(at, `expected a positive integer (tokens), got ${showValue(value)}`);
+}
+
+/** intelligence.routes: ALIAS → the criterion preflight reads; merges by alias. */
+export function routesKind(): ValueKind<Record<string, string>> {
+  const read = (value: unknown): Record<string, string> => {
+    if (value === null) return {};
+    if (!isMapping(value)) return problemAt([], 'expected a mapping of model aliases to criteria');
+    return Object.fromEntries(Object.entries(value).map(([alias, criterion]) => [alias, nameAt(criterion, [alias])]));
+  };
+  return {
+    type: 'map of model alias to criterion',
+    merges: true,
+    fromYaml: (value) => shaped(() => read(value)),
+    resolveSecretsIn: (routes) => routes,
+  };
+}
+
+/** A role: a model alias, or null (the role's default). From text, "" and "null" mean null. */
+export function roleKind(): ValueKind<string | null> {
+  const check = (v: unknown): Coerced<string | null> => {
+    if (v === null) return { ok: true, value: null };
+    if (typeof v === 'string' && NAME.test(v)) return { ok: true, value: v };
+    return { ok: false, problem: `expected a model alias, got ${showValue(v)}` };
+  };
+  return {
+    type: 'model alias or null',
+    fromYaml: check,
+    fromText: (t) => check(t.trim() === '' || t.trim() === 'null' ? null : t.trim()),
+  };
+}
+
+/** A number in [0, 1], or null. From text, "" and "null" mean null. */
+export function confidenceKind(): ValueKind<number | null> {
+  const check = (v: unknown, raw: unknown): Coerced<number | null> =>
+    v === null || (typeof v === 'number' && v >= 0 && v <= 1)
+      ? { ok: true, value: v }
+      : { ok: false, problem: `expected a number in [0, 1] or null, got ${showValue(raw)}` };
+  return {
+    type: 'number in [0, 1] or null',
+    fromYaml: (v) => check(v, v),
+    fromText: (t) => {
+      const text = t.trim();
+      return check(text === '' || text === 'null' ? null : Number(text), t);
+    },
+  };
+}

@@ -1,0 +1,117 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { ModelRequest } from '../../../src/intel/modelRequest.js';
+import type { RuleSpec } from '../../../src/intel/requestRules.js';
+import {
+  outputCap,
+  planWireRequest,
+  schemaPromptLine,
+  THINKING_ROOM,
+  temperatureFor,
+  usesCompletionTokens,
+} from '../../../src/intel/requestRules.js';
+import type { Msg } from '../../../src/protocol/messages.js';
+
+const request = (over: Partial<ModelRequest> = {}): ModelRequest => ({
+  model: 'm',
+  messages: [],
+  system: 'sys',
+  tools: [],
+  maxTokens: 4096,
+  ...over,
+});
+const schema = { type: 'object', properties: { intent: { type: 'string' } } };
+
+describe('temperatureFor', () => {
+  const table: Array<[string, RuleSpec, number | undefined, number | undefined]> = [
+    ['openai chat, none asked', { dialect: 'openai' }, undefined, 0],
+    ['openai chat, kind chat', { dialect: 'openai', kind: 'chat' }, 0.4, 0.4],
+    ['openai decision', { dialect: 'openai', kind: 'decision' }, undefined, 0],
+    ['openai reasoning kind', { dialect: 'openai', kind: 'reasoning' }, 0.4, undefined],
+    ['openai chat with an effort', { dialect: 'openai', reasoning: { effort: 'low' } }, undefined, undefined],
+    ['anthropic chat', { dialect: 'anthropic', kind: 'chat' }, 0, undefined],
+    ['anthropic reasoning', { dialect: 'anthropic', kind: 'reasoning' }, undefined, undefined],
+  ];
+  for (const [name, spec, asked, sent] of table) {
+    it(name, () => assert.equal(temperatureFor(spec, asked), sent));
+  }
+});
+
+describe('outputCap', () => {
+  it('raises the cap by the thinking room of the configured effort', () => {
+    assert.deepEqual(THINKING_ROOM, { low: 2048, medium: 8192, high: 24_576 });
+    assert.equal(outputCap({ reasoning: { effort: 'low' } }, 4096), 4096 + 2048);
+    assert.equal(outputCap({ reasoning: { effort: 'medium' } }, 4096), 4096 + 8192);
+    assert.equal(outputCap({ reasoning: { effort: 'high' } }, 1000), 1000 + 24_576);
+  });
+  it('keeps the cap without an effort', () => {
+    assert.equal(outputCap({}, 4096), 4096);
+    assert.equal(outputCap({ reasoning: null }, 4096), 4096);
+  });
+});
+
+describe('usesCompletionTokens', () => {
+  it('is true for gpt-5, chatgpt-5 and o-series names, case-insensitively', () => {
+    for (const m of ['gpt-5', 'gpt-5-mini', 'ChatGPT-5', 'o1', 'o3-mini', 'O4-mini'])
+      assert.equal(usesCompletionTokens(m), true, m);
+    for (const m of ['gpt-4o', 'gpt-4.1', 'claude-sonnet-4-5', 'llama-o1'])
+      assert.equal(usesCompletionTokens(m), false, m);
+  });
+});
+
+describe('planWireRequest', () => {
+  it('openai chat: temperature 0, no effort, cap as given', () => {
+    const w = planWireRequest({ dialect: 'openai', kind: 'chat' }, request());
+    assert.equal(w.temperature, 0);
+    assert.equal(w.effort, undefined);
+    assert.equal(w.thinkingBudget, undefined);
+    assert.equal(w.maxTokens, 4096);
+  });
+  it('openai reasoning: reasoning_effort, no temperature, raised cap', () => {
+    const w = planWireRequest({ dialect: 'openai', kind: 'reasoning', reasoning: { effort: 'high' } }, request());
+    assert.equal(w.effort, 'high');
+    assert.equal('temperature' in w, false);
+    assert.equal(w.thinkingBudget, undefined);
+    assert.equal(w.maxTokens, 4096 + 24_576);
+  });
+  it('anthropic reasoning: a thinking budget from the effort and max_tokens = cap + budget', () => {
+    const w = planWireRequest({ dialect: 'anthropic', kind: 'reasoning', reasoning: { effort: 'medium' } }, request());
+    assert.equal(w.thinkingBudget, 8192);
+    assert.equal(w.maxTokens, 4096 + 8192);
+    assert.equal(w.effort, undefined);
+    assert.equal('temperature' in w, false);
+  });
+  it('a reasoning kind without an effort gets neither effort nor a raised cap', () => {
+    const w = planWireRequest({ dialect: 'anthropic', kind: 'reasoning' }, request());
+    assert.equal(w.thinkingBudget, undefined);
+    assert.equal(w.maxTokens, 4096);
+  });
+  it('native structured generation keeps the schema for the wire and the system text as is', () => {
+    const w = planWireRequest({ dialect: 'openai' }, request({ outputSchema: schema }));
+    assert.deepEqual(w.outputSchema, schema);
+    assert.equal(w.system, 'sys');
+    const n = planWireRequest({ dialect: 'anthropic', structured_output: 'native' }, request({ outputSchema: schema }));
+    assert.deepEqual(n.outputSchema, schema);
+  });
+  it('structured_output prompt: no wire schema, the schema line appended to the system text', () => {
+    const w = planWireRequest({ dialect: 'anthropic', structured_output: 'prompt' }, request({ outputSchema: schema }));
+    assert.equal(w.outputSchema, undefined);
+    assert.equal(w.system, `sys\n\n${schemaPromptLine(schema)}`);
+    assert.match(w.system, /^sys\n\nReply with ONLY one JSON object matching this JSON Schema: \{"type":"object"/);
+    const blank = planWireRequest(
+      { dialect: 'openai', structured_output: 'prompt' },
+      request({ system: '', outputSchema: schema }),
+    );
+    assert.equal(blank.system, schemaPromptLine(schema));
+  });
+  it('a non-object schema falls back to the prompt even when native is allowed', () => {
+    const list = { type: 'array', items: { type: 'string' } };
+    const w = planWireRequest({ dialect: 'openai' }, request({ outputSchema: list }));
+    assert.equal(w.outputSchema, undefined);
+    assert.ok(w.system.endsWith(schemaPromptLine(list)));
+  });
+  it('passes the reasoning map through untouched', () => {
+    const reasoning = new Map<Msg, unknown>();
+    assert.equal(planWireRequest({ dialect: 'openai' }, request({ reasoning })).reasoning, reasoning);
+  });
+});
