@@ -10,6 +10,7 @@ import type { InboxOutcome, Store } from '../store/store.js';
 import { Supervisor } from '../supervisor/supervisor.js';
 import { ToolSurface } from '../supervisor/toolSurface.js';
 import { type CliArgs, parseArgs, VERSION } from './args.js';
+import { runDaemon } from './daemon.js';
 import { EXIT, exitCodeForError, exitCodeForFinish, exitCodeForStatus } from './exitCodes.js';
 
 /** What the process should do at the end: print `stdout` (if any), then exit with `code`. */
@@ -51,6 +52,12 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv = process.en
     }
     log.info('store.opened', { kind: store.kind, path: store.location, generation: store.generation });
     try {
+      if (config.a2a.listen !== null) {
+        const startupPrompt = (sup: Supervisor): void => {
+          if (config.agent.prompt) void startupPromptEvent(sup, store, log, config.agent.prompt);
+        };
+        return await runDaemon({ config, store, log, tools, startupPrompt });
+      }
       return await runJob({ config, store, log, tools, env });
     } finally {
       store.close();
@@ -76,7 +83,10 @@ async function capabilities(config: Readonly<Config>, log: Logger, env: NodeJS.P
     report.mcp_error = redact(describeError(err));
   }
   report.store = { kind: config.store.kind, path: config.store.path };
-  report.a2a = null;
+  report.a2a =
+    config.a2a.listen === null
+      ? null
+      : { listen: config.a2a.listen, loopback_operator: config.a2a.principals.length === 0 };
   return JSON.stringify(report, null, 2);
 }
 
@@ -115,17 +125,21 @@ async function runJob({ config, store, log, tools, env }: JobContext): Promise<C
 }
 
 /** Accepts the startup prompt once per store: a restart replays or reports it instead of accepting it again. */
-async function runPrompt(sup: Supervisor, store: Store, log: Logger, prompt: string): Promise<InboxOutcome> {
+function startupPromptEvent(sup: Supervisor, store: Store, log: Logger, prompt: string): string {
   const dedupe = `prompt:${createHash('sha256').update(`root\n${prompt}`).digest('hex')}`;
   const existing = store.findInboxByDedupe(dedupe);
   if (existing) {
     const reason = existing.status === 'done' ? 'answered' : 'pending';
     log.info('prompt.skipped', { inbox_event: existing.id, reason });
-    return sup.outcomeOf(existing.id);
+    return existing.id;
   }
   const event = sup.accept({ context_id: 'root', text: prompt, principal: 'operator', dedupe_key: dedupe });
   if (!event) throw new DaemonError('internal', 'the startup prompt could not be accepted');
-  return sup.outcomeOf(event.id);
+  return event.id;
+}
+
+function runPrompt(sup: Supervisor, store: Store, log: Logger, prompt: string): Promise<InboxOutcome> {
+  return sup.outcomeOf(startupPromptEvent(sup, store, log, prompt));
 }
 
 function jobExitCode(outcome: InboxOutcome): number {

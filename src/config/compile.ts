@@ -3,6 +3,7 @@
 import { resolve } from 'node:path';
 import { DaemonError } from '../errors.js';
 import { registerSecret } from '../obs/log.js';
+import { checkA2a } from './a2aKeys.js';
 import { readEnvSettings, readFlagSettings } from './envSource.js';
 import type { Coerced, SubPath, ValueKind } from './kinds.js';
 import { buildTree, deepFreeze, layerValue } from './merge.js';
@@ -47,10 +48,13 @@ export function compileConfig(sources: ConfigSources): Readonly<Config> {
   if (problems.length > 0) throw new DaemonError('config_invalid', joinProblems(problems));
 
   values.set('store.path', resolve(sources.cwd, String(values.get('store.path'))));
+  const tls = values.get('a2a.tls') as Config['a2a']['tls'];
+  if (tls) values.set('a2a.tls', { cert: resolve(sources.cwd, tls.cert), key: resolve(sources.cwd, tls.key) });
   settleIntelligence(values, accepted);
   // The tree has exactly the table's paths, and the KEYS type pins each path's value type to Config's.
   const config = buildTree(values) as unknown as Config;
-  const crossProblems = checkIntelligence(config, originFinder(accepted));
+  const originOf = originFinder(accepted);
+  const crossProblems = [...checkIntelligence(config, originOf), ...checkA2a(config, originOf)];
   if (crossProblems.length > 0) throw new DaemonError('config_invalid', joinProblems(crossProblems));
   return deepFreeze(config);
 }

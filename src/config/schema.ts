@@ -1,5 +1,6 @@
 // The key table: every config key path with its value kind, default and one-line doc (reference §19).
 // Typed against Config so a key missing from the table, or a default of the wrong type, does not compile.
+import { DEFAULT_MAX_BODY_BYTES, listenKind, principalsKind, tlsKind } from './a2aKeys.js';
 import {
   boolKind,
   durationKind,
@@ -160,6 +161,22 @@ export const KEYS: KeyTable = {
     doc: 'Lowest event level written.',
   },
   'observability.log_content': { kind: boolKind(), default: false, doc: 'Add message text and tool arguments.' },
+  'a2a.listen': {
+    kind: listenKind(),
+    default: null,
+    doc: 'A2A listener URL (http://127.0.0.1:8420; port 0 = a free port); null = none.',
+  },
+  'a2a.tls': { kind: tlsKind(), default: null, doc: 'Certificate and key files of an https listener.' },
+  'a2a.principals': {
+    kind: principalsKind(),
+    default: [],
+    doc: 'Callers, matched in order: {id, role, match: {bearer} | {any: true}, grants}.',
+  },
+  'a2a.max_body_bytes': {
+    kind: intKind(1),
+    default: DEFAULT_MAX_BODY_BYTES,
+    doc: 'Largest request body accepted (bytes); larger gets HTTP 413.',
+  },
 };
 
 /** Every key path, in table order. */

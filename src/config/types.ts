@@ -171,8 +171,31 @@ export interface SecurityConfig {
   policies: readonly PolicyRule[];
 }
 
+/** Who may call the A2A listener and as whom (reference §17.3); matched in order. */
+export interface A2aPrincipalConfig {
+  /** The name in the principal id: `user:<id>`, `agent:<id>`; an operator's id is always `operator`. */
+  id: string;
+  role: 'operator' | 'user' | 'agent';
+  /** `{bearer}`: the exact token (from `{{secret:NAME}}`, redacted from events); `{any: true}`: anyone. */
+  match: { bearer: string } | { any: true };
+  /** Tool patterns this principal's turns may call beyond the role's defaults. Default []. */
+  grants: readonly string[];
+}
+
+export interface A2aConfig {
+  /** `http://127.0.0.1:8420` (port 0 = a free port) or `https://…`; null (default) = no listener. */
+  listen: string | null;
+  /** Certificate and key files (PEM) of an https listener; checked when the listener starts. Default null. */
+  tls: { cert: string; key: string } | null;
+  /** Default []: a loopback caller without an Origin header is the operator, anyone else is refused. */
+  principals: readonly A2aPrincipalConfig[];
+  /** A request body over this is refused with HTTP 413. Default 1 MiB. */
+  max_body_bytes: number;
+}
+
 export interface Config {
   agent: AgentConfig;
+  a2a: A2aConfig;
   mcp: McpConfig;
   security: SecurityConfig;
   intelligence: IntelligenceConfig;

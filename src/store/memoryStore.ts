@@ -1,7 +1,17 @@
 // An in-memory Store with the SQLite store's semantics (tests, embedders that want no disk): values are
 // copied in and out through JSON, exactly as the database would round-trip them. Nothing survives close().
 import { compareKeys, isExpired, listLiveKeys, type MemoryListing } from './memoryKeys.js';
-import type { Conversation, InboxEvent, InboxOutcome, InboxRecord, MemoryEntry, Store } from './store.js';
+import type {
+  Conversation,
+  InboxEvent,
+  InboxOutcome,
+  InboxRecord,
+  MemoryEntry,
+  Store,
+  TaskFilter,
+  TaskRecord,
+} from './store.js';
+import { selectTasks, taskOfEvent } from './taskQuery.js';
 
 /** A JSON round trip: drops undefined fields and shares nothing with the caller, as storage would. */
 function jsonCopy<T>(value: T): T {
@@ -23,6 +33,7 @@ export class MemoryStore implements Store {
   readonly #conversations = new Map<string, Conversation>();
   readonly #memory = new Map<string, MemoryEntry>();
   readonly #sequences = new Map<string, number>();
+  readonly #tasks = new Map<string, TaskRecord>();
 
   acceptInbox(event: InboxEvent): boolean {
     if (this.#inbox.has(event.id)) return false;
@@ -40,9 +51,12 @@ export class MemoryStore implements Store {
     if (outcome !== undefined) record.outcome = jsonCopy(outcome);
   }
 
-  completeInbox(id: string, outcome: InboxOutcome, conversations: Conversation[]): void {
+  completeInbox(id: string, outcome: InboxOutcome, conversations: Conversation[], task?: TaskRecord): void {
+    // Copy the task before writing anything so a bad value leaves the store as it was (one transaction).
+    const taskCopy = task === undefined ? undefined : jsonCopy(task);
     this.saveConversations(conversations);
     this.markInboxDone(id, outcome);
+    if (taskCopy !== undefined) this.#tasks.set(taskCopy.id, taskCopy);
   }
 
   pendingInbox(): InboxEvent[] {
@@ -97,6 +111,24 @@ export class MemoryStore implements Store {
 
   memoryDelete(key: string): boolean {
     return this.#memory.delete(key);
+  }
+
+  saveTask(task: TaskRecord): void {
+    this.#tasks.set(task.id, jsonCopy(task));
+  }
+
+  getTask(id: string): TaskRecord | null {
+    const task = this.#tasks.get(id);
+    return task === undefined ? null : jsonCopy(task);
+  }
+
+  listTasks(filter: TaskFilter): TaskRecord[] {
+    return selectTasks(this.#tasks.values(), filter).map(jsonCopy);
+  }
+
+  taskForEvent(eventId: string): TaskRecord | null {
+    const task = taskOfEvent(this.#tasks.values(), eventId);
+    return task === null ? null : jsonCopy(task);
   }
 
   nextSequence(name: string): number {

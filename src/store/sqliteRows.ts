@@ -10,6 +10,7 @@ import type {
   MemoryEntry,
   Plan,
   Summary,
+  TaskRecord,
 } from './store.js';
 
 export interface InboxRow {
@@ -38,6 +39,18 @@ export interface ConversationRow {
 
 export interface MessageRow {
   conversation_id: string;
+  json: string;
+}
+
+/** The task's lookup columns beside the whole record as JSON (the record is read back from `json` alone). */
+export interface TaskRow {
+  id: string;
+  context_id: string;
+  conversation: string;
+  state: string;
+  principal: string;
+  inbox_event: string | null;
+  updated: number;
   json: string;
 }
 
@@ -126,4 +139,21 @@ export function memoryParams(entry: MemoryEntry): MemoryRow {
 
 export function toMemoryEntry(row: MemoryRow): MemoryEntry {
   return { key: row.key, value: JSON.parse(row.value) as unknown, expires: row.expires, updated: row.updated };
+}
+
+export function taskParams(task: TaskRecord): TaskRow {
+  return {
+    id: task.id,
+    context_id: task.context_id,
+    conversation: task.conversation,
+    state: task.state,
+    principal: task.principal,
+    inbox_event: task.inbox_event,
+    updated: task.updated,
+    json: JSON.stringify(task),
+  };
+}
+
+export function toTask(row: Pick<TaskRow, 'json'>): TaskRecord {
+  return JSON.parse(row.json) as TaskRecord;
 }

@@ -2,10 +2,14 @@
 // Runs inside the opener's exclusive lock; refuses a database that is not (or is a newer) agentd store.
 import type Database from 'better-sqlite3';
 
-/** Bump when the layout changes; a newer version on disk is refused rather than guessed at. */
-export const SCHEMA_VERSION = 1;
+/**
+ * Bump when the layout changes; a newer version on disk is refused rather than guessed at. 1: inbox,
+ * conversations, messages, memory, sequences. 2: adds tasks (an older store gains it at open).
+ */
+export const SCHEMA_VERSION = 2;
 
-const TABLES = `
+/** Version 1's tables, exactly as released (test/unit/store/storeV1Fixture.ts freezes a v1 file). */
+const TABLES_V1 = `
 CREATE TABLE IF NOT EXISTS meta (
   key   TEXT PRIMARY KEY,
   value INTEGER NOT NULL
@@ -51,15 +55,37 @@ CREATE TABLE IF NOT EXISTS sequences (
 ) WITHOUT ROWID;
 `;
 
+/** Version 2: durable A2A tasks. The columns index lookups; `json` holds the whole record. */
+const TABLES_V2 = `
+CREATE TABLE IF NOT EXISTS tasks (
+  id           TEXT PRIMARY KEY,
+  context_id   TEXT NOT NULL,
+  conversation TEXT NOT NULL,
+  state        TEXT NOT NULL,
+  principal    TEXT NOT NULL,
+  inbox_event  TEXT,
+  updated      INTEGER NOT NULL,
+  json         TEXT NOT NULL
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS tasks_inbox_event ON tasks (inbox_event) WHERE inbox_event IS NOT NULL;
+CREATE INDEX IF NOT EXISTS tasks_newest ON tasks (principal, updated DESC, id DESC);
+`;
+
 /**
- * Creates absent tables and bumps the generation, in one write transaction; call after `checkExisting`
- * found the file usable. Returns the new generation.
+ * Creates absent tables, brings an older layout up to SCHEMA_VERSION and bumps the generation, in one write
+ * transaction; call after `checkExisting` found the file usable. Returns the new generation.
+ * Every step so far only adds tables (IF NOT EXISTS), so a fresh file and an upgrade run the same statements;
+ * a crash mid-open rolls back to the old version, intact.
  */
 export function prepareSchema(db: Database.Database): number {
   return db
     .transaction(() => {
-      db.exec(TABLES);
-      db.prepare('INSERT OR IGNORE INTO meta (key, value) VALUES (?, ?)').run('schema_version', SCHEMA_VERSION);
+      db.exec(TABLES_V1);
+      db.exec(TABLES_V2);
+      db.prepare(
+        `INSERT INTO meta (key, value) VALUES ('schema_version', @v)
+         ON CONFLICT (key) DO UPDATE SET value = max(value, @v)`,
+      ).run({ v: SCHEMA_VERSION });
       const row = db
         .prepare(
           `INSERT INTO meta (key, value) VALUES ('generation', 1)

@@ -1,7 +1,14 @@
 // Every SQL statement the SQLite store runs, prepared once per connection (the supervisor's hot path).
 // Statements only; mapping rows to Store data lives in sqliteRows.ts.
 import type Database from 'better-sqlite3';
-import type { ConversationRow, InboxRow, MemoryRow, MessageRow } from './sqliteRows.js';
+import type { ConversationRow, InboxRow, MemoryRow, MessageRow, TaskRow } from './sqliteRows.js';
+
+/** Named parameters of the task listing; null = no filter on that column. */
+export interface TaskListParams {
+  principal: string | null;
+  context_id: string | null;
+  limit: number;
+}
 
 const INBOX_COLUMNS = 'id, kind, ts, principal, payload, dedupe_key, status, outcome';
 
@@ -54,6 +61,24 @@ export function prepareStatements(db: Database.Database) {
     // A range scan from the prefix; listLiveKeys stops at the first key past it.
     memoryKeysFrom: db.prepare<[string], { key: string; expires: number | null }>(
       'SELECT key, expires FROM memory WHERE key >= ? ORDER BY key',
+    ),
+
+    saveTask: db.prepare<[TaskRow], void>(
+      `INSERT INTO tasks (id, context_id, conversation, state, principal, inbox_event, updated, json)
+       VALUES (@id, @context_id, @conversation, @state, @principal, @inbox_event, @updated, @json)
+       ON CONFLICT (id) DO UPDATE SET context_id = excluded.context_id, conversation = excluded.conversation,
+         state = excluded.state, principal = excluded.principal, inbox_event = excluded.inbox_event,
+         updated = excluded.updated, json = excluded.json`,
+    ),
+    taskById: db.prepare<[string], { json: string }>('SELECT json FROM tasks WHERE id = ?'),
+    // The order must match taskQuery.ts's compareTasks; NULL parameters mean "any".
+    listTasks: db.prepare<[TaskListParams], { json: string }>(
+      `SELECT json FROM tasks
+       WHERE (@principal IS NULL OR principal = @principal) AND (@context_id IS NULL OR context_id = @context_id)
+       ORDER BY updated DESC, id DESC LIMIT @limit`,
+    ),
+    taskForEvent: db.prepare<[string], { json: string }>(
+      'SELECT json FROM tasks WHERE inbox_event = ? ORDER BY updated DESC, id DESC LIMIT 1',
     ),
 
     nextSequence: db.prepare<[string], { value: number }>(

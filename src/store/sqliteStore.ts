@@ -10,13 +10,25 @@ import {
   conversationParams,
   inboxParams,
   memoryParams,
+  taskParams,
   toConversation,
   toInboxEvent,
   toInboxRecord,
   toMemoryEntry,
+  toTask,
 } from './sqliteRows.js';
 import { prepareStatements, type Statements } from './sqliteStatements.js';
-import type { Conversation, InboxEvent, InboxOutcome, InboxRecord, MemoryEntry, Store } from './store.js';
+import type {
+  Conversation,
+  InboxEvent,
+  InboxOutcome,
+  InboxRecord,
+  MemoryEntry,
+  Store,
+  TaskFilter,
+  TaskRecord,
+} from './store.js';
+import { taskLimit } from './taskQuery.js';
 
 /** A Store over `<dir>/agentd.db`. Opening bumps the generation; a second process opening the dir fails fast. */
 export class SqliteStore implements Store {
@@ -27,7 +39,7 @@ export class SqliteStore implements Store {
   readonly #db: Database.Database;
   readonly #sql: Statements;
   readonly #saveAll: (conversations: Conversation[]) => void;
-  readonly #complete: (id: string, outcome: InboxOutcome, conversations: Conversation[]) => void;
+  readonly #complete: (id: string, outcome: InboxOutcome, conversations: Conversation[], task?: TaskRecord) => void;
   #closed = false;
 
   /** Opens (creating if absent) the store in directory `dir`. Throws store_locked, store_corrupt or store_io. */
@@ -41,10 +53,13 @@ export class SqliteStore implements Store {
     this.#saveAll = this.#db.transaction((list: Conversation[]) => {
       for (const conv of list) this.#saveOne(conv);
     });
-    this.#complete = this.#db.transaction((id: string, outcome: InboxOutcome, list: Conversation[]) => {
-      for (const conv of list) this.#saveOne(conv);
-      this.#sql.markInboxDone.run({ id, outcome: JSON.stringify(outcome) });
-    });
+    this.#complete = this.#db.transaction(
+      (id: string, outcome: InboxOutcome, list: Conversation[], task?: TaskRecord) => {
+        for (const conv of list) this.#saveOne(conv);
+        this.#sql.markInboxDone.run({ id, outcome: JSON.stringify(outcome) });
+        if (task !== undefined) this.#sql.saveTask.run(taskParams(task));
+      },
+    );
   }
 
   acceptInbox(event: InboxEvent): boolean {
@@ -57,8 +72,8 @@ export class SqliteStore implements Store {
     this.#guard('mark inbox event done', () => this.#sql.markInboxDone.run(params));
   }
 
-  completeInbox(id: string, outcome: InboxOutcome, conversations: Conversation[]): void {
-    this.#guard('complete inbox event', () => this.#complete(id, outcome, conversations));
+  completeInbox(id: string, outcome: InboxOutcome, conversations: Conversation[], task?: TaskRecord): void {
+    this.#guard('complete inbox event', () => this.#complete(id, outcome, conversations, task));
   }
 
   pendingInbox(): InboxEvent[] {
@@ -115,6 +130,30 @@ export class SqliteStore implements Store {
 
   memoryDelete(key: string): boolean {
     return this.#guard('delete memory', () => this.#sql.memoryDelete.run(key).changes === 1);
+  }
+
+  saveTask(task: TaskRecord): void {
+    // Autocommit, like acceptInbox: synced (FULL) before run() returns.
+    this.#guard('save a task', () => this.#sql.saveTask.run(taskParams(task)));
+  }
+
+  getTask(id: string): TaskRecord | null {
+    const row = this.#guard('read a task', () => this.#sql.taskById.get(id));
+    return row === undefined ? null : toTask(row);
+  }
+
+  listTasks(filter: TaskFilter): TaskRecord[] {
+    const params = {
+      principal: filter.principal,
+      context_id: filter.context_id ?? null,
+      limit: taskLimit(filter.limit),
+    };
+    return this.#guard('list tasks', () => this.#sql.listTasks.all(params).map(toTask));
+  }
+
+  taskForEvent(eventId: string): TaskRecord | null {
+    const row = this.#guard('read a task', () => this.#sql.taskForEvent.get(eventId));
+    return row === undefined ? null : toTask(row);
   }
 
   nextSequence(name: string): number {

@@ -1,4 +1,4 @@
-// The Store interface: the durable inbox, conversations, the memory tool's keys and the manifest.
+// The Store interface: the durable inbox, conversations, A2A tasks, the memory tool's keys and the manifest.
 // Only the supervisor calls it (one writer). Implementations: sqliteStore.ts (default), memoryStore.ts (tests).
 import type { Msg } from '../protocol/messages.js';
 import type { TurnStatus } from '../protocol/status.js';
@@ -20,6 +20,8 @@ export interface A2aMessagePayload {
   context_id: string;
   text: string;
   msg_depth?: number;
+  /** The A2A task this message answers (enough to rebuild the task record if a crash lost it). */
+  task?: { id: string; context_id: string };
 }
 
 /** What the store knows about an inbox event. Done events keep their outcome so a restart can report it. */
@@ -84,6 +86,39 @@ export interface MemoryEntry {
   updated: number;
 }
 
+/** A2A task states (reference §17.2); the last four are terminal and never change again. */
+export type TaskState = 'submitted' | 'working' | 'input_required' | 'completed' | 'failed' | 'canceled' | 'rejected';
+
+/** A durable A2A task, linked to the inbox event (and so the turn) that answers it. */
+export interface TaskRecord {
+  /** Unique across restarts (a ULID). */
+  id: string;
+  /** The caller's context id (the conversation it names, in the caller's own namespace). */
+  context_id: string;
+  /** The internal conversation the task's turns run in. */
+  conversation: string;
+  state: TaskState;
+  principal: string;
+  /** The inbox event whose turn answers it; null for deterministic replies (commands). */
+  inbox_event: string | null;
+  /** The status message text (the reply, an error, or the question asked). */
+  message: string | null;
+  /** The reply as the task's artifact text; null until completed. */
+  result: string | null;
+  /** An open question to a person (ask_human, a policy `ask`): answered by a SendMessage with this task's id. */
+  question: { id: string; text: string; schema?: Record<string, unknown> } | null;
+  history: Array<{ state: TaskState; ts: number }>;
+  created: number;
+  updated: number;
+}
+
+/** Which tasks `listTasks` returns: a principal's (all when null), optionally in one context, at most `limit`. */
+export interface TaskFilter {
+  principal: string | null;
+  context_id?: string;
+  limit: number;
+}
+
 export interface Store {
   readonly kind: 'sqlite' | 'memory';
   /** Human-readable location (the database file path, or ":memory:"). */
@@ -98,8 +133,9 @@ export interface Store {
   /**
    * Saves the conversations and marks the event done in ONE transaction: a crash leaves either both (the turn is
    * answered) or neither (the event replays into an unchanged transcript). Used when a turn folds back.
+   * `task`, when given, is saved in the same transaction (the task's terminal state lands with its transcript).
    */
-  completeInbox(id: string, outcome: InboxOutcome, conversations: Conversation[]): void;
+  completeInbox(id: string, outcome: InboxOutcome, conversations: Conversation[], task?: TaskRecord): void;
   /** Pending events in replay order (ts, then id). */
   pendingInbox(): InboxEvent[];
   /** The event with this id, pending or done, or null. */
@@ -118,6 +154,14 @@ export interface Store {
   memoryList(prefix: string, limit: number, now: number): { keys: string[]; truncated: boolean };
   /** Returns whether the key existed. */
   memoryDelete(key: string): boolean;
+
+  /** Inserts or replaces a task (synchronously durable). */
+  saveTask(task: TaskRecord): void;
+  getTask(id: string): TaskRecord | null;
+  /** Tasks of a principal (all when null), newest first (`updated`, then id), optionally in one context. */
+  listTasks(filter: TaskFilter): TaskRecord[];
+  /** The task an inbox event answers, or null. */
+  taskForEvent(eventId: string): TaskRecord | null;
 
   /** A monotonically increasing counter (turn ids unique across restarts). */
   nextSequence(name: string): number;

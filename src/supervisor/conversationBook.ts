@@ -31,7 +31,9 @@ export class ConversationBook {
   open(id: string, principal: string | null): Conversation {
     let conv = this.byId.get(id);
     if (!conv) {
-      conv = newConversation(id, id === 'root' ? 'root' : 'conversation', principal, this.now());
+      // root always belongs to the operator, whoever touches it first.
+      const root = id === 'root';
+      conv = newConversation(id, root ? 'root' : 'conversation', root ? 'operator' : principal, this.now());
       this.byId.set(id, conv);
       this.dirty.add(id);
     }

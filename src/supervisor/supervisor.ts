@@ -3,15 +3,18 @@
 import type { Config } from '../config/types.js';
 import { appendMessage, hasUserMessageForEvent } from '../context/conversation.js';
 import { describeError } from '../errors.js';
+import { type Activity, type ActivityEventName, applyProgress } from '../obs/activity.js';
 import type { Logger } from '../obs/log.js';
 import type { TurnResult } from '../protocol/frames.js';
 import type { Conversation, InboxEvent, InboxOutcome, Store } from '../store/store.js';
 import { newUlid } from '../store/ulid.js';
 import { ConversationBook } from './conversationBook.js';
-import { nextDispatchable, type TurnJob } from './dispatch.js';
+import { nextDispatchable, ownershipRefusal, type TurnJob } from './dispatch.js';
 import { failedResult, planFold } from './fold.js';
+import { logOutcome, logTurnDone } from './foldEvents.js';
 import type { LiveTurn } from './liveTurn.js';
 import { ABANDONED, Outcomes } from './outcomes.js';
+import type { TaskHooks } from './taskHooks.js';
 import { ThinkChildren } from './thinkChildren.js';
 import { buildToolHost, type HostCapabilities } from './toolHost.js';
 import { serveToolRequest, unparkAll } from './toolRequests.js';
@@ -27,6 +30,8 @@ export interface SupervisorOptions {
   log: Logger;
   /** The registry and MCP connections (see ToolSurface.start); without it turns get the internal tools only. */
   tools?: ToolSurface;
+  /** Whoever owns A2A tasks (the listener's backend); without it there are no tasks and no person to ask. */
+  tasks?: TaskHooks;
   workerEntry?: WorkerEntry;
   /** Spare workers kept started (default `agent.warm_workers`); 0 spawns each worker on demand. */
   warmWorkers?: number;
@@ -43,7 +48,11 @@ export interface AcceptInput {
   dedupe_key?: string;
   /** Hop depth: 0 for a person's message, the sender's depth + 1 for message.send. */
   msg_depth?: number;
+  /** The A2A task this message answers. */
+  task?: { id: string; context_id: string };
 }
+
+const ACTIVITY_EVENTS = new Set(['turn.think', 'turn.round', 'turn.tool', 'tool.park', 'tool.unpark']);
 
 export class Supervisor {
   private readonly config: Readonly<Config>;
@@ -60,6 +69,7 @@ export class Supervisor {
   private readonly outcomes = new Outcomes();
   private readonly changeWaiters: Array<() => void> = [];
   private readonly watchers = new Set<() => void>();
+  private readonly activity = new Map<number, Activity>();
   private tickScheduled = false;
   private draining = false;
   private paused = false;
@@ -91,10 +101,12 @@ export class Supervisor {
       log: this.log,
       now: this.now,
       serveTool: (turn, frame) => serveToolRequest(this.toolDeps(turn), turn, frame),
+      onProgress: (turn, event, fields) => this.progress(turn, event, fields),
       admit: (turn, frame) => turn.handle.send({ type: 'budget_grant', id: frame.id, ok: true, wait_ms: 0 }),
       onSettled: (turn, result) => this.settle(turn, result),
       onGone: (turn) => {
         unparkAll(turn);
+        if (this.activity.delete(turn.node)) this.log.debug('activity.removed', { node: turn.node, ctx: turn.job.ctx });
         this.thinks.killChildrenOf(turn.node);
         if (turn.abandoned) this.outcomes.resolve(turn.job.event.id, ABANDONED);
         this.scheduleTick();
@@ -120,6 +132,7 @@ export class Supervisor {
       context_id: input.context_id,
       text: input.text,
       ...(input.msg_depth ? { msg_depth: input.msg_depth } : {}),
+      ...(input.task ? { task: input.task } : {}),
     };
     const event: InboxEvent = {
       id: newUlid(this.now()),
@@ -189,6 +202,30 @@ export class Supervisor {
     return this.pool.sparePids;
   }
 
+  /** A snapshot of the instance (the `status` tool and the operator command). */
+  status(): Record<string, unknown> {
+    return {
+      instance: this.config.agent.name,
+      generation: this.store.generation,
+      conversations: this.conversations.size,
+      running_turns: this.turns.size,
+      queued: this.queue.length,
+      paused: this.paused,
+      draining: this.draining,
+    };
+  }
+
+  /** Cancels the turn answering inbox event `eventId`: a running one is cancelled, a queued one never starts. */
+  cancelEvent(eventId: string, reason: string): void {
+    const queued = this.queue.findIndex((j) => j.event.id === eventId);
+    if (queued >= 0) {
+      const [job] = this.queue.splice(queued, 1);
+      if (job) this.finishJob(job, this.conversations.open(job.ctx, job.principal), failedResult(reason, 'cancelled'));
+      return;
+    }
+    this.turns.cancelEvent(eventId, reason);
+  }
+
   /** Cancels the live turn of a conversation: the worker seals and reports; its process group dies after a grace. */
   cancel(ctx: string, reason = 'cancelled by operator'): boolean {
     return this.turns.cancel(ctx, reason);
@@ -231,25 +268,41 @@ export class Supervisor {
         this.watchers.add(check);
         return () => this.watchers.delete(check);
       },
-      status: () => ({
-        instance: this.config.agent.name,
-        generation: this.store.generation,
-        conversations: this.conversations.size,
-        running_turns: this.turns.size,
-        queued: this.queue.length,
-        paused: this.paused,
-        draining: this.draining,
-      }),
+      ...(this.opts.tasks ? { tasks: this.opts.tasks } : {}),
+      status: () => this.status(),
     };
+  }
+
+  /** Coarse live activity: published only when the phase, tool or round changes (reference §15). */
+  private progress(turn: LiveTurn, event: string, fields: Record<string, unknown>): void {
+    if (!ACTIVITY_EVENTS.has(event)) return;
+    const unit = {
+      ctx: turn.job.ctx,
+      ...(turn.job.event.payload.task ? { task: turn.job.event.payload.task.id } : {}),
+    };
+    const step = applyProgress(
+      this.activity.get(turn.node),
+      { event: event as ActivityEventName, fields },
+      this.now(),
+      unit,
+    );
+    const { state, publish } = step;
+    this.activity.set(turn.node, state);
+    if (!publish) return;
+    this.log.info('activity', { node: turn.node, ...state });
+    this.opts.tasks?.onActivity(turn.job.event.id, { ...state });
   }
 
   private toolDeps(turn: LiveTurn) {
     return {
+      progress: (t: LiveTurn, event: 'tool.park' | 'tool.unpark', fields: Record<string, unknown>) =>
+        this.progress(t, event, fields),
       log: this.log,
       now: this.now,
       host: buildToolHost(this.capabilities(), turn),
       tools: this.opts.tools,
       config: this.config,
+      ...(this.opts.tasks ? { tasks: this.opts.tasks } : {}),
     };
   }
 
@@ -304,6 +357,12 @@ export class Supervisor {
   /** Appends the message (once), builds the snapshot and starts a worker; any failure folds as a failed turn. */
   private startTurn(job: TurnJob): void {
     const conv = this.conversations.open(job.ctx, job.principal);
+    const refusal = ownershipRefusal(conv.principal, job.principal);
+    if (refusal) {
+      this.log.warn('turn.refused.not_owner', { ctx: job.ctx, principal: job.principal, reason: refusal });
+      this.finishJob(job, conv, failedResult('this conversation is not available', 'refused'));
+      return;
+    }
     if (!hasUserMessageForEvent(conv, job.event.id)) {
       const user = { role: 'user' as const, text: job.text, event: job.event.id, ts: this.now() };
       appendMessage(conv, job.principal ? { ...user, principal: job.principal } : user, this.now());
@@ -340,33 +399,15 @@ export class Supervisor {
   }
 
   private settle(turn: LiveTurn, result: TurnResult): void {
-    const conv = this.conversations.open(turn.job.ctx, turn.job.principal);
-    const { usage } = result;
-    this.log.info('turn.done', {
-      node: turn.node,
-      ctx: turn.job.ctx,
-      turn: turn.turnId,
-      status: result.status,
-      rounds: result.rounds,
-      tool_calls: result.tool_calls,
-      tokens: usage.input_tokens + usage.output_tokens,
-      ...(result.error ? { err: result.error } : {}),
-    });
-    this.finishJob(turn.job, conv, result);
+    logTurnDone(this.log, { node: turn.node, ctx: turn.job.ctx, turn: turn.turnId }, result);
+    this.finishJob(turn.job, this.conversations.open(turn.job.ctx, turn.job.principal), result);
   }
 
   /** Folds a result into its conversation, then commits the transcript and the inbox-done together. */
   private finishJob(job: TurnJob, conv: Conversation, result: TurnResult): void {
     const plan = planFold(result, this.now());
     for (const msg of plan.append) appendMessage(conv, msg, this.now());
-    if (plan.outcome.reply) {
-      const fields: Record<string, unknown> = { ctx: job.ctx, chars: plan.outcome.reply.length };
-      if (this.config.observability.log_content) fields.text = plan.outcome.reply;
-      this.log.info('turn.reply', fields);
-    }
-    if (plan.outcome.finish_status !== undefined) {
-      this.log.info('root.finish', { ctx: job.ctx, status: plan.outcome.finish_status });
-    }
+    logOutcome(this.log, job.ctx, plan.outcome, this.config.observability.log_content);
     this.killPoint('fold.before_commit');
     this.commitFold(job.event.id, conv.id, plan.outcome);
   }
@@ -374,8 +415,10 @@ export class Supervisor {
   /** Commits a fold; on a store error it is retried every tick, and nobody hears the outcome until it sticks. */
   private commitFold(eventId: string, ctx: string, outcome: InboxOutcome): void {
     const conv = this.conversations.get(ctx);
+    // The task moves to its terminal state in the same transaction (a later fold never resurrects it).
+    const task = this.opts.tasks?.taskForFold(eventId, outcome) ?? null;
     try {
-      this.store.completeInbox(eventId, outcome, conv ? [conv] : []);
+      this.store.completeInbox(eventId, outcome, conv ? [conv] : [], task ?? undefined);
     } catch (err) {
       if (!this.outcomes.uncommitted.has(eventId)) {
         this.log.error('store.checkpoint.fail', { ctx, inbox_event: eventId, err: describeError(err) });
@@ -387,6 +430,7 @@ export class Supervisor {
     this.conversations.markClean(ctx);
     this.known.delete(eventId);
     this.outcomes.resolve(eventId, outcome);
+    if (task) this.opts.tasks?.afterFold(task);
   }
 
   private killPoint(name: string): void {

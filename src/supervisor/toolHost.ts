@@ -7,6 +7,7 @@ import { newUlid } from '../store/ulid.js';
 import type { InternalToolHost, ToolResult } from '../tools/internalTools.js';
 import type { LiveTurn } from './liveTurn.js';
 import type { AcceptInput } from './supervisor.js';
+import type { TaskHooks } from './taskHooks.js';
 import type { ThinkJob } from './thinkChildren.js';
 
 /** What the supervisor lends to internal tools. */
@@ -22,6 +23,8 @@ export interface HostCapabilities {
   /** Registers a check run after every reactor step; returns the unregister function. */
   watch(check: () => void): () => void;
   status(): Record<string, unknown>;
+  /** A2A tasks (a person to ask); absent without a listener. */
+  tasks?: TaskHooks;
 }
 
 export function buildToolHost(caps: HostCapabilities, turn: LiveTurn): InternalToolHost {
@@ -36,7 +39,13 @@ export function buildToolHost(caps: HostCapabilities, turn: LiveTurn): InternalT
     planMaxItems: config.context.plan.max_items,
     maxMessageDepth: config.limits.max_message_depth,
     askHumanFallback: config.agent.ask_human_fallback,
-    humanChannel: false,
+    humanChannel: caps.tasks?.humanChannel ?? false,
+    askHuman: (req) => {
+      const ask = { eventId: turn.job.event.id, question: req.question, timeoutAt: req.timeoutAt };
+      const hooks = caps.tasks;
+      if (!hooks) return Promise.resolve({ result: 'ask_human: no person is reachable', is_error: true });
+      return hooks.askHuman(req.schema ? { ...ask, schema: req.schema } : ask);
+    },
     onPlanUpdated: (ctx, op, progress) => log.info('plan.updated', { ctx, op, progress }),
     onResultSchemaMismatch: (tool, explain) => log.warn('tool.result.schema', { tool, ctx: turn.job.ctx, explain }),
     deliver: (req) => {

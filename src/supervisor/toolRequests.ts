@@ -6,6 +6,7 @@ import type { UpFrame } from '../protocol/frames.js';
 import { type InternalToolHost, runInternalTool, type ToolCaller, type ToolResult } from '../tools/internalTools.js';
 import { denyMessage, judgeCall, type Verdict } from '../tools/policy.js';
 import type { LiveTurn } from './liveTurn.js';
+import type { TaskHooks } from './taskHooks.js';
 import type { ToolSurface } from './toolSurface.js';
 
 export interface ToolServiceDeps {
@@ -13,6 +14,10 @@ export interface ToolServiceDeps {
   host: InternalToolHost;
   config: Readonly<Config>;
   tools: ToolSurface | undefined;
+  /** A2A tasks: when a person can be reached, a policy `ask` goes to them. */
+  tasks?: TaskHooks;
+  /** Live activity: a turn parked on a tool is `waiting`. */
+  progress?(turn: LiveTurn, event: 'tool.park' | 'tool.unpark', fields: Record<string, unknown>): void;
   now(): number;
 }
 
@@ -73,8 +78,8 @@ function judge(deps: ToolServiceDeps, caller: ToolCaller, frame: ToolRequest): V
 }
 
 /**
- * `ask`: no person can be reached until the A2A surface lands, so the call waits out the rule's timeout and then
- * follows `on_timeout` (default deny). The turn stays parked meanwhile, like any suspending tool.
+ * `ask`: the call waits for a person (the task goes input_required, answered over A2A); with nobody reachable, or
+ * no answer in time, it follows the rule's `on_timeout` (default deny). The turn stays parked meanwhile.
  */
 function awaitApproval(
   deps: ToolServiceDeps,
@@ -83,19 +88,41 @@ function awaitApproval(
   verdict: Extract<Verdict, { action: 'ask' }>,
   proceed: () => void,
 ): void {
-  const timer = setTimeout(
-    () => {
-      turn.parked.delete(frame.id);
-      deps.log.info('tool.policy', { tool: frame.name, rule: verdict.rule, action: `timeout:${verdict.on_timeout}` });
-      if (verdict.on_timeout === 'allow') proceed();
-      else {
-        const error = `tool "${frame.name}" was not approved in time (policy "${verdict.rule}" asks a person; none answered)`;
-        reply(turn, frame.id, { result: error, is_error: true });
-      }
-    },
-    Math.min(verdict.timeout, MAX_TIMER_MS),
-  );
-  turn.parked.set(frame.id, timer);
+  const decide = (approved: boolean | null): void => {
+    const allowed = approved ?? verdict.on_timeout === 'allow';
+    const how = approved === null ? `timeout:${verdict.on_timeout}` : approved ? 'approved' : 'declined';
+    deps.log.info('tool.policy', { tool: frame.name, rule: verdict.rule, action: how });
+    if (allowed) proceed();
+    else {
+      const why = approved === false ? 'a person declined it' : 'no person approved it in time';
+      reply(turn, frame.id, {
+        result: `tool "${frame.name}" was not run: policy "${verdict.rule}" asks a person; ${why}`,
+        is_error: true,
+      });
+    }
+  };
+  if (deps.tasks?.humanChannel) {
+    const question = `May the agent run the tool "${frame.name}" with ${JSON.stringify(frame.args)}? (policy "${verdict.rule}") Reply yes or no.`;
+    const asked = deps.tasks.askHuman({
+      eventId: turn.job.event.id,
+      question,
+      timeoutAt: deps.now() + verdict.timeout,
+    });
+    asked.then(
+      (r) => decide(approvalOf(r)),
+      () => decide(null),
+    );
+    return;
+  }
+  parkUntil(deps, turn, frame.id, deps.now() + verdict.timeout, () => decide(null));
+}
+
+/** A person's answer to an approval question: true, false, or null when nobody answered. */
+function approvalOf(r: ToolResult): boolean | null {
+  if (r.is_error) return null;
+  const answer = r.result as { reply?: unknown; timed_out?: boolean } | null;
+  if (!answer || answer.timed_out) return null;
+  return /^\s*(y|yes|ok|approve|approved|allow|true)\b/i.test(String(answer.reply));
 }
 
 function execute(deps: ToolServiceDeps, turn: LiveTurn, frame: ToolRequest, caller: ToolCaller): void {
@@ -116,7 +143,11 @@ function execute(deps: ToolServiceDeps, turn: LiveTurn, frame: ToolRequest, call
   else if (outcome.kind === 'defer') replyLater(turn, frame.id, outcome.promise);
   else {
     deps.log.debug('tool.park', { node: turn.node, req: frame.id, tool: frame.name, wake_at: outcome.wakeAt });
-    parkUntil(deps, turn, frame.id, outcome.wakeAt, () => reply(turn, frame.id, outcome.complete(deps.now())));
+    deps.progress?.(turn, 'tool.park', { tool: frame.name });
+    parkUntil(deps, turn, frame.id, outcome.wakeAt, () => {
+      deps.progress?.(turn, 'tool.unpark', { tool: frame.name });
+      reply(turn, frame.id, outcome.complete(deps.now()));
+    });
   }
 }
 

@@ -25,6 +25,8 @@ export interface TurnWorkerDeps {
   now(): number;
   /** A tool_request from a live turn. */
   serveTool(turn: LiveTurn, frame: Extract<UpFrame, { type: 'tool_request' }>): void;
+  /** A progress frame (turn.think / turn.round / turn.tool) from a live turn. */
+  onProgress(turn: LiveTurn, event: string, fields: Record<string, unknown>): void;
   /** A budget_request from a live turn. */
   admit(turn: LiveTurn, frame: Extract<UpFrame, { type: 'budget_request' }>): void;
   /** Exactly once per turn that was not abandoned: its result (reported or synthetic). */
@@ -88,9 +90,18 @@ export class TurnWorkers {
 
   /** Cancels a conversation's live turn: the worker seals and reports; its process group dies after a grace. */
   cancel(ctx: string, reason: string): boolean {
+    return this.cancelWhere((t) => t.job.ctx === ctx, reason);
+  }
+
+  /** Cancels the live turn answering inbox event `eventId`. */
+  cancelEvent(eventId: string, reason: string): boolean {
+    return this.cancelWhere((t) => t.job.event.id === eventId, reason);
+  }
+
+  private cancelWhere(match: (t: LiveTurn) => boolean, reason: string): boolean {
     let found = false;
     for (const turn of this.live.values()) {
-      if (turn.job.ctx !== ctx || turn.settled) continue;
+      if (!match(turn) || turn.settled) continue;
       found = true;
       turn.endReason = { status: 'cancelled', error: reason };
       turn.handle.send({ type: 'cancel', reason });
@@ -125,7 +136,10 @@ export class TurnWorkers {
     const handlers: FrameHandlers<UpFrame> = {
       ready: () => {},
       pong: () => {},
-      event: (f) => log.debug(f.event, { node, ctx: turn.job.ctx, ...f.fields }),
+      event: (f) => {
+        log.debug(f.event, { node, ctx: turn.job.ctx, ...f.fields });
+        this.deps.onProgress(turn, f.event, f.fields);
+      },
       usage: (f) => {
         turn.usage = { input_tokens: f.input_tokens, output_tokens: f.output_tokens };
       },

@@ -38,6 +38,7 @@ function expectedDefaults(storePath: string): Config {
     store: { kind: 'sqlite', path: storePath },
     lifecycle: { drain_timeout: 25_000 },
     observability: { log_level: 'info', log_content: false },
+    a2a: { listen: null, tls: null, principals: [], max_body_bytes: 1_048_576 },
   };
 }
 

@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import type { Conversation, Plan, Store, Summary } from '../../../src/store/store.js';
 import { conversation, inboxEvent, mixedMessages, userMsg } from './storeFixtures.js';
+import { describeTasks } from './taskBehaviour.js';
 
 /** Registers the behaviour suite for the store `open()` returns (a fresh, empty store each call). */
 export function describeStoreBehaviour(name: string, open: () => Store): void {
@@ -17,6 +18,7 @@ export function describeStoreBehaviour(name: string, open: () => Store): void {
     describeInbox(() => store);
     describeConversations(() => store);
     describeMemory(() => store);
+    describeTasks(() => store);
 
     it('counts each sequence up from 1 on its own', () => {
       assert.deepEqual([store.nextSequence('turn'), store.nextSequence('turn'), store.nextSequence('turn')], [1, 2, 3]);

@@ -1,6 +1,6 @@
-// Builders for store test data: inbox events, conversations, messages. Shared by the store suites.
+// Builders for store test data: inbox events, conversations, messages, tasks. Shared by the store suites.
 import type { Msg } from '../../../src/protocol/messages.js';
-import type { Conversation, InboxEvent } from '../../../src/store/store.js';
+import type { Conversation, InboxEvent, TaskRecord } from '../../../src/store/store.js';
 import { newUlid } from '../../../src/store/ulid.js';
 
 export function inboxEvent(over: Partial<InboxEvent> = {}): InboxEvent {
@@ -40,6 +40,24 @@ export function conversation(over: Partial<Conversation> = {}): Conversation {
     plan: null,
     principal: 'alice',
     turns: 0,
+    created: 100,
+    updated: 100,
+    ...over,
+  };
+}
+
+export function taskRecord(over: Partial<TaskRecord> = {}): TaskRecord {
+  return {
+    id: newUlid(),
+    context_id: 'ctx-1',
+    conversation: 'a2a-1',
+    state: 'working',
+    principal: 'alice',
+    inbox_event: null,
+    message: null,
+    result: null,
+    question: null,
+    history: [{ state: 'working', ts: 100 }],
     created: 100,
     updated: 100,
     ...over,

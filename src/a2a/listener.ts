@@ -1,0 +1,257 @@
+// The A2A listener (reference §17.1): node:http(s), the agent card, and JSON-RPC 2.0 through the SDK's transport
+// handler. It authenticates, limits, checks and logs each request; the backend owns tasks, ownership and turns.
+import { readFileSync } from 'node:fs';
+import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { AgentCard } from '@a2a-js/sdk';
+import { JsonRpcTransportHandler, ServerCallContext } from '@a2a-js/sdk/server';
+import { isLoopbackHost } from '../config/a2aKeys.js';
+import type { A2aConfig, Config } from '../config/types.js';
+import { DaemonError, describeError } from '../errors.js';
+import type { Logger } from '../obs/log.js';
+import type { A2aBackend, Principal } from './backend.js';
+import { buildAgentCard, type InstanceInfo, PROTOCOL_VERSION } from './card.js';
+import { ConnectionTracker } from './connections.js';
+import { readEnvelope } from './envelope.js';
+import { headerOf, readBody, sendJson } from './httpIo.js';
+import { authenticate } from './principals.js';
+import { BackendRequestHandler, CALL_KEY, type CallState } from './requestHandler.js';
+import { errorEnvelope, RPC_CODES, RpcError } from './rpcError.js';
+import { streamResponses } from './rpcStream.js';
+
+export interface A2aListenerOptions {
+  config: Readonly<Config>;
+  backend: A2aBackend;
+  log: Logger;
+  instance: InstanceInfo;
+}
+
+const CARD_PATHS = new Set(['/.well-known/agent-card.json', '/.well-known/agent.json']);
+const RPC_PATHS = new Set(['/', '/a2a']);
+const JSON_TYPES = /^application\/(json|a2a\+json)\s*(;|$)/i;
+/** How long close() lets answered requests flush before it cuts the remaining connections. */
+const CLOSE_GRACE_MS = 1_000;
+
+/** One request's audit fields (`a2a.request`), filled in as the request goes. */
+interface Audit {
+  principal: string | null;
+  role?: Principal['role'];
+  method: string | null;
+  outcome: string | number;
+  op?: string;
+  error?: string;
+  text?: string;
+}
+
+/** The A2A listener: a node:http(s) server bound to `a2a.listen`; `close()` ends streams and connections. */
+export class A2aListener {
+  private boundUrl = '';
+  private readonly calls = new Set<AbortController>();
+  private readonly transport: JsonRpcTransportHandler;
+  private readonly a2a: Readonly<A2aConfig>;
+  private readonly connections: ConnectionTracker;
+
+  private constructor(
+    private readonly server: Server,
+    private readonly opts: A2aListenerOptions,
+    tls: boolean,
+  ) {
+    this.a2a = opts.config.a2a;
+    this.connections = new ConnectionTracker(server, tls ? 'secureConnection' : 'connection');
+    const handler = new BackendRequestHandler(opts.backend, () => this.card());
+    this.transport = new JsonRpcTransportHandler(handler);
+    server.on('request', (req: IncomingMessage, res: ServerResponse) => this.onRequest(req, res));
+  }
+
+  /** Binds `a2a.listen` (port 0 = a free port) and logs `a2a.listen {bound}`. TLS files are read here. */
+  static async start(opts: A2aListenerOptions): Promise<A2aListener> {
+    const listen = opts.config.a2a.listen;
+    if (listen === null) throw new DaemonError('config_invalid', 'a2a.listen: not set');
+    const target = new URL(listen);
+    const tls = target.protocol === 'https:';
+    const server = tls ? createHttpsServer(tlsFiles(opts.config.a2a)) : createHttpServer();
+    const listener = new A2aListener(server, opts, tls);
+    const port = await bind(server, target);
+    listener.boundUrl = `${target.protocol}//${target.hostname}:${port}`;
+    opts.log.info('a2a.listen', { bound: listener.boundUrl });
+    return listener;
+  }
+
+  /** The bound URL, e.g. `http://127.0.0.1:41234` (the card's JSONRPC interface URL). */
+  get url(): string {
+    return this.boundUrl;
+  }
+
+  /**
+   * Stops accepting, ends every open stream and blocking wait (each answers with what it has), closes idle
+   * connections now and busy ones once answered; whatever is left after a grace second is cut.
+   */
+  async close(): Promise<void> {
+    const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
+    for (const call of this.calls) call.abort();
+    this.connections.closeIdle();
+    const grace = setTimeout(() => {
+      this.connections.destroyAll();
+      this.server.closeAllConnections();
+    }, CLOSE_GRACE_MS);
+    grace.unref();
+    await closed;
+    clearTimeout(grace);
+  }
+
+  private card(): AgentCard {
+    return buildAgentCard(this.opts.instance, this.boundUrl, this.a2a);
+  }
+
+  private onRequest(req: IncomingMessage, res: ServerResponse): void {
+    const path = (req.url ?? '/').split('?')[0] ?? '/';
+    if (req.method === 'GET' && CARD_PATHS.has(path)) {
+      sendJson(res, 200, AgentCard.toJSON(this.card()));
+      return;
+    }
+    if (req.method === 'POST' && RPC_PATHS.has(path)) {
+      this.onRpc(req, res).catch((err: unknown) => {
+        this.opts.log.error('a2a.request', {
+          principal: null,
+          method: null,
+          outcome: 'crash',
+          error: describeError(err),
+        });
+        sendJson(res, 500, errorEnvelope(null, new RpcError(RPC_CODES.internal, 'internal error')));
+      });
+      return;
+    }
+    if (req.method === 'OPTIONS') {
+      res.writeHead(204, { Allow: 'GET, POST, OPTIONS' }).end();
+      return;
+    }
+    const known = CARD_PATHS.has(path) || RPC_PATHS.has(path);
+    sendJson(res, known ? 405 : 404, { error: known ? 'method not allowed' : 'not found' });
+  }
+
+  private async onRpc(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const audit: Audit = { principal: null, method: null, outcome: 'ok' };
+    const caller = authenticate(this.a2a, {
+      remoteLoopback: isLoopbackHost(req.socket.remoteAddress ?? ''),
+      ...optional('authorization', headerOf(req, 'authorization')),
+      ...optional('origin', headerOf(req, 'origin')),
+    });
+    if ('refused' in caller) {
+      const err = new RpcError(RPC_CODES.unauthenticated, caller.refused, 401);
+      return this.refuse(res, null, err, { ...audit, outcome: 'unauthenticated' }, { 'WWW-Authenticate': 'Bearer' });
+    }
+    Object.assign(audit, { principal: caller.id, role: caller.role });
+    const read = await readBody(req, this.a2a.max_body_bytes);
+    if (!read.ok) {
+      if (read.reason === 'aborted') return this.audit({ ...audit, outcome: 'aborted' });
+      const err = new RpcError(RPC_CODES.invalid_request, `request body over ${this.a2a.max_body_bytes} bytes`, 413);
+      return this.refuse(res, null, err, { ...audit, outcome: 'too_large' });
+    }
+    const type = headerOf(req, 'content-type');
+    if (type !== undefined && !JSON_TYPES.test(type)) {
+      const err = new RpcError(RPC_CODES.content_type, 'expected Content-Type: application/json');
+      return this.refuse(res, null, err, { ...audit, outcome: err.code });
+    }
+    const envelope = readEnvelope(read.text, headerOf(req, 'a2a-version'));
+    if (!envelope.ok) {
+      const failed = { ...audit, method: envelope.method ?? null, outcome: envelope.error.code };
+      return this.refuse(res, envelope.id, envelope.error, failed);
+    }
+    const { request } = envelope;
+    audit.method = request.method;
+    if (this.opts.config.observability.log_content) audit.text = messageText(request.body);
+    await this.dispatch(res, caller, request, audit);
+  }
+
+  private async dispatch(
+    res: ServerResponse,
+    principal: Principal,
+    request: { id: string | number | null; body: Record<string, unknown> },
+    audit: Audit,
+  ): Promise<void> {
+    const controller = new AbortController();
+    this.calls.add(controller);
+    res.on('close', () => controller.abort());
+    const call: CallState = { principal, signal: controller.signal };
+    const context = new ServerCallContext({
+      user: { isAuthenticated: true, userName: principal.id },
+      requestedVersion: PROTOCOL_VERSION,
+      state: new Map([[CALL_KEY, call]]),
+    });
+    try {
+      const out = await this.transport.handle(request.body, context);
+      if (Symbol.asyncIterator in out) {
+        audit.outcome = await streamResponses(res, out, request.id, controller.signal);
+      } else {
+        const error = (out as { error?: { code?: number } }).error;
+        if (error?.code !== undefined) audit.outcome = error.code;
+        sendJson(res, 200, out);
+      }
+    } finally {
+      this.calls.delete(controller);
+      this.audit({ ...audit, ...optional('op', call.op), ...optional('error', call.internal) });
+    }
+  }
+
+  private refuse(
+    res: ServerResponse,
+    id: string | number | null,
+    err: RpcError,
+    audit: Audit,
+    headers: Record<string, string> = {},
+  ): void {
+    // A body left unread (401, 413): the client is asked to drop the connection rather than send more.
+    const close = err.httpStatus !== 200;
+    if (close) res.once('finish', () => res.req.socket.destroy());
+    sendJson(res, err.httpStatus, errorEnvelope(id, err), { close, headers });
+    this.audit(audit);
+  }
+
+  private audit(audit: Audit): void {
+    const level = audit.error !== undefined ? 'error' : audit.outcome === 'ok' ? 'info' : 'warn';
+    this.opts.log.event(level, 'a2a.request', { ...audit });
+  }
+}
+
+function optional<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {
+  return (value === undefined ? {} : { [key]: value }) as { [P in K]?: V };
+}
+
+/** The text parts of a SendMessage (for `observability.log_content` only). */
+function messageText(body: Record<string, unknown>): string | undefined {
+  const params = body['params'] as { message?: { parts?: Array<{ text?: unknown }> } } | undefined;
+  const texts = params?.message?.parts?.map((part) => part.text).filter((t): t is string => typeof t === 'string');
+  return texts && texts.length > 0 ? texts.join('\n') : undefined;
+}
+
+/** Cert and key of an https listener, read now: a missing file is a config error (exit 2), not a crash. */
+function tlsFiles(a2a: Readonly<A2aConfig>): { cert: Buffer; key: Buffer } {
+  if (a2a.tls === null) throw new DaemonError('config_invalid', 'a2a.listen: an https listener needs a2a.tls');
+  const read = (field: 'cert' | 'key', path: string): Buffer => {
+    try {
+      return readFileSync(path);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code ?? describeError(err);
+      throw new DaemonError('config_invalid', `a2a.tls.${field}: cannot read ${JSON.stringify(path)} (${code})`);
+    }
+  };
+  return { cert: read('cert', a2a.tls.cert), key: read('key', a2a.tls.key) };
+}
+
+/** Listens on the URL's host and port (0 or absent ⇒ a free one / the scheme's default); resolves the port. */
+function bind(server: Server, target: URL): Promise<number> {
+  const host = target.hostname.replace(/^\[|\]$/g, '');
+  const port = target.port === '' ? (target.protocol === 'https:' ? 443 : 80) : Number(target.port);
+  return new Promise((resolve, reject) => {
+    const onError = (err: NodeJS.ErrnoException): void => {
+      const why = err.code ?? describeError(err);
+      reject(new DaemonError('config_invalid', `a2a.listen: cannot listen on ${target.host} (${why})`));
+    };
+    server.once('error', onError);
+    server.listen(port, host, () => {
+      server.off('error', onError);
+      resolve((server.address() as AddressInfo).port);
+    });
+  });
+}

@@ -1,0 +1,278 @@
+// A2A tasks over the supervisor: each caller's messages go to conversations it owns, a task's state follows its
+// turn, a person answers questions through the task, and operators run commands. The listener only maps wire types.
+import { describeError } from '../errors.js';
+import type { Logger } from '../obs/log.js';
+import type { InboxOutcome, Store, TaskRecord } from '../store/store.js';
+import { newUlid } from '../store/ulid.js';
+import type { Supervisor } from '../supervisor/supervisor.js';
+import type { HumanAsk, TaskHooks } from '../supervisor/taskHooks.js';
+import type { ToolResult } from '../tools/internalTools.js';
+import { type A2aBackend, BackendError, type Principal, type SendRequest, type TaskUpdate } from './backend.js';
+import { runCommand } from './commands.js';
+import { isTerminal, newTask, stateForStatus, transition } from './tasks.js';
+
+interface OpenQuestion {
+  taskId: string;
+  resolve: (r: ToolResult) => void;
+  timer: NodeJS.Timeout;
+}
+
+export interface TaskBackendDeps {
+  store: Store;
+  log: Logger;
+  now(): number;
+  /** Starts a drain (operator command `drain`). */
+  drain(): void;
+}
+
+export class TaskBackend implements A2aBackend, TaskHooks {
+  private sup: Supervisor | null = null;
+  private readonly watchers = new Map<string, Set<(u: TaskUpdate) => void>>();
+  private readonly questions = new Map<string, OpenQuestion>();
+  /** Answers that arrived while no turn was waiting (after a restart, before the replayed turn asks again). */
+  private readonly early = new Map<string, string>();
+  private listening = false;
+
+  constructor(private readonly deps: TaskBackendDeps) {}
+
+  /** Binds the supervisor (created after the backend, which it takes as its task hooks). */
+  attach(sup: Supervisor): void {
+    this.sup = sup;
+  }
+
+  /** At start: rebuild task records a crash lost between the inbox write and the task write. */
+  recover(): void {
+    for (const ev of this.deps.store.pendingInbox()) {
+      const t = ev.payload.task;
+      if (!t || this.deps.store.getTask(t.id)) continue;
+      const principal = ev.principal ?? 'operator';
+      const conversation = ev.payload.context_id;
+      this.deps.store.saveTask(
+        newTask({
+          id: t.id,
+          context_id: t.context_id,
+          conversation,
+          principal,
+          inbox_event: ev.id,
+          now: this.deps.now(),
+        }),
+      );
+    }
+  }
+
+  /** A person can be asked only while the listener is up. */
+  setListening(on: boolean): void {
+    this.listening = on;
+  }
+
+  get humanChannel(): boolean {
+    return this.listening;
+  }
+
+  async send(principal: Principal, req: SendRequest): Promise<TaskRecord> {
+    const sup = this.supervisor();
+    if (req.command) return this.command(principal, req);
+    if (req.taskId !== undefined) return this.continueTask(principal, req.taskId, req.text);
+    if (req.text.trim() === '') throw new BackendError('invalid_params', 'the message has no text');
+    const contextId = req.contextId ?? `ctx-${newUlid(this.deps.now()).toLowerCase()}`;
+    return this.accept(sup, principal, contextId, conversationFor(principal, contextId), req.text);
+  }
+
+  settled(principal: Principal, taskId: string): Promise<TaskRecord> {
+    const task = this.getTask(principal, taskId);
+    if (!task) return Promise.reject(new BackendError('not_found', 'task not found'));
+    if (isSettled(task)) return Promise.resolve(task);
+    return new Promise((resolve) => {
+      const off = this.subscribe(taskId, (u) => {
+        if (u.kind === 'task' && isSettled(u.task)) {
+          off();
+          resolve(u.task);
+        }
+      });
+    });
+  }
+
+  getTask(principal: Principal, taskId: string): TaskRecord | null {
+    const task = this.deps.store.getTask(taskId);
+    return task && owns(principal, task) ? task : null;
+  }
+
+  listTasks(principal: Principal, filter: { contextId?: string; limit: number }): TaskRecord[] {
+    const who = principal.role === 'operator' ? null : principal.id;
+    const query = {
+      principal: who,
+      limit: filter.limit,
+      ...(filter.contextId ? { context_id: filter.contextId } : {}),
+    };
+    return this.deps.store.listTasks(query);
+  }
+
+  cancelTask(principal: Principal, taskId: string): TaskRecord {
+    const task = this.getTask(principal, taskId);
+    if (!task) throw new BackendError('not_found', 'task not found');
+    if (isTerminal(task.state)) throw new BackendError('not_cancelable', `task is already ${task.state}`);
+    const canceled = transition(task, 'canceled', this.deps.now(), { message: 'canceled by the caller' });
+    if (!canceled) throw new BackendError('not_cancelable', `task is already ${task.state}`);
+    this.save(canceled);
+    this.closeQuestion(taskId, { result: 'the task was canceled', is_error: true });
+    if (task.inbox_event) this.supervisor().cancelEvent(task.inbox_event, 'task canceled over A2A');
+    return canceled;
+  }
+
+  watch(principal: Principal, taskId: string, onUpdate: (u: TaskUpdate) => void): (() => void) | null {
+    if (!this.getTask(principal, taskId)) return null;
+    return this.subscribe(taskId, onUpdate);
+  }
+
+  // ---- TaskHooks (called by the supervisor) ----
+
+  taskForFold(eventId: string, outcome: InboxOutcome): TaskRecord | null {
+    const task = this.deps.store.taskForEvent(eventId);
+    if (!task) return null;
+    const message = outcome.reply || outcome.error || null;
+    const patch = { message, result: outcome.status === 'completed' ? outcome.reply : null, question: null };
+    return transition(task, stateForStatus(outcome.status), this.deps.now(), patch);
+  }
+
+  afterFold(task: TaskRecord): void {
+    this.notify(task);
+  }
+
+  onActivity(eventId: string, activity: Record<string, unknown>): void {
+    const task = this.deps.store.taskForEvent(eventId);
+    if (!task) return;
+    for (const w of this.watchers.get(task.id) ?? []) w({ kind: 'activity', task, activity });
+  }
+
+  askHuman(ask: HumanAsk): Promise<ToolResult> {
+    const task = this.deps.store.taskForEvent(ask.eventId);
+    if (!task || isTerminal(task.state)) {
+      return Promise.resolve({ result: 'ask_human: this turn has no task a person could answer', is_error: true });
+    }
+    const question = {
+      id: newUlid(this.deps.now()),
+      text: ask.question,
+      ...(ask.schema ? { schema: ask.schema } : {}),
+    };
+    const waiting = transition(task, 'input_required', this.deps.now(), { message: ask.question, question });
+    if (waiting) this.save(waiting);
+    return new Promise((resolve) => {
+      const timer = setTimeout(
+        () => this.closeQuestion(task.id, { result: { reply: null, timed_out: true }, is_error: false }),
+        Math.max(0, Math.min(ask.timeoutAt - this.deps.now(), 2_147_483_647)),
+      );
+      this.questions.set(task.id, { taskId: task.id, resolve, timer });
+    });
+  }
+
+  // ---- internals ----
+
+  private accept(sup: Supervisor, principal: Principal, contextId: string, conversation: string, text: string) {
+    const now = this.deps.now();
+    const taskId = newUlid(now);
+    const event = sup.accept({
+      context_id: conversation,
+      text,
+      principal: principal.id,
+      task: { id: taskId, context_id: contextId },
+    });
+    if (!event) throw new BackendError('invalid_params', 'the message could not be accepted');
+    const task = newTask({
+      id: taskId,
+      context_id: contextId,
+      conversation,
+      principal: principal.id,
+      inbox_event: event.id,
+      now,
+    });
+    this.save(task);
+    return task;
+  }
+
+  /** A message naming an existing task: the answer to its open question, or a new message in its conversation. */
+  private continueTask(principal: Principal, taskId: string, text: string): TaskRecord {
+    const task = this.getTask(principal, taskId);
+    if (!task) throw new BackendError('not_found', 'task not found');
+    if (task.state === 'input_required') {
+      const working = transition(task, 'working', this.deps.now(), { question: null, message: null }) ?? task;
+      this.save(working);
+      // No turn waits after a restart: the replayed turn asks again and gets this answer at once.
+      if (this.questions.has(taskId))
+        this.closeQuestion(taskId, { result: { reply: text, timed_out: false }, is_error: false });
+      else this.early.set(taskId, text);
+      return working;
+    }
+    if (isTerminal(task.state))
+      return this.accept(this.supervisor(), principal, task.context_id, task.conversation, text);
+    throw new BackendError('invalid_params', `task ${task.id} is ${task.state}; send a new message instead`);
+  }
+
+  private command(principal: Principal, req: SendRequest): TaskRecord {
+    const op = req.command?.op ?? '';
+    const now = this.deps.now();
+    const base = newTask({
+      id: newUlid(now),
+      context_id: req.contextId ?? 'agentd',
+      conversation: 'agentd',
+      principal: principal.id,
+      inbox_event: null,
+      now,
+    });
+    let result: unknown;
+    try {
+      result = runCommand(principal, op, { supervisor: this.supervisor(), drain: this.deps.drain });
+    } catch (err) {
+      if (err instanceof BackendError) throw err;
+      throw new BackendError('invalid_params', describeError(err));
+    }
+    const done = transition(base, 'completed', now, { result: JSON.stringify(result), message: op }) ?? base;
+    this.save(done);
+    return done;
+  }
+
+  private closeQuestion(taskId: string, answer: ToolResult): void {
+    const open = this.questions.get(taskId);
+    if (!open) return;
+    clearTimeout(open.timer);
+    this.questions.delete(taskId);
+    open.resolve(answer);
+  }
+
+  private save(task: TaskRecord): void {
+    this.deps.store.saveTask(task);
+    this.deps.log.info('a2a.task', { task: task.id, state: task.state, principal: task.principal });
+    this.notify(task);
+  }
+
+  private notify(task: TaskRecord): void {
+    for (const w of this.watchers.get(task.id) ?? []) w({ kind: 'task', task });
+  }
+
+  private subscribe(taskId: string, onUpdate: (u: TaskUpdate) => void): () => void {
+    const set = this.watchers.get(taskId) ?? new Set();
+    set.add(onUpdate);
+    this.watchers.set(taskId, set);
+    return () => {
+      set.delete(onUpdate);
+      if (set.size === 0) this.watchers.delete(taskId);
+    };
+  }
+
+  private supervisor(): Supervisor {
+    if (!this.sup) throw new BackendError('draining', 'the agent is not running');
+    return this.sup;
+  }
+}
+
+/** The operator names conversations directly; anyone else's context ids are their own namespace (RFC 0043). */
+export function conversationFor(principal: Principal, contextId: string): string {
+  return principal.role === 'operator' ? contextId : `${principal.id}/${contextId}`;
+}
+
+function owns(principal: Principal, task: TaskRecord): boolean {
+  return principal.role === 'operator' || task.principal === principal.id;
+}
+
+function isSettled(task: TaskRecord): boolean {
+  return isTerminal(task.state) || task.state === 'input_required';
+}

@@ -1,0 +1,89 @@
+// A2A task policy (reference §17.2, §14.2): how a task starts, moves between states and ends. Pure: plain data
+// in, a new copy out; no store, no clock. A terminal state (completed, failed, canceled, rejected) never changes.
+import type { TurnStatus } from '../protocol/status.js';
+import type { TaskRecord, TaskState } from '../store/store.js';
+
+/** The states a task never leaves. */
+export const TERMINAL_STATES: readonly TaskState[] = ['completed', 'failed', 'canceled', 'rejected'];
+
+/** How many `{state, ts}` entries a task keeps; the oldest go first. */
+export const TASK_HISTORY_LIMIT = 64;
+
+/** True for completed, failed, canceled and rejected. */
+export function isTerminal(state: TaskState): boolean {
+  return TERMINAL_STATES.includes(state);
+}
+
+export interface NewTask {
+  id: string;
+  context_id: string;
+  conversation: string;
+  principal: string;
+  inbox_event: string | null;
+  now: number;
+}
+
+/**
+ * A task for a message just accepted. It starts WORKING (issue 5: working while queued or running); its history
+ * still records the `submitted` step first, so a client following stateTransitionHistory sees the A2A lifecycle.
+ */
+export function newTask(init: NewTask): TaskRecord {
+  return {
+    id: init.id,
+    context_id: init.context_id,
+    conversation: init.conversation,
+    state: 'working',
+    principal: init.principal,
+    inbox_event: init.inbox_event,
+    message: null,
+    result: null,
+    question: null,
+    history: [
+      { state: 'submitted', ts: init.now },
+      { state: 'working', ts: init.now },
+    ],
+    created: init.now,
+    updated: init.now,
+  };
+}
+
+/** Fields a transition may set along with the state; an absent field keeps its value, null clears it. */
+export interface TaskPatch {
+  message?: string | null;
+  result?: string | null;
+  question?: TaskRecord['question'];
+}
+
+/**
+ * The task moved to `state` at `now`, as a new copy; null when the task is already terminal (a later fold, a
+ * late cancel or answer never overwrites it). A move to the current state appends no history entry. Leaving
+ * input_required drops the open question unless the patch sets one.
+ */
+export function transition(task: TaskRecord, state: TaskState, now: number, patch: TaskPatch = {}): TaskRecord | null {
+  if (isTerminal(task.state)) return null;
+  const history = state === task.state ? task.history.slice() : [...task.history, { state, ts: now }];
+  const question = patch.question !== undefined ? patch.question : state === 'input_required' ? task.question : null;
+  return {
+    ...task,
+    state,
+    message: patch.message !== undefined ? patch.message : task.message,
+    result: patch.result !== undefined ? patch.result : task.result,
+    question: question === null ? null : { ...question },
+    history: history.slice(-TASK_HISTORY_LIMIT),
+    updated: now,
+  };
+}
+
+/** The terminal state a turn's status gives its task (§14.2): refused → rejected, anything unlisted → failed. */
+export function stateForStatus(status: TurnStatus): TaskState {
+  switch (status) {
+    case 'completed':
+      return 'completed';
+    case 'refused':
+      return 'rejected';
+    case 'cancelled':
+      return 'canceled';
+    default:
+      return 'failed';
+  }
+}

@@ -1,0 +1,39 @@
+// How a task listing filters, orders and limits (newest first by `updated`, then id): the MemoryStore runs it,
+// the SQLite store's query must agree (the shared behaviour suite checks both). Pure: no I/O.
+import { compareKeys } from './memoryKeys.js';
+import type { TaskFilter, TaskRecord } from './store.js';
+
+/** The number of rows a listing may return: a whole number, never negative (SQL would read -1 as "no limit"). */
+export function taskLimit(limit: number): number {
+  return Number.isFinite(limit) ? Math.max(0, Math.floor(limit)) : 0;
+}
+
+/** Newest first: `updated` descending, then id descending in SQLite's byte order (ULIDs grow with time). */
+export function compareTasks(a: TaskRecord, b: TaskRecord): number {
+  if (a.updated !== b.updated) return b.updated - a.updated;
+  return compareKeys(b.id, a.id);
+}
+
+/** True when `task` passes the filter's principal (null = any) and context. */
+export function matchesTask(task: TaskRecord, filter: TaskFilter): boolean {
+  if (filter.principal !== null && task.principal !== filter.principal) return false;
+  return filter.context_id === undefined || task.context_id === filter.context_id;
+}
+
+/** The listing `filter` selects from `tasks`, in order and limited. */
+export function selectTasks(tasks: Iterable<TaskRecord>, filter: TaskFilter): TaskRecord[] {
+  const limit = taskLimit(filter.limit);
+  if (limit === 0) return [];
+  const picked: TaskRecord[] = [];
+  for (const task of tasks) if (matchesTask(task, filter)) picked.push(task);
+  return picked.sort(compareTasks).slice(0, limit);
+}
+
+/** The newest task answering `eventId` (a continued task is relinked to its latest event), or null. */
+export function taskOfEvent(tasks: Iterable<TaskRecord>, eventId: string): TaskRecord | null {
+  let found: TaskRecord | null = null;
+  for (const task of tasks) {
+    if (task.inbox_event === eventId && (found === null || compareTasks(task, found) < 0)) found = task;
+  }
+  return found;
+}

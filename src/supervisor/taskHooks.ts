@@ -1,0 +1,25 @@
+// The seam between the supervisor and A2A tasks: what the reactor asks of whoever owns tasks (the A2A backend)
+// at fold-back, on progress, and when a turn needs a person. The supervisor itself knows nothing of A2A.
+import type { InboxOutcome, TaskRecord } from '../store/store.js';
+import type { ToolResult } from '../tools/internalTools.js';
+
+export interface HumanAsk {
+  /** The inbox event of the turn that asks (its task is the one that goes input_required). */
+  eventId: string;
+  question: string;
+  schema?: Record<string, unknown>;
+  timeoutAt: number;
+}
+
+export interface TaskHooks {
+  /** The task an event's fold moves to its terminal state, to commit in the same transaction; null when none. */
+  taskForFold(eventId: string, outcome: InboxOutcome): TaskRecord | null;
+  /** After the fold committed: tell watchers. */
+  afterFold(task: TaskRecord): void;
+  /** Coarse live activity of the turn answering `eventId` (published only when phase, tool or round changed). */
+  onActivity(eventId: string, activity: Record<string, unknown>): void;
+  /** True while a person can be asked (a listener is up). */
+  readonly humanChannel: boolean;
+  /** Puts the event's task in input_required with the question; resolves with the person's answer or a timeout. */
+  askHuman(ask: HumanAsk): Promise<ToolResult>;
+}

@@ -1,0 +1,169 @@
+// The daemon through the official A2A client: a message becomes a task, ownership between principals, cancel,
+// a question to a person, and a task that survives a restart.
+import assert from 'node:assert/strict';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { type Task, TaskState } from '@a2a-js/sdk';
+import type { Client } from '@a2a-js/sdk/client';
+import { type ScriptedModel, startScriptedModel } from '../doubles/scriptedModel.js';
+import { bearerFetch, clientFor, userMessage } from '../integration/a2a/listenerHarness.js';
+import { waitUntil, within } from '../integration/wait.js';
+import { AGENTD_BIN, tempStateDir } from './harness.js';
+
+interface Daemon {
+  child: ChildProcess;
+  url: string;
+  events: Array<Record<string, unknown>>;
+  stop(): Promise<number | null>;
+}
+
+async function startDaemon(dir: string, yaml: string, env: Record<string, string> = {}): Promise<Daemon> {
+  const file = join(dir, 'agent.yaml');
+  writeFileSync(file, yaml);
+  const child = spawn(process.execPath, [AGENTD_BIN, '--config', file], {
+    env: { PATH: process.env.PATH ?? '', AGENTD_STATE_DIR: dir, ...env },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  const events: Array<Record<string, unknown>> = [];
+  let partial = '';
+  child.stderr?.on('data', (c: Buffer) => {
+    const lines = (partial + c.toString()).split('\n');
+    partial = lines.pop() ?? '';
+    for (const line of lines) if (line.startsWith('{')) events.push(JSON.parse(line));
+  });
+  const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
+  await waitUntil(() => events.some((e) => e.event === 'a2a.listen'), 20_000, 'the daemon listens');
+  const url = String(events.find((e) => e.event === 'a2a.listen')?.bound);
+  return {
+    child,
+    url,
+    events,
+    stop: async () => {
+      child.kill('SIGTERM');
+      return within(exited, 30_000, 'the daemon drains');
+    },
+  };
+}
+
+function send(text: string, extra: Record<string, unknown> = {}, returnImmediately = false) {
+  return {
+    tenant: '',
+    message: userMessage(text, extra),
+    configuration: { acceptedOutputModes: [], taskPushNotificationConfig: undefined, returnImmediately },
+    metadata: undefined,
+  };
+}
+
+const asTask = (r: unknown): Task => r as Task;
+const artifactText = (t: Task): string =>
+  t.artifacts.flatMap((a) => a.parts.map((p) => (p.content?.$case === 'text' ? p.content.value : ''))).join('');
+
+describe('the A2A daemon', () => {
+  let model: ScriptedModel;
+  before(async () => {
+    model = await startScriptedModel({
+      turns: [{ content: 'hello from the daemon' }],
+      match: [
+        { when_contains: 'take your time', content: 'late', delay_ms: 60_000 },
+        {
+          when_contains: 'ask me first',
+          times: 1,
+          tool_calls: [{ name: 'ask_human', arguments: { question: 'Proceed?' } }],
+        },
+      ],
+    });
+  });
+  after(async () => model.close());
+
+  it('a message becomes a COMPLETED task whose artifact is the reply; GetTask returns it after a restart', async () => {
+    const dir = tempStateDir();
+    const yaml = `a2a:\n  listen: http://127.0.0.1:0\nintelligence:\n  endpoints: ${model.url}\n`;
+    const first = await startDaemon(dir, yaml);
+    const client = await clientFor(first.url);
+    const task = asTask(await within(client.sendMessage(send('hi there')), 20_000, 'blocking send'));
+    assert.equal(task.status?.state, TaskState.TASK_STATE_COMPLETED);
+    assert.equal(artifactText(task), 'hello from the daemon');
+    assert.equal(await first.stop(), 0);
+    const second = await startDaemon(dir, yaml);
+    try {
+      const again = await (await clientFor(second.url)).getTask({ tenant: '', id: task.id });
+      assert.equal(again.status?.state, TaskState.TASK_STATE_COMPLETED);
+    } finally {
+      assert.equal(await second.stop(), 0);
+    }
+  });
+
+  it('principals: B cannot read or cancel A’s task, and B’s context id never reaches A’s conversation', async () => {
+    const dir = tempStateDir();
+    const yaml =
+      `a2a:\n  listen: http://127.0.0.1:0\n  principals:\n` +
+      '    - {id: alice, role: user, match: {bearer: "{{secret:A_TOKEN}}"}}\n' +
+      '    - {id: bob, role: user, match: {bearer: "{{secret:B_TOKEN}}"}}\n' +
+      `intelligence:\n  endpoints: ${model.url}\n`;
+    const daemon = await startDaemon(dir, yaml, { A_TOKEN: 'alice-secret-token', B_TOKEN: 'bob-secret-token' });
+    try {
+      const alice: Client = await clientFor(daemon.url, bearerFetch('alice-secret-token'));
+      const bob: Client = await clientFor(daemon.url, bearerFetch('bob-secret-token'));
+      const mine = asTask(
+        await within(alice.sendMessage(send('alice speaks', { contextId: 'shared' })), 20_000, 'alice'),
+      );
+      assert.equal(mine.status?.state, TaskState.TASK_STATE_COMPLETED);
+      await assert.rejects(bob.getTask({ tenant: '', id: mine.id }), /not found/i);
+      await assert.rejects(bob.cancelTask({ tenant: '', id: mine.id, metadata: undefined }), /not found/i);
+      const theirs = asTask(await within(bob.sendMessage(send('bob speaks', { contextId: 'shared' })), 20_000, 'bob'));
+      assert.equal(theirs.status?.state, TaskState.TASK_STATE_COMPLETED);
+      const spawned = daemon.events.filter((e) => e.event === 'turn.spawn').map((e) => e.ctx);
+      assert.deepEqual(spawned, ['user:alice/shared', 'user:bob/shared']);
+      assert.ok(!JSON.stringify(daemon.events).includes('alice-secret-token'));
+    } finally {
+      await daemon.stop();
+    }
+  });
+
+  it('CancelTask during a long turn: the worker is gone and the task stays CANCELED', async () => {
+    const dir = tempStateDir();
+    const daemon = await startDaemon(
+      dir,
+      `a2a:\n  listen: http://127.0.0.1:0\nintelligence:\n  endpoints: ${model.url}\n`,
+    );
+    try {
+      const client = await clientFor(daemon.url);
+      const task = asTask(await client.sendMessage(send('take your time', {}, true)));
+      await waitUntil(() => daemon.events.some((e) => e.event === 'turn.spawn'), 20_000, 'the turn starts');
+      const canceled = await client.cancelTask({ tenant: '', id: task.id, metadata: undefined });
+      assert.equal(canceled.status?.state, TaskState.TASK_STATE_CANCELED);
+      await waitUntil(() => daemon.events.some((e) => e.event === 'child.exit'), 10_000, 'the worker exits');
+      const later = await client.getTask({ tenant: '', id: task.id });
+      assert.equal(later.status?.state, TaskState.TASK_STATE_CANCELED, 'the fold did not overwrite it');
+    } finally {
+      await daemon.stop();
+    }
+  });
+
+  it('ask_human over A2A: the task goes INPUT_REQUIRED and a reply with its taskId resumes the turn', async () => {
+    const dir = tempStateDir();
+    const daemon = await startDaemon(
+      dir,
+      `a2a:\n  listen: http://127.0.0.1:0\nintelligence:\n  endpoints: ${model.url}\n`,
+    );
+    try {
+      const client = await clientFor(daemon.url);
+      const task = asTask(await within(client.sendMessage(send('ask me first')), 20_000, 'until input is needed'));
+      assert.equal(task.status?.state, TaskState.TASK_STATE_INPUT_REQUIRED);
+      await client.sendMessage(send('yes', { taskId: task.id }, true));
+      await waitUntil(
+        () => daemon.events.some((e) => e.event === 'turn.done' && e.comp === 'supervisor'),
+        20_000,
+        'done',
+      );
+      const done = await client.getTask({ tenant: '', id: task.id });
+      assert.equal(done.status?.state, TaskState.TASK_STATE_COMPLETED);
+      const reply = model.requests.at(-1)?.body as { messages: Array<{ role: string; content: string }> };
+      assert.match(JSON.stringify(reply.messages.filter((m) => m.role === 'tool')), /yes/);
+    } finally {
+      await daemon.stop();
+    }
+  });
+});

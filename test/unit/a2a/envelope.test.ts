@@ -1,0 +1,106 @@
+// readEnvelope and paramsProblem: the order of checks (JSON, envelope, version, method, params) and the codes.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { readEnvelope } from '../../../src/a2a/envelope.js';
+import { A2A_METHODS, paramsProblem } from '../../../src/a2a/params.js';
+
+const V = '1.0';
+const body = (value: unknown) => JSON.stringify(value);
+const request = (method: string, params: unknown, id: unknown = 1) => body({ jsonrpc: '2.0', id, method, params });
+
+function codeOf(text: string, ...version: [string | undefined] | []): number | 'ok' {
+  const result = readEnvelope(text, version.length === 0 ? V : version[0]);
+  return result.ok ? 'ok' : result.error.code;
+}
+
+describe('readEnvelope', () => {
+  it('accepts a request and marks the streaming methods', () => {
+    const result = readEnvelope(request('SubscribeToTask', { id: 't' }, 'a'), V);
+    assert.ok(result.ok);
+    assert.equal(result.request.id, 'a');
+    assert.equal(result.request.method, 'SubscribeToTask');
+    assert.equal(result.request.streaming, true);
+    const plain = readEnvelope(request('GetTask', { id: 't' }), ' 1.0 ');
+    assert.ok(plain.ok && !plain.request.streaming);
+  });
+
+  it('is -32700 for malformed JSON', () => {
+    assert.equal(codeOf('{"jsonrpc":'), -32700);
+    assert.equal(codeOf(''), -32700);
+  });
+
+  it('is -32600 for anything but one JSON-RPC 2.0 request object', () => {
+    for (const text of ['[]', '[{}]', '42', 'null', body({ id: 1, method: 'GetTask' })])
+      assert.equal(codeOf(text), -32600, text);
+    assert.equal(codeOf(body({ jsonrpc: '1.0', id: 1, method: 'GetTask' })), -32600);
+    assert.equal(codeOf(body({ jsonrpc: '2.0', id: 1.5, method: 'GetTask' })), -32600);
+    assert.equal(codeOf(body({ jsonrpc: '2.0', id: {}, method: 'GetTask' })), -32600);
+    assert.equal(codeOf(body({ jsonrpc: '2.0', id: 1, method: 7 })), -32600);
+  });
+
+  it('is -32009 without A2A-Version 1.0, before looking at the method', () => {
+    assert.equal(codeOf(request('GetTask', { id: 't' }), undefined), -32009);
+    assert.equal(codeOf(request('GetTask', { id: 't' }), '0.3'), -32009);
+    assert.equal(codeOf(request('Nope', {}), undefined), -32009);
+  });
+
+  it('is -32601 for an unknown or removed method name, keeping the id', () => {
+    const result = readEnvelope(request('tasks/get', { id: 't' }, 9), V);
+    assert.ok(!result.ok);
+    assert.equal(result.error.code, -32601);
+    assert.equal(result.id, 9);
+    const long = readEnvelope(request('x'.repeat(500), {}), V);
+    assert.ok(!long.ok && long.error.message.length < 100);
+  });
+
+  it('is -32602 when the params do not fit the method', () => {
+    assert.equal(codeOf(request('GetTask', { id: 1 })), -32602);
+    assert.equal(codeOf(request('GetTask', undefined)), -32602);
+    assert.equal(codeOf(request('GetExtendedAgentCard', undefined)), 'ok');
+  });
+});
+
+describe('paramsProblem', () => {
+  const send = (message: unknown, extra: Record<string, unknown> = {}) => ({ message, ...extra });
+
+  it('accepts what the official client sends', () => {
+    const params = send(
+      { messageId: 'm', role: 'ROLE_USER', parts: [{ text: 'hi' }, { data: { agentd: { op: 'status' } } }] },
+      {
+        configuration: { acceptedOutputModes: [], returnImmediately: true },
+        metadata: { 'agentd/mode': 'chat' },
+      },
+    );
+    assert.equal(paramsProblem('SendMessage', params), null);
+    assert.equal(paramsProblem('ListTasks', { contextId: 'c', status: 'TASK_STATE_WORKING', pageSize: 10 }), null);
+    assert.equal(paramsProblem('CancelTask', { id: 't', metadata: {} }), null);
+  });
+
+  it('names the first place that does not fit', () => {
+    assert.equal(paramsProblem('SendMessage', {}), 'params.message: required');
+    assert.equal(
+      paramsProblem('SendMessage', send({ parts: [{}] })),
+      'params.message.parts[0]: expected exactly one of text, raw, url, data',
+    );
+    assert.equal(
+      paramsProblem('SendMessage', send({ parts: [{ text: 'a', data: 1 }] })),
+      'params.message.parts[0]: expected exactly one of text, raw, url, data',
+    );
+    assert.equal(
+      paramsProblem('SendMessage', send({ parts: [], contextId: 3 })),
+      'params.message.contextId: expected a string',
+    );
+    assert.equal(paramsProblem('GetTask', { id: '  ' }), 'params.id: expected a non-empty string');
+    assert.equal(
+      paramsProblem('GetTask', { id: 't', historyLength: -1 }),
+      'params.historyLength: expected an integer from 0',
+    );
+    assert.equal(paramsProblem('ListTasks', { pageSize: 0 }), 'params.pageSize: expected an integer from 1 to 100');
+    assert.equal(paramsProblem('SubscribeToTask', 'x'), 'params: expected an object');
+  });
+
+  it('has a shape for every method', () => {
+    for (const method of A2A_METHODS) assert.doesNotThrow(() => paramsProblem(method, {}), method);
+    assert.equal(paramsProblem('GetTask', {}), 'params.id: required');
+  });
+});

@@ -1,0 +1,123 @@
+// SqliteStore tasks across reopening, and the schema upgrade: a version-1 store (frozen in storeV1Fixture.ts)
+// gains the tasks table at open and keeps its inbox, conversations, memory and sequences.
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, describe, it } from 'node:test';
+import Database from 'better-sqlite3';
+import { SCHEMA_VERSION } from '../../../src/store/sqliteSchema.js';
+import { SqliteStore } from '../../../src/store/sqliteStore.js';
+import type { TaskRecord } from '../../../src/store/store.js';
+import { conversation, inboxEvent, taskRecord, userMsg } from './storeFixtures.js';
+import { V1_DONE_ID, V1_PENDING_ID, writeStoreV1 } from './storeV1Fixture.js';
+
+const root = mkdtempSync(path.join(os.tmpdir(), 'agentd-sqlite-tasks-'));
+after(() => rmSync(root, { recursive: true, force: true }));
+let dirs = 0;
+function freshDir(): string {
+  dirs += 1;
+  const dir = path.join(root, `store-${dirs}`);
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  return dir;
+}
+
+function readMeta(dir: string): { tables: string[]; version: unknown; generation: unknown } {
+  const db = new Database(path.join(dir, 'agentd.db'), { readonly: true });
+  try {
+    const tables = db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name`).pluck().all();
+    const meta = db.prepare('SELECT value FROM meta WHERE key = ?').pluck();
+    return { tables: tables as string[], version: meta.get('schema_version'), generation: meta.get('generation') };
+  } finally {
+    db.close();
+  }
+}
+
+describe('SqliteStore tasks across reopening', () => {
+  it('keeps saved tasks, their listing and their event link after reopening', () => {
+    const dir = freshDir();
+    const a = taskRecord({ id: '01D0000000000000000000000A', inbox_event: 'E1', updated: 100 });
+    const b = taskRecord({ id: '01D0000000000000000000000B', principal: 'bob', updated: 200 });
+    let store = new SqliteStore(dir);
+    store.saveTask(a);
+    store.saveTask(b);
+    store.close();
+
+    store = new SqliteStore(dir);
+    assert.deepEqual(store.getTask(a.id), a);
+    assert.deepEqual(store.listTasks({ principal: null, limit: 10 }), [b, a]);
+    assert.deepEqual(store.taskForEvent('E1'), a);
+    store.close();
+  });
+
+  it('keeps a fold committed by completeInbox with its task after reopening', () => {
+    const dir = freshDir();
+    const event = inboxEvent();
+    const task = taskRecord({ inbox_event: event.id });
+    let store = new SqliteStore(dir);
+    store.acceptInbox(event);
+    store.saveTask(task);
+    const done: TaskRecord = { ...task, state: 'failed', message: 'boom', updated: 300 };
+    store.completeInbox(event.id, { status: 'failed', reply: '', error: 'boom' }, [conversation()], done);
+    store.close();
+
+    store = new SqliteStore(dir);
+    assert.deepEqual(store.pendingInbox(), []);
+    assert.deepEqual(store.taskForEvent(event.id), done);
+    store.close();
+  });
+});
+
+describe('SqliteStore schema upgrade from version 1', () => {
+  it('starts from a real v1 file: no tasks table, schema_version 1 (the premise)', () => {
+    const dir = freshDir();
+    writeStoreV1(dir);
+    const meta = readMeta(dir);
+    assert.equal(meta.version, 1);
+    assert.equal(meta.tables.includes('tasks'), false);
+    assert.equal(SCHEMA_VERSION, 2);
+  });
+
+  it('gains the tasks table at open and keeps the inbox, conversations, memory and sequences', () => {
+    const dir = freshDir();
+    writeStoreV1(dir);
+    const store = new SqliteStore(dir);
+    assert.equal(store.generation, 2, 'the v1 generation counter carries on');
+    assert.deepEqual(
+      store.pendingInbox().map((e) => [e.id, e.payload.text, e.dedupe_key]),
+      [[V1_PENDING_ID, 'still pending', 'startup']],
+    );
+    assert.deepEqual(store.findInbox(V1_DONE_ID)?.outcome, { status: 'completed', reply: 'hi' });
+    assert.equal(store.acceptInbox(inboxEvent({ dedupe_key: 'startup' })), false);
+    const [conv] = store.loadConversations();
+    assert.equal(conv?.id, 'ctx-v1');
+    assert.equal(conv?.messages.length, 2);
+    assert.deepEqual(store.memoryGet('k', 0)?.value, { a: 1 });
+    assert.equal(store.nextSequence('turn'), 2);
+
+    const task = taskRecord({ inbox_event: V1_PENDING_ID, conversation: 'ctx-v1' });
+    store.saveTask(task);
+    assert.deepEqual(store.taskForEvent(V1_PENDING_ID), task);
+    store.completeInbox(V1_PENDING_ID, { status: 'completed', reply: 'ok' }, [{ ...conv!, messages: [userMsg('x')] }]);
+    store.close();
+
+    const meta = readMeta(dir);
+    assert.equal(meta.version, SCHEMA_VERSION);
+    assert.ok(meta.tables.includes('tasks'));
+  });
+
+  it('opens an upgraded store again unchanged, tasks and all', () => {
+    const dir = freshDir();
+    writeStoreV1(dir);
+    const task = taskRecord();
+    let store = new SqliteStore(dir);
+    store.saveTask(task);
+    store.close();
+    store = new SqliteStore(dir);
+    assert.equal(store.generation, 3);
+    assert.deepEqual(store.getTask(task.id), task);
+    assert.equal(store.pendingInbox().length, 1);
+    store.close();
+    assert.equal(readMeta(dir).version, SCHEMA_VERSION);
+  });
+});
