@@ -166,4 +166,31 @@ describe('the A2A daemon', () => {
       await daemon.stop();
     }
   });
+
+  it('SIGKILL after SendMessage was acknowledged: on restart the turn runs once and the same task completes', async () => {
+    const dir = tempStateDir();
+    const yaml = `a2a:\n  listen: http://127.0.0.1:0\nintelligence:\n  endpoints: ${model.url}\n`;
+    const first = await startDaemon(dir, yaml);
+    const client = await clientFor(first.url);
+    const task = asTask(await client.sendMessage(send('crash soon', {}, true)));
+    const exited = new Promise((r) => first.child.on('exit', r));
+    first.child.kill('SIGKILL');
+    await within(exited, 10_000, 'the daemon dies');
+    const second = await startDaemon(dir, yaml);
+    try {
+      const again = await clientFor(second.url);
+      await waitUntil(
+        () => second.events.some((e) => e.event === 'turn.done' && e.comp === 'supervisor'),
+        20_000,
+        'replay',
+      );
+      const done = await again.getTask({ tenant: '', id: task.id });
+      assert.equal(done.status?.state, TaskState.TASK_STATE_COMPLETED);
+      const replies = second.events.filter((e) => e.event === 'turn.spawn').length;
+      const before = first.events.filter((e) => e.event === 'turn.done' && e.comp === 'supervisor').length;
+      assert.equal(before + replies, 1, 'the turn completed exactly once across both lives');
+    } finally {
+      await second.stop();
+    }
+  });
 });
