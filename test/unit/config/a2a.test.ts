@@ -5,6 +5,7 @@ import { describe, it } from 'node:test';
 import { isLoopbackHost } from '../../../src/config/a2aKeys.js';
 import { describeConfigKeys } from '../../../src/config/compile.js';
 import { createLogger } from '../../../src/obs/log.js';
+import { SEED } from '../../fixtures/seedExample.js';
 import { compileError, compileIn, tempDir, writeConfig } from './configFiles.js';
 
 function compileYaml(text: string, env: Record<string, string> = {}) {
@@ -16,40 +17,6 @@ function errorOf(text: string, env: Record<string, string> = {}): string {
   const dir = tempDir();
   return compileError(dir, { files: [writeConfig(dir, 'a.yaml', text)], env });
 }
-
-/** Seed 000 "Which model runs which job", whole, `a2a:` block included. */
-const SEED = `
-agent:
-  name: desk
-  instruction: You answer operations questions and keep the deploy pipeline healthy.
-  preflight: auto
-
-intelligence:
-  endpoints: https://api.openai.com/v1/chat/completions
-  token: "{{secret:OPENAI_API_KEY}}"
-  providers:
-    anthropic:
-      endpoints: https://api.anthropic.com
-      dialect: anthropic
-      token: "{{secret:ANTHROPIC_API_KEY}}"
-  models:
-    smart: {model: gpt-5.1}
-    fast:  {model: gpt-5-mini}
-    deep:  {kind: reasoning, provider: anthropic, model: claude-opus-5-5, reasoning: {effort: high}}
-  roles:
-    turn: smart
-    preflight: fast
-    compaction: fast
-  routes:
-    deep: careful multi-step work, such as debugging a failed deploy
-
-a2a:
-  listen: http://127.0.0.1:8420
-
-context:
-  compact_at: 0.7
-  keep_last: 12
-`;
 
 describe('a2a config', () => {
   it('compiles the seed example whole, a2a block included', () => {

@@ -2,38 +2,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Config } from '../../../src/config/types.js';
 import { modelWindow, specForJob, specForModel } from '../../../src/intel/models.js';
+import { SEED } from '../../fixtures/seedExample.js';
 import { compileError, compileIn, tempDir, writeConfig } from '../config/configFiles.js';
-
-/** Seed 000 "Which model runs which job", without its `a2a:` block (no a2a keys exist yet). */
-const SEED = `
-agent:
-  name: desk
-  instruction: You answer operations questions and keep the deploy pipeline healthy.
-  preflight: auto
-
-intelligence:
-  endpoints: https://api.openai.com/v1/chat/completions
-  token: "{{secret:OPENAI_API_KEY}}"
-  providers:
-    anthropic:
-      endpoints: https://api.anthropic.com
-      dialect: anthropic
-      token: "{{secret:ANTHROPIC_API_KEY}}"
-  models:
-    smart: {model: gpt-5.1}
-    fast:  {model: gpt-5-mini}
-    deep:  {kind: reasoning, provider: anthropic, model: claude-opus-5-5, reasoning: {effort: high}}
-  roles:
-    turn: smart
-    preflight: fast
-    compaction: fast
-  routes:
-    deep: careful multi-step work, such as debugging a failed deploy
-
-context:
-  compact_at: 0.7
-  keep_last: 12
-`;
 
 const KEYS = { OPENAI_API_KEY: 'sk-openai-seed-1', ANTHROPIC_API_KEY: 'sk-ant-seed-2' };
 
