@@ -1,15 +1,11 @@
 // Command-line flags (DESIGN.md "Contracts"): parsed with commander, every mistake a usage error (exit 2).
 import { Command, CommanderError, Option } from 'commander';
+import type { ConfigFlags } from '../config/types.js';
 import { DaemonError } from '../errors.js';
 
-export interface CliArgs {
+/** The flags that map onto config keys, plus the ones that choose what the command does. */
+export interface CliArgs extends ConfigFlags {
   configFiles: string[];
-  prompt?: string;
-  instruction?: string;
-  model?: string;
-  intelligence?: string;
-  deadline?: string;
-  mcp?: string[];
   validateConfig: boolean;
   capabilities: boolean;
 }

@@ -3,11 +3,11 @@
 import type { Config } from '../config/types.js';
 import { appendMessage, hasUserMessageForEvent } from '../context/conversation.js';
 import { describeError } from '../errors.js';
-import { type Activity, type ActivityEventName, applyProgress } from '../obs/activity.js';
 import type { Logger } from '../obs/log.js';
 import type { TurnResult } from '../protocol/frames.js';
 import type { Conversation, InboxEvent, InboxOutcome, Store } from '../store/store.js';
 import { newUlid } from '../store/ulid.js';
+import { ActivityBoard } from './activityBoard.js';
 import { ConversationBook } from './conversationBook.js';
 import { nextDispatchable, ownershipRefusal, type TurnJob } from './dispatch.js';
 import { failedResult, planFold } from './fold.js';
@@ -52,8 +52,6 @@ export interface AcceptInput {
   task?: { id: string; context_id: string };
 }
 
-const ACTIVITY_EVENTS = new Set(['turn.think', 'turn.round', 'turn.tool', 'tool.park', 'tool.unpark']);
-
 export class Supervisor {
   private readonly config: Readonly<Config>;
   private readonly store: Store;
@@ -69,7 +67,7 @@ export class Supervisor {
   private readonly outcomes = new Outcomes();
   private readonly changeWaiters: Array<() => void> = [];
   private readonly watchers = new Set<() => void>();
-  private readonly activity = new Map<number, Activity>();
+  private readonly activity = new ActivityBoard();
   private tickScheduled = false;
   private draining = false;
   private paused = false;
@@ -106,7 +104,7 @@ export class Supervisor {
       onSettled: (turn, result) => this.settle(turn, result),
       onGone: (turn) => {
         unparkAll(turn);
-        if (this.activity.delete(turn.node)) this.log.debug('activity.removed', { node: turn.node, ctx: turn.job.ctx });
+        if (this.activity.remove(turn.node)) this.log.debug('activity.removed', { node: turn.node, ctx: turn.job.ctx });
         this.thinks.killChildrenOf(turn.node);
         if (turn.abandoned) this.outcomes.resolve(turn.job.event.id, ABANDONED);
         this.scheduleTick();
@@ -275,20 +273,8 @@ export class Supervisor {
 
   /** Coarse live activity: published only when the phase, tool or round changes (reference §15). */
   private progress(turn: LiveTurn, event: string, fields: Record<string, unknown>): void {
-    if (!ACTIVITY_EVENTS.has(event)) return;
-    const unit = {
-      ctx: turn.job.ctx,
-      ...(turn.job.event.payload.task ? { task: turn.job.event.payload.task.id } : {}),
-    };
-    const step = applyProgress(
-      this.activity.get(turn.node),
-      { event: event as ActivityEventName, fields },
-      this.now(),
-      unit,
-    );
-    const { state, publish } = step;
-    this.activity.set(turn.node, state);
-    if (!publish) return;
+    const state = this.activity.progress(turn, event, fields, this.now());
+    if (!state) return;
     this.log.info('activity', { node: turn.node, ...state });
     this.opts.tasks?.onActivity(turn.job.event.id, { ...state });
   }
