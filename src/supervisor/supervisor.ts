@@ -10,8 +10,9 @@ import { newUlid } from '../store/ulid.js';
 import { ActivityBoard } from './activityBoard.js';
 import { ConversationBook } from './conversationBook.js';
 import { nextDispatchable, ownershipRefusal, type TurnJob } from './dispatch.js';
-import { failedResult, planFold } from './fold.js';
-import { logOutcome, logTurnDone } from './foldEvents.js';
+import { failedResult } from './fold.js';
+import { FoldBack } from './foldBack.js';
+import { logTurnDone } from './foldEvents.js';
 import type { LiveTurn } from './liveTurn.js';
 import { ABANDONED, Outcomes } from './outcomes.js';
 import type { TaskHooks } from './taskHooks.js';
@@ -20,6 +21,7 @@ import { buildToolHost, type HostCapabilities } from './toolHost.js';
 import { serveToolRequest, unparkAll } from './toolRequests.js';
 import type { ToolSurface } from './toolSurface.js';
 import { buildTurnPayload } from './turnBuild.js';
+import { TurnQueue } from './turnQueue.js';
 import { TurnWorkers } from './turnWorkers.js';
 import { defaultWorkerEntry, type WorkerEntry } from './workerHandle.js';
 import { WorkerPool } from './workerPool.js';
@@ -60,11 +62,10 @@ export class Supervisor {
   private readonly pool: WorkerPool;
   private readonly turns: TurnWorkers;
   private readonly thinks: ThinkChildren;
-  private readonly queue: TurnJob[] = [];
-  /** Inbox ids queued or running, so an event is never queued twice. */
-  private readonly known = new Set<string>();
+  private readonly queue = new TurnQueue();
   private readonly conversations: ConversationBook;
   private readonly outcomes = new Outcomes();
+  private readonly folds: FoldBack;
   private readonly changeWaiters: Array<() => void> = [];
   private readonly watchers = new Set<() => void>();
   private readonly activity = new ActivityBoard();
@@ -78,6 +79,17 @@ export class Supervisor {
     this.log = opts.log;
     this.now = opts.now ?? Date.now;
     this.conversations = new ConversationBook(this.store, this.log, this.now);
+    this.folds = new FoldBack({
+      config: this.config,
+      store: this.store,
+      log: this.log,
+      now: this.now,
+      conversations: this.conversations,
+      outcomes: this.outcomes,
+      tasks: opts.tasks,
+      beforeCommit: () => this.killPoint('fold.before_commit'),
+      committed: (eventId) => this.queue.forget(eventId),
+    });
     // With MCP servers configured, spares import the MCP client while they wait, off the turn's critical path.
     const preload = Object.keys(opts.config.mcp.servers).length > 0 ? { AGENTD_WORKER_PRELOAD: 'mcp' } : {};
     this.pool = new WorkerPool(
@@ -116,7 +128,7 @@ export class Supervisor {
   restore(): { generation: number; pending: number } {
     this.conversations.load();
     const pending = this.store.pendingInbox();
-    for (const event of pending) this.enqueue(event);
+    for (const event of pending) this.queue.enqueue(event);
     const generation = this.store.generation;
     this.log.info('restore.done', { generation, pending: pending.length, conversations: this.conversations.size });
     this.scheduleTick();
@@ -143,7 +155,7 @@ export class Supervisor {
     if (!this.store.acceptInbox(event)) return null;
     this.killPoint('inbox.after_put');
     this.log.info('inbox.accepted', { inbox_event: event.id, kind: event.kind, ctx: input.context_id });
-    this.enqueue(event);
+    this.queue.enqueue(event);
     this.scheduleTick();
     return event;
   }
@@ -153,7 +165,7 @@ export class Supervisor {
    * event, or one a drain abandoned, resolves with a `failed` / `cancelled` outcome that says so.
    */
   outcomeOf(eventId: string): Promise<InboxOutcome> {
-    if (!this.known.has(eventId)) {
+    if (!this.queue.has(eventId)) {
       const record = this.store.findInbox(eventId);
       if (record === null)
         return Promise.resolve({ status: 'failed', reply: '', error: `unknown inbox event ${eventId}` });
@@ -215,10 +227,9 @@ export class Supervisor {
 
   /** Cancels the turn answering inbox event `eventId`: a running one is cancelled, a queued one never starts. */
   cancelEvent(eventId: string, reason: string): void {
-    const queued = this.queue.findIndex((j) => j.event.id === eventId);
-    if (queued >= 0) {
-      const [job] = this.queue.splice(queued, 1);
-      if (job) this.finishJob(job, this.conversations.open(job.ctx, job.principal), failedResult(reason, 'cancelled'));
+    const job = this.queue.takeEvent(eventId);
+    if (job) {
+      this.folds.finish(job, this.conversations.open(job.ctx, job.principal), failedResult(reason, 'cancelled'));
       return;
     }
     this.turns.cancelEvent(eventId, reason);
@@ -246,7 +257,7 @@ export class Supervisor {
     await this.untilNoLiveWork();
     this.pool.close();
     this.checkpoint();
-    for (const job of this.queue) this.outcomes.resolve(job.event.id, ABANDONED);
+    for (const job of this.queue.jobs) this.outcomes.resolve(job.event.id, ABANDONED);
     this.log.info('drain.done', { abandoned, queued: this.queue.length });
     return { abandoned, queued: this.queue.length };
   }
@@ -301,13 +312,6 @@ export class Supervisor {
     return new Promise((resolve) => this.changeWaiters.push(resolve));
   }
 
-  private enqueue(event: InboxEvent): void {
-    if (this.known.has(event.id)) return;
-    this.known.add(event.id);
-    const { context_id: ctx, text, msg_depth: depth = 0 } = event.payload;
-    this.queue.push({ event, ctx, principal: event.principal, text, depth });
-  }
-
   private scheduleTick(): void {
     if (this.tickScheduled) return;
     this.tickScheduled = true;
@@ -325,9 +329,8 @@ export class Supervisor {
   private tick(): void {
     const busy = new Set([...this.turns.busyContexts(), ...this.thinks.busyContexts()]);
     const gate = { liveTurns: this.turns.size, busy, paused: this.paused, draining: this.draining };
-    const picks = nextDispatchable(this.queue, gate, this.config.agent.max_parallel_turns);
-    const jobs = picks.map((i) => this.queue[i] as TurnJob);
-    for (const i of [...picks].reverse()) this.queue.splice(i, 1);
+    const picks = nextDispatchable(this.queue.jobs, gate, this.config.agent.max_parallel_turns);
+    const jobs = this.queue.take(picks);
     for (const job of jobs) this.startTurn(job);
     if (jobs.length > 0) setImmediate(() => this.pool.fill());
     this.checkpoint();
@@ -336,8 +339,7 @@ export class Supervisor {
   }
 
   private checkpoint(): void {
-    for (const [id, pending] of [...this.outcomes.uncommitted]) this.commitFold(id, pending.ctx, pending.outcome);
-    this.conversations.checkpoint();
+    this.folds.checkpoint();
   }
 
   /** Appends the message (once), builds the snapshot and starts a worker; any failure folds as a failed turn. */
@@ -346,7 +348,7 @@ export class Supervisor {
     const refusal = ownershipRefusal(conv.principal, job.principal);
     if (refusal) {
       this.log.warn('turn.refused.not_owner', { ctx: job.ctx, principal: job.principal, reason: refusal });
-      this.finishJob(job, conv, failedResult('this conversation is not available', 'refused'));
+      this.folds.finish(job, conv, failedResult('this conversation is not available', 'refused'));
       return;
     }
     if (!hasUserMessageForEvent(conv, job.event.id)) {
@@ -369,7 +371,7 @@ export class Supervisor {
     } catch (err) {
       const message = describeError(err);
       this.log.error('turn.spawn.fail', { ctx: job.ctx, inbox_event: job.event.id, err: message });
-      this.finishJob(job, conv, failedResult(`could not start the turn: ${message}`));
+      this.folds.finish(job, conv, failedResult(`could not start the turn: ${message}`));
       return;
     }
     conv.turns++;
@@ -386,37 +388,7 @@ export class Supervisor {
 
   private settle(turn: LiveTurn, result: TurnResult): void {
     logTurnDone(this.log, { node: turn.node, ctx: turn.job.ctx, turn: turn.turnId }, result);
-    this.finishJob(turn.job, this.conversations.open(turn.job.ctx, turn.job.principal), result);
-  }
-
-  /** Folds a result into its conversation, then commits the transcript and the inbox-done together. */
-  private finishJob(job: TurnJob, conv: Conversation, result: TurnResult): void {
-    const plan = planFold(result, this.now());
-    for (const msg of plan.append) appendMessage(conv, msg, this.now());
-    logOutcome(this.log, job.ctx, plan.outcome, this.config.observability.log_content);
-    this.killPoint('fold.before_commit');
-    this.commitFold(job.event.id, conv.id, plan.outcome);
-  }
-
-  /** Commits a fold; on a store error it is retried every tick, and nobody hears the outcome until it sticks. */
-  private commitFold(eventId: string, ctx: string, outcome: InboxOutcome): void {
-    const conv = this.conversations.get(ctx);
-    // The task moves to its terminal state in the same transaction (a later fold never resurrects it).
-    const task = this.opts.tasks?.taskForFold(eventId, outcome) ?? null;
-    try {
-      this.store.completeInbox(eventId, outcome, conv ? [conv] : [], task ?? undefined);
-    } catch (err) {
-      if (!this.outcomes.uncommitted.has(eventId)) {
-        this.log.error('store.checkpoint.fail', { ctx, inbox_event: eventId, err: describeError(err) });
-      }
-      this.outcomes.uncommitted.set(eventId, { ctx, outcome });
-      return;
-    }
-    this.outcomes.uncommitted.delete(eventId);
-    this.conversations.markClean(ctx);
-    this.known.delete(eventId);
-    this.outcomes.resolve(eventId, outcome);
-    if (task) this.opts.tasks?.afterFold(task);
+    this.folds.finish(turn.job, this.conversations.open(turn.job.ctx, turn.job.principal), result);
   }
 
   private killPoint(name: string): void {

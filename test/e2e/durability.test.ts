@@ -70,7 +70,11 @@ describe('durable inbox across SIGKILL', () => {
       onEvent: (ev, child) => {
         if (ev.event === 'turn.spawn') {
           workerPid = Number(ev.worker_pid);
-          setTimeout(() => child.kill('SIGKILL'), 200);
+          // Kill once the slow request is in flight, so the restart's request is the fast one.
+          const sent = model.requests.length + 1;
+          void waitUntil(() => model.requests.length >= sent, 10_000, 'the slow request reaches the model').then(() =>
+            child.kill('SIGKILL'),
+          );
         }
       },
     });
