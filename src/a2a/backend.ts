@@ -44,8 +44,11 @@ export class BackendError extends Error {
 export interface A2aBackend {
   /** Accepts the message durably (the inbox row is committed) before resolving with its task. */
   send(principal: Principal, req: SendRequest): Promise<TaskRecord>;
-  /** Resolves once the task reaches a terminal state or input_required (blocking SendMessage). */
-  settled(principal: Principal, taskId: string): Promise<TaskRecord>;
+  /**
+   * Resolves once the task reaches a terminal state or input_required (blocking SendMessage); with null when
+   * `signal` aborts first (the caller went away), and then nothing of the wait stays behind.
+   */
+  settled(principal: Principal, taskId: string, signal: AbortSignal): Promise<TaskRecord | null>;
   /** Null when the task does not exist OR belongs to someone else: the two are indistinguishable. */
   getTask(principal: Principal, taskId: string): TaskRecord | null;
   listTasks(principal: Principal, filter: { contextId?: string; limit: number }): TaskRecord[];

@@ -62,7 +62,7 @@ export class BackendRequestHandler implements A2ARequestHandler {
       if (req.command) call.op = req.command.op;
       const task = await this.backend.send(call.principal, req);
       if (params.configuration?.returnImmediately || isSettledState(task.state)) return toWireTask(task);
-      const settled = await untilAborted(this.backend.settled(call.principal, task.id), call.signal);
+      const settled = await this.backend.settled(call.principal, task.id, call.signal);
       return toWireTask(settled ?? this.backend.getTask(call.principal, task.id) ?? task);
     } catch (err) {
       throw wireError(err, call);
@@ -175,24 +175,6 @@ function wireError(err: unknown, call: CallState): Error {
 }
 
 /** The promise's value, or null once `signal` aborts first. */
-function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T | null> {
-  if (signal.aborted) return Promise.resolve(null);
-  return new Promise((resolve, reject) => {
-    const onAbort = (): void => resolve(null);
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (err: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(err);
-      },
-    );
-  });
-}
-
 /**
  * The updates of a task after `first` (which the caller has already sent), until `done(state)` or the caller goes
  * away. A change that lands between the caller's snapshot and the subscription is caught up from a fresh read.

@@ -1,11 +1,13 @@
 // A2A tasks over the supervisor: each caller's messages go to conversations it owns, a task's state follows its
 // turn, a person answers questions through the task, and operators run commands. The listener only maps wire types.
+import type { AgentConfig } from '../config/types.js';
 import { describeError } from '../errors.js';
 import type { Logger } from '../obs/log.js';
 import type { InboxOutcome, Store, TaskRecord } from '../store/store.js';
 import { newUlid } from '../store/ulid.js';
 import type { Supervisor } from '../supervisor/supervisor.js';
 import type { HumanAsk, TaskHooks } from '../supervisor/taskHooks.js';
+import { a2aMessageNote, a2aMessageWakes, humanReplyWake } from '../supervisor/wakeNotes.js';
 import type { ToolResult } from '../tools/internalTools.js';
 import { type A2aBackend, BackendError, type Principal, type SendRequest, type TaskUpdate } from './backend.js';
 import { runCommand } from './commands.js';
@@ -23,7 +25,14 @@ export interface TaskBackendDeps {
   now(): number;
   /** Starts a drain (operator command `drain`). */
   drain(): void;
+  /** `agent.wake_on` and `agent.on_workflow_finished` (default: the seed's). */
+  wake?: Pick<AgentConfig, 'wake_on' | 'on_workflow_finished'>;
 }
+
+const SEED_WAKE: Pick<AgentConfig, 'wake_on' | 'on_workflow_finished'> = {
+  wake_on: ['a2a_message', 'human_reply', 'workflow_failed'],
+  on_workflow_finished: 'ignore',
+};
 
 export class TaskBackend implements A2aBackend, TaskHooks {
   private sup: Supervisor | null = null;
@@ -75,21 +84,67 @@ export class TaskBackend implements A2aBackend, TaskHooks {
     if (req.taskId !== undefined) return this.continueTask(principal, req.taskId, req.text);
     if (req.text.trim() === '') throw new BackendError('invalid_params', 'the message has no text');
     const contextId = req.contextId ?? `ctx-${newUlid(this.deps.now()).toLowerCase()}`;
-    return this.accept(sup, principal, contextId, conversationFor(principal, contextId), req.text);
+    const conversation = conversationFor(principal, contextId);
+    if (!a2aMessageWakes(this.wake)) {
+      const note = a2aMessageNote(principal.id, req.text);
+      return this.noted(principal, contextId, conversation, note, 'noted; the agent reads it on its next turn');
+    }
+    return this.accept(sup, principal, contextId, conversation, req.text);
   }
 
-  settled(principal: Principal, taskId: string): Promise<TaskRecord> {
+  private get wake(): Pick<AgentConfig, 'wake_on' | 'on_workflow_finished'> {
+    return this.deps.wake ?? SEED_WAKE;
+  }
+
+  /** Leaves a durable `[note]` in the conversation for its next turn. */
+  private noteIn(principal: Principal, conversation: string, note: string): void {
+    try {
+      this.supervisor().note(conversation, principal.id, note);
+    } catch (err) {
+      if (err instanceof BackendError) throw err;
+      throw new BackendError('invalid_params', describeError(err));
+    }
+  }
+
+  /** Leaves `note` in the conversation (no turn) and records a completed task that says so. */
+  private noted(principal: Principal, contextId: string, conversation: string, note: string, reply: string) {
+    this.noteIn(principal, conversation, note);
+    const now = this.deps.now();
+    const base = newTask({
+      id: newUlid(now),
+      context_id: contextId,
+      conversation,
+      principal: principal.id,
+      inbox_event: null,
+      now,
+    });
+    const done = transition(base, 'completed', now, { result: reply, message: reply }) ?? base;
+    this.save(done);
+    return done;
+  }
+
+  settled(principal: Principal, taskId: string, signal: AbortSignal): Promise<TaskRecord | null> {
     const task = this.getTask(principal, taskId);
     if (!task) return Promise.reject(new BackendError('not_found', 'task not found'));
     if (isSettled(task)) return Promise.resolve(task);
+    if (signal.aborted) return Promise.resolve(null);
     return new Promise((resolve) => {
+      const finish = (value: TaskRecord | null): void => {
+        off();
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      };
+      const onAbort = (): void => finish(null);
       const off = this.subscribe(taskId, (u) => {
-        if (u.kind === 'task' && isSettled(u.task)) {
-          off();
-          resolve(u.task);
-        }
+        if (u.kind === 'task' && isSettled(u.task)) finish(u.task);
       });
+      signal.addEventListener('abort', onAbort, { once: true });
     });
+  }
+
+  /** Tasks with someone following them (streams, blocking sends): what a caller that went away must not leave. */
+  get followedTasks(): number {
+    return this.watchers.size;
   }
 
   getTask(principal: Principal, taskId: string): TaskRecord | null {
@@ -149,6 +204,13 @@ export class TaskBackend implements A2aBackend, TaskHooks {
     if (!task || isTerminal(task.state)) {
       return Promise.resolve({ result: 'ask_human: this turn has no task a person could answer', is_error: true });
     }
+    // A turn replayed after a restart asks again; an answer given meanwhile is handed over at once.
+    const early = this.early.get(task.id);
+    if (early !== undefined) {
+      this.early.delete(task.id);
+      this.deps.log.info('a2a.answer.replayed', { task: task.id });
+      return Promise.resolve({ result: { reply: early, timed_out: false }, is_error: false });
+    }
     const question = {
       id: newUlid(this.deps.now()),
       text: ask.question,
@@ -158,7 +220,7 @@ export class TaskBackend implements A2aBackend, TaskHooks {
     if (waiting) this.save(waiting);
     return new Promise((resolve) => {
       const timer = setTimeout(
-        () => this.closeQuestion(task.id, { result: { reply: null, timed_out: true }, is_error: false }),
+        () => this.questionTimedOut(task.id),
         Math.max(0, Math.min(ask.timeoutAt - this.deps.now(), 2_147_483_647)),
       );
       this.questions.set(task.id, { taskId: task.id, resolve, timer });
@@ -204,7 +266,13 @@ export class TaskBackend implements A2aBackend, TaskHooks {
     }
     if (isTerminal(task.state))
       return this.accept(this.supervisor(), principal, task.context_id, task.conversation, text);
-    throw new BackendError('invalid_params', `task ${task.id} is ${task.state}; send a new message instead`);
+    // A reply while nothing is asked (the question timed out, or none was asked) is kept for the next turn.
+    const wake = humanReplyWake({ conversation: task.conversation, taskId, text }, this.wake);
+    if (wake.kind === 'ignore') {
+      throw new BackendError('invalid_params', `task ${task.id} is ${task.state}; send a new message instead`);
+    }
+    this.noteIn(principal, task.conversation, wake.text);
+    return task;
   }
 
   private command(principal: Principal, req: SendRequest): TaskRecord {
@@ -228,6 +296,14 @@ export class TaskBackend implements A2aBackend, TaskHooks {
     const done = transition(base, 'completed', now, { result: JSON.stringify(result), message: op }) ?? base;
     this.save(done);
     return done;
+  }
+
+  /** Nobody answered in time: the turn goes on without an answer, and the task is working again. */
+  private questionTimedOut(taskId: string): void {
+    this.closeQuestion(taskId, { result: { reply: null, timed_out: true }, is_error: false });
+    const task = this.deps.store.getTask(taskId);
+    const working = task && transition(task, 'working', this.deps.now(), { question: null, message: null });
+    if (working) this.save(working);
   }
 
   private closeQuestion(taskId: string, answer: ToolResult): void {

@@ -26,7 +26,7 @@ export async function runDaemon(ctx: DaemonContext): Promise<CliResult> {
   const stopped = new Promise<void>((resolve) => {
     stop = resolve;
   });
-  const backend = new TaskBackend({ store, log, now: Date.now, drain: () => stop() });
+  const backend = new TaskBackend({ store, log, now: Date.now, drain: () => stop(), wake: config.agent });
   backend.recover();
   const sup = new Supervisor({ config, store, log, tools, tasks: backend });
   backend.attach(sup);

@@ -131,6 +131,31 @@ export function enumKind<const V extends string>(values: readonly V[]): ValueKin
   return { type: values.join(' | '), fromYaml: check, fromText: (t) => check(t.trim()) };
 }
 
+/** A list drawn from a closed set of strings (duplicates dropped); a comma list from the environment. */
+export function enumListKind<const V extends string>(values: readonly V[]): ValueKind<V[]> {
+  const check = (items: unknown[]): Coerced<V[]> => {
+    for (const [i, item] of items.entries()) {
+      if (typeof item !== 'string' || !(values as readonly string[]).includes(item)) {
+        return { ok: false, problem: `expected one of ${values.join(', ')}, got ${showValue(item)}`, at: [i] };
+      }
+    }
+    return ok([...new Set(items as V[])]);
+  };
+  return {
+    type: `list of ${values.join(' | ')}`,
+    fromYaml: (v) => (v === null ? ok([]) : check(Array.isArray(v) ? v : [v])),
+    fromText: (t) => check(commaList(t)),
+  };
+}
+
+/** The non-empty, trimmed items of a comma list (the environment's way of writing a list). */
+function commaList(text: string): string[] {
+  return text
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s.length > 0);
+}
+
 /** A duration in milliseconds: text per parseDuration, or a YAML number of seconds; raised to `floorMs`. */
 export function durationKind(floorMs = 0): ValueKind<number> {
   const bound = (ms: number, raw: unknown): Coerced<number> =>
@@ -186,13 +211,7 @@ export function urlListKind(): ValueKind<string[]> {
   return {
     type: 'URL list',
     fromYaml: (v) => (v === null ? ok([]) : check(Array.isArray(v) ? v : [v])),
-    fromText: (t) =>
-      check(
-        t
-          .split(',')
-          .map((s) => s.trim())
-          .filter((s) => s.length > 0),
-      ),
+    fromText: (t) => check(commaList(t)),
   };
 }
 

@@ -5,6 +5,7 @@ import {
   boolKind,
   durationKind,
   enumKind,
+  enumListKind,
   fractionKind,
   intKind,
   nullableIntKind,
@@ -18,7 +19,7 @@ import {
 import { mcpServersKind } from './mcpServers.js';
 import { confidenceKind, modelsKind, providersKind, roleKind, routesKind, STRUCTURED_OUTPUT } from './modelDecls.js';
 import { policiesKind } from './policyRules.js';
-import type { Config } from './types.js';
+import { type Config, WAKE_EVENTS } from './types.js';
 
 /** Dotted paths of Config's leaves; lists and free-key maps are leaves. */
 type PathsOf<T, P extends string = ''> = {
@@ -87,6 +88,16 @@ export const KEYS: KeyTable = {
     kind: enumKind(['fail', 'wait']),
     default: 'fail',
     doc: 'ask_human with nobody reachable: fail now, or wait.',
+  },
+  'agent.wake_on': {
+    kind: enumListKind(WAKE_EVENTS),
+    default: ['a2a_message', 'human_reply', 'workflow_failed'],
+    doc: 'Happenings that leave a [note] the next turn reads (see README, Wake notes).',
+  },
+  'agent.on_workflow_finished': {
+    kind: enumKind(['ignore', 'note', 'think']),
+    default: 'ignore',
+    doc: 'A finished message.send run: ignore, note the sender, or think (a turn at once).',
   },
   'mcp.servers': { kind: mcpServersKind(), default: {}, doc: 'MCP servers by name: {url, …} or {command, …} (--mcp).' },
   'mcp.call_timeout': { kind: durationKind(100), default: 600_000, doc: 'Cap on one MCP call (also the deadline).' },

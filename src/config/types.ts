@@ -55,7 +55,23 @@ export interface AgentConfig {
   tools: { internal: ToolSelection; mcp: ToolSelection; code: ToolSelection };
   /** ask_human with no person reachable: `fail` (default, an error now) or `wait` (park until its timeout). */
   ask_human_fallback: 'fail' | 'wait';
+  /** Which happenings leave a wake note (seed 000). Default [a2a_message, human_reply, workflow_failed]. */
+  wake_on: WakeEvent[];
+  /** What a finished background run does in the conversation that started it. Default ignore. */
+  on_workflow_finished: 'ignore' | 'note' | 'think';
 }
+
+/** The happenings `agent.wake_on` names (reference §3.2). */
+export const WAKE_EVENTS = [
+  'a2a_message',
+  'human_reply',
+  'subagent_result',
+  'workflow_finished',
+  'workflow_failed',
+  'instruction_updated',
+  'budget_resumed',
+] as const;
+export type WakeEvent = (typeof WAKE_EVENTS)[number];
 
 export interface IntelligenceConfig {
   /** Failover order. Default [] (no model: a job that needs one fails with an intel error). */

@@ -45,6 +45,8 @@ export const EVENT_NAMES = [
   'mcp.tools_changed',
   'mcp.unreachable',
   'message.delivered',
+  'wake.note',
+  'a2a.answer.replayed',
   'registry.warning',
   'tool.park',
   'tool.unpark',

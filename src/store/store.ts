@@ -22,6 +22,8 @@ export interface A2aMessagePayload {
   msg_depth?: number;
   /** The A2A task this message answers (enough to rebuild the task record if a crash lost it). */
   task?: { id: string; context_id: string };
+  /** The conversation whose message.send delivered this (its run's end may leave a wake note there). */
+  from?: string;
 }
 
 /** What the store knows about an inbox event. Done events keep their outcome so a restart can report it. */

@@ -1,5 +1,5 @@
 // The supervisor's conversations in memory, which of them changed since the last checkpoint, and the checkpoint.
-import { newConversation } from '../context/conversation.js';
+import { appendMessage, newConversation } from '../context/conversation.js';
 import { describeError } from '../errors.js';
 import type { Logger } from '../obs/log.js';
 import type { Conversation, Store } from '../store/store.js';
@@ -50,6 +50,14 @@ export class ConversationBook {
   }
 
   /** Writes every changed conversation in one transaction; on failure they stay dirty and the next step retries. */
+  /** Appends a `[note]` and writes the conversation at once: the note is durable when this returns. */
+  noteNow(id: string, text: string): void {
+    const conv = this.open(id, null);
+    appendMessage(conv, { role: 'note', text, ts: this.now() }, this.now());
+    this.store.saveConversations([conv]);
+    this.dirty.delete(id);
+  }
+
   checkpoint(): void {
     if (this.dirty.size === 0) return;
     const list = [...this.dirty].map((id) => this.byId.get(id)).filter((c) => c !== undefined);

@@ -23,6 +23,7 @@ import type { ToolSurface } from './toolSurface.js';
 import { buildTurnPayload } from './turnBuild.js';
 import { TurnQueue } from './turnQueue.js';
 import { TurnWorkers } from './turnWorkers.js';
+import { runFinishedWake } from './wakeNotes.js';
 import { defaultWorkerEntry, type WorkerEntry } from './workerHandle.js';
 import { WorkerPool } from './workerPool.js';
 
@@ -52,6 +53,8 @@ export interface AcceptInput {
   msg_depth?: number;
   /** The A2A task this message answers. */
   task?: { id: string; context_id: string };
+  /** The sending conversation, for a message.send delivery. */
+  from?: string;
 }
 
 export class Supervisor {
@@ -88,7 +91,7 @@ export class Supervisor {
       outcomes: this.outcomes,
       tasks: opts.tasks,
       beforeCommit: () => this.killPoint('fold.before_commit'),
-      committed: (eventId) => this.queue.forget(eventId),
+      committed: (eventId, _ctx, outcome) => this.afterCommit(eventId, outcome),
     });
     // With MCP servers configured, spares import the MCP client while they wait, off the turn's critical path.
     const preload = Object.keys(opts.config.mcp.servers).length > 0 ? { AGENTD_WORKER_PRELOAD: 'mcp' } : {};
@@ -143,6 +146,7 @@ export class Supervisor {
       text: input.text,
       ...(input.msg_depth ? { msg_depth: input.msg_depth } : {}),
       ...(input.task ? { task: input.task } : {}),
+      ...(input.from ? { from: input.from } : {}),
     };
     const event: InboxEvent = {
       id: newUlid(this.now()),
@@ -205,6 +209,18 @@ export class Supervisor {
     this.paused = false;
     this.log.info('agent.resumed', { queued: this.queue.length });
     this.scheduleTick();
+  }
+
+  /**
+   * Leaves a `[note]` in a conversation, durably, for its next turn to read (wake notes). Refused (throws) when
+   * `principal` may not write there.
+   */
+  note(ctx: string, principal: string | null, text: string): void {
+    const owner = this.conversations.get(ctx)?.principal ?? null;
+    const refusal = ownershipRefusal(owner, principal);
+    if (refusal) throw new Error('this conversation is not available');
+    this.conversations.noteNow(ctx, text);
+    this.log.info('wake.note', { ctx, chars: text.length });
   }
 
   /** Process ids of the spare workers kept warm. */
@@ -389,6 +405,16 @@ export class Supervisor {
   private settle(turn: LiveTurn, result: TurnResult): void {
     logTurnDone(this.log, { node: turn.node, ctx: turn.job.ctx, turn: turn.turnId }, result);
     this.folds.finish(turn.job, this.conversations.open(turn.job.ctx, turn.job.principal), result);
+  }
+
+  /** A committed fold of a message.send run may wake its sender (reference §3.2). */
+  private afterCommit(eventId: string, outcome: InboxOutcome): void {
+    const event = this.queue.forget(eventId);
+    const from = event?.payload.from;
+    if (from === undefined || event === undefined) return;
+    const action = runFinishedWake({ from, conversation: event.payload.context_id, outcome }, this.config.agent);
+    if (action.kind === 'note') this.note(action.ctx, null, action.text);
+    if (action.kind === 'think') this.accept({ context_id: action.ctx, text: action.text, principal: null });
   }
 
   private killPoint(name: string): void {

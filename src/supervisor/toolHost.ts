@@ -55,6 +55,7 @@ export function buildToolHost(caps: HostCapabilities, turn: LiveTurn): InternalT
         text: req.text,
         principal: req.caller.principal,
         msg_depth: req.depth,
+        from: req.caller.conversation,
       });
       if (event === null) return { ok: false, error: 'message.send: the message could not be accepted' };
       log.info('message.delivered', {

@@ -6,7 +6,7 @@ import type { TurnJob } from './dispatch.js';
 export class TurnQueue {
   readonly jobs: TurnJob[] = [];
   /** Inbox ids queued or running (until their fold commits). */
-  private readonly known = new Set<string>();
+  private readonly known = new Map<string, InboxEvent>();
 
   get length(): number {
     return this.jobs.length;
@@ -20,7 +20,7 @@ export class TurnQueue {
   /** Queues the event's turn at the back; false when it is already queued or running. */
   enqueue(event: InboxEvent): boolean {
     if (this.known.has(event.id)) return false;
-    this.known.add(event.id);
+    this.known.set(event.id, event);
     const { context_id: ctx, text, msg_depth: depth = 0 } = event.payload;
     this.jobs.push({ event, ctx, principal: event.principal, text, depth });
     return true;
@@ -45,8 +45,10 @@ export class TurnQueue {
     this.jobs.splice(at < 0 ? this.jobs.length : at, 0, job);
   }
 
-  /** The event's fold committed: it may be accepted again only as a new event. */
-  forget(eventId: string): void {
+  /** The event's fold committed: it leaves the books (returned, when it was known). */
+  forget(eventId: string): InboxEvent | undefined {
+    const event = this.known.get(eventId);
     this.known.delete(eventId);
+    return event;
   }
 }

@@ -1,64 +1,14 @@
 // The daemon through the official A2A client: a message becomes a task, ownership between principals, cancel,
 // a question to a person, and a task that survives a restart.
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { type Task, TaskState } from '@a2a-js/sdk';
+import { TaskState } from '@a2a-js/sdk';
 import type { Client } from '@a2a-js/sdk/client';
 import { type ScriptedModel, startScriptedModel } from '../doubles/scriptedModel.js';
-import { bearerFetch, clientFor, userMessage } from '../integration/a2a/listenerHarness.js';
+import { bearerFetch, clientFor } from '../integration/a2a/listenerHarness.js';
 import { waitUntil, within } from '../integration/wait.js';
-import { AGENTD_BIN, tempStateDir } from './harness.js';
-
-interface Daemon {
-  child: ChildProcess;
-  url: string;
-  events: Array<Record<string, unknown>>;
-  stop(): Promise<number | null>;
-}
-
-async function startDaemon(dir: string, yaml: string, env: Record<string, string> = {}): Promise<Daemon> {
-  const file = join(dir, 'agent.yaml');
-  writeFileSync(file, yaml);
-  const child = spawn(process.execPath, [AGENTD_BIN, '--config', file], {
-    env: { PATH: process.env.PATH ?? '', AGENTD_STATE_DIR: dir, ...env },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  const events: Array<Record<string, unknown>> = [];
-  let partial = '';
-  child.stderr?.on('data', (c: Buffer) => {
-    const lines = (partial + c.toString()).split('\n');
-    partial = lines.pop() ?? '';
-    for (const line of lines) if (line.startsWith('{')) events.push(JSON.parse(line));
-  });
-  const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
-  await waitUntil(() => events.some((e) => e.event === 'a2a.listen'), 20_000, 'the daemon listens');
-  const url = String(events.find((e) => e.event === 'a2a.listen')?.bound);
-  return {
-    child,
-    url,
-    events,
-    stop: async () => {
-      child.kill('SIGTERM');
-      return within(exited, 30_000, 'the daemon drains');
-    },
-  };
-}
-
-function send(text: string, extra: Record<string, unknown> = {}, returnImmediately = false) {
-  return {
-    tenant: '',
-    message: userMessage(text, extra),
-    configuration: { acceptedOutputModes: [], taskPushNotificationConfig: undefined, returnImmediately },
-    metadata: undefined,
-  };
-}
-
-const asTask = (r: unknown): Task => r as Task;
-const artifactText = (t: Task): string =>
-  t.artifacts.flatMap((a) => a.parts.map((p) => (p.content?.$case === 'text' ? p.content.value : ''))).join('');
+import { artifactText, asTask, send, startDaemon } from './daemon.js';
+import { tempStateDir } from './harness.js';
 
 describe('the A2A daemon', () => {
   let model: ScriptedModel;

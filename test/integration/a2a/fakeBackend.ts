@@ -29,7 +29,7 @@ export class FakeBackend implements A2aBackend {
     return task;
   }
 
-  settled(principal: Principal, taskId: string): Promise<TaskRecord> {
+  settled(principal: Principal, taskId: string, signal: AbortSignal): Promise<TaskRecord | null> {
     const task = this.getTask(principal, taskId);
     if (!task) return Promise.reject(new BackendError('not_found', 'no such task'));
     if (task.state !== 'working' && task.state !== 'submitted') return Promise.resolve(task);
@@ -39,6 +39,10 @@ export class FakeBackend implements A2aBackend {
           off();
           resolve(u.task);
         }
+      });
+      signal.addEventListener('abort', () => {
+        off();
+        resolve(null);
       });
     });
   }

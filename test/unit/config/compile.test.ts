@@ -17,6 +17,8 @@ function expectedDefaults(storePath: string): Config {
       warm_workers: 1,
       tools: { internal: 'all', mcp: 'all', code: 'all' },
       ask_human_fallback: 'fail',
+      wake_on: ['a2a_message', 'human_reply', 'workflow_failed'],
+      on_workflow_finished: 'ignore',
     },
     mcp: { servers: {}, call_timeout: 600_000 },
     security: { policies: [] },

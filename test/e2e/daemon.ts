@@ -1,0 +1,56 @@
+// A daemon under test: the built agentd with a config file, its JSON-line events, and A2A request helpers.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Task } from '@a2a-js/sdk';
+import { userMessage } from '../integration/a2a/listenerHarness.js';
+import { waitUntil, within } from '../integration/wait.js';
+import { AGENTD_BIN } from './harness.js';
+
+export interface Daemon {
+  child: ChildProcess;
+  url: string;
+  events: Array<Record<string, unknown>>;
+  stop(): Promise<number | null>;
+}
+
+export async function startDaemon(dir: string, yaml: string, env: Record<string, string> = {}): Promise<Daemon> {
+  const file = join(dir, 'agent.yaml');
+  writeFileSync(file, yaml);
+  const child = spawn(process.execPath, [AGENTD_BIN, '--config', file], {
+    env: { PATH: process.env.PATH ?? '', AGENTD_STATE_DIR: dir, ...env },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  const events: Array<Record<string, unknown>> = [];
+  let partial = '';
+  child.stderr?.on('data', (c: Buffer) => {
+    const lines = (partial + c.toString()).split('\n');
+    partial = lines.pop() ?? '';
+    for (const line of lines) if (line.startsWith('{')) events.push(JSON.parse(line));
+  });
+  const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
+  await waitUntil(() => events.some((e) => e.event === 'a2a.listen'), 20_000, 'the daemon listens');
+  const url = String(events.find((e) => e.event === 'a2a.listen')?.bound);
+  return {
+    child,
+    url,
+    events,
+    stop: async () => {
+      child.kill('SIGTERM');
+      return within(exited, 30_000, 'the daemon drains');
+    },
+  };
+}
+
+export function send(text: string, extra: Record<string, unknown> = {}, returnImmediately = false) {
+  return {
+    tenant: '',
+    message: userMessage(text, extra),
+    configuration: { acceptedOutputModes: [], taskPushNotificationConfig: undefined, returnImmediately },
+    metadata: undefined,
+  };
+}
+
+export const asTask = (r: unknown): Task => r as Task;
+export const artifactText = (t: Task): string =>
+  t.artifacts.flatMap((a) => a.parts.map((p) => (p.content?.$case === 'text' ? p.content.value : ''))).join('');

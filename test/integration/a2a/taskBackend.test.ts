@@ -1,0 +1,34 @@
+// TaskBackend over a real supervisor: a blocking wait whose caller goes away leaves nothing behind.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { Principal } from '../../../src/a2a/backend.js';
+import { TaskBackend } from '../../../src/a2a/taskBackend.js';
+import { createLogger } from '../../../src/obs/log.js';
+import { startRig } from '../harness.js';
+import { within } from '../wait.js';
+
+const ALICE: Principal = { id: 'user:alice', role: 'user', grants: [] };
+
+describe('TaskBackend.settled', () => {
+  it('a blocking caller that goes away releases its watch; the answer is null', async () => {
+    const rig = await startRig({ turns: [{ content: 'late', delay_ms: 60_000 }] });
+    try {
+      const backend = new TaskBackend({
+        store: rig.store,
+        log: createLogger({ level: 'error', write: () => {} }),
+        now: Date.now,
+        drain: () => {},
+      });
+      backend.attach(rig.sup);
+      const task = await backend.send(ALICE, { text: 'take your time' });
+      const caller = new AbortController();
+      const waiting = backend.settled(ALICE, task.id, caller.signal);
+      assert.equal(backend.followedTasks, 1, 'premise: the wait follows the task');
+      caller.abort();
+      assert.equal(await within(waiting, 5_000, 'the abandoned wait'), null);
+      assert.equal(backend.followedTasks, 0);
+    } finally {
+      await rig.close();
+    }
+  });
+});
