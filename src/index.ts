@@ -10,6 +10,7 @@ export type { Msg, ToolCall, ToolDef, Usage } from './protocol/messages.js';
 export { TURN_STATUSES, type TurnStatus } from './protocol/status.js';
 export { openStore } from './store/openStore.js';
 export type { Conversation, InboxOutcome, Store } from './store/store.js';
-export { type AcceptInput, Supervisor, type SupervisorOptions } from './supervisor/supervisor.js';
+export type { AcceptInput } from './supervisor/inbox.js';
+export { Supervisor, type SupervisorOptions } from './supervisor/supervisor.js';
 export { ToolSurface } from './supervisor/toolSurface.js';
 export type { CodeTool, CodeToolContext } from './tools/codeTools.js';

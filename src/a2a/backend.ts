@@ -28,7 +28,9 @@ export interface SendRequest {
 /** A live update of a task the caller watches. */
 export type TaskUpdate =
   | { kind: 'task'; task: TaskRecord }
-  | { kind: 'activity'; task: TaskRecord; activity: Record<string, unknown> };
+  | { kind: 'activity'; task: TaskRecord; activity: Record<string, unknown> }
+  /** A distinct engine event (body text, a tool card, a proposal, a checklist, compaction, memory). */
+  | { kind: 'engine'; task: TaskRecord; type: string; fields: Record<string, unknown> };
 
 /** A failure the listener turns into a JSON-RPC error (code per reference §17.1). */
 export class BackendError extends Error {

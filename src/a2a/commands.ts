@@ -1,20 +1,25 @@
-// Operator commands over A2A: a data part `{"agentd": {"op": "status" | "pause" | "resume" | "drain"}}`.
-// Deterministic (no model call); only the operator may run them.
+// Commands over A2A: a data part `{"agentd": {"op": …, …args}}`. Deterministic (no model call). The operator's
+// (status, pause, resume, drain) act on the instance; mode and goal.* steer the caller's own conversation.
 import type { Supervisor } from '../supervisor/supervisor.js';
 import { BackendError, type Principal } from './backend.js';
 
-export const COMMANDS = ['status', 'pause', 'resume', 'drain'] as const;
+export const COMMANDS = ['status', 'pause', 'resume', 'drain', 'mode', 'goal.set', 'goal.get', 'goal.clear'] as const;
+
+const STEERING = new Set(['mode', 'goal.set', 'goal.get', 'goal.clear']);
 
 export interface CommandDeps {
   supervisor: Supervisor;
   drain(): void;
+  /** The caller's conversation named by the message's context id; null when the message named none. */
+  conversation: string | null;
 }
 
 /** Runs one command and returns its JSON result; throws BackendError for a refusal or an unknown op. */
-export function runCommand(principal: Principal, op: string, deps: CommandDeps): unknown {
+export function runCommand(principal: Principal, op: string, args: Record<string, unknown>, deps: CommandDeps) {
   if (!(COMMANDS as readonly string[]).includes(op)) {
     throw new BackendError('unsupported', `unknown command "${op}" (commands: ${COMMANDS.join(', ')})`);
   }
+  if (STEERING.has(op)) return steer(principal, op, args, deps);
   if (principal.role !== 'operator') throw new BackendError('forbidden', `command "${op}" is for the operator`);
   const sup = deps.supervisor;
   switch (op) {
@@ -29,5 +34,43 @@ export function runCommand(principal: Principal, op: string, deps: CommandDeps):
       return { draining: true };
     default:
       return sup.status();
+  }
+}
+
+/** mode and goal.*: the caller steers a conversation of its own (the message's context id). */
+function steer(principal: Principal, op: string, args: Record<string, unknown>, deps: CommandDeps): unknown {
+  const ctx = deps.conversation;
+  if (ctx === null) throw new BackendError('invalid_params', `command "${op}" needs the message's contextId`);
+  const steering = deps.supervisor.steering;
+  try {
+    switch (op) {
+      case 'mode': {
+        const mode = args['mode'];
+        if (mode !== 'plan' && mode !== 'execute') {
+          throw new BackendError('invalid_params', 'command "mode" needs mode: plan or execute');
+        }
+        steering.setMode(ctx, principal.id, mode);
+        return { mode };
+      }
+      case 'goal.set': {
+        const { objective, token_budget: budget } = args;
+        if (typeof objective !== 'string' || objective.trim() === '') {
+          throw new BackendError('invalid_params', 'command "goal.set" needs a non-empty objective');
+        }
+        if (budget !== undefined && !(Number.isInteger(budget) && (budget as number) > 0)) {
+          throw new BackendError('invalid_params', 'command "goal.set": token_budget must be a positive integer');
+        }
+        const goal = steering.goalSet(ctx, principal.id, objective, (budget as number | undefined) ?? null);
+        steering.kick(ctx);
+        return { goal };
+      }
+      case 'goal.get':
+        return { goal: steering.goalGet(ctx, principal.id) };
+      default:
+        return { cleared: steering.goalClear(ctx, principal.id) };
+    }
+  } catch (err) {
+    if (err instanceof BackendError) throw err;
+    throw new BackendError('invalid_params', err instanceof Error ? err.message : String(err));
   }
 }

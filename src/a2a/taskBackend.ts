@@ -6,7 +6,7 @@ import type { Logger } from '../obs/log.js';
 import type { InboxOutcome, Store, TaskRecord } from '../store/store.js';
 import { newUlid } from '../store/ulid.js';
 import type { Supervisor } from '../supervisor/supervisor.js';
-import type { HumanAsk, TaskHooks } from '../supervisor/taskHooks.js';
+import type { EngineEventType, HumanAsk, TaskHooks } from '../supervisor/taskHooks.js';
 import { a2aMessageNote, a2aMessageWakes, humanReplyWake } from '../supervisor/wakeNotes.js';
 import type { ToolResult } from '../tools/internalTools.js';
 import { type A2aBackend, BackendError, type Principal, type SendRequest, type TaskUpdate } from './backend.js';
@@ -85,11 +85,26 @@ export class TaskBackend implements A2aBackend, TaskHooks {
     if (req.text.trim() === '') throw new BackendError('invalid_params', 'the message has no text');
     const contextId = req.contextId ?? `ctx-${newUlid(this.deps.now()).toLowerCase()}`;
     const conversation = conversationFor(principal, contextId);
+    this.applyMode(principal, conversation, req.metadata);
     if (!a2aMessageWakes(this.wake)) {
       const note = a2aMessageNote(principal.id, req.text);
       return this.noted(principal, contextId, conversation, note, 'noted; the agent reads it on its next turn');
     }
     return this.accept(sup, principal, contextId, conversation, req.text);
+  }
+
+  /** `agentd/mode` metadata switches the conversation's mode before the message is accepted (its turn runs in it). */
+  private applyMode(principal: Principal, conversation: string, metadata: Record<string, unknown> | undefined): void {
+    const mode = metadata?.['agentd/mode'];
+    if (mode === undefined) return;
+    if (mode !== 'plan' && mode !== 'execute') {
+      throw new BackendError('invalid_params', 'metadata agentd/mode: expected plan or execute');
+    }
+    try {
+      this.supervisor().steering.setMode(conversation, principal.id, mode);
+    } catch (err) {
+      throw new BackendError('invalid_params', describeError(err));
+    }
   }
 
   private get wake(): Pick<AgentConfig, 'wake_on' | 'on_workflow_finished'> {
@@ -199,6 +214,12 @@ export class TaskBackend implements A2aBackend, TaskHooks {
     for (const w of this.watchers.get(task.id) ?? []) w({ kind: 'activity', task, activity });
   }
 
+  onEngineEvent(eventId: string, type: EngineEventType, fields: Record<string, unknown>): void {
+    const task = this.deps.store.taskForEvent(eventId);
+    if (!task) return;
+    for (const w of this.watchers.get(task.id) ?? []) w({ kind: 'engine', task, type, fields });
+  }
+
   askHuman(ask: HumanAsk): Promise<ToolResult> {
     const task = this.deps.store.taskForEvent(ask.eventId);
     if (!task || isTerminal(task.state)) {
@@ -278,17 +299,19 @@ export class TaskBackend implements A2aBackend, TaskHooks {
   private command(principal: Principal, req: SendRequest): TaskRecord {
     const op = req.command?.op ?? '';
     const now = this.deps.now();
+    const conversation = req.contextId ? conversationFor(principal, req.contextId) : null;
     const base = newTask({
       id: newUlid(now),
       context_id: req.contextId ?? 'agentd',
-      conversation: 'agentd',
+      conversation: conversation ?? 'agentd',
       principal: principal.id,
       inbox_event: null,
       now,
     });
     let result: unknown;
     try {
-      result = runCommand(principal, op, { supervisor: this.supervisor(), drain: this.deps.drain });
+      const deps = { supervisor: this.supervisor(), drain: this.deps.drain, conversation };
+      result = runCommand(principal, op, req.command?.args ?? {}, deps);
     } catch (err) {
       if (err instanceof BackendError) throw err;
       throw new BackendError('invalid_params', describeError(err));

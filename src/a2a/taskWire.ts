@@ -119,7 +119,12 @@ export function updateEvents(update: TaskUpdate): StreamResponse[] {
     const value = { taskId: task.id, contextId: task.context_id, artifact, append: false, lastChunk: true };
     events.push({ payload: { $case: 'artifactUpdate', value: { ...value, metadata: undefined } } });
   }
-  const metadata = update.kind === 'activity' ? { 'agentd/activity': update.activity } : metadataOf(task);
+  const metadata =
+    update.kind === 'activity'
+      ? { 'agentd/activity': update.activity }
+      : update.kind === 'engine'
+        ? { 'agentd/event': { type: update.type, ...update.fields } }
+        : metadataOf(task);
   const status = { taskId: task.id, contextId: task.context_id, status: statusOf(task), metadata };
   events.push({ payload: { $case: 'statusUpdate', value: status } });
   return events;

@@ -8,6 +8,7 @@ import {
   enumListKind,
   fractionKind,
   intKind,
+  nameListKind,
   nullableIntKind,
   nullableStringKind,
   stringKind,
@@ -102,6 +103,11 @@ export const KEYS: KeyTable = {
   'mcp.servers': { kind: mcpServersKind(), default: {}, doc: 'MCP servers by name: {url, …} or {command, …} (--mcp).' },
   'mcp.call_timeout': { kind: durationKind(100), default: 600_000, doc: 'Cap on one MCP call (also the deadline).' },
   'security.policies': { kind: policiesKind(), default: [], doc: 'Permission rules; first match wins, none allows.' },
+  'security.read_only_tools': {
+    kind: nameListKind(),
+    default: [],
+    doc: 'Tools plan mode may run besides read-only internal and readOnlyHint MCP tools.',
+  },
   'intelligence.endpoints': { kind: urlListKind(), default: [], doc: 'Model endpoints in failover order.' },
   'intelligence.token': {
     kind: nullableStringKind(),

@@ -185,6 +185,8 @@ export interface McpConfig {
 export interface SecurityConfig {
   /** Ordered; first match wins; no match allows. Default []. */
   policies: readonly PolicyRule[];
+  /** Tools plan mode may run besides read-only internal tools and MCP tools annotated readOnlyHint. Default []. */
+  read_only_tools: string[];
 }
 
 /** Who may call the A2A listener and as whom (reference §17.3); matched in order. */

@@ -69,6 +69,10 @@ export interface TurnSpec {
   max_tokens_per_call: number;
   /** Unique across restarts. */
   turn_id: string;
+  /** `plan`: only `read_only` tools run; any other call returns a tool error (seed 003 plan mode). */
+  mode?: 'plan' | 'execute';
+  /** The tools plan mode lets run. */
+  read_only?: string[];
 }
 
 export interface Telemetry {
@@ -135,7 +139,8 @@ export type DownFrame =
   | { type: 'budget_grant'; id: number; ok: boolean; wait_ms: number; model?: string; reason?: string };
 
 /** Progress event names a turn worker reports (reference §15). */
-export type ProgressEvent = 'turn.think' | 'turn.round' | 'turn.tool';
+/** Coarse activity (think, round, tool) and the feed's body text and tool cards (text, tool_done). */
+export type ProgressEvent = 'turn.think' | 'turn.round' | 'turn.tool' | 'turn.text' | 'turn.tool_done';
 
 /** Worker → supervisor. */
 export type UpFrame =

@@ -45,6 +45,10 @@ export function prepareStatements(db: Database.Database) {
          created = excluded.created, updated = excluded.updated, message_count = excluded.message_count`,
     ),
     deleteMessages: db.prepare<[string], void>('DELETE FROM messages WHERE conversation_id = ?'),
+    allControls: db.prepare<[], { id: string; json: string }>('SELECT id, json FROM conversation_controls'),
+    saveControls: db.prepare<[string, string], void>(
+      `INSERT INTO conversation_controls (id, json) VALUES (?, ?) ON CONFLICT (id) DO UPDATE SET json = excluded.json`,
+    ),
     insertMessage: db.prepare<[string, number, string], void>(
       'INSERT INTO messages (conversation_id, idx, json) VALUES (?, ?, ?)',
     ),

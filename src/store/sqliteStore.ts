@@ -20,6 +20,7 @@ import {
 import { prepareStatements, type Statements } from './sqliteStatements.js';
 import type {
   Conversation,
+  ConversationControls,
   InboxEvent,
   InboxOutcome,
   InboxRecord,
@@ -99,7 +100,13 @@ export class SqliteStore implements Store {
         if (list === undefined) byId.set(row.conversation_id, [msg]);
         else list.push(msg);
       }
-      return this.#sql.conversations.all().map((row) => toConversation(row, byId.get(row.id) ?? []));
+      const controls = new Map(this.#sql.allControls.all().map((row) => [row.id, row.json]));
+      return this.#sql.conversations.all().map((row) => {
+        const conv = toConversation(row, byId.get(row.id) ?? []);
+        const json = controls.get(row.id);
+        if (json !== undefined) conv.controls = JSON.parse(json) as ConversationControls;
+        return conv;
+      });
     });
   }
 
@@ -175,6 +182,7 @@ export class SqliteStore implements Store {
   #saveOne(conv: Conversation): void {
     const write = planMessageWrite(this.#sql.storedTranscript.get(conv.id) ?? null, conv.version, conv.messages.length);
     this.#sql.upsertConversation.run(conversationParams(conv));
+    if (conv.controls) this.#sql.saveControls.run(conv.id, JSON.stringify(conv.controls));
     let from = 0;
     if (write.kind === 'rewrite') this.#sql.deleteMessages.run(conv.id);
     else from = write.from;

@@ -24,6 +24,10 @@ export interface A2aMessagePayload {
   task?: { id: string; context_id: string };
   /** The conversation whose message.send delivered this (its run's end may leave a wake note there). */
   from?: string;
+  /** The mode captured when the message was accepted; absent = execute. */
+  mode?: 'plan';
+  /** `goal`: a continuation the conversation's goal started. */
+  origin?: 'goal';
 }
 
 /** What the store knows about an inbox event. Done events keep their outcome so a restart can report it. */
@@ -66,6 +70,38 @@ export interface Summary {
   updated: number;
 }
 
+/** What a goal's continuation has spent, and how it stands (seed 003 goals). */
+export interface Goal {
+  objective: string;
+  /** Tokens the goal's turns may spend in all; null = no cap of its own. */
+  token_budget: number | null;
+  status: 'active' | 'achieved' | 'stuck' | 'budget_limited' | 'stopped';
+  /** Why continuation stopped (a cancel, a budget refusal), when status is stopped. */
+  reason?: string;
+  /** Turns and tokens spent while the goal was active. */
+  turns: number;
+  tokens: number;
+  /** Continuations so far, and how many in a row called no tool. */
+  continuations: number;
+  idle_streak: number;
+  evidence?: string;
+  /** Set once the achieving turn itself is counted (the final accounting). */
+  accounted?: boolean;
+  created: number;
+  updated: number;
+}
+
+/** How a caller steers a conversation: its mode, its goal, and whether it is a side task of another. */
+export interface ConversationControls {
+  /** `plan`: only read-only tools run and the turn ends with a proposal. Default execute. */
+  mode: 'plan' | 'execute';
+  goal: Goal | null;
+  /** The parent a side task reports back to; null once promoted (or for a normal conversation). */
+  side_of: string | null;
+  /** The newest plan-mode proposal, kept apart from the plan checklist. */
+  proposal: { text: string; turn: string; ts: number } | null;
+}
+
 /** A conversation (reference §2.3). `version` changes only on compaction. */
 export interface Conversation {
   id: string;
@@ -78,6 +114,8 @@ export interface Conversation {
   turns: number;
   created: number;
   updated: number;
+  /** Absent until a caller steers the conversation (plan mode, a goal, a side task). */
+  controls?: ConversationControls;
 }
 
 export interface MemoryEntry {

@@ -1,7 +1,9 @@
 // The live activity of each running turn (reference §15): folds its progress through the pure obs/activity policy
 // and returns what is worth publishing (only when the phase, tool or round changed).
 import { type Activity, type ActivityEventName, applyProgress } from '../obs/activity.js';
+import type { Logger } from '../obs/log.js';
 import type { LiveTurn } from './liveTurn.js';
+import type { TaskHooks } from './taskHooks.js';
 
 const ACTIVITY_EVENTS = new Set<string>(['turn.think', 'turn.round', 'turn.tool', 'tool.park', 'tool.unpark']);
 
@@ -23,4 +25,29 @@ export class ActivityBoard {
   remove(node: number): boolean {
     return this.byNode.delete(node);
   }
+}
+
+/** The worker progress that feeds a task's live feed as its own engine event. */
+const ENGINE_PROGRESS = { 'turn.text': 'body', 'turn.tool_done': 'tool_card' } as const;
+
+/**
+ * Publishes a worker's progress: body text and tool cards go to the task's feed as engine events (never to the
+ * log: they carry content); activity goes to the log and the feed only when the phase, tool or round changed.
+ */
+export function publishProgress(
+  feed: { board: ActivityBoard; log: Logger; tasks: TaskHooks | undefined },
+  turn: LiveTurn,
+  event: string,
+  fields: Record<string, unknown>,
+  now: number,
+): void {
+  const engine = Object.hasOwn(ENGINE_PROGRESS, event) ? ENGINE_PROGRESS[event as keyof typeof ENGINE_PROGRESS] : null;
+  if (engine) {
+    feed.tasks?.onEngineEvent(turn.job.event.id, engine, { ctx: turn.job.ctx, ...fields });
+    return;
+  }
+  const state = feed.board.progress(turn, event, fields, now);
+  if (!state) return;
+  feed.log.info('activity', { node: turn.node, ...state });
+  feed.tasks?.onActivity(turn.job.event.id, { ...state });
 }

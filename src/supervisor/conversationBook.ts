@@ -23,6 +23,11 @@ export class ConversationBook {
     return this.byId.size;
   }
 
+  /** Every conversation in memory. */
+  all(): IterableIterator<Conversation> {
+    return this.byId.values();
+  }
+
   get(id: string): Conversation | undefined {
     return this.byId.get(id);
   }
@@ -54,8 +59,13 @@ export class ConversationBook {
   noteNow(id: string, text: string): void {
     const conv = this.open(id, null);
     appendMessage(conv, { role: 'note', text, ts: this.now() }, this.now());
+    this.saveNow(conv);
+  }
+
+  /** Writes the conversation at once (throws when the store refuses): a control change is durable on return. */
+  saveNow(conv: Conversation): void {
     this.store.saveConversations([conv]);
-    this.dirty.delete(id);
+    this.dirty.delete(conv.id);
   }
 
   checkpoint(): void {

@@ -23,8 +23,8 @@ export interface FoldBackDeps {
   tasks: TaskHooks | undefined;
   /** Called just before the commit (the test-only crash point). */
   beforeCommit: () => void;
-  /** The event's fold is durable: it leaves the supervisor's books. */
-  committed: (eventId: string, ctx: string, outcome: InboxOutcome) => void;
+  /** The event's fold is durable (`result` is absent when only a retried commit's outcome survived). */
+  committed: (eventId: string, outcome: InboxOutcome, result?: TurnResult) => void;
 }
 
 export class FoldBack {
@@ -37,7 +37,7 @@ export class FoldBack {
     for (const msg of plan.append) appendMessage(conv, msg, now());
     logOutcome(log, job.ctx, plan.outcome, config.observability.log_content);
     this.deps.beforeCommit();
-    this.commit(job.event.id, conv.id, plan.outcome);
+    this.commit(job.event.id, conv.id, plan.outcome, result);
   }
 
   /** Retries the folds the store refused, then writes every changed conversation. */
@@ -47,7 +47,7 @@ export class FoldBack {
   }
 
   /** Commits a fold; on a store error nobody hears the outcome until a later attempt sticks. */
-  private commit(eventId: string, ctx: string, outcome: InboxOutcome): void {
+  private commit(eventId: string, ctx: string, outcome: InboxOutcome, result?: TurnResult): void {
     const { store, conversations, outcomes, tasks, log } = this.deps;
     const conv = conversations.get(ctx);
     // The task moves to its terminal state in the same transaction (a later fold never resurrects it).
@@ -63,7 +63,7 @@ export class FoldBack {
     }
     outcomes.uncommitted.delete(eventId);
     conversations.markClean(ctx);
-    this.deps.committed(eventId, ctx, outcome);
+    this.deps.committed(eventId, outcome, result);
     outcomes.resolve(eventId, outcome);
     if (task) tasks?.afterFold(task);
   }

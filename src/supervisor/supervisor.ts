@@ -6,15 +6,16 @@ import { describeError } from '../errors.js';
 import type { Logger } from '../obs/log.js';
 import type { TurnResult } from '../protocol/frames.js';
 import type { Conversation, InboxEvent, InboxOutcome, Store } from '../store/store.js';
-import { newUlid } from '../store/ulid.js';
-import { ActivityBoard } from './activityBoard.js';
+import { ActivityBoard, publishProgress } from './activityBoard.js';
 import { ConversationBook } from './conversationBook.js';
 import { nextDispatchable, ownershipRefusal, type TurnJob } from './dispatch.js';
 import { failedResult } from './fold.js';
 import { FoldBack } from './foldBack.js';
 import { logTurnDone } from './foldEvents.js';
+import { type AcceptInput, inboxEvent } from './inbox.js';
 import type { LiveTurn } from './liveTurn.js';
 import { ABANDONED, Outcomes } from './outcomes.js';
+import { Steering } from './steering.js';
 import type { TaskHooks } from './taskHooks.js';
 import { ThinkChildren } from './thinkChildren.js';
 import { buildToolHost, type HostCapabilities } from './toolHost.js';
@@ -23,7 +24,6 @@ import type { ToolSurface } from './toolSurface.js';
 import { buildTurnPayload } from './turnBuild.js';
 import { TurnQueue } from './turnQueue.js';
 import { TurnWorkers } from './turnWorkers.js';
-import { runFinishedWake } from './wakeNotes.js';
 import { defaultWorkerEntry, type WorkerEntry } from './workerHandle.js';
 import { WorkerPool } from './workerPool.js';
 
@@ -43,20 +43,6 @@ export interface SupervisorOptions {
   killAt?: ReadonlySet<string>;
 }
 
-/** A message to accept into the durable inbox. */
-export interface AcceptInput {
-  context_id: string;
-  text: string;
-  principal: string | null;
-  dedupe_key?: string;
-  /** Hop depth: 0 for a person's message, the sender's depth + 1 for message.send. */
-  msg_depth?: number;
-  /** The A2A task this message answers. */
-  task?: { id: string; context_id: string };
-  /** The sending conversation, for a message.send delivery. */
-  from?: string;
-}
-
 export class Supervisor {
   private readonly config: Readonly<Config>;
   private readonly store: Store;
@@ -69,6 +55,8 @@ export class Supervisor {
   private readonly conversations: ConversationBook;
   private readonly outcomes = new Outcomes();
   private readonly folds: FoldBack;
+  /** Plan mode, goals, side tasks, and what a committed turn leads to. */
+  readonly steering: Steering;
   private readonly changeWaiters: Array<() => void> = [];
   private readonly watchers = new Set<() => void>();
   private readonly activity = new ActivityBoard();
@@ -82,6 +70,21 @@ export class Supervisor {
     this.log = opts.log;
     this.now = opts.now ?? Date.now;
     this.conversations = new ConversationBook(this.store, this.log, this.now);
+    this.steering = new Steering({
+      config: this.config,
+      log: this.log,
+      now: this.now,
+      conversations: this.conversations,
+      accept: (input) => this.accept(input),
+      pending: (ctx) => ({
+        queued: this.queue.jobs.some((j) => j.ctx === ctx),
+        live: this.turns.busyContexts().includes(ctx),
+      }),
+      paused: () => this.paused,
+      draining: () => this.draining,
+      think: (job) => this.thinks.run(job),
+      engine: (eventId, type, fields) => this.opts.tasks?.onEngineEvent(eventId, type, fields),
+    });
     this.folds = new FoldBack({
       config: this.config,
       store: this.store,
@@ -91,18 +94,15 @@ export class Supervisor {
       outcomes: this.outcomes,
       tasks: opts.tasks,
       beforeCommit: () => this.killPoint('fold.before_commit'),
-      committed: (eventId, _ctx, outcome) => this.afterCommit(eventId, outcome),
+      committed: (eventId, outcome, result) => {
+        const event = this.queue.forget(eventId);
+        if (event) this.steering.afterTurn(result ? { event, outcome, result } : { event, outcome });
+      },
     });
     // With MCP servers configured, spares import the MCP client while they wait, off the turn's critical path.
     const preload = Object.keys(opts.config.mcp.servers).length > 0 ? { AGENTD_WORKER_PRELOAD: 'mcp' } : {};
-    this.pool = new WorkerPool(
-      opts.workerEntry ?? defaultWorkerEntry(),
-      opts.warmWorkers ?? opts.config.agent.warm_workers,
-      {
-        ...process.env,
-        ...preload,
-      },
-    );
+    const spares = opts.warmWorkers ?? opts.config.agent.warm_workers;
+    this.pool = new WorkerPool(opts.workerEntry ?? defaultWorkerEntry(), spares, { ...process.env, ...preload });
     this.thinks = new ThinkChildren({
       pool: this.pool,
       config: this.config,
@@ -141,21 +141,8 @@ export class Supervisor {
 
   /** Writes the event durably, then queues it. Returns null when `dedupe_key` was already accepted. */
   accept(input: AcceptInput): InboxEvent | null {
-    const payload = {
-      context_id: input.context_id,
-      text: input.text,
-      ...(input.msg_depth ? { msg_depth: input.msg_depth } : {}),
-      ...(input.task ? { task: input.task } : {}),
-      ...(input.from ? { from: input.from } : {}),
-    };
-    const event: InboxEvent = {
-      id: newUlid(this.now()),
-      kind: 'a2a_message',
-      ts: this.now(),
-      principal: input.principal,
-      payload,
-    };
-    if (input.dedupe_key !== undefined) event.dedupe_key = input.dedupe_key;
+    // The mode is captured here, at the request boundary: a later switch never changes this message's turn.
+    const event = inboxEvent(input, this.now(), this.steering.modeOf(input.context_id));
     if (!this.store.acceptInbox(event)) return null;
     this.killPoint('inbox.after_put');
     this.log.info('inbox.accepted', { inbox_event: event.id, kind: event.kind, ctx: input.context_id });
@@ -208,6 +195,7 @@ export class Supervisor {
     if (!this.paused) return;
     this.paused = false;
     this.log.info('agent.resumed', { queued: this.queue.length });
+    this.steering.kickAll();
     this.scheduleTick();
   }
 
@@ -294,16 +282,14 @@ export class Supervisor {
         return () => this.watchers.delete(check);
       },
       ...(this.opts.tasks ? { tasks: this.opts.tasks } : {}),
+      steering: this.steering,
       status: () => this.status(),
     };
   }
 
-  /** Coarse live activity: published only when the phase, tool or round changes (reference §15). */
+  /** A worker's progress: coarse activity, or a body / tool-card event for the task's live feed. */
   private progress(turn: LiveTurn, event: string, fields: Record<string, unknown>): void {
-    const state = this.activity.progress(turn, event, fields, this.now());
-    if (!state) return;
-    this.log.info('activity', { node: turn.node, ...state });
-    this.opts.tasks?.onActivity(turn.job.event.id, { ...state });
+    publishProgress({ board: this.activity, log: this.log, tasks: this.opts.tasks }, turn, event, fields, this.now());
   }
 
   private toolDeps(turn: LiveTurn) {
@@ -377,7 +363,8 @@ export class Supervisor {
       const turnId = `turn-${this.store.nextSequence('turn')}`;
       const plan = this.opts.tools?.plan();
       const memoryKeys = this.store.memoryList('', 32, this.now()).keys;
-      const payload = buildTurnPayload({ config: this.config, conversation: conv, turnId, plan, memoryKeys });
+      const mode = job.event.payload.mode ?? 'execute';
+      const payload = buildTurnPayload({ config: this.config, conversation: conv, turnId, plan, memoryKeys, mode });
       if (this.opts.tools) {
         payload.mcp_servers = this.opts.tools.serverSpecs(payload.turn.mcp_routes);
         payload.code_tools_module = this.opts.tools.codeToolsModule;
@@ -405,16 +392,6 @@ export class Supervisor {
   private settle(turn: LiveTurn, result: TurnResult): void {
     logTurnDone(this.log, { node: turn.node, ctx: turn.job.ctx, turn: turn.turnId }, result);
     this.folds.finish(turn.job, this.conversations.open(turn.job.ctx, turn.job.principal), result);
-  }
-
-  /** A committed fold of a message.send run may wake its sender (reference §3.2). */
-  private afterCommit(eventId: string, outcome: InboxOutcome): void {
-    const event = this.queue.forget(eventId);
-    const from = event?.payload.from;
-    if (from === undefined || event === undefined) return;
-    const action = runFinishedWake({ from, conversation: event.payload.context_id, outcome }, this.config.agent);
-    if (action.kind === 'note') this.note(action.ctx, null, action.text);
-    if (action.kind === 'think') this.accept({ context_id: action.ctx, text: action.text, principal: null });
   }
 
   private killPoint(name: string): void {

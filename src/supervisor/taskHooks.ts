@@ -11,6 +11,9 @@ export interface HumanAsk {
   timeoutAt: number;
 }
 
+/** The live feed's engine events (seed 003), each its own type. */
+export type EngineEventType = 'body' | 'tool_card' | 'proposal' | 'checklist' | 'compaction' | 'memory';
+
 export interface TaskHooks {
   /** The task an event's fold moves to its terminal state, to commit in the same transaction; null when none. */
   taskForFold(eventId: string, outcome: InboxOutcome): TaskRecord | null;
@@ -18,6 +21,8 @@ export interface TaskHooks {
   afterFold(task: TaskRecord): void;
   /** Coarse live activity of the turn answering `eventId` (published only when phase, tool or round changed). */
   onActivity(eventId: string, activity: Record<string, unknown>): void;
+  /** A distinct engine event of that turn for the live feed: body, tool_card, proposal, checklist, … */
+  onEngineEvent(eventId: string, type: EngineEventType, fields: Record<string, unknown>): void;
   /** True while a person can be asked (a listener is up). */
   readonly humanChannel: boolean;
   /** Puts the event's task in input_required with the question; resolves with the person's answer or a timeout. */

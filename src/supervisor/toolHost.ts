@@ -5,8 +5,10 @@ import type { Logger } from '../obs/log.js';
 import type { Conversation, InboxEvent, Store } from '../store/store.js';
 import { newUlid } from '../store/ulid.js';
 import type { InternalToolHost, ToolResult } from '../tools/internalTools.js';
+import type { SteeringHost } from '../tools/toolOutcome.js';
+import type { AcceptInput } from './inbox.js';
 import type { LiveTurn } from './liveTurn.js';
-import type { AcceptInput } from './supervisor.js';
+import type { Steering } from './steering.js';
 import type { TaskHooks } from './taskHooks.js';
 import type { ThinkJob } from './thinkChildren.js';
 
@@ -25,6 +27,27 @@ export interface HostCapabilities {
   status(): Record<string, unknown>;
   /** A2A tasks (a person to ask); absent without a listener. */
   tasks?: TaskHooks;
+  /** Goals and side tasks. */
+  steering?: Steering;
+}
+
+/** goal.* and side.* as the turn's tools see them: refusals become strings, the judge dies with the turn. */
+function steeringFor(steering: Steering, turn: LiveTurn): SteeringHost {
+  const refusal = (err: unknown): string => (err instanceof Error ? err.message : String(err));
+  return {
+    goalSet: (caller, objective, budget) => {
+      try {
+        return steering.goalSet(caller.conversation, caller.principal, objective, budget);
+      } catch (err) {
+        return refusal(err);
+      }
+    },
+    goalGet: (caller) => steering.goalGet(caller.conversation, null),
+    goalClear: (caller) => steering.goalClear(caller.conversation, null),
+    goalComplete: (caller, evidence) => steering.goalComplete(caller, evidence, turn),
+    sideStart: (caller, instruction) => steering.sideStart(caller, instruction),
+    sidePromote: (caller, id) => steering.sidePromote(caller, id),
+  };
 }
 
 export function buildToolHost(caps: HostCapabilities, turn: LiveTurn): InternalToolHost {
@@ -46,7 +69,12 @@ export function buildToolHost(caps: HostCapabilities, turn: LiveTurn): InternalT
       if (!hooks) return Promise.resolve({ result: 'ask_human: no person is reachable', is_error: true });
       return hooks.askHuman(req.schema ? { ...ask, schema: req.schema } : ask);
     },
-    onPlanUpdated: (ctx, op, progress) => log.info('plan.updated', { ctx, op, progress }),
+    onPlanUpdated: (ctx, op, progress) => {
+      log.info('plan.updated', { ctx, op, progress });
+      caps.tasks?.onEngineEvent(turn.job.event.id, 'checklist', { ctx, op, progress });
+    },
+    onMemoryChanged: (op, key) => caps.tasks?.onEngineEvent(turn.job.event.id, 'memory', { op, key }),
+    ...(caps.steering ? { steering: steeringFor(caps.steering, turn) } : {}),
     onResultSchemaMismatch: (tool, explain) => log.warn('tool.result.schema', { tool, ctx: turn.job.ctx, explain }),
     deliver: (req) => {
       const conversation = req.to === 'new' ? `conv-${newUlid(caps.now()).toLowerCase()}` : req.to;

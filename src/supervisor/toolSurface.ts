@@ -10,7 +10,7 @@ import type { McpConnection } from '../tools/mcp/mcpConnection.js';
 import { stdioEnv } from '../tools/mcp/mcpEnv.js';
 import { couldMatch } from '../tools/policy.js';
 import { buildRegistry, type McpToolListing, type RegisteredTool, selectTools } from '../tools/registry.js';
-import { planTools, type ToolPlan } from '../tools/toolPlan.js';
+import { emptyToolPlan, planTools, type ToolPlan } from '../tools/toolPlan.js';
 
 /** A code tool as the registry sees it; its `run` lives in `module`, which the worker imports. */
 export interface CodeToolDef {
@@ -46,7 +46,7 @@ export class ToolSurface {
   private readonly listings = new Map<string, McpToolListing>();
   private readonly specs = new Map<string, McpServerSpec>();
   private byName = new Map<string, RegisteredTool>();
-  private current: ToolPlan = { tools: [], internal: [], mcp_routes: {}, mcp_servers: [], code: [], judged: [] };
+  private current: ToolPlan = emptyToolPlan();
   private gated: string[] = [];
 
   private constructor(private readonly opts: ToolSurfaceOptions) {

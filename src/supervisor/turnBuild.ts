@@ -6,7 +6,12 @@ import { renderSystemPrompt } from '../context/systemPrompt.js';
 import { specForJob } from '../intel/models.js';
 import { PROTOCOL_VERSION, type SpawnPayload, type Telemetry } from '../protocol/frames.js';
 import type { Conversation } from '../store/store.js';
-import { internalContract, internalFamilies, internalToolDefs } from '../tools/internalContracts.js';
+import {
+  internalContract,
+  internalFamilies,
+  internalToolDefs,
+  isReadOnlyInternal,
+} from '../tools/internalContracts.js';
 import type { ToolPlan } from '../tools/toolPlan.js';
 
 export interface TurnBuildInput {
@@ -16,6 +21,24 @@ export interface TurnBuildInput {
   /** The registry's plan for this turn; without one the turn gets every internal tool and nothing else. */
   plan: ToolPlan | undefined;
   memoryKeys: string[];
+  /** The mode captured when the message was accepted (default execute). */
+  mode?: 'plan' | 'execute';
+}
+
+/** The reminder a plan-mode turn reads last (seed 003: plan mode is one of the turn's reminders). */
+export const PLAN_MODE_NOTE =
+  'Plan mode: investigate with read-only tools only and change nothing. End the turn with a complete proposal: ' +
+  'what you would do, step by step, and why. Tools that could change something return an error in this mode; ' +
+  'the caller leaves plan mode when they accept the proposal.';
+
+/** Plan mode's extra fields of the turn spec: the tools it may run and its reminder after the transcript. */
+function planModeSpec(input: TurnBuildInput, messages: SpawnPayload['turn']['messages']) {
+  if (input.mode !== 'plan') return { messages };
+  const tools =
+    input.plan?.read_only ?? internalToolDefs().flatMap((t) => (isReadOnlyInternal(t.name) ? [t.name] : []));
+  const read_only = [...new Set([...tools, ...input.config.security.read_only_tools])];
+  const note = { role: 'note' as const, text: PLAN_MODE_NOTE, ts: 0 };
+  return { mode: 'plan' as const, read_only, messages: [...messages, note] };
 }
 
 export function telemetry(config: Readonly<Config>, agentPath: string): Telemetry {
@@ -52,7 +75,6 @@ export function buildTurnPayload(input: TurnBuildInput): SpawnPayload {
     turn: {
       kind: 'turn',
       system,
-      messages: sliceConversation(conversation),
       tools,
       internal,
       mcp_routes: plan?.mcp_routes ?? {},
@@ -64,6 +86,7 @@ export function buildTurnPayload(input: TurnBuildInput): SpawnPayload {
       tool_meta: { 'agent/ctx': conversation.id, 'agent/instance': config.agent.name },
       max_tokens_per_call: 0,
       turn_id: turnId,
+      ...planModeSpec(input, sliceConversation(conversation)),
     },
   };
 }

@@ -137,7 +137,10 @@ export class TurnWorkers {
       ready: () => {},
       pong: () => {},
       event: (f) => {
-        log.debug(f.event, { node, ctx: turn.job.ctx, ...f.fields });
+        // Body text and tool cards carry content: they go to the task's own feed, never to the log.
+        if (f.event !== 'turn.text' && f.event !== 'turn.tool_done') {
+          log.debug(f.event, { node, ctx: turn.job.ctx, ...f.fields });
+        }
         this.deps.onProgress(turn, f.event, f.fields);
       },
       usage: (f) => {

@@ -2,6 +2,8 @@
 // Plain data: no validation or execution here (validation.ts compiles, internalTools.ts runs).
 import type { ToolDef } from '../protocol/messages.js';
 import { MAX_CONDITION_LENGTH } from './condition.js';
+import { closed, open } from './schemaShapes.js';
+import { STEERING_CONTRACTS } from './steeringContracts.js';
 
 type Schema = Record<string, unknown>;
 
@@ -21,14 +23,6 @@ export interface InternalContract {
   /** True when the call parks until the supervisor answers it later (reference §13). */
   suspends: boolean;
 }
-
-const closed = (properties: Schema, required: string[] = []): Schema => ({
-  type: 'object',
-  properties,
-  required,
-  additionalProperties: false,
-});
-const open = (properties: Schema, required: string[]): Schema => ({ type: 'object', properties, required });
 
 const KEY = { type: 'string', minLength: 1, description: 'The memory key.' };
 const DURATION = {
@@ -302,6 +296,7 @@ const CONTRACTS: InternalContract[] = [
     output_schema: open({ reply: {}, timed_out: { type: 'boolean' } }, ['reply', 'timed_out']),
     suspends: true,
   },
+  ...STEERING_CONTRACTS,
 ];
 
 const BY_NAME: ReadonlyMap<string, InternalContract> = new Map(CONTRACTS.map((c) => [c.name, c]));
@@ -312,6 +307,29 @@ export function internalContracts(): readonly InternalContract[] {
 }
 
 /** The contract named `name`, or undefined. */
+/**
+ * Internal tools that change nothing outside the turn (plan mode lets only these, read-only MCP tools and
+ * `security.read_only_tools` run). `finish` ends the turn; `ask_human` only asks.
+ */
+const READ_ONLY_INTERNAL: ReadonlySet<string> = new Set([
+  'finish',
+  'memory.get',
+  'memory.list',
+  'plan.get',
+  'sleep',
+  'await',
+  'think',
+  'decide',
+  'status',
+  'ask_human',
+  'goal.get',
+]);
+
+/** True for an internal tool plan mode may run. */
+export function isReadOnlyInternal(name: string): boolean {
+  return READ_ONLY_INTERNAL.has(name);
+}
+
 export function internalContract(name: string): InternalContract | undefined {
   return BY_NAME.get(name);
 }

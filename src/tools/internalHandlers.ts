@@ -8,6 +8,7 @@ import { contextCompact } from './handlers/context.js';
 import { type Args, durationMs, type Handler } from './handlers/handler.js';
 import { askHuman, messageSend, status } from './handlers/messaging.js';
 import { decide, think } from './handlers/reasoning.js';
+import { goalClear, goalComplete, goalGet, goalSet, sidePromote, sideStart } from './handlers/steering.js';
 import { awaitCondition } from './handlers/waiting.js';
 import { type InternalToolHost, type ToolCaller, type ToolOutcome, toolError, toolOk } from './toolOutcome.js';
 
@@ -29,6 +30,7 @@ function memorySet(args: Args, _caller: ToolCaller, host: InternalToolHost): Too
   const ttl = args['ttl'] as string | number | undefined;
   const expires = ttl === undefined ? null : now + durationMs(ttl);
   host.memory.memorySet({ key, value: args['value'], expires, updated: now });
+  host.onMemoryChanged?.('set', key);
   return toolOk({ ok: true, key });
 }
 
@@ -40,7 +42,10 @@ function memoryList(args: Args, _caller: ToolCaller, host: InternalToolHost): To
 }
 
 function memoryDelete(args: Args, _caller: ToolCaller, host: InternalToolHost): ToolOutcome {
-  return toolOk({ deleted: host.memory.memoryDelete(args['key'] as string) });
+  const key = args['key'] as string;
+  const deleted = host.memory.memoryDelete(key);
+  if (deleted) host.onMemoryChanged?.('delete', key);
+  return toolOk({ deleted });
 }
 
 /** Stores `plan` on the caller's conversation, marks it dirty and reports the change. */
@@ -116,4 +121,10 @@ export const HANDLERS: Readonly<Record<string, Handler>> = {
   'message.send': messageSend,
   status,
   ask_human: askHuman,
+  'goal.set': goalSet,
+  'goal.get': goalGet,
+  'goal.clear': goalClear,
+  'goal.complete': goalComplete,
+  'side.start': sideStart,
+  'side.promote': sidePromote,
 };

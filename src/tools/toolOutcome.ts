@@ -1,6 +1,6 @@
 // The values internal tools exchange with the supervisor: the caller, the host they may touch, the outcome.
 // Types and a few constructors only; shared by internalTools.ts (the runner) and the handler bodies.
-import type { Conversation, Store } from '../store/store.js';
+import type { Conversation, Goal, Store } from '../store/store.js';
 
 /** Who called: the conversation plan.* addresses, the acting principal, the turn, the message's hop depth. */
 export interface ToolCaller {
@@ -74,8 +74,23 @@ export interface InternalToolHost {
   askHuman?(req: HumanQuestion): Promise<ToolResult>;
   /** For the `plan.updated {ctx, op, progress}` event. */
   onPlanUpdated?(ctx: string, op: string, progress: string): void;
+  /** Goals and side tasks (the supervisor's steering desk). */
+  steering?: SteeringHost;
+  /** A memory notice for the live feed: a key was set or deleted. */
+  onMemoryChanged?(op: 'set' | 'delete', key: string): void;
   /** For the `tool.result.schema` event: a success did not match its output schema. */
   onResultSchemaMismatch?(tool: string, explain: string): void;
+}
+
+/** What goal.* and side.* reach in the supervisor; a refusal is a string the tool returns as its error. */
+export interface SteeringHost {
+  goalSet(caller: ToolCaller, objective: string, tokenBudget: number | null): Goal | string;
+  goalGet(caller: ToolCaller): Goal | null;
+  goalClear(caller: ToolCaller): boolean;
+  /** Resolves with the judge's verdict as the tool's result. */
+  goalComplete(caller: ToolCaller, evidence: string): Promise<ToolResult>;
+  sideStart(caller: ToolCaller, instruction: string): { conversation: string } | string;
+  sidePromote(caller: ToolCaller, conversation: string): string | null;
 }
 
 export interface ToolResult {

@@ -2,6 +2,7 @@
 // each call runs. Pure: takes the selected registry tools and the policies, returns plain data for the snapshot.
 import type { PolicyRule } from '../config/types.js';
 import type { ToolDef } from '../protocol/messages.js';
+import { isReadOnlyInternal } from './internalContracts.js';
 import { couldMatch } from './policy.js';
 import type { RegisteredTool } from './registry.js';
 
@@ -18,13 +19,22 @@ export interface ToolPlan {
   code: string[];
   /** MCP tools moved to `internal` because a policy could apply, so the supervisor judges each call. */
   judged: string[];
+  /** Tools plan mode may run: read-only internal tools and MCP tools annotated `readOnlyHint`. */
+  read_only: string[];
+}
+
+/** A plan with no tools. */
+export function emptyToolPlan(): ToolPlan {
+  return { tools: [], internal: [], mcp_routes: {}, mcp_servers: [], code: [], judged: [], read_only: [] };
 }
 
 /** Splits the tools by where their calls run. */
 export function planTools(tools: RegisteredTool[], policies: readonly PolicyRule[]): ToolPlan {
-  const plan: ToolPlan = { tools: [], internal: [], mcp_routes: {}, mcp_servers: [], code: [], judged: [] };
+  const plan = emptyToolPlan();
   for (const tool of tools) {
     plan.tools.push({ name: tool.name, description: tool.description, input_schema: tool.input_schema });
+    const internalReadOnly = tool.class === 'internal' && isReadOnlyInternal(tool.name);
+    if (internalReadOnly || (tool.class === 'mcp' && tool.readOnly === true)) plan.read_only.push(tool.name);
     if (tool.class === 'internal') plan.internal.push(tool.name);
     else if (tool.class === 'code') plan.code.push(tool.name);
     else if (couldMatch(policies, tool)) {

@@ -12,7 +12,7 @@ import type { NextStep } from './nextStep.js';
 import { checkGuards, finishText, nextCallStep, nextStep } from './nextStep.js';
 import { sealCalls } from './seal.js';
 import type { CallInternal, CallMcp } from './toolRunner.js';
-import { runToolCall } from './toolRunner.js';
+import { planModeRefusal, runToolCall, type ToolAnswer } from './toolRunner.js';
 import type { TurnEnd, TurnState } from './turnState.js';
 import { append, appendAssistant, buildRequest, flushParts, initState } from './turnState.js';
 import { clearParts } from './wrapUp.js';
@@ -127,17 +127,21 @@ async function executeCall(
   deps.progress('turn.tool', { turn, tool: call.name, i: i + 1, of });
   deps.log.info('tool.call', { turn, tool: call.name, id: call.id });
   const started = deps.now();
-  const answer = await runToolCall(call, {
-    turn: s.spec,
-    n: s.toolCalls - 1,
-    signal,
-    remainingMs: s.deadlineAt - started,
-    callInternal: deps.callInternal,
-    callMcp: deps.callMcp,
-    callCode: deps.callCode,
-  });
+  const refused = planModeRefusal(s.spec, call.name);
+  const answer = refused
+    ? { result: refused, is_error: true }
+    : await runToolCall(call, {
+        turn: s.spec,
+        n: s.toolCalls - 1,
+        signal,
+        remainingMs: s.deadlineAt - started,
+        callInternal: deps.callInternal,
+        callMcp: deps.callMcp,
+        callCode: deps.callCode,
+      });
   const ts = deps.now();
   deps.log.info('tool.result', { turn, tool: call.name, is_error: answer.is_error, ms: ts - started });
+  publishToolCard(s, call, answer, ts - started, deps);
   append(s, { role: 'tool', id: call.id, name: call.name, content: answer.result, is_error: answer.is_error, ts });
   if (call.name === 'finish' && !answer.is_error) s.pendingFinish = asFinishArgs(call.arguments);
 }
@@ -152,6 +156,7 @@ async function actOnCalls(
 ): Promise<TurnEnd | null> {
   const calls = step.calls;
   if (step.text) s.lastText = step.text;
+  publishBody(s, step.text, deps);
   appendAssistant(s, response, step.text, calls, deps.now());
   s.wrap = clearParts(s.wrap);
   for (const [i, call] of calls.entries()) {
@@ -176,8 +181,25 @@ function sealRest(s: TurnState, calls: ToolCall[], end: TurnEnd, deps: TurnDeps)
   return end;
 }
 
+/** Body text for the live feed (its own engine event, apart from tool cards). */
+function publishBody(s: TurnState, text: string | undefined, deps: TurnDeps): void {
+  if (text) deps.progress('turn.text', { turn: s.spec.turn_id, round: s.rounds, text });
+}
+
+/** How much of a tool's result a tool card carries. */
+const TOOL_CARD_CHARS = 2_000;
+
+/** A tool card for the live feed: the call and its result, clipped. */
+function publishToolCard(s: TurnState, call: ToolCall, answer: ToolAnswer, ms: number, deps: TurnDeps): void {
+  const text = typeof answer.result === 'string' ? answer.result : (JSON.stringify(answer.result) ?? 'null');
+  const result = text.length > TOOL_CARD_CHARS ? `${text.slice(0, TOOL_CARD_CHARS)}…` : text;
+  const fields = { turn: s.spec.turn_id, id: call.id, tool: call.name, arguments: call.arguments };
+  deps.progress('turn.tool_done', { ...fields, result, is_error: answer.is_error, ms });
+}
+
 /** Appends an answer: the delta holds the joined text, the model's request its own part. */
 function appendAnswer(s: TurnState, response: ModelResponse, text: string, deps: TurnDeps): void {
+  publishBody(s, text, deps);
   appendAssistant(s, response, text, [], deps.now());
   s.wrap = clearParts(s.wrap);
 }

@@ -114,6 +114,12 @@ async function runMcp(
   }
 }
 
+/** Why plan mode keeps `name` from running (the tool error the model reads), or null when it may run. */
+export function planModeRefusal(turn: TurnSpec, name: string): string | null {
+  if (turn.mode !== 'plan' || turn.read_only?.includes(name)) return null;
+  return `${name}: plan mode forbids tools that could change something; propose it instead (the caller leaves plan mode)`;
+}
+
 /** Executes one call by its route; always resolves with a result value. */
 export function runToolCall(call: ToolCall, ctx: ToolRunContext): Promise<ToolAnswer> {
   const route = routeTool(ctx.turn, call.name);

@@ -21,7 +21,7 @@ function expectedDefaults(storePath: string): Config {
       on_workflow_finished: 'ignore',
     },
     mcp: { servers: {}, call_timeout: 600_000 },
-    security: { policies: [] },
+    security: { policies: [], read_only_tools: [] },
     intelligence: {
       endpoints: [],
       token: null,

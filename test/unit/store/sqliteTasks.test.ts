@@ -75,7 +75,7 @@ describe('SqliteStore schema upgrade from version 1', () => {
     const meta = readMeta(dir);
     assert.equal(meta.version, 1);
     assert.equal(meta.tables.includes('tasks'), false);
-    assert.equal(SCHEMA_VERSION, 2);
+    assert.equal(SCHEMA_VERSION, 3);
   });
 
   it('gains the tasks table at open and keeps the inbox, conversations, memory and sequences', () => {
@@ -104,6 +104,21 @@ describe('SqliteStore schema upgrade from version 1', () => {
     const meta = readMeta(dir);
     assert.equal(meta.version, SCHEMA_VERSION);
     assert.ok(meta.tables.includes('tasks'));
+    assert.ok(meta.tables.includes('conversation_controls'));
+  });
+
+  it('keeps the controls of a conversation (mode, goal, side task) across a reopen; none stay absent', () => {
+    const dir = freshDir();
+    writeStoreV1(dir);
+    let store = new SqliteStore(dir);
+    const [conv] = store.loadConversations();
+    assert.equal(conv?.controls, undefined, 'premise: a v1 conversation has no controls');
+    const controls = { mode: 'plan' as const, goal: null, side_of: 'root', proposal: null };
+    store.saveConversations([{ ...conv!, controls }]);
+    store.close();
+    store = new SqliteStore(dir);
+    assert.deepEqual(store.loadConversations()[0]?.controls, controls);
+    store.close();
   });
 
   it('opens an upgraded store again unchanged, tasks and all', () => {

@@ -28,6 +28,12 @@ const NAMES = [
   'message.send',
   'status',
   'ask_human',
+  'goal.set',
+  'goal.get',
+  'goal.clear',
+  'goal.complete',
+  'side.start',
+  'side.promote',
 ];
 
 describe('internalContracts', () => {
@@ -75,10 +81,10 @@ describe('internalToolDefs', () => {
 });
 
 describe('isSuspending', () => {
-  it('is true for sleep, await, think, decide, context.compact and ask_human', () => {
+  it('is true for sleep, await, think, decide, context.compact, ask_human and goal.complete', () => {
     assert.deepEqual(
       NAMES.filter((n) => isSuspending(n)),
-      ['sleep', 'await', 'think', 'decide', 'context.compact', 'ask_human'],
+      ['sleep', 'await', 'think', 'decide', 'context.compact', 'ask_human', 'goal.complete'],
     );
     assert.equal(isSuspending('no.such'), false);
   });
@@ -94,12 +100,14 @@ describe('internalFamilies', () => {
     ]);
   });
 
-  it('lists every internal tool as four dotted families and seven bare names', () => {
+  it('lists every internal tool as six dotted families and seven bare names', () => {
     assert.deepEqual(internalFamilies(NAMES), [
       'context.*',
+      'goal.*',
       'memory.*',
       'message.*',
       'plan.*',
+      'side.*',
       'ask_human',
       'await',
       'decide',

@@ -13,8 +13,8 @@ const { tools } = buildRegistry({
     {
       server: 'fs',
       tools: [
-        { name: 'read', inputSchema: OBJ },
-        { name: 'write', inputSchema: OBJ },
+        { name: 'read', inputSchema: OBJ, annotations: { readOnlyHint: true } },
+        { name: 'write', inputSchema: OBJ, annotations: { readOnlyHint: false } },
       ],
     },
     { server: 'b', tools: [{ name: 'echo', inputSchema: OBJ }] },
@@ -42,6 +42,8 @@ describe('planTools', () => {
       mcp_servers: ['a', 'b', 'fs', 'web'],
       code: ['calc'],
       judged: [],
+      // Plan mode: read-only internal tools and MCP tools that say readOnlyHint: true; code tools never.
+      read_only: ['memory.get', 'read'],
     });
     assert.deepEqual(
       plan.tools.map((t) => t.name),

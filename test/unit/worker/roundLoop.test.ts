@@ -54,8 +54,25 @@ describe('runTurn: acting', () => {
       );
       assert.deepEqual(bridge.calls[0]?.args, { key: 'greeting', value: 'hello' });
       const events = bridge.progress.map((p) => p.event);
-      assert.deepEqual(events, ['turn.think', 'turn.round', 'turn.tool', 'turn.tool', 'turn.think', 'turn.round']);
+      assert.deepEqual(events, [
+        'turn.think',
+        'turn.round',
+        'turn.tool',
+        'turn.tool_done',
+        'turn.tool',
+        'turn.tool_done',
+        'turn.think',
+        'turn.round',
+        'turn.text',
+      ]);
       assert.deepEqual(bridge.progress[2]?.fields, { turn: 'turn-1', tool: 'memory.set', i: 1, of: 2 });
+      // Tool cards and body text are their own feed events: the call with its result, then the answer.
+      const card = bridge.progress[3]?.fields;
+      assert.equal(card?.['tool'], 'memory.set');
+      assert.deepEqual(card?.['arguments'], { key: 'greeting', value: 'hello' });
+      assert.equal(card?.['is_error'], false);
+      assert.equal(typeof card?.['result'], 'string');
+      assert.equal(bridge.progress[8]?.fields['text'], 'final answer: greeted');
     });
   });
 
