@@ -76,6 +76,8 @@ export interface Conversation {
   turns: number;
   created: number;
   updated: number;
+  /** Names of the skills loaded on this conversation (reference §8.4); absent = none. */
+  skills?: string[];
 }
 
 export interface MemoryEntry {

@@ -23,6 +23,11 @@ export class ConversationBook {
     return this.byId.size;
   }
 
+  /** Every conversation, in no particular order. */
+  list(): Conversation[] {
+    return [...this.byId.values()];
+  }
+
   get(id: string): Conversation | undefined {
     return this.byId.get(id);
   }

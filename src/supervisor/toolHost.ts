@@ -5,6 +5,7 @@ import type { Logger } from '../obs/log.js';
 import type { Conversation, InboxEvent, Store } from '../store/store.js';
 import { newUlid } from '../store/ulid.js';
 import type { InternalToolHost, ToolResult } from '../tools/internalTools.js';
+import type { SkillHost } from '../tools/toolOutcome.js';
 import type { LiveTurn } from './liveTurn.js';
 import type { AcceptInput } from './supervisor.js';
 import type { TaskHooks } from './taskHooks.js';
@@ -25,6 +26,8 @@ export interface HostCapabilities {
   status(): Record<string, unknown>;
   /** A2A tasks (a person to ask); absent without a listener. */
   tasks?: TaskHooks;
+  /** skills.*; absent without skill sources. */
+  skills?: SkillHost;
 }
 
 export function buildToolHost(caps: HostCapabilities, turn: LiveTurn): InternalToolHost {
@@ -66,6 +69,7 @@ export function buildToolHost(caps: HostCapabilities, turn: LiveTurn): InternalT
       return { ok: true, conversation, depth: req.depth };
     },
     status: () => caps.status(),
+    ...(caps.skills ? { skills: caps.skills } : {}),
     think: (req) =>
       caps.think({
         purpose: req.purpose,

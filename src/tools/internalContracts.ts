@@ -302,7 +302,37 @@ const CONTRACTS: InternalContract[] = [
     output_schema: open({ reply: {}, timed_out: { type: 'boolean' } }, ['reply', 'timed_out']),
     suspends: true,
   },
+  {
+    name: 'skills.list',
+    family: 'skills',
+    description: 'List the skills in the catalogue and which are loaded on this conversation.',
+    input_schema: closed({}),
+    output_schema: open({ skills: { type: 'array' }, loaded: { type: 'array' } }, ['skills', 'loaded']),
+    suspends: false,
+  },
+  {
+    name: 'skills.load',
+    family: 'skills',
+    description: "Load a skill on this conversation and read its instructions (they join the prompt's skills).",
+    input_schema: closed({ name: { type: 'string', minLength: 1, description: 'The skill name.' } }, ['name']),
+    output_schema: open(
+      { loaded: { type: 'boolean' }, name: { type: 'string' }, hash: { type: 'string' }, body: { type: 'string' } },
+      ['loaded', 'name', 'body'],
+    ),
+    suspends: false,
+  },
+  {
+    name: 'skills.unload',
+    family: 'skills',
+    description: 'Unload a skill from this conversation.',
+    input_schema: closed({ name: { type: 'string', minLength: 1 } }, ['name']),
+    output_schema: open({ unloaded: { type: 'boolean' } }, ['unloaded']),
+    suspends: false,
+  },
 ];
+
+/** Families granted only when the instance has what they need (skills.* needs skills.sources). */
+const CONDITIONAL_FAMILIES = new Set(['skills']);
 
 const BY_NAME: ReadonlyMap<string, InternalContract> = new Map(CONTRACTS.map((c) => [c.name, c]));
 
@@ -319,6 +349,20 @@ export function internalContract(name: string): InternalContract | undefined {
 /** The definitions the model sees, in table order. */
 export function internalToolDefs(): ToolDef[] {
   return CONTRACTS.map((c) => ({ name: c.name, description: c.description, input_schema: c.input_schema }));
+}
+
+/** The contracts this instance offers: skills.* only when it has skill sources. */
+export function grantedInternalContracts(has: { skills: boolean }): InternalContract[] {
+  return CONTRACTS.filter((c) => !CONDITIONAL_FAMILIES.has(c.family) || (c.family === 'skills' && has.skills));
+}
+
+/** grantedInternalContracts as the definitions the model sees. */
+export function grantedInternalDefs(has: { skills: boolean }): ToolDef[] {
+  return grantedInternalContracts(has).map((c) => ({
+    name: c.name,
+    description: c.description,
+    input_schema: c.input_schema,
+  }));
 }
 
 /** Whether calling `name` parks until the supervisor answers it later. */

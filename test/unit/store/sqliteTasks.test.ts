@@ -75,7 +75,7 @@ describe('SqliteStore schema upgrade from version 1', () => {
     const meta = readMeta(dir);
     assert.equal(meta.version, 1);
     assert.equal(meta.tables.includes('tasks'), false);
-    assert.equal(SCHEMA_VERSION, 2);
+    assert.equal(SCHEMA_VERSION, 3);
   });
 
   it('gains the tasks table at open and keeps the inbox, conversations, memory and sequences', () => {
@@ -104,6 +104,19 @@ describe('SqliteStore schema upgrade from version 1', () => {
     const meta = readMeta(dir);
     assert.equal(meta.version, SCHEMA_VERSION);
     assert.ok(meta.tables.includes('tasks'));
+  });
+
+  it('gains conversations.skills at open: loaded skill names round-trip, none reads back absent', () => {
+    const dir = freshDir();
+    writeStoreV1(dir);
+    let store = new SqliteStore(dir);
+    const [conv] = store.loadConversations();
+    assert.equal(conv?.skills, undefined, 'a v1 conversation has no skills');
+    store.saveConversations([{ ...conv!, skills: ['deploy', 'review'] }]);
+    store.close();
+    store = new SqliteStore(dir);
+    assert.deepEqual(store.loadConversations()[0]?.skills, ['deploy', 'review']);
+    store.close();
   });
 
   it('opens an upgraded store again unchanged, tasks and all', () => {

@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {
+  grantedInternalContracts,
   internalContract,
   internalContracts,
   internalFamilies,
@@ -28,6 +29,9 @@ const NAMES = [
   'message.send',
   'status',
   'ask_human',
+  'skills.list',
+  'skills.load',
+  'skills.unload',
 ];
 
 describe('internalContracts', () => {
@@ -46,6 +50,18 @@ describe('internalContracts', () => {
       assert.equal(c.output_schema['additionalProperties'], undefined, `${c.name} output is open`);
       assert.ok(c.description.length > 10, c.name);
     }
+  });
+
+  it('grants skills.* only to an instance with skill sources', () => {
+    const without = grantedInternalContracts({ skills: false }).map((c) => c.name);
+    assert.deepEqual(
+      without,
+      NAMES.filter((n) => !n.startsWith('skills.')),
+    );
+    assert.deepEqual(
+      grantedInternalContracts({ skills: true }).map((c) => c.name),
+      NAMES,
+    );
   });
 
   it('names the family memory, plan, context, message, or the bare name', () => {
@@ -94,12 +110,13 @@ describe('internalFamilies', () => {
     ]);
   });
 
-  it('lists every internal tool as four dotted families and seven bare names', () => {
+  it('lists every internal tool as five dotted families and seven bare names', () => {
     assert.deepEqual(internalFamilies(NAMES), [
       'context.*',
       'memory.*',
       'message.*',
       'plan.*',
+      'skills.*',
       'ask_human',
       'await',
       'decide',
