@@ -39,7 +39,11 @@ function buildProgram(): Command {
     )
     .option('--validate-config', 'check the configuration and exit 0 (valid) or 2 (invalid)', false)
     .option('--capabilities', 'print what this instance offers (tools, MCP servers, store) as JSON and exit', false)
-    .option('--context-template', 'print the built-in system prompt template (context.template replaces it) and exit', false)
+    .option(
+      '--context-template',
+      'print the built-in system prompt template (context.template replaces it) and exit',
+      false,
+    )
     .allowExcessArguments(false)
     .exitOverride()
     .configureOutput({ writeErr: () => {} });
