@@ -26,6 +26,8 @@ export interface StagingDeps extends Omit<PreflightDeps, 'skills'> {
   requeue: (job: TurnJob) => void;
   /** Answers the job without a turn (a status or clarify verdict). */
   reply: (job: TurnJob, conv: Conversation, text: string) => void;
+  /** Wakes the reactor: staging of an answered job is over (idle may hold now). */
+  wake: () => void;
   /** The next preflight child's turn id. */
   nextTurnId: () => string;
 }
@@ -89,7 +91,8 @@ export class Staging {
       .then((answered) => {
         // Gone from `staged` means cancelled or abandoned meanwhile: its outcome is someone else's now.
         if (!this.staged.delete(job.event.id)) return;
-        if (!answered) this.deps.requeue(job);
+        if (answered) this.deps.wake();
+        else this.deps.requeue(job);
       });
   }
 

@@ -92,6 +92,7 @@ export class Supervisor {
         this.scheduleTick();
       },
       reply: (job, conv, text) => this.folds.finish(job, conv, deterministicResult(text, this.now()), true),
+      wake: () => this.scheduleTick(),
     });
     this.turns = new TurnWorkers({
       pool: this.pool,
