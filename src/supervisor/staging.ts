@@ -22,14 +22,12 @@ const KNOWLEDGE_TIMEOUT_MS = 60_000;
 export interface StagingDeps extends Omit<PreflightDeps, 'skills'> {
   store: Store;
   tools: ToolSurface | undefined;
-  /** Puts a staged job back in its place in the queue (and wakes the reactor). */
+  /** Puts a staged job back in its place in the queue. */
   requeue: (job: TurnJob) => void;
   /** Answers the job without a turn (a status or clarify verdict). */
   reply: (job: TurnJob, conv: Conversation, text: string) => void;
-  /** Wakes the reactor: staging of an answered job is over (idle may hold now). */
+  /** Wakes the reactor: a job is back in the queue, or answered (idle may hold now). */
   wake: () => void;
-  /** The next preflight child's turn id. */
-  nextTurnId: () => string;
 }
 
 /**
@@ -91,8 +89,8 @@ export class Staging {
       .then((answered) => {
         // Gone from `staged` means cancelled or abandoned meanwhile: its outcome is someone else's now.
         if (!this.staged.delete(job.event.id)) return;
-        if (answered) this.deps.wake();
-        else this.deps.requeue(job);
+        if (!answered) this.deps.requeue(job);
+        this.deps.wake();
       });
   }
 
@@ -109,6 +107,7 @@ export class Staging {
       this.staged.delete(job.event.id);
       this.deps.requeue(job);
     }
+    this.deps.wake();
   }
 
   /** Skill references, then preflight, then knowledge, then any missing skill bodies; true when answered. */
@@ -126,7 +125,8 @@ export class Staging {
       }
     }
     if (needsPreflight(job.text, conv.plan, config.agent.preflight)) {
-      const outcome = await runPreflight(this.deps, job, conv, this.deps.nextTurnId());
+      const turnId = `preflight-${this.deps.store.nextSequence('preflight')}`;
+      const outcome = await runPreflight(this.deps, job, conv, turnId);
       if (outcome.reply !== null) {
         if (this.staged.has(job.event.id)) this.deps.reply(job, conv, outcome.reply);
         return true;

@@ -81,16 +81,17 @@ export class Supervisor {
       log: this.log,
       onChange: () => this.scheduleTick(),
     });
+    const { config, log, now, store, thinks } = this;
     this.staging = new Staging({
-      ...{ config: this.config, log: this.log, now: this.now, store: this.store, thinks: this.thinks },
+      config,
+      log,
+      now,
+      store,
+      thinks,
       tools: opts.tools,
       markDirty: (id) => this.conversations.markDirty(id),
       statusFor: (principal) => this.statusFor(principal),
-      nextTurnId: () => `preflight-${this.store.nextSequence('preflight')}`,
-      requeue: (job) => {
-        this.queue.reinsert(job);
-        this.scheduleTick();
-      },
+      requeue: (job) => this.queue.reinsert(job),
       reply: (job, conv, text) => this.folds.finish(job, conv, deterministicResult(text, this.now()), true),
       wake: () => this.scheduleTick(),
     });
