@@ -8,6 +8,7 @@ export interface CliArgs extends ConfigFlags {
   configFiles: string[];
   validateConfig: boolean;
   capabilities: boolean;
+  contextTemplate: boolean;
 }
 
 export const VERSION = '0.1.0';
@@ -38,6 +39,11 @@ function buildProgram(): Command {
     )
     .option('--validate-config', 'check the configuration and exit 0 (valid) or 2 (invalid)', false)
     .option('--capabilities', 'print what this instance offers (tools, MCP servers, store) as JSON and exit', false)
+    .option(
+      '--context-template',
+      'print the built-in system prompt template (context.template replaces it) and exit',
+      false,
+    )
     .allowExcessArguments(false)
     .exitOverride()
     .configureOutput({ writeErr: () => {} });
@@ -62,6 +68,7 @@ export function parseArgs(argv: string[]): CliArgs | { print: string } {
     configFiles: o.config as string[],
     validateConfig: o.validateConfig === true,
     capabilities: o.capabilities === true,
+    contextTemplate: o.contextTemplate === true,
   };
   if (Array.isArray(o.mcp)) args.mcp = o.mcp as string[];
   for (const key of ['prompt', 'instruction', 'model', 'intelligence', 'deadline'] as const) {

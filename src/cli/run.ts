@@ -3,6 +3,7 @@
 import { createHash } from 'node:crypto';
 import { compileConfig } from '../config/compile.js';
 import type { Config } from '../config/types.js';
+import { BUILTIN_PROMPT_TEMPLATE } from '../context/systemPrompt.js';
 import { DaemonError, describeError } from '../errors.js';
 import { createLogger, type Logger, redact } from '../obs/log.js';
 import { openStore } from '../store/openStore.js';
@@ -26,6 +27,7 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv = process.en
   try {
     const parsed = parseArgs(argv);
     if ('print' in parsed) return { code: EXIT.ok, stdout: parsed.print };
+    if (parsed.contextTemplate) return { code: EXIT.ok, stdout: `${BUILTIN_PROMPT_TEMPLATE}\n` };
     args = parsed;
     config = compileConfig({ files: args.configFiles, env, flags: args, cwd: process.cwd() });
   } catch (err) {

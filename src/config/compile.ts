@@ -7,6 +7,7 @@ import { checkA2a } from './a2aKeys.js';
 import { readEnvSettings, readFlagSettings } from './envSource.js';
 import type { Coerced, SubPath, ValueKind } from './kinds.js';
 import { buildTree, deepFreeze, layerValue } from './merge.js';
+import { checkPromptKeys } from './promptKeys.js';
 import { checkIntelligence, type OriginOf } from './roleRules.js';
 import { DEFAULT_STORE_PATH, KEY_PATHS, KEYS, keySpec } from './schema.js';
 import { resolveSecrets } from './secrets.js';
@@ -50,11 +51,20 @@ export function compileConfig(sources: ConfigSources): Readonly<Config> {
   values.set('store.path', resolve(sources.cwd, String(values.get('store.path'))));
   const tls = values.get('a2a.tls') as Config['a2a']['tls'];
   if (tls) values.set('a2a.tls', { cert: resolve(sources.cwd, tls.cert), key: resolve(sources.cwd, tls.key) });
+  const files = values.get('agent.instruction_files') as readonly string[];
+  values.set(
+    'agent.instruction_files',
+    files.map((f) => resolve(sources.cwd, f)),
+  );
   settleIntelligence(values, accepted);
   // The tree has exactly the table's paths, and the KEYS type pins each path's value type to Config's.
   const config = buildTree(values) as unknown as Config;
   const originOf = originFinder(accepted);
-  const crossProblems = [...checkIntelligence(config, originOf), ...checkA2a(config, originOf)];
+  const crossProblems = [
+    ...checkIntelligence(config, originOf),
+    ...checkA2a(config, originOf),
+    ...checkPromptKeys(config, originOf),
+  ];
   if (crossProblems.length > 0) throw new DaemonError('config_invalid', joinProblems(crossProblems));
   return deepFreeze(config);
 }

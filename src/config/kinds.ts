@@ -233,23 +233,6 @@ export function stringMapKind(): ValueKind<Record<string, string>> {
   };
 }
 
-/** A list of non-empty names; from text, a comma-separated list. */
-export function nameListKind(): ValueKind<string[]> {
-  const check = (items: unknown[]): Coerced<string[]> => {
-    for (const [i, item] of items.entries()) {
-      if (typeof item !== 'string' || item.trim() === '') {
-        return { ok: false, problem: `expected a name, got ${showValue(item)}`, at: [i] };
-      }
-    }
-    return ok([...new Set(items as string[])]);
-  };
-  return {
-    type: 'list of names',
-    fromYaml: (v) => (v === null ? ok([]) : Array.isArray(v) ? check(v) : check([v])),
-    fromText: (t) => check(commaList(t)),
-  };
-}
-
 /** `all`, `none`, or a list of names (agent.tools.*); from text, `all`, `none` or a comma-separated list. */
 export function toolSelectionKind(): ValueKind<ToolSelection> {
   const expected = 'expected all, none or a list of names';

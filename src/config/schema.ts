@@ -8,7 +8,6 @@ import {
   enumListKind,
   fractionKind,
   intKind,
-  nameListKind,
   nullableIntKind,
   nullableStringKind,
   stringKind,
@@ -20,6 +19,7 @@ import {
 import { mcpServersKind } from './mcpServers.js';
 import { confidenceKind, modelsKind, providersKind, roleKind, routesKind, STRUCTURED_OUTPUT } from './modelDecls.js';
 import { policiesKind } from './policyRules.js';
+import { overridesKind, stringListKind, templateKind } from './promptKeys.js';
 import { type Config, WAKE_EVENTS } from './types.js';
 
 /** Dotted paths of Config's leaves; lists and free-key maps are leaves. */
@@ -78,6 +78,11 @@ export const DEFAULT_STORE_PATH = './.agentd';
 export const KEYS: KeyTable = {
   'agent.name': { kind: stringKind(), default: 'agentd', doc: 'Instance id; a segment of idempotency keys.' },
   'agent.instruction': { kind: stringKind(), default: '', doc: 'Standing policy rendered under "## Instruction".' },
+  'agent.instruction_files': {
+    kind: stringListKind('file paths'),
+    default: [],
+    doc: 'Project instruction files (AGENTS.md) read at start into "## Instruction".',
+  },
   'agent.prompt': { kind: nullableStringKind(), default: null, doc: 'Startup message into the root (--prompt).' },
   'agent.preflight': { kind: enumKind(['auto', 'always', 'never']), default: 'auto', doc: 'When to run preflight.' },
   'agent.max_parallel_turns': { kind: intKind(1), default: 4, doc: 'Conversation turns running at once.' },
@@ -104,7 +109,7 @@ export const KEYS: KeyTable = {
   'mcp.call_timeout': { kind: durationKind(100), default: 600_000, doc: 'Cap on one MCP call (also the deadline).' },
   'security.policies': { kind: policiesKind(), default: [], doc: 'Permission rules; first match wins, none allows.' },
   'security.read_only_tools': {
-    kind: nameListKind(),
+    kind: stringListKind('tool names'),
     default: [],
     doc: 'Tools plan mode may run besides read-only internal and readOnlyHint MCP tools.',
   },
@@ -169,6 +174,32 @@ export const KEYS: KeyTable = {
   'context.keep_last': { kind: intKind(0), default: 12, doc: 'Messages compaction always keeps.' },
   'context.model_window': { kind: nullableIntKind(1), default: null, doc: 'Context window; null = guessed.' },
   'context.plan.max_items': { kind: intKind(1), default: 32, doc: 'Most items a plan holds.' },
+  'context.template': { kind: templateKind(), default: null, doc: 'System prompt template; null = the built-in.' },
+  'knowledge.auto_context.on': {
+    kind: enumKind(['never', 'turn']),
+    default: 'never',
+    doc: 'turn: search for each message and add the hits to the prompt.',
+  },
+  'knowledge.auto_context.top_k': { kind: intKind(1), default: 5, doc: 'Hits asked for per message.' },
+  'knowledge.auto_context.max_bytes': { kind: intKind(1), default: 16_384, doc: 'Cap of the knowledge block.' },
+  'knowledge.server': {
+    kind: nullableStringKind(),
+    default: null,
+    doc: 'MCP server whose knowledge.search (or search) tool answers knowledge.search.',
+  },
+  'tools.overrides': {
+    kind: overridesKind(),
+    default: {},
+    doc: 'Mapping-only tool (knowledge.search) → {server, tool}: the MCP tool that answers it.',
+  },
+  'skills.sources': {
+    kind: stringListKind('MCP server names'),
+    default: [],
+    doc: 'MCP servers whose prompts and resources are skills.',
+  },
+  'skills.max_loaded': { kind: intKind(1), default: 8, doc: 'Skills loaded on one conversation at most.' },
+  'skills.max_bytes': { kind: intKind(1), default: 32_768, doc: 'A loaded skill body is cut to this many bytes.' },
+  'skills.reference_prefix': { kind: stringKind(), default: '@skill:', doc: 'How a message references a skill.' },
   'store.kind': { kind: enumKind(['sqlite', 'memory']), default: 'sqlite', doc: 'Store backend.' },
   'store.path': { kind: stringKind(), default: DEFAULT_STORE_PATH, doc: 'State directory; default $AGENTD_STATE_DIR.' },
   'lifecycle.drain_timeout': { kind: durationKind(), default: 25_000, doc: 'How long a drain waits for turns.' },

@@ -43,9 +43,11 @@ export interface AgentConfig {
   name: string;
   /** Standing policy rendered under "## Instruction". Default "". */
   instruction: string;
+  /** Project instruction files (e.g. AGENTS.md), read at start into "## Instruction" (absolute paths). Default []. */
+  instruction_files: readonly string[];
   /** Startup message into conversation root as the operator (`--prompt`). Default null. */
   prompt: string | null;
-  /** Accepted now, used by the preflight issue. Default "auto". */
+  /** When a message is triaged before its turn (reference §6.1). Default "auto". */
   preflight: PreflightMode;
   /** At most this many conversation turns run at once. Default 4. */
   max_parallel_turns: number;
@@ -154,6 +156,44 @@ export interface ContextConfig {
     /** Default 32. */
     max_items: number;
   };
+  /** The system prompt template (reference §8.1); null = the built-in (`agentd --context-template`). */
+  template: string | null;
+}
+
+export interface KnowledgeConfig {
+  auto_context: {
+    /** `turn`: search for every message and put the hits in the prompt. Default "never". */
+    on: 'never' | 'turn';
+    /** Default 5. */
+    top_k: number;
+    /** The knowledge block's cap in bytes. Default 16 384. */
+    max_bytes: number;
+  };
+  /** An MCP server whose `knowledge.search` (or `search`) tool answers knowledge.search. Default null. */
+  server: string | null;
+}
+
+/** The MCP tool that answers a mapping-only tool (tools.overrides). */
+export interface ToolOverride {
+  server: string;
+  /** The server's own name for the tool. */
+  tool: string;
+}
+
+export interface ToolsConfig {
+  /** Mapping-only tool name (knowledge.search) → the MCP tool that answers it. Default {}. */
+  overrides: Record<string, ToolOverride>;
+}
+
+export interface SkillsConfig {
+  /** MCP servers whose prompts and resources are skills. Default []. */
+  sources: readonly string[];
+  /** Skills loaded on one conversation at most. Default 8. */
+  max_loaded: number;
+  /** A loaded skill's body is cut to this many bytes. Default 32 768. */
+  max_bytes: number;
+  /** How a message references a skill. Default "@skill:". */
+  reference_prefix: string;
 }
 
 export interface StoreConfig {
@@ -186,7 +226,7 @@ export interface SecurityConfig {
   /** Ordered; first match wins; no match allows. Default []. */
   policies: readonly PolicyRule[];
   /** Tools plan mode may run besides read-only internal tools and MCP tools annotated readOnlyHint. Default []. */
-  read_only_tools: string[];
+  read_only_tools: readonly string[];
 }
 
 /** Who may call the A2A listener and as whom (reference §17.3); matched in order. */
@@ -219,6 +259,9 @@ export interface Config {
   intelligence: IntelligenceConfig;
   limits: LimitsConfig;
   context: ContextConfig;
+  knowledge: KnowledgeConfig;
+  skills: SkillsConfig;
+  tools: ToolsConfig;
   store: StoreConfig;
   lifecycle: LifecycleConfig;
   observability: ObservabilityConfig;

@@ -1,5 +1,6 @@
-// The built-in system prompt (reference §8.2): most stable text first, most volatile last (a prompt-cache contract).
-// Pure: callers pass the granted internal families, the instruction, the per-turn slot and the memory keys.
+// The system prompt (reference §8.1–§8.2): a template rendered over the turn's data. The built-in runs from the
+// most stable section to the most volatile (a prompt-cache contract). Pure: data in, text and problems out.
+import { cachedTemplate, renderTemplate } from './template.js';
 
 /** The most memory keys the prompt lists. */
 export const MEMORY_KEYS_SHOWN = 32;
@@ -9,17 +10,21 @@ const INTERNAL_TAIL = 'are executed by your runtime and are durable; other tools
 const CONDUCT = 'Be concise and factual; never invent tool results.';
 const MEMORY_LEAD = 'Keys you can read with memory.get:';
 
-/** The built-in template in the template language of §8.1, for `agentd --context-template`. */
+/**
+ * The built-in template (`agentd --context-template` prints it): persona, `## Instruction`, the per-turn slot
+ * (`extra`: retrieved knowledge), the skills catalogue and loaded bodies, then `## Memory`.
+ */
 export const BUILTIN_PROMPT_TEMPLATE = [
   `You are {{instance}}, ${PERSONA_TAIL}`,
   `{{#if tools.internal}}Internal tools ({{tools.internal_text}}) ${INTERNAL_TAIL}`,
-  `{{/if}}${CONDUCT}`,
-  '{{#if instruction}}',
+  `{{/if}}${CONDUCT}{{#if instruction}}`,
   '',
   '## Instruction',
   '{{instruction}}{{/if}}{{#if extra}}',
   '',
-  '{{extra}}{{/if}}{{#if memory.keys}}',
+  '{{extra}}{{/if}}{{#if skills}}',
+  '',
+  '{{skills}}{{/if}}{{#if memory.keys}}',
   '',
   '## Memory',
   `${MEMORY_LEAD} {{memory.keys_text}}{{/if}}`,
@@ -28,14 +33,44 @@ export const BUILTIN_PROMPT_TEMPLATE = [
 export interface SystemPromptInput {
   /** The instance name (agent.name). */
   instance: string;
-  /** The agent's instruction; trimmed, omitted when blank. */
+  /** The agent's instruction (and instruction files); trimmed, omitted when blank. */
   instruction: string;
   /** Internal tool families granted to this turn, in display order (see tools/internalContracts internalFamilies). */
   internalFamilies: string[];
-  /** The per-turn slot: a knowledge block or loaded skills. */
+  /** The per-turn slot: a knowledge block. */
   extra?: string;
+  /** The skills catalogue, then the bodies of the skills loaded on this conversation (pre-rendered). */
+  skills?: string;
   /** Memory keys the model may read; at most MEMORY_KEYS_SHOWN are listed. */
   memoryKeys?: string[];
+}
+
+/** The variables a template sees (reference §8.1), for the sections this build has. */
+export interface PromptData {
+  instance: string;
+  instruction: string;
+  extra: string;
+  tools: { internal: string[]; internal_text: string };
+  skills: string;
+  memory: { keys: string[]; keys_text: string };
+}
+
+/** A problem met while rendering, for the `prompt.render.fail` / `prompt.builtin.fail` events. */
+export interface PromptProblem {
+  event: 'prompt.render.fail' | 'prompt.builtin.fail';
+  err: string;
+}
+
+export function promptData(input: SystemPromptInput): PromptData {
+  const keys = (input.memoryKeys ?? []).slice(0, MEMORY_KEYS_SHOWN);
+  return {
+    instance: input.instance.trim() === '' ? 'agentd' : input.instance.trim(),
+    instruction: input.instruction.trim(),
+    extra: (input.extra ?? '').trim(),
+    tools: { internal: [...input.internalFamilies], internal_text: input.internalFamilies.join(', ') },
+    skills: (input.skills ?? '').trim(),
+    memory: { keys, keys_text: keys.join(', ') },
+  };
 }
 
 /** The persona paragraph: who the agent is and which internal families its runtime executes. */
@@ -47,14 +82,39 @@ export function renderPersona(instance: string, internalFamilies: string[]): str
   return lines.join('\n');
 }
 
-/** Persona, `## Instruction`, the per-turn slot, `## Memory` — blocks separated by a blank line; never empty. */
+/** Renders `source`; a blank result is a failure too (the prompt must never be empty). */
+function attempt(source: string, data: PromptData): { ok: true; text: string } | { ok: false; err: string } {
+  try {
+    const text = renderTemplate(cachedTemplate(source), data).trim();
+    return text === '' ? { ok: false, err: 'the template rendered nothing' } : { ok: true, text };
+  } catch (err) {
+    return { ok: false, err: err instanceof Error ? err.message : String(err) };
+  }
+}
+
+/**
+ * The system prompt from `template` (context.template) or the built-in. A custom template that fails or renders
+ * blank falls back to the built-in; if even that fails, persona + `## Instruction`. Never empty.
+ */
+export function renderPrompt(
+  input: SystemPromptInput,
+  template: string | null = null,
+): { text: string; problems: PromptProblem[] } {
+  const data = promptData(input);
+  const problems: PromptProblem[] = [];
+  if (template !== null) {
+    const custom = attempt(template, data);
+    if (custom.ok) return { text: custom.text, problems };
+    problems.push({ event: 'prompt.render.fail', err: custom.err });
+  }
+  const builtin = attempt(BUILTIN_PROMPT_TEMPLATE, data);
+  if (builtin.ok) return { text: builtin.text, problems };
+  problems.push({ event: 'prompt.builtin.fail', err: builtin.err });
+  const persona = renderPersona(data.instance, data.tools.internal);
+  return { text: data.instruction === '' ? persona : `${persona}\n\n## Instruction\n${data.instruction}`, problems };
+}
+
+/** The built-in prompt's text (persona, instruction, slot, skills, memory); never empty. */
 export function renderSystemPrompt(input: SystemPromptInput): string {
-  const blocks = [renderPersona(input.instance, input.internalFamilies)];
-  const instruction = input.instruction.trim();
-  if (instruction !== '') blocks.push(`## Instruction\n${instruction}`);
-  const extra = (input.extra ?? '').trim();
-  if (extra !== '') blocks.push(extra);
-  const keys = (input.memoryKeys ?? []).slice(0, MEMORY_KEYS_SHOWN);
-  if (keys.length > 0) blocks.push(`## Memory\n${MEMORY_LEAD} ${keys.join(', ')}`);
-  return blocks.join('\n\n');
+  return renderPrompt(input).text;
 }

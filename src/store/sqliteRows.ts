@@ -35,6 +35,7 @@ export interface ConversationRow {
   created: number;
   updated: number;
   message_count: number;
+  skills: string | null;
 }
 
 export interface MessageRow {
@@ -110,11 +111,12 @@ export function conversationParams(conv: Conversation): ConversationRow {
     created: conv.created,
     updated: conv.updated,
     message_count: conv.messages.length,
+    skills: conv.skills && conv.skills.length > 0 ? JSON.stringify(conv.skills) : null,
   };
 }
 
 export function toConversation(row: ConversationRow, messages: Msg[]): Conversation {
-  return {
+  const conv: Conversation = {
     id: row.id,
     kind: row.kind === 'root' ? 'root' : 'conversation',
     version: row.version,
@@ -126,6 +128,8 @@ export function toConversation(row: ConversationRow, messages: Msg[]): Conversat
     created: row.created,
     updated: row.updated,
   };
+  if (row.skills !== null) conv.skills = JSON.parse(row.skills) as string[];
+  return conv;
 }
 
 export function memoryParams(entry: MemoryEntry): MemoryRow {

@@ -5,7 +5,8 @@ import type Database from 'better-sqlite3';
 /**
  * Bump when the layout changes; a newer version on disk is refused rather than guessed at. 1: inbox,
  * conversations, messages, memory, sequences. 2: adds tasks (an older store gains it at open). 3: adds
- * conversation_controls (mode, goal, side task).
+ * conversation_controls (mode, goal, side task) and conversations.skills (the names of loaded skills, JSON;
+ * NULL = none).
  */
 export const SCHEMA_VERSION = 3;
 
@@ -79,11 +80,16 @@ CREATE TABLE IF NOT EXISTS conversation_controls (
   json TEXT NOT NULL
 ) WITHOUT ROWID;
 `;
+/** Version 3 also adds conversations.skills. SQLite has no ADD COLUMN IF NOT EXISTS, so the column list is checked. */
+function addColumnV3(db: Database.Database): void {
+  const columns = db.prepare(`SELECT name FROM pragma_table_info('conversations')`).pluck().all() as string[];
+  if (!columns.includes('skills')) db.exec('ALTER TABLE conversations ADD COLUMN skills TEXT');
+}
 
 /**
  * Creates absent tables, brings an older layout up to SCHEMA_VERSION and bumps the generation, in one write
  * transaction; call after `checkExisting` found the file usable. Returns the new generation.
- * Every step so far only adds tables (IF NOT EXISTS), so a fresh file and an upgrade run the same statements;
+ * Every step so far only adds tables or columns, so a fresh file and an upgrade run the same statements;
  * a crash mid-open rolls back to the old version, intact.
  */
 export function prepareSchema(db: Database.Database): number {
@@ -92,6 +98,7 @@ export function prepareSchema(db: Database.Database): number {
       db.exec(TABLES_V1);
       db.exec(TABLES_V2);
       db.exec(TABLES_V3);
+      addColumnV3(db);
       db.prepare(
         `INSERT INTO meta (key, value) VALUES ('schema_version', @v)
          ON CONFLICT (key) DO UPDATE SET value = max(value, @v)`,

@@ -30,7 +30,7 @@ export function prepareStatements(db: Database.Database) {
     inboxById: db.prepare<[string], InboxRow>(`SELECT ${INBOX_COLUMNS} FROM inbox WHERE id = ?`),
 
     conversations: db.prepare<[], ConversationRow>(
-      `SELECT id, kind, version, summary, plan, principal, turns, created, updated, message_count
+      `SELECT id, kind, version, summary, plan, principal, turns, created, updated, message_count, skills
        FROM conversations ORDER BY id`,
     ),
     allMessages: db.prepare<[], MessageRow>('SELECT conversation_id, json FROM messages ORDER BY conversation_id, idx'),
@@ -38,11 +38,13 @@ export function prepareStatements(db: Database.Database) {
       'SELECT version, message_count AS count FROM conversations WHERE id = ?',
     ),
     upsertConversation: db.prepare<[ConversationRow], void>(
-      `INSERT INTO conversations (id, kind, version, summary, plan, principal, turns, created, updated, message_count)
-       VALUES (@id, @kind, @version, @summary, @plan, @principal, @turns, @created, @updated, @message_count)
+      `INSERT INTO conversations
+         (id, kind, version, summary, plan, principal, turns, created, updated, message_count, skills)
+       VALUES (@id, @kind, @version, @summary, @plan, @principal, @turns, @created, @updated, @message_count, @skills)
        ON CONFLICT (id) DO UPDATE SET kind = excluded.kind, version = excluded.version,
          summary = excluded.summary, plan = excluded.plan, principal = excluded.principal, turns = excluded.turns,
-         created = excluded.created, updated = excluded.updated, message_count = excluded.message_count`,
+         created = excluded.created, updated = excluded.updated, message_count = excluded.message_count,
+         skills = excluded.skills`,
     ),
     deleteMessages: db.prepare<[string], void>('DELETE FROM messages WHERE conversation_id = ?'),
     allControls: db.prepare<[], { id: string; json: string }>('SELECT id, json FROM conversation_controls'),

@@ -116,6 +116,8 @@ export interface Conversation {
   updated: number;
   /** Absent until a caller steers the conversation (plan mode, a goal, a side task). */
   controls?: ConversationControls;
+  /** Names of the skills loaded on this conversation (reference §8.4); absent = none. */
+  skills?: string[];
 }
 
 export interface MemoryEntry {

@@ -23,9 +23,9 @@ export class ConversationBook {
     return this.byId.size;
   }
 
-  /** Every conversation in memory. */
-  all(): IterableIterator<Conversation> {
-    return this.byId.values();
+  /** Every conversation, in no particular order. */
+  list(): Conversation[] {
+    return [...this.byId.values()];
   }
 
   get(id: string): Conversation | undefined {

@@ -10,6 +10,14 @@ export interface TurnJob {
   text: string;
   /** Hop depth of the message (0 for a person's). */
   depth: number;
+  /** What staging found (reference §6–§7); absent until the job has been staged. */
+  prep?: TurnPrep;
+}
+
+/** A staged job's findings: the route preflight chose (null = roles.turn) and the knowledge block ('' = none). */
+export interface TurnPrep {
+  route: string | null;
+  knowledge: string;
 }
 
 export interface GateState {

@@ -31,3 +31,15 @@ export function planFold(result: TurnResult, now: number): FoldPlan {
 export function failedResult(error: string, status: TurnResult['status'] = 'failed'): TurnResult {
   return { status, messages: [], usage: { input_tokens: 0, output_tokens: 0 }, rounds: 0, tool_calls: 0, error };
 }
+
+/** A reply made without a turn (a preflight `status` or `clarify`): one assistant message, completed. */
+export function deterministicResult(text: string, now: number): TurnResult {
+  return {
+    status: 'completed',
+    messages: [{ role: 'assistant', text, tool_calls: [], ts: now }],
+    text,
+    usage: { input_tokens: 0, output_tokens: 0 },
+    rounds: 0,
+    tool_calls: 0,
+  };
+}

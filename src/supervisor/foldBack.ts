@@ -30,12 +30,15 @@ export interface FoldBackDeps {
 export class FoldBack {
   constructor(private readonly deps: FoldBackDeps) {}
 
-  /** Folds a result into its conversation, then commits the transcript and the inbox-done together. */
-  finish(job: TurnJob, conv: Conversation, result: TurnResult): void {
+  /**
+   * Folds a result into its conversation, then commits the transcript and the inbox-done together.
+   * `deterministic`: the reply was made without a turn (preflight), and `turn.reply` says so.
+   */
+  finish(job: TurnJob, conv: Conversation, result: TurnResult, deterministic = false): void {
     const { now, log, config } = this.deps;
     const plan = planFold(result, now());
     for (const msg of plan.append) appendMessage(conv, msg, now());
-    logOutcome(log, job.ctx, plan.outcome, config.observability.log_content);
+    logOutcome(log, job.ctx, plan.outcome, config.observability.log_content, deterministic);
     this.deps.beforeCommit();
     this.commit(job.event.id, conv.id, plan.outcome, result);
   }

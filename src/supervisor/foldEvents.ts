@@ -15,9 +15,16 @@ export function logTurnDone(log: Logger, at: { node: number; ctx: string; turn: 
 }
 
 /** `turn.reply` (the text only with observability.log_content) and `root.finish` when finish was called. */
-export function logOutcome(log: Logger, ctx: string, outcome: InboxOutcome, logContent: boolean): void {
+export function logOutcome(
+  log: Logger,
+  ctx: string,
+  outcome: InboxOutcome,
+  logContent: boolean,
+  deterministic = false,
+): void {
   if (outcome.reply) {
-    log.info('turn.reply', { ctx, chars: outcome.reply.length, ...(logContent ? { text: outcome.reply } : {}) });
+    const text = logContent ? { text: outcome.reply } : {};
+    log.info('turn.reply', { ctx, chars: outcome.reply.length, ...(deterministic ? { deterministic } : {}), ...text });
   }
   if (outcome.finish_status !== undefined) log.info('root.finish', { ctx, status: outcome.finish_status });
 }

@@ -94,7 +94,7 @@ export class Steering {
 
   /** After a pause: every idle conversation with an active goal picks it up again. */
   kickAll(): void {
-    for (const conv of [...this.deps.conversations.all()]) {
+    for (const conv of this.deps.conversations.list()) {
       if (controlsOf(conv).goal?.status === 'active') this.kick(conv.id);
     }
   }

@@ -9,39 +9,26 @@ import type { Conversation, InboxEvent, InboxOutcome, Store } from '../store/sto
 import { ActivityBoard, publishProgress } from './activityBoard.js';
 import { ConversationBook } from './conversationBook.js';
 import { nextDispatchable, ownershipRefusal, type TurnJob } from './dispatch.js';
-import { failedResult } from './fold.js';
+import { deterministicResult, failedResult } from './fold.js';
 import { FoldBack } from './foldBack.js';
 import { logTurnDone } from './foldEvents.js';
 import { type AcceptInput, inboxEvent } from './inbox.js';
 import type { LiveTurn } from './liveTurn.js';
 import { ABANDONED, Outcomes } from './outcomes.js';
-import { Steering } from './steering.js';
+import { Staging } from './staging.js';
+import { statusText } from './statusView.js';
+import { Steering, type SteeringDeps } from './steering.js';
+import type { SupervisorOptions } from './supervisorOptions.js';
 import type { TaskHooks } from './taskHooks.js';
 import { ThinkChildren } from './thinkChildren.js';
 import { buildToolHost, type HostCapabilities } from './toolHost.js';
 import { serveToolRequest, unparkAll } from './toolRequests.js';
-import type { ToolSurface } from './toolSurface.js';
-import { buildTurnPayload } from './turnBuild.js';
 import { TurnQueue } from './turnQueue.js';
 import { TurnWorkers } from './turnWorkers.js';
-import { defaultWorkerEntry, type WorkerEntry } from './workerHandle.js';
+import { defaultWorkerEntry } from './workerHandle.js';
 import { WorkerPool } from './workerPool.js';
 
-export interface SupervisorOptions {
-  config: Readonly<Config>;
-  store: Store;
-  log: Logger;
-  /** The registry and MCP connections (see ToolSurface.start); without it turns get the internal tools only. */
-  tools?: ToolSurface;
-  /** Whoever owns A2A tasks (the listener's backend); without it there are no tasks and no person to ask. */
-  tasks?: TaskHooks;
-  workerEntry?: WorkerEntry;
-  /** Spare workers kept started (default `agent.warm_workers`); 0 spawns each worker on demand. */
-  warmWorkers?: number;
-  now?: () => number;
-  /** Test-only crash points (`inbox.after_put`, `fold.before_commit`): the process SIGKILLs itself there. */
-  killAt?: ReadonlySet<string>;
-}
+export type { AcceptInput, SupervisorOptions } from './supervisorOptions.js';
 
 export class Supervisor {
   private readonly config: Readonly<Config>;
@@ -60,6 +47,7 @@ export class Supervisor {
   private readonly changeWaiters: Array<() => void> = [];
   private readonly watchers = new Set<() => void>();
   private readonly activity = new ActivityBoard();
+  private readonly staging: Staging;
   private tickScheduled = false;
   private draining = false;
   private paused = false;
@@ -70,21 +58,7 @@ export class Supervisor {
     this.log = opts.log;
     this.now = opts.now ?? Date.now;
     this.conversations = new ConversationBook(this.store, this.log, this.now);
-    this.steering = new Steering({
-      config: this.config,
-      log: this.log,
-      now: this.now,
-      conversations: this.conversations,
-      accept: (input) => this.accept(input),
-      pending: (ctx) => ({
-        queued: this.queue.jobs.some((j) => j.ctx === ctx),
-        live: this.turns.busyContexts().includes(ctx),
-      }),
-      paused: () => this.paused,
-      draining: () => this.draining,
-      think: (job) => this.thinks.run(job),
-      engine: (eventId, type, fields) => this.opts.tasks?.onEngineEvent(eventId, type, fields),
-    });
+    this.steering = new Steering(this.steeringDeps());
     this.folds = new FoldBack({
       config: this.config,
       store: this.store,
@@ -109,6 +83,20 @@ export class Supervisor {
       log: this.log,
       onChange: () => this.scheduleTick(),
     });
+    const { config, log, now, store, thinks } = this;
+    this.staging = new Staging({
+      config,
+      log,
+      now,
+      store,
+      thinks,
+      tools: opts.tools,
+      markDirty: (id) => this.conversations.markDirty(id),
+      statusFor: (principal) => this.statusFor(principal),
+      requeue: (job) => this.queue.reinsert(job),
+      reply: (job, conv, text) => this.folds.finish(job, conv, deterministicResult(text, this.now()), true),
+      wake: () => this.scheduleTick(),
+    });
     this.turns = new TurnWorkers({
       pool: this.pool,
       log: this.log,
@@ -125,6 +113,25 @@ export class Supervisor {
         this.scheduleTick();
       },
     });
+  }
+
+  private steeringDeps(): SteeringDeps {
+    return {
+      config: this.config,
+      log: this.log,
+      now: this.now,
+      conversations: this.conversations,
+      accept: (input) => this.accept(input),
+      pending: (ctx) => ({
+        // A message in staging (preflight, knowledge) is still waiting: it goes before a continuation.
+        queued: this.queue.jobs.some((j) => j.ctx === ctx) || this.staging.busyContexts().includes(ctx),
+        live: this.turns.busyContexts().includes(ctx),
+      }),
+      paused: () => this.paused,
+      draining: () => this.draining,
+      think: (job) => this.thinks.run(job),
+      engine: (eventId, type, fields) => this.opts.tasks?.onEngineEvent(eventId, type, fields),
+    };
   }
 
   /** Loads conversations and re-queues every pending inbox event in order, with its original id. */
@@ -171,7 +178,8 @@ export class Supervisor {
   /** True when nothing is running and nothing queued can start (empty queue, paused, or draining). */
   get idle(): boolean {
     const stalled = this.queue.length === 0 || this.paused || this.draining;
-    return this.turns.size === 0 && this.thinks.busyContexts().length === 0 && stalled;
+    const staging = this.staging.size + this.thinks.busyContexts().length;
+    return this.turns.size === 0 && staging === 0 && stalled;
   }
 
   /** Resolves once the supervisor is idle. */
@@ -231,7 +239,7 @@ export class Supervisor {
 
   /** Cancels the turn answering inbox event `eventId`: a running one is cancelled, a queued one never starts. */
   cancelEvent(eventId: string, reason: string): void {
-    const job = this.queue.takeEvent(eventId);
+    const job = this.queue.takeEvent(eventId) ?? this.staging.take(eventId);
     if (job) {
       this.folds.finish(job, this.conversations.open(job.ctx, job.principal), failedResult(reason, 'cancelled'));
       return;
@@ -257,10 +265,13 @@ export class Supervisor {
     ]);
     clearTimeout(timer);
     const abandoned = timedOut ? this.turns.abandonAll('drain timeout') : 0;
-    if (timedOut) this.thinks.killAll();
+    if (timedOut) {
+      this.thinks.killAll();
+      this.staging.abandonAll();
+    }
     await this.untilNoLiveWork();
     this.pool.close();
-    this.checkpoint();
+    this.folds.checkpoint();
     for (const job of this.queue.jobs) this.outcomes.resolve(job.event.id, ABANDONED);
     this.log.info('drain.done', { abandoned, queued: this.queue.length });
     return { abandoned, queued: this.queue.length };
@@ -277,6 +288,7 @@ export class Supervisor {
       markDirty: (id) => this.conversations.markDirty(id),
       accept: (input) => this.accept(input),
       think: (job) => this.thinks.run(job),
+      skills: this.staging.skillHost((id) => this.conversations.open(id, null)),
       watch: (check) => {
         this.watchers.add(check);
         return () => this.watchers.delete(check);
@@ -306,7 +318,9 @@ export class Supervisor {
   }
 
   private async untilNoLiveWork(): Promise<void> {
-    while (this.turns.size > 0 || this.thinks.busyContexts().length > 0) await this.nextTick();
+    while (this.turns.size > 0 || this.thinks.busyContexts().length > 0 || this.staging.size > 0) {
+      await this.nextTick();
+    }
   }
 
   /** Resolves after the next reactor step (every state change schedules one). */
@@ -329,23 +343,19 @@ export class Supervisor {
 
   /** One reactor step: start what the gate allows, checkpoint, re-check watches, wake waiters. */
   private tick(): void {
-    const busy = new Set([...this.turns.busyContexts(), ...this.thinks.busyContexts()]);
+    const busy = new Set([...this.turns.busyContexts(), ...this.thinks.busyContexts(), ...this.staging.busyContexts()]);
     const gate = { liveTurns: this.turns.size, busy, paused: this.paused, draining: this.draining };
     const picks = nextDispatchable(this.queue.jobs, gate, this.config.agent.max_parallel_turns);
     const jobs = this.queue.take(picks);
-    for (const job of jobs) this.startTurn(job);
+    for (const job of jobs) this.dispatch(job);
     if (jobs.length > 0) setImmediate(() => this.pool.fill());
-    this.checkpoint();
+    this.folds.checkpoint();
     for (const watcher of [...this.watchers]) watcher();
     for (const w of this.changeWaiters.splice(0)) w();
   }
 
-  private checkpoint(): void {
-    this.folds.checkpoint();
-  }
-
-  /** Appends the message (once), builds the snapshot and starts a worker; any failure folds as a failed turn. */
-  private startTurn(job: TurnJob): void {
+  /** Checks ownership and appends the message (once), then stages the job or starts its turn. */
+  private dispatch(job: TurnJob): void {
     const conv = this.conversations.open(job.ctx, job.principal);
     const refusal = ownershipRefusal(conv.principal, job.principal);
     if (refusal) {
@@ -358,19 +368,16 @@ export class Supervisor {
       appendMessage(conv, job.principal ? { ...user, principal: job.principal } : user, this.now());
       this.conversations.markDirty(conv.id);
     }
+    if (this.staging.wants(job, conv)) this.staging.start(job, conv);
+    else this.startTurn(job, conv);
+  }
+
+  /** Builds the snapshot and starts a worker; any failure folds as a failed turn. */
+  private startTurn(job: TurnJob, conv: Conversation): void {
     let turn: LiveTurn;
     try {
       const turnId = `turn-${this.store.nextSequence('turn')}`;
-      const plan = this.opts.tools?.plan();
-      const memoryKeys = this.store.memoryList('', 32, this.now()).keys;
-      const mode = job.event.payload.mode ?? 'execute';
-      const payload = buildTurnPayload({ config: this.config, conversation: conv, turnId, plan, memoryKeys, mode });
-      if (this.opts.tools) {
-        payload.mcp_servers = this.opts.tools.serverSpecs(payload.turn.mcp_routes);
-        payload.code_tools_module = this.opts.tools.codeToolsModule;
-        payload.turn.gated = this.opts.tools.gatedCodeTools();
-      }
-      turn = this.turns.start(job, payload);
+      turn = this.turns.start(job, this.staging.payload(job, conv, turnId));
     } catch (err) {
       const message = describeError(err);
       this.log.error('turn.spawn.fail', { ctx: job.ctx, inbox_event: job.event.id, err: message });
@@ -386,6 +393,18 @@ export class Supervisor {
       worker_pid: handle.pid,
       turn: turnId,
       inbox_event: job.event.id,
+    });
+  }
+
+  /** The `status` verdict's reply: the instance as `principal` may see it. */
+  private statusFor(principal: string | null): string {
+    return statusText({
+      principal,
+      conversations: this.conversations.list(),
+      running: this.turns.busyContexts(),
+      queued: this.queue.jobs.map((j) => j.ctx),
+      paused: this.paused,
+      draining: this.draining,
     });
   }
 

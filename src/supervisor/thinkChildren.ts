@@ -1,5 +1,5 @@
 // Think children: the turn worker in `think` mode (no tools, a structured answer) bound to a conversation.
-// Used by the think and decide tools now, by preflight and compaction later. Owns their workers and deadlines.
+// Used by the think and decide tools and by preflight (compaction later). Owns their workers and deadlines.
 import type { Config } from '../config/types.js';
 import { describeError } from '../errors.js';
 import { specForJob } from '../intel/models.js';
@@ -19,15 +19,17 @@ import type { WorkerPool } from './workerPool.js';
 
 /** What a think child is asked (reference §13 "Think tool child"). */
 export interface ThinkJob {
-  purpose: 'think' | 'decide';
+  purpose: 'think' | 'decide' | 'preflight';
   /** The conversation it is bound to (busy while it runs). */
   ctx: string;
-  /** The node of the turn that asked, so the child dies with it. */
-  parentNode: number;
+  /** The node of the turn that asked, so the child dies with it; null for preflight (no turn yet). */
+  parentNode: number | null;
   system: string;
   messages: Msg[];
   schema?: Record<string, unknown>;
   turnId: string;
+  /** Called once the child's worker has its spawn frame (never when it could not start). */
+  onSpawn?: (workerPid: number) => void;
 }
 
 interface LiveThink {
@@ -38,8 +40,13 @@ interface LiveThink {
   timer: NodeJS.Timeout;
 }
 
-/** Rounds, steps and deadline of a think child (reference §19 constants). */
-const THINK_LIMITS = { max_rounds: 3, max_steps: 4, deadline_ms: 300_000, tokens_per_call: 4096 };
+/** Rounds, steps, deadline and output cap of a think child by purpose (reference §19 constants). */
+const TOOL_LIMITS = { max_rounds: 3, max_steps: 4, deadline_ms: 300_000, tokens_per_call: 4096 };
+const LIMITS: Record<ThinkJob['purpose'], typeof TOOL_LIMITS> = {
+  think: TOOL_LIMITS,
+  decide: TOOL_LIMITS,
+  preflight: { max_rounds: 3, max_steps: 4, deadline_ms: 60_000, tokens_per_call: 1024 },
+};
 const BACKSTOP_GRACE_MS = 5_000;
 
 export class ThinkChildren {
@@ -63,7 +70,7 @@ export class ThinkChildren {
         resolve({ result: `${job.purpose}: could not start a worker: ${describeError(err)}`, is_error: true });
         return;
       }
-      entry.timer = setTimeout(() => entry.handle.kill(), THINK_LIMITS.deadline_ms + BACKSTOP_GRACE_MS);
+      entry.timer = setTimeout(() => entry.handle.kill(), LIMITS[job.purpose].deadline_ms + BACKSTOP_GRACE_MS);
       this.live.add(entry);
       entry.handle.send({ type: 'spawn', ...this.payload(job) });
       this.deps.log.info('think.spawn', {
@@ -72,6 +79,7 @@ export class ThinkChildren {
         worker_pid: entry.handle.pid,
         turn: job.turnId,
       });
+      job.onSpawn?.(entry.handle.pid);
     });
   }
 
@@ -91,17 +99,18 @@ export class ThinkChildren {
 
   private payload(job: ThinkJob): SpawnPayload {
     const { config } = this.deps;
+    const limits = LIMITS[job.purpose];
     return {
       version: PROTOCOL_VERSION,
       intelligence: specForJob(config, job.purpose),
       mcp_servers: [],
       code_tools_module: null,
       limits: {
-        max_steps: THINK_LIMITS.max_steps,
+        max_steps: limits.max_steps,
         max_tokens: config.limits.run.tokens,
-        deadline_ms: THINK_LIMITS.deadline_ms,
+        deadline_ms: limits.deadline_ms,
       },
-      telemetry: telemetry(config, `think/${job.ctx}`),
+      telemetry: telemetry(config, `${job.purpose === 'preflight' ? 'preflight' : 'think'}/${job.ctx}`),
       turn: {
         kind: 'think',
         system: job.system,
@@ -110,10 +119,10 @@ export class ThinkChildren {
         internal: [],
         mcp_routes: {},
         ...(job.schema ? { output_schema: job.schema } : {}),
-        max_rounds: THINK_LIMITS.max_rounds,
+        max_rounds: limits.max_rounds,
         budget_admission: false,
         idempotency_prefix: '',
-        max_tokens_per_call: THINK_LIMITS.tokens_per_call,
+        max_tokens_per_call: limits.tokens_per_call,
         turn_id: job.turnId,
       },
     };

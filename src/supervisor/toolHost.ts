@@ -5,7 +5,7 @@ import type { Logger } from '../obs/log.js';
 import type { Conversation, InboxEvent, Store } from '../store/store.js';
 import { newUlid } from '../store/ulid.js';
 import type { InternalToolHost, ToolResult } from '../tools/internalTools.js';
-import type { SteeringHost } from '../tools/toolOutcome.js';
+import type { SkillHost, SteeringHost } from '../tools/toolOutcome.js';
 import type { AcceptInput } from './inbox.js';
 import type { LiveTurn } from './liveTurn.js';
 import type { Steering } from './steering.js';
@@ -29,6 +29,8 @@ export interface HostCapabilities {
   tasks?: TaskHooks;
   /** Goals and side tasks. */
   steering?: Steering;
+  /** skills.*; absent without skill sources. */
+  skills?: SkillHost;
 }
 
 /** goal.* and side.* as the turn's tools see them: refusals become strings, the judge dies with the turn. */
@@ -95,6 +97,7 @@ export function buildToolHost(caps: HostCapabilities, turn: LiveTurn): InternalT
       return { ok: true, conversation, depth: req.depth };
     },
     status: () => caps.status(),
+    ...(caps.skills ? { skills: caps.skills } : {}),
     think: (req) =>
       caps.think({
         purpose: req.purpose,

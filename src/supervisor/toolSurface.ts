@@ -4,9 +4,9 @@ import type { Config, McpServerConfig } from '../config/types.js';
 import { DaemonError, describeError } from '../errors.js';
 import type { Logger } from '../obs/log.js';
 import type { McpServerSpec } from '../protocol/frames.js';
-import { internalContracts } from '../tools/internalContracts.js';
+import { grantedInternalContracts } from '../tools/internalContracts.js';
 import type { ToolResult } from '../tools/internalTools.js';
-import type { McpConnection } from '../tools/mcp/mcpConnection.js';
+import type { McpConnection, McpSkillInfo } from '../tools/mcp/mcpConnection.js';
 import { stdioEnv } from '../tools/mcp/mcpEnv.js';
 import { couldMatch } from '../tools/policy.js';
 import { buildRegistry, type McpToolListing, type RegisteredTool, selectTools } from '../tools/registry.js';
@@ -44,6 +44,7 @@ export function serverSpec(
 export class ToolSurface {
   private readonly connections = new Map<string, McpConnection>();
   private readonly listings = new Map<string, McpToolListing>();
+  private readonly skillListings = new Map<string, McpSkillInfo[]>();
   private readonly specs = new Map<string, McpServerSpec>();
   private byName = new Map<string, RegisteredTool>();
   private current: ToolPlan = emptyToolPlan();
@@ -109,15 +110,52 @@ export class ToolSurface {
   ): Promise<ToolResult> {
     const route = this.judgedRoute(name);
     if (!route) return { result: `error: no such tool '${name}'`, is_error: true };
-    let conn = this.connections.get(route.server);
-    if (!conn || conn.lostReason !== null) {
-      try {
-        conn = await this.connect(route.server);
-      } catch (err) {
-        return { result: `tool transport error: ${describeError(err)}`, is_error: true };
-      }
+    return this.callRoute(route, args, call);
+  }
+
+  /** Calls a server's tool on the supervisor's connection; never throws. */
+  async callRoute(
+    route: { server: string; wire: string },
+    args: unknown,
+    call: { meta: Record<string, unknown>; timeoutMs: number },
+  ): Promise<ToolResult> {
+    let conn: McpConnection;
+    try {
+      conn = await this.live(route.server);
+    } catch (err) {
+      return { result: `tool transport error: ${describeError(err)}`, is_error: true };
     }
     return conn.callTool(route.wire, args, call);
+  }
+
+  /**
+   * The MCP tool that answers knowledge.search (reference §7): tools.overrides, else knowledge.server's tool named
+   * `knowledge.search` or `search`; null when neither is configured or the server does not list the tool.
+   */
+  knowledgeRoute(): { server: string; wire: string } | null {
+    const { overrides } = this.opts.config.tools;
+    const mapped = Object.hasOwn(overrides, 'knowledge.search') ? overrides['knowledge.search'] : undefined;
+    const server = mapped?.server ?? this.opts.config.knowledge.server;
+    if (server === null) return null;
+    const listed = this.listings.get(server)?.tools.map((t) => t.name) ?? [];
+    const wire = mapped ? mapped.tool : ['knowledge.search', 'search'].find((n) => listed.includes(n));
+    return wire !== undefined && listed.includes(wire) ? { server, wire } : null;
+  }
+
+  /** Every skill the skills.sources servers listed at start, by server. */
+  skills(): ReadonlyMap<string, readonly McpSkillInfo[]> {
+    return this.skillListings;
+  }
+
+  /** A skill's body from its server. Rejects with a short reason. */
+  async readSkill(server: string, skill: McpSkillInfo, timeoutMs: number): Promise<string> {
+    return (await this.live(server)).readSkill(skill, { timeoutMs });
+  }
+
+  /** The server's connection, reconnected once if it went away. */
+  private async live(server: string): Promise<McpConnection> {
+    const conn = this.connections.get(server);
+    return conn && conn.lostReason === null ? conn : this.connect(server);
   }
 
   /** What `agentd --capabilities` reports about tools. */
@@ -153,9 +191,22 @@ export class ToolSurface {
     }
     this.connections.set(name, conn);
     this.listings.set(name, { server: name, tools });
+    if (this.opts.config.skills.sources.includes(name)) await this.listSkills(name, conn);
     this.opts.log.info('mcp.listed', { server: name, transport: spec.transport, tools: tools.length });
     conn.onToolsChanged(() => void this.relist(name, conn));
     return conn;
+  }
+
+  /** A skill source that cannot list its skills offers none; the agent still starts. */
+  private async listSkills(name: string, conn: McpConnection): Promise<void> {
+    try {
+      const skills = await conn.listSkills();
+      this.skillListings.set(name, skills);
+      this.opts.log.info('skills.listed', { server: name, skills: skills.length });
+    } catch (err) {
+      this.skillListings.set(name, []);
+      this.opts.log.warn('skills.listed', { server: name, err: describeError(err) });
+    }
   }
 
   private async relist(name: string, conn: McpConnection): Promise<void> {
@@ -172,7 +223,7 @@ export class ToolSurface {
   private rebuild(): void {
     const { config, log } = this.opts;
     const registry = buildRegistry({
-      internal: internalContracts().map((c) => ({
+      internal: grantedInternalContracts({ skills: config.skills.sources.length > 0 }).map((c) => ({
         name: c.name,
         description: c.description,
         input_schema: c.input_schema,

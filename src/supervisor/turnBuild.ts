@@ -1,12 +1,13 @@
-// Builds a turn's snapshot (reference §10.1 "Root turn launch"): the spawn payload a worker reads first.
-// Pure: config, conversation and tool defs in, payload out.
+// Builds a turn's snapshot (reference §10.1 "Root turn launch"): the spawn payload a worker reads first, the
+// system prompt (§8) and the model a route chose (§5.2). Pure: config, conversation and tool defs in, payload out.
 import type { Config } from '../config/types.js';
 import { sliceConversation } from '../context/slice.js';
-import { renderSystemPrompt } from '../context/systemPrompt.js';
-import { specForJob } from '../intel/models.js';
-import { PROTOCOL_VERSION, type SpawnPayload, type Telemetry } from '../protocol/frames.js';
+import { type PromptProblem, renderPrompt } from '../context/systemPrompt.js';
+import { specForJob, specForModel } from '../intel/models.js';
+import { type IntelligenceSpec, PROTOCOL_VERSION, type SpawnPayload, type Telemetry } from '../protocol/frames.js';
 import type { Conversation } from '../store/store.js';
 import {
+  grantedInternalDefs,
   internalContract,
   internalFamilies,
   internalToolDefs,
@@ -21,6 +22,14 @@ export interface TurnBuildInput {
   /** The registry's plan for this turn; without one the turn gets every internal tool and nothing else. */
   plan: ToolPlan | undefined;
   memoryKeys: string[];
+  /** agent.instruction plus the instruction files' text. Default agent.instruction. */
+  instruction?: string;
+  /** The per-turn slot (the knowledge block). */
+  extra?: string;
+  /** The skills section (catalogue, then loaded bodies). */
+  skills?: string;
+  /** The route preflight chose for this message, if any. */
+  route?: string | null;
   /** The mode captured when the message was accepted (default execute). */
   mode?: 'plan' | 'execute';
 }
@@ -41,6 +50,27 @@ function planModeSpec(input: TurnBuildInput, messages: SpawnPayload['turn']['mes
   return { mode: 'plan' as const, read_only, messages: [...messages, note] };
 }
 
+/** Which model a turn runs on: roles.turn, or a chosen route that the current config still declares. */
+export type TurnModel =
+  | { spec: IntelligenceSpec; via: 'role' }
+  | { spec: IntelligenceSpec; via: 'route'; route: string }
+  | { spec: IntelligenceSpec; via: 'route_removed'; route: string };
+
+/** Resolves the turn's model (reference §5.2): a route a reload removed falls back to roles.turn. */
+export function turnModel(config: Readonly<Config>, route: string | null | undefined): TurnModel {
+  if (route === null || route === undefined) return { spec: specForJob(config, 'turn'), via: 'role' };
+  const declared = Object.hasOwn(config.intelligence.routes, route) && Object.hasOwn(config.intelligence.models, route);
+  if (!declared) return { spec: specForJob(config, 'turn'), via: 'route_removed', route };
+  return { spec: specForModel(config, route), via: 'route', route };
+}
+
+/** A turn's spawn payload, how its model was chosen, and any problem rendering its system prompt. */
+export interface TurnBuild {
+  payload: SpawnPayload;
+  model: TurnModel;
+  problems: PromptProblem[];
+}
+
 export function telemetry(config: Readonly<Config>, agentPath: string): Telemetry {
   return {
     instance: config.agent.name,
@@ -51,19 +81,37 @@ export function telemetry(config: Readonly<Config>, agentPath: string): Telemetr
 }
 
 /** The spawn payload for a conversation turn. */
-export function buildTurnPayload(input: TurnBuildInput): SpawnPayload {
-  const { config, conversation, turnId, plan } = input;
-  const tools = plan?.tools ?? internalToolDefs();
+export function buildTurnPayload(input: TurnBuildInput): TurnBuild {
+  const { config, plan } = input;
+  const tools = plan?.tools ?? grantedInternalDefs({ skills: config.skills.sources.length > 0 });
   const internal = plan?.internal ?? tools.map((t) => t.name);
-  const system = renderSystemPrompt({
-    instance: config.agent.name,
-    instruction: config.agent.instruction,
-    internalFamilies: internalFamilies(internal.filter((name) => internalContract(name) !== undefined)),
-    memoryKeys: input.memoryKeys,
-  });
+  const prompt = renderPrompt(
+    {
+      instance: config.agent.name,
+      instruction: input.instruction ?? config.agent.instruction,
+      internalFamilies: internalFamilies(internal.filter((name) => internalContract(name) !== undefined)),
+      memoryKeys: input.memoryKeys,
+      extra: input.extra ?? '',
+      skills: input.skills ?? '',
+    },
+    config.context.template,
+  );
+  const model = turnModel(config, input.route);
+  const payload = turnPayload(input, prompt.text, model.spec, tools, internal);
+  return { payload, model, problems: prompt.problems };
+}
+
+function turnPayload(
+  input: TurnBuildInput,
+  system: string,
+  spec: IntelligenceSpec,
+  tools: SpawnPayload['turn']['tools'],
+  internal: string[],
+): SpawnPayload {
+  const { config, conversation, turnId, plan } = input;
   return {
     version: PROTOCOL_VERSION,
-    intelligence: specForJob(config, 'turn'),
+    intelligence: spec,
     mcp_servers: [],
     code_tools_module: null,
     limits: {

@@ -3,6 +3,7 @@
 import type { ToolDef } from '../protocol/messages.js';
 import { MAX_CONDITION_LENGTH } from './condition.js';
 import { closed, open } from './schemaShapes.js';
+import { SKILL_CONTRACTS } from './skillContracts.js';
 import { STEERING_CONTRACTS } from './steeringContracts.js';
 
 type Schema = Record<string, unknown>;
@@ -297,7 +298,11 @@ const CONTRACTS: InternalContract[] = [
     suspends: true,
   },
   ...STEERING_CONTRACTS,
+  ...SKILL_CONTRACTS,
 ];
+
+/** Families granted only when the instance has what they need (skills.* needs skills.sources). */
+const CONDITIONAL_FAMILIES = new Set(['skills']);
 
 const BY_NAME: ReadonlyMap<string, InternalContract> = new Map(CONTRACTS.map((c) => [c.name, c]));
 
@@ -323,6 +328,8 @@ const READ_ONLY_INTERNAL: ReadonlySet<string> = new Set([
   'status',
   'ask_human',
   'goal.get',
+  'skills.list',
+  'skills.load',
 ]);
 
 /** True for an internal tool plan mode may run. */
@@ -337,6 +344,20 @@ export function internalContract(name: string): InternalContract | undefined {
 /** The definitions the model sees, in table order. */
 export function internalToolDefs(): ToolDef[] {
   return CONTRACTS.map((c) => ({ name: c.name, description: c.description, input_schema: c.input_schema }));
+}
+
+/** The contracts this instance offers: skills.* only when it has skill sources. */
+export function grantedInternalContracts(has: { skills: boolean }): InternalContract[] {
+  return CONTRACTS.filter((c) => !CONDITIONAL_FAMILIES.has(c.family) || (c.family === 'skills' && has.skills));
+}
+
+/** grantedInternalContracts as the definitions the model sees. */
+export function grantedInternalDefs(has: { skills: boolean }): ToolDef[] {
+  return grantedInternalContracts(has).map((c) => ({
+    name: c.name,
+    description: c.description,
+    input_schema: c.input_schema,
+  }));
 }
 
 /** Whether calling `name` parks until the supervisor answers it later. */

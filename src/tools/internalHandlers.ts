@@ -8,6 +8,7 @@ import { contextCompact } from './handlers/context.js';
 import { type Args, durationMs, type Handler } from './handlers/handler.js';
 import { askHuman, messageSend, status } from './handlers/messaging.js';
 import { decide, think } from './handlers/reasoning.js';
+import { skillsList, skillsLoad, skillsUnload } from './handlers/skills.js';
 import { goalClear, goalComplete, goalGet, goalSet, sidePromote, sideStart } from './handlers/steering.js';
 import { awaitCondition } from './handlers/waiting.js';
 import { type InternalToolHost, type ToolCaller, type ToolOutcome, toolError, toolOk } from './toolOutcome.js';
@@ -127,4 +128,7 @@ export const HANDLERS: Readonly<Record<string, Handler>> = {
   'goal.complete': goalComplete,
   'side.start': sideStart,
   'side.promote': sidePromote,
+  'skills.list': skillsList,
+  'skills.load': skillsLoad,
+  'skills.unload': skillsUnload,
 };

@@ -72,6 +72,8 @@ export interface InternalToolHost {
   watch?(check: () => boolean, timeoutAt: number): Promise<boolean>;
   /** Asks a person over the human channel; resolves `{reply, timed_out}` (used only when humanChannel is true). */
   askHuman?(req: HumanQuestion): Promise<ToolResult>;
+  /** Skills on the caller's conversation (skills.*); absent without skill sources. */
+  skills?: SkillHost;
   /** For the `plan.updated {ctx, op, progress}` event. */
   onPlanUpdated?(ctx: string, op: string, progress: string): void;
   /** Goals and side tasks (the supervisor's steering desk). */
@@ -91,6 +93,14 @@ export interface SteeringHost {
   goalComplete(caller: ToolCaller, evidence: string): Promise<ToolResult>;
   sideStart(caller: ToolCaller, instruction: string): { conversation: string } | string;
   sidePromote(caller: ToolCaller, conversation: string): string | null;
+}
+
+/** The skill catalogue and a conversation's loaded skills, as skills.* see them. */
+export interface SkillHost {
+  list(ctx: string): { skills: Array<{ name: string; description: string }>; loaded: string[] };
+  /** Resolves `{loaded, name, hash, body}` or an error result (unknown skill, over skills.max_loaded). */
+  load(ctx: string, name: string): Promise<ToolResult>;
+  unload(ctx: string, name: string): boolean;
 }
 
 export interface ToolResult {

@@ -1,5 +1,6 @@
 // A Streamable-HTTP MCP test server (SDK McpServer over node:http on 127.0.0.1): echo, slow, failing,
-// first_call_hangs, json_text, add_tool, garbage. Records every `tools/call` on the wire so tests assert on it.
+// first_call_hangs, json_text, add_tool, garbage, search (knowledge hits); a prompt and a resource that are skills.
+// Records every `tools/call` on the wire so tests assert on it.
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -98,7 +99,32 @@ function registerTools(server: McpServer, state: State): void {
   server.registerTool('garbage', { description: 'Answers a malformed result', inputSchema: {} }, async () => ({
     content: [],
   }));
+  server.registerTool(
+    'search',
+    { description: 'Knowledge search', inputSchema: { query: z.string(), top_k: z.number().optional() } },
+    async (a) => {
+      const hits = [
+        { id: 'kb-1', uri: 'kb://runbook', title: 'Runbook', score: 0.9, snippet: `KB-HIT about ${a.query}` },
+        { id: 'kb-2', uri: 'kb://faq', title: 'FAQ', score: 0.5, snippet: 'second hit' },
+      ].slice(0, a.top_k ?? 5);
+      return { content: [text(JSON.stringify({ hits }))], structuredContent: { hits } };
+    },
+  );
   for (const name of state.added) addedTool(server, name);
+  registerSkills(server);
+}
+
+/** A prompt and a resource a skills.sources entry lists as the skills `deploy` and `review`. */
+function registerSkills(server: McpServer): void {
+  server.registerPrompt('deploy', { description: 'How we deploy' }, () => ({
+    messages: [{ role: 'user', content: text('DEPLOY-SKILL-BODY: run the pipeline, then watch the canary.') }],
+  }));
+  server.registerResource(
+    'review',
+    'kb://skills/review',
+    { description: 'Review checklist', mimeType: 'text/plain' },
+    async (uri) => ({ contents: [{ uri: uri.href, text: 'REVIEW-SKILL-BODY: read every diff.' }] }),
+  );
 }
 
 function readBody(req: http.IncomingMessage): Promise<string> {

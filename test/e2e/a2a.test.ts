@@ -16,6 +16,10 @@ describe('the A2A daemon', () => {
     model = await startScriptedModel({
       turns: [{ content: 'hello from the daemon' }],
       match: [
+        {
+          when_contains: 'fix the thing',
+          content: { intent: 'clarify', needs_plan: false, risk: 'low', clarifications: ['Which thing?'] },
+        },
         { when_contains: 'take your time', content: 'late', delay_ms: 60_000 },
         {
           when_contains: 'ask me first',
@@ -42,6 +46,21 @@ describe('the A2A daemon', () => {
       assert.equal(again.status?.state, TaskState.TASK_STATE_COMPLETED);
     } finally {
       assert.equal(await second.stop(), 0);
+    }
+  });
+
+  it('a clarify verdict completes the task with the questions as its artifact, and no turn runs', async () => {
+    const dir = tempStateDir();
+    const yaml = `a2a:\n  listen: http://127.0.0.1:0\nintelligence:\n  endpoints: ${model.url}\n`;
+    const daemon = await startDaemon(dir, yaml);
+    try {
+      const client = await clientFor(daemon.url);
+      const task = asTask(await within(client.sendMessage(send('please fix the thing')), 20_000, 'clarify'));
+      assert.equal(task.status?.state, TaskState.TASK_STATE_COMPLETED);
+      assert.equal(artifactText(task), 'Before I act, please clarify:\n- Which thing?');
+      assert.equal(daemon.events.filter((e) => e.event === 'turn.spawn').length, 0);
+    } finally {
+      assert.equal(await daemon.stop(), 0);
     }
   });
 

@@ -47,7 +47,10 @@ function storedNotes(dir: string, conversation: string): string[] {
   const store = new SqliteStore(dir);
   try {
     const conv = store.loadConversations().find((c) => c.id === conversation);
-    return (conv?.messages ?? []).flatMap((m) => (m.role === 'note' ? [m.text] : []));
+    // The daily date note aside.
+    return (conv?.messages ?? []).flatMap((m) =>
+      m.role === 'note' && !m.text.startsWith('current date:') ? [m.text] : [],
+    );
   } finally {
     store.close();
   }

@@ -62,7 +62,7 @@ describe('steering over A2A', () => {
   it('plan mode from message metadata: a write tool is refused, the artifact is the proposal, events are distinct', async () => {
     const daemon = await startDaemon(
       tempStateDir(),
-      `a2a:\n  listen: http://127.0.0.1:0\nintelligence:\n  endpoints: ${model.url}\n`,
+      `a2a:\n  listen: http://127.0.0.1:0\nagent:\n  preflight: never\nintelligence:\n  endpoints: ${model.url}\n`,
     );
     try {
       const client = await clientFor(daemon.url);
@@ -96,7 +96,7 @@ describe('steering over A2A', () => {
   it('goal.set as a command: the conversation keeps working on its own until the judge accepts', async () => {
     const daemon = await startDaemon(
       tempStateDir(),
-      `a2a:\n  listen: http://127.0.0.1:0\nintelligence:\n  endpoints: ${model.url}\n`,
+      `a2a:\n  listen: http://127.0.0.1:0\nagent:\n  preflight: never\nintelligence:\n  endpoints: ${model.url}\n`,
     );
     try {
       const client = await clientFor(daemon.url);

@@ -53,7 +53,7 @@ describe('job exit codes by turn status', () => {
   });
   after(async () => model.close());
 
-  it('completed exits 0 and prints only the reply; the transcript is user, assistant, tool, tool, assistant', async () => {
+  it('completed exits 0 and prints only the reply; the transcript is user, the date note, assistant, tool, tool, assistant', async () => {
     const dir = tempStateDir();
     const run = await job(model, 'please make two internal calls', [], { AGENTD_STATE_DIR: dir });
     assert.equal(run.code, 0, run.stderr);
@@ -68,7 +68,7 @@ describe('job exit codes by turn status', () => {
     store.close();
     assert.deepEqual(
       root?.messages.map((m) => m.role),
-      ['user', 'assistant', 'tool', 'tool', 'assistant'],
+      ['user', 'note', 'assistant', 'tool', 'tool', 'assistant'],
     );
   });
 

@@ -1,5 +1,5 @@
 // An in-process supervisor over a real temporary SQLite store, real worker processes and the scripted model.
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { compileConfig } from '../../src/config/compile.js';
@@ -7,10 +7,13 @@ import { createLogger } from '../../src/obs/log.js';
 import { openStore } from '../../src/store/openStore.js';
 import type { Store } from '../../src/store/store.js';
 import { Supervisor } from '../../src/supervisor/supervisor.js';
+import { ToolSurface } from '../../src/supervisor/toolSurface.js';
 import type { Playbook, ScriptedModel } from '../doubles/scriptedModel.js';
 import { startScriptedModel } from '../doubles/scriptedModel.js';
 
 export interface Rig {
+  /** The state directory (also the config's cwd). */
+  dir: string;
   sup: Supervisor;
   store: Store;
   model: ScriptedModel;
@@ -19,11 +22,25 @@ export interface Rig {
   close(): Promise<void>;
 }
 
-export async function startRig(playbook: Playbook, env: Record<string, string> = {}): Promise<Rig> {
+export interface RigOptions {
+  /** A config file's text (written to the state directory and compiled before env and flags). */
+  yaml?: string;
+  /** More files to write there first (instruction files), by name. */
+  files?: Record<string, string>;
+}
+
+/** The supervisor over a fresh store; with MCP servers configured it also gets the tool surface. */
+export async function startRig(
+  playbook: Playbook,
+  env: Record<string, string> = {},
+  opts: RigOptions = {},
+): Promise<Rig> {
   const model = await startScriptedModel(playbook);
   const dir = mkdtempSync(join(tmpdir(), 'agentd-int-'));
+  if (opts.yaml !== undefined) writeFileSync(join(dir, 'agent.yaml'), opts.yaml);
+  for (const [name, text] of Object.entries(opts.files ?? {})) writeFileSync(join(dir, name), text);
   const config = compileConfig({
-    files: [],
+    files: opts.yaml === undefined ? [] : ['agent.yaml'],
     env: { AGENTD_STATE_DIR: dir, ...env },
     flags: { intelligence: model.url, model: 'test-model' },
     cwd: dir,
@@ -31,9 +48,12 @@ export async function startRig(playbook: Playbook, env: Record<string, string> =
   const store = openStore(config.store);
   const events: Array<Record<string, unknown>> = [];
   const log = createLogger({ level: 'debug', write: (line) => events.push(JSON.parse(line)) });
-  const sup = new Supervisor({ config, store, log });
+  const hasMcp = Object.keys(config.mcp.servers).length > 0;
+  const tools = hasMcp ? await ToolSurface.start({ config, log, baseEnv: process.env }) : undefined;
+  const sup = new Supervisor({ config, store, log, ...(tools ? { tools } : {}) });
   sup.restore();
   return {
+    dir,
     sup,
     store,
     model,
@@ -41,6 +61,7 @@ export async function startRig(playbook: Playbook, env: Record<string, string> =
     named: (name) => events.filter((e) => e.event === name),
     close: async () => {
       await sup.drain(5_000);
+      await tools?.close();
       store.close();
       await model.close();
     },

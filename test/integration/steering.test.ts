@@ -212,7 +212,7 @@ describe('side tasks', () => {
         /^Side task of conversation parent/,
       );
       const notes = (rig.sup.conversation('parent')?.messages ?? []).flatMap((m) =>
-        m.role === 'note' ? [m.text] : [],
+        m.role === 'note' && !m.text.startsWith('current date:') ? [m.text] : [],
       );
       assert.deepEqual(notes, [`side task ${side} completed: side finding: 42`]);
 

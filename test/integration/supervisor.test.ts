@@ -50,8 +50,9 @@ describe('Supervisor dispatch', () => {
       const o2 = await within(rig.sup.outcomeOf(second.id), 10_000, 'second outcome');
       assert.equal(o2.status, 'completed');
       assert.equal(o2.reply, 'second answer');
-      const notes = rig.sup.conversation('c1')?.messages.filter((m) => m.role === 'note');
-      assert.match(notes?.[0]?.role === 'note' ? notes[0].text : '', /turn ended with status failed/);
+      const notes = rig.sup.conversation('c1')?.messages.flatMap((m) => (m.role === 'note' ? [m.text] : []));
+      assert.match(notes?.[0] ?? '', /^current date: /);
+      assert.match(notes?.[1] ?? '', /turn ended with status failed/);
     } finally {
       await rig.close();
     }

@@ -28,8 +28,9 @@ const playbook: Playbook = {
   ],
 };
 
+/** Notes other than the daily date note every turn's conversation gets. */
 const notes = (messages: readonly Msg[] | undefined): string[] =>
-  (messages ?? []).flatMap((m) => (m.role === 'note' ? [m.text] : []));
+  (messages ?? []).flatMap((m) => (m.role === 'note' && !m.text.startsWith('current date:') ? [m.text] : []));
 
 describe('wake notes', () => {
   it('a failed message.send run leaves a note in the sender; a completed one leaves none (defaults)', async () => {

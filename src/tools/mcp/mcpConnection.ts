@@ -48,6 +48,14 @@ export interface McpCallOptions {
   signal?: AbortSignal;
 }
 
+/** A prompt or resource a skill source offers; `ref` is the prompt name or the resource URI. */
+export interface McpSkillInfo {
+  name: string;
+  description: string;
+  kind: 'prompt' | 'resource';
+  ref: string;
+}
+
 /** One tool as a server lists it. */
 export interface McpToolInfo {
   name: string;
@@ -233,6 +241,45 @@ export class McpConnection {
       throw new Error(`tools/list failed: ${shortReason(err, this.secrets)}`);
     }
     return tools;
+  }
+
+  /** The server's prompts and resources as skills (reference §8.4); a capability it lacks lists nothing. */
+  async listSkills(opts: { timeoutMs?: number } = {}): Promise<McpSkillInfo[]> {
+    const caps = this.client.getServerCapabilities() ?? {};
+    const timeout = opts.timeoutMs ?? MCP_CONNECT_TIMEOUT_MS;
+    const skills: McpSkillInfo[] = [];
+    try {
+      if (caps.prompts) {
+        for (const p of (await this.client.listPrompts(undefined, { timeout })).prompts) {
+          skills.push({ name: p.name, description: p.description ?? '', kind: 'prompt', ref: p.name });
+        }
+      }
+      if (caps.resources) {
+        for (const r of (await this.client.listResources(undefined, { timeout })).resources) {
+          skills.push({ name: r.name, description: r.description ?? '', kind: 'resource', ref: r.uri });
+        }
+      }
+    } catch (err) {
+      throw new Error(`skills list failed: ${shortReason(err, this.secrets)}`);
+    }
+    return skills;
+  }
+
+  /** A skill's body: a prompt's message texts, or a resource's text contents, joined by blank lines. */
+  async readSkill(skill: Pick<McpSkillInfo, 'kind' | 'ref'>, opts: { timeoutMs: number }): Promise<string> {
+    const texts: string[] = [];
+    try {
+      if (skill.kind === 'prompt') {
+        const answer = await this.client.getPrompt({ name: skill.ref }, { timeout: opts.timeoutMs });
+        for (const m of answer.messages) if (m.content.type === 'text') texts.push(m.content.text);
+      } else {
+        const answer = await this.client.readResource({ uri: skill.ref }, { timeout: opts.timeoutMs });
+        for (const c of answer.contents) if ('text' in c && typeof c.text === 'string') texts.push(c.text);
+      }
+    } catch (err) {
+      throw new Error(`skill read failed: ${shortReason(err, this.secrets)}`);
+    }
+    return texts.join('\n\n');
   }
 
   /** Calls `cb` on every `notifications/tools/list_changed`; returns the unsubscribe. */

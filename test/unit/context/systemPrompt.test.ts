@@ -5,6 +5,7 @@ import {
   BUILTIN_PROMPT_TEMPLATE,
   MEMORY_KEYS_SHOWN,
   renderPersona,
+  renderPrompt,
   renderSystemPrompt,
 } from '../../../src/context/systemPrompt.js';
 
@@ -89,5 +90,43 @@ describe('BUILTIN_PROMPT_TEMPLATE', () => {
     assert.ok(at('## Instruction') > at(CONDUCT));
     assert.ok(at('{{extra}}') > at('## Instruction'));
     assert.ok(at('## Memory') > at('{{extra}}'));
+  });
+});
+
+describe('renderPrompt', () => {
+  const input = {
+    instance: 'bob',
+    instruction: 'Be helpful.',
+    internalFamilies: ['plan.*'],
+    extra: 'KNOWLEDGE',
+    skills: 'SKILLS',
+    memoryKeys: ['k'],
+  };
+
+  it('orders the built-in most stable first: persona, instruction, slot, skills, memory', () => {
+    const { text, problems } = renderPrompt(input);
+    assert.deepEqual(problems, []);
+    const at = (s: string) => text.indexOf(s);
+    assert.ok(at('You are bob') === 0);
+    assert.ok(at('## Instruction') < at('KNOWLEDGE'));
+    assert.ok(at('KNOWLEDGE') < at('SKILLS'));
+    assert.ok(at('SKILLS') < at('## Memory'));
+  });
+
+  it('renders context.template over the same data', () => {
+    const { text } = renderPrompt(
+      input,
+      '{{instance}} | {{tools.internal_text}} | {{instruction}} | {{memory.keys_text}}',
+    );
+    assert.equal(text, 'bob | plan.* | Be helpful. | k');
+  });
+
+  it('falls back to the built-in when the template fails or renders blank', () => {
+    const failed = renderPrompt(input, '{{#each instruction}}x{{/each}}');
+    assert.equal(failed.text, renderSystemPrompt(input));
+    assert.equal(failed.problems[0]?.event, 'prompt.render.fail');
+    const blank = renderPrompt(input, '{{#if nothing}}x{{/if}}  ');
+    assert.equal(blank.text, renderSystemPrompt(input));
+    assert.match(blank.problems[0]?.err ?? '', /rendered nothing/);
   });
 });

@@ -121,6 +121,19 @@ describe('SqliteStore schema upgrade from version 1', () => {
     store.close();
   });
 
+  it('gains conversations.skills at open: loaded skill names round-trip, none reads back absent', () => {
+    const dir = freshDir();
+    writeStoreV1(dir);
+    let store = new SqliteStore(dir);
+    const [conv] = store.loadConversations();
+    assert.equal(conv?.skills, undefined, 'a v1 conversation has no skills');
+    store.saveConversations([{ ...conv!, skills: ['deploy', 'review'] }]);
+    store.close();
+    store = new SqliteStore(dir);
+    assert.deepEqual(store.loadConversations()[0]?.skills, ['deploy', 'review']);
+    store.close();
+  });
+
   it('opens an upgraded store again unchanged, tasks and all', () => {
     const dir = freshDir();
     writeStoreV1(dir);

@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {
+  grantedInternalContracts,
   internalContract,
   internalContracts,
   internalFamilies,
@@ -34,6 +35,9 @@ const NAMES = [
   'goal.complete',
   'side.start',
   'side.promote',
+  'skills.list',
+  'skills.load',
+  'skills.unload',
 ];
 
 describe('internalContracts', () => {
@@ -52,6 +56,18 @@ describe('internalContracts', () => {
       assert.equal(c.output_schema['additionalProperties'], undefined, `${c.name} output is open`);
       assert.ok(c.description.length > 10, c.name);
     }
+  });
+
+  it('grants skills.* only to an instance with skill sources', () => {
+    const without = grantedInternalContracts({ skills: false }).map((c) => c.name);
+    assert.deepEqual(
+      without,
+      NAMES.filter((n) => !n.startsWith('skills.')),
+    );
+    assert.deepEqual(
+      grantedInternalContracts({ skills: true }).map((c) => c.name),
+      NAMES,
+    );
   });
 
   it('names the family memory, plan, context, message, or the bare name', () => {
@@ -100,7 +116,7 @@ describe('internalFamilies', () => {
     ]);
   });
 
-  it('lists every internal tool as six dotted families and seven bare names', () => {
+  it('lists every internal tool as seven dotted families and seven bare names', () => {
     assert.deepEqual(internalFamilies(NAMES), [
       'context.*',
       'goal.*',
@@ -108,6 +124,7 @@ describe('internalFamilies', () => {
       'message.*',
       'plan.*',
       'side.*',
+      'skills.*',
       'ask_human',
       'await',
       'decide',

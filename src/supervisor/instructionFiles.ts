@@ -1,0 +1,74 @@
+// Project instruction files (agent.instruction_files, e.g. AGENTS.md): read once when the supervisor starts into
+// the stable "## Instruction" section; a file that changes later reaches each conversation as a [note] on its next
+// turn, so the cached prompt prefix never changes under a running agent (reference §8.2 cache contract).
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { basename } from 'node:path';
+import { describeError } from '../errors.js';
+import type { Logger } from '../obs/log.js';
+
+interface FileState {
+  path: string;
+  /** The text the instruction section holds (read at start); null when the file could not be read then. */
+  text: string | null;
+  hash: string | null;
+}
+
+const hashOf = (text: string): string => createHash('sha256').update(text).digest('hex');
+
+export class InstructionFiles {
+  private readonly files: FileState[];
+  /** Conversation → path → the hash of the version it was last told about in a note. */
+  private readonly noted = new Map<string, Map<string, string | null>>();
+
+  constructor(
+    paths: readonly string[],
+    private readonly log: Logger,
+  ) {
+    this.files = paths.map((path) => {
+      const text = this.read(path, 'start');
+      return { path, text, hash: text === null ? null : hashOf(text) };
+    });
+  }
+
+  /** The files' text for "## Instruction", each under its own `### <name>` heading; '' when none was read. */
+  get text(): string {
+    return this.files
+      .filter((f) => f.text !== null && f.text.trim() !== '')
+      .map((f) => `### ${basename(f.path)}\n${(f.text ?? '').trim()}`)
+      .join('\n\n');
+  }
+
+  /**
+   * Notes for `ctx` about files whose text differs from the start-up version (and from what `ctx` was last told):
+   * the new text, which supersedes the version in the instructions. Re-reads every file; small by nature.
+   */
+  changes(ctx: string): string[] {
+    const notes: string[] = [];
+    const seen = this.noted.get(ctx) ?? new Map<string, string | null>();
+    for (const file of this.files) {
+      const text = this.read(file.path, 'turn');
+      const hash = text === null ? null : hashOf(text);
+      const told = seen.has(file.path) ? seen.get(file.path) : file.hash;
+      if (hash === told) continue;
+      seen.set(file.path, hash);
+      this.noted.set(ctx, seen);
+      const name = basename(file.path);
+      notes.push(
+        text === null
+          ? `instruction file ${name} was removed; disregard its section of your instructions.`
+          : `instruction file ${name} changed; this text replaces its section of your instructions:\n${text.trim()}`,
+      );
+    }
+    return notes;
+  }
+
+  private read(path: string, when: 'start' | 'turn'): string | null {
+    try {
+      return readFileSync(path, 'utf8');
+    } catch (err) {
+      if (when === 'start') this.log.warn('instruction.file', { path, err: describeError(err) });
+      return null;
+    }
+  }
+}

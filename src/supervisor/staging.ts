@@ -1,0 +1,165 @@
+// Staging (reference §6–§7, DESIGN "inbox → staging → gate"): a job the gate picked leaves the queue while its
+// skill references load, its preflight runs and its knowledge is searched, off the reactor's critical path; then
+// it goes back in its place with what staging found. Its conversation stays busy meanwhile, so order holds.
+import { appendMessage } from '../context/conversation.js';
+import { knowledgeArgs, renderKnowledge } from '../context/knowledge.js';
+import { parseSkillReferences } from '../context/skills.js';
+import { describeError } from '../errors.js';
+import type { SpawnPayload } from '../protocol/frames.js';
+import type { Conversation, Store } from '../store/store.js';
+import type { SkillHost } from '../tools/toolOutcome.js';
+import type { TurnJob } from './dispatch.js';
+import { InstructionFiles } from './instructionFiles.js';
+import { type PreflightDeps, runPreflight } from './preflight.js';
+import { needsPreflight } from './preflightRule.js';
+import { SkillBook, skillHost } from './skillBook.js';
+import type { ToolSurface } from './toolSurface.js';
+import { type LaunchDeps, launchPayload } from './turnLaunch.js';
+
+/** Cap on the knowledge search, so a hung server cannot hold a message for long. */
+const KNOWLEDGE_TIMEOUT_MS = 60_000;
+
+export interface StagingDeps extends Omit<PreflightDeps, 'skills'> {
+  store: Store;
+  tools: ToolSurface | undefined;
+  /** Puts a staged job back in its place in the queue. */
+  requeue: (job: TurnJob) => void;
+  /** Answers the job without a turn (a status or clarify verdict). */
+  reply: (job: TurnJob, conv: Conversation, text: string) => void;
+  /** Wakes the reactor: a job is back in the queue, or answered (idle may hold now). */
+  wake: () => void;
+}
+
+/**
+ * Staging, and what a turn is prepared from: the skill book and the instruction files it and the snapshot share.
+ */
+export class Staging {
+  /** Inbox event id → the job being staged. */
+  private readonly staged = new Map<string, TurnJob>();
+  private readonly deps: StagingDeps & { skills: SkillBook };
+  private readonly launch: LaunchDeps;
+
+  constructor(deps: StagingDeps) {
+    const skills = new SkillBook({ config: deps.config, log: deps.log, tools: deps.tools, markDirty: deps.markDirty });
+    this.deps = { ...deps, skills };
+    const instructions = new InstructionFiles(deps.config.agent.instruction_files, deps.log);
+    this.launch = { ...deps, skills, instructions };
+  }
+
+  /** The spawn payload of a job's turn (its notes, prompt, route and tools); throws when it cannot be built. */
+  payload(job: TurnJob, conv: Conversation, turnId: string): SpawnPayload {
+    return launchPayload(this.launch, job, conv, turnId);
+  }
+
+  /** skills.* for internal tools, or undefined without skill sources. */
+  skillHost(open: (id: string) => Conversation): SkillHost | undefined {
+    return this.deps.config.skills.sources.length > 0 ? skillHost(this.deps.skills, open) : undefined;
+  }
+
+  get size(): number {
+    return this.staged.size;
+  }
+
+  /** Conversations with a job in staging (the gate keeps them busy). */
+  busyContexts(): string[] {
+    return [...this.staged.values()].map((j) => j.ctx);
+  }
+
+  /** Whether a job that has not been staged yet has anything to stage. */
+  wants(job: TurnJob, conv: Conversation): boolean {
+    if (job.prep !== undefined) return false;
+    const { config, skills } = this.deps;
+    return (
+      needsPreflight(job.text, conv.plan, config.agent.preflight) ||
+      this.knowledgeRoute(job) !== null ||
+      (skills.catalogue().length > 0 && parseSkillReferences(job.text, config.skills.reference_prefix).length > 0) ||
+      skills.missingBodies(conv).length > 0
+    );
+  }
+
+  /** Takes the job into staging; it returns to the queue (or is answered) when staging is done. */
+  start(job: TurnJob, conv: Conversation): void {
+    job.prep = { route: null, knowledge: '' };
+    this.staged.set(job.event.id, job);
+    void this.run(job, conv)
+      .catch((err: unknown) => {
+        this.deps.log.error('loop.error', { ctx: job.ctx, err: `staging: ${describeError(err)}` });
+        return false;
+      })
+      .then((answered) => {
+        // Gone from `staged` means cancelled or abandoned meanwhile: its outcome is someone else's now.
+        if (!this.staged.delete(job.event.id)) return;
+        if (!answered) this.deps.requeue(job);
+        this.deps.wake();
+      });
+  }
+
+  /** Removes a staged job (its event was cancelled); whatever staging still finds is dropped. */
+  take(eventId: string): TurnJob | undefined {
+    const job = this.staged.get(eventId);
+    this.staged.delete(eventId);
+    return job;
+  }
+
+  /** A drain gave up waiting: every staged job goes back to the queue as it is. */
+  abandonAll(): void {
+    for (const job of [...this.staged.values()]) {
+      this.staged.delete(job.event.id);
+      this.deps.requeue(job);
+    }
+    this.deps.wake();
+  }
+
+  /** Skill references, then preflight, then knowledge, then any missing skill bodies; true when answered. */
+  private async run(job: TurnJob, conv: Conversation): Promise<boolean> {
+    const { config, skills, now } = this.deps;
+    const prep = job.prep ?? { route: null, knowledge: '' };
+    if (skills.catalogue().length > 0) {
+      for (const name of parseSkillReferences(job.text, config.skills.reference_prefix)) {
+        const loaded = await skills.load(conv, name, 'reference');
+        if (!loaded.ok && !skills.has(name)) {
+          const text = `skill.unknown: "${name}" is not in the skill catalogue`;
+          appendMessage(conv, { role: 'note', text, ts: now() }, now());
+          this.deps.markDirty(conv.id);
+        }
+      }
+    }
+    if (needsPreflight(job.text, conv.plan, config.agent.preflight)) {
+      const turnId = `preflight-${this.deps.store.nextSequence('preflight')}`;
+      const outcome = await runPreflight(this.deps, job, conv, turnId);
+      if (outcome.reply !== null) {
+        if (this.staged.has(job.event.id)) this.deps.reply(job, conv, outcome.reply);
+        return true;
+      }
+      prep.route = outcome.route;
+    }
+    prep.knowledge = await this.knowledge(job);
+    await skills.fetchMissing(conv);
+    return false;
+  }
+
+  /** The knowledge.search route when auto-context applies to this job, else null. */
+  private knowledgeRoute(job: TurnJob): { server: string; wire: string } | null {
+    if (this.deps.config.knowledge.auto_context.on !== 'turn' || job.text.trim() === '') return null;
+    return this.deps.tools?.knowledgeRoute() ?? null;
+  }
+
+  /** Searches for the message; a failed search or no hits adds nothing (reference §7). */
+  private async knowledge(job: TurnJob): Promise<string> {
+    const route = this.knowledgeRoute(job);
+    if (route === null || !this.deps.tools) return '';
+    const { config, log } = this.deps;
+    const { top_k, max_bytes } = config.knowledge.auto_context;
+    const result = await this.deps.tools.callRoute(route, knowledgeArgs(job.text, top_k), {
+      meta: { 'agent/instance': config.agent.name, 'agent/ctx': job.ctx },
+      timeoutMs: Math.min(config.mcp.call_timeout, KNOWLEDGE_TIMEOUT_MS),
+    });
+    if (result.is_error) {
+      log.warn('knowledge.auto_context', { ctx: job.ctx, hit: false, err: String(result.result) });
+      return '';
+    }
+    const block = renderKnowledge(result.result, max_bytes);
+    log.info('knowledge.auto_context', { ctx: job.ctx, hit: block.hits > 0, hits: block.hits, bytes: block.bytes });
+    return block.text;
+  }
+}

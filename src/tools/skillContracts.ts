@@ -1,0 +1,33 @@
+// The contracts of skills.* (reference §8.4); part of the internal contract table, granted only with skill sources.
+import type { InternalContract } from './internalContracts.js';
+import { closed, open } from './schemaShapes.js';
+
+export const SKILL_CONTRACTS: InternalContract[] = [
+  {
+    name: 'skills.list',
+    family: 'skills',
+    description: 'List the skills in the catalogue and which are loaded on this conversation.',
+    input_schema: closed({}),
+    output_schema: open({ skills: { type: 'array' }, loaded: { type: 'array' } }, ['skills', 'loaded']),
+    suspends: false,
+  },
+  {
+    name: 'skills.load',
+    family: 'skills',
+    description: "Load a skill on this conversation and read its instructions (they join the prompt's skills).",
+    input_schema: closed({ name: { type: 'string', minLength: 1, description: 'The skill name.' } }, ['name']),
+    output_schema: open(
+      { loaded: { type: 'boolean' }, name: { type: 'string' }, hash: { type: 'string' }, body: { type: 'string' } },
+      ['loaded', 'name', 'body'],
+    ),
+    suspends: false,
+  },
+  {
+    name: 'skills.unload',
+    family: 'skills',
+    description: 'Unload a skill from this conversation.',
+    input_schema: closed({ name: { type: 'string', minLength: 1 } }, ['name']),
+    output_schema: open({ unloaded: { type: 'boolean' } }, ['unloaded']),
+    suspends: false,
+  },
+];
