@@ -1,6 +1,7 @@
 // The key table: every config key path with its value kind, default and one-line doc (reference §19).
 // Typed against Config so a key missing from the table, or a default of the wrong type, does not compile.
 import { DEFAULT_MAX_BODY_BYTES, listenKind, principalsKind, tlsKind } from './a2aKeys.js';
+import { budgetKind, metricsAddrKind } from './budgetKeys.js';
 import {
   boolKind,
   durationKind,
@@ -88,6 +89,11 @@ export const KEYS: KeyTable = {
     default: 'fail',
     doc: 'ask_human with nobody reachable: fail now, or wait.',
   },
+  'agent.conversation_budget': {
+    kind: budgetKind(),
+    default: null,
+    doc: 'A budget each non-root conversation has for itself: {windows, lifetime_tokens, on_exhausted, …}.',
+  },
   'mcp.servers': { kind: mcpServersKind(), default: {}, doc: 'MCP servers by name: {url, …} or {command, …} (--mcp).' },
   'mcp.call_timeout': { kind: durationKind(100), default: 600_000, doc: 'Cap on one MCP call (also the deadline).' },
   'security.policies': { kind: policiesKind(), default: [], doc: 'Permission rules; first match wins, none allows.' },
@@ -144,6 +150,11 @@ export const KEYS: KeyTable = {
     default: {},
     doc: 'Route alias (a chat or reasoning model) → the criterion preflight chooses it by.',
   },
+  'intelligence.budget': {
+    kind: budgetKind(),
+    default: null,
+    doc: 'Instance budget: {windows: [{per, tokens, requests, reset}], lifetime_tokens, on_exhausted, slow, degrade}.',
+  },
   'limits.run.steps': { kind: intKind(1), default: 500, doc: 'Rounds per turn.' },
   'limits.run.tokens': { kind: intKind(0), default: 2_000_000, doc: 'Reported tokens per turn; 0 = unlimited.' },
   'limits.run.deadline': { kind: durationKind(1_000), default: 3_600_000, doc: 'Whole-run deadline (--deadline).' },
@@ -152,6 +163,11 @@ export const KEYS: KeyTable = {
   'context.keep_last': { kind: intKind(0), default: 12, doc: 'Messages compaction always keeps.' },
   'context.model_window': { kind: nullableIntKind(1), default: null, doc: 'Context window; null = guessed.' },
   'context.plan.max_items': { kind: intKind(1), default: 32, doc: 'Most items a plan holds.' },
+  'context.summarize.prompt': {
+    kind: nullableStringKind(),
+    default: null,
+    doc: "Replaces the compaction summarizer's guidance (the schema stays); null = built in.",
+  },
   'store.kind': { kind: enumKind(['sqlite', 'memory']), default: 'sqlite', doc: 'Store backend.' },
   'store.path': { kind: stringKind(), default: DEFAULT_STORE_PATH, doc: 'State directory; default $AGENTD_STATE_DIR.' },
   'lifecycle.drain_timeout': { kind: durationKind(), default: 25_000, doc: 'How long a drain waits for turns.' },
@@ -161,6 +177,11 @@ export const KEYS: KeyTable = {
     doc: 'Lowest event level written.',
   },
   'observability.log_content': { kind: boolKind(), default: false, doc: 'Add message text and tool arguments.' },
+  'observability.metrics_addr': {
+    kind: metricsAddrKind(),
+    default: null,
+    doc: 'HOST:PORT serving /metrics (Prometheus), /healthz and /readyz; port 0 = a free port; null = none.',
+  },
   'a2a.listen': {
     kind: listenKind(),
     default: null,
