@@ -4,9 +4,10 @@ import type Database from 'better-sqlite3';
 
 /**
  * Bump when the layout changes; a newer version on disk is refused rather than guessed at. 1: inbox,
- * conversations, messages, memory, sequences. 2: adds tasks (an older store gains it at open).
+ * conversations, messages, memory, sequences. 2: adds tasks. 3: adds budget_counters. An older store gains the
+ * missing tables at open.
  */
-export const SCHEMA_VERSION = 2;
+export const SCHEMA_VERSION = 3;
 
 /** Version 1's tables, exactly as released (test/unit/store/storeV1Fixture.ts freezes a v1 file). */
 const TABLES_V1 = `
@@ -71,6 +72,18 @@ CREATE INDEX IF NOT EXISTS tasks_inbox_event ON tasks (inbox_event) WHERE inbox_
 CREATE INDEX IF NOT EXISTS tasks_newest ON tasks (principal, updated DESC, id DESC);
 `;
 
+/** Version 3: durable budget window counters, one row per scope and window (`lifetime` holds the lifetime count). */
+const TABLES_V3 = `
+CREATE TABLE IF NOT EXISTS budget_counters (
+  scope    TEXT NOT NULL,
+  window   TEXT NOT NULL,
+  idx      INTEGER NOT NULL,
+  tokens   INTEGER NOT NULL,
+  requests INTEGER NOT NULL,
+  PRIMARY KEY (scope, window)
+) WITHOUT ROWID;
+`;
+
 /**
  * Creates absent tables, brings an older layout up to SCHEMA_VERSION and bumps the generation, in one write
  * transaction; call after `checkExisting` found the file usable. Returns the new generation.
@@ -82,6 +95,7 @@ export function prepareSchema(db: Database.Database): number {
     .transaction(() => {
       db.exec(TABLES_V1);
       db.exec(TABLES_V2);
+      db.exec(TABLES_V3);
       db.prepare(
         `INSERT INTO meta (key, value) VALUES ('schema_version', @v)
          ON CONFLICT (key) DO UPDATE SET value = max(value, @v)`,

@@ -119,6 +119,18 @@ export interface TaskFilter {
   limit: number;
 }
 
+/**
+ * One durable budget counter (reference §10.2): the bucket `index` of window `window` (a governor window key, or
+ * `lifetime`) in `scope`, and what it has counted. Reserved amounts are never stored.
+ */
+export interface BudgetCounter {
+  scope: string;
+  window: string;
+  index: number;
+  tokens: number;
+  requests: number;
+}
+
 export interface Store {
   readonly kind: 'sqlite' | 'memory';
   /** Human-readable location (the database file path, or ":memory:"). */
@@ -162,6 +174,11 @@ export interface Store {
   listTasks(filter: TaskFilter): TaskRecord[];
   /** The task an inbox event answers, or null. */
   taskForEvent(eventId: string): TaskRecord | null;
+
+  /** Every stored budget counter. */
+  loadBudgetCounters(): BudgetCounter[];
+  /** Writes these counters (insert or replace by scope and window) in one transaction. */
+  saveBudgetCounters(counters: BudgetCounter[]): void;
 
   /** A monotonically increasing counter (turn ids unique across restarts). */
   nextSequence(name: string): number;

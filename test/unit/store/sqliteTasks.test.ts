@@ -75,7 +75,7 @@ describe('SqliteStore schema upgrade from version 1', () => {
     const meta = readMeta(dir);
     assert.equal(meta.version, 1);
     assert.equal(meta.tables.includes('tasks'), false);
-    assert.equal(SCHEMA_VERSION, 2);
+    assert.equal(SCHEMA_VERSION, 3);
   });
 
   it('gains the tasks table at open and keeps the inbox, conversations, memory and sequences', () => {
@@ -104,6 +104,7 @@ describe('SqliteStore schema upgrade from version 1', () => {
     const meta = readMeta(dir);
     assert.equal(meta.version, SCHEMA_VERSION);
     assert.ok(meta.tables.includes('tasks'));
+    assert.ok(meta.tables.includes('budget_counters'));
   });
 
   it('opens an upgraded store again unchanged, tasks and all', () => {
