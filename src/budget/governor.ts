@@ -12,8 +12,6 @@ const FIRST_MONDAY = 4 * DAY;
 const UNIT_MS: Record<WindowUnit, number> = { second: SECOND, minute: MINUTE, hour: HOUR, day: DAY, week: WEEK };
 /** A pacing wait is never shorter than this. */
 const MIN_PACE_WAIT_MS = 50;
-/** With nothing better to wait for (lifetime aside), ask again after this. */
-const FALLBACK_WAIT_MS = 1_000;
 
 /** One window's counters. `reserved` is in-flight estimates and is never stored. */
 export interface WindowCounter {

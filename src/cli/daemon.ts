@@ -4,6 +4,7 @@ import { A2aListener } from '../a2a/listener.js';
 import { TaskBackend } from '../a2a/taskBackend.js';
 import type { Config } from '../config/types.js';
 import type { Logger } from '../obs/log.js';
+import { serveMetrics } from '../obs/metricsServer.js';
 import type { Store } from '../store/store.js';
 import { Supervisor } from '../supervisor/supervisor.js';
 import type { ToolSurface } from '../supervisor/toolSurface.js';
@@ -31,6 +32,7 @@ export async function runDaemon(ctx: DaemonContext): Promise<CliResult> {
   const sup = new Supervisor({ config, store, log, tools, tasks: backend });
   backend.attach(sup);
   sup.restore();
+  const metrics = await serveMetrics(config.observability.metrics_addr, sup, log);
   const instance = { name: config.agent.name, description: config.agent.instruction, version: VERSION };
   const listener = await A2aListener.start({ config, backend, log, instance });
   backend.setListening(true);
@@ -44,6 +46,7 @@ export async function runDaemon(ctx: DaemonContext): Promise<CliResult> {
     return { code: EXIT.ok };
   } finally {
     signals();
+    await metrics?.close();
   }
 }
 

@@ -5,6 +5,7 @@ import { compileConfig } from '../config/compile.js';
 import type { Config } from '../config/types.js';
 import { DaemonError, describeError } from '../errors.js';
 import { createLogger, type Logger, redact } from '../obs/log.js';
+import { serveMetrics } from '../obs/metricsServer.js';
 import { openStore } from '../store/openStore.js';
 import type { InboxOutcome, Store } from '../store/store.js';
 import { Supervisor } from '../supervisor/supervisor.js';
@@ -103,6 +104,7 @@ async function runJob({ config, store, log, tools, env }: JobContext): Promise<C
   // A one-shot job has no next turn to warm a worker for.
   const sup = new Supervisor({ config, store, log, tools, killAt, warmWorkers: 0 });
   const signals = installSignals(sup, config, log);
+  const metrics = await serveMetrics(config.observability.metrics_addr, sup, log);
   try {
     const { pending } = sup.restore();
     const prompt = config.agent.prompt;
@@ -121,6 +123,7 @@ async function runJob({ config, store, log, tools, env }: JobContext): Promise<C
     return { code: jobExitCode(outcome), stdout: outcome.reply };
   } finally {
     signals.dispose();
+    await metrics?.close();
   }
 }
 

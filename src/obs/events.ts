@@ -48,6 +48,16 @@ export const EVENT_NAMES = [
   'registry.warning',
   'tool.park',
   'tool.unpark',
+  // budgets, compaction, metrics
+  'budget.wait',
+  'budget.refused',
+  'budget.degraded',
+  'context.compaction.start',
+  'context.compaction.spawn_fail',
+  'context.compaction.think_failed',
+  'context.compaction.apply_fail',
+  'context.compacted',
+  'metrics.listen',
   // worker side
   'loop.start',
   'loop.error',

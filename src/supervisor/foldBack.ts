@@ -8,7 +8,7 @@ import type { TurnResult } from '../protocol/frames.js';
 import type { Conversation, InboxOutcome, Store } from '../store/store.js';
 import type { ConversationBook } from './conversationBook.js';
 import type { TurnJob } from './dispatch.js';
-import { planFold } from './fold.js';
+import { type FoldPlan, planFold, planNotRun } from './fold.js';
 import { logOutcome } from './foldEvents.js';
 import type { Outcomes } from './outcomes.js';
 import type { TaskHooks } from './taskHooks.js';
@@ -32,8 +32,16 @@ export class FoldBack {
 
   /** Folds a result into its conversation, then commits the transcript and the inbox-done together. */
   finish(job: TurnJob, conv: Conversation, result: TurnResult): void {
+    this.apply(job, conv, planFold(result, this.deps.now()));
+  }
+
+  /** Folds a turn the budget refused: its note, the inbox done, the task's terminal state. */
+  notRun(job: TurnJob, conv: Conversation, reason: string): void {
+    this.apply(job, conv, planNotRun(reason, this.deps.now()));
+  }
+
+  private apply(job: TurnJob, conv: Conversation, plan: FoldPlan): void {
     const { now, log, config } = this.deps;
-    const plan = planFold(result, now());
     for (const msg of plan.append) appendMessage(conv, msg, now());
     logOutcome(log, job.ctx, plan.outcome, config.observability.log_content);
     this.deps.beforeCommit();

@@ -1,26 +1,29 @@
 // The supervisor: one event-driven reactor that owns durable state, queues turns, starts a worker per turn and
 // folds results back. The only writer of the store. It never calls the model for a turn.
 import type { Config } from '../config/types.js';
-import { appendMessage, hasUserMessageForEvent } from '../context/conversation.js';
 import { describeError } from '../errors.js';
 import type { Logger } from '../obs/log.js';
+import { Metrics } from '../obs/metrics.js';
 import type { TurnResult } from '../protocol/frames.js';
 import type { Conversation, InboxEvent, InboxOutcome, Store } from '../store/store.js';
-import { newUlid } from '../store/ulid.js';
+import { timedStore } from '../store/timedStore.js';
 import { ActivityBoard } from './activityBoard.js';
+import { Compactor } from './compactor.js';
 import { ConversationBook } from './conversationBook.js';
-import { nextDispatchable, ownershipRefusal, type TurnJob } from './dispatch.js';
+import { nextDispatchable } from './dispatch.js';
 import { failedResult } from './fold.js';
 import { FoldBack } from './foldBack.js';
 import { logTurnDone } from './foldEvents.js';
+import { type AcceptInput, newInboxEvent } from './inboxEvents.js';
 import type { LiveTurn } from './liveTurn.js';
 import { ABANDONED, Outcomes } from './outcomes.js';
+import { Spending } from './spending.js';
 import type { TaskHooks } from './taskHooks.js';
 import { ThinkChildren } from './thinkChildren.js';
 import { buildToolHost, type HostCapabilities } from './toolHost.js';
 import { serveToolRequest, unparkAll } from './toolRequests.js';
 import type { ToolSurface } from './toolSurface.js';
-import { buildTurnPayload } from './turnBuild.js';
+import { TurnLauncher } from './turnLaunch.js';
 import { TurnQueue } from './turnQueue.js';
 import { TurnWorkers } from './turnWorkers.js';
 import { defaultWorkerEntry, type WorkerEntry } from './workerHandle.js';
@@ -40,19 +43,11 @@ export interface SupervisorOptions {
   now?: () => number;
   /** Test-only crash points (`inbox.after_put`, `fold.before_commit`): the process SIGKILLs itself there. */
   killAt?: ReadonlySet<string>;
+  /** Where turns, tokens, compactions and store latency are counted (served by the metrics listener). */
+  metrics?: Metrics;
 }
 
-/** A message to accept into the durable inbox. */
-export interface AcceptInput {
-  context_id: string;
-  text: string;
-  principal: string | null;
-  dedupe_key?: string;
-  /** Hop depth: 0 for a person's message, the sender's depth + 1 for message.send. */
-  msg_depth?: number;
-  /** The A2A task this message answers. */
-  task?: { id: string; context_id: string };
-}
+export type { AcceptInput } from './inboxEvents.js';
 
 export class Supervisor {
   private readonly config: Readonly<Config>;
@@ -69,16 +64,27 @@ export class Supervisor {
   private readonly changeWaiters: Array<() => void> = [];
   private readonly watchers = new Set<() => void>();
   private readonly activity = new ActivityBoard();
+  private readonly spending: Spending;
+  private readonly launcher: TurnLauncher;
+  private readonly compactor: Compactor;
+  readonly metrics: Metrics;
+  private restored = false;
   private tickScheduled = false;
   private draining = false;
   private paused = false;
 
   constructor(private readonly opts: SupervisorOptions) {
     this.config = opts.config;
-    this.store = opts.store;
+    this.metrics = opts.metrics ?? new Metrics();
+    this.store = timedStore(opts.store, (op, seconds) => this.metrics.storeLatency.observe({ op }, seconds));
     this.log = opts.log;
     this.now = opts.now ?? Date.now;
     this.conversations = new ConversationBook(this.store, this.log, this.now);
+    this.spending = new Spending({
+      ...{ config: this.config, store: this.store, log: this.log, now: this.now, metrics: this.metrics },
+      wake: () => this.scheduleTick(),
+      ownerOf: (ctx) => this.conversations.get(ctx)?.principal ?? null,
+    });
     this.folds = new FoldBack({
       config: this.config,
       store: this.store,
@@ -92,29 +98,57 @@ export class Supervisor {
     });
     // With MCP servers configured, spares import the MCP client while they wait, off the turn's critical path.
     const preload = Object.keys(opts.config.mcp.servers).length > 0 ? { AGENTD_WORKER_PRELOAD: 'mcp' } : {};
-    this.pool = new WorkerPool(
-      opts.workerEntry ?? defaultWorkerEntry(),
-      opts.warmWorkers ?? opts.config.agent.warm_workers,
-      {
-        ...process.env,
-        ...preload,
-      },
-    );
+    const spares = opts.warmWorkers ?? opts.config.agent.warm_workers;
+    this.pool = new WorkerPool(opts.workerEntry ?? defaultWorkerEntry(), spares, { ...process.env, ...preload });
     this.thinks = new ThinkChildren({
       pool: this.pool,
       config: this.config,
       log: this.log,
       onChange: () => this.scheduleTick(),
+      onSpent: (job, usage) => this.spending.thinkSpent(job.ctx, usage, job.purpose),
     });
-    this.turns = new TurnWorkers({
+    this.compactor = new Compactor({
+      config: this.config,
+      log: this.log,
+      now: this.now,
+      conversations: this.conversations,
+      thinks: this.thinks,
+      metrics: this.metrics,
+      onChange: () => this.scheduleTick(),
+    });
+    this.turns = this.turnWorkers();
+    this.launcher = new TurnLauncher({
+      config: this.config,
+      store: this.store,
+      log: this.log,
+      now: this.now,
+      conversations: this.conversations,
+      folds: this.folds,
+      turns: this.turns,
+      tools: opts.tools,
+      budget: this.spending.budget,
+      waits: this.spending.waits,
+      requeue: (job) => this.queue.reinsert(job),
+      onRefused: () => this.metrics.budgetRefusals.inc(),
+    });
+    this.registerGauges();
+  }
+
+  /** The live conversation turns, wired to tool serving, admission, accounting and fold-back. */
+  private turnWorkers(): TurnWorkers {
+    return new TurnWorkers({
       pool: this.pool,
       log: this.log,
       now: this.now,
       serveTool: (turn, frame) => serveToolRequest(this.toolDeps(turn), turn, frame),
       onProgress: (turn, event, fields) => this.progress(turn, event, fields),
-      admit: (turn, frame) => turn.handle.send({ type: 'budget_grant', id: frame.id, ok: true, wait_ms: 0 }),
+      admit: (turn, frame) =>
+        turn.handle.send({ type: 'budget_grant', id: frame.id, ...this.spending.grant(turn, frame.estimate) }),
+      onUsage: (_turn, spent) => this.spending.turnUsage(spent),
       onSettled: (turn, result) => this.settle(turn, result),
       onGone: (turn) => {
+        // A turn a drain abandoned is still charged what it reported (its event replays later).
+        this.spending.settleTurn(turn, turn.usage);
         unparkAll(turn);
         if (this.activity.remove(turn.node)) this.log.debug('activity.removed', { node: turn.node, ctx: turn.job.ctx });
         this.thinks.killChildrenOf(turn.node);
@@ -127,31 +161,20 @@ export class Supervisor {
   /** Loads conversations and re-queues every pending inbox event in order, with its original id. */
   restore(): { generation: number; pending: number } {
     this.conversations.load();
+    this.spending.budget.load();
     const pending = this.store.pendingInbox();
     for (const event of pending) this.queue.enqueue(event);
     const generation = this.store.generation;
     this.log.info('restore.done', { generation, pending: pending.length, conversations: this.conversations.size });
     this.scheduleTick();
     if (pending.length === 0) this.pool.fill();
+    this.restored = true;
     return { generation, pending: pending.length };
   }
 
   /** Writes the event durably, then queues it. Returns null when `dedupe_key` was already accepted. */
   accept(input: AcceptInput): InboxEvent | null {
-    const payload = {
-      context_id: input.context_id,
-      text: input.text,
-      ...(input.msg_depth ? { msg_depth: input.msg_depth } : {}),
-      ...(input.task ? { task: input.task } : {}),
-    };
-    const event: InboxEvent = {
-      id: newUlid(this.now()),
-      kind: 'a2a_message',
-      ts: this.now(),
-      principal: input.principal,
-      payload,
-    };
-    if (input.dedupe_key !== undefined) event.dedupe_key = input.dedupe_key;
+    const event = newInboxEvent(input, this.now());
     if (!this.store.acceptInbox(event)) return null;
     this.killPoint('inbox.after_put');
     this.log.info('inbox.accepted', { inbox_event: event.id, kind: event.kind, ctx: input.context_id });
@@ -181,6 +204,11 @@ export class Supervisor {
   get idle(): boolean {
     const stalled = this.queue.length === 0 || this.paused || this.draining;
     return this.turns.size === 0 && this.thinks.busyContexts().length === 0 && stalled;
+  }
+
+  /** Restored and not draining: the instance takes new work (`/readyz`). */
+  get ready(): boolean {
+    return this.restored && !this.draining;
   }
 
   /** Resolves once the supervisor is idle. */
@@ -256,6 +284,7 @@ export class Supervisor {
     if (timedOut) this.thinks.killAll();
     await this.untilNoLiveWork();
     this.pool.close();
+    this.spending.waits.stop();
     this.checkpoint();
     for (const job of this.queue.jobs) this.outcomes.resolve(job.event.id, ABANDONED);
     this.log.info('drain.done', { abandoned, queued: this.queue.length });
@@ -273,6 +302,7 @@ export class Supervisor {
       markDirty: (id) => this.conversations.markDirty(id),
       accept: (input) => this.accept(input),
       think: (job) => this.thinks.run(job),
+      compact: (ctx, req) => this.compactor.compact(ctx, req),
       watch: (check) => {
         this.watchers.add(check);
         return () => this.watchers.delete(check);
@@ -327,11 +357,16 @@ export class Supervisor {
 
   /** One reactor step: start what the gate allows, checkpoint, re-check watches, wake waiters. */
   private tick(): void {
-    const busy = new Set([...this.turns.busyContexts(), ...this.thinks.busyContexts()]);
+    // A conversation whose turn the budget deferred stays blocked, so no later message of it overtakes.
+    const busy = new Set([
+      ...this.turns.busyContexts(),
+      ...this.thinks.busyContexts(),
+      ...this.spending.waits.blocked(),
+    ]);
     const gate = { liveTurns: this.turns.size, busy, paused: this.paused, draining: this.draining };
     const picks = nextDispatchable(this.queue.jobs, gate, this.config.agent.max_parallel_turns);
     const jobs = this.queue.take(picks);
-    for (const job of jobs) this.startTurn(job);
+    for (const job of jobs) this.launcher.start(job);
     if (jobs.length > 0) setImmediate(() => this.pool.fill());
     this.checkpoint();
     for (const watcher of [...this.watchers]) watcher();
@@ -340,55 +375,22 @@ export class Supervisor {
 
   private checkpoint(): void {
     this.folds.checkpoint();
-  }
-
-  /** Appends the message (once), builds the snapshot and starts a worker; any failure folds as a failed turn. */
-  private startTurn(job: TurnJob): void {
-    const conv = this.conversations.open(job.ctx, job.principal);
-    const refusal = ownershipRefusal(conv.principal, job.principal);
-    if (refusal) {
-      this.log.warn('turn.refused.not_owner', { ctx: job.ctx, principal: job.principal, reason: refusal });
-      this.folds.finish(job, conv, failedResult('this conversation is not available', 'refused'));
-      return;
-    }
-    if (!hasUserMessageForEvent(conv, job.event.id)) {
-      const user = { role: 'user' as const, text: job.text, event: job.event.id, ts: this.now() };
-      appendMessage(conv, job.principal ? { ...user, principal: job.principal } : user, this.now());
-      this.conversations.markDirty(conv.id);
-    }
-    let turn: LiveTurn;
-    try {
-      const turnId = `turn-${this.store.nextSequence('turn')}`;
-      const plan = this.opts.tools?.plan();
-      const memoryKeys = this.store.memoryList('', 32, this.now()).keys;
-      const payload = buildTurnPayload({ config: this.config, conversation: conv, turnId, plan, memoryKeys });
-      if (this.opts.tools) {
-        payload.mcp_servers = this.opts.tools.serverSpecs(payload.turn.mcp_routes);
-        payload.code_tools_module = this.opts.tools.codeToolsModule;
-        payload.turn.gated = this.opts.tools.gatedCodeTools();
-      }
-      turn = this.turns.start(job, payload);
-    } catch (err) {
-      const message = describeError(err);
-      this.log.error('turn.spawn.fail', { ctx: job.ctx, inbox_event: job.event.id, err: message });
-      this.folds.finish(job, conv, failedResult(`could not start the turn: ${message}`));
-      return;
-    }
-    conv.turns++;
-    this.conversations.markDirty(conv.id);
-    const { node, turnId, handle } = turn;
-    this.log.info('turn.spawn', {
-      ctx: job.ctx,
-      node,
-      worker_pid: handle.pid,
-      turn: turnId,
-      inbox_event: job.event.id,
-    });
+    this.spending.budget.flush();
   }
 
   private settle(turn: LiveTurn, result: TurnResult): void {
     logTurnDone(this.log, { node: turn.node, ctx: turn.job.ctx, turn: turn.turnId }, result);
+    this.metrics.turns.inc({ status: result.status });
+    this.spending.settleTurn(turn, result.usage);
     this.folds.finish(turn.job, this.conversations.open(turn.job.ctx, turn.job.principal), result);
+    this.compactor.afterTurn(turn.job.ctx);
+  }
+
+  private registerGauges(): void {
+    const m = this.metrics;
+    m.gauge('agentd_turns_queued', 'Turns waiting for the dispatch gate.', () => this.queue.length);
+    m.gauge('agentd_turns_running', 'Conversation turns running now.', () => this.turns.size);
+    m.gauge('agentd_inbox_pending', 'Accepted events not answered yet.', () => this.queue.length + this.turns.size);
   }
 
   private killPoint(name: string): void {

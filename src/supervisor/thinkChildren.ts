@@ -1,5 +1,5 @@
 // Think children: the turn worker in `think` mode (no tools, a structured answer) bound to a conversation.
-// Used by the think and decide tools now, by preflight and compaction later. Owns their workers and deadlines.
+// Used by the think and decide tools and by compaction. Owns their workers, deadlines and what they spent.
 import type { Config } from '../config/types.js';
 import { describeError } from '../errors.js';
 import { specForJob } from '../intel/models.js';
@@ -11,15 +11,15 @@ import {
   type SpawnPayload,
   type UpFrame,
 } from '../protocol/frames.js';
-import type { Msg } from '../protocol/messages.js';
+import type { Msg, Usage } from '../protocol/messages.js';
 import type { ToolResult } from '../tools/toolOutcome.js';
 import { telemetry } from './turnBuild.js';
 import type { WorkerHandle } from './workerHandle.js';
 import type { WorkerPool } from './workerPool.js';
 
-/** What a think child is asked (reference §13 "Think tool child"). */
+/** What a think child is asked (reference §13 "Think tool child", §16.3). */
 export interface ThinkJob {
-  purpose: 'think' | 'decide';
+  purpose: 'think' | 'decide' | 'compaction';
   /** The conversation it is bound to (busy while it runs). */
   ctx: string;
   /** The node of the turn that asked, so the child dies with it. */
@@ -30,29 +30,60 @@ export interface ThinkJob {
   turnId: string;
 }
 
+/** How a think child ended: its answer, or why there is none (it never started, or it ended without one). */
+export type ThinkOutcome =
+  | { kind: 'answer'; value: unknown }
+  | { kind: 'spawn_fail'; error: string }
+  | { kind: 'failed'; error: string };
+
 interface LiveThink {
   job: ThinkJob;
   handle: WorkerHandle;
   settled: boolean;
-  resolve: (r: ToolResult) => void;
+  resolve: (r: ThinkOutcome) => void;
   timer: NodeJS.Timeout;
+  /** Running totals from the child's usage frames (what a killed child is charged). */
+  usage: Usage;
+  charged: boolean;
 }
 
-/** Rounds, steps and deadline of a think child (reference §19 constants). */
-const THINK_LIMITS = { max_rounds: 3, max_steps: 4, deadline_ms: 300_000, tokens_per_call: 4096 };
+/** Rounds, steps, deadline and output cap of a think child, by purpose (reference §19 constants). */
+const LIMITS = {
+  think: { max_rounds: 3, max_steps: 4, deadline_ms: 300_000, tokens_per_call: 4096 },
+  compaction: { max_rounds: 3, max_steps: 4, deadline_ms: 120_000, tokens_per_call: 4096 },
+};
 const BACKSTOP_GRACE_MS = 5_000;
+
+export interface ThinkDeps {
+  pool: WorkerPool;
+  config: Readonly<Config>;
+  log: Logger;
+  onChange: () => void;
+  /** What a child spent, once, when it ends (charged to its conversation's budget scopes). */
+  onSpent: (job: ThinkJob, usage: Usage) => void;
+}
+
+function limitsOf(job: ThinkJob) {
+  return job.purpose === 'compaction' ? LIMITS.compaction : LIMITS.think;
+}
 
 export class ThinkChildren {
   private readonly live = new Set<LiveThink>();
 
-  constructor(
-    private readonly deps: { pool: WorkerPool; config: Readonly<Config>; log: Logger; onChange: () => void },
-  ) {}
+  constructor(private readonly deps: ThinkDeps) {}
 
-  /** Runs a think child; resolves with its value, or an error result naming how it ended. Never rejects. */
-  run(job: ThinkJob): Promise<ToolResult> {
+  /** Runs a think child for a tool; resolves with its value, or an error result naming how it ended. */
+  async run(job: ThinkJob): Promise<ToolResult> {
+    const outcome = await this.start(job);
+    return outcome.kind === 'answer'
+      ? { result: outcome.value, is_error: false }
+      : { result: outcome.error, is_error: true };
+  }
+
+  /** Starts a think child; resolves with how it ended. Never rejects. */
+  start(job: ThinkJob): Promise<ThinkOutcome> {
     return new Promise((resolve) => {
-      const entry = { job, settled: false, resolve } as LiveThink;
+      const entry = { job, settled: false, resolve, usage: { input_tokens: 0, output_tokens: 0 } } as LiveThink;
       try {
         entry.handle = this.deps.pool.take({
           onFrame: (frame) => this.onFrame(entry, frame),
@@ -60,10 +91,10 @@ export class ThinkChildren {
           onProtocolError: (err) => this.deps.log.warn('loop.error', { ctx: job.ctx, purpose: job.purpose, err }),
         });
       } catch (err) {
-        resolve({ result: `${job.purpose}: could not start a worker: ${describeError(err)}`, is_error: true });
+        resolve({ kind: 'spawn_fail', error: `${job.purpose}: could not start a worker: ${describeError(err)}` });
         return;
       }
-      entry.timer = setTimeout(() => entry.handle.kill(), THINK_LIMITS.deadline_ms + BACKSTOP_GRACE_MS);
+      entry.timer = setTimeout(() => entry.handle.kill(), limitsOf(job).deadline_ms + BACKSTOP_GRACE_MS);
       this.live.add(entry);
       entry.handle.send({ type: 'spawn', ...this.payload(job) });
       this.deps.log.info('think.spawn', {
@@ -91,15 +122,16 @@ export class ThinkChildren {
 
   private payload(job: ThinkJob): SpawnPayload {
     const { config } = this.deps;
+    const limits = limitsOf(job);
     return {
       version: PROTOCOL_VERSION,
       intelligence: specForJob(config, job.purpose),
       mcp_servers: [],
       code_tools_module: null,
       limits: {
-        max_steps: THINK_LIMITS.max_steps,
-        max_tokens: config.limits.run.tokens,
-        deadline_ms: THINK_LIMITS.deadline_ms,
+        max_steps: limits.max_steps,
+        max_tokens: job.purpose === 'compaction' ? 0 : config.limits.run.tokens,
+        deadline_ms: limits.deadline_ms,
       },
       telemetry: telemetry(config, `think/${job.ctx}`),
       turn: {
@@ -110,10 +142,11 @@ export class ThinkChildren {
         internal: [],
         mcp_routes: {},
         ...(job.schema ? { output_schema: job.schema } : {}),
-        max_rounds: THINK_LIMITS.max_rounds,
+        max_rounds: limits.max_rounds,
         budget_admission: false,
         idempotency_prefix: '',
-        max_tokens_per_call: THINK_LIMITS.tokens_per_call,
+        max_tokens_per_call: limits.tokens_per_call,
+        ...(job.purpose === 'compaction' ? { temperature: 0 } : {}),
         turn_id: job.turnId,
       },
     };
@@ -124,18 +157,21 @@ export class ThinkChildren {
       ready: () => {},
       pong: () => {},
       event: () => {},
-      usage: () => {},
-      failed: (f) => this.settle(entry, { result: `${entry.job.purpose}: ${f.error}`, is_error: true }),
+      usage: (f) => {
+        entry.usage = { input_tokens: f.input_tokens, output_tokens: f.output_tokens };
+      },
+      failed: (f) => this.settle(entry, { kind: 'failed', error: `${entry.job.purpose}: ${f.error}` }),
       tool_request: (f) =>
         entry.handle.send({ type: 'tool_result', id: f.id, result: 'no tools in a think child', is_error: true }),
       budget_request: (f) => entry.handle.send({ type: 'budget_grant', id: f.id, ok: true, wait_ms: 0 }),
       turn_done: ({ turn }) => {
         this.deps.log.info('think.done', { ctx: entry.job.ctx, purpose: entry.job.purpose, status: turn.status });
-        if (turn.status === 'completed')
-          this.settle(entry, { result: turn.value ?? turn.text ?? null, is_error: false });
+        entry.usage = { ...turn.usage };
+        this.charge(entry);
+        if (turn.status === 'completed') this.settle(entry, { kind: 'answer', value: turn.value ?? turn.text ?? null });
         else {
           const suffix = turn.error ? `: ${turn.error}` : '';
-          this.settle(entry, { result: `${entry.job.purpose} ${turn.status}${suffix}`, is_error: true });
+          this.settle(entry, { kind: 'failed', error: `${entry.job.purpose} ${turn.status}${suffix}` });
         }
       },
     };
@@ -146,13 +182,21 @@ export class ThinkChildren {
     clearTimeout(entry.timer);
     this.live.delete(entry);
     const how = code !== null ? `exit code ${code}` : `signal ${signal}`;
-    this.settle(entry, { result: `${entry.job.purpose} worker exited without a result (${how})`, is_error: true });
+    this.charge(entry);
+    this.settle(entry, { kind: 'failed', error: `${entry.job.purpose} worker exited without a result (${how})` });
     this.deps.onChange();
   }
 
-  private settle(entry: LiveThink, result: ToolResult): void {
+  /** Charges what the child spent, once: from turn_done, or from its last usage frame when it died without one. */
+  private charge(entry: LiveThink): void {
+    if (entry.charged) return;
+    entry.charged = true;
+    this.deps.onSpent(entry.job, entry.usage);
+  }
+
+  private settle(entry: LiveThink, outcome: ThinkOutcome): void {
     if (entry.settled) return;
     entry.settled = true;
-    entry.resolve(result);
+    entry.resolve(outcome);
   }
 }

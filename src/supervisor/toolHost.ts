@@ -5,8 +5,9 @@ import type { Logger } from '../obs/log.js';
 import type { Conversation, InboxEvent, Store } from '../store/store.js';
 import { newUlid } from '../store/ulid.js';
 import type { InternalToolHost, ToolResult } from '../tools/internalTools.js';
+import type { CompactReport, CompactRequest } from './compactor.js';
+import type { AcceptInput } from './inboxEvents.js';
 import type { LiveTurn } from './liveTurn.js';
-import type { AcceptInput } from './supervisor.js';
 import type { TaskHooks } from './taskHooks.js';
 import type { ThinkJob } from './thinkChildren.js';
 
@@ -20,6 +21,8 @@ export interface HostCapabilities {
   markDirty(id: string): void;
   accept(input: AcceptInput): InboxEvent | null;
   think(job: ThinkJob): Promise<ToolResult>;
+  /** Compacts a conversation now (the `context.compact` tool). */
+  compact(ctx: string, req: CompactRequest): Promise<CompactReport>;
   /** Registers a check run after every reactor step; returns the unregister function. */
   watch(check: () => void): () => void;
   status(): Record<string, unknown>;
@@ -76,6 +79,10 @@ export function buildToolHost(caps: HostCapabilities, turn: LiveTurn): InternalT
         ...(req.schema ? { schema: req.schema } : {}),
         turnId: `${turn.turnId}.think-${++thinks}`,
       }),
+    compact: async (req) => {
+      const opts = { parentNode: turn.node, ...req.options };
+      return { result: await caps.compact(req.caller.conversation, opts), is_error: false };
+    },
     watch: (check, timeoutAt) =>
       new Promise<boolean>((resolve) => {
         const finish = (satisfied: boolean): void => {
