@@ -1,7 +1,8 @@
 // An in-process supervisor over a real temporary SQLite store, real worker processes and the scripted model.
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { TaskBackend } from '../../src/a2a/taskBackend.js';
 import { compileConfig } from '../../src/config/compile.js';
 import { createLogger } from '../../src/obs/log.js';
 import { openStore } from '../../src/store/openStore.js';
@@ -12,6 +13,10 @@ import { startScriptedModel } from '../doubles/scriptedModel.js';
 
 export interface Rig {
   sup: Supervisor;
+  /** The task backend, with `tasks: true`. */
+  backend?: TaskBackend;
+  /** The state directory (a second rig over it is a restart). */
+  dir: string;
   store: Store;
   model: ScriptedModel;
   events: Array<Record<string, unknown>>;
@@ -19,11 +24,25 @@ export interface Rig {
   close(): Promise<void>;
 }
 
-export async function startRig(playbook: Playbook, env: Record<string, string> = {}): Promise<Rig> {
+export interface RigOptions {
+  /** A config file's text (written as agentd.yaml in the state directory). */
+  yaml?: string;
+  /** Reuse this state directory (a restart). */
+  dir?: string;
+  /** Give the supervisor an A2A task backend (tasks follow their turns). */
+  tasks?: boolean;
+}
+
+export async function startRig(
+  playbook: Playbook,
+  env: Record<string, string> = {},
+  opts: RigOptions = {},
+): Promise<Rig> {
   const model = await startScriptedModel(playbook);
-  const dir = mkdtempSync(join(tmpdir(), 'agentd-int-'));
+  const dir = opts.dir ?? mkdtempSync(join(tmpdir(), 'agentd-int-'));
+  if (opts.yaml !== undefined) writeFileSync(join(dir, 'agentd.yaml'), opts.yaml);
   const config = compileConfig({
-    files: [],
+    files: opts.yaml === undefined ? [] : ['agentd.yaml'],
     env: { AGENTD_STATE_DIR: dir, ...env },
     flags: { intelligence: model.url, model: 'test-model' },
     cwd: dir,
@@ -31,10 +50,14 @@ export async function startRig(playbook: Playbook, env: Record<string, string> =
   const store = openStore(config.store);
   const events: Array<Record<string, unknown>> = [];
   const log = createLogger({ level: 'debug', write: (line) => events.push(JSON.parse(line)) });
-  const sup = new Supervisor({ config, store, log });
+  const backend = opts.tasks ? new TaskBackend({ store, log, now: Date.now, drain: () => {} }) : undefined;
+  const sup = new Supervisor({ config, store, log, ...(backend ? { tasks: backend } : {}) });
+  backend?.attach(sup);
   sup.restore();
   return {
     sup,
+    ...(backend ? { backend } : {}),
+    dir,
     store,
     model,
     events,
