@@ -185,13 +185,13 @@ function absorb(old: Summary | null, verdict: SummaryVerdict, fold: number, now:
   return summary;
 }
 
-/** The summarizer could not run: the folded lines as a narrative, trimmed from the front to 8000 bytes. */
-export function fallbackNarrative(lines: readonly string[]): string {
+/** The summarizer could not run: the folded lines as a narrative, trimmed from the front to 8000 bytes (or less). */
+export function fallbackNarrative(lines: readonly string[], maxBytes = FALLBACK_MAX_BYTES): string {
   const bytes = (s: string) => new TextEncoder().encode(s).length;
   const kept = [...lines];
   let text = kept.join('\n');
   let elided = false;
-  while (bytes(text) > FALLBACK_MAX_BYTES && kept.length > 1) {
+  while (bytes(text) > maxBytes && kept.length > 1) {
     kept.shift();
     elided = true;
     text = `${ELIDED}\n${kept.join('\n')}`;

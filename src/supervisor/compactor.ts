@@ -6,6 +6,7 @@ import {
   applyCompaction,
   type CompactionPlan,
   clipToolResults,
+  FALLBACK_MAX_BYTES,
   fallbackNarrative,
   planCompaction,
   SUMMARY_SCHEMA,
@@ -30,6 +31,8 @@ const CLIP_HEADROOM = 0.8;
 /** The summarizer's input is bounded to this share of the window (never below MIN_INPUT_TOKENS). */
 const INPUT_SHARE = 0.5;
 const MIN_INPUT_TOKENS = 1024;
+/** The fallback narrative takes at most this share of the window (8 KB caps it on any real window). */
+const NARRATIVE_SHARE = 0.25;
 
 export interface CompactorDeps {
   config: Readonly<Config>;
@@ -140,7 +143,8 @@ export class Compactor {
       return this.report(conv, 0, `context version moved from ${plan.version} to ${conv.version} during compaction`);
     }
     if (fallback) {
-      applied = applyCompaction(conv, plan, fallbackNarrative(plan.lines), now());
+      const maxBytes = Math.min(FALLBACK_MAX_BYTES, Math.floor(modelWindow(this.deps.config) * NARRATIVE_SHARE * 4));
+      applied = applyCompaction(conv, plan, fallbackNarrative(plan.lines, maxBytes), now());
       if (!applied.ok) {
         log.warn('context.compaction.apply_fail', { ctx: conv.id, err: applied.error, fallback: true });
         this.deps.onChange(conv.id);

@@ -6,10 +6,11 @@ import { TaskBackend } from '../../src/a2a/taskBackend.js';
 import { compileConfig } from '../../src/config/compile.js';
 import { createLogger } from '../../src/obs/log.js';
 import { openStore } from '../../src/store/openStore.js';
-import type { Store } from '../../src/store/store.js';
+import type { InboxOutcome, Store } from '../../src/store/store.js';
 import { Supervisor } from '../../src/supervisor/supervisor.js';
 import type { Playbook, ScriptedModel } from '../doubles/scriptedModel.js';
 import { startScriptedModel } from '../doubles/scriptedModel.js';
+import { within } from './wait.js';
 
 export interface Rig {
   sup: Supervisor;
@@ -68,4 +69,11 @@ export async function startRig(
       await model.close();
     },
   };
+}
+
+/** Accepts `text` into conversation `ctx` (as the operator) and waits, at most 30 s, for the turn's outcome. */
+export async function answer(rig: Rig, ctx: string, text: string): Promise<InboxOutcome> {
+  const ev = rig.sup.accept({ context_id: ctx, text, principal: 'operator' });
+  if (!ev) throw new Error(`the message into ${ctx} was not accepted`);
+  return within(rig.sup.outcomeOf(ev.id), 30_000, `the turn in ${ctx}`);
 }

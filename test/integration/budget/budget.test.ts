@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { IMPLICIT_OPERATOR } from '../../../src/a2a/principals.js';
-import { startRig } from '../harness.js';
+import { answer, startRig } from '../harness.js';
 import { waitUntil, within } from '../wait.js';
 
 const OP = 'operator';
@@ -95,9 +95,7 @@ describe('budget admission', () => {
       },
     );
     try {
-      const ev = rig.sup.accept({ context_id: 'c1', text: 'hello', principal: OP });
-      assert.ok(ev);
-      const outcome = await within(rig.sup.outcomeOf(ev.id), 30_000, 'the degraded turn');
+      const outcome = await answer(rig, 'c1', 'hello');
       assert.equal(outcome.status, 'completed', outcome.error);
       assert.equal(outcome.reply, 'cheap answer');
       assert.deepEqual(
@@ -115,19 +113,14 @@ describe('budget admission', () => {
     const yaml = budgetYaml('windows: [{per: week, tokens: 12000}]\non_exhausted: refuse');
     const spend = { content: 'spent', usage: { prompt_tokens: 6000, completion_tokens: 500 } };
     const rig = await startRig({ turns: [spend] }, {}, { yaml });
-    const ev = rig.sup.accept({ context_id: 'c1', text: 'spend', principal: OP });
-    assert.ok(ev);
-    assert.equal((await within(rig.sup.outcomeOf(ev.id), 30_000, 'first run')).status, 'completed');
+    assert.equal((await answer(rig, 'c1', 'spend')).status, 'completed');
     await rig.close();
 
     const again = await startRig({ turns: [spend] }, {}, { yaml, dir: rig.dir });
     try {
       assert.equal(usedTokens(again.store.loadBudgetCounters(), 'week@00:00'), 6500, 'the premise: 6 500 stored');
       // 12 000 − 6 500 leaves less than a turn's estimate: refused only because the count survived.
-      const next = again.sup.accept({ context_id: 'c2', text: 'spend more', principal: OP });
-      assert.ok(next);
-      const outcome = await within(again.sup.outcomeOf(next.id), 30_000, 'second run');
-      assert.equal(outcome.status, 'refused');
+      assert.equal((await answer(again, 'c2', 'spend more')).status, 'refused');
       assert.equal(again.model.requests.length, 0);
     } finally {
       await again.close();
