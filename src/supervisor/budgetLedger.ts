@@ -16,6 +16,7 @@ import {
 import type { BudgetConfig, Config } from '../config/types.js';
 import { ROOT_CONVERSATION } from '../context/conversation.js';
 import { describeError } from '../errors.js';
+import { specForRef } from '../intel/models.js';
 import type { Logger } from '../obs/log.js';
 import type { Usage } from '../protocol/messages.js';
 import type { BudgetCounter, Store } from '../store/store.js';
@@ -104,9 +105,10 @@ export class BudgetLedger {
     const admission = admit(this.scopesFor(ctx, principal), estimate, now, own ?? undefined);
     switch (admission.kind) {
       case 'ok':
+        // The worker swaps in a wire model id; a degrade names an alias or a wire id.
         return admission.model === undefined
           ? { ok: true, wait_ms: 0 }
-          : { ok: true, wait_ms: 0, model: admission.model };
+          : { ok: true, wait_ms: 0, model: specForRef(this.deps.config, admission.model).model };
       case 'wait': {
         const ms = Math.min(CALL_WAIT_MAX_MS, Math.max(CALL_WAIT_MIN_MS, admission.untilMs - now));
         return { ok: false, wait_ms: ms };
@@ -152,8 +154,8 @@ export class BudgetLedger {
     }
   }
 
-  /** Scope states by name (tests, status). */
-  scope(name: string, policy: Readonly<BudgetConfig>): ScopeState {
+  /** The scope's state, created (with its stored counters) on first use. */
+  private scope(name: string, policy: Readonly<BudgetConfig>): ScopeState {
     let scope = this.scopes.get(name);
     if (scope === undefined) {
       scope = this.restored(name, policy);

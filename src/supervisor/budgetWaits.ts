@@ -13,7 +13,7 @@ export class BudgetWaits {
   private readonly logged = new Map<string, string>();
   private timer: NodeJS.Timeout | undefined;
 
-  constructor(private readonly deps: { log: Logger; now(): number; wake(): void }) {}
+  constructor(private readonly deps: { log: Logger; now(): number; wake(): void; onWait?: () => void }) {}
 
   /** The conversation's turn waits until `untilMs` (`budget.wait`). */
   defer(ctx: string, eventId: string, untilMs: number, reason: string): void {
@@ -22,6 +22,7 @@ export class BudgetWaits {
     if (this.logged.get(eventId) !== key) {
       this.logged.set(eventId, key);
       this.deps.log.info('budget.wait', { ctx, inbox_event: eventId, until_ms: untilMs, reason });
+      this.deps.onWait?.();
     }
     this.arm();
   }

@@ -27,7 +27,8 @@ export class Spending {
 
   constructor(private readonly deps: SpendingDeps) {
     this.budget = new BudgetLedger(deps);
-    this.waits = new BudgetWaits({ log: deps.log, now: deps.now, wake: deps.wake });
+    const onWait = () => deps.metrics.budgetWaits.inc();
+    this.waits = new BudgetWaits({ log: deps.log, now: deps.now, wake: deps.wake, onWait });
   }
 
   /** A live turn's per-call admission (reference §10.3). */

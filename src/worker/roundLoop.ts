@@ -194,7 +194,10 @@ async function admit(s: TurnState, deps: TurnDeps): Promise<TurnEnd | null> {
       : { status: admission.status, error: admission.error };
   }
   // A degrade model gets no reasoning parts: buildRequest replays only what the current model produced.
-  if (admission.model) s.model = admission.model;
+  if (admission.model && admission.model !== s.model) {
+    deps.log.info('turn.model_degraded', { turn: s.spec.turn_id, from: s.model, to: admission.model });
+    s.model = admission.model;
+  }
   return null;
 }
 

@@ -75,4 +75,16 @@ describe('BudgetLedger', () => {
       reason: 'lifetime token budget exhausted (instance)',
     });
   });
+
+  it('a per-call degrade grants the wire id of the degrade alias', () => {
+    const cfg = config(
+      [
+        'intelligence:',
+        '  models: {small: {model: wire-small}}',
+        '  budget: {lifetime_tokens: 100, windows: [{per: hour, tokens: 10}], on_exhausted: degrade, degrade: {model: small}}',
+      ].join('\n'),
+    );
+    const ledger = new BudgetLedger({ config: cfg, store: new MemoryStore(), log: silentLogger, now: () => NOW });
+    assert.deepEqual(ledger.admitCall('c1', null, 50, null), { ok: true, wait_ms: 0, model: 'wire-small' });
+  });
 });
