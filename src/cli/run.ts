@@ -103,8 +103,13 @@ async function runJob({ config, store, log, tools, env }: JobContext): Promise<C
   const killAt = new Set((env.AGENTD_TEST_KILL_AT ?? '').split(',').filter(Boolean));
   // A one-shot job has no next turn to warm a worker for.
   const sup = new Supervisor({ config, store, log, tools, killAt, warmWorkers: 0 });
+  let metrics: Awaited<ReturnType<typeof serveMetrics>>;
+  try {
+    metrics = await serveMetrics(config.observability.metrics_addr, sup, log);
+  } catch (err) {
+    return failBeforeStart(err);
+  }
   const signals = installSignals(sup, config, log);
-  const metrics = await serveMetrics(config.observability.metrics_addr, sup, log);
   try {
     const { pending } = sup.restore();
     const prompt = config.agent.prompt;

@@ -3,6 +3,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { splitAddr } from '../config/budgetKeys.js';
+import { DaemonError } from '../errors.js';
 import type { Logger } from './log.js';
 import type { Metrics } from './metrics.js';
 
@@ -29,9 +30,14 @@ export function startMetricsServer(opts: {
     return reply(res, 404, 'not found\n');
   });
   return new Promise((resolve, reject) => {
-    server.once('error', reject);
+    // A port in use or a host that does not resolve is the operator's to fix: a config error naming the key.
+    server.once('error', (err) =>
+      reject(
+        new DaemonError('config_invalid', `observability.metrics_addr: cannot listen on ${opts.addr}: ${err.message}`),
+      ),
+    );
     server.listen(target.port, target.host, () => {
-      server.off('error', reject);
+      server.removeAllListeners('error');
       const bound = server.address() as AddressInfo;
       const host = bound.family === 'IPv6' ? `[${bound.address}]` : bound.address;
       const address = `${host}:${bound.port}`;

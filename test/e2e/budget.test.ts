@@ -2,6 +2,7 @@
 // or 7 (any other refusal) without calling the model; metrics_addr serves /metrics, /healthz and /readyz.
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
+import net, { type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { type ScriptedModel, startScriptedModel } from '../doubles/scriptedModel.js';
@@ -64,6 +65,19 @@ describe('budgets and metrics in a one-shot job', () => {
       assert.equal(ready, '200 ready');
     } finally {
       await slow.close();
+    }
+  });
+
+  it('exits 2 naming the key when the metrics address cannot be bound', async () => {
+    const taken = net.createServer();
+    await new Promise<void>((r) => taken.listen(0, '127.0.0.1', () => r()));
+    try {
+      const { port } = taken.address() as AddressInfo;
+      const run = await jobWith(model, `observability:\n  metrics_addr: 127.0.0.1:${port}\n`);
+      assert.equal(run.code, 2);
+      assert.match(run.stderr, /observability\.metrics_addr: cannot listen on 127\.0\.0\.1:\d+: .*EADDRINUSE/);
+    } finally {
+      taken.close();
     }
   });
 });
