@@ -19,7 +19,9 @@ export function runCommand(principal: Principal, op: string, args: Record<string
   if (!(COMMANDS as readonly string[]).includes(op)) {
     throw new BackendError('unsupported', `unknown command "${op}" (commands: ${COMMANDS.join(', ')})`);
   }
-  if (STEERING.has(op)) return steer(principal, op, args, deps);
+  // mode is any caller's, on its own conversation; goal.* are operator commands (a goal starts turns on its own).
+  if (op === 'mode') return steer(principal, op, args, deps);
+  if (STEERING.has(op) && principal.role === 'operator') return steer(principal, op, args, deps);
   if (principal.role !== 'operator') throw new BackendError('forbidden', `command "${op}" is for the operator`);
   const sup = deps.supervisor;
   switch (op) {

@@ -38,8 +38,6 @@ export class TaskBackend implements A2aBackend, TaskHooks {
   private sup: Supervisor | null = null;
   private readonly watchers = new Map<string, Set<(u: TaskUpdate) => void>>();
   private readonly questions = new Map<string, OpenQuestion>();
-  /** Answers that arrived while no turn was waiting (after a restart, before the replayed turn asks again). */
-  private readonly early = new Map<string, string>();
   private listening = false;
 
   constructor(private readonly deps: TaskBackendDeps) {}
@@ -81,10 +79,14 @@ export class TaskBackend implements A2aBackend, TaskHooks {
   async send(principal: Principal, req: SendRequest): Promise<TaskRecord> {
     const sup = this.supervisor();
     if (req.command) return this.command(principal, req);
-    if (req.taskId !== undefined) return this.continueTask(principal, req.taskId, req.text);
+    if (req.taskId !== undefined) return this.continueTask(principal, req.taskId, req);
     if (req.text.trim() === '') throw new BackendError('invalid_params', 'the message has no text');
     const contextId = req.contextId ?? `ctx-${newUlid(this.deps.now()).toLowerCase()}`;
-    const conversation = conversationFor(principal, contextId);
+    return this.newMessage(sup, principal, contextId, conversationFor(principal, contextId), req);
+  }
+
+  /** A message that starts a turn (or, when wake_on leaves out a2a_message, is only noted); `agentd/mode` first. */
+  private newMessage(sup: Supervisor, principal: Principal, contextId: string, conversation: string, req: SendRequest) {
     this.applyMode(principal, conversation, req.metadata);
     if (!a2aMessageWakes(this.wake)) {
       const note = a2aMessageNote(principal.id, req.text);
@@ -225,10 +227,11 @@ export class TaskBackend implements A2aBackend, TaskHooks {
     if (!task || isTerminal(task.state)) {
       return Promise.resolve({ result: 'ask_human: this turn has no task a person could answer', is_error: true });
     }
-    // A turn replayed after a restart asks again; an answer given meanwhile is handed over at once.
-    const early = this.early.get(task.id);
-    if (early !== undefined) {
-      this.early.delete(task.id);
+    // A turn replayed after a restart asks again; an answer given meanwhile to the same question is handed over.
+    const early = task.question?.answer;
+    if (early !== undefined && task.question?.text === ask.question) {
+      const settled = transition(task, 'working', this.deps.now(), { question: null, message: null });
+      if (settled) this.save(settled);
       this.deps.log.info('a2a.answer.replayed', { task: task.id });
       return Promise.resolve({ result: { reply: early, timed_out: false }, is_error: false });
     }
@@ -273,20 +276,22 @@ export class TaskBackend implements A2aBackend, TaskHooks {
   }
 
   /** A message naming an existing task: the answer to its open question, or a new message in its conversation. */
-  private continueTask(principal: Principal, taskId: string, text: string): TaskRecord {
+  private continueTask(principal: Principal, taskId: string, req: SendRequest): TaskRecord {
+    const { text } = req;
     const task = this.getTask(principal, taskId);
     if (!task) throw new BackendError('not_found', 'task not found');
     if (task.state === 'input_required') {
-      const working = transition(task, 'working', this.deps.now(), { question: null, message: null }) ?? task;
+      const open = this.questions.has(taskId);
+      // No turn waits after a restart: the answer is kept on the task, durably, for the replayed turn's question.
+      const question = open || task.question === null ? null : { ...task.question, answer: text };
+      const working = transition(task, 'working', this.deps.now(), { question, message: null }) ?? task;
       this.save(working);
-      // No turn waits after a restart: the replayed turn asks again and gets this answer at once.
-      if (this.questions.has(taskId))
-        this.closeQuestion(taskId, { result: { reply: text, timed_out: false }, is_error: false });
-      else this.early.set(taskId, text);
+      if (open) this.closeQuestion(taskId, { result: { reply: text, timed_out: false }, is_error: false });
       return working;
     }
-    if (isTerminal(task.state))
-      return this.accept(this.supervisor(), principal, task.context_id, task.conversation, text);
+    if (isTerminal(task.state)) {
+      return this.newMessage(this.supervisor(), principal, task.context_id, task.conversation, req);
+    }
     // A reply while nothing is asked (the question timed out, or none was asked) is kept for the next turn.
     const wake = humanReplyWake({ conversation: task.conversation, taskId, text }, this.wake);
     if (wake.kind === 'ignore') {

@@ -85,7 +85,7 @@ function statusOf(task: TaskRecord): Task['status'] {
 function metadataOf(task: TaskRecord): Record<string, unknown> {
   const history = task.history.map((h) => ({ state: taskStateToJSON(WIRE_STATES[h.state]), timestamp: iso(h.ts) }));
   const metadata: Record<string, unknown> = { 'agentd/principal': task.principal, 'agentd/statusHistory': history };
-  if (task.question) {
+  if (task.question && task.state === 'input_required') {
     metadata['agentd/question'] = {
       id: task.question.id,
       ...(task.question.schema ? { schema: task.question.schema } : {}),

@@ -3,12 +3,14 @@
 import { A2aListener } from '../a2a/listener.js';
 import { TaskBackend } from '../a2a/taskBackend.js';
 import type { Config } from '../config/types.js';
+import { describeError } from '../errors.js';
 import type { Logger } from '../obs/log.js';
+import { serveMetrics } from '../obs/metricsServer.js';
 import type { Store } from '../store/store.js';
 import { Supervisor } from '../supervisor/supervisor.js';
 import type { ToolSurface } from '../supervisor/toolSurface.js';
 import { VERSION } from './args.js';
-import { EXIT } from './exitCodes.js';
+import { EXIT, exitCodeForError } from './exitCodes.js';
 import type { CliResult } from './run.js';
 
 export interface DaemonContext {
@@ -30,6 +32,13 @@ export async function runDaemon(ctx: DaemonContext): Promise<CliResult> {
   backend.recover();
   const sup = new Supervisor({ config, store, log, tools, tasks: backend });
   backend.attach(sup);
+  let metrics: Awaited<ReturnType<typeof serveMetrics>>;
+  try {
+    metrics = await serveMetrics(config.observability.metrics_addr, sup, log);
+  } catch (err) {
+    process.stderr.write(`agentd: ${describeError(err)}\n`);
+    return { code: exitCodeForError(err) };
+  }
   sup.restore();
   const instance = { name: config.agent.name, description: config.agent.instruction, version: VERSION };
   const listener = await A2aListener.start({ config, backend, log, instance });
@@ -44,6 +53,7 @@ export async function runDaemon(ctx: DaemonContext): Promise<CliResult> {
     return { code: EXIT.ok };
   } finally {
     signals();
+    await metrics?.close();
   }
 }
 

@@ -6,6 +6,7 @@ import type { Config } from '../config/types.js';
 import { BUILTIN_PROMPT_TEMPLATE } from '../context/systemPrompt.js';
 import { DaemonError, describeError } from '../errors.js';
 import { createLogger, type Logger, redact } from '../obs/log.js';
+import { serveMetrics } from '../obs/metricsServer.js';
 import { openStore } from '../store/openStore.js';
 import type { InboxOutcome, Store } from '../store/store.js';
 import { Supervisor } from '../supervisor/supervisor.js';
@@ -104,6 +105,12 @@ async function runJob({ config, store, log, tools, env }: JobContext): Promise<C
   const killAt = new Set((env.AGENTD_TEST_KILL_AT ?? '').split(',').filter(Boolean));
   // A one-shot job has no next turn to warm a worker for.
   const sup = new Supervisor({ config, store, log, tools, killAt, warmWorkers: 0 });
+  let metrics: Awaited<ReturnType<typeof serveMetrics>>;
+  try {
+    metrics = await serveMetrics(config.observability.metrics_addr, sup, log);
+  } catch (err) {
+    return failBeforeStart(err);
+  }
   const signals = installSignals(sup, config, log);
   try {
     const { pending } = sup.restore();
@@ -123,6 +130,7 @@ async function runJob({ config, store, log, tools, env }: JobContext): Promise<C
     return { code: jobExitCode(outcome), stdout: outcome.reply };
   } finally {
     signals.dispose();
+    await metrics?.close();
   }
 }
 

@@ -1,5 +1,6 @@
 // The `a2a.*` kinds (listen URL, tls files, principals) and the checks between them (reference §17.1, §17.3).
 // Pure: shapes and validates; the tls files are checked for existence when the listener starts, not here.
+import { readBudget } from './budgetKeys.js';
 import type { SubPath, ValueKind } from './kinds.js';
 import { showValue } from './kinds.js';
 import { choiceAt, closedMapping, nameAt, problemAt, shaped, textAt, textListAt } from './mappings.js';
@@ -10,7 +11,7 @@ export const PRINCIPAL_ROLES = ['operator', 'user', 'agent'] as const;
 export const DEFAULT_MAX_BODY_BYTES = 1_048_576;
 
 const LISTEN_SHAPE = 'expected http://HOST:PORT or https://HOST:PORT';
-const PRINCIPAL_KEYS = ['id', 'role', 'match', 'grants'];
+const PRINCIPAL_KEYS = ['id', 'role', 'match', 'grants', 'quotas'];
 const PRINCIPAL_ID = /^[A-Za-z0-9_.@-]+$/;
 /** `*`, an exact name, or `prefix*`: a star only at the end (as in security.policies). */
 const GRANT = /^[^*]+\*?$|^\*$/;
@@ -115,7 +116,14 @@ function readPrincipal(value: unknown, index: number): A2aPrincipalConfig {
   grants.forEach((grant, i) => {
     if (!GRANT.test(grant)) problemAt([index, 'grants', i], 'expected a tool name, "*" or "prefix*"');
   });
-  return { id, role, match: readMatch(given['match'], [index, 'match']), grants };
+  const principal: A2aPrincipalConfig = { id, role, match: readMatch(given['match'], [index, 'match']), grants };
+  if (given['quotas'] !== undefined && given['quotas'] !== null) {
+    const quotas = closedMapping(given['quotas'], ['budget'], [index, 'quotas'], 'a mapping with budget');
+    if (quotas['budget'] !== undefined && quotas['budget'] !== null) {
+      principal.quotas = { budget: readBudget(quotas['budget'], [index, 'quotas', 'budget']) };
+    }
+  }
+  return principal;
 }
 
 function readMatch(value: unknown, at: SubPath): A2aPrincipalConfig['match'] {

@@ -1,6 +1,7 @@
 // The key table: every config key path with its value kind, default and one-line doc (reference §19).
 // Typed against Config so a key missing from the table, or a default of the wrong type, does not compile.
 import { DEFAULT_MAX_BODY_BYTES, listenKind, principalsKind, tlsKind } from './a2aKeys.js';
+import { budgetKind, metricsAddrKind } from './budgetKeys.js';
 import {
   boolKind,
   durationKind,
@@ -105,6 +106,11 @@ export const KEYS: KeyTable = {
     default: 'ignore',
     doc: 'A finished message.send run: ignore, note the sender, or think (a turn at once).',
   },
+  'agent.conversation_budget': {
+    kind: budgetKind(),
+    default: null,
+    doc: 'A budget each non-root conversation has for itself: {windows, lifetime_tokens, on_exhausted, …}.',
+  },
   'mcp.servers': { kind: mcpServersKind(), default: {}, doc: 'MCP servers by name: {url, …} or {command, …} (--mcp).' },
   'mcp.call_timeout': { kind: durationKind(100), default: 600_000, doc: 'Cap on one MCP call (also the deadline).' },
   'security.policies': { kind: policiesKind(), default: [], doc: 'Permission rules; first match wins, none allows.' },
@@ -166,6 +172,11 @@ export const KEYS: KeyTable = {
     default: {},
     doc: 'Route alias (a chat or reasoning model) → the criterion preflight chooses it by.',
   },
+  'intelligence.budget': {
+    kind: budgetKind(),
+    default: null,
+    doc: 'Instance budget: {windows: [{per, tokens, requests, reset}], lifetime_tokens, on_exhausted, slow, degrade}.',
+  },
   'limits.run.steps': { kind: intKind(1), default: 500, doc: 'Rounds per turn.' },
   'limits.run.tokens': { kind: intKind(0), default: 2_000_000, doc: 'Reported tokens per turn; 0 = unlimited.' },
   'limits.run.deadline': { kind: durationKind(1_000), default: 3_600_000, doc: 'Whole-run deadline (--deadline).' },
@@ -200,6 +211,11 @@ export const KEYS: KeyTable = {
   'skills.max_loaded': { kind: intKind(1), default: 8, doc: 'Skills loaded on one conversation at most.' },
   'skills.max_bytes': { kind: intKind(1), default: 32_768, doc: 'A loaded skill body is cut to this many bytes.' },
   'skills.reference_prefix': { kind: stringKind(), default: '@skill:', doc: 'How a message references a skill.' },
+  'context.summarize.prompt': {
+    kind: nullableStringKind(),
+    default: null,
+    doc: "Replaces the compaction summarizer's guidance (the schema stays); null = built in.",
+  },
   'store.kind': { kind: enumKind(['sqlite', 'memory']), default: 'sqlite', doc: 'Store backend.' },
   'store.path': { kind: stringKind(), default: DEFAULT_STORE_PATH, doc: 'State directory; default $AGENTD_STATE_DIR.' },
   'lifecycle.drain_timeout': { kind: durationKind(), default: 25_000, doc: 'How long a drain waits for turns.' },
@@ -209,6 +225,11 @@ export const KEYS: KeyTable = {
     doc: 'Lowest event level written.',
   },
   'observability.log_content': { kind: boolKind(), default: false, doc: 'Add message text and tool arguments.' },
+  'observability.metrics_addr': {
+    kind: metricsAddrKind(),
+    default: null,
+    doc: 'HOST:PORT serving /metrics (Prometheus), /healthz and /readyz; port 0 = a free port; null = none.',
+  },
   'a2a.listen': {
     kind: listenKind(),
     default: null,

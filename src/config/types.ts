@@ -38,6 +38,35 @@ export interface PolicyRule {
 }
 export type StoreKind = 'sqlite' | 'memory';
 
+/** The unit a budget window is aligned to. */
+export type WindowUnit = 'second' | 'minute' | 'hour' | 'day' | 'week';
+
+/** One budget window (reference §10.2): a fixed bucket of its unit; day and week buckets start at `reset`. */
+export interface BudgetWindow {
+  per: WindowUnit;
+  /** Tokens per bucket; null = not capped. */
+  tokens: number | null;
+  /** Admitted turn dispatches per bucket; null = not capped. */
+  requests: number | null;
+  /** `HH:MM` or `HH:MMZ` (always UTC) for day and week windows; null = 00:00. */
+  reset: string | null;
+}
+
+export type BudgetTactic = 'wait' | 'slow' | 'degrade' | 'refuse' | 'fail';
+
+/** A budget (`intelligence.budget`, `agent.conversation_budget`, a principal's `quotas.budget`). */
+export interface BudgetConfig {
+  windows: readonly BudgetWindow[];
+  /** Tokens ever; exhausting it always fails. Null = no lifetime cap. */
+  lifetime_tokens: number | null;
+  /** What happens when a window runs out. Default wait. */
+  on_exhausted: BudgetTactic;
+  /** `slow`: the fraction of each window's tokens to pace admissions to (0.01–1). Default 0.5. */
+  slow: { factor: number };
+  /** `degrade`: the model (alias or wire id) admitted turns run on. */
+  degrade: { model: string | null };
+}
+
 export interface AgentConfig {
   /** Instance id; a segment of idempotency keys. Default "agentd". */
   name: string;
@@ -61,6 +90,8 @@ export interface AgentConfig {
   wake_on: WakeEvent[];
   /** What a finished background run does in the conversation that started it. Default ignore. */
   on_workflow_finished: 'ignore' | 'note' | 'think';
+  /** A budget every non-root conversation has for itself (scope `conversation:<ctx>`). Default null. */
+  conversation_budget: BudgetConfig | null;
 }
 
 /** The happenings `agent.wake_on` names (reference §3.2). */
@@ -97,6 +128,8 @@ export interface IntelligenceConfig {
   roles: RolesConfig;
   /** Route alias (a declared model) → the criterion preflight reads. Default {}. */
   routes: Record<string, string>;
+  /** The instance budget (scope `instance`). Default null: no budget, no admission checks. */
+  budget: BudgetConfig | null;
 }
 
 export interface ProviderConfig {
@@ -158,6 +191,10 @@ export interface ContextConfig {
   };
   /** The system prompt template (reference §8.1); null = the built-in (`agentd --context-template`). */
   template: string | null;
+  summarize: {
+    /** Replaces the summarizer's guidance (never its schema). Default null (built in). */
+    prompt: string | null;
+  };
 }
 
 export interface KnowledgeConfig {
@@ -213,6 +250,8 @@ export interface ObservabilityConfig {
   log_level: 'debug' | 'info' | 'warn' | 'error';
   /** Adds message text and tool arguments to events. Default false. */
   log_content: boolean;
+  /** `HOST:PORT` serving /metrics, /healthz and /readyz (port 0 = a free port). Default null: none. */
+  metrics_addr: string | null;
 }
 
 export interface McpConfig {
@@ -238,6 +277,8 @@ export interface A2aPrincipalConfig {
   match: { bearer: string } | { any: true };
   /** Tool patterns this principal's turns may call beyond the role's defaults. Default []. */
   grants: readonly string[];
+  /** This principal's own budget (scope `principal:<id>`); absent = none. */
+  quotas?: { budget: BudgetConfig };
 }
 
 export interface A2aConfig {

@@ -13,7 +13,11 @@ export type { Job } from '../config/roleRules.js';
  * alias is a literal wire id: an implicit chat model on the top-level connection.
  */
 export function specForJob(config: Readonly<Config>, job: Job): IntelligenceSpec {
-  const ref = jobRef(config.intelligence, job);
+  return specForRef(config, jobRef(config.intelligence, job));
+}
+
+/** The spec of a model reference: a declared alias, else a literal wire id on the top-level connection. */
+export function specForRef(config: Readonly<Config>, ref: string): IntelligenceSpec {
   return declOf(config.intelligence, ref) === undefined ? literalSpec(config, ref) : specForModel(config, ref);
 }
 

@@ -2,6 +2,7 @@
 // copied in and out through JSON, exactly as the database would round-trip them. Nothing survives close().
 import { compareKeys, isExpired, listLiveKeys, type MemoryListing } from './memoryKeys.js';
 import type {
+  BudgetCounter,
   Conversation,
   InboxEvent,
   InboxOutcome,
@@ -34,6 +35,7 @@ export class MemoryStore implements Store {
   readonly #memory = new Map<string, MemoryEntry>();
   readonly #sequences = new Map<string, number>();
   readonly #tasks = new Map<string, TaskRecord>();
+  readonly #counters = new Map<string, BudgetCounter>();
 
   acceptInbox(event: InboxEvent): boolean {
     if (this.#inbox.has(event.id)) return false;
@@ -129,6 +131,14 @@ export class MemoryStore implements Store {
   taskForEvent(eventId: string): TaskRecord | null {
     const task = taskOfEvent(this.#tasks.values(), eventId);
     return task === null ? null : jsonCopy(task);
+  }
+
+  loadBudgetCounters(): BudgetCounter[] {
+    return [...this.#counters.values()].map(jsonCopy);
+  }
+
+  saveBudgetCounters(counters: BudgetCounter[]): void {
+    for (const c of counters) this.#counters.set(`${c.scope}\n${c.window}`, jsonCopy(c));
   }
 
   nextSequence(name: string): number {

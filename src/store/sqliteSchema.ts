@@ -4,9 +4,9 @@ import type Database from 'better-sqlite3';
 
 /**
  * Bump when the layout changes; a newer version on disk is refused rather than guessed at. 1: inbox,
- * conversations, messages, memory, sequences. 2: adds tasks (an older store gains it at open). 3: adds
- * conversation_controls (mode, goal, side task) and conversations.skills (the names of loaded skills, JSON;
- * NULL = none).
+ * conversations, messages, memory, sequences. 2: adds tasks. 3: adds conversation_controls (mode, goal, side
+ * task), budget_counters and conversations.skills (the names of loaded skills, JSON; NULL = none). An older store
+ * gains what is missing at open.
  */
 export const SCHEMA_VERSION = 3;
 
@@ -73,13 +73,25 @@ CREATE INDEX IF NOT EXISTS tasks_inbox_event ON tasks (inbox_event) WHERE inbox_
 CREATE INDEX IF NOT EXISTS tasks_newest ON tasks (principal, updated DESC, id DESC);
 `;
 
-/** Version 3: how callers steer a conversation (plan mode, goals, side tasks), one JSON record per conversation. */
+/**
+ * Version 3: how callers steer a conversation (plan mode, goals, side tasks), one JSON record per conversation;
+ * durable budget window counters, one row per scope and window (`lifetime` holds the lifetime count).
+ */
 const TABLES_V3 = `
 CREATE TABLE IF NOT EXISTS conversation_controls (
   id   TEXT PRIMARY KEY REFERENCES conversations (id) ON DELETE CASCADE,
   json TEXT NOT NULL
 ) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS budget_counters (
+  scope    TEXT NOT NULL,
+  window   TEXT NOT NULL,
+  idx      INTEGER NOT NULL,
+  tokens   INTEGER NOT NULL,
+  requests INTEGER NOT NULL,
+  PRIMARY KEY (scope, window)
+) WITHOUT ROWID;
 `;
+
 /** Version 3 also adds conversations.skills. SQLite has no ADD COLUMN IF NOT EXISTS, so the column list is checked. */
 function addColumnV3(db: Database.Database): void {
   const columns = db.prepare(`SELECT name FROM pragma_table_info('conversations')`).pluck().all() as string[];

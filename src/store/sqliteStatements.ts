@@ -2,6 +2,7 @@
 // Statements only; mapping rows to Store data lives in sqliteRows.ts.
 import type Database from 'better-sqlite3';
 import type { ConversationRow, InboxRow, MemoryRow, MessageRow, TaskRow } from './sqliteRows.js';
+import type { BudgetCounter } from './store.js';
 
 /** Named parameters of the task listing; null = no filter on that column. */
 export interface TaskListParams {
@@ -90,6 +91,14 @@ export function prepareStatements(db: Database.Database) {
     nextSequence: db.prepare<[string], { value: number }>(
       `INSERT INTO sequences (name, value) VALUES (?, 1)
        ON CONFLICT (name) DO UPDATE SET value = value + 1 RETURNING value`,
+    ),
+    budgetCounters: db.prepare<[], BudgetCounter>(
+      'SELECT scope, window, idx AS "index", tokens, requests FROM budget_counters ORDER BY scope, window',
+    ),
+    saveBudgetCounter: db.prepare<[BudgetCounter], void>(
+      `INSERT INTO budget_counters (scope, window, idx, tokens, requests)
+       VALUES (@scope, @window, @index, @tokens, @requests)
+       ON CONFLICT (scope, window) DO UPDATE SET idx = @index, tokens = @tokens, requests = @requests`,
     ),
   };
 }

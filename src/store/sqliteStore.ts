@@ -19,6 +19,7 @@ import {
 } from './sqliteRows.js';
 import { prepareStatements, type Statements } from './sqliteStatements.js';
 import type {
+  BudgetCounter,
   Conversation,
   ConversationControls,
   InboxEvent,
@@ -40,6 +41,7 @@ export class SqliteStore implements Store {
   readonly #db: Database.Database;
   readonly #sql: Statements;
   readonly #saveAll: (conversations: Conversation[]) => void;
+  readonly #saveCounters: (counters: BudgetCounter[]) => void;
   readonly #complete: (id: string, outcome: InboxOutcome, conversations: Conversation[], task?: TaskRecord) => void;
   #closed = false;
 
@@ -53,6 +55,9 @@ export class SqliteStore implements Store {
     this.#sql = prepareStatements(this.#db);
     this.#saveAll = this.#db.transaction((list: Conversation[]) => {
       for (const conv of list) this.#saveOne(conv);
+    });
+    this.#saveCounters = this.#db.transaction((counters: BudgetCounter[]) => {
+      for (const counter of counters) this.#sql.saveBudgetCounter.run(counter);
     });
     this.#complete = this.#db.transaction(
       (id: string, outcome: InboxOutcome, list: Conversation[], task?: TaskRecord) => {
@@ -161,6 +166,15 @@ export class SqliteStore implements Store {
   taskForEvent(eventId: string): TaskRecord | null {
     const row = this.#guard('read a task', () => this.#sql.taskForEvent.get(eventId));
     return row === undefined ? null : toTask(row);
+  }
+
+  loadBudgetCounters(): BudgetCounter[] {
+    return this.#guard('read budget counters', () => this.#sql.budgetCounters.all());
+  }
+
+  saveBudgetCounters(counters: BudgetCounter[]): void {
+    if (counters.length === 0) return;
+    this.#guard('save budget counters', () => this.#saveCounters(counters));
   }
 
   nextSequence(name: string): number {

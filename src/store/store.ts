@@ -28,6 +28,8 @@ export interface A2aMessagePayload {
   mode?: 'plan';
   /** `goal`: a continuation the conversation's goal started. */
   origin?: 'goal';
+  /** The `created` stamp of the goal a continuation serves (a replaced goal's continuation is dropped). */
+  goal_created?: number;
 }
 
 /** What the store knows about an inbox event. Done events keep their outcome so a restart can report it. */
@@ -100,6 +102,8 @@ export interface ConversationControls {
   side_of: string | null;
   /** The newest plan-mode proposal, kept apart from the plan checklist. */
   proposal: { text: string; turn: string; ts: number } | null;
+  /** Notes that arrived while a turn of the conversation ran: appended after its fold. */
+  pending_notes?: string[];
 }
 
 /** A conversation (reference §2.3). `version` changes only on compaction. */
@@ -148,7 +152,7 @@ export interface TaskRecord {
   /** The reply as the task's artifact text; null until completed. */
   result: string | null;
   /** An open question to a person (ask_human, a policy `ask`): answered by a SendMessage with this task's id. */
-  question: { id: string; text: string; schema?: Record<string, unknown> } | null;
+  question: { id: string; text: string; schema?: Record<string, unknown>; answer?: string } | null;
   history: Array<{ state: TaskState; ts: number }>;
   created: number;
   updated: number;
@@ -159,6 +163,18 @@ export interface TaskFilter {
   principal: string | null;
   context_id?: string;
   limit: number;
+}
+
+/**
+ * One durable budget counter (reference §10.2): the bucket `index` of window `window` (a governor window key, or
+ * `lifetime`) in `scope`, and what it has counted. Reserved amounts are never stored.
+ */
+export interface BudgetCounter {
+  scope: string;
+  window: string;
+  index: number;
+  tokens: number;
+  requests: number;
 }
 
 export interface Store {
@@ -204,6 +220,11 @@ export interface Store {
   listTasks(filter: TaskFilter): TaskRecord[];
   /** The task an inbox event answers, or null. */
   taskForEvent(eventId: string): TaskRecord | null;
+
+  /** Every stored budget counter. */
+  loadBudgetCounters(): BudgetCounter[];
+  /** Writes these counters (insert or replace by scope and window) in one transaction. */
+  saveBudgetCounters(counters: BudgetCounter[]): void;
 
   /** A monotonically increasing counter (turn ids unique across restarts). */
   nextSequence(name: string): number;

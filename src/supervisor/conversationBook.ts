@@ -55,9 +55,12 @@ export class ConversationBook {
   }
 
   /** Writes every changed conversation in one transaction; on failure they stay dirty and the next step retries. */
-  /** Appends a `[note]` and writes the conversation at once: the note is durable when this returns. */
-  noteNow(id: string, text: string): void {
-    const conv = this.open(id, null);
+  /**
+   * Appends a `[note]` and writes the conversation at once: the note is durable when this returns. A conversation
+   * it creates belongs to `owner` (never to nobody, which anyone could reach).
+   */
+  noteNow(id: string, text: string, owner: string | null): void {
+    const conv = this.open(id, owner);
     appendMessage(conv, { role: 'note', text, ts: this.now() }, this.now());
     this.saveNow(conv);
   }

@@ -27,6 +27,18 @@ export function planFold(result: TurnResult, now: number): FoldPlan {
   return { append, outcome };
 }
 
+/**
+ * A turn the budget did not let run (reference §10.1): the note `turn not run: <reason>` and the outcome. The status
+ * is `refused` when the reason says so (`on_exhausted: refuse`), else `exhausted_tokens`.
+ */
+export function planNotRun(reason: string, now: number): FoldPlan {
+  const status = reason.includes('refus') ? 'refused' : 'exhausted_tokens';
+  return {
+    append: [{ role: 'note', text: `turn not run: ${reason}`, ts: now }],
+    outcome: { status, reply: '', error: `budget: ${reason}` },
+  };
+}
+
 /** The synthetic result for a worker that ended without `turn_done` (killed, crashed, or a `failed` frame). */
 export function failedResult(error: string, status: TurnResult['status'] = 'failed'): TurnResult {
   return { status, messages: [], usage: { input_tokens: 0, output_tokens: 0 }, rounds: 0, tool_calls: 0, error };

@@ -8,7 +8,7 @@ import type { TurnResult } from '../protocol/frames.js';
 import type { Conversation, InboxOutcome, Store } from '../store/store.js';
 import type { ConversationBook } from './conversationBook.js';
 import type { TurnJob } from './dispatch.js';
-import { planFold } from './fold.js';
+import { type FoldPlan, planFold, planNotRun } from './fold.js';
 import { logOutcome } from './foldEvents.js';
 import type { Outcomes } from './outcomes.js';
 import type { TaskHooks } from './taskHooks.js';
@@ -35,8 +35,16 @@ export class FoldBack {
    * `deterministic`: the reply was made without a turn (preflight), and `turn.reply` says so.
    */
   finish(job: TurnJob, conv: Conversation, result: TurnResult, deterministic = false): void {
+    this.apply(job, conv, planFold(result, this.deps.now()), result, deterministic);
+  }
+
+  /** Folds a turn the budget refused: its note, the inbox done, the task's terminal state. */
+  notRun(job: TurnJob, conv: Conversation, reason: string): void {
+    this.apply(job, conv, planNotRun(reason, this.deps.now()));
+  }
+
+  private apply(job: TurnJob, conv: Conversation, plan: FoldPlan, result?: TurnResult, deterministic = false): void {
     const { now, log, config } = this.deps;
-    const plan = planFold(result, now());
     for (const msg of plan.append) appendMessage(conv, msg, now());
     logOutcome(log, job.ctx, plan.outcome, config.observability.log_content, deterministic);
     this.deps.beforeCommit();
@@ -45,7 +53,9 @@ export class FoldBack {
 
   /** Retries the folds the store refused, then writes every changed conversation. */
   checkpoint(): void {
-    for (const [id, pending] of [...this.deps.outcomes.uncommitted]) this.commit(id, pending.ctx, pending.outcome);
+    for (const [id, pending] of [...this.deps.outcomes.uncommitted]) {
+      this.commit(id, pending.ctx, pending.outcome, pending.result);
+    }
     this.deps.conversations.checkpoint();
   }
 
@@ -61,12 +71,19 @@ export class FoldBack {
       if (!outcomes.uncommitted.has(eventId)) {
         log.error('store.checkpoint.fail', { ctx, inbox_event: eventId, err: describeError(err) });
       }
-      outcomes.uncommitted.set(eventId, { ctx, outcome });
+      // The result rides along: what a committed turn leads to (a goal's accounting) needs its numbers.
+      outcomes.uncommitted.set(eventId, result ? { ctx, outcome, result } : { ctx, outcome });
       return;
     }
     outcomes.uncommitted.delete(eventId);
     conversations.markClean(ctx);
-    this.deps.committed(eventId, outcome, result);
+    // What the fold leads to (a proposal on the feed, notes, a goal's next turn) comes before the task's final
+    // update, and must never take the fold, its waiters or the reactor down with it.
+    try {
+      this.deps.committed(eventId, outcome, result);
+    } catch (err) {
+      log.error('fold.after.fail', { ctx, inbox_event: eventId, err: describeError(err) });
+    }
     outcomes.resolve(eventId, outcome);
     if (task) tasks?.afterFold(task);
   }

@@ -16,6 +16,8 @@ export interface AcceptInput {
   from?: string;
   /** `goal`: a continuation of the conversation's goal. */
   origin?: 'goal';
+  /** The goal a continuation serves (its `created` stamp). */
+  goal_created?: number;
 }
 
 /** The inbox event for `input`, accepted at `now`; `mode` is the conversation's mode at this request boundary. */
@@ -27,6 +29,7 @@ export function inboxEvent(input: AcceptInput, now: number, mode: 'plan' | 'exec
     ...(input.task ? { task: input.task } : {}),
     ...(input.from ? { from: input.from } : {}),
     ...(input.origin ? { origin: input.origin } : {}),
+    ...(input.goal_created !== undefined ? { goal_created: input.goal_created } : {}),
     ...(mode === 'plan' ? { mode } : {}),
   };
   const event: InboxEvent = { id: newUlid(now), kind: 'a2a_message', ts: now, principal: input.principal, payload };

@@ -1,4 +1,5 @@
 // The supervisor's record of one running conversation turn: its job, its worker and what is pending for it.
+import type { Reservation } from '../budget/governor.js';
 import type { Usage } from '../protocol/messages.js';
 import type { TurnStatus } from '../protocol/status.js';
 import type { TurnJob } from './dispatch.js';
@@ -20,8 +21,10 @@ export interface LiveTurn {
   endReason: { status: TurnStatus; error: string } | null;
   /** Set when a drain abandoned it: its inbox event stays pending and replays on the next start. */
   abandoned: boolean;
-  /** Last usage the worker reported (accounting for killed turns comes with budgets). */
+  /** The turn's usage as its worker last reported it (a killed worker is charged this). */
   usage: Usage;
+  /** The dispatch reservation, until it settles; null without a budget. */
+  reservation: Reservation | null;
   parked: Map<number, NodeJS.Timeout>;
   timers: NodeJS.Timeout[];
   /** Run once when the turn's worker is gone (watches, pending approvals). */

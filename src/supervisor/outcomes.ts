@@ -1,5 +1,6 @@
 // Who is waiting for which inbox event's outcome, and folds whose commit the store has not taken yet.
 // A waiter hears an outcome only once it is durable (or when the event is abandoned and will replay).
+import type { TurnResult } from '../protocol/frames.js';
 import type { InboxOutcome } from '../store/store.js';
 
 /** What a waiter hears when a drain stopped its turn (or it never started): the message replays next start. */
@@ -12,7 +13,7 @@ export const ABANDONED: InboxOutcome = {
 export class Outcomes {
   private readonly waiters = new Map<string, Array<(o: InboxOutcome) => void>>();
   /** Folds whose commit failed, by inbox id: retried every reactor step until the store takes them. */
-  readonly uncommitted = new Map<string, { ctx: string; outcome: InboxOutcome }>();
+  readonly uncommitted = new Map<string, { ctx: string; outcome: InboxOutcome; result?: TurnResult }>();
 
   wait(eventId: string): Promise<InboxOutcome> {
     return new Promise((resolve) => {

@@ -14,7 +14,7 @@ import { type PreflightDeps, runPreflight } from './preflight.js';
 import { needsPreflight } from './preflightRule.js';
 import { SkillBook, skillHost } from './skillBook.js';
 import type { ToolSurface } from './toolSurface.js';
-import { type LaunchDeps, launchPayload } from './turnLaunch.js';
+import { type SnapshotDeps, snapshotPayload } from './turnSnapshot.js';
 
 /** Cap on the knowledge search, so a hung server cannot hold a message for long. */
 const KNOWLEDGE_TIMEOUT_MS = 60_000;
@@ -37,7 +37,7 @@ export class Staging {
   /** Inbox event id → the job being staged. */
   private readonly staged = new Map<string, TurnJob>();
   private readonly deps: StagingDeps & { skills: SkillBook };
-  private readonly launch: LaunchDeps;
+  private readonly launch: SnapshotDeps;
 
   constructor(deps: StagingDeps) {
     const skills = new SkillBook({ config: deps.config, log: deps.log, tools: deps.tools, markDirty: deps.markDirty });
@@ -48,7 +48,7 @@ export class Staging {
 
   /** The spawn payload of a job's turn (its notes, prompt, route and tools); throws when it cannot be built. */
   payload(job: TurnJob, conv: Conversation, turnId: string): SpawnPayload {
-    return launchPayload(this.launch, job, conv, turnId);
+    return snapshotPayload(this.launch, job, conv, turnId);
   }
 
   /** skills.* for internal tools, or undefined without skill sources. */

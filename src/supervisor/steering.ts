@@ -3,6 +3,7 @@
 // (context/controls.ts, wakeNotes.ts); this applies them, durably, through the supervisor's own accept.
 import type { Config } from '../config/types.js';
 import { continuationText, controlsOf, newGoal, nextGoalStep, sideResultNote } from '../context/controls.js';
+import { appendMessage } from '../context/conversation.js';
 import { renderSummary } from '../context/render.js';
 import type { Logger } from '../obs/log.js';
 import type { TurnResult } from '../protocol/frames.js';
@@ -38,6 +39,9 @@ export interface CommittedTurn {
   /** Absent when the fold was retried after a store error (only its outcome survived). */
   result?: TurnResult;
 }
+
+/** How a continuation that never ran is folded; it counts for nothing (its goal goes on after what went first). */
+export const DROPPED_CONTINUATION = 'goal continuation dropped';
 
 const JUDGE_SCHEMA = {
   type: 'object',
@@ -86,9 +90,12 @@ export class Steering {
   /** A goal set from outside a turn starts working at once when its conversation is idle. */
   kick(ctx: string): void {
     const conv = this.deps.conversations.get(ctx);
-    const goal = conv ? controlsOf(conv).goal : null;
+    const controls = conv ? controlsOf(conv) : null;
+    const goal = controls?.goal ?? null;
     const { queued, live } = this.deps.pending(ctx);
-    if (!conv || goal?.status !== 'active' || queued || live || this.deps.paused() || this.deps.draining()) return;
+    // A goal continues only in execute mode, at an idle boundary.
+    const idle = !queued && !live && !this.deps.paused() && !this.deps.draining();
+    if (!conv || goal?.status !== 'active' || controls?.mode === 'plan' || !idle) return;
     this.continueGoal(conv, { ...goal, continuations: goal.continuations + 1 });
   }
 
@@ -116,22 +123,25 @@ export class Steering {
       schema: JUDGE_SCHEMA,
       turnId: `${parent.turnId}.judge`,
     });
-    return this.applyJudgement(conv, evidence, verdict);
+    return this.applyJudgement(conv, goal, evidence, verdict);
   }
 
   /** Forks a side task of the caller's conversation: same owner, seeded with the parent's summary. */
   sideStart(caller: ToolCaller, instruction: string): { conversation: string } | string {
     const parent = this.deps.conversations.get(caller.conversation);
     if (!parent) return 'the calling conversation is unknown';
+    const depth = caller.depth + 1;
+    const max = this.deps.config.limits.max_message_depth;
+    if (depth > max) return `refused: hop depth ${depth} would exceed limits.max_message_depth (${max})`;
     const id = `side-${newUlid(this.deps.now()).toLowerCase()}`;
     const side = this.deps.conversations.open(id, parent.principal);
     this.update(side, { side_of: parent.id });
-    this.deps.conversations.noteNow(id, seedNote(parent));
+    this.deps.conversations.noteNow(id, seedNote(parent), parent.principal);
     const event = this.deps.accept({
       context_id: id,
       text: instruction,
       principal: caller.principal,
-      msg_depth: caller.depth + 1,
+      msg_depth: depth,
     });
     if (event === null) return 'the instruction could not be accepted';
     this.deps.log.info('side.started', { ctx: parent.id, side: id, inbox_event: event.id });
@@ -153,16 +163,18 @@ export class Steering {
     const ctx = turn.event.payload.context_id;
     const conv = this.deps.conversations.get(ctx);
     if (!conv) return;
+    this.flushNotes(conv);
     const controls = controlsOf(conv);
     if (turn.event.payload.mode === 'plan') this.recordProposal(conv, turn);
     if (controls.side_of !== null) {
       const reply = turn.outcome.status === 'completed' ? turn.outcome.reply : turn.outcome.error || turn.outcome.reply;
-      this.deps.conversations.noteNow(controls.side_of, sideResultNote(ctx, turn.outcome.status, reply));
+      this.note(controls.side_of, sideResultNote(ctx, turn.outcome.status, reply), conv.principal);
       this.deps.log.info('side.reported', { ctx: controls.side_of, side: ctx, status: turn.outcome.status });
     } else if (turn.event.payload.from !== undefined) {
       this.wakeSender(turn.event, turn.outcome);
     }
-    if (controls.goal?.status === 'active') this.stepGoal(conv, controls.goal, turn);
+    const dropped = turn.outcome.error?.startsWith(DROPPED_CONTINUATION) ?? false;
+    if (controls.goal?.status === 'active' && !dropped) this.stepGoal(conv, controls.goal, turn);
     if (controls.goal?.status === 'achieved' && !controls.goal.accounted) this.closeGoal(conv, controls.goal, turn);
   }
 
@@ -186,11 +198,53 @@ export class Steering {
   private wakeSender(event: InboxEvent, outcome: InboxOutcome): void {
     const from = event.payload.from as string;
     const action = runFinishedWake({ from, conversation: event.payload.context_id, outcome }, this.deps.config.agent);
-    if (action.kind === 'note') {
-      this.deps.conversations.noteNow(action.ctx, action.text);
-      this.deps.log.info('wake.note', { ctx: action.ctx, chars: action.text.length });
+    const owner = this.deps.conversations.get(from)?.principal ?? null;
+    if (action.kind === 'note') this.note(action.ctx, action.text, owner);
+    if (action.kind !== 'think') return;
+    // The wake turn acts for the sender's owner, one hop deeper: a chain of deliveries stays bounded.
+    const depth = (event.payload.msg_depth ?? 0) + 1;
+    const max = this.deps.config.limits.max_message_depth;
+    if (depth > max) {
+      this.note(action.ctx, `${action.text} (no turn: hop depth ${depth} exceeds limits.max_message_depth)`, owner);
+      return;
     }
-    if (action.kind === 'think') this.deps.accept({ context_id: action.ctx, text: action.text, principal: null });
+    this.deps.accept({ context_id: action.ctx, text: action.text, principal: owner, msg_depth: depth });
+  }
+
+  /**
+   * Leaves a `[note]` for the conversation's next turn, durably. While a turn of it runs, the note waits in its
+   * controls and joins the transcript after that turn's messages (never in the middle of them).
+   */
+  note(ctx: string, text: string, owner: string | null): void {
+    const conv = this.deps.conversations.get(ctx);
+    if (conv && this.deps.pending(ctx).live) {
+      const controls = controlsOf(conv);
+      this.update(conv, { pending_notes: [...(controls.pending_notes ?? []), text] });
+    } else {
+      this.deps.conversations.noteNow(ctx, text, owner);
+    }
+    this.deps.log.info('wake.note', { ctx, chars: text.length });
+  }
+
+  /** Appends the notes that waited for a live turn to end (after its fold; or before a replayed turn starts). */
+  flushNotes(conv: Conversation): void {
+    const waiting = controlsOf(conv).pending_notes ?? [];
+    if (waiting.length === 0) return;
+    const now = this.deps.now();
+    for (const text of waiting) appendMessage(conv, { role: 'note', text, ts: now }, now);
+    this.update(conv, { pending_notes: [] });
+  }
+
+  /** A queued goal continuation that must not run: its goal is gone or changed, or a message waits before it. */
+  staleContinuation(job: { ctx: string; event: InboxEvent }, messageWaiting: boolean): string | null {
+    if (job.event.payload.origin !== 'goal') return null;
+    const conv = this.deps.conversations.get(job.ctx);
+    const goal = conv ? controlsOf(conv).goal : null;
+    if (goal?.status !== 'active') return 'the goal is no longer active';
+    if (job.event.payload.goal_created !== undefined && job.event.payload.goal_created !== goal.created) {
+      return 'the goal was replaced';
+    }
+    return messageWaiting ? 'a message for the conversation goes first' : null;
   }
 
   private stepGoal(conv: Conversation, goal: Goal, turn: CommittedTurn): void {
@@ -225,6 +279,7 @@ export class Steering {
       text: continuationText(goal),
       principal: conv.principal,
       origin: 'goal',
+      goal_created: goal.created,
     });
     this.deps.log.info('goal.continued', {
       ctx: conv.id,
@@ -235,14 +290,18 @@ export class Steering {
     });
   }
 
-  private applyJudgement(conv: Conversation, evidence: string, verdict: ToolResult): ToolResult {
+  private applyJudgement(conv: Conversation, judged: Goal, evidence: string, verdict: ToolResult): ToolResult {
     const value = verdict.result as { achieved?: unknown; reason?: unknown } | null;
     if (verdict.is_error || typeof value?.achieved !== 'boolean') {
       return { result: `goal.complete: the judge could not decide (${String(verdict.result)})`, is_error: true };
     }
     const reason = typeof value.reason === 'string' ? value.reason : '';
     const goal = controlsOf(conv).goal;
-    if (!value.achieved || goal === null) {
+    // The verdict is about the goal the judge was shown: one replaced or cleared meanwhile is not achieved by it.
+    if (goal === null || goal.created !== judged.created || goal.objective !== judged.objective) {
+      return { result: 'goal.complete: the goal changed while the judge was deciding', is_error: true };
+    }
+    if (!value.achieved) {
       return { result: `goal.complete: the judge did not accept the evidence: ${reason}`, is_error: true };
     }
     const done: Goal = { ...goal, status: 'achieved', evidence, updated: this.deps.now() };
@@ -258,10 +317,19 @@ export class Steering {
     return existing ?? this.deps.conversations.open(ctx, principal);
   }
 
+  /** Changes the controls durably: when the store refuses, memory keeps what it had (the caller hears the error). */
   private update(conv: Conversation, patch: Partial<ConversationControls>): void {
+    const before = { controls: conv.controls, updated: conv.updated };
     conv.controls = { ...controlsOf(conv), ...patch };
     conv.updated = this.deps.now();
-    this.deps.conversations.saveNow(conv);
+    try {
+      this.deps.conversations.saveNow(conv);
+    } catch (err) {
+      if (before.controls === undefined) delete conv.controls;
+      else conv.controls = before.controls;
+      conv.updated = before.updated;
+      throw err;
+    }
   }
 }
 

@@ -4,9 +4,13 @@ import type { Config } from '../config/types.js';
 import { appendMessage, hasUserMessageForEvent } from '../context/conversation.js';
 import { describeError } from '../errors.js';
 import type { Logger } from '../obs/log.js';
+import { Metrics } from '../obs/metrics.js';
 import type { TurnResult } from '../protocol/frames.js';
+import type { Usage } from '../protocol/messages.js';
 import type { Conversation, InboxEvent, InboxOutcome, Store } from '../store/store.js';
+import { timedStore } from '../store/timedStore.js';
 import { ActivityBoard, publishProgress } from './activityBoard.js';
+import { Compactor } from './compactor.js';
 import { ConversationBook } from './conversationBook.js';
 import { nextDispatchable, ownershipRefusal, type TurnJob } from './dispatch.js';
 import { deterministicResult, failedResult } from './fold.js';
@@ -15,14 +19,16 @@ import { logTurnDone } from './foldEvents.js';
 import { type AcceptInput, inboxEvent } from './inbox.js';
 import type { LiveTurn } from './liveTurn.js';
 import { ABANDONED, Outcomes } from './outcomes.js';
+import { Spending } from './spending.js';
 import { Staging } from './staging.js';
 import { statusText } from './statusView.js';
-import { Steering, type SteeringDeps } from './steering.js';
+import { DROPPED_CONTINUATION, Steering, type SteeringDeps } from './steering.js';
 import type { SupervisorOptions } from './supervisorOptions.js';
 import type { TaskHooks } from './taskHooks.js';
-import { ThinkChildren } from './thinkChildren.js';
+import { ThinkChildren, type ThinkJob } from './thinkChildren.js';
 import { buildToolHost, type HostCapabilities } from './toolHost.js';
 import { serveToolRequest, unparkAll } from './toolRequests.js';
+import { TurnLauncher } from './turnLaunch.js';
 import { TurnQueue } from './turnQueue.js';
 import { TurnWorkers } from './turnWorkers.js';
 import { defaultWorkerEntry } from './workerHandle.js';
@@ -48,64 +54,98 @@ export class Supervisor {
   private readonly watchers = new Set<() => void>();
   private readonly activity = new ActivityBoard();
   private readonly staging: Staging;
+  private readonly spending: Spending;
+  private readonly launcher: TurnLauncher;
+  private readonly compactor: Compactor;
+  readonly metrics: Metrics;
+  private restored = false;
   private tickScheduled = false;
   private draining = false;
   private paused = false;
 
   constructor(private readonly opts: SupervisorOptions) {
     this.config = opts.config;
-    this.store = opts.store;
+    this.metrics = opts.metrics ?? new Metrics();
+    this.store = timedStore(opts.store, (op, seconds) => this.metrics.storeLatency.observe({ op }, seconds));
     this.log = opts.log;
     this.now = opts.now ?? Date.now;
+    const base = { config: this.config, store: this.store, log: this.log, now: this.now };
+    const wake = (): void => this.scheduleTick();
+    const requeue = (job: TurnJob): void => this.queue.reinsert(job);
     this.conversations = new ConversationBook(this.store, this.log, this.now);
+    const { conversations, metrics } = this;
     this.steering = new Steering(this.steeringDeps());
+    this.spending = new Spending({
+      ...base,
+      metrics,
+      wake,
+      ownerOf: (ctx) => conversations.get(ctx)?.principal ?? null,
+    });
     this.folds = new FoldBack({
-      config: this.config,
-      store: this.store,
-      log: this.log,
-      now: this.now,
-      conversations: this.conversations,
+      ...base,
+      conversations,
       outcomes: this.outcomes,
       tasks: opts.tasks,
       beforeCommit: () => this.killPoint('fold.before_commit'),
-      committed: (eventId, outcome, result) => {
-        const event = this.queue.forget(eventId);
-        if (event) this.steering.afterTurn(result ? { event, outcome, result } : { event, outcome });
-      },
+      committed: (eventId, outcome, result) => this.committed(eventId, outcome, result),
     });
-    // With MCP servers configured, spares import the MCP client while they wait, off the turn's critical path.
-    const preload = Object.keys(opts.config.mcp.servers).length > 0 ? { AGENTD_WORKER_PRELOAD: 'mcp' } : {};
-    const spares = opts.warmWorkers ?? opts.config.agent.warm_workers;
-    this.pool = new WorkerPool(opts.workerEntry ?? defaultWorkerEntry(), spares, { ...process.env, ...preload });
-    this.thinks = new ThinkChildren({
-      pool: this.pool,
-      config: this.config,
-      log: this.log,
-      onChange: () => this.scheduleTick(),
-    });
-    const { config, log, now, store, thinks } = this;
+    this.pool = this.workerPool();
+    const onSpent = (job: ThinkJob, usage: Usage): void => this.spending.thinkSpent(job.ctx, usage, job.purpose);
+    this.thinks = new ThinkChildren({ ...base, pool: this.pool, onChange: wake, onSpent });
     this.staging = new Staging({
-      config,
-      log,
-      now,
-      store,
-      thinks,
+      ...base,
+      thinks: this.thinks,
       tools: opts.tools,
-      markDirty: (id) => this.conversations.markDirty(id),
+      markDirty: (id) => conversations.markDirty(id),
       statusFor: (principal) => this.statusFor(principal),
-      requeue: (job) => this.queue.reinsert(job),
+      requeue,
       reply: (job, conv, text) => this.folds.finish(job, conv, deterministicResult(text, this.now()), true),
-      wake: () => this.scheduleTick(),
+      wake,
     });
-    this.turns = new TurnWorkers({
+    this.compactor = new Compactor({ ...base, conversations, thinks: this.thinks, metrics, onChange: wake });
+    this.turns = this.turnWorkers();
+    this.launcher = new TurnLauncher({
+      ...base,
+      conversations,
+      folds: this.folds,
+      turns: this.turns,
+      snapshot: (job, conv) => this.staging.payload(job, conv, ''),
+      budget: this.spending.budget,
+      waits: this.spending.waits,
+      requeue,
+      onRefused: () => metrics.budgetRefusals.inc(),
+    });
+    this.registerGauges();
+  }
+
+  /** A committed fold leaves the books; what it leads to (notes, a goal's next turn) follows. */
+  private committed(eventId: string, outcome: InboxOutcome, result: TurnResult | undefined): void {
+    const event = this.queue.forget(eventId);
+    if (event) this.steering.afterTurn(result ? { event, outcome, result } : { event, outcome });
+  }
+
+  /** Spare workers; with MCP servers configured they import the MCP client while they wait. */
+  private workerPool(): WorkerPool {
+    const preload = Object.keys(this.config.mcp.servers).length > 0 ? { AGENTD_WORKER_PRELOAD: 'mcp' } : {};
+    const spares = this.opts.warmWorkers ?? this.config.agent.warm_workers;
+    return new WorkerPool(this.opts.workerEntry ?? defaultWorkerEntry(), spares, { ...process.env, ...preload });
+  }
+
+  /** The live conversation turns, wired to tool serving, admission, accounting and fold-back. */
+  private turnWorkers(): TurnWorkers {
+    return new TurnWorkers({
       pool: this.pool,
       log: this.log,
       now: this.now,
       serveTool: (turn, frame) => serveToolRequest(this.toolDeps(turn), turn, frame),
       onProgress: (turn, event, fields) => this.progress(turn, event, fields),
-      admit: (turn, frame) => turn.handle.send({ type: 'budget_grant', id: frame.id, ok: true, wait_ms: 0 }),
+      admit: (turn, frame) =>
+        turn.handle.send({ type: 'budget_grant', id: frame.id, ...this.spending.grant(turn, frame.estimate) }),
+      onUsage: (_turn, spent) => this.spending.turnUsage(spent),
       onSettled: (turn, result) => this.settle(turn, result),
       onGone: (turn) => {
+        // A turn a drain abandoned is still charged what it reported (its event replays later).
+        this.spending.settleTurn(turn, turn.usage);
         unparkAll(turn);
         if (this.activity.remove(turn.node)) this.log.debug('activity.removed', { node: turn.node, ctx: turn.job.ctx });
         this.thinks.killChildrenOf(turn.node);
@@ -137,12 +177,16 @@ export class Supervisor {
   /** Loads conversations and re-queues every pending inbox event in order, with its original id. */
   restore(): { generation: number; pending: number } {
     this.conversations.load();
+    this.spending.budget.load();
     const pending = this.store.pendingInbox();
     for (const event of pending) this.queue.enqueue(event);
     const generation = this.store.generation;
     this.log.info('restore.done', { generation, pending: pending.length, conversations: this.conversations.size });
+    // A goal whose next continuation a crash or a drain lost picks up again (one already queued replays instead).
+    this.steering.kickAll();
     this.scheduleTick();
     if (pending.length === 0) this.pool.fill();
+    this.restored = true;
     return { generation, pending: pending.length };
   }
 
@@ -182,6 +226,11 @@ export class Supervisor {
     return this.turns.size === 0 && staging === 0 && stalled;
   }
 
+  /** Restored and not draining: the instance takes new work (`/readyz`). */
+  get ready(): boolean {
+    return this.restored && !this.draining;
+  }
+
   /** Resolves once the supervisor is idle. */
   async whenIdle(): Promise<void> {
     while (!this.idle) await this.nextTick();
@@ -215,8 +264,7 @@ export class Supervisor {
     const owner = this.conversations.get(ctx)?.principal ?? null;
     const refusal = ownershipRefusal(owner, principal);
     if (refusal) throw new Error('this conversation is not available');
-    this.conversations.noteNow(ctx, text);
-    this.log.info('wake.note', { ctx, chars: text.length });
+    this.steering.note(ctx, text, principal);
   }
 
   /** Process ids of the spare workers kept warm. */
@@ -271,7 +319,8 @@ export class Supervisor {
     }
     await this.untilNoLiveWork();
     this.pool.close();
-    this.folds.checkpoint();
+    this.spending.waits.stop();
+    this.checkpoint();
     for (const job of this.queue.jobs) this.outcomes.resolve(job.event.id, ABANDONED);
     this.log.info('drain.done', { abandoned, queued: this.queue.length });
     return { abandoned, queued: this.queue.length };
@@ -289,6 +338,7 @@ export class Supervisor {
       accept: (input) => this.accept(input),
       think: (job) => this.thinks.run(job),
       skills: this.staging.skillHost((id) => this.conversations.open(id, null)),
+      compact: (ctx, req) => this.compactor.compact(ctx, req),
       watch: (check) => {
         this.watchers.add(check);
         return () => this.watchers.delete(check);
@@ -343,13 +393,19 @@ export class Supervisor {
 
   /** One reactor step: start what the gate allows, checkpoint, re-check watches, wake waiters. */
   private tick(): void {
-    const busy = new Set([...this.turns.busyContexts(), ...this.thinks.busyContexts(), ...this.staging.busyContexts()]);
+    // A conversation in staging, or whose turn the budget deferred, stays blocked: no later message overtakes.
+    const busy = new Set([
+      ...this.turns.busyContexts(),
+      ...this.thinks.busyContexts(),
+      ...this.staging.busyContexts(),
+      ...this.spending.waits.blocked(),
+    ]);
     const gate = { liveTurns: this.turns.size, busy, paused: this.paused, draining: this.draining };
     const picks = nextDispatchable(this.queue.jobs, gate, this.config.agent.max_parallel_turns);
     const jobs = this.queue.take(picks);
     for (const job of jobs) this.dispatch(job);
     if (jobs.length > 0) setImmediate(() => this.pool.fill());
-    this.folds.checkpoint();
+    this.checkpoint();
     for (const watcher of [...this.watchers]) watcher();
     for (const w of this.changeWaiters.splice(0)) w();
   }
@@ -363,37 +419,26 @@ export class Supervisor {
       this.folds.finish(job, conv, failedResult('this conversation is not available', 'refused'));
       return;
     }
+    const waiting = this.queue.jobs.some((j) => j.ctx === job.ctx && j.event.payload.origin !== 'goal');
+    const stale = this.steering.staleContinuation(job, waiting);
+    if (stale) {
+      this.log.info('goal.continuation.dropped', { ctx: job.ctx, inbox_event: job.event.id, reason: stale });
+      this.folds.finish(job, conv, failedResult(`${DROPPED_CONTINUATION}: ${stale}`, 'cancelled'));
+      return;
+    }
+    this.steering.flushNotes(conv);
     if (!hasUserMessageForEvent(conv, job.event.id)) {
       const user = { role: 'user' as const, text: job.text, event: job.event.id, ts: this.now() };
       appendMessage(conv, job.principal ? { ...user, principal: job.principal } : user, this.now());
       this.conversations.markDirty(conv.id);
     }
     if (this.staging.wants(job, conv)) this.staging.start(job, conv);
-    else this.startTurn(job, conv);
+    else this.launcher.start(job, conv);
   }
 
-  /** Builds the snapshot and starts a worker; any failure folds as a failed turn. */
-  private startTurn(job: TurnJob, conv: Conversation): void {
-    let turn: LiveTurn;
-    try {
-      const turnId = `turn-${this.store.nextSequence('turn')}`;
-      turn = this.turns.start(job, this.staging.payload(job, conv, turnId));
-    } catch (err) {
-      const message = describeError(err);
-      this.log.error('turn.spawn.fail', { ctx: job.ctx, inbox_event: job.event.id, err: message });
-      this.folds.finish(job, conv, failedResult(`could not start the turn: ${message}`));
-      return;
-    }
-    conv.turns++;
-    this.conversations.markDirty(conv.id);
-    const { node, turnId, handle } = turn;
-    this.log.info('turn.spawn', {
-      ctx: job.ctx,
-      node,
-      worker_pid: handle.pid,
-      turn: turnId,
-      inbox_event: job.event.id,
-    });
+  private checkpoint(): void {
+    this.folds.checkpoint();
+    this.spending.budget.flush();
   }
 
   /** The `status` verdict's reply: the instance as `principal` may see it. */
@@ -410,7 +455,17 @@ export class Supervisor {
 
   private settle(turn: LiveTurn, result: TurnResult): void {
     logTurnDone(this.log, { node: turn.node, ctx: turn.job.ctx, turn: turn.turnId }, result);
+    this.metrics.turns.inc({ status: result.status });
+    this.spending.settleTurn(turn, result.usage);
     this.folds.finish(turn.job, this.conversations.open(turn.job.ctx, turn.job.principal), result);
+    this.compactor.afterTurn(turn.job.ctx);
+  }
+
+  private registerGauges(): void {
+    const m = this.metrics;
+    m.gauge('agentd_turns_queued', 'Turns waiting for the dispatch gate.', () => this.queue.length);
+    m.gauge('agentd_turns_running', 'Conversation turns running now.', () => this.turns.size);
+    m.gauge('agentd_inbox_pending', 'Accepted events not answered yet.', () => this.queue.length + this.turns.size);
   }
 
   private killPoint(name: string): void {

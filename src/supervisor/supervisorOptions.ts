@@ -1,6 +1,7 @@
 // The supervisor's construction options (re-exported by supervisor.ts, with the shape of a message to accept).
 import type { Config } from '../config/types.js';
 import type { Logger } from '../obs/log.js';
+import type { Metrics } from '../obs/metrics.js';
 import type { Store } from '../store/store.js';
 import type { TaskHooks } from './taskHooks.js';
 import type { ToolSurface } from './toolSurface.js';
@@ -20,6 +21,8 @@ export interface SupervisorOptions {
   now?: () => number;
   /** Test-only crash points (`inbox.after_put`, `fold.before_commit`): the process SIGKILLs itself there. */
   killAt?: ReadonlySet<string>;
+  /** Where turns, tokens, compactions and store latency are counted (served by the metrics listener). */
+  metrics?: Metrics;
 }
 
 export type { AcceptInput } from './inbox.js';

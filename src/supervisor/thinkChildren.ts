@@ -1,5 +1,5 @@
 // Think children: the turn worker in `think` mode (no tools, a structured answer) bound to a conversation.
-// Used by the think and decide tools and by preflight (compaction later). Owns their workers and deadlines.
+// Used by the think and decide tools, preflight and compaction. Owns their workers, deadlines and what they spent.
 import type { Config } from '../config/types.js';
 import { describeError } from '../errors.js';
 import { specForJob } from '../intel/models.js';
@@ -11,15 +11,15 @@ import {
   type SpawnPayload,
   type UpFrame,
 } from '../protocol/frames.js';
-import type { Msg } from '../protocol/messages.js';
+import type { Msg, Usage } from '../protocol/messages.js';
 import type { ToolResult } from '../tools/toolOutcome.js';
 import { telemetry } from './turnBuild.js';
 import type { WorkerHandle } from './workerHandle.js';
 import type { WorkerPool } from './workerPool.js';
 
-/** What a think child is asked (reference §13 "Think tool child"). */
+/** What a think child is asked (reference §13 "Think tool child", §16.3). */
 export interface ThinkJob {
-  purpose: 'think' | 'decide' | 'preflight';
+  purpose: 'think' | 'decide' | 'preflight' | 'compaction';
   /** The conversation it is bound to (busy while it runs). */
   ctx: string;
   /** The node of the turn that asked, so the child dies with it; null for preflight (no turn yet). */
@@ -32,12 +32,21 @@ export interface ThinkJob {
   onSpawn?: (workerPid: number) => void;
 }
 
+/** How a think child ended: its answer, or why there is none (it never started, or it ended without one). */
+export type ThinkOutcome =
+  | { kind: 'answer'; value: unknown }
+  | { kind: 'spawn_fail'; error: string }
+  | { kind: 'failed'; error: string };
+
 interface LiveThink {
   job: ThinkJob;
   handle: WorkerHandle;
   settled: boolean;
-  resolve: (r: ToolResult) => void;
+  resolve: (r: ThinkOutcome) => void;
   timer: NodeJS.Timeout;
+  /** Running totals from the child's usage frames (what a killed child is charged). */
+  usage: Usage;
+  charged: boolean;
 }
 
 /** Rounds, steps, deadline and output cap of a think child by purpose (reference §19 constants). */
@@ -46,20 +55,36 @@ const LIMITS: Record<ThinkJob['purpose'], typeof TOOL_LIMITS> = {
   think: TOOL_LIMITS,
   decide: TOOL_LIMITS,
   preflight: { max_rounds: 3, max_steps: 4, deadline_ms: 60_000, tokens_per_call: 1024 },
+  compaction: { max_rounds: 3, max_steps: 4, deadline_ms: 120_000, tokens_per_call: 4096 },
 };
 const BACKSTOP_GRACE_MS = 5_000;
+
+export interface ThinkDeps {
+  pool: WorkerPool;
+  config: Readonly<Config>;
+  log: Logger;
+  onChange: () => void;
+  /** What a child spent, once, when it ends (charged to its conversation's budget scopes). */
+  onSpent: (job: ThinkJob, usage: Usage) => void;
+}
 
 export class ThinkChildren {
   private readonly live = new Set<LiveThink>();
 
-  constructor(
-    private readonly deps: { pool: WorkerPool; config: Readonly<Config>; log: Logger; onChange: () => void },
-  ) {}
+  constructor(private readonly deps: ThinkDeps) {}
 
-  /** Runs a think child; resolves with its value, or an error result naming how it ended. Never rejects. */
-  run(job: ThinkJob): Promise<ToolResult> {
+  /** Runs a think child for a tool; resolves with its value, or an error result naming how it ended. */
+  async run(job: ThinkJob): Promise<ToolResult> {
+    const outcome = await this.start(job);
+    return outcome.kind === 'answer'
+      ? { result: outcome.value, is_error: false }
+      : { result: outcome.error, is_error: true };
+  }
+
+  /** Starts a think child; resolves with how it ended. Never rejects. */
+  start(job: ThinkJob): Promise<ThinkOutcome> {
     return new Promise((resolve) => {
-      const entry = { job, settled: false, resolve } as LiveThink;
+      const entry = { job, settled: false, resolve, usage: { input_tokens: 0, output_tokens: 0 } } as LiveThink;
       try {
         entry.handle = this.deps.pool.take({
           onFrame: (frame) => this.onFrame(entry, frame),
@@ -67,7 +92,7 @@ export class ThinkChildren {
           onProtocolError: (err) => this.deps.log.warn('loop.error', { ctx: job.ctx, purpose: job.purpose, err }),
         });
       } catch (err) {
-        resolve({ result: `${job.purpose}: could not start a worker: ${describeError(err)}`, is_error: true });
+        resolve({ kind: 'spawn_fail', error: `${job.purpose}: could not start a worker: ${describeError(err)}` });
         return;
       }
       entry.timer = setTimeout(() => entry.handle.kill(), LIMITS[job.purpose].deadline_ms + BACKSTOP_GRACE_MS);
@@ -107,7 +132,7 @@ export class ThinkChildren {
       code_tools_module: null,
       limits: {
         max_steps: limits.max_steps,
-        max_tokens: config.limits.run.tokens,
+        max_tokens: job.purpose === 'compaction' ? 0 : config.limits.run.tokens,
         deadline_ms: limits.deadline_ms,
       },
       telemetry: telemetry(config, `${job.purpose === 'preflight' ? 'preflight' : 'think'}/${job.ctx}`),
@@ -123,6 +148,7 @@ export class ThinkChildren {
         budget_admission: false,
         idempotency_prefix: '',
         max_tokens_per_call: limits.tokens_per_call,
+        ...(job.purpose === 'compaction' ? { temperature: 0 } : {}),
         turn_id: job.turnId,
       },
     };
@@ -133,18 +159,21 @@ export class ThinkChildren {
       ready: () => {},
       pong: () => {},
       event: () => {},
-      usage: () => {},
-      failed: (f) => this.settle(entry, { result: `${entry.job.purpose}: ${f.error}`, is_error: true }),
+      usage: (f) => {
+        entry.usage = { input_tokens: f.input_tokens, output_tokens: f.output_tokens };
+      },
+      failed: (f) => this.settle(entry, { kind: 'failed', error: `${entry.job.purpose}: ${f.error}` }),
       tool_request: (f) =>
         entry.handle.send({ type: 'tool_result', id: f.id, result: 'no tools in a think child', is_error: true }),
       budget_request: (f) => entry.handle.send({ type: 'budget_grant', id: f.id, ok: true, wait_ms: 0 }),
       turn_done: ({ turn }) => {
         this.deps.log.info('think.done', { ctx: entry.job.ctx, purpose: entry.job.purpose, status: turn.status });
-        if (turn.status === 'completed')
-          this.settle(entry, { result: turn.value ?? turn.text ?? null, is_error: false });
+        entry.usage = { ...turn.usage };
+        this.charge(entry);
+        if (turn.status === 'completed') this.settle(entry, { kind: 'answer', value: turn.value ?? turn.text ?? null });
         else {
           const suffix = turn.error ? `: ${turn.error}` : '';
-          this.settle(entry, { result: `${entry.job.purpose} ${turn.status}${suffix}`, is_error: true });
+          this.settle(entry, { kind: 'failed', error: `${entry.job.purpose} ${turn.status}${suffix}` });
         }
       },
     };
@@ -155,13 +184,21 @@ export class ThinkChildren {
     clearTimeout(entry.timer);
     this.live.delete(entry);
     const how = code !== null ? `exit code ${code}` : `signal ${signal}`;
-    this.settle(entry, { result: `${entry.job.purpose} worker exited without a result (${how})`, is_error: true });
+    this.charge(entry);
+    this.settle(entry, { kind: 'failed', error: `${entry.job.purpose} worker exited without a result (${how})` });
     this.deps.onChange();
   }
 
-  private settle(entry: LiveThink, result: ToolResult): void {
+  /** Charges what the child spent, once: from turn_done, or from its last usage frame when it died without one. */
+  private charge(entry: LiveThink): void {
+    if (entry.charged) return;
+    entry.charged = true;
+    this.deps.onSpent(entry.job, entry.usage);
+  }
+
+  private settle(entry: LiveThink, outcome: ThinkOutcome): void {
     if (entry.settled) return;
     entry.settled = true;
-    entry.resolve(result);
+    entry.resolve(outcome);
   }
 }

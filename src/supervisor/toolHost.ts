@@ -6,6 +6,7 @@ import type { Conversation, InboxEvent, Store } from '../store/store.js';
 import { newUlid } from '../store/ulid.js';
 import type { InternalToolHost, ToolResult } from '../tools/internalTools.js';
 import type { SkillHost, SteeringHost } from '../tools/toolOutcome.js';
+import type { CompactReport, CompactRequest } from './compactor.js';
 import type { AcceptInput } from './inbox.js';
 import type { LiveTurn } from './liveTurn.js';
 import type { Steering } from './steering.js';
@@ -22,6 +23,8 @@ export interface HostCapabilities {
   markDirty(id: string): void;
   accept(input: AcceptInput): InboxEvent | null;
   think(job: ThinkJob): Promise<ToolResult>;
+  /** Compacts a conversation now (the `context.compact` tool). */
+  compact(ctx: string, req: CompactRequest): Promise<CompactReport>;
   /** Registers a check run after every reactor step; returns the unregister function. */
   watch(check: () => void): () => void;
   status(): Record<string, unknown>;
@@ -108,18 +111,30 @@ export function buildToolHost(caps: HostCapabilities, turn: LiveTurn): InternalT
         ...(req.schema ? { schema: req.schema } : {}),
         turnId: `${turn.turnId}.think-${++thinks}`,
       }),
-    watch: (check, timeoutAt) =>
-      new Promise<boolean>((resolve) => {
-        const finish = (satisfied: boolean): void => {
-          clearTimeout(timer);
-          unregister();
-          resolve(satisfied);
-        };
-        const unregister = caps.watch(() => {
-          if (check()) finish(true);
-        });
-        const timer = setTimeout(() => finish(false), Math.max(0, timeoutAt - caps.now()));
-        turn.cleanups.push(() => finish(false));
-      }),
+    compact: async (req) => {
+      const opts = { parentNode: turn.node, ...req.options };
+      const report = await caps.compact(req.caller.conversation, opts);
+      const fields = { ctx: req.caller.conversation, ...report };
+      if (report.folded > 0 || report.note === undefined)
+        caps.tasks?.onEngineEvent(turn.job.event.id, 'compaction', fields);
+      return { result: report, is_error: false };
+    },
+    watch: (check, timeoutAt) => watchUntil(caps, turn, check, timeoutAt),
   };
+}
+
+/** Resolves true once `check()` holds after a reactor step, false at `timeoutAt` or when the turn ends. */
+function watchUntil(caps: HostCapabilities, turn: LiveTurn, check: () => boolean, timeoutAt: number) {
+  return new Promise<boolean>((resolve) => {
+    const finish = (satisfied: boolean): void => {
+      clearTimeout(timer);
+      unregister();
+      resolve(satisfied);
+    };
+    const unregister = caps.watch(() => {
+      if (check()) finish(true);
+    });
+    const timer = setTimeout(() => finish(false), Math.max(0, timeoutAt - caps.now()));
+    turn.cleanups.push(() => finish(false));
+  });
 }

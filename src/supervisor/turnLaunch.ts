@@ -1,63 +1,112 @@
-// What a turn is launched with: the volatile notes at the transcript's tail (the date, changed instruction files),
-// then the snapshot — system prompt, route, tools — and the events that say how it was built (reference §5.2, §8).
+// Starting a staged turn (reference §10.1): the snapshot, dispatch admission against the budget, the worker.
+// Any failure folds as a failed turn; a budget refusal folds as a turn not run.
+import type { Reservation } from '../budget/governor.js';
 import type { Config } from '../config/types.js';
-import { appendMessage } from '../context/conversation.js';
-import { MEMORY_KEYS_SHOWN } from '../context/systemPrompt.js';
-import { dateNote } from '../context/volatileNotes.js';
+import { estimateConversation, estimateText } from '../context/estimate.js';
+import { describeError } from '../errors.js';
+import { specForRef } from '../intel/models.js';
 import type { Logger } from '../obs/log.js';
 import type { SpawnPayload } from '../protocol/frames.js';
 import type { Conversation, Store } from '../store/store.js';
+import type { BudgetLedger } from './budgetLedger.js';
+import type { BudgetWaits } from './budgetWaits.js';
+import type { ConversationBook } from './conversationBook.js';
 import type { TurnJob } from './dispatch.js';
-import type { InstructionFiles } from './instructionFiles.js';
-import type { SkillBook } from './skillBook.js';
-import type { ToolSurface } from './toolSurface.js';
-import { buildTurnPayload } from './turnBuild.js';
+import { failedResult } from './fold.js';
+import type { FoldBack } from './foldBack.js';
+import type { TurnWorkers } from './turnWorkers.js';
+
+/** Room the dispatch estimate leaves for the answer (reference §10.1). */
+export const ANSWER_ALLOWANCE = 4096;
 
 export interface LaunchDeps {
   config: Readonly<Config>;
-  log: Logger;
-  now: () => number;
   store: Store;
-  tools: ToolSurface | undefined;
-  skills: SkillBook;
-  instructions: InstructionFiles;
-  markDirty: (id: string) => void;
+  log: Logger;
+  now(): number;
+  conversations: ConversationBook;
+  folds: FoldBack;
+  turns: TurnWorkers;
+  /** The turn's snapshot (system prompt, slice, tools, route, mode); its turn id is drawn at spawn. */
+  snapshot(job: TurnJob, conv: Conversation): SpawnPayload;
+  budget: BudgetLedger;
+  waits: BudgetWaits;
+  /** Puts a job the budget deferred back in its place in the queue. */
+  requeue(job: TurnJob): void;
+  /** A turn the budget refused (metrics). */
+  onRefused(): void;
 }
 
-/** Appends the notes a turn needs at the tail: today's date once a day, and each changed instruction file. */
-function appendVolatileNotes(deps: LaunchDeps, conv: Conversation): void {
-  const now = deps.now();
-  const notes = [dateNote(conv.messages, now), ...deps.instructions.changes(conv.id)];
-  for (const text of notes) if (text !== null) appendMessage(conv, { role: 'note', text, ts: now }, now);
-  if (notes.some((n) => n !== null)) deps.markDirty(conv.id);
-}
+export class TurnLauncher {
+  constructor(private readonly deps: LaunchDeps) {}
 
-/** The spawn payload of `job`'s turn; throws when the snapshot cannot be built (the caller folds a failure). */
-export function launchPayload(deps: LaunchDeps, job: TurnJob, conv: Conversation, turnId: string): SpawnPayload {
-  const { config, log, tools } = deps;
-  appendVolatileNotes(deps, conv);
-  const instruction = [config.agent.instruction.trim(), deps.instructions.text].filter((s) => s !== '').join('\n\n');
-  const build = buildTurnPayload({
-    config,
-    conversation: conv,
-    turnId,
-    plan: tools?.plan(),
-    memoryKeys: deps.store.memoryList('', MEMORY_KEYS_SHOWN, deps.now()).keys,
-    instruction,
-    extra: job.prep?.knowledge ?? '',
-    skills: deps.skills.section(conv),
-    route: job.prep?.route ?? null,
-    mode: job.event.payload.mode ?? 'execute',
-  });
-  for (const problem of build.problems) log.warn(problem.event, { ctx: job.ctx, err: problem.err });
-  const { model } = build;
-  if (model.via === 'route') log.info('turn.routed', { ctx: job.ctx, route: model.route, model: model.spec.model });
-  if (model.via === 'route_removed') log.warn('turn.route_removed', { ctx: job.ctx, route: model.route });
-  const payload = build.payload;
-  if (tools) {
-    payload.mcp_servers = tools.serverSpecs(payload.turn.mcp_routes);
-    payload.code_tools_module = tools.codeToolsModule;
-    payload.turn.gated = tools.gatedCodeTools();
+  /** Builds the snapshot, admits it and starts a worker (ownership and the user message are already settled). */
+  start(job: TurnJob, conv: Conversation): void {
+    let payload: SpawnPayload;
+    try {
+      // The turn id is drawn once the turn is admitted; a deferred turn draws none.
+      payload = this.deps.snapshot(job, conv);
+    } catch (err) {
+      this.spawnFailed(job, conv, err);
+      return;
+    }
+    const admitted = this.admit(job, conv, payload);
+    if (admitted) this.spawn(job, conv, payload, admitted.reservation);
   }
-  return payload;
+
+  /** Dispatch admission: the reservation to start with, or null when the turn waits or was refused. */
+  private admit(job: TurnJob, conv: Conversation, payload: SpawnPayload): { reservation: Reservation | null } | null {
+    const { budget, log, folds, waits } = this.deps;
+    if (!budget.active) return { reservation: null };
+    const estimate = estimateConversation(conv) + estimateText(payload.turn.system) + ANSWER_ALLOWANCE;
+    const { admission, reservation } = budget.admitDispatch(job.ctx, job.principal, estimate);
+    switch (admission.kind) {
+      case 'wait':
+        waits.defer(job.ctx, job.event.id, admission.untilMs, admission.reason);
+        this.deps.requeue(job);
+        return null;
+      case 'refuse':
+      case 'fail':
+        waits.done(job.event.id);
+        log.warn('budget.refused', { ctx: job.ctx, inbox_event: job.event.id, reason: admission.reason });
+        this.deps.onRefused();
+        folds.notRun(job, conv, admission.reason);
+        return null;
+      case 'ok':
+        waits.done(job.event.id);
+        payload.turn.budget_admission = true;
+        if (admission.model !== undefined) {
+          payload.intelligence = specForRef(this.deps.config, admission.model);
+          log.info('budget.degraded', { ctx: job.ctx, model: admission.model });
+        }
+        return { reservation };
+    }
+  }
+
+  private spawn(job: TurnJob, conv: Conversation, payload: SpawnPayload, reservation: Reservation | null): void {
+    const { turns, store, conversations, log, budget } = this.deps;
+    try {
+      payload.turn.turn_id = `turn-${store.nextSequence('turn')}`;
+      const turn = turns.start(job, payload);
+      turn.reservation = reservation;
+      conv.turns++;
+      conversations.markDirty(conv.id);
+      log.info('turn.spawn', {
+        ctx: job.ctx,
+        node: turn.node,
+        worker_pid: turn.handle.pid,
+        turn: turn.turnId,
+        inbox_event: job.event.id,
+      });
+    } catch (err) {
+      if (reservation) budget.release(reservation);
+      this.spawnFailed(job, conv, err);
+    }
+  }
+
+  private spawnFailed(job: TurnJob, conv: Conversation, err: unknown): void {
+    const message = describeError(err);
+    this.deps.log.error('turn.spawn.fail', { ctx: job.ctx, inbox_event: job.event.id, err: message });
+    this.deps.folds.finish(job, conv, failedResult(`could not start the turn: ${message}`));
+  }
 }

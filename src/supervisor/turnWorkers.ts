@@ -9,6 +9,7 @@ import {
   type TurnResult,
   type UpFrame,
 } from '../protocol/frames.js';
+import type { Usage } from '../protocol/messages.js';
 import type { TurnStatus } from '../protocol/status.js';
 import type { TurnJob } from './dispatch.js';
 import { failedResult } from './fold.js';
@@ -27,6 +28,8 @@ export interface TurnWorkerDeps {
   serveTool(turn: LiveTurn, frame: Extract<UpFrame, { type: 'tool_request' }>): void;
   /** A progress frame (turn.think / turn.round / turn.tool) from a live turn. */
   onProgress(turn: LiveTurn, event: string, fields: Record<string, unknown>): void;
+  /** A usage frame: what the turn spent since its previous report. */
+  onUsage(turn: LiveTurn, spent: Usage): void;
   /** A budget_request from a live turn. */
   admit(turn: LiveTurn, frame: Extract<UpFrame, { type: 'budget_request' }>): void;
   /** Exactly once per turn that was not abandoned: its result (reported or synthetic). */
@@ -70,6 +73,7 @@ export class TurnWorkers {
       endReason: null,
       abandoned: false,
       usage: { input_tokens: 0, output_tokens: 0 },
+      reservation: null,
       parked: new Map(),
       timers: [],
       cleanups: [],
@@ -144,7 +148,13 @@ export class TurnWorkers {
         this.deps.onProgress(turn, f.event, f.fields);
       },
       usage: (f) => {
+        // Frames carry the turn's running totals; the difference is what the last call spent.
+        const spent = {
+          input_tokens: Math.max(0, f.input_tokens - turn.usage.input_tokens),
+          output_tokens: Math.max(0, f.output_tokens - turn.usage.output_tokens),
+        };
         turn.usage = { input_tokens: f.input_tokens, output_tokens: f.output_tokens };
+        this.deps.onUsage(turn, spent);
       },
       failed: (f) => {
         turn.endReason = { status: 'failed', error: f.error };
@@ -175,7 +185,8 @@ export class TurnWorkers {
       const outcome = code !== null ? `exit code ${code}` : `signal ${signal}`;
       const reason = turn.endReason ?? { status: 'failed', error: `worker exited without a result (${outcome})` };
       log.warn('turn.failed', { ctx: turn.job.ctx, node, err: reason.error });
-      this.settle(turn, failedResult(reason.error, reason.status));
+      // No terminal frame: the turn is charged what its usage frames reported (reference §15, going beyond it).
+      this.settle(turn, { ...failedResult(reason.error, reason.status), usage: { ...turn.usage } });
     }
     this.live.delete(node);
     this.deps.onGone(turn);

@@ -33,6 +33,12 @@ export interface DeliveryRequest {
 
 export type DeliveryReceipt = { ok: true; conversation: string; depth: number } | { ok: false; error: string };
 
+/** context.compact's request: the tool's optional target and keep_last. */
+export interface CompactionAsk {
+  caller: ToolCaller;
+  options: { targetTokens?: number; keepLast?: number };
+}
+
 /** ask_human's question for a person, already trimmed and cut. */
 export interface HumanQuestion {
   question: string;
@@ -68,6 +74,8 @@ export interface InternalToolHost {
   status?(caller: ToolCaller): Record<string, unknown>;
   /** Runs a think child and resolves with its value (or an error result `think <status>: <error>`). */
   think?(req: ThinkRequest): Promise<ToolResult>;
+  /** Compacts the caller's conversation; resolves `{version, est_tokens, folded, note?}`. */
+  compact?(req: CompactionAsk): Promise<ToolResult>;
   /** Resolves true as soon as `check()` holds after a runtime state change, false at `timeoutAt`. */
   watch?(check: () => boolean, timeoutAt: number): Promise<boolean>;
   /** Asks a person over the human channel; resolves `{reply, timed_out}` (used only when humanChannel is true). */

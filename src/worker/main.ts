@@ -1,5 +1,5 @@
-// The turn worker process (reference §1.5): spawn frame in, `ready`, one turn, `usage` + `turn_done` out, exit
-// with the status's code. The only worker module that touches process.* — the round loop never does.
+// The turn worker process (reference §1.5): spawn frame in, `ready`, one turn (a `usage` frame after every model
+// call), `usage` + `turn_done` out, exit with the status's code. The only worker module that touches process.*.
 import { describeError } from '../errors.js';
 import { callModel } from '../intel/modelClient.js';
 import type { Logger } from '../obs/log.js';
@@ -75,6 +75,7 @@ function turnDeps(payload: SpawnPayload, w: Worker, started: number, mcp: Worker
         turnId: payload.turn.turn_id,
       }),
     progress: (event, fields) => void channel.send({ type: 'event', event, fields }),
+    usage: (usage) => void channel.send({ type: 'usage', ...usage }),
     log,
     cancelled: () => cancel.signal.aborted,
     cancelSignal: cancel.signal,

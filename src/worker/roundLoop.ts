@@ -5,7 +5,7 @@ import { isAbortError } from '../intel/httpPost.js';
 import type { ModelRequest, ModelResponse } from '../intel/modelRequest.js';
 import type { Logger } from '../obs/log.js';
 import type { FinishArgs, ProgressEvent, SpawnPayload, TurnResult } from '../protocol/frames.js';
-import type { ToolCall } from '../protocol/messages.js';
+import type { ToolCall, Usage } from '../protocol/messages.js';
 import type { TurnStatus } from '../protocol/status.js';
 import type { CallCode } from './codeRunner.js';
 import type { NextStep } from './nextStep.js';
@@ -35,6 +35,8 @@ export interface TurnDeps {
   /** Consulted before every model call when spec.budget_admission; absent ⇒ admission is skipped. */
   admitModelCall?: (req: ModelRequest) => Promise<Admission>;
   progress(event: ProgressEvent, fields: Record<string, unknown>): void;
+  /** The turn's usage so far, after every model call (a killed worker is charged what it last reported). */
+  usage?(usage: Usage): void;
   log: Logger;
   cancelled(): boolean;
   /** Aborts when the turn is cancelled (also aborts a model call in flight). */
@@ -107,6 +109,7 @@ function account(s: TurnState, response: ModelResponse, deps: TurnDeps): void {
     tokens_in: s.usage.input_tokens,
     tokens_out: s.usage.output_tokens,
   };
+  deps.usage?.({ ...s.usage });
   deps.progress('turn.round', fields);
   deps.log.debug('turn.round', fields);
 }
@@ -213,7 +216,10 @@ async function admit(s: TurnState, deps: TurnDeps): Promise<TurnEnd | null> {
       : { status: admission.status, error: admission.error };
   }
   // A degrade model gets no reasoning parts: buildRequest replays only what the current model produced.
-  if (admission.model) s.model = admission.model;
+  if (admission.model && admission.model !== s.model) {
+    deps.log.info('turn.model_degraded', { turn: s.spec.turn_id, from: s.model, to: admission.model });
+    s.model = admission.model;
+  }
   return null;
 }
 

@@ -217,6 +217,9 @@ describe('the A2A daemon with people and processes', () => {
     } finally {
       await daemon.stop();
     }
-    assert.deepEqual(storedNotes(dir, 'slow')[0], `human reply (task ${taskId}): use metric units`);
+    // The reply arrived while the turn ran: it joins the transcript after that turn's own messages.
+    const notes = storedNotes(dir, 'slow');
+    assert.deepEqual(notes.at(-1), `human reply (task ${taskId}): use metric units`);
+    assert.equal(notes.length, 2, notes.join(' | '));
   });
 });

@@ -2,19 +2,23 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { TaskBackend } from '../../src/a2a/taskBackend.js';
 import { compileConfig } from '../../src/config/compile.js';
 import { createLogger } from '../../src/obs/log.js';
 import { openStore } from '../../src/store/openStore.js';
-import type { Store } from '../../src/store/store.js';
+import type { InboxOutcome, Store } from '../../src/store/store.js';
 import { Supervisor } from '../../src/supervisor/supervisor.js';
 import { ToolSurface } from '../../src/supervisor/toolSurface.js';
 import type { Playbook, ScriptedModel } from '../doubles/scriptedModel.js';
 import { startScriptedModel } from '../doubles/scriptedModel.js';
+import { within } from './wait.js';
 
 export interface Rig {
-  /** The state directory (also the config's cwd). */
+  /** The state directory (also the config's cwd; a second rig over it is a restart). */
   dir: string;
   sup: Supervisor;
+  /** The task backend, with `tasks: true`. */
+  backend?: TaskBackend;
   store: Store;
   model: ScriptedModel;
   events: Array<Record<string, unknown>>;
@@ -27,6 +31,10 @@ export interface RigOptions {
   yaml?: string;
   /** More files to write there first (instruction files), by name. */
   files?: Record<string, string>;
+  /** Reuse this state directory (a restart). */
+  dir?: string;
+  /** Give the supervisor an A2A task backend (tasks follow their turns). */
+  tasks?: boolean;
 }
 
 /** The supervisor over a fresh store; with MCP servers configured it also gets the tool surface. */
@@ -36,7 +44,7 @@ export async function startRig(
   opts: RigOptions = {},
 ): Promise<Rig> {
   const model = await startScriptedModel(playbook);
-  const dir = mkdtempSync(join(tmpdir(), 'agentd-int-'));
+  const dir = opts.dir ?? mkdtempSync(join(tmpdir(), 'agentd-int-'));
   if (opts.yaml !== undefined) writeFileSync(join(dir, 'agent.yaml'), opts.yaml);
   for (const [name, text] of Object.entries(opts.files ?? {})) writeFileSync(join(dir, name), text);
   const config = compileConfig({
@@ -50,11 +58,20 @@ export async function startRig(
   const log = createLogger({ level: 'debug', write: (line) => events.push(JSON.parse(line)) });
   const hasMcp = Object.keys(config.mcp.servers).length > 0;
   const tools = hasMcp ? await ToolSurface.start({ config, log, baseEnv: process.env }) : undefined;
-  const sup = new Supervisor({ config, store, log, ...(tools ? { tools } : {}) });
+  const backend = opts.tasks ? new TaskBackend({ store, log, now: Date.now, drain: () => {} }) : undefined;
+  const sup = new Supervisor({
+    config,
+    store,
+    log,
+    ...(tools ? { tools } : {}),
+    ...(backend ? { tasks: backend } : {}),
+  });
+  backend?.attach(sup);
   sup.restore();
   return {
     dir,
     sup,
+    ...(backend ? { backend } : {}),
     store,
     model,
     events,
@@ -66,4 +83,11 @@ export async function startRig(
       await model.close();
     },
   };
+}
+
+/** Accepts `text` into conversation `ctx` (as the operator) and waits, at most 30 s, for the turn's outcome. */
+export async function answer(rig: Rig, ctx: string, text: string): Promise<InboxOutcome> {
+  const ev = rig.sup.accept({ context_id: ctx, text, principal: 'operator' });
+  if (!ev) throw new Error(`the message into ${ctx} was not accepted`);
+  return within(rig.sup.outcomeOf(ev.id), 30_000, `the turn in ${ctx}`);
 }

@@ -110,6 +110,21 @@ describe('SqliteStore across reopening', () => {
     assert.deepEqual(store.memoryGet('a', 60), { key: 'a', value: [1], expires: null, updated: 1 });
     store.close();
   });
+
+  it('keeps budget counters across reopening, one row per scope and window', () => {
+    const dir = freshDir();
+    let store = new SqliteStore(dir);
+    const hour = { scope: 'instance', window: 'hour', index: 475_000, tokens: 1200, requests: 3 };
+    store.saveBudgetCounters([hour, { scope: 'instance', window: 'lifetime', index: 0, tokens: 5000, requests: 0 }]);
+    store.saveBudgetCounters([{ ...hour, tokens: 1500, requests: 4 }]);
+    store.close();
+    store = new SqliteStore(dir);
+    assert.deepEqual(store.loadBudgetCounters(), [
+      { ...hour, tokens: 1500, requests: 4 },
+      { scope: 'instance', window: 'lifetime', index: 0, tokens: 5000, requests: 0 },
+    ]);
+    store.close();
+  });
 });
 
 describe('SqliteStore refusing bad files', () => {

@@ -104,6 +104,7 @@ describe('SqliteStore schema upgrade from version 1', () => {
     const meta = readMeta(dir);
     assert.equal(meta.version, SCHEMA_VERSION);
     assert.ok(meta.tables.includes('tasks'));
+    assert.ok(meta.tables.includes('budget_counters'));
     assert.ok(meta.tables.includes('conversation_controls'));
   });
 

@@ -25,6 +25,13 @@ export function describeStoreBehaviour(name: string, open: () => Store): void {
       assert.equal(store.nextSequence('other'), 1);
     });
 
+    it('saves budget counters, replacing by scope and window', () => {
+      const row = { scope: 'conversation:c1', window: 'day@00:00', index: 19_700, tokens: 10, requests: 1 };
+      store.saveBudgetCounters([row]);
+      store.saveBudgetCounters([{ ...row, tokens: 25 }]);
+      assert.deepEqual(store.loadBudgetCounters(), [{ ...row, tokens: 25 }]);
+    });
+
     it('reports a generation of at least 1', () => {
       assert.ok(store.generation >= 1);
     });

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { TurnResult } from '../../../src/protocol/frames.js';
-import { failedResult, planFold } from '../../../src/supervisor/fold.js';
+import { failedResult, planFold, planNotRun } from '../../../src/supervisor/fold.js';
 
 const base: TurnResult = {
   status: 'completed',
@@ -42,5 +42,20 @@ describe('failedResult', () => {
     assert.equal(r.status, 'failed');
     assert.deepEqual(r.messages, []);
     assert.equal(planFold(r, 1).append.length, 1);
+  });
+});
+
+describe('planNotRun', () => {
+  it('notes "turn not run" and is refused only when the reason says so', () => {
+    const refused = planNotRun('refused: budget exhausted (instance hour window)', 9);
+    assert.deepEqual(refused.append, [
+      { role: 'note', text: 'turn not run: refused: budget exhausted (instance hour window)', ts: 9 },
+    ]);
+    assert.deepEqual(refused.outcome, {
+      status: 'refused',
+      reply: '',
+      error: 'budget: refused: budget exhausted (instance hour window)',
+    });
+    assert.equal(planNotRun('lifetime token budget exhausted (instance)', 9).outcome.status, 'exhausted_tokens');
   });
 });

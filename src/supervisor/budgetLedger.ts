@@ -1,0 +1,196 @@
+// The budget governor wired to the store (reference §10, §15): which scopes a turn answers to, their durable
+// counters, dispatch and per-call admission, settling, charging. Arithmetic lives in budget/governor.ts.
+import { principalId } from '../a2a/principals.js';
+import {
+  type Admission,
+  admit,
+  charge,
+  newScope,
+  type Reservation,
+  release,
+  reserve,
+  type ScopeState,
+  settle,
+  windowKey,
+} from '../budget/governor.js';
+import type { BudgetConfig, Config } from '../config/types.js';
+import { ROOT_CONVERSATION } from '../context/conversation.js';
+import { describeError } from '../errors.js';
+import { specForRef } from '../intel/models.js';
+import type { Logger } from '../obs/log.js';
+import type { Usage } from '../protocol/messages.js';
+import type { BudgetCounter, Store } from '../store/store.js';
+
+const LIFETIME = 'lifetime';
+/** Bounds of the wait a per-call `budget_grant` asks for (reference §10.3). */
+const CALL_WAIT_MIN_MS = 100;
+const CALL_WAIT_MAX_MS = 60_000;
+
+export interface LedgerDeps {
+  config: Readonly<Config>;
+  store: Store;
+  log: Logger;
+  now(): number;
+}
+
+/** A per-call `budget_grant`'s fields. */
+export interface CallGrant {
+  ok: boolean;
+  wait_ms: number;
+  model?: string;
+  reason?: string;
+}
+
+export function usageTokens(usage: Usage): number {
+  return usage.input_tokens + usage.output_tokens;
+}
+
+export class BudgetLedger {
+  private readonly scopes = new Map<string, ScopeState>();
+  private readonly dirty = new Set<string>();
+  /** Stored counters by `scope\nwindow`, read once at start and consulted as scopes come into use. */
+  private stored = new Map<string, BudgetCounter>();
+
+  constructor(private readonly deps: LedgerDeps) {}
+
+  /** True when any budget is configured: turns then ask before every model call. */
+  get active(): boolean {
+    const { config } = this.deps;
+    return (
+      config.intelligence.budget !== null ||
+      config.agent.conversation_budget !== null ||
+      config.a2a.principals.some((p) => p.quotas !== undefined)
+    );
+  }
+
+  /** Reads the durable counters (start-up). */
+  load(): void {
+    if (!this.active) return;
+    this.stored = new Map(this.deps.store.loadBudgetCounters().map((c) => [`${c.scope}\n${c.window}`, c]));
+  }
+
+  /** The scopes a turn in `ctx` for `principal` answers to, in check order: principal, conversation, instance. */
+  scopesFor(ctx: string, principal: string | null): ScopeState[] {
+    const { config } = this.deps;
+    const scopes: ScopeState[] = [];
+    const quota = config.a2a.principals.find((p) => principalId(p) === principal)?.quotas?.budget;
+    if (quota && principal !== null) scopes.push(this.scope(`principal:${principal}`, quota));
+    const conversation = config.agent.conversation_budget;
+    if (conversation !== null && ctx !== ROOT_CONVERSATION)
+      scopes.push(this.scope(`conversation:${ctx}`, conversation));
+    if (config.intelligence.budget !== null) scopes.push(this.scope('instance', config.intelligence.budget));
+    return scopes;
+  }
+
+  /** Dispatch admission: an `ok` reserves the estimate and returns the reservation. */
+  admitDispatch(
+    ctx: string,
+    principal: string | null,
+    estimate: number,
+  ): { admission: Admission; reservation: Reservation | null } {
+    const scopes = this.scopesFor(ctx, principal);
+    const now = this.deps.now();
+    const admission = admit(scopes, estimate, now);
+    if (admission.kind !== 'ok' || scopes.length === 0) return { admission, reservation: null };
+    this.touch(scopes);
+    return { admission, reservation: reserve(scopes, estimate, now) };
+  }
+
+  /**
+   * Per-call admission (reference §10.3): checked against the turn's scopes, not counting the turn's own dispatch
+   * reservation, and released at once (nothing is reserved by a call).
+   */
+  admitCall(ctx: string, principal: string | null, estimate: number, own: Reservation | null): CallGrant {
+    const now = this.deps.now();
+    const admission = admit(this.scopesFor(ctx, principal), estimate, now, own ?? undefined);
+    switch (admission.kind) {
+      case 'ok':
+        // The worker swaps in a wire model id; a degrade names an alias or a wire id.
+        return admission.model === undefined
+          ? { ok: true, wait_ms: 0 }
+          : { ok: true, wait_ms: 0, model: specForRef(this.deps.config, admission.model).model };
+      case 'wait': {
+        const ms = Math.min(CALL_WAIT_MAX_MS, Math.max(CALL_WAIT_MIN_MS, admission.untilMs - now));
+        return { ok: false, wait_ms: ms };
+      }
+      default:
+        return { ok: false, wait_ms: 0, reason: admission.reason };
+    }
+  }
+
+  /** A dispatched turn ended: its reservation settles with what it spent. */
+  settle(r: Reservation, usage: Usage): void {
+    const scopes = this.reserved(r);
+    settle(scopes, r, usageTokens(usage), this.deps.now());
+    this.touch(scopes);
+  }
+
+  /** A reservation whose turn never ran. */
+  release(r: Reservation): void {
+    const scopes = this.reserved(r);
+    release(scopes, r, this.deps.now());
+    this.touch(scopes);
+  }
+
+  /** Spend without a reservation (think children, compaction), to the scopes of the conversation it ran for. */
+  charge(ctx: string, principal: string | null, usage: Usage): void {
+    const scopes = this.scopesFor(ctx, principal);
+    charge(scopes, usageTokens(usage), this.deps.now());
+    this.touch(scopes);
+  }
+
+  /** Writes every changed scope's counters; on failure they stay dirty and the next checkpoint retries. */
+  flush(): void {
+    if (this.dirty.size === 0) return;
+    const rows = [...this.dirty].flatMap((name) => {
+      const scope = this.scopes.get(name);
+      return scope ? counterRows(scope) : [];
+    });
+    try {
+      this.deps.store.saveBudgetCounters(rows);
+      this.dirty.clear();
+    } catch (err) {
+      this.deps.log.error('store.checkpoint.fail', { err: `budget counters: ${describeError(err)}` });
+    }
+  }
+
+  /** The scope's state, created (with its stored counters) on first use. */
+  private scope(name: string, policy: Readonly<BudgetConfig>): ScopeState {
+    let scope = this.scopes.get(name);
+    if (scope === undefined) {
+      scope = this.restored(name, policy);
+      this.scopes.set(name, scope);
+    }
+    return scope;
+  }
+
+  private restored(name: string, policy: Readonly<BudgetConfig>): ScopeState {
+    const scope = newScope(name, policy, this.deps.now());
+    policy.windows.forEach((w, i) => {
+      const row = this.stored.get(`${name}\n${windowKey(w)}`);
+      const counter = scope.windows[i];
+      // A stored bucket counts only while it is still the current one (the window survives a restart inside it).
+      if (row && counter && row.index === counter.index)
+        Object.assign(counter, { tokens: row.tokens, requests: row.requests });
+    });
+    scope.lifetime = this.stored.get(`${name}\n${LIFETIME}`)?.tokens ?? 0;
+    return scope;
+  }
+
+  private reserved(r: Reservation): ScopeState[] {
+    return r.marks.map((m) => this.scopes.get(m.scope)).filter((s) => s !== undefined);
+  }
+
+  private touch(scopes: readonly ScopeState[]): void {
+    for (const s of scopes) this.dirty.add(s.name);
+  }
+}
+
+function counterRows(scope: ScopeState): BudgetCounter[] {
+  const rows = scope.policy.windows.map((w, i) => {
+    const c = scope.windows[i] ?? { index: 0, tokens: 0, requests: 0 };
+    return { scope: scope.name, window: windowKey(w), index: c.index, tokens: c.tokens, requests: c.requests };
+  });
+  rows.push({ scope: scope.name, window: LIFETIME, index: 0, tokens: scope.lifetime, requests: 0 });
+  return rows;
+}

@@ -1,0 +1,90 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { silentLogger } from '../../../src/obs/log.js';
+import { MemoryStore } from '../../../src/store/memoryStore.js';
+import { BudgetLedger } from '../../../src/supervisor/budgetLedger.js';
+import { compileIn, tempDir, writeConfig } from '../config/configFiles.js';
+
+const NOW = Date.UTC(2024, 0, 3, 12, 0, 0);
+
+function config(yaml: string) {
+  const dir = tempDir();
+  return compileIn(dir, { files: [writeConfig(dir, 'a.yaml', yaml)] });
+}
+
+const YAML = [
+  'intelligence:',
+  '  budget: {windows: [{per: hour, tokens: 10000}]}',
+  'agent:',
+  '  conversation_budget: {windows: [{per: day, tokens: 5000}], on_exhausted: refuse}',
+  'a2a:',
+  '  principals:',
+  '    - {id: bob, role: user, match: {any: true}, quotas: {budget: {lifetime_tokens: 2000}}}',
+].join('\n');
+
+describe('BudgetLedger', () => {
+  it('checks the principal, then the conversation, then the instance; root has no conversation scope', () => {
+    const ledger = new BudgetLedger({
+      config: config(YAML),
+      store: new MemoryStore(),
+      log: silentLogger,
+      now: () => NOW,
+    });
+    assert.equal(ledger.active, true);
+    assert.deepEqual(
+      ledger.scopesFor('c1', 'user:bob').map((s) => s.name),
+      ['principal:user:bob', 'conversation:c1', 'instance'],
+    );
+    assert.deepEqual(
+      ledger.scopesFor('root', 'operator').map((s) => s.name),
+      ['instance'],
+    );
+    assert.equal(ledger.admitDispatch('c1', 'user:bob', 2500).admission.kind, 'fail', 'the lifetime quota fails');
+    assert.equal(ledger.admitDispatch('c1', 'operator', 6000).admission.kind, 'refuse', 'the conversation refuses');
+  });
+
+  it('restores counters of the current bucket from the store and ignores an older bucket', () => {
+    const store = new MemoryStore();
+    const cfg = config('intelligence:\n  budget: {windows: [{per: hour, tokens: 10000}], lifetime_tokens: 50000}\n');
+    const first = new BudgetLedger({ config: cfg, store, log: silentLogger, now: () => NOW });
+    first.load();
+    first.charge('c1', null, { input_tokens: 3000, output_tokens: 500 });
+    first.flush();
+    const again = new BudgetLedger({ config: cfg, store, log: silentLogger, now: () => NOW + 60_000 });
+    again.load();
+    const scope = again.scopesFor('c1', null)[0];
+    assert.equal(scope?.windows[0]?.tokens, 3500);
+    assert.equal(scope?.lifetime, 3500);
+    const nextHour = new BudgetLedger({ config: cfg, store, log: silentLogger, now: () => NOW + 3_600_000 });
+    nextHour.load();
+    const later = nextHour.scopesFor('c1', null)[0];
+    assert.equal(later?.windows[0]?.tokens, 0, 'a new bucket starts empty');
+    assert.equal(later?.lifetime, 3500, 'the lifetime count carries on');
+  });
+
+  it('per-call grants: ok, a clamped wait, or the reason', () => {
+    const cfg = config('intelligence:\n  budget: {windows: [{per: second, tokens: 1000}]}\n');
+    const ledger = new BudgetLedger({ config: cfg, store: new MemoryStore(), log: silentLogger, now: () => NOW + 10 });
+    assert.deepEqual(ledger.admitCall('c1', null, 500, null), { ok: true, wait_ms: 0 });
+    assert.deepEqual(ledger.admitCall('c1', null, 5000, null), { ok: false, wait_ms: 990 });
+    const failing = config('intelligence:\n  budget: {lifetime_tokens: 10}\n');
+    const strict = new BudgetLedger({ config: failing, store: new MemoryStore(), log: silentLogger, now: () => NOW });
+    assert.deepEqual(strict.admitCall('c1', null, 50, null), {
+      ok: false,
+      wait_ms: 0,
+      reason: 'lifetime token budget exhausted (instance)',
+    });
+  });
+
+  it('a per-call degrade grants the wire id of the degrade alias', () => {
+    const cfg = config(
+      [
+        'intelligence:',
+        '  models: {small: {model: wire-small}}',
+        '  budget: {lifetime_tokens: 100, windows: [{per: hour, tokens: 10}], on_exhausted: degrade, degrade: {model: small}}',
+      ].join('\n'),
+    );
+    const ledger = new BudgetLedger({ config: cfg, store: new MemoryStore(), log: silentLogger, now: () => NOW });
+    assert.deepEqual(ledger.admitCall('c1', null, 50, null), { ok: true, wait_ms: 0, model: 'wire-small' });
+  });
+});
