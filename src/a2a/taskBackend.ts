@@ -116,7 +116,7 @@ export class TaskBackend implements A2aBackend, TaskHooks {
   /** Leaves a durable `[note]` in the conversation for its next turn. */
   private noteIn(principal: Principal, conversation: string, note: string): void {
     try {
-      this.supervisor().note(conversation, principal.id, note);
+      this.supervisor().steering.noteFor(conversation, principal.id, note);
     } catch (err) {
       if (err instanceof BackendError) throw err;
       throw new BackendError('invalid_params', describeError(err));

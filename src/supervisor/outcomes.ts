@@ -1,7 +1,7 @@
 // Who is waiting for which inbox event's outcome, and folds whose commit the store has not taken yet.
 // A waiter hears an outcome only once it is durable (or when the event is abandoned and will replay).
 import type { TurnResult } from '../protocol/frames.js';
-import type { InboxOutcome } from '../store/store.js';
+import type { InboxOutcome, Store } from '../store/store.js';
 
 /** What a waiter hears when a drain stopped its turn (or it never started): the message replays next start. */
 export const ABANDONED: InboxOutcome = {
@@ -14,6 +14,25 @@ export class Outcomes {
   private readonly waiters = new Map<string, Array<(o: InboxOutcome) => void>>();
   /** Folds whose commit failed, by inbox id: retried every reactor step until the store takes them. */
   readonly uncommitted = new Map<string, { ctx: string; outcome: InboxOutcome; result?: TurnResult }>();
+
+  /**
+   * Resolves with the event's outcome once its turn has folded back (at once when the store has it). An unknown
+   * event, or one a drain abandoned, resolves with a `failed` / `cancelled` outcome that says so.
+   */
+  of(
+    eventId: string,
+    at: { known: boolean; store: Pick<Store, 'findInbox'>; draining: boolean },
+  ): Promise<InboxOutcome> {
+    if (!at.known) {
+      const record = at.store.findInbox(eventId);
+      if (record === null) {
+        return Promise.resolve({ status: 'failed', reply: '', error: `unknown inbox event ${eventId}` });
+      }
+      if (record.status === 'done') return Promise.resolve(record.outcome ?? { status: 'completed', reply: '' });
+      if (at.draining) return Promise.resolve(ABANDONED);
+    }
+    return this.wait(eventId);
+  }
 
   wait(eventId: string): Promise<InboxOutcome> {
     return new Promise((resolve) => {

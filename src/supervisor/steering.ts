@@ -211,6 +211,13 @@ export class Steering {
     this.deps.accept({ context_id: action.ctx, text: action.text, principal: owner, msg_depth: depth });
   }
 
+  /** A note on behalf of `principal` (an A2A caller): refused (throws) where that principal may not write. */
+  noteFor(ctx: string, principal: string | null, text: string): void {
+    const owner = this.deps.conversations.get(ctx)?.principal ?? null;
+    if (ownershipRefusal(owner, principal)) throw new Error('this conversation is not available');
+    this.note(ctx, text, principal);
+  }
+
   /**
    * Leaves a `[note]` for the conversation's next turn, durably. While a turn of it runs, the note waits in its
    * controls and joins the transcript after that turn's messages (never in the middle of them).

@@ -26,7 +26,7 @@ import { DROPPED_CONTINUATION, Steering, type SteeringDeps } from './steering.js
 import type { SupervisorOptions } from './supervisorOptions.js';
 import type { TaskHooks } from './taskHooks.js';
 import { ThinkChildren, type ThinkJob } from './thinkChildren.js';
-import { buildToolHost, type HostCapabilities } from './toolHost.js';
+import { buildToolHost, hostCapabilities } from './toolHost.js';
 import { serveToolRequest, unparkAll } from './toolRequests.js';
 import { TurnLauncher } from './turnLaunch.js';
 import { TurnQueue } from './turnQueue.js';
@@ -110,6 +110,14 @@ export class Supervisor {
       folds: this.folds,
       turns: this.turns,
       snapshot: (job, conv) => this.staging.payload(job, conv, ''),
+      stage: (job, conv) => {
+        if (!this.staging.wants(job, conv)) return false;
+        this.staging.start(job, conv);
+        return true;
+      },
+      steering: this.steering,
+      messageWaiting: (ctx) => this.queue.jobs.some((j) => j.ctx === ctx && j.event.payload.origin !== 'goal'),
+      wake,
       budget: this.spending.budget,
       waits: this.spending.waits,
       requeue,
@@ -157,15 +165,12 @@ export class Supervisor {
 
   private steeringDeps(): SteeringDeps {
     return {
-      config: this.config,
-      log: this.log,
-      now: this.now,
-      conversations: this.conversations,
+      ...{ config: this.config, log: this.log, now: this.now, conversations: this.conversations },
       accept: (input) => this.accept(input),
       pending: (ctx) => ({
         // A message in staging (preflight, knowledge) is still waiting: it goes before a continuation.
         queued: this.queue.jobs.some((j) => j.ctx === ctx) || this.staging.busyContexts().includes(ctx),
-        live: this.turns.busyContexts().includes(ctx),
+        live: this.turns.unfoldedContexts().includes(ctx),
       }),
       paused: () => this.paused,
       draining: () => this.draining,
@@ -207,16 +212,7 @@ export class Supervisor {
    * event, or one a drain abandoned, resolves with a `failed` / `cancelled` outcome that says so.
    */
   outcomeOf(eventId: string): Promise<InboxOutcome> {
-    if (!this.queue.has(eventId)) {
-      const record = this.store.findInbox(eventId);
-      if (record === null)
-        return Promise.resolve({ status: 'failed', reply: '', error: `unknown inbox event ${eventId}` });
-      if (record.status === 'done') {
-        return Promise.resolve(record.outcome ?? { status: 'completed', reply: '' });
-      }
-      if (this.draining) return Promise.resolve(ABANDONED);
-    }
-    return this.outcomes.wait(eventId);
+    return this.outcomes.of(eventId, { known: this.queue.has(eventId), store: this.store, draining: this.draining });
   }
 
   /** True when nothing is running and nothing queued can start (empty queue, paused, or draining). */
@@ -256,17 +252,6 @@ export class Supervisor {
     this.scheduleTick();
   }
 
-  /**
-   * Leaves a `[note]` in a conversation, durably, for its next turn to read (wake notes). Refused (throws) when
-   * `principal` may not write there.
-   */
-  note(ctx: string, principal: string | null, text: string): void {
-    const owner = this.conversations.get(ctx)?.principal ?? null;
-    const refusal = ownershipRefusal(owner, principal);
-    if (refusal) throw new Error('this conversation is not available');
-    this.steering.note(ctx, text, principal);
-  }
-
   /** Process ids of the spare workers kept warm. */
   get warmWorkerPids(): number[] {
     return this.pool.sparePids;
@@ -274,15 +259,13 @@ export class Supervisor {
 
   /** A snapshot of the instance (the `status` tool and the operator command). */
   status(): Record<string, unknown> {
-    return {
-      instance: this.config.agent.name,
-      generation: this.store.generation,
+    const { paused, draining } = this;
+    const counts = {
       conversations: this.conversations.size,
       running_turns: this.turns.size,
       queued: this.queue.length,
-      paused: this.paused,
-      draining: this.draining,
     };
+    return { instance: this.config.agent.name, generation: this.store.generation, ...counts, paused, draining };
   }
 
   /** Cancels the turn answering inbox event `eventId`: a running one is cancelled, a queued one never starts. */
@@ -326,29 +309,6 @@ export class Supervisor {
     return { abandoned, queued: this.queue.length };
   }
 
-  /** The capabilities internal tools reach through (think children, delivery, status, watches). */
-  private capabilities(): HostCapabilities {
-    return {
-      config: this.config,
-      store: this.store,
-      log: this.log,
-      now: this.now,
-      conversation: (id) => this.conversations.open(id, null),
-      markDirty: (id) => this.conversations.markDirty(id),
-      accept: (input) => this.accept(input),
-      think: (job) => this.thinks.run(job),
-      skills: this.staging.skillHost((id) => this.conversations.open(id, null)),
-      compact: (ctx, req) => this.compactor.compact(ctx, req),
-      watch: (check) => {
-        this.watchers.add(check);
-        return () => this.watchers.delete(check);
-      },
-      ...(this.opts.tasks ? { tasks: this.opts.tasks } : {}),
-      steering: this.steering,
-      status: () => this.status(),
-    };
-  }
-
   /** A worker's progress: coarse activity, or a body / tool-card event for the task's live feed. */
   private progress(turn: LiveTurn, event: string, fields: Record<string, unknown>): void {
     publishProgress({ board: this.activity, log: this.log, tasks: this.opts.tasks }, turn, event, fields, this.now());
@@ -360,7 +320,16 @@ export class Supervisor {
         this.progress(t, event, fields),
       log: this.log,
       now: this.now,
-      host: buildToolHost(this.capabilities(), turn),
+      host: buildToolHost(
+        hostCapabilities({
+          ...{ config: this.config, store: this.store, log: this.log, now: this.now, tasks: this.opts.tasks },
+          ...{ conversations: this.conversations, thinks: this.thinks, staging: this.staging },
+          ...{ compactor: this.compactor, steering: this.steering, watchers: this.watchers },
+          accept: (input) => this.accept(input),
+          status: () => this.status(),
+        }),
+        turn,
+      ),
       tools: this.opts.tools,
       config: this.config,
       ...(this.opts.tasks ? { tasks: this.opts.tasks } : {}),
@@ -403,37 +372,11 @@ export class Supervisor {
     const gate = { liveTurns: this.turns.size, busy, paused: this.paused, draining: this.draining };
     const picks = nextDispatchable(this.queue.jobs, gate, this.config.agent.max_parallel_turns);
     const jobs = this.queue.take(picks);
-    for (const job of jobs) this.dispatch(job);
+    for (const job of jobs) this.launcher.dispatch(job);
     if (jobs.length > 0) setImmediate(() => this.pool.fill());
     this.checkpoint();
     for (const watcher of [...this.watchers]) watcher();
     for (const w of this.changeWaiters.splice(0)) w();
-  }
-
-  /** Checks ownership and appends the message (once), then stages the job or starts its turn. */
-  private dispatch(job: TurnJob): void {
-    const conv = this.conversations.open(job.ctx, job.principal);
-    const refusal = ownershipRefusal(conv.principal, job.principal);
-    if (refusal) {
-      this.log.warn('turn.refused.not_owner', { ctx: job.ctx, principal: job.principal, reason: refusal });
-      this.folds.finish(job, conv, failedResult('this conversation is not available', 'refused'));
-      return;
-    }
-    const waiting = this.queue.jobs.some((j) => j.ctx === job.ctx && j.event.payload.origin !== 'goal');
-    const stale = this.steering.staleContinuation(job, waiting);
-    if (stale) {
-      this.log.info('goal.continuation.dropped', { ctx: job.ctx, inbox_event: job.event.id, reason: stale });
-      this.folds.finish(job, conv, failedResult(`${DROPPED_CONTINUATION}: ${stale}`, 'cancelled'));
-      return;
-    }
-    this.steering.flushNotes(conv);
-    if (!hasUserMessageForEvent(conv, job.event.id)) {
-      const user = { role: 'user' as const, text: job.text, event: job.event.id, ts: this.now() };
-      appendMessage(conv, job.principal ? { ...user, principal: job.principal } : user, this.now());
-      this.conversations.markDirty(conv.id);
-    }
-    if (this.staging.wants(job, conv)) this.staging.start(job, conv);
-    else this.launcher.start(job, conv);
   }
 
   private checkpoint(): void {
@@ -463,9 +406,10 @@ export class Supervisor {
 
   private registerGauges(): void {
     const m = this.metrics;
-    m.gauge('agentd_turns_queued', 'Turns waiting for the dispatch gate.', () => this.queue.length);
-    m.gauge('agentd_turns_running', 'Conversation turns running now.', () => this.turns.size);
-    m.gauge('agentd_inbox_pending', 'Accepted events not answered yet.', () => this.queue.length + this.turns.size);
+    const [queued, running] = [() => this.queue.length, () => this.turns.size];
+    m.gauge('agentd_turns_queued', 'Turns waiting for the dispatch gate.', queued);
+    m.gauge('agentd_turns_running', 'Conversation turns running now.', running);
+    m.gauge('agentd_inbox_pending', 'Accepted events not answered yet.', () => queued() + running());
   }
 
   private killPoint(name: string): void {

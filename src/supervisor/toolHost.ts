@@ -6,12 +6,14 @@ import type { Conversation, InboxEvent, Store } from '../store/store.js';
 import { newUlid } from '../store/ulid.js';
 import type { InternalToolHost, ToolResult } from '../tools/internalTools.js';
 import type { SkillHost, SteeringHost } from '../tools/toolOutcome.js';
-import type { CompactReport, CompactRequest } from './compactor.js';
+import type { Compactor, CompactReport, CompactRequest } from './compactor.js';
+import type { ConversationBook } from './conversationBook.js';
 import type { AcceptInput } from './inbox.js';
 import type { LiveTurn } from './liveTurn.js';
+import type { Staging } from './staging.js';
 import type { Steering } from './steering.js';
 import type { TaskHooks } from './taskHooks.js';
-import type { ThinkJob } from './thinkChildren.js';
+import type { ThinkChildren, ThinkJob } from './thinkChildren.js';
 
 /** What the supervisor lends to internal tools. */
 export interface HostCapabilities {
@@ -34,6 +36,49 @@ export interface HostCapabilities {
   steering?: Steering;
   /** skills.*; absent without skill sources. */
   skills?: SkillHost;
+}
+
+/** The supervisor's parts internal tools reach through. */
+export interface HostParts {
+  config: Readonly<Config>;
+  store: Store;
+  log: Logger;
+  now(): number;
+  tasks: TaskHooks | undefined;
+  conversations: ConversationBook;
+  thinks: ThinkChildren;
+  staging: Staging;
+  compactor: Compactor;
+  steering: Steering;
+  /** Checks re-run after every reactor step (await). */
+  watchers: Set<() => void>;
+  accept(input: AcceptInput): InboxEvent | null;
+  status(): Record<string, unknown>;
+}
+
+/** The capabilities internal tools reach through (think children, delivery, status, watches, skills, goals). */
+export function hostCapabilities(parts: HostParts): HostCapabilities {
+  const { conversations, watchers } = parts;
+  const skills = parts.staging.skillHost((id) => conversations.open(id, null));
+  return {
+    config: parts.config,
+    store: parts.store,
+    log: parts.log,
+    now: parts.now,
+    conversation: (id) => conversations.open(id, null),
+    markDirty: (id) => conversations.markDirty(id),
+    accept: parts.accept,
+    think: (job) => parts.thinks.run(job),
+    ...(skills ? { skills } : {}),
+    compact: (ctx, req) => parts.compactor.compact(ctx, req),
+    watch: (check) => {
+      watchers.add(check);
+      return () => watchers.delete(check);
+    },
+    ...(parts.tasks ? { tasks: parts.tasks } : {}),
+    steering: parts.steering,
+    status: parts.status,
+  };
 }
 
 /** goal.* and side.* as the turn's tools see them: refusals become strings, the judge dies with the turn. */

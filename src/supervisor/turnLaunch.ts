@@ -1,7 +1,8 @@
-// Starting a staged turn (reference §10.1): the snapshot, dispatch admission against the budget, the worker.
-// Any failure folds as a failed turn; a budget refusal folds as a turn not run.
+// Starting a queued turn (reference §10.1): ownership, the user message, staging, the snapshot, dispatch admission
+// against the budget, the worker. Any failure folds as a failed turn; a budget refusal folds as a turn not run.
 import type { Reservation } from '../budget/governor.js';
 import type { Config } from '../config/types.js';
+import { appendMessage, hasUserMessageForEvent } from '../context/conversation.js';
 import { estimateConversation, estimateText } from '../context/estimate.js';
 import { describeError } from '../errors.js';
 import { specForRef } from '../intel/models.js';
@@ -11,9 +12,10 @@ import type { Conversation, Store } from '../store/store.js';
 import type { BudgetLedger } from './budgetLedger.js';
 import type { BudgetWaits } from './budgetWaits.js';
 import type { ConversationBook } from './conversationBook.js';
-import type { TurnJob } from './dispatch.js';
+import { ownershipRefusal, type TurnJob } from './dispatch.js';
 import { failedResult } from './fold.js';
 import type { FoldBack } from './foldBack.js';
+import { DROPPED_CONTINUATION, type Steering } from './steering.js';
 import type { TurnWorkers } from './turnWorkers.js';
 
 /** Room the dispatch estimate leaves for the answer (reference §10.1). */
@@ -35,11 +37,44 @@ export interface LaunchDeps {
   requeue(job: TurnJob): void;
   /** A turn the budget refused (metrics). */
   onRefused(): void;
+  /** Takes the job into staging when it has anything to stage (preflight, knowledge, skills); false otherwise. */
+  stage(job: TurnJob, conv: Conversation): boolean;
+  steering: Steering;
+  /** A message (not a goal continuation) for `ctx` waits in the queue. */
+  messageWaiting(ctx: string): boolean;
+  /** Re-runs the gate (a job folded without a turn frees its conversation). */
+  wake(): void;
 }
 
 export class TurnLauncher {
   constructor(private readonly deps: LaunchDeps) {}
 
+  /** Checks ownership and appends the message (once), then stages the job or starts its turn. */
+  dispatch(job: TurnJob): void {
+    const { conversations, folds, log, now, steering } = this.deps;
+    const conv = conversations.open(job.ctx, job.principal);
+    const refusal = ownershipRefusal(conv.principal, job.principal);
+    if (refusal) {
+      log.warn('turn.refused.not_owner', { ctx: job.ctx, principal: job.principal, reason: refusal });
+      folds.finish(job, conv, failedResult('this conversation is not available', 'refused'));
+      this.deps.wake(); // the conversation's next message may start now
+      return;
+    }
+    const stale = steering.staleContinuation(job, this.deps.messageWaiting(job.ctx));
+    if (stale) {
+      log.info('goal.continuation.dropped', { ctx: job.ctx, inbox_event: job.event.id, reason: stale });
+      folds.finish(job, conv, failedResult(`${DROPPED_CONTINUATION}: ${stale}`, 'cancelled'));
+      this.deps.wake();
+      return;
+    }
+    steering.flushNotes(conv);
+    if (!hasUserMessageForEvent(conv, job.event.id)) {
+      const user = { role: 'user' as const, text: job.text, event: job.event.id, ts: now() };
+      appendMessage(conv, job.principal ? { ...user, principal: job.principal } : user, now());
+      conversations.markDirty(conv.id);
+    }
+    if (!this.deps.stage(job, conv)) this.start(job, conv);
+  }
   /** Builds the snapshot, admits it and starts a worker (ownership and the user message are already settled). */
   start(job: TurnJob, conv: Conversation): void {
     let payload: SpawnPayload;

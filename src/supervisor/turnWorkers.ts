@@ -53,6 +53,11 @@ export class TurnWorkers {
     return [...this.live.values()].map((t) => t.job.ctx);
   }
 
+  /** Conversations whose live turn has not folded back yet (its worker may still be exiting after). */
+  unfoldedContexts(): string[] {
+    return [...this.live.values()].filter((t) => !t.settled && !t.abandoned).map((t) => t.job.ctx);
+  }
+
   /** Starts a worker on `payload`; throws (with nothing left running) when the worker cannot be started. */
   start(job: TurnJob, payload: SpawnPayload): LiveTurn {
     const node = this.nextNode++;
