@@ -32,3 +32,36 @@ describe('TaskBackend.settled', () => {
     }
   });
 });
+
+describe('TaskBackend steering commands', () => {
+  it('mode and goal commands reach only the caller’s own conversations; goal.* is the operator’s', async () => {
+    const rig = await startRig({ turns: [{ content: 'ok' }] });
+    try {
+      const backend = new TaskBackend({
+        store: rig.store,
+        log: createLogger({ level: 'error', write: () => {} }),
+        now: Date.now,
+        drain: () => {},
+      });
+      backend.attach(rig.sup);
+      const BOB: Principal = { id: 'user:bob', role: 'user', grants: [] };
+      const OPERATOR: Principal = { id: 'operator', role: 'operator', grants: [] };
+      await backend.send(ALICE, { text: '', contextId: 'c1', command: { op: 'mode', args: { mode: 'plan' } } });
+      assert.equal(rig.sup.conversation('user:alice/c1')?.controls?.mode, 'plan', 'premise: alice steers her own');
+      // Bob naming alice's context id steers a conversation of his own; alice's is untouched.
+      await backend.send(BOB, { text: '', contextId: 'c1', command: { op: 'mode', args: { mode: 'execute' } } });
+      assert.equal(rig.sup.conversation('user:alice/c1')?.controls?.mode, 'plan');
+      assert.equal(rig.sup.conversation('user:bob/c1')?.controls?.mode ?? 'execute', 'execute');
+      await assert.rejects(
+        backend.send(BOB, { text: '', contextId: 'c1', command: { op: 'goal.set', args: { objective: 'x' } } }),
+        /for the operator/,
+      );
+      await assert.rejects(
+        backend.send(OPERATOR, { text: '', contextId: 'c2', command: { op: 'mode', args: { mode: 'later' } } }),
+        /mode: plan or execute/,
+      );
+    } finally {
+      await rig.close();
+    }
+  });
+});
