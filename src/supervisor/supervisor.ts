@@ -2,7 +2,6 @@
 // folds results back. The only writer of the store. It never calls the model for a turn.
 import type { Config } from '../config/types.js';
 import { appendMessage, hasUserMessageForEvent } from '../context/conversation.js';
-import { describeError } from '../errors.js';
 import type { Logger } from '../obs/log.js';
 import { Metrics } from '../obs/metrics.js';
 import type { TurnResult } from '../protocol/frames.js';
@@ -19,6 +18,7 @@ import { logTurnDone } from './foldEvents.js';
 import { type AcceptInput, inboxEvent } from './inbox.js';
 import type { LiveTurn } from './liveTurn.js';
 import { ABANDONED, Outcomes } from './outcomes.js';
+import { Reactor } from './reactor.js';
 import { Spending } from './spending.js';
 import { Staging } from './staging.js';
 import { statusText } from './statusView.js';
@@ -50,8 +50,6 @@ export class Supervisor {
   private readonly folds: FoldBack;
   /** Plan mode, goals, side tasks, and what a committed turn leads to. */
   readonly steering: Steering;
-  private readonly changeWaiters: Array<() => void> = [];
-  private readonly watchers = new Set<() => void>();
   private readonly activity = new ActivityBoard();
   private readonly staging: Staging;
   private readonly spending: Spending;
@@ -59,7 +57,7 @@ export class Supervisor {
   private readonly compactor: Compactor;
   readonly metrics: Metrics;
   private restored = false;
-  private tickScheduled = false;
+  private readonly reactor: Reactor;
   private draining = false;
   private paused = false;
 
@@ -70,7 +68,8 @@ export class Supervisor {
     this.log = opts.log;
     this.now = opts.now ?? Date.now;
     const base = { config: this.config, store: this.store, log: this.log, now: this.now };
-    const wake = (): void => this.scheduleTick();
+    this.reactor = new Reactor(() => this.tick(), this.log);
+    const wake = (): void => this.reactor.schedule();
     const requeue = (job: TurnJob): void => this.queue.reinsert(job);
     this.conversations = new ConversationBook(this.store, this.log, this.now);
     const { conversations, metrics } = this;
@@ -158,7 +157,7 @@ export class Supervisor {
         if (this.activity.remove(turn.node)) this.log.debug('activity.removed', { node: turn.node, ctx: turn.job.ctx });
         this.thinks.killChildrenOf(turn.node);
         if (turn.abandoned) this.outcomes.resolve(turn.job.event.id, ABANDONED);
-        this.scheduleTick();
+        this.reactor.schedule();
       },
     });
   }
@@ -189,7 +188,7 @@ export class Supervisor {
     this.log.info('restore.done', { generation, pending: pending.length, conversations: this.conversations.size });
     // A goal whose next continuation a crash or a drain lost picks up again (one already queued replays instead).
     this.steering.kickAll();
-    this.scheduleTick();
+    this.reactor.schedule();
     if (pending.length === 0) this.pool.fill();
     this.restored = true;
     return { generation, pending: pending.length };
@@ -203,7 +202,7 @@ export class Supervisor {
     this.killPoint('inbox.after_put');
     this.log.info('inbox.accepted', { inbox_event: event.id, kind: event.kind, ctx: input.context_id });
     this.queue.enqueue(event);
-    this.scheduleTick();
+    this.reactor.schedule();
     return event;
   }
 
@@ -229,7 +228,7 @@ export class Supervisor {
 
   /** Resolves once the supervisor is idle. */
   async whenIdle(): Promise<void> {
-    while (!this.idle) await this.nextTick();
+    await this.reactor.until(() => this.idle);
   }
 
   /** A read-only view of a conversation (tests, embedding, status). */
@@ -249,7 +248,7 @@ export class Supervisor {
     this.paused = false;
     this.log.info('agent.resumed', { queued: this.queue.length });
     this.steering.kickAll();
-    this.scheduleTick();
+    this.reactor.schedule();
   }
 
   /** Process ids of the spare workers kept warm. */
@@ -324,7 +323,7 @@ export class Supervisor {
         hostCapabilities({
           ...{ config: this.config, store: this.store, log: this.log, now: this.now, tasks: this.opts.tasks },
           ...{ conversations: this.conversations, thinks: this.thinks, staging: this.staging },
-          ...{ compactor: this.compactor, steering: this.steering, watchers: this.watchers },
+          ...{ compactor: this.compactor, steering: this.steering, watchers: this.reactor.watchers },
           accept: (input) => this.accept(input),
           status: () => this.status(),
         }),
@@ -336,31 +335,13 @@ export class Supervisor {
     };
   }
 
-  private async untilNoLiveWork(): Promise<void> {
-    while (this.turns.size > 0 || this.thinks.busyContexts().length > 0 || this.staging.size > 0) {
-      await this.nextTick();
-    }
+  private untilNoLiveWork(): Promise<void> {
+    return this.reactor.until(
+      () => this.turns.size === 0 && this.thinks.busyContexts().length === 0 && this.staging.size === 0,
+    );
   }
 
-  /** Resolves after the next reactor step (every state change schedules one). */
-  private nextTick(): Promise<void> {
-    return new Promise((resolve) => this.changeWaiters.push(resolve));
-  }
-
-  private scheduleTick(): void {
-    if (this.tickScheduled) return;
-    this.tickScheduled = true;
-    queueMicrotask(() => {
-      this.tickScheduled = false;
-      try {
-        this.tick();
-      } catch (err) {
-        this.log.error('loop.error', { err: `reactor tick: ${describeError(err)}` });
-      }
-    });
-  }
-
-  /** One reactor step: start what the gate allows, checkpoint, re-check watches, wake waiters. */
+  /** One reactor step: start what the gate allows and checkpoint (the reactor then re-checks watches). */
   private tick(): void {
     // A conversation in staging, or whose turn the budget deferred, stays blocked: no later message overtakes.
     const busy = new Set([
@@ -375,8 +356,6 @@ export class Supervisor {
     for (const job of jobs) this.launcher.dispatch(job);
     if (jobs.length > 0) setImmediate(() => this.pool.fill());
     this.checkpoint();
-    for (const watcher of [...this.watchers]) watcher();
-    for (const w of this.changeWaiters.splice(0)) w();
   }
 
   private checkpoint(): void {
