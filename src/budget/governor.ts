@@ -116,6 +116,12 @@ function checkScope(scope: ScopeState, estimate: number, now: number, own?: Rese
   }
   for (const [i, w] of policy.windows.entries()) {
     const c = scope.windows[i] as WindowCounter;
+    // Waiting for a reset cannot help a turn bigger than the whole window: it would wait forever.
+    const waits = policy.on_exhausted === 'wait' || policy.on_exhausted === 'slow';
+    if (waits && w.tokens !== null && estimate > w.tokens) {
+      const why = `an estimate of ${estimate} tokens exceeds its cap of ${w.tokens}`;
+      return { kind: 'fail', reason: `budget too small (${scope.name} ${w.per} window): ${why}` };
+    }
     const mine = ownShare(scope, i, own);
     const inFlight = c.reserved - mine.tokens;
     const nextReset = windowStart(w, c.index + 1);

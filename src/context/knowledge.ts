@@ -16,12 +16,14 @@ const field = (hit: Record<string, unknown>, key: string): string => {
   return typeof value === 'string' ? value : typeof value === 'number' ? String(value) : '';
 };
 
-/** `- [<title|untitled>](<uri|id|"">): <snippet>` on one line. */
+/** One line of retrieved text: whitespace runs (newlines too) collapse, so no hit can start a prompt section. */
+const oneLine = (text: string): string => text.replace(/\s+/g, ' ').trim();
+
+/** `- [<title|untitled>](<uri|id|"">): <snippet>` on one line; the link's own brackets cannot be closed early. */
 function hitLine(hit: Record<string, unknown>): string {
-  const title = field(hit, 'title').trim() || 'untitled';
-  const target = field(hit, 'uri').trim() || field(hit, 'id').trim();
-  const snippet = field(hit, 'snippet').replace(/\s+/g, ' ').trim();
-  return `- [${title}](${target}): ${snippet}`;
+  const title = oneLine(field(hit, 'title')).replace(/[[\]]/g, '') || 'untitled';
+  const target = oneLine(field(hit, 'uri') || field(hit, 'id')).replace(/[()\s]/g, '');
+  return `- [${title}](${target}): ${oneLine(field(hit, 'snippet'))}`;
 }
 
 /**

@@ -32,6 +32,12 @@ export class BudgetWaits {
     this.logged.delete(eventId);
   }
 
+  /** The waiting event was cancelled: its conversation is no longer held for it. */
+  forget(ctx: string, eventId: string): void {
+    this.logged.delete(eventId);
+    this.byCtx.delete(ctx);
+  }
+
   /** Conversations still waiting now (the dispatch gate treats them as busy); ended waits are dropped. */
   blocked(): string[] {
     const now = this.deps.now();

@@ -43,6 +43,8 @@ export async function runPreflight(
   job: TurnJob,
   conv: Conversation,
   turnId: string,
+  /** False once the message was cancelled: its verdict then has no effect at all. */
+  live: () => boolean = () => true,
 ): Promise<PreflightOutcome> {
   const { config, log } = deps;
   const spec = specForJob(config, 'preflight');
@@ -70,6 +72,7 @@ export async function runPreflight(
       log.info('preflight.start', { ctx: job.ctx, inbox_event: job.event.id, worker_pid: pid, model: spec.model });
     },
   });
+  if (!live()) return NO_VERDICT;
   if (answer.is_error) {
     const err = String(answer.result);
     if (spawned) log.warn('preflight.failed', { ctx: job.ctx, status: 'failed', err });

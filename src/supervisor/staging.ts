@@ -36,6 +36,8 @@ export interface StagingDeps extends Omit<PreflightDeps, 'skills'> {
 export class Staging {
   /** Inbox event id → the job being staged. */
   private readonly staged = new Map<string, TurnJob>();
+  /** The preflight think child's turn id of each staged job that has one running. */
+  private readonly preflights = new Map<string, string>();
   private readonly deps: StagingDeps & { skills: SkillBook };
   private readonly launch: SnapshotDeps;
 
@@ -87,9 +89,9 @@ export class Staging {
         return false;
       })
       .then((answered) => {
+        this.preflights.delete(job.event.id);
         // Gone from `staged` means cancelled or abandoned meanwhile: its outcome is someone else's now.
-        if (!this.staged.delete(job.event.id)) return;
-        if (!answered) this.deps.requeue(job);
+        if (this.staged.delete(job.event.id) && !answered) this.deps.requeue(job);
         this.deps.wake();
       });
   }
@@ -98,6 +100,9 @@ export class Staging {
   take(eventId: string): TurnJob | undefined {
     const job = this.staged.get(eventId);
     this.staged.delete(eventId);
+    // Its preflight child dies now: the conversation is free, and the verdict could only leave stale effects.
+    const preflight = this.preflights.get(eventId);
+    if (preflight !== undefined) this.deps.thinks.killTurn(preflight);
     return job;
   }
 
@@ -126,7 +131,9 @@ export class Staging {
     }
     if (needsPreflight(job.text, conv.plan, config.agent.preflight)) {
       const turnId = `preflight-${this.deps.store.nextSequence('preflight')}`;
-      const outcome = await runPreflight(this.deps, job, conv, turnId);
+      this.preflights.set(job.event.id, turnId);
+      const outcome = await runPreflight(this.deps, job, conv, turnId, () => this.staged.has(job.event.id));
+      if (!this.staged.has(job.event.id)) return false;
       if (outcome.reply !== null) {
         if (this.staged.has(job.event.id)) this.deps.reply(job, conv, outcome.reply);
         return true;
@@ -134,6 +141,7 @@ export class Staging {
       prep.route = outcome.route;
     }
     prep.knowledge = await this.knowledge(job);
+    if (!this.staged.has(job.event.id)) return false;
     await skills.fetchMissing(conv);
     return false;
   }

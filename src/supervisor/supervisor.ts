@@ -271,7 +271,9 @@ export class Supervisor {
   cancelEvent(eventId: string, reason: string): void {
     const job = this.queue.takeEvent(eventId) ?? this.staging.take(eventId);
     if (job) {
+      this.spending.waits.forget(job.ctx, eventId);
       this.folds.finish(job, this.conversations.open(job.ctx, job.principal), failedResult(reason, 'cancelled'));
+      this.reactor.schedule(); // the conversation's next message may start now
       return;
     }
     this.turns.cancelEvent(eventId, reason);

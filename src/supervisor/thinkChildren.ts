@@ -113,6 +113,11 @@ export class ThinkChildren {
     return [...this.live].map((t) => t.job.ctx);
   }
 
+  /** Kills the think child running as `turnId` (a preflight whose message was cancelled). */
+  killTurn(turnId: string): void {
+    for (const entry of this.live) if (entry.job.turnId === turnId) entry.handle.kill();
+  }
+
   /** Kills the think children a finished turn started: nobody waits for their answer any more. */
   killChildrenOf(parentNode: number): void {
     for (const t of this.live) if (t.job.parentNode === parentNode) t.handle.kill();
@@ -125,6 +130,8 @@ export class ThinkChildren {
   private payload(job: ThinkJob): SpawnPayload {
     const { config } = this.deps;
     const limits = LIMITS[job.purpose];
+    // Preflight and compaction (reference §6.2, §16.3): temperature 0 and no per-turn token cap of their own.
+    const triage = job.purpose === 'compaction' || job.purpose === 'preflight';
     return {
       version: PROTOCOL_VERSION,
       intelligence: specForJob(config, job.purpose),
@@ -132,7 +139,7 @@ export class ThinkChildren {
       code_tools_module: null,
       limits: {
         max_steps: limits.max_steps,
-        max_tokens: job.purpose === 'compaction' ? 0 : config.limits.run.tokens,
+        max_tokens: triage ? 0 : config.limits.run.tokens,
         deadline_ms: limits.deadline_ms,
       },
       telemetry: telemetry(config, `${job.purpose === 'preflight' ? 'preflight' : 'think'}/${job.ctx}`),
@@ -148,7 +155,7 @@ export class ThinkChildren {
         budget_admission: false,
         idempotency_prefix: '',
         max_tokens_per_call: limits.tokens_per_call,
-        ...(job.purpose === 'compaction' ? { temperature: 0 } : {}),
+        ...(triage ? { temperature: 0 } : {}),
         turn_id: job.turnId,
       },
     };

@@ -106,6 +106,7 @@ export class TurnLauncher {
         log.warn('budget.refused', { ctx: job.ctx, inbox_event: job.event.id, reason: admission.reason });
         this.deps.onRefused();
         folds.notRun(job, conv, admission.reason);
+        this.deps.wake(); // the conversation's next message may start now
         return null;
       case 'ok':
         waits.done(job.event.id);
@@ -143,5 +144,6 @@ export class TurnLauncher {
     const message = describeError(err);
     this.deps.log.error('turn.spawn.fail', { ctx: job.ctx, inbox_event: job.event.id, err: message });
     this.deps.folds.finish(job, conv, failedResult(`could not start the turn: ${message}`));
+    this.deps.wake();
   }
 }

@@ -139,3 +139,20 @@ describe('admit', () => {
     assert.equal(admit([scope], 1_000, start + 9_000).kind, 'ok');
   });
 });
+
+describe('an estimate bigger than a whole window', () => {
+  it('fails at once under wait or slow instead of waiting for a reset that can never admit it', () => {
+    const waiting = admit([newScope('instance', budget(), NOW)], 12_000, NOW);
+    assert.equal(waiting.kind, 'fail');
+    assert.match(
+      waiting.kind === 'fail' ? waiting.reason : '',
+      /^budget too small \(instance minute window\): an estimate of 12000 tokens exceeds its cap of 10000$/,
+    );
+    const slow = admit([newScope('instance', budget({ on_exhausted: 'slow' }), NOW)], 12_000, NOW);
+    assert.equal(slow.kind, 'fail');
+    // The tactics that never wait keep their own answer.
+    const refusing = admit([newScope('instance', budget({ on_exhausted: 'refuse' }), NOW)], 12_000, NOW);
+    assert.ok(refusing.kind === 'refuse' && refusing.reason.startsWith('refused: budget exhausted'));
+    assert.equal(admit([newScope('instance', budget(), NOW)], 10_000, NOW).kind, 'ok', 'premise: a full window fits');
+  });
+});

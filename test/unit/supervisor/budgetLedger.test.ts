@@ -62,11 +62,19 @@ describe('BudgetLedger', () => {
     assert.equal(later?.lifetime, 3500, 'the lifetime count carries on');
   });
 
-  it('per-call grants: ok, a clamped wait, or the reason', () => {
+  it('per-call grants: ok, or the reason', () => {
     const cfg = config('intelligence:\n  budget: {windows: [{per: second, tokens: 1000}]}\n');
     const ledger = new BudgetLedger({ config: cfg, store: new MemoryStore(), log: silentLogger, now: () => NOW + 10 });
     assert.deepEqual(ledger.admitCall('c1', null, 500, null), { ok: true, wait_ms: 0 });
-    assert.deepEqual(ledger.admitCall('c1', null, 5000, null), { ok: false, wait_ms: 990 });
+    // A call bigger than the whole window can never be admitted by waiting: it gets the reason at once.
+    assert.deepEqual(ledger.admitCall('c1', null, 5000, null), {
+      ok: false,
+      wait_ms: 0,
+      reason: 'budget too small (instance second window): an estimate of 5000 tokens exceeds its cap of 1000',
+    });
+    // What fits the window but not what is left of it waits for the reset (clamped to at least 100 ms).
+    ledger.charge('c1', null, { input_tokens: 900, output_tokens: 0 });
+    assert.deepEqual(ledger.admitCall('c1', null, 500, null), { ok: false, wait_ms: 990 });
     const failing = config('intelligence:\n  budget: {lifetime_tokens: 10}\n');
     const strict = new BudgetLedger({ config: failing, store: new MemoryStore(), log: silentLogger, now: () => NOW });
     assert.deepEqual(strict.admitCall('c1', null, 50, null), {
