@@ -35,6 +35,8 @@ export interface ScopeState {
 export interface Reservation {
   estimate: number;
   marks: Array<{ scope: string; indices: number[] }>;
+  /** How much of the estimate real spend has already taken over (draw); absent = none. */
+  drawn?: number;
 }
 
 export type Admission =
@@ -206,8 +208,9 @@ function eachMarked(
 
 /** The turn finished: reserved −= estimate; the actual tokens count in the current buckets and the lifetime. */
 export function settle(scopes: readonly ScopeState[], r: Reservation, tokens: number, now: number): void {
+  const left = r.estimate - (r.drawn ?? 0);
   eachMarked(scopes, r, now, (c) => {
-    c.reserved = Math.max(0, c.reserved - r.estimate);
+    c.reserved = Math.max(0, c.reserved - left);
   });
   const reserved = scopes.filter((s) => r.marks.some((m) => m.scope === s.name));
   charge(reserved, tokens, now);
@@ -215,10 +218,28 @@ export function settle(scopes: readonly ScopeState[], r: Reservation, tokens: nu
 
 /** Nothing ran (a spawn failure, a per-call check): reserved −= estimate, requests −= 1. */
 export function release(scopes: readonly ScopeState[], r: Reservation, now: number): void {
+  const left = r.estimate - (r.drawn ?? 0);
   eachMarked(scopes, r, now, (c) => {
-    c.reserved = Math.max(0, c.reserved - r.estimate);
+    c.reserved = Math.max(0, c.reserved - left);
     c.requests = Math.max(0, c.requests - 1);
   });
+}
+
+/**
+ * Spend of a running turn as it happens: it is charged at once, and takes over as much of the turn's reservation
+ * (so the window never counts the same tokens twice); settle then releases only what is left.
+ */
+export function draw(scopes: readonly ScopeState[], r: Reservation, tokens: number, now: number): void {
+  const take = Math.max(0, Math.min(tokens, r.estimate - (r.drawn ?? 0)));
+  eachMarked(scopes, r, now, (c) => {
+    c.reserved = Math.max(0, c.reserved - take);
+  });
+  r.drawn = (r.drawn ?? 0) + take;
+  charge(
+    scopes.filter((s) => r.marks.some((m) => m.scope === s.name)),
+    tokens,
+    now,
+  );
 }
 
 /** Spend without a reservation (think children, compaction): tokens and lifetime grow in the current buckets. */

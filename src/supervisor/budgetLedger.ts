@@ -5,6 +5,7 @@ import {
   type Admission,
   admit,
   charge,
+  draw,
   newScope,
   type Reservation,
   release,
@@ -122,6 +123,13 @@ export class BudgetLedger {
   settle(r: Reservation, usage: Usage): void {
     const scopes = this.reserved(r);
     settle(scopes, r, usageTokens(usage), this.deps.now());
+    this.touch(scopes);
+  }
+
+  /** A running turn's spend as it arrives (a usage frame): charged now, drawn from its reservation. */
+  draw(r: Reservation, usage: Usage): void {
+    const scopes = this.reserved(r);
+    draw(scopes, r, usageTokens(usage), this.deps.now());
     this.touch(scopes);
   }
 

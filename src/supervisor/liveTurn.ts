@@ -25,6 +25,8 @@ export interface LiveTurn {
   usage: Usage;
   /** The dispatch reservation, until it settles; null without a budget. */
   reservation: Reservation | null;
+  /** What of `usage` already reached the budget windows (charged as each usage frame arrives). */
+  charged: Usage;
   parked: Map<number, NodeJS.Timeout>;
   timers: NodeJS.Timeout[];
   /** Run once when the turn's worker is gone (watches, pending approvals). */

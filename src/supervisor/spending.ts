@@ -36,17 +36,35 @@ export class Spending {
     return this.budget.admitCall(turn.job.ctx, turn.job.principal, estimate, turn.reservation);
   }
 
-  /** A usage frame's increment (metrics only: the budget settles once, at the end). */
-  turnUsage(spent: Usage): void {
+  /**
+   * A usage frame's increment reaches the windows at once, durably: a supervisor that dies mid-turn has still
+   * counted what the turn spent so far.
+   */
+  turnUsage(turn: LiveTurn, spent: Usage): void {
     this.count(spent, 'turn');
+    if (turn.reservation) this.budget.draw(turn.reservation, spent);
+    else this.budget.charge(turn.job.ctx, turn.job.principal, spent);
+    this.budget.flush();
+    turn.charged = addUsage(turn.charged, spent);
   }
 
-  /** The turn's dispatch reservation settles once, with what it spent; waiting turns may now fit. */
+  /**
+   * The turn's dispatch reservation settles once, with what its frames had not already charged; waiting turns
+   * may now fit. Called again (the worker is gone), it charges nothing twice.
+   */
   settleTurn(turn: LiveTurn, usage: Usage): void {
-    if (!turn.reservation) return;
-    this.budget.settle(turn.reservation, usage);
-    turn.reservation = null;
-    this.waits.clear();
+    const rest = {
+      input_tokens: Math.max(0, usage.input_tokens - turn.charged.input_tokens),
+      output_tokens: Math.max(0, usage.output_tokens - turn.charged.output_tokens),
+    };
+    turn.charged = addUsage(turn.charged, rest);
+    if (turn.reservation) {
+      this.budget.settle(turn.reservation, rest);
+      turn.reservation = null;
+      this.waits.clear();
+    } else if (rest.input_tokens + rest.output_tokens > 0) {
+      this.budget.charge(turn.job.ctx, turn.job.principal, rest);
+    }
   }
 
   /** A think child's spend, charged to the scopes of the conversation it ran for. */
@@ -59,4 +77,8 @@ export class Spending {
     this.deps.metrics.tokens.inc({ direction: 'in', kind }, usage.input_tokens);
     this.deps.metrics.tokens.inc({ direction: 'out', kind }, usage.output_tokens);
   }
+}
+
+function addUsage(a: Usage, b: Usage): Usage {
+  return { input_tokens: a.input_tokens + b.input_tokens, output_tokens: a.output_tokens + b.output_tokens };
 }

@@ -148,7 +148,7 @@ export class Supervisor {
       onProgress: (turn, event, fields) => this.progress(turn, event, fields),
       admit: (turn, frame) =>
         turn.handle.send({ type: 'budget_grant', id: frame.id, ...this.spending.grant(turn, frame.estimate) }),
-      onUsage: (_turn, spent) => this.spending.turnUsage(spent),
+      onUsage: (turn, spent) => this.spending.turnUsage(turn, spent),
       onSettled: (turn, result) => this.settle(turn, result),
       onGone: (turn) => {
         // A turn a drain abandoned is still charged what it reported (its event replays later).

@@ -79,6 +79,7 @@ export class TurnWorkers {
       abandoned: false,
       usage: { input_tokens: 0, output_tokens: 0 },
       reservation: null,
+      charged: { input_tokens: 0, output_tokens: 0 },
       parked: new Map(),
       timers: [],
       cleanups: [],

@@ -133,7 +133,7 @@ describe('budget admission', () => {
     }
   });
 
-  it('charges a killed worker what its usage frames reported', async () => {
+  it('charges usage as its frames arrive, durably; a killed worker keeps what it reported', async () => {
     const rig = await startRig(
       {
         turns: [{ content: 'unreached' }],
@@ -153,6 +153,8 @@ describe('budget admission', () => {
       const ev = rig.sup.accept({ context_id: 'c1', text: 'nap now', principal: OP });
       assert.ok(ev);
       await waitUntil(() => rig.named('tool.park').length > 0, 30_000, 'the turn parks in sleep');
+      // Already on disk while the turn still runs: a supervisor that died now would not lose this spend.
+      assert.equal(usedTokens(rig.store.loadBudgetCounters(), 'day@00:00'), 3100, 'charged as the frame arrived');
       const pid = Number(rig.named('turn.spawn')[0]?.worker_pid);
       assert.ok(pid > 0);
       process.kill(pid, 'SIGKILL');

@@ -3,6 +3,7 @@ import { describe, it } from 'node:test';
 import {
   admit,
   charge,
+  draw,
   newScope,
   release,
   reserve,
@@ -154,5 +155,20 @@ describe('an estimate bigger than a whole window', () => {
     const refusing = admit([newScope('instance', budget({ on_exhausted: 'refuse' }), NOW)], 12_000, NOW);
     assert.ok(refusing.kind === 'refuse' && refusing.reason.startsWith('refused: budget exhausted'));
     assert.equal(admit([newScope('instance', budget(), NOW)], 10_000, NOW).kind, 'ok', 'premise: a full window fits');
+  });
+});
+
+describe('draw', () => {
+  it('charges a running turn’s spend at once and takes it out of its reservation, so nothing counts twice', () => {
+    const scope = newScope('instance', budget(), NOW);
+    const r = reserve([scope], 4_000, NOW);
+    assert.equal(scope.windows[0]?.reserved, 4_000);
+    draw([scope], r, 1_000, NOW);
+    assert.deepEqual([scope.windows[0]?.reserved, scope.windows[0]?.tokens], [3_000, 1_000]);
+    draw([scope], r, 5_000, NOW);
+    assert.deepEqual([scope.windows[0]?.reserved, scope.windows[0]?.tokens], [0, 6_000], 'never below zero');
+    settle([scope], r, 200, NOW);
+    assert.deepEqual([scope.windows[0]?.reserved, scope.windows[0]?.tokens], [0, 6_200]);
+    assert.equal(scope.lifetime, 6_200);
   });
 });
