@@ -7,7 +7,7 @@ import { compileConfig } from '../src/config/compile.js';
 import { createLogger } from '../src/obs/log.js';
 import { openStore } from '../src/store/openStore.js';
 import { Supervisor } from '../src/supervisor/supervisor.js';
-import { ToolSurface } from '../src/supervisor/toolSurface.js';
+import { ToolSurface } from '../src/tools/surface.js';
 import { type Playbook, startScriptedModel } from '../test/doubles/scriptedModel.js';
 
 const TURNS = Number(process.env.BENCH_TURNS ?? 30);

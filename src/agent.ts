@@ -2,13 +2,14 @@
 // MCP servers, registers code tools and starts the supervisor; the Agent sends messages and waits for replies.
 import { compileConfig } from './config/compile.js';
 import type { Config, ConfigFlags } from './config/types.js';
+import type { InboxOutcome } from './domain/inbox.js';
 import { DaemonError } from './errors.js';
 import { createLogger, type Logger } from './obs/log.js';
 import { openStore } from './store/openStore.js';
-import type { InboxOutcome, Store } from './store/store.js';
+import type { Store } from './store/store.js';
 import { Supervisor } from './supervisor/supervisor.js';
-import { ToolSurface } from './supervisor/toolSurface.js';
 import { type CodeTool, loadCodeTools, moduleSpecifier } from './tools/codeTools.js';
+import { ToolSurface } from './tools/surface.js';
 
 export interface CreateAgentOptions {
   /** Config sources, as the CLI has them: YAML files, an environment (default process.env), flags. */

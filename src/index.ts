@@ -4,13 +4,15 @@ export { type Agent, type CreateAgentOptions, createAgent, type SendOptions } fr
 export { EXIT, exitCodeForStatus } from './cli/exitCodes.js';
 export { compileConfig } from './config/compile.js';
 export type { Config, ConfigSources } from './config/types.js';
+export type { Conversation } from './domain/conversation.js';
+export type { InboxOutcome } from './domain/inbox.js';
 export { DaemonError, type DaemonErrorCode } from './errors.js';
 export { createLogger, type Logger } from './obs/log.js';
 export type { Msg, ToolCall, ToolDef, Usage } from './protocol/messages.js';
 export { TURN_STATUSES, type TurnStatus } from './protocol/status.js';
 export { openStore } from './store/openStore.js';
-export type { Conversation, InboxOutcome, Store } from './store/store.js';
+export type { Store } from './store/store.js';
 export type { AcceptInput } from './supervisor/inbox.js';
 export { Supervisor, type SupervisorOptions } from './supervisor/supervisor.js';
-export { ToolSurface } from './supervisor/toolSurface.js';
 export type { CodeTool, CodeToolContext } from './tools/codeTools.js';
+export { ToolSurface } from './tools/surface.js';

@@ -1,6 +1,6 @@
 // What the A2A listener needs from the runtime, and nothing more: the listener speaks JSON-RPC and maps types;
 // the backend (implemented by the supervisor side) owns tasks, conversations and turns.
-import type { TaskRecord } from '../store/store.js';
+import type { TaskRecord } from '../domain/task.js';
 
 /** Who is calling, after authentication (reference §17.3). */
 export interface Principal {

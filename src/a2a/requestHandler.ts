@@ -13,8 +13,8 @@ import type {
   TaskPushNotificationConfig,
 } from '@a2a-js/sdk';
 import type { A2ARequestHandler, ServerCallContext } from '@a2a-js/sdk/server';
+import type { TaskRecord } from '../domain/task.js';
 import { describeError } from '../errors.js';
-import type { TaskRecord } from '../store/store.js';
 import type { A2aBackend, Principal, TaskUpdate } from './backend.js';
 import { asRpcError, RPC_CODES, RpcError, TASK_NOT_FOUND, toSdkError } from './rpcError.js';
 import {

@@ -1,13 +1,15 @@
 // A2A tasks over the supervisor: each caller's messages go to conversations it owns, a task's state follows its
 // turn, a person answers questions through the task, and operators run commands. The listener only maps wire types.
 import type { AgentConfig } from '../config/types.js';
+import type { InboxOutcome } from '../domain/inbox.js';
+import type { TaskRecord } from '../domain/task.js';
 import { describeError } from '../errors.js';
 import type { Logger } from '../obs/log.js';
-import type { InboxOutcome, Store, TaskRecord } from '../store/store.js';
+import { a2aMessageNote, a2aMessageWakes, humanReplyWake } from '../steering/wakeNotes.js';
+import type { Store } from '../store/store.js';
 import { newUlid } from '../store/ulid.js';
 import type { Supervisor } from '../supervisor/supervisor.js';
 import type { EngineEventType, HumanAsk, TaskHooks } from '../supervisor/taskHooks.js';
-import { a2aMessageNote, a2aMessageWakes, humanReplyWake } from '../supervisor/wakeNotes.js';
 import type { ToolResult } from '../tools/internalTools.js';
 import { type A2aBackend, BackendError, type Principal, type SendRequest, type TaskUpdate } from './backend.js';
 import { runCommand } from './commands.js';

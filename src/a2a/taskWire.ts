@@ -11,7 +11,7 @@ import {
   taskStateToJSON,
   TaskState as WireState,
 } from '@a2a-js/sdk';
-import type { TaskRecord, TaskState } from '../store/store.js';
+import type { TaskRecord, TaskState } from '../domain/task.js';
 import type { SendRequest, TaskUpdate } from './backend.js';
 import { RPC_CODES, RpcError } from './rpcError.js';
 

@@ -1,7 +1,8 @@
 // A2A task policy (reference §17.2, §14.2): how a task starts, moves between states and ends. Pure: plain data
 // in, a new copy out; no store, no clock. A terminal state (completed, failed, canceled, rejected) never changes.
+
+import type { TaskRecord, TaskState } from '../domain/task.js';
 import type { TurnStatus } from '../protocol/status.js';
-import type { TaskRecord, TaskState } from '../store/store.js';
 
 /** The states a task never leaves. */
 export const TERMINAL_STATES: readonly TaskState[] = ['completed', 'failed', 'canceled', 'rejected'];

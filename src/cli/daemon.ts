@@ -8,7 +8,7 @@ import type { Logger } from '../obs/log.js';
 import { serveMetrics } from '../obs/metricsServer.js';
 import type { Store } from '../store/store.js';
 import { Supervisor } from '../supervisor/supervisor.js';
-import type { ToolSurface } from '../supervisor/toolSurface.js';
+import type { ToolSurface } from '../tools/surface.js';
 import { VERSION } from './args.js';
 import { EXIT, exitCodeForError } from './exitCodes.js';
 import type { CliResult } from './run.js';

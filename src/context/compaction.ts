@@ -1,7 +1,8 @@
 // Compaction as pure policy (reference §16): plan which messages fold, the summarizer's bounded input, apply a
 // verdict (refused on version drift), the fallback narrative, and clipping huge tool results in place. No I/O.
+
+import type { Conversation, Summary } from '../domain/conversation.js';
 import type { Msg } from '../protocol/messages.js';
-import type { Conversation, Summary } from '../store/store.js';
 import { estimateConversation, estimateMessage } from './estimate.js';
 import { renderSummary } from './render.js';
 

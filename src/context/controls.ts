@@ -1,7 +1,9 @@
 // How callers steer a conversation (seed 003): plan mode, goals with continuation, side tasks. Pure policy over
 // plain data: the supervisor's steering desk applies what these decide and writes the store.
+
+import type { ConversationControls } from '../domain/conversation.js';
+import type { Goal } from '../domain/goal.js';
 import type { TurnStatus } from '../protocol/status.js';
-import type { ConversationControls, Goal } from '../store/store.js';
 
 /** Continuations in a row that may call no tool before the goal counts as stuck. */
 export const GOAL_IDLE_LIMIT = 2;

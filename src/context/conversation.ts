@@ -1,7 +1,8 @@
 // Conversation state as plain data (reference §2.3): creation, appending, replay dedupe.
 // Pure: the caller owns persistence (dirty marking, checkpoints); functions mutate the object they are given.
+
+import type { Conversation } from '../domain/conversation.js';
 import type { Msg } from '../protocol/messages.js';
-import type { Conversation } from '../store/store.js';
 
 /** The root conversation's id. */
 export const ROOT_CONVERSATION = 'root';

@@ -1,7 +1,8 @@
 // Token estimates and model-window guesses (reference §16.5): a cheap, provider-independent count.
 // Pure: never provider tokens; ceil(Unicode scalar count / 4) everywhere.
+
+import type { Conversation } from '../domain/conversation.js';
 import type { Msg } from '../protocol/messages.js';
-import type { Conversation } from '../store/store.js';
 import { renderPlan, renderSummary } from './render.js';
 
 /** Per-message overhead added to every message body. */

@@ -1,6 +1,6 @@
 // Pure plan operations behind the plan.* tools (reference §2.3, §9.5): create, update, insert, reorder.
 // Never mutates its input: every success returns a new plan; every failure is an error value for the model.
-import type { Plan, PlanItem } from '../store/store.js';
+import type { Plan, PlanItem } from '../domain/plan.js';
 
 export type PlanStatus = PlanItem['status'];
 

@@ -1,6 +1,7 @@
 // Text renderings of a conversation's summary and plan (reference §8.3), shown to the model and counted in estimates.
 // Pure: no I/O; the exact formats are a contract with the prompt and the compaction input.
-import type { Plan, PlanItem, Summary } from '../store/store.js';
+import type { Summary } from '../domain/conversation.js';
+import type { Plan, PlanItem } from '../domain/plan.js';
 
 const MARKS: Record<PlanItem['status'], string> = {
   pending: '[ ]',

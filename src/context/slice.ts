@@ -1,7 +1,8 @@
 // The transcript slice a turn sends (reference §8.3): summary and plan as system messages, then the messages.
 // Pure: the worker adds the system prompt in front; wire conversion happens in the dialects.
+
+import type { Conversation } from '../domain/conversation.js';
 import type { Msg } from '../protocol/messages.js';
-import type { Conversation } from '../store/store.js';
 import { isSummaryEmpty, renderPlan, renderSummary } from './render.js';
 
 /** [system(summary) if non-empty] + [system(plan) if any] + the messages verbatim. */

@@ -1,17 +1,13 @@
 // An in-memory Store with the SQLite store's semantics (tests, embedders that want no disk): values are
 // copied in and out through JSON, exactly as the database would round-trip them. Nothing survives close().
+
+import type { BudgetCounter } from '../domain/budget.js';
+import type { Conversation } from '../domain/conversation.js';
+import type { InboxEvent, InboxOutcome, InboxRecord } from '../domain/inbox.js';
+import type { MemoryEntry } from '../domain/memory.js';
+import type { TaskFilter, TaskRecord } from '../domain/task.js';
 import { compareKeys, isExpired, listLiveKeys, type MemoryListing } from './memoryKeys.js';
-import type {
-  BudgetCounter,
-  Conversation,
-  InboxEvent,
-  InboxOutcome,
-  InboxRecord,
-  MemoryEntry,
-  Store,
-  TaskFilter,
-  TaskRecord,
-} from './store.js';
+import type { Store } from './store.js';
 import { selectTasks, taskOfEvent } from './taskQuery.js';
 
 /** A JSON round trip: drops undefined fields and shares nothing with the caller, as storage would. */

@@ -1,17 +1,12 @@
 // Row shapes of the SQLite store and their mapping to and from the Store's plain data: the one place that
 // knows which columns hold JSON and how absent optional fields are stored (NULL) and read back (omitted).
+
+import type { Conversation, Summary } from '../domain/conversation.js';
+import type { InboxEvent, InboxKind, InboxOutcome, InboxRecord } from '../domain/inbox.js';
+import type { MemoryEntry } from '../domain/memory.js';
+import type { Plan } from '../domain/plan.js';
+import type { TaskRecord } from '../domain/task.js';
 import type { Msg } from '../protocol/messages.js';
-import type {
-  Conversation,
-  InboxEvent,
-  InboxKind,
-  InboxOutcome,
-  InboxRecord,
-  MemoryEntry,
-  Plan,
-  Summary,
-  TaskRecord,
-} from './store.js';
 
 export interface InboxRow {
   id: string;

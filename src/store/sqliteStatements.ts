@@ -1,8 +1,8 @@
 // Every SQL statement the SQLite store runs, prepared once per connection (the supervisor's hot path).
 // Statements only; mapping rows to Store data lives in sqliteRows.ts.
 import type Database from 'better-sqlite3';
+import type { BudgetCounter } from '../domain/budget.js';
 import type { ConversationRow, InboxRow, MemoryRow, MessageRow, TaskRow } from './sqliteRows.js';
-import type { BudgetCounter } from './store.js';
 
 /** Named parameters of the task listing; null = no filter on that column. */
 export interface TaskListParams {

@@ -1,6 +1,11 @@
 // The embedded default Store: one SQLite file in the store directory, WAL, synchronous=FULL, held exclusively
 // by one process for the life of the connection. Transcripts are appended, not rewritten, on each checkpoint.
 import type Database from 'better-sqlite3';
+import type { BudgetCounter } from '../domain/budget.js';
+import type { Conversation, ConversationControls } from '../domain/conversation.js';
+import type { InboxEvent, InboxOutcome, InboxRecord } from '../domain/inbox.js';
+import type { MemoryEntry } from '../domain/memory.js';
+import type { TaskFilter, TaskRecord } from '../domain/task.js';
 import type { Msg } from '../protocol/messages.js';
 import { planMessageWrite } from './conversationWrite.js';
 import { isExpired, listLiveKeys, type MemoryListing } from './memoryKeys.js';
@@ -18,18 +23,7 @@ import {
   toTask,
 } from './sqliteRows.js';
 import { prepareStatements, type Statements } from './sqliteStatements.js';
-import type {
-  BudgetCounter,
-  Conversation,
-  ConversationControls,
-  InboxEvent,
-  InboxOutcome,
-  InboxRecord,
-  MemoryEntry,
-  Store,
-  TaskFilter,
-  TaskRecord,
-} from './store.js';
+import type { Store } from './store.js';
 import { taskLimit } from './taskQuery.js';
 
 /** A Store over `<dir>/agentd.db`. Opening bumps the generation; a second process opening the dir fails fast. */

@@ -1,7 +1,8 @@
 // How a task listing filters, orders and limits (newest first by `updated`, then id): the MemoryStore runs it,
 // the SQLite store's query must agree (the shared behaviour suite checks both). Pure: no I/O.
+
+import type { TaskFilter, TaskRecord } from '../domain/task.js';
 import { compareKeys } from './memoryKeys.js';
-import type { TaskFilter, TaskRecord } from './store.js';
 
 /** The number of rows a listing may return: a whole number, never negative (SQL would read -1 as "no limit"). */
 export function taskLimit(limit: number): number {

@@ -1,8 +1,9 @@
 // The supervisor's conversations in memory, which of them changed since the last checkpoint, and the checkpoint.
 import { appendMessage, newConversation } from '../context/conversation.js';
+import type { Conversation } from '../domain/conversation.js';
 import { describeError } from '../errors.js';
 import type { Logger } from '../obs/log.js';
-import type { Conversation, Store } from '../store/store.js';
+import type { Store } from '../store/store.js';
 
 export class ConversationBook {
   private readonly byId = new Map<string, Conversation>();

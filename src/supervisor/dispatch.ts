@@ -1,24 +1,6 @@
 // The dispatch gate as pure policy (reference §4): which queued jobs may start now.
 // No I/O: the reactor passes the queue and what is live, and starts what this returns.
-import type { InboxEvent } from '../store/store.js';
-
-/** A conversation turn waiting for a worker. `event` is the inbox event it answers. */
-export interface TurnJob {
-  event: InboxEvent;
-  ctx: string;
-  principal: string | null;
-  text: string;
-  /** Hop depth of the message (0 for a person's). */
-  depth: number;
-  /** What staging found (reference §6–§7); absent until the job has been staged. */
-  prep?: TurnPrep;
-}
-
-/** A staged job's findings: the route preflight chose (null = roles.turn) and the knowledge block ('' = none). */
-export interface TurnPrep {
-  route: string | null;
-  knowledge: string;
-}
+import type { TurnJob } from '../domain/job.js';
 
 export interface GateState {
   /** Conversation turns running now (think children do not count). */

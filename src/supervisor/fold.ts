@@ -1,8 +1,9 @@
 // Folding a finished turn back (reference §14.2) as pure policy: what to append and what the inbox records.
 // The reactor applies the result; nothing here touches the store or the clock.
+
+import type { InboxOutcome } from '../domain/inbox.js';
 import type { TurnResult } from '../protocol/frames.js';
 import type { Msg } from '../protocol/messages.js';
-import type { InboxOutcome } from '../store/store.js';
 
 export interface FoldPlan {
   /** The delta, then the status note and the finish note when they apply. */

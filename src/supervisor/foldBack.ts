@@ -2,12 +2,14 @@
 // task's terminal state commit in one transaction. A commit the store refuses is retried every reactor step.
 import type { Config } from '../config/types.js';
 import { appendMessage } from '../context/conversation.js';
+import type { Conversation } from '../domain/conversation.js';
+import type { InboxOutcome } from '../domain/inbox.js';
+import type { TurnJob } from '../domain/job.js';
 import { describeError } from '../errors.js';
 import type { Logger } from '../obs/log.js';
 import type { TurnResult } from '../protocol/frames.js';
-import type { Conversation, InboxOutcome, Store } from '../store/store.js';
+import type { Store } from '../store/store.js';
 import type { ConversationBook } from './conversationBook.js';
-import type { TurnJob } from './dispatch.js';
 import { type FoldPlan, planFold, planNotRun } from './fold.js';
 import { logOutcome } from './foldEvents.js';
 import type { Outcomes } from './outcomes.js';

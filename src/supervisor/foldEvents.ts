@@ -1,7 +1,8 @@
 // The events a fold-back writes: turn.done, turn.reply and root.finish (reference §14.2, §20).
+
+import type { InboxOutcome } from '../domain/inbox.js';
 import type { Logger } from '../obs/log.js';
 import type { TurnResult } from '../protocol/frames.js';
-import type { InboxOutcome } from '../store/store.js';
 
 export function logTurnDone(log: Logger, at: { node: number; ctx: string; turn: string }, result: TurnResult): void {
   log.info('turn.done', {

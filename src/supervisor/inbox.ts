@@ -1,5 +1,5 @@
 // What the durable inbox receives: an accepted message as an `a2a_message` event (reference §2.2, §3.2).
-import type { InboxEvent } from '../store/store.js';
+import type { InboxEvent } from '../domain/inbox.js';
 import { newUlid } from '../store/ulid.js';
 
 /** A message to accept into the durable inbox. */

@@ -1,8 +1,8 @@
 // The supervisor's record of one running conversation turn: its job, its worker and what is pending for it.
 import type { Reservation } from '../budget/governor.js';
+import type { TurnJob } from '../domain/job.js';
 import type { Usage } from '../protocol/messages.js';
 import type { TurnStatus } from '../protocol/status.js';
-import type { TurnJob } from './dispatch.js';
 import type { WorkerHandle } from './workerHandle.js';
 
 export interface LiveTurn {

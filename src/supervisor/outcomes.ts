@@ -1,7 +1,9 @@
 // Who is waiting for which inbox event's outcome, and folds whose commit the store has not taken yet.
 // A waiter hears an outcome only once it is durable (or when the event is abandoned and will replay).
+
+import type { InboxOutcome } from '../domain/inbox.js';
 import type { TurnResult } from '../protocol/frames.js';
-import type { InboxOutcome, Store } from '../store/store.js';
+import type { Store } from '../store/store.js';
 
 /** What a waiter hears when a drain stopped its turn (or it never started): the message replays next start. */
 export const ABANDONED: InboxOutcome = {

@@ -1,17 +1,27 @@
 // The supervisor: one event-driven reactor that owns durable state, queues turns, starts a worker per turn and
 // folds results back. The only writer of the store. It never calls the model for a turn.
+
+import { Spending } from '../budget/spending.js';
 import type { Config } from '../config/types.js';
+import { Compactor } from '../context/compactor.js';
 import { appendMessage, hasUserMessageForEvent } from '../context/conversation.js';
+import type { Conversation } from '../domain/conversation.js';
+import type { InboxEvent, InboxOutcome } from '../domain/inbox.js';
+import type { TurnJob } from '../domain/job.js';
+import { ActivityBoard, publishProgress } from '../obs/activityBoard.js';
 import type { Logger } from '../obs/log.js';
 import { Metrics } from '../obs/metrics.js';
+import { statusText } from '../obs/statusView.js';
+import { Staging } from '../prep/staging.js';
 import type { TurnResult } from '../protocol/frames.js';
 import type { Usage } from '../protocol/messages.js';
-import type { Conversation, InboxEvent, InboxOutcome, Store } from '../store/store.js';
+import { DROPPED_CONTINUATION, Steering, type SteeringDeps } from '../steering/steering.js';
+import type { Store } from '../store/store.js';
 import { timedStore } from '../store/timedStore.js';
-import { ActivityBoard, publishProgress } from './activityBoard.js';
-import { Compactor } from './compactor.js';
+import { buildToolHost, hostCapabilities } from '../tools/host.js';
+import { serveToolRequest, unparkAll } from '../tools/serving.js';
 import { ConversationBook } from './conversationBook.js';
-import { nextDispatchable, ownershipRefusal, type TurnJob } from './dispatch.js';
+import { nextDispatchable, ownershipRefusal } from './dispatch.js';
 import { deterministicResult, failedResult } from './fold.js';
 import { FoldBack } from './foldBack.js';
 import { logTurnDone } from './foldEvents.js';
@@ -19,15 +29,9 @@ import { type AcceptInput, inboxEvent } from './inbox.js';
 import type { LiveTurn } from './liveTurn.js';
 import { ABANDONED, Outcomes } from './outcomes.js';
 import { Reactor } from './reactor.js';
-import { Spending } from './spending.js';
-import { Staging } from './staging.js';
-import { statusText } from './statusView.js';
-import { DROPPED_CONTINUATION, Steering, type SteeringDeps } from './steering.js';
 import type { SupervisorOptions } from './supervisorOptions.js';
 import type { TaskHooks } from './taskHooks.js';
 import { ThinkChildren, type ThinkJob } from './thinkChildren.js';
-import { buildToolHost, hostCapabilities } from './toolHost.js';
-import { serveToolRequest, unparkAll } from './toolRequests.js';
 import { TurnLauncher } from './turnLaunch.js';
 import { TurnQueue } from './turnQueue.js';
 import { TurnWorkers } from './turnWorkers.js';

@@ -3,8 +3,8 @@ import type { Config } from '../config/types.js';
 import type { Logger } from '../obs/log.js';
 import type { Metrics } from '../obs/metrics.js';
 import type { Store } from '../store/store.js';
+import type { ToolSurface } from '../tools/surface.js';
 import type { TaskHooks } from './taskHooks.js';
-import type { ToolSurface } from './toolSurface.js';
 import type { WorkerEntry } from './workerHandle.js';
 
 export interface SupervisorOptions {

@@ -1,6 +1,7 @@
 // The seam between the supervisor and A2A tasks: what the reactor asks of whoever owns tasks (the A2A backend)
 // at fold-back, on progress, and when a turn needs a person. The supervisor itself knows nothing of A2A.
-import type { InboxOutcome, TaskRecord } from '../store/store.js';
+import type { InboxOutcome } from '../domain/inbox.js';
+import type { TaskRecord } from '../domain/task.js';
 import type { ToolResult } from '../tools/internalTools.js';
 
 export interface HumanAsk {

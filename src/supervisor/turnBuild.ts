@@ -3,9 +3,9 @@
 import type { Config } from '../config/types.js';
 import { sliceConversation } from '../context/slice.js';
 import { type PromptProblem, renderPrompt } from '../context/systemPrompt.js';
+import type { Conversation } from '../domain/conversation.js';
 import { specForJob, specForModel } from '../intel/models.js';
 import { type IntelligenceSpec, PROTOCOL_VERSION, type SpawnPayload, type Telemetry } from '../protocol/frames.js';
-import type { Conversation } from '../store/store.js';
 import {
   grantedInternalDefs,
   internalContract,

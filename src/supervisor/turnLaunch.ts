@@ -1,21 +1,23 @@
 // Starting a queued turn (reference §10.1): ownership, the user message, staging, the snapshot, dispatch admission
 // against the budget, the worker. Any failure folds as a failed turn; a budget refusal folds as a turn not run.
 import type { Reservation } from '../budget/governor.js';
+import type { BudgetLedger } from '../budget/ledger.js';
+import type { BudgetWaits } from '../budget/waits.js';
 import type { Config } from '../config/types.js';
 import { appendMessage, hasUserMessageForEvent } from '../context/conversation.js';
 import { estimateConversation, estimateText } from '../context/estimate.js';
+import type { Conversation } from '../domain/conversation.js';
+import type { TurnJob } from '../domain/job.js';
 import { describeError } from '../errors.js';
 import { specForRef } from '../intel/models.js';
 import type { Logger } from '../obs/log.js';
 import type { SpawnPayload } from '../protocol/frames.js';
-import type { Conversation, Store } from '../store/store.js';
-import type { BudgetLedger } from './budgetLedger.js';
-import type { BudgetWaits } from './budgetWaits.js';
+import { DROPPED_CONTINUATION, type Steering } from '../steering/steering.js';
+import type { Store } from '../store/store.js';
 import type { ConversationBook } from './conversationBook.js';
-import { ownershipRefusal, type TurnJob } from './dispatch.js';
+import { ownershipRefusal } from './dispatch.js';
 import { failedResult } from './fold.js';
 import type { FoldBack } from './foldBack.js';
-import { DROPPED_CONTINUATION, type Steering } from './steering.js';
 import type { TurnWorkers } from './turnWorkers.js';
 
 /** Room the dispatch estimate leaves for the answer (reference §10.1). */

@@ -1,7 +1,7 @@
 // Turn jobs waiting for the dispatch gate, in inbox order, and which inbox events are queued or running so an
 // event is never queued twice.
-import type { InboxEvent } from '../store/store.js';
-import type { TurnJob } from './dispatch.js';
+import type { InboxEvent } from '../domain/inbox.js';
+import type { TurnJob } from '../domain/job.js';
 
 export class TurnQueue {
   readonly jobs: TurnJob[] = [];

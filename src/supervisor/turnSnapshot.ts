@@ -2,15 +2,16 @@
 // then the snapshot — system prompt, route, tools — and the events that say how it was built (reference §5.2, §8).
 import type { Config } from '../config/types.js';
 import { appendMessage } from '../context/conversation.js';
+import type { InstructionFiles } from '../context/instructionFiles.js';
+import type { SkillBook } from '../context/skillBook.js';
 import { MEMORY_KEYS_SHOWN } from '../context/systemPrompt.js';
 import { dateNote } from '../context/volatileNotes.js';
+import type { Conversation } from '../domain/conversation.js';
+import type { TurnJob } from '../domain/job.js';
 import type { Logger } from '../obs/log.js';
 import type { SpawnPayload } from '../protocol/frames.js';
-import type { Conversation, Store } from '../store/store.js';
-import type { TurnJob } from './dispatch.js';
-import type { InstructionFiles } from './instructionFiles.js';
-import type { SkillBook } from './skillBook.js';
-import type { ToolSurface } from './toolSurface.js';
+import type { Store } from '../store/store.js';
+import type { ToolSurface } from '../tools/surface.js';
 import { buildTurnPayload } from './turnBuild.js';
 
 export interface SnapshotDeps {

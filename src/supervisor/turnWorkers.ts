@@ -1,5 +1,7 @@
 // The live conversation turns: one worker process each, its frames, its timers and how it ends.
 // Decides nothing about conversations or the inbox: it reports each turn's result to the reactor exactly once.
+
+import type { TurnJob } from '../domain/job.js';
 import { describeError } from '../errors.js';
 import type { Logger } from '../obs/log.js';
 import {
@@ -11,7 +13,6 @@ import {
 } from '../protocol/frames.js';
 import type { Usage } from '../protocol/messages.js';
 import type { TurnStatus } from '../protocol/status.js';
-import type { TurnJob } from './dispatch.js';
 import { failedResult } from './fold.js';
 import type { LiveTurn } from './liveTurn.js';
 import type { WorkerPool } from './workerPool.js';

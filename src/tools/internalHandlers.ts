@@ -3,7 +3,7 @@
 
 import { createPlan, type PlanItemInput, type PlanUpdateArgs, updatePlan } from '../context/planOps.js';
 import { planProgress } from '../context/render.js';
-import type { Plan } from '../store/store.js';
+import type { Plan } from '../domain/plan.js';
 import { contextCompact } from './handlers/context.js';
 import { type Args, durationMs, type Handler } from './handlers/handler.js';
 import { askHuman, messageSend, status } from './handlers/messaging.js';

@@ -1,6 +1,8 @@
 // The values internal tools exchange with the supervisor: the caller, the host they may touch, the outcome.
 // Types and a few constructors only; shared by internalTools.ts (the runner) and the handler bodies.
-import type { Conversation, Goal, Store } from '../store/store.js';
+import type { Conversation } from '../domain/conversation.js';
+import type { Goal } from '../domain/goal.js';
+import type { Store } from '../store/store.js';
 
 /** Who called: the conversation plan.* addresses, the acting principal, the turn, the message's hop depth. */
 export interface ToolCaller {

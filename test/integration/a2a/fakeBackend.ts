@@ -7,7 +7,7 @@ import {
   type SendRequest,
   type TaskUpdate,
 } from '../../../src/a2a/backend.js';
-import type { TaskRecord, TaskState } from '../../../src/store/store.js';
+import type { TaskRecord, TaskState } from '../../../src/domain/task.js';
 
 const TERMINAL: readonly TaskState[] = ['completed', 'failed', 'canceled', 'rejected'];
 

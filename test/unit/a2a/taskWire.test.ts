@@ -6,7 +6,7 @@ import { type Part, Role, type SendMessageRequest, Task, TaskState } from '@a2a-
 import { BackendError } from '../../../src/a2a/backend.js';
 import { asRpcError, RPC_CODES, RpcError, rpcErrorFromBackend } from '../../../src/a2a/rpcError.js';
 import { isSettledState, stateOfWire, toSendRequest, toWireTask, updateEvents } from '../../../src/a2a/taskWire.js';
-import type { TaskRecord } from '../../../src/store/store.js';
+import type { TaskRecord } from '../../../src/domain/task.js';
 
 function record(overrides: Partial<TaskRecord> = {}): TaskRecord {
   return {

@@ -10,8 +10,8 @@ import {
   TERMINAL_STATES,
   transition,
 } from '../../../src/a2a/tasks.js';
+import type { TaskRecord, TaskState } from '../../../src/domain/task.js';
 import { TURN_STATUSES } from '../../../src/protocol/status.js';
-import type { TaskRecord, TaskState } from '../../../src/store/store.js';
 
 const init = { id: 'T1', context_id: 'c', conversation: 'a2a-1', principal: 'alice', inbox_event: 'E1', now: 100 };
 

@@ -11,8 +11,8 @@ import {
 } from '../../../src/context/compaction.js';
 import { newConversation } from '../../../src/context/conversation.js';
 import { estimateConversation } from '../../../src/context/estimate.js';
+import type { Conversation } from '../../../src/domain/conversation.js';
 import type { Msg } from '../../../src/protocol/messages.js';
-import type { Conversation } from '../../../src/store/store.js';
 import { item, plan, summary } from './fixtures.js';
 
 const user = (text: string): Msg => ({ role: 'user', text, ts: 1 });

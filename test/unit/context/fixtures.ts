@@ -1,5 +1,6 @@
 // Builders for context tests: plans and summaries with sensible defaults.
-import type { Plan, PlanItem, Summary } from '../../../src/store/store.js';
+import type { Summary } from '../../../src/domain/conversation.js';
+import type { Plan, PlanItem } from '../../../src/domain/plan.js';
 
 export function item(id: number, title: string, status: PlanItem['status'] = 'pending', extra: Partial<PlanItem> = {}) {
   return { id, title, status, updated: 1, ...extra } satisfies PlanItem;

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { createPlan, findPlanItem, type PlanResult, updatePlan } from '../../../src/context/planOps.js';
-import type { Plan } from '../../../src/store/store.js';
+import type { Plan } from '../../../src/domain/plan.js';
 
 function planOf(result: PlanResult): Plan {
   assert.ok(result.ok, result.ok ? '' : result.error);

@@ -6,10 +6,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
+import type { Conversation } from '../../../src/domain/conversation.js';
 import { DaemonError } from '../../../src/errors.js';
 import { openStore } from '../../../src/store/openStore.js';
 import { SqliteStore } from '../../../src/store/sqliteStore.js';
-import type { Conversation } from '../../../src/store/store.js';
 import { describeStoreBehaviour } from './storeBehaviour.js';
 import { conversation, inboxEvent, mixedMessages, userMsg } from './storeFixtures.js';
 

@@ -6,9 +6,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
+import type { TaskRecord } from '../../../src/domain/task.js';
 import { SCHEMA_VERSION } from '../../../src/store/sqliteSchema.js';
 import { SqliteStore } from '../../../src/store/sqliteStore.js';
-import type { TaskRecord } from '../../../src/store/store.js';
 import { conversation, inboxEvent, taskRecord, userMsg } from './storeFixtures.js';
 import { V1_DONE_ID, V1_PENDING_ID, writeStoreV1 } from './storeV1Fixture.js';
 

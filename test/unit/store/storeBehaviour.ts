@@ -2,7 +2,9 @@
 // whatever a store does within one open, each implementation must do alike.
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
-import type { Conversation, Plan, Store, Summary } from '../../../src/store/store.js';
+import type { Conversation, Summary } from '../../../src/domain/conversation.js';
+import type { Plan } from '../../../src/domain/plan.js';
+import type { Store } from '../../../src/store/store.js';
 import { conversation, inboxEvent, mixedMessages, userMsg } from './storeFixtures.js';
 import { describeTasks } from './taskBehaviour.js';
 

@@ -1,9 +1,9 @@
 // A child process for the store's cross-process tests. Modes (argv): `hold DIR` opens and holds the store
 // until stdin says "close"; `open DIR` tries once and reports; `accept-kill DIR EVENT_JSON` accepts, then SIGKILLs itself.
 import { createInterface } from 'node:readline';
+import type { InboxEvent } from '../../../src/domain/inbox.js';
 import { DaemonError } from '../../../src/errors.js';
 import { SqliteStore } from '../../../src/store/sqliteStore.js';
-import type { InboxEvent } from '../../../src/store/store.js';
 
 function report(value: Record<string, unknown>): void {
   process.stdout.write(`${JSON.stringify(value)}\n`);

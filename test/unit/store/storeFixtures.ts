@@ -1,6 +1,9 @@
 // Builders for store test data: inbox events, conversations, messages, tasks. Shared by the store suites.
+
+import type { Conversation } from '../../../src/domain/conversation.js';
+import type { InboxEvent } from '../../../src/domain/inbox.js';
+import type { TaskRecord } from '../../../src/domain/task.js';
 import type { Msg } from '../../../src/protocol/messages.js';
-import type { Conversation, InboxEvent, TaskRecord } from '../../../src/store/store.js';
 import { newUlid } from '../../../src/store/ulid.js';
 
 export function inboxEvent(over: Partial<InboxEvent> = {}): InboxEvent {

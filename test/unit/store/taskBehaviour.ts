@@ -2,7 +2,8 @@
 // fold (completeInbox with a task), alike in every implementation.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { Store, TaskRecord } from '../../../src/store/store.js';
+import type { TaskRecord } from '../../../src/domain/task.js';
+import type { Store } from '../../../src/store/store.js';
 import { conversation, inboxEvent, taskRecord, userMsg } from './storeFixtures.js';
 
 const fullTask: TaskRecord = taskRecord({

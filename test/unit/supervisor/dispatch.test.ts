@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { nextDispatchable, type TurnJob } from '../../../src/supervisor/dispatch.js';
+import type { TurnJob } from '../../../src/domain/job.js';
+import { nextDispatchable } from '../../../src/supervisor/dispatch.js';
 
 function job(ctx: string, id: string): TurnJob {
   return {

@@ -2,7 +2,8 @@
 // and the optional capabilities (deliver, status, think, watch, askHuman) scripted per test.
 import assert from 'node:assert/strict';
 import { newConversation } from '../../../src/context/conversation.js';
-import type { Conversation, MemoryEntry } from '../../../src/store/store.js';
+import type { Conversation } from '../../../src/domain/conversation.js';
+import type { MemoryEntry } from '../../../src/domain/memory.js';
 import {
   type InternalToolHost,
   runInternalTool,

@@ -1,9 +1,10 @@
 // The live activity of each running turn (reference §15): folds its progress through the pure obs/activity policy
 // and returns what is worth publishing (only when the phase, tool or round changed).
-import { type Activity, type ActivityEventName, applyProgress } from '../obs/activity.js';
-import type { Logger } from '../obs/log.js';
-import type { LiveTurn } from './liveTurn.js';
-import type { TaskHooks } from './taskHooks.js';
+
+import type { LiveTurn } from '../supervisor/liveTurn.js';
+import type { TaskHooks } from '../supervisor/taskHooks.js';
+import { type Activity, type ActivityEventName, applyProgress } from './activity.js';
+import type { Logger } from './log.js';
 
 const ACTIVITY_EVENTS = new Set<string>(['turn.think', 'turn.round', 'turn.tool', 'tool.park', 'tool.unpark']);
 

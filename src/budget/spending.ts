@@ -5,9 +5,9 @@ import type { Logger } from '../obs/log.js';
 import type { Metrics } from '../obs/metrics.js';
 import type { Usage } from '../protocol/messages.js';
 import type { Store } from '../store/store.js';
-import { BudgetLedger, type CallGrant } from './budgetLedger.js';
-import { BudgetWaits } from './budgetWaits.js';
-import type { LiveTurn } from './liveTurn.js';
+import type { LiveTurn } from '../supervisor/liveTurn.js';
+import { BudgetLedger, type CallGrant } from './ledger.js';
+import { BudgetWaits } from './waits.js';
 
 export interface SpendingDeps {
   config: Readonly<Config>;

@@ -1,6 +1,12 @@
 // Runs compaction (reference §16) off the fold and for the `context.compact` tool: the trigger, the summarizer
 // think child, apply or the fallback, then clipping huge tool results. The plan/apply policy is context/compaction.ts.
 import type { Config } from '../config/types.js';
+import type { Conversation } from '../domain/conversation.js';
+import { modelWindow } from '../intel/models.js';
+import type { Logger } from '../obs/log.js';
+import type { Metrics } from '../obs/metrics.js';
+import type { ConversationBook } from '../supervisor/conversationBook.js';
+import type { ThinkChildren, ThinkOutcome } from '../supervisor/thinkChildren.js';
 import {
   type ApplyResult,
   applyCompaction,
@@ -10,14 +16,8 @@ import {
   fallbackNarrative,
   planCompaction,
   SUMMARY_SCHEMA,
-} from '../context/compaction.js';
-import { estimateConversation } from '../context/estimate.js';
-import { modelWindow } from '../intel/models.js';
-import type { Logger } from '../obs/log.js';
-import type { Metrics } from '../obs/metrics.js';
-import type { Conversation } from '../store/store.js';
-import type { ConversationBook } from './conversationBook.js';
-import type { ThinkChildren, ThinkOutcome } from './thinkChildren.js';
+} from './compaction.js';
+import { estimateConversation } from './estimate.js';
 
 /** The summarizer's guidance (reference §16.3); `context.summarize.prompt` replaces it, never the answer format. */
 export const SUMMARIZER_GUIDANCE =

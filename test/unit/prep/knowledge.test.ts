@@ -1,7 +1,7 @@
 // The knowledge block (reference §7).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { KNOWLEDGE_HEADING, knowledgeArgs, renderKnowledge } from '../../../src/context/knowledge.js';
+import { KNOWLEDGE_HEADING, knowledgeArgs, renderKnowledge } from '../../../src/prep/knowledge.js';
 
 describe('renderKnowledge', () => {
   it('renders the heading and one line per hit', () => {

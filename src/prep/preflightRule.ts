@@ -3,7 +3,7 @@
 
 import type { PreflightMode } from '../config/types.js';
 import { isPlanComplete } from '../context/render.js';
-import type { Plan } from '../store/store.js';
+import type { Plan } from '../domain/plan.js';
 
 /** A message longer than this many characters (Unicode scalar values) is preflighted under `auto`. */
 export const PREFLIGHT_LENGTH = 280;

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { BudgetLedger } from '../../../src/budget/ledger.js';
 import { silentLogger } from '../../../src/obs/log.js';
 import { MemoryStore } from '../../../src/store/memoryStore.js';
-import { BudgetLedger } from '../../../src/supervisor/budgetLedger.js';
 import { compileIn, tempDir, writeConfig } from '../config/configFiles.js';
 
 const NOW = Date.UTC(2024, 0, 3, 12, 0, 0);

@@ -1,7 +1,7 @@
 // Wake notes (seed 000, reference §3.2) as pure policy: which happenings leave a `[note]` the next turn of a
 // conversation reads, and which start a turn at once. The supervisor appends what this decides.
 import type { AgentConfig } from '../config/types.js';
-import type { InboxOutcome } from '../store/store.js';
+import type { InboxOutcome } from '../domain/inbox.js';
 
 /** Leave nothing, append a note to `ctx`, or accept `text` into `ctx` as a message with no principal (a turn). */
 export type WakeAction = { kind: 'ignore' } | { kind: 'note' | 'think'; ctx: string; text: string };

@@ -4,13 +4,13 @@ import type { Config, McpServerConfig } from '../config/types.js';
 import { DaemonError, describeError } from '../errors.js';
 import type { Logger } from '../obs/log.js';
 import type { McpServerSpec } from '../protocol/frames.js';
-import { grantedInternalContracts } from '../tools/internalContracts.js';
-import type { ToolResult } from '../tools/internalTools.js';
-import type { McpConnection, McpSkillInfo } from '../tools/mcp/mcpConnection.js';
-import { stdioEnv } from '../tools/mcp/mcpEnv.js';
-import { couldMatch } from '../tools/policy.js';
-import { buildRegistry, type McpToolListing, type RegisteredTool, selectTools } from '../tools/registry.js';
-import { emptyToolPlan, planTools, type ToolPlan } from '../tools/toolPlan.js';
+import { grantedInternalContracts } from './internalContracts.js';
+import type { ToolResult } from './internalTools.js';
+import type { McpConnection, McpSkillInfo } from './mcp/mcpConnection.js';
+import { stdioEnv } from './mcp/mcpEnv.js';
+import { couldMatch } from './policy.js';
+import { buildRegistry, type McpToolListing, type RegisteredTool, selectTools } from './registry.js';
+import { emptyToolPlan, planTools, type ToolPlan } from './toolPlan.js';
 
 /** A code tool as the registry sees it; its `run` lives in `module`, which the worker imports. */
 export interface CodeToolDef {
@@ -179,7 +179,7 @@ export class ToolSurface {
   private async connect(name: string): Promise<McpConnection> {
     const spec = this.specs.get(name);
     if (!spec) throw new DaemonError('mcp_unreachable', `mcp '${name}': not configured`);
-    const { McpConnection } = await import('../tools/mcp/mcpConnection.js');
+    const { McpConnection } = await import('./mcp/mcpConnection.js');
     let conn: McpConnection;
     let tools: Awaited<ReturnType<McpConnection['listTools']>>;
     try {

@@ -2,19 +2,20 @@
 // skill references load, its preflight runs and its knowledge is searched, off the reactor's critical path; then
 // it goes back in its place with what staging found. Its conversation stays busy meanwhile, so order holds.
 import { appendMessage } from '../context/conversation.js';
-import { knowledgeArgs, renderKnowledge } from '../context/knowledge.js';
+import { InstructionFiles } from '../context/instructionFiles.js';
+import { SkillBook, skillHost } from '../context/skillBook.js';
 import { parseSkillReferences } from '../context/skills.js';
+import type { Conversation } from '../domain/conversation.js';
+import type { TurnJob } from '../domain/job.js';
 import { describeError } from '../errors.js';
 import type { SpawnPayload } from '../protocol/frames.js';
-import type { Conversation, Store } from '../store/store.js';
+import type { Store } from '../store/store.js';
+import { type SnapshotDeps, snapshotPayload } from '../supervisor/turnSnapshot.js';
+import type { ToolSurface } from '../tools/surface.js';
 import type { SkillHost } from '../tools/toolOutcome.js';
-import type { TurnJob } from './dispatch.js';
-import { InstructionFiles } from './instructionFiles.js';
+import { knowledgeArgs, renderKnowledge } from './knowledge.js';
 import { type PreflightDeps, runPreflight } from './preflight.js';
 import { needsPreflight } from './preflightRule.js';
-import { SkillBook, skillHost } from './skillBook.js';
-import type { ToolSurface } from './toolSurface.js';
-import { type SnapshotDeps, snapshotPayload } from './turnSnapshot.js';
 
 /** Cap on the knowledge search, so a hung server cannot hold a message for long. */
 const KNOWLEDGE_TIMEOUT_MS = 60_000;

@@ -2,13 +2,13 @@
 // and loading and unloading on a conversation under skills.max_loaded. The supervisor owns it; tools call in.
 import { createHash } from 'node:crypto';
 import type { Config } from '../config/types.js';
-import { capBody, planSkillLoad, renderSkills, type SkillEntry } from '../context/skills.js';
+import type { Conversation } from '../domain/conversation.js';
 import { describeError } from '../errors.js';
 import type { Logger } from '../obs/log.js';
-import type { Conversation } from '../store/store.js';
 import type { McpSkillInfo } from '../tools/mcp/mcpConnection.js';
+import type { ToolSurface } from '../tools/surface.js';
 import type { SkillHost } from '../tools/toolOutcome.js';
-import type { ToolSurface } from './toolSurface.js';
+import { capBody, planSkillLoad, renderSkills, type SkillEntry } from './skills.js';
 
 /** How long one skill body fetch may take. */
 const READ_TIMEOUT_MS = 30_000;

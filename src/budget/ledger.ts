@@ -1,6 +1,14 @@
 // The budget governor wired to the store (reference §10, §15): which scopes a turn answers to, their durable
 // counters, dispatch and per-call admission, settling, charging. Arithmetic lives in budget/governor.ts.
 import { principalId } from '../a2a/principals.js';
+import type { BudgetConfig, Config } from '../config/types.js';
+import { ROOT_CONVERSATION } from '../context/conversation.js';
+import type { BudgetCounter } from '../domain/budget.js';
+import { describeError } from '../errors.js';
+import { specForRef } from '../intel/models.js';
+import type { Logger } from '../obs/log.js';
+import type { Usage } from '../protocol/messages.js';
+import type { Store } from '../store/store.js';
 import {
   type Admission,
   admit,
@@ -13,14 +21,7 @@ import {
   type ScopeState,
   settle,
   windowKey,
-} from '../budget/governor.js';
-import type { BudgetConfig, Config } from '../config/types.js';
-import { ROOT_CONVERSATION } from '../context/conversation.js';
-import { describeError } from '../errors.js';
-import { specForRef } from '../intel/models.js';
-import type { Logger } from '../obs/log.js';
-import type { Usage } from '../protocol/messages.js';
-import type { BudgetCounter, Store } from '../store/store.js';
+} from './governor.js';
 
 const LIFETIME = 'lifetime';
 /** Bounds of the wait a per-call `budget_grant` asks for (reference §10.3). */

@@ -3,11 +3,11 @@
 import type { Config } from '../config/types.js';
 import type { Logger } from '../obs/log.js';
 import type { UpFrame } from '../protocol/frames.js';
-import { type InternalToolHost, runInternalTool, type ToolCaller, type ToolResult } from '../tools/internalTools.js';
-import { denyMessage, judgeCall, type Verdict } from '../tools/policy.js';
-import type { LiveTurn } from './liveTurn.js';
-import type { TaskHooks } from './taskHooks.js';
-import type { ToolSurface } from './toolSurface.js';
+import type { LiveTurn } from '../supervisor/liveTurn.js';
+import type { TaskHooks } from '../supervisor/taskHooks.js';
+import { type InternalToolHost, runInternalTool, type ToolCaller, type ToolResult } from './internalTools.js';
+import { denyMessage, judgeCall, type Verdict } from './policy.js';
+import type { ToolSurface } from './surface.js';
 
 export interface ToolServiceDeps {
   log: Logger;

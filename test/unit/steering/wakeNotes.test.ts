@@ -6,7 +6,7 @@ import {
   humanReplyWake,
   runFinishedWake,
   WAKE_EXCERPT_CHARS,
-} from '../../../src/supervisor/wakeNotes.js';
+} from '../../../src/steering/wakeNotes.js';
 
 type Wake = Pick<AgentConfig, 'wake_on' | 'on_workflow_finished'>;
 const SEED: Wake = { wake_on: ['a2a_message', 'human_reply', 'workflow_failed'], on_workflow_finished: 'ignore' };

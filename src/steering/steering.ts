@@ -5,16 +5,18 @@ import type { Config } from '../config/types.js';
 import { continuationText, controlsOf, newGoal, nextGoalStep, sideResultNote } from '../context/controls.js';
 import { appendMessage } from '../context/conversation.js';
 import { renderSummary } from '../context/render.js';
+import type { Conversation, ConversationControls } from '../domain/conversation.js';
+import type { Goal } from '../domain/goal.js';
+import type { InboxEvent, InboxOutcome } from '../domain/inbox.js';
 import type { Logger } from '../obs/log.js';
 import type { TurnResult } from '../protocol/frames.js';
-import type { Conversation, ConversationControls, Goal, InboxEvent, InboxOutcome } from '../store/store.js';
 import { newUlid } from '../store/ulid.js';
+import type { ConversationBook } from '../supervisor/conversationBook.js';
+import { ownershipRefusal } from '../supervisor/dispatch.js';
+import type { AcceptInput } from '../supervisor/inbox.js';
+import type { EngineEventType } from '../supervisor/taskHooks.js';
+import type { ThinkJob } from '../supervisor/thinkChildren.js';
 import type { ToolCaller, ToolResult } from '../tools/toolOutcome.js';
-import type { ConversationBook } from './conversationBook.js';
-import { ownershipRefusal } from './dispatch.js';
-import type { AcceptInput } from './inbox.js';
-import type { EngineEventType } from './taskHooks.js';
-import type { ThinkJob } from './thinkChildren.js';
 import { runFinishedWake } from './wakeNotes.js';
 
 export interface SteeringDeps {

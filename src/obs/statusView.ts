@@ -1,6 +1,6 @@
 // The reply to a `status` message (reference §6.4 "status_for"): the instance as the asker may see it — the
 // operator (or no principal) sees everything, anyone else only their own conversations. Pure.
-import type { Conversation } from '../store/store.js';
+import type { Conversation } from '../domain/conversation.js';
 
 export interface StatusView {
   principal: string | null;

@@ -1,8 +1,8 @@
 // When preflight runs (reference §6.1): the auto heuristic and the two fixed modes.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { Plan } from '../../../src/store/store.js';
-import { needsPreflight, PREFLIGHT_LENGTH, WORK_STEMS } from '../../../src/supervisor/preflightRule.js';
+import type { Plan } from '../../../src/domain/plan.js';
+import { needsPreflight, PREFLIGHT_LENGTH, WORK_STEMS } from '../../../src/prep/preflightRule.js';
 
 function plan(statuses: Array<'pending' | 'done' | 'skipped'>): Plan {
   const items = statuses.map((status, i) => ({ id: i + 1, title: `t${i}`, status, updated: 0 }));

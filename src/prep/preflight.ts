@@ -5,11 +5,13 @@ import type { Config } from '../config/types.js';
 import { appendMessage } from '../context/conversation.js';
 import { createPlan } from '../context/planOps.js';
 import { planProgress, renderPlan } from '../context/render.js';
+import type { SkillBook } from '../context/skillBook.js';
 import { renderCatalogue } from '../context/skills.js';
+import type { Conversation } from '../domain/conversation.js';
+import type { TurnJob } from '../domain/job.js';
 import { specForJob } from '../intel/models.js';
 import type { Logger } from '../obs/log.js';
-import type { Conversation } from '../store/store.js';
-import type { TurnJob } from './dispatch.js';
+import type { ThinkChildren } from '../supervisor/thinkChildren.js';
 import {
   preflightSchema,
   preflightSystemPrompt,
@@ -18,8 +20,6 @@ import {
   type VerdictAsk,
   verdictEffect,
 } from './preflightVerdict.js';
-import type { SkillBook } from './skillBook.js';
-import type { ThinkChildren } from './thinkChildren.js';
 
 export interface PreflightDeps {
   config: Readonly<Config>;

@@ -9,7 +9,7 @@ import {
   type VerdictAsk,
   verdictEffect,
   verdictSchema,
-} from '../../../src/supervisor/preflightVerdict.js';
+} from '../../../src/prep/preflightVerdict.js';
 
 const chat: VerdictAsk = { kind: 'chat', routes: {}, skills: [], threshold: null };
 const routed: VerdictAsk = { kind: 'chat', routes: { deep: 'careful work' }, skills: [], threshold: 0.6 };

@@ -1,19 +1,21 @@
 // The InternalToolHost a turn's internal tools run against: the supervisor's state and capabilities, seen from
 // that turn (its conversation, its principal, its hop depth). Built per tool request; holds no state of its own.
 import type { Config } from '../config/types.js';
+import type { Compactor, CompactReport, CompactRequest } from '../context/compactor.js';
+import type { Conversation } from '../domain/conversation.js';
+import type { InboxEvent } from '../domain/inbox.js';
 import type { Logger } from '../obs/log.js';
-import type { Conversation, InboxEvent, Store } from '../store/store.js';
+import type { Staging } from '../prep/staging.js';
+import type { Steering } from '../steering/steering.js';
+import type { Store } from '../store/store.js';
 import { newUlid } from '../store/ulid.js';
-import type { InternalToolHost, ToolResult } from '../tools/internalTools.js';
-import type { SkillHost, SteeringHost } from '../tools/toolOutcome.js';
-import type { Compactor, CompactReport, CompactRequest } from './compactor.js';
-import type { ConversationBook } from './conversationBook.js';
-import type { AcceptInput } from './inbox.js';
-import type { LiveTurn } from './liveTurn.js';
-import type { Staging } from './staging.js';
-import type { Steering } from './steering.js';
-import type { TaskHooks } from './taskHooks.js';
-import type { ThinkChildren, ThinkJob } from './thinkChildren.js';
+import type { ConversationBook } from '../supervisor/conversationBook.js';
+import type { AcceptInput } from '../supervisor/inbox.js';
+import type { LiveTurn } from '../supervisor/liveTurn.js';
+import type { TaskHooks } from '../supervisor/taskHooks.js';
+import type { ThinkChildren, ThinkJob } from '../supervisor/thinkChildren.js';
+import type { InternalToolHost, ToolResult } from './internalTools.js';
+import type { SkillHost, SteeringHost } from './toolOutcome.js';
 
 /** What the supervisor lends to internal tools. */
 export interface HostCapabilities {

@@ -1,7 +1,7 @@
 // The reply to a status message: the asker's own view (reference §6.4).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { statusText } from '../../../src/supervisor/statusView.js';
+import { statusText } from '../../../src/obs/statusView.js';
 
 const view = {
   conversations: [

@@ -1,0 +1,34 @@
+// Durable A2A tasks (reference §17.2). Plain data only.
+
+/** A2A task states (reference §17.2); the last four are terminal and never change again. */
+export type TaskState = 'submitted' | 'working' | 'input_required' | 'completed' | 'failed' | 'canceled' | 'rejected';
+
+/** A durable A2A task, linked to the inbox event (and so the turn) that answers it. */
+export interface TaskRecord {
+  /** Unique across restarts (a ULID). */
+  id: string;
+  /** The caller's context id (the conversation it names, in the caller's own namespace). */
+  context_id: string;
+  /** The internal conversation the task's turns run in. */
+  conversation: string;
+  state: TaskState;
+  principal: string;
+  /** The inbox event whose turn answers it; null for deterministic replies (commands). */
+  inbox_event: string | null;
+  /** The status message text (the reply, an error, or the question asked). */
+  message: string | null;
+  /** The reply as the task's artifact text; null until completed. */
+  result: string | null;
+  /** An open question to a person (ask_human, a policy `ask`): answered by a SendMessage with this task's id. */
+  question: { id: string; text: string; schema?: Record<string, unknown>; answer?: string } | null;
+  history: Array<{ state: TaskState; ts: number }>;
+  created: number;
+  updated: number;
+}
+
+/** Which tasks `listTasks` returns: a principal's (all when null), optionally in one context, at most `limit`. */
+export interface TaskFilter {
+  principal: string | null;
+  context_id?: string;
+  limit: number;
+}
