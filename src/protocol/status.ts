@@ -16,11 +16,6 @@ export const TURN_STATUSES = [
 
 export type TurnStatus = (typeof TURN_STATUSES)[number];
 
-/** True when `s` is one of the eight statuses. */
-export function isTurnStatus(s: unknown): s is TurnStatus {
-  return typeof s === 'string' && (TURN_STATUSES as readonly string[]).includes(s);
-}
-
 /**
  * Where a turn's error came from, set where the error is made and carried with its text: `intel` the model
  * endpoint, `mcp` a required MCP server, `budget` the budget, `deadline` / `cancelled` / `refused` the supervisor's
@@ -42,7 +37,7 @@ export const TURN_ERROR_KINDS = [
 
 export type TurnErrorKind = (typeof TURN_ERROR_KINDS)[number];
 
-export function isTurnErrorKind(k: unknown): k is TurnErrorKind {
+function isTurnErrorKind(k: unknown): k is TurnErrorKind {
   return typeof k === 'string' && (TURN_ERROR_KINDS as readonly string[]).includes(k);
 }
 

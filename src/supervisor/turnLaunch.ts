@@ -21,7 +21,7 @@ import type { FoldBack } from './foldBack.js';
 import type { TurnWorkers } from './turnWorkers.js';
 
 /** Room the dispatch estimate leaves for the answer (reference §10.1). */
-export const ANSWER_ALLOWANCE = 4096;
+const ANSWER_ALLOWANCE = 4096;
 
 export interface LaunchDeps {
   config: Readonly<Config>;
