@@ -24,12 +24,15 @@ export function busyContexts(table: JobTable, now: number): Set<string> {
   return busy;
 }
 
+/** Inbox ids sort by acceptance time. */
+const byInboxOrder = (a: Job, b: Job): number => (a.eventId < b.eventId ? -1 : a.eventId > b.eventId ? 1 : 0);
+
 /** Jobs the gate may pick now, in inbox order: queued ones, and budget waits that have ended. */
 export function gateLine(table: JobTable, now: number): Job[] {
   const line = [...table.values()].filter(
     (j) => j.state === 'queued' || (j.state === 'budget_wait' && now >= (j.wait?.untilMs ?? 0)),
   );
-  return line.sort((a, b) => (a.eventId < b.eventId ? -1 : a.eventId > b.eventId ? 1 : 0));
+  return line.sort(byInboxOrder);
 }
 
 /** Work that must end before a drain completes: launching, staging or running jobs, and workers still exiting. */
@@ -76,12 +79,29 @@ export function cancelTarget(table: JobTable, eventId: string): CancelTarget {
   }
 }
 
-/** The jobs a drain that gave up waiting abandons: everything not folding or finished. */
+/** States a drain that gave up waiting abandons (a launch ends within its step; a fold is left to its retries). */
+const ABANDONABLE: ReadonlySet<JobState> = new Set(['queued', 'staging', 'budget_wait', 'running']);
+
+/** The jobs a drain that gave up waiting abandons, in inbox order. */
 export function drainVictims(table: JobTable): Job[] {
-  return [...table.values()].filter((j) => j.state !== 'folding' && j.state !== 'done' && j.state !== 'abandoned');
+  return [...table.values()].filter((j) => ABANDONABLE.has(j.state)).sort(byInboxOrder);
 }
 
-/** How many jobs are in each state (status, metrics). */
+/**
+ * The numbers `status` and the gauges report: `queued` waits for the gate (budget waits included, as they keep
+ * their place in line), `running_turns` counts live turn workers (one still exiting after its fold included).
+ */
+export function statusCounts(table: JobTable): { queued: number; staging: number; running_turns: number } {
+  const counts = { queued: 0, staging: 0, running_turns: 0 };
+  for (const job of table.values()) {
+    if (job.state === 'queued' || job.state === 'budget_wait') counts.queued++;
+    else if (job.state === 'staging') counts.staging++;
+    if (job.workerLive) counts.running_turns++;
+  }
+  return counts;
+}
+
+/** How many jobs are in each state. */
 export function jobCounts(table: JobTable): Record<JobState, number> {
   const counts = Object.fromEntries(JOB_STATES.map((s) => [s, 0])) as Record<JobState, number>;
   for (const job of table.values()) counts[job.state]++;
@@ -97,8 +117,11 @@ export function messageWaiting(table: JobTable, ctx: string): boolean {
   return false;
 }
 
-/** Whether the event is still on the books (not folded): an outcome waiter must wait rather than read the store. */
+/**
+ * Whether the event's outcome is still to come in this process: an outcome waiter waits rather than read the store.
+ * A done job's outcome is in the store; an abandoned one's never comes here (it replays on the next start).
+ */
 export function isPending(table: JobTable, eventId: string): boolean {
   const state = table.get(eventId)?.state;
-  return state !== undefined && state !== 'done';
+  return state !== undefined && state !== 'done' && state !== 'abandoned';
 }

@@ -8,17 +8,7 @@ import type { TurnStatus } from '../protocol/status.js';
  * asking the budget, all within one step. `abandoned`: a drain stopped it; its inbox event stays pending and
  * replays on the next start (nobody folds it in this process).
  */
-export type JobState =
-  | 'queued'
-  | 'launching'
-  | 'staging'
-  | 'budget_wait'
-  | 'running'
-  | 'folding'
-  | 'done'
-  | 'abandoned';
-
-export const JOB_STATES: readonly JobState[] = [
+export const JOB_STATES = [
   'queued',
   'launching',
   'staging',
@@ -27,7 +17,9 @@ export const JOB_STATES: readonly JobState[] = [
   'folding',
   'done',
   'abandoned',
-];
+] as const;
+
+export type JobState = (typeof JOB_STATES)[number];
 
 /** One job: plain data, replaced (never mutated) by each transition. */
 export interface Job {

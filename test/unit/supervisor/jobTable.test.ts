@@ -13,6 +13,7 @@ import {
   jobCounts,
   liveWork,
   messageWaiting,
+  statusCounts,
 } from '../../../src/supervisor/jobQueries.js';
 import {
   addJob,
@@ -372,12 +373,22 @@ describe('job queries', () => {
     assert.deepEqual(cancelTarget(tableOf(cancelling), '01A'), { kind: 'none', state: 'running' });
   });
 
+  it('every state a drain abandons accepts drain_abandon', () => {
+    const table = tableOf(...JOB_STATES.map((s, i) => jobIn(s, `c${i}`, `0${i}`)));
+    for (const job of drainVictims(table)) assert.equal(transition(job, EVENTS.drain_abandon, NOW).refused, false);
+  });
+
+  it('statusCounts: budget waits queue in line; an exiting worker is still a running turn', () => {
+    const table = tableOf(...JOB_STATES.map((s, i) => jobIn(s, `c${i}`, `0${i}`)));
+    assert.deepEqual(statusCounts(table), { queued: 2, staging: 1, running_turns: 2 });
+  });
+
   it('drainVictims, counts, messageWaiting and isPending', () => {
     const jobs = JOB_STATES.map((s, i) => jobIn(s, `c${i}`, `0${i}`));
     const table = tableOf(...jobs);
     assert.deepEqual(
       drainVictims(table).map((j) => j.state),
-      ['queued', 'launching', 'staging', 'budget_wait', 'running'],
+      ['queued', 'staging', 'budget_wait', 'running'],
     );
     assert.deepEqual(jobCounts(table), Object.fromEntries(JOB_STATES.map((s) => [s, 1])));
     assert.equal(messageWaiting(table, 'c0'), true);
@@ -386,6 +397,7 @@ describe('job queries', () => {
     assert.equal(messageWaiting(tableOf(continuation), 'g'), false);
     assert.equal(isPending(table, '05'), true, 'folding');
     assert.equal(isPending(table, '06'), false, 'done');
+    assert.equal(isPending(table, '07'), false, 'abandoned: its outcome never comes in this process');
     assert.equal(isPending(table, 'zz'), false);
   });
 });
