@@ -1,7 +1,7 @@
 // The embedding API: explicit named exports for programs that run agentd as a library.
 export { type Agent, type CreateAgentOptions, createAgent, type SendOptions } from './agent.js';
 
-export { EXIT, exitCodeForStatus } from './cli/exitCodes.js';
+export { EXIT, exitCodeForOutcome, exitCodeForStatus } from './cli/exitCodes.js';
 export { compileConfig } from './config/compile.js';
 export type { Config, ConfigSources } from './config/types.js';
 export type { Conversation } from './domain/conversation.js';

@@ -3,7 +3,7 @@
 import type { Supervisor } from '../supervisor/supervisor.js';
 import { BackendError, type Principal } from './backend.js';
 
-export const COMMANDS = ['status', 'pause', 'resume', 'drain', 'mode', 'goal.set', 'goal.get', 'goal.clear'] as const;
+const COMMANDS = ['status', 'pause', 'resume', 'drain', 'mode', 'goal.set', 'goal.get', 'goal.clear'] as const;
 
 const STEERING = new Set(['mode', 'goal.set', 'goal.get', 'goal.clear']);
 

@@ -18,7 +18,7 @@ export type Envelope =
   | { ok: false; id: RpcId; error: RpcError /** The method named, when it could be read. */; method?: string };
 
 /** The wire version this listener speaks; the header is required (reference §17.1, RFC 0043). */
-export const A2A_VERSION = '1.0';
+const A2A_VERSION = '1.0';
 const SHOWN_METHOD_CHARS = 64;
 
 /** Checks one request body and its `A2A-Version` header (absent ⇒ -32009, as the SDK's own server does). */

@@ -43,7 +43,7 @@ export function isTerminalState(state: TaskState): boolean {
   return state === 'completed' || state === 'failed' || state === 'canceled' || state === 'rejected';
 }
 
-export function textPart(text: string): Part {
+function textPart(text: string): Part {
   return { content: { $case: 'text', value: text }, metadata: undefined, filename: '', mediaType: 'text/plain' };
 }
 
@@ -52,7 +52,7 @@ function iso(ms: number): string {
 }
 
 /** The reply as the task's one artifact. */
-export function replyArtifact(task: TaskRecord): Artifact | null {
+function replyArtifact(task: TaskRecord): Artifact | null {
   if (task.result === null) return null;
   return {
     artifactId: `${task.id}-reply`,

@@ -43,7 +43,7 @@ export interface CallGrant {
   reason?: string;
 }
 
-export function usageTokens(usage: Usage): number {
+function usageTokens(usage: Usage): number {
   return usage.input_tokens + usage.output_tokens;
 }
 

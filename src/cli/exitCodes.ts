@@ -1,29 +1,23 @@
-// The one table of instance exit codes (DESIGN.md "Contracts") and the function mapping a status or error to it.
-// Pinned by test/unit/cli/exitCodes.test.ts.
+// How the instance's exit code follows from a job's outcome, a `finish` status or an escaped error. The table itself
+// is protocol/exitTable.ts (the worker uses it too); pinned by test/unit/cli/exitCodes.test.ts.
+import type { InboxOutcome } from '../domain/inbox.js';
 import { DaemonError } from '../errors.js';
-import { type TurnStatus, workerExitCode } from '../protocol/status.js';
+import { EXIT, type ExitCode } from '../protocol/exitTable.js';
+import { errorKindOf, exitCodeForTurn, type TurnErrorKind, type TurnStatus } from '../protocol/status.js';
 
-export const EXIT = {
-  ok: 0,
-  generic: 1,
-  config: 2,
-  loopDetected: 3,
-  intel: 4,
-  refused: 5,
-  mcp: 6,
-  budget: 7,
-  deadline: 124,
-} as const;
+export { EXIT, type ExitCode } from '../protocol/exitTable.js';
 
-export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
+/** Exit code for a job's final turn status; a `failed` turn's code says where its error came from. */
+export function exitCodeForStatus(status: TurnStatus, kind?: TurnErrorKind): ExitCode {
+  return exitCodeForTurn(status, kind);
+}
 
-/**
- * Exit code for a job's final turn status: the worker's own code for that status (one table, protocol/status.ts),
- * except that a turn failed by an unreachable MCP server (`mcp '…'`) exits 6.
- */
-export function exitCodeForStatus(status: TurnStatus, error?: string): number {
-  if (status === 'failed' && error?.startsWith('mcp ')) return EXIT.mcp;
-  return workerExitCode(status, error);
+/** Exit code for a job's outcome: its `finish` call's status when it completed with one, else its turn status. */
+export function exitCodeForOutcome(outcome: InboxOutcome): ExitCode {
+  if (outcome.finish_status !== undefined && outcome.status === 'completed') {
+    return exitCodeForFinish(outcome.finish_status);
+  }
+  return exitCodeForTurn(outcome.status, errorKindOf(outcome));
 }
 
 /** Exit code for a `finish` call's status in a job-shaped run (reference §14.2 step 7). */

@@ -14,7 +14,7 @@ import { Supervisor } from '../supervisor/supervisor.js';
 import { ToolSurface } from '../tools/surface.js';
 import { type CliArgs, parseArgs, VERSION } from './args.js';
 import { runDaemon } from './daemon.js';
-import { EXIT, exitCodeForError, exitCodeForFinish, exitCodeForStatus } from './exitCodes.js';
+import { EXIT, exitCodeForError, exitCodeForOutcome } from './exitCodes.js';
 
 /** What the process should do at the end: print `stdout` (if any), then exit with `code`. */
 export interface CliResult {
@@ -128,7 +128,7 @@ async function runJob({ config, store, log, tools, env }: JobContext): Promise<C
     const outcome = await runPrompt(sup, store, log, prompt);
     await sup.whenIdle();
     await signals.drained();
-    return { code: jobExitCode(outcome), stdout: outcome.reply };
+    return { code: exitCodeForOutcome(outcome), stdout: outcome.reply };
   } finally {
     signals.dispose();
     await metrics?.close();
@@ -151,13 +151,6 @@ function startupPromptEvent(sup: Supervisor, store: Store, log: Logger, prompt: 
 
 function runPrompt(sup: Supervisor, store: Store, log: Logger, prompt: string): Promise<InboxOutcome> {
   return sup.outcomeOf(startupPromptEvent(sup, store, log, prompt));
-}
-
-function jobExitCode(outcome: InboxOutcome): number {
-  if (outcome.finish_status !== undefined && outcome.status === 'completed') {
-    return exitCodeForFinish(outcome.finish_status);
-  }
-  return exitCodeForStatus(outcome.status, outcome.error);
 }
 
 /**

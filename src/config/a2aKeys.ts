@@ -7,7 +7,7 @@ import { choiceAt, closedMapping, nameAt, problemAt, shaped, textAt, textListAt 
 import type { OriginOf } from './roleRules.js';
 import type { A2aConfig, A2aPrincipalConfig, Config } from './types.js';
 
-export const PRINCIPAL_ROLES = ['operator', 'user', 'agent'] as const;
+const PRINCIPAL_ROLES = ['operator', 'user', 'agent'] as const;
 export const DEFAULT_MAX_BODY_BYTES = 1_048_576;
 
 const LISTEN_SHAPE = 'expected http://HOST:PORT or https://HOST:PORT';
@@ -27,7 +27,7 @@ export function isLoopbackHost(host: string): boolean {
 }
 
 /** The problem with a listen URL, or null: http(s), a host, an optional port, nothing else. */
-export function listenProblem(text: string): string | null {
+function listenProblem(text: string): string | null {
   let url: URL;
   try {
     url = new URL(text);

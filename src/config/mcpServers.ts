@@ -68,7 +68,7 @@ function readServer(value: unknown, at: SubPath): McpServerConfig {
 }
 
 /** One `--mcp` value: `NAME=https://…` → an HTTP server; `NAME=command with args` → a stdio server. */
-export function parseMcpFlag(text: string): Servers {
+function parseMcpFlag(text: string): Servers {
   const eq = text.indexOf('=');
   if (eq <= 0) return problemAt([], FLAG_SHAPE);
   const name = checkName(text.slice(0, eq).trim(), []);

@@ -7,8 +7,8 @@ import type { ModelDecl, ProviderConfig } from './types.js';
 type Providers = Record<string, ProviderConfig>;
 type Models = Record<string, ModelDecl>;
 
-export const MODEL_KINDS = ['chat', 'reasoning', 'decision'] as const;
-export const EFFORTS = ['low', 'medium', 'high'] as const;
+const MODEL_KINDS = ['chat', 'reasoning', 'decision'] as const;
+const EFFORTS = ['low', 'medium', 'high'] as const;
 export const STRUCTURED_OUTPUT = ['native', 'prompt'] as const;
 
 const PROVIDER_KEYS = ['endpoints', 'dialect', 'token', 'headers', 'structured_output'];

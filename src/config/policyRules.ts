@@ -4,11 +4,11 @@ import { durationKind, type SubPath, type ValueKind } from './kinds.js';
 import { choiceAt, closedMapping, isMapping, nameAt, problemAt, shaped } from './mappings.js';
 import type { PolicyRule } from './types.js';
 
-export const POLICY_TAGS = ['untrusted_input', 'sensitive', 'egress'] as const;
-export const POLICY_CALLERS = ['root', 'conversation'] as const;
-export const POLICY_ACTIONS = ['allow', 'deny', 'ask'] as const;
+const POLICY_TAGS = ['untrusted_input', 'sensitive', 'egress'] as const;
+const POLICY_CALLERS = ['root', 'conversation'] as const;
+const POLICY_ACTIONS = ['allow', 'deny', 'ask'] as const;
 /** How long an `ask` waits for a person by default. */
-export const ASK_TIMEOUT_MS = 300_000;
+const ASK_TIMEOUT_MS = 300_000;
 
 const RULE_KEYS = ['name', 'match', 'action', 'on_timeout', 'timeout'];
 const MATCH_KEYS = ['tool', 'server', 'tags', 'caller', 'principal', 'args'];

@@ -6,10 +6,10 @@ import type { Config, IntelligenceConfig, ModelDecl } from './types.js';
 /** A job in a turn's life; each runs on the model its role under `intelligence.roles` names. */
 export type Job = 'turn' | 'preflight' | 'compaction' | 'think' | 'decide';
 
-export const JOBS: readonly Job[] = ['turn', 'preflight', 'compaction', 'think', 'decide'];
+const JOBS: readonly Job[] = ['turn', 'preflight', 'compaction', 'think', 'decide'];
 
 /** The model kinds each job can run on. */
-export const JOB_KINDS: Readonly<Record<Job, readonly ModelDecl['kind'][]>> = {
+const JOB_KINDS: Readonly<Record<Job, readonly ModelDecl['kind'][]>> = {
   turn: ['chat', 'reasoning'],
   preflight: ['chat', 'decision'],
   compaction: ['chat', 'reasoning'],

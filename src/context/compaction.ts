@@ -7,9 +7,9 @@ import { estimateConversation, estimateMessage } from './estimate.js';
 import { renderSummary } from './render.js';
 
 /** Each folded text, argument list or tool content is clipped to this many characters in the input. */
-export const LINE_CLIP_CHARS = 2000;
+const LINE_CLIP_CHARS = 2000;
 /** Summary lists keep the newest this many entries. */
-export const SUMMARY_LIST_MAX = 32;
+const SUMMARY_LIST_MAX = 32;
 /** The fallback narrative is trimmed from the front to this many bytes. */
 export const FALLBACK_MAX_BYTES = 8000;
 const ELIDED = '(earlier messages elided)';
@@ -132,7 +132,7 @@ function fitLines(lines: readonly string[], room: number): string[] {
 }
 
 /** A verdict object shaped as the schema says, or null. */
-export function asVerdict(value: unknown): SummaryVerdict | null {
+function asVerdict(value: unknown): SummaryVerdict | null {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return null;
   const v = value as Record<string, unknown>;
   const lists = ['goals', 'decisions', 'open', 'facts'] as const;

@@ -20,7 +20,7 @@ import {
 import { estimateConversation } from './estimate.js';
 
 /** The summarizer's guidance (reference §16.3); `context.summarize.prompt` replaces it, never the answer format. */
-export const SUMMARIZER_GUIDANCE =
+const SUMMARIZER_GUIDANCE =
   'You compact a conversation faithfully into goals, decisions, open items and facts, plus a short narrative. ' +
   'Be short and specific. Never invent anything. Keep identifiers, names, paths and numbers verbatim.';
 const ANSWER_FORMAT =

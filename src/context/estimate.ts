@@ -6,7 +6,7 @@ import type { Msg } from '../protocol/messages.js';
 import { renderPlan, renderSummary } from './render.js';
 
 /** Per-message overhead added to every message body. */
-export const MESSAGE_OVERHEAD = 4;
+const MESSAGE_OVERHEAD = 4;
 
 /** Unicode scalar values in `text` (a surrogate pair counts once). */
 function scalarCount(text: string): number {

@@ -34,7 +34,7 @@ export function renderCatalogue(entries: readonly SkillEntry[], prefix: string):
 }
 
 /** `Loaded skills — follow these instructions when relevant:` then `### Skill: <name>` blocks; '' for none. */
-export function renderLoaded(bodies: ReadonlyArray<{ name: string; body: string }>): string {
+function renderLoaded(bodies: ReadonlyArray<{ name: string; body: string }>): string {
   if (bodies.length === 0) return '';
   const blocks = bodies.map((b) => `### Skill: ${b.name}\n${b.body.trim()}`);
   return ['Loaded skills — follow these instructions when relevant:', ...blocks].join('\n\n');

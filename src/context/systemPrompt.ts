@@ -61,7 +61,7 @@ export interface PromptProblem {
   err: string;
 }
 
-export function promptData(input: SystemPromptInput): PromptData {
+function promptData(input: SystemPromptInput): PromptData {
   const keys = (input.memoryKeys ?? []).slice(0, MEMORY_KEYS_SHOWN);
   return {
     instance: input.instance.trim() === '' ? 'agentd' : input.instance.trim(),

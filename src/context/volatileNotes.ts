@@ -2,7 +2,7 @@
 // never in the system prompt, so the prompt's stable prefix survives them. Pure: messages and the clock in.
 import type { Msg } from '../protocol/messages.js';
 
-export const DATE_NOTE_PREFIX = 'current date: ';
+const DATE_NOTE_PREFIX = 'current date: ';
 
 /** `current date: YYYY-MM-DD (UTC)` when the conversation has not been told today's date yet; else null. */
 export function dateNote(messages: readonly Msg[], now: number): string | null {

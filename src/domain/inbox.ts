@@ -1,6 +1,6 @@
 // Inbox events: what a producer hands the runtime (one durable accept each), and how each one ended.
 // Plain data only: no I/O, no imports from store/ or supervisor/.
-import type { TurnStatus } from '../protocol/status.js';
+import type { TurnErrorKind, TurnStatus } from '../protocol/status.js';
 
 export type InboxKind = 'a2a_message';
 
@@ -41,5 +41,7 @@ export interface InboxOutcome {
   status: TurnStatus;
   reply: string;
   error?: string;
+  /** Where `error` came from; records stored before kinds existed lack it (read them with `errorKindOf`). */
+  error_kind?: TurnErrorKind;
   finish_status?: string;
 }

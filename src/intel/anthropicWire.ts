@@ -63,10 +63,7 @@ function pushBlocks(out: AnthropicMessage[], role: AnthropicMessage['role'], blo
 }
 
 /** Splits the transcript into hoisted system text and alternating user/assistant messages. */
-export function convertTranscript(
-  req: WireRequest,
-  nameMap: ToolNameMap,
-): { system: string[]; messages: AnthropicMessage[] } {
+function convertTranscript(req: WireRequest, nameMap: ToolNameMap): { system: string[]; messages: AnthropicMessage[] } {
   const system: string[] = req.system.trim() === '' ? [] : [req.system];
   const messages: AnthropicMessage[] = [];
   for (const msg of req.messages) {

@@ -24,7 +24,7 @@ export interface BreakerPolicy {
   maxCooldownMs: number;
 }
 
-export const DEFAULT_BREAKER_POLICY: Readonly<BreakerPolicy> = {
+const DEFAULT_BREAKER_POLICY: Readonly<BreakerPolicy> = {
   threshold: 3,
   baseCooldownMs: 5_000,
   maxCooldownMs: 60_000,

@@ -5,7 +5,7 @@ import { buildAnthropicRequest, parseAnthropicResponse } from './anthropicWire.j
 import type { ModelResponse, ToolNameMap, WireRequest } from './modelRequest.js';
 import { buildOpenAiRequest, parseOpenAiResponse } from './openaiWire.js';
 
-export const ANTHROPIC_VERSION = '2023-06-01';
+const ANTHROPIC_VERSION = '2023-06-01';
 
 export interface DialectWire {
   /** The request URL for one configured endpoint (throws on an invalid URL). */

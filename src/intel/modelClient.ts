@@ -45,7 +45,7 @@ export function endpointUrl(endpoint: string, dialect: IntelligenceSpec['dialect
 }
 
 /** A fresh breaker box (tests and embedders that want to share or inspect breaker state). */
-export function newHealthBox(endpoints: number): EndpointHealthBox {
+function newHealthBox(endpoints: number): EndpointHealthBox {
   return { breaker: newBreaker(endpoints), lastError: new Map() };
 }
 

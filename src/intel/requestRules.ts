@@ -22,12 +22,12 @@ export function schemaPromptLine(schema: Record<string, unknown>): string {
 }
 
 /** The configured effort; none configured ⇒ no effort is sent and the cap is not raised. */
-export function effortOf(spec: Pick<RuleSpec, 'reasoning'>): Effort | undefined {
+function effortOf(spec: Pick<RuleSpec, 'reasoning'>): Effort | undefined {
   return spec.reasoning?.effort ?? undefined;
 }
 
 /** A `reasoning`-kind model, or any model with an effort configured: it never gets a temperature. */
-export function isReasoningModel(spec: Pick<RuleSpec, 'kind' | 'reasoning'>): boolean {
+function isReasoningModel(spec: Pick<RuleSpec, 'kind' | 'reasoning'>): boolean {
   return spec.kind === 'reasoning' || effortOf(spec) !== undefined;
 }
 

@@ -2,9 +2,7 @@
 
 export const EVENT_NAMES = [
   // process and lifecycle
-  'proc.ready',
   'proc.exit',
-  'config.loaded',
   'store.opened',
   'restore.done',
   'drain.start',
@@ -13,9 +11,6 @@ export const EVENT_NAMES = [
   'agent.resumed',
   // inbox and producers
   'inbox.accepted',
-  'inbox.done.fail',
-  'inbox.unknown_kind',
-  'prompt.reject',
   'prompt.skipped',
   // turns
   'turn.spawn',
@@ -32,7 +27,6 @@ export const EVENT_NAMES = [
   'a2a.request',
   'root.finish',
   'tool.request',
-  'tool.reply',
   'tool.result.schema',
   'child.exit',
   'child.unhealthy',
@@ -94,7 +88,6 @@ export const EVENT_NAMES = [
   'context.compacted',
   'metrics.listen',
   // worker side
-  'loop.start',
   'loop.error',
   'turn.start',
   'turn.round',

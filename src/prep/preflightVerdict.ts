@@ -3,11 +3,11 @@
 
 export const INTENTS = ['chat', 'question', 'status', 'command', 'task', 'steer', 'clarify'] as const;
 export type Intent = (typeof INTENTS)[number];
-export const RISKS = ['low', 'medium', 'high'] as const;
+const RISKS = ['low', 'medium', 'high'] as const;
 /** A decision model's route answer for "none of the routes": the turn stays on roles.turn. */
-export const NO_ROUTE = 'none';
+const NO_ROUTE = 'none';
 /** The plan's goal is the first this many characters of the message. */
-export const PLAN_GOAL_CHARS = 120;
+const PLAN_GOAL_CHARS = 120;
 
 export interface Verdict {
   intent: Intent;

@@ -1,7 +1,7 @@
 // Frame types between supervisor and turn worker: one union per direction (reference §1.3-1.4).
 // Both sides import this module; a new frame type without a handler fails to compile (see `FrameHandlers`).
 import type { Msg, ToolDef, Usage } from './messages.js';
-import type { TurnStatus } from './status.js';
+import type { TurnErrorKind, TurnStatus } from './status.js';
 
 /** Bumped when a frame's shape changes incompatibly; carried in the spawn frame. */
 export const PROTOCOL_VERSION = 1;
@@ -119,6 +119,8 @@ export interface TurnResult {
   rounds: number;
   tool_calls: number;
   error?: string;
+  /** Where `error` came from; absent in results from before kinds existed (see `errorKindOf`). */
+  error_kind?: TurnErrorKind;
   finish?: FinishArgs;
 }
 
@@ -148,7 +150,7 @@ export type UpFrame =
   | { type: 'pong'; seq: number }
   | { type: 'event'; event: ProgressEvent; fields: Record<string, unknown> }
   | ({ type: 'usage' } & Usage)
-  | { type: 'failed'; error: string }
+  | { type: 'failed'; error: string; error_kind?: TurnErrorKind }
   /**
    * `index`: the call's 0-based position across the whole turn (idempotency keys for supervisor-run calls).
    * `check_only`: only the permission check (a gated code tool); the answer is `allowed` or the refusal.

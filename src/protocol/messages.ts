@@ -15,8 +15,6 @@ export type Msg =
   | { role: 'tool'; id: string; name: string; content: unknown; is_error: boolean; ts: number }
   | { role: 'note'; text: string; ts: number };
 
-export type MsgRole = Msg['role'];
-
 /** A tool the model may call: its name as the runtime knows it (dots allowed) and its input schema. */
 export interface ToolDef {
   name: string;

@@ -1,5 +1,6 @@
-// The eight turn statuses, shared end to end, and the worker exit code each one maps to (reference §14.1).
-// Pure data: no I/O.
+// The eight turn statuses, shared end to end, the kinds of turn error, and the exit code each status and kind maps
+// to (reference §14.1). Pure data: no I/O.
+import { EXIT, type ExitCode } from './exitTable.js';
 
 /** How a turn ends: exactly one of these, with the seed's exact strings. */
 export const TURN_STATUSES = [
@@ -15,28 +16,62 @@ export const TURN_STATUSES = [
 
 export type TurnStatus = (typeof TURN_STATUSES)[number];
 
-/** True when `s` is one of the eight statuses. */
-export function isTurnStatus(s: unknown): s is TurnStatus {
-  return typeof s === 'string' && (TURN_STATUSES as readonly string[]).includes(s);
+/**
+ * Where a turn's error came from, set where the error is made and carried with its text: `intel` the model
+ * endpoint, `mcp` a required MCP server, `budget` the budget, `deadline` / `cancelled` / `refused` the supervisor's
+ * stop, `loop` loop detection, `answer` an answer no check accepted, `worker` a worker that died or went silent,
+ * `internal` anything else (a turn that could not start, a worker exception).
+ */
+export const TURN_ERROR_KINDS = [
+  'intel',
+  'mcp',
+  'budget',
+  'deadline',
+  'cancelled',
+  'refused',
+  'loop',
+  'answer',
+  'worker',
+  'internal',
+] as const;
+
+export type TurnErrorKind = (typeof TURN_ERROR_KINDS)[number];
+
+function isTurnErrorKind(k: unknown): k is TurnErrorKind {
+  return typeof k === 'string' && (TURN_ERROR_KINDS as readonly string[]).includes(k);
 }
 
-/** The worker process exit code for a status; `failed` is 4 when the error came from the model endpoint. */
-export function workerExitCode(status: TurnStatus, error?: string): number {
+/**
+ * The error kind of a turn's result or a stored outcome. Records written before turn errors carried a kind have
+ * only the text: they are read by its prefix (`intel: …`, `mcp '…'`), here and nowhere else.
+ */
+export function errorKindOf(outcome: { error?: string; error_kind?: string }): TurnErrorKind | undefined {
+  if (isTurnErrorKind(outcome.error_kind)) return outcome.error_kind;
+  if (outcome.error?.startsWith('intel:')) return 'intel';
+  if (outcome.error?.startsWith('mcp ')) return 'mcp';
+  return undefined;
+}
+
+/** The exit code for a turn's status; a `failed` turn's code says where its error came from. */
+export function exitCodeForTurn(status: TurnStatus, kind?: TurnErrorKind): ExitCode {
   switch (status) {
     case 'completed':
-      return 0;
+      return EXIT.ok;
     case 'failed':
-      return error?.startsWith('intel:') ? 4 : 1;
+      if (kind === 'intel') return EXIT.intel;
+      if (kind === 'mcp') return EXIT.mcp;
+      if (kind === 'budget') return EXIT.budget;
+      return EXIT.generic;
     case 'cancelled':
-      return 1;
+      return EXIT.generic;
     case 'refused':
-      return 5;
+      return EXIT.refused;
     case 'exhausted_steps':
     case 'exhausted_tokens':
-      return 7;
+      return EXIT.budget;
     case 'deadline':
-      return 124;
+      return EXIT.deadline;
     case 'loop_detected':
-      return 3;
+      return EXIT.loopDetected;
   }
 }

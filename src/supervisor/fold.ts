@@ -4,6 +4,7 @@
 import type { InboxOutcome } from '../domain/inbox.js';
 import type { TurnResult } from '../protocol/frames.js';
 import type { Msg } from '../protocol/messages.js';
+import type { TurnErrorKind, TurnStatus } from '../protocol/status.js';
 
 export interface FoldPlan {
   /** The delta, then the status note and the finish note when they apply. */
@@ -24,6 +25,7 @@ export function planFold(result: TurnResult, now: number): FoldPlan {
   }
   const outcome: InboxOutcome = { status: result.status, reply: result.text ?? '' };
   if (result.error !== undefined) outcome.error = result.error;
+  if (result.error_kind !== undefined) outcome.error_kind = result.error_kind;
   if (finishStatus !== undefined) outcome.finish_status = finishStatus;
   return { append, outcome };
 }
@@ -36,13 +38,19 @@ export function planNotRun(reason: string, now: number): FoldPlan {
   const status = reason.includes('refus') ? 'refused' : 'exhausted_tokens';
   return {
     append: [{ role: 'note', text: `turn not run: ${reason}`, ts: now }],
-    outcome: { status, reply: '', error: `budget: ${reason}` },
+    outcome: { status, reply: '', error: `budget: ${reason}`, error_kind: 'budget' },
   };
 }
 
-/** The synthetic result for a worker that ended without `turn_done` (killed, crashed, or a `failed` frame). */
-export function failedResult(error: string, status: TurnResult['status'] = 'failed'): TurnResult {
-  return { status, messages: [], usage: { input_tokens: 0, output_tokens: 0 }, rounds: 0, tool_calls: 0, error };
+/** The kind of a supervisor-made error when its maker names none: the stop its status says, else internal. */
+function kindForStatus(status: TurnStatus): TurnErrorKind {
+  return status === 'cancelled' || status === 'deadline' || status === 'refused' ? status : 'internal';
+}
+
+/** The synthetic result for a turn that ended without `turn_done` (killed, crashed, a `failed` frame, not started). */
+export function failedResult(error: string, status: TurnStatus = 'failed', kind = kindForStatus(status)): TurnResult {
+  const usage = { input_tokens: 0, output_tokens: 0 };
+  return { status, messages: [], usage, rounds: 0, tool_calls: 0, error, error_kind: kind };
 }
 
 /** A reply made without a turn (a preflight `status` or `clarify`): one assistant message, completed. */

@@ -2,7 +2,7 @@
 import type { Reservation } from '../budget/governor.js';
 import type { TurnJob } from '../domain/job.js';
 import type { Usage } from '../protocol/messages.js';
-import type { TurnStatus } from '../protocol/status.js';
+import type { TurnErrorKind, TurnStatus } from '../protocol/status.js';
 import type { WorkerHandle } from './workerHandle.js';
 
 export interface LiveTurn {
@@ -18,7 +18,7 @@ export interface LiveTurn {
   /** Set once `turn_done` (or a synthetic failure) has been folded. */
   settled: boolean;
   /** Why the supervisor ended it (cancel, deadline backstop, `failed` frame); used when no `turn_done` came. */
-  endReason: { status: TurnStatus; error: string } | null;
+  endReason: { status: TurnStatus; error: string; kind?: TurnErrorKind } | null;
   /** Set when a drain abandoned it: its inbox event stays pending and replays on the next start. */
   abandoned: boolean;
   /** The turn's usage as its worker last reported it (a killed worker is charged this). */

@@ -10,6 +10,7 @@ export const ABANDONED: InboxOutcome = {
   status: 'cancelled',
   reply: '',
   error: 'the turn was stopped by a drain; the message stays pending and replays on the next start',
+  error_kind: 'cancelled',
 };
 
 export class Outcomes {
@@ -28,7 +29,8 @@ export class Outcomes {
     if (!at.known) {
       const record = at.store.findInbox(eventId);
       if (record === null) {
-        return Promise.resolve({ status: 'failed', reply: '', error: `unknown inbox event ${eventId}` });
+        const error = `unknown inbox event ${eventId}`;
+        return Promise.resolve({ status: 'failed', reply: '', error, error_kind: 'internal' });
       }
       if (record.status === 'done') return Promise.resolve(record.outcome ?? { status: 'completed', reply: '' });
       if (at.draining) return Promise.resolve(ABANDONED);

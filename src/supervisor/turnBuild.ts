@@ -35,7 +35,7 @@ export interface TurnBuildInput {
 }
 
 /** The reminder a plan-mode turn reads last (seed 003: plan mode is one of the turn's reminders). */
-export const PLAN_MODE_NOTE =
+const PLAN_MODE_NOTE =
   'Plan mode: investigate with read-only tools only and change nothing. End the turn with a complete proposal: ' +
   'what you would do, step by step, and why. Tools that could change something return an error in this mode; ' +
   'the caller leaves plan mode when they accept the proposal.';

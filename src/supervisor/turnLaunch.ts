@@ -21,7 +21,7 @@ import type { FoldBack } from './foldBack.js';
 import type { TurnWorkers } from './turnWorkers.js';
 
 /** Room the dispatch estimate leaves for the answer (reference §10.1). */
-export const ANSWER_ALLOWANCE = 4096;
+const ANSWER_ALLOWANCE = 4096;
 
 export interface LaunchDeps {
   config: Readonly<Config>;
@@ -145,7 +145,7 @@ export class TurnLauncher {
   private spawnFailed(job: TurnJob, conv: Conversation, err: unknown): void {
     const message = describeError(err);
     this.deps.log.error('turn.spawn.fail', { ctx: job.ctx, inbox_event: job.event.id, err: message });
-    this.deps.folds.finish(job, conv, failedResult(`could not start the turn: ${message}`));
+    this.deps.folds.finish(job, conv, failedResult(`could not start the turn: ${message}`, 'failed', 'internal'));
     this.deps.wake();
   }
 }

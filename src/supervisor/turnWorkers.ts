@@ -164,7 +164,7 @@ export class TurnWorkers {
         this.deps.onUsage(turn, spent);
       },
       failed: (f) => {
-        turn.endReason = { status: 'failed', error: f.error };
+        turn.endReason = { status: 'failed', error: f.error, kind: f.error_kind ?? 'worker' };
         turn.handle.send({ type: 'cancel', reason: 'failed' });
       },
       tool_request: (f) => this.deps.serveTool(turn, f),
@@ -190,10 +190,14 @@ export class TurnWorkers {
     for (const t of turn.timers) clearTimeout(t);
     if (!turn.settled && !turn.abandoned) {
       const outcome = code !== null ? `exit code ${code}` : `signal ${signal}`;
-      const reason = turn.endReason ?? { status: 'failed', error: `worker exited without a result (${outcome})` };
+      const reason = turn.endReason ?? {
+        status: 'failed',
+        error: `worker exited without a result (${outcome})`,
+        kind: 'worker',
+      };
       log.warn('turn.failed', { ctx: turn.job.ctx, node, err: reason.error });
       // No terminal frame: the turn is charged what its usage frames reported (reference §15, going beyond it).
-      this.settle(turn, { ...failedResult(reason.error, reason.status), usage: { ...turn.usage } });
+      this.settle(turn, { ...failedResult(reason.error, reason.status, reason.kind), usage: { ...turn.usage } });
     }
     this.live.delete(node);
     this.deps.onGone(turn);

@@ -26,7 +26,7 @@ export function moduleSpecifier(module: string | URL): string {
 }
 
 /** Checks one exported tool; returns the problem, or null. */
-export function codeToolProblem(tool: unknown): string | null {
+function codeToolProblem(tool: unknown): string | null {
   if (typeof tool !== 'object' || tool === null) return 'a code tool must be an object';
   const t = tool as Partial<CodeTool>;
   if (typeof t.name !== 'string' || !/^[A-Za-z0-9_.-]+$/.test(t.name))

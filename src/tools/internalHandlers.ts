@@ -14,7 +14,7 @@ import { awaitCondition } from './handlers/waiting.js';
 import { type InternalToolHost, type ToolCaller, type ToolOutcome, toolError, toolOk } from './toolOutcome.js';
 
 /** memory.list's limit when the model gives none. */
-export const DEFAULT_LIST_LIMIT = 100;
+const DEFAULT_LIST_LIMIT = 100;
 
 const NO_PLAN = 'no plan';
 

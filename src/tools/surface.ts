@@ -28,7 +28,7 @@ export interface ToolSurfaceOptions {
 }
 
 /** Builds the wire spec of a configured server. Credentials go into headers/env here and nowhere else. */
-export function serverSpec(
+function serverSpec(
   name: string,
   server: McpServerConfig,
   baseEnv: Readonly<Record<string, string | undefined>>,

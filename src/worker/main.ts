@@ -4,9 +4,10 @@ import { describeError } from '../errors.js';
 import { callModel } from '../intel/modelClient.js';
 import type { Logger } from '../obs/log.js';
 import { createLogger, registerSecret } from '../obs/log.js';
+import { EXIT } from '../protocol/exitTable.js';
 import type { DownFrame, FrameHandlers, IntelligenceSpec, SpawnPayload, UpFrame } from '../protocol/frames.js';
 import { dispatchFrame } from '../protocol/frames.js';
-import { workerExitCode } from '../protocol/status.js';
+import { exitCodeForTurn } from '../protocol/status.js';
 import { type CodeTool, loadCodeTools } from '../tools/codeTools.js';
 import { specSecrets } from '../tools/mcp/mcpReason.js';
 import { admitViaSupervisor } from './budgetAdmission.js';
@@ -18,10 +19,6 @@ import type { TurnDeps } from './roundLoop.js';
 import { runTurn } from './roundLoop.js';
 import { readSpawnFrame } from './spawnFrame.js';
 
-/** Exit codes a worker uses before a turn status exists (reference §14.1 "Other worker exits"). */
-const EXIT_GENERIC = 1;
-const EXIT_BAD_PAYLOAD = 2;
-const EXIT_MCP = 6;
 /** How long stdio MCP servers get to exit on stdin EOF once the turn's frames are out, before SIGTERM. */
 const MCP_CLOSE_GRACE_MS = 250;
 
@@ -134,14 +131,15 @@ async function runPayload(w: Worker, payload: SpawnPayload): Promise<Outcome> {
     // A server that cannot be reached fails the worker before any model call; an interrupted connect lets the
     // round loop's guards end the turn (cancelled or deadline).
     if (!startup.ok && !startup.interrupted) {
-      return { code: EXIT_MCP, frames: [{ type: 'failed', error: startup.error }] };
+      return { code: EXIT.mcp, frames: [{ type: 'failed', error: startup.error, error_kind: 'mcp' }] };
     }
     if (startup.ok) w.mcp = startup.mcp;
     if (payload.code_tools_module && (payload.turn.code_tools?.length ?? 0) > 0) {
       try {
         w.codeTools = await loadCodeTools(payload.code_tools_module);
       } catch (err) {
-        return { code: EXIT_GENERIC, frames: [{ type: 'failed', error: describeError(err) }] };
+        const error = describeError(err);
+        return { code: EXIT.generic, frames: [{ type: 'failed', error, error_kind: 'internal' }] };
       }
     }
     const result = await runTurn(payload, turnDeps(payload, w, started, w.mcp));
@@ -149,11 +147,11 @@ async function runPayload(w: Worker, payload: SpawnPayload): Promise<Outcome> {
       { type: 'usage', ...result.usage },
       { type: 'turn_done', turn: result },
     ];
-    return { code: workerExitCode(result.status, result.error), frames };
+    return { code: exitCodeForTurn(result.status, result.error_kind), frames };
   } catch (err) {
     const error = `worker: ${describeError(err)}`;
     w.log.error('loop.error', { err: error });
-    return { code: EXIT_GENERIC, frames: [{ type: 'failed', error }] };
+    return { code: EXIT.generic, frames: [{ type: 'failed', error, error_kind: 'internal' }] };
   }
 }
 
@@ -171,7 +169,7 @@ function start(w: Worker, frame: unknown): void {
   const check = readSpawnFrame(frame);
   if (!check.ok) {
     w.log.error('loop.error', { err: `bad spawn frame: ${check.error}` });
-    process.exit(EXIT_BAD_PAYLOAD);
+    process.exit(EXIT.config);
   }
   const payload = check.payload;
   registerSecrets(payload);
@@ -206,7 +204,7 @@ function main(): void {
   process.on('uncaughtException', (err) => {
     w.log.error('loop.error', { err: `worker crashed: ${describeError(err)}` });
     w.mcp?.killNow();
-    process.exit(EXIT_GENERIC);
+    process.exit(EXIT.generic);
   });
   const handlers = frameHandlers(w);
   w.channel = new ControlChannel(process.stdin, process.stdout, {
@@ -223,7 +221,7 @@ function main(): void {
       // The supervisor is gone (or garbled the pipe): never outlive it as an orphan, nor leave servers behind.
       w.log.error('loop.error', { err: `supervisor channel closed: ${reason}` });
       w.mcp?.killNow();
-      process.exit(w.phase === 'await_spawn' && kind === 'garbage' ? EXIT_BAD_PAYLOAD : EXIT_GENERIC);
+      process.exit(w.phase === 'await_spawn' && kind === 'garbage' ? EXIT.config : EXIT.generic);
     },
   });
   w.channel.start();

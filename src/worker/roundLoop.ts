@@ -94,7 +94,8 @@ async function callModelOnce(
       return { end: { status: cancelled ? 'cancelled' : 'deadline' } };
     }
     const message = describeError(err);
-    return { end: { status: 'failed', error: message.startsWith('intel:') ? message : `intel: ${message}` } };
+    const error = message.startsWith('intel:') ? message : `intel: ${message}`;
+    return { end: { status: 'failed', error, kind: 'intel' } };
   }
 }
 
@@ -169,7 +170,9 @@ async function actOnCalls(
     if (next.kind === 'seal') return sealRest(s, calls.slice(i), { status: next.status }, deps);
     s.toolCalls++;
     s.loopCounts = next.counts;
-    if (next.kind === 'loop') return sealRest(s, calls.slice(i), { status: 'loop_detected', error: next.error }, deps);
+    if (next.kind === 'loop') {
+      return sealRest(s, calls.slice(i), { status: 'loop_detected', error: next.error, kind: 'loop' }, deps);
+    }
     await executeCall(s, call, i, calls.length, deps, signal);
   }
   if (!s.pendingFinish) return null;
@@ -213,7 +216,7 @@ async function admit(s: TurnState, deps: TurnDeps): Promise<TurnEnd | null> {
   if (admission.kind === 'stop') {
     return admission.error === undefined
       ? { status: admission.status }
-      : { status: admission.status, error: admission.error };
+      : { status: admission.status, error: admission.error, kind: 'budget' };
   }
   // A degrade model gets no reasoning parts: buildRequest replays only what the current model produced.
   if (admission.model && admission.model !== s.model) {
@@ -283,7 +286,7 @@ async function runRound(s: TurnState, deps: TurnDeps, signal: AbortSignal): Prom
     case 'stop':
       if (step.text !== undefined) appendAnswer(s, response, step.text, deps);
       if (step.wrapup) logWrapUp(s, deps, step.wrapup.check, step.wrapup.attempt, step.wrapup.action);
-      return { status: step.status, error: step.error };
+      return { status: step.status, error: step.error, kind: 'answer' };
   }
 }
 
@@ -298,7 +301,10 @@ function endTurn(s: TurnState, end: TurnEnd, deps: TurnDeps): TurnResult {
   };
   if (s.lastText !== undefined) result.text = s.lastText;
   if (s.value !== undefined) result.value = s.value;
-  if (end.error !== undefined) result.error = end.error;
+  if (end.error !== undefined) {
+    result.error = end.error;
+    result.error_kind = end.kind ?? 'internal';
+  }
   if (s.finish) result.finish = s.finish;
   deps.log.info('turn.done', {
     turn: s.spec.turn_id,

@@ -36,7 +36,7 @@ const MCP_MIN_TIMEOUT_MS = 100;
 const MCP_MAX_TIMEOUT_MS = 600_000;
 
 /** Where a call goes: internal names first, then MCP routes (§11.4), then code tools. Pure. */
-export function routeTool(turn: TurnSpec, name: string): ToolRoute {
+function routeTool(turn: TurnSpec, name: string): ToolRoute {
   if (turn.internal.includes(name)) return { kind: 'internal' };
   const route = Object.hasOwn(turn.mcp_routes, name) ? turn.mcp_routes[name] : undefined;
   if (route) return { kind: 'mcp', server: route[0], tool: route[1] };
@@ -48,7 +48,7 @@ export function routeTool(turn: TurnSpec, name: string): ToolRoute {
  * `<prefix>#<turn_id>.<n>`; `n` is the call's 0-based index across the WHOLE turn (agentd used the index within
  * one model message, which repeats across rounds). Undefined when the prefix is empty (no key is sent).
  */
-export function idempotencyKey(prefix: string, turnId: string, n: number): string | undefined {
+function idempotencyKey(prefix: string, turnId: string, n: number): string | undefined {
   return prefix === '' ? undefined : `${prefix}#${turnId}.${n}`;
 }
 

@@ -3,15 +3,16 @@
 import type { ModelRequest, ModelResponse } from '../intel/modelRequest.js';
 import type { FinishArgs, SpawnPayload, TurnSpec } from '../protocol/frames.js';
 import type { Msg, ToolCall, Usage } from '../protocol/messages.js';
-import type { TurnStatus } from '../protocol/status.js';
+import type { TurnErrorKind, TurnStatus } from '../protocol/status.js';
 import { DEFAULT_TOKENS_PER_CALL } from './nextStep.js';
 import type { WrapUpState } from './wrapUp.js';
 import { initWrapUp } from './wrapUp.js';
 
-/** How a turn ends: a status, and an error for the statuses that carry one. */
+/** How a turn ends: a status, and an error (with where it came from) for the statuses that carry one. */
 export interface TurnEnd {
   status: TurnStatus;
   error?: string;
+  kind?: TurnErrorKind;
 }
 
 export interface TurnState {

@@ -5,13 +5,13 @@ import type { ToolCall } from '../protocol/messages.js';
 export type WrapUpCheck = 'length' | 'reasoning' | 'empty' | 'truncated_args';
 
 /** (a) Continuations after a cut-off answer; the next cut-off ends the turn with the joined text and a note. */
-export const MAX_CONTINUATIONS = 3;
+const MAX_CONTINUATIONS = 3;
 /** (b) "Think less" reminders before a person is asked whether to retry. */
-export const MAX_REASONING_REMINDERS = 2;
+const MAX_REASONING_REMINDERS = 2;
 /** (c) Retries of an empty wrap-up after real work; the next empty one fails the turn. */
-export const MAX_EMPTY_RETRIES = 1;
+const MAX_EMPTY_RETRIES = 1;
 /** (d) The output cap doubles per re-send up to this multiple of the turn's base cap (4096 ⇒ 8192 ⇒ 16384). */
-export const CAP_CEILING_FACTOR = 4;
+const CAP_CEILING_FACTOR = 4;
 
 export const CONTINUE_PROMPT =
   'Your answer was cut off by the length limit. Continue exactly where it stopped; do not repeat anything.';

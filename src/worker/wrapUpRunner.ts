@@ -56,7 +56,7 @@ export async function runWrapUp(
       const next = afterHumanAnswer(answer, action.attempt);
       if (next.kind === 'nudge') return runWrapUp(s, next, response, deps, signal);
       logWrapUp(s, deps, next.check, next.attempt, next.kind);
-      return { status: 'failed', error: next.error };
+      return { status: 'failed', error: next.error, kind: 'answer' };
     }
   }
 }

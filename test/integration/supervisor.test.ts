@@ -33,6 +33,21 @@ describe('Supervisor dispatch', () => {
     }
   });
 
+  it('a model error fails the turn with kind intel, stored with the outcome beside its unchanged text', async () => {
+    const rig = await startRig({ turns: [{ http_status: 401, body: '{"error":{"message":"bad key"}}' }] });
+    try {
+      const event = rig.sup.accept({ context_id: 'c1', text: 'hello', principal: OP });
+      assert.ok(event);
+      const outcome = await within(rig.sup.outcomeOf(event.id), 10_000, 'the outcome');
+      assert.equal(outcome.status, 'failed');
+      assert.match(outcome.error ?? '', /^intel: HTTP 401/);
+      assert.equal(outcome.error_kind, 'intel');
+      assert.equal(rig.store.findInbox(event.id)?.outcome?.error_kind, 'intel');
+    } finally {
+      await rig.close();
+    }
+  });
+
   it('a killed worker fails its turn, and the next message in that conversation runs', async () => {
     const rig = await startRig({
       turns: [{ content: 'second answer' }],
@@ -47,6 +62,7 @@ describe('Supervisor dispatch', () => {
       const o1 = await within(rig.sup.outcomeOf(first.id), 10_000, 'first outcome');
       assert.equal(o1.status, 'failed');
       assert.match(o1.error ?? '', /worker exited without a result/);
+      assert.equal(o1.error_kind, 'worker');
       const o2 = await within(rig.sup.outcomeOf(second.id), 10_000, 'second outcome');
       assert.equal(o2.status, 'completed');
       assert.equal(o2.reply, 'second answer');

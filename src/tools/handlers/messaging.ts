@@ -14,9 +14,9 @@ import { checkSchema } from '../validation.js';
 import { type Args, durationMs } from './handler.js';
 
 /** ask_human's question when the model gives a blank one, its byte cap, and its default timeout. */
-export const DEFAULT_HUMAN_QUESTION = 'The agent needs your input.';
-export const MAX_QUESTION_BYTES = 2_000;
-export const ASK_HUMAN_DEFAULT_TIMEOUT = '24h';
+const DEFAULT_HUMAN_QUESTION = 'The agent needs your input.';
+const MAX_QUESTION_BYTES = 2_000;
+const ASK_HUMAN_DEFAULT_TIMEOUT = '24h';
 
 /** Delivers `text` to root, a new conversation or a conversation id, one hop deeper than the caller. */
 export function messageSend(args: Args, caller: ToolCaller, host: InternalToolHost): ToolOutcome {

@@ -7,7 +7,7 @@ import { checkSchema } from '../validation.js';
 import { type Args, compactJson } from './handler.js';
 
 /** think's system prompt: the instance's reasoning module, answering in JSON, with no tools. */
-export function thinkSystemPrompt(instance: string, hasSchema: boolean): string {
+function thinkSystemPrompt(instance: string, hasSchema: boolean): string {
   const reply = hasSchema
     ? 'ONLY one JSON object matching the schema'
     : 'your conclusion (a JSON object when the request asks for structure)';
@@ -18,7 +18,7 @@ export function thinkSystemPrompt(instance: string, hasSchema: boolean): string 
 }
 
 /** decide's system prompt: one option, verbatim, and a confidence. */
-export function decideSystemPrompt(instance: string): string {
+function decideSystemPrompt(instance: string): string {
   return (
     `You are the decision module of ${instance}. Choose exactly one of the options for the question and say how ` +
     'sure you are. Reply with ONLY one JSON object {"choice": <one of the options, copied exactly>, ' +
@@ -59,7 +59,7 @@ export function think(args: Args, caller: ToolCaller, host: InternalToolHost): T
 }
 
 /** The answer schema decide imposes: one of `options` and a confidence in [0, 1]. */
-export function decisionSchema(options: readonly string[]): Record<string, unknown> {
+function decisionSchema(options: readonly string[]): Record<string, unknown> {
   return {
     type: 'object',
     properties: {

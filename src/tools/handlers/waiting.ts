@@ -22,8 +22,8 @@ import {
 import { type Args, durationMs } from './handler.js';
 
 /** await's timeout when the model gives none, and the longest it may ask for. */
-export const AWAIT_DEFAULT_TIMEOUT = '10m';
-export const AWAIT_MAX_TIMEOUT_MS = 24 * 3_600_000;
+const AWAIT_DEFAULT_TIMEOUT = '10m';
+const AWAIT_MAX_TIMEOUT_MS = 24 * 3_600_000;
 
 /** The state a condition sees now: the memory keys it names, the clock, the caller's plan counts. */
 function readState(keys: readonly string[], caller: ToolCaller, host: InternalToolHost): ConditionState {

@@ -13,7 +13,7 @@ import { toolValue } from './mcpValue.js';
 import { signalProcess, stopProcess } from './stdioProcess.js';
 
 /** reference §1.5: each server gets 60 s to connect and answer `initialize`. */
-export const MCP_CONNECT_TIMEOUT_MS = 60_000;
+const MCP_CONNECT_TIMEOUT_MS = 60_000;
 /** How long close() lets a stdio server exit on its own (stdin EOF) before SIGTERM (stdioProcess.ts). */
 const CLOSE_GRACE_MS = 1_000;
 const MAX_LIST_PAGES = 100;

@@ -95,7 +95,7 @@ describe('intelligence providers and models', () => {
     assert.deepEqual(intel.providers['p']?.headers, { 'X-Org': 'org-provider-55', 'X-Plain': 'plain-header-value-9' });
     const lines: string[] = [];
     const log = createLogger({ write: (line) => lines.push(line) });
-    log.info('config.loaded', { providers: intel.providers });
+    log.info('loop.error', { providers: intel.providers });
     for (const secret of [...Object.values(env), 'plain-header-value-9', 'plain-provider-token-7']) {
       assert.ok(!lines[0]?.includes(secret), `${secret} in ${lines[0]}`);
     }

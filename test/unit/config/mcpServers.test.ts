@@ -42,7 +42,7 @@ describe('mcp.servers', () => {
     const file = writeConfig(dir, 'a.yaml', 'mcp: {servers: {gh: {url: "http://x.test", token: plain-mcp-token-1}}}\n');
     compileIn(dir, { files: [file] });
     const lines: string[] = [];
-    createLogger({ write: (line) => lines.push(line) }).info('config.loaded', { t: 'plain-mcp-token-1' });
+    createLogger({ write: (line) => lines.push(line) }).info('loop.error', { t: 'plain-mcp-token-1' });
     assert.ok(!lines[0]?.includes('plain-mcp-token-1'), lines[0]);
   });
 

@@ -61,7 +61,7 @@ describe('config secrets', () => {
     const config = compileIn(dir, { files: [file], env: { REDACT_ME: 'sk-very-secret-42' } });
     const lines: string[] = [];
     const log = createLogger({ write: (line) => lines.push(line) });
-    log.info('config.loaded', { token: config.intelligence.token, note: 'uses sk-very-secret-42 inline' });
+    log.info('loop.error', { token: config.intelligence.token, note: 'uses sk-very-secret-42 inline' });
     assert.equal(lines.length, 1);
     assert.ok(!lines[0]?.includes('sk-very-secret-42'), lines[0]);
     assert.match(lines[0] ?? '', /\[redacted\]/);
@@ -72,7 +72,7 @@ describe('config secrets', () => {
     const file = writeConfig(dir, 'a.yaml', 'intelligence: {token: plain-token-xyz}\n');
     compileIn(dir, { files: [file] });
     const lines: string[] = [];
-    createLogger({ write: (line) => lines.push(line) }).info('config.loaded', { t: 'plain-token-xyz' });
+    createLogger({ write: (line) => lines.push(line) }).info('loop.error', { t: 'plain-token-xyz' });
     assert.ok(!lines[0]?.includes('plain-token-xyz'), lines[0]);
   });
 });

@@ -29,6 +29,13 @@ describe('planFold', () => {
     assert.equal(plan.outcome.error, 'past the deadline');
   });
 
+  it('carries the error kind into the outcome, beside the unchanged text', () => {
+    const plan = planFold({ ...base, status: 'failed', error: 'intel: HTTP 503', error_kind: 'intel' }, 5);
+    assert.equal(plan.outcome.error, 'intel: HTTP 503');
+    assert.equal(plan.outcome.error_kind, 'intel');
+    assert.equal(planFold(base, 5).outcome.error_kind, undefined);
+  });
+
   it('notes a finish call and records its status (default completed)', () => {
     const plan = planFold({ ...base, finish: { output: 'x' } }, 5);
     assert.deepEqual(plan.append.at(-1), { role: 'note', text: 'finish called with status completed', ts: 5 });
@@ -43,6 +50,14 @@ describe('failedResult', () => {
     assert.deepEqual(r.messages, []);
     assert.equal(planFold(r, 1).append.length, 1);
   });
+
+  it("names where its error came from: the maker's kind, else the stop its status says, else internal", () => {
+    assert.equal(failedResult('gone', 'failed', 'worker').error_kind, 'worker');
+    assert.equal(failedResult('stop', 'cancelled').error_kind, 'cancelled');
+    assert.equal(failedResult('late', 'deadline').error_kind, 'deadline');
+    assert.equal(failedResult('not yours', 'refused').error_kind, 'refused');
+    assert.equal(failedResult('could not start').error_kind, 'internal');
+  });
 });
 
 describe('planNotRun', () => {
@@ -55,6 +70,7 @@ describe('planNotRun', () => {
       status: 'refused',
       reply: '',
       error: 'budget: refused: budget exhausted (instance hour window)',
+      error_kind: 'budget',
     });
     assert.equal(planNotRun('lifetime token budget exhausted (instance)', 9).outcome.status, 'exhausted_tokens');
   });

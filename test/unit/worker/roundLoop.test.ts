@@ -154,6 +154,7 @@ describe('runTurn: acting', () => {
     await withModel(playbook, async (model) => {
       const { result, bridge } = await turnOn(model);
       assert.equal(result.status, 'loop_detected');
+      assert.equal(result.error_kind, 'loop');
       assert.equal(result.error, 'the model repeated memory.get with identical arguments 4 times');
       assert.equal(result.rounds, 4);
       assert.equal(result.tool_calls, 7);

@@ -128,6 +128,7 @@ describe('runTurn: answers', () => {
     assert.equal(result.status, 'failed');
     assert.equal(result.rounds, 3);
     assert.equal(result.error, 'the answer was not valid JSON: I would rather chat.');
+    assert.equal(result.error_kind, 'answer');
     assert.deepEqual(roles(result), ['assistant', 'user', 'assistant', 'user', 'assistant']);
   });
 });
@@ -140,6 +141,7 @@ describe('runTurn: model failures', () => {
     const { result, requests } = await turnWith(playbook, { token: TOKEN });
     assert.equal(result.status, 'failed');
     assert.match(result.error ?? '', /^intel: HTTP 401/);
+    assert.equal(result.error_kind, 'intel');
     assert.ok(!JSON.stringify(result).includes(TOKEN));
     assert.equal(requests[0]?.headers.authorization, `Bearer ${TOKEN}`, 'premise: the token was sent');
   });
@@ -163,6 +165,7 @@ describe('runTurn: model failures', () => {
     const { result } = await turnWith({ turns: [{ content: 'x' }] }, { endpoints: ['http://127.0.0.1:9/v1'] });
     assert.equal(result.status, 'failed');
     assert.match(result.error ?? '', /^intel: cannot reach 127\.0\.0\.1:9/);
+    assert.equal(result.error_kind, 'intel');
   });
 
   it('sends the slice after the system prompt, with max_tokens 4096 by default', async () => {

@@ -1,0 +1,403 @@
+// The job table's transition function: every event in every state (legal moves, their effects, typed refusals),
+// and the queries the reactor reads instead of five collections.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import {
+  busyContexts,
+  cancelTarget,
+  drainVictims,
+  gateLine,
+  idle,
+  isBusy,
+  isPending,
+  jobCounts,
+  liveWork,
+  messageWaiting,
+  statusCounts,
+} from '../../../src/supervisor/jobQueries.js';
+import {
+  addJob,
+  applyJobEvent,
+  JOB_STATES,
+  type Job,
+  type JobEffect,
+  type JobEvent,
+  type JobState,
+  type JobStep,
+  type JobTable,
+  newJob,
+  pruneJobs,
+  transition,
+} from '../../../src/supervisor/jobTable.js';
+
+const NOW = 500;
+const WAIT_UNTIL = 1_000;
+
+const EVENTS: { [K in JobEvent['type']]: Extract<JobEvent, { type: K }> } = {
+  gate_picked: { type: 'gate_picked' },
+  stage: { type: 'stage' },
+  prepared: { type: 'prepared' },
+  answered: { type: 'answered' },
+  budget_wait: { type: 'budget_wait', untilMs: WAIT_UNTIL, reason: 'window full' },
+  budget_room: { type: 'budget_room' },
+  budget_admitted: { type: 'budget_admitted' },
+  budget_refused: { type: 'budget_refused', reason: 'refused: daily cap' },
+  launch_failed: { type: 'launch_failed', status: 'refused', error: 'this conversation is not available' },
+  spawned: { type: 'spawned', node: 7, turnId: 'turn-3' },
+  turn_done: { type: 'turn_done' },
+  worker_gone: { type: 'worker_gone' },
+  fold_committed: { type: 'fold_committed' },
+  fold_failed: { type: 'fold_failed' },
+  cancel: { type: 'cancel', reason: 'cancelled by operator' },
+  drain_abandon: { type: 'drain_abandon' },
+};
+
+function ok(step: JobStep): { job: Job; effects: JobEffect[] } {
+  if (step.refused) assert.fail(`refused: ${step.event} in ${step.state} (${step.reason})`);
+  return step;
+}
+
+function drive(job: Job, ...events: JobEvent[]): Job {
+  return events.reduce((j, e) => ok(transition(j, e, NOW)).job, job);
+}
+
+const fresh = (ctx = 'c1', eventId = '01A'): Job => newJob({ eventId, ctx, principal: 'operator' }, 0);
+
+/** A job brought to `state` through legal transitions only. */
+function jobIn(state: JobState, ctx = 'c1', eventId = '01A'): Job {
+  const e = EVENTS;
+  const paths: Record<JobState, JobEvent[]> = {
+    queued: [],
+    launching: [e.gate_picked],
+    staging: [e.gate_picked, e.stage],
+    budget_wait: [e.gate_picked, e.budget_wait],
+    running: [e.gate_picked, e.budget_admitted, e.spawned],
+    folding: [e.gate_picked, e.budget_admitted, e.spawned, e.turn_done],
+    done: [e.gate_picked, e.budget_admitted, e.spawned, e.turn_done, e.fold_committed, e.worker_gone],
+    abandoned: [e.drain_abandon],
+  };
+  return drive(fresh(ctx, eventId), ...paths[state]);
+}
+
+/** Every state × every event: the state it leads to, or the refusal's reason. */
+const MATRIX: Record<JobState, Partial<Record<JobEvent['type'], JobState>>> = {
+  queued: { gate_picked: 'launching', cancel: 'folding', drain_abandon: 'abandoned' },
+  launching: {
+    stage: 'staging',
+    budget_wait: 'budget_wait',
+    budget_admitted: 'launching',
+    budget_refused: 'folding',
+    launch_failed: 'folding',
+    spawned: 'running',
+  },
+  staging: { prepared: 'queued', answered: 'folding', cancel: 'folding', drain_abandon: 'abandoned' },
+  budget_wait: { budget_room: 'queued', budget_wait: 'budget_wait', cancel: 'folding', drain_abandon: 'abandoned' },
+  running: { turn_done: 'folding', worker_gone: 'folding', cancel: 'running', drain_abandon: 'abandoned' },
+  folding: { fold_committed: 'done', fold_failed: 'folding', worker_gone: 'folding' },
+  done: { worker_gone: 'done' },
+  abandoned: { worker_gone: 'abandoned' },
+};
+
+/** Refusals that are not plain `illegal`. */
+const SPECIAL_REFUSALS: Partial<Record<JobState, Partial<Record<JobEvent['type'], string>>>> = {
+  budget_wait: { gate_picked: 'still_waiting' },
+  folding: { cancel: 'finished' },
+};
+
+describe('transition', () => {
+  for (const state of JOB_STATES) {
+    describe(`in ${state}`, () => {
+      it('is reached through legal transitions', () => assert.equal(jobIn(state).state, state));
+      for (const type of Object.keys(EVENTS) as Array<JobEvent['type']>) {
+        const to = MATRIX[state][type];
+        const finished = state === 'done' || state === 'abandoned';
+        const reason = SPECIAL_REFUSALS[state]?.[type] ?? (finished ? 'finished' : 'illegal');
+        it(to ? `${type} → ${to}` : `refuses ${type} (${reason})`, () => {
+          const before = jobIn(state);
+          const step = transition(before, EVENTS[type], NOW);
+          if (to) {
+            assert.equal(ok(step).job.state, to);
+          } else {
+            assert.deepEqual(step, { refused: true, eventId: '01A', state, event: type, reason });
+          }
+          assert.equal(before.state, state, 'the input job is never mutated');
+        });
+      }
+    });
+  }
+
+  it('stamps `since` on a change of state and keeps it otherwise', () => {
+    const launching = ok(transition(fresh(), EVENTS.gate_picked, 40)).job;
+    assert.equal(launching.since, 40);
+    assert.equal(ok(transition(launching, EVENTS.budget_admitted, 90)).job.since, 40);
+  });
+});
+
+describe('transition effects', () => {
+  const effects = (state: JobState, event: JobEvent, now = NOW): JobEffect[] =>
+    ok(transition(jobIn(state), event, now)).effects;
+
+  it('a picked job is built and admitted; a prepared one is never staged again', () => {
+    assert.deepEqual(effects('queued', EVENTS.gate_picked), [{ kind: 'build_and_admit' }]);
+    assert.deepEqual(effects('launching', EVENTS.stage), [{ kind: 'start_staging' }]);
+    const again = drive(jobIn('staging'), EVENTS.prepared, EVENTS.gate_picked);
+    assert.equal(again.prepared, true);
+    assert.deepEqual(transition(again, EVENTS.stage, NOW), {
+      refused: true,
+      eventId: '01A',
+      state: 'launching',
+      event: 'stage',
+      reason: 'illegal',
+    });
+  });
+
+  it('staging ends back in line, or answered without a turn', () => {
+    assert.deepEqual(effects('staging', EVENTS.prepared), [{ kind: 'wake' }]);
+    assert.deepEqual(effects('staging', EVENTS.answered), [{ kind: 'fold', from: 'reply' }, { kind: 'wake' }]);
+  });
+
+  it('a budget wait arms its timer, records until when, and the gate may pick it once it ended', () => {
+    const waiting = jobIn('budget_wait');
+    assert.deepEqual(waiting.wait, { untilMs: WAIT_UNTIL, reason: 'window full' });
+    assert.deepEqual(effects('launching', EVENTS.budget_wait), [{ kind: 'arm_wait', untilMs: WAIT_UNTIL }]);
+    const picked = ok(transition(waiting, EVENTS.gate_picked, WAIT_UNTIL));
+    assert.equal(picked.job.state, 'launching');
+    assert.equal(picked.job.wait, undefined);
+    assert.equal(ok(transition(waiting, EVENTS.budget_room, NOW)).job.wait, undefined);
+  });
+
+  it('admission spawns; a refusal folds as not run; a failed launch folds its own status', () => {
+    assert.deepEqual(effects('launching', EVENTS.budget_admitted), [{ kind: 'spawn' }]);
+    assert.deepEqual(effects('launching', EVENTS.budget_refused), [
+      { kind: 'fold', from: 'not_run' },
+      { kind: 'wake' },
+    ]);
+    assert.deepEqual(effects('launching', EVENTS.launch_failed), [
+      { kind: 'fold', from: 'synthetic', status: 'refused', error: 'this conversation is not available' },
+      { kind: 'wake' },
+    ]);
+    const running = jobIn('running');
+    assert.deepEqual(running.turn, { node: 7, turnId: 'turn-3' });
+    assert.equal(running.workerLive, true);
+  });
+
+  it('cancelling a job without a turn folds it as cancelled, first undoing what its state holds', () => {
+    const fold = { kind: 'fold', from: 'synthetic', status: 'cancelled', error: 'cancelled by operator' };
+    assert.deepEqual(effects('queued', EVENTS.cancel), [fold, { kind: 'wake' }]);
+    assert.deepEqual(effects('staging', EVENTS.cancel), [{ kind: 'kill_preflight' }, fold, { kind: 'wake' }]);
+    assert.deepEqual(effects('budget_wait', EVENTS.cancel), [{ kind: 'forget_wait' }, fold, { kind: 'wake' }]);
+  });
+
+  it('cancelling a running turn tells the worker once; its exit then folds as cancelled', () => {
+    const cancelling = ok(transition(jobIn('running'), EVENTS.cancel, NOW));
+    assert.deepEqual(cancelling.effects, [{ kind: 'send_cancel', reason: 'cancelled by operator' }]);
+    assert.deepEqual(ok(transition(cancelling.job, EVENTS.cancel, NOW)).effects, []);
+    const gone = ok(transition(cancelling.job, EVENTS.worker_gone, NOW));
+    assert.deepEqual(gone.effects, [
+      { kind: 'fold', from: 'synthetic', status: 'cancelled', error: 'cancelled by operator' },
+      { kind: 'wake' },
+    ]);
+  });
+
+  it('a worker gone without turn_done fails its turn, with the end reason the supervisor gave', () => {
+    assert.deepEqual(effects('running', EVENTS.worker_gone), [
+      { kind: 'fold', from: 'synthetic', status: 'failed', error: 'worker exited without a result' },
+      { kind: 'wake' },
+    ]);
+    const deadline = { type: 'worker_gone', endReason: { status: 'deadline', error: 'outlived' } } as const;
+    assert.deepEqual(effects('running', deadline)[0], {
+      kind: 'fold',
+      from: 'synthetic',
+      status: 'deadline',
+      error: 'outlived',
+    });
+  });
+
+  it('turn_done folds the result while the worker still exits; its exit frees the conversation', () => {
+    assert.deepEqual(effects('running', EVENTS.turn_done), [{ kind: 'fold', from: 'turn' }]);
+    const folding = jobIn('folding');
+    assert.equal(folding.workerLive, true);
+    const gone = ok(transition(folding, EVENTS.worker_gone, NOW));
+    assert.equal(gone.job.workerLive, false);
+    assert.deepEqual(gone.effects, [{ kind: 'wake' }]);
+    assert.deepEqual(ok(transition(gone.job, EVENTS.worker_gone, NOW)).effects, [], 'a second exit is a no-op');
+  });
+
+  it('a failed commit is retried and counted; a commit announces the outcome', () => {
+    const retried = ok(transition(jobIn('folding'), EVENTS.fold_failed, NOW));
+    assert.deepEqual(retried.effects, [{ kind: 'retry_fold' }]);
+    assert.equal(ok(transition(retried.job, EVENTS.fold_failed, NOW)).job.foldAttempts, 2);
+    assert.deepEqual(ok(transition(retried.job, EVENTS.fold_committed, NOW)).effects, [{ kind: 'announce' }]);
+  });
+
+  it('a drain abandons each unfinished state, undoing what it holds; waiters hear it replays', () => {
+    const announce = { kind: 'announce_abandoned' };
+    assert.deepEqual(effects('queued', EVENTS.drain_abandon), [announce]);
+    assert.deepEqual(effects('staging', EVENTS.drain_abandon), [{ kind: 'kill_preflight' }, announce]);
+    assert.deepEqual(effects('budget_wait', EVENTS.drain_abandon), [{ kind: 'forget_wait' }, announce]);
+    assert.deepEqual(effects('running', EVENTS.drain_abandon), [{ kind: 'kill_worker' }, announce]);
+    const abandoned = drive(jobIn('running'), EVENTS.drain_abandon);
+    assert.equal(abandoned.workerLive, true, 'the killed worker still has to exit');
+  });
+});
+
+describe('addJob and applyJobEvent', () => {
+  const input = { eventId: '01A', ctx: 'c1', principal: 'operator' };
+
+  it('an accepted event becomes a queued job; the same id twice is refused', () => {
+    const added = addJob(new Map(), input, 10, 'accepted');
+    assert.ok(!added.refused);
+    assert.equal(added.job.state, 'queued');
+    assert.equal(added.job.replayed, false);
+    assert.deepEqual(added.effects, [{ kind: 'wake' }]);
+    assert.deepEqual(addJob(added.table, input, 11, 'replayed'), {
+      refused: true,
+      eventId: '01A',
+      state: 'queued',
+      event: 'replayed',
+      reason: 'duplicate',
+    });
+  });
+
+  it('a replayed event at restore is a queued job marked replayed', () => {
+    const added = addJob(new Map(), input, 10, 'replayed');
+    assert.ok(!added.refused);
+    assert.equal(added.job.state, 'queued');
+    assert.equal(added.job.replayed, true);
+  });
+
+  it('an unknown event id is refused and a refused event leaves the table as it was', () => {
+    const empty: JobTable = new Map();
+    assert.deepEqual(applyJobEvent(empty, 'nope', EVENTS.cancel, NOW), {
+      refused: true,
+      eventId: 'nope',
+      state: 'unknown',
+      event: 'cancel',
+      reason: 'unknown_job',
+    });
+    const table: JobTable = new Map([['01A', jobIn('queued')]]);
+    const refused = applyJobEvent(table, '01A', EVENTS.turn_done, NOW);
+    assert.ok(refused.refused);
+    assert.equal(table.get('01A')?.state, 'queued');
+  });
+
+  it('walks a whole life: accepted, staged, admitted, run, a failed commit, committed, exited, pruned', () => {
+    const added = addJob(new Map(), input, 0, 'accepted');
+    assert.ok(!added.refused);
+    let table = added.table;
+    const path: JobEvent[] = [
+      EVENTS.gate_picked,
+      EVENTS.stage,
+      EVENTS.prepared,
+      EVENTS.gate_picked,
+      EVENTS.budget_admitted,
+      EVENTS.spawned,
+      EVENTS.turn_done,
+      EVENTS.fold_failed,
+      EVENTS.fold_committed,
+    ];
+    for (const event of path) {
+      const step = applyJobEvent(table, '01A', event, NOW);
+      assert.ok(!step.refused, `${event.type} refused`);
+      table = step.table;
+    }
+    assert.equal(table.get('01A')?.state, 'done');
+    assert.equal(pruneJobs(table), table, 'a done job whose worker still runs stays');
+    const gone = applyJobEvent(table, '01A', EVENTS.worker_gone, NOW);
+    assert.ok(!gone.refused);
+    assert.equal(pruneJobs(gone.table).size, 0);
+  });
+});
+
+describe('job queries', () => {
+  const tableOf = (...jobs: Job[]): JobTable => new Map(jobs.map((j) => [j.eventId, j]));
+
+  it('isBusy: launching, staging, running, an unexpired wait and an exiting worker hold the conversation', () => {
+    const busy: Record<JobState, boolean> = {
+      queued: false,
+      launching: true,
+      staging: true,
+      budget_wait: true,
+      running: true,
+      folding: true, // its worker is still exiting after turn_done
+      done: false,
+      abandoned: false,
+    };
+    for (const state of JOB_STATES) {
+      assert.equal(isBusy(tableOf(jobIn(state)), 'c1', NOW), busy[state], state);
+      assert.equal(isBusy(tableOf(jobIn(state)), 'other', NOW), false);
+    }
+    assert.equal(isBusy(tableOf(jobIn('budget_wait')), 'c1', WAIT_UNTIL), false, 'an ended wait holds nothing');
+    const folded = drive(jobIn('folding'), EVENTS.worker_gone);
+    assert.equal(isBusy(tableOf(folded), 'c1', NOW), false);
+    assert.deepEqual(busyContexts(tableOf(jobIn('running', 'a', '1'), jobIn('queued', 'b', '2')), NOW), new Set(['a']));
+  });
+
+  it('gateLine: queued jobs and ended waits, in inbox order', () => {
+    const table = tableOf(jobIn('queued', 'a', '03'), jobIn('budget_wait', 'b', '01'), jobIn('queued', 'c', '02'));
+    assert.deepEqual(
+      gateLine(table, NOW).map((j) => j.eventId),
+      ['02', '03'],
+    );
+    assert.deepEqual(
+      gateLine(table, WAIT_UNTIL).map((j) => j.eventId),
+      ['01', '02', '03'],
+    );
+  });
+
+  it('idle: no live work, and nothing waiting unless paused or draining', () => {
+    const open = { paused: false, draining: false };
+    assert.equal(idle(new Map(), open), true);
+    assert.equal(idle(tableOf(jobIn('queued')), open), false);
+    assert.equal(idle(tableOf(jobIn('queued')), { paused: true, draining: false }), true);
+    assert.equal(idle(tableOf(jobIn('budget_wait')), open), false);
+    assert.equal(idle(tableOf(jobIn('running')), { paused: true, draining: true }), false);
+    assert.equal(idle(tableOf(jobIn('done'), jobIn('abandoned', 'c2', '02')), open), true);
+    assert.equal(liveWork(tableOf(jobIn('staging'), jobIn('folding', 'c2', '02'), jobIn('queued', 'c3', '03'))), 2);
+  });
+
+  it('cancelTarget says what a cancel means in each state', () => {
+    const expected: Record<JobState, unknown> = {
+      queued: { kind: 'drop', state: 'queued' },
+      launching: { kind: 'none', state: 'launching' },
+      staging: { kind: 'drop', state: 'staging' },
+      budget_wait: { kind: 'drop', state: 'budget_wait' },
+      running: { kind: 'cancel_turn', node: 7 },
+      folding: { kind: 'none', state: 'folding' },
+      done: { kind: 'none', state: 'done' },
+      abandoned: { kind: 'none', state: 'abandoned' },
+    };
+    for (const state of JOB_STATES) assert.deepEqual(cancelTarget(tableOf(jobIn(state)), '01A'), expected[state]);
+    assert.deepEqual(cancelTarget(new Map(), '01A'), { kind: 'unknown' });
+    const cancelling = drive(jobIn('running'), EVENTS.cancel);
+    assert.deepEqual(cancelTarget(tableOf(cancelling), '01A'), { kind: 'none', state: 'running' });
+  });
+
+  it('every state a drain abandons accepts drain_abandon', () => {
+    const table = tableOf(...JOB_STATES.map((s, i) => jobIn(s, `c${i}`, `0${i}`)));
+    for (const job of drainVictims(table)) assert.equal(transition(job, EVENTS.drain_abandon, NOW).refused, false);
+  });
+
+  it('statusCounts: budget waits queue in line; an exiting worker is still a running turn', () => {
+    const table = tableOf(...JOB_STATES.map((s, i) => jobIn(s, `c${i}`, `0${i}`)));
+    assert.deepEqual(statusCounts(table), { queued: 2, staging: 1, running_turns: 2 });
+  });
+
+  it('drainVictims, counts, messageWaiting and isPending', () => {
+    const jobs = JOB_STATES.map((s, i) => jobIn(s, `c${i}`, `0${i}`));
+    const table = tableOf(...jobs);
+    assert.deepEqual(
+      drainVictims(table).map((j) => j.state),
+      ['queued', 'staging', 'budget_wait', 'running'],
+    );
+    assert.deepEqual(jobCounts(table), Object.fromEntries(JOB_STATES.map((s) => [s, 1])));
+    assert.equal(messageWaiting(table, 'c0'), true);
+    assert.equal(messageWaiting(table, 'c4'), false, 'a running turn is not waiting');
+    const continuation = newJob({ eventId: '09', ctx: 'g', principal: null, continuation: true }, 0);
+    assert.equal(messageWaiting(tableOf(continuation), 'g'), false);
+    assert.equal(isPending(table, '05'), true, 'folding');
+    assert.equal(isPending(table, '06'), false, 'done');
+    assert.equal(isPending(table, '07'), false, 'abandoned: its outcome never comes in this process');
+    assert.equal(isPending(table, 'zz'), false);
+  });
+});

@@ -1,0 +1,57 @@
+// The supervisor's event union and its handler map: every event type reaches its own handler, and a map that
+// misses one does not compile (checked by tsc in `npm run lint` and the build: the @ts-expect-error must hold).
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import {
+  dispatchSupervisorEvent,
+  type SupervisorEvent,
+  type SupervisorEventType,
+  type SupervisorHandlers,
+} from '../../../src/supervisor/supervisorEvents.js';
+
+const EVENTS: { [K in SupervisorEventType]: Extract<SupervisorEvent, { type: K }> } = {
+  inbox_accepted: {
+    type: 'inbox_accepted',
+    event: { id: '01A', kind: 'a2a_message', ts: 0, principal: null, payload: { context_id: 'c', text: 'hi' } },
+  },
+  inbox_replayed: { type: 'inbox_replayed', events: [] },
+  staging_done: { type: 'staging_done', eventId: '01A', answered: false },
+  child_frame: { type: 'child_frame', node: 1, frame: { type: 'ready' } },
+  child_exit: { type: 'child_exit', node: 1, code: 0, signal: null },
+  timer: { type: 'timer', timer: { name: 'turn_deadline', node: 1 } },
+  cancel: { type: 'cancel', eventId: '01A', reason: 'stop' },
+  signal: { type: 'signal', signal: 'SIGTERM' },
+  drain: { type: 'drain', timeoutMs: 1_000 },
+  pause: { type: 'pause' },
+  resume: { type: 'resume' },
+  fold_committed: { type: 'fold_committed', eventId: '01A' },
+  fold_failed: { type: 'fold_failed', eventId: '01A', error: 'SQLITE_BUSY' },
+};
+
+function recordingHandlers(seen: string[]): SupervisorHandlers {
+  const entries = (Object.keys(EVENTS) as SupervisorEventType[]).map((type) => [type, () => seen.push(type)]);
+  return Object.fromEntries(entries) as SupervisorHandlers;
+}
+
+describe('SupervisorHandlers', () => {
+  it('dispatches every event type to its own handler', () => {
+    const seen: string[] = [];
+    const handlers = recordingHandlers(seen);
+    for (const event of Object.values(EVENTS)) dispatchSupervisorEvent(handlers, event);
+    assert.deepEqual(seen, Object.keys(EVENTS));
+  });
+
+  it('hands the handler the narrowed event', () => {
+    let reason = '';
+    const handlers: SupervisorHandlers = { ...recordingHandlers([]), cancel: (e) => (reason = e.reason) };
+    dispatchSupervisorEvent(handlers, EVENTS.cancel);
+    assert.equal(reason, 'stop');
+  });
+
+  it('a map missing a handler is a compile error', () => {
+    const { fold_failed: _missing, ...rest } = recordingHandlers([]);
+    // @ts-expect-error fold_failed has no handler
+    const incomplete: SupervisorHandlers = rest;
+    assert.equal(Object.hasOwn(incomplete, 'fold_failed'), false);
+  });
+});
