@@ -17,6 +17,8 @@ export const EVENT_NAMES = [
   'inbox.unknown_kind',
   'prompt.reject',
   'prompt.skipped',
+  'producer.started',
+  'producer.failed',
   // turns
   'turn.spawn',
   'turn.spawn.fail',

@@ -213,7 +213,14 @@ export class Steering {
       return;
     }
     const about = event.payload.context_id;
-    this.deps.accept({ kind: 'wake_note', about, context_id: action.ctx, text: action.text, principal: owner, msg_depth: depth });
+    this.deps.accept({
+      kind: 'wake_note',
+      about,
+      context_id: action.ctx,
+      text: action.text,
+      principal: owner,
+      msg_depth: depth,
+    });
   }
 
   /** A note on behalf of `principal` (an A2A caller): refused (throws) where that principal may not write. */

@@ -2,7 +2,13 @@
 // knows which columns hold JSON and how absent optional fields are stored (NULL) and read back (omitted).
 
 import type { Conversation, Summary } from '../domain/conversation.js';
-import { type InboxEvent, type InboxKind, type InboxOutcome, type InboxRecord, readInboxEvent } from '../domain/inbox.js';
+import {
+  type InboxEvent,
+  type InboxKind,
+  type InboxOutcome,
+  type InboxRecord,
+  readInboxEvent,
+} from '../domain/inbox.js';
 import type { MemoryEntry } from '../domain/memory.js';
 import type { Plan } from '../domain/plan.js';
 import type { TaskRecord } from '../domain/task.js';
