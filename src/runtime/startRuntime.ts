@@ -59,6 +59,7 @@ export async function startRuntime(config: Readonly<Config>, opts: RuntimeOption
   const cfg = withListeners(config, opts);
   const { log } = opts;
   const undo: Array<() => Promise<unknown> | unknown> = [];
+  const restoring = restoreGate();
   const unwind = async (): Promise<void> => {
     for (let step = undo.pop(); step; step = undo.pop()) await step();
   };
@@ -83,12 +84,13 @@ export async function startRuntime(config: Readonly<Config>, opts: RuntimeOption
     undo.push(() => drain.run());
     const metrics = await serveMetrics(cfg.observability.metrics_addr, supervisor, log);
     if (metrics) undo.push(() => metrics.close());
-    const started = await startProducers(cfg, opts, { store, supervisor, tasks, drain });
+    const started = await startProducers(cfg, opts, { store, supervisor, tasks, drain, restored: restoring.done });
     undo.push(() => started.registry.stop({ log }));
     const restored = supervisor.restore();
-    started.open();
+    restoring.open();
     return runtime({ cfg, store, tools, supervisor, restored, metrics, drain, producers: started.list, unwind });
   } catch (err) {
+    restoring.fail(err);
     await unwind();
     throw err;
   }
@@ -125,13 +127,9 @@ function drainOnce(supervisor: Supervisor, cfg: Readonly<Config>): Drain {
 async function startProducers(
   cfg: Readonly<Config>,
   opts: RuntimeOptions,
-  parts: { store: Store; supervisor: Supervisor; tasks: TaskHooksSlot; drain: Drain },
+  parts: { store: Store; supervisor: Supervisor; tasks: TaskHooksSlot; drain: Drain; restored: Promise<void> },
 ) {
-  const { store, supervisor, tasks, drain } = parts;
-  let open: () => void = () => {};
-  const restored = new Promise<void>((resolve) => {
-    open = resolve;
-  });
+  const { store, supervisor, tasks, drain, restored } = parts;
   const list = [...PRODUCERS.map((make) => make(cfg)).filter((p) => p !== null), ...(opts.producers ?? [])];
   const registry = new ProducerRegistry(list);
   const ctx: ProducerContext = {
@@ -149,7 +147,19 @@ async function startProducers(
     requestStop: () => void drain.run(),
   };
   await registry.start(ctx);
-  return { registry, list, open };
+  return { registry, list };
+}
+
+/** Opens once the restore has queued what was pending; a failed start fails the accepts that waited for it. */
+function restoreGate() {
+  let open: () => void = () => {};
+  let fail: (err: unknown) => void = () => {};
+  const done = new Promise<void>((resolve, reject) => {
+    open = resolve;
+    fail = reject;
+  });
+  done.catch(() => {}); // nobody may be waiting
+  return { done, open, fail };
 }
 
 function runtime(parts: {
