@@ -55,21 +55,18 @@ export class TaskBackend implements A2aBackend, TaskHooks {
   /** At start: rebuild task records a crash lost between the inbox write and the task write. */
   recover(): void {
     for (const ev of this.deps.store.pendingInbox()) {
-      const t = ev.payload.task;
-      if (!t || this.deps.store.getTask(t.id)) continue;
-      const principal = ev.principal ?? 'operator';
-      const conversation = ev.payload.context_id;
-      this.deps.store.saveTask(
-        newTask({
-          id: t.id,
-          context_id: t.context_id,
-          conversation,
-          principal,
-          inbox_event: ev.id,
-          now: this.deps.now(),
-        }),
-      );
+      const task = this.taskOf(ev);
+      if (task && !this.deps.store.getTask(task.id)) this.deps.store.saveTask(task);
     }
+  }
+
+  /** The task an event answers, as its accept records it (null for an event that answers none). */
+  private taskOf(ev: InboxEvent): TaskRecord | null {
+    const t = ev.payload.task;
+    if (!t) return null;
+    const principal = ev.principal ?? 'operator';
+    const init = { id: t.id, context_id: t.context_id, conversation: ev.payload.context_id, principal };
+    return newTask({ ...init, inbox_event: ev.id, now: this.deps.now() });
   }
 
   /** A person can be asked only while the listener is up. */
@@ -203,7 +200,10 @@ export class TaskBackend implements A2aBackend, TaskHooks {
   // ---- TaskHooks (called by the supervisor) ----
 
   taskForFold(eventId: string, outcome: InboxOutcome): TaskRecord | null {
-    const task = this.deps.store.taskForEvent(eventId);
+    // A fold can come before the accept's caller records the task (a refusal folds at once): rebuild it.
+    const stored = this.deps.store.taskForEvent(eventId);
+    const event = stored ? null : this.deps.store.findInbox(eventId);
+    const task = stored ?? (event ? this.taskOf(event) : null);
     if (!task) return null;
     const message = outcome.reply || outcome.error || null;
     const patch = { message, result: outcome.status === 'completed' ? outcome.reply : null, question: null };
@@ -267,6 +267,8 @@ export class TaskBackend implements A2aBackend, TaskHooks {
       task: { id: taskId, context_id: contextId },
     });
     if (!event) throw new BackendError('invalid_params', 'the message could not be accepted');
+    const folded = this.deps.store.getTask(taskId);
+    if (folded) return folded; // its fold came first and recorded the task
     const task = newTask({
       id: taskId,
       context_id: contextId,
