@@ -1,15 +1,15 @@
-// The embedding API: an agent inside your own program. createAgent compiles the config, opens the store, connects
-// MCP servers, registers code tools and starts the supervisor; the Agent sends messages and waits for replies.
+// The embedding API: an agent inside your own program. createAgent compiles the config and starts the same
+// runtime the CLI does (tool surface, store, supervisor, and on request the A2A and metrics listeners).
+import { A2aProducer } from './a2a/a2aProducer.js';
 import { compileConfig } from './config/compile.js';
 import type { Config, ConfigFlags } from './config/types.js';
 import type { InboxOutcome } from './domain/inbox.js';
 import { DaemonError } from './errors.js';
 import { createLogger, type Logger } from './obs/log.js';
-import { openStore } from './store/openStore.js';
-import type { Store } from './store/store.js';
-import { Supervisor } from './supervisor/supervisor.js';
+import type { Producer } from './runtime/producer.js';
+import { startRuntime } from './runtime/startRuntime.js';
+import type { Supervisor } from './supervisor/supervisor.js';
 import { type CodeTool, loadCodeTools, moduleSpecifier } from './tools/codeTools.js';
-import { ToolSurface } from './tools/surface.js';
 
 export interface CreateAgentOptions {
   /** Config sources, as the CLI has them: YAML files, an environment (default process.env), flags. */
@@ -21,6 +21,12 @@ export interface CreateAgentOptions {
   tools?: CodeTool[];
   toolsModule?: string | URL;
   log?: Logger;
+  /** Serve A2A at this URL (e.g. `http://127.0.0.1:0`), overriding `a2a.listen`; null: no listener. */
+  listen?: string | null;
+  /** Serve /metrics, /healthz, /readyz at this HOST:PORT, overriding `observability.metrics_addr`; null: none. */
+  metrics?: string | null;
+  /** Producers of your own, started after the built-in ones (see the README's "add a producer"). */
+  producers?: Producer[];
 }
 
 export interface SendOptions {
@@ -33,9 +39,13 @@ export interface SendOptions {
 export interface Agent {
   readonly config: Readonly<Config>;
   readonly supervisor: Supervisor;
+  /** The A2A listener's bound URL, or null without one. */
+  readonly a2aUrl: string | null;
+  /** The metrics listener's bound `HOST:PORT`, or null without one. */
+  readonly metricsAddress: string | null;
   /** Accepts the message durably, then resolves with its turn's outcome: `{status, reply, error?}`. */
   send(text: string, opts?: SendOptions): Promise<InboxOutcome>;
-  /** Drains running turns (up to lifecycle.drain_timeout), closes MCP servers and the store. */
+  /** Drains running turns (up to lifecycle.drain_timeout), then stops listeners, the store and MCP servers. */
   close(): Promise<void>;
 }
 
@@ -51,19 +61,21 @@ export async function createAgent(opts: CreateAgentOptions = {}): Promise<Agent>
   const log =
     opts.log ?? createLogger({ level: config.observability.log_level, base: { pid: process.pid, comp: 'supervisor' } });
   const code = await resolveCodeTools(opts);
-  const tools = await ToolSurface.start({ config, log, baseEnv: env, ...(code ? { code } : {}) });
-  let store: Store;
-  try {
-    store = openStore(config.store);
-  } catch (err) {
-    await tools.close();
-    throw err;
-  }
-  const supervisor = new Supervisor({ config, store, log, tools });
-  supervisor.restore();
+  const runtime = await startRuntime(config, {
+    log,
+    env,
+    ...(code ? { codeTools: code } : {}),
+    ...(opts.listen === undefined ? {} : { listen: opts.listen }),
+    ...(opts.metrics === undefined ? {} : { metrics: opts.metrics }),
+    ...(opts.producers ? { producers: opts.producers } : {}),
+  });
+  const { supervisor } = runtime;
+  const a2a = runtime.producers.find((p): p is A2aProducer => p instanceof A2aProducer);
   return {
-    config,
+    config: runtime.config,
     supervisor,
+    a2aUrl: a2a?.url ?? null,
+    metricsAddress: runtime.metricsAddress,
     send: (text, o = {}) => {
       const event = supervisor.accept({
         context_id: o.conversation ?? 'root',
@@ -73,11 +85,7 @@ export async function createAgent(opts: CreateAgentOptions = {}): Promise<Agent>
       if (!event) return Promise.reject(new DaemonError('internal', 'the message could not be accepted'));
       return supervisor.outcomeOf(event.id);
     },
-    close: async () => {
-      await supervisor.drain(config.lifecycle.drain_timeout);
-      store.close();
-      await tools.close();
-    },
+    close: () => runtime.stop(),
   };
 }
 

@@ -5,11 +5,13 @@ export { EXIT, exitCodeForOutcome, exitCodeForStatus } from './cli/exitCodes.js'
 export { compileConfig } from './config/compile.js';
 export type { Config, ConfigSources } from './config/types.js';
 export type { Conversation } from './domain/conversation.js';
-export type { InboxOutcome } from './domain/inbox.js';
+export type { InboxEvent, InboxKind, InboxOutcome } from './domain/inbox.js';
 export { DaemonError, type DaemonErrorCode } from './errors.js';
 export { createLogger, type Logger } from './obs/log.js';
 export type { Msg, ToolCall, ToolDef, Usage } from './protocol/messages.js';
 export { TURN_STATUSES, type TurnStatus } from './protocol/status.js';
+export type { Producer, ProducerContext, ProducerFactory } from './runtime/producer.js';
+export { type Runtime, type RuntimeOptions, startRuntime } from './runtime/startRuntime.js';
 export { openStore } from './store/openStore.js';
 export type { Store } from './store/store.js';
 export type { AcceptInput } from './supervisor/inbox.js';

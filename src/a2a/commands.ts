@@ -1,6 +1,6 @@
 // Commands over A2A: a data part `{"agentd": {"op": …, …args}}`. Deterministic (no model call). The operator's
 // (status, pause, resume, drain) act on the instance; mode and goal.* steer the caller's own conversation.
-import type { Supervisor } from '../supervisor/supervisor.js';
+import type { SupervisorPort } from '../runtime/producer.js';
 import { BackendError, type Principal } from './backend.js';
 
 const COMMANDS = ['status', 'pause', 'resume', 'drain', 'mode', 'goal.set', 'goal.get', 'goal.clear'] as const;
@@ -8,7 +8,7 @@ const COMMANDS = ['status', 'pause', 'resume', 'drain', 'mode', 'goal.set', 'goa
 const STEERING = new Set(['mode', 'goal.set', 'goal.get', 'goal.clear']);
 
 export interface CommandDeps {
-  supervisor: Supervisor;
+  supervisor: SupervisorPort;
   drain(): void;
   /** The caller's conversation named by the message's context id; null when the message named none. */
   conversation: string | null;

@@ -1,14 +1,15 @@
 // A2A tasks over the supervisor: each caller's messages go to conversations it owns, a task's state follows its
 // turn, a person answers questions through the task, and operators run commands. The listener only maps wire types.
 import type { AgentConfig } from '../config/types.js';
-import type { InboxOutcome } from '../domain/inbox.js';
+import type { InboxEvent, InboxOutcome } from '../domain/inbox.js';
 import type { TaskRecord } from '../domain/task.js';
 import { describeError } from '../errors.js';
 import type { Logger } from '../obs/log.js';
+import type { SupervisorPort } from '../runtime/producer.js';
 import { a2aMessageNote, a2aMessageWakes, humanReplyWake } from '../steering/wakeNotes.js';
 import type { Store } from '../store/store.js';
 import { newUlid } from '../store/ulid.js';
-import type { Supervisor } from '../supervisor/supervisor.js';
+import type { AcceptInput } from '../supervisor/inbox.js';
 import type { EngineEventType, HumanAsk, TaskHooks } from '../supervisor/taskHooks.js';
 import type { ToolResult } from '../tools/internalTools.js';
 import { type A2aBackend, BackendError, type Principal, type SendRequest, type TaskUpdate } from './backend.js';
@@ -23,6 +24,10 @@ interface OpenQuestion {
 
 export interface TaskBackendDeps {
   store: Store;
+  /** The supervisor's controls: steering, cancel, pause/resume, status. */
+  supervisor: SupervisorPort;
+  /** The durable accept (resolves once the inbox row is committed). */
+  accept(input: AcceptInput): Promise<InboxEvent | null>;
   log: Logger;
   now(): number;
   /** Starts a drain (operator command `drain`). */
@@ -36,37 +41,32 @@ const SEED_WAKE: Pick<AgentConfig, 'wake_on' | 'on_workflow_finished'> = {
   on_workflow_finished: 'ignore',
 };
 
+/**
+ * Built after the supervisor, with a narrow port to it; the supervisor reaches the backend only through the
+ * runtime's task slot (runtime/taskSlot.ts), so neither is half-built while the other is constructed.
+ */
 export class TaskBackend implements A2aBackend, TaskHooks {
-  private sup: Supervisor | null = null;
   private readonly watchers = new Map<string, Set<(u: TaskUpdate) => void>>();
   private readonly questions = new Map<string, OpenQuestion>();
   private listening = false;
 
   constructor(private readonly deps: TaskBackendDeps) {}
 
-  /** Binds the supervisor (created after the backend, which it takes as its task hooks). */
-  attach(sup: Supervisor): void {
-    this.sup = sup;
-  }
-
   /** At start: rebuild task records a crash lost between the inbox write and the task write. */
   recover(): void {
     for (const ev of this.deps.store.pendingInbox()) {
-      const t = ev.payload.task;
-      if (!t || this.deps.store.getTask(t.id)) continue;
-      const principal = ev.principal ?? 'operator';
-      const conversation = ev.payload.context_id;
-      this.deps.store.saveTask(
-        newTask({
-          id: t.id,
-          context_id: t.context_id,
-          conversation,
-          principal,
-          inbox_event: ev.id,
-          now: this.deps.now(),
-        }),
-      );
+      const task = this.taskOf(ev);
+      if (task && !this.deps.store.getTask(task.id)) this.deps.store.saveTask(task);
     }
+  }
+
+  /** The task an event answers, as its accept records it (null for an event that answers none). */
+  private taskOf(ev: InboxEvent): TaskRecord | null {
+    const t = ev.payload.task;
+    if (!t) return null;
+    const principal = ev.principal ?? 'operator';
+    const init = { id: t.id, context_id: t.context_id, conversation: ev.payload.context_id, principal };
+    return newTask({ ...init, inbox_event: ev.id, now: this.deps.now() });
   }
 
   /** A person can be asked only while the listener is up. */
@@ -79,22 +79,21 @@ export class TaskBackend implements A2aBackend, TaskHooks {
   }
 
   async send(principal: Principal, req: SendRequest): Promise<TaskRecord> {
-    const sup = this.supervisor();
     if (req.command) return this.command(principal, req);
     if (req.taskId !== undefined) return this.continueTask(principal, req.taskId, req);
     if (req.text.trim() === '') throw new BackendError('invalid_params', 'the message has no text');
     const contextId = req.contextId ?? `ctx-${newUlid(this.deps.now()).toLowerCase()}`;
-    return this.newMessage(sup, principal, contextId, conversationFor(principal, contextId), req);
+    return this.newMessage(principal, contextId, conversationFor(principal, contextId), req);
   }
 
   /** A message that starts a turn (or, when wake_on leaves out a2a_message, is only noted); `agentd/mode` first. */
-  private newMessage(sup: Supervisor, principal: Principal, contextId: string, conversation: string, req: SendRequest) {
+  private newMessage(principal: Principal, contextId: string, conversation: string, req: SendRequest) {
     this.applyMode(principal, conversation, req.metadata);
     if (!a2aMessageWakes(this.wake)) {
       const note = a2aMessageNote(principal.id, req.text);
       return this.noted(principal, contextId, conversation, note, 'noted; the agent reads it on its next turn');
     }
-    return this.accept(sup, principal, contextId, conversation, req.text);
+    return this.accept(principal, contextId, conversation, req.text);
   }
 
   /** `agentd/mode` metadata switches the conversation's mode before the message is accepted (its turn runs in it). */
@@ -105,7 +104,7 @@ export class TaskBackend implements A2aBackend, TaskHooks {
       throw new BackendError('invalid_params', 'metadata agentd/mode: expected plan or execute');
     }
     try {
-      this.supervisor().steering.setMode(conversation, principal.id, mode);
+      this.deps.supervisor.steering.setMode(conversation, principal.id, mode);
     } catch (err) {
       throw new BackendError('invalid_params', describeError(err));
     }
@@ -118,7 +117,7 @@ export class TaskBackend implements A2aBackend, TaskHooks {
   /** Leaves a durable `[note]` in the conversation for its next turn. */
   private noteIn(principal: Principal, conversation: string, note: string): void {
     try {
-      this.supervisor().steering.noteFor(conversation, principal.id, note);
+      this.deps.supervisor.steering.noteFor(conversation, principal.id, note);
     } catch (err) {
       if (err instanceof BackendError) throw err;
       throw new BackendError('invalid_params', describeError(err));
@@ -189,7 +188,7 @@ export class TaskBackend implements A2aBackend, TaskHooks {
     if (!canceled) throw new BackendError('not_cancelable', `task is already ${task.state}`);
     this.save(canceled);
     this.closeQuestion(taskId, { result: 'the task was canceled', is_error: true });
-    if (task.inbox_event) this.supervisor().cancelEvent(task.inbox_event, 'task canceled over A2A');
+    if (task.inbox_event) this.deps.supervisor.cancelEvent(task.inbox_event, 'task canceled over A2A');
     return canceled;
   }
 
@@ -201,7 +200,10 @@ export class TaskBackend implements A2aBackend, TaskHooks {
   // ---- TaskHooks (called by the supervisor) ----
 
   taskForFold(eventId: string, outcome: InboxOutcome): TaskRecord | null {
-    const task = this.deps.store.taskForEvent(eventId);
+    // A fold can come before the accept's caller records the task (a refusal folds at once): rebuild it.
+    const stored = this.deps.store.taskForEvent(eventId);
+    const event = stored ? null : this.deps.store.findInbox(eventId);
+    const task = stored ?? (event ? this.taskOf(event) : null);
     if (!task) return null;
     const message = outcome.reply || outcome.error || null;
     const patch = { message, result: outcome.status === 'completed' ? outcome.reply : null, question: null };
@@ -255,16 +257,18 @@ export class TaskBackend implements A2aBackend, TaskHooks {
 
   // ---- internals ----
 
-  private accept(sup: Supervisor, principal: Principal, contextId: string, conversation: string, text: string) {
+  private async accept(principal: Principal, contextId: string, conversation: string, text: string) {
     const now = this.deps.now();
     const taskId = newUlid(now);
-    const event = sup.accept({
+    const event = await this.deps.accept({
       context_id: conversation,
       text,
       principal: principal.id,
       task: { id: taskId, context_id: contextId },
     });
     if (!event) throw new BackendError('invalid_params', 'the message could not be accepted');
+    const folded = this.deps.store.getTask(taskId);
+    if (folded) return folded; // its fold came first and recorded the task
     const task = newTask({
       id: taskId,
       context_id: contextId,
@@ -278,7 +282,7 @@ export class TaskBackend implements A2aBackend, TaskHooks {
   }
 
   /** A message naming an existing task: the answer to its open question, or a new message in its conversation. */
-  private continueTask(principal: Principal, taskId: string, req: SendRequest): TaskRecord {
+  private async continueTask(principal: Principal, taskId: string, req: SendRequest): Promise<TaskRecord> {
     const { text } = req;
     const task = this.getTask(principal, taskId);
     if (!task) throw new BackendError('not_found', 'task not found');
@@ -292,7 +296,7 @@ export class TaskBackend implements A2aBackend, TaskHooks {
       return working;
     }
     if (isTerminal(task.state)) {
-      return this.newMessage(this.supervisor(), principal, task.context_id, task.conversation, req);
+      return this.newMessage(principal, task.context_id, task.conversation, req);
     }
     // A reply while nothing is asked (the question timed out, or none was asked) is kept for the next turn.
     const wake = humanReplyWake({ conversation: task.conversation, taskId, text }, this.wake);
@@ -317,7 +321,7 @@ export class TaskBackend implements A2aBackend, TaskHooks {
     });
     let result: unknown;
     try {
-      const deps = { supervisor: this.supervisor(), drain: this.deps.drain, conversation };
+      const deps = { supervisor: this.deps.supervisor, drain: this.deps.drain, conversation };
       result = runCommand(principal, op, req.command?.args ?? {}, deps);
     } catch (err) {
       if (err instanceof BackendError) throw err;
@@ -362,11 +366,6 @@ export class TaskBackend implements A2aBackend, TaskHooks {
       set.delete(onUpdate);
       if (set.size === 0) this.watchers.delete(taskId);
     };
-  }
-
-  private supervisor(): Supervisor {
-    if (!this.sup) throw new BackendError('draining', 'the agent is not running');
-    return this.sup;
   }
 }
 

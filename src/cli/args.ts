@@ -2,6 +2,7 @@
 import { Command, CommanderError, Option } from 'commander';
 import type { ConfigFlags } from '../config/types.js';
 import { DaemonError } from '../errors.js';
+import { VERSION } from '../runtime/version.js';
 
 /** The flags that map onto config keys, plus the ones that choose what the command does. */
 export interface CliArgs extends ConfigFlags {
@@ -11,7 +12,7 @@ export interface CliArgs extends ConfigFlags {
   contextTemplate: boolean;
 }
 
-export const VERSION = '0.1.0';
+export { VERSION } from '../runtime/version.js';
 
 function collect(value: string, previous: string[] | undefined): string[] {
   return [...(previous ?? []), value];

@@ -1,16 +1,13 @@
-// The `agentd` command: config → store → supervisor → the job, and the one exit code it ends with.
+// The `agentd` command: config → the runtime → the job or the daemon, and the one exit code it ends with.
 // A job-shaped run (a prompt, no listener) prints only the reply on stdout; events go to stderr.
-import { createHash } from 'node:crypto';
 import { compileConfig } from '../config/compile.js';
 import type { Config } from '../config/types.js';
 import { BUILTIN_PROMPT_TEMPLATE } from '../context/systemPrompt.js';
 import type { InboxOutcome } from '../domain/inbox.js';
-import { DaemonError, describeError } from '../errors.js';
+import { describeError } from '../errors.js';
 import { createLogger, type Logger, redact } from '../obs/log.js';
-import { serveMetrics } from '../obs/metricsServer.js';
-import { openStore } from '../store/openStore.js';
-import type { Store } from '../store/store.js';
-import { Supervisor } from '../supervisor/supervisor.js';
+import { type Runtime, startRuntime } from '../runtime/startRuntime.js';
+import { StartupPrompt } from '../runtime/startupPrompt.js';
 import { ToolSurface } from '../tools/surface.js';
 import { type CliArgs, parseArgs, VERSION } from './args.js';
 import { runDaemon } from './daemon.js';
@@ -41,33 +38,21 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv = process.en
   }
   const log = createLogger({ level: config.observability.log_level, base: { pid: process.pid, comp: 'supervisor' } });
   if (args.capabilities) return { code: EXIT.ok, stdout: await capabilities(config, log, env) };
-  let tools: ToolSurface;
+  const daemon = config.a2a.listen !== null;
+  let runtime: Runtime;
   try {
-    tools = await ToolSurface.start({ config, log, baseEnv: env });
+    const killAt = new Set((env.AGENTD_TEST_KILL_AT ?? '').split(',').filter(Boolean));
+    // A one-shot job has no next turn to warm a worker for.
+    runtime = await startRuntime(config, { log, env, killAt, ...(daemon ? {} : { warmWorkers: 0 }) });
   } catch (err) {
     return failBeforeStart(err);
   }
+  const signals = trapSignals(log, () => void runtime.requestStop());
   try {
-    let store: Store;
-    try {
-      store = openStore(config.store);
-    } catch (err) {
-      return failBeforeStart(err);
-    }
-    log.info('store.opened', { kind: store.kind, path: store.location, generation: store.generation });
-    try {
-      if (config.a2a.listen !== null) {
-        const startupPrompt = (sup: Supervisor): void => {
-          if (config.agent.prompt) void startupPromptEvent(sup, store, log, config.agent.prompt);
-        };
-        return await runDaemon({ config, store, log, tools, startupPrompt });
-      }
-      return await runJob({ config, store, log, tools, env });
-    } finally {
-      store.close();
-    }
+    return daemon ? await runDaemon(runtime) : await runJob(runtime);
   } finally {
-    await tools.close();
+    await runtime.stop();
+    signals();
   }
 }
 
@@ -94,86 +79,43 @@ async function capabilities(config: Readonly<Config>, log: Logger, env: NodeJS.P
   return JSON.stringify(report, null, 2);
 }
 
-interface JobContext {
-  config: Readonly<Config>;
-  store: Store;
-  log: Logger;
-  tools: ToolSurface;
-  env: NodeJS.ProcessEnv;
-}
-
-async function runJob({ config, store, log, tools, env }: JobContext): Promise<CliResult> {
-  const killAt = new Set((env.AGENTD_TEST_KILL_AT ?? '').split(',').filter(Boolean));
-  // A one-shot job has no next turn to warm a worker for.
-  const sup = new Supervisor({ config, store, log, tools, killAt, warmWorkers: 0 });
-  let metrics: Awaited<ReturnType<typeof serveMetrics>>;
-  try {
-    metrics = await serveMetrics(config.observability.metrics_addr, sup, log);
-  } catch (err) {
-    return failBeforeStart(err);
-  }
-  const signals = installSignals(sup, config, log);
-  try {
-    const { pending } = sup.restore();
-    const prompt = config.agent.prompt;
-    if (prompt === null || prompt === '') {
-      if (pending === 0) {
-        process.stderr.write('agentd: nothing to do: pass --prompt TEXT (or set agent.prompt)\n');
-        return { code: EXIT.config };
-      }
-      await sup.whenIdle();
-      await signals.drained();
-      return { code: EXIT.ok };
+/** The job: the startup prompt's outcome (or, without one, whatever a restart left pending) decides the code. */
+async function runJob(runtime: Runtime): Promise<CliResult> {
+  const sup = runtime.supervisor;
+  const prompt = runtime.producers.find((p): p is StartupPrompt => p instanceof StartupPrompt);
+  if (prompt === undefined) {
+    if (runtime.restored.pending === 0) {
+      process.stderr.write('agentd: nothing to do: pass --prompt TEXT (or set agent.prompt)\n');
+      return { code: EXIT.config };
     }
-    const outcome = await runPrompt(sup, store, log, prompt);
     await sup.whenIdle();
-    await signals.drained();
-    return { code: exitCodeForOutcome(outcome), stdout: outcome.reply };
-  } finally {
-    signals.dispose();
-    await metrics?.close();
+    return { code: EXIT.ok };
   }
-}
-
-/** Accepts the startup prompt once per store: a restart replays or reports it instead of accepting it again. */
-function startupPromptEvent(sup: Supervisor, store: Store, log: Logger, prompt: string): string {
-  const dedupe = `prompt:${createHash('sha256').update(`root\n${prompt}`).digest('hex')}`;
-  const existing = store.findInboxByDedupe(dedupe);
-  if (existing) {
-    const reason = existing.status === 'done' ? 'answered' : 'pending';
-    log.info('prompt.skipped', { inbox_event: existing.id, reason });
-    return existing.id;
-  }
-  const event = sup.accept({ context_id: 'root', text: prompt, principal: 'operator', dedupe_key: dedupe });
-  if (!event) throw new DaemonError('internal', 'the startup prompt could not be accepted');
-  return event.id;
-}
-
-function runPrompt(sup: Supervisor, store: Store, log: Logger, prompt: string): Promise<InboxOutcome> {
-  return sup.outcomeOf(startupPromptEvent(sup, store, log, prompt));
+  const outcome = await sup.outcomeOf(await prompt.accepted());
+  await sup.whenIdle();
+  return { code: exitCodeForOutcome(outcome), stdout: outcome.reply };
 }
 
 /**
- * SIGTERM / SIGINT start a drain: no new turn starts, running turns get lifecycle.drain_timeout to finish, and the
- * job still ends through its normal path with its own exit code (an abandoned or unstarted prompt exits 1 and
- * replays on the next start). A second signal exits at once.
+ * The process's only signal handlers. The first SIGTERM / SIGINT starts a drain: no new turn starts, running
+ * turns get lifecycle.drain_timeout, and the run still ends through its normal path with its own exit code (a
+ * job's abandoned or unstarted prompt exits 1 and replays on the next start; a daemon exits 0). A second signal
+ * exits at once. Returns the function that removes them.
  */
-function installSignals(sup: Supervisor, config: Readonly<Config>, log: Logger) {
-  let draining: Promise<unknown> | null = null;
+function trapSignals(log: Logger, onFirst: () => void): () => void {
+  let seen = false;
   const onSignal = (signal: NodeJS.Signals): void => {
-    if (draining) {
+    if (seen) {
       log.warn('proc.exit', { code: EXIT.generic, signal, forced: true });
       process.exit(EXIT.generic);
     }
-    draining = sup.drain(config.lifecycle.drain_timeout);
+    seen = true;
+    onFirst();
   };
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);
-  return {
-    drained: () => draining ?? Promise.resolve(),
-    dispose: () => {
-      process.off('SIGTERM', onSignal);
-      process.off('SIGINT', onSignal);
-    },
+  return () => {
+    process.off('SIGTERM', onSignal);
+    process.off('SIGINT', onSignal);
   };
 }

@@ -27,7 +27,7 @@ export function isLoopbackHost(host: string): boolean {
 }
 
 /** The problem with a listen URL, or null: http(s), a host, an optional port, nothing else. */
-function listenProblem(text: string): string | null {
+export function listenProblem(text: string): string | null {
   let url: URL;
   try {
     url = new URL(text);

@@ -2,40 +2,78 @@
 // Plain data only: no I/O, no imports from store/ or supervisor/.
 import type { TurnErrorKind, TurnStatus } from '../protocol/status.js';
 
-export type InboxKind = 'a2a_message';
+/** Every producer's kind; `timer`, `subagent` and `workflow_step` are reserved for the producers still to come. */
+export const INBOX_KINDS = [
+  'a2a_message',
+  'startup_prompt',
+  'agent_message',
+  'goal_continuation',
+  'side_task',
+  'wake_note',
+  'timer',
+  'subagent',
+  'workflow_step',
+] as const;
 
-/** An accepted event. `ts` orders replay; `id` is a ULID kept across restarts. */
-export interface InboxEvent {
-  id: string;
-  kind: InboxKind;
-  ts: number;
-  principal: string | null;
-  payload: A2aMessagePayload;
-  /** Optional dedupe key: a second accept with the same key is refused (used for the startup prompt). */
-  dedupe_key?: string;
-}
+export type InboxKind = (typeof INBOX_KINDS)[number];
 
-export interface A2aMessagePayload {
+/** What every event carries: a message for a conversation's next turn. */
+export interface MessagePayload {
   context_id: string;
   text: string;
   msg_depth?: number;
   /** The A2A task this message answers (enough to rebuild the task record if a crash lost it). */
   task?: { id: string; context_id: string };
-  /** The conversation whose message.send delivered this (its run's end may leave a wake note there). */
-  from?: string;
   /** The mode captured when the message was accepted; absent = execute. */
   mode?: 'plan';
-  /** `goal`: a continuation the conversation's goal started. */
-  origin?: 'goal';
-  /** The `created` stamp of the goal a continuation serves (a replaced goal's continuation is dropped). */
+}
+
+/** A `message.send` delivery: the sending conversation (its run's end may leave a wake note there). */
+export interface AgentMessagePayload extends MessagePayload {
+  from: string;
+}
+
+/** A goal's next turn: the `created` stamp of the goal it serves (a replaced goal's continuation is dropped). */
+export interface GoalContinuationPayload extends MessagePayload {
+  /** Absent only on events stored before kinds existed. */
   goal_created?: number;
 }
 
+/** A side task's instruction: the conversation it was forked from. */
+export interface SideTaskPayload extends MessagePayload {
+  parent: string;
+}
+
+/** A turn a finished run starts in its sender (`on_workflow_finished: think`): the conversation whose run ended. */
+export interface WakeNotePayload extends MessagePayload {
+  about: string;
+}
+
+interface EventOf<K extends InboxKind, P extends MessagePayload> {
+  /** A ULID kept across restarts. */
+  id: string;
+  kind: K;
+  /** Orders replay. */
+  ts: number;
+  principal: string | null;
+  payload: P;
+  /** Optional dedupe key: a second accept with the same key is refused (used for the startup prompt). */
+  dedupe_key?: string;
+}
+
+/** An accepted event, discriminated by the producer that made it. */
+export type InboxEvent =
+  | EventOf<'a2a_message' | 'startup_prompt' | 'timer' | 'subagent' | 'workflow_step', MessagePayload>
+  | EventOf<'agent_message', AgentMessagePayload>
+  | EventOf<'goal_continuation', GoalContinuationPayload>
+  | EventOf<'side_task', SideTaskPayload>
+  | EventOf<'wake_note', WakeNotePayload>;
+
 /** What the store knows about an inbox event. Done events keep their outcome so a restart can report it. */
-export interface InboxRecord extends InboxEvent {
+export type InboxRecord = InboxEvent & {
   status: 'pending' | 'done';
   outcome?: InboxOutcome;
-}
+};
 
 export interface InboxOutcome {
   status: TurnStatus;
@@ -44,4 +82,32 @@ export interface InboxOutcome {
   /** Where `error` came from; records stored before kinds existed lack it (read them with `errorKindOf`). */
   error_kind?: TurnErrorKind;
   finish_status?: string;
+}
+
+/** The startup prompt's dedupe keys begin with this (they name the prompt's hash). */
+export const STARTUP_PROMPT_KEY = 'prompt:';
+
+/**
+ * An event as stored, in today's shape. Events stored before kinds existed are all `a2a_message`, told apart by
+ * payload fields (`origin: 'goal'`, `from`) or the startup prompt's dedupe key; those are mapped to their kind.
+ * A side task or a wake turn stored then carries no mark and stays `a2a_message` (it replays the same).
+ */
+export function readInboxEvent<E extends InboxEvent>(stored: E): E {
+  if (stored.kind !== 'a2a_message') return stored;
+  const { kind: _legacy, payload: raw, ...rest } = stored;
+  const { origin, from, goal_created, ...payload } = raw as MessagePayload & LegacyFields;
+  if (origin === 'goal') {
+    const goal = goal_created === undefined ? {} : { goal_created };
+    return { ...rest, kind: 'goal_continuation', payload: { ...payload, ...goal } } as E;
+  }
+  if (typeof from === 'string') return { ...rest, kind: 'agent_message', payload: { ...payload, from } } as E;
+  if (stored.dedupe_key?.startsWith(STARTUP_PROMPT_KEY)) return { ...rest, kind: 'startup_prompt', payload } as E;
+  return stored;
+}
+
+/** Payload fields of events stored before kinds existed. */
+interface LegacyFields {
+  origin?: 'goal';
+  from?: string;
+  goal_created?: number;
 }

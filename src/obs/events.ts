@@ -12,6 +12,8 @@ export const EVENT_NAMES = [
   // inbox and producers
   'inbox.accepted',
   'prompt.skipped',
+  'producer.started',
+  'producer.failed',
   // turns
   'turn.spawn',
   'turn.spawn.fail',

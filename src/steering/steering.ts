@@ -140,6 +140,8 @@ export class Steering {
     this.update(side, { side_of: parent.id });
     this.deps.conversations.noteNow(id, seedNote(parent), parent.principal);
     const event = this.deps.accept({
+      kind: 'side_task',
+      parent: parent.id,
       context_id: id,
       text: instruction,
       principal: caller.principal,
@@ -172,7 +174,7 @@ export class Steering {
       const reply = turn.outcome.status === 'completed' ? turn.outcome.reply : turn.outcome.error || turn.outcome.reply;
       this.note(controls.side_of, sideResultNote(ctx, turn.outcome.status, reply), conv.principal);
       this.deps.log.info('side.reported', { ctx: controls.side_of, side: ctx, status: turn.outcome.status });
-    } else if (turn.event.payload.from !== undefined) {
+    } else if (turn.event.kind === 'agent_message') {
       this.wakeSender(turn.event, turn.outcome);
     }
     const dropped = turn.outcome.error?.startsWith(DROPPED_CONTINUATION) ?? false;
@@ -197,8 +199,8 @@ export class Steering {
     this.deps.engine(turn.event.id, 'proposal', { ctx: conv.id, text });
   }
 
-  private wakeSender(event: InboxEvent, outcome: InboxOutcome): void {
-    const from = event.payload.from as string;
+  private wakeSender(event: InboxEvent & { kind: 'agent_message' }, outcome: InboxOutcome): void {
+    const from = event.payload.from;
     const action = runFinishedWake({ from, conversation: event.payload.context_id, outcome }, this.deps.config.agent);
     const owner = this.deps.conversations.get(from)?.principal ?? null;
     if (action.kind === 'note') this.note(action.ctx, action.text, owner);
@@ -210,7 +212,15 @@ export class Steering {
       this.note(action.ctx, `${action.text} (no turn: hop depth ${depth} exceeds limits.max_message_depth)`, owner);
       return;
     }
-    this.deps.accept({ context_id: action.ctx, text: action.text, principal: owner, msg_depth: depth });
+    const about = event.payload.context_id;
+    this.deps.accept({
+      kind: 'wake_note',
+      about,
+      context_id: action.ctx,
+      text: action.text,
+      principal: owner,
+      msg_depth: depth,
+    });
   }
 
   /** A note on behalf of `principal` (an A2A caller): refused (throws) where that principal may not write. */
@@ -246,7 +256,7 @@ export class Steering {
 
   /** A queued goal continuation that must not run: its goal is gone or changed, or a message waits before it. */
   staleContinuation(job: { ctx: string; event: InboxEvent }, messageWaiting: boolean): string | null {
-    if (job.event.payload.origin !== 'goal') return null;
+    if (job.event.kind !== 'goal_continuation') return null;
     const conv = this.deps.conversations.get(job.ctx);
     const goal = conv ? controlsOf(conv).goal : null;
     if (goal?.status !== 'active') return 'the goal is no longer active';
@@ -264,7 +274,7 @@ export class Steering {
         status: turn.outcome.status,
         toolCalls: turn.result?.tool_calls ?? 0,
         tokens: usage ? usage.input_tokens + usage.output_tokens : 0,
-        continuation: turn.event.payload.origin === 'goal',
+        continuation: turn.event.kind === 'goal_continuation',
         planMode: turn.event.payload.mode === 'plan',
       },
       { queued: this.deps.pending(conv.id).queued, paused: this.deps.paused(), draining: this.deps.draining() },
@@ -284,11 +294,11 @@ export class Steering {
     this.update(conv, { goal });
     // The continuation acts for the conversation's owner: it gets their tools, never more.
     const event = this.deps.accept({
+      kind: 'goal_continuation',
+      goal_created: goal.created,
       context_id: conv.id,
       text: continuationText(goal),
       principal: conv.principal,
-      origin: 'goal',
-      goal_created: goal.created,
     });
     this.deps.log.info('goal.continued', {
       ctx: conv.id,

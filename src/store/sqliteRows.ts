@@ -2,7 +2,13 @@
 // knows which columns hold JSON and how absent optional fields are stored (NULL) and read back (omitted).
 
 import type { Conversation, Summary } from '../domain/conversation.js';
-import type { InboxEvent, InboxKind, InboxOutcome, InboxRecord } from '../domain/inbox.js';
+import {
+  type InboxEvent,
+  type InboxKind,
+  type InboxOutcome,
+  type InboxRecord,
+  readInboxEvent,
+} from '../domain/inbox.js';
 import type { MemoryEntry } from '../domain/memory.js';
 import type { Plan } from '../domain/plan.js';
 import type { TaskRecord } from '../domain/task.js';
@@ -76,15 +82,15 @@ export function inboxParams(event: InboxEvent): InboxRow {
 }
 
 export function toInboxEvent(row: InboxRow): InboxEvent {
-  const event: InboxEvent = {
+  const event = {
     id: row.id,
     kind: row.kind as InboxKind,
     ts: row.ts,
     principal: row.principal,
     payload: JSON.parse(row.payload) as InboxEvent['payload'],
-  };
+  } as InboxEvent;
   if (row.dedupe_key !== null) event.dedupe_key = row.dedupe_key;
-  return event;
+  return readInboxEvent(event);
 }
 
 export function toInboxRecord(row: InboxRow): InboxRecord {

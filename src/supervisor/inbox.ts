@@ -1,9 +1,9 @@
-// What the durable inbox receives: an accepted message as an `a2a_message` event (reference §2.2, §3.2).
-import type { InboxEvent } from '../domain/inbox.js';
+// What the durable inbox receives: one producer's input, stamped into an inbox event of that producer's kind
+// (reference §2.2, §3.2). Kind-specific fields travel in the payload; nothing here reads or writes the store.
+import type { InboxEvent, MessagePayload } from '../domain/inbox.js';
 import { newUlid } from '../store/ulid.js';
 
-/** A message to accept into the durable inbox. */
-export interface AcceptInput {
+interface AcceptBase {
   context_id: string;
   text: string;
   principal: string | null;
@@ -12,27 +12,42 @@ export interface AcceptInput {
   msg_depth?: number;
   /** The A2A task this message answers. */
   task?: { id: string; context_id: string };
-  /** The sending conversation, for a message.send delivery. */
-  from?: string;
-  /** `goal`: a continuation of the conversation's goal. */
-  origin?: 'goal';
-  /** The goal a continuation serves (its `created` stamp). */
-  goal_created?: number;
 }
+
+/** A message to accept into the durable inbox; `kind` names its producer (default `a2a_message`, a caller's). */
+export type AcceptInput =
+  | (AcceptBase & { kind?: 'a2a_message' | 'startup_prompt' | 'timer' | 'subagent' | 'workflow_step' })
+  | (AcceptBase & { kind: 'agent_message'; from: string })
+  | (AcceptBase & { kind: 'goal_continuation'; goal_created: number })
+  | (AcceptBase & { kind: 'side_task'; parent: string })
+  | (AcceptBase & { kind: 'wake_note'; about: string });
 
 /** The inbox event for `input`, accepted at `now`; `mode` is the conversation's mode at this request boundary. */
 export function inboxEvent(input: AcceptInput, now: number, mode: 'plan' | 'execute'): InboxEvent {
-  const payload = {
+  const payload: MessagePayload = {
     context_id: input.context_id,
     text: input.text,
     ...(input.msg_depth ? { msg_depth: input.msg_depth } : {}),
     ...(input.task ? { task: input.task } : {}),
-    ...(input.from ? { from: input.from } : {}),
-    ...(input.origin ? { origin: input.origin } : {}),
-    ...(input.goal_created !== undefined ? { goal_created: input.goal_created } : {}),
     ...(mode === 'plan' ? { mode } : {}),
   };
-  const event: InboxEvent = { id: newUlid(now), kind: 'a2a_message', ts: now, principal: input.principal, payload };
+  const base = { id: newUlid(now), ts: now, principal: input.principal };
+  const event = withKind(input, base, payload);
   if (input.dedupe_key !== undefined) event.dedupe_key = input.dedupe_key;
   return event;
+}
+
+function withKind(input: AcceptInput, base: Omit<InboxEvent, 'kind' | 'payload'>, payload: MessagePayload): InboxEvent {
+  switch (input.kind) {
+    case 'agent_message':
+      return { ...base, kind: input.kind, payload: { ...payload, from: input.from } };
+    case 'goal_continuation':
+      return { ...base, kind: input.kind, payload: { ...payload, goal_created: input.goal_created } };
+    case 'side_task':
+      return { ...base, kind: input.kind, payload: { ...payload, parent: input.parent } };
+    case 'wake_note':
+      return { ...base, kind: input.kind, payload: { ...payload, about: input.about } };
+    default:
+      return { ...base, kind: input.kind ?? 'a2a_message', payload };
+  }
 }

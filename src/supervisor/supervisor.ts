@@ -119,7 +119,7 @@ export class Supervisor {
         return true;
       },
       steering: this.steering,
-      messageWaiting: (ctx) => this.queue.jobs.some((j) => j.ctx === ctx && j.event.payload.origin !== 'goal'),
+      messageWaiting: (ctx) => this.queue.jobs.some((j) => j.ctx === ctx && j.event.kind !== 'goal_continuation'),
       wake,
       budget: this.spending.budget,
       waits: this.spending.waits,

@@ -131,6 +131,7 @@ export function buildToolHost(caps: HostCapabilities, turn: LiveTurn): InternalT
     deliver: (req) => {
       const conversation = req.to === 'new' ? `conv-${newUlid(caps.now()).toLowerCase()}` : req.to;
       const event = caps.accept({
+        kind: 'agent_message',
         context_id: conversation,
         text: req.text,
         principal: req.caller.principal,

@@ -6,8 +6,10 @@ import { TaskBackend } from '../../src/a2a/taskBackend.js';
 import { compileConfig } from '../../src/config/compile.js';
 import type { InboxOutcome } from '../../src/domain/inbox.js';
 import { createLogger } from '../../src/obs/log.js';
+import { TaskHooksSlot } from '../../src/runtime/taskSlot.js';
 import { openStore } from '../../src/store/openStore.js';
 import type { Store } from '../../src/store/store.js';
+import type { AcceptInput } from '../../src/supervisor/inbox.js';
 import { Supervisor } from '../../src/supervisor/supervisor.js';
 import { ToolSurface } from '../../src/tools/surface.js';
 import type { Playbook, ScriptedModel } from '../doubles/scriptedModel.js';
@@ -59,15 +61,11 @@ export async function startRig(
   const log = createLogger({ level: 'debug', write: (line) => events.push(JSON.parse(line)) });
   const hasMcp = Object.keys(config.mcp.servers).length > 0;
   const tools = hasMcp ? await ToolSurface.start({ config, log, baseEnv: process.env }) : undefined;
-  const backend = opts.tasks ? new TaskBackend({ store, log, now: Date.now, drain: () => {} }) : undefined;
-  const sup = new Supervisor({
-    config,
-    store,
-    log,
-    ...(tools ? { tools } : {}),
-    ...(backend ? { tasks: backend } : {}),
-  });
-  backend?.attach(sup);
+  const slot = opts.tasks ? new TaskHooksSlot() : undefined;
+  const sup = new Supervisor({ config, store, log, ...(tools ? { tools } : {}), ...(slot ? { tasks: slot } : {}) });
+  const accept = (input: AcceptInput) => Promise.resolve(sup.accept(input));
+  const backend = slot && new TaskBackend({ store, log, now: Date.now, drain: () => {}, supervisor: sup, accept });
+  if (backend) slot?.bind(backend);
   sup.restore();
   return {
     dir,

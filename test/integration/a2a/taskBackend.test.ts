@@ -18,8 +18,9 @@ describe('TaskBackend.settled', () => {
         log: createLogger({ level: 'error', write: () => {} }),
         now: Date.now,
         drain: () => {},
+        supervisor: rig.sup,
+        accept: (input) => Promise.resolve(rig.sup.accept(input)),
       });
-      backend.attach(rig.sup);
       const task = await backend.send(ALICE, { text: 'take your time' });
       const caller = new AbortController();
       const waiting = backend.settled(ALICE, task.id, caller.signal);
@@ -42,8 +43,9 @@ describe('TaskBackend steering commands', () => {
         log: createLogger({ level: 'error', write: () => {} }),
         now: Date.now,
         drain: () => {},
+        supervisor: rig.sup,
+        accept: (input) => Promise.resolve(rig.sup.accept(input)),
       });
-      backend.attach(rig.sup);
       const BOB: Principal = { id: 'user:bob', role: 'user', grants: [] };
       const OPERATOR: Principal = { id: 'operator', role: 'operator', grants: [] };
       await backend.send(ALICE, { text: '', contextId: 'c1', command: { op: 'mode', args: { mode: 'plan' } } });

@@ -14,7 +14,7 @@ export function inboxEvent(over: Partial<InboxEvent> = {}): InboxEvent {
     principal: 'alice',
     payload: { context_id: 'ctx-1', text: 'hello', msg_depth: 0 },
     ...over,
-  };
+  } as InboxEvent;
 }
 
 export function userMsg(text: string, ts = 1): Msg {

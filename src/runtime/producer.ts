@@ -1,0 +1,41 @@
+// The producer seam: anything that turns the outside world (or a timer, or another run) into inbox events.
+// A producer only accepts; it never reaches into the supervisor's state (data flows producer → inbox → …).
+import type { Config } from '../config/types.js';
+import type { InboxEvent, InboxRecord } from '../domain/inbox.js';
+import type { Logger } from '../obs/log.js';
+import type { Store } from '../store/store.js';
+import type { AcceptInput } from '../supervisor/inbox.js';
+import type { Supervisor } from '../supervisor/supervisor.js';
+import type { TaskHooksSlot } from './taskSlot.js';
+
+/** The operator-facing controls a producer may offer its callers (the A2A listener's commands, cancel). */
+export type SupervisorPort = Pick<Supervisor, 'steering' | 'cancelEvent' | 'pause' | 'resume' | 'status'>;
+
+/** What a producer starts with. */
+export interface ProducerContext {
+  config: Readonly<Config>;
+  /** Durably accepts one event; resolves once it is committed (null: its dedupe key was already accepted). */
+  accept(input: AcceptInput): Promise<InboxEvent | null>;
+  /** The accepted event with this dedupe key, if any (a producer that must accept something once per store). */
+  findAccepted(dedupeKey: string): Promise<InboxRecord | null>;
+  clock(): number;
+  /** The store, for a producer that keeps records of its own beside the inbox (the A2A backend's tasks). */
+  store: Store;
+  log: Logger;
+  supervisor: SupervisorPort;
+  /** Where a producer that owns A2A tasks plugs its hooks in (at most one does). */
+  tasks: TaskHooksSlot;
+  /** Asks the runtime to drain and stop (the operator's `drain` command). */
+  requestStop(): void;
+}
+
+/** A source of inbox events with a lifecycle: started in registration order, stopped in the reverse order. */
+export interface Producer {
+  /** Shown in logs (`producer.started`) and errors. */
+  readonly name: string;
+  start(ctx: ProducerContext): Promise<void> | void;
+  stop(): Promise<void> | void;
+}
+
+/** Builds a producer from the config, or returns null when its config leaves it off. */
+export type ProducerFactory = (config: Readonly<Config>) => Producer | null;

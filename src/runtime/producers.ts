@@ -1,0 +1,40 @@
+// The producer registry: starts producers one at a time in registration order and stops them in the reverse
+// order. A start that fails stops the ones already started (newest first) and rethrows: nothing is left half up.
+import { describeError } from '../errors.js';
+import type { Producer, ProducerContext } from './producer.js';
+
+export class ProducerRegistry {
+  private readonly started: Producer[] = [];
+
+  constructor(private readonly producers: readonly Producer[]) {}
+
+  /** The names in registration order. */
+  get names(): string[] {
+    return this.producers.map((p) => p.name);
+  }
+
+  async start(ctx: ProducerContext): Promise<void> {
+    for (const producer of this.producers) {
+      try {
+        await producer.start(ctx);
+      } catch (err) {
+        ctx.log.error('producer.failed', { producer: producer.name, err: describeError(err) });
+        await this.stop(ctx);
+        throw err;
+      }
+      this.started.push(producer);
+      ctx.log.debug('producer.started', { producer: producer.name });
+    }
+  }
+
+  /** Stops every started producer, newest first; a stop that throws is logged and the rest still stop. */
+  async stop(ctx: Pick<ProducerContext, 'log'>): Promise<void> {
+    for (let producer = this.started.pop(); producer; producer = this.started.pop()) {
+      try {
+        await producer.stop();
+      } catch (err) {
+        ctx.log.error('producer.failed', { producer: producer.name, err: describeError(err) });
+      }
+    }
+  }
+}

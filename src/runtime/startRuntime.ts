@@ -1,0 +1,206 @@
+// The one runtime root: builds the tool surface, the store, the supervisor, the metrics listener and the
+// producers in that order, restores, and stops them in the reverse order. The job, the daemon and createAgent
+// all start here; signals and the exit code stay with cli/.
+import { checkA2a, listenProblem } from '../config/a2aKeys.js';
+import type { Config } from '../config/types.js';
+import type { InboxEvent } from '../domain/inbox.js';
+import { DaemonError } from '../errors.js';
+import type { Logger } from '../obs/log.js';
+import { type MetricsServer, serveMetrics } from '../obs/metricsServer.js';
+import { openStore } from '../store/openStore.js';
+import type { Store } from '../store/store.js';
+import type { AcceptInput } from '../supervisor/inbox.js';
+import { Supervisor } from '../supervisor/supervisor.js';
+import { ToolSurface, type ToolSurfaceOptions } from '../tools/surface.js';
+import type { Producer, ProducerContext } from './producer.js';
+import { PRODUCERS } from './producerList.js';
+import { ProducerRegistry } from './producers.js';
+import { TaskHooksSlot } from './taskSlot.js';
+
+export interface RuntimeOptions {
+  log: Logger;
+  /** The environment MCP stdio servers inherit an allow-listed part of (default process.env). */
+  env?: Readonly<Record<string, string | undefined>>;
+  /** Serve A2A at this URL instead of `a2a.listen`; null: no listener. */
+  listen?: string | null;
+  /** Serve /metrics at this HOST:PORT instead of `observability.metrics_addr`; null: no listener. */
+  metrics?: string | null;
+  /** Code tools registered by an embedding program (see createAgent). */
+  codeTools?: ToolSurfaceOptions['code'];
+  /** Spare workers kept warm (default `agent.warm_workers`). */
+  warmWorkers?: number;
+  /** Test-only crash points (see SupervisorOptions.killAt). */
+  killAt?: ReadonlySet<string>;
+  /** Producers started after the registered ones (an embedder's own). */
+  producers?: Producer[];
+}
+
+export interface Runtime {
+  readonly config: Readonly<Config>;
+  readonly store: Store;
+  readonly tools: ToolSurface;
+  readonly supervisor: Supervisor;
+  /** The producers started, in start order. */
+  readonly producers: readonly Producer[];
+  /** What the restore found: pending events replay. */
+  readonly restored: { generation: number; pending: number };
+  /** The bound metrics address (`HOST:PORT`), or null without a metrics listener. */
+  readonly metricsAddress: string | null;
+  /** Resolves once a stop was asked for (a signal through cli/, or the operator's `drain` command). */
+  readonly stopRequested: Promise<void>;
+  /** Starts the drain (no new turn starts; running ones get `lifecycle.drain_timeout`); resolves when drained. */
+  requestStop(): Promise<unknown>;
+  /** Drains, then stops producers, the metrics listener, the store and the tool surface, newest first. */
+  stop(): Promise<void>;
+}
+
+/** Starts the runtime; on a failure, whatever already started is stopped again before the error is thrown. */
+export async function startRuntime(config: Readonly<Config>, opts: RuntimeOptions): Promise<Runtime> {
+  const cfg = withListeners(config, opts);
+  const { log } = opts;
+  const undo: Array<() => Promise<unknown> | unknown> = [];
+  const restoring = restoreGate();
+  const unwind = async (): Promise<void> => {
+    for (let step = undo.pop(); step; step = undo.pop()) await step();
+  };
+  try {
+    const tools = await ToolSurface.start({
+      config: cfg,
+      log,
+      baseEnv: opts.env ?? process.env,
+      ...(opts.codeTools ? { code: opts.codeTools } : {}),
+    });
+    undo.push(() => tools.close());
+    const store = openStore(cfg.store);
+    undo.push(() => store.close());
+    log.info('store.opened', { kind: store.kind, path: store.location, generation: store.generation });
+    const tasks = new TaskHooksSlot();
+    const supervisor = new Supervisor({
+      ...{ config: cfg, store, log, tools, tasks },
+      ...(opts.warmWorkers === undefined ? {} : { warmWorkers: opts.warmWorkers }),
+      ...(opts.killAt ? { killAt: opts.killAt } : {}),
+    });
+    const drain = drainOnce(supervisor, cfg);
+    undo.push(() => drain.run());
+    const metrics = await serveMetrics(cfg.observability.metrics_addr, supervisor, log);
+    if (metrics) undo.push(() => metrics.close());
+    const started = await startProducers(cfg, opts, { store, supervisor, tasks, drain, restored: restoring.done });
+    undo.push(() => started.registry.stop({ log }));
+    const restored = supervisor.restore();
+    restoring.open();
+    return runtime({ cfg, store, tools, supervisor, restored, metrics, drain, producers: started.list, unwind });
+  } catch (err) {
+    restoring.fail(err);
+    await unwind();
+    throw err;
+  }
+}
+
+interface Drain {
+  run(): Promise<unknown>;
+  readonly requested: Promise<void>;
+}
+
+/** The supervisor's drain, started at most once; `requested` resolves when it starts. */
+function drainOnce(supervisor: Supervisor, cfg: Readonly<Config>): Drain {
+  let draining: Promise<unknown> | null = null;
+  let announce: () => void = () => {};
+  const requested = new Promise<void>((resolve) => {
+    announce = resolve;
+  });
+  return {
+    requested,
+    run: () => {
+      if (draining === null) {
+        draining = supervisor.drain(cfg.lifecycle.drain_timeout);
+        announce();
+      }
+      return draining;
+    },
+  };
+}
+
+/**
+ * Producers start before the restore (the A2A backend must own its tasks before a replayed turn folds), but
+ * their accepts wait until the restore has queued what was pending: a message accepted earlier would queue twice.
+ */
+async function startProducers(
+  cfg: Readonly<Config>,
+  opts: RuntimeOptions,
+  parts: { store: Store; supervisor: Supervisor; tasks: TaskHooksSlot; drain: Drain; restored: Promise<void> },
+) {
+  const { store, supervisor, tasks, drain, restored } = parts;
+  const list = [...PRODUCERS.map((make) => make(cfg)).filter((p) => p !== null), ...(opts.producers ?? [])];
+  const registry = new ProducerRegistry(list);
+  const ctx: ProducerContext = {
+    config: cfg,
+    accept: async (input: AcceptInput): Promise<InboxEvent | null> => {
+      await restored;
+      return supervisor.accept(input);
+    },
+    findAccepted: (key) => Promise.resolve(store.findInboxByDedupe(key)),
+    clock: Date.now,
+    store,
+    log: opts.log,
+    supervisor,
+    tasks,
+    requestStop: () => void drain.run(),
+  };
+  await registry.start(ctx);
+  return { registry, list };
+}
+
+/** Opens once the restore has queued what was pending; a failed start fails the accepts that waited for it. */
+function restoreGate() {
+  let open: () => void = () => {};
+  let fail: (err: unknown) => void = () => {};
+  const done = new Promise<void>((resolve, reject) => {
+    open = resolve;
+    fail = reject;
+  });
+  done.catch(() => {}); // nobody may be waiting
+  return { done, open, fail };
+}
+
+function runtime(parts: {
+  cfg: Readonly<Config>;
+  store: Store;
+  tools: ToolSurface;
+  supervisor: Supervisor;
+  restored: { generation: number; pending: number };
+  metrics: MetricsServer | null;
+  drain: Drain;
+  producers: Producer[];
+  unwind(): Promise<void>;
+}): Runtime {
+  let stopped: Promise<void> | null = null;
+  return {
+    config: parts.cfg,
+    store: parts.store,
+    tools: parts.tools,
+    supervisor: parts.supervisor,
+    producers: parts.producers,
+    restored: parts.restored,
+    metricsAddress: parts.metrics?.address ?? null,
+    stopRequested: parts.drain.requested,
+    requestStop: () => parts.drain.run(),
+    // Running turns finish while their callers still listen; only then does everything close, newest first.
+    stop: () => {
+      stopped ??= parts.drain.run().then(() => parts.unwind());
+      return stopped;
+    },
+  };
+}
+
+/** The config with the listeners the options ask for, checked as the config's own keys would be. */
+function withListeners(config: Readonly<Config>, opts: RuntimeOptions): Readonly<Config> {
+  if (opts.listen === undefined && opts.metrics === undefined) return config;
+  const a2a = opts.listen === undefined ? config.a2a : { ...config.a2a, listen: opts.listen };
+  const observability =
+    opts.metrics === undefined ? config.observability : { ...config.observability, metrics_addr: opts.metrics };
+  const cfg = Object.freeze({ ...config, a2a, observability });
+  const shape = a2a.listen === null ? null : listenProblem(a2a.listen);
+  const problems = shape === null ? checkA2a(cfg, () => undefined) : [`a2a.listen: ${shape}`];
+  if (problems.length > 0) throw new DaemonError('config_invalid', `listen: ${problems.join('; ')}`);
+  return cfg;
+}

@@ -1,0 +1,55 @@
+// The startup prompt (`--prompt`, `agent.prompt`) as a producer: accepted once per store as a `startup_prompt`
+// event for `root`; a restart replays or reports the same event instead of accepting the prompt again.
+import { createHash } from 'node:crypto';
+import type { Config } from '../config/types.js';
+import { STARTUP_PROMPT_KEY } from '../domain/inbox.js';
+import { DaemonError } from '../errors.js';
+import type { Producer, ProducerContext } from './producer.js';
+
+export class StartupPrompt implements Producer {
+  readonly name = 'startup_prompt';
+  private eventId: Promise<string> | null = null;
+
+  constructor(private readonly prompt: string) {}
+
+  /** Accepts in the background: a producer's start never waits for the inbox (it opens after the restore). */
+  start(ctx: ProducerContext): void {
+    this.eventId = acceptOnce(ctx, this.prompt);
+    this.eventId.catch(() => {}); // whoever awaits `accepted()` hears the error
+  }
+
+  stop(): void {}
+
+  /** The prompt's inbox event id: accepted by this start or by an earlier one. */
+  accepted(): Promise<string> {
+    return this.eventId ?? Promise.reject(new DaemonError('internal', 'the startup prompt was not started'));
+  }
+}
+
+async function acceptOnce(ctx: ProducerContext, prompt: string): Promise<string> {
+  const dedupe = `${STARTUP_PROMPT_KEY}${createHash('sha256').update(`root\n${prompt}`).digest('hex')}`;
+  const existing = await ctx.findAccepted(dedupe);
+  if (existing) {
+    ctx.log.info('prompt.skipped', {
+      inbox_event: existing.id,
+      reason: existing.status === 'done' ? 'answered' : 'pending',
+    });
+    return existing.id;
+  }
+  const input = {
+    kind: 'startup_prompt',
+    context_id: 'root',
+    text: prompt,
+    principal: 'operator',
+    dedupe_key: dedupe,
+  } as const;
+  const event = await ctx.accept(input);
+  if (!event) throw new DaemonError('internal', 'the startup prompt could not be accepted');
+  return event.id;
+}
+
+/** Registered in runtime/producerList.ts: on while `agent.prompt` (or `--prompt`) is set. */
+export function startupPrompt(config: Readonly<Config>): StartupPrompt | null {
+  const prompt = config.agent.prompt;
+  return prompt === null || prompt === '' ? null : new StartupPrompt(prompt);
+}

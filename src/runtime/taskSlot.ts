@@ -1,0 +1,51 @@
+// The late-bound slot through which the supervisor reaches A2A tasks. The runtime owns it and hands it to the
+// supervisor at construction; the A2A producer, started later with a port to that supervisor, plugs its task
+// backend in. Construction thus runs one way (supervisor, then backend) and neither holds a setter on the other.
+// Until something is bound (or with no listener at all) the slot answers as "no tasks, nobody to ask".
+import type { InboxOutcome } from '../domain/inbox.js';
+import type { TaskRecord } from '../domain/task.js';
+import type { EngineEventType, HumanAsk, TaskHooks } from '../supervisor/taskHooks.js';
+import type { ToolResult } from '../tools/internalTools.js';
+
+export class TaskHooksSlot implements TaskHooks {
+  private target: TaskHooks | null = null;
+
+  /** Plugs `hooks` in; a second producer that owns tasks is a wiring error. */
+  bind(hooks: TaskHooks): void {
+    if (this.target !== null && this.target !== hooks) throw new Error('task hooks are already bound');
+    this.target = hooks;
+  }
+
+  unbind(hooks: TaskHooks): void {
+    if (this.target === hooks) this.target = null;
+  }
+
+  get bound(): boolean {
+    return this.target !== null;
+  }
+
+  taskForFold(eventId: string, outcome: InboxOutcome): TaskRecord | null {
+    return this.target?.taskForFold(eventId, outcome) ?? null;
+  }
+
+  afterFold(task: TaskRecord): void {
+    this.target?.afterFold(task);
+  }
+
+  onActivity(eventId: string, activity: Record<string, unknown>): void {
+    this.target?.onActivity(eventId, activity);
+  }
+
+  onEngineEvent(eventId: string, type: EngineEventType, fields: Record<string, unknown>): void {
+    this.target?.onEngineEvent(eventId, type, fields);
+  }
+
+  get humanChannel(): boolean {
+    return this.target?.humanChannel ?? false;
+  }
+
+  askHuman(ask: HumanAsk): Promise<ToolResult> {
+    if (this.target) return this.target.askHuman(ask);
+    return Promise.resolve({ result: 'ask_human: no person is reachable', is_error: true });
+  }
+}
