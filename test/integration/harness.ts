@@ -9,6 +9,7 @@ import { createLogger } from '../../src/obs/log.js';
 import { openStore } from '../../src/store/openStore.js';
 import type { Store } from '../../src/store/store.js';
 import { Supervisor } from '../../src/supervisor/supervisor.js';
+import type { WorkerEntry } from '../../src/supervisor/workerHandle.js';
 import { ToolSurface } from '../../src/tools/surface.js';
 import type { Playbook, ScriptedModel } from '../doubles/scriptedModel.js';
 import { startScriptedModel } from '../doubles/scriptedModel.js';
@@ -36,6 +37,8 @@ export interface RigOptions {
   dir?: string;
   /** Give the supervisor an A2A task backend (tasks follow their turns). */
   tasks?: boolean;
+  /** Start this program as the worker (a double) instead of the real one. */
+  workerEntry?: WorkerEntry;
 }
 
 /** The supervisor over a fresh store; with MCP servers configured it also gets the tool surface. */
@@ -66,6 +69,7 @@ export async function startRig(
     log,
     ...(tools ? { tools } : {}),
     ...(backend ? { tasks: backend } : {}),
+    ...(opts.workerEntry ? { workerEntry: opts.workerEntry } : {}),
   });
   backend?.attach(sup);
   sup.restore();
