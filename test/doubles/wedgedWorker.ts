@@ -1,5 +1,5 @@
 // A worker double for liveness tests: speaks the frame protocol, answers every ping, takes its spawn frame, says
-// `ready` and then never progresses. `wedged`: its pongs say it is between calls (a wedged loop); `busy`: its
+// `ready` and a `usage` report (7 in, 3 out), then never progresses. `wedged`: its pongs say it is between calls (a wedged loop); `busy`: its
 // pongs say it is inside a model call (a long call, not a wedge). It ignores cancel; only a kill ends it.
 import { encodeFrame, FrameDecoder } from '../../src/protocol/frameCodec.js';
 import type { UpFrame } from '../../src/protocol/frames.js';
@@ -19,6 +19,7 @@ process.stdin.on('data', (chunk: Buffer) => {
     } else if (frame.type === 'spawn' && !spawned) {
       spawned = true;
       send({ type: 'ready' });
+      send({ type: 'usage', input_tokens: 7, output_tokens: 3 });
     }
   }
 });

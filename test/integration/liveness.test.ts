@@ -6,7 +6,7 @@ import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import type { WorkerEntry } from '../../src/supervisor/workerHandle.js';
 import { answer, startRig } from './harness.js';
-import { waitUntil, within } from './wait.js';
+import { processGone, waitUntil, within } from './wait.js';
 
 const OP = 'operator';
 /** Pinged every 333 ms; silent for 1 s ⇒ stuck; no progress for 1.5 s outside a long call ⇒ no_progress. */
@@ -18,15 +18,6 @@ const double = (mode: 'wedged' | 'busy'): WorkerEntry => ({
   execPath: process.execPath,
   args: [fileURLToPath(new URL('../doubles/wedgedWorker.js', import.meta.url)), mode],
 });
-
-function gone(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return false;
-  } catch {
-    return true;
-  }
-}
 
 describe('liveness: spares', () => {
   it('a SIGSTOPped spare is reported, killed and replaced, and the next turn runs on another worker', async () => {
@@ -43,7 +34,7 @@ describe('liveness: spares', () => {
       const report = rig.named('child.unhealthy').find((e) => e.worker_pid === stopped);
       assert.equal(report?.kind, 'spare');
       assert.equal(report?.health, 'stuck');
-      await waitUntil(() => gone(stopped), 10_000, 'the stopped spare is killed');
+      await waitUntil(() => processGone(stopped), 10_000, 'the stopped spare is killed');
       await waitUntil(
         () => rig.sup.warmWorkerPids.length === 1 && rig.sup.warmWorkerPids[0] !== stopped,
         10_000,
@@ -103,7 +94,7 @@ describe('liveness: running turns', () => {
       const o2 = await within(rig.sup.outcomeOf(second.id), 10_000, 'the next message');
       assert.equal(o2.status, 'completed');
       assert.equal(o2.reply, 'second answer');
-      await waitUntil(() => gone(pid), 10_000, 'the stopped worker is killed');
+      await waitUntil(() => processGone(pid), 10_000, 'the stopped worker is killed');
     } finally {
       await rig.close();
     }
@@ -116,6 +107,36 @@ describe('liveness: running turns', () => {
       assert.equal(outcome.status, 'failed');
       assert.match(outcome.error ?? '', /worker unhealthy \(no_progress\): no progress for/);
       assert.equal(rig.named('child.unhealthy').find((e) => e.kind === 'turn')?.health, 'no_progress');
+      // The one usage rule: what the killed worker reported was charged when it reported it.
+      const metrics = rig.sup.metrics.render();
+      assert.match(metrics, /agentd_tokens_total\{direction="in",kind="turn"\} 7\b/);
+      assert.match(metrics, /agentd_tokens_total\{direction="out",kind="turn"\} 3\b/);
+    } finally {
+      await rig.close();
+    }
+  });
+
+  it('a stopped think child (preflight) fails as stuck and the message still runs, with no verdict', async () => {
+    const rig = await startRig(
+      {
+        turns: [{ content: 'answered anyway' }],
+        match: [{ when_contains: 'PREFLIGHT.', content: 'never', delay_ms: 60_000, times: 1 }],
+      },
+      { ...FAST, AGENTD_AGENT_PREFLIGHT: 'always' },
+    );
+    try {
+      const ev = rig.sup.accept({ context_id: 'p', text: 'what now?', principal: OP });
+      assert.ok(ev);
+      await waitUntil(() => rig.model.requests.length > 0, 10_000, 'the preflight calls the model');
+      const pid = Number(rig.named('think.spawn')[0]?.worker_pid);
+      process.kill(pid, 'SIGSTOP');
+      const outcome = await within(rig.sup.outcomeOf(ev.id), 10_000, 'the message after its preflight');
+      assert.equal(outcome.reply, 'answered anyway');
+      const report = rig.named('child.unhealthy').find((e) => e.worker_pid === pid);
+      assert.equal(report?.kind, 'preflight');
+      assert.equal(report?.health, 'stuck');
+      assert.match(String(rig.named('preflight.failed')[0]?.err), /preflight: worker unhealthy \(stuck\)/);
+      assert.equal(rig.named('preflight.verdict').length, 0);
     } finally {
       await rig.close();
     }
@@ -128,7 +149,7 @@ describe('liveness: running turns', () => {
       assert.ok(ev);
       await waitUntil(() => rig.named('turn.spawn').length === 1, 10_000, 'the turn starts');
       await new Promise((r) => setTimeout(r, 4_500)); // three progress timeouts
-      assert.equal(rig.named('child.unhealthy').length, 0);
+      assert.equal(rig.named('child.unhealthy').filter((e) => e.kind === 'turn').length, 0);
       assert.equal(rig.sup.status().running_turns, 1);
       assert.ok(rig.sup.cancel('b'));
       const outcome = await within(rig.sup.outcomeOf(ev.id), 10_000, 'the cancelled turn');
