@@ -158,6 +158,11 @@ export class Children {
     child.handle.kill();
   }
 
+  /** Kills the children `parentNode` started (a think child dies with the turn that asked for it). */
+  killChildrenOf(parentNode: number, reason: string): void {
+    for (const { child } of this.live.values()) if (child.parentNode === parentNode) this.kill(child, reason);
+  }
+
   /** Stops the watchdog and kills the spares (a drain); live children end through their own kills. */
   close(): void {
     if (this.watch) clearInterval(this.watch);
@@ -215,5 +220,6 @@ export class Children {
     for (const t of timers) clearTimeout(t);
     this.live.delete(node);
     hooks.onExit(child.endReason, code !== null ? `exit code ${code}` : `signal ${signal}`);
+    this.killChildrenOf(node, 'its turn ended');
   }
 }

@@ -111,13 +111,14 @@ export class ThinkChildren {
 
   /** Kills the think child running as `turnId` (a preflight whose message was cancelled). */
   killTurn(turnId: string): void {
-    for (const t of this.live)
+    for (const t of this.live) {
       if (t.job.turnId === turnId) this.deps.children.kill(t.child, 'its message was cancelled');
+    }
   }
 
   /** Kills the think children a finished turn started: nobody waits for their answer any more. */
   killChildrenOf(parentNode: number): void {
-    for (const t of this.live) if (t.job.parentNode === parentNode) this.deps.children.kill(t.child, 'its turn ended');
+    this.deps.children.killChildrenOf(parentNode, 'its turn ended');
   }
 
   killAll(): void {

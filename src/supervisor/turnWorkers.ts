@@ -132,7 +132,8 @@ export class TurnWorkers {
       },
       usage: (f) => this.deps.children.account(turn.child, f),
       failed: (f) => {
-        turn.child.endReason ??= { status: 'failed', error: f.error };
+        // The worker's own account of its failure wins over why the supervisor was ending it.
+        turn.child.endReason = { status: 'failed', error: f.error };
         turn.handle.send({ type: 'cancel', reason: 'failed' });
       },
       tool_request: (f) => this.deps.serveTool(turn, f),
