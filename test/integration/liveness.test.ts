@@ -9,8 +9,8 @@ import { answer, startRig } from './harness.js';
 import { processGone, waitUntil, within } from './wait.js';
 
 const OP = 'operator';
-/** Pinged every 333 ms; silent for 1 s ⇒ stuck; no progress for 1.5 s outside a long call ⇒ no_progress. */
-const FAST = { AGENTD_LIFECYCLE_PONG_TIMEOUT: '1s', AGENTD_LIFECYCLE_PROGRESS_TIMEOUT: '1500ms' };
+/** Pinged every 500 ms; silent for 1.5 s ⇒ stuck; no progress for 1.5 s outside a long call ⇒ no_progress. */
+const FAST = { AGENTD_LIFECYCLE_PONG_TIMEOUT: '1500ms', AGENTD_LIFECYCLE_PROGRESS_TIMEOUT: '1500ms' };
 /** The watchdog as good as absent: nothing is judged for an hour. */
 const SLOW = { AGENTD_LIFECYCLE_PONG_TIMEOUT: '1h', AGENTD_LIFECYCLE_PROGRESS_TIMEOUT: '1h' };
 
@@ -59,7 +59,7 @@ describe('liveness: spares', () => {
       assert.ok(ev);
       await waitUntil(() => rig.named('turn.spawn').length === 1, 10_000, 'the turn starts');
       assert.equal(rig.named('turn.spawn')[0]?.worker_pid, stopped, 'the stopped spare took the turn');
-      await new Promise((r) => setTimeout(r, 1_500));
+      await new Promise((r) => setTimeout(r, 3_000)); // twice the pong timeout the case above runs with
       assert.equal(rig.sup.status().running_turns, 1, 'the turn is still held by the stopped worker');
       process.kill(stopped, 'SIGCONT');
       assert.equal((await within(rig.sup.outcomeOf(ev.id), 10_000, 'the resumed turn')).status, 'completed');
