@@ -57,8 +57,8 @@ export interface ChildrenDeps {
 }
 
 /** Grace between a cancel frame and the killpg; after the deadline before the watchdog kills. */
-export const CANCEL_GRACE_MS = 2_000;
-export const DEADLINE_GRACE_MS = 5_000;
+const CANCEL_GRACE_MS = 2_000;
+const DEADLINE_GRACE_MS = 5_000;
 
 interface Entry {
   child: Child;
@@ -79,15 +79,6 @@ export class Children {
     this.interval = pingIntervalMs(this.limits);
     this.watch = setInterval(() => this.check(), this.interval);
     this.watch.unref();
-  }
-
-  get size(): number {
-    return this.live.size;
-  }
-
-  /** The live children (in spawn order). */
-  list(): Child[] {
-    return [...this.live.values()].map((e) => e.child);
   }
 
   /** Starts a worker on `spec.payload`; throws (with nothing left running) when it cannot be started. */
