@@ -16,6 +16,16 @@ describe('lifecycle.pong_timeout and lifecycle.progress_timeout', () => {
     assert.equal(fromEnv.lifecycle.pong_timeout, 900);
   });
 
+  it("also read agentd's environment names, in milliseconds; the key's own variable wins", () => {
+    const env = { AGENTD_PONG_TIMEOUT_MS: '2500', AGENTD_PROGRESS_TIMEOUT_MS: '60000' };
+    const config = compileIn(tempDir(), { env });
+    assert.equal(config.lifecycle.pong_timeout, 2_500);
+    assert.equal(config.lifecycle.progress_timeout, 60_000);
+    const both = compileIn(tempDir(), { env: { ...env, AGENTD_LIFECYCLE_PONG_TIMEOUT: '4s' } });
+    assert.equal(both.lifecycle.pong_timeout, 4_000);
+    assert.match(compileError(tempDir(), { env: { AGENTD_PONG_TIMEOUT_MS: '5' } }), /AGENTD_PONG_TIMEOUT_MS/);
+  });
+
   it('name the key and its line for a value that is not a duration or is too short to judge a worker by', () => {
     const dir = tempDir();
     const file = writeConfig(dir, 'a.yaml', 'lifecycle:\n  pong_timeout: 10ms\n  progress_timeout: soon\n');
