@@ -1,6 +1,7 @@
 // The child watchdog with real processes (reference §1.6): a stopped spare is replaced and never runs a turn; a
 // worker stopped mid-turn, or wedged between calls, fails its turn and frees its conversation; a worker inside a
-// long call is left alone. Timeouts are lowered by config so each case takes seconds.
+// long call is left alone until its deadline plus the grace. Timeouts are lowered by config so each case takes
+// seconds.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -154,6 +155,21 @@ describe('liveness: running turns', () => {
       assert.ok(rig.sup.cancel('b'));
       const outcome = await within(rig.sup.outcomeOf(ev.id), 10_000, 'the cancelled turn');
       assert.equal(outcome.status, 'cancelled');
+    } finally {
+      await rig.close();
+    }
+  });
+
+  it('a worker that outlives its deadline by the grace is killed: the turn ends deadline', async () => {
+    const env = { ...FAST, AGENTD_LIMITS_RUN_DEADLINE: '1s' };
+    const rig = await startRig({ turns: [{ content: 'unused' }] }, env, { workerEntry: double('busy') });
+    try {
+      const started = Date.now();
+      const outcome = await answer(rig, 'd', 'hello');
+      assert.equal(outcome.status, 'deadline');
+      assert.equal(outcome.error, 'the worker outlived its deadline');
+      assert.ok(Date.now() - started >= 6_000, 'not before the deadline plus its 5 s grace');
+      assert.equal(rig.named('child.unhealthy').find((e) => e.kind === 'turn')?.health, 'deadline_exceeded');
     } finally {
       await rig.close();
     }
