@@ -14,9 +14,26 @@ export const FLAG_KEYS: Readonly<Record<keyof ConfigFlags, string>> = {
   mcp: 'mcp.servers',
 };
 
-/** One setting per `AGENTD_<PATH>` variable that names a key settable from text. */
+/** agentd's own names for the watchdog's timeouts (reference §1.6): whole milliseconds, below `AGENTD_<PATH>`. */
+const AGENTD_MS_NAMES: Readonly<Record<string, string>> = {
+  AGENTD_PONG_TIMEOUT_MS: 'lifecycle.pong_timeout',
+  AGENTD_PROGRESS_TIMEOUT_MS: 'lifecycle.progress_timeout',
+};
+
+/** One setting per `AGENTD_<PATH>` variable that names a key settable from text (and per agentd ms name). */
 export function readEnvSettings(env: Record<string, string | undefined>): Setting[] {
   const settings: Setting[] = [];
+  for (const [name, path] of Object.entries(AGENTD_MS_NAMES)) {
+    const value = env[name]?.trim();
+    if (value === undefined) continue;
+    settings.push({
+      path,
+      value: /^\d+$/.test(value) ? `${value}ms` : value,
+      source: 'env',
+      origin: name,
+      secrets: true,
+    });
+  }
   for (const path of KEY_PATHS) {
     if (!KEYS[path].kind.fromText) continue;
     const name = envNameOf(path);

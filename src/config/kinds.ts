@@ -156,12 +156,17 @@ function commaList(text: string): string[] {
     .filter((s) => s.length > 0);
 }
 
-/** A duration in milliseconds: text per parseDuration, or a YAML number of seconds; raised to `floorMs`. */
-export function durationKind(floorMs = 0): ValueKind<number> {
+/**
+ * A duration in milliseconds: text per parseDuration, or a YAML number of seconds; raised to `floorMs`. Below
+ * `minMs` it is a problem (where a too short value would be a mistake rather than a wish).
+ */
+export function durationKind(floorMs = 0, minMs = 0): ValueKind<number> {
   const bound = (ms: number, raw: unknown): Coerced<number> =>
     ms > MAX_TIMER_MS
       ? fail(`duration ${showValue(raw)} is longer than the maximum of 24d`)
-      : ok(Math.max(ms, floorMs));
+      : ms < minMs
+        ? fail(`duration ${showValue(raw)} is shorter than the minimum of ${minMs}ms`)
+        : ok(Math.max(ms, floorMs));
   const fromText = (t: string): Coerced<number> => {
     try {
       return bound(parseDuration(t), t);

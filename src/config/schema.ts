@@ -219,6 +219,16 @@ export const KEYS: KeyTable = {
   'store.kind': { kind: enumKind(['sqlite', 'memory']), default: 'sqlite', doc: 'Store backend.' },
   'store.path': { kind: stringKind(), default: DEFAULT_STORE_PATH, doc: 'State directory; default $AGENTD_STATE_DIR.' },
   'lifecycle.drain_timeout': { kind: durationKind(), default: 25_000, doc: 'How long a drain waits for turns.' },
+  'lifecycle.pong_timeout': {
+    kind: durationKind(0, 150),
+    default: 10_000,
+    doc: 'A child (turn or think worker, spare) silent this long is killed and its turn fails; pinged every third of it.',
+  },
+  'lifecycle.progress_timeout': {
+    kind: durationKind(0, 150),
+    default: 120_000,
+    doc: 'A running child with no progress this long, outside a model, tool or budget call, is killed.',
+  },
   'observability.log_level': {
     kind: enumKind(['debug', 'info', 'warn', 'error']),
     default: 'info',

@@ -243,6 +243,10 @@ export interface StoreConfig {
 export interface LifecycleConfig {
   /** How long a drain waits for in-flight turns (ms). Default 25 000. */
   drain_timeout: number;
+  /** A child that answers nothing this long is unhealthy (ms; reference §1.6 AGENTD_PONG_TIMEOUT_MS). Default 10 000. */
+  pong_timeout: number;
+  /** A running child with no progress this long outside a long call is unhealthy (ms). Default 120 000. */
+  progress_timeout: number;
 }
 
 export interface ObservabilityConfig {

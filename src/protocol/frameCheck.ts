@@ -1,8 +1,10 @@
 // Shape checks for frames read off a pipe: a frame that does not match its type's schema is a protocol error,
 // never a crash in the reader. The type tables are exhaustive over the unions (a new frame type must be added).
-import type { DownFrame, UpFrame } from './frames.js';
+import type { BusyKind, DownFrame, UpFrame } from './frames.js';
 
 type Check = (f: Record<string, unknown>) => boolean;
+
+const BUSY_KINDS: ReadonlySet<string> = new Set<BusyKind>(['model', 'tool', 'budget_wait', 'startup']);
 
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const isNum = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
@@ -15,7 +17,7 @@ function isTurnResult(t: unknown): boolean {
 
 const UP_CHECKS: Record<UpFrame['type'], Check> = {
   ready: () => true,
-  pong: (f) => isNum(f.seq),
+  pong: (f) => isNum(f.seq) && (f.busy === undefined || (isStr(f.busy) && BUSY_KINDS.has(f.busy))),
   event: (f) => isStr(f.event) && isObj(f.fields),
   usage: (f) => isNum(f.input_tokens) && isNum(f.output_tokens),
   failed: (f) => isStr(f.error),

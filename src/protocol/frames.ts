@@ -132,7 +132,10 @@ export interface FinishArgs {
   exit?: boolean;
 }
 
-/** Supervisor → worker. */
+/**
+ * Supervisor → worker. `ping` may also reach a spare before its `spawn` frame (the spare answers it and keeps
+ * waiting); every other frame comes after `spawn`.
+ */
 export type DownFrame =
   | ({ type: 'spawn' } & SpawnPayload)
   | { type: 'ping'; seq: number }
@@ -144,10 +147,18 @@ export type DownFrame =
 /** Coarse activity (think, round, tool) and the feed's body text and tool cards (text, tool_done). */
 export type ProgressEvent = 'turn.think' | 'turn.round' | 'turn.tool' | 'turn.text' | 'turn.tool_done';
 
+/**
+ * A long call the worker is inside, reported on `pong` so the supervisor's progress timeout spares it: a model
+ * call, a tool call (MCP, code, or an internal tool the supervisor may park), a budget wait, or the startup
+ * (MCP connects, code tools import). Absent: the worker is between calls and should be making progress.
+ */
+export type BusyKind = 'model' | 'tool' | 'budget_wait' | 'startup';
+
 /** Worker → supervisor. */
 export type UpFrame =
   | { type: 'ready' }
-  | { type: 'pong'; seq: number }
+  /** Answers `ping {seq}`; `busy`: the long call it is inside, if any (liveness, reference §1.6). */
+  | { type: 'pong'; seq: number; busy?: BusyKind }
   | { type: 'event'; event: ProgressEvent; fields: Record<string, unknown> }
   | ({ type: 'usage' } & Usage)
   | { type: 'failed'; error: string; error_kind?: TurnErrorKind }

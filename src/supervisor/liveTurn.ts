@@ -2,7 +2,7 @@
 import type { Reservation } from '../budget/governor.js';
 import type { TurnJob } from '../domain/job.js';
 import type { Usage } from '../protocol/messages.js';
-import type { TurnErrorKind, TurnStatus } from '../protocol/status.js';
+import type { Child } from './children.js';
 import type { WorkerHandle } from './workerHandle.js';
 
 export interface LiveTurn {
@@ -10,6 +10,8 @@ export interface LiveTurn {
   job: TurnJob;
   turnId: string;
   handle: WorkerHandle;
+  /** Its entry in the child table (kind `turn`). */
+  child: Child;
   /** Internal tool names this turn may round-trip. */
   internal: ReadonlySet<string>;
   /** Code tools the worker runs only after the supervisor's permission check. */
@@ -17,8 +19,6 @@ export interface LiveTurn {
   startedAt: number;
   /** Set once `turn_done` (or a synthetic failure) has been folded. */
   settled: boolean;
-  /** Why the supervisor ended it (cancel, deadline backstop, `failed` frame); used when no `turn_done` came. */
-  endReason: { status: TurnStatus; error: string; kind?: TurnErrorKind } | null;
   /** Set when a drain abandoned it: its inbox event stays pending and replays on the next start. */
   abandoned: boolean;
   /** The turn's usage as its worker last reported it (a killed worker is charged this). */
@@ -28,7 +28,6 @@ export interface LiveTurn {
   /** What of `usage` already reached the budget windows (charged as each usage frame arrives). */
   charged: Usage;
   parked: Map<number, NodeJS.Timeout>;
-  timers: NodeJS.Timeout[];
   /** Run once when the turn's worker is gone (watches, pending approvals). */
   cleanups: Array<() => void>;
 }

@@ -20,6 +20,7 @@ import type { Store } from '../store/store.js';
 import { timedStore } from '../store/timedStore.js';
 import { buildToolHost, hostCapabilities } from '../tools/host.js';
 import { serveToolRequest, unparkAll } from '../tools/serving.js';
+import { Children } from './children.js';
 import { ConversationBook } from './conversationBook.js';
 import { nextDispatchable, ownershipRefusal } from './dispatch.js';
 import { deterministicResult, failedResult } from './fold.js';
@@ -30,6 +31,7 @@ import type { LiveTurn } from './liveTurn.js';
 import { ABANDONED, Outcomes } from './outcomes.js';
 import { Reactor } from './reactor.js';
 import type { SupervisorOptions } from './supervisorOptions.js';
+import { livenessLimits, spareWatch } from './supervisorOptions.js';
 import type { TaskHooks } from './taskHooks.js';
 import { ThinkChildren, type ThinkJob } from './thinkChildren.js';
 import { TurnLauncher } from './turnLaunch.js';
@@ -46,6 +48,7 @@ export class Supervisor {
   private readonly log: Logger;
   private readonly now: () => number;
   private readonly pool: WorkerPool;
+  private readonly children: Children;
   private readonly turns: TurnWorkers;
   private readonly thinks: ThinkChildren;
   private readonly queue = new TurnQueue();
@@ -93,8 +96,9 @@ export class Supervisor {
       committed: (eventId, outcome, result) => this.committed(eventId, outcome, result),
     });
     this.pool = this.workerPool();
+    this.children = new Children({ ...base, pool: this.pool, limits: livenessLimits(this.config) });
     const onSpent = (job: ThinkJob, usage: Usage): void => this.spending.thinkSpent(job.ctx, usage, job.purpose);
-    this.thinks = new ThinkChildren({ ...base, pool: this.pool, onChange: wake, onSpent });
+    this.thinks = new ThinkChildren({ ...base, children: this.children, onChange: wake, onSpent });
     this.staging = new Staging({
       ...base,
       thinks: this.thinks,
@@ -139,13 +143,15 @@ export class Supervisor {
   private workerPool(): WorkerPool {
     const preload = Object.keys(this.config.mcp.servers).length > 0 ? { AGENTD_WORKER_PRELOAD: 'mcp' } : {};
     const spares = this.opts.warmWorkers ?? this.config.agent.warm_workers;
-    return new WorkerPool(this.opts.workerEntry ?? defaultWorkerEntry(), spares, { ...process.env, ...preload });
+    const env = { ...process.env, ...preload };
+    const watch = spareWatch(this.config, this.log, this.now);
+    return new WorkerPool(this.opts.workerEntry ?? defaultWorkerEntry(), spares, env, watch);
   }
 
   /** The live conversation turns, wired to tool serving, admission, accounting and fold-back. */
   private turnWorkers(): TurnWorkers {
     return new TurnWorkers({
-      pool: this.pool,
+      children: this.children,
       log: this.log,
       now: this.now,
       serveTool: (turn, frame) => serveToolRequest(this.toolDeps(turn), turn, frame),
@@ -306,7 +312,7 @@ export class Supervisor {
       this.staging.abandonAll();
     }
     await this.untilNoLiveWork();
-    this.pool.close();
+    this.children.close();
     this.spending.waits.stop();
     this.checkpoint();
     for (const job of this.queue.jobs) this.outcomes.resolve(job.event.id, ABANDONED);

@@ -1,5 +1,6 @@
 // Think children: the turn worker in `think` mode (no tools, a structured answer) bound to a conversation.
-// Used by the think and decide tools, preflight and compaction. Owns their workers, deadlines and what they spent.
+// Used by the think and decide tools, preflight and compaction. Their payloads and answers; the child table
+// (children.ts) runs their processes, deadlines, liveness and usage.
 import type { Config } from '../config/types.js';
 import { describeError } from '../errors.js';
 import { specForJob } from '../intel/models.js';
@@ -13,9 +14,8 @@ import {
 } from '../protocol/frames.js';
 import type { Msg, Usage } from '../protocol/messages.js';
 import type { ToolResult } from '../tools/toolOutcome.js';
+import type { Child, Children, EndReason } from './children.js';
 import { telemetry } from './turnBuild.js';
-import type { WorkerHandle } from './workerHandle.js';
-import type { WorkerPool } from './workerPool.js';
 
 /** What a think child is asked (reference §13 "Think tool child", §16.3). */
 export interface ThinkJob {
@@ -40,13 +40,9 @@ export type ThinkOutcome =
 
 interface LiveThink {
   job: ThinkJob;
-  handle: WorkerHandle;
+  child: Child;
   settled: boolean;
   resolve: (r: ThinkOutcome) => void;
-  timer: NodeJS.Timeout;
-  /** Running totals from the child's usage frames (what a killed child is charged). */
-  usage: Usage;
-  charged: boolean;
 }
 
 /** Rounds, steps, deadline and output cap of a think child by purpose (reference §19 constants). */
@@ -57,14 +53,12 @@ const LIMITS: Record<ThinkJob['purpose'], typeof TOOL_LIMITS> = {
   preflight: { max_rounds: 3, max_steps: 4, deadline_ms: 60_000, tokens_per_call: 1024 },
   compaction: { max_rounds: 3, max_steps: 4, deadline_ms: 120_000, tokens_per_call: 4096 },
 };
-const BACKSTOP_GRACE_MS = 5_000;
-
 export interface ThinkDeps {
-  pool: WorkerPool;
+  children: Children;
   config: Readonly<Config>;
   log: Logger;
   onChange: () => void;
-  /** What a child spent, once, when it ends (charged to its conversation's budget scopes). */
+  /** What a child spent since its previous report, at once (charged to its conversation's budget scopes). */
   onSpent: (job: ThinkJob, usage: Usage) => void;
 }
 
@@ -84,27 +78,29 @@ export class ThinkChildren {
   /** Starts a think child; resolves with how it ended. Never rejects. */
   start(job: ThinkJob): Promise<ThinkOutcome> {
     return new Promise((resolve) => {
-      const entry = { job, settled: false, resolve, usage: { input_tokens: 0, output_tokens: 0 } } as LiveThink;
+      const entry = { job, settled: false, resolve } as LiveThink;
       try {
-        entry.handle = this.deps.pool.take({
-          onFrame: (frame) => this.onFrame(entry, frame),
-          onClose: (code, signal) => this.onClose(entry, code, signal),
-          onProtocolError: (err) => this.deps.log.warn('loop.error', { ctx: job.ctx, purpose: job.purpose, err }),
-        });
+        entry.child = this.deps.children.spawn(
+          { kind: job.purpose, ctx: job.ctx, parentNode: job.parentNode, payload: this.payload(job) },
+          {
+            onFrame: (frame) => this.onFrame(entry, frame),
+            onUsage: (spent) => this.deps.onSpent(job, spent),
+            onExit: (ended, outcome) => this.onExit(entry, ended, outcome),
+          },
+        );
       } catch (err) {
         resolve({ kind: 'spawn_fail', error: `${job.purpose}: could not start a worker: ${describeError(err)}` });
         return;
       }
-      entry.timer = setTimeout(() => entry.handle.kill(), LIMITS[job.purpose].deadline_ms + BACKSTOP_GRACE_MS);
       this.live.add(entry);
-      entry.handle.send({ type: 'spawn', ...this.payload(job) });
+      const workerPid = entry.child.handle.pid;
       this.deps.log.info('think.spawn', {
         ctx: job.ctx,
         purpose: job.purpose,
-        worker_pid: entry.handle.pid,
+        worker_pid: workerPid,
         turn: job.turnId,
       });
-      job.onSpawn?.(entry.handle.pid);
+      job.onSpawn?.(workerPid);
     });
   }
 
@@ -115,16 +111,18 @@ export class ThinkChildren {
 
   /** Kills the think child running as `turnId` (a preflight whose message was cancelled). */
   killTurn(turnId: string): void {
-    for (const entry of this.live) if (entry.job.turnId === turnId) entry.handle.kill();
+    for (const t of this.live) {
+      if (t.job.turnId === turnId) this.deps.children.kill(t.child, 'its message was cancelled');
+    }
   }
 
   /** Kills the think children a finished turn started: nobody waits for their answer any more. */
   killChildrenOf(parentNode: number): void {
-    for (const t of this.live) if (t.job.parentNode === parentNode) t.handle.kill();
+    this.deps.children.killChildrenOf(parentNode, 'its turn ended');
   }
 
   killAll(): void {
-    for (const t of this.live) t.handle.kill();
+    for (const t of this.live) this.deps.children.kill(t.child, 'drain timeout');
   }
 
   private payload(job: ThinkJob): SpawnPayload {
@@ -162,45 +160,35 @@ export class ThinkChildren {
   }
 
   private onFrame(entry: LiveThink, frame: UpFrame): void {
+    const { child, job } = entry;
     const handlers: FrameHandlers<UpFrame> = {
       ready: () => {},
       pong: () => {},
       event: () => {},
-      usage: (f) => {
-        entry.usage = { input_tokens: f.input_tokens, output_tokens: f.output_tokens };
-      },
-      failed: (f) => this.settle(entry, { kind: 'failed', error: `${entry.job.purpose}: ${f.error}` }),
+      usage: (f) => this.deps.children.account(child, f),
+      failed: (f) => this.settle(entry, { kind: 'failed', error: `${job.purpose}: ${f.error}` }),
       tool_request: (f) =>
-        entry.handle.send({ type: 'tool_result', id: f.id, result: 'no tools in a think child', is_error: true }),
-      budget_request: (f) => entry.handle.send({ type: 'budget_grant', id: f.id, ok: true, wait_ms: 0 }),
+        child.handle.send({ type: 'tool_result', id: f.id, result: 'no tools in a think child', is_error: true }),
+      budget_request: (f) => child.handle.send({ type: 'budget_grant', id: f.id, ok: true, wait_ms: 0 }),
       turn_done: ({ turn }) => {
-        this.deps.log.info('think.done', { ctx: entry.job.ctx, purpose: entry.job.purpose, status: turn.status });
-        entry.usage = { ...turn.usage };
-        this.charge(entry);
+        this.deps.log.info('think.done', { ctx: job.ctx, purpose: job.purpose, status: turn.status });
+        this.deps.children.account(child, turn.usage);
         if (turn.status === 'completed') this.settle(entry, { kind: 'answer', value: turn.value ?? turn.text ?? null });
         else {
           const suffix = turn.error ? `: ${turn.error}` : '';
-          this.settle(entry, { kind: 'failed', error: `${entry.job.purpose} ${turn.status}${suffix}` });
+          this.settle(entry, { kind: 'failed', error: `${job.purpose} ${turn.status}${suffix}` });
         }
       },
     };
     dispatchFrame(handlers, frame);
   }
 
-  private onClose(entry: LiveThink, code: number | null, signal: NodeJS.Signals | null): void {
-    clearTimeout(entry.timer);
+  private onExit(entry: LiveThink, ended: EndReason | null, outcome: string): void {
     this.live.delete(entry);
-    const how = code !== null ? `exit code ${code}` : `signal ${signal}`;
-    this.charge(entry);
-    this.settle(entry, { kind: 'failed', error: `${entry.job.purpose} worker exited without a result (${how})` });
+    const { purpose } = entry.job;
+    const error = ended ? `${purpose}: ${ended.error}` : `${purpose} worker exited without a result (${outcome})`;
+    this.settle(entry, { kind: 'failed', error });
     this.deps.onChange();
-  }
-
-  /** Charges what the child spent, once: from turn_done, or from its last usage frame when it died without one. */
-  private charge(entry: LiveThink): void {
-    if (entry.charged) return;
-    entry.charged = true;
-    this.deps.onSpent(entry.job, entry.usage);
   }
 
   private settle(entry: LiveThink, outcome: ThinkOutcome): void {

@@ -1,8 +1,7 @@
-// The live conversation turns: one worker process each, its frames, its timers and how it ends.
+// The live conversation turns over the child table (children.ts): a turn's frames, its cancel and how it ends.
 // Decides nothing about conversations or the inbox: it reports each turn's result to the reactor exactly once.
 
 import type { TurnJob } from '../domain/job.js';
-import { describeError } from '../errors.js';
 import type { Logger } from '../obs/log.js';
 import {
   dispatchFrame,
@@ -12,17 +11,12 @@ import {
   type UpFrame,
 } from '../protocol/frames.js';
 import type { Usage } from '../protocol/messages.js';
-import type { TurnStatus } from '../protocol/status.js';
+import type { Children, EndReason } from './children.js';
 import { failedResult } from './fold.js';
 import type { LiveTurn } from './liveTurn.js';
-import type { WorkerPool } from './workerPool.js';
-
-/** Grace between a cancel frame and the killpg, and after the deadline before the backstop kill. */
-const CANCEL_GRACE_MS = 2_000;
-const DEADLINE_GRACE_MS = 5_000;
 
 export interface TurnWorkerDeps {
-  pool: WorkerPool;
+  children: Children;
   log: Logger;
   now(): number;
   /** A tool_request from a live turn. */
@@ -41,7 +35,6 @@ export interface TurnWorkerDeps {
 
 export class TurnWorkers {
   private readonly live = new Map<number, LiveTurn>();
-  private nextNode = 1;
 
   constructor(private readonly deps: TurnWorkerDeps) {}
 
@@ -61,41 +54,33 @@ export class TurnWorkers {
 
   /** Starts a worker on `payload`; throws (with nothing left running) when the worker cannot be started. */
   start(job: TurnJob, payload: SpawnPayload): LiveTurn {
-    const node = this.nextNode++;
-    const handle = this.deps.pool.take({
-      onFrame: (frame) => this.onFrame(node, frame),
-      onClose: (code, signal) => this.onClose(node, code, signal),
-      onProtocolError: (err) => this.deps.log.warn('loop.error', { node, ctx: job.ctx, err }),
-    });
-    const turn: LiveTurn = {
-      node,
+    let turn: LiveTurn | undefined;
+    const child = this.deps.children.spawn(
+      { kind: 'turn', ctx: job.ctx, parentNode: null, payload },
+      {
+        onFrame: (frame) => turn && this.onFrame(turn, frame),
+        onUsage: (spent) => turn && this.onUsage(turn, spent),
+        onExit: (ended, outcome) => turn && this.onExit(turn, ended, outcome),
+      },
+    );
+    turn = {
+      node: child.node,
       job,
       turnId: payload.turn.turn_id,
-      handle,
+      handle: child.handle,
+      child,
       internal: new Set(payload.turn.internal),
       gated: new Set(payload.turn.gated ?? []),
-      startedAt: this.deps.now(),
+      startedAt: child.startedAt,
       settled: false,
-      endReason: null,
       abandoned: false,
       usage: { input_tokens: 0, output_tokens: 0 },
       reservation: null,
       charged: { input_tokens: 0, output_tokens: 0 },
       parked: new Map(),
-      timers: [],
       cleanups: [],
     };
-    this.live.set(node, turn);
-    try {
-      handle.send({ type: 'spawn', ...payload });
-    } catch (err) {
-      turn.abandoned = true;
-      handle.kill();
-      this.live.delete(node);
-      throw err;
-    }
-    const backstop = payload.limits.deadline_ms + DEADLINE_GRACE_MS;
-    turn.timers.push(setTimeout(() => this.end(turn, 'deadline', 'the worker outlived its deadline'), backstop));
+    this.live.set(child.node, turn);
     return turn;
   }
 
@@ -114,9 +99,7 @@ export class TurnWorkers {
     for (const turn of this.live.values()) {
       if (!match(turn) || turn.settled) continue;
       found = true;
-      turn.endReason = { status: 'cancelled', error: reason };
-      turn.handle.send({ type: 'cancel', reason });
-      turn.timers.push(setTimeout(() => this.kill(turn, 'cancel grace elapsed'), CANCEL_GRACE_MS));
+      this.deps.children.cancel(turn.child, reason);
     }
     return found;
   }
@@ -125,24 +108,17 @@ export class TurnWorkers {
   abandonAll(reason: string): number {
     for (const turn of this.live.values()) {
       turn.abandoned = true;
-      this.kill(turn, reason);
+      this.deps.children.kill(turn.child, reason);
     }
     return this.live.size;
   }
 
-  private end(turn: LiveTurn, status: TurnStatus, error: string): void {
-    turn.endReason = { status, error };
-    this.kill(turn, error);
+  private onUsage(turn: LiveTurn, spent: Usage): void {
+    turn.usage = { ...turn.child.reported };
+    this.deps.onUsage(turn, spent);
   }
 
-  private kill(turn: LiveTurn, reason: string): void {
-    this.deps.log.warn('turn.kill', { node: turn.node, ctx: turn.job.ctx, worker_pid: turn.handle.pid, reason });
-    turn.handle.kill();
-  }
-
-  private onFrame(node: number, frame: UpFrame): void {
-    const turn = this.live.get(node);
-    if (!turn) return;
+  private onFrame(turn: LiveTurn, frame: UpFrame): void {
     const { log } = this.deps;
     const handlers: FrameHandlers<UpFrame> = {
       ready: () => {},
@@ -150,56 +126,38 @@ export class TurnWorkers {
       event: (f) => {
         // Body text and tool cards carry content: they go to the task's own feed, never to the log.
         if (f.event !== 'turn.text' && f.event !== 'turn.tool_done') {
-          log.debug(f.event, { node, ctx: turn.job.ctx, ...f.fields });
+          log.debug(f.event, { node: turn.node, ctx: turn.job.ctx, ...f.fields });
         }
         this.deps.onProgress(turn, f.event, f.fields);
       },
-      usage: (f) => {
-        // Frames carry the turn's running totals; the difference is what the last call spent.
-        const spent = {
-          input_tokens: Math.max(0, f.input_tokens - turn.usage.input_tokens),
-          output_tokens: Math.max(0, f.output_tokens - turn.usage.output_tokens),
-        };
-        turn.usage = { input_tokens: f.input_tokens, output_tokens: f.output_tokens };
-        this.deps.onUsage(turn, spent);
-      },
+      usage: (f) => this.deps.children.account(turn.child, f),
       failed: (f) => {
-        turn.endReason = { status: 'failed', error: f.error, kind: f.error_kind ?? 'worker' };
+        // The worker's own account of its failure wins over why the supervisor was ending it.
+        turn.child.endReason = { status: 'failed', error: f.error, kind: f.error_kind ?? 'worker' };
         turn.handle.send({ type: 'cancel', reason: 'failed' });
       },
       tool_request: (f) => this.deps.serveTool(turn, f),
       budget_request: (f) => this.deps.admit(turn, f),
-      turn_done: (f) => this.settle(turn, f.turn),
+      turn_done: (f) => {
+        this.deps.children.account(turn.child, f.turn.usage);
+        this.settle(turn, f.turn);
+      },
     };
-    try {
-      dispatchFrame(handlers, frame);
-    } catch (err) {
-      log.error('loop.error', {
-        node,
-        ctx: turn.job.ctx,
-        err: `handling a ${frame.type} frame: ${describeError(err)}`,
-      });
-    }
+    dispatchFrame(handlers, frame);
   }
 
-  private onClose(node: number, code: number | null, signal: NodeJS.Signals | null): void {
-    const turn = this.live.get(node);
-    if (!turn) return;
-    const { log } = this.deps;
-    log.info('child.exit', { node, worker_pid: turn.handle.pid, kind: 'turn', ctx: turn.job.ctx, code, signal });
-    for (const t of turn.timers) clearTimeout(t);
+  private onExit(turn: LiveTurn, ended: EndReason | null, outcome: string): void {
     if (!turn.settled && !turn.abandoned) {
-      const outcome = code !== null ? `exit code ${code}` : `signal ${signal}`;
-      const reason = turn.endReason ?? {
+      const reason = ended ?? {
         status: 'failed',
         error: `worker exited without a result (${outcome})`,
         kind: 'worker',
       };
-      log.warn('turn.failed', { ctx: turn.job.ctx, node, err: reason.error });
+      this.deps.log.warn('turn.failed', { ctx: turn.job.ctx, node: turn.node, err: reason.error });
       // No terminal frame: the turn is charged what its usage frames reported (reference §15, going beyond it).
       this.settle(turn, { ...failedResult(reason.error, reason.status, reason.kind), usage: { ...turn.usage } });
     }
-    this.live.delete(node);
+    this.live.delete(turn.node);
     this.deps.onGone(turn);
   }
 

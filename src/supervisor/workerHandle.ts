@@ -1,11 +1,12 @@
-// One turn worker process: spawn in its own process group, frames down on stdin, frames up on stdout.
-// Owns the pipes and the kill; never decides what a frame means (the reactor does).
+// One worker process: spawn in its own process group, frames down on stdin, frames up on stdout, and what the
+// watchdog needs to know (its vitals, the pings). Owns the pipes and the kill; never decides what a frame means.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { checkUpFrame } from '../protocol/frameCheck.js';
 import { encodeFrame, FrameDecoder } from '../protocol/frameCodec.js';
 import type { DownFrame, UpFrame } from '../protocol/frames.js';
+import type { ChildVitals } from './liveness.js';
 
 /** How to start a worker: the node binary, its flags and the entry script. */
 export interface WorkerEntry {
@@ -22,6 +23,7 @@ export function defaultWorkerEntry(): WorkerEntry {
 }
 
 export interface WorkerCallbacks {
+  /** Every frame but `pong` (which only feeds the vitals). */
   onFrame(frame: UpFrame): void;
   /** After the process exited AND its stdout closed, so every frame it wrote was delivered first. */
   onClose(code: number | null, signal: NodeJS.Signals | null): void;
@@ -34,10 +36,29 @@ export class WorkerHandle {
   /** Frames and the exit that arrive before `attach` (a spare worker has none in practice; kept for safety). */
   private early: Array<() => void> = [];
   private closed = false;
+  private pingSeq = 0;
+  /** What the watchdog classifies (supervisor/liveness.ts); stamped with `now` as frames arrive. */
+  readonly vitals: ChildVitals;
 
   /** Spawns the worker. Without callbacks it is a spare: events wait until `attach`. */
-  constructor(entry: WorkerEntry, callbacks: WorkerCallbacks | null = null, env?: NodeJS.ProcessEnv) {
+  constructor(
+    entry: WorkerEntry,
+    callbacks: WorkerCallbacks | null = null,
+    env?: NodeJS.ProcessEnv,
+    private readonly now: () => number = Date.now,
+  ) {
     this.callbacks = callbacks;
+    const at = now();
+    this.vitals = {
+      phase: callbacks ? 'running' : 'spare',
+      exited: false,
+      spawnedAt: at,
+      lastEventAt: at,
+      lastPongAt: at,
+      lastBusyAt: 0,
+      pingSentAt: null,
+      deadlineAt: null,
+    };
     this.child = spawn(entry.execPath, entry.args, {
       detached: true,
       stdio: ['pipe', 'pipe', 'inherit'],
@@ -57,7 +78,8 @@ export class WorkerHandle {
       for (const raw of frames) {
         const f = checkUpFrame(raw);
         if (typeof f !== 'string') {
-          this.deliver((cb) => cb.onFrame(f));
+          this.note(f);
+          if (f.type !== 'pong') this.deliver((cb) => cb.onFrame(f));
           continue;
         }
         this.deliver((cb) => cb.onProtocolError(`${f}; the worker is killed`));
@@ -68,6 +90,7 @@ export class WorkerHandle {
     this.child.on('error', (err) => this.deliver((cb) => cb.onProtocolError(`spawn failed: ${err.message}`)));
     this.child.on('close', (code, signal) => {
       this.closed = true;
+      this.vitals.exited = true;
       this.deliver((cb) => cb.onClose(code, signal));
     });
   }
@@ -87,6 +110,19 @@ export class WorkerHandle {
     for (const replay of this.early.splice(0)) replay();
   }
 
+  /** The worker has its turn: progress is expected from now on, and it dies past `deadlineAt`. */
+  markRunning(deadlineAt: number | null): void {
+    this.vitals.phase = 'running';
+    this.vitals.lastEventAt = this.now();
+    this.vitals.deadlineAt = deadlineAt;
+  }
+
+  /** Sends the next ping; the oldest unanswered one is remembered until any frame arrives. */
+  ping(): void {
+    this.vitals.pingSentAt ??= this.now();
+    this.send({ type: 'ping', seq: ++this.pingSeq });
+  }
+
   /** Encodes and writes a frame; throws FrameError (before writing anything) when it is over the size limit. */
   send(frame: DownFrame): void {
     const bytes = encodeFrame(frame);
@@ -102,6 +138,15 @@ export class WorkerHandle {
     } catch {
       this.child.kill('SIGKILL');
     }
+  }
+
+  /** A frame is an answer; any frame but a pong is progress; a pong may say the worker is inside a long call. */
+  private note(frame: UpFrame): void {
+    const at = this.now();
+    this.vitals.lastPongAt = at;
+    this.vitals.pingSentAt = null;
+    if (frame.type !== 'pong') this.vitals.lastEventAt = at;
+    else if (frame.busy !== undefined) this.vitals.lastBusyAt = at;
   }
 
   private deliver(call: (cb: WorkerCallbacks) => void): void {

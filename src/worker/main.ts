@@ -5,6 +5,7 @@ import { callModel } from '../intel/modelClient.js';
 import type { Logger } from '../obs/log.js';
 import { createLogger, registerSecret } from '../obs/log.js';
 import { EXIT } from '../protocol/exitTable.js';
+import { checkDownFrame } from '../protocol/frameCheck.js';
 import type { DownFrame, FrameHandlers, IntelligenceSpec, SpawnPayload, UpFrame } from '../protocol/frames.js';
 import { dispatchFrame } from '../protocol/frames.js';
 import { exitCodeForTurn } from '../protocol/status.js';
@@ -13,6 +14,7 @@ import { specSecrets } from '../tools/mcp/mcpReason.js';
 import { admitViaSupervisor } from './budgetAdmission.js';
 import { type CheckPermission, codeRunner } from './codeRunner.js';
 import { ControlChannel } from './controlChannel.js';
+import { LongCalls } from './longCalls.js';
 import type { McpStartup, WorkerMcp } from './mcpServers.js';
 import { startMcp } from './mcpServers.js';
 import type { TurnDeps } from './roundLoop.js';
@@ -23,18 +25,6 @@ import { readSpawnFrame } from './spawnFrame.js';
 const MCP_CLOSE_GRACE_MS = 250;
 
 type Phase = 'await_spawn' | 'running' | 'done';
-
-const REPLY_ID_FRAMES = new Set(['tool_result', 'budget_grant']);
-
-/** Shallow check of a frame after the first: a known type, and numeric ids where replies are matched. */
-function isDownFrame(frame: unknown, handlers: FrameHandlers<DownFrame>): frame is DownFrame {
-  if (typeof frame !== 'object' || frame === null) return false;
-  const f = frame as Record<string, unknown>;
-  if (typeof f.type !== 'string' || !Object.hasOwn(handlers, f.type)) return false;
-  if (REPLY_ID_FRAMES.has(f.type)) return typeof f.id === 'number';
-  if (f.type === 'ping') return typeof f.seq === 'number';
-  return true;
-}
 
 function registerSecrets(payload: SpawnPayload): void {
   for (let intel = payload.intelligence as IntelligenceSpec | null | undefined; intel; intel = intel.fallback) {
@@ -49,28 +39,34 @@ function registerSecrets(payload: SpawnPayload): void {
 }
 
 function turnDeps(payload: SpawnPayload, w: Worker, started: number, mcp: WorkerMcp | undefined): TurnDeps {
-  const { channel, cancel, log } = w;
+  const { channel, cancel, log, calls } = w;
   const code = w.codeTools ? codeRunner(w.codeTools, payload.turn, checkPermission(channel)) : undefined;
+  const callMcp = mcp?.callMcp;
   return {
     callModel: (req, signal) =>
-      callModel(payload.intelligence, req, signal, { log, timeoutMs: payload.intelligence.timeout_ms }),
-    callInternal: async (name, args, index) => {
-      const reply = await channel.request((id) => ({ type: 'tool_request', id, name, args, index }));
-      if (reply?.type !== 'tool_result') return null;
-      return { result: reply.result, is_error: reply.is_error === true };
-    },
-    admitModelCall: (req) =>
-      admitViaSupervisor(req, {
-        ask: async (estimate) => {
-          const reply = await channel.request((id) => ({ type: 'budget_request', id, estimate }));
-          return reply?.type === 'budget_grant' ? reply : null;
-        },
-        spec: payload.intelligence,
-        remainingMs: () => payload.limits.deadline_ms - (Date.now() - started),
-        signal: cancel.signal,
-        log,
-        turnId: payload.turn.turn_id,
+      calls.during('model', () =>
+        callModel(payload.intelligence, req, signal, { log, timeoutMs: payload.intelligence.timeout_ms }),
+      ),
+    callInternal: (name, args, index) =>
+      calls.during('tool', async () => {
+        const reply = await channel.request((id) => ({ type: 'tool_request', id, name, args, index }));
+        if (reply?.type !== 'tool_result') return null;
+        return { result: reply.result, is_error: reply.is_error === true };
       }),
+    admitModelCall: (req) =>
+      calls.during('budget_wait', () =>
+        admitViaSupervisor(req, {
+          ask: async (estimate) => {
+            const reply = await channel.request((id) => ({ type: 'budget_request', id, estimate }));
+            return reply?.type === 'budget_grant' ? reply : null;
+          },
+          spec: payload.intelligence,
+          remainingMs: () => payload.limits.deadline_ms - (Date.now() - started),
+          signal: cancel.signal,
+          log,
+          turnId: payload.turn.turn_id,
+        }),
+      ),
     progress: (event, fields) => void channel.send({ type: 'event', event, fields }),
     usage: (usage) => void channel.send({ type: 'usage', ...usage }),
     log,
@@ -78,8 +74,8 @@ function turnDeps(payload: SpawnPayload, w: Worker, started: number, mcp: Worker
     cancelSignal: cancel.signal,
     now: Date.now,
     startedAt: started,
-    ...(mcp ? { callMcp: mcp.callMcp } : {}),
-    ...(code ? { callCode: code } : {}),
+    ...(callMcp ? { callMcp: (call) => calls.during('tool', () => callMcp(call)) } : {}),
+    ...(code ? { callCode: (call, index, signal) => calls.during('tool', () => code(call, index, signal)) } : {}),
   };
 }
 
@@ -98,6 +94,8 @@ interface Worker {
   log: Logger;
   cancel: AbortController;
   channel: ControlChannel;
+  /** The long calls in flight, reported on every pong. */
+  calls: LongCalls;
   /** The turn's MCP connections once they are open. */
   mcp?: WorkerMcp;
   /** The embedding program's code tools, imported from `code_tools_module`. */
@@ -127,7 +125,7 @@ async function connectServers(w: Worker, payload: SpawnPayload, started: number)
 async function runPayload(w: Worker, payload: SpawnPayload): Promise<Outcome> {
   const started = Date.now();
   try {
-    const startup = await connectServers(w, payload, started);
+    const startup = await w.calls.during('startup', () => connectServers(w, payload, started));
     // A server that cannot be reached fails the worker before any model call; an interrupted connect lets the
     // round loop's guards end the turn (cancelled or deadline).
     if (!startup.ok && !startup.interrupted) {
@@ -136,7 +134,8 @@ async function runPayload(w: Worker, payload: SpawnPayload): Promise<Outcome> {
     if (startup.ok) w.mcp = startup.mcp;
     if (payload.code_tools_module && (payload.turn.code_tools?.length ?? 0) > 0) {
       try {
-        w.codeTools = await loadCodeTools(payload.code_tools_module);
+        const module = payload.code_tools_module;
+        w.codeTools = await w.calls.during('startup', () => loadCodeTools(module));
       } catch (err) {
         const error = describeError(err);
         return { code: EXIT.generic, frames: [{ type: 'failed', error, error_kind: 'internal' }] };
@@ -182,10 +181,16 @@ function start(w: Worker, frame: unknown): void {
   void report(w, runPayload(w, payload));
 }
 
+/** Answers a ping at once, from any phase (a spare is pinged before its spawn frame). */
+function pong(w: Worker, seq: number): void {
+  const busy = w.calls.current;
+  void w.channel.send(busy ? { type: 'pong', seq, busy } : { type: 'pong', seq });
+}
+
 function frameHandlers(w: Worker): FrameHandlers<DownFrame> {
   return {
     spawn: () => {}, // only the first frame may be a spawn; a later one is ignored
-    ping: (f) => void w.channel.send({ type: 'pong', seq: f.seq }),
+    ping: (f) => pong(w, f.seq),
     cancel: () => w.cancel.abort(),
     tool_result: (f) => w.channel.resolve(f),
     budget_grant: (f) => w.channel.resolve(f),
@@ -197,6 +202,7 @@ function main(): void {
     phase: 'await_spawn',
     log: createLogger({ base: { pid: process.pid, comp: 'worker' } }),
     cancel: new AbortController(),
+    calls: new LongCalls(),
   } as Worker;
   // A spare started for a config with MCP servers imports the MCP client while it waits for its turn.
   if (process.env.AGENTD_WORKER_PRELOAD === 'mcp') void import('../tools/mcp/mcpConnection.js').catch(() => {});
@@ -209,11 +215,18 @@ function main(): void {
   const handlers = frameHandlers(w);
   w.channel = new ControlChannel(process.stdin, process.stdout, {
     onFrame: (frame) => {
+      const down = checkDownFrame(frame);
       if (w.phase === 'await_spawn') {
+        if (typeof down !== 'string' && down.type === 'ping') {
+          pong(w, down.seq);
+          return;
+        }
         w.phase = 'running';
         start(w, frame);
-      } else if (isDownFrame(frame, handlers)) {
-        dispatchFrame(handlers, frame);
+      } else if (typeof down !== 'string') {
+        dispatchFrame(handlers, down);
+      } else {
+        w.log.warn('loop.error', { err: `ignored ${down}` });
       }
     },
     onEnd: (reason, kind) => {

@@ -11,6 +11,7 @@ import { openStore } from '../../src/store/openStore.js';
 import type { Store } from '../../src/store/store.js';
 import type { AcceptInput } from '../../src/supervisor/inbox.js';
 import { Supervisor } from '../../src/supervisor/supervisor.js';
+import type { WorkerEntry } from '../../src/supervisor/workerHandle.js';
 import { ToolSurface } from '../../src/tools/surface.js';
 import type { Playbook, ScriptedModel } from '../doubles/scriptedModel.js';
 import { startScriptedModel } from '../doubles/scriptedModel.js';
@@ -38,6 +39,8 @@ export interface RigOptions {
   dir?: string;
   /** Give the supervisor an A2A task backend (tasks follow their turns). */
   tasks?: boolean;
+  /** Start this program as the worker (a double) instead of the real one. */
+  workerEntry?: WorkerEntry;
 }
 
 /** The supervisor over a fresh store; with MCP servers configured it also gets the tool surface. */
@@ -62,7 +65,14 @@ export async function startRig(
   const hasMcp = Object.keys(config.mcp.servers).length > 0;
   const tools = hasMcp ? await ToolSurface.start({ config, log, baseEnv: process.env }) : undefined;
   const slot = opts.tasks ? new TaskHooksSlot() : undefined;
-  const sup = new Supervisor({ config, store, log, ...(tools ? { tools } : {}), ...(slot ? { tasks: slot } : {}) });
+  const sup = new Supervisor({
+    config,
+    store,
+    log,
+    ...(tools ? { tools } : {}),
+    ...(slot ? { tasks: slot } : {}),
+    ...(opts.workerEntry ? { workerEntry: opts.workerEntry } : {}),
+  });
   const accept = (input: AcceptInput) => Promise.resolve(sup.accept(input));
   const backend = slot && new TaskBackend({ store, log, now: Date.now, drain: () => {}, supervisor: sup, accept });
   if (backend) slot?.bind(backend);

@@ -15,3 +15,13 @@ export function within<T>(promise: Promise<T>, timeoutMs: number, what: string):
   });
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
+
+/** True once no process has id `pid` (signal 0 probes without sending anything). */
+export function processGone(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return false;
+  } catch {
+    return true;
+  }
+}

@@ -57,13 +57,13 @@ describe('worker process', () => {
     assert.match(w.stderr(), /"event":"turn.done","pid":\d+,"comp":"worker"/);
   });
 
-  it('answers ping while a model call hangs, and exits 1 at once when stdin closes', async () => {
+  it('answers ping while a model call hangs, saying it is inside one, and exits 1 at once when stdin closes', async () => {
     const w = worker();
     const payload = makePayload(model.url, { turn: { messages: [{ role: 'user', text: 'hang please', ts: 1 }] } });
     w.child.stdin.write(spawnFrame(payload));
     await w.waitFor((f) => f.type === 'event' && f.event === 'turn.think');
     w.child.stdin.write(encodeFrame({ type: 'ping', seq: 7 }));
-    assert.deepEqual(await w.waitFor((f) => f.type === 'pong'), { type: 'pong', seq: 7 });
+    assert.deepEqual(await w.waitFor((f) => f.type === 'pong'), { type: 'pong', seq: 7, busy: 'model' });
     w.child.stdin.end();
     assert.equal(await w.exit(), 1);
     assert.ok(!w.frames.some((f) => f.type === 'turn_done'));
@@ -92,9 +92,20 @@ describe('worker process', () => {
     assert.ok(!w.stderr().includes(token));
   });
 
-  it('a first frame that is not a spawn, or a wrong version, exits 2', async () => {
+  it('a spare answers pings before its spawn frame (not busy), then runs the turn the spawn frame brings', async () => {
+    const w = worker();
+    w.child.stdin.write(encodeFrame({ type: 'ping', seq: 3 }));
+    assert.deepEqual(await w.waitFor((f) => f.type === 'pong'), { type: 'pong', seq: 3 });
+    const payload = makePayload(model.url, { turn: { messages: [{ role: 'user', text: 'unauthorized', ts: 1 }] } });
+    w.child.stdin.write(spawnFrame(payload));
+    const done = await w.waitFor((f) => f.type === 'turn_done');
+    assert.ok(done.type === 'turn_done' && done.turn.status === 'failed', 'the spawn frame ran its turn');
+    assert.equal(await w.exit(), 4);
+  });
+
+  it('a first frame that is not a spawn (nor a ping), or a wrong version, exits 2', async () => {
     const a = worker();
-    a.child.stdin.write(encodeFrame({ type: 'ping', seq: 1 }));
+    a.child.stdin.write(encodeFrame({ type: 'cancel', reason: 'too early' }));
     assert.equal(await a.exit(), 2);
     const b = worker();
     b.child.stdin.write(encodeFrame({ type: 'spawn', ...makePayload(model.url), version: 999 }));
