@@ -60,22 +60,21 @@ export async function createAgent(opts: CreateAgentOptions = {}): Promise<Agent>
     throw err;
   }
   const supervisor = new Supervisor({ config, store, log, tools });
-  supervisor.restore();
+  await supervisor.restore();
   return {
     config,
     supervisor,
-    send: (text, o = {}) => {
-      const event = supervisor.accept({
+    send: async (text, o = {}) => {
+      const { record } = await supervisor.accept({
         context_id: o.conversation ?? 'root',
         text,
         principal: o.principal ?? 'operator',
       });
-      if (!event) return Promise.reject(new DaemonError('internal', 'the message could not be accepted'));
-      return supervisor.outcomeOf(event.id);
+      return supervisor.outcomeOf(record.id);
     },
     close: async () => {
       await supervisor.drain(config.lifecycle.drain_timeout);
-      store.close();
+      await store.close();
       await tools.close();
     },
   };

@@ -1,7 +1,7 @@
 // A2A tasks over the supervisor: each caller's messages go to conversations it owns, a task's state follows its
 // turn, a person answers questions through the task, and operators run commands. The listener only maps wire types.
 import type { AgentConfig } from '../config/types.js';
-import type { InboxOutcome } from '../domain/inbox.js';
+import type { InboxEvent, InboxOutcome } from '../domain/inbox.js';
 import type { TaskRecord } from '../domain/task.js';
 import { describeError } from '../errors.js';
 import type { Logger } from '../obs/log.js';
@@ -49,24 +49,29 @@ export class TaskBackend implements A2aBackend, TaskHooks {
     this.sup = sup;
   }
 
-  /** At start: rebuild task records a crash lost between the inbox write and the task write. */
-  recover(): void {
-    for (const ev of this.deps.store.pendingInbox()) {
-      const t = ev.payload.task;
-      if (!t || this.deps.store.getTask(t.id)) continue;
-      const principal = ev.principal ?? 'operator';
-      const conversation = ev.payload.context_id;
-      this.deps.store.saveTask(
-        newTask({
-          id: t.id,
-          context_id: t.context_id,
-          conversation,
-          principal,
-          inbox_event: ev.id,
-          now: this.deps.now(),
-        }),
-      );
-    }
+  /** At start (the supervisor's restore): rebuild task records a crash lost between the inbox and task writes. */
+  async recover(pending: readonly InboxEvent[]): Promise<void> {
+    for (const ev of pending) await this.taskOf(ev);
+  }
+
+  /** The task an event starts with (committed with the event by the supervisor's accept), or null. */
+  taskFor(ev: InboxEvent): TaskRecord | null {
+    const t = ev.payload.task;
+    if (!t) return null;
+    const principal = ev.principal ?? 'operator';
+    const base = { id: t.id, context_id: t.context_id, conversation: ev.payload.context_id, principal };
+    return newTask({ ...base, inbox_event: ev.id, now: ev.ts });
+  }
+
+  /** The task an accepted event answers; rebuilt (and saved) when an older store lost it after the inbox write. */
+  private async taskOf(ev: InboxEvent): Promise<TaskRecord | null> {
+    const t = ev.payload.task;
+    if (!t) return null;
+    const existing = await this.deps.store.tasks.get(t.id);
+    if (existing) return existing;
+    const task = this.taskFor(ev);
+    if (task) await this.deps.store.tasks.save(task);
+    return task;
   }
 
   /** A person can be asked only while the listener is up. */
@@ -94,7 +99,7 @@ export class TaskBackend implements A2aBackend, TaskHooks {
       const note = a2aMessageNote(principal.id, req.text);
       return this.noted(principal, contextId, conversation, note, 'noted; the agent reads it on its next turn');
     }
-    return this.accept(sup, principal, contextId, conversation, req.text);
+    return this.accept(sup, principal, contextId, conversation, req);
   }
 
   /** `agentd/mode` metadata switches the conversation's mode before the message is accepted (its turn runs in it). */
@@ -126,7 +131,7 @@ export class TaskBackend implements A2aBackend, TaskHooks {
   }
 
   /** Leaves `note` in the conversation (no turn) and records a completed task that says so. */
-  private noted(principal: Principal, contextId: string, conversation: string, note: string, reply: string) {
+  private async noted(principal: Principal, contextId: string, conversation: string, note: string, reply: string) {
     this.noteIn(principal, conversation, note);
     const now = this.deps.now();
     const base = newTask({
@@ -138,15 +143,15 @@ export class TaskBackend implements A2aBackend, TaskHooks {
       now,
     });
     const done = transition(base, 'completed', now, { result: reply, message: reply }) ?? base;
-    this.save(done);
+    await this.save(done);
     return done;
   }
 
-  settled(principal: Principal, taskId: string, signal: AbortSignal): Promise<TaskRecord | null> {
-    const task = this.getTask(principal, taskId);
-    if (!task) return Promise.reject(new BackendError('not_found', 'task not found'));
-    if (isSettled(task)) return Promise.resolve(task);
-    if (signal.aborted) return Promise.resolve(null);
+  async settled(principal: Principal, taskId: string, signal: AbortSignal): Promise<TaskRecord | null> {
+    const task = await this.getTask(principal, taskId);
+    if (!task) throw new BackendError('not_found', 'task not found');
+    if (isSettled(task)) return task;
+    if (signal.aborted) return null;
     return new Promise((resolve) => {
       const finish = (value: TaskRecord | null): void => {
         off();
@@ -166,42 +171,42 @@ export class TaskBackend implements A2aBackend, TaskHooks {
     return this.watchers.size;
   }
 
-  getTask(principal: Principal, taskId: string): TaskRecord | null {
-    const task = this.deps.store.getTask(taskId);
+  async getTask(principal: Principal, taskId: string): Promise<TaskRecord | null> {
+    const task = await this.deps.store.tasks.get(taskId);
     return task && owns(principal, task) ? task : null;
   }
 
-  listTasks(principal: Principal, filter: { contextId?: string; limit: number }): TaskRecord[] {
+  listTasks(principal: Principal, filter: { contextId?: string; limit: number }): Promise<TaskRecord[]> {
     const who = principal.role === 'operator' ? null : principal.id;
     const query = {
       principal: who,
       limit: filter.limit,
       ...(filter.contextId ? { context_id: filter.contextId } : {}),
     };
-    return this.deps.store.listTasks(query);
+    return this.deps.store.tasks.list(query);
   }
 
-  cancelTask(principal: Principal, taskId: string): TaskRecord {
-    const task = this.getTask(principal, taskId);
+  async cancelTask(principal: Principal, taskId: string): Promise<TaskRecord> {
+    const task = await this.getTask(principal, taskId);
     if (!task) throw new BackendError('not_found', 'task not found');
     if (isTerminal(task.state)) throw new BackendError('not_cancelable', `task is already ${task.state}`);
     const canceled = transition(task, 'canceled', this.deps.now(), { message: 'canceled by the caller' });
     if (!canceled) throw new BackendError('not_cancelable', `task is already ${task.state}`);
-    this.save(canceled);
+    await this.save(canceled);
     this.closeQuestion(taskId, { result: 'the task was canceled', is_error: true });
     if (task.inbox_event) this.supervisor().cancelEvent(task.inbox_event, 'task canceled over A2A');
     return canceled;
   }
 
-  watch(principal: Principal, taskId: string, onUpdate: (u: TaskUpdate) => void): (() => void) | null {
-    if (!this.getTask(principal, taskId)) return null;
+  async watch(principal: Principal, taskId: string, onUpdate: (u: TaskUpdate) => void): Promise<(() => void) | null> {
+    if (!(await this.getTask(principal, taskId))) return null;
     return this.subscribe(taskId, onUpdate);
   }
 
   // ---- TaskHooks (called by the supervisor) ----
 
-  taskForFold(eventId: string, outcome: InboxOutcome): TaskRecord | null {
-    const task = this.deps.store.taskForEvent(eventId);
+  async taskForFold(eventId: string, outcome: InboxOutcome): Promise<TaskRecord | null> {
+    const task = await this.deps.store.tasks.forEvent(eventId);
     if (!task) return null;
     const message = outcome.reply || outcome.error || null;
     const patch = { message, result: outcome.status === 'completed' ? outcome.reply : null, question: null };
@@ -213,29 +218,36 @@ export class TaskBackend implements A2aBackend, TaskHooks {
   }
 
   onActivity(eventId: string, activity: Record<string, unknown>): void {
-    const task = this.deps.store.taskForEvent(eventId);
-    if (!task) return;
-    for (const w of this.watchers.get(task.id) ?? []) w({ kind: 'activity', task, activity });
+    this.toWatchers(eventId, (task) => ({ kind: 'activity', task, activity }));
   }
 
   onEngineEvent(eventId: string, type: EngineEventType, fields: Record<string, unknown>): void {
-    const task = this.deps.store.taskForEvent(eventId);
-    if (!task) return;
-    for (const w of this.watchers.get(task.id) ?? []) w({ kind: 'engine', task, type, fields });
+    this.toWatchers(eventId, (task) => ({ kind: 'engine', task, type, fields }));
   }
 
-  askHuman(ask: HumanAsk): Promise<ToolResult> {
-    const task = this.deps.store.taskForEvent(ask.eventId);
+  /** Tells the watchers of the event's task (read from the store only when someone watches at all). */
+  private toWatchers(eventId: string, update: (task: TaskRecord) => TaskUpdate): void {
+    if (this.watchers.size === 0) return;
+    this.deps.store.tasks.forEvent(eventId).then(
+      (task) => {
+        if (task) for (const w of this.watchers.get(task.id) ?? []) w(update(task));
+      },
+      (err: unknown) => this.deps.log.warn('store.checkpoint.fail', { inbox_event: eventId, err: describeError(err) }),
+    );
+  }
+
+  async askHuman(ask: HumanAsk): Promise<ToolResult> {
+    const task = await this.deps.store.tasks.forEvent(ask.eventId);
     if (!task || isTerminal(task.state)) {
-      return Promise.resolve({ result: 'ask_human: this turn has no task a person could answer', is_error: true });
+      return { result: 'ask_human: this turn has no task a person could answer', is_error: true };
     }
     // A turn replayed after a restart asks again; an answer given meanwhile to the same question is handed over.
     const early = task.question?.answer;
     if (early !== undefined && task.question?.text === ask.question) {
       const settled = transition(task, 'working', this.deps.now(), { question: null, message: null });
-      if (settled) this.save(settled);
+      if (settled) await this.save(settled);
       this.deps.log.info('a2a.answer.replayed', { task: task.id });
-      return Promise.resolve({ result: { reply: early, timed_out: false }, is_error: false });
+      return { result: { reply: early, timed_out: false }, is_error: false };
     }
     const question = {
       id: newUlid(this.deps.now()),
@@ -243,10 +255,10 @@ export class TaskBackend implements A2aBackend, TaskHooks {
       ...(ask.schema ? { schema: ask.schema } : {}),
     };
     const waiting = transition(task, 'input_required', this.deps.now(), { message: ask.question, question });
-    if (waiting) this.save(waiting);
+    if (waiting) await this.save(waiting);
     return new Promise((resolve) => {
       const timer = setTimeout(
-        () => this.questionTimedOut(task.id),
+        () => void this.questionTimedOut(task.id),
         Math.max(0, Math.min(ask.timeoutAt - this.deps.now(), 2_147_483_647)),
       );
       this.questions.set(task.id, { taskId: task.id, resolve, timer });
@@ -255,39 +267,47 @@ export class TaskBackend implements A2aBackend, TaskHooks {
 
   // ---- internals ----
 
-  private accept(sup: Supervisor, principal: Principal, contextId: string, conversation: string, text: string) {
+  /**
+   * Accepts the message and records its task. A retry of a message already accepted (same caller, same A2A
+   * messageId) gets that message's task back: no second event, no second turn (the inbox's idempotency key).
+   */
+  private async accept(
+    sup: Supervisor,
+    principal: Principal,
+    contextId: string,
+    conversation: string,
+    req: SendRequest,
+  ) {
     const now = this.deps.now();
     const taskId = newUlid(now);
-    const event = sup.accept({
+    const { record, created } = await sup.accept({
       context_id: conversation,
-      text,
+      text: req.text,
       principal: principal.id,
       task: { id: taskId, context_id: contextId },
+      ...(req.messageId ? { dedupe_key: `a2a:${req.messageId}` } : {}),
     });
-    if (!event) throw new BackendError('invalid_params', 'the message could not be accepted');
-    const task = newTask({
-      id: taskId,
-      context_id: contextId,
-      conversation,
-      principal: principal.id,
-      inbox_event: event.id,
-      now,
-    });
-    this.save(task);
+    // The task was committed with the event (taskFor); a retry gets the one its first send committed.
+    const task = await this.taskOf(record);
+    if (!task)
+      throw new BackendError('invalid_params', `message ${req.messageId} was already used for another request`);
+    const fields = { task: task.id, state: task.state, principal: task.principal };
+    this.deps.log.info('a2a.task', created ? fields : { ...fields, replayed: true });
+    if (created) this.notify(task);
     return task;
   }
 
   /** A message naming an existing task: the answer to its open question, or a new message in its conversation. */
-  private continueTask(principal: Principal, taskId: string, req: SendRequest): TaskRecord {
+  private async continueTask(principal: Principal, taskId: string, req: SendRequest): Promise<TaskRecord> {
     const { text } = req;
-    const task = this.getTask(principal, taskId);
+    const task = await this.getTask(principal, taskId);
     if (!task) throw new BackendError('not_found', 'task not found');
     if (task.state === 'input_required') {
       const open = this.questions.has(taskId);
       // No turn waits after a restart: the answer is kept on the task, durably, for the replayed turn's question.
       const question = open || task.question === null ? null : { ...task.question, answer: text };
       const working = transition(task, 'working', this.deps.now(), { question, message: null }) ?? task;
-      this.save(working);
+      await this.save(working);
       if (open) this.closeQuestion(taskId, { result: { reply: text, timed_out: false }, is_error: false });
       return working;
     }
@@ -303,7 +323,7 @@ export class TaskBackend implements A2aBackend, TaskHooks {
     return task;
   }
 
-  private command(principal: Principal, req: SendRequest): TaskRecord {
+  private async command(principal: Principal, req: SendRequest): Promise<TaskRecord> {
     const op = req.command?.op ?? '';
     const now = this.deps.now();
     const conversation = req.contextId ? conversationFor(principal, req.contextId) : null;
@@ -324,16 +344,16 @@ export class TaskBackend implements A2aBackend, TaskHooks {
       throw new BackendError('invalid_params', describeError(err));
     }
     const done = transition(base, 'completed', now, { result: JSON.stringify(result), message: op }) ?? base;
-    this.save(done);
+    await this.save(done);
     return done;
   }
 
   /** Nobody answered in time: the turn goes on without an answer, and the task is working again. */
-  private questionTimedOut(taskId: string): void {
+  private async questionTimedOut(taskId: string): Promise<void> {
     this.closeQuestion(taskId, { result: { reply: null, timed_out: true }, is_error: false });
-    const task = this.deps.store.getTask(taskId);
+    const task = await this.deps.store.tasks.get(taskId);
     const working = task && transition(task, 'working', this.deps.now(), { question: null, message: null });
-    if (working) this.save(working);
+    if (working) await this.save(working);
   }
 
   private closeQuestion(taskId: string, answer: ToolResult): void {
@@ -344,8 +364,8 @@ export class TaskBackend implements A2aBackend, TaskHooks {
     open.resolve(answer);
   }
 
-  private save(task: TaskRecord): void {
-    this.deps.store.saveTask(task);
+  private async save(task: TaskRecord): Promise<void> {
+    await this.deps.store.tasks.save(task);
     this.deps.log.info('a2a.task', { task: task.id, state: task.state, principal: task.principal });
     this.notify(task);
   }

@@ -29,7 +29,6 @@ export async function runDaemon(ctx: DaemonContext): Promise<CliResult> {
     stop = resolve;
   });
   const backend = new TaskBackend({ store, log, now: Date.now, drain: () => stop(), wake: config.agent });
-  backend.recover();
   const sup = new Supervisor({ config, store, log, tools, tasks: backend });
   backend.attach(sup);
   let metrics: Awaited<ReturnType<typeof serveMetrics>>;
@@ -39,7 +38,7 @@ export async function runDaemon(ctx: DaemonContext): Promise<CliResult> {
     process.stderr.write(`agentd: ${describeError(err)}\n`);
     return { code: exitCodeForError(err) };
   }
-  sup.restore();
+  await sup.restore();
   const instance = { name: config.agent.name, description: config.agent.instruction, version: VERSION };
   const listener = await A2aListener.start({ config, backend, log, instance });
   backend.setListening(true);

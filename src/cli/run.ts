@@ -5,7 +5,7 @@ import { compileConfig } from '../config/compile.js';
 import type { Config } from '../config/types.js';
 import { BUILTIN_PROMPT_TEMPLATE } from '../context/systemPrompt.js';
 import type { InboxOutcome } from '../domain/inbox.js';
-import { DaemonError, describeError } from '../errors.js';
+import { describeError } from '../errors.js';
 import { createLogger, type Logger, redact } from '../obs/log.js';
 import { serveMetrics } from '../obs/metricsServer.js';
 import { openStore } from '../store/openStore.js';
@@ -58,13 +58,16 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv = process.en
     try {
       if (config.a2a.listen !== null) {
         const startupPrompt = (sup: Supervisor): void => {
-          if (config.agent.prompt) void startupPromptEvent(sup, store, log, config.agent.prompt);
+          if (!config.agent.prompt) return;
+          startupPromptEvent(sup, log, config.agent.prompt).catch((err: unknown) =>
+            log.error('inbox.accept.fail', { ctx: 'root', err: describeError(err) }),
+          );
         };
         return await runDaemon({ config, store, log, tools, startupPrompt });
       }
       return await runJob({ config, store, log, tools, env });
     } finally {
-      store.close();
+      await store.close();
     }
   } finally {
     await tools.close();
@@ -114,7 +117,7 @@ async function runJob({ config, store, log, tools, env }: JobContext): Promise<C
   }
   const signals = installSignals(sup, config, log);
   try {
-    const { pending } = sup.restore();
+    const { pending } = await sup.restore();
     const prompt = config.agent.prompt;
     if (prompt === null || prompt === '') {
       if (pending === 0) {
@@ -125,7 +128,7 @@ async function runJob({ config, store, log, tools, env }: JobContext): Promise<C
       await signals.drained();
       return { code: EXIT.ok };
     }
-    const outcome = await runPrompt(sup, store, log, prompt);
+    const outcome = await runPrompt(sup, log, prompt);
     await sup.whenIdle();
     await signals.drained();
     return { code: jobExitCode(outcome), stdout: outcome.reply };
@@ -135,22 +138,25 @@ async function runJob({ config, store, log, tools, env }: JobContext): Promise<C
   }
 }
 
-/** Accepts the startup prompt once per store: a restart replays or reports it instead of accepting it again. */
-function startupPromptEvent(sup: Supervisor, store: Store, log: Logger, prompt: string): string {
+/**
+ * Accepts the startup prompt once per store: a restart replays or reports it instead of accepting it again
+ * (the inbox's idempotency key, the same one that makes a retried SendMessage safe).
+ */
+async function startupPromptEvent(sup: Supervisor, log: Logger, prompt: string): Promise<string> {
   const dedupe = `prompt:${createHash('sha256').update(`root\n${prompt}`).digest('hex')}`;
-  const existing = store.findInboxByDedupe(dedupe);
-  if (existing) {
-    const reason = existing.status === 'done' ? 'answered' : 'pending';
-    log.info('prompt.skipped', { inbox_event: existing.id, reason });
-    return existing.id;
-  }
-  const event = sup.accept({ context_id: 'root', text: prompt, principal: 'operator', dedupe_key: dedupe });
-  if (!event) throw new DaemonError('internal', 'the startup prompt could not be accepted');
-  return event.id;
+  const { record, created } = await sup.accept({
+    context_id: 'root',
+    text: prompt,
+    principal: 'operator',
+    dedupe_key: dedupe,
+  });
+  if (!created)
+    log.info('prompt.skipped', { inbox_event: record.id, reason: record.status === 'done' ? 'answered' : 'pending' });
+  return record.id;
 }
 
-function runPrompt(sup: Supervisor, store: Store, log: Logger, prompt: string): Promise<InboxOutcome> {
-  return sup.outcomeOf(startupPromptEvent(sup, store, log, prompt));
+async function runPrompt(sup: Supervisor, log: Logger, prompt: string): Promise<InboxOutcome> {
+  return sup.outcomeOf(await startupPromptEvent(sup, log, prompt));
 }
 
 function jobExitCode(outcome: InboxOutcome): number {

@@ -13,6 +13,8 @@ export const EVENT_NAMES = [
   'agent.resumed',
   // inbox and producers
   'inbox.accepted',
+  'inbox.accept.fail',
+  'inbox.duplicate',
   'inbox.done.fail',
   'inbox.unknown_kind',
   'prompt.reject',

@@ -3,7 +3,7 @@
 
 import type { InboxOutcome } from '../domain/inbox.js';
 import type { TurnResult } from '../protocol/frames.js';
-import type { Store } from '../store/store.js';
+import type { InboxPort } from '../store/store.js';
 
 /** What a waiter hears when a drain stopped its turn (or it never started): the message replays next start. */
 export const ABANDONED: InboxOutcome = {
@@ -23,17 +23,17 @@ export class Outcomes {
    */
   of(
     eventId: string,
-    at: { known: boolean; store: Pick<Store, 'findInbox'>; draining: boolean },
+    at: { known: boolean; inbox: Pick<InboxPort, 'find'>; draining: boolean },
   ): Promise<InboxOutcome> {
-    if (!at.known) {
-      const record = at.store.findInbox(eventId);
-      if (record === null) {
-        return Promise.resolve({ status: 'failed', reply: '', error: `unknown inbox event ${eventId}` });
-      }
-      if (record.status === 'done') return Promise.resolve(record.outcome ?? { status: 'completed', reply: '' });
-      if (at.draining) return Promise.resolve(ABANDONED);
-    }
-    return this.wait(eventId);
+    if (at.known) return this.wait(eventId);
+    // Registered before the read, so a fold that commits meanwhile is not missed.
+    const waiting = this.wait(eventId);
+    return at.inbox.find(eventId).then((record) => {
+      if (record === null) return { status: 'failed', reply: '', error: `unknown inbox event ${eventId}` };
+      if (record.status === 'done') return record.outcome ?? { status: 'completed', reply: '' };
+      if (at.draining) return ABANDONED;
+      return waiting;
+    });
   }
 
   wait(eventId: string): Promise<InboxOutcome> {

@@ -68,7 +68,7 @@ export async function startRig(
     ...(backend ? { tasks: backend } : {}),
   });
   backend?.attach(sup);
-  sup.restore();
+  await sup.restore();
   return {
     dir,
     sup,
@@ -80,7 +80,7 @@ export async function startRig(
     close: async () => {
       await sup.drain(5_000);
       await tools?.close();
-      store.close();
+      await store.close();
       await model.close();
     },
   };
@@ -88,7 +88,6 @@ export async function startRig(
 
 /** Accepts `text` into conversation `ctx` (as the operator) and waits, at most 30 s, for the turn's outcome. */
 export async function answer(rig: Rig, ctx: string, text: string): Promise<InboxOutcome> {
-  const ev = rig.sup.accept({ context_id: ctx, text, principal: 'operator' });
-  if (!ev) throw new Error(`the message into ${ctx} was not accepted`);
+  const ev = (await rig.sup.accept({ context_id: ctx, text, principal: 'operator' })).record;
   return within(rig.sup.outcomeOf(ev.id), 30_000, `the turn in ${ctx}`);
 }
