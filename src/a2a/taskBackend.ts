@@ -40,6 +40,8 @@ export class TaskBackend implements A2aBackend, TaskHooks {
   private sup: Supervisor | null = null;
   private readonly watchers = new Map<string, Set<(u: TaskUpdate) => void>>();
   private readonly questions = new Map<string, OpenQuestion>();
+  /** Tasks whose turn has not ended, by inbox event: activity and engine events reach their watchers in order. */
+  private readonly live = new Map<string, TaskRecord>();
   private listening = false;
 
   constructor(private readonly deps: TaskBackendDeps) {}
@@ -173,7 +175,7 @@ export class TaskBackend implements A2aBackend, TaskHooks {
 
   async getTask(principal: Principal, taskId: string): Promise<TaskRecord | null> {
     const task = await this.deps.store.tasks.get(taskId);
-    return task && owns(principal, task) ? task : null;
+    return task && owns(principal, task) ? this.remember(task) : null;
   }
 
   listTasks(principal: Principal, filter: { contextId?: string; limit: number }): Promise<TaskRecord[]> {
@@ -225,15 +227,18 @@ export class TaskBackend implements A2aBackend, TaskHooks {
     this.toWatchers(eventId, (task) => ({ kind: 'engine', task, type, fields }));
   }
 
-  /** Tells the watchers of the event's task (read from the store only when someone watches at all). */
+  /** Tells the watchers of the event's task, at once and in order (a live task is known by its event). */
   private toWatchers(eventId: string, update: (task: TaskRecord) => TaskUpdate): void {
-    if (this.watchers.size === 0) return;
-    this.deps.store.tasks.forEvent(eventId).then(
-      (task) => {
-        if (task) for (const w of this.watchers.get(task.id) ?? []) w(update(task));
-      },
-      (err: unknown) => this.deps.log.warn('store.checkpoint.fail', { inbox_event: eventId, err: describeError(err) }),
-    );
+    const task = this.live.get(eventId);
+    if (task) for (const w of this.watchers.get(task.id) ?? []) w(update(task));
+  }
+
+  /** Keeps the newest record of a task whose turn is still to end, by its inbox event (the live feed's lookup). */
+  private remember(task: TaskRecord): TaskRecord {
+    if (task.inbox_event === null) return task;
+    if (isTerminal(task.state)) this.live.delete(task.inbox_event);
+    else this.live.set(task.inbox_event, task);
+    return task;
   }
 
   async askHuman(ask: HumanAsk): Promise<ToolResult> {
@@ -294,7 +299,7 @@ export class TaskBackend implements A2aBackend, TaskHooks {
     const fields = { task: task.id, state: task.state, principal: task.principal };
     this.deps.log.info('a2a.task', created ? fields : { ...fields, replayed: true });
     if (created) this.notify(task);
-    return task;
+    return this.remember(task);
   }
 
   /** A message naming an existing task: the answer to its open question, or a new message in its conversation. */
@@ -371,6 +376,7 @@ export class TaskBackend implements A2aBackend, TaskHooks {
   }
 
   private notify(task: TaskRecord): void {
+    this.remember(task);
     for (const w of this.watchers.get(task.id) ?? []) w({ kind: 'task', task });
   }
 

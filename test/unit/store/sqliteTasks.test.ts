@@ -1,5 +1,5 @@
-// SqliteStore tasks across reopening, and the schema upgrade: a version-1 store (frozen in storeV1Fixture.ts)
-// gains the tasks table at open and keeps its inbox, conversations, memory and sequences.
+// SqliteStore tasks across reopening, and the schema upgrades: a version-1 store (storeV1Fixture.ts) and a
+// version-3 store (storeV3Fixture.ts) open and keep their inbox, conversations, tasks, memory and counters.
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -11,6 +11,7 @@ import { SCHEMA_VERSION } from '../../../src/store/sqliteSchema.js';
 import { SqliteStore } from '../../../src/store/sqliteStore.js';
 import { conversation, inboxEvent, taskRecord, userMsg } from './storeFixtures.js';
 import { V1_DONE_ID, V1_PENDING_ID, writeStoreV1 } from './storeV1Fixture.js';
+import { V3_PENDING_ID, V3_TASK_ID, writeStoreV3 } from './storeV3Fixture.js';
 
 const root = mkdtempSync(path.join(os.tmpdir(), 'agentd-sqlite-tasks-'));
 after(() => rmSync(root, { recursive: true, force: true }));
@@ -155,5 +156,46 @@ describe('SqliteStore schema upgrade from version 1', () => {
     assert.equal((await store.inbox.claim('test', 60_000, 0)).length, 1);
     await store.close();
     assert.equal(readMeta(dir).version, SCHEMA_VERSION);
+  });
+});
+
+describe('SqliteStore schema upgrade from version 3', () => {
+  it('opens a real v3 file and keeps its data; keys move into their principal scope; revisions start at 1', async () => {
+    const dir = freshDir();
+    writeStoreV3(dir);
+    assert.equal(readMeta(dir).version, 3, 'premise: a v3 file');
+    const store = new SqliteStore(dir);
+    assert.deepEqual(
+      (await store.inbox.claim('test', 60_000, 0)).map((e) => [e.id, e.dedupe_key]),
+      [
+        [V1_PENDING_ID, 'startup'],
+        [V3_PENDING_ID, 'a2a:m-1'],
+      ],
+    );
+    assert.equal((await store.inbox.findByKey('user:bob', 'a2a:m-1'))?.id, V3_PENDING_ID);
+    assert.equal((await store.inbox.findByKey('alice', 'startup'))?.id, V1_PENDING_ID);
+    const retry = inboxEvent({ principal: 'user:bob', dedupe_key: 'a2a:m-1' });
+    assert.deepEqual(await store.inbox.accept(retry), {
+      record: { ...(await store.inbox.find(V3_PENDING_ID))!, status: 'pending' },
+      created: false,
+    });
+    assert.equal(
+      (await store.inbox.accept(inboxEvent({ principal: 'user:eve', dedupe_key: 'a2a:m-1' }))).created,
+      true,
+    );
+    assert.equal((await store.tasks.forEvent(V3_PENDING_ID))?.id, V3_TASK_ID);
+    const [stored] = await store.conversations.load();
+    assert.equal(stored?.revision, 1);
+    assert.equal(stored?.conversation.controls?.mode, 'plan');
+    assert.deepEqual(stored?.conversation.skills, ['deploy']);
+    assert.deepEqual(await store.budget.load(), [
+      { scope: 'instance', window: 'lifetime', index: 0, tokens: 4200, requests: 0 },
+    ]);
+    assert.equal(await store.conversations.commit(stored!.conversation, 1), 2);
+    await store.close();
+    assert.equal(readMeta(dir).version, SCHEMA_VERSION);
+    const again = new SqliteStore(dir);
+    assert.equal((await again.inbox.findByKey('user:bob', 'a2a:m-1'))?.id, V3_PENDING_ID, 'the upgrade runs once');
+    await again.close();
   });
 });
