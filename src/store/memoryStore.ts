@@ -21,16 +21,11 @@ import type {
   TasksPort,
 } from './store.js';
 import { selectTasks, taskOfEvent } from './taskQuery.js';
-import { addCounter, checkRevision, scopedKey } from './writeRules.js';
+import { addCounter, checkRevision, compareInbox, scopedKey } from './writeRules.js';
 
 /** A JSON round trip: drops undefined fields and shares nothing with the caller, as storage would. */
 function jsonCopy<T>(value: T): T {
   return JSON.parse(JSON.stringify(value)) as T;
-}
-
-function compareInbox(a: InboxEvent, b: InboxEvent): number {
-  if (a.ts !== b.ts) return a.ts - b.ts;
-  return compareKeys(a.id, b.id);
 }
 
 function eventOf(record: InboxRecord): InboxEvent {

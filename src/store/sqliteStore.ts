@@ -10,7 +10,7 @@ import type { TaskRecord } from '../domain/task.js';
 import type { Msg } from '../protocol/messages.js';
 import { planMessageWrite } from './conversationWrite.js';
 import { MemoryChanges } from './memoryChanges.js';
-import { compareKeys, isExpired, listLiveKeys } from './memoryKeys.js';
+import { isExpired, listLiveKeys } from './memoryKeys.js';
 import { storeFailure } from './sqliteErrors.js';
 import { openSqliteDatabase, releasePidFile } from './sqliteOpen.js';
 import {
@@ -38,12 +38,7 @@ import type {
   TasksPort,
 } from './store.js';
 import { taskLimit } from './taskQuery.js';
-import { addCounter, checkRevision, scopedKey } from './writeRules.js';
-
-function compareInbox(a: InboxEvent, b: InboxEvent): number {
-  if (a.ts !== b.ts) return a.ts - b.ts;
-  return compareKeys(a.id, b.id);
-}
+import { addCounter, checkRevision, compareInbox, scopedKey } from './writeRules.js';
 
 /** A Store over `<dir>/agentd.db`. Opening bumps the generation; a second process opening the dir fails fast. */
 export class SqliteStore implements Store {

@@ -1,7 +1,15 @@
-// Rules every backend applies to writes, so each behaves alike: the idempotency scope of an inbox key, the
-// revision check of a conversation commit, and how a budget delta adds to a stored counter. Pure: no I/O.
+// Rules every backend applies, so each behaves alike: the idempotency scope of an inbox key, the replay order,
+// the revision check of a conversation commit, and how a budget delta adds to a stored counter. Pure: no I/O.
 import type { BudgetCounter } from '../domain/budget.js';
+import type { InboxEvent } from '../domain/inbox.js';
 import { DaemonError } from '../errors.js';
+import { compareKeys } from './memoryKeys.js';
+
+/** Replay order: by `ts`, then by id. */
+export function compareInbox(a: InboxEvent, b: InboxEvent): number {
+  if (a.ts !== b.ts) return a.ts - b.ts;
+  return compareKeys(a.id, b.id);
+}
 
 /** The stored form of a dedupe key: scoped to its principal, so another principal's identical key is distinct. */
 export function scopedKey(principal: string | null, key: string): string {
