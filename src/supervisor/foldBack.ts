@@ -26,20 +26,20 @@ export interface FoldBackDeps {
   tasks: TaskHooks | undefined;
   /** Called just before the commit (the test-only crash point). */
   beforeCommit: () => void;
+  /** Asks for a reactor step (whose checkpoint retries a refused fold). */
+  wake: () => void;
   /** The event's fold is durable (`result` is absent when only a retried commit's outcome survived). */
   committed: (eventId: string, outcome: InboxOutcome, result?: TurnResult) => void;
 }
+
+/** How soon a refused fold commit is tried again when no other step comes first. */
+const FOLD_RETRY_MS = 1_000;
 
 export class FoldBack {
   /** Folds whose commit is on its way to the store. */
   private readonly inFlight = new Set<string>();
 
   constructor(private readonly deps: FoldBackDeps) {}
-
-  /** Resolves once no fold commit is on its way (a drain waits for them before it reports). */
-  get committing(): number {
-    return this.inFlight.size;
-  }
 
   /**
    * Folds a result into its conversation, then commits the transcript and the inbox-done together.
@@ -107,6 +107,8 @@ export class FoldBack {
       if (!retried) log.error('store.checkpoint.fail', { ctx, inbox_event: eventId, err: describeError(err) });
       // The result rides along: what a committed turn leads to (a goal's accounting) needs its numbers.
       outcomes.uncommitted.set(eventId, result ? { ctx, outcome, result } : { ctx, outcome });
+      // A later step retries it; one comes within a second even when nothing else happens.
+      setTimeout(this.deps.wake, FOLD_RETRY_MS).unref();
       return;
     }
     // What the fold leads to (a proposal on the feed, notes, a goal's next turn) comes before the task's final

@@ -103,8 +103,7 @@ export class Supervisor {
       ownerOf: (ctx) => conversations.get(ctx)?.principal ?? null,
     });
     this.folds = new FoldBack({
-      ...base,
-      conversations,
+      ...{ ...base, conversations, wake },
       outcomes: this.outcomes,
       tasks: opts.tasks,
       beforeCommit: () => this.killPoint('fold.before_commit'),

@@ -36,6 +36,8 @@ export interface RigOptions {
   dir?: string;
   /** Give the supervisor an A2A task backend (tasks follow their turns). */
   tasks?: boolean;
+  /** Wraps the opened store (a store that fails on cue). */
+  wrapStore?: (store: Store) => Store;
 }
 
 /** The supervisor over a fresh store; with MCP servers configured it also gets the tool surface. */
@@ -54,7 +56,8 @@ export async function startRig(
     flags: { intelligence: model.url, model: 'test-model' },
     cwd: dir,
   });
-  const store = openStore(config.store);
+  const opened = openStore(config.store);
+  const store = opts.wrapStore ? opts.wrapStore(opened) : opened;
   const events: Array<Record<string, unknown>> = [];
   const log = createLogger({ level: 'debug', write: (line) => events.push(JSON.parse(line)) });
   const hasMcp = Object.keys(config.mcp.servers).length > 0;
