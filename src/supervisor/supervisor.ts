@@ -47,8 +47,11 @@ export type { AcceptInput, SupervisorOptions } from './supervisorOptions.js';
 
 /** Turn ids reserved per store round trip. */
 const TURN_ID_BLOCK = 1000;
-/** How long a claim holds the inbox's pending events (one process renews them by claiming again at start). */
-const INBOX_LEASE_MS = 10 * 60_000;
+/**
+ * How long a start-up claim holds the inbox's pending events for this instance (`agent.name`). A restart under the
+ * same name takes them back at once; under another name, after this long.
+ */
+const INBOX_LEASE_MS = 30_000;
 
 export class Supervisor {
   private readonly config: Readonly<Config>;
