@@ -13,7 +13,7 @@ import type { EngineEventType, HumanAsk, TaskHooks } from '../supervisor/taskHoo
 import type { ToolResult } from '../tools/internalTools.js';
 import { type A2aBackend, BackendError, type Principal, type SendRequest, type TaskUpdate } from './backend.js';
 import { runCommand } from './commands.js';
-import { isTerminal, newTask, stateForStatus, transition } from './tasks.js';
+import { isTerminal, newTask, startingTask, stateForStatus, transition } from './tasks.js';
 
 interface OpenQuestion {
   taskId: string;
@@ -57,13 +57,7 @@ export class TaskBackend implements A2aBackend, TaskHooks {
   }
 
   /** The task an event starts with (committed with the event by the supervisor's accept), or null. */
-  taskFor(ev: InboxEvent): TaskRecord | null {
-    const t = ev.payload.task;
-    if (!t) return null;
-    const principal = ev.principal ?? 'operator';
-    const base = { id: t.id, context_id: t.context_id, conversation: ev.payload.context_id, principal };
-    return newTask({ ...base, inbox_event: ev.id, now: ev.ts });
-  }
+  readonly taskFor = startingTask;
 
   /** The task an accepted event answers; rebuilt (and saved) when an older store lost it after the inbox write. */
   private async taskOf(ev: InboxEvent): Promise<TaskRecord | null> {
