@@ -38,15 +38,18 @@ async function measure({ label, playbook, warm, gapMs, mcp }: Scenario): Promise
   const tools = await ToolSurface.start({ config, log, baseEnv: process.env });
   const store = openStore(config.store);
   const sup = new Supervisor({ config, store, log, tools, warmWorkers: warm });
-  sup.restore();
+  await sup.restore();
   await pause(gapMs);
   const times: number[] = [];
   let cpu = 0;
   for (let i = 0; i < TURNS; i++) {
     const t0 = performance.now();
     const c0 = process.cpuUsage();
-    const ev = sup.accept({ context_id: `bench-${i % 4}`, text: `message ${i}`, principal: 'operator' });
-    if (!ev) throw new Error('not accepted');
+    const { record: ev } = await sup.accept({
+      context_id: `bench-${i % 4}`,
+      text: `message ${i}`,
+      principal: 'operator',
+    });
     const outcome = await sup.outcomeOf(ev.id);
     if (outcome.status !== 'completed') throw new Error(`turn ${i}: ${outcome.status} ${outcome.error ?? ''}`);
     times.push(performance.now() - t0);
@@ -55,7 +58,7 @@ async function measure({ label, playbook, warm, gapMs, mcp }: Scenario): Promise
     await pause(gapMs);
   }
   await sup.drain(5_000);
-  store.close();
+  await store.close();
   await tools.close();
   await model.close();
   rmSync(dir, { recursive: true, force: true });

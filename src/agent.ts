@@ -76,14 +76,13 @@ export async function createAgent(opts: CreateAgentOptions = {}): Promise<Agent>
     supervisor,
     a2aUrl: a2a?.url ?? null,
     metricsAddress: runtime.metricsAddress,
-    send: (text, o = {}) => {
-      const event = supervisor.accept({
+    send: async (text, o = {}) => {
+      const { record } = await supervisor.accept({
         context_id: o.conversation ?? 'root',
         text,
         principal: o.principal ?? 'operator',
       });
-      if (!event) return Promise.reject(new DaemonError('internal', 'the message could not be accepted'));
-      return supervisor.outcomeOf(event.id);
+      return supervisor.outcomeOf(record.id);
     },
     close: () => runtime.stop(),
   };

@@ -7,6 +7,7 @@ export type DaemonErrorCode =
   | 'store_locked'
   | 'store_corrupt'
   | 'store_io'
+  | 'store_conflict'
   | 'intel_unavailable'
   | 'intel_fatal'
   | 'mcp_unreachable'

@@ -28,7 +28,6 @@ export class A2aProducer implements Producer {
       drain: () => ctx.requestStop(),
       wake: config.agent,
     });
-    backend.recover();
     ctx.tasks.bind(backend);
     this.ctx = ctx;
     this.backend = backend;

@@ -23,6 +23,8 @@ export interface SendRequest {
   command?: { op: string; args: Record<string, unknown> };
   /** `agentd/mode` metadata etc.; passed through. */
   metadata?: Record<string, unknown>;
+  /** The A2A messageId: a retry with the same id (from the same caller) gets the first send's task back. */
+  messageId?: string;
 }
 
 /** A live update of a task the caller watches. */
@@ -52,10 +54,10 @@ export interface A2aBackend {
    */
   settled(principal: Principal, taskId: string, signal: AbortSignal): Promise<TaskRecord | null>;
   /** Null when the task does not exist OR belongs to someone else: the two are indistinguishable. */
-  getTask(principal: Principal, taskId: string): TaskRecord | null;
-  listTasks(principal: Principal, filter: { contextId?: string; limit: number }): TaskRecord[];
-  /** Throws BackendError not_found / not_cancelable. */
-  cancelTask(principal: Principal, taskId: string): TaskRecord;
+  getTask(principal: Principal, taskId: string): Promise<TaskRecord | null>;
+  listTasks(principal: Principal, filter: { contextId?: string; limit: number }): Promise<TaskRecord[]>;
+  /** Rejects with BackendError not_found / not_cancelable. */
+  cancelTask(principal: Principal, taskId: string): Promise<TaskRecord>;
   /** Null when not found / not owned; else calls `onUpdate` for every change until the returned unsubscribe. */
-  watch(principal: Principal, taskId: string, onUpdate: (u: TaskUpdate) => void): (() => void) | null;
+  watch(principal: Principal, taskId: string, onUpdate: (u: TaskUpdate) => void): Promise<(() => void) | null>;
 }

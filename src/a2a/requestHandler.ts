@@ -63,7 +63,7 @@ export class BackendRequestHandler implements A2ARequestHandler {
       const task = await this.backend.send(call.principal, req);
       if (params.configuration?.returnImmediately || isSettledState(task.state)) return toWireTask(task);
       const settled = await this.backend.settled(call.principal, task.id, call.signal);
-      return toWireTask(settled ?? this.backend.getTask(call.principal, task.id) ?? task);
+      return toWireTask(settled ?? (await this.backend.getTask(call.principal, task.id)) ?? task);
     } catch (err) {
       throw wireError(err, call);
     }
@@ -86,7 +86,7 @@ export class BackendRequestHandler implements A2ARequestHandler {
   async getTask(params: GetTaskRequest, context: ServerCallContext): Promise<Task> {
     const call = callOf(context);
     try {
-      return toWireTask(this.visibleTask(call, params.id));
+      return toWireTask(await this.visibleTask(call, params.id));
     } catch (err) {
       throw wireError(err, call);
     }
@@ -98,9 +98,9 @@ export class BackendRequestHandler implements A2ARequestHandler {
       const pageSize = params.pageSize ?? DEFAULT_PAGE_SIZE;
       const filter = { limit: pageSize, ...(params.contextId ? { contextId: params.contextId } : {}) };
       const state = stateOfWire(params.status);
-      const records = this.backend
-        .listTasks(call.principal, filter)
-        .filter((task) => state === undefined || task.state === state);
+      const records = (await this.backend.listTasks(call.principal, filter)).filter(
+        (task) => state === undefined || task.state === state,
+      );
       const tasks = records
         .map(toWireTask)
         .map((task) => (params.includeArtifacts ? task : { ...task, artifacts: [] }));
@@ -113,7 +113,7 @@ export class BackendRequestHandler implements A2ARequestHandler {
   async cancelTask(params: CancelTaskRequest, context: ServerCallContext): Promise<Task> {
     const call = callOf(context);
     try {
-      return toWireTask(this.backend.cancelTask(call.principal, params.id));
+      return toWireTask(await this.backend.cancelTask(call.principal, params.id));
     } catch (err) {
       throw wireError(err, call);
     }
@@ -122,7 +122,7 @@ export class BackendRequestHandler implements A2ARequestHandler {
   async *resubscribe(params: SubscribeToTaskRequest, context: ServerCallContext): AsyncGenerator<StreamResponse> {
     const call = callOf(context);
     try {
-      const task = this.visibleTask(call, params.id);
+      const task = await this.visibleTask(call, params.id);
       if (isTerminalState(task.state)) {
         throw new RpcError(RPC_CODES.unsupported, `the task is ${task.state}: nothing more will happen to it`);
       }
@@ -149,8 +149,8 @@ export class BackendRequestHandler implements A2ARequestHandler {
     return Promise.reject(pushUnsupported());
   }
 
-  private visibleTask(call: CallState, id: string): TaskRecord {
-    const task = this.backend.getTask(call.principal, id);
+  private async visibleTask(call: CallState, id: string): Promise<TaskRecord> {
+    const task = await this.backend.getTask(call.principal, id);
     if (!task) throw new RpcError(RPC_CODES.task_not_found, TASK_NOT_FOUND);
     return task;
   }
@@ -187,7 +187,7 @@ async function* followTask(
 ): AsyncGenerator<StreamResponse> {
   const queue: TaskUpdate[] = [];
   let wake: (() => void) | null = null;
-  const off = backend.watch(call.principal, first.id, (update) => {
+  const off = await backend.watch(call.principal, first.id, (update) => {
     queue.push(update);
     wake?.();
   });
@@ -195,7 +195,7 @@ async function* followTask(
   const onAbort = (): void => wake?.();
   call.signal.addEventListener('abort', onAbort);
   try {
-    const fresh = backend.getTask(call.principal, first.id);
+    const fresh = await backend.getTask(call.principal, first.id);
     if (fresh && changed(first, fresh)) queue.unshift({ kind: 'task', task: fresh });
     let last = first;
     while (!call.signal.aborted) {

@@ -7,14 +7,14 @@ import { describeError } from '../errors.js';
 import type { Logger } from '../obs/log.js';
 import type { SupervisorPort } from '../runtime/producer.js';
 import { a2aMessageNote, a2aMessageWakes, humanReplyWake } from '../steering/wakeNotes.js';
-import type { Store } from '../store/store.js';
+import type { Accepted, Store } from '../store/store.js';
 import { newUlid } from '../store/ulid.js';
 import type { AcceptInput } from '../supervisor/inbox.js';
 import type { EngineEventType, HumanAsk, TaskHooks } from '../supervisor/taskHooks.js';
 import type { ToolResult } from '../tools/internalTools.js';
 import { type A2aBackend, BackendError, type Principal, type SendRequest, type TaskUpdate } from './backend.js';
 import { runCommand } from './commands.js';
-import { isTerminal, newTask, stateForStatus, transition } from './tasks.js';
+import { isTerminal, newTask, startingTask, stateForStatus, transition } from './tasks.js';
 
 interface OpenQuestion {
   taskId: string;
@@ -26,8 +26,8 @@ export interface TaskBackendDeps {
   store: Store;
   /** The supervisor's controls: steering, cancel, pause/resume, status. */
   supervisor: SupervisorPort;
-  /** The durable accept (resolves once the inbox row is committed). */
-  accept(input: AcceptInput): Promise<InboxEvent | null>;
+  /** The durable accept (resolves once the inbox row, and the task it starts, are committed). */
+  accept(input: AcceptInput): Promise<Accepted>;
   log: Logger;
   now(): number;
   /** Starts a drain (operator command `drain`). */
@@ -48,25 +48,29 @@ const SEED_WAKE: Pick<AgentConfig, 'wake_on' | 'on_workflow_finished'> = {
 export class TaskBackend implements A2aBackend, TaskHooks {
   private readonly watchers = new Map<string, Set<(u: TaskUpdate) => void>>();
   private readonly questions = new Map<string, OpenQuestion>();
+  /** Tasks whose turn has not ended, by inbox event: activity and engine events reach their watchers in order. */
+  private readonly live = new Map<string, TaskRecord>();
   private listening = false;
 
   constructor(private readonly deps: TaskBackendDeps) {}
 
-  /** At start: rebuild task records a crash lost between the inbox write and the task write. */
-  recover(): void {
-    for (const ev of this.deps.store.pendingInbox()) {
-      const task = this.taskOf(ev);
-      if (task && !this.deps.store.getTask(task.id)) this.deps.store.saveTask(task);
-    }
+  /** At start (the supervisor's restore): rebuild task records a crash lost between the inbox and task writes. */
+  async recover(pending: readonly InboxEvent[]): Promise<void> {
+    for (const ev of pending) await this.taskOf(ev);
   }
 
-  /** The task an event answers, as its accept records it (null for an event that answers none). */
-  private taskOf(ev: InboxEvent): TaskRecord | null {
+  /** The task an event starts with (committed with the event by the supervisor's accept), or null. */
+  readonly taskFor = startingTask;
+
+  /** The task an accepted event answers; rebuilt (and saved) when an older store lost it after the inbox write. */
+  private async taskOf(ev: InboxEvent): Promise<TaskRecord | null> {
     const t = ev.payload.task;
     if (!t) return null;
-    const principal = ev.principal ?? 'operator';
-    const init = { id: t.id, context_id: t.context_id, conversation: ev.payload.context_id, principal };
-    return newTask({ ...init, inbox_event: ev.id, now: this.deps.now() });
+    const existing = await this.deps.store.tasks.get(t.id);
+    if (existing) return existing;
+    const task = this.taskFor(ev);
+    if (task) await this.deps.store.tasks.save(task);
+    return task;
   }
 
   /** A person can be asked only while the listener is up. */
@@ -93,7 +97,7 @@ export class TaskBackend implements A2aBackend, TaskHooks {
       const note = a2aMessageNote(principal.id, req.text);
       return this.noted(principal, contextId, conversation, note, 'noted; the agent reads it on its next turn');
     }
-    return this.accept(principal, contextId, conversation, req.text);
+    return this.accept(principal, contextId, conversation, req);
   }
 
   /** `agentd/mode` metadata switches the conversation's mode before the message is accepted (its turn runs in it). */
@@ -125,7 +129,7 @@ export class TaskBackend implements A2aBackend, TaskHooks {
   }
 
   /** Leaves `note` in the conversation (no turn) and records a completed task that says so. */
-  private noted(principal: Principal, contextId: string, conversation: string, note: string, reply: string) {
+  private async noted(principal: Principal, contextId: string, conversation: string, note: string, reply: string) {
     this.noteIn(principal, conversation, note);
     const now = this.deps.now();
     const base = newTask({
@@ -137,15 +141,15 @@ export class TaskBackend implements A2aBackend, TaskHooks {
       now,
     });
     const done = transition(base, 'completed', now, { result: reply, message: reply }) ?? base;
-    this.save(done);
+    await this.save(done);
     return done;
   }
 
-  settled(principal: Principal, taskId: string, signal: AbortSignal): Promise<TaskRecord | null> {
-    const task = this.getTask(principal, taskId);
-    if (!task) return Promise.reject(new BackendError('not_found', 'task not found'));
-    if (isSettled(task)) return Promise.resolve(task);
-    if (signal.aborted) return Promise.resolve(null);
+  async settled(principal: Principal, taskId: string, signal: AbortSignal): Promise<TaskRecord | null> {
+    const task = await this.getTask(principal, taskId);
+    if (!task) throw new BackendError('not_found', 'task not found');
+    if (isSettled(task)) return task;
+    if (signal.aborted) return null;
     return new Promise((resolve) => {
       const finish = (value: TaskRecord | null): void => {
         off();
@@ -165,45 +169,42 @@ export class TaskBackend implements A2aBackend, TaskHooks {
     return this.watchers.size;
   }
 
-  getTask(principal: Principal, taskId: string): TaskRecord | null {
-    const task = this.deps.store.getTask(taskId);
-    return task && owns(principal, task) ? task : null;
+  async getTask(principal: Principal, taskId: string): Promise<TaskRecord | null> {
+    const task = await this.deps.store.tasks.get(taskId);
+    return task && owns(principal, task) ? this.remember(task) : null;
   }
 
-  listTasks(principal: Principal, filter: { contextId?: string; limit: number }): TaskRecord[] {
+  listTasks(principal: Principal, filter: { contextId?: string; limit: number }): Promise<TaskRecord[]> {
     const who = principal.role === 'operator' ? null : principal.id;
     const query = {
       principal: who,
       limit: filter.limit,
       ...(filter.contextId ? { context_id: filter.contextId } : {}),
     };
-    return this.deps.store.listTasks(query);
+    return this.deps.store.tasks.list(query);
   }
 
-  cancelTask(principal: Principal, taskId: string): TaskRecord {
-    const task = this.getTask(principal, taskId);
+  async cancelTask(principal: Principal, taskId: string): Promise<TaskRecord> {
+    const task = await this.getTask(principal, taskId);
     if (!task) throw new BackendError('not_found', 'task not found');
     if (isTerminal(task.state)) throw new BackendError('not_cancelable', `task is already ${task.state}`);
     const canceled = transition(task, 'canceled', this.deps.now(), { message: 'canceled by the caller' });
     if (!canceled) throw new BackendError('not_cancelable', `task is already ${task.state}`);
-    this.save(canceled);
+    await this.save(canceled);
     this.closeQuestion(taskId, { result: 'the task was canceled', is_error: true });
     if (task.inbox_event) this.deps.supervisor.cancelEvent(task.inbox_event, 'task canceled over A2A');
     return canceled;
   }
 
-  watch(principal: Principal, taskId: string, onUpdate: (u: TaskUpdate) => void): (() => void) | null {
-    if (!this.getTask(principal, taskId)) return null;
+  async watch(principal: Principal, taskId: string, onUpdate: (u: TaskUpdate) => void): Promise<(() => void) | null> {
+    if (!(await this.getTask(principal, taskId))) return null;
     return this.subscribe(taskId, onUpdate);
   }
 
   // ---- TaskHooks (called by the supervisor) ----
 
-  taskForFold(eventId: string, outcome: InboxOutcome): TaskRecord | null {
-    // A fold can come before the accept's caller records the task (a refusal folds at once): rebuild it.
-    const stored = this.deps.store.taskForEvent(eventId);
-    const event = stored ? null : this.deps.store.findInbox(eventId);
-    const task = stored ?? (event ? this.taskOf(event) : null);
+  async taskForFold(eventId: string, outcome: InboxOutcome): Promise<TaskRecord | null> {
+    const task = await this.deps.store.tasks.forEvent(eventId);
     if (!task) return null;
     const message = outcome.reply || outcome.error || null;
     const patch = { message, result: outcome.status === 'completed' ? outcome.reply : null, question: null };
@@ -215,29 +216,39 @@ export class TaskBackend implements A2aBackend, TaskHooks {
   }
 
   onActivity(eventId: string, activity: Record<string, unknown>): void {
-    const task = this.deps.store.taskForEvent(eventId);
-    if (!task) return;
-    for (const w of this.watchers.get(task.id) ?? []) w({ kind: 'activity', task, activity });
+    this.toWatchers(eventId, (task) => ({ kind: 'activity', task, activity }));
   }
 
   onEngineEvent(eventId: string, type: EngineEventType, fields: Record<string, unknown>): void {
-    const task = this.deps.store.taskForEvent(eventId);
-    if (!task) return;
-    for (const w of this.watchers.get(task.id) ?? []) w({ kind: 'engine', task, type, fields });
+    this.toWatchers(eventId, (task) => ({ kind: 'engine', task, type, fields }));
   }
 
-  askHuman(ask: HumanAsk): Promise<ToolResult> {
-    const task = this.deps.store.taskForEvent(ask.eventId);
+  /** Tells the watchers of the event's task, at once and in order (a live task is known by its event). */
+  private toWatchers(eventId: string, update: (task: TaskRecord) => TaskUpdate): void {
+    const task = this.live.get(eventId);
+    if (task) for (const w of this.watchers.get(task.id) ?? []) w(update(task));
+  }
+
+  /** Keeps the newest record of a task whose turn is still to end, by its inbox event (the live feed's lookup). */
+  private remember(task: TaskRecord): TaskRecord {
+    if (task.inbox_event === null) return task;
+    if (isTerminal(task.state)) this.live.delete(task.inbox_event);
+    else this.live.set(task.inbox_event, task);
+    return task;
+  }
+
+  async askHuman(ask: HumanAsk): Promise<ToolResult> {
+    const task = await this.deps.store.tasks.forEvent(ask.eventId);
     if (!task || isTerminal(task.state)) {
-      return Promise.resolve({ result: 'ask_human: this turn has no task a person could answer', is_error: true });
+      return { result: 'ask_human: this turn has no task a person could answer', is_error: true };
     }
     // A turn replayed after a restart asks again; an answer given meanwhile to the same question is handed over.
     const early = task.question?.answer;
     if (early !== undefined && task.question?.text === ask.question) {
       const settled = transition(task, 'working', this.deps.now(), { question: null, message: null });
-      if (settled) this.save(settled);
+      if (settled) await this.save(settled);
       this.deps.log.info('a2a.answer.replayed', { task: task.id });
-      return Promise.resolve({ result: { reply: early, timed_out: false }, is_error: false });
+      return { result: { reply: early, timed_out: false }, is_error: false };
     }
     const question = {
       id: newUlid(this.deps.now()),
@@ -245,10 +256,10 @@ export class TaskBackend implements A2aBackend, TaskHooks {
       ...(ask.schema ? { schema: ask.schema } : {}),
     };
     const waiting = transition(task, 'input_required', this.deps.now(), { message: ask.question, question });
-    if (waiting) this.save(waiting);
+    if (waiting) await this.save(waiting);
     return new Promise((resolve) => {
       const timer = setTimeout(
-        () => this.questionTimedOut(task.id),
+        () => void this.questionTimedOut(task.id),
         Math.max(0, Math.min(ask.timeoutAt - this.deps.now(), 2_147_483_647)),
       );
       this.questions.set(task.id, { taskId: task.id, resolve, timer });
@@ -257,41 +268,41 @@ export class TaskBackend implements A2aBackend, TaskHooks {
 
   // ---- internals ----
 
-  private async accept(principal: Principal, contextId: string, conversation: string, text: string) {
+  /**
+   * Accepts the message and records its task. A retry of a message already accepted (same caller, same A2A
+   * messageId) gets that message's task back: no second event, no second turn (the inbox's idempotency key).
+   */
+  private async accept(principal: Principal, contextId: string, conversation: string, req: SendRequest) {
     const now = this.deps.now();
     const taskId = newUlid(now);
-    const event = await this.deps.accept({
+    const { record, created } = await this.deps.accept({
       context_id: conversation,
-      text,
+      text: req.text,
       principal: principal.id,
       task: { id: taskId, context_id: contextId },
+      ...(req.messageId ? { dedupe_key: `a2a:${req.messageId}` } : {}),
     });
-    if (!event) throw new BackendError('invalid_params', 'the message could not be accepted');
-    const folded = this.deps.store.getTask(taskId);
-    if (folded) return folded; // its fold came first and recorded the task
-    const task = newTask({
-      id: taskId,
-      context_id: contextId,
-      conversation,
-      principal: principal.id,
-      inbox_event: event.id,
-      now,
-    });
-    this.save(task);
-    return task;
+    // The task was committed with the event (taskFor); a retry gets the one its first send committed.
+    const task = await this.taskOf(record);
+    if (!task)
+      throw new BackendError('invalid_params', `message ${req.messageId} was already used for another request`);
+    const fields = { task: task.id, state: task.state, principal: task.principal };
+    this.deps.log.info('a2a.task', created ? fields : { ...fields, replayed: true });
+    if (created) this.notify(task);
+    return this.remember(task);
   }
 
   /** A message naming an existing task: the answer to its open question, or a new message in its conversation. */
   private async continueTask(principal: Principal, taskId: string, req: SendRequest): Promise<TaskRecord> {
     const { text } = req;
-    const task = this.getTask(principal, taskId);
+    const task = await this.getTask(principal, taskId);
     if (!task) throw new BackendError('not_found', 'task not found');
     if (task.state === 'input_required') {
       const open = this.questions.has(taskId);
       // No turn waits after a restart: the answer is kept on the task, durably, for the replayed turn's question.
       const question = open || task.question === null ? null : { ...task.question, answer: text };
       const working = transition(task, 'working', this.deps.now(), { question, message: null }) ?? task;
-      this.save(working);
+      await this.save(working);
       if (open) this.closeQuestion(taskId, { result: { reply: text, timed_out: false }, is_error: false });
       return working;
     }
@@ -307,7 +318,7 @@ export class TaskBackend implements A2aBackend, TaskHooks {
     return task;
   }
 
-  private command(principal: Principal, req: SendRequest): TaskRecord {
+  private async command(principal: Principal, req: SendRequest): Promise<TaskRecord> {
     const op = req.command?.op ?? '';
     const now = this.deps.now();
     const conversation = req.contextId ? conversationFor(principal, req.contextId) : null;
@@ -328,16 +339,16 @@ export class TaskBackend implements A2aBackend, TaskHooks {
       throw new BackendError('invalid_params', describeError(err));
     }
     const done = transition(base, 'completed', now, { result: JSON.stringify(result), message: op }) ?? base;
-    this.save(done);
+    await this.save(done);
     return done;
   }
 
   /** Nobody answered in time: the turn goes on without an answer, and the task is working again. */
-  private questionTimedOut(taskId: string): void {
+  private async questionTimedOut(taskId: string): Promise<void> {
     this.closeQuestion(taskId, { result: { reply: null, timed_out: true }, is_error: false });
-    const task = this.deps.store.getTask(taskId);
+    const task = await this.deps.store.tasks.get(taskId);
     const working = task && transition(task, 'working', this.deps.now(), { question: null, message: null });
-    if (working) this.save(working);
+    if (working) await this.save(working);
   }
 
   private closeQuestion(taskId: string, answer: ToolResult): void {
@@ -348,13 +359,14 @@ export class TaskBackend implements A2aBackend, TaskHooks {
     open.resolve(answer);
   }
 
-  private save(task: TaskRecord): void {
-    this.deps.store.saveTask(task);
+  private async save(task: TaskRecord): Promise<void> {
+    await this.deps.store.tasks.save(task);
     this.deps.log.info('a2a.task', { task: task.id, state: task.state, principal: task.principal });
     this.notify(task);
   }
 
   private notify(task: TaskRecord): void {
+    this.remember(task);
     for (const w of this.watchers.get(task.id) ?? []) w({ kind: 'task', task });
   }
 
@@ -370,7 +382,7 @@ export class TaskBackend implements A2aBackend, TaskHooks {
 }
 
 /** The operator names conversations directly; anyone else's context ids are their own namespace (RFC 0043). */
-function conversationFor(principal: Principal, contextId: string): string {
+export function conversationFor(principal: Principal, contextId: string): string {
   return principal.role === 'operator' ? contextId : `${principal.id}/${contextId}`;
 }
 

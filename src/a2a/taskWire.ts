@@ -159,6 +159,7 @@ export function toSendRequest(request: SendMessageRequest): SendRequest {
     ...(message.taskId ? { taskId: message.taskId } : {}),
     ...(command ? { command } : {}),
     ...(Object.keys(metadata).length > 0 ? { metadata } : {}),
+    ...(message.messageId ? { messageId: message.messageId } : {}),
   };
 }
 

@@ -1,6 +1,7 @@
 // A2A task policy (reference §17.2, §14.2): how a task starts, moves between states and ends. Pure: plain data
 // in, a new copy out; no store, no clock. A terminal state (completed, failed, canceled, rejected) never changes.
 
+import type { InboxEvent } from '../domain/inbox.js';
 import type { TaskRecord, TaskState } from '../domain/task.js';
 import type { TurnStatus } from '../protocol/status.js';
 
@@ -46,6 +47,15 @@ export function newTask(init: NewTask): TaskRecord {
     created: init.now,
     updated: init.now,
   };
+}
+
+/** The task an accepted inbox event starts with (the A2A task its payload names), or null when it names none. */
+export function startingTask(ev: InboxEvent): TaskRecord | null {
+  const t = ev.payload.task;
+  if (!t) return null;
+  const principal = ev.principal ?? 'operator';
+  const base = { id: t.id, context_id: t.context_id, conversation: ev.payload.context_id, principal };
+  return newTask({ ...base, inbox_event: ev.id, now: ev.ts });
 }
 
 /** Fields a transition may set along with the state; an absent field keeps its value, null clears it. */

@@ -52,6 +52,8 @@ export class BudgetLedger {
   private readonly dirty = new Set<string>();
   /** Stored counters by `scope\nwindow`, read once at start and consulted as scopes come into use. */
   private stored = new Map<string, BudgetCounter>();
+  /** What the store holds by `scope\nwindow`, as far as this ledger wrote it: flushes add the difference. */
+  private flushed = new Map<string, BudgetCounter>();
 
   constructor(private readonly deps: LedgerDeps) {}
 
@@ -66,9 +68,11 @@ export class BudgetLedger {
   }
 
   /** Reads the durable counters (start-up). */
-  load(): void {
+  async load(): Promise<void> {
     if (!this.active) return;
-    this.stored = new Map(this.deps.store.loadBudgetCounters().map((c) => [`${c.scope}\n${c.window}`, c]));
+    const rows = await this.deps.store.budget.load();
+    this.stored = new Map(rows.map((c) => [`${c.scope}\n${c.window}`, c]));
+    this.flushed = new Map(this.stored);
   }
 
   /** The scopes a turn in `ctx` for `principal` answers to, in check order: principal, conversation, instance. */
@@ -148,19 +152,30 @@ export class BudgetLedger {
     this.touch(scopes);
   }
 
-  /** Writes every changed scope's counters; on failure they stay dirty and the next checkpoint retries. */
+  /**
+   * Adds what every changed scope counted since the last flush to the durable counters (increments, never
+   * absolute values). A refused write changed nothing: its scopes are dirty again and the next checkpoint retries.
+   */
   flush(): void {
     if (this.dirty.size === 0) return;
-    const rows = [...this.dirty].flatMap((name) => {
+    const names = [...this.dirty];
+    this.dirty.clear();
+    const rows = names.flatMap((name) => {
       const scope = this.scopes.get(name);
       return scope ? counterRows(scope) : [];
     });
-    try {
-      this.deps.store.saveBudgetCounters(rows);
-      this.dirty.clear();
-    } catch (err) {
+    const before = new Map(rows.map((row) => [counterKey(row), this.flushed.get(counterKey(row))]));
+    const deltas = rows.map((row) => counterDelta(before.get(counterKey(row)), row)).filter((d) => d !== null);
+    for (const row of rows) this.flushed.set(counterKey(row), row);
+    if (deltas.length === 0) return;
+    this.deps.store.budget.add(deltas).catch((err: unknown) => {
+      for (const [key, prev] of before) {
+        if (prev === undefined) this.flushed.delete(key);
+        else this.flushed.set(key, prev);
+      }
+      for (const name of names) this.dirty.add(name);
       this.deps.log.error('store.checkpoint.fail', { err: `budget counters: ${describeError(err)}` });
-    }
+    });
   }
 
   /** The scope's state, created (with its stored counters) on first use. */
@@ -193,6 +208,18 @@ export class BudgetLedger {
   private touch(scopes: readonly ScopeState[]): void {
     for (const s of scopes) this.dirty.add(s.name);
   }
+}
+
+function counterKey(c: BudgetCounter): string {
+  return `${c.scope}\n${c.window}`;
+}
+
+/** What `row` adds to `prev` (null when nothing): the difference within a bucket, the whole row for a new one. */
+export function counterDelta(prev: BudgetCounter | undefined, row: BudgetCounter): BudgetCounter | null {
+  if (prev === undefined || prev.index !== row.index) return row;
+  const tokens = row.tokens - prev.tokens;
+  const requests = row.requests - prev.requests;
+  return tokens === 0 && requests === 0 ? null : { ...row, tokens, requests };
 }
 
 function counterRows(scope: ScopeState): BudgetCounter[] {

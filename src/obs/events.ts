@@ -11,6 +11,8 @@ export const EVENT_NAMES = [
   'agent.resumed',
   // inbox and producers
   'inbox.accepted',
+  'inbox.accept.fail',
+  'inbox.duplicate',
   'prompt.skipped',
   'producer.started',
   'producer.failed',

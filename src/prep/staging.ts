@@ -22,6 +22,8 @@ const KNOWLEDGE_TIMEOUT_MS = 60_000;
 
 export interface StagingDeps extends Omit<PreflightDeps, 'skills'> {
   store: Store;
+  /** The first memory keys (the snapshot's list). */
+  memoryKeys: () => string[];
   tools: ToolSurface | undefined;
   /** Puts a staged job back in its place in the queue. */
   requeue: (job: TurnJob) => void;
@@ -131,7 +133,7 @@ export class Staging {
       }
     }
     if (needsPreflight(job.text, conv.plan, config.agent.preflight)) {
-      const turnId = `preflight-${this.deps.store.nextSequence('preflight')}`;
+      const turnId = `preflight-${await this.deps.store.sequences.next('preflight')}`;
       this.preflights.set(job.event.id, turnId);
       const outcome = await runPreflight(this.deps, job, conv, turnId, () => this.staged.has(job.event.id));
       if (!this.staged.has(job.event.id)) return false;

@@ -1,9 +1,8 @@
 // The producer seam: anything that turns the outside world (or a timer, or another run) into inbox events.
 // A producer only accepts; it never reaches into the supervisor's state (data flows producer → inbox → …).
 import type { Config } from '../config/types.js';
-import type { InboxEvent, InboxRecord } from '../domain/inbox.js';
 import type { Logger } from '../obs/log.js';
-import type { Store } from '../store/store.js';
+import type { Accepted, Store } from '../store/store.js';
 import type { AcceptInput } from '../supervisor/inbox.js';
 import type { Supervisor } from '../supervisor/supervisor.js';
 import type { TaskHooksSlot } from './taskSlot.js';
@@ -14,10 +13,11 @@ export type SupervisorPort = Pick<Supervisor, 'steering' | 'cancelEvent' | 'paus
 /** What a producer starts with. */
 export interface ProducerContext {
   config: Readonly<Config>;
-  /** Durably accepts one event; resolves once it is committed (null: its dedupe key was already accepted). */
-  accept(input: AcceptInput): Promise<InboxEvent | null>;
-  /** The accepted event with this dedupe key, if any (a producer that must accept something once per store). */
-  findAccepted(dedupeKey: string): Promise<InboxRecord | null>;
+  /**
+   * Durably accepts one event; resolves once it is committed. Idempotent per (principal, `dedupe_key`): a second
+   * accept with the same key writes nothing and resolves with the first event (`created: false`).
+   */
+  accept(input: AcceptInput): Promise<Accepted>;
   clock(): number;
   /** The store, for a producer that keeps records of its own beside the inbox (the A2A backend's tasks). */
   store: Store;

@@ -8,7 +8,7 @@ import { DaemonError } from '../errors.js';
 import type { Logger } from '../obs/log.js';
 import { type MetricsServer, serveMetrics } from '../obs/metricsServer.js';
 import { openStore } from '../store/openStore.js';
-import type { Store } from '../store/store.js';
+import type { Accepted, Store } from '../store/store.js';
 import type { AcceptInput } from '../supervisor/inbox.js';
 import { Supervisor } from '../supervisor/supervisor.js';
 import { ToolSurface, type ToolSurfaceOptions } from '../tools/surface.js';
@@ -86,7 +86,7 @@ export async function startRuntime(config: Readonly<Config>, opts: RuntimeOption
     if (metrics) undo.push(() => metrics.close());
     const started = await startProducers(cfg, opts, { store, supervisor, tasks, drain, restored: restoring.done });
     undo.push(() => started.registry.stop({ log }));
-    const restored = supervisor.restore();
+    const restored = await supervisor.restore();
     restoring.open();
     return runtime({ cfg, store, tools, supervisor, restored, metrics, drain, producers: started.list, unwind });
   } catch (err) {
@@ -134,11 +134,10 @@ async function startProducers(
   const registry = new ProducerRegistry(list);
   const ctx: ProducerContext = {
     config: cfg,
-    accept: async (input: AcceptInput): Promise<InboxEvent | null> => {
+    accept: async (input: AcceptInput): Promise<Accepted> => {
       await restored;
       return supervisor.accept(input);
     },
-    findAccepted: (key) => Promise.resolve(store.findInboxByDedupe(key)),
     clock: Date.now,
     store,
     log: opts.log,

@@ -28,14 +28,6 @@ export class StartupPrompt implements Producer {
 
 async function acceptOnce(ctx: ProducerContext, prompt: string): Promise<string> {
   const dedupe = `${STARTUP_PROMPT_KEY}${createHash('sha256').update(`root\n${prompt}`).digest('hex')}`;
-  const existing = await ctx.findAccepted(dedupe);
-  if (existing) {
-    ctx.log.info('prompt.skipped', {
-      inbox_event: existing.id,
-      reason: existing.status === 'done' ? 'answered' : 'pending',
-    });
-    return existing.id;
-  }
   const input = {
     kind: 'startup_prompt',
     context_id: 'root',
@@ -43,9 +35,15 @@ async function acceptOnce(ctx: ProducerContext, prompt: string): Promise<string>
     principal: 'operator',
     dedupe_key: dedupe,
   } as const;
-  const event = await ctx.accept(input);
-  if (!event) throw new DaemonError('internal', 'the startup prompt could not be accepted');
-  return event.id;
+  // The inbox's idempotency key: a restart gets the event it accepted before (pending or answered).
+  const { record, created } = await ctx.accept(input);
+  if (!created) {
+    ctx.log.info('prompt.skipped', {
+      inbox_event: record.id,
+      reason: record.status === 'done' ? 'answered' : 'pending',
+    });
+  }
+  return record.id;
 }
 
 /** Registered in runtime/producerList.ts: on while `agent.prompt` (or `--prompt`) is set. */

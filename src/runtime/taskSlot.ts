@@ -2,7 +2,7 @@
 // supervisor at construction; the A2A producer, started later with a port to that supervisor, plugs its task
 // backend in. Construction thus runs one way (supervisor, then backend) and neither holds a setter on the other.
 // Until something is bound (or with no listener at all) the slot answers as "no tasks, nobody to ask".
-import type { InboxOutcome } from '../domain/inbox.js';
+import type { InboxEvent, InboxOutcome } from '../domain/inbox.js';
 import type { TaskRecord } from '../domain/task.js';
 import type { EngineEventType, HumanAsk, TaskHooks } from '../supervisor/taskHooks.js';
 import type { ToolResult } from '../tools/internalTools.js';
@@ -24,8 +24,16 @@ export class TaskHooksSlot implements TaskHooks {
     return this.target !== null;
   }
 
-  taskForFold(eventId: string, outcome: InboxOutcome): TaskRecord | null {
-    return this.target?.taskForFold(eventId, outcome) ?? null;
+  taskForFold(eventId: string, outcome: InboxOutcome): Promise<TaskRecord | null> {
+    return this.target?.taskForFold(eventId, outcome) ?? Promise.resolve(null);
+  }
+
+  taskFor(event: InboxEvent): TaskRecord | null {
+    return this.target?.taskFor?.(event) ?? null;
+  }
+
+  recover(pending: readonly InboxEvent[]): Promise<void> {
+    return this.target?.recover?.(pending) ?? Promise.resolve();
   }
 
   afterFold(task: TaskRecord): void {

@@ -8,8 +8,11 @@ import { renderSummary } from '../context/render.js';
 import type { Conversation, ConversationControls } from '../domain/conversation.js';
 import type { Goal } from '../domain/goal.js';
 import type { InboxEvent, InboxOutcome } from '../domain/inbox.js';
+import { describeError } from '../errors.js';
+import type { EventName } from '../obs/events.js';
 import type { Logger } from '../obs/log.js';
 import type { TurnResult } from '../protocol/frames.js';
+import type { Accepted } from '../store/store.js';
 import { newUlid } from '../store/ulid.js';
 import type { ConversationBook } from '../supervisor/conversationBook.js';
 import { ownershipRefusal } from '../supervisor/dispatch.js';
@@ -24,7 +27,8 @@ export interface SteeringDeps {
   log: Logger;
   now(): number;
   conversations: ConversationBook;
-  accept(input: AcceptInput): InboxEvent | null;
+  /** The supervisor's accept: durable when it resolves. */
+  accept(input: AcceptInput): Promise<Accepted>;
   /** A message for `ctx` is queued, or its turn runs. */
   pending(ctx: string): { queued: boolean; live: boolean };
   paused(): boolean;
@@ -138,8 +142,8 @@ export class Steering {
     const id = `side-${newUlid(this.deps.now()).toLowerCase()}`;
     const side = this.deps.conversations.open(id, parent.principal);
     this.update(side, { side_of: parent.id });
-    this.deps.conversations.noteNow(id, seedNote(parent), parent.principal);
-    const event = this.deps.accept({
+    void this.deps.conversations.noteNow(id, seedNote(parent), parent.principal);
+    const accepted = this.deps.accept({
       kind: 'side_task',
       parent: parent.id,
       context_id: id,
@@ -147,8 +151,7 @@ export class Steering {
       principal: caller.principal,
       msg_depth: depth,
     });
-    if (event === null) return 'the instruction could not be accepted';
-    this.deps.log.info('side.started', { ctx: parent.id, side: id, inbox_event: event.id });
+    this.afterAccept(accepted, 'side.started', { ctx: parent.id, side: id });
     return { conversation: id };
   }
 
@@ -213,7 +216,7 @@ export class Steering {
       return;
     }
     const about = event.payload.context_id;
-    this.deps.accept({
+    const accepted = this.deps.accept({
       kind: 'wake_note',
       about,
       context_id: action.ctx,
@@ -221,6 +224,17 @@ export class Steering {
       principal: owner,
       msg_depth: depth,
     });
+    this.afterAccept(accepted, null, { ctx: action.ctx });
+  }
+
+  /** Logs `event` with the accepted inbox id once the accept committed; a refused accept is logged as such. */
+  private afterAccept(accepted: Promise<Accepted>, event: EventName | null, fields: Record<string, unknown>): void {
+    accepted.then(
+      ({ record }) => {
+        if (event !== null) this.deps.log.info(event, { ...fields, inbox_event: record.id });
+      },
+      (err: unknown) => this.deps.log.error('inbox.accept.fail', { ...fields, err: describeError(err) }),
+    );
   }
 
   /** A note on behalf of `principal` (an A2A caller): refused (throws) where that principal may not write. */
@@ -240,7 +254,7 @@ export class Steering {
       const controls = controlsOf(conv);
       this.update(conv, { pending_notes: [...(controls.pending_notes ?? []), text] });
     } else {
-      this.deps.conversations.noteNow(ctx, text, owner);
+      void this.deps.conversations.noteNow(ctx, text, owner);
     }
     this.deps.log.info('wake.note', { ctx, chars: text.length });
   }
@@ -293,20 +307,15 @@ export class Steering {
   private continueGoal(conv: Conversation, goal: Goal): void {
     this.update(conv, { goal });
     // The continuation acts for the conversation's owner: it gets their tools, never more.
-    const event = this.deps.accept({
+    const accepted = this.deps.accept({
       kind: 'goal_continuation',
       goal_created: goal.created,
       context_id: conv.id,
       text: continuationText(goal),
       principal: conv.principal,
     });
-    this.deps.log.info('goal.continued', {
-      ctx: conv.id,
-      continuation: goal.continuations,
-      turns: goal.turns,
-      tokens: goal.tokens,
-      inbox_event: event?.id ?? null,
-    });
+    const fields = { ctx: conv.id, continuation: goal.continuations, turns: goal.turns, tokens: goal.tokens };
+    this.afterAccept(accepted, 'goal.continued', fields);
   }
 
   private applyJudgement(conv: Conversation, judged: Goal, evidence: string, verdict: ToolResult): ToolResult {
@@ -336,19 +345,14 @@ export class Steering {
     return existing ?? this.deps.conversations.open(ctx, principal);
   }
 
-  /** Changes the controls durably: when the store refuses, memory keeps what it had (the caller hears the error). */
+  /**
+   * Changes the controls and commits them at once, through the ordered commit queue: whatever is acknowledged
+   * after this (an accept in the new mode) commits after it. A refused write is retried by the next checkpoint.
+   */
   private update(conv: Conversation, patch: Partial<ConversationControls>): void {
-    const before = { controls: conv.controls, updated: conv.updated };
     conv.controls = { ...controlsOf(conv), ...patch };
     conv.updated = this.deps.now();
-    try {
-      this.deps.conversations.saveNow(conv);
-    } catch (err) {
-      if (before.controls === undefined) delete conv.controls;
-      else conv.controls = before.controls;
-      conv.updated = before.updated;
-      throw err;
-    }
+    void this.deps.conversations.saveNow(conv);
   }
 }
 

@@ -3,21 +3,191 @@
 
 import type { BudgetCounter } from '../domain/budget.js';
 import type { Conversation } from '../domain/conversation.js';
-import type { InboxEvent, InboxOutcome, InboxRecord } from '../domain/inbox.js';
+import type { InboxEvent, InboxRecord } from '../domain/inbox.js';
 import type { MemoryEntry } from '../domain/memory.js';
-import type { TaskFilter, TaskRecord } from '../domain/task.js';
-import { compareKeys, isExpired, listLiveKeys, type MemoryListing } from './memoryKeys.js';
-import type { Store } from './store.js';
+import type { TaskRecord } from '../domain/task.js';
+import { MemoryChanges } from './memoryChanges.js';
+import { compareKeys, isExpired, listLiveKeys } from './memoryKeys.js';
+import type {
+  Accepted,
+  BudgetPort,
+  ConversationCommit,
+  ConversationsPort,
+  FoldCommit,
+  InboxPort,
+  MemoryPort,
+  SequencesPort,
+  Store,
+  TasksPort,
+} from './store.js';
 import { selectTasks, taskOfEvent } from './taskQuery.js';
+import { addCounter, checkRevision, compareInbox, scopedKey } from './writeRules.js';
 
 /** A JSON round trip: drops undefined fields and shares nothing with the caller, as storage would. */
 function jsonCopy<T>(value: T): T {
   return JSON.parse(JSON.stringify(value)) as T;
 }
 
-function compareInbox(a: InboxEvent, b: InboxEvent): number {
-  if (a.ts !== b.ts) return a.ts - b.ts;
-  return compareKeys(a.id, b.id);
+function eventOf(record: InboxRecord): InboxEvent {
+  const { status: _status, outcome: _outcome, ...event } = record;
+  return jsonCopy(event);
+}
+
+/** Everything a MemoryStore holds; the ports below share it. */
+class MemoryData {
+  readonly inbox = new Map<string, InboxRecord>();
+  readonly leases = new Map<string, { owner: string; until: number }>();
+  readonly keys = new Map<string, string>();
+  readonly conversations = new Map<string, { conversation: Conversation; revision: number }>();
+  readonly memory = new Map<string, MemoryEntry>();
+  readonly sequences = new Map<string, number>();
+  readonly tasks = new Map<string, TaskRecord>();
+  readonly counters = new Map<string, BudgetCounter>();
+  readonly changes = new MemoryChanges();
+
+  /** Checks every revision first, then writes: a stale one leaves everything as it was (one transaction). */
+  commitAll(list: readonly ConversationCommit[]): number[] {
+    const copies = list.map((c) => ({ conversation: jsonCopy(c.conversation), expected: c.expectedRevision }));
+    for (const { conversation, expected } of copies) {
+      checkRevision(conversation.id, expected, this.conversations.get(conversation.id)?.revision ?? 0);
+    }
+    return copies.map(({ conversation, expected }) => {
+      this.conversations.set(conversation.id, { conversation, revision: expected + 1 });
+      return expected + 1;
+    });
+  }
+}
+
+function inboxPort(data: MemoryData): InboxPort {
+  return {
+    async accept(event, task): Promise<Accepted> {
+      const key = event.dedupe_key === undefined ? undefined : scopedKey(event.principal, event.dedupe_key);
+      const holder =
+        data.inbox.get(event.id) ?? (key === undefined ? undefined : data.inbox.get(data.keys.get(key) ?? ''));
+      if (holder !== undefined) return { record: jsonCopy(holder), created: false };
+      const record: InboxRecord = { ...jsonCopy(event), status: 'pending' };
+      const taskCopy = task === undefined ? undefined : jsonCopy(task);
+      data.inbox.set(event.id, record);
+      if (taskCopy !== undefined) data.tasks.set(taskCopy.id, taskCopy);
+      if (key !== undefined) data.keys.set(key, event.id);
+      return { record: jsonCopy(record), created: true };
+    },
+    async claim(owner, leaseMs, now) {
+      const claimed: InboxEvent[] = [];
+      for (const record of data.inbox.values()) {
+        if (record.status !== 'pending') continue;
+        const lease = data.leases.get(record.id);
+        if (lease !== undefined && lease.owner !== owner && lease.until > now) continue;
+        data.leases.set(record.id, { owner, until: now + leaseMs });
+        claimed.push(eventOf(record));
+      }
+      return claimed.sort(compareInbox);
+    },
+    async complete(eventId, fold: FoldCommit) {
+      const task = fold.task === undefined ? undefined : jsonCopy(fold.task);
+      const outcome = jsonCopy(fold.outcome);
+      const revisions = data.commitAll(fold.conversations);
+      const record = data.inbox.get(eventId);
+      if (record !== undefined) Object.assign(record, { status: 'done', outcome });
+      data.leases.delete(eventId);
+      if (task !== undefined) data.tasks.set(task.id, task);
+      return revisions;
+    },
+    async find(id) {
+      const record = data.inbox.get(id);
+      return record === undefined ? null : jsonCopy(record);
+    },
+    async findByKey(principal, dedupeKey) {
+      const record = data.inbox.get(data.keys.get(scopedKey(principal, dedupeKey)) ?? '');
+      return record === undefined ? null : jsonCopy(record);
+    },
+  };
+}
+
+function conversationsPort(data: MemoryData): ConversationsPort {
+  return {
+    async load() {
+      return [...data.conversations.values()]
+        .sort((a, b) => compareKeys(a.conversation.id, b.conversation.id))
+        .map((c) => jsonCopy(c));
+    },
+    async commit(conversation, expectedRevision) {
+      const [revision] = data.commitAll([{ conversation, expectedRevision }]);
+      return revision ?? expectedRevision + 1;
+    },
+  };
+}
+
+function budgetPort(data: MemoryData): BudgetPort {
+  return {
+    async load() {
+      return [...data.counters.values()].map(jsonCopy);
+    },
+    async add(deltas) {
+      for (const d of deltas) {
+        const key = `${d.scope}\n${d.window}`;
+        data.counters.set(key, addCounter(data.counters.get(key), jsonCopy(d)));
+      }
+    },
+  };
+}
+
+function tasksPort(data: MemoryData): TasksPort {
+  return {
+    async save(task) {
+      data.tasks.set(task.id, jsonCopy(task));
+    },
+    async get(id) {
+      const task = data.tasks.get(id);
+      return task === undefined ? null : jsonCopy(task);
+    },
+    async list(filter) {
+      return selectTasks(data.tasks.values(), filter).map(jsonCopy);
+    },
+    async forEvent(eventId) {
+      const task = taskOfEvent(data.tasks.values(), eventId);
+      return task === null ? null : jsonCopy(task);
+    },
+  };
+}
+
+function memoryPort(data: MemoryData): MemoryPort {
+  return {
+    async get(key, now) {
+      const entry = data.memory.get(key);
+      if (entry === undefined) return null;
+      if (isExpired(entry.expires, now)) {
+        data.memory.delete(key);
+        return null;
+      }
+      return jsonCopy(entry);
+    },
+    async set(entry) {
+      const stored = jsonCopy({ ...entry, value: entry.value ?? null });
+      data.memory.set(entry.key, stored);
+      data.changes.emit({ key: entry.key, entry: jsonCopy(stored) });
+    },
+    async list(prefix, limit, now) {
+      const sorted = [...data.memory.values()].sort((a, b) => compareKeys(a.key, b.key));
+      return listLiveKeys(sorted, prefix, limit, now);
+    },
+    async delete(key) {
+      const existed = data.memory.delete(key);
+      if (existed) data.changes.emit({ key, entry: null });
+      return existed;
+    },
+    onChange: (listener) => data.changes.subscribe(listener),
+  };
+}
+
+function sequencesPort(data: MemoryData): SequencesPort {
+  return {
+    async next(name, count = 1) {
+      const next = (data.sequences.get(name) ?? 0) + Math.max(1, Math.floor(count));
+      data.sequences.set(name, next);
+      return next;
+    },
+  };
 }
 
 /** A Store held in process memory. Its location is ":memory:" and its generation is always 1. */
@@ -25,125 +195,24 @@ export class MemoryStore implements Store {
   readonly kind = 'memory' as const;
   readonly location = ':memory:';
   readonly generation = 1;
-  readonly #inbox = new Map<string, InboxRecord>();
-  readonly #dedupe = new Map<string, string>();
-  readonly #conversations = new Map<string, Conversation>();
-  readonly #memory = new Map<string, MemoryEntry>();
-  readonly #sequences = new Map<string, number>();
-  readonly #tasks = new Map<string, TaskRecord>();
-  readonly #counters = new Map<string, BudgetCounter>();
+  readonly inbox: InboxPort;
+  readonly conversations: ConversationsPort;
+  readonly budget: BudgetPort;
+  readonly tasks: TasksPort;
+  readonly memory: MemoryPort;
+  readonly sequences: SequencesPort;
 
-  acceptInbox(event: InboxEvent): boolean {
-    if (this.#inbox.has(event.id)) return false;
-    if (event.dedupe_key !== undefined && this.#dedupe.has(event.dedupe_key)) return false;
-    const record: InboxRecord = { ...jsonCopy(event), status: 'pending' };
-    this.#inbox.set(event.id, record);
-    if (event.dedupe_key !== undefined) this.#dedupe.set(event.dedupe_key, event.id);
-    return true;
+  constructor() {
+    const data = new MemoryData();
+    this.inbox = inboxPort(data);
+    this.conversations = conversationsPort(data);
+    this.budget = budgetPort(data);
+    this.tasks = tasksPort(data);
+    this.memory = memoryPort(data);
+    this.sequences = sequencesPort(data);
   }
 
-  markInboxDone(id: string, outcome?: InboxOutcome): void {
-    const record = this.#inbox.get(id);
-    if (record === undefined) return;
-    record.status = 'done';
-    if (outcome !== undefined) record.outcome = jsonCopy(outcome);
-  }
-
-  completeInbox(id: string, outcome: InboxOutcome, conversations: Conversation[], task?: TaskRecord): void {
-    // Copy the task before writing anything so a bad value leaves the store as it was (one transaction).
-    const taskCopy = task === undefined ? undefined : jsonCopy(task);
-    this.saveConversations(conversations);
-    this.markInboxDone(id, outcome);
-    if (taskCopy !== undefined) this.#tasks.set(taskCopy.id, taskCopy);
-  }
-
-  pendingInbox(): InboxEvent[] {
-    const pending: InboxEvent[] = [];
-    for (const record of this.#inbox.values()) {
-      if (record.status !== 'pending') continue;
-      const { status: _status, outcome: _outcome, ...event } = record;
-      pending.push(jsonCopy(event));
-    }
-    return pending.sort(compareInbox);
-  }
-
-  findInbox(id: string): InboxRecord | null {
-    const record = this.#inbox.get(id);
-    return record === undefined ? null : jsonCopy(record);
-  }
-
-  findInboxByDedupe(dedupeKey: string): InboxRecord | null {
-    const id = this.#dedupe.get(dedupeKey);
-    const record = id === undefined ? undefined : this.#inbox.get(id);
-    return record === undefined ? null : jsonCopy(record);
-  }
-
-  loadConversations(): Conversation[] {
-    return [...this.#conversations.values()].sort((a, b) => compareKeys(a.id, b.id)).map(jsonCopy);
-  }
-
-  saveConversations(conversations: Conversation[]): void {
-    // Copy everything first so a bad value leaves the store as it was (one transaction).
-    const copies = conversations.map(jsonCopy);
-    for (const conv of copies) this.#conversations.set(conv.id, conv);
-  }
-
-  memoryGet(key: string, now: number): MemoryEntry | null {
-    const entry = this.#memory.get(key);
-    if (entry === undefined) return null;
-    if (isExpired(entry.expires, now)) {
-      this.#memory.delete(key);
-      return null;
-    }
-    return jsonCopy(entry);
-  }
-
-  memorySet(entry: MemoryEntry): void {
-    this.#memory.set(entry.key, jsonCopy({ ...entry, value: entry.value ?? null }));
-  }
-
-  memoryList(prefix: string, limit: number, now: number): MemoryListing {
-    const sorted = [...this.#memory.values()].sort((a, b) => compareKeys(a.key, b.key));
-    return listLiveKeys(sorted, prefix, limit, now);
-  }
-
-  memoryDelete(key: string): boolean {
-    return this.#memory.delete(key);
-  }
-
-  saveTask(task: TaskRecord): void {
-    this.#tasks.set(task.id, jsonCopy(task));
-  }
-
-  getTask(id: string): TaskRecord | null {
-    const task = this.#tasks.get(id);
-    return task === undefined ? null : jsonCopy(task);
-  }
-
-  listTasks(filter: TaskFilter): TaskRecord[] {
-    return selectTasks(this.#tasks.values(), filter).map(jsonCopy);
-  }
-
-  taskForEvent(eventId: string): TaskRecord | null {
-    const task = taskOfEvent(this.#tasks.values(), eventId);
-    return task === null ? null : jsonCopy(task);
-  }
-
-  loadBudgetCounters(): BudgetCounter[] {
-    return [...this.#counters.values()].map(jsonCopy);
-  }
-
-  saveBudgetCounters(counters: BudgetCounter[]): void {
-    for (const c of counters) this.#counters.set(`${c.scope}\n${c.window}`, jsonCopy(c));
-  }
-
-  nextSequence(name: string): number {
-    const next = (this.#sequences.get(name) ?? 0) + 1;
-    this.#sequences.set(name, next);
-    return next;
-  }
-
-  close(): void {
+  async close(): Promise<void> {
     // Nothing to release: the data lives and dies with this object.
   }
 }

@@ -13,6 +13,7 @@ import type { MemoryEntry } from '../domain/memory.js';
 import type { Plan } from '../domain/plan.js';
 import type { TaskRecord } from '../domain/task.js';
 import type { Msg } from '../protocol/messages.js';
+import { scopedKey } from './writeRules.js';
 
 export interface InboxRow {
   id: string;
@@ -37,6 +38,7 @@ export interface ConversationRow {
   updated: number;
   message_count: number;
   skills: string | null;
+  revision: number;
 }
 
 export interface MessageRow {
@@ -75,7 +77,7 @@ export function inboxParams(event: InboxEvent): InboxRow {
     ts: event.ts,
     principal: event.principal,
     payload: JSON.stringify(event.payload),
-    dedupe_key: event.dedupe_key ?? null,
+    dedupe_key: event.dedupe_key === undefined ? null : scopedKey(event.principal, event.dedupe_key),
     status: 'pending',
     outcome: null,
   };
@@ -89,7 +91,8 @@ export function toInboxEvent(row: InboxRow): InboxEvent {
     principal: row.principal,
     payload: JSON.parse(row.payload) as InboxEvent['payload'],
   } as InboxEvent;
-  if (row.dedupe_key !== null) event.dedupe_key = row.dedupe_key;
+  // Stored scoped to the principal (writeRules.scopedKey); the event carries the caller's own key.
+  if (row.dedupe_key !== null) event.dedupe_key = row.dedupe_key.slice(row.dedupe_key.indexOf('\n') + 1);
   return readInboxEvent(event);
 }
 
@@ -99,9 +102,10 @@ export function toInboxRecord(row: InboxRow): InboxRecord {
   return record;
 }
 
-/** Named parameters for the conversation row (everything but the messages). */
-export function conversationParams(conv: Conversation): ConversationRow {
+/** Named parameters for the conversation row (everything but the messages) at commit `revision`. */
+export function conversationParams(conv: Conversation, revision: number): ConversationRow {
   return {
+    revision,
     id: conv.id,
     kind: conv.kind,
     version: conv.version,

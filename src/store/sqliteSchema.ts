@@ -5,10 +5,11 @@ import type Database from 'better-sqlite3';
 /**
  * Bump when the layout changes; a newer version on disk is refused rather than guessed at. 1: inbox,
  * conversations, messages, memory, sequences. 2: adds tasks. 3: adds conversation_controls (mode, goal, side
- * task), budget_counters and conversations.skills (the names of loaded skills, JSON; NULL = none). An older store
- * gains what is missing at open.
+ * task), budget_counters and conversations.skills (the names of loaded skills, JSON; NULL = none). 4: inbox leases
+ * (owner, lease_until), dedupe keys scoped to their principal, conversations.revision (the commit check). An older
+ * store gains what is missing at open.
  */
-export const SCHEMA_VERSION = 3;
+export const SCHEMA_VERSION = 4;
 
 /** Version 1's tables, exactly as released (test/unit/store/storeV1Fixture.ts freezes a v1 file). */
 const TABLES_V1 = `
@@ -98,6 +99,26 @@ function addColumnV3(db: Database.Database): void {
   if (!columns.includes('skills')) db.exec('ALTER TABLE conversations ADD COLUMN skills TEXT');
 }
 
+/** Adds `column` to `table` unless present (SQLite has no ADD COLUMN IF NOT EXISTS). */
+function addColumn(db: Database.Database, table: string, column: string, ddl: string): void {
+  const columns = db.prepare(`SELECT name FROM pragma_table_info('${table}')`).pluck().all() as string[];
+  if (!columns.includes(column)) db.exec(`ALTER TABLE ${table} ADD COLUMN ${ddl}`);
+}
+
+/**
+ * Version 4: inbox leases, and a commit revision per conversation (rows already stored start at 1). A store
+ * older than 4 held dedupe keys unscoped; they move into their principal's scope (writeRules.scopedKey) once.
+ */
+function upgradeV4(db: Database.Database, from: number | null): void {
+  addColumn(db, 'inbox', 'owner', 'owner TEXT');
+  addColumn(db, 'inbox', 'lease_until', 'lease_until INTEGER');
+  addColumn(db, 'conversations', 'revision', 'revision INTEGER NOT NULL DEFAULT 1');
+  if (from !== null && from < 4) {
+    db.exec(`UPDATE inbox SET dedupe_key = coalesce(principal, '') || char(10) || dedupe_key
+             WHERE dedupe_key IS NOT NULL`);
+  }
+}
+
 /**
  * Creates absent tables, brings an older layout up to SCHEMA_VERSION and bumps the generation, in one write
  * transaction; call after `checkExisting` found the file usable. Returns the new generation.
@@ -107,10 +128,12 @@ function addColumnV3(db: Database.Database): void {
 export function prepareSchema(db: Database.Database): number {
   return db
     .transaction(() => {
+      const from = storedVersion(db);
       db.exec(TABLES_V1);
       db.exec(TABLES_V2);
       db.exec(TABLES_V3);
       addColumnV3(db);
+      upgradeV4(db, from);
       db.prepare(
         `INSERT INTO meta (key, value) VALUES ('schema_version', @v)
          ON CONFLICT (key) DO UPDATE SET value = max(value, @v)`,
@@ -124,6 +147,14 @@ export function prepareSchema(db: Database.Database): number {
       return row.value;
     })
     .immediate();
+}
+
+/** The schema version on disk, or null for a fresh file. */
+function storedVersion(db: Database.Database): number | null {
+  const tables = db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'meta'`).pluck().all();
+  if (tables.length === 0) return null;
+  const version = db.prepare(`SELECT value FROM meta WHERE key = 'schema_version'`).pluck().get();
+  return typeof version === 'number' ? version : null;
 }
 
 /**

@@ -15,6 +15,10 @@ const INBOX_COLUMNS = 'id, kind, ts, principal, payload, dedupe_key, status, out
 
 /** Prepares the store's statements on `db` (after the schema exists). */
 export function prepareStatements(db: Database.Database) {
+  return { ...inboxAndConversations(db), ...memoryTasksCounters(db) };
+}
+
+function inboxAndConversations(db: Database.Database) {
   return {
     insertInbox: db.prepare<[InboxRow], void>(
       `INSERT INTO inbox (${INBOX_COLUMNS})
@@ -24,28 +28,32 @@ export function prepareStatements(db: Database.Database) {
     markInboxDone: db.prepare<[{ id: string; outcome: string | null }], void>(
       `UPDATE inbox SET status = 'done', outcome = coalesce(@outcome, outcome) WHERE id = @id`,
     ),
-    pendingInbox: db.prepare<[], InboxRow>(
-      `SELECT ${INBOX_COLUMNS} FROM inbox WHERE status = 'pending' ORDER BY ts, id`,
+    // Pending events with no live lease, or already leased to this owner; the caller sorts (RETURNING has no order).
+    claimInbox: db.prepare<[{ owner: string; until: number; now: number }], InboxRow>(
+      `UPDATE inbox SET owner = @owner, lease_until = @until
+       WHERE status = 'pending' AND (owner IS NULL OR owner = @owner OR lease_until IS NULL OR lease_until <= @now)
+       RETURNING ${INBOX_COLUMNS}`,
     ),
     inboxByDedupe: db.prepare<[string], InboxRow>(`SELECT ${INBOX_COLUMNS} FROM inbox WHERE dedupe_key = ?`),
     inboxById: db.prepare<[string], InboxRow>(`SELECT ${INBOX_COLUMNS} FROM inbox WHERE id = ?`),
 
     conversations: db.prepare<[], ConversationRow>(
-      `SELECT id, kind, version, summary, plan, principal, turns, created, updated, message_count, skills
+      `SELECT id, kind, version, summary, plan, principal, turns, created, updated, message_count, skills, revision
        FROM conversations ORDER BY id`,
     ),
     allMessages: db.prepare<[], MessageRow>('SELECT conversation_id, json FROM messages ORDER BY conversation_id, idx'),
-    storedTranscript: db.prepare<[string], { version: number; count: number }>(
-      'SELECT version, message_count AS count FROM conversations WHERE id = ?',
+    storedTranscript: db.prepare<[string], { version: number; count: number; revision: number }>(
+      'SELECT version, message_count AS count, revision FROM conversations WHERE id = ?',
     ),
     upsertConversation: db.prepare<[ConversationRow], void>(
       `INSERT INTO conversations
-         (id, kind, version, summary, plan, principal, turns, created, updated, message_count, skills)
-       VALUES (@id, @kind, @version, @summary, @plan, @principal, @turns, @created, @updated, @message_count, @skills)
+         (id, kind, version, summary, plan, principal, turns, created, updated, message_count, skills, revision)
+       VALUES (@id, @kind, @version, @summary, @plan, @principal, @turns, @created, @updated, @message_count,
+         @skills, @revision)
        ON CONFLICT (id) DO UPDATE SET kind = excluded.kind, version = excluded.version,
          summary = excluded.summary, plan = excluded.plan, principal = excluded.principal, turns = excluded.turns,
          created = excluded.created, updated = excluded.updated, message_count = excluded.message_count,
-         skills = excluded.skills`,
+         skills = excluded.skills, revision = excluded.revision`,
     ),
     deleteMessages: db.prepare<[string], void>('DELETE FROM messages WHERE conversation_id = ?'),
     allControls: db.prepare<[], { id: string; json: string }>('SELECT id, json FROM conversation_controls'),
@@ -55,7 +63,11 @@ export function prepareStatements(db: Database.Database) {
     insertMessage: db.prepare<[string, number, string], void>(
       'INSERT INTO messages (conversation_id, idx, json) VALUES (?, ?, ?)',
     ),
+  };
+}
 
+function memoryTasksCounters(db: Database.Database) {
+  return {
     memoryGet: db.prepare<[string], MemoryRow>('SELECT key, value, expires, updated FROM memory WHERE key = ?'),
     memorySet: db.prepare<[MemoryRow], void>(
       `INSERT INTO memory (key, value, expires, updated) VALUES (@key, @value, @expires, @updated)
@@ -88,12 +100,15 @@ export function prepareStatements(db: Database.Database) {
       'SELECT json FROM tasks WHERE inbox_event = ? ORDER BY updated DESC, id DESC LIMIT 1',
     ),
 
-    nextSequence: db.prepare<[string], { value: number }>(
-      `INSERT INTO sequences (name, value) VALUES (?, 1)
-       ON CONFLICT (name) DO UPDATE SET value = value + 1 RETURNING value`,
+    nextSequence: db.prepare<[{ name: string; step: number }], { value: number }>(
+      `INSERT INTO sequences (name, value) VALUES (@name, @step)
+       ON CONFLICT (name) DO UPDATE SET value = value + @step RETURNING value`,
     ),
     budgetCounters: db.prepare<[], BudgetCounter>(
       'SELECT scope, window, idx AS "index", tokens, requests FROM budget_counters ORDER BY scope, window',
+    ),
+    budgetCounter: db.prepare<[string, string], BudgetCounter>(
+      'SELECT scope, window, idx AS "index", tokens, requests FROM budget_counters WHERE scope = ? AND window = ?',
     ),
     saveBudgetCounter: db.prepare<[BudgetCounter], void>(
       `INSERT INTO budget_counters (scope, window, idx, tokens, requests)

@@ -1,14 +1,16 @@
 // The embedded default Store: one SQLite file in the store directory, WAL, synchronous=FULL, held exclusively
-// by one process for the life of the connection. Transcripts are appended, not rewritten, on each checkpoint.
+// by one process for the life of the connection. Transcripts are appended, not rewritten, on each commit.
+// better-sqlite3 is synchronous: each method does its work when called and resolves with the result, so calls
+// take effect in call order.
 import type Database from 'better-sqlite3';
 import type { BudgetCounter } from '../domain/budget.js';
 import type { Conversation, ConversationControls } from '../domain/conversation.js';
-import type { InboxEvent, InboxOutcome, InboxRecord } from '../domain/inbox.js';
-import type { MemoryEntry } from '../domain/memory.js';
-import type { TaskFilter, TaskRecord } from '../domain/task.js';
+import type { InboxEvent } from '../domain/inbox.js';
+import type { TaskRecord } from '../domain/task.js';
 import type { Msg } from '../protocol/messages.js';
 import { planMessageWrite } from './conversationWrite.js';
-import { isExpired, listLiveKeys, type MemoryListing } from './memoryKeys.js';
+import { MemoryChanges } from './memoryChanges.js';
+import { isExpired, listLiveKeys } from './memoryKeys.js';
 import { storeFailure } from './sqliteErrors.js';
 import { openSqliteDatabase, releasePidFile } from './sqliteOpen.js';
 import {
@@ -23,20 +25,36 @@ import {
   toTask,
 } from './sqliteRows.js';
 import { prepareStatements, type Statements } from './sqliteStatements.js';
-import type { Store } from './store.js';
+import type {
+  BudgetPort,
+  ConversationCommit,
+  ConversationsPort,
+  FoldCommit,
+  InboxPort,
+  MemoryPort,
+  SequencesPort,
+  Store,
+  StoredConversation,
+  TasksPort,
+} from './store.js';
 import { taskLimit } from './taskQuery.js';
+import { addCounter, checkRevision, compareInbox, scopedKey } from './writeRules.js';
 
 /** A Store over `<dir>/agentd.db`. Opening bumps the generation; a second process opening the dir fails fast. */
 export class SqliteStore implements Store {
   readonly kind = 'sqlite' as const;
   readonly location: string;
   readonly generation: number;
+  readonly inbox: InboxPort;
+  readonly conversations: ConversationsPort;
+  readonly budget: BudgetPort;
+  readonly tasks: TasksPort;
+  readonly memory: MemoryPort;
+  readonly sequences: SequencesPort;
   readonly #dir: string;
   readonly #db: Database.Database;
   readonly #sql: Statements;
-  readonly #saveAll: (conversations: Conversation[]) => void;
-  readonly #saveCounters: (counters: BudgetCounter[]) => void;
-  readonly #complete: (id: string, outcome: InboxOutcome, conversations: Conversation[], task?: TaskRecord) => void;
+  readonly #changes = new MemoryChanges();
   #closed = false;
 
   /** Opens (creating if absent) the store in directory `dir`. Throws store_locked, store_corrupt or store_io. */
@@ -47,149 +65,171 @@ export class SqliteStore implements Store {
     this.location = opened.file;
     this.generation = opened.generation;
     this.#sql = prepareStatements(this.#db);
-    this.#saveAll = this.#db.transaction((list: Conversation[]) => {
-      for (const conv of list) this.#saveOne(conv);
-    });
-    this.#saveCounters = this.#db.transaction((counters: BudgetCounter[]) => {
-      for (const counter of counters) this.#sql.saveBudgetCounter.run(counter);
-    });
-    this.#complete = this.#db.transaction(
-      (id: string, outcome: InboxOutcome, list: Conversation[], task?: TaskRecord) => {
-        for (const conv of list) this.#saveOne(conv);
-        this.#sql.markInboxDone.run({ id, outcome: JSON.stringify(outcome) });
-        if (task !== undefined) this.#sql.saveTask.run(taskParams(task));
-      },
-    );
-  }
-
-  acceptInbox(event: InboxEvent): boolean {
-    // Autocommit: one statement is its own transaction, synced (FULL) before run() returns.
-    return this.#guard('accept inbox event', () => this.#sql.insertInbox.run(inboxParams(event)).changes === 1);
-  }
-
-  markInboxDone(id: string, outcome?: InboxOutcome): void {
-    const params = { id, outcome: outcome === undefined ? null : JSON.stringify(outcome) };
-    this.#guard('mark inbox event done', () => this.#sql.markInboxDone.run(params));
-  }
-
-  completeInbox(id: string, outcome: InboxOutcome, conversations: Conversation[], task?: TaskRecord): void {
-    this.#guard('complete inbox event', () => this.#complete(id, outcome, conversations, task));
-  }
-
-  pendingInbox(): InboxEvent[] {
-    return this.#guard('read the inbox', () => this.#sql.pendingInbox.all().map(toInboxEvent));
-  }
-
-  findInbox(id: string): InboxRecord | null {
-    const row = this.#guard('read the inbox', () => this.#sql.inboxById.get(id));
-    return row === undefined ? null : toInboxRecord(row);
-  }
-
-  findInboxByDedupe(dedupeKey: string): InboxRecord | null {
-    const row = this.#guard('read the inbox', () => this.#sql.inboxByDedupe.get(dedupeKey));
-    return row === undefined ? null : toInboxRecord(row);
-  }
-
-  loadConversations(): Conversation[] {
-    return this.#guard('load conversations', () => {
-      const byId = new Map<string, Msg[]>();
-      for (const row of this.#sql.allMessages.iterate()) {
-        const msg = JSON.parse(row.json) as Msg;
-        const list = byId.get(row.conversation_id);
-        if (list === undefined) byId.set(row.conversation_id, [msg]);
-        else list.push(msg);
-      }
-      const controls = new Map(this.#sql.allControls.all().map((row) => [row.id, row.json]));
-      return this.#sql.conversations.all().map((row) => {
-        const conv = toConversation(row, byId.get(row.id) ?? []);
-        const json = controls.get(row.id);
-        if (json !== undefined) conv.controls = JSON.parse(json) as ConversationControls;
-        return conv;
-      });
-    });
-  }
-
-  saveConversations(conversations: Conversation[]): void {
-    if (conversations.length === 0) return;
-    this.#guard('save conversations', () => this.#saveAll(conversations));
-  }
-
-  memoryGet(key: string, now: number): MemoryEntry | null {
-    return this.#guard('read memory', () => {
-      const row = this.#sql.memoryGet.get(key);
-      if (row === undefined) return null;
-      if (isExpired(row.expires, now)) {
-        this.#sql.memoryDeleteExpired.run(key, now);
-        return null;
-      }
-      return toMemoryEntry(row);
-    });
-  }
-
-  memorySet(entry: MemoryEntry): void {
-    this.#guard('write memory', () => this.#sql.memorySet.run(memoryParams(entry)));
-  }
-
-  memoryList(prefix: string, limit: number, now: number): MemoryListing {
-    return this.#guard('list memory', () => listLiveKeys(this.#sql.memoryKeysFrom.iterate(prefix), prefix, limit, now));
-  }
-
-  memoryDelete(key: string): boolean {
-    return this.#guard('delete memory', () => this.#sql.memoryDelete.run(key).changes === 1);
-  }
-
-  saveTask(task: TaskRecord): void {
-    // Autocommit, like acceptInbox: synced (FULL) before run() returns.
-    this.#guard('save a task', () => this.#sql.saveTask.run(taskParams(task)));
-  }
-
-  getTask(id: string): TaskRecord | null {
-    const row = this.#guard('read a task', () => this.#sql.taskById.get(id));
-    return row === undefined ? null : toTask(row);
-  }
-
-  listTasks(filter: TaskFilter): TaskRecord[] {
-    const params = {
-      principal: filter.principal,
-      context_id: filter.context_id ?? null,
-      limit: taskLimit(filter.limit),
+    this.inbox = this.#inboxPort();
+    this.conversations = this.#conversationsPort();
+    this.budget = this.#budgetPort();
+    this.tasks = this.#tasksPort();
+    this.memory = this.#memoryPort();
+    this.sequences = {
+      next: (name, count = 1) =>
+        this.#run('advance a sequence', () => {
+          const row = this.#sql.nextSequence.get({ name, step: Math.max(1, Math.floor(count)) });
+          if (row === undefined) throw new Error(`sequence ${name} returned no row`);
+          return row.value;
+        }),
     };
-    return this.#guard('list tasks', () => this.#sql.listTasks.all(params).map(toTask));
-  }
-
-  taskForEvent(eventId: string): TaskRecord | null {
-    const row = this.#guard('read a task', () => this.#sql.taskForEvent.get(eventId));
-    return row === undefined ? null : toTask(row);
-  }
-
-  loadBudgetCounters(): BudgetCounter[] {
-    return this.#guard('read budget counters', () => this.#sql.budgetCounters.all());
-  }
-
-  saveBudgetCounters(counters: BudgetCounter[]): void {
-    if (counters.length === 0) return;
-    this.#guard('save budget counters', () => this.#saveCounters(counters));
-  }
-
-  nextSequence(name: string): number {
-    return this.#guard('advance a sequence', () => {
-      const row = this.#sql.nextSequence.get(name);
-      if (row === undefined) throw new Error(`sequence ${name} returned no row`);
-      return row.value;
-    });
   }
 
   /** Closes the connection (checkpointing the WAL) and releases the lock. Idempotent. */
-  close(): void {
+  async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
     this.#db.close();
     releasePidFile(this.#dir);
   }
 
-  #saveOne(conv: Conversation): void {
-    const write = planMessageWrite(this.#sql.storedTranscript.get(conv.id) ?? null, conv.version, conv.messages.length);
-    this.#sql.upsertConversation.run(conversationParams(conv));
+  #inboxPort(): InboxPort {
+    const sql = this.#sql;
+    const complete = this.#db.transaction((id: string, fold: FoldCommit) => {
+      const revisions = this.#commitAll(fold.conversations);
+      sql.markInboxDone.run({ id, outcome: JSON.stringify(fold.outcome) });
+      if (fold.task !== undefined) sql.saveTask.run(taskParams(fold.task));
+      return revisions;
+    });
+    const holder = (event: InboxEvent) =>
+      sql.inboxById.get(event.id) ??
+      (event.dedupe_key === undefined
+        ? undefined
+        : sql.inboxByDedupe.get(scopedKey(event.principal, event.dedupe_key)));
+    // One transaction, synced (FULL) before it returns: the event and the task that follows it, or neither.
+    const insert = this.#db.transaction((event: InboxEvent, task: TaskRecord | undefined) => {
+      if (sql.insertInbox.run(inboxParams(event)).changes !== 1) return false;
+      if (task !== undefined) sql.saveTask.run(taskParams(task));
+      return true;
+    });
+    return {
+      accept: (event, task) =>
+        this.#run('accept inbox event', () => {
+          if (insert(event, task)) {
+            return { record: { ...structuredClone(event), status: 'pending' as const }, created: true };
+          }
+          const row = holder(event);
+          if (row === undefined) throw new Error(`inbox event ${event.id} was refused but nothing holds its key`);
+          return { record: toInboxRecord(row), created: false };
+        }),
+      claim: (owner, leaseMs, now) =>
+        this.#run('claim the inbox', () =>
+          sql.claimInbox
+            .all({ owner, until: now + leaseMs, now })
+            .map(toInboxEvent)
+            .sort(compareInbox),
+        ),
+      complete: (id, fold) => this.#run('complete inbox event', () => complete(id, fold)),
+      find: (id) => this.#run('read the inbox', () => nullable(sql.inboxById.get(id), toInboxRecord)),
+      findByKey: (principal, key) =>
+        this.#run('read the inbox', () => nullable(sql.inboxByDedupe.get(scopedKey(principal, key)), toInboxRecord)),
+    };
+  }
+
+  #conversationsPort(): ConversationsPort {
+    const commit = this.#db.transaction((list: ConversationCommit[]) => this.#commitAll(list));
+    return {
+      load: () => this.#run('load conversations', () => this.#loadConversations()),
+      commit: (conversation, expectedRevision) =>
+        this.#run('save conversations', () => commit([{ conversation, expectedRevision }])[0] ?? expectedRevision + 1),
+    };
+  }
+
+  #budgetPort(): BudgetPort {
+    const sql = this.#sql;
+    const add = this.#db.transaction((deltas: BudgetCounter[]) => {
+      for (const d of deltas) sql.saveBudgetCounter.run(addCounter(sql.budgetCounter.get(d.scope, d.window), d));
+    });
+    return {
+      load: () => this.#run('read budget counters', () => sql.budgetCounters.all()),
+      add: (deltas) => this.#run('add to budget counters', () => (deltas.length === 0 ? undefined : add(deltas))),
+    };
+  }
+
+  #tasksPort(): TasksPort {
+    const sql = this.#sql;
+    return {
+      save: (task) => this.#run('save a task', () => void sql.saveTask.run(taskParams(task))),
+      get: (id) => this.#run('read a task', () => nullable(sql.taskById.get(id), toTask)),
+      list: (filter) => {
+        const params = {
+          principal: filter.principal,
+          context_id: filter.context_id ?? null,
+          limit: taskLimit(filter.limit),
+        };
+        return this.#run('list tasks', () => sql.listTasks.all(params).map(toTask));
+      },
+      forEvent: (eventId) => this.#run('read a task', () => nullable(sql.taskForEvent.get(eventId), toTask)),
+    };
+  }
+
+  #memoryPort(): MemoryPort {
+    const sql = this.#sql;
+    const changes = this.#changes;
+    return {
+      get: (key, now) =>
+        this.#run('read memory', () => {
+          const row = sql.memoryGet.get(key);
+          if (row === undefined) return null;
+          if (isExpired(row.expires, now)) {
+            sql.memoryDeleteExpired.run(key, now);
+            return null;
+          }
+          return toMemoryEntry(row);
+        }),
+      set: (entry) =>
+        this.#run('write memory', () => {
+          const params = memoryParams(entry);
+          sql.memorySet.run(params);
+          changes.emit({ key: entry.key, entry: toMemoryEntry(params) });
+        }),
+      list: (prefix, limit, now) =>
+        this.#run('list memory', () => listLiveKeys(sql.memoryKeysFrom.iterate(prefix), prefix, limit, now)),
+      delete: (key) =>
+        this.#run('delete memory', () => {
+          const existed = sql.memoryDelete.run(key).changes === 1;
+          if (existed) changes.emit({ key, entry: null });
+          return existed;
+        }),
+      onChange: (listener) => changes.subscribe(listener),
+    };
+  }
+
+  #loadConversations(): StoredConversation[] {
+    const byId = new Map<string, Msg[]>();
+    for (const row of this.#sql.allMessages.iterate()) {
+      const msg = JSON.parse(row.json) as Msg;
+      const list = byId.get(row.conversation_id);
+      if (list === undefined) byId.set(row.conversation_id, [msg]);
+      else list.push(msg);
+    }
+    const controls = new Map(this.#sql.allControls.all().map((row) => [row.id, row.json]));
+    return this.#sql.conversations.all().map((row) => {
+      const conversation = toConversation(row, byId.get(row.id) ?? []);
+      const json = controls.get(row.id);
+      if (json !== undefined) conversation.controls = JSON.parse(json) as ConversationControls;
+      return { conversation, revision: row.revision };
+    });
+  }
+
+  /** Writes each conversation on top of its expected revision; call inside a transaction (a stale one undoes all). */
+  #commitAll(list: readonly ConversationCommit[]): number[] {
+    return list.map(({ conversation, expectedRevision }) => {
+      const stored = this.#sql.storedTranscript.get(conversation.id) ?? null;
+      checkRevision(conversation.id, expectedRevision, stored?.revision ?? 0);
+      this.#writeOne(conversation, stored, expectedRevision + 1);
+      return expectedRevision + 1;
+    });
+  }
+
+  #writeOne(conv: Conversation, stored: { version: number; count: number } | null, revision: number): void {
+    const write = planMessageWrite(stored, conv.version, conv.messages.length);
+    this.#sql.upsertConversation.run(conversationParams(conv, revision));
     if (conv.controls) this.#sql.saveControls.run(conv.id, JSON.stringify(conv.controls));
     let from = 0;
     if (write.kind === 'rewrite') this.#sql.deleteMessages.run(conv.id);
@@ -199,11 +239,16 @@ export class SqliteStore implements Store {
     }
   }
 
-  #guard<T>(doing: string, op: () => T): T {
+  /** Runs `op` now and settles with its result; a SQLite failure becomes a DaemonError naming the store. */
+  #run<T>(doing: string, op: () => T): Promise<T> {
     try {
-      return op();
+      return Promise.resolve(op());
     } catch (err) {
-      throw storeFailure(err, this.location, doing);
+      return Promise.reject(storeFailure(err, this.location, doing));
     }
   }
+}
+
+function nullable<R, T>(row: R | undefined, map: (row: R) => T): T | null {
+  return row === undefined ? null : map(row);
 }

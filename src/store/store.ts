@@ -1,10 +1,115 @@
-// The Store interface: the durable inbox, conversations, A2A tasks, the memory tool's keys and the manifest.
-// Only the supervisor calls it (one writer). Implementations: sqliteStore.ts (default), memoryStore.ts (tests).
+// The Store's ports, one per aggregate and unit of work: the inbox, conversations, budget counters, A2A tasks, the
+// memory tool's keys and sequences. Every method returns a Promise so a networked backend fits behind the same
+// contract. Implementations: sqliteStore.ts (default), memoryStore.ts (tests); test/unit/store/storeBehaviour.ts
+// is the contract every backend passes.
 import type { BudgetCounter } from '../domain/budget.js';
 import type { Conversation } from '../domain/conversation.js';
 import type { InboxEvent, InboxOutcome, InboxRecord } from '../domain/inbox.js';
 import type { MemoryEntry } from '../domain/memory.js';
 import type { TaskFilter, TaskRecord } from '../domain/task.js';
+import type { MemoryListing } from './memoryKeys.js';
+
+/** What `inbox.accept` did: `created` false when the event's id or (principal, dedupe_key) was already taken. */
+export interface Accepted {
+  /** The stored record: the new event, or the one that already held the key (with its status and outcome). */
+  record: InboxRecord;
+  created: boolean;
+}
+
+/** A conversation to write, on top of the revision the writer last saw (0 = the writer believes it is new). */
+export interface ConversationCommit {
+  conversation: Conversation;
+  expectedRevision: number;
+}
+
+/** A fold's unit of work: the event's outcome, its conversations' new state and the task's terminal state. */
+export interface FoldCommit {
+  outcome: InboxOutcome;
+  conversations: ConversationCommit[];
+  task?: TaskRecord;
+}
+
+/** A stored conversation and its commit revision (bumped by every commit; compaction also bumps `version`). */
+export interface StoredConversation {
+  conversation: Conversation;
+  revision: number;
+}
+
+export interface InboxPort {
+  /**
+   * Commits the event (and `task`, the record that follows it, in the same transaction) durably before resolving.
+   * A duplicate (same id, or same dedupe_key from the same principal) writes nothing and resolves with the record
+   * that holds it.
+   */
+  accept(event: InboxEvent, task?: TaskRecord): Promise<Accepted>;
+  /**
+   * Leases pending events to `owner` for `leaseMs` and returns them in replay order (ts, then id): those without a
+   * live lease, and those `owner` already holds (a restarted owner takes its own events back at once).
+   */
+  claim(owner: string, leaseMs: number, now: number): Promise<InboxEvent[]>;
+  /**
+   * Marks the event done with its outcome, writes the conversations and the task, in ONE transaction: a crash
+   * leaves all or nothing. Rejects with a StaleRevision (writing nothing) when a conversation moved on. Resolves
+   * with the conversations' new revisions, in order.
+   */
+  complete(eventId: string, fold: FoldCommit): Promise<number[]>;
+  /** The event with this id, pending or done, or null. */
+  find(id: string): Promise<InboxRecord | null>;
+  /** The event holding (principal, dedupe_key), pending or done, or null. */
+  findByKey(principal: string | null, dedupeKey: string): Promise<InboxRecord | null>;
+}
+
+export interface ConversationsPort {
+  /** Every stored conversation with its revision, ordered by id. */
+  load(): Promise<StoredConversation[]>;
+  /**
+   * Writes the conversation (appends new messages; rewrites on a version change) when the stored revision is
+   * still `expectedRevision`; rejects with a StaleRevision otherwise. Resolves with the new revision.
+   */
+  commit(conversation: Conversation, expectedRevision: number): Promise<number>;
+}
+
+export interface BudgetPort {
+  /** Every stored budget counter. */
+  load(): Promise<BudgetCounter[]>;
+  /**
+   * Adds `deltas` to the stored counters, in one transaction: same bucket index → the amounts add up; a newer
+   * bucket replaces the stored one; an older bucket is ignored. Never an absolute write.
+   */
+  add(deltas: BudgetCounter[]): Promise<void>;
+}
+
+export interface TasksPort {
+  /** Inserts or replaces a task, durably. */
+  save(task: TaskRecord): Promise<void>;
+  get(id: string): Promise<TaskRecord | null>;
+  /** Tasks of a principal (all when null), newest first (`updated`, then id), optionally in one context. */
+  list(filter: TaskFilter): Promise<TaskRecord[]>;
+  /** The task an inbox event answers, or null. */
+  forEvent(eventId: string): Promise<TaskRecord | null>;
+}
+
+/** A memory key changed: its new entry, or null when it was deleted. */
+export type MemoryChange = { key: string; entry: MemoryEntry | null };
+
+export interface MemoryPort {
+  get(key: string, now: number): Promise<MemoryEntry | null>;
+  set(entry: MemoryEntry): Promise<void>;
+  /** Keys with `prefix`, sorted, at most `limit`; `truncated` when more exist. Expired entries excluded. */
+  list(prefix: string, limit: number, now: number): Promise<MemoryListing>;
+  /** Resolves with whether the key existed. */
+  delete(key: string): Promise<boolean>;
+  /** Calls `listener` after every committed set or delete; returns the unsubscribe. */
+  onChange(listener: (change: MemoryChange) => void): () => void;
+}
+
+export interface SequencesPort {
+  /**
+   * Advances a monotonically increasing counter (turn ids unique across restarts) by `count` (default 1) and
+   * resolves with its new value: the last of the `count` values reserved.
+   */
+  next(name: string, count?: number): Promise<number>;
+}
 
 export interface Store {
   readonly kind: 'sqlite' | 'memory';
@@ -12,51 +117,11 @@ export interface Store {
   readonly location: string;
   /** The manifest's generation counter, bumped once when this store was opened. */
   readonly generation: number;
-
-  /** Commits the event durably (fsync) before returning. Returns false when `dedupe_key` is already taken. */
-  acceptInbox(event: InboxEvent): boolean;
-  /** Marks an event done and records its outcome. Idempotent. */
-  markInboxDone(id: string, outcome?: InboxOutcome): void;
-  /**
-   * Saves the conversations and marks the event done in ONE transaction: a crash leaves either both (the turn is
-   * answered) or neither (the event replays into an unchanged transcript). Used when a turn folds back.
-   * `task`, when given, is saved in the same transaction (the task's terminal state lands with its transcript).
-   */
-  completeInbox(id: string, outcome: InboxOutcome, conversations: Conversation[], task?: TaskRecord): void;
-  /** Pending events in replay order (ts, then id). */
-  pendingInbox(): InboxEvent[];
-  /** The event with this id, pending or done, or null. */
-  findInbox(id: string): InboxRecord | null;
-  /** The event holding `dedupe_key`, pending or done, or null. */
-  findInboxByDedupe(dedupeKey: string): InboxRecord | null;
-
-  /** Every stored conversation. */
-  loadConversations(): Conversation[];
-  /** Writes the conversations in one transaction (appends new messages; rewrites on a version change). */
-  saveConversations(conversations: Conversation[]): void;
-
-  memoryGet(key: string, now: number): MemoryEntry | null;
-  memorySet(entry: MemoryEntry): void;
-  /** Keys with `prefix`, sorted, at most `limit`; `truncated` when more exist. Expired entries excluded. */
-  memoryList(prefix: string, limit: number, now: number): { keys: string[]; truncated: boolean };
-  /** Returns whether the key existed. */
-  memoryDelete(key: string): boolean;
-
-  /** Inserts or replaces a task (synchronously durable). */
-  saveTask(task: TaskRecord): void;
-  getTask(id: string): TaskRecord | null;
-  /** Tasks of a principal (all when null), newest first (`updated`, then id), optionally in one context. */
-  listTasks(filter: TaskFilter): TaskRecord[];
-  /** The task an inbox event answers, or null. */
-  taskForEvent(eventId: string): TaskRecord | null;
-
-  /** Every stored budget counter. */
-  loadBudgetCounters(): BudgetCounter[];
-  /** Writes these counters (insert or replace by scope and window) in one transaction. */
-  saveBudgetCounters(counters: BudgetCounter[]): void;
-
-  /** A monotonically increasing counter (turn ids unique across restarts). */
-  nextSequence(name: string): number;
-
-  close(): void;
+  readonly inbox: InboxPort;
+  readonly conversations: ConversationsPort;
+  readonly budget: BudgetPort;
+  readonly tasks: TasksPort;
+  readonly memory: MemoryPort;
+  readonly sequences: SequencesPort;
+  close(): Promise<void>;
 }

@@ -1,23 +1,36 @@
-// A Store wrapper that times every call into a latency observer (the store latency metric). Adds no behaviour:
-// every method forwards to the wrapped store, errors included.
+// A Store wrapper that times every port call (until its promise settles) into a latency observer (the store
+// latency metric, op = "port.method"). Adds no behaviour: every call forwards to the wrapped store, errors included.
 import type { Store } from './store.js';
 
 export type LatencyObserver = (op: string, seconds: number) => void;
 
-/** `store` with each method call timed by `observe(method name, seconds)`. */
-export function timedStore(store: Store, observe: LatencyObserver): Store {
-  return new Proxy(store, {
+const PORTS = ['inbox', 'conversations', 'budget', 'tasks', 'memory', 'sequences'] as const;
+
+function timedPort<T extends object>(port: T, name: string, observe: LatencyObserver): T {
+  return new Proxy(port, {
     get(target, prop, receiver) {
       const value = Reflect.get(target, prop, receiver);
-      if (typeof value !== 'function' || typeof prop !== 'string') return value;
+      // onChange is a subscription, not a store round trip.
+      if (typeof value !== 'function' || typeof prop !== 'string' || prop === 'onChange') return value;
       return (...args: unknown[]) => {
         const started = process.hrtime.bigint();
-        try {
-          return value.apply(target, args);
-        } finally {
-          observe(prop, Number(process.hrtime.bigint() - started) / 1e9);
-        }
+        const done = (): void => observe(`${name}.${prop}`, Number(process.hrtime.bigint() - started) / 1e9);
+        const result = value.apply(target, args) as Promise<unknown>;
+        result.then(done, done);
+        return result;
       };
     },
   });
+}
+
+/** `store` with each port call timed by `observe("port.method", seconds)`. */
+export function timedStore(store: Store, observe: LatencyObserver): Store {
+  const ports = Object.fromEntries(PORTS.map((name) => [name, timedPort(store[name], name, observe)]));
+  return {
+    kind: store.kind,
+    location: store.location,
+    generation: store.generation,
+    ...(ports as Pick<Store, (typeof PORTS)[number]>),
+    close: () => store.close(),
+  };
 }

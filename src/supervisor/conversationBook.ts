@@ -1,13 +1,23 @@
 // The supervisor's conversations in memory, which of them changed since the last checkpoint, and the checkpoint.
+// Writes go through the store's one commit queue, in order, each on top of the revision the book expects: an
+// accept or a fold that is acknowledged after its own commit was preceded by every write asked for before it.
 import { appendMessage, newConversation } from '../context/conversation.js';
 import type { Conversation } from '../domain/conversation.js';
 import { describeError } from '../errors.js';
 import type { Logger } from '../obs/log.js';
-import type { Store } from '../store/store.js';
+import type { ConversationCommit, Store } from '../store/store.js';
+
+/** A conversation write on its way to the store: what to commit, and what to tell the book once it settled. */
+export interface PreparedCommit {
+  commit: ConversationCommit;
+  settled(ok: boolean, revision?: number): void;
+}
 
 export class ConversationBook {
   private readonly byId = new Map<string, Conversation>();
   private readonly dirty = new Set<string>();
+  /** The revision the next commit of each conversation builds on (bumped as commits are asked for, in order). */
+  private readonly next = new Map<string, number>();
 
   constructor(
     private readonly store: Store,
@@ -16,8 +26,30 @@ export class ConversationBook {
   ) {}
 
   /** Loads every stored conversation (start-up). */
-  load(): void {
-    for (const c of this.store.loadConversations()) this.byId.set(c.id, c);
+  async load(): Promise<void> {
+    for (const { conversation, revision } of await this.store.conversations.load()) {
+      this.byId.set(conversation.id, conversation);
+      this.next.set(conversation.id, revision);
+    }
+  }
+
+  /**
+   * Reserves the next revision of `conv` for a commit about to be enqueued. A refused commit rewinds it, so the
+   * retry (and every commit queued behind the refused one) builds on what the store still holds.
+   */
+  prepare(conv: Conversation): PreparedCommit {
+    // The commit writes the conversation as it is now (the store reads it when the call is made).
+    this.dirty.delete(conv.id);
+    const expectedRevision = this.next.get(conv.id) ?? 0;
+    this.next.set(conv.id, expectedRevision + 1);
+    return {
+      commit: { conversation: conv, expectedRevision },
+      settled: (ok) => {
+        if (ok) return;
+        if ((this.next.get(conv.id) ?? 0) > expectedRevision) this.next.set(conv.id, expectedRevision);
+        this.dirty.add(conv.id);
+      },
+    };
   }
 
   get size(): number {
@@ -50,36 +82,35 @@ export class ConversationBook {
     this.dirty.add(id);
   }
 
-  /** `id` was just written by another path (a fold commit). */
-  markClean(id: string): void {
-    this.dirty.delete(id);
-  }
-
-  /** Writes every changed conversation in one transaction; on failure they stay dirty and the next step retries. */
   /**
    * Appends a `[note]` and writes the conversation at once: the note is durable when this returns. A conversation
    * it creates belongs to `owner` (never to nobody, which anyone could reach).
    */
-  noteNow(id: string, text: string, owner: string | null): void {
+  noteNow(id: string, text: string, owner: string | null): Promise<void> {
     const conv = this.open(id, owner);
     appendMessage(conv, { role: 'note', text, ts: this.now() }, this.now());
-    this.saveNow(conv);
+    return this.saveNow(conv);
   }
 
-  /** Writes the conversation at once (throws when the store refuses): a control change is durable on return. */
-  saveNow(conv: Conversation): void {
-    this.store.saveConversations([conv]);
-    this.dirty.delete(conv.id);
+  /**
+   * Commits the conversation now (queued behind earlier writes): durable once the returned promise resolves, and
+   * in any case before anything enqueued later. A refused write is logged and retried by the next checkpoint.
+   */
+  saveNow(conv: Conversation): Promise<void> {
+    const prepared = this.prepare(conv);
+    return this.store.conversations.commit(conv, prepared.commit.expectedRevision).then(
+      () => prepared.settled(true),
+      (err: unknown) => {
+        prepared.settled(false);
+        this.log.error('store.checkpoint.fail', { ctx: conv.id, err: describeError(err) });
+      },
+    );
   }
 
+  /** Commits every changed conversation; one the store refuses stays dirty and the next step retries it. */
   checkpoint(): void {
     if (this.dirty.size === 0) return;
     const list = [...this.dirty].map((id) => this.byId.get(id)).filter((c) => c !== undefined);
-    try {
-      this.store.saveConversations(list);
-      this.dirty.clear();
-    } catch (err) {
-      this.log.error('store.checkpoint.fail', { err: describeError(err) });
-    }
+    for (const conv of list) void this.saveNow(conv);
   }
 }

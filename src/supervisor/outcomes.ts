@@ -1,9 +1,9 @@
 // Who is waiting for which inbox event's outcome, and folds whose commit the store has not taken yet.
 // A waiter hears an outcome only once it is durable (or when the event is abandoned and will replay).
 
-import type { InboxOutcome } from '../domain/inbox.js';
+import type { InboxOutcome, InboxRecord } from '../domain/inbox.js';
 import type { TurnResult } from '../protocol/frames.js';
-import type { Store } from '../store/store.js';
+import type { InboxPort } from '../store/store.js';
 
 /** What a waiter hears when a drain stopped its turn (or it never started): the message replays next start. */
 export const ABANDONED: InboxOutcome = {
@@ -24,26 +24,37 @@ export class Outcomes {
    */
   of(
     eventId: string,
-    at: { known: boolean; store: Pick<Store, 'findInbox'>; draining: boolean },
+    at: { known: boolean; inbox: Pick<InboxPort, 'find'>; draining: boolean },
   ): Promise<InboxOutcome> {
-    if (!at.known) {
-      const record = at.store.findInbox(eventId);
-      if (record === null) {
-        const error = `unknown inbox event ${eventId}`;
-        return Promise.resolve({ status: 'failed', reply: '', error, error_kind: 'internal' });
-      }
-      if (record.status === 'done') return Promise.resolve(record.outcome ?? { status: 'completed', reply: '' });
-      if (at.draining) return Promise.resolve(ABANDONED);
-    }
-    return this.wait(eventId);
+    if (at.known) return this.wait(eventId);
+    // Registered before the read, so a fold that commits meanwhile is not missed; dropped when the read answers.
+    let hear: (o: InboxOutcome) => void = () => {};
+    const waiting = new Promise<InboxOutcome>((resolve) => {
+      hear = resolve;
+      this.add(eventId, resolve);
+    });
+    return at.inbox.find(eventId).then((record) => {
+      const answer = settledAnswer(eventId, record, at.draining);
+      if (answer === null) return waiting;
+      this.drop(eventId, hear);
+      return answer;
+    });
   }
 
   wait(eventId: string): Promise<InboxOutcome> {
-    return new Promise((resolve) => {
-      const list = this.waiters.get(eventId) ?? [];
-      list.push(resolve);
-      this.waiters.set(eventId, list);
-    });
+    return new Promise((resolve) => this.add(eventId, resolve));
+  }
+
+  private add(eventId: string, waiter: (o: InboxOutcome) => void): void {
+    const list = this.waiters.get(eventId) ?? [];
+    list.push(waiter);
+    this.waiters.set(eventId, list);
+  }
+
+  private drop(eventId: string, waiter: (o: InboxOutcome) => void): void {
+    const list = (this.waiters.get(eventId) ?? []).filter((w) => w !== waiter);
+    if (list.length === 0) this.waiters.delete(eventId);
+    else this.waiters.set(eventId, list);
   }
 
   resolve(eventId: string, outcome: InboxOutcome): void {
@@ -51,4 +62,13 @@ export class Outcomes {
     this.waiters.delete(eventId);
     for (const w of waiters) w(outcome);
   }
+}
+
+/** What a caller hears at once about an event the queue does not know, or null when it must wait for the fold. */
+function settledAnswer(eventId: string, record: InboxRecord | null, draining: boolean): InboxOutcome | null {
+  if (record === null) {
+    return { status: 'failed', reply: '', error: `unknown inbox event ${eventId}`, error_kind: 'internal' };
+  }
+  if (record.status === 'done') return record.outcome ?? { status: 'completed', reply: '' };
+  return draining ? ABANDONED : null;
 }

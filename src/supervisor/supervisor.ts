@@ -5,9 +5,11 @@ import { Spending } from '../budget/spending.js';
 import type { Config } from '../config/types.js';
 import { Compactor } from '../context/compactor.js';
 import { appendMessage, hasUserMessageForEvent } from '../context/conversation.js';
+import { MEMORY_KEYS_SHOWN } from '../context/systemPrompt.js';
 import type { Conversation } from '../domain/conversation.js';
 import type { InboxEvent, InboxOutcome } from '../domain/inbox.js';
 import type { TurnJob } from '../domain/job.js';
+import { describeError } from '../errors.js';
 import { ActivityBoard, publishProgress } from '../obs/activityBoard.js';
 import type { Logger } from '../obs/log.js';
 import { Metrics } from '../obs/metrics.js';
@@ -16,7 +18,10 @@ import { Staging } from '../prep/staging.js';
 import type { TurnResult } from '../protocol/frames.js';
 import type { Usage } from '../protocol/messages.js';
 import { DROPPED_CONTINUATION, Steering, type SteeringDeps } from '../steering/steering.js';
-import type { Store } from '../store/store.js';
+import { orderedStore, settledWrites } from '../store/commitQueue.js';
+import { MemoryKeyCache } from '../store/memoryKeyCache.js';
+import { SequenceBlock } from '../store/sequenceBlock.js';
+import type { Accepted, Store } from '../store/store.js';
 import { timedStore } from '../store/timedStore.js';
 import { buildToolHost, hostCapabilities } from '../tools/host.js';
 import { serveToolRequest, unparkAll } from '../tools/serving.js';
@@ -42,6 +47,14 @@ import { WorkerPool } from './workerPool.js';
 
 export type { AcceptInput, SupervisorOptions } from './supervisorOptions.js';
 
+/** Turn ids reserved per store round trip. */
+const TURN_ID_BLOCK = 1000;
+/**
+ * How long a start-up claim holds the inbox's pending events for this instance (`agent.name`). A restart under the
+ * same name takes them back at once; under another name, after this long.
+ */
+const INBOX_LEASE_MS = 30_000;
+
 export class Supervisor {
   private readonly config: Readonly<Config>;
   private readonly store: Store;
@@ -64,6 +77,12 @@ export class Supervisor {
   private readonly compactor: Compactor;
   readonly metrics: Metrics;
   private restored = false;
+  /** The store behind its commit queue (timing aside): what a drain waits on. */
+  private readonly durable: Store;
+  private readonly turnIds: SequenceBlock;
+  private readonly memoryKeys: MemoryKeyCache;
+  /** Contexts with an accept on its way to the store, and how many. */
+  private readonly accepting = new Map<string, number>();
   private readonly reactor: Reactor;
   private draining = false;
   private paused = false;
@@ -71,10 +90,12 @@ export class Supervisor {
   constructor(private readonly opts: SupervisorOptions) {
     this.config = opts.config;
     this.metrics = opts.metrics ?? new Metrics();
-    this.store = timedStore(opts.store, (op, seconds) => this.metrics.storeLatency.observe({ op }, seconds));
+    this.durable = orderedStore(opts.store);
+    this.store = timedStore(this.durable, (op, seconds) => this.metrics.storeLatency.observe({ op }, seconds));
     this.log = opts.log;
     this.now = opts.now ?? Date.now;
     const base = { config: this.config, store: this.store, log: this.log, now: this.now };
+    [this.turnIds, this.memoryKeys] = this.storeCaches();
     this.reactor = new Reactor(() => this.tick(), this.log);
     const wake = (): void => this.reactor.schedule();
     const requeue = (job: TurnJob): void => this.queue.reinsert(job);
@@ -88,8 +109,7 @@ export class Supervisor {
       ownerOf: (ctx) => conversations.get(ctx)?.principal ?? null,
     });
     this.folds = new FoldBack({
-      ...base,
-      conversations,
+      ...{ ...base, conversations, wake },
       outcomes: this.outcomes,
       tasks: opts.tasks,
       beforeCommit: () => this.killPoint('fold.before_commit'),
@@ -103,6 +123,7 @@ export class Supervisor {
       ...base,
       thinks: this.thinks,
       tools: opts.tools,
+      memoryKeys: () => this.memoryKeys.keys,
       markDirty: (id) => conversations.markDirty(id),
       statusFor: (principal) => this.statusFor(principal),
       requeue,
@@ -113,6 +134,7 @@ export class Supervisor {
     this.turns = this.turnWorkers();
     this.launcher = new TurnLauncher({
       ...base,
+      turnIds: this.turnIds,
       conversations,
       folds: this.folds,
       turns: this.turns,
@@ -133,10 +155,21 @@ export class Supervisor {
     this.registerGauges();
   }
 
+  /** What the tick reads synchronously from the store: turn ids reserved ahead, the first memory keys. */
+  private storeCaches(): [SequenceBlock, MemoryKeyCache] {
+    const failed = (err: unknown): void => this.log.error('store.checkpoint.fail', { err: describeError(err) });
+    return [
+      new SequenceBlock(this.store.sequences, 'turn', TURN_ID_BLOCK, failed),
+      new MemoryKeyCache(this.store.memory, MEMORY_KEYS_SHOWN, this.now, failed),
+    ];
+  }
+
   /** A committed fold leaves the books; what it leads to (notes, a goal's next turn) follows. */
   private committed(eventId: string, outcome: InboxOutcome, result: TurnResult | undefined): void {
     const event = this.queue.forget(eventId);
     if (event) this.steering.afterTurn(result ? { event, outcome, result } : { event, outcome });
+    // The commit settled outside a step: idle, drains and watches look again.
+    this.reactor.schedule();
   }
 
   /** Spare workers; with MCP servers configured they import the MCP client while they wait. */
@@ -178,7 +211,10 @@ export class Supervisor {
       accept: (input) => this.accept(input),
       pending: (ctx) => ({
         // A message in staging (preflight, knowledge) is still waiting: it goes before a continuation.
-        queued: this.queue.jobs.some((j) => j.ctx === ctx) || this.staging.busyContexts().includes(ctx),
+        queued:
+          this.queue.jobs.some((j) => j.ctx === ctx) ||
+          this.staging.busyContexts().includes(ctx) ||
+          this.accepting.has(ctx),
         live: this.turns.unfoldedContexts().includes(ctx),
       }),
       paused: () => this.paused,
@@ -188,11 +224,14 @@ export class Supervisor {
     };
   }
 
-  /** Loads conversations and re-queues every pending inbox event in order, with its original id. */
-  restore(): { generation: number; pending: number } {
-    this.conversations.load();
-    this.spending.budget.load();
-    const pending = this.store.pendingInbox();
+  /** Loads conversations, claims every pending inbox event and re-queues them in order, with their original ids. */
+  async restore(): Promise<{ generation: number; pending: number }> {
+    await this.conversations.load();
+    await this.spending.budget.load();
+    await this.turnIds.reserve();
+    await this.memoryKeys.start();
+    const pending = await this.store.inbox.claim(this.config.agent.name, INBOX_LEASE_MS, this.now());
+    await this.opts.tasks?.recover?.(pending);
     for (const event of pending) this.queue.enqueue(event);
     const generation = this.store.generation;
     this.log.info('restore.done', { generation, pending: pending.length, conversations: this.conversations.size });
@@ -204,16 +243,33 @@ export class Supervisor {
     return { generation, pending: pending.length };
   }
 
-  /** Writes the event durably, then queues it. Returns null when `dedupe_key` was already accepted. */
-  accept(input: AcceptInput): InboxEvent | null {
+  /**
+   * Writes the event durably, then queues it; resolves once the commit stuck. A duplicate (the principal's
+   * `dedupe_key` was accepted before) queues nothing and resolves with the record that holds the key.
+   */
+  async accept(input: AcceptInput): Promise<Accepted> {
     // The mode is captured here, at the request boundary: a later switch never changes this message's turn.
     const event = inboxEvent(input, this.now(), this.steering.modeOf(input.context_id));
-    if (!this.store.acceptInbox(event)) return null;
+    const ctx = input.context_id;
+    // Until it is queued, the conversation counts as having a message waiting (no goal continuation overtakes).
+    this.accepting.set(ctx, (this.accepting.get(ctx) ?? 0) + 1);
+    let accepted: Accepted;
+    try {
+      accepted = await this.store.inbox.accept(event, this.opts.tasks?.taskFor?.(event) ?? undefined);
+    } finally {
+      const left = (this.accepting.get(ctx) ?? 1) - 1;
+      if (left === 0) this.accepting.delete(ctx);
+      else this.accepting.set(ctx, left);
+    }
+    if (!accepted.created) {
+      this.log.info('inbox.duplicate', { inbox_event: accepted.record.id, status: accepted.record.status, ctx });
+      return accepted;
+    }
     this.killPoint('inbox.after_put');
     this.log.info('inbox.accepted', { inbox_event: event.id, kind: event.kind, ctx: input.context_id });
     this.queue.enqueue(event);
     this.reactor.schedule();
-    return event;
+    return accepted;
   }
 
   /**
@@ -221,7 +277,11 @@ export class Supervisor {
    * event, or one a drain abandoned, resolves with a `failed` / `cancelled` outcome that says so.
    */
   outcomeOf(eventId: string): Promise<InboxOutcome> {
-    return this.outcomes.of(eventId, { known: this.queue.has(eventId), store: this.store, draining: this.draining });
+    return this.outcomes.of(eventId, {
+      known: this.queue.has(eventId),
+      inbox: this.store.inbox,
+      draining: this.draining,
+    });
   }
 
   /** True when nothing is running and nothing queued can start (empty queue, paused, or draining). */
@@ -315,6 +375,8 @@ export class Supervisor {
     this.children.close();
     this.spending.waits.stop();
     this.checkpoint();
+    // What the checkpoint and the last folds enqueued is durable before the drain reports.
+    await settledWrites(this.durable);
     for (const job of this.queue.jobs) this.outcomes.resolve(job.event.id, ABANDONED);
     this.log.info('drain.done', { abandoned, queued: this.queue.length });
     return { abandoned, queued: this.queue.length };

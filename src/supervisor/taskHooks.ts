@@ -1,6 +1,6 @@
 // The seam between the supervisor and A2A tasks: what the reactor asks of whoever owns tasks (the A2A backend)
 // at fold-back, on progress, and when a turn needs a person. The supervisor itself knows nothing of A2A.
-import type { InboxOutcome } from '../domain/inbox.js';
+import type { InboxEvent, InboxOutcome } from '../domain/inbox.js';
 import type { TaskRecord } from '../domain/task.js';
 import type { ToolResult } from '../tools/internalTools.js';
 
@@ -17,7 +17,11 @@ export type EngineEventType = 'body' | 'tool_card' | 'proposal' | 'checklist' | 
 
 export interface TaskHooks {
   /** The task an event's fold moves to its terminal state, to commit in the same transaction; null when none. */
-  taskForFold(eventId: string, outcome: InboxOutcome): TaskRecord | null;
+  taskForFold(eventId: string, outcome: InboxOutcome): Promise<TaskRecord | null>;
+  /** The task record an event starts with, committed in the accept's own transaction; null when none. */
+  taskFor?(event: InboxEvent): TaskRecord | null;
+  /** At restore, before the claimed events queue: rebuild the tasks a crash lost after their inbox write. */
+  recover?(pending: readonly InboxEvent[]): Promise<void>;
   /** After the fold committed: tell watchers. */
   afterFold(task: TaskRecord): void;
   /** Coarse live activity of the turn answering `eventId` (published only when phase, tool or round changed). */

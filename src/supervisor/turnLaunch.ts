@@ -13,7 +13,7 @@ import { specForRef } from '../intel/models.js';
 import type { Logger } from '../obs/log.js';
 import type { SpawnPayload } from '../protocol/frames.js';
 import { DROPPED_CONTINUATION, type Steering } from '../steering/steering.js';
-import type { Store } from '../store/store.js';
+import type { SequenceBlock } from '../store/sequenceBlock.js';
 import type { ConversationBook } from './conversationBook.js';
 import { ownershipRefusal } from './dispatch.js';
 import { failedResult } from './fold.js';
@@ -25,7 +25,8 @@ const ANSWER_ALLOWANCE = 4096;
 
 export interface LaunchDeps {
   config: Readonly<Config>;
-  store: Store;
+  /** Turn ids, unique across restarts, drawn inside the tick. */
+  turnIds: SequenceBlock;
   log: Logger;
   now(): number;
   conversations: ConversationBook;
@@ -122,9 +123,9 @@ export class TurnLauncher {
   }
 
   private spawn(job: TurnJob, conv: Conversation, payload: SpawnPayload, reservation: Reservation | null): void {
-    const { turns, store, conversations, log, budget } = this.deps;
+    const { turns, turnIds, conversations, log, budget } = this.deps;
     try {
-      payload.turn.turn_id = `turn-${store.nextSequence('turn')}`;
+      payload.turn.turn_id = `turn-${turnIds.take()}`;
       const turn = turns.start(job, payload);
       turn.reservation = reservation;
       conv.turns++;

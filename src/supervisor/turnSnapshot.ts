@@ -4,13 +4,11 @@ import type { Config } from '../config/types.js';
 import { appendMessage } from '../context/conversation.js';
 import type { InstructionFiles } from '../context/instructionFiles.js';
 import type { SkillBook } from '../context/skillBook.js';
-import { MEMORY_KEYS_SHOWN } from '../context/systemPrompt.js';
 import { dateNote } from '../context/volatileNotes.js';
 import type { Conversation } from '../domain/conversation.js';
 import type { TurnJob } from '../domain/job.js';
 import type { Logger } from '../obs/log.js';
 import type { SpawnPayload } from '../protocol/frames.js';
-import type { Store } from '../store/store.js';
 import type { ToolSurface } from '../tools/surface.js';
 import { buildTurnPayload } from './turnBuild.js';
 
@@ -18,7 +16,8 @@ export interface SnapshotDeps {
   config: Readonly<Config>;
   log: Logger;
   now: () => number;
-  store: Store;
+  /** The first memory keys, as of the store's last change (the snapshot is built inside the tick). */
+  memoryKeys: () => string[];
   tools: ToolSurface | undefined;
   skills: SkillBook;
   instructions: InstructionFiles;
@@ -43,7 +42,7 @@ export function snapshotPayload(deps: SnapshotDeps, job: TurnJob, conv: Conversa
     conversation: conv,
     turnId,
     plan: tools?.plan(),
-    memoryKeys: deps.store.memoryList('', MEMORY_KEYS_SHOWN, deps.now()).keys,
+    memoryKeys: deps.memoryKeys(),
     instruction,
     extra: job.prep?.knowledge ?? '',
     skills: deps.skills.section(conv),

@@ -3,11 +3,10 @@
 import type { Config } from '../config/types.js';
 import type { Compactor, CompactReport, CompactRequest } from '../context/compactor.js';
 import type { Conversation } from '../domain/conversation.js';
-import type { InboxEvent } from '../domain/inbox.js';
 import type { Logger } from '../obs/log.js';
 import type { Staging } from '../prep/staging.js';
 import type { Steering } from '../steering/steering.js';
-import type { Store } from '../store/store.js';
+import type { Accepted, Store } from '../store/store.js';
 import { newUlid } from '../store/ulid.js';
 import type { ConversationBook } from '../supervisor/conversationBook.js';
 import type { AcceptInput } from '../supervisor/inbox.js';
@@ -25,7 +24,7 @@ export interface HostCapabilities {
   now(): number;
   conversation(id: string): Conversation;
   markDirty(id: string): void;
-  accept(input: AcceptInput): InboxEvent | null;
+  accept(input: AcceptInput): Promise<Accepted>;
   think(job: ThinkJob): Promise<ToolResult>;
   /** Compacts a conversation now (the `context.compact` tool). */
   compact(ctx: string, req: CompactRequest): Promise<CompactReport>;
@@ -54,7 +53,7 @@ export interface HostParts {
   steering: Steering;
   /** Checks re-run after every reactor step (await). */
   watchers: Set<() => void>;
-  accept(input: AcceptInput): InboxEvent | null;
+  accept(input: AcceptInput): Promise<Accepted>;
   status(): Record<string, unknown>;
 }
 
@@ -108,7 +107,7 @@ export function buildToolHost(caps: HostCapabilities, turn: LiveTurn): InternalT
   return {
     now: caps.now,
     instance: config.agent.name,
-    memory: caps.store,
+    memory: caps.store.memory,
     conversation: caps.conversation,
     markDirty: caps.markDirty,
     planMaxItems: config.context.plan.max_items,
@@ -128,9 +127,9 @@ export function buildToolHost(caps: HostCapabilities, turn: LiveTurn): InternalT
     onMemoryChanged: (op, key) => caps.tasks?.onEngineEvent(turn.job.event.id, 'memory', { op, key }),
     ...(caps.steering ? { steering: steeringFor(caps.steering, turn) } : {}),
     onResultSchemaMismatch: (tool, explain) => log.warn('tool.result.schema', { tool, ctx: turn.job.ctx, explain }),
-    deliver: (req) => {
+    deliver: async (req) => {
       const conversation = req.to === 'new' ? `conv-${newUlid(caps.now()).toLowerCase()}` : req.to;
-      const event = caps.accept({
+      const { record } = await caps.accept({
         kind: 'agent_message',
         context_id: conversation,
         text: req.text,
@@ -138,12 +137,11 @@ export function buildToolHost(caps: HostCapabilities, turn: LiveTurn): InternalT
         msg_depth: req.depth,
         from: req.caller.conversation,
       });
-      if (event === null) return { ok: false, error: 'message.send: the message could not be accepted' };
       log.info('message.delivered', {
         from: req.caller.conversation,
         to: conversation,
         depth: req.depth,
-        inbox_event: event.id,
+        inbox_event: record.id,
       });
       return { ok: true, conversation, depth: req.depth };
     },

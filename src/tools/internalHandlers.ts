@@ -11,18 +11,36 @@ import { decide, think } from './handlers/reasoning.js';
 import { skillsList, skillsLoad, skillsUnload } from './handlers/skills.js';
 import { goalClear, goalComplete, goalGet, goalSet, sidePromote, sideStart } from './handlers/steering.js';
 import { awaitCondition } from './handlers/waiting.js';
-import { type InternalToolHost, type ToolCaller, type ToolOutcome, toolError, toolOk } from './toolOutcome.js';
+import {
+  type InternalToolHost,
+  type ToolCaller,
+  type ToolOutcome,
+  toolDefer,
+  toolError,
+  toolOk,
+} from './toolOutcome.js';
 
 /** memory.list's limit when the model gives none. */
 const DEFAULT_LIST_LIMIT = 100;
 
 const NO_PLAN = 'no plan';
 
+/** A success once the store has answered (the memory tools wait for their write or read). */
+function okWhen(value: Promise<unknown>): ToolOutcome {
+  return toolDefer(value.then((result) => ({ result, is_error: false })));
+}
+
 function memoryGet(args: Args, _caller: ToolCaller, host: InternalToolHost): ToolOutcome {
   const key = args['key'] as string;
-  const entry = host.memory.memoryGet(key, host.now());
-  if (entry === null) return toolOk({ found: false, key, value: null, meta: null });
-  return toolOk({ found: true, key, value: entry.value, meta: { updated: entry.updated, expires: entry.expires } });
+  return okWhen(
+    host.memory
+      .get(key, host.now())
+      .then((entry) =>
+        entry === null
+          ? { found: false, key, value: null, meta: null }
+          : { found: true, key, value: entry.value, meta: { updated: entry.updated, expires: entry.expires } },
+      ),
+  );
 }
 
 function memorySet(args: Args, _caller: ToolCaller, host: InternalToolHost): ToolOutcome {
@@ -30,23 +48,26 @@ function memorySet(args: Args, _caller: ToolCaller, host: InternalToolHost): Too
   const now = host.now();
   const ttl = args['ttl'] as string | number | undefined;
   const expires = ttl === undefined ? null : now + durationMs(ttl);
-  host.memory.memorySet({ key, value: args['value'], expires, updated: now });
-  host.onMemoryChanged?.('set', key);
-  return toolOk({ ok: true, key });
+  const written = host.memory.set({ key, value: args['value'], expires, updated: now }).then(() => {
+    host.onMemoryChanged?.('set', key);
+    return { ok: true, key };
+  });
+  return okWhen(written);
 }
 
 function memoryList(args: Args, _caller: ToolCaller, host: InternalToolHost): ToolOutcome {
   const prefix = (args['prefix'] as string | undefined) ?? '';
   const limit = (args['limit'] as number | undefined) ?? DEFAULT_LIST_LIMIT;
-  const { keys, truncated } = host.memory.memoryList(prefix, limit, host.now());
-  return toolOk({ keys, truncated });
+  return okWhen(host.memory.list(prefix, limit, host.now()).then(({ keys, truncated }) => ({ keys, truncated })));
 }
 
 function memoryDelete(args: Args, _caller: ToolCaller, host: InternalToolHost): ToolOutcome {
   const key = args['key'] as string;
-  const deleted = host.memory.memoryDelete(key);
-  if (deleted) host.onMemoryChanged?.('delete', key);
-  return toolOk({ deleted });
+  const deleted = host.memory.delete(key).then((existed) => {
+    if (existed) host.onMemoryChanged?.('delete', key);
+    return { deleted: existed };
+  });
+  return okWhen(deleted);
 }
 
 /** Stores `plan` on the caller's conversation, marks it dirty and reports the change. */

@@ -2,7 +2,7 @@
 // Types and a few constructors only; shared by internalTools.ts (the runner) and the handler bodies.
 import type { Conversation } from '../domain/conversation.js';
 import type { Goal } from '../domain/goal.js';
-import type { Store } from '../store/store.js';
+import type { MemoryPort } from '../store/store.js';
 
 /** Who called: the conversation plan.* addresses, the acting principal, the turn, the message's hop depth. */
 export interface ToolCaller {
@@ -58,7 +58,8 @@ export interface InternalToolHost {
   now(): number;
   /** The instance name (think's system prompt). */
   instance: string;
-  memory: Pick<Store, 'memoryGet' | 'memorySet' | 'memoryList' | 'memoryDelete'>;
+  /** The store's memory port (its change notification feeds `await`). */
+  memory: MemoryPort;
   /** The caller's conversation (for plan.*); its `plan` is replaced in place. */
   conversation(id: string): Conversation;
   /** The conversation changed (its plan); the supervisor checkpoints it. */
@@ -70,8 +71,8 @@ export interface InternalToolHost {
   askHumanFallback: 'fail' | 'wait';
   /** Whether a person can be asked (false until the A2A listener provides a channel). */
   humanChannel: boolean;
-  /** Writes an `a2a_message` inbox event; durable when it returns ok. */
-  deliver?(req: DeliveryRequest): DeliveryReceipt;
+  /** Writes an `a2a_message` inbox event; durable when it resolves ok. */
+  deliver?(req: DeliveryRequest): Promise<DeliveryReceipt>;
   /** The runtime status the `status` tool reports. */
   status?(caller: ToolCaller): Record<string, unknown>;
   /** Runs a think child and resolves with its value (or an error result `think <status>: <error>`). */

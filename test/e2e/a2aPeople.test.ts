@@ -43,16 +43,16 @@ function alive(pid: number): boolean {
   }
 }
 
-function storedNotes(dir: string, conversation: string): string[] {
+async function storedNotes(dir: string, conversation: string): Promise<string[]> {
   const store = new SqliteStore(dir);
   try {
-    const conv = store.loadConversations().find((c) => c.id === conversation);
+    const conv = (await store.conversations.load()).map((s) => s.conversation).find((c) => c.id === conversation);
     // The daily date note aside.
     return (conv?.messages ?? []).flatMap((m) =>
       m.role === 'note' && !m.text.startsWith('current date:') ? [m.text] : [],
     );
   } finally {
-    store.close();
+    await store.close();
   }
 }
 
@@ -199,7 +199,7 @@ describe('the A2A daemon with people and processes', () => {
     } finally {
       await quiet.stop();
     }
-    assert.deepEqual(storedNotes(quietDir, 'log'), [
+    assert.deepEqual(await storedNotes(quietDir, 'log'), [
       'message from operator (no turn: agent.wake_on leaves out a2a_message): for your records',
     ]);
 
@@ -218,7 +218,7 @@ describe('the A2A daemon with people and processes', () => {
       await daemon.stop();
     }
     // The reply arrived while the turn ran: it joins the transcript after that turn's own messages.
-    const notes = storedNotes(dir, 'slow');
+    const notes = await storedNotes(dir, 'slow');
     assert.deepEqual(notes.at(-1), `human reply (task ${taskId}): use metric units`);
     assert.equal(notes.length, 2, notes.join(' | '));
   });

@@ -60,7 +60,7 @@ describe('budgets and metrics in a one-shot job', () => {
       const [metrics, health, ready] = await pending;
       assert.match(String(metrics), /# TYPE agentd_turns_total counter/);
       assert.match(String(metrics), /agentd_turns_running 1/);
-      assert.match(String(metrics), /agentd_store_op_seconds_count\{op="acceptInbox"\} 1/);
+      assert.match(String(metrics), /agentd_store_op_seconds_count\{op="inbox.accept"\} 1/);
       assert.equal(health, '200 ok');
       assert.equal(ready, '200 ready');
     } finally {

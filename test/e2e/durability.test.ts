@@ -7,13 +7,13 @@ import { type ScriptedModel, startScriptedModel } from '../doubles/scriptedModel
 import { waitUntil } from '../integration/wait.js';
 import { eventsNamed, runAgentd, tempStateDir } from './harness.js';
 
-function userMessages(dir: string, text: string): number {
+async function userMessages(dir: string, text: string): Promise<number> {
   const store = new SqliteStore(dir);
   try {
-    const root = store.loadConversations().find((c) => c.id === 'root');
+    const root = (await store.conversations.load()).map((s) => s.conversation).find((c) => c.id === 'root');
     return root?.messages.filter((m) => m.role === 'user' && m.text === text).length ?? 0;
   } finally {
-    store.close();
+    await store.close();
   }
 }
 
@@ -58,7 +58,7 @@ describe('durable inbox across SIGKILL', () => {
     assert.equal(eventsNamed(life3, 'prompt.skipped')[0]?.reason, 'answered');
     assert.equal(eventsNamed(life3, 'turn.spawn').length, 0);
     assert.equal(model.requests.length, requestsBefore, 'no model call for an answered prompt');
-    assert.equal(userMessages(dir, 'kill me after accept'), 1);
+    assert.equal(await userMessages(dir, 'kill me after accept'), 1);
   });
 
   it('a supervisor killed mid-turn takes its worker down; the next start answers exactly once', async () => {
@@ -86,6 +86,6 @@ describe('durable inbox across SIGKILL', () => {
     assert.equal(life2.code, 0, life2.stderr);
     assert.equal(life2.stdout, 'answer after restart\n');
     assert.equal(eventsNamed(life2, 'turn.spawn').length, 1);
-    assert.equal(userMessages(dir, 'slow crash'), 1);
+    assert.equal(await userMessages(dir, 'slow crash'), 1);
   });
 });

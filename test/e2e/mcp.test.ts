@@ -20,12 +20,12 @@ function configFile(dir: string, yaml: string): string {
   return file;
 }
 
-function rootMessages(dir: string) {
+async function rootMessages(dir: string) {
   const store = new SqliteStore(dir);
   try {
-    return store.loadConversations().find((c) => c.id === 'root')?.messages ?? [];
+    return (await store.conversations.load()).map((s) => s.conversation).find((c) => c.id === 'root')?.messages ?? [];
   } finally {
-    store.close();
+    await store.close();
   }
 }
 
@@ -79,7 +79,7 @@ describe('MCP tools in a job', () => {
     });
     assert.equal(run.code, 0, run.stderr);
     assert.equal(run.stdout, 'done\n');
-    const tools = rootMessages(dir).filter((m) => m.role === 'tool');
+    const tools = (await rootMessages(dir)).filter((m) => m.role === 'tool');
     assert.equal(tools.length, 4);
     const structured = tools.find((m) => m.role === 'tool' && m.name === 'get-structured-content');
     assert.ok(structured?.role === 'tool' && !structured.is_error);
@@ -110,7 +110,7 @@ describe('MCP tools in a job', () => {
     assert.deepEqual(seen, ['allowed']);
     const verdicts = eventsNamed(run, 'tool.policy').map((e) => `${e.rule}:${e.action}`);
     assert.deepEqual(verdicts, ['allow-allowed:allow', 'no-echo:deny']);
-    const denied = rootMessages(dir).find((m) => m.role === 'tool' && m.is_error);
+    const denied = (await rootMessages(dir)).find((m) => m.role === 'tool' && m.is_error);
     assert.match(String(denied?.role === 'tool' ? denied.content : ''), /no-echo/);
   });
 
@@ -140,7 +140,7 @@ describe('MCP tools in a job', () => {
       { env: { AGENTD_STATE_DIR: dir, AGENTD_MCP_CALL_TIMEOUT: '300ms' } },
     );
     assert.equal(run.code, 0, run.stderr);
-    const timedOut = rootMessages(dir).find((m) => m.role === 'tool');
+    const timedOut = (await rootMessages(dir)).find((m) => m.role === 'tool');
     assert.ok(timedOut?.role === 'tool' && timedOut.is_error);
     assert.match(String(timedOut.content), /timed out after 300 ms/);
   });

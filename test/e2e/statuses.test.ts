@@ -64,8 +64,8 @@ describe('job exit codes by turn status', () => {
     assert.equal(done[0]?.status, 'completed');
     assert.equal(done[0]?.tool_calls, 2);
     const store = new SqliteStore(dir);
-    const root = store.loadConversations().find((c) => c.id === 'root');
-    store.close();
+    const root = (await store.conversations.load()).map((s) => s.conversation).find((c) => c.id === 'root');
+    await store.close();
     assert.deepEqual(
       root?.messages.map((m) => m.role),
       ['user', 'note', 'assistant', 'tool', 'tool', 'assistant'],
@@ -131,9 +131,9 @@ describe('job exit codes by turn status', () => {
     const run = await job(model, 'sleep past the deadline', ['--deadline', '1s'], { AGENTD_STATE_DIR: dir });
     assert.equal(run.code, 124, run.stderr);
     const store = new SqliteStore(dir);
-    const root = store.loadConversations().find((c) => c.id === 'root');
-    const late = store.memoryGet('late', Date.now());
-    store.close();
+    const root = (await store.conversations.load()).map((s) => s.conversation).find((c) => c.id === 'root');
+    const late = await store.memory.get('late', Date.now());
+    await store.close();
     const sealed = root?.messages.find((m) => m.role === 'tool' && m.name === 'memory.set');
     assert.ok(sealed?.role === 'tool' && sealed.is_error, 'premise: the second call has a result');
     assert.match(String(sealed.content), /not executed — the turn ended \(deadline\)/);

@@ -18,8 +18,8 @@ function consulting(thought: Turn): Playbook {
   };
 }
 
-function consult(rig: Rig): InboxEvent {
-  const ev = rig.sup.accept({ context_id: 't', text: 'consult yourself', principal: 'operator' });
+async function consult(rig: Rig): Promise<InboxEvent> {
+  const ev = (await rig.sup.accept({ context_id: 't', text: 'consult yourself', principal: 'operator' })).record;
   assert.ok(ev);
   return ev;
 }
@@ -28,7 +28,7 @@ describe('the child table', () => {
   it('a think child dies with the turn that asked for it', async () => {
     const rig = await startRig(consulting({ content: { verdict: 'too late' }, delay_ms: 60_000 }));
     try {
-      const ev = consult(rig);
+      const ev = await consult(rig);
       await waitUntil(() => rig.named('think.spawn').length === 1, 10_000, 'the think child starts');
       const thinker = Number(rig.named('think.spawn')[0]?.worker_pid);
       await waitUntil(() => rig.model.requests.length === 2, 10_000, 'the think child calls the model');
@@ -49,7 +49,7 @@ describe('the child table', () => {
   it('a think child is charged what it reports, counted under its purpose', async () => {
     const rig = await startRig(consulting({ content: { verdict: 'ship it' } }));
     try {
-      const ev = consult(rig);
+      const ev = await consult(rig);
       assert.equal((await within(rig.sup.outcomeOf(ev.id), 30_000, 'think turn')).status, 'completed');
       // The scripted model reports 11 in / 5 out per call: one call by the think child, two by the turn.
       const metrics = rig.sup.metrics.render();

@@ -76,7 +76,7 @@ describe('compaction', () => {
       assert.equal(conv.summary?.narrative, 'n');
       const summarizer = rig.model.requests.find((r) => JSON.stringify(r.body).includes('Transcript excerpt'));
       assert.equal((summarizer?.body as { temperature?: number } | undefined)?.temperature, 0);
-      const stored = rig.store.loadConversations().find((c) => c.id === 'c');
+      const stored = (await rig.store.conversations.load()).map((s) => s.conversation).find((c) => c.id === 'c');
       assert.equal(stored?.version, 2, 'the compacted transcript is on disk');
       assert.equal(stored?.messages.length, conv.messages.length);
     } finally {
@@ -123,7 +123,7 @@ describe('compaction', () => {
     );
     try {
       for (const key of ['a', 'b', 'c'])
-        rig.store.memorySet({ key, value: 'z'.repeat(30_000), expires: null, updated: 1 });
+        await rig.store.memory.set({ key, value: 'z'.repeat(30_000), expires: null, updated: 1 });
       await say(rig, 'c', 'FETCH-ALL');
       await rig.sup.whenIdle();
       const [event] = rig.named('context.compacted');

@@ -41,6 +41,8 @@ export interface RigOptions {
   tasks?: boolean;
   /** Start this program as the worker (a double) instead of the real one. */
   workerEntry?: WorkerEntry;
+  /** Wraps the opened store (a store that fails on cue). */
+  wrapStore?: (store: Store) => Store;
 }
 
 /** The supervisor over a fresh store; with MCP servers configured it also gets the tool surface. */
@@ -59,7 +61,8 @@ export async function startRig(
     flags: { intelligence: model.url, model: 'test-model' },
     cwd: dir,
   });
-  const store = openStore(config.store);
+  const opened = openStore(config.store);
+  const store = opts.wrapStore ? opts.wrapStore(opened) : opened;
   const events: Array<Record<string, unknown>> = [];
   const log = createLogger({ level: 'debug', write: (line) => events.push(JSON.parse(line)) });
   const hasMcp = Object.keys(config.mcp.servers).length > 0;
@@ -76,7 +79,7 @@ export async function startRig(
   const accept = (input: AcceptInput) => Promise.resolve(sup.accept(input));
   const backend = slot && new TaskBackend({ store, log, now: Date.now, drain: () => {}, supervisor: sup, accept });
   if (backend) slot?.bind(backend);
-  sup.restore();
+  await sup.restore();
   return {
     dir,
     sup,
@@ -88,7 +91,7 @@ export async function startRig(
     close: async () => {
       await sup.drain(5_000);
       await tools?.close();
-      store.close();
+      await store.close();
       await model.close();
     },
   };
@@ -96,7 +99,6 @@ export async function startRig(
 
 /** Accepts `text` into conversation `ctx` (as the operator) and waits, at most 30 s, for the turn's outcome. */
 export async function answer(rig: Rig, ctx: string, text: string): Promise<InboxOutcome> {
-  const ev = rig.sup.accept({ context_id: ctx, text, principal: 'operator' });
-  if (!ev) throw new Error(`the message into ${ctx} was not accepted`);
+  const ev = (await rig.sup.accept({ context_id: ctx, text, principal: 'operator' })).record;
   return within(rig.sup.outcomeOf(ev.id), 30_000, `the turn in ${ctx}`);
 }

@@ -32,7 +32,7 @@ describe('internal tools backed by the supervisor', () => {
       ],
     });
     try {
-      const ev = rig.sup.accept({ context_id: 't', text: 'consult yourself', principal: OP });
+      const ev = (await rig.sup.accept({ context_id: 't', text: 'consult yourself', principal: OP })).record;
       assert.ok(ev);
       const outcome = await within(rig.sup.outcomeOf(ev.id), 30_000, 'think turn');
       assert.equal(outcome.status, 'completed', outcome.error);
@@ -58,7 +58,7 @@ describe('internal tools backed by the supervisor', () => {
       ],
     });
     try {
-      const ev = rig.sup.accept({ context_id: 'sender', text: 'tell someone', principal: OP });
+      const ev = (await rig.sup.accept({ context_id: 'sender', text: 'tell someone', principal: OP })).record;
       assert.ok(ev);
       await within(rig.sup.outcomeOf(ev.id), 20_000, 'sender turn');
       const [sent] = toolResults(rig.sup.conversation('sender')?.messages);
@@ -96,14 +96,14 @@ describe('internal tools backed by the supervisor', () => {
       ],
     });
     try {
-      const waiting = rig.sup.accept({ context_id: 'waiter', text: 'wait for go', principal: OP });
-      const asking = rig.sup.accept({ context_id: 'asker', text: 'ask a person', principal: OP });
+      const waiting = (await rig.sup.accept({ context_id: 'waiter', text: 'wait for go', principal: OP })).record;
+      const asking = (await rig.sup.accept({ context_id: 'asker', text: 'ask a person', principal: OP })).record;
       assert.ok(waiting && asking);
       await within(rig.sup.outcomeOf(asking.id), 20_000, 'ask turn');
       const [asked] = toolResults(rig.sup.conversation('asker')?.messages);
       assert.equal(asked?.is_error, true);
       assert.match(String(asked?.content), /no person is reachable/);
-      const setter = rig.sup.accept({ context_id: 'setter', text: 'say go', principal: OP });
+      const setter = (await rig.sup.accept({ context_id: 'setter', text: 'say go', principal: OP })).record;
       assert.ok(setter);
       await within(rig.sup.outcomeOf(waiting.id), 20_000, 'await turn');
       const [awaited] = toolResults(rig.sup.conversation('waiter')?.messages);

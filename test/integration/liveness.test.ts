@@ -56,7 +56,7 @@ describe('liveness: spares', () => {
       await waitUntil(() => rig.sup.warmWorkerPids.length === 1, 10_000, 'a spare worker is started');
       const [stopped] = rig.sup.warmWorkerPids as [number];
       process.kill(stopped, 'SIGSTOP');
-      const ev = rig.sup.accept({ context_id: 'sp', text: 'hello', principal: OP });
+      const ev = (await rig.sup.accept({ context_id: 'sp', text: 'hello', principal: OP })).record;
       assert.ok(ev);
       await waitUntil(() => rig.named('turn.spawn').length === 1, 10_000, 'the turn starts');
       assert.equal(rig.named('turn.spawn')[0]?.worker_pid, stopped, 'the stopped spare took the turn');
@@ -80,8 +80,8 @@ describe('liveness: running turns', () => {
       FAST,
     );
     try {
-      const first = rig.sup.accept({ context_id: 'c1', text: 'hang here', principal: OP });
-      const second = rig.sup.accept({ context_id: 'c1', text: 'then this', principal: OP });
+      const first = (await rig.sup.accept({ context_id: 'c1', text: 'hang here', principal: OP })).record;
+      const second = (await rig.sup.accept({ context_id: 'c1', text: 'then this', principal: OP })).record;
       assert.ok(first && second);
       await waitUntil(() => rig.model.requests.length > 0, 10_000, 'the first turn calls the model');
       const pid = Number(rig.named('turn.spawn')[0]?.worker_pid);
@@ -126,7 +126,7 @@ describe('liveness: running turns', () => {
       { ...FAST, AGENTD_AGENT_PREFLIGHT: 'always' },
     );
     try {
-      const ev = rig.sup.accept({ context_id: 'p', text: 'what now?', principal: OP });
+      const ev = (await rig.sup.accept({ context_id: 'p', text: 'what now?', principal: OP })).record;
       assert.ok(ev);
       await waitUntil(() => rig.model.requests.length > 0, 10_000, 'the preflight calls the model');
       const pid = Number(rig.named('think.spawn')[0]?.worker_pid);
@@ -146,7 +146,7 @@ describe('liveness: running turns', () => {
   it('a worker inside a long call (its pongs say so) outlives the progress timeout untouched', async () => {
     const rig = await startRig({ turns: [{ content: 'unused' }] }, FAST, { workerEntry: double('busy') });
     try {
-      const ev = rig.sup.accept({ context_id: 'b', text: 'hello', principal: OP });
+      const ev = (await rig.sup.accept({ context_id: 'b', text: 'hello', principal: OP })).record;
       assert.ok(ev);
       await waitUntil(() => rig.named('turn.spawn').length === 1, 10_000, 'the turn starts');
       await new Promise((r) => setTimeout(r, 4_500)); // three progress timeouts

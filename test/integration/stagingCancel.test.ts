@@ -18,8 +18,8 @@ describe('jobs that end without a turn', () => {
       { AGENTD_AGENT_PREFLIGHT: 'always' },
     );
     try {
-      const first = rig.sup.accept({ context_id: 'c', text: 'please fix prod', principal: OP });
-      const second = rig.sup.accept({ context_id: 'c', text: 'second', principal: OP });
+      const first = (await rig.sup.accept({ context_id: 'c', text: 'please fix prod', principal: OP })).record;
+      const second = (await rig.sup.accept({ context_id: 'c', text: 'second', principal: OP })).record;
       assert.ok(first && second);
       await waitUntil(() => rig.named('preflight.start').length === 1, 10_000, 'the preflight runs');
       rig.sup.cancelEvent(first.id, 'changed my mind');
@@ -37,8 +37,8 @@ describe('jobs that end without a turn', () => {
     const yaml = 'intelligence:\n  budget:\n    windows: [{per: hour, tokens: 1000}]\n    on_exhausted: refuse\n';
     const rig = await startRig({ turns: [{ content: 'never' }] }, { AGENTD_AGENT_PREFLIGHT: 'never' }, { yaml });
     try {
-      const first = rig.sup.accept({ context_id: 'c', text: 'one', principal: OP });
-      const second = rig.sup.accept({ context_id: 'c', text: 'two', principal: OP });
+      const first = (await rig.sup.accept({ context_id: 'c', text: 'one', principal: OP })).record;
+      const second = (await rig.sup.accept({ context_id: 'c', text: 'two', principal: OP })).record;
       assert.ok(first && second);
       const outcomes = await within(
         Promise.all([rig.sup.outcomeOf(first.id), rig.sup.outcomeOf(second.id)]),

@@ -48,7 +48,7 @@ describe('plan mode', () => {
     });
     try {
       rig.sup.steering.setMode('p', OP, 'plan');
-      const ev = rig.sup.accept({ context_id: 'p', text: 'tidy the notes', principal: OP });
+      const ev = (await rig.sup.accept({ context_id: 'p', text: 'tidy the notes', principal: OP })).record;
       assert.ok(ev);
       const outcome = await within(rig.sup.outcomeOf(ev.id), 20_000, 'the plan-mode turn');
       assert.equal(outcome.status, 'completed');
@@ -60,18 +60,18 @@ describe('plan mode', () => {
       assert.equal(get?.is_error, false, 'a read-only tool runs');
       assert.equal(plan?.is_error, true, 'plan.create changes the checklist: refused');
       assert.equal(conv?.plan, null, 'the checklist is untouched');
-      assert.equal(rig.store.memoryGet('notes', Date.now()), null, 'nothing was written');
+      assert.equal(await rig.store.memory.get('notes', Date.now()), null, 'nothing was written');
       assert.equal(conv?.controls?.proposal?.text, outcome.reply, 'the proposal is kept apart from the plan');
       assert.equal(rig.named('proposal').length, 1);
       assert.match(JSON.stringify(rig.model.requests[0]?.body), /Plan mode: investigate with read-only tools/);
 
       // Leaving plan mode is the caller's act; the next message runs in execute mode.
       rig.sup.steering.setMode('p', OP, 'execute');
-      const next = rig.sup.accept({ context_id: 'p', text: 'now do it', principal: OP });
+      const next = (await rig.sup.accept({ context_id: 'p', text: 'now do it', principal: OP })).record;
       assert.ok(next);
       await within(rig.sup.outcomeOf(next.id), 20_000, 'the execute turn');
       assert.equal(toolResults(rig.sup.conversation('p')?.messages).at(-1)?.is_error, false);
-      assert.equal(rig.store.memoryGet('notes', Date.now())?.value, 'x');
+      assert.equal((await rig.store.memory.get('notes', Date.now()))?.value, 'x');
     } finally {
       await rig.close();
     }
@@ -115,7 +115,7 @@ describe('goals', () => {
       rig.sup.steering.kick('g');
       await waitUntil(() => rig.named('goal.continued').length === 1, 20_000, 'the first continuation');
       // A person writes while the goal works: the message goes before the next continuation.
-      const user = rig.sup.accept({ context_id: 'g', text: 'by the way, hello', principal: OP });
+      const user = (await rig.sup.accept({ context_id: 'g', text: 'by the way, hello', principal: OP })).record;
       assert.ok(user);
       await settle(rig);
       const texts = userTexts(rig, 'g');
@@ -197,7 +197,8 @@ describe('side tasks', () => {
       ],
     });
     try {
-      const ev = rig.sup.accept({ context_id: 'parent', text: 'fork a side task', principal: 'user:alice' });
+      const ev = (await rig.sup.accept({ context_id: 'parent', text: 'fork a side task', principal: 'user:alice' }))
+        .record;
       assert.ok(ev);
       await within(rig.sup.outcomeOf(ev.id), 20_000, 'the parent turn');
       await settle(rig);

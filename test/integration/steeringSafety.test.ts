@@ -17,12 +17,12 @@ describe('goal continuations in the queue', () => {
   it('a goal cleared while its continuation waits for a slot: the continuation never runs', async () => {
     const rig = await startRig({ turns: [{ content: 'ok' }], match: [slow] }, { AGENTD_AGENT_MAX_PARALLEL_TURNS: '1' });
     try {
-      const busy = rig.sup.accept({ context_id: 'x', text: 'hold the slot', principal: OP });
+      const busy = (await rig.sup.accept({ context_id: 'x', text: 'hold the slot', principal: OP })).record;
       assert.ok(busy);
       await waitUntil(() => rig.named('turn.spawn').length === 1, 10_000, 'the slot is taken');
       rig.sup.steering.goalSet('g', OP, 'something', null);
       rig.sup.steering.kick('g');
-      assert.equal(rig.named('goal.continued').length, 1, 'premise: a continuation is queued');
+      await waitUntil(() => rig.named('goal.continued').length === 1, 5_000, 'premise: a continuation is queued');
       rig.sup.steering.goalClear('g', OP);
       await waitUntil(() => rig.named('goal.continuation.dropped').length === 1, 20_000, 'dropped');
       await within(rig.sup.whenIdle(), 20_000, 'idle');
@@ -36,11 +36,11 @@ describe('goal continuations in the queue', () => {
   it('a message that arrives while a continuation waits goes first; the goal goes on after it', async () => {
     const rig = await startRig({ turns: [{ content: 'ok' }], match: [slow] }, { AGENTD_AGENT_MAX_PARALLEL_TURNS: '1' });
     try {
-      rig.sup.accept({ context_id: 'x', text: 'hold the slot', principal: OP });
+      await rig.sup.accept({ context_id: 'x', text: 'hold the slot', principal: OP });
       await waitUntil(() => rig.named('turn.spawn').length === 1, 10_000, 'the slot is taken');
       rig.sup.steering.goalSet('g', OP, 'something', null);
       rig.sup.steering.kick('g');
-      rig.sup.accept({ context_id: 'g', text: 'a person writes', principal: OP });
+      await rig.sup.accept({ context_id: 'g', text: 'a person writes', principal: OP });
       const continued = () => users(rig.sup.conversation('g')?.messages).length >= 2;
       await waitUntil(continued, 20_000, 'the goal continues after the message');
       rig.sup.steering.goalClear('g', OP);
@@ -68,14 +68,14 @@ describe('wake turns and side tasks stay bounded', () => {
       { AGENTD_AGENT_ON_WORKFLOW_FINISHED: 'think' },
     );
     try {
-      const ev = rig.sup.accept({ context_id: 'a', text: 'delegate please', principal: ALICE });
+      const ev = (await rig.sup.accept({ context_id: 'a', text: 'delegate please', principal: ALICE })).record;
       assert.ok(ev);
       const woke = () => users(rig.sup.conversation('a')?.messages).some((m) => m.text.startsWith('run in b'));
       await waitUntil(woke, 20_000, 'the wake turn');
       await within(rig.sup.whenIdle(), 20_000, 'idle');
       const wake = users(rig.sup.conversation('a')?.messages).find((m) => m.text.startsWith('run in b'));
       assert.equal(wake?.principal, ALICE, 'never a turn for nobody in alice’s conversation');
-      const event = rig.store.findInbox(wake?.event ?? '');
+      const event = await rig.store.inbox.find(wake?.event ?? '');
       assert.equal(event?.payload.msg_depth, 2, 'the run was depth 1');
     } finally {
       await rig.close();
@@ -105,7 +105,9 @@ describe('wake turns and side tasks stay bounded', () => {
     );
     try {
       await within(
-        rig.sup.outcomeOf(rig.sup.accept({ context_id: 'a', text: 'delegate please', principal: ALICE })!.id),
+        rig.sup.outcomeOf(
+          (await rig.sup.accept({ context_id: 'a', text: 'delegate please', principal: ALICE })).record!.id,
+        ),
         20_000,
         'a',
       );
@@ -118,7 +120,7 @@ describe('wake turns and side tasks stay bounded', () => {
       assert.ok(!users(rig.sup.conversation('a')?.messages).some((m) => m.text.startsWith('run in b')));
 
       await within(
-        rig.sup.outcomeOf(rig.sup.accept({ context_id: 'p', text: 'fork once', principal: ALICE })!.id),
+        rig.sup.outcomeOf((await rig.sup.accept({ context_id: 'p', text: 'fork once', principal: ALICE })).record!.id),
         20_000,
         'p',
       );

@@ -11,9 +11,9 @@ describe('Supervisor dispatch', () => {
   it('runs two conversations in parallel but never two turns of one conversation at once', async () => {
     const rig = await startRig({ turns: [{ content: 'ok', delay_ms: 400 }] });
     try {
-      const a1 = rig.sup.accept({ context_id: 'a', text: 'first in a', principal: OP });
-      const a2 = rig.sup.accept({ context_id: 'a', text: 'second in a', principal: OP });
-      const b1 = rig.sup.accept({ context_id: 'b', text: 'first in b', principal: OP });
+      const a1 = (await rig.sup.accept({ context_id: 'a', text: 'first in a', principal: OP })).record;
+      const a2 = (await rig.sup.accept({ context_id: 'a', text: 'second in a', principal: OP })).record;
+      const b1 = (await rig.sup.accept({ context_id: 'b', text: 'first in b', principal: OP })).record;
       assert.ok(a1 && a2 && b1);
       await within(Promise.all([a1, a2, b1].map((e) => rig.sup.outcomeOf(e.id))), 20_000, 'three turns');
       const order = rig.events
@@ -36,13 +36,13 @@ describe('Supervisor dispatch', () => {
   it('a model error fails the turn with kind intel, stored with the outcome beside its unchanged text', async () => {
     const rig = await startRig({ turns: [{ http_status: 401, body: '{"error":{"message":"bad key"}}' }] });
     try {
-      const event = rig.sup.accept({ context_id: 'c1', text: 'hello', principal: OP });
+      const event = (await rig.sup.accept({ context_id: 'c1', text: 'hello', principal: OP })).record;
       assert.ok(event);
       const outcome = await within(rig.sup.outcomeOf(event.id), 10_000, 'the outcome');
       assert.equal(outcome.status, 'failed');
       assert.match(outcome.error ?? '', /^intel: HTTP 401/);
       assert.equal(outcome.error_kind, 'intel');
-      assert.equal(rig.store.findInbox(event.id)?.outcome?.error_kind, 'intel');
+      assert.equal((await rig.store.inbox.find(event.id))?.outcome?.error_kind, 'intel');
     } finally {
       await rig.close();
     }
@@ -54,8 +54,8 @@ describe('Supervisor dispatch', () => {
       match: [{ when_contains: 'hang here', content: 'never', delay_ms: 60_000, times: 1 }],
     });
     try {
-      const first = rig.sup.accept({ context_id: 'c1', text: 'hang here', principal: OP });
-      const second = rig.sup.accept({ context_id: 'c1', text: 'then this', principal: OP });
+      const first = (await rig.sup.accept({ context_id: 'c1', text: 'hang here', principal: OP })).record;
+      const second = (await rig.sup.accept({ context_id: 'c1', text: 'then this', principal: OP })).record;
       assert.ok(first && second);
       await waitUntil(() => rig.model.requests.length > 0, 10_000, 'the first turn calls the model');
       process.kill(Number(rig.named('turn.spawn')[0]?.worker_pid), 'SIGKILL');
@@ -86,7 +86,7 @@ describe('Supervisor dispatch', () => {
       ],
     });
     try {
-      const ev = rig.sup.accept({ context_id: 's', text: 'sleep a long time', principal: OP });
+      const ev = (await rig.sup.accept({ context_id: 's', text: 'sleep a long time', principal: OP })).record;
       assert.ok(ev);
       await waitUntil(() => rig.named('tool.request').length > 0, 10_000, 'the sleep is requested');
       assert.ok(rig.sup.cancel('s'));
@@ -107,7 +107,7 @@ describe('Supervisor dispatch', () => {
       turns: [{ tool_calls: [{ name: 'sleep', arguments: { duration: '200ms' } }] }, { content: 'rested' }],
     });
     try {
-      const ev = rig.sup.accept({ context_id: 'z', text: 'take a nap', principal: OP });
+      const ev = (await rig.sup.accept({ context_id: 'z', text: 'take a nap', principal: OP })).record;
       assert.ok(ev);
       const outcome = await within(rig.sup.outcomeOf(ev.id), 10_000, 'sleep turn');
       assert.equal(outcome.status, 'completed');
@@ -126,7 +126,7 @@ describe('Supervisor lifecycle', () => {
     const rig = await startRig({ turns: [{ content: 'after resume' }] });
     try {
       rig.sup.pause();
-      const ev = rig.sup.accept({ context_id: 'p', text: 'wait for it', principal: OP });
+      const ev = (await rig.sup.accept({ context_id: 'p', text: 'wait for it', principal: OP })).record;
       assert.ok(ev);
       await new Promise((r) => setTimeout(r, 300));
       assert.equal(rig.named('turn.spawn').length, 0, 'nothing starts while paused');
@@ -144,7 +144,7 @@ describe('Supervisor lifecycle', () => {
     try {
       await waitUntil(() => rig.sup.warmWorkerPids.length === 1, 10_000, 'a spare worker is started');
       const [sparePid] = rig.sup.warmWorkerPids;
-      const ev = rig.sup.accept({ context_id: 'w', text: 'hello', principal: OP });
+      const ev = (await rig.sup.accept({ context_id: 'w', text: 'hello', principal: OP })).record;
       assert.ok(ev);
       const outcome = await within(rig.sup.outcomeOf(ev.id), 10_000, 'warm turn');
       assert.equal(outcome.reply, 'warm answer');

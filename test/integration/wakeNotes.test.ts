@@ -36,7 +36,7 @@ describe('wake notes', () => {
   it('a failed message.send run leaves a note in the sender; a completed one leaves none (defaults)', async () => {
     const rig = await startRig(playbook);
     try {
-      const bad = rig.sup.accept({ context_id: 'boss', text: 'delegate a doomed one', principal: OP });
+      const bad = (await rig.sup.accept({ context_id: 'boss', text: 'delegate a doomed one', principal: OP })).record;
       assert.ok(bad);
       await within(rig.sup.outcomeOf(bad.id), 20_000, 'the sender turn');
       await within(rig.sup.whenIdle(), 30_000, 'the delivered turn');
@@ -49,11 +49,11 @@ describe('wake notes', () => {
       assert.match(note ?? '', /^run in worker failed: /);
       assert.equal(rig.named('wake.note').length, 1);
       // Durable: the store holds the note, not only memory.
-      const stored = rig.store.loadConversations().find((c) => c.id === 'boss');
+      const stored = (await rig.store.conversations.load()).map((s) => s.conversation).find((c) => c.id === 'boss');
       assert.equal(notes(stored?.messages).length, 1);
 
       // Another sender: the failed run's text in boss's history would match the failing rule again.
-      const good = rig.sup.accept({ context_id: 'boss2', text: 'delegate a good one', principal: OP });
+      const good = (await rig.sup.accept({ context_id: 'boss2', text: 'delegate a good one', principal: OP })).record;
       assert.ok(good);
       await within(rig.sup.outcomeOf(good.id), 20_000, 'the sender turn');
       await within(rig.sup.whenIdle(), 30_000, 'the delivered turn');
@@ -68,7 +68,7 @@ describe('wake notes', () => {
   it('on_workflow_finished: think starts a turn in the sender with the note as its message', async () => {
     const rig = await startRig(playbook, { AGENTD_AGENT_ON_WORKFLOW_FINISHED: 'think' });
     try {
-      const ev = rig.sup.accept({ context_id: 'boss', text: 'delegate a good one', principal: OP });
+      const ev = (await rig.sup.accept({ context_id: 'boss', text: 'delegate a good one', principal: OP })).record;
       assert.ok(ev);
       await within(rig.sup.outcomeOf(ev.id), 20_000, 'the sender turn');
       const woke = () =>

@@ -1,10 +1,12 @@
 // message.send, status and ask_human: the tools that reach beyond the turn (another conversation, the runtime,
 // a person). Each uses a host capability; when the supervisor provides none, the tool says it is not available.
+import { describeError } from '../../errors.js';
 import {
   type HumanQuestion,
   type InternalToolHost,
   type ToolCaller,
   type ToolOutcome,
+  type ToolResult,
   toolDefer,
   toolError,
   toolOk,
@@ -33,9 +35,14 @@ export function messageSend(args: Args, caller: ToolCaller, host: InternalToolHo
       `message.send refused: hop depth ${depth} would exceed limits.max_message_depth (${host.maxMessageDepth})`,
     );
   }
-  const receipt = host.deliver({ to, text, depth, caller });
-  if (!receipt.ok) return toolError(`message.send: ${receipt.error}`);
-  return toolOk({ delivered: true, conversation: receipt.conversation, depth: receipt.depth });
+  const delivered = host.deliver({ to, text, depth, caller }).then(
+    (receipt): ToolResult =>
+      receipt.ok
+        ? { result: { delivered: true, conversation: receipt.conversation, depth: receipt.depth }, is_error: false }
+        : { result: `message.send: ${receipt.error}`, is_error: true },
+    (err: unknown): ToolResult => ({ result: `message.send: ${describeError(err)}`, is_error: true }),
+  );
+  return toolDefer(delivered);
 }
 
 /** The runtime status the supervisor reports for `caller`. */

@@ -27,11 +27,11 @@ function decideSystemPrompt(instance: string): string {
 }
 
 /** `memory[<k>] = <compact JSON>` for each key in `reads` that exists, in order, once each. */
-function memoryLines(reads: readonly string[], host: InternalToolHost): ThinkRequest['messages'] {
+async function memoryLines(reads: readonly string[], host: InternalToolHost): Promise<ThinkRequest['messages']> {
   const lines: ThinkRequest['messages'] = [];
   const now = host.now();
   for (const key of new Set(reads)) {
-    const entry = host.memory.memoryGet(key, now);
+    const entry = await host.memory.get(key, now);
     if (entry !== null) lines.push({ role: 'system', text: `memory[${key}] = ${compactJson(entry.value)}` });
   }
   return lines;
@@ -48,14 +48,20 @@ export function think(args: Args, caller: ToolCaller, host: InternalToolHost): T
     if (!valid.ok)
       return toolError(`invalid arguments for think: /output_schema is not a JSON Schema: ${valid.explain}`);
   }
-  const request: ThinkRequest = {
-    purpose: 'think',
-    system: thinkSystemPrompt(host.instance, schema !== undefined),
-    messages: [...memoryLines((args['reads'] as string[] | undefined) ?? [], host), { role: 'user', text: prompt }],
-    caller,
+  const ask = (lines: ThinkRequest['messages']): Promise<ToolResult> => {
+    const request: ThinkRequest = {
+      purpose: 'think',
+      system: thinkSystemPrompt(host.instance, schema !== undefined),
+      messages: [...lines, { role: 'user', text: prompt }],
+      caller,
+    };
+    if (schema !== undefined) request.schema = schema;
+    return child(request);
   };
-  if (schema !== undefined) request.schema = schema;
-  return toolDefer(host.think(request));
+  const child = host.think.bind(host);
+  const reads = (args['reads'] as string[] | undefined) ?? [];
+  // Without memory to read, the child is asked at once (a capability that throws is a ready error).
+  return toolDefer(reads.length === 0 ? ask([]) : memoryLines(reads, host).then(ask));
 }
 
 /** The answer schema decide imposes: one of `options` and a confidence in [0, 1]. */

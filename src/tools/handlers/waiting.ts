@@ -1,6 +1,8 @@
 // await (reference §13): a condition over runtime state, answered at once when it holds, else watched until
 // it does or the timeout passes. The language itself is ../condition.ts; this body only reads the state.
 import { formatDuration } from '../../config/duration.js';
+import type { MemoryEntry } from '../../domain/memory.js';
+import { isExpired } from '../../store/memoryKeys.js';
 import {
   type ConditionNode,
   type ConditionState,
@@ -16,7 +18,6 @@ import {
   type ToolResult,
   toolDefer,
   toolError,
-  toolOk,
   toolUnavailable,
 } from '../toolOutcome.js';
 import { type Args, durationMs } from './handler.js';
@@ -25,13 +26,38 @@ import { type Args, durationMs } from './handler.js';
 const AWAIT_DEFAULT_TIMEOUT = '10m';
 const AWAIT_MAX_TIMEOUT_MS = 24 * 3_600_000;
 
-/** The state a condition sees now: the memory keys it names, the clock, the caller's plan counts. */
-function readState(keys: readonly string[], caller: ToolCaller, host: InternalToolHost): ConditionState {
+/**
+ * The memory keys a condition names, read once and then kept current by the store's change notification (no
+ * store read per reactor step). Subscribed before the reads, so a write landing meanwhile is not missed.
+ */
+async function watchedMemory(keys: readonly string[], host: InternalToolHost) {
+  const entries = new Map<string, MemoryEntry | null>();
+  const off = host.memory.onChange(({ key, entry }) => {
+    if (keys.includes(key)) entries.set(key, entry);
+  });
+  try {
+    const now = host.now();
+    for (const key of keys) {
+      const entry = await host.memory.get(key, now);
+      if (!entries.has(key)) entries.set(key, entry);
+    }
+  } catch (err) {
+    off();
+    throw err;
+  }
+  return { entries, off };
+}
+
+/** The state a condition sees now: the watched memory keys, the clock, the caller's plan counts. */
+function readState(
+  entries: ReadonlyMap<string, MemoryEntry | null>,
+  caller: ToolCaller,
+  host: InternalToolHost,
+): ConditionState {
   const now = host.now();
   const memory = new Map<string, unknown>();
-  for (const key of keys) {
-    const entry = host.memory.memoryGet(key, now);
-    if (entry !== null) memory.set(key, entry.value);
+  for (const [key, entry] of entries) {
+    if (entry !== null && !isExpired(entry.expires, now)) memory.set(key, entry.value);
   }
   const plan = host.conversation(caller.conversation).plan;
   const done = plan === null ? 0 : plan.items.filter((item) => item.status === 'done').length;
@@ -43,33 +69,38 @@ function satisfied(value: unknown): Record<string, unknown> {
   return value === true ? { satisfied: true } : { satisfied: true, value };
 }
 
-/** Watches `ast` until it holds or `timeoutAt`; a failure reading state ends the watch as an error result. */
-function watchCondition(
+/** Answers at once when `ast` holds; else watches it until it does or `timeoutAt` (a failure ends it as an error). */
+async function watchCondition(
   ast: ConditionNode,
   caller: ToolCaller,
   host: InternalToolHost,
   watch: NonNullable<InternalToolHost['watch']>,
   timeoutAt: number,
 ): Promise<ToolResult> {
-  const keys = conditionKeys(ast);
-  let last: unknown = null;
-  let failure: { error: unknown } | null = null;
-  const check = (): boolean => {
-    try {
-      last = evaluateCondition(ast, readState(keys, caller, host));
-      return isSatisfied(last);
-    } catch (error) {
-      failure = { error };
-      return true;
-    }
-  };
-  return watch(check, timeoutAt).then((hit): ToolResult => {
-    if (failure !== null) throw failure.error;
+  const { entries, off } = await watchedMemory(conditionKeys(ast), host);
+  try {
+    const first = evaluateCondition(ast, readState(entries, caller, host));
+    if (isSatisfied(first)) return { result: satisfied(first), is_error: false };
+    let last: unknown = first;
+    let failure: { error: unknown } | null = null;
+    const check = (): boolean => {
+      try {
+        last = evaluateCondition(ast, readState(entries, caller, host));
+        return isSatisfied(last);
+      } catch (error) {
+        failure = { error };
+        return true;
+      }
+    };
+    const hit = await watch(check, timeoutAt);
+    if (failure !== null) throw (failure as { error: unknown }).error;
     return { result: hit ? satisfied(last) : { satisfied: false, timed_out: true }, is_error: false };
-  });
+  } finally {
+    off();
+  }
 }
 
-/** Answers `{satisfied: true}` at once when the condition already holds; otherwise defers to host.watch. */
+/** Answers `{satisfied: true}` once the condition holds (at once when it already does), else `timed_out`. */
 export function awaitCondition(args: Args, caller: ToolCaller, host: InternalToolHost): ToolOutcome {
   const { watch } = host;
   if (watch === undefined) return toolUnavailable('await');
@@ -79,7 +110,5 @@ export function awaitCondition(args: Args, caller: ToolCaller, host: InternalToo
   if (timeoutMs > AWAIT_MAX_TIMEOUT_MS) {
     return toolError(`await: timeout ${formatDuration(timeoutMs)} is longer than the 24h maximum`);
   }
-  const now = evaluateCondition(parsed.ast, readState(conditionKeys(parsed.ast), caller, host));
-  if (isSatisfied(now)) return toolOk(satisfied(now));
   return toolDefer(watchCondition(parsed.ast, caller, host, watch.bind(host), host.now() + timeoutMs));
 }

@@ -30,7 +30,7 @@ export class FakeBackend implements A2aBackend {
   }
 
   settled(principal: Principal, taskId: string, signal: AbortSignal): Promise<TaskRecord | null> {
-    const task = this.getTask(principal, taskId);
+    const task = this.visible(principal, taskId);
     if (!task) return Promise.reject(new BackendError('not_found', 'no such task'));
     if (task.state !== 'working' && task.state !== 'submitted') return Promise.resolve(task);
     return new Promise((resolve) => {
@@ -47,27 +47,31 @@ export class FakeBackend implements A2aBackend {
     });
   }
 
-  getTask(principal: Principal, taskId: string): TaskRecord | null {
+  async getTask(principal: Principal, taskId: string): Promise<TaskRecord | null> {
+    return this.visible(principal, taskId);
+  }
+
+  private visible(principal: Principal, taskId: string): TaskRecord | null {
     const task = this.tasks.get(taskId);
     return task && (principal.role === 'operator' || task.principal === principal.id) ? task : null;
   }
 
-  listTasks(principal: Principal, filter: { contextId?: string; limit: number }): TaskRecord[] {
+  async listTasks(principal: Principal, filter: { contextId?: string; limit: number }): Promise<TaskRecord[]> {
     return [...this.tasks.values()]
       .filter((t) => principal.role === 'operator' || t.principal === principal.id)
       .filter((t) => filter.contextId === undefined || t.context_id === filter.contextId)
       .slice(0, filter.limit);
   }
 
-  cancelTask(principal: Principal, taskId: string): TaskRecord {
-    const task = this.getTask(principal, taskId);
+  async cancelTask(principal: Principal, taskId: string): Promise<TaskRecord> {
+    const task = this.visible(principal, taskId);
     if (!task) throw new BackendError('not_found', `task ${taskId} of ${principal.id} not found`);
     if (TERMINAL.includes(task.state)) throw new BackendError('not_cancelable', `task is already ${task.state}`);
     return this.update(taskId, 'canceled', { message: 'canceled by the caller' });
   }
 
-  watch(principal: Principal, taskId: string, onUpdate: (u: TaskUpdate) => void): (() => void) | null {
-    return this.getTask(principal, taskId) ? this.subscribe(taskId, onUpdate) : null;
+  async watch(principal: Principal, taskId: string, onUpdate: (u: TaskUpdate) => void): Promise<(() => void) | null> {
+    return this.visible(principal, taskId) ? this.subscribe(taskId, onUpdate) : null;
   }
 
   /** Completes a task with a reply (the test's stand-in for a turn folding back). */

@@ -113,6 +113,7 @@ describe('A2aListener with the official client', () => {
       contextId: 'my-ctx',
       taskId: 'task-1',
       command: { op: 'status', args: { verbose: true } },
+      messageId: message.messageId,
     });
   });
 

@@ -24,6 +24,7 @@ describe('TaskBackend.settled', () => {
       const task = await backend.send(ALICE, { text: 'take your time' });
       const caller = new AbortController();
       const waiting = backend.settled(ALICE, task.id, caller.signal);
+      await new Promise((resolve) => setImmediate(resolve)); // the wait reads the task, then follows it
       assert.equal(backend.followedTasks, 1, 'premise: the wait follows the task');
       caller.abort();
       assert.equal(await within(waiting, 5_000, 'the abandoned wait'), null);

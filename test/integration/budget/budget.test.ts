@@ -29,8 +29,8 @@ describe('budget admission', () => {
       { yaml: budgetYaml('windows: [{per: hour, tokens: 7000}]') },
     );
     try {
-      const first = rig.sup.accept({ context_id: 'c1', text: 'first', principal: OP });
-      const second = rig.sup.accept({ context_id: 'c2', text: 'second', principal: OP });
+      const first = (await rig.sup.accept({ context_id: 'c1', text: 'first', principal: OP })).record;
+      const second = (await rig.sup.accept({ context_id: 'c2', text: 'second', principal: OP })).record;
       assert.ok(first && second);
       const outcomes = await within(
         Promise.all([rig.sup.outcomeOf(first.id), rig.sup.outcomeOf(second.id)]),
@@ -48,7 +48,7 @@ describe('budget admission', () => {
       const spawns = rig.named('turn.spawn').map((e) => e.ctx);
       assert.deepEqual(spawns, ['c1', 'c2'], 'the waiting turn ran after the first');
       await rig.sup.whenIdle();
-      assert.equal(usedTokens(rig.store.loadBudgetCounters(), 'hour'), 30, 'both settled with what they spent');
+      assert.equal(usedTokens(await rig.store.budget.load(), 'hour'), 30, 'both settled with what they spent');
     } finally {
       await rig.close();
     }
@@ -124,7 +124,7 @@ describe('budget admission', () => {
 
     const again = await startRig({ turns: [spend] }, {}, { yaml, dir: rig.dir });
     try {
-      assert.equal(usedTokens(again.store.loadBudgetCounters(), 'week@00:00'), 6500, 'the premise: 6 500 stored');
+      assert.equal(usedTokens(await again.store.budget.load(), 'week@00:00'), 6500, 'the premise: 6 500 stored');
       // 12 000 − 6 500 leaves less than a turn's estimate: refused only because the count survived.
       assert.equal((await answer(again, 'c2', 'spend more')).status, 'refused');
       assert.equal(again.model.requests.length, 0);
@@ -150,18 +150,18 @@ describe('budget admission', () => {
       { yaml: budgetYaml('windows: [{per: day, tokens: 100000}]') },
     );
     try {
-      const ev = rig.sup.accept({ context_id: 'c1', text: 'nap now', principal: OP });
+      const ev = (await rig.sup.accept({ context_id: 'c1', text: 'nap now', principal: OP })).record;
       assert.ok(ev);
       await waitUntil(() => rig.named('tool.park').length > 0, 30_000, 'the turn parks in sleep');
       // Already on disk while the turn still runs: a supervisor that died now would not lose this spend.
-      assert.equal(usedTokens(rig.store.loadBudgetCounters(), 'day@00:00'), 3100, 'charged as the frame arrived');
+      assert.equal(usedTokens(await rig.store.budget.load(), 'day@00:00'), 3100, 'charged as the frame arrived');
       const pid = Number(rig.named('turn.spawn')[0]?.worker_pid);
       assert.ok(pid > 0);
       process.kill(pid, 'SIGKILL');
       const outcome = await within(rig.sup.outcomeOf(ev.id), 30_000, 'the killed turn folds');
       assert.equal(outcome.status, 'failed');
       await rig.sup.whenIdle();
-      assert.equal(usedTokens(rig.store.loadBudgetCounters(), 'day@00:00'), 3100);
+      assert.equal(usedTokens(await rig.store.budget.load(), 'day@00:00'), 3100);
     } finally {
       await rig.close();
     }

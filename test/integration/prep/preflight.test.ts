@@ -10,7 +10,7 @@ const OP = 'operator';
 const TASK = { intent: 'task', needs_plan: false, risk: 'low' };
 
 async function ask(rig: Awaited<ReturnType<typeof startRig>>, ctx: string, text: string) {
-  const event = rig.sup.accept({ context_id: ctx, text, principal: OP });
+  const event = (await rig.sup.accept({ context_id: ctx, text, principal: OP })).record;
   assert.ok(event);
   return within(rig.sup.outcomeOf(event.id), 30_000, `the answer to ${ctx}`);
 }
@@ -124,8 +124,8 @@ describe('preflight', () => {
       match: [{ when_contains: 'PREFLIGHT.', content: TASK, delay_ms: 300 }],
     });
     try {
-      const first = rig.sup.accept({ context_id: 'o', text: 'please fix one', principal: OP });
-      const second = rig.sup.accept({ context_id: 'o', text: 'and two', principal: OP });
+      const first = (await rig.sup.accept({ context_id: 'o', text: 'please fix one', principal: OP })).record;
+      const second = (await rig.sup.accept({ context_id: 'o', text: 'and two', principal: OP })).record;
       assert.ok(first && second);
       await within(rig.sup.outcomeOf(second.id), 30_000, 'both answered');
       const users = rig.sup.conversation('o')?.messages.flatMap((m) => (m.role === 'user' ? [m.text] : []));

@@ -16,7 +16,7 @@ const OP = 'operator';
 const NO_PREFLIGHT = { AGENTD_AGENT_PREFLIGHT: 'never' };
 
 async function ask(rig: Rig, ctx: string, text: string) {
-  const event = rig.sup.accept({ context_id: ctx, text, principal: OP });
+  const event = (await rig.sup.accept({ context_id: ctx, text, principal: OP })).record;
   assert.ok(event);
   const outcome = await within(rig.sup.outcomeOf(event.id), 30_000, `the answer to ${ctx}`);
   assert.equal(outcome.status, 'completed', outcome.error);

@@ -23,7 +23,7 @@ class Heartbeat implements Producer {
     this.timer = setInterval(() => {
       ctx
         .accept({ kind: 'timer', context_id: 'root', text: 'heartbeat: anything unusual?', principal: 'operator' })
-        .then((event) => event && this.accepted.push(event))
+        .then(({ record }) => this.accepted.push(record))
         .catch((err: unknown) => ctx.log.warn('producer.failed', { producer: this.name, err: String(err) }));
     }, this.everyMs);
   }

@@ -37,8 +37,8 @@ describe('inbox kinds', () => {
   it('message.send → agent_message, its wake turn → wake_note, side.start → side_task, a goal → goal_continuation', async () => {
     const rig = await startRig(playbook, { AGENTD_AGENT_ON_WORKFLOW_FINISHED: 'think' });
     try {
-      const boss = rig.sup.accept({ context_id: 'boss', text: 'delegate a good one', principal: OP });
-      const forker = rig.sup.accept({ context_id: 'forker', text: 'fork please', principal: OP });
+      const boss = (await rig.sup.accept({ context_id: 'boss', text: 'delegate a good one', principal: OP })).record;
+      const forker = (await rig.sup.accept({ context_id: 'forker', text: 'fork please', principal: OP })).record;
       assert.ok(boss && forker);
       await within(rig.sup.outcomeOf(boss.id), 20_000, 'the sender turn');
       await waitUntil(() => kindsIn(rig, 'boss').length === 2, 30_000, 'the wake turn in the sender');
@@ -50,7 +50,7 @@ describe('inbox kinds', () => {
       assert.deepEqual(kindsIn(rig, String(side.side)), ['side_task']);
       // The kind and its payload survive the store (the replay reads them back).
       const delivered = rig.named('inbox.accepted').find((e) => e.ctx === 'helper');
-      const stored = rig.store.findInbox(String(delivered?.inbox_event));
+      const stored = await rig.store.inbox.find(String(delivered?.inbox_event));
       assert.equal(stored?.kind, 'agent_message');
       assert.equal(stored?.kind === 'agent_message' && stored.payload.from, 'boss');
 
@@ -86,7 +86,7 @@ describe('inbox kinds', () => {
       const first = await start();
       const id = await promptOf(first);
       assert.equal((await within(first.supervisor.outcomeOf(id), 20_000, 'the prompt')).status, 'completed');
-      assert.equal(first.store.findInbox(id)?.kind, 'startup_prompt');
+      assert.equal((await first.store.inbox.find(id))?.kind, 'startup_prompt');
       const file = first.store.location;
       await first.stop();
 
@@ -108,7 +108,7 @@ describe('inbox kinds', () => {
         assert.equal(await promptOf(second), id, 'the prompt is not accepted again');
         const replayed = await within(second.supervisor.outcomeOf('01JV3PENDINGFROM000000000A'), 20_000, 'the replay');
         assert.equal(replayed.status, 'completed');
-        const stored = second.store.findInbox('01JV3PENDINGFROM000000000A');
+        const stored = await second.store.inbox.find('01JV3PENDINGFROM000000000A');
         assert.equal(stored?.kind, 'agent_message');
         assert.equal(stored?.status, 'done');
         assert.equal(events.filter((e) => e.event === 'prompt.skipped').length, 1);

@@ -119,13 +119,14 @@ describe('isSettledState', () => {
 });
 
 describe('toSendRequest', () => {
-  it('joins text parts, keeps context and task ids, and merges metadata', () => {
+  it('joins text parts, keeps context, task and message ids, and merges metadata', () => {
     const req = request([text('one'), text('two')], { contextId: 'c1', taskId: 't1', metadata: { b: 2 } });
     assert.deepEqual(toSendRequest({ ...req, metadata: { a: 1 } }), {
       text: 'one\ntwo',
       contextId: 'c1',
       taskId: 't1',
       metadata: { a: 1, b: 2 },
+      messageId: 'm',
     });
   });
 
@@ -133,6 +134,7 @@ describe('toSendRequest', () => {
     assert.deepEqual(toSendRequest(request([data({ agentd: { op: 'pause', run: 'r1' } }), data({ x: 1 })])), {
       text: '{"x":1}',
       command: { op: 'pause', args: { run: 'r1' } },
+      messageId: 'm',
     });
   });
 

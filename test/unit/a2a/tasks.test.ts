@@ -5,6 +5,7 @@ import { describe, it } from 'node:test';
 import {
   isTerminal,
   newTask,
+  startingTask,
   stateForStatus,
   TASK_HISTORY_LIMIT,
   TERMINAL_STATES,
@@ -38,6 +39,21 @@ describe('newTask', () => {
       created: 100,
       updated: 100,
     });
+  });
+});
+
+describe('startingTask', () => {
+  it('builds the task an accepted event names, working since the accept; none for an event without one', () => {
+    const payload = { context_id: 'user:bob/c', text: 'hi', task: { id: 'T1', context_id: 'c' } };
+    const event = { id: 'E1', kind: 'a2a_message' as const, ts: 500, principal: 'user:bob', payload };
+    const task = startingTask(event);
+    assert.equal(task?.id, 'T1');
+    assert.equal(task?.conversation, 'user:bob/c');
+    assert.equal(task?.context_id, 'c');
+    assert.equal(task?.inbox_event, 'E1');
+    assert.equal(task?.state, 'working');
+    assert.equal(task?.created, 500);
+    assert.equal(startingTask({ ...event, payload: { context_id: 'c', text: 'hi' } }), null);
   });
 });
 

@@ -43,23 +43,42 @@ describe('BudgetLedger', () => {
     assert.equal(ledger.admitDispatch('c1', 'operator', 6000).admission.kind, 'refuse', 'the conversation refuses');
   });
 
-  it('restores counters of the current bucket from the store and ignores an older bucket', () => {
+  it('restores counters of the current bucket from the store and ignores an older bucket', async () => {
     const store = new MemoryStore();
     const cfg = config('intelligence:\n  budget: {windows: [{per: hour, tokens: 10000}], lifetime_tokens: 50000}\n');
     const first = new BudgetLedger({ config: cfg, store, log: silentLogger, now: () => NOW });
-    first.load();
+    await first.load();
     first.charge('c1', null, { input_tokens: 3000, output_tokens: 500 });
     first.flush();
     const again = new BudgetLedger({ config: cfg, store, log: silentLogger, now: () => NOW + 60_000 });
-    again.load();
+    await again.load();
     const scope = again.scopesFor('c1', null)[0];
     assert.equal(scope?.windows[0]?.tokens, 3500);
     assert.equal(scope?.lifetime, 3500);
     const nextHour = new BudgetLedger({ config: cfg, store, log: silentLogger, now: () => NOW + 3_600_000 });
-    nextHour.load();
+    await nextHour.load();
     const later = nextHour.scopesFor('c1', null)[0];
     assert.equal(later?.windows[0]?.tokens, 0, 'a new bucket starts empty');
     assert.equal(later?.lifetime, 3500, 'the lifetime count carries on');
+  });
+
+  it('flushes increments: two ledgers over one store both count (no last writer wins)', async () => {
+    const store = new MemoryStore();
+    const cfg = config('intelligence:\n  budget: {windows: [{per: hour, tokens: 10000}], lifetime_tokens: 50000}\n');
+    const one = new BudgetLedger({ config: cfg, store, log: silentLogger, now: () => NOW });
+    const two = new BudgetLedger({ config: cfg, store, log: silentLogger, now: () => NOW });
+    await one.load();
+    await two.load();
+    one.charge('c1', null, { input_tokens: 3000, output_tokens: 0 });
+    two.charge('c1', null, { input_tokens: 1000, output_tokens: 0 });
+    one.flush();
+    two.flush();
+    one.charge('c1', null, { input_tokens: 500, output_tokens: 0 });
+    one.flush();
+    one.flush();
+    await store.close();
+    const lifetime = (await store.budget.load()).find((c) => c.window === 'lifetime');
+    assert.equal(lifetime?.tokens, 4500, 'each ledger added only what it counted since its last flush');
   });
 
   it('per-call grants: ok, or the reason', () => {

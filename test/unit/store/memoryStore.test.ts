@@ -5,15 +5,14 @@ import { MemoryStore } from '../../../src/store/memoryStore.js';
 import { openStore } from '../../../src/store/openStore.js';
 import { describeStoreBehaviour } from './storeBehaviour.js';
 
-describeStoreBehaviour('MemoryStore', () => new MemoryStore());
+describeStoreBehaviour('MemoryStore', async () => new MemoryStore());
 
 describe('MemoryStore', () => {
-  it('is opened by openStore for kind memory, at ":memory:", generation 1', () => {
+  it('is opened by openStore for kind memory, at ":memory:", generation 1', async () => {
     const store = openStore({ kind: 'memory', path: '/nonexistent/ignored' });
-    assert.ok(store instanceof MemoryStore);
     assert.equal(store.kind, 'memory');
     assert.equal(store.location, ':memory:');
     assert.equal(store.generation, 1);
-    store.close();
+    await store.close();
   });
 });

@@ -122,7 +122,7 @@ describe('SqliteStore durability', { timeout: 60_000 }, () => {
     assert.equal(ended.signal, 'SIGKILL', 'the child died by SIGKILL after accepting');
 
     const store = new SqliteStore(dir);
-    assert.deepEqual(store.pendingInbox(), [event]);
+    assert.deepEqual(await store.inbox.claim('test', 60_000, 0), [event]);
     assert.equal(store.generation, 2);
     store.close();
   });

@@ -21,27 +21,27 @@ function freshDir(): string {
   return path.join(root, `store-${dirs}`);
 }
 
-describeStoreBehaviour('SqliteStore', () => new SqliteStore(freshDir()));
+describeStoreBehaviour('SqliteStore', async () => new SqliteStore(freshDir()));
 
 describe('SqliteStore across reopening', () => {
-  it('creates the directory 0700 with agentd.db inside, opened by openStore', () => {
+  it('creates the directory 0700 with agentd.db inside, opened by openStore', async () => {
     const dir = path.join(freshDir(), 'nested', 'deeper');
     const store = openStore({ kind: 'sqlite', path: dir });
     assert.equal(store.kind, 'sqlite');
     assert.equal(store.location, path.join(dir, 'agentd.db'));
     assert.equal(statSync(dir).mode & 0o777, 0o700);
     assert.equal(readFileSync(path.join(dir, 'agentd.pid'), 'utf8').trim(), String(process.pid));
-    store.close();
-    store.close();
+    await store.close();
+    await store.close();
   });
 
-  it('bumps the generation by one on each open and keeps sequences counting', () => {
+  it('bumps the generation by one on each open and keeps sequences counting', async () => {
     const dir = freshDir();
     const seen: Array<[number, number]> = [];
     for (let i = 0; i < 3; i++) {
       const store = new SqliteStore(dir);
-      seen.push([store.generation, store.nextSequence('turn')]);
-      store.close();
+      seen.push([store.generation, await store.sequences.next('turn')]);
+      await store.close();
     }
     assert.deepEqual(seen, [
       [1, 1],
@@ -50,80 +50,84 @@ describe('SqliteStore across reopening', () => {
     ]);
   });
 
-  it('replays a pending event with its id, principal and payload, and remembers done outcomes', () => {
+  it('replays a pending event with its id, principal and payload, and remembers done outcomes', async () => {
     const dir = freshDir();
     const first = new SqliteStore(dir);
     const pending = inboxEvent({ dedupe_key: 'startup', principal: 'bob', payload: { context_id: 'c', text: 'ü ✓' } });
     const finished = inboxEvent({ dedupe_key: 'done-one', ts: pending.ts + 1 });
-    assert.equal(first.acceptInbox(pending), true);
-    assert.equal(first.acceptInbox(finished), true);
-    first.markInboxDone(finished.id, { status: 'completed', reply: 'ok' });
-    first.close();
+    assert.equal((await first.inbox.accept(pending)).created, true);
+    assert.equal((await first.inbox.accept(finished)).created, true);
+    await first.inbox.complete(finished.id, { outcome: { status: 'completed', reply: 'ok' }, conversations: [] });
+    await first.close();
 
     const second = new SqliteStore(dir);
-    assert.deepEqual(second.pendingInbox(), [pending]);
-    assert.equal(second.acceptInbox(inboxEvent({ dedupe_key: 'startup' })), false);
-    assert.deepEqual(second.pendingInbox(), [pending]);
-    second.markInboxDone(pending.id);
-    assert.deepEqual(second.findInboxByDedupe('done-one'), {
+    assert.deepEqual(await second.inbox.claim('test', 60_000, 0), [pending]);
+    assert.equal((await second.inbox.accept(inboxEvent({ dedupe_key: 'startup', principal: 'bob' }))).created, false);
+    assert.deepEqual(await second.inbox.claim('test', 60_000, 0), [pending]);
+    await second.inbox.complete(pending.id, { outcome: { status: 'completed', reply: '' }, conversations: [] });
+    assert.deepEqual(await second.inbox.findByKey('alice', 'done-one'), {
       ...finished,
       status: 'done',
       outcome: { status: 'completed', reply: 'ok' },
     });
-    second.close();
+    await second.close();
 
     const third = new SqliteStore(dir);
-    assert.deepEqual(third.pendingInbox(), []);
-    assert.equal(third.findInboxByDedupe('startup')?.status, 'done');
-    third.close();
+    assert.deepEqual(await third.inbox.claim('test', 60_000, 0), []);
+    assert.equal((await third.inbox.findByKey('bob', 'startup'))?.status, 'done');
+    await third.close();
   });
 
-  it('reloads conversations, appended and compacted, after reopening', () => {
+  it('reloads conversations, appended and compacted, after reopening', async () => {
     const dir = freshDir();
     const conv: Conversation = conversation({ id: 'root', kind: 'root', messages: mixedMessages() });
     const other = conversation({ id: 'c2', messages: [userMsg('one')] });
     let store = new SqliteStore(dir);
-    store.saveConversations([conv, other]);
-    store.close();
+    await store.conversations.commit(conv, 0);
+    await store.conversations.commit(other, 0);
+    await store.close();
 
     store = new SqliteStore(dir);
     conv.messages.push(userMsg('after restart'));
-    store.saveConversations([conv]);
+    await store.conversations.commit(conv, 1);
     const compacted = { ...other, version: 2, messages: [] };
-    store.saveConversations([compacted]);
-    store.close();
+    await store.conversations.commit(compacted, 1);
+    await store.close();
 
     store = new SqliteStore(dir);
-    assert.deepEqual(store.loadConversations(), [compacted, conv]);
-    store.close();
+    assert.deepEqual(
+      (await store.conversations.load()).map((s) => s.conversation),
+      [compacted, conv],
+    );
+    await store.close();
   });
 
-  it('keeps memory and its expiry across reopening', () => {
+  it('keeps memory and its expiry across reopening', async () => {
     const dir = freshDir();
     let store = new SqliteStore(dir);
-    store.memorySet({ key: 'a', value: [1], expires: null, updated: 1 });
-    store.memorySet({ key: 'b', value: 'x', expires: 50, updated: 1 });
-    store.close();
+    await store.memory.set({ key: 'a', value: [1], expires: null, updated: 1 });
+    await store.memory.set({ key: 'b', value: 'x', expires: 50, updated: 1 });
+    await store.close();
     store = new SqliteStore(dir);
-    assert.deepEqual(store.memoryList('', 10, 40), { keys: ['a', 'b'], truncated: false });
-    assert.equal(store.memoryGet('b', 60), null);
-    assert.deepEqual(store.memoryGet('a', 60), { key: 'a', value: [1], expires: null, updated: 1 });
-    store.close();
+    assert.deepEqual(await store.memory.list('', 10, 40), { keys: ['a', 'b'], truncated: false });
+    assert.equal(await store.memory.get('b', 60), null);
+    assert.deepEqual(await store.memory.get('a', 60), { key: 'a', value: [1], expires: null, updated: 1 });
+    await store.close();
   });
 
-  it('keeps budget counters across reopening, one row per scope and window', () => {
+  it('keeps budget counters across reopening, one row per scope and window', async () => {
     const dir = freshDir();
     let store = new SqliteStore(dir);
     const hour = { scope: 'instance', window: 'hour', index: 475_000, tokens: 1200, requests: 3 };
-    store.saveBudgetCounters([hour, { scope: 'instance', window: 'lifetime', index: 0, tokens: 5000, requests: 0 }]);
-    store.saveBudgetCounters([{ ...hour, tokens: 1500, requests: 4 }]);
-    store.close();
+    await store.budget.add([hour, { scope: 'instance', window: 'lifetime', index: 0, tokens: 5000, requests: 0 }]);
+    await store.budget.add([{ ...hour, tokens: 300, requests: 1 }]);
+    await store.close();
     store = new SqliteStore(dir);
-    assert.deepEqual(store.loadBudgetCounters(), [
+    assert.deepEqual(await store.budget.load(), [
       { ...hour, tokens: 1500, requests: 4 },
       { scope: 'instance', window: 'lifetime', index: 0, tokens: 5000, requests: 0 },
     ]);
-    store.close();
+    await store.close();
   });
 });
 
@@ -141,7 +145,7 @@ describe('SqliteStore refusing bad files', () => {
     assert.deepEqual(readFileSync(file), content ?? before, 'the file is left untouched');
   }
 
-  it('refuses a file of garbage bytes and leaves it as it was', () => {
+  it('refuses a file of garbage bytes and leaves it as it was', async () => {
     const dir = freshDir();
     new SqliteStore(dir).close();
     const garbage = Buffer.alloc(8192, 0);
@@ -150,7 +154,7 @@ describe('SqliteStore refusing bad files', () => {
     expectCorrupt(dir, garbage);
   });
 
-  it('refuses a SQLite database that is not an agentd store', () => {
+  it('refuses a SQLite database that is not an agentd store', async () => {
     const dir = freshDir();
     new SqliteStore(dir).close();
     const file = path.join(dir, 'agentd.db');
@@ -161,7 +165,7 @@ describe('SqliteStore refusing bad files', () => {
     expectCorrupt(dir, null);
   });
 
-  it('refuses a store written by a newer schema', () => {
+  it('refuses a store written by a newer schema', async () => {
     const dir = freshDir();
     new SqliteStore(dir).close();
     const db = new Database(path.join(dir, 'agentd.db'));

@@ -25,12 +25,12 @@ function hold(dir: string): void {
   report({ ok: true, pid: process.pid, generation: store.generation });
   const lines = createInterface({ input: process.stdin });
   const release = (): void => {
-    store.close();
+    void store.close();
     report({ closed: true });
     lines.close();
   };
   lines.on('line', (line) => line.trim() === 'close' && release());
-  lines.on('close', () => store.close());
+  lines.on('close', () => void store.close());
 }
 
 const [mode, dir, arg] = process.argv.slice(2);
@@ -39,13 +39,13 @@ if (mode === 'hold') hold(dir);
 else if (mode === 'open') {
   const store = tryOpen(dir);
   if (store !== null) report({ ok: true, generation: store.generation });
-  store?.close();
+  await store?.close();
 } else if (mode === 'accept-kill') {
   const store = tryOpen(dir);
-  const accepted = store?.acceptInbox(JSON.parse(arg ?? '{}') as InboxEvent);
+  const accepted = await store?.inbox.accept(JSON.parse(arg ?? '{}') as InboxEvent);
   // No close, no flush, no exit handlers: the event must already be on disk.
-  if (accepted === true) process.kill(process.pid, 'SIGKILL');
-  report({ ok: false, accepted });
+  if (accepted?.created === true) process.kill(process.pid, 'SIGKILL');
+  report({ ok: false, accepted: accepted?.created });
 } else {
   throw new Error(`unknown mode ${mode}`);
 }

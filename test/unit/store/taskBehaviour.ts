@@ -1,8 +1,8 @@
 // The task part of the Store behaviour suite (storeBehaviour.ts): saving, reading, listing and the atomic
-// fold (completeInbox with a task), alike in every implementation.
+// fold (inbox.complete with a task), alike in every implementation.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { TaskRecord } from '../../../src/domain/task.js';
+import type { TaskFilter, TaskRecord } from '../../../src/domain/task.js';
 import type { Store } from '../../../src/store/store.js';
 import { conversation, inboxEvent, taskRecord, userMsg } from './storeFixtures.js';
 
@@ -24,55 +24,55 @@ const fullTask: TaskRecord = taskRecord({
 /** Registers the task tests for the store `current()` returns. */
 export function describeTasks(current: () => Store): void {
   describe('tasks', () => {
-    it('round-trips a task with every field, and replaces it on a second save', () => {
+    it('round-trips a task with every field, and replaces it on a second save', async () => {
       const store = current();
-      store.saveTask(fullTask);
-      assert.deepEqual(store.getTask(fullTask.id), fullTask);
+      await store.tasks.save(fullTask);
+      assert.deepEqual(await store.tasks.get(fullTask.id), fullTask);
       const done: TaskRecord = { ...fullTask, state: 'completed', question: null, result: 'blue', updated: 150 };
-      store.saveTask(done);
-      assert.deepEqual(store.getTask(fullTask.id), done);
-      assert.deepEqual(store.listTasks({ principal: null, limit: 10 }), [done]);
-      assert.equal(store.getTask('01NOSUCHTASK00000000000000'), null);
+      await store.tasks.save(done);
+      assert.deepEqual(await store.tasks.get(fullTask.id), done);
+      assert.deepEqual(await store.tasks.list({ principal: null, limit: 10 }), [done]);
+      assert.equal(await store.tasks.get('01NOSUCHTASK00000000000000'), null);
     });
 
-    it('is not changed by later edits to the saved or returned objects', () => {
+    it('is not changed by later edits to the saved or returned objects', async () => {
       const store = current();
       const task = structuredClone(fullTask);
-      store.saveTask(task);
+      await store.tasks.save(task);
       task.history.push({ state: 'failed', ts: 1 });
       task.state = 'failed';
-      const read = store.getTask(task.id);
+      const read = await store.tasks.get(task.id);
       if (read?.question) read.question.text = 'edited';
-      assert.deepEqual(store.getTask(task.id), fullTask);
+      assert.deepEqual(await store.tasks.get(task.id), fullTask);
     });
 
-    it('lists newest first by updated, then id, filtered by principal and context, limited', () => {
+    it('lists newest first by updated, then id, filtered by principal and context, limited', async () => {
       const store = current();
       const a = taskRecord({ id: '01A0000000000000000000000A', updated: 300 });
       const b = taskRecord({ id: '01A0000000000000000000000B', updated: 300, context_id: 'ctx-2' });
       const c = taskRecord({ id: '01A0000000000000000000000C', updated: 100 });
       const d = taskRecord({ id: '01A0000000000000000000000D', updated: 200, principal: 'bob' });
-      for (const t of [c, a, d, b]) store.saveTask(t);
-      const ids = (filter: Parameters<Store['listTasks']>[0]) => store.listTasks(filter).map((t) => t.id);
-      assert.deepEqual(ids({ principal: null, limit: 10 }), [b.id, a.id, d.id, c.id]);
-      assert.deepEqual(ids({ principal: 'alice', limit: 10 }), [b.id, a.id, c.id]);
-      assert.deepEqual(ids({ principal: 'alice', context_id: 'ctx-1', limit: 10 }), [a.id, c.id]);
-      assert.deepEqual(ids({ principal: null, context_id: 'ctx-2', limit: 10 }), [b.id]);
-      assert.deepEqual(ids({ principal: 'alice', limit: 2 }), [b.id, a.id]);
-      assert.deepEqual(ids({ principal: 'carol', limit: 10 }), []);
-      assert.deepEqual(ids({ principal: null, limit: 0 }), []);
-      assert.deepEqual(ids({ principal: null, limit: -1 }), [], 'a negative limit is no rows, never "all"');
+      for (const t of [c, a, d, b]) await store.tasks.save(t);
+      const ids = async (filter: TaskFilter) => (await store.tasks.list(filter)).map((t) => t.id);
+      assert.deepEqual(await ids({ principal: null, limit: 10 }), [b.id, a.id, d.id, c.id]);
+      assert.deepEqual(await ids({ principal: 'alice', limit: 10 }), [b.id, a.id, c.id]);
+      assert.deepEqual(await ids({ principal: 'alice', context_id: 'ctx-1', limit: 10 }), [a.id, c.id]);
+      assert.deepEqual(await ids({ principal: null, context_id: 'ctx-2', limit: 10 }), [b.id]);
+      assert.deepEqual(await ids({ principal: 'alice', limit: 2 }), [b.id, a.id]);
+      assert.deepEqual(await ids({ principal: 'carol', limit: 10 }), []);
+      assert.deepEqual(await ids({ principal: null, limit: 0 }), []);
+      assert.deepEqual(await ids({ principal: null, limit: -1 }), [], 'a negative limit is no rows, never "all"');
     });
 
-    it('moves a task up the listing when it is updated', () => {
+    it('moves a task up the listing when it is updated', async () => {
       const store = current();
       const old = taskRecord({ id: '01B0000000000000000000000A', updated: 100 });
       const recent = taskRecord({ id: '01B0000000000000000000000B', updated: 200 });
-      store.saveTask(old);
-      store.saveTask(recent);
-      store.saveTask({ ...old, state: 'completed', updated: 300 });
+      await store.tasks.save(old);
+      await store.tasks.save(recent);
+      await store.tasks.save({ ...old, state: 'completed', updated: 300 });
       assert.deepEqual(
-        store.listTasks({ principal: 'alice', limit: 10 }).map((t) => [t.id, t.state]),
+        (await store.tasks.list({ principal: 'alice', limit: 10 })).map((t) => [t.id, t.state]),
         [
           [old.id, 'completed'],
           [recent.id, 'working'],
@@ -80,58 +80,70 @@ export function describeTasks(current: () => Store): void {
       );
     });
 
-    it('finds the task an inbox event answers, the newest when a continued task was relinked', () => {
+    it('finds the task an inbox event answers, the newest when a continued task was relinked', async () => {
       const store = current();
       const first = taskRecord({ id: '01C0000000000000000000000A', inbox_event: 'E1', updated: 100 });
       const other = taskRecord({ id: '01C0000000000000000000000B', inbox_event: 'E2', updated: 100 });
       const command = taskRecord({ id: '01C0000000000000000000000C', inbox_event: null });
-      for (const t of [first, other, command]) store.saveTask(t);
-      assert.equal(store.taskForEvent('E1')?.id, first.id);
-      assert.equal(store.taskForEvent('E2')?.id, other.id);
-      assert.equal(store.taskForEvent('E3'), null);
-      store.saveTask({ ...first, inbox_event: 'E3', updated: 200 });
-      assert.equal(store.taskForEvent('E1'), null);
-      assert.equal(store.taskForEvent('E3')?.id, first.id);
+      for (const t of [first, other, command]) await store.tasks.save(t);
+      assert.equal((await store.tasks.forEvent('E1'))?.id, first.id);
+      assert.equal((await store.tasks.forEvent('E2'))?.id, other.id);
+      assert.equal(await store.tasks.forEvent('E3'), null);
+      await store.tasks.save({ ...first, inbox_event: 'E3', updated: 200 });
+      assert.equal(await store.tasks.forEvent('E1'), null);
+      assert.equal((await store.tasks.forEvent('E3'))?.id, first.id);
     });
 
-    it('commits transcript, inbox done and the task terminal state together in completeInbox', () => {
+    it('commits transcript, inbox done and the task terminal state together in completeInbox', async () => {
       const store = current();
       const event = inboxEvent({ dedupe_key: 'fold' });
-      store.acceptInbox(event);
+      await store.inbox.accept(event);
       const task = taskRecord({ inbox_event: event.id });
-      store.saveTask(task);
+      await store.tasks.save(task);
       const conv = conversation({ messages: [userMsg('q'), userMsg('a')] });
       const done: TaskRecord = { ...task, state: 'completed', result: 'a', message: 'a', updated: 200 };
-      store.completeInbox(event.id, { status: 'completed', reply: 'a' }, [conv], done);
-      assert.deepEqual(store.getTask(task.id), done);
-      assert.deepEqual(store.loadConversations(), [conv]);
-      assert.equal(store.findInbox(event.id)?.status, 'done');
-      assert.deepEqual(store.pendingInbox(), []);
+      const conversations = [{ conversation: conv, expectedRevision: 0 }];
+      await store.inbox.complete(event.id, { outcome: { status: 'completed', reply: 'a' }, conversations, task: done });
+      assert.deepEqual(await store.tasks.get(task.id), done);
+      assert.deepEqual(
+        (await store.conversations.load()).map((s) => s.conversation),
+        [conv],
+      );
+      assert.equal((await store.inbox.find(event.id))?.status, 'done');
+      assert.deepEqual(await store.inbox.claim('test', 60_000, 0), []);
     });
 
-    it('writes nothing from completeInbox when its task cannot be stored', () => {
+    it('writes nothing from completeInbox when its task cannot be stored', async () => {
       const store = current();
       const event = inboxEvent();
-      store.acceptInbox(event);
+      await store.inbox.accept(event);
       const task = taskRecord({ inbox_event: event.id });
-      store.saveTask(task);
+      await store.tasks.save(task);
       const unstorable = { ...task, state: 'completed', message: 10n } as unknown as TaskRecord;
       const conv = conversation({ messages: [userMsg('q')] });
-      assert.throws(() => store.completeInbox(event.id, { status: 'completed', reply: 'a' }, [conv], unstorable));
-      assert.deepEqual(store.getTask(task.id), task);
-      assert.deepEqual(store.loadConversations(), []);
-      assert.deepEqual(store.pendingInbox(), [event]);
+      const conversations = [{ conversation: conv, expectedRevision: 0 }];
+      const fold = { outcome: { status: 'completed' as const, reply: 'a' }, conversations, task: unstorable };
+      await assert.rejects(store.inbox.complete(event.id, fold));
+      assert.deepEqual(await store.tasks.get(task.id), task);
+      assert.deepEqual(
+        (await store.conversations.load()).map((s) => s.conversation),
+        [],
+      );
+      assert.deepEqual(await store.inbox.claim('test', 60_000, 0), [event]);
     });
 
-    it('leaves tasks alone when completeInbox has no task', () => {
+    it('leaves tasks alone when completeInbox has no task', async () => {
       const store = current();
       const event = inboxEvent();
-      store.acceptInbox(event);
+      await store.inbox.accept(event);
       const task = taskRecord({ inbox_event: event.id });
-      store.saveTask(task);
-      store.completeInbox(event.id, { status: 'failed', reply: '', error: 'boom' }, []);
-      assert.deepEqual(store.getTask(task.id), task);
-      assert.equal(store.findInbox(event.id)?.outcome?.error, 'boom');
+      await store.tasks.save(task);
+      await store.inbox.complete(event.id, {
+        outcome: { status: 'failed', reply: '', error: 'boom' },
+        conversations: [],
+      });
+      assert.deepEqual(await store.tasks.get(task.id), task);
+      assert.equal((await store.inbox.find(event.id))?.outcome?.error, 'boom');
     });
   });
 }

@@ -2,7 +2,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { estimateConversation } from '../../../src/context/estimate.js';
-import { deferred, err, type Harness, harness, ok, ready, run } from './fakeHost.js';
+import { answered, deferred, err, type Harness, harness, ok, ready, run } from './fakeHost.js';
+
+/** Lets the await body finish its first memory read (it registers its watch after it). */
+const flush = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 interface Watch {
   check: () => boolean;
@@ -30,24 +33,24 @@ function withWatch(h: Harness) {
 }
 
 function setMemory(h: Harness, key: string, value: unknown): void {
-  h.memory.memorySet({ key, value, expires: null, updated: h.clock.now });
+  void h.memory.set({ key, value, expires: null, updated: h.clock.now });
 }
 
 describe('await', () => {
-  it('answers {satisfied: true} at once when the condition already holds, without watching', () => {
+  it('answers {satisfied: true} at once when the condition already holds, without watching', async () => {
     const h = harness();
     const watch = withWatch(h);
     setMemory(h, 'ready', true);
-    assert.deepEqual(ready(run(h, 'await', { condition: 'memory.ready == true' })), ok({ satisfied: true }));
+    assert.deepEqual(await answered(run(h, 'await', { condition: 'memory.ready == true' })), ok({ satisfied: true }));
     assert.equal(watch.live.length, 0);
   });
 
-  it('carries the value when the condition is not a plain boolean', () => {
+  it('carries the value when the condition is not a plain boolean', async () => {
     const h = harness();
     withWatch(h);
     setMemory(h, 'report', { pages: 3 });
     assert.deepEqual(
-      ready(run(h, 'await', { condition: 'memory.report' })),
+      await answered(run(h, 'await', { condition: 'memory.report' })),
       ok({ satisfied: true, value: { pages: 3 } }),
     );
   });
@@ -57,6 +60,7 @@ describe('await', () => {
     const watch = withWatch(h);
     const out = run(h, 'await', { condition: 'exists(memory.report) && memory.report.pages > 2' });
     assert.equal(out.kind, 'defer');
+    await flush();
     assert.equal(watch.live[0]?.timeoutAt, 1_000 + 600_000);
     setMemory(h, 'report', { pages: 1 });
     watch.changed();
@@ -71,6 +75,7 @@ describe('await', () => {
     const watch = withWatch(h);
     run(h, 'plan.create', { goal: 'g', items: ['a'] });
     const out = run(h, 'await', { condition: 'plan.total > 0 && plan.done == plan.total' });
+    await flush();
     run(h, 'plan.update', { item: 1, status: 'done' });
     watch.changed();
     assert.deepEqual(await deferred(out), ok({ satisfied: true }));
@@ -80,20 +85,40 @@ describe('await', () => {
     const h = harness();
     const watch = withWatch(h);
     const out = run(h, 'await', { condition: 'now_ms > 99999999', timeout: '30s' });
+    await flush();
     assert.equal(watch.live[0]?.timeoutAt, 31_000);
     watch.expire();
     assert.deepEqual(await deferred(out), ok({ satisfied: false, timed_out: true }));
   });
 
-  it('turns a failure reading state during the watch into an error result', async () => {
+  it('turns a failure reading state into an error result, without watching', async () => {
     const h = harness();
     const watch = withWatch(h);
+    h.host.memory.get = () => Promise.reject(new Error('store gone'));
     const out = run(h, 'await', { condition: 'memory.x' });
-    h.host.memory.memoryGet = () => {
-      throw new Error('store gone');
-    };
-    watch.changed();
     assert.deepEqual(await deferred(out), err('await failed: store gone'));
+    assert.equal(watch.live.length, 0);
+  });
+
+  it('reads each memory key once, then follows the change notification (no store read per step)', async () => {
+    const h = harness();
+    const watch = withWatch(h);
+    const read = h.memory.get.bind(h.memory);
+    let reads = 0;
+    h.host.memory.get = (key, now) => {
+      reads++;
+      return read(key, now);
+    };
+    const out = run(h, 'await', { condition: 'memory.a == 1 && memory.b == 2' });
+    await flush();
+    for (let step = 0; step < 5; step++) watch.changed();
+    assert.equal(watch.live.length, 1, 'premise: still waiting after five steps');
+    setMemory(h, 'a', 1);
+    watch.changed();
+    setMemory(h, 'b', 2);
+    watch.changed();
+    assert.deepEqual(await deferred(out), ok({ satisfied: true }));
+    assert.equal(reads, 2, 'one read per key, none per step');
   });
 
   it('refuses a condition that does not parse, at once and without watching', () => {

@@ -4,6 +4,8 @@ import assert from 'node:assert/strict';
 import { newConversation } from '../../../src/context/conversation.js';
 import type { Conversation } from '../../../src/domain/conversation.js';
 import type { MemoryEntry } from '../../../src/domain/memory.js';
+import { MemoryChanges } from '../../../src/store/memoryChanges.js';
+import type { MemoryChange, MemoryPort } from '../../../src/store/store.js';
 import {
   type InternalToolHost,
   runInternalTool,
@@ -12,22 +14,32 @@ import {
   type ToolResult,
 } from '../../../src/tools/internalTools.js';
 
-/** The four memory methods over a Map, honouring expiry like the real stores. */
-export class FakeMemory {
+/** The memory port over a Map, honouring expiry and announcing changes like the real stores. */
+export class FakeMemory implements MemoryPort {
   readonly entries = new Map<string, MemoryEntry>();
-  memoryGet(key: string, now: number): MemoryEntry | null {
-    const entry = this.entries.get(key);
-    return entry === undefined || (entry.expires !== null && entry.expires < now) ? null : entry;
+  readonly #changes = new MemoryChanges();
+  async get(key: string, now: number): Promise<MemoryEntry | null> {
+    return this.read(key, now);
   }
-  memorySet(entry: MemoryEntry): void {
+  async set(entry: MemoryEntry): Promise<void> {
     this.entries.set(entry.key, entry);
+    this.#changes.emit({ key: entry.key, entry });
   }
-  memoryList(prefix: string, limit: number, now: number): { keys: string[]; truncated: boolean } {
-    const keys = [...this.entries.keys()].filter((k) => k.startsWith(prefix) && this.memoryGet(k, now) !== null).sort();
+  async list(prefix: string, limit: number, now: number): Promise<{ keys: string[]; truncated: boolean }> {
+    const keys = [...this.entries.keys()].filter((k) => k.startsWith(prefix) && this.read(k, now) !== null).sort();
     return { keys: keys.slice(0, limit), truncated: keys.length > limit };
   }
-  memoryDelete(key: string): boolean {
-    return this.entries.delete(key);
+  async delete(key: string): Promise<boolean> {
+    const existed = this.entries.delete(key);
+    if (existed) this.#changes.emit({ key, entry: null });
+    return existed;
+  }
+  onChange(listener: (change: MemoryChange) => void): () => void {
+    return this.#changes.subscribe(listener);
+  }
+  private read(key: string, now: number): MemoryEntry | null {
+    const entry = this.entries.get(key);
+    return entry === undefined || (entry.expires !== null && entry.expires < now) ? null : entry;
   }
 }
 
@@ -87,6 +99,13 @@ export function ready(outcome: ToolOutcome): ToolResult {
   return outcome.kind === 'ready'
     ? { result: outcome.result, is_error: outcome.is_error }
     : { result: null, is_error: true };
+}
+
+/** The result of an outcome that is ready, or deferred (settled first); never a park. */
+export async function answered(outcome: ToolOutcome): Promise<ToolResult> {
+  if (outcome.kind === 'ready') return { result: outcome.result, is_error: outcome.is_error };
+  assert.equal(outcome.kind, 'defer');
+  return outcome.kind === 'defer' ? await outcome.promise : { result: null, is_error: true };
 }
 
 /** The settled result of an outcome that must be deferred. */

@@ -2,56 +2,56 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { isSuspending, sealResult } from '../../../src/tools/internalTools.js';
-import { deferred, err, harness, ok, ready, run } from './fakeHost.js';
+import { answered, deferred, err, harness, ok, ready, run } from './fakeHost.js';
 
 describe('runInternalTool: validation order', () => {
-  it('refuses an unknown name', () => {
-    assert.deepEqual(ready(run(harness(), 'memory.nope', {})), err('no such tool "memory.nope"'));
+  it('refuses an unknown name', async () => {
+    assert.deepEqual(await answered(run(harness(), 'memory.nope', {})), err('no such tool "memory.nope"'));
     assert.deepEqual(ready(run(harness(), 'toString', {})), err('no such tool "toString"'));
   });
 
-  it('refuses arguments the model sent as non-JSON', () => {
+  it('refuses arguments the model sent as non-JSON', async () => {
     assert.deepEqual(
-      ready(run(harness(), 'memory.set', { _raw: '{key: oops' })),
+      await answered(run(harness(), 'memory.set', { _raw: '{key: oops' })),
       err('invalid arguments for memory.set: not valid JSON: {key: oops'),
     );
   });
 
-  it('refuses a schema violation with the explanation', () => {
+  it('refuses a schema violation with the explanation', async () => {
     assert.deepEqual(
-      ready(run(harness(), 'memory.get', {})),
+      await answered(run(harness(), 'memory.get', {})),
       err("invalid arguments for memory.get: must have required property 'key'"),
     );
   });
 
-  it('refuses an extra property on a closed object', () => {
+  it('refuses an extra property on a closed object', async () => {
     const h = harness();
     assert.deepEqual(
-      ready(run(h, 'memory.set', { key: 'k', value: 1, colour: 'red' })),
+      await answered(run(h, 'memory.set', { key: 'k', value: 1, colour: 'red' })),
       err("invalid arguments for memory.set: must not have property 'colour'"),
     );
     assert.equal(h.memory.entries.size, 0, 'nothing ran');
   });
 
-  it('treats missing arguments as an empty object', () => {
+  it('treats missing arguments as an empty object', async () => {
     assert.deepEqual(ready(run(harness(), 'plan.get', undefined)), ok({ plan: null, progress: 'no plan' }));
   });
 
-  it('turns an exception from the host into an error result', () => {
+  it('turns an exception from the host into an error result', async () => {
     const h = harness();
-    h.host.memory.memoryGet = () => {
+    h.host.memory.get = () => {
       throw new Error('disk on fire\nstack');
     };
-    assert.deepEqual(ready(run(h, 'memory.get', { key: 'k' })), err('memory.get failed: disk on fire'));
+    assert.deepEqual(await answered(run(h, 'memory.get', { key: 'k' })), err('memory.get failed: disk on fire'));
   });
 });
 
 describe('runInternalTool: output schema', () => {
-  it('turns a result that violates the output schema into an error and reports it', () => {
+  it('turns a result that violates the output schema into an error and reports it', async () => {
     const h = harness();
-    h.host.memory.memoryList = () => ({ keys: [7 as unknown as string], truncated: false });
+    h.host.memory.list = async () => ({ keys: [7 as unknown as string], truncated: false });
     assert.deepEqual(
-      ready(run(h, 'memory.list', {})),
+      await answered(run(h, 'memory.list', {})),
       err('result of memory.list does not match its output schema: /keys/0 must be string'),
     );
     assert.deepEqual(h.schemaEvents, [['memory.list', '/keys/0 must be string']]);
@@ -94,7 +94,7 @@ describe('runInternalTool: deferred results', () => {
     );
   });
 
-  it('turns a capability that throws before deferring into a ready error result', () => {
+  it('turns a capability that throws before deferring into a ready error result', async () => {
     const h = harness();
     h.host.think = () => {
       throw new Error('no worker slots');
@@ -104,12 +104,12 @@ describe('runInternalTool: deferred results', () => {
 });
 
 describe('sealResult', () => {
-  it('passes a matching success and any error through', () => {
+  it('passes a matching success and any error through', async () => {
     assert.deepEqual(sealResult('finish', ok({ ok: true })), ok({ ok: true }));
     assert.deepEqual(sealResult('finish', err('boom')), err('boom'));
   });
 
-  it('turns a mismatching success into an error', () => {
+  it('turns a mismatching success into an error', async () => {
     assert.deepEqual(
       sealResult('finish', ok({ done: true })),
       err("result of finish does not match its output schema: must have required property 'ok'"),
@@ -118,56 +118,62 @@ describe('sealResult', () => {
 });
 
 describe('memory tools', () => {
-  it('memory.set then memory.get returns the value and its meta', () => {
+  it('memory.set then memory.get returns the value and its meta', async () => {
     const h = harness();
     assert.deepEqual(
-      ready(run(h, 'memory.set', { key: 'greeting', value: { text: 'hi' } })),
+      await answered(run(h, 'memory.set', { key: 'greeting', value: { text: 'hi' } })),
       ok({ ok: true, key: 'greeting' }),
     );
     assert.deepEqual(
-      ready(run(h, 'memory.get', { key: 'greeting' })),
+      await answered(run(h, 'memory.get', { key: 'greeting' })),
       ok({ found: true, key: 'greeting', value: { text: 'hi' }, meta: { updated: 1_000, expires: null } }),
     );
   });
 
-  it('memory.get reports an absent key as not found', () => {
+  it('memory.get reports an absent key as not found', async () => {
     assert.deepEqual(
-      ready(run(harness(), 'memory.get', { key: 'nope' })),
+      await answered(run(harness(), 'memory.get', { key: 'nope' })),
       ok({ found: false, key: 'nope', value: null, meta: null }),
     );
   });
 
-  it('memory.set with a ttl string or seconds sets the expiry', () => {
+  it('memory.set with a ttl string or seconds sets the expiry', async () => {
     const h = harness();
-    run(h, 'memory.set', { key: 'a', value: 1, ttl: '10m' });
-    run(h, 'memory.set', { key: 'b', value: 2, ttl: 1.5 });
+    await answered(run(h, 'memory.set', { key: 'a', value: 1, ttl: '10m' }));
+    await answered(run(h, 'memory.set', { key: 'b', value: 2, ttl: 1.5 }));
     assert.equal(h.memory.entries.get('a')?.expires, 1_000 + 600_000);
     assert.equal(h.memory.entries.get('b')?.expires, 1_000 + 1_500);
     h.clock.now = 5_000;
-    assert.equal((ready(run(h, 'memory.get', { key: 'b' })).result as { found: boolean }).found, false);
+    assert.equal(((await answered(run(h, 'memory.get', { key: 'b' }))).result as { found: boolean }).found, false);
   });
 
-  it('memory.list filters by prefix, defaults the limit to 100 and reports truncation', () => {
+  it('memory.list filters by prefix, defaults the limit to 100 and reports truncation', async () => {
     const h = harness();
     for (const key of ['a/1', 'a/2', 'b/1']) run(h, 'memory.set', { key, value: key });
-    assert.deepEqual(ready(run(h, 'memory.list', { prefix: 'a/' })), ok({ keys: ['a/1', 'a/2'], truncated: false }));
-    assert.deepEqual(ready(run(h, 'memory.list', { limit: 1 })), ok({ keys: ['a/1'], truncated: true }));
+    assert.deepEqual(
+      await answered(run(h, 'memory.list', { prefix: 'a/' })),
+      ok({ keys: ['a/1', 'a/2'], truncated: false }),
+    );
+    assert.deepEqual(await answered(run(h, 'memory.list', { limit: 1 })), ok({ keys: ['a/1'], truncated: true }));
     for (let i = 0; i < 120; i++) run(h, 'memory.set', { key: `z${String(i).padStart(3, '0')}`, value: i });
-    const listed = ready(run(h, 'memory.list', { prefix: 'z' })).result as { keys: string[]; truncated: boolean };
+    const listed = (await answered(run(h, 'memory.list', { prefix: 'z' }))).result as {
+      keys: string[];
+      truncated: boolean;
+    };
     assert.equal(listed.keys.length, 100);
     assert.equal(listed.truncated, true);
   });
 
-  it('memory.delete tells whether the key existed', () => {
+  it('memory.delete tells whether the key existed', async () => {
     const h = harness();
-    run(h, 'memory.set', { key: 'k', value: null });
-    assert.deepEqual(ready(run(h, 'memory.delete', { key: 'k' })), ok({ deleted: true }));
-    assert.deepEqual(ready(run(h, 'memory.delete', { key: 'k' })), ok({ deleted: false }));
+    await answered(run(h, 'memory.set', { key: 'k', value: null }));
+    assert.deepEqual(await answered(run(h, 'memory.delete', { key: 'k' })), ok({ deleted: true }));
+    assert.deepEqual(await answered(run(h, 'memory.delete', { key: 'k' })), ok({ deleted: false }));
   });
 });
 
 describe('plan tools', () => {
-  it('plan.create stores the plan on the caller conversation, marks it dirty and reports it', () => {
+  it('plan.create stores the plan on the caller conversation, marks it dirty and reports it', async () => {
     const h = harness();
     const out = ready(
       run(h, 'plan.create', { goal: 'greet', items: ['say hello', { title: 'wave', detail: 'twice' }] }),
@@ -179,20 +185,20 @@ describe('plan tools', () => {
     assert.deepEqual(h.planEvents, [['c1', 'create', '0/2 done']]);
   });
 
-  it('plan.create refuses more than planMaxItems items', () => {
+  it('plan.create refuses more than planMaxItems items', async () => {
     const h = harness();
     const out = ready(run(h, 'plan.create', { goal: 'g', items: ['a', 'b', 'c', 'd', 'e'] }));
     assert.deepEqual(out, err('plan.create: a plan holds at most 4 items (got 5)'));
     assert.equal(h.conv.plan, null);
   });
 
-  it('plan.get returns the plan and its progress', () => {
+  it('plan.get returns the plan and its progress', async () => {
     const h = harness();
     run(h, 'plan.create', { goal: 'g', items: ['a'] });
     assert.deepEqual(ready(run(h, 'plan.get', {})), ok({ plan: h.conv.plan, progress: '0/1 done' }));
   });
 
-  it('plan.update changes an item and reports the new progress', () => {
+  it('plan.update changes an item and reports the new progress', async () => {
     const h = harness();
     run(h, 'plan.create', { goal: 'g', items: ['a', 'b'] });
     const out = ready(run(h, 'plan.update', { item: 'a', status: 'done' }));
@@ -200,7 +206,7 @@ describe('plan tools', () => {
     assert.deepEqual(h.planEvents.at(-1), ['c1', 'update', '1/2 done']);
   });
 
-  it('plan.update with no plan is an error value', () => {
+  it('plan.update with no plan is an error value', async () => {
     const h = harness();
     assert.deepEqual(
       ready(run(h, 'plan.update', { item: 1, status: 'done' })),
@@ -209,7 +215,7 @@ describe('plan tools', () => {
     assert.deepEqual(h.dirty, []);
   });
 
-  it('plan.update passes on a plan operation error and leaves the plan as it was', () => {
+  it('plan.update passes on a plan operation error and leaves the plan as it was', async () => {
     const h = harness();
     run(h, 'plan.create', { goal: 'g', items: ['a'] });
     const before = h.conv.plan;
@@ -220,7 +226,7 @@ describe('plan tools', () => {
     assert.equal(h.conv.plan, before);
   });
 
-  it('plan.clear removes the plan and says whether there was one', () => {
+  it('plan.clear removes the plan and says whether there was one', async () => {
     const h = harness();
     run(h, 'plan.create', { goal: 'g', items: ['a'] });
     assert.deepEqual(ready(run(h, 'plan.clear', {})), ok({ ok: true }));
@@ -232,13 +238,13 @@ describe('plan tools', () => {
 });
 
 describe('finish', () => {
-  it('acknowledges with ok: true', () => {
+  it('acknowledges with ok: true', async () => {
     assert.deepEqual(ready(run(harness(), 'finish', { status: 'completed', output: { n: 3 } })), ok({ ok: true }));
   });
 });
 
 describe('sleep', () => {
-  it('parks until now + duration and completes with the time slept', () => {
+  it('parks until now + duration and completes with the time slept', async () => {
     const h = harness();
     const out = run(h, 'sleep', { duration: '2s' });
     assert.equal(out.kind, 'park');
@@ -248,18 +254,18 @@ describe('sleep', () => {
     assert.deepEqual(out.complete(3_250), ok({ slept_ms: 2_250 }));
   });
 
-  it('takes a number as seconds', () => {
+  it('takes a number as seconds', async () => {
     const out = run(harness(), 'sleep', { duration: 0.25 });
     assert.equal(out.kind === 'park' ? out.wakeAt : -1, 1_250);
   });
 
-  it('refuses a malformed duration without parking', () => {
+  it('refuses a malformed duration without parking', async () => {
     const out = ready(run(harness(), 'sleep', { duration: 'soon' }));
     assert.equal(out.is_error, true);
     assert.match(String(out.result), /^invalid arguments for sleep: \/duration must be a duration/);
   });
 
-  it('is a suspending tool', () => {
+  it('is a suspending tool', async () => {
     assert.equal(isSuspending('sleep'), true);
     assert.equal(isSuspending('memory.get'), false);
   });

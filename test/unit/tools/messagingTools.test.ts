@@ -3,12 +3,12 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { cutBytes, humanQuestionText } from '../../../src/tools/handlers/messaging.js';
 import type { DeliveryRequest, HumanQuestion, ToolCaller } from '../../../src/tools/internalTools.js';
-import { caller, deferred, err, type Harness, harness, ok, ready, run } from './fakeHost.js';
+import { answered, caller, deferred, err, type Harness, harness, ok, ready, run } from './fakeHost.js';
 
 /** A deliver capability that records requests and answers like the supervisor ("new" gets a fresh id). */
 function withDeliver(h: Harness): DeliveryRequest[] {
   const seen: DeliveryRequest[] = [];
-  h.host.deliver = (req) => {
+  h.host.deliver = async (req) => {
     seen.push(req);
     return { ok: true, conversation: req.to === 'new' ? 'c9' : req.to, depth: req.depth };
   };
@@ -16,76 +16,82 @@ function withDeliver(h: Harness): DeliveryRequest[] {
 }
 
 describe('message.send', () => {
-  it('delivers to root by default at depth + 1', () => {
+  it('delivers to root by default at depth + 1', async () => {
     const h = harness();
     const seen = withDeliver(h);
     assert.deepEqual(
-      ready(run(h, 'message.send', { text: 'done with the report' })),
+      await answered(run(h, 'message.send', { text: 'done with the report' })),
       ok({ delivered: true, conversation: 'root', depth: 1 }),
     );
     assert.deepEqual(seen, [{ to: 'root', text: 'done with the report', depth: 1, caller }]);
   });
 
-  it('delivers to a new conversation and to a conversation id', () => {
+  it('delivers to a new conversation and to a conversation id', async () => {
     const h = harness();
     withDeliver(h);
     const deeper: ToolCaller = { ...caller, depth: 3 };
     assert.deepEqual(
-      ready(run(h, 'message.send', { to: 'new', text: 'hi' }, deeper)),
+      await answered(run(h, 'message.send', { to: 'new', text: 'hi' }, deeper)),
       ok({ delivered: true, conversation: 'c9', depth: 4 }),
     );
     assert.deepEqual(
-      ready(run(h, 'message.send', { to: 'c2', text: 'hi' })),
+      await answered(run(h, 'message.send', { to: 'c2', text: 'hi' })),
       ok({ delivered: true, conversation: 'c2', depth: 1 }),
     );
   });
 
-  it('refuses delivery into its own conversation, by id or as root', () => {
+  it('refuses delivery into its own conversation, by id or as root', async () => {
     const h = harness();
     const seen = withDeliver(h);
     assert.deepEqual(
-      ready(run(h, 'message.send', { to: 'c1', text: 'hi' })),
+      await answered(run(h, 'message.send', { to: 'c1', text: 'hi' })),
       err('message.send cannot deliver into its own conversation "c1"'),
     );
     const root: ToolCaller = { ...caller, conversation: 'root', kind: 'root' };
     assert.deepEqual(
-      ready(run(h, 'message.send', { text: 'hi' }, root)),
+      await answered(run(h, 'message.send', { text: 'hi' }, root)),
       err('message.send cannot deliver into its own conversation "root"'),
     );
     assert.equal(seen.length, 0);
   });
 
-  it('refuses a delivery beyond limits.max_message_depth and allows one at the limit', () => {
+  it('refuses a delivery beyond limits.max_message_depth and allows one at the limit', async () => {
     const h = harness();
     const seen = withDeliver(h);
-    assert.equal(ready(run(h, 'message.send', { text: 'hi' }, { ...caller, depth: 7 })).is_error, false);
+    assert.equal((await answered(run(h, 'message.send', { text: 'hi' }, { ...caller, depth: 7 }))).is_error, false);
     assert.deepEqual(
-      ready(run(h, 'message.send', { text: 'hi' }, { ...caller, depth: 8 })),
+      await answered(run(h, 'message.send', { text: 'hi' }, { ...caller, depth: 8 })),
       err('message.send refused: hop depth 9 would exceed limits.max_message_depth (8)'),
     );
     assert.equal(seen.length, 1);
   });
 
-  it('passes a failed delivery on and refuses bad arguments', () => {
+  it('passes a failed delivery on and refuses bad arguments', async () => {
     const h = harness();
-    h.host.deliver = () => ({ ok: false, error: 'conversation "zz" is not available' });
+    h.host.deliver = async () => ({ ok: false, error: 'conversation "zz" is not available' });
     assert.deepEqual(
-      ready(run(h, 'message.send', { to: 'zz', text: 'hi' })),
+      await answered(run(h, 'message.send', { to: 'zz', text: 'hi' })),
       err('message.send: conversation "zz" is not available'),
     );
-    assert.deepEqual(ready(run(h, 'message.send', { text: '  ' })), err('message.send: text must not be empty'));
     assert.deepEqual(
-      ready(run(h, 'message.send', { to: 'root' })),
+      await answered(run(h, 'message.send', { text: '  ' })),
+      err('message.send: text must not be empty'),
+    );
+    assert.deepEqual(
+      await answered(run(h, 'message.send', { to: 'root' })),
       err("invalid arguments for message.send: must have required property 'text'"),
     );
     assert.deepEqual(
-      ready(run(h, 'message.send', { _raw: 'to=root' })),
+      await answered(run(h, 'message.send', { _raw: 'to=root' })),
       err('invalid arguments for message.send: not valid JSON: to=root'),
     );
   });
 
-  it('is not available without a deliver capability', () => {
-    assert.deepEqual(ready(run(harness(), 'message.send', { text: 'x' })), err('"message.send" is not available here'));
+  it('is not available without a deliver capability', async () => {
+    assert.deepEqual(
+      await answered(run(harness(), 'message.send', { text: 'x' })),
+      err('"message.send" is not available here'),
+    );
   });
 });
 

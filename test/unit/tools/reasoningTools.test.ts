@@ -24,8 +24,8 @@ const SCHEMA_SYSTEM =
 describe('think', () => {
   it('asks a think child with the memory it reads, then the prompt, and answers its value', async () => {
     const h = harness();
-    h.memory.memorySet({ key: 'facts', value: { sky: 'blue', n: [1, 2] }, expires: null, updated: 0 });
-    h.memory.memorySet({ key: 'note', value: 'hi', expires: null, updated: 0 });
+    void h.memory.set({ key: 'facts', value: { sky: 'blue', n: [1, 2] }, expires: null, updated: 0 });
+    void h.memory.set({ key: 'note', value: 'hi', expires: null, updated: 0 });
     const seen = withThink(h, ok({ answer: 42 }));
     const out = run(h, 'think', { prompt: '  What now?  ', reads: ['facts', 'absent', 'note', 'facts'] });
     assert.deepEqual(await deferred(out), ok({ answer: 42 }));
