@@ -9,7 +9,7 @@ export type { InboxEvent, InboxKind, InboxOutcome } from './domain/inbox.js';
 export { DaemonError, type DaemonErrorCode } from './errors.js';
 export { createLogger, type Logger } from './obs/log.js';
 export type { Msg, ToolCall, ToolDef, Usage } from './protocol/messages.js';
-export { TURN_STATUSES, type TurnStatus } from './protocol/status.js';
+export { TURN_ERROR_KINDS, TURN_STATUSES, type TurnErrorKind, type TurnStatus } from './protocol/status.js';
 export type { Producer, ProducerContext, ProducerFactory } from './runtime/producer.js';
 export { type Runtime, type RuntimeOptions, startRuntime } from './runtime/startRuntime.js';
 export { openStore } from './store/openStore.js';

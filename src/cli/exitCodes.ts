@@ -7,9 +7,12 @@ import { errorKindOf, exitCodeForTurn, type TurnErrorKind, type TurnStatus } fro
 
 export { EXIT, type ExitCode } from '../protocol/exitTable.js';
 
-/** Exit code for a job's final turn status; a `failed` turn's code says where its error came from. */
-export function exitCodeForStatus(status: TurnStatus, kind?: TurnErrorKind): ExitCode {
-  return exitCodeForTurn(status, kind);
+/**
+ * Exit code for a job's final turn status; a `failed` turn's code says where its error came from: its error kind,
+ * or (as embedders called it before kinds existed) the error text itself, read by `errorKindOf`.
+ */
+export function exitCodeForStatus(status: TurnStatus, kindOrError?: TurnErrorKind | string): ExitCode {
+  return exitCodeForTurn(status, errorKindOf({ error_kind: kindOrError, error: kindOrError }));
 }
 
 /** Exit code for a job's outcome: its `finish` call's status when it completed with one, else its turn status. */

@@ -2,6 +2,7 @@
 
 export const EVENT_NAMES = [
   // process and lifecycle
+  'proc.ready',
   'proc.exit',
   'store.opened',
   'restore.done',
@@ -14,6 +15,7 @@ export const EVENT_NAMES = [
   'inbox.accept.fail',
   'inbox.duplicate',
   'prompt.skipped',
+  'prompt.reject',
   'producer.started',
   'producer.failed',
   // turns
@@ -92,6 +94,7 @@ export const EVENT_NAMES = [
   'context.compacted',
   'metrics.listen',
   // worker side
+  'loop.start',
   'loop.error',
   'turn.start',
   'turn.round',

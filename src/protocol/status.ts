@@ -45,7 +45,10 @@ function isTurnErrorKind(k: unknown): k is TurnErrorKind {
  * The error kind of a turn's result or a stored outcome. Records written before turn errors carried a kind have
  * only the text: they are read by its prefix (`intel: …`, `mcp '…'`), here and nowhere else.
  */
-export function errorKindOf(outcome: { error?: string; error_kind?: string }): TurnErrorKind | undefined {
+export function errorKindOf(outcome: {
+  error?: string | undefined;
+  error_kind?: string | undefined;
+}): TurnErrorKind | undefined {
   if (isTurnErrorKind(outcome.error_kind)) return outcome.error_kind;
   if (outcome.error?.startsWith('intel:')) return 'intel';
   if (outcome.error?.startsWith('mcp ')) return 'mcp';

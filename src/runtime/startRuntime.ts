@@ -88,6 +88,7 @@ export async function startRuntime(config: Readonly<Config>, opts: RuntimeOption
     undo.push(() => started.registry.stop({ log }));
     const restored = await supervisor.restore();
     restoring.open();
+    log.info('proc.ready', { instance: cfg.agent.name, ...restored, producers: started.list.map((p) => p.name) });
     return runtime({ cfg, store, tools, supervisor, restored, metrics, drain, producers: started.list, unwind });
   } catch (err) {
     restoring.fail(err);

@@ -3,7 +3,7 @@
 import { createHash } from 'node:crypto';
 import type { Config } from '../config/types.js';
 import { STARTUP_PROMPT_KEY } from '../domain/inbox.js';
-import { DaemonError } from '../errors.js';
+import { DaemonError, describeError } from '../errors.js';
 import type { Producer, ProducerContext } from './producer.js';
 
 export class StartupPrompt implements Producer {
@@ -15,7 +15,8 @@ export class StartupPrompt implements Producer {
   /** Accepts in the background: a producer's start never waits for the inbox (it opens after the restore). */
   start(ctx: ProducerContext): void {
     this.eventId = acceptOnce(ctx, this.prompt);
-    this.eventId.catch(() => {}); // whoever awaits `accepted()` hears the error
+    // Whoever awaits `accepted()` hears the error too; the log says why the prompt never ran (reference §3.2).
+    this.eventId.catch((err: unknown) => ctx.log.error('prompt.reject', { ctx: 'root', err: describeError(err) }));
   }
 
   stop(): void {}

@@ -177,6 +177,7 @@ function start(w: Worker, frame: unknown): void {
     level: telemetry.log_level,
     base: { pid: process.pid, comp: 'worker', agent_path: telemetry.agent_path },
   });
+  w.log.info('loop.start', { turn: payload.turn.turn_id, kind: payload.turn.kind });
   void w.channel.send({ type: 'ready' });
   void report(w, runPayload(w, payload));
 }

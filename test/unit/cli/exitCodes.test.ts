@@ -48,6 +48,12 @@ describe('exit codes', () => {
     });
   });
 
+  it('still maps a failed turn by its error text, as embedders called it before error kinds', () => {
+    assert.equal(exitCodeForStatus('failed', "mcp 'fs': unreachable"), EXIT.mcp);
+    assert.equal(exitCodeForStatus('failed', 'intel: HTTP 401'), EXIT.intel);
+    assert.equal(exitCodeForStatus('failed', 'something else broke'), EXIT.generic);
+  });
+
   it('maps a failed turn by its error kind, and only a failed one', () => {
     const failed = Object.fromEntries(TURN_ERROR_KINDS.map((k) => [k, exitCodeForStatus('failed', k)]));
     assert.deepEqual(failed, {
