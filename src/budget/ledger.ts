@@ -41,6 +41,8 @@ export interface CallGrant {
   wait_ms: number;
   model?: string;
   reason?: string;
+  /** The governor refused (status `refused`) rather than found the window exhausted. */
+  refused?: boolean;
 }
 
 function usageTokens(usage: Usage): number {
@@ -120,7 +122,7 @@ export class BudgetLedger {
         return { ok: false, wait_ms: ms };
       }
       default:
-        return { ok: false, wait_ms: 0, reason: admission.reason };
+        return { ok: false, wait_ms: 0, reason: admission.reason, refused: admission.kind === 'refuse' };
     }
   }
 

@@ -141,7 +141,16 @@ export type DownFrame =
   | { type: 'ping'; seq: number }
   | { type: 'cancel'; reason: string }
   | { type: 'tool_result'; id: number; result: unknown; is_error: boolean }
-  | { type: 'budget_grant'; id: number; ok: boolean; wait_ms: number; model?: string; reason?: string };
+  | {
+      type: 'budget_grant';
+      id: number;
+      ok: boolean;
+      wait_ms: number;
+      model?: string;
+      reason?: string;
+      /** A no that is a refusal (the turn ends `refused`), not an exhausted window (`exhausted_tokens`). */
+      refused?: boolean;
+    };
 
 /** Progress event names a turn worker reports (reference §15). */
 /** Coarse activity (think, round, tool) and the feed's body text and tool cards (text, tool_done). */

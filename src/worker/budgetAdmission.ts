@@ -15,6 +15,7 @@ export interface Grant {
   wait_ms: number;
   model?: string;
   reason?: string;
+  refused?: boolean;
 }
 
 /** The spec fields the estimate reads: a reasoning effort raises the output cap by its thinking room. */
@@ -32,13 +33,15 @@ export function estimateRequest(req: ModelRequest, spec: CapSpec = {}): number {
 }
 
 /**
- * What a grant means: go (perhaps on another model), stop, or wait and ask again. A refusal is `refused` only when
- * the governor's reason says so ("refus"); any other no is `exhausted_tokens` (reference §21.5).
+ * What a grant means: go (perhaps on another model), stop, or wait and ask again. A refusal is `refused` when the
+ * supervisor says so; any other no is `exhausted_tokens` (reference §21.5). A grant without the flag comes from a
+ * supervisor older than the worker in a rolling upgrade: its reason text decides, as it did then.
  */
 export function classifyGrant(grant: Grant): Admission | { kind: 'wait'; ms: number } {
   if (grant.ok) return grant.model ? { kind: 'go', model: grant.model } : { kind: 'go' };
   if (grant.reason !== undefined) {
-    const status = grant.reason.includes('refus') ? 'refused' : 'exhausted_tokens';
+    const refused = grant.refused ?? grant.reason.includes('refus');
+    const status = refused ? 'refused' : 'exhausted_tokens';
     return { kind: 'stop', status, error: `budget: ${grant.reason}` };
   }
   return { kind: 'wait', ms: Math.max(grant.wait_ms, 50) };

@@ -41,6 +41,9 @@ describe('BudgetLedger', () => {
     );
     assert.equal(ledger.admitDispatch('c1', 'user:bob', 2500).admission.kind, 'fail', 'the lifetime quota fails');
     assert.equal(ledger.admitDispatch('c1', 'operator', 6000).admission.kind, 'refuse', 'the conversation refuses');
+    // A per-call no says which it is, so the worker ends `refused` or `exhausted_tokens` without reading the text.
+    assert.equal(ledger.admitCall('c1', 'operator', 6000, null).refused, true);
+    assert.equal(ledger.admitCall('c1', 'user:bob', 2500, null).refused, false);
   });
 
   it('restores counters of the current bucket from the store and ignores an older bucket', async () => {
@@ -90,6 +93,7 @@ describe('BudgetLedger', () => {
       ok: false,
       wait_ms: 0,
       reason: 'budget too small (instance second window): an estimate of 5000 tokens exceeds its cap of 1000',
+      refused: false,
     });
     // What fits the window but not what is left of it waits for the reset (clamped to at least 100 ms).
     ledger.charge('c1', null, { input_tokens: 900, output_tokens: 0 });
@@ -100,6 +104,7 @@ describe('BudgetLedger', () => {
       ok: false,
       wait_ms: 0,
       reason: 'lifetime token budget exhausted (instance)',
+      refused: false,
     });
   });
 

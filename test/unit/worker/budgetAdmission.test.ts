@@ -20,6 +20,12 @@ describe('classifyGrant', () => {
     const other = classifyGrant({ ok: false, wait_ms: 0, reason: 'budget exhausted (instance hour window)' });
     assert.equal(other.kind === 'stop' && other.status, 'exhausted_tokens');
   });
+  it('follows the refused flag over the reason text', () => {
+    const flagged = classifyGrant({ ok: false, wait_ms: 0, reason: 'over the principal quota', refused: true });
+    assert.equal(flagged.kind === 'stop' && flagged.status, 'refused');
+    const exhausted = classifyGrant({ ok: false, wait_ms: 0, reason: 'refusal window spent', refused: false });
+    assert.equal(exhausted.kind === 'stop' && exhausted.status, 'exhausted_tokens');
+  });
   it('waits at least 50 ms', () => {
     assert.deepEqual(classifyGrant({ ok: false, wait_ms: 10 }), { kind: 'wait', ms: 50 });
   });
