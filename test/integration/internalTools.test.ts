@@ -8,6 +8,13 @@ import { waitUntil, within } from './wait.js';
 
 const OP = 'operator';
 
+/** A turn whose message says "wait for go" awaits memory.go == true. */
+const AWAIT_GO = {
+  when_contains: 'wait for go',
+  times: 1,
+  tool_calls: [{ name: 'await', arguments: { condition: 'memory.go == true', timeout: '30s' } }],
+};
+
 function toolResults(messages: Msg[] | undefined): Array<{ name: string; content: unknown; is_error: boolean }> {
   return (messages ?? []).flatMap((m) =>
     m.role === 'tool' ? [{ name: m.name, content: m.content, is_error: m.is_error }] : [],
@@ -78,11 +85,7 @@ describe('internal tools backed by the supervisor', () => {
     const rig = await startRig({
       turns: [{ content: 'ok' }],
       match: [
-        {
-          when_contains: 'wait for go',
-          times: 1,
-          tool_calls: [{ name: 'await', arguments: { condition: 'memory.go == true', timeout: '30s' } }],
-        },
+        AWAIT_GO,
         {
           when_contains: 'say go',
           times: 1,
@@ -117,11 +120,7 @@ describe('internal tools backed by the supervisor', () => {
     const rig = await startRig({
       turns: [{ content: 'ok' }],
       match: [
-        {
-          when_contains: 'wait for go',
-          times: 1,
-          tool_calls: [{ name: 'await', arguments: { condition: 'memory.go == true', timeout: '30s' } }],
-        },
+        AWAIT_GO,
         {
           when_contains: 'set go, then think',
           times: 1,
