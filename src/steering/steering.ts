@@ -15,7 +15,7 @@ import { ownershipRefusal } from '../supervisor/dispatch.js';
 import type { EngineEventType } from '../supervisor/taskHooks.js';
 import type { ThinkJob } from '../supervisor/thinkChildren.js';
 import type { ToolCaller, ToolResult } from '../tools/toolOutcome.js';
-import { type Activity, type CommittedTurn, TurnFacts } from './turnFeed.js';
+import { type Activity, type CommittedTurn, TurnFacts, type TurnFeed } from './turnFeed.js';
 
 export type { CommittedTurn } from './turnFeed.js';
 
@@ -52,8 +52,9 @@ const JUDGE_SCHEMA = {
 };
 
 export class Steering {
-  /** What the internal producers observe: committed folds, idle boundaries, activity. */
-  readonly feed: TurnFacts;
+  /** What the internal producers observe: committed folds, idle boundaries, activity (only this desk publishes). */
+  readonly feed: TurnFeed;
+  private readonly facts: TurnFacts;
 
   constructor(private readonly deps: SteeringDeps) {
     const activity = (ctx: string): Activity => ({
@@ -61,7 +62,8 @@ export class Steering {
       paused: deps.paused(),
       draining: deps.draining(),
     });
-    this.feed = new TurnFacts(activity, (err) => deps.log.error('fold.after.fail', { err: describeError(err) }));
+    this.facts = new TurnFacts(activity, (err) => deps.log.error('fold.after.fail', { err: describeError(err) }));
+    this.feed = this.facts;
   }
 
   /** The mode new messages of `ctx` run in. */
@@ -100,13 +102,13 @@ export class Steering {
 
   /** A goal set from outside a turn: its conversation may be idle, and its goal may start working at once. */
   kick(ctx: string): void {
-    this.feed.idle(ctx);
+    this.facts.idle(ctx);
   }
 
   /** After a restore or a pause: every conversation with an active goal may pick it up again. */
   kickAll(): void {
     for (const conv of this.deps.conversations.list()) {
-      if (controlsOf(conv).goal?.status === 'active') this.feed.idle(conv.id);
+      if (controlsOf(conv).goal?.status === 'active') this.facts.idle(conv.id);
     }
   }
 
@@ -191,7 +193,7 @@ export class Steering {
       this.deps.log.info('side.reported', { ctx: controls.side_of, side: ctx, status: turn.outcome.status });
     }
     if (controls.goal?.status === 'achieved' && !controls.goal.accounted) this.closeGoal(conv, controls.goal, turn);
-    this.feed.committed(turn);
+    this.facts.committed(turn);
   }
 
   /** The final accounting of an achieved goal: the achieving turn counts too. */
