@@ -33,6 +33,7 @@ export const EVENT_NAMES = [
   'a2a.request',
   'root.finish',
   'tool.request',
+  'tool.reply',
   'tool.result.schema',
   'child.exit',
   'child.unhealthy',

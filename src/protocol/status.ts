@@ -20,7 +20,8 @@ export type TurnStatus = (typeof TURN_STATUSES)[number];
  * Where a turn's error came from, set where the error is made and carried with its text: `intel` the model
  * endpoint, `mcp` a required MCP server, `budget` the budget, `deadline` / `cancelled` / `refused` the supervisor's
  * stop, `loop` loop detection, `answer` an answer no check accepted, `worker` a worker that died or went silent,
- * `internal` anything else (a turn that could not start, a worker exception).
+ * `stale` a queued goal continuation dropped before it ran, `internal` anything else (a turn that could not start,
+ * a worker exception).
  */
 export const TURN_ERROR_KINDS = [
   'intel',
@@ -32,6 +33,7 @@ export const TURN_ERROR_KINDS = [
   'loop',
   'answer',
   'worker',
+  'stale',
   'internal',
 ] as const;
 

@@ -2,10 +2,12 @@
 // A producer only accepts; it never reaches into the supervisor's state (data flows producer → inbox → …).
 import type { Config } from '../config/types.js';
 import type { Logger } from '../obs/log.js';
+import type { TurnFeed } from '../steering/turnFeed.js';
 import type { Accepted, Store } from '../store/store.js';
 import type { AcceptInput } from '../supervisor/inbox.js';
 import type { Supervisor } from '../supervisor/supervisor.js';
 import type { TaskHooksSlot } from './taskSlot.js';
+import type { WorkPortSlot } from './workPortSlot.js';
 
 /** The operator-facing controls a producer may offer its callers (the A2A listener's commands, cancel). */
 export type SupervisorPort = Pick<Supervisor, 'steering' | 'cancelEvent' | 'pause' | 'resume' | 'status'>;
@@ -27,6 +29,10 @@ export interface ProducerContext {
   tasks: TaskHooksSlot;
   /** Asks the runtime to drain and stop (the operator's `drain` command). */
   requestStop(): void;
+  /** What the supervisor publishes about turns: committed folds, idle boundaries, a conversation's activity. */
+  turns: TurnFeed;
+  /** Where a producer that tools start work through (message.send, side.start) plugs its handler in. */
+  ports: WorkPortSlot;
 }
 
 /** A source of inbox events with a lifecycle: started in registration order, stopped in the reverse order. */

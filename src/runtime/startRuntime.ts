@@ -16,6 +16,7 @@ import type { Producer, ProducerContext } from './producer.js';
 import { PRODUCERS } from './producerList.js';
 import { ProducerRegistry } from './producers.js';
 import { TaskHooksSlot } from './taskSlot.js';
+import { WorkPortSlot } from './workPortSlot.js';
 
 export interface RuntimeOptions {
   log: Logger;
@@ -75,8 +76,9 @@ export async function startRuntime(config: Readonly<Config>, opts: RuntimeOption
     undo.push(() => store.close());
     log.info('store.opened', { kind: store.kind, path: store.location, generation: store.generation });
     const tasks = new TaskHooksSlot();
+    const ports = new WorkPortSlot();
     const supervisor = new Supervisor({
-      ...{ config: cfg, store, log, tools, tasks },
+      ...{ config: cfg, store, log, tools, tasks, ports },
       ...(opts.warmWorkers === undefined ? {} : { warmWorkers: opts.warmWorkers }),
       ...(opts.killAt ? { killAt: opts.killAt } : {}),
     });
@@ -84,7 +86,8 @@ export async function startRuntime(config: Readonly<Config>, opts: RuntimeOption
     undo.push(() => drain.run());
     const metrics = await serveMetrics(cfg.observability.metrics_addr, supervisor, log);
     if (metrics) undo.push(() => metrics.close());
-    const started = await startProducers(cfg, opts, { store, supervisor, tasks, drain, restored: restoring.done });
+    const parts = { store, supervisor, tasks, ports, drain, restored: restoring.done };
+    const started = await startProducers(cfg, opts, parts);
     undo.push(() => started.registry.stop({ log }));
     const restored = await supervisor.restore();
     restoring.open();
@@ -128,23 +131,38 @@ function drainOnce(supervisor: Supervisor, cfg: Readonly<Config>): Drain {
 async function startProducers(
   cfg: Readonly<Config>,
   opts: RuntimeOptions,
-  parts: { store: Store; supervisor: Supervisor; tasks: TaskHooksSlot; drain: Drain; restored: Promise<void> },
+  parts: {
+    store: Store;
+    supervisor: Supervisor;
+    tasks: TaskHooksSlot;
+    ports: WorkPortSlot;
+    drain: Drain;
+    restored: Promise<void>;
+  },
 ) {
-  const { store, supervisor, tasks, drain, restored } = parts;
+  const { store, supervisor, tasks, ports, drain, restored } = parts;
+  // Once restored, an accept starts in the caller's step: a conversation counts as busy from that moment.
+  let open = false;
+  void restored.then(
+    () => {
+      open = true;
+    },
+    () => {},
+  );
   const list = [...PRODUCERS.map((make) => make(cfg)).filter((p) => p !== null), ...(opts.producers ?? [])];
   const registry = new ProducerRegistry(list);
   const ctx: ProducerContext = {
     config: cfg,
-    accept: async (input: AcceptInput): Promise<Accepted> => {
-      await restored;
-      return supervisor.accept(input);
-    },
+    accept: (input: AcceptInput): Promise<Accepted> =>
+      open ? supervisor.accept(input) : restored.then(() => supervisor.accept(input)),
     clock: Date.now,
     store,
     log: opts.log,
     supervisor,
     tasks,
     requestStop: () => void drain.run(),
+    turns: supervisor.steering.feed,
+    ports,
   };
   await registry.start(ctx);
   return { registry, list };

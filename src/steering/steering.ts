@@ -1,34 +1,29 @@
-// The steering desk (seed 003): plan mode, goals and side tasks over the conversations, plus what a committed
-// turn leads to — wake notes, a side task's report, a goal's next continuation. Decisions come from pure policy
-// (context/controls.ts, wakeNotes.ts); this applies them, durably, through the supervisor's own accept.
+// The steering desk (seed 003): the controls of a conversation — plan mode, goal state, side-task links and notes —
+// and the feed of turn facts the internal producers (goal continuations, side tasks, wake notes) react to.
+// Decisions come from pure policy (context/controls.ts); this records them durably. It never accepts an event.
 import type { Config } from '../config/types.js';
-import { continuationText, controlsOf, newGoal, nextGoalStep, sideResultNote } from '../context/controls.js';
+import { controlsOf, newGoal, nextGoalStep, sideResultNote } from '../context/controls.js';
 import { appendMessage } from '../context/conversation.js';
 import { renderSummary } from '../context/render.js';
 import type { Conversation, ConversationControls } from '../domain/conversation.js';
 import type { Goal } from '../domain/goal.js';
-import type { InboxEvent, InboxOutcome } from '../domain/inbox.js';
+import type { InboxEvent } from '../domain/inbox.js';
 import { describeError } from '../errors.js';
-import type { EventName } from '../obs/events.js';
 import type { Logger } from '../obs/log.js';
-import type { TurnResult } from '../protocol/frames.js';
-import type { Accepted } from '../store/store.js';
-import { newUlid } from '../store/ulid.js';
 import type { ConversationBook } from '../supervisor/conversationBook.js';
 import { ownershipRefusal } from '../supervisor/dispatch.js';
-import type { AcceptInput } from '../supervisor/inbox.js';
 import type { EngineEventType } from '../supervisor/taskHooks.js';
 import type { ThinkJob } from '../supervisor/thinkChildren.js';
 import type { ToolCaller, ToolResult } from '../tools/toolOutcome.js';
-import { runFinishedWake } from './wakeNotes.js';
+import { type Activity, type CommittedTurn, TurnFacts, type TurnFeed } from './turnFeed.js';
+
+export type { CommittedTurn } from './turnFeed.js';
 
 export interface SteeringDeps {
   config: Readonly<Config>;
   log: Logger;
   now(): number;
   conversations: ConversationBook;
-  /** The supervisor's accept: durable when it resolves. */
-  accept(input: AcceptInput): Promise<Accepted>;
   /** A message for `ctx` is queued, or its turn runs. */
   pending(ctx: string): { queued: boolean; live: boolean };
   paused(): boolean;
@@ -38,15 +33,15 @@ export interface SteeringDeps {
   engine(eventId: string, type: EngineEventType, fields: Record<string, unknown>): void;
 }
 
-/** What a committed turn reports to the desk. */
-export interface CommittedTurn {
-  event: InboxEvent;
-  outcome: InboxOutcome;
-  /** Absent when the fold was retried after a store error (only its outcome survived). */
-  result?: TurnResult;
+/** A goal's next continuation, recorded and due to be accepted by the goal-continuation producer. */
+export interface ContinuationDue {
+  ctx: string;
+  /** The conversation's owner: the continuation gets their tools, never more. */
+  principal: string | null;
+  goal: Goal;
 }
 
-/** How a continuation that never ran is folded; it counts for nothing (its goal goes on after what went first). */
+/** The error text of a continuation dropped before it ran (its kind is `stale`): it counts for nothing. */
 export const DROPPED_CONTINUATION = 'goal continuation dropped';
 
 const JUDGE_SCHEMA = {
@@ -57,7 +52,19 @@ const JUDGE_SCHEMA = {
 };
 
 export class Steering {
-  constructor(private readonly deps: SteeringDeps) {}
+  /** What the internal producers observe: committed folds, idle boundaries, activity (only this desk publishes). */
+  readonly feed: TurnFeed;
+  private readonly facts: TurnFacts;
+
+  constructor(private readonly deps: SteeringDeps) {
+    const activity = (ctx: string): Activity => ({
+      ...deps.pending(ctx),
+      paused: deps.paused(),
+      draining: deps.draining(),
+    });
+    this.facts = new TurnFacts(activity, (err) => deps.log.error('fold.after.fail', { err: describeError(err) }));
+    this.feed = this.facts;
+  }
 
   /** The mode new messages of `ctx` run in. */
   modeOf(ctx: string): 'plan' | 'execute' {
@@ -93,23 +100,29 @@ export class Steering {
     return true;
   }
 
-  /** A goal set from outside a turn starts working at once when its conversation is idle. */
+  /** A goal set from outside a turn: its conversation may be idle, and its goal may start working at once. */
   kick(ctx: string): void {
+    this.facts.idle(ctx);
+  }
+
+  /** After a restore or a pause: every conversation with an active goal may pick it up again. */
+  kickAll(): void {
+    for (const conv of this.deps.conversations.list()) {
+      if (controlsOf(conv).goal?.status === 'active') this.facts.idle(conv.id);
+    }
+  }
+
+  /**
+   * The continuation an idle conversation's active goal starts (execute mode, nothing waiting or running, not
+   * paused), recorded with its new count; null when none is due.
+   */
+  goalAtIdle(ctx: string, activity: Activity): ContinuationDue | null {
     const conv = this.deps.conversations.get(ctx);
     const controls = conv ? controlsOf(conv) : null;
     const goal = controls?.goal ?? null;
-    const { queued, live } = this.deps.pending(ctx);
-    // A goal continues only in execute mode, at an idle boundary.
-    const idle = !queued && !live && !this.deps.paused() && !this.deps.draining();
-    if (!conv || goal?.status !== 'active' || controls?.mode === 'plan' || !idle) return;
-    this.continueGoal(conv, { ...goal, continuations: goal.continuations + 1 });
-  }
-
-  /** After a pause: every idle conversation with an active goal picks it up again. */
-  kickAll(): void {
-    for (const conv of this.deps.conversations.list()) {
-      if (controlsOf(conv).goal?.status === 'active') this.kick(conv.id);
-    }
+    const idle = !activity.queued && !activity.live && !activity.paused && !activity.draining;
+    if (!conv || goal?.status !== 'active' || controls?.mode === 'plan' || !idle) return null;
+    return this.recordContinuation(conv, { ...goal, continuations: goal.continuations + 1 });
   }
 
   /** The judge (a think child on roles.think) decides whether the evidence meets the objective. */
@@ -132,27 +145,25 @@ export class Steering {
     return this.applyJudgement(conv, goal, evidence, verdict);
   }
 
-  /** Forks a side task of the caller's conversation: same owner, seeded with the parent's summary. */
-  sideStart(caller: ToolCaller, instruction: string): { conversation: string } | string {
-    const parent = this.deps.conversations.get(caller.conversation);
+  /** Opens side task `id` of `parentId` for the parent's owner, seeded with its summary; a refusal is a string. */
+  openSide(parentId: string, id: string): { principal: string | null } | string {
+    const parent = this.deps.conversations.get(parentId);
     if (!parent) return 'the calling conversation is unknown';
-    const depth = caller.depth + 1;
-    const max = this.deps.config.limits.max_message_depth;
-    if (depth > max) return `refused: hop depth ${depth} would exceed limits.max_message_depth (${max})`;
-    const id = `side-${newUlid(this.deps.now()).toLowerCase()}`;
     const side = this.deps.conversations.open(id, parent.principal);
     this.update(side, { side_of: parent.id });
     void this.deps.conversations.noteNow(id, seedNote(parent), parent.principal);
-    const accepted = this.deps.accept({
-      kind: 'side_task',
-      parent: parent.id,
-      context_id: id,
-      text: instruction,
-      principal: caller.principal,
-      msg_depth: depth,
-    });
-    this.afterAccept(accepted, 'side.started', { ctx: parent.id, side: id });
-    return { conversation: id };
+    return { principal: parent.principal };
+  }
+
+  /** The conversation a side task reports to, or null (not a side task, or unknown). */
+  sideOf(ctx: string): string | null {
+    const conv = this.deps.conversations.get(ctx);
+    return conv ? controlsOf(conv).side_of : null;
+  }
+
+  /** The principal that owns `ctx`, or null. */
+  ownerOf(ctx: string): string | null {
+    return this.deps.conversations.get(ctx)?.principal ?? null;
   }
 
   /** Keeps a side task as a normal conversation; only its parent may promote it. */
@@ -165,7 +176,10 @@ export class Steering {
     return null;
   }
 
-  /** After a fold commits: the proposal, a side task's report, a run's wake note, the goal's next step. */
+  /**
+   * After a fold commits: waiting notes, the proposal, a side task's report, an achieved goal's final accounting;
+   * then the producers hear of it (a wake, the goal's next continuation).
+   */
   afterTurn(turn: CommittedTurn): void {
     const ctx = turn.event.payload.context_id;
     const conv = this.deps.conversations.get(ctx);
@@ -177,12 +191,9 @@ export class Steering {
       const reply = turn.outcome.status === 'completed' ? turn.outcome.reply : turn.outcome.error || turn.outcome.reply;
       this.note(controls.side_of, sideResultNote(ctx, turn.outcome.status, reply), conv.principal);
       this.deps.log.info('side.reported', { ctx: controls.side_of, side: ctx, status: turn.outcome.status });
-    } else if (turn.event.kind === 'agent_message') {
-      this.wakeSender(turn.event, turn.outcome);
     }
-    const dropped = turn.outcome.error?.startsWith(DROPPED_CONTINUATION) ?? false;
-    if (controls.goal?.status === 'active' && !dropped) this.stepGoal(conv, controls.goal, turn);
     if (controls.goal?.status === 'achieved' && !controls.goal.accounted) this.closeGoal(conv, controls.goal, turn);
+    this.facts.committed(turn);
   }
 
   /** The final accounting of an achieved goal: the achieving turn counts too. */
@@ -200,41 +211,6 @@ export class Steering {
     this.update(conv, { proposal: { text, turn: turn.event.id, ts: this.deps.now() } });
     this.deps.log.info('proposal', { ctx: conv.id, inbox_event: turn.event.id, chars: text.length });
     this.deps.engine(turn.event.id, 'proposal', { ctx: conv.id, text });
-  }
-
-  private wakeSender(event: InboxEvent & { kind: 'agent_message' }, outcome: InboxOutcome): void {
-    const from = event.payload.from;
-    const action = runFinishedWake({ from, conversation: event.payload.context_id, outcome }, this.deps.config.agent);
-    const owner = this.deps.conversations.get(from)?.principal ?? null;
-    if (action.kind === 'note') this.note(action.ctx, action.text, owner);
-    if (action.kind !== 'think') return;
-    // The wake turn acts for the sender's owner, one hop deeper: a chain of deliveries stays bounded.
-    const depth = (event.payload.msg_depth ?? 0) + 1;
-    const max = this.deps.config.limits.max_message_depth;
-    if (depth > max) {
-      this.note(action.ctx, `${action.text} (no turn: hop depth ${depth} exceeds limits.max_message_depth)`, owner);
-      return;
-    }
-    const about = event.payload.context_id;
-    const accepted = this.deps.accept({
-      kind: 'wake_note',
-      about,
-      context_id: action.ctx,
-      text: action.text,
-      principal: owner,
-      msg_depth: depth,
-    });
-    this.afterAccept(accepted, null, { ctx: action.ctx });
-  }
-
-  /** Logs `event` with the accepted inbox id once the accept committed; a refused accept is logged as such. */
-  private afterAccept(accepted: Promise<Accepted>, event: EventName | null, fields: Record<string, unknown>): void {
-    accepted.then(
-      ({ record }) => {
-        if (event !== null) this.deps.log.info(event, { ...fields, inbox_event: record.id });
-      },
-      (err: unknown) => this.deps.log.error('inbox.accept.fail', { ...fields, err: describeError(err) }),
-    );
   }
 
   /** A note on behalf of `principal` (an A2A caller): refused (throws) where that principal may not write. */
@@ -280,7 +256,14 @@ export class Steering {
     return messageWaiting ? 'a message for the conversation goes first' : null;
   }
 
-  private stepGoal(conv: Conversation, goal: Goal, turn: CommittedTurn): void {
+  /**
+   * Accounts a committed turn against its conversation's active goal and records the step; returns the
+   * continuation to accept when the goal goes on now (nothing waits, not paused), else null.
+   */
+  goalAfterTurn(turn: CommittedTurn, activity: Activity): ContinuationDue | null {
+    const conv = this.deps.conversations.get(turn.event.payload.context_id);
+    const goal = conv ? controlsOf(conv).goal : null;
+    if (!conv || goal?.status !== 'active') return null;
     const usage = turn.result?.usage;
     const step = nextGoalStep(
       goal,
@@ -291,31 +274,20 @@ export class Steering {
         continuation: turn.event.kind === 'goal_continuation',
         planMode: turn.event.payload.mode === 'plan',
       },
-      { queued: this.deps.pending(conv.id).queued, paused: this.deps.paused(), draining: this.deps.draining() },
+      activity,
       this.deps.now(),
     );
-    if (step.kind === 'continue') {
-      this.continueGoal(conv, step.goal);
-      return;
-    }
+    if (step.kind === 'continue') return this.recordContinuation(conv, step.goal);
     this.update(conv, { goal: step.goal });
     const fields = { ctx: conv.id, turns: step.goal.turns, tokens: step.goal.tokens };
     if (step.kind === 'stop') this.deps.log.info(step.event, { ...fields, reason: step.goal.reason });
     else this.deps.log.debug('goal.held', { ...fields, why: step.why });
+    return null;
   }
 
-  private continueGoal(conv: Conversation, goal: Goal): void {
+  private recordContinuation(conv: Conversation, goal: Goal): ContinuationDue {
     this.update(conv, { goal });
-    // The continuation acts for the conversation's owner: it gets their tools, never more.
-    const accepted = this.deps.accept({
-      kind: 'goal_continuation',
-      goal_created: goal.created,
-      context_id: conv.id,
-      text: continuationText(goal),
-      principal: conv.principal,
-    });
-    const fields = { ctx: conv.id, continuation: goal.continuations, turns: goal.turns, tokens: goal.tokens };
-    this.afterAccept(accepted, 'goal.continued', fields);
+    return { ctx: conv.id, principal: conv.principal, goal };
   }
 
   private applyJudgement(conv: Conversation, judged: Goal, evidence: string, verdict: ToolResult): ToolResult {

@@ -2,6 +2,7 @@
 import type { Reservation } from '../budget/governor.js';
 import type { TurnJob } from '../domain/job.js';
 import type { Usage } from '../protocol/messages.js';
+import type { InternalToolHost } from '../tools/toolOutcome.js';
 import type { Child } from './children.js';
 import type { WorkerHandle } from './workerHandle.js';
 
@@ -16,6 +17,8 @@ export interface LiveTurn {
   internal: ReadonlySet<string>;
   /** Code tools the worker runs only after the supervisor's permission check. */
   gated: ReadonlySet<string>;
+  /** What its internal tools run against: built once, at spawn, for every tool request of the turn. */
+  host: InternalToolHost;
   startedAt: number;
   /** Set once `turn_done` (or a synthetic failure) has been folded. */
   settled: boolean;

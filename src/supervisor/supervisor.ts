@@ -24,7 +24,7 @@ import { SequenceBlock } from '../store/sequenceBlock.js';
 import type { Accepted, Store } from '../store/store.js';
 import { timedStore } from '../store/timedStore.js';
 import { buildToolHost, hostCapabilities } from '../tools/host.js';
-import { serveToolRequest, unparkAll } from '../tools/serving.js';
+import { serveToolRequest, type ToolServiceDeps, unparkAll } from '../tools/serving.js';
 import { Children } from './children.js';
 import { ConversationBook } from './conversationBook.js';
 import { nextDispatchable, ownershipRefusal } from './dispatch.js';
@@ -183,11 +183,13 @@ export class Supervisor {
 
   /** The live conversation turns, wired to tool serving, admission, accounting and fold-back. */
   private turnWorkers(): TurnWorkers {
+    const [caps, service] = [this.hostCapabilities(), this.toolService()];
     return new TurnWorkers({
       children: this.children,
       log: this.log,
       now: this.now,
-      serveTool: (turn, frame) => serveToolRequest(this.toolDeps(turn), turn, frame),
+      toolHost: (turn) => buildToolHost(caps, turn),
+      serveTool: (turn, frame) => serveToolRequest(service, turn, frame),
       onProgress: (turn, event, fields) => this.progress(turn, event, fields),
       admit: (turn, frame) =>
         turn.handle.send({ type: 'budget_grant', id: frame.id, ...this.spending.grant(turn, frame.estimate) }),
@@ -208,7 +210,6 @@ export class Supervisor {
   private steeringDeps(): SteeringDeps {
     return {
       ...{ config: this.config, log: this.log, now: this.now, conversations: this.conversations },
-      accept: (input) => this.accept(input),
       pending: (ctx) => ({
         // A message in staging (preflight, knowledge) is still waiting: it goes before a continuation.
         queued:
@@ -387,22 +388,23 @@ export class Supervisor {
     publishProgress({ board: this.activity, log: this.log, tasks: this.opts.tasks }, turn, event, fields, this.now());
   }
 
-  private toolDeps(turn: LiveTurn) {
+  /** What every turn's tool host is built from (once per supervisor; the host itself once per turn). */
+  private hostCapabilities() {
+    return hostCapabilities({
+      ...{ config: this.config, store: this.store, log: this.log, now: this.now, tasks: this.opts.tasks },
+      ...{ conversations: this.conversations, thinks: this.thinks, staging: this.staging },
+      ...{ compactor: this.compactor, steering: this.steering, watchers: this.reactor.watchers },
+      wake: () => this.reactor.schedule(),
+      ports: this.opts.ports,
+      status: () => this.status(),
+    });
+  }
+
+  private toolService(): ToolServiceDeps {
     return {
-      progress: (t: LiveTurn, event: 'tool.park' | 'tool.unpark', fields: Record<string, unknown>) =>
-        this.progress(t, event, fields),
+      progress: (t, event, fields) => this.progress(t, event, fields),
       log: this.log,
       now: this.now,
-      host: buildToolHost(
-        hostCapabilities({
-          ...{ config: this.config, store: this.store, log: this.log, now: this.now, tasks: this.opts.tasks },
-          ...{ conversations: this.conversations, thinks: this.thinks, staging: this.staging },
-          ...{ compactor: this.compactor, steering: this.steering, watchers: this.reactor.watchers },
-          accept: (input) => this.accept(input),
-          status: () => this.status(),
-        }),
-        turn,
-      ),
       tools: this.opts.tools,
       config: this.config,
       ...(this.opts.tasks ? { tasks: this.opts.tasks } : {}),

@@ -5,6 +5,7 @@ import type { Logger } from '../obs/log.js';
 import type { Metrics } from '../obs/metrics.js';
 import type { Store } from '../store/store.js';
 import type { ToolSurface } from '../tools/surface.js';
+import type { WorkPorts } from '../tools/toolOutcome.js';
 import { type LivenessLimits, pingIntervalMs } from './liveness.js';
 import type { TaskHooks } from './taskHooks.js';
 import type { WorkerEntry } from './workerHandle.js';
@@ -18,6 +19,8 @@ export interface SupervisorOptions {
   tools?: ToolSurface;
   /** Whoever owns A2A tasks (the listener's backend); without it there are no tasks and no person to ask. */
   tasks?: TaskHooks;
+  /** Where message.send and side.start reach the producers that accept their work; without it they are refused. */
+  ports?: WorkPorts;
   workerEntry?: WorkerEntry;
   /** Spare workers kept started (default `agent.warm_workers`); 0 spawns each worker on demand. */
   warmWorkers?: number;

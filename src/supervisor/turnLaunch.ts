@@ -66,7 +66,7 @@ export class TurnLauncher {
     const stale = steering.staleContinuation(job, this.deps.messageWaiting(job.ctx));
     if (stale) {
       log.info('goal.continuation.dropped', { ctx: job.ctx, inbox_event: job.event.id, reason: stale });
-      folds.finish(job, conv, failedResult(`${DROPPED_CONTINUATION}: ${stale}`, 'cancelled'));
+      folds.finish(job, conv, failedResult(`${DROPPED_CONTINUATION}: ${stale}`, 'cancelled', 'stale'));
       this.deps.wake();
       return;
     }

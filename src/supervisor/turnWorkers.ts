@@ -11,6 +11,7 @@ import {
   type UpFrame,
 } from '../protocol/frames.js';
 import type { Usage } from '../protocol/messages.js';
+import type { InternalToolHost } from '../tools/toolOutcome.js';
 import type { Children, EndReason } from './children.js';
 import { failedResult } from './fold.js';
 import type { LiveTurn } from './liveTurn.js';
@@ -19,6 +20,8 @@ export interface TurnWorkerDeps {
   children: Children;
   log: Logger;
   now(): number;
+  /** The tool host of a turn being spawned (its internal tools' capabilities, seen from that turn). */
+  toolHost(turn: Pick<LiveTurn, 'node' | 'job' | 'turnId' | 'cleanups'>): InternalToolHost;
   /** A tool_request from a live turn. */
   serveTool(turn: LiveTurn, frame: Extract<UpFrame, { type: 'tool_request' }>): void;
   /** A progress frame (turn.think / turn.round / turn.tool) from a live turn. */
@@ -63,10 +66,10 @@ export class TurnWorkers {
         onExit: (ended, outcome) => turn && this.onExit(turn, ended, outcome),
       },
     );
+    const who = { node: child.node, job, turnId: payload.turn.turn_id, cleanups: [] as Array<() => void> };
     turn = {
-      node: child.node,
-      job,
-      turnId: payload.turn.turn_id,
+      ...who,
+      host: this.deps.toolHost(who),
       handle: child.handle,
       child,
       internal: new Set(payload.turn.internal),
@@ -78,7 +81,6 @@ export class TurnWorkers {
       reservation: null,
       charged: { input_tokens: 0, output_tokens: 0 },
       parked: new Map(),
-      cleanups: [],
     };
     this.live.set(child.node, turn);
     return turn;

@@ -1,20 +1,18 @@
 // The InternalToolHost a turn's internal tools run against: the supervisor's state and capabilities, seen from
-// that turn (its conversation, its principal, its hop depth). Built per tool request; holds no state of its own.
+// that turn (its conversation, its principal, its hop depth). Built once per turn, at spawn; holds no state.
 import type { Config } from '../config/types.js';
 import type { Compactor, CompactReport, CompactRequest } from '../context/compactor.js';
 import type { Conversation } from '../domain/conversation.js';
 import type { Logger } from '../obs/log.js';
 import type { Staging } from '../prep/staging.js';
 import type { Steering } from '../steering/steering.js';
-import type { Accepted, Store } from '../store/store.js';
-import { newUlid } from '../store/ulid.js';
+import type { Store } from '../store/store.js';
 import type { ConversationBook } from '../supervisor/conversationBook.js';
-import type { AcceptInput } from '../supervisor/inbox.js';
 import type { LiveTurn } from '../supervisor/liveTurn.js';
 import type { TaskHooks } from '../supervisor/taskHooks.js';
 import type { ThinkChildren, ThinkJob } from '../supervisor/thinkChildren.js';
 import type { InternalToolHost, ToolResult } from './internalTools.js';
-import type { SkillHost, SteeringHost } from './toolOutcome.js';
+import type { SkillHost, SteeringHost, WorkPorts } from './toolOutcome.js';
 
 /** What the supervisor lends to internal tools. */
 export interface HostCapabilities {
@@ -24,12 +22,15 @@ export interface HostCapabilities {
   now(): number;
   conversation(id: string): Conversation;
   markDirty(id: string): void;
-  accept(input: AcceptInput): Promise<Accepted>;
+  /** message.send and side.start: the producers that accept their work; absent, they are not available. */
+  ports?: WorkPorts;
   think(job: ThinkJob): Promise<ToolResult>;
   /** Compacts a conversation now (the `context.compact` tool). */
   compact(ctx: string, req: CompactRequest): Promise<CompactReport>;
   /** Registers a check run after every reactor step; returns the unregister function. */
   watch(check: () => void): () => void;
+  /** Asks for a reactor step soon (after which every watch re-checks). */
+  wake(): void;
   status(): Record<string, unknown>;
   /** A2A tasks (a person to ask); absent without a listener. */
   tasks?: TaskHooks;
@@ -53,7 +54,9 @@ export interface HostParts {
   steering: Steering;
   /** Checks re-run after every reactor step (await). */
   watchers: Set<() => void>;
-  accept(input: AcceptInput): Promise<Accepted>;
+  /** Schedules a reactor step. */
+  wake(): void;
+  ports: WorkPorts | undefined;
   status(): Record<string, unknown>;
 }
 
@@ -68,7 +71,7 @@ export function hostCapabilities(parts: HostParts): HostCapabilities {
     now: parts.now,
     conversation: (id) => conversations.open(id, null),
     markDirty: (id) => conversations.markDirty(id),
-    accept: parts.accept,
+    ...(parts.ports ? { ports: parts.ports } : {}),
     think: (job) => parts.thinks.run(job),
     ...(skills ? { skills } : {}),
     compact: (ctx, req) => parts.compactor.compact(ctx, req),
@@ -76,14 +79,18 @@ export function hostCapabilities(parts: HostParts): HostCapabilities {
       watchers.add(check);
       return () => watchers.delete(check);
     },
+    wake: parts.wake,
     ...(parts.tasks ? { tasks: parts.tasks } : {}),
     steering: parts.steering,
     status: parts.status,
   };
 }
 
+/** What a turn's host is built from: who it is and where its waits are cleaned up. */
+export type HostTurn = Pick<LiveTurn, 'node' | 'job' | 'turnId' | 'cleanups'>;
+
 /** goal.* and side.* as the turn's tools see them: refusals become strings, the judge dies with the turn. */
-function steeringFor(steering: Steering, turn: LiveTurn): SteeringHost {
+function steeringFor(steering: Steering, ports: WorkPorts | undefined, turn: HostTurn): SteeringHost {
   const refusal = (err: unknown): string => (err instanceof Error ? err.message : String(err));
   return {
     goalSet: (caller, objective, budget) => {
@@ -96,12 +103,14 @@ function steeringFor(steering: Steering, turn: LiveTurn): SteeringHost {
     goalGet: (caller) => steering.goalGet(caller.conversation, null),
     goalClear: (caller) => steering.goalClear(caller.conversation, null),
     goalComplete: (caller, evidence) => steering.goalComplete(caller, evidence, turn),
-    sideStart: (caller, instruction) => steering.sideStart(caller, instruction),
+    sideStart: (caller, instruction) =>
+      ports ? ports.sideStart(caller, instruction) : 'no producer starts side tasks here',
     sidePromote: (caller, id) => steering.sidePromote(caller, id),
   };
 }
 
-export function buildToolHost(caps: HostCapabilities, turn: LiveTurn): InternalToolHost {
+/** The host for one turn, built when its worker is spawned and used for every tool request of that turn. */
+export function buildToolHost(caps: HostCapabilities, turn: HostTurn): InternalToolHost {
   const { config, log } = caps;
   let thinks = 0;
   return {
@@ -125,26 +134,10 @@ export function buildToolHost(caps: HostCapabilities, turn: LiveTurn): InternalT
       caps.tasks?.onEngineEvent(turn.job.event.id, 'checklist', { ctx, op, progress });
     },
     onMemoryChanged: (op, key) => caps.tasks?.onEngineEvent(turn.job.event.id, 'memory', { op, key }),
-    ...(caps.steering ? { steering: steeringFor(caps.steering, turn) } : {}),
+    ...(caps.steering ? { steering: steeringFor(caps.steering, caps.ports, turn) } : {}),
     onResultSchemaMismatch: (tool, explain) => log.warn('tool.result.schema', { tool, ctx: turn.job.ctx, explain }),
-    deliver: async (req) => {
-      const conversation = req.to === 'new' ? `conv-${newUlid(caps.now()).toLowerCase()}` : req.to;
-      const { record } = await caps.accept({
-        kind: 'agent_message',
-        context_id: conversation,
-        text: req.text,
-        principal: req.caller.principal,
-        msg_depth: req.depth,
-        from: req.caller.conversation,
-      });
-      log.info('message.delivered', {
-        from: req.caller.conversation,
-        to: conversation,
-        depth: req.depth,
-        inbox_event: record.id,
-      });
-      return { ok: true, conversation, depth: req.depth };
-    },
+    ...(caps.ports ? { deliver: caps.ports.deliver.bind(caps.ports) } : {}),
+    wake: caps.wake,
     status: () => caps.status(),
     ...(caps.skills ? { skills: caps.skills } : {}),
     think: (req) =>
@@ -170,7 +163,7 @@ export function buildToolHost(caps: HostCapabilities, turn: LiveTurn): InternalT
 }
 
 /** Resolves true once `check()` holds after a reactor step, false at `timeoutAt` or when the turn ends. */
-function watchUntil(caps: HostCapabilities, turn: LiveTurn, check: () => boolean, timeoutAt: number) {
+function watchUntil(caps: HostCapabilities, turn: HostTurn, check: () => boolean, timeoutAt: number) {
   return new Promise<boolean>((resolve) => {
     const finish = (satisfied: boolean): void => {
       clearTimeout(timer);

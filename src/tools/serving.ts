@@ -5,13 +5,13 @@ import type { Logger } from '../obs/log.js';
 import type { UpFrame } from '../protocol/frames.js';
 import type { LiveTurn } from '../supervisor/liveTurn.js';
 import type { TaskHooks } from '../supervisor/taskHooks.js';
-import { type InternalToolHost, runInternalTool, type ToolCaller, type ToolResult } from './internalTools.js';
+import { runInternalTool, type ToolCaller, type ToolResult } from './internalTools.js';
 import { denyMessage, judgeCall, type Verdict } from './policy.js';
 import type { ToolSurface } from './surface.js';
 
+/** What serving needs beyond the turn (whose tool host was built at spawn); built once per supervisor. */
 export interface ToolServiceDeps {
   log: Logger;
-  host: InternalToolHost;
   config: Readonly<Config>;
   tools: ToolSurface | undefined;
   /** A2A tasks: when a person can be reached, a policy `ask` goes to them. */
@@ -32,7 +32,8 @@ export function serveToolRequest(deps: ToolServiceDeps, turn: LiveTurn, frame: T
   deps.log.info('tool.request', { node: turn.node, req: frame.id, tool: frame.name, ctx, turn: turn.turnId });
   const granted = frame.check_only ? turn.gated.has(frame.name) : turn.internal.has(frame.name);
   if (!granted) {
-    reply(turn, frame.id, { result: `tool "${frame.name}" is not granted to conversation ${ctx}`, is_error: true });
+    const refusal = `tool "${frame.name}" is not granted to conversation ${ctx}`;
+    reply(deps, turn, frame.id, { result: refusal, is_error: true }, frame.name);
     return;
   }
   const caller: ToolCaller = {
@@ -44,11 +45,11 @@ export function serveToolRequest(deps: ToolServiceDeps, turn: LiveTurn, frame: T
   };
   // A gated code tool runs in the worker: the supervisor only judges it and answers `allowed`.
   const proceed = frame.check_only
-    ? () => reply(turn, frame.id, { result: 'allowed', is_error: false })
+    ? () => reply(deps, turn, frame.id, { result: 'allowed', is_error: false }, frame.name)
     : () => execute(deps, turn, frame, caller);
   const verdict = judge(deps, caller, frame);
   if (verdict.action === 'deny') {
-    reply(turn, frame.id, { result: denyMessage(verdict, frame.name), is_error: true });
+    reply(deps, turn, frame.id, { result: denyMessage(verdict, frame.name), is_error: true }, frame.name);
   } else if (verdict.action === 'ask') {
     awaitApproval(deps, turn, frame, verdict, proceed);
   } else {
@@ -95,10 +96,8 @@ function awaitApproval(
     if (allowed) proceed();
     else {
       const why = approved === false ? 'a person declined it' : 'no person approved it in time';
-      reply(turn, frame.id, {
-        result: `tool "${frame.name}" was not run: policy "${verdict.rule}" asks a person; ${why}`,
-        is_error: true,
-      });
+      const result = `tool "${frame.name}" was not run: policy "${verdict.rule}" asks a person; ${why}`;
+      reply(deps, turn, frame.id, { result, is_error: true }, frame.name);
     }
   };
   if (deps.tasks?.humanChannel) {
@@ -135,18 +134,18 @@ function execute(deps: ToolServiceDeps, turn: LiveTurn, frame: ToolRequest, call
       'agent/instance': deps.config.agent.name,
       'agent/idempotency_key': `${deps.config.agent.name}/${caller.conversation}#${turn.turnId}.${frame.index ?? frame.id}`,
     };
-    replyLater(turn, frame.id, deps.tools.callJudged(frame.name, frame.args, { meta, timeoutMs }));
+    replyLater(deps, turn, frame.id, deps.tools.callJudged(frame.name, frame.args, { meta, timeoutMs }), frame.name);
     return;
   }
-  const outcome = runInternalTool(frame.name, frame.args, caller, deps.host);
-  if (outcome.kind === 'ready') reply(turn, frame.id, outcome);
-  else if (outcome.kind === 'defer') replyLater(turn, frame.id, outcome.promise);
+  const outcome = runInternalTool(frame.name, frame.args, caller, turn.host);
+  if (outcome.kind === 'ready') reply(deps, turn, frame.id, outcome, frame.name);
+  else if (outcome.kind === 'defer') replyLater(deps, turn, frame.id, outcome.promise, frame.name);
   else {
     deps.log.debug('tool.park', { node: turn.node, req: frame.id, tool: frame.name, wake_at: outcome.wakeAt });
     deps.progress?.(turn, 'tool.park', { tool: frame.name });
     parkUntil(deps, turn, frame.id, outcome.wakeAt, () => {
       deps.progress?.(turn, 'tool.unpark', { tool: frame.name });
-      reply(turn, frame.id, outcome.complete(deps.now()));
+      reply(deps, turn, frame.id, outcome.complete(deps.now()), frame.name);
     });
   }
 }
@@ -169,15 +168,17 @@ function parkUntil(deps: ToolServiceDeps, turn: LiveTurn, id: number, wakeAt: nu
 }
 
 /** Answers when `promise` settles, unless the turn ended meanwhile (then nobody waits for it). */
-function replyLater(turn: LiveTurn, id: number, promise: Promise<ToolResult>): void {
+function replyLater(deps: ToolServiceDeps, turn: LiveTurn, id: number, promise: Promise<ToolResult>, tool: string) {
   promise.then(
-    (r) => reply(turn, id, r),
-    (err: unknown) => reply(turn, id, { result: `tool failed: ${String(err)}`, is_error: true }),
+    (r) => reply(deps, turn, id, r, tool),
+    (err: unknown) => reply(deps, turn, id, { result: `tool failed: ${String(err)}`, is_error: true }, tool),
   );
 }
 
-function reply(turn: LiveTurn, id: number, r: ToolResult): void {
+/** Sends the tool_result to the worker (`tool.reply`, reference §20); a turn that ended waits for nothing. */
+function reply(deps: ToolServiceDeps, turn: LiveTurn, id: number, r: ToolResult, tool: string): void {
   if (turn.settled) return;
+  deps.log.debug('tool.reply', { node: turn.node, req: id, tool, is_error: r.is_error });
   turn.handle.send({ type: 'tool_result', id, result: r.result, is_error: r.is_error });
 }
 

@@ -35,6 +35,17 @@ export interface DeliveryRequest {
 
 export type DeliveryReceipt = { ok: true; conversation: string; depth: number } | { ok: false; error: string };
 
+/**
+ * The tools that start work reach the producer that accepts it through these ports (message.send → agent
+ * messages, side.start → side tasks); the runtime plugs the producers in.
+ */
+export interface WorkPorts {
+  /** Accepts an `agent_message`; durable when it resolves ok. */
+  deliver(req: DeliveryRequest): Promise<DeliveryReceipt>;
+  /** Forks a side task of the caller's conversation; a refusal is a string. */
+  sideStart(caller: ToolCaller, instruction: string): { conversation: string } | string;
+}
+
 /** context.compact's request: the tool's optional target and keep_last. */
 export interface CompactionAsk {
   caller: ToolCaller;
@@ -71,7 +82,7 @@ export interface InternalToolHost {
   askHumanFallback: 'fail' | 'wait';
   /** Whether a person can be asked (false until the A2A listener provides a channel). */
   humanChannel: boolean;
-  /** Writes an `a2a_message` inbox event; durable when it resolves ok. */
+  /** Writes an `agent_message` inbox event; durable when it resolves ok. */
   deliver?(req: DeliveryRequest): Promise<DeliveryReceipt>;
   /** The runtime status the `status` tool reports. */
   status?(caller: ToolCaller): Record<string, unknown>;
@@ -81,6 +92,8 @@ export interface InternalToolHost {
   compact?(req: CompactionAsk): Promise<ToolResult>;
   /** Resolves true as soon as `check()` holds after a runtime state change, false at `timeoutAt`. */
   watch?(check: () => boolean, timeoutAt: number): Promise<boolean>;
+  /** Asks the supervisor to re-check every watch soon (a watched memory key changed). */
+  wake?(): void;
   /** Asks a person over the human channel; resolves `{reply, timed_out}` (used only when humanChannel is true). */
   askHuman?(req: HumanQuestion): Promise<ToolResult>;
   /** Skills on the caller's conversation (skills.*); absent without skill sources. */

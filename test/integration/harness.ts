@@ -6,7 +6,11 @@ import { TaskBackend } from '../../src/a2a/taskBackend.js';
 import { compileConfig } from '../../src/config/compile.js';
 import type { InboxOutcome } from '../../src/domain/inbox.js';
 import { createLogger } from '../../src/obs/log.js';
+import type { ProducerContext } from '../../src/runtime/producer.js';
+import { PRODUCERS } from '../../src/runtime/producerList.js';
+import { ProducerRegistry } from '../../src/runtime/producers.js';
 import { TaskHooksSlot } from '../../src/runtime/taskSlot.js';
+import { WorkPortSlot } from '../../src/runtime/workPortSlot.js';
 import { openStore } from '../../src/store/openStore.js';
 import type { Store } from '../../src/store/store.js';
 import type { AcceptInput } from '../../src/supervisor/inbox.js';
@@ -68,10 +72,12 @@ export async function startRig(
   const hasMcp = Object.keys(config.mcp.servers).length > 0;
   const tools = hasMcp ? await ToolSurface.start({ config, log, baseEnv: process.env }) : undefined;
   const slot = opts.tasks ? new TaskHooksSlot() : undefined;
+  const ports = new WorkPortSlot();
   const sup = new Supervisor({
     config,
     store,
     log,
+    ports,
     ...(tools ? { tools } : {}),
     ...(slot ? { tasks: slot } : {}),
     ...(opts.workerEntry ? { workerEntry: opts.workerEntry } : {}),
@@ -79,6 +85,14 @@ export async function startRig(
   const accept = (input: AcceptInput) => Promise.resolve(sup.accept(input));
   const backend = slot && new TaskBackend({ store, log, now: Date.now, drain: () => {}, supervisor: sup, accept });
   if (backend) slot?.bind(backend);
+  // The registered producers (message.send, side tasks, goals, wake notes), started before the restore as
+  // startRuntime starts them; the A2A listener and the startup prompt stay off without their config.
+  const producers = new ProducerRegistry(PRODUCERS.flatMap((make) => make(config) ?? []));
+  const ctx: ProducerContext = {
+    ...{ config, accept, clock: Date.now, store, log, supervisor: sup, tasks: slot ?? new TaskHooksSlot() },
+    ...{ requestStop: () => {}, turns: sup.steering.feed, ports },
+  };
+  await producers.start(ctx);
   await sup.restore();
   return {
     dir,
@@ -90,6 +104,7 @@ export async function startRig(
     named: (name) => events.filter((e) => e.event === name),
     close: async () => {
       await sup.drain(5_000);
+      await producers.stop(ctx);
       await tools?.close();
       await store.close();
       await model.close();

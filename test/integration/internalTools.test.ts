@@ -4,9 +4,16 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Msg } from '../../src/protocol/messages.js';
 import { startRig } from './harness.js';
-import { within } from './wait.js';
+import { waitUntil, within } from './wait.js';
 
 const OP = 'operator';
+
+/** A turn whose message says "wait for go" awaits memory.go == true. */
+const AWAIT_GO = {
+  when_contains: 'wait for go',
+  times: 1,
+  tool_calls: [{ name: 'await', arguments: { condition: 'memory.go == true', timeout: '30s' } }],
+};
 
 function toolResults(messages: Msg[] | undefined): Array<{ name: string; content: unknown; is_error: boolean }> {
   return (messages ?? []).flatMap((m) =>
@@ -78,11 +85,7 @@ describe('internal tools backed by the supervisor', () => {
     const rig = await startRig({
       turns: [{ content: 'ok' }],
       match: [
-        {
-          when_contains: 'wait for go',
-          times: 1,
-          tool_calls: [{ name: 'await', arguments: { condition: 'memory.go == true', timeout: '30s' } }],
-        },
+        AWAIT_GO,
         {
           when_contains: 'say go',
           times: 1,
@@ -108,6 +111,52 @@ describe('internal tools backed by the supervisor', () => {
       await within(rig.sup.outcomeOf(waiting.id), 20_000, 'await turn');
       const [awaited] = toolResults(rig.sup.conversation('waiter')?.messages);
       assert.deepEqual(awaited?.content, { satisfied: true });
+    } finally {
+      await rig.close();
+    }
+  });
+
+  it('await is released as soon as the watched key changes, not when the setting turn ends', async () => {
+    const rig = await startRig({
+      turns: [{ content: 'ok' }],
+      match: [
+        AWAIT_GO,
+        {
+          when_contains: 'set go, then think',
+          times: 1,
+          tool_calls: [{ name: 'memory.set', arguments: { key: 'go', value: true } }],
+        },
+        // The setter's next model call is slow: nothing else steps the reactor meanwhile.
+        { when_contains: 'set go, then think', delay_ms: 3_000, content: 'thought long' },
+      ],
+    });
+    try {
+      const a = (await rig.sup.accept({ context_id: 'a', text: 'wait for go', principal: OP })).record;
+      const awaiting = () => rig.named('tool.request').some((e) => e.tool === 'await');
+      await waitUntil(awaiting, 20_000, 'A awaits');
+      const b = (await rig.sup.accept({ context_id: 'b', text: 'set go, then think', principal: OP })).record;
+      const order: string[] = [];
+      const done = (name: string) => (outcome: { status: string }) => {
+        order.push(name);
+        return outcome;
+      };
+      const [outA, outB] = await within(
+        Promise.all([rig.sup.outcomeOf(a.id).then(done('A')), rig.sup.outcomeOf(b.id).then(done('B'))]),
+        30_000,
+        'both turns',
+      );
+      assert.equal(outB.status, 'completed', 'premise: B set the key and then spent its slow model call');
+      assert.equal(outA.status, 'completed');
+      assert.deepEqual(order, ['A', 'B'], 'A was released while B was still in its model call');
+      assert.deepEqual(toolResults(rig.sup.conversation('a')?.messages)[0]?.content, { satisfied: true });
+      // Every tool_result sent is logged as tool.reply, matched to its request.
+      const replies = rig.named('tool.reply');
+      for (const req of rig.named('tool.request')) {
+        const reply = replies.find((r) => r.node === req.node && r.req === req.req);
+        assert.equal(reply?.tool, req.tool);
+        assert.equal(reply?.is_error, false);
+      }
+      assert.equal(replies.length, rig.named('tool.request').length);
     } finally {
       await rig.close();
     }

@@ -26,8 +26,13 @@ describe('goal continuations in the queue', () => {
       rig.sup.steering.goalClear('g', OP);
       await waitUntil(() => rig.named('goal.continuation.dropped').length === 1, 20_000, 'dropped');
       await within(rig.sup.whenIdle(), 20_000, 'idle');
-      assert.equal(rig.named('goal.continuation.dropped')[0]?.reason, 'the goal is no longer active');
+      const [dropped] = rig.named('goal.continuation.dropped');
+      assert.equal(dropped?.reason, 'the goal is no longer active');
       assert.equal(users(rig.sup.conversation('g')?.messages).length, 0, 'no continuation message was run');
+      // The dropped continuation is marked by its kind, not its text.
+      const stored = await rig.store.inbox.find(String(dropped?.inbox_event));
+      assert.equal(stored?.outcome?.status, 'cancelled');
+      assert.equal(stored?.outcome?.error_kind, 'stale');
     } finally {
       await rig.close();
     }

@@ -28,12 +28,15 @@ const AWAIT_MAX_TIMEOUT_MS = 24 * 3_600_000;
 
 /**
  * The memory keys a condition names, read once and then kept current by the store's change notification (no
- * store read per reactor step). Subscribed before the reads, so a write landing meanwhile is not missed.
+ * store read per reactor step). Subscribed before the reads, so a write landing meanwhile is not missed. A change
+ * of a watched key asks for a re-check at once: the write's own turn may not end (or step the reactor) for long.
  */
 async function watchedMemory(keys: readonly string[], host: InternalToolHost) {
   const entries = new Map<string, MemoryEntry | null>();
   const off = host.memory.onChange(({ key, entry }) => {
-    if (keys.includes(key)) entries.set(key, entry);
+    if (!keys.includes(key)) return;
+    entries.set(key, entry);
+    host.wake?.();
   });
   try {
     const now = host.now();

@@ -66,6 +66,7 @@ describe('exit codes', () => {
       loop: 1,
       answer: 1,
       worker: 1,
+      stale: 1,
       internal: 1,
     });
     for (const kind of TURN_ERROR_KINDS) assert.equal(exitCodeForStatus('cancelled', kind), 1);

@@ -1,0 +1,40 @@
+// message.send as a producer (reference §3.3): a turn's delivery into root, a new conversation or a named one
+// arrives there as an `agent_message` event that remembers its sender (whose run's end may wake it).
+import type { Producer, ProducerContext } from '../runtime/producer.js';
+import { newUlid } from '../store/ulid.js';
+import type { DeliveryReceipt, DeliveryRequest } from '../tools/toolOutcome.js';
+
+export class AgentMessages implements Producer {
+  readonly name = 'agent_messages';
+  private unplug: (() => void) | null = null;
+
+  start(ctx: ProducerContext): void {
+    this.unplug = ctx.ports.plug('deliver', (req) => deliver(ctx, req));
+  }
+
+  stop(): void {
+    this.unplug?.();
+    this.unplug = null;
+  }
+}
+
+/** Accepts the delivery; resolves once it is durable (the tool's result says where it went). */
+async function deliver(ctx: ProducerContext, req: DeliveryRequest): Promise<DeliveryReceipt> {
+  const conversation = req.to === 'new' ? `conv-${newUlid(ctx.clock()).toLowerCase()}` : req.to;
+  const { record } = await ctx.accept({
+    kind: 'agent_message',
+    context_id: conversation,
+    text: req.text,
+    principal: req.caller.principal,
+    msg_depth: req.depth,
+    from: req.caller.conversation,
+  });
+  const from = req.caller.conversation;
+  ctx.log.info('message.delivered', { from, to: conversation, depth: req.depth, inbox_event: record.id });
+  return { ok: true, conversation, depth: req.depth };
+}
+
+/** Registered in runtime/producerList.ts: always on (message.send is granted like any internal tool). */
+export function agentMessages(): AgentMessages {
+  return new AgentMessages();
+}
