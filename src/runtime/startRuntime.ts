@@ -1,9 +1,9 @@
 // The one runtime root: builds the tool surface, the store, the supervisor, the metrics listener and the
-// producers in that order, restores, and stops them in the reverse order. The job, the daemon and createAgent
-// all start here; signals and the exit code stay with cli/.
+// producers in that order, restores, and stops them in the reverse order (producers' intake first, then the
+// drain, then producers, listeners, store and tools). The job, the daemon and createAgent all start here;
+// signals and the exit code stay with cli/.
 import { checkA2a, listenProblem } from '../config/a2aKeys.js';
 import type { Config } from '../config/types.js';
-import type { InboxEvent } from '../domain/inbox.js';
 import { DaemonError } from '../errors.js';
 import type { Logger } from '../obs/log.js';
 import { type MetricsServer, serveMetrics } from '../obs/metricsServer.js';
@@ -15,6 +15,7 @@ import { ToolSurface, type ToolSurfaceOptions } from '../tools/surface.js';
 import type { Producer, ProducerContext } from './producer.js';
 import { PRODUCERS } from './producerList.js';
 import { ProducerRegistry } from './producers.js';
+import { gatedPort, type RestoreGate, restoreGate } from './restoreGate.js';
 import { TaskHooksSlot } from './taskSlot.js';
 
 export interface RuntimeOptions {
@@ -48,9 +49,15 @@ export interface Runtime {
   readonly metricsAddress: string | null;
   /** Resolves once a stop was asked for (a signal through cli/, or the operator's `drain` command). */
   readonly stopRequested: Promise<void>;
-  /** Starts the drain (no new turn starts; running ones get `lifecycle.drain_timeout`); resolves when drained. */
+  /**
+   * Stops the producers' intake, then drains (no new turn starts; running ones get `lifecycle.drain_timeout`);
+   * resolves when drained.
+   */
   requestStop(): Promise<unknown>;
-  /** Drains, then stops producers, the metrics listener, the store and the tool surface, newest first. */
+  /**
+   * Stops the producers' intake, drains, then stops producers, the metrics listener, the store and the tool
+   * surface, newest first.
+   */
   stop(): Promise<void>;
 }
 
@@ -80,11 +87,16 @@ export async function startRuntime(config: Readonly<Config>, opts: RuntimeOption
       ...(opts.warmWorkers === undefined ? {} : { warmWorkers: opts.warmWorkers }),
       ...(opts.killAt ? { killAt: opts.killAt } : {}),
     });
-    const drain = drainOnce(supervisor, cfg);
+    const intake = { open: true, registry: null as ProducerRegistry | null };
+    const drain = drainOnce(supervisor, cfg, async () => {
+      intake.open = false;
+      await intake.registry?.stopIntake({ log });
+    });
     undo.push(() => drain.run());
     const metrics = await serveMetrics(cfg.observability.metrics_addr, supervisor, log);
     if (metrics) undo.push(() => metrics.close());
-    const started = await startProducers(cfg, opts, { store, supervisor, tasks, drain, restored: restoring.done });
+    const started = await startProducers(cfg, opts, { store, supervisor, tasks, drain, intake, restoring });
+    intake.registry = started.registry;
     undo.push(() => started.registry.stop({ log }));
     const restored = await supervisor.restore();
     restoring.open();
@@ -102,8 +114,11 @@ interface Drain {
   readonly requested: Promise<void>;
 }
 
-/** The supervisor's drain, started at most once; `requested` resolves when it starts. */
-function drainOnce(supervisor: Supervisor, cfg: Readonly<Config>): Drain {
+/**
+ * The supervisor's drain, started at most once, after the producers' intake has stopped (nothing new is accepted
+ * while the running turns finish); `requested` resolves when it starts.
+ */
+function drainOnce(supervisor: Supervisor, cfg: Readonly<Config>, stopIntake: () => Promise<void>): Drain {
   let draining: Promise<unknown> | null = null;
   let announce: () => void = () => {};
   const requested = new Promise<void>((resolve) => {
@@ -113,7 +128,7 @@ function drainOnce(supervisor: Supervisor, cfg: Readonly<Config>): Drain {
     requested,
     run: () => {
       if (draining === null) {
-        draining = supervisor.drain(cfg.lifecycle.drain_timeout);
+        draining = stopIntake().then(() => supervisor.drain(cfg.lifecycle.drain_timeout));
         announce();
       }
       return draining;
@@ -121,45 +136,42 @@ function drainOnce(supervisor: Supervisor, cfg: Readonly<Config>): Drain {
   };
 }
 
+interface ProducerParts {
+  store: Store;
+  supervisor: Supervisor;
+  tasks: TaskHooksSlot;
+  drain: Drain;
+  /** Closed when the drain starts: accepts are refused from then on. */
+  intake: { open: boolean };
+  restoring: RestoreGate;
+}
+
 /**
  * Producers start before the restore (the A2A backend must own its tasks before a replayed turn folds), but
- * their accepts wait until the restore has queued what was pending: a message accepted earlier would queue twice.
+ * their accepts wait until the restore has queued what was pending (a message accepted earlier would queue
+ * twice), and their supervisor port refuses calls until then.
  */
-async function startProducers(
-  cfg: Readonly<Config>,
-  opts: RuntimeOptions,
-  parts: { store: Store; supervisor: Supervisor; tasks: TaskHooksSlot; drain: Drain; restored: Promise<void> },
-) {
-  const { store, supervisor, tasks, drain, restored } = parts;
+async function startProducers(cfg: Readonly<Config>, opts: RuntimeOptions, parts: ProducerParts) {
+  const { store, supervisor, tasks, drain, intake, restoring } = parts;
   const list = [...PRODUCERS.map((make) => make(cfg)).filter((p) => p !== null), ...(opts.producers ?? [])];
   const registry = new ProducerRegistry(list);
   const ctx: ProducerContext = {
     config: cfg,
     accept: async (input: AcceptInput): Promise<Accepted> => {
-      await restored;
+      await restoring.done;
+      if (!intake.open) throw new DaemonError('usage_invalid', 'the agent is draining and accepts no new events');
       return supervisor.accept(input);
     },
     clock: Date.now,
     store,
     log: opts.log,
-    supervisor,
+    supervisor: gatedPort(supervisor, restoring),
     tasks,
     requestStop: () => void drain.run(),
+    restored: restoring.done,
   };
   await registry.start(ctx);
   return { registry, list };
-}
-
-/** Opens once the restore has queued what was pending; a failed start fails the accepts that waited for it. */
-function restoreGate() {
-  let open: () => void = () => {};
-  let fail: (err: unknown) => void = () => {};
-  const done = new Promise<void>((resolve, reject) => {
-    open = resolve;
-    fail = reject;
-  });
-  done.catch(() => {}); // nobody may be waiting
-  return { done, open, fail };
 }
 
 function runtime(parts: {
@@ -184,7 +196,7 @@ function runtime(parts: {
     metricsAddress: parts.metrics?.address ?? null,
     stopRequested: parts.drain.requested,
     requestStop: () => parts.drain.run(),
-    // Running turns finish while their callers still listen; only then does everything close, newest first.
+    // Intake stops, running turns finish while their callers still listen; only then does everything close.
     stop: () => {
       stopped ??= parts.drain.run().then(() => parts.unwind());
       return stopped;
