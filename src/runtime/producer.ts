@@ -29,7 +29,7 @@ export interface ProducerContext {
   requestStop(): void;
   /**
    * Resolves once the restore has queued what was pending. `accept` waits for it by itself; the `supervisor`
-   * port refuses calls until then (steering a conversation not yet loaded would write over the stored one).
+   * port refuses calls until then (a conversation not yet loaded cannot be steered).
    */
   restored: Promise<void>;
 }

@@ -1,6 +1,6 @@
 // The restore gate: what producers may do before the supervisor's restore has queued what was pending. Accepts
-// wait for it; the supervisor port refuses until then, because steering a conversation not yet loaded would
-// write over the stored one and a cancel would miss an event not yet queued.
+// wait for it; the supervisor port refuses until then: steering a conversation not yet loaded commits over the
+// stored one (refused as stale, so lost), and a cancel misses an event not yet queued.
 import { DaemonError } from '../errors.js';
 import type { Supervisor } from '../supervisor/supervisor.js';
 import type { SupervisorPort } from './producer.js';
