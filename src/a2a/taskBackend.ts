@@ -87,7 +87,7 @@ export class TaskBackend implements A2aBackend, TaskHooks {
 
   /**
    * Refuses new messages from now on (the agent drains): only an answer to an open question still gets through,
-   * so a running turn can end. Reads, watches and cancels keep working.
+   * so a running turn can end. Commands, reads, watches and cancels keep working.
    */
   stopIntake(): void {
     this.intake = false;
@@ -102,10 +102,11 @@ export class TaskBackend implements A2aBackend, TaskHooks {
 
   async send(principal: Principal, req: SendRequest): Promise<TaskRecord> {
     await this.deps.ready;
+    // Commands accept no inbox event: the operator can still ask for status while the agent drains.
+    if (req.command) return this.command(principal, req);
     if (!this.intake && !(req.taskId !== undefined && this.questions.has(req.taskId))) {
       throw new BackendError('draining', 'the agent is draining and accepts no new messages; send again later');
     }
-    if (req.command) return this.command(principal, req);
     if (req.taskId !== undefined) return this.continueTask(principal, req.taskId, req);
     if (req.text.trim() === '') throw new BackendError('invalid_params', 'the message has no text');
     const contextId = req.contextId ?? `ctx-${newUlid(this.deps.now()).toLowerCase()}`;
