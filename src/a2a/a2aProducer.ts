@@ -27,6 +27,7 @@ export class A2aProducer implements Producer {
       accept: ctx.accept,
       drain: () => ctx.requestStop(),
       wake: config.agent,
+      ready: ctx.restored,
     });
     ctx.tasks.bind(backend);
     this.ctx = ctx;
@@ -36,8 +37,13 @@ export class A2aProducer implements Producer {
     backend.setListening(true);
   }
 
+  /** New messages are refused with a `draining` error; streams of running tasks stay open to hear their end. */
+  stopIntake(): void {
+    this.backend?.stopIntake();
+  }
+
   async stop(): Promise<void> {
-    this.backend?.setListening(false);
+    this.backend?.close();
     await this.listener?.close();
     if (this.backend) this.ctx?.tasks.unbind(this.backend);
     this.listener = null;

@@ -1,7 +1,11 @@
 // Commands over A2A: a data part `{"agentd": {"op": …, …args}}`. Deterministic (no model call). The operator's
 // (status, pause, resume, drain) act on the instance; mode and goal.* steer the caller's own conversation.
+import type { TaskRecord } from '../domain/task.js';
+import { describeError } from '../errors.js';
 import type { SupervisorPort } from '../runtime/producer.js';
-import { BackendError, type Principal } from './backend.js';
+import { newUlid } from '../store/ulid.js';
+import { BackendError, type Principal, type SendRequest } from './backend.js';
+import { newTask, transition } from './tasks.js';
 
 const COMMANDS = ['status', 'pause', 'resume', 'drain', 'mode', 'goal.set', 'goal.get', 'goal.clear'] as const;
 
@@ -12,6 +16,28 @@ export interface CommandDeps {
   drain(): void;
   /** The caller's conversation named by the message's context id; null when the message named none. */
   conversation: string | null;
+}
+
+/** Runs the request's command and returns the completed task that answers it (no turn); throws BackendError. */
+export function commandTask(principal: Principal, req: SendRequest, deps: CommandDeps & { now: number }): TaskRecord {
+  const op = req.command?.op ?? '';
+  const { now, conversation } = deps;
+  const base = newTask({
+    id: newUlid(now),
+    context_id: req.contextId ?? 'agentd',
+    conversation: conversation ?? 'agentd',
+    principal: principal.id,
+    inbox_event: null,
+    now,
+  });
+  let result: unknown;
+  try {
+    result = runCommand(principal, op, req.command?.args ?? {}, deps);
+  } catch (err) {
+    if (err instanceof BackendError) throw err;
+    throw new BackendError('invalid_params', describeError(err));
+  }
+  return transition(base, 'completed', now, { result: JSON.stringify(result), message: op }) ?? base;
 }
 
 /** Runs one command and returns its JSON result; throws BackendError for a refusal or an unknown op. */

@@ -1,5 +1,6 @@
 // A2A tasks over the supervisor: each caller's messages go to conversations it owns, a task's state follows its
 // turn, a person answers questions through the task, and operators run commands. The listener only maps wire types.
+import { createHash } from 'node:crypto';
 import type { AgentConfig } from '../config/types.js';
 import type { InboxEvent, InboxOutcome } from '../domain/inbox.js';
 import type { TaskRecord } from '../domain/task.js';
@@ -13,14 +14,10 @@ import type { AcceptInput } from '../supervisor/inbox.js';
 import type { EngineEventType, HumanAsk, TaskHooks } from '../supervisor/taskHooks.js';
 import type { ToolResult } from '../tools/internalTools.js';
 import { type A2aBackend, BackendError, type Principal, type SendRequest, type TaskUpdate } from './backend.js';
-import { runCommand } from './commands.js';
-import { isTerminal, newTask, startingTask, stateForStatus, transition } from './tasks.js';
-
-interface OpenQuestion {
-  taskId: string;
-  resolve: (r: ToolResult) => void;
-  timer: NodeJS.Timeout;
-}
+import { commandTask } from './commands.js';
+import { OpenQuestions } from './openQuestions.js';
+import { consumed, isTerminal, newTask, startingTask, stateForStatus, transition } from './tasks.js';
+import { TaskWatchers } from './taskWatchers.js';
 
 export interface TaskBackendDeps {
   store: Store;
@@ -34,7 +31,12 @@ export interface TaskBackendDeps {
   drain(): void;
   /** `agent.wake_on` and `agent.on_workflow_finished` (default: the seed's). */
   wake?: Pick<AgentConfig, 'wake_on' | 'on_workflow_finished'>;
+  /** Resolves once the runtime's restore has queued what was pending; callers are served only after it. */
+  ready?: Promise<void>;
 }
+
+/** What a turn still waiting on a person hears when the agent stops. */
+const STOPPING: ToolResult = { result: 'ask_human: the agent is stopping; nobody will answer', is_error: true };
 
 const SEED_WAKE: Pick<AgentConfig, 'wake_on' | 'on_workflow_finished'> = {
   wake_on: ['a2a_message', 'human_reply', 'workflow_failed'],
@@ -46,11 +48,12 @@ const SEED_WAKE: Pick<AgentConfig, 'wake_on' | 'on_workflow_finished'> = {
  * runtime's task slot (runtime/taskSlot.ts), so neither is half-built while the other is constructed.
  */
 export class TaskBackend implements A2aBackend, TaskHooks {
-  private readonly watchers = new Map<string, Set<(u: TaskUpdate) => void>>();
-  private readonly questions = new Map<string, OpenQuestion>();
+  private readonly watchers = new TaskWatchers();
+  private readonly questions = new OpenQuestions();
   /** Tasks whose turn has not ended, by inbox event: activity and engine events reach their watchers in order. */
   private readonly live = new Map<string, TaskRecord>();
   private listening = false;
+  private intake = true;
 
   constructor(private readonly deps: TaskBackendDeps) {}
 
@@ -79,11 +82,31 @@ export class TaskBackend implements A2aBackend, TaskHooks {
   }
 
   get humanChannel(): boolean {
-    return this.listening;
+    return this.listening && !this.questions.isClosed;
+  }
+
+  /**
+   * Refuses new messages from now on (the agent drains): only an answer to an open question still gets through,
+   * so a running turn can end. Commands, reads, watches and cancels keep working.
+   */
+  stopIntake(): void {
+    this.intake = false;
+  }
+
+  /** The agent stops: every open question ends as cancelled (its turn sees a tool error) and no timer is left. */
+  close(): void {
+    this.intake = false;
+    this.listening = false;
+    this.questions.closeAll(STOPPING);
   }
 
   async send(principal: Principal, req: SendRequest): Promise<TaskRecord> {
+    await this.deps.ready;
+    // Commands accept no inbox event: the operator can still ask for status while the agent drains.
     if (req.command) return this.command(principal, req);
+    if (!this.intake && !(req.taskId !== undefined && this.questions.has(req.taskId))) {
+      throw new BackendError('draining', 'the agent is draining and accepts no new messages; send again later');
+    }
     if (req.taskId !== undefined) return this.continueTask(principal, req.taskId, req);
     if (req.text.trim() === '') throw new BackendError('invalid_params', 'the message has no text');
     const contextId = req.contextId ?? `ctx-${newUlid(this.deps.now()).toLowerCase()}`;
@@ -95,7 +118,8 @@ export class TaskBackend implements A2aBackend, TaskHooks {
     this.applyMode(principal, conversation, req.metadata);
     if (!a2aMessageWakes(this.wake)) {
       const note = a2aMessageNote(principal.id, req.text);
-      return this.noted(principal, contextId, conversation, note, 'noted; the agent reads it on its next turn');
+      const reply = 'noted; the agent reads it on its next turn';
+      return this.noted({ principal, contextId, conversation, note, reply, messageId: req.messageId });
     }
     return this.accept(principal, contextId, conversation, req);
   }
@@ -128,12 +152,19 @@ export class TaskBackend implements A2aBackend, TaskHooks {
     }
   }
 
-  /** Leaves `note` in the conversation (no turn) and records a completed task that says so. */
-  private async noted(principal: Principal, contextId: string, conversation: string, note: string, reply: string) {
-    this.noteIn(principal, conversation, note);
+  /**
+   * Leaves `note` in the conversation (no turn) and records a completed task that says so. With a messageId, the
+   * task's id is derived from (principal, messageId): a retry finds that task and leaves no second note.
+   */
+  private async noted(n: NotedMessage): Promise<TaskRecord> {
+    const { principal, contextId, conversation, note, reply, messageId } = n;
     const now = this.deps.now();
+    const id = messageId === undefined ? newUlid(now) : noteTaskId(principal.id, messageId);
+    const earlier = messageId === undefined ? null : await this.deps.store.tasks.get(id);
+    if (earlier) return this.replayed(earlier);
+    this.noteIn(principal, conversation, note);
     const base = newTask({
-      id: newUlid(now),
+      id,
       context_id: contextId,
       conversation,
       principal: principal.id,
@@ -141,40 +172,33 @@ export class TaskBackend implements A2aBackend, TaskHooks {
       now,
     });
     const done = transition(base, 'completed', now, { result: reply, message: reply }) ?? base;
-    await this.save(done);
-    return done;
+    return this.save(done);
   }
 
-  async settled(principal: Principal, taskId: string, signal: AbortSignal): Promise<TaskRecord | null> {
-    const task = await this.getTask(principal, taskId);
-    if (!task) throw new BackendError('not_found', 'task not found');
-    if (isSettled(task)) return task;
-    if (signal.aborted) return null;
-    return new Promise((resolve) => {
-      const finish = (value: TaskRecord | null): void => {
-        off();
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      };
-      const onAbort = (): void => finish(null);
-      const off = this.subscribe(taskId, (u) => {
-        if (u.kind === 'task' && isSettled(u.task)) finish(u.task);
-      });
-      signal.addEventListener('abort', onAbort, { once: true });
-    });
+  /** A retry of a message this task already consumed: the task as it is, nothing written. */
+  private replayed(task: TaskRecord): TaskRecord {
+    this.deps.log.info('a2a.task', { task: task.id, state: task.state, principal: task.principal, replayed: true });
+    return this.remember(task);
+  }
+
+  /** Follows the task before reading it, so an end that lands between the read and the wait is not missed. */
+  settled(principal: Principal, taskId: string, signal: AbortSignal): Promise<TaskRecord | null> {
+    return this.watchers.settled(taskId, () => this.getTask(principal, taskId), signal);
   }
 
   /** Tasks with someone following them (streams, blocking sends): what a caller that went away must not leave. */
   get followedTasks(): number {
-    return this.watchers.size;
+    return this.watchers.followed;
   }
 
   async getTask(principal: Principal, taskId: string): Promise<TaskRecord | null> {
+    await this.deps.ready;
     const task = await this.deps.store.tasks.get(taskId);
     return task && owns(principal, task) ? this.remember(task) : null;
   }
 
-  listTasks(principal: Principal, filter: { contextId?: string; limit: number }): Promise<TaskRecord[]> {
+  async listTasks(principal: Principal, filter: { contextId?: string; limit: number }): Promise<TaskRecord[]> {
+    await this.deps.ready;
     const who = principal.role === 'operator' ? null : principal.id;
     const query = {
       principal: who,
@@ -190,15 +214,17 @@ export class TaskBackend implements A2aBackend, TaskHooks {
     if (isTerminal(task.state)) throw new BackendError('not_cancelable', `task is already ${task.state}`);
     const canceled = transition(task, 'canceled', this.deps.now(), { message: 'canceled by the caller' });
     if (!canceled) throw new BackendError('not_cancelable', `task is already ${task.state}`);
-    await this.save(canceled);
-    this.closeQuestion(taskId, { result: 'the task was canceled', is_error: true });
+    // The store keeps a terminal state: a fold that landed since the read wins, and the cancel is refused.
+    const stored = await this.save(canceled);
+    if (stored.state !== 'canceled') throw new BackendError('not_cancelable', `task is already ${stored.state}`);
+    this.questions.close(taskId, { result: 'the task was canceled', is_error: true });
     if (task.inbox_event) this.deps.supervisor.cancelEvent(task.inbox_event, 'task canceled over A2A');
     return canceled;
   }
 
   async watch(principal: Principal, taskId: string, onUpdate: (u: TaskUpdate) => void): Promise<(() => void) | null> {
     if (!(await this.getTask(principal, taskId))) return null;
-    return this.subscribe(taskId, onUpdate);
+    return this.watchers.subscribe(taskId, onUpdate);
   }
 
   // ---- TaskHooks (called by the supervisor) ----
@@ -211,8 +237,12 @@ export class TaskBackend implements A2aBackend, TaskHooks {
     return transition(task, stateForStatus(outcome.status), this.deps.now(), patch);
   }
 
+  /** Tells watchers what the store holds: a cancel that landed before the fold's commit keeps its state. */
   afterFold(task: TaskRecord): void {
-    this.notify(task);
+    this.deps.store.tasks.get(task.id).then(
+      (stored) => this.notify(stored ?? task),
+      () => this.notify(task),
+    );
   }
 
   onActivity(eventId: string, activity: Record<string, unknown>): void {
@@ -226,7 +256,7 @@ export class TaskBackend implements A2aBackend, TaskHooks {
   /** Tells the watchers of the event's task, at once and in order (a live task is known by its event). */
   private toWatchers(eventId: string, update: (task: TaskRecord) => TaskUpdate): void {
     const task = this.live.get(eventId);
-    if (task) for (const w of this.watchers.get(task.id) ?? []) w(update(task));
+    if (task) this.watchers.tell(task.id, update(task));
   }
 
   /** Keeps the newest record of a task whose turn is still to end, by its inbox event (the live feed's lookup). */
@@ -255,15 +285,11 @@ export class TaskBackend implements A2aBackend, TaskHooks {
       text: ask.question,
       ...(ask.schema ? { schema: ask.schema } : {}),
     };
+    if (this.questions.isClosed) return STOPPING;
     const waiting = transition(task, 'input_required', this.deps.now(), { message: ask.question, question });
     if (waiting) await this.save(waiting);
-    return new Promise((resolve) => {
-      const timer = setTimeout(
-        () => void this.questionTimedOut(task.id),
-        Math.max(0, Math.min(ask.timeoutAt - this.deps.now(), 2_147_483_647)),
-      );
-      this.questions.set(task.id, { taskId: task.id, resolve, timer });
-    });
+    const timedOut = () => void this.questionTimedOut(task.id);
+    return this.questions.wait(task.id, ask.timeoutAt - this.deps.now(), timedOut, STOPPING);
   }
 
   // ---- internals ----
@@ -294,17 +320,18 @@ export class TaskBackend implements A2aBackend, TaskHooks {
 
   /** A message naming an existing task: the answer to its open question, or a new message in its conversation. */
   private async continueTask(principal: Principal, taskId: string, req: SendRequest): Promise<TaskRecord> {
-    const { text } = req;
+    const { text, messageId } = req;
     const task = await this.getTask(principal, taskId);
     if (!task) throw new BackendError('not_found', 'task not found');
+    if (messageId !== undefined && task.message_ids?.includes(messageId)) return this.replayed(task);
     if (task.state === 'input_required') {
       const open = this.questions.has(taskId);
       // No turn waits after a restart: the answer is kept on the task, durably, for the replayed turn's question.
       const question = open || task.question === null ? null : { ...task.question, answer: text };
       const working = transition(task, 'working', this.deps.now(), { question, message: null }) ?? task;
-      await this.save(working);
-      if (open) this.closeQuestion(taskId, { result: { reply: text, timed_out: false }, is_error: false });
-      return working;
+      const stored = await this.save(consumed(working, messageId));
+      if (open) this.questions.close(taskId, { result: { reply: text, timed_out: false }, is_error: false });
+      return stored;
     }
     if (isTerminal(task.state)) {
       return this.newMessage(principal, task.context_id, task.conversation, req);
@@ -315,69 +342,36 @@ export class TaskBackend implements A2aBackend, TaskHooks {
       throw new BackendError('invalid_params', `task ${task.id} is ${task.state}; send a new message instead`);
     }
     this.noteIn(principal, task.conversation, wake.text);
-    return task;
+    return messageId === undefined ? task : this.save(consumed(task, messageId));
   }
 
-  private async command(principal: Principal, req: SendRequest): Promise<TaskRecord> {
-    const op = req.command?.op ?? '';
-    const now = this.deps.now();
+  private command(principal: Principal, req: SendRequest): Promise<TaskRecord> {
     const conversation = req.contextId ? conversationFor(principal, req.contextId) : null;
-    const base = newTask({
-      id: newUlid(now),
-      context_id: req.contextId ?? 'agentd',
-      conversation: conversation ?? 'agentd',
-      principal: principal.id,
-      inbox_event: null,
-      now,
-    });
-    let result: unknown;
-    try {
-      const deps = { supervisor: this.deps.supervisor, drain: this.deps.drain, conversation };
-      result = runCommand(principal, op, req.command?.args ?? {}, deps);
-    } catch (err) {
-      if (err instanceof BackendError) throw err;
-      throw new BackendError('invalid_params', describeError(err));
-    }
-    const done = transition(base, 'completed', now, { result: JSON.stringify(result), message: op }) ?? base;
-    await this.save(done);
-    return done;
+    const deps = { supervisor: this.deps.supervisor, drain: this.deps.drain, conversation, now: this.deps.now() };
+    return this.save(commandTask(principal, req, deps));
   }
 
   /** Nobody answered in time: the turn goes on without an answer, and the task is working again. */
   private async questionTimedOut(taskId: string): Promise<void> {
-    this.closeQuestion(taskId, { result: { reply: null, timed_out: true }, is_error: false });
+    this.questions.close(taskId, { result: { reply: null, timed_out: true }, is_error: false });
+    if (this.questions.isClosed) return; // the agent stopped meanwhile: its store may be closed
     const task = await this.deps.store.tasks.get(taskId);
     const working = task && transition(task, 'working', this.deps.now(), { question: null, message: null });
     if (working) await this.save(working);
   }
 
-  private closeQuestion(taskId: string, answer: ToolResult): void {
-    const open = this.questions.get(taskId);
-    if (!open) return;
-    clearTimeout(open.timer);
-    this.questions.delete(taskId);
-    open.resolve(answer);
-  }
-
-  private async save(task: TaskRecord): Promise<void> {
+  /** Saves the task and resolves with what the store then holds (a terminal state there is never overwritten). */
+  private async save(task: TaskRecord): Promise<TaskRecord> {
     await this.deps.store.tasks.save(task);
-    this.deps.log.info('a2a.task', { task: task.id, state: task.state, principal: task.principal });
-    this.notify(task);
+    const stored = (await this.deps.store.tasks.get(task.id)) ?? task;
+    this.deps.log.info('a2a.task', { task: stored.id, state: stored.state, principal: stored.principal });
+    this.notify(stored);
+    return stored;
   }
 
   private notify(task: TaskRecord): void {
     this.remember(task);
-    for (const w of this.watchers.get(task.id) ?? []) w({ kind: 'task', task });
-  }
-
-  private subscribe(taskId: string, onUpdate: (u: TaskUpdate) => void): () => void {
-    const set = this.watchers.get(taskId) ?? new Set();
-    set.add(onUpdate);
-    this.watchers.set(taskId, set);
-    return () => {
-      set.delete(onUpdate);
-      if (set.size === 0) this.watchers.delete(taskId);
-    };
+    this.watchers.tell(task.id, { kind: 'task', task });
   }
 }
 
@@ -390,6 +384,16 @@ function owns(principal: Principal, task: TaskRecord): boolean {
   return principal.role === 'operator' || task.principal === principal.id;
 }
 
-function isSettled(task: TaskRecord): boolean {
-  return isTerminal(task.state) || task.state === 'input_required';
+interface NotedMessage {
+  principal: Principal;
+  contextId: string;
+  conversation: string;
+  note: string;
+  reply: string;
+  messageId: string | undefined;
+}
+
+/** The id of the task a noted message gets: the same for a retry of it (same caller, same messageId). */
+function noteTaskId(principal: string, messageId: string): string {
+  return `note-${createHash('sha256').update(`${principal}\n${messageId}`).digest('hex').slice(0, 32)}`;
 }

@@ -5,7 +5,7 @@ import type { InboxEvent } from '../domain/inbox.js';
 import type { TaskRecord, TaskState } from '../domain/task.js';
 import type { TurnStatus } from '../protocol/status.js';
 
-/** The states a task never leaves. */
+/** The states a task never leaves (the store refuses to overwrite them too: store/writeRules.ts keepsTask). */
 export const TERMINAL_STATES: readonly TaskState[] = ['completed', 'failed', 'canceled', 'rejected'];
 
 /** How many `{state, ts}` entries a task keeps; the oldest go first. */
@@ -97,4 +97,13 @@ export function stateForStatus(status: TurnStatus): TaskState {
     default:
       return 'failed';
   }
+}
+
+/** How many consumed messageIds a task remembers (a retry comes soon after its first send). */
+export const MESSAGE_IDS_KEPT = 32;
+
+/** The task with `messageId` remembered as consumed (a retry of it then changes nothing); as is without one. */
+export function consumed(task: TaskRecord, messageId: string | undefined): TaskRecord {
+  if (messageId === undefined) return task;
+  return { ...task, message_ids: [...(task.message_ids ?? []), messageId].slice(-MESSAGE_IDS_KEPT) };
 }

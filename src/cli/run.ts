@@ -3,7 +3,6 @@
 import { compileConfig } from '../config/compile.js';
 import type { Config } from '../config/types.js';
 import { BUILTIN_PROMPT_TEMPLATE } from '../context/systemPrompt.js';
-import type { InboxOutcome } from '../domain/inbox.js';
 import { describeError } from '../errors.js';
 import { createLogger, type Logger, redact } from '../obs/log.js';
 import { type Runtime, startRuntime } from '../runtime/startRuntime.js';

@@ -22,6 +22,11 @@ export interface TaskRecord {
   /** An open question to a person (ask_human, a policy `ask`): answered by a SendMessage with this task's id. */
   question: { id: string; text: string; schema?: Record<string, unknown>; answer?: string } | null;
   history: Array<{ state: TaskState; ts: number }>;
+  /**
+   * The A2A messageIds this task already consumed after it started (answers, notes): a retry of one of them is
+   * answered with the task as it is. Absent on tasks that consumed none.
+   */
+  message_ids?: string[];
   created: number;
   updated: number;
 }

@@ -33,13 +33,27 @@ export interface ProducerContext {
   turns: TurnFeed;
   /** Where a producer that tools start work through (message.send, side.start) plugs its handler in. */
   ports: WorkPortSlot;
+  /**
+   * Resolves once the restore has queued what was pending. `accept` waits for it by itself; the `supervisor`
+   * port refuses calls until then (a conversation not yet loaded cannot be steered).
+   */
+  restored: Promise<void>;
 }
 
-/** A source of inbox events with a lifecycle: started in registration order, stopped in the reverse order. */
+/**
+ * A source of inbox events with a lifecycle: started in registration order, stopped in the reverse order. On a
+ * stop, every producer's `stopIntake` runs first (newest first), then the supervisor drains, then `stop` runs.
+ */
 export interface Producer {
   /** Shown in logs (`producer.started`) and errors. */
   readonly name: string;
   start(ctx: ProducerContext): Promise<void> | void;
+  /**
+   * Optional: stop taking new work, telling callers why (the drain starts next); keep serving what is running.
+   * Without it, the runtime's `accept` refuses this producer's events during the drain anyway.
+   */
+  stopIntake?(): Promise<void> | void;
+  /** Release everything (listeners, timers); runs after the drain. */
   stop(): Promise<void> | void;
 }
 

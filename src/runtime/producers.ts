@@ -27,6 +27,17 @@ export class ProducerRegistry {
     }
   }
 
+  /** Asks every started producer to take no new work, newest first; a failure is logged and the rest go on. */
+  async stopIntake(ctx: Pick<ProducerContext, 'log'>): Promise<void> {
+    for (const producer of [...this.started].reverse()) {
+      try {
+        await producer.stopIntake?.();
+      } catch (err) {
+        ctx.log.error('producer.failed', { producer: producer.name, err: describeError(err) });
+      }
+    }
+  }
+
   /** Stops every started producer, newest first; a stop that throws is logged and the rest still stop. */
   async stop(ctx: Pick<ProducerContext, 'log'>): Promise<void> {
     for (let producer = this.started.pop(); producer; producer = this.started.pop()) {

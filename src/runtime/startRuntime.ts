@@ -1,9 +1,10 @@
 // The one runtime root: builds the tool surface, the store, the supervisor, the metrics listener and the
-// producers in that order, restores, and stops them in the reverse order. The job, the daemon and createAgent
-// all start here; signals and the exit code stay with cli/.
+// producers in that order, restores, and stops them in the reverse order (producers' intake first, then the
+// drain, then producers, listeners, store and tools). The job, the daemon and createAgent all start here;
+// signals and the exit code stay with cli/.
 import { checkA2a, listenProblem } from '../config/a2aKeys.js';
 import type { Config } from '../config/types.js';
-import type { InboxEvent } from '../domain/inbox.js';
+import type { InboxKind } from '../domain/inbox.js';
 import { DaemonError } from '../errors.js';
 import type { Logger } from '../obs/log.js';
 import { type MetricsServer, serveMetrics } from '../obs/metricsServer.js';
@@ -15,6 +16,7 @@ import { ToolSurface, type ToolSurfaceOptions } from '../tools/surface.js';
 import type { Producer, ProducerContext } from './producer.js';
 import { PRODUCERS } from './producerList.js';
 import { ProducerRegistry } from './producers.js';
+import { gatedPort, type RestoreGate, restoreGate } from './restoreGate.js';
 import { TaskHooksSlot } from './taskSlot.js';
 import { WorkPortSlot } from './workPortSlot.js';
 
@@ -49,9 +51,15 @@ export interface Runtime {
   readonly metricsAddress: string | null;
   /** Resolves once a stop was asked for (a signal through cli/, or the operator's `drain` command). */
   readonly stopRequested: Promise<void>;
-  /** Starts the drain (no new turn starts; running ones get `lifecycle.drain_timeout`); resolves when drained. */
+  /**
+   * Stops the producers' intake, then drains (no new turn starts; running ones get `lifecycle.drain_timeout`);
+   * resolves when drained.
+   */
   requestStop(): Promise<unknown>;
-  /** Drains, then stops producers, the metrics listener, the store and the tool surface, newest first. */
+  /**
+   * Stops the producers' intake, drains, then stops producers, the metrics listener, the store and the tool
+   * surface, newest first.
+   */
   stop(): Promise<void>;
 }
 
@@ -82,12 +90,17 @@ export async function startRuntime(config: Readonly<Config>, opts: RuntimeOption
       ...(opts.warmWorkers === undefined ? {} : { warmWorkers: opts.warmWorkers }),
       ...(opts.killAt ? { killAt: opts.killAt } : {}),
     });
-    const drain = drainOnce(supervisor, cfg);
+    const intake = { open: true, registry: null as ProducerRegistry | null };
+    const drain = drainOnce(supervisor, cfg, async () => {
+      intake.open = false;
+      await intake.registry?.stopIntake({ log });
+    });
     undo.push(() => drain.run());
     const metrics = await serveMetrics(cfg.observability.metrics_addr, supervisor, log);
     if (metrics) undo.push(() => metrics.close());
-    const parts = { store, supervisor, tasks, ports, drain, restored: restoring.done };
+    const parts = { store, supervisor, tasks, ports, drain, intake, restoring };
     const started = await startProducers(cfg, opts, parts);
+    intake.registry = started.registry;
     undo.push(() => started.registry.stop({ log }));
     const restored = await supervisor.restore();
     restoring.open();
@@ -105,8 +118,11 @@ interface Drain {
   readonly requested: Promise<void>;
 }
 
-/** The supervisor's drain, started at most once; `requested` resolves when it starts. */
-function drainOnce(supervisor: Supervisor, cfg: Readonly<Config>): Drain {
+/**
+ * The supervisor's drain, started at most once, after the producers' intake has stopped (nothing new is accepted
+ * while the running turns finish); `requested` resolves when it starts.
+ */
+function drainOnce(supervisor: Supervisor, cfg: Readonly<Config>, stopIntake: () => Promise<void>): Drain {
   let draining: Promise<unknown> | null = null;
   let announce: () => void = () => {};
   const requested = new Promise<void>((resolve) => {
@@ -116,7 +132,7 @@ function drainOnce(supervisor: Supervisor, cfg: Readonly<Config>): Drain {
     requested,
     run: () => {
       if (draining === null) {
-        draining = supervisor.drain(cfg.lifecycle.drain_timeout);
+        draining = stopIntake().then(() => supervisor.drain(cfg.lifecycle.drain_timeout));
         announce();
       }
       return draining;
@@ -124,60 +140,60 @@ function drainOnce(supervisor: Supervisor, cfg: Readonly<Config>): Drain {
   };
 }
 
+/** Kinds that bring work from outside the runtime: refused once the drain starts. */
+const EXTERNAL_KINDS: ReadonlySet<InboxKind> = new Set(['a2a_message', 'startup_prompt', 'timer']);
+
+interface ProducerParts {
+  store: Store;
+  supervisor: Supervisor;
+  tasks: TaskHooksSlot;
+  drain: Drain;
+  /** Closed when the drain starts: accepts of outside work are refused from then on. */
+  intake: { open: boolean };
+  ports: WorkPortSlot;
+  restoring: RestoreGate;
+}
+
 /**
  * Producers start before the restore (the A2A backend must own its tasks before a replayed turn folds), but
- * their accepts wait until the restore has queued what was pending: a message accepted earlier would queue twice.
+ * their accepts wait until the restore has queued what was pending (a message accepted earlier would queue
+ * twice), and their supervisor port refuses calls until then.
  */
-async function startProducers(
-  cfg: Readonly<Config>,
-  opts: RuntimeOptions,
-  parts: {
-    store: Store;
-    supervisor: Supervisor;
-    tasks: TaskHooksSlot;
-    ports: WorkPortSlot;
-    drain: Drain;
-    restored: Promise<void>;
-  },
-) {
-  const { store, supervisor, tasks, ports, drain, restored } = parts;
+async function startProducers(cfg: Readonly<Config>, opts: RuntimeOptions, parts: ProducerParts) {
+  const { store, supervisor, tasks, ports, drain, intake, restoring } = parts;
   // Once restored, an accept starts in the caller's step: a conversation counts as busy from that moment.
   let open = false;
-  void restored.then(
+  void restoring.done.then(
     () => {
       open = true;
     },
     () => {},
   );
+  const admit = (input: AcceptInput): Promise<Accepted> => {
+    // Work from outside stops at the drain; work a running turn starts (message.send, side.start, its notes) is
+    // still accepted durably and replays on the next start.
+    if (!intake.open && EXTERNAL_KINDS.has(input.kind ?? 'a2a_message')) {
+      return Promise.reject(new DaemonError('usage_invalid', 'the agent is draining and accepts no new events'));
+    }
+    return supervisor.accept(input);
+  };
   const list = [...PRODUCERS.map((make) => make(cfg)).filter((p) => p !== null), ...(opts.producers ?? [])];
   const registry = new ProducerRegistry(list);
   const ctx: ProducerContext = {
     config: cfg,
-    accept: (input: AcceptInput): Promise<Accepted> =>
-      open ? supervisor.accept(input) : restored.then(() => supervisor.accept(input)),
+    accept: (input: AcceptInput): Promise<Accepted> => (open ? admit(input) : restoring.done.then(() => admit(input))),
     clock: Date.now,
     store,
     log: opts.log,
-    supervisor,
+    supervisor: gatedPort(supervisor, restoring),
     tasks,
     requestStop: () => void drain.run(),
     turns: supervisor.steering.feed,
     ports,
+    restored: restoring.done,
   };
   await registry.start(ctx);
   return { registry, list };
-}
-
-/** Opens once the restore has queued what was pending; a failed start fails the accepts that waited for it. */
-function restoreGate() {
-  let open: () => void = () => {};
-  let fail: (err: unknown) => void = () => {};
-  const done = new Promise<void>((resolve, reject) => {
-    open = resolve;
-    fail = reject;
-  });
-  done.catch(() => {}); // nobody may be waiting
-  return { done, open, fail };
 }
 
 function runtime(parts: {
@@ -202,7 +218,7 @@ function runtime(parts: {
     metricsAddress: parts.metrics?.address ?? null,
     stopRequested: parts.drain.requested,
     requestStop: () => parts.drain.run(),
-    // Running turns finish while their callers still listen; only then does everything close, newest first.
+    // Intake stops, running turns finish while their callers still listen; only then does everything close.
     stop: () => {
       stopped ??= parts.drain.run().then(() => parts.unwind());
       return stopped;

@@ -21,7 +21,7 @@ import type {
   TasksPort,
 } from './store.js';
 import { selectTasks, taskOfEvent } from './taskQuery.js';
-import { addCounter, checkRevision, compareInbox, scopedKey } from './writeRules.js';
+import { addCounter, checkRevision, compareInbox, keepsTask, scopedKey } from './writeRules.js';
 
 /** A JSON round trip: drops undefined fields and shares nothing with the caller, as storage would. */
 function jsonCopy<T>(value: T): T {
@@ -90,7 +90,7 @@ function inboxPort(data: MemoryData): InboxPort {
       const record = data.inbox.get(eventId);
       if (record !== undefined) Object.assign(record, { status: 'done', outcome });
       data.leases.delete(eventId);
-      if (task !== undefined) data.tasks.set(task.id, task);
+      if (task !== undefined && !keepsTask(data.tasks.get(task.id))) data.tasks.set(task.id, task);
       return revisions;
     },
     async find(id) {
@@ -135,7 +135,7 @@ function budgetPort(data: MemoryData): BudgetPort {
 function tasksPort(data: MemoryData): TasksPort {
   return {
     async save(task) {
-      data.tasks.set(task.id, jsonCopy(task));
+      if (!keepsTask(data.tasks.get(task.id))) data.tasks.set(task.id, jsonCopy(task));
     },
     async get(id) {
       const task = data.tasks.get(id);

@@ -82,12 +82,14 @@ function memoryTasksCounters(db: Database.Database) {
       'SELECT key, expires FROM memory WHERE key >= ? ORDER BY key',
     ),
 
+    // A terminal task is never overwritten (writeRules.ts keepsTask): the first end wins.
     saveTask: db.prepare<[TaskRow], void>(
       `INSERT INTO tasks (id, context_id, conversation, state, principal, inbox_event, updated, json)
        VALUES (@id, @context_id, @conversation, @state, @principal, @inbox_event, @updated, @json)
        ON CONFLICT (id) DO UPDATE SET context_id = excluded.context_id, conversation = excluded.conversation,
          state = excluded.state, principal = excluded.principal, inbox_event = excluded.inbox_event,
-         updated = excluded.updated, json = excluded.json`,
+         updated = excluded.updated, json = excluded.json
+       WHERE tasks.state NOT IN ('completed', 'failed', 'canceled', 'rejected')`,
     ),
     taskById: db.prepare<[string], { json: string }>('SELECT json FROM tasks WHERE id = ?'),
     // The order must match taskQuery.ts's compareTasks; NULL parameters mean "any".

@@ -2,6 +2,7 @@
 // the revision check of a conversation commit, and how a budget delta adds to a stored counter. Pure: no I/O.
 import type { BudgetCounter } from '../domain/budget.js';
 import type { InboxEvent } from '../domain/inbox.js';
+import type { TaskRecord, TaskState } from '../domain/task.js';
 import { DaemonError } from '../errors.js';
 import { compareKeys } from './memoryKeys.js';
 
@@ -37,4 +38,12 @@ export function addCounter(stored: BudgetCounter | undefined, delta: BudgetCount
   if (stored === undefined || delta.index > stored.index) return { ...delta };
   if (delta.index < stored.index) return stored;
   return { ...stored, tokens: stored.tokens + delta.tokens, requests: stored.requests + delta.requests };
+}
+
+/** The states a stored task never leaves (the SQLite statement saveTask lists the same). */
+const TERMINAL: readonly TaskState[] = ['completed', 'failed', 'canceled', 'rejected'];
+
+/** True when a task write must leave `stored` as it is: a terminal task never changes (the first end wins). */
+export function keepsTask(stored: TaskRecord | undefined): boolean {
+  return stored !== undefined && TERMINAL.includes(stored.state);
 }

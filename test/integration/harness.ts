@@ -88,12 +88,17 @@ export async function startRig(
   // The registered producers (message.send, side tasks, goals, wake notes), started before the restore as
   // startRuntime starts them; the A2A listener and the startup prompt stay off without their config.
   const producers = new ProducerRegistry(PRODUCERS.flatMap((make) => make(config) ?? []));
+  let markRestored: () => void = () => {};
+  const restored = new Promise<void>((resolve) => {
+    markRestored = resolve;
+  });
   const ctx: ProducerContext = {
     ...{ config, accept, clock: Date.now, store, log, supervisor: sup, tasks: slot ?? new TaskHooksSlot() },
-    ...{ requestStop: () => {}, turns: sup.steering.feed, ports },
+    ...{ requestStop: () => {}, turns: sup.steering.feed, ports, restored },
   };
   await producers.start(ctx);
   await sup.restore();
+  markRestored();
   return {
     dir,
     sup,

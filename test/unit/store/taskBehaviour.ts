@@ -145,5 +145,25 @@ export function describeTasks(current: () => Store): void {
       assert.deepEqual(await store.tasks.get(task.id), task);
       assert.equal((await store.inbox.find(event.id))?.outcome?.error, 'boom');
     });
+
+    it('never overwrites a terminal task: neither a save nor the fold in completeInbox', async () => {
+      const store = current();
+      const event = inboxEvent();
+      const working = taskRecord({ inbox_event: event.id });
+      await store.inbox.accept(event, working);
+      const moved = { ...working, state: 'input_required' as const, updated: 110 };
+      await store.tasks.save(moved);
+      assert.deepEqual(await store.tasks.get(working.id), moved, 'premise: a live task is replaced by a save');
+      const canceled = { ...working, state: 'canceled' as const, message: 'canceled', updated: 120 };
+      await store.tasks.save(canceled);
+      await store.tasks.save({ ...working, state: 'working', updated: 130 });
+      await store.inbox.complete(event.id, {
+        outcome: { status: 'completed', reply: 'late' },
+        conversations: [],
+        task: { ...working, state: 'completed', result: 'late', updated: 140 },
+      });
+      assert.deepEqual(await store.tasks.get(working.id), canceled, 'the first end stays');
+      assert.equal((await store.inbox.find(event.id))?.status, 'done', 'the rest of the fold still commits');
+    });
   });
 }

@@ -1,0 +1,96 @@
+// SendMessage idempotency on the paths that start no new turn: an answer to a task's question, and a message
+// only noted (agent.wake_on without a2a_message). A retry with the same messageId returns the task as it is and
+// leaves no second note in the conversation.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { Principal } from '../../../src/a2a/backend.js';
+import { TaskBackend } from '../../../src/a2a/taskBackend.js';
+import { createLogger } from '../../../src/obs/log.js';
+import type { Msg } from '../../../src/protocol/messages.js';
+import { startRig } from '../harness.js';
+import { waitUntil, within } from '../wait.js';
+
+const ALICE: Principal = { id: 'user:alice', role: 'user', grants: [] };
+
+const mentions = (messages: readonly Msg[] | undefined, text: string) =>
+  (messages ?? []).filter((m) => JSON.stringify(m).includes(text)).length;
+
+describe('SendMessage idempotency beyond new messages', () => {
+  it('a retried answer (same messageId) after the task went back to working adds no note', async () => {
+    const rig = await startRig(
+      {
+        turns: [
+          { tool_calls: [{ name: 'ask_human', arguments: { question: 'Which colour?' } }] },
+          { content: 'painted', delay_ms: 1_500 },
+        ],
+      },
+      {},
+      { tasks: true },
+    );
+    try {
+      const backend = rig.backend;
+      assert.ok(backend);
+      backend.setListening(true); // a person is reachable
+      const task = await backend.send(ALICE, { text: 'paint it', contextId: 'c', messageId: 'm-1' });
+      const asked = async () => (await backend.getTask(ALICE, task.id))?.state === 'input_required';
+      await pollAsync(asked, 20_000, 'the question');
+      const answer = { text: 'blue', taskId: task.id, messageId: 'answer-1' };
+      const answered = await backend.send(ALICE, answer);
+      assert.equal(answered.state, 'working');
+      const retry = await backend.send(ALICE, answer);
+      assert.equal(retry.state, 'working', 'premise: the retry lands while the turn still runs');
+      assert.equal(retry.id, task.id);
+      assert.equal(rig.named('wake.note').length, 0, 'the retry left no note');
+      // The premise: a reply with a new messageId while working is noted (the path the retry took before).
+      await backend.send(ALICE, { text: 'also green', taskId: task.id, messageId: 'answer-2' });
+      assert.equal(rig.named('wake.note').length, 1);
+      const done = await within(backend.settled(ALICE, task.id, new AbortController().signal), 20_000, 'done');
+      assert.equal(done?.state, 'completed');
+      const late = await backend.send(ALICE, answer);
+      assert.equal(late.state, 'completed', 'a retry after the end gets the finished task, and starts nothing');
+      await within(rig.sup.whenIdle(), 20_000, 'idle');
+      assert.equal(rig.named('turn.spawn').length, 1, 'one turn');
+      assert.equal(rig.named('wake.note').length, 1);
+      assert.equal(mentions(rig.sup.conversation('user:alice/c')?.messages, 'blue'), 1, 'the answer, once');
+    } finally {
+      await rig.close();
+    }
+  });
+
+  it('with wake_on without a2a_message, a retry gets the same noted task and leaves one note', async () => {
+    const rig = await startRig({ turns: [{ content: 'unused' }] });
+    try {
+      const backend = new TaskBackend({
+        store: rig.store,
+        log: createLogger({ level: 'error', write: () => {} }),
+        now: Date.now,
+        drain: () => {},
+        supervisor: rig.sup,
+        accept: (input) => Promise.resolve(rig.sup.accept(input)),
+        wake: { wake_on: ['human_reply'], on_workflow_finished: 'ignore' },
+      });
+      const req = { text: 'for later', contextId: 'c', messageId: 'note-1' };
+      const first = await backend.send(ALICE, req);
+      assert.equal(first.state, 'completed');
+      const retry = await backend.send(ALICE, req);
+      assert.equal(retry.id, first.id, 'the retry answers with the first task');
+      assert.deepEqual(retry, first);
+      // The premise: another messageId is another message, noted again.
+      const other = await backend.send(ALICE, { ...req, messageId: 'note-2' });
+      assert.notEqual(other.id, first.id);
+      await waitUntil(() => rig.named('wake.note').length >= 2, 5_000, 'the notes');
+      assert.equal(rig.named('wake.note').length, 2, 'one note per messageId');
+      assert.equal(rig.named('inbox.accepted').length, 0, 'no turn was asked for');
+    } finally {
+      await rig.close();
+    }
+  });
+});
+
+async function pollAsync(check: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
