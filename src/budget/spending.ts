@@ -5,7 +5,7 @@ import type { Logger } from '../obs/log.js';
 import type { Metrics } from '../obs/metrics.js';
 import type { Usage } from '../protocol/messages.js';
 import type { Store } from '../store/store.js';
-import type { LiveTurn } from '../supervisor/liveTurn.js';
+import type { LiveTurn } from '../supervisor/turnWorkers.js';
 import { BudgetLedger, type CallGrant } from './ledger.js';
 import { BudgetWaits } from './waits.js';
 

@@ -3,8 +3,8 @@
 import type { Config } from '../config/types.js';
 import type { Logger } from '../obs/log.js';
 import type { Accepted, Store } from '../store/store.js';
-import type { AcceptInput } from '../supervisor/inbox.js';
 import type { Supervisor } from '../supervisor/supervisor.js';
+import type { AcceptInput } from '../supervisor/supervisorOptions.js';
 import type { TaskHooksSlot } from './taskSlot.js';
 
 /** The operator-facing controls a producer may offer its callers (the A2A listener's commands, cancel). */

@@ -8,8 +8,7 @@ import type { SpawnPayload, UpFrame } from '../protocol/frames.js';
 import type { Usage } from '../protocol/messages.js';
 import type { TurnErrorKind, TurnStatus } from '../protocol/status.js';
 import { classifyChild, DEFAULT_LIVENESS, type Liveness, type LivenessLimits, pingIntervalMs } from './liveness.js';
-import type { WorkerHandle } from './workerHandle.js';
-import type { WorkerPool } from './workerPool.js';
+import type { WorkerHandle, WorkerPool } from './workerHandle.js';
 
 export type ChildKind = 'turn' | 'preflight' | 'compaction' | 'think' | 'decide';
 

@@ -1,5 +1,7 @@
 // Queries over the job table: what the gate, busy/idle, cancel, drain and status read instead of five collections.
 // Pure: the clock is an argument.
+
+import type { TurnJob } from '../domain/job.js';
 import { JOB_STATES, type Job, type JobState, type JobTable } from './jobTable.js';
 
 /** States in which a job holds its conversation (one writer per conversation). */
@@ -124,4 +126,43 @@ export function messageWaiting(table: JobTable, ctx: string): boolean {
 export function isPending(table: JobTable, eventId: string): boolean {
   const state = table.get(eventId)?.state;
   return state !== undefined && state !== 'done' && state !== 'abandoned';
+}
+
+// The dispatch gate as pure policy (reference §4): which queued jobs may start now.
+// No I/O: the reactor passes the queue and what is live, and starts what this returns.
+export interface GateState {
+  /** Conversation turns running now (think children do not count). */
+  liveTurns: number;
+  /** Conversations with a live turn or think child bound to them. */
+  busy: ReadonlySet<string>;
+  paused: boolean;
+  draining: boolean;
+}
+
+/**
+ * Indices of the jobs to start now, front to back: at most `maxParallel` live turns, one writer per conversation.
+ * A blocked job keeps its place; a later job of the same conversation never overtakes an earlier one.
+ */
+export function nextDispatchable(queue: readonly TurnJob[], gate: GateState, maxParallel: number): number[] {
+  if (gate.paused || gate.draining) return [];
+  const picked: number[] = [];
+  const claimed = new Set(gate.busy);
+  let live = gate.liveTurns;
+  for (let i = 0; i < queue.length && live < maxParallel; i++) {
+    const job = queue[i] as TurnJob;
+    if (claimed.has(job.ctx)) continue;
+    claimed.add(job.ctx);
+    picked.push(i);
+    live++;
+  }
+  return picked;
+}
+
+/**
+ * Why a delivery on behalf of `principal` may not run in a conversation owned by `owner` (reference §3.3): the
+ * operator and work acting for nobody reach any conversation; anyone else only their own.
+ */
+export function ownershipRefusal(owner: string | null, principal: string | null): string | null {
+  if (principal === null || principal === 'operator' || owner === null || owner === principal) return null;
+  return 'the conversation belongs to another principal';
 }

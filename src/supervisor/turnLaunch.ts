@@ -5,6 +5,7 @@ import type { BudgetLedger } from '../budget/ledger.js';
 import type { BudgetWaits } from '../budget/waits.js';
 import type { Config } from '../config/types.js';
 import { appendMessage, hasUserMessageForEvent } from '../context/conversation.js';
+import type { ConversationBook } from '../context/conversationBook.js';
 import { estimateConversation, estimateText } from '../context/estimate.js';
 import type { Conversation } from '../domain/conversation.js';
 import type { TurnJob } from '../domain/job.js';
@@ -14,10 +15,9 @@ import type { Logger } from '../obs/log.js';
 import type { SpawnPayload } from '../protocol/frames.js';
 import { DROPPED_CONTINUATION, type Steering } from '../steering/steering.js';
 import type { SequenceBlock } from '../store/sequenceBlock.js';
-import type { ConversationBook } from './conversationBook.js';
-import { ownershipRefusal } from './dispatch.js';
 import { failedResult } from './fold.js';
 import type { FoldBack } from './foldBack.js';
+import { ownershipRefusal } from './jobQueries.js';
 import type { TurnWorkers } from './turnWorkers.js';
 
 /** Room the dispatch estimate leaves for the answer (reference §10.1). */

@@ -4,13 +4,23 @@ import type { Config } from '../config/types.js';
 import { appendMessage } from '../context/conversation.js';
 import type { InstructionFiles } from '../context/instructionFiles.js';
 import type { SkillBook } from '../context/skillBook.js';
+import { sliceConversation } from '../context/slice.js';
+import { type PromptProblem, renderPrompt } from '../context/systemPrompt.js';
 import { dateNote } from '../context/volatileNotes.js';
 import type { Conversation } from '../domain/conversation.js';
 import type { TurnJob } from '../domain/job.js';
+import { specForJob, specForModel } from '../intel/models.js';
 import type { Logger } from '../obs/log.js';
-import type { SpawnPayload } from '../protocol/frames.js';
+import { type IntelligenceSpec, PROTOCOL_VERSION, type SpawnPayload, type Telemetry } from '../protocol/frames.js';
+import {
+  grantedInternalDefs,
+  internalContract,
+  internalFamilies,
+  internalToolDefs,
+  isReadOnlyInternal,
+} from '../tools/internalContracts.js';
 import type { ToolSurface } from '../tools/surface.js';
-import { buildTurnPayload } from './turnBuild.js';
+import type { ToolPlan } from '../tools/toolPlan.js';
 
 export interface SnapshotDeps {
   config: Readonly<Config>;
@@ -60,4 +70,130 @@ export function snapshotPayload(deps: SnapshotDeps, job: TurnJob, conv: Conversa
     payload.turn.gated = tools.gatedCodeTools();
   }
   return payload;
+}
+
+// Builds a turn's snapshot (reference §10.1 "Root turn launch"): the spawn payload a worker reads first, the
+// system prompt (§8) and the model a route chose (§5.2). Pure: config, conversation and tool defs in, payload out.
+export interface TurnBuildInput {
+  config: Readonly<Config>;
+  conversation: Conversation;
+  turnId: string;
+  /** The registry's plan for this turn; without one the turn gets every internal tool and nothing else. */
+  plan: ToolPlan | undefined;
+  memoryKeys: string[];
+  /** agent.instruction plus the instruction files' text. Default agent.instruction. */
+  instruction?: string;
+  /** The per-turn slot (the knowledge block). */
+  extra?: string;
+  /** The skills section (catalogue, then loaded bodies). */
+  skills?: string;
+  /** The route preflight chose for this message, if any. */
+  route?: string | null;
+  /** The mode captured when the message was accepted (default execute). */
+  mode?: 'plan' | 'execute';
+}
+
+/** The reminder a plan-mode turn reads last (seed 003: plan mode is one of the turn's reminders). */
+const PLAN_MODE_NOTE =
+  'Plan mode: investigate with read-only tools only and change nothing. End the turn with a complete proposal: ' +
+  'what you would do, step by step, and why. Tools that could change something return an error in this mode; ' +
+  'the caller leaves plan mode when they accept the proposal.';
+
+/** Plan mode's extra fields of the turn spec: the tools it may run and its reminder after the transcript. */
+function planModeSpec(input: TurnBuildInput, messages: SpawnPayload['turn']['messages']) {
+  if (input.mode !== 'plan') return { messages };
+  const tools =
+    input.plan?.read_only ?? internalToolDefs().flatMap((t) => (isReadOnlyInternal(t.name) ? [t.name] : []));
+  const read_only = [...new Set([...tools, ...input.config.security.read_only_tools])];
+  const note = { role: 'note' as const, text: PLAN_MODE_NOTE, ts: 0 };
+  return { mode: 'plan' as const, read_only, messages: [...messages, note] };
+}
+
+/** Which model a turn runs on: roles.turn, or a chosen route that the current config still declares. */
+export type TurnModel =
+  | { spec: IntelligenceSpec; via: 'role' }
+  | { spec: IntelligenceSpec; via: 'route'; route: string }
+  | { spec: IntelligenceSpec; via: 'route_removed'; route: string };
+
+/** Resolves the turn's model (reference §5.2): a route a reload removed falls back to roles.turn. */
+export function turnModel(config: Readonly<Config>, route: string | null | undefined): TurnModel {
+  if (route === null || route === undefined) return { spec: specForJob(config, 'turn'), via: 'role' };
+  const declared = Object.hasOwn(config.intelligence.routes, route) && Object.hasOwn(config.intelligence.models, route);
+  if (!declared) return { spec: specForJob(config, 'turn'), via: 'route_removed', route };
+  return { spec: specForModel(config, route), via: 'route', route };
+}
+
+/** A turn's spawn payload, how its model was chosen, and any problem rendering its system prompt. */
+export interface TurnBuild {
+  payload: SpawnPayload;
+  model: TurnModel;
+  problems: PromptProblem[];
+}
+
+export function telemetry(config: Readonly<Config>, agentPath: string): Telemetry {
+  return {
+    instance: config.agent.name,
+    agent_path: agentPath,
+    log_level: config.observability.log_level,
+    log_content: config.observability.log_content,
+  };
+}
+
+/** The spawn payload for a conversation turn. */
+export function buildTurnPayload(input: TurnBuildInput): TurnBuild {
+  const { config, plan } = input;
+  const tools = plan?.tools ?? grantedInternalDefs({ skills: config.skills.sources.length > 0 });
+  const internal = plan?.internal ?? tools.map((t) => t.name);
+  const prompt = renderPrompt(
+    {
+      instance: config.agent.name,
+      instruction: input.instruction ?? config.agent.instruction,
+      internalFamilies: internalFamilies(internal.filter((name) => internalContract(name) !== undefined)),
+      memoryKeys: input.memoryKeys,
+      extra: input.extra ?? '',
+      skills: input.skills ?? '',
+    },
+    config.context.template,
+  );
+  const model = turnModel(config, input.route);
+  const payload = turnPayload(input, prompt.text, model.spec, tools, internal);
+  return { payload, model, problems: prompt.problems };
+}
+
+function turnPayload(
+  input: TurnBuildInput,
+  system: string,
+  spec: IntelligenceSpec,
+  tools: SpawnPayload['turn']['tools'],
+  internal: string[],
+): SpawnPayload {
+  const { config, conversation, turnId, plan } = input;
+  return {
+    version: PROTOCOL_VERSION,
+    intelligence: spec,
+    mcp_servers: [],
+    code_tools_module: null,
+    limits: {
+      max_steps: config.limits.run.steps,
+      max_tokens: config.limits.run.tokens,
+      deadline_ms: Math.max(config.limits.run.deadline, 1000),
+    },
+    telemetry: telemetry(config, `turn/${conversation.id}`),
+    turn: {
+      kind: 'turn',
+      system,
+      tools,
+      internal,
+      mcp_routes: plan?.mcp_routes ?? {},
+      code_tools: plan?.code ?? [],
+      mcp_call_timeout_ms: config.mcp.call_timeout,
+      max_rounds: 0,
+      budget_admission: false,
+      idempotency_prefix: `${config.agent.name}/${conversation.id}`,
+      tool_meta: { 'agent/ctx': conversation.id, 'agent/instance': config.agent.name },
+      max_tokens_per_call: 0,
+      turn_id: turnId,
+      ...planModeSpec(input, sliceConversation(conversation)),
+    },
+  };
 }

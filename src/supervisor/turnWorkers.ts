@@ -1,6 +1,7 @@
 // The live conversation turns over the child table (children.ts): a turn's frames, its cancel and how it ends.
 // Decides nothing about conversations or the inbox: it reports each turn's result to the reactor exactly once.
 
+import type { Reservation } from '../budget/governor.js';
 import type { TurnJob } from '../domain/job.js';
 import type { Logger } from '../obs/log.js';
 import {
@@ -11,9 +12,9 @@ import {
   type UpFrame,
 } from '../protocol/frames.js';
 import type { Usage } from '../protocol/messages.js';
-import type { Children, EndReason } from './children.js';
+import type { Child, Children, EndReason } from './children.js';
 import { failedResult } from './fold.js';
-import type { LiveTurn } from './liveTurn.js';
+import type { WorkerHandle } from './workerHandle.js';
 
 export interface TurnWorkerDeps {
   children: Children;
@@ -166,4 +167,32 @@ export class TurnWorkers {
     turn.settled = true;
     this.deps.onSettled(turn, result);
   }
+}
+
+// The supervisor's record of one running conversation turn: its job, its worker and what is pending for it.
+export interface LiveTurn {
+  node: number;
+  job: TurnJob;
+  turnId: string;
+  handle: WorkerHandle;
+  /** Its entry in the child table (kind `turn`). */
+  child: Child;
+  /** Internal tool names this turn may round-trip. */
+  internal: ReadonlySet<string>;
+  /** Code tools the worker runs only after the supervisor's permission check. */
+  gated: ReadonlySet<string>;
+  startedAt: number;
+  /** Set once `turn_done` (or a synthetic failure) has been folded. */
+  settled: boolean;
+  /** Set when a drain abandoned it: its inbox event stays pending and replays on the next start. */
+  abandoned: boolean;
+  /** The turn's usage as its worker last reported it (a killed worker is charged this). */
+  usage: Usage;
+  /** The dispatch reservation, until it settles; null without a budget. */
+  reservation: Reservation | null;
+  /** What of `usage` already reached the budget windows (charged as each usage frame arrives). */
+  charged: Usage;
+  parked: Map<number, NodeJS.Timeout>;
+  /** Run once when the turn's worker is gone (watches, pending approvals). */
+  cleanups: Array<() => void>;
 }

@@ -2,17 +2,16 @@
 // that turn (its conversation, its principal, its hop depth). Built per tool request; holds no state of its own.
 import type { Config } from '../config/types.js';
 import type { Compactor, CompactReport, CompactRequest } from '../context/compactor.js';
+import type { ConversationBook } from '../context/conversationBook.js';
 import type { Conversation } from '../domain/conversation.js';
 import type { Logger } from '../obs/log.js';
 import type { Staging } from '../prep/staging.js';
 import type { Steering } from '../steering/steering.js';
 import type { Accepted, Store } from '../store/store.js';
 import { newUlid } from '../store/ulid.js';
-import type { ConversationBook } from '../supervisor/conversationBook.js';
-import type { AcceptInput } from '../supervisor/inbox.js';
-import type { LiveTurn } from '../supervisor/liveTurn.js';
-import type { TaskHooks } from '../supervisor/taskHooks.js';
+import type { AcceptInput, TaskHooks } from '../supervisor/supervisorOptions.js';
 import type { ThinkChildren, ThinkJob } from '../supervisor/thinkChildren.js';
+import type { LiveTurn } from '../supervisor/turnWorkers.js';
 import type { InternalToolHost, ToolResult } from './internalTools.js';
 import type { SkillHost, SteeringHost } from './toolOutcome.js';
 
