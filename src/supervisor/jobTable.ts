@@ -170,6 +170,18 @@ function launchFailed(job: Job, e: Extract<JobEvent, { type: 'launch_failed' }>,
   return foldWithout(job, { status: e.status, error: e.error, kind: e.kind ?? 'worker' }, now, []);
 }
 
+/** A cancel or a drain of a job that has no turn: `undo` first releases what its state holds. */
+function unstarted(job: Job, e: JobEvent, now: number, undo: JobEffect[]): JobStep {
+  switch (e.type) {
+    case 'cancel':
+      return foldWithout(job, cancelled(e.reason), now, undo);
+    case 'drain_abandon':
+      return go(job, 'abandoned', now, [...undo, { kind: 'announce_abandoned' }], { wait: undefined });
+    default:
+      return refuse(job, e, 'illegal');
+  }
+}
+
 function fromQueued(job: Job, e: JobEvent, now: number): JobStep {
   switch (e.type) {
     case 'prep_start':
@@ -178,12 +190,8 @@ function fromQueued(job: Job, e: JobEvent, now: number): JobStep {
       return go(job, 'ready', now, [wake]);
     case 'launch_failed':
       return launchFailed(job, e, now);
-    case 'cancel':
-      return foldWithout(job, cancelled(e.reason), now, []);
-    case 'drain_abandon':
-      return go(job, 'abandoned', now, [{ kind: 'announce_abandoned' }]);
     default:
-      return refuse(job, e, 'illegal');
+      return unstarted(job, e, now, []);
   }
 }
 
@@ -193,12 +201,8 @@ function fromStaging(job: Job, e: JobEvent, now: number): JobStep {
       return go(job, 'ready', now, [wake]);
     case 'answered':
       return go(job, 'folding', now, [{ kind: 'fold', from: 'reply' }, wake]);
-    case 'cancel':
-      return foldWithout(job, cancelled(e.reason), now, [{ kind: 'kill_preflight' }]);
-    case 'drain_abandon':
-      return go(job, 'abandoned', now, [{ kind: 'kill_preflight' }, { kind: 'announce_abandoned' }]);
     default:
-      return refuse(job, e, 'illegal');
+      return unstarted(job, e, now, [{ kind: 'kill_preflight' }]);
   }
 }
 
@@ -206,12 +210,8 @@ function fromReady(job: Job, e: JobEvent, now: number): JobStep {
   switch (e.type) {
     case 'gate_picked':
       return go(job, 'admitting', now, [{ kind: 'build_and_admit' }]);
-    case 'cancel':
-      return foldWithout(job, cancelled(e.reason), now, []);
-    case 'drain_abandon':
-      return go(job, 'abandoned', now, [{ kind: 'announce_abandoned' }]);
     default:
-      return refuse(job, e, 'illegal');
+      return unstarted(job, e, now, []);
   }
 }
 
@@ -273,12 +273,8 @@ function fromBudgetWait(job: Job, e: JobEvent, now: number): JobStep {
       return go(job, 'budget_wait', now, [{ kind: 'arm_wait', untilMs: e.untilMs }], {
         wait: { untilMs: e.untilMs, reason: e.reason },
       });
-    case 'cancel':
-      return foldWithout(job, cancelled(e.reason), now, [{ kind: 'forget_wait' }]);
-    case 'drain_abandon':
-      return go(job, 'abandoned', now, [{ kind: 'forget_wait' }, { kind: 'announce_abandoned' }], { wait: undefined });
     default:
-      return refuse(job, e, 'illegal');
+      return unstarted(job, e, now, [{ kind: 'forget_wait' }]);
   }
 }
 
