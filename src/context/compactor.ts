@@ -66,6 +66,11 @@ export class Compactor {
 
   constructor(private readonly deps: CompactorDeps) {}
 
+  /** Conversations being compacted now (no message of them starts meanwhile). */
+  busyContexts(): string[] {
+    return [...this.running];
+  }
+
   /** The trigger after a fold: the estimate strictly above `compact_at` × the model window. */
   afterTurn(ctx: string): void {
     const conv = this.deps.conversations.get(ctx);

@@ -13,6 +13,7 @@ export const EVENT_NAMES = [
   'inbox.accepted',
   'inbox.accept.fail',
   'inbox.duplicate',
+  'job.refused',
   'prompt.skipped',
   'producer.started',
   'producer.failed',

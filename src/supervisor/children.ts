@@ -25,7 +25,7 @@ export interface ChildHooks {
   /** The usage rule: each increment of the child's reported running totals, charged at once. */
   onUsage(spent: Usage): void;
   /** Once, after the process is gone and its frames were delivered. `outcome`: "exit code 0", "signal SIGKILL". */
-  onExit(ended: EndReason | null, outcome: string): void;
+  onExit(ended: EndReason | null, outcome: string, exit: { code: number | null; signal: string | null }): void;
 }
 
 export interface ChildSpec {
@@ -210,7 +210,7 @@ export class Children {
     this.deps.log.info('child.exit', { node, worker_pid: child.handle.pid, kind, ctx, code, signal });
     for (const t of timers) clearTimeout(t);
     this.live.delete(node);
-    hooks.onExit(child.endReason, code !== null ? `exit code ${code}` : `signal ${signal}`);
+    hooks.onExit(child.endReason, code !== null ? `exit code ${code}` : `signal ${signal}`, { code, signal });
     this.killChildrenOf(node, 'its turn ended');
   }
 }

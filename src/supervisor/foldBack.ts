@@ -1,5 +1,5 @@
 // Fold-back (reference §14.2): a turn's result joins its conversation, then the transcript, the inbox-done and the
-// task's terminal state commit in one transaction. A commit the store refuses is retried every reactor step.
+// task's terminal state commit in one transaction. A commit the store refuses is retried while its job folds.
 import type { Config } from '../config/types.js';
 import { appendMessage } from '../context/conversation.js';
 import type { ConversationBook } from '../context/conversationBook.js';
@@ -24,18 +24,27 @@ export interface FoldBackDeps {
   tasks: TaskHooks | undefined;
   /** Called just before the commit (the test-only crash point). */
   beforeCommit: () => void;
-  /** Asks for a reactor step (whose checkpoint retries a refused fold). */
-  wake: () => void;
-  /** The event's fold is durable (`result` is absent when only a retried commit's outcome survived). */
+  /** The event's fold is durable (`result` is absent for a turn that did not run). */
   committed: (eventId: string, outcome: InboxOutcome, result?: TurnResult) => void;
+  /** The store refused the event's fold; `retry` tries again. */
+  failed: (eventId: string) => void;
 }
 
-/** How soon a refused fold commit is tried again when no other step comes first. */
-const FOLD_RETRY_MS = 1_000;
+/** A fold's write: what a retry sends again. */
+interface FoldWrite {
+  ctx: string;
+  outcome: InboxOutcome;
+  result?: TurnResult;
+}
+
+/** How soon a refused fold commit is tried again. */
+export const FOLD_RETRY_MS = 1_000;
 
 export class FoldBack {
   /** Folds whose commit is on its way to the store. */
   private readonly inFlight = new Set<string>();
+  /** What each refused fold writes when retried (whether it folds is the job table's). */
+  private readonly refused = new Map<string, FoldWrite>();
 
   constructor(private readonly deps: FoldBackDeps) {}
 
@@ -60,21 +69,18 @@ export class FoldBack {
     this.commit(job.event.id, conv.id, plan.outcome, result);
   }
 
-  /** Retries the folds the store refused, then writes every changed conversation. */
-  checkpoint(): void {
-    for (const [id, pending] of [...this.deps.outcomes.uncommitted]) {
-      this.commit(id, pending.ctx, pending.outcome, pending.result);
-    }
-    this.deps.conversations.checkpoint();
+  /** Tries a refused fold again (not while an attempt is in flight). */
+  retry(eventId: string): void {
+    const write = this.refused.get(eventId);
+    if (write) this.commit(eventId, write.ctx, write.outcome, write.result);
   }
 
   /** Commits a fold; on a store error nobody hears the outcome until a later attempt sticks. */
   private commit(eventId: string, ctx: string, outcome: InboxOutcome, result?: TurnResult): void {
-    const { outcomes } = this.deps;
-    // In flight: a checkpoint must not start a second attempt of the same fold.
+    // In flight: a retry must not start a second attempt of the same fold.
     if (this.inFlight.has(eventId)) return;
     this.inFlight.add(eventId);
-    const retried = outcomes.uncommitted.delete(eventId);
+    const retried = this.refused.delete(eventId);
     void this.write(eventId, ctx, outcome, result, retried).finally(() => this.inFlight.delete(eventId));
   }
 
@@ -104,9 +110,8 @@ export class FoldBack {
     } catch (err) {
       if (!retried) log.error('store.checkpoint.fail', { ctx, inbox_event: eventId, err: describeError(err) });
       // The result rides along: what a committed turn leads to (a goal's accounting) needs its numbers.
-      outcomes.uncommitted.set(eventId, result ? { ctx, outcome, result } : { ctx, outcome });
-      // A later step retries it; one comes within a second even when nothing else happens.
-      setTimeout(this.deps.wake, FOLD_RETRY_MS).unref();
+      this.refused.set(eventId, result ? { ctx, outcome, result } : { ctx, outcome });
+      this.deps.failed(eventId);
       return;
     }
     // What the fold leads to (a proposal on the feed, notes, a goal's next turn) comes before the task's final
@@ -148,7 +153,7 @@ export function logOutcome(
   if (outcome.finish_status !== undefined) log.info('root.finish', { ctx, status: outcome.finish_status });
 }
 
-// Who is waiting for which inbox event's outcome, and folds whose commit the store has not taken yet.
+// Who is waiting for which inbox event's outcome.
 // A waiter hears an outcome only once it is durable (or when the event is abandoned and will replay).
 /** What a waiter hears when a drain stopped its turn (or it never started): the message replays next start. */
 export const ABANDONED: InboxOutcome = {
@@ -160,8 +165,6 @@ export const ABANDONED: InboxOutcome = {
 
 export class Outcomes {
   private readonly waiters = new Map<string, Array<(o: InboxOutcome) => void>>();
-  /** Folds whose commit failed, by inbox id: retried every reactor step until the store takes them. */
-  readonly uncommitted = new Map<string, { ctx: string; outcome: InboxOutcome; result?: TurnResult }>();
 
   /**
    * Resolves with the event's outcome once its turn has folded back (at once when the store has it). An unknown

@@ -50,18 +50,30 @@ export interface Hold {
   draining: boolean;
 }
 
+/** States of a job that holds a turn slot: prepared for, or on its way to, a worker of its own. */
+const SLOT: ReadonlySet<JobState> = new Set(['staging', 'ready', 'admitting', 'spawning']);
+
 /**
  * Jobs whose preparation may start now, in inbox order: the first unfinished job of each conversation, when it is
- * still queued and its conversation is free. Nothing starts while paused or draining.
+ * still queued and its conversation is free, as many as turn slots are free (a job being prepared holds a slot, so
+ * what it prepares for is never stale by the time the gate lets it run). Nothing starts while paused or draining.
  */
-export function prepLine(table: JobTable, now: number, hold: Hold, thinking: ReadonlySet<string> = NONE): Job[] {
-  if (hold.paused || hold.draining) return [];
+export function prepLine(
+  table: JobTable,
+  now: number,
+  at: Hold & { maxParallel: number },
+  thinking: ReadonlySet<string> = NONE,
+): Job[] {
+  if (at.paused || at.draining) return [];
+  let used = 0;
   const first = new Map<string, Job>();
   for (const job of [...table.values()].sort(byInboxOrder)) {
+    if (SLOT.has(job.state) || job.workerLive) used++;
     if (AHEAD.has(job.state) && !first.has(job.ctx)) first.set(job.ctx, job);
   }
   const busy = busyContexts(table, now, thinking);
-  return [...first.values()].filter((j) => j.state === 'queued' && !busy.has(j.ctx)).sort(byInboxOrder);
+  const line = [...first.values()].filter((j) => j.state === 'queued' && !busy.has(j.ctx)).sort(byInboxOrder);
+  return line.slice(0, Math.max(0, at.maxParallel - used));
 }
 
 /** Jobs the gate may pick now, in inbox order: prepared ones, and budget waits that have ended. */

@@ -282,7 +282,7 @@ function fromBudgetWait(job: Job, e: JobEvent, now: number): JobStep {
 function goneEnd(job: Job, e: Extract<JobEvent, { type: 'worker_gone' }>): JobEnd {
   if (e.endReason) return e.endReason;
   if (job.cancelReason !== undefined) return cancelled(job.cancelReason);
-  const how = e.signal ? `signal ${e.signal}` : e.code !== undefined && e.code !== null ? `code ${e.code}` : '';
+  const how = e.signal ? `signal ${e.signal}` : e.code !== undefined && e.code !== null ? `exit code ${e.code}` : '';
   return { status: 'failed', error: `worker exited without a result${how ? ` (${how})` : ''}`, kind: 'worker' };
 }
 

@@ -1,16 +1,20 @@
-// The supervisor's construction options (re-exported by supervisor.ts, with the shape of a message to accept), and
-// the child watchdog's settings read from them.
+// The supervisor's construction options and what is built from them alone (the worker pool, the store caches, the
+// watchdog's limits), the shape of a message to accept, and the hooks of whoever owns tasks.
 import type { Config } from '../config/types.js';
+import { MEMORY_KEYS_SHOWN } from '../context/systemPrompt.js';
 import type { InboxEvent, InboxOutcome, MessagePayload } from '../domain/inbox.js';
 import type { TaskRecord } from '../domain/task.js';
+import { describeError } from '../errors.js';
 import type { Logger } from '../obs/log.js';
 import type { Metrics } from '../obs/metrics.js';
+import { MemoryKeyCache } from '../store/memoryKeyCache.js';
+import { SequenceBlock } from '../store/sequenceBlock.js';
 import type { Store } from '../store/store.js';
 import { newUlid } from '../store/ulid.js';
 import type { ToolResult } from '../tools/internalTools.js';
 import type { ToolSurface } from '../tools/surface.js';
 import { type LivenessLimits, pingIntervalMs } from './liveness.js';
-import type { SpareWatch, WorkerEntry } from './workerHandle.js';
+import { defaultWorkerEntry, type SpareWatch, type WorkerEntry, WorkerPool } from './workerHandle.js';
 
 export interface SupervisorOptions {
   config: Readonly<Config>;
@@ -128,4 +132,25 @@ export interface TaskHooks {
   readonly humanChannel: boolean;
   /** Puts the event's task in input_required with the question; resolves with the person's answer or a timeout. */
   askHuman(ask: HumanAsk): Promise<ToolResult>;
+}
+
+/** Turn ids reserved per store round trip. */
+const TURN_ID_BLOCK = 1000;
+
+/** What the tick reads synchronously from the store: turn ids reserved ahead, the first memory keys. */
+export function storeCaches(store: Store, log: Logger, now: () => number): [SequenceBlock, MemoryKeyCache] {
+  const failed = (err: unknown): void => log.error('store.checkpoint.fail', { err: describeError(err) });
+  return [
+    new SequenceBlock(store.sequences, 'turn', TURN_ID_BLOCK, failed),
+    new MemoryKeyCache(store.memory, MEMORY_KEYS_SHOWN, now, failed),
+  ];
+}
+
+/** Spare workers; with MCP servers configured they import the MCP client while they wait. */
+export function workerPool(opts: SupervisorOptions, log: Logger, now: () => number): WorkerPool {
+  const preload = Object.keys(opts.config.mcp.servers).length > 0 ? { AGENTD_WORKER_PRELOAD: 'mcp' } : {};
+  const spares = opts.warmWorkers ?? opts.config.agent.warm_workers;
+  const env = { ...process.env, ...preload };
+  const watch = spareWatch(opts.config, log, now);
+  return new WorkerPool(opts.workerEntry ?? defaultWorkerEntry(), spares, env, watch);
 }

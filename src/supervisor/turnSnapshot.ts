@@ -1,7 +1,6 @@
 // What a turn is launched with: the volatile notes at the transcript's tail (the date, changed instruction files),
 // then the snapshot — system prompt, route, tools — and the events that say how it was built (reference §5.2, §8).
 import type { Config } from '../config/types.js';
-import { appendMessage } from '../context/conversation.js';
 import type { InstructionFiles } from '../context/instructionFiles.js';
 import type { SkillBook } from '../context/skillBook.js';
 import { sliceConversation } from '../context/slice.js';
@@ -12,6 +11,7 @@ import type { TurnJob } from '../domain/job.js';
 import { specForJob, specForModel } from '../intel/models.js';
 import type { Logger } from '../obs/log.js';
 import { type IntelligenceSpec, PROTOCOL_VERSION, type SpawnPayload, type Telemetry } from '../protocol/frames.js';
+import type { Msg } from '../protocol/messages.js';
 import {
   grantedInternalDefs,
   internalContract,
@@ -31,25 +31,37 @@ export interface SnapshotDeps {
   tools: ToolSurface | undefined;
   skills: SkillBook;
   instructions: InstructionFiles;
-  markDirty: (id: string) => void;
 }
 
-/** Appends the notes a turn needs at the tail: today's date once a day, and each changed instruction file. */
-function appendVolatileNotes(deps: SnapshotDeps, conv: Conversation): void {
+/**
+ * A turn's snapshot: the payload, and the notes it was built with at the transcript's tail (today's date once a
+ * day, each changed instruction file). The conversation is untouched: the fold appends `notes` before the turn's
+ * delta, and `told()` records the instruction changes as told once the turn started.
+ */
+export interface TurnSnapshot {
+  payload: SpawnPayload;
+  notes: Msg[];
+  told: () => void;
+}
+
+/** The notes a turn needs at the tail, and what records the instruction changes among them as told. */
+function volatileNotes(deps: SnapshotDeps, conv: Conversation): { notes: Msg[]; told: () => void } {
   const now = deps.now();
-  const notes = [dateNote(conv.messages, now), ...deps.instructions.changes(conv.id)];
-  for (const text of notes) if (text !== null) appendMessage(conv, { role: 'note', text, ts: now }, now);
-  if (notes.some((n) => n !== null)) deps.markDirty(conv.id);
+  const changes = deps.instructions.changes(conv.id);
+  const texts = [dateNote(conv.messages, now), ...changes.notes].filter((n) => n !== null);
+  return { notes: texts.map((text) => ({ role: 'note' as const, text, ts: now })), told: changes.told };
 }
 
-/** The spawn payload of `job`'s turn; throws when the snapshot cannot be built (the caller folds a failure). */
-export function snapshotPayload(deps: SnapshotDeps, job: TurnJob, conv: Conversation, turnId: string): SpawnPayload {
+/** The snapshot of `job`'s turn; throws when it cannot be built (the caller folds a failure). Pure of `conv`. */
+export function snapshotPayload(deps: SnapshotDeps, job: TurnJob, conv: Conversation, turnId: string): TurnSnapshot {
   const { config, log, tools } = deps;
-  appendVolatileNotes(deps, conv);
+  const { notes, told } = volatileNotes(deps, conv);
+  // The turn reads the notes at the tail of its slice; the conversation gets them at the fold.
+  const view: Conversation = { ...conv, messages: [...conv.messages, ...notes] };
   const instruction = [config.agent.instruction.trim(), deps.instructions.text].filter((s) => s !== '').join('\n\n');
   const build = buildTurnPayload({
     config,
-    conversation: conv,
+    conversation: view,
     turnId,
     plan: tools?.plan(),
     memoryKeys: deps.memoryKeys(),
@@ -69,7 +81,7 @@ export function snapshotPayload(deps: SnapshotDeps, job: TurnJob, conv: Conversa
     payload.code_tools_module = tools.codeToolsModule;
     payload.turn.gated = tools.gatedCodeTools();
   }
-  return payload;
+  return { payload, notes, told };
 }
 
 // Builds a turn's snapshot (reference §10.1 "Root turn launch"): the spawn payload a worker reads first, the

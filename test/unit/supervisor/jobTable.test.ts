@@ -390,7 +390,7 @@ describe('job queries', () => {
     const thinking = new Set(['c1', 'c2']);
     assert.equal(isBusy(table, 'c1', NOW), false, 'premise: the table alone does not hold c1');
     assert.equal(isBusy(table, 'c1', NOW, thinking), true);
-    assert.deepEqual(prepLine(table, NOW, open, thinking), []);
+    assert.deepEqual(prepLine(table, NOW, { ...open, maxParallel: 4 }, thinking), []);
     assert.deepEqual(gatePicks(table, NOW, { ...open, maxParallel: 4, thinking }), []);
     assert.deepEqual(
       gatePicks(table, NOW, { ...open, maxParallel: 4 }).map((j) => j.eventId),
@@ -414,17 +414,28 @@ describe('job queries', () => {
     );
     // a: its turn runs; b: its earlier message stages; d: its earlier message waits for the gate.
     assert.deepEqual(
-      prepLine(table, NOW, open).map((j) => j.eventId),
+      prepLine(table, NOW, { ...open, maxParallel: 9 }).map((j) => j.eventId),
       [],
       'c is still held by its exiting worker',
     );
     const exited = applyJobEvent(table, '05', EVENTS.worker_gone, NOW);
     assert.ok(!exited.refused);
     assert.deepEqual(
-      prepLine(exited.table, NOW, open).map((j) => j.eventId),
+      prepLine(exited.table, NOW, { ...open, maxParallel: 9 }).map((j) => j.eventId),
       ['06'],
     );
-    assert.deepEqual(prepLine(exited.table, NOW, { paused: true, draining: false }), []);
+    assert.deepEqual(prepLine(exited.table, NOW, { paused: true, draining: false, maxParallel: 9 }), []);
+  });
+
+  it('prepLine: a job being prepared holds a turn slot, so no more are prepared than may run', () => {
+    const table = tableOf(jobIn('running', 'a', '01'), jobIn('queued', 'b', '02'), jobIn('queued', 'c', '03'));
+    assert.deepEqual(prepLine(table, NOW, { ...open, maxParallel: 1 }), [], 'the one slot runs a');
+    assert.deepEqual(
+      prepLine(table, NOW, { ...open, maxParallel: 2 }).map((j) => j.eventId),
+      ['02'],
+    );
+    const staging = tableOf(jobIn('staging', 'b', '02'), jobIn('queued', 'c', '03'));
+    assert.deepEqual(prepLine(staging, NOW, { ...open, maxParallel: 1 }), [], 'b stages in the one slot');
   });
 
   it('gateLine and gatePicks: prepared jobs and ended waits, in inbox order, within max parallel', () => {
