@@ -1,7 +1,3 @@
-// Staging (reference §6–§7, DESIGN "inbox → prep → gate"): before a job reaches the gate, its skill references
-// load, its preflight runs and its knowledge is searched, off the reactor's critical path; then it waits for the
-// gate with what staging found. Whether a job is staging is the job table's; this module keeps the preflight child.
-import { appendMessage } from '../context/conversation.js';
 import { InstructionFiles } from '../context/instructionFiles.js';
 import { SkillBook, skillHost } from '../context/skillBook.js';
 import { parseSkillReferences } from '../context/skills.js';
@@ -98,8 +94,7 @@ export class Staging {
         const loaded = await skills.load(conv, name, 'reference');
         if (!loaded.ok && !skills.has(name)) {
           const text = `skill.unknown: "${name}" is not in the skill catalogue`;
-          appendMessage(conv, { role: 'note', text, ts: now() }, now());
-          this.deps.markDirty(conv.id);
+          this.deps.append(conv, [{ role: 'note', text, ts: now() }]);
         }
       }
     }

@@ -1,7 +1,6 @@
 // Fold-back (reference §14.2): a turn's result joins its conversation, then the transcript, the inbox-done and the
 // task's terminal state commit in one transaction. A commit the store refuses is retried while its job folds.
 import type { Config } from '../config/types.js';
-import { appendMessage } from '../context/conversation.js';
 import type { ConversationBook } from '../context/conversationBook.js';
 import type { Conversation } from '../domain/conversation.js';
 import type { InboxOutcome, InboxRecord } from '../domain/inbox.js';
@@ -62,8 +61,8 @@ export class FoldBack {
   }
 
   private apply(job: TurnJob, conv: Conversation, plan: FoldPlan, result?: TurnResult, deterministic = false): void {
-    const { now, log, config } = this.deps;
-    for (const msg of plan.append) appendMessage(conv, msg, now());
+    const { log, config } = this.deps;
+    this.deps.conversations.append(conv, plan.append);
     logOutcome(log, job.ctx, plan.outcome, config.observability.log_content, deterministic);
     this.deps.beforeCommit();
     this.commit(job.event.id, conv.id, plan.outcome, result);

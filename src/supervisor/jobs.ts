@@ -51,27 +51,19 @@ export interface EffectCall<K extends JobEffect['kind']> {
 /** A handler for every effect kind: a missing one does not compile. */
 export type EffectHandlers = { [K in JobEffect['kind']]: (call: EffectCall<K>) => void };
 
-/** One reactor step's work on the table: prep (ownership, the user message, staging), then the gate. */
-export interface JobSteps {
-  /** Starts preparing a job whose conversation is free: `prep_start`, `prepared` or `launch_failed`. */
-  prep(input: TurnJob): JobEvent;
-  /** Retries a refused fold commit (no-op while one is in flight). */
-  retryFold(eventId: string): void;
-  /** Arms the budget's timer for the earliest wait ahead (null: none). */
-  armWait(untilMs: number | null): void;
-}
-
 export class Jobs {
   private table: JobTable = new Map();
   /** What each job runs on (its event, text, what staging found): data, never its state. */
   private readonly inputs = new Map<string, TurnJob>();
   private handlers: EffectHandlers | undefined;
+  private context: EffectContext | undefined;
 
   constructor(private readonly deps: { log: Logger; now(): number }) {}
 
-  /** The effects' handlers (set once, after the modules they call are built). */
-  bind(handlers: EffectHandlers): void {
-    this.handlers = handlers;
+  /** What the effects act on (set once, after the modules it holds are built). */
+  bind(context: EffectContext): void {
+    this.context = context;
+    this.handlers = effectHandlers(context);
   }
 
   get jobs(): JobTable {
@@ -122,20 +114,22 @@ export class Jobs {
   }
 
   /** One reactor step: prep what may be prepared, launch what the gate picks, retry refused folds, arm the wait. */
-  step(steps: JobSteps, at: Hold & { maxParallel: number; thinking: ReadonlySet<string> }): number {
+  step(at: Hold & { maxParallel: number; thinking: ReadonlySet<string> }): number {
+    const c = this.context;
+    if (!c) return 0;
     const now = this.deps.now();
     for (const job of prepLine(this.table, now, at, at.thinking)) {
       const input = this.inputs.get(job.eventId);
-      if (input) this.apply(job.eventId, steps.prep(input));
+      if (input) this.apply(job.eventId, c.launcher.prep(input));
     }
     const picks = gatePicks(this.table, this.deps.now(), at);
     for (const job of picks) this.apply(job.eventId, { type: 'gate_picked' });
     let earliest: number | null = null;
     for (const job of this.table.values()) {
-      if (job.state === 'folding' && job.foldAttempts > 0) steps.retryFold(job.eventId);
+      if (job.state === 'folding' && job.foldAttempts > 0) c.folds.retry(job.eventId);
       if (job.state === 'budget_wait' && job.wait) earliest = Math.min(earliest ?? job.wait.untilMs, job.wait.untilMs);
     }
-    steps.armWait(earliest);
+    c.spending.waits.armFor(earliest);
     this.prune();
     return picks.length;
   }

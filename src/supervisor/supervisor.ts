@@ -34,7 +34,7 @@ import {
   statusCounts,
   waitingJobs,
 } from './jobQueries.js';
-import { effectHandlers, type JobSteps, Jobs, supervisorHandlers } from './jobs.js';
+import { Jobs, supervisorHandlers } from './jobs.js';
 import { dispatchSupervisorEvent, Reactor, type SupervisorEvent, type SupervisorHandlers } from './reactor.js';
 import type { SupervisorOptions } from './supervisorOptions.js';
 import { type AcceptInput, inboxEvent, livenessLimits, storeCaches, workerPool } from './supervisorOptions.js';
@@ -81,7 +81,6 @@ export class Supervisor {
   private readonly accepting = new Map<string, number>();
   private readonly reactor: Reactor;
   private readonly handlers: SupervisorHandlers;
-  private readonly steps: JobSteps;
   /** The operator's pause and the drain (the handlers set `paused`). */
   private readonly hold = { paused: false, draining: false };
 
@@ -120,6 +119,7 @@ export class Supervisor {
       ...{ ...base, thinks: this.thinks, tools: opts.tools },
       memoryKeys: () => this.memoryKeys.keys,
       markDirty: (id) => conversations.markDirty(id),
+      append: (conv, msgs) => conversations.append(conv, msgs),
       statusFor: (principal) => this.statusFor(principal),
       staging: (eventId) => jobs.jobs.get(eventId)?.state === 'staging',
       finished: (job, reply) => this.handle({ type: 'staging_done', eventId: job.event.id, reply }),
@@ -136,13 +136,8 @@ export class Supervisor {
       onRefused: () => metrics.budgetRefusals.inc(),
     });
     const context = { ...{ ...base, wake, metrics, jobs, conversations }, ...this.effectModules() };
-    jobs.bind(effectHandlers(context));
+    jobs.bind(context);
     this.handlers = supervisorHandlers({ ...context, hold: this.hold, thinks: this.thinks, activity: this.activity });
-    this.steps = {
-      prep: (input) => this.launcher.prep(input),
-      retryFold: (eventId) => this.folds.retry(eventId),
-      armWait: (untilMs) => this.spending.waits.armFor(untilMs),
-    };
     this.registerGauges();
   }
 
@@ -368,7 +363,7 @@ export class Supervisor {
   /** One reactor step: prep and launch what the job table allows, then checkpoint. */
   private tick(): void {
     const at = { ...this.hold, maxParallel: this.config.agent.max_parallel_turns, thinking: this.thinking() };
-    if (this.jobs.step(this.steps, at) > 0) setImmediate(() => this.pool.fill());
+    if (this.jobs.step(at) > 0) setImmediate(() => this.pool.fill());
     this.checkpoint();
   }
 
