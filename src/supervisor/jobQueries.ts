@@ -123,8 +123,11 @@ export function idle(table: JobTable, hold: Hold, thinking: ReadonlySet<string> 
 /** States of a job waiting for prep or the gate. */
 const WAITING: ReadonlySet<JobState> = new Set(['queued', 'ready', 'budget_wait']);
 
-/** States a drain that gave up waiting abandons (a launch ends within its step; a fold is left to its retries). */
-const ABANDONABLE: ReadonlySet<JobState> = new Set(['queued', 'staging', 'ready', 'budget_wait', 'running']);
+/**
+ * States a drain that gave up waiting abandons: live work. A waiting job stays pending as it is (its waiters hear
+ * so at the drain's end), a launch ends within its step, a fold is left to its retries.
+ */
+const ABANDONABLE: ReadonlySet<JobState> = new Set(['staging', 'running']);
 
 /** The jobs a drain that gave up waiting abandons, in inbox order. */
 export function drainVictims(table: JobTable): Job[] {

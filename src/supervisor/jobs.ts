@@ -14,7 +14,7 @@ import type { Steering } from '../steering/steering.js';
 import { unparkAll } from '../tools/serving.js';
 import { deterministicResult, failedResult, kindForStatus } from './fold.js';
 import { ABANDONED, FOLD_RETRY_MS, type FoldBack, logTurnDone, type Outcomes } from './foldBack.js';
-import { gatePicks, type Hold, prepLine } from './jobQueries.js';
+import { drainVictims, gatePicks, type Hold, prepLine } from './jobQueries.js';
 import {
   addJob,
   applyJobEvent,
@@ -261,10 +261,7 @@ export function supervisorHandlers(c: HandlerContext): SupervisorHandlers {
     budget_room: () => jobs.applyAll('budget_wait', { type: 'budget_room' }),
     cancel: (e) => jobs.apply(e.eventId, { type: 'cancel', reason: e.reason }),
     drain_abandon: () => {
-      // Jobs that only wait stay pending as they are (their outcome is told at the drain's end); live work stops.
-      for (const job of [...jobs.jobs.values()]) {
-        if (job.state === 'running' || job.state === 'staging') jobs.apply(job.eventId, { type: 'drain_abandon' });
-      }
+      for (const job of drainVictims(jobs.jobs)) jobs.apply(job.eventId, { type: 'drain_abandon' });
       c.thinks.killAll();
     },
     pause: () => {

@@ -25,6 +25,7 @@ import { serveToolRequest } from '../tools/serving.js';
 import { Children } from './children.js';
 import { ABANDONED, FoldBack, Outcomes } from './foldBack.js';
 import {
+  drainVictims,
   idle,
   isPending,
   liveTurns,
@@ -315,7 +316,7 @@ export class Supervisor {
       }),
     ]);
     clearTimeout(timer);
-    const abandoned = timedOut ? [...this.jobs.jobs.values()].filter((j) => j.state === 'running').length : 0;
+    const abandoned = timedOut ? drainVictims(this.jobs.jobs).filter((j) => j.state === 'running').length : 0;
     if (timedOut) this.handle({ type: 'drain_abandon' });
     await this.untilNoLiveWork();
     this.children.close();

@@ -487,7 +487,7 @@ describe('job queries', () => {
     const table = tableOf(...jobs);
     assert.deepEqual(
       drainVictims(table).map((j) => j.state),
-      ['queued', 'staging', 'ready', 'budget_wait', 'running'],
+      ['staging', 'running'],
     );
     assert.deepEqual(
       waitingJobs(table).map((j) => j.state),
