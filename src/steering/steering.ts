@@ -3,7 +3,6 @@
 // (context/controls.ts, wakeNotes.ts); this applies them, durably, through the supervisor's own accept.
 import type { Config } from '../config/types.js';
 import { continuationText, controlsOf, newGoal, nextGoalStep, sideResultNote } from '../context/controls.js';
-import { appendMessage } from '../context/conversation.js';
 import type { ConversationBook } from '../context/conversationBook.js';
 import { renderSummary } from '../context/render.js';
 import type { Conversation, ConversationControls } from '../domain/conversation.js';
@@ -263,7 +262,10 @@ export class Steering {
     const waiting = controlsOf(conv).pending_notes ?? [];
     if (waiting.length === 0) return;
     const now = this.deps.now();
-    for (const text of waiting) appendMessage(conv, { role: 'note', text, ts: now }, now);
+    this.deps.conversations.append(
+      conv,
+      waiting.map((text) => ({ role: 'note' as const, text, ts: now })),
+    );
     this.update(conv, { pending_notes: [] });
   }
 
