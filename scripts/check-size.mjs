@@ -1,11 +1,11 @@
-// Fails the lint when a source file passes the hard size limit (STYLE.md rule 1): a rule nothing checks does
-// not hold. Tests are exempt; the soft limit (400 lines) is reported as a warning.
+// Fails the lint when a source file passes its size limit (STYLE.md rule 1): a rule nothing checks does not hold.
+// src/ must stay within 400 lines; bench, demo and scripts within 700 (warned past 400). Tests are exempt.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
-const HARD = 700;
 const SOFT = 400;
-const roots = ['src', 'bench', 'demo', 'scripts'];
+/** The hard limit of each root. */
+const roots = { src: 400, bench: 700, demo: 700, scripts: 700 };
 
 function* walk(dir) {
   for (const name of readdirSync(dir)) {
@@ -16,7 +16,7 @@ function* walk(dir) {
 }
 
 let failed = false;
-for (const root of roots) {
+for (const [root, hard] of Object.entries(roots)) {
   let files;
   try {
     files = [...walk(root)];
@@ -25,8 +25,8 @@ for (const root of roots) {
   }
   for (const file of files) {
     const lines = readFileSync(file, 'utf8').split('\n').length;
-    if (lines > HARD) {
-      console.error(`${file}: ${lines} lines (hard limit ${HARD})`);
+    if (lines > hard) {
+      console.error(`${file}: ${lines} lines (hard limit ${hard})`);
       failed = true;
     } else if (lines > SOFT) {
       console.warn(`${file}: ${lines} lines (soft limit ${SOFT})`);

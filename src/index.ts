@@ -14,7 +14,7 @@ export type { Producer, ProducerContext, ProducerFactory } from './runtime/produ
 export { type Runtime, type RuntimeOptions, startRuntime } from './runtime/startRuntime.js';
 export { openStore } from './store/openStore.js';
 export type { Store } from './store/store.js';
-export type { AcceptInput } from './supervisor/inbox.js';
 export { Supervisor, type SupervisorOptions } from './supervisor/supervisor.js';
+export type { AcceptInput } from './supervisor/supervisorOptions.js';
 export type { CodeTool, CodeToolContext } from './tools/codeTools.js';
 export { ToolSurface } from './tools/surface.js';

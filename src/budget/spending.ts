@@ -5,7 +5,7 @@ import type { Logger } from '../obs/log.js';
 import type { Metrics } from '../obs/metrics.js';
 import type { Usage } from '../protocol/messages.js';
 import type { Store } from '../store/store.js';
-import type { LiveTurn } from '../supervisor/liveTurn.js';
+import type { LiveTurn } from '../supervisor/turnWorkers.js';
 import { BudgetLedger, type CallGrant } from './ledger.js';
 import { BudgetWaits } from './waits.js';
 
@@ -17,6 +17,8 @@ export interface SpendingDeps {
   metrics: Metrics;
   /** Wakes the reactor (a budget wait ended). */
   wake(): void;
+  /** Room was freed (a reservation settled): every waiting turn asks again. */
+  onRoom(): void;
   /** The principal owning a conversation (whose quota a think child's spend counts against). */
   ownerOf(ctx: string): string | null;
 }
@@ -28,7 +30,7 @@ export class Spending {
   constructor(private readonly deps: SpendingDeps) {
     this.budget = new BudgetLedger(deps);
     const onWait = () => deps.metrics.budgetWaits.inc();
-    this.waits = new BudgetWaits({ log: deps.log, now: deps.now, wake: deps.wake, onWait });
+    this.waits = new BudgetWaits({ log: deps.log, now: deps.now, wake: deps.wake, onWait, onRoom: deps.onRoom });
   }
 
   /** A live turn's per-call admission (reference §10.3). */

@@ -5,7 +5,6 @@ import type { Conversation } from '../domain/conversation.js';
 import { modelWindow } from '../intel/models.js';
 import type { Logger } from '../obs/log.js';
 import type { Metrics } from '../obs/metrics.js';
-import type { ConversationBook } from '../supervisor/conversationBook.js';
 import type { ThinkChildren, ThinkOutcome } from '../supervisor/thinkChildren.js';
 import {
   type ApplyResult,
@@ -17,6 +16,7 @@ import {
   planCompaction,
   SUMMARY_SCHEMA,
 } from './compaction.js';
+import type { ConversationBook } from './conversationBook.js';
 import { estimateConversation } from './estimate.js';
 
 /** The summarizer's guidance (reference §16.3); `context.summarize.prompt` replaces it, never the answer format. */
@@ -65,6 +65,11 @@ export class Compactor {
   private seq = 0;
 
   constructor(private readonly deps: CompactorDeps) {}
+
+  /** Conversations being compacted now (no message of them starts meanwhile). */
+  busyContexts(): string[] {
+    return [...this.running];
+  }
 
   /** The trigger after a fold: the estimate strictly above `compact_at` × the model window. */
   afterTurn(ctx: string): void {

@@ -41,18 +41,19 @@ export class InstructionFiles {
 
   /**
    * Notes for `ctx` about files whose text differs from the start-up version (and from what `ctx` was last told):
-   * the new text, which supersedes the version in the instructions. Re-reads every file; small by nature.
+   * the new text, which supersedes the version in the instructions. Re-reads every file; small by nature. Nothing
+   * counts as told until `told()` is called (the turn that carries the notes started).
    */
-  changes(ctx: string): string[] {
+  changes(ctx: string): { notes: string[]; told: () => void } {
     const notes: string[] = [];
-    const seen = this.noted.get(ctx) ?? new Map<string, string | null>();
+    const seen = this.noted.get(ctx);
+    const now = new Map<string, string | null>();
     for (const file of this.files) {
       const text = this.read(file.path, 'turn');
       const hash = text === null ? null : hashOf(text);
-      const told = seen.has(file.path) ? seen.get(file.path) : file.hash;
+      const told = seen?.has(file.path) ? seen.get(file.path) : file.hash;
       if (hash === told) continue;
-      seen.set(file.path, hash);
-      this.noted.set(ctx, seen);
+      now.set(file.path, hash);
       const name = basename(file.path);
       notes.push(
         text === null
@@ -60,7 +61,13 @@ export class InstructionFiles {
           : `instruction file ${name} changed; this text replaces its section of your instructions:\n${text.trim()}`,
       );
     }
-    return notes;
+    const told = (): void => {
+      if (now.size === 0) return;
+      const merged = new Map(this.noted.get(ctx) ?? []);
+      for (const [path, hash] of now) merged.set(path, hash);
+      this.noted.set(ctx, merged);
+    };
+    return { notes, told };
   }
 
   private read(path: string, when: 'start' | 'turn'): string | null {

@@ -1,7 +1,8 @@
-// A job: one accepted inbox event on its way to a turn. Plain data only.
+// What a job runs on: one accepted inbox event on its way to a turn. Plain data only; the job's state is the job
+// table's (supervisor/jobTable.ts).
 import type { InboxEvent } from './inbox.js';
 
-/** A conversation turn waiting for a worker. `event` is the inbox event it answers. */
+/** The input of a job's turn. `event` is the inbox event it answers. */
 export interface TurnJob {
   event: InboxEvent;
   ctx: string;

@@ -1,8 +1,8 @@
 // The live activity of each running turn (reference §15): folds its progress through the pure obs/activity policy
 // and returns what is worth publishing (only when the phase, tool or round changed).
 
-import type { LiveTurn } from '../supervisor/liveTurn.js';
-import type { TaskHooks } from '../supervisor/taskHooks.js';
+import type { TaskHooks } from '../supervisor/supervisorOptions.js';
+import type { LiveTurn } from '../supervisor/turnWorkers.js';
 import { type Activity, type ActivityEventName, applyProgress } from './activity.js';
 import type { Logger } from './log.js';
 

@@ -14,6 +14,7 @@ export const EVENT_NAMES = [
   'inbox.accepted',
   'inbox.accept.fail',
   'inbox.duplicate',
+  'job.refused',
   'prompt.skipped',
   'prompt.reject',
   'producer.started',

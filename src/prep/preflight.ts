@@ -2,7 +2,6 @@
 // takes effect — a reply without a turn, a seeded plan, notes, preloaded skills, a route. Never a gate: a child
 // that cannot start or fails leaves the message to run with no verdict.
 import type { Config } from '../config/types.js';
-import { appendMessage } from '../context/conversation.js';
 import { createPlan } from '../context/planOps.js';
 import { planProgress, renderPlan } from '../context/render.js';
 import type { SkillBook } from '../context/skillBook.js';
@@ -11,6 +10,7 @@ import type { Conversation } from '../domain/conversation.js';
 import type { TurnJob } from '../domain/job.js';
 import { specForJob } from '../intel/models.js';
 import type { Logger } from '../obs/log.js';
+import type { Msg } from '../protocol/messages.js';
 import type { ThinkChildren } from '../supervisor/thinkChildren.js';
 import {
   preflightSchema,
@@ -28,6 +28,8 @@ export interface PreflightDeps {
   thinks: ThinkChildren;
   skills: SkillBook;
   markDirty: (id: string) => void;
+  /** Appends to a conversation (through the conversation book, which writes it at the next checkpoint). */
+  append: (conv: Conversation, msgs: Msg[]) => void;
   /** The asker's own view of the instance, for a `status` verdict. */
   statusFor: (principal: string | null) => string;
 }
@@ -110,7 +112,10 @@ async function applyVerdict(
       log.info('plan.updated', { ctx: conv.id, op: 'preflight', progress: planProgress(made.plan) });
     } else notes.push(`preflight plan refused: ${made.error}`);
   }
-  for (const text of notes) appendMessage(conv, { role: 'note', text, ts: now() }, now());
+  deps.append(
+    conv,
+    notes.map((text) => ({ role: 'note' as const, text, ts: now() })),
+  );
   deps.markDirty(conv.id);
   const unknown = skills.filter((name) => !deps.skills.has(name));
   if (unknown.length > 0) log.info('preflight.skills_unknown', { ctx: job.ctx, skills: unknown });

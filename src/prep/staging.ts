@@ -1,16 +1,11 @@
-// Staging (reference §6–§7, DESIGN "inbox → staging → gate"): a job the gate picked leaves the queue while its
-// skill references load, its preflight runs and its knowledge is searched, off the reactor's critical path; then
-// it goes back in its place with what staging found. Its conversation stays busy meanwhile, so order holds.
-import { appendMessage } from '../context/conversation.js';
 import { InstructionFiles } from '../context/instructionFiles.js';
 import { SkillBook, skillHost } from '../context/skillBook.js';
 import { parseSkillReferences } from '../context/skills.js';
 import type { Conversation } from '../domain/conversation.js';
 import type { TurnJob } from '../domain/job.js';
 import { describeError } from '../errors.js';
-import type { SpawnPayload } from '../protocol/frames.js';
 import type { Store } from '../store/store.js';
-import { type SnapshotDeps, snapshotPayload } from '../supervisor/turnSnapshot.js';
+import { type SnapshotDeps, snapshotPayload, type TurnSnapshot } from '../supervisor/turnSnapshot.js';
 import type { ToolSurface } from '../tools/surface.js';
 import type { SkillHost } from '../tools/toolOutcome.js';
 import { knowledgeArgs, renderKnowledge } from './knowledge.js';
@@ -25,20 +20,16 @@ export interface StagingDeps extends Omit<PreflightDeps, 'skills'> {
   /** The first memory keys (the snapshot's list). */
   memoryKeys: () => string[];
   tools: ToolSurface | undefined;
-  /** Puts a staged job back in its place in the queue. */
-  requeue: (job: TurnJob) => void;
-  /** Answers the job without a turn (a status or clarify verdict). */
-  reply: (job: TurnJob, conv: Conversation, text: string) => void;
-  /** Wakes the reactor: a job is back in the queue, or answered (idle may hold now). */
-  wake: () => void;
+  /** Whether the job is still staging (a cancel or a drain may have ended it meanwhile). */
+  staging: (eventId: string) => boolean;
+  /** Staging ended: `reply` answers the job without a turn (a status or clarify verdict), null sends it on. */
+  finished: (job: TurnJob, reply: string | null) => void;
 }
 
 /**
  * Staging, and what a turn is prepared from: the skill book and the instruction files it and the snapshot share.
  */
 export class Staging {
-  /** Inbox event id → the job being staged. */
-  private readonly staged = new Map<string, TurnJob>();
   /** The preflight think child's turn id of each staged job that has one running. */
   private readonly preflights = new Map<string, string>();
   private readonly deps: StagingDeps & { skills: SkillBook };
@@ -51,23 +42,14 @@ export class Staging {
     this.launch = { ...deps, skills, instructions };
   }
 
-  /** The spawn payload of a job's turn (its notes, prompt, route and tools); throws when it cannot be built. */
-  payload(job: TurnJob, conv: Conversation, turnId: string): SpawnPayload {
+  /** The snapshot of a job's turn (its notes, prompt, route and tools); throws when it cannot be built. */
+  payload(job: TurnJob, conv: Conversation, turnId: string): TurnSnapshot {
     return snapshotPayload(this.launch, job, conv, turnId);
   }
 
   /** skills.* for internal tools, or undefined without skill sources. */
   skillHost(open: (id: string) => Conversation): SkillHost | undefined {
     return this.deps.config.skills.sources.length > 0 ? skillHost(this.deps.skills, open) : undefined;
-  }
-
-  get size(): number {
-    return this.staged.size;
-  }
-
-  /** Conversations with a job in staging (the gate keeps them busy). */
-  busyContexts(): string[] {
-    return [...this.staged.values()].map((j) => j.ctx);
   }
 
   /** Whether a job that has not been staged yet has anything to stage. */
@@ -82,44 +64,29 @@ export class Staging {
     );
   }
 
-  /** Takes the job into staging; it returns to the queue (or is answered) when staging is done. */
+  /** Stages the job; `finished` reports what staging found (nothing when the job stopped staging meanwhile). */
   start(job: TurnJob, conv: Conversation): void {
     job.prep = { route: null, knowledge: '' };
-    this.staged.set(job.event.id, job);
     void this.run(job, conv)
       .catch((err: unknown) => {
         this.deps.log.error('loop.error', { ctx: job.ctx, err: `staging: ${describeError(err)}` });
-        return false;
+        return null;
       })
-      .then((answered) => {
+      .then((reply) => {
         this.preflights.delete(job.event.id);
-        // Gone from `staged` means cancelled or abandoned meanwhile: its outcome is someone else's now.
-        if (this.staged.delete(job.event.id) && !answered) this.deps.requeue(job);
-        this.deps.wake();
+        if (this.deps.staging(job.event.id)) this.deps.finished(job, reply);
       });
   }
 
-  /** Removes a staged job (its event was cancelled); whatever staging still finds is dropped. */
-  take(eventId: string): TurnJob | undefined {
-    const job = this.staged.get(eventId);
-    this.staged.delete(eventId);
-    // Its preflight child dies now: the conversation is free, and the verdict could only leave stale effects.
+  /** The job stopped staging (cancelled, or a drain gave up): its preflight child dies now. */
+  stop(eventId: string): void {
     const preflight = this.preflights.get(eventId);
+    this.preflights.delete(eventId);
     if (preflight !== undefined) this.deps.thinks.killTurn(preflight);
-    return job;
   }
 
-  /** A drain gave up waiting: every staged job goes back to the queue as it is. */
-  abandonAll(): void {
-    for (const job of [...this.staged.values()]) {
-      this.staged.delete(job.event.id);
-      this.deps.requeue(job);
-    }
-    this.deps.wake();
-  }
-
-  /** Skill references, then preflight, then knowledge, then any missing skill bodies; true when answered. */
-  private async run(job: TurnJob, conv: Conversation): Promise<boolean> {
+  /** Skill references, then preflight, then knowledge, then any missing skill bodies; the reply when answered. */
+  private async run(job: TurnJob, conv: Conversation): Promise<string | null> {
     const { config, skills, now } = this.deps;
     const prep = job.prep ?? { route: null, knowledge: '' };
     if (skills.catalogue().length > 0) {
@@ -127,26 +94,22 @@ export class Staging {
         const loaded = await skills.load(conv, name, 'reference');
         if (!loaded.ok && !skills.has(name)) {
           const text = `skill.unknown: "${name}" is not in the skill catalogue`;
-          appendMessage(conv, { role: 'note', text, ts: now() }, now());
-          this.deps.markDirty(conv.id);
+          this.deps.append(conv, [{ role: 'note', text, ts: now() }]);
         }
       }
     }
     if (needsPreflight(job.text, conv.plan, config.agent.preflight)) {
       const turnId = `preflight-${await this.deps.store.sequences.next('preflight')}`;
       this.preflights.set(job.event.id, turnId);
-      const outcome = await runPreflight(this.deps, job, conv, turnId, () => this.staged.has(job.event.id));
-      if (!this.staged.has(job.event.id)) return false;
-      if (outcome.reply !== null) {
-        if (this.staged.has(job.event.id)) this.deps.reply(job, conv, outcome.reply);
-        return true;
-      }
+      const staging = () => this.deps.staging(job.event.id);
+      const outcome = await runPreflight(this.deps, job, conv, turnId, staging);
+      if (!staging() || outcome.reply !== null) return outcome.reply;
       prep.route = outcome.route;
     }
     prep.knowledge = await this.knowledge(job);
-    if (!this.staged.has(job.event.id)) return false;
+    if (!this.deps.staging(job.event.id)) return null;
     await skills.fetchMissing(conv);
-    return false;
+    return null;
   }
 
   /** The knowledge.search route when auto-context applies to this job, else null. */

@@ -4,8 +4,8 @@ import type { Config } from '../config/types.js';
 import type { Logger } from '../obs/log.js';
 import type { TurnFeed } from '../steering/turnFeed.js';
 import type { Accepted, Store } from '../store/store.js';
-import type { AcceptInput } from '../supervisor/inbox.js';
 import type { Supervisor } from '../supervisor/supervisor.js';
+import type { AcceptInput } from '../supervisor/supervisorOptions.js';
 import type { TaskHooksSlot } from './taskSlot.js';
 import type { WorkPortSlot } from './workPortSlot.js';
 

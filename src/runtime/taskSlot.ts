@@ -4,7 +4,7 @@
 // Until something is bound (or with no listener at all) the slot answers as "no tasks, nobody to ask".
 import type { InboxEvent, InboxOutcome } from '../domain/inbox.js';
 import type { TaskRecord } from '../domain/task.js';
-import type { EngineEventType, HumanAsk, TaskHooks } from '../supervisor/taskHooks.js';
+import type { EngineEventType, HumanAsk, TaskHooks } from '../supervisor/supervisorOptions.js';
 import type { ToolResult } from '../tools/internalTools.js';
 
 export class TaskHooksSlot implements TaskHooks {

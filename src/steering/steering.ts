@@ -4,15 +4,15 @@
 import type { Config } from '../config/types.js';
 import { controlsOf, newGoal, nextGoalStep, sideResultNote } from '../context/controls.js';
 import { appendMessage } from '../context/conversation.js';
+import type { ConversationBook } from '../context/conversationBook.js';
 import { renderSummary } from '../context/render.js';
 import type { Conversation, ConversationControls } from '../domain/conversation.js';
 import type { Goal } from '../domain/goal.js';
 import type { InboxEvent } from '../domain/inbox.js';
 import { describeError } from '../errors.js';
 import type { Logger } from '../obs/log.js';
-import type { ConversationBook } from '../supervisor/conversationBook.js';
-import { ownershipRefusal } from '../supervisor/dispatch.js';
-import type { EngineEventType } from '../supervisor/taskHooks.js';
+import { ownershipRefusal } from '../supervisor/jobQueries.js';
+import type { EngineEventType } from '../supervisor/supervisorOptions.js';
 import type { ThinkJob } from '../supervisor/thinkChildren.js';
 import type { ToolCaller, ToolResult } from '../tools/toolOutcome.js';
 import { type Activity, type CommittedTurn, TurnFacts, type TurnFeed } from './turnFeed.js';
@@ -240,7 +240,10 @@ export class Steering {
     const waiting = controlsOf(conv).pending_notes ?? [];
     if (waiting.length === 0) return;
     const now = this.deps.now();
-    for (const text of waiting) appendMessage(conv, { role: 'note', text, ts: now }, now);
+    this.deps.conversations.append(
+      conv,
+      waiting.map((text) => ({ role: 'note' as const, text, ts: now })),
+    );
     this.update(conv, { pending_notes: [] });
   }
 

@@ -8,8 +8,7 @@ import type { SpawnPayload, UpFrame } from '../protocol/frames.js';
 import type { Usage } from '../protocol/messages.js';
 import type { TurnErrorKind, TurnStatus } from '../protocol/status.js';
 import { classifyChild, DEFAULT_LIVENESS, type Liveness, type LivenessLimits, pingIntervalMs } from './liveness.js';
-import type { WorkerHandle } from './workerHandle.js';
-import type { WorkerPool } from './workerPool.js';
+import type { WorkerHandle, WorkerPool } from './workerHandle.js';
 
 export type ChildKind = 'turn' | 'preflight' | 'compaction' | 'think' | 'decide';
 
@@ -26,7 +25,7 @@ export interface ChildHooks {
   /** The usage rule: each increment of the child's reported running totals, charged at once. */
   onUsage(spent: Usage): void;
   /** Once, after the process is gone and its frames were delivered. `outcome`: "exit code 0", "signal SIGKILL". */
-  onExit(ended: EndReason | null, outcome: string): void;
+  onExit(ended: EndReason | null, outcome: string, exit: { code: number | null; signal: string | null }): void;
 }
 
 export interface ChildSpec {
@@ -211,7 +210,7 @@ export class Children {
     this.deps.log.info('child.exit', { node, worker_pid: child.handle.pid, kind, ctx, code, signal });
     for (const t of timers) clearTimeout(t);
     this.live.delete(node);
-    hooks.onExit(child.endReason, code !== null ? `exit code ${code}` : `signal ${signal}`);
+    hooks.onExit(child.endReason, code !== null ? `exit code ${code}` : `signal ${signal}`, { code, signal });
     this.killChildrenOf(node, 'its turn ended');
   }
 }

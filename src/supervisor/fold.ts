@@ -43,7 +43,7 @@ export function planNotRun(reason: string, now: number): FoldPlan {
 }
 
 /** The kind of a supervisor-made error when its maker names none: the stop its status says, else internal. */
-function kindForStatus(status: TurnStatus): TurnErrorKind {
+export function kindForStatus(status: TurnStatus): TurnErrorKind {
   return status === 'cancelled' || status === 'deadline' || status === 'refused' ? status : 'internal';
 }
 

@@ -1,20 +1,17 @@
 // Fold-back (reference §14.2): a turn's result joins its conversation, then the transcript, the inbox-done and the
-// task's terminal state commit in one transaction. A commit the store refuses is retried every reactor step.
+// task's terminal state commit in one transaction. A commit the store refuses is retried while its job folds.
 import type { Config } from '../config/types.js';
-import { appendMessage } from '../context/conversation.js';
+import type { ConversationBook } from '../context/conversationBook.js';
 import type { Conversation } from '../domain/conversation.js';
-import type { InboxOutcome } from '../domain/inbox.js';
+import type { InboxOutcome, InboxRecord } from '../domain/inbox.js';
 import type { TurnJob } from '../domain/job.js';
 import type { TaskRecord } from '../domain/task.js';
 import { describeError } from '../errors.js';
 import type { Logger } from '../obs/log.js';
 import type { TurnResult } from '../protocol/frames.js';
-import type { Store } from '../store/store.js';
-import type { ConversationBook } from './conversationBook.js';
+import type { InboxPort, Store } from '../store/store.js';
 import { type FoldPlan, planFold, planNotRun } from './fold.js';
-import { logOutcome } from './foldEvents.js';
-import type { Outcomes } from './outcomes.js';
-import type { TaskHooks } from './taskHooks.js';
+import type { TaskHooks } from './supervisorOptions.js';
 
 export interface FoldBackDeps {
   config: Readonly<Config>;
@@ -26,18 +23,27 @@ export interface FoldBackDeps {
   tasks: TaskHooks | undefined;
   /** Called just before the commit (the test-only crash point). */
   beforeCommit: () => void;
-  /** Asks for a reactor step (whose checkpoint retries a refused fold). */
-  wake: () => void;
-  /** The event's fold is durable (`result` is absent when only a retried commit's outcome survived). */
+  /** The event's fold is durable (`result` is absent for a turn that did not run). */
   committed: (eventId: string, outcome: InboxOutcome, result?: TurnResult) => void;
+  /** The store refused the event's fold; `retry` tries again. */
+  failed: (eventId: string) => void;
 }
 
-/** How soon a refused fold commit is tried again when no other step comes first. */
-const FOLD_RETRY_MS = 1_000;
+/** A fold's write: what a retry sends again. */
+interface FoldWrite {
+  ctx: string;
+  outcome: InboxOutcome;
+  result?: TurnResult;
+}
+
+/** How soon a refused fold commit is tried again. */
+export const FOLD_RETRY_MS = 1_000;
 
 export class FoldBack {
   /** Folds whose commit is on its way to the store. */
   private readonly inFlight = new Set<string>();
+  /** What each refused fold writes when retried (whether it folds is the job table's). */
+  private readonly refused = new Map<string, FoldWrite>();
 
   constructor(private readonly deps: FoldBackDeps) {}
 
@@ -55,28 +61,25 @@ export class FoldBack {
   }
 
   private apply(job: TurnJob, conv: Conversation, plan: FoldPlan, result?: TurnResult, deterministic = false): void {
-    const { now, log, config } = this.deps;
-    for (const msg of plan.append) appendMessage(conv, msg, now());
+    const { log, config } = this.deps;
+    this.deps.conversations.append(conv, plan.append);
     logOutcome(log, job.ctx, plan.outcome, config.observability.log_content, deterministic);
     this.deps.beforeCommit();
     this.commit(job.event.id, conv.id, plan.outcome, result);
   }
 
-  /** Retries the folds the store refused, then writes every changed conversation. */
-  checkpoint(): void {
-    for (const [id, pending] of [...this.deps.outcomes.uncommitted]) {
-      this.commit(id, pending.ctx, pending.outcome, pending.result);
-    }
-    this.deps.conversations.checkpoint();
+  /** Tries a refused fold again (not while an attempt is in flight). */
+  retry(eventId: string): void {
+    const write = this.refused.get(eventId);
+    if (write) this.commit(eventId, write.ctx, write.outcome, write.result);
   }
 
   /** Commits a fold; on a store error nobody hears the outcome until a later attempt sticks. */
   private commit(eventId: string, ctx: string, outcome: InboxOutcome, result?: TurnResult): void {
-    const { outcomes } = this.deps;
-    // In flight: a checkpoint must not start a second attempt of the same fold.
+    // In flight: a retry must not start a second attempt of the same fold.
     if (this.inFlight.has(eventId)) return;
     this.inFlight.add(eventId);
-    const retried = outcomes.uncommitted.delete(eventId);
+    const retried = this.refused.delete(eventId);
     void this.write(eventId, ctx, outcome, result, retried).finally(() => this.inFlight.delete(eventId));
   }
 
@@ -106,9 +109,8 @@ export class FoldBack {
     } catch (err) {
       if (!retried) log.error('store.checkpoint.fail', { ctx, inbox_event: eventId, err: describeError(err) });
       // The result rides along: what a committed turn leads to (a goal's accounting) needs its numbers.
-      outcomes.uncommitted.set(eventId, result ? { ctx, outcome, result } : { ctx, outcome });
-      // A later step retries it; one comes within a second even when nothing else happens.
-      setTimeout(this.deps.wake, FOLD_RETRY_MS).unref();
+      this.refused.set(eventId, result ? { ctx, outcome, result } : { ctx, outcome });
+      this.deps.failed(eventId);
       return;
     }
     // What the fold leads to (a proposal on the feed, notes, a goal's next turn) comes before the task's final
@@ -121,4 +123,99 @@ export class FoldBack {
     outcomes.resolve(eventId, outcome);
     if (task) tasks?.afterFold(task);
   }
+}
+
+// The events a fold-back writes: turn.done, turn.reply and root.finish (reference §14.2, §20).
+export function logTurnDone(log: Logger, at: { node: number; ctx: string; turn: string }, result: TurnResult): void {
+  log.info('turn.done', {
+    ...at,
+    status: result.status,
+    rounds: result.rounds,
+    tool_calls: result.tool_calls,
+    tokens: result.usage.input_tokens + result.usage.output_tokens,
+    ...(result.error ? { err: result.error } : {}),
+  });
+}
+
+/** `turn.reply` (the text only with observability.log_content) and `root.finish` when finish was called. */
+export function logOutcome(
+  log: Logger,
+  ctx: string,
+  outcome: InboxOutcome,
+  logContent: boolean,
+  deterministic = false,
+): void {
+  if (outcome.reply) {
+    const text = logContent ? { text: outcome.reply } : {};
+    log.info('turn.reply', { ctx, chars: outcome.reply.length, ...(deterministic ? { deterministic } : {}), ...text });
+  }
+  if (outcome.finish_status !== undefined) log.info('root.finish', { ctx, status: outcome.finish_status });
+}
+
+// Who is waiting for which inbox event's outcome.
+// A waiter hears an outcome only once it is durable (or when the event is abandoned and will replay).
+/** What a waiter hears when a drain stopped its turn (or it never started): the message replays next start. */
+export const ABANDONED: InboxOutcome = {
+  status: 'cancelled',
+  reply: '',
+  error: 'the turn was stopped by a drain; the message stays pending and replays on the next start',
+  error_kind: 'cancelled',
+};
+
+export class Outcomes {
+  private readonly waiters = new Map<string, Array<(o: InboxOutcome) => void>>();
+
+  /**
+   * Resolves with the event's outcome once its turn has folded back (at once when the store has it). An unknown
+   * event, or one a drain abandoned, resolves with a `failed` / `cancelled` outcome that says so.
+   */
+  of(
+    eventId: string,
+    at: { known: boolean; inbox: Pick<InboxPort, 'find'>; draining: boolean },
+  ): Promise<InboxOutcome> {
+    if (at.known) return this.wait(eventId);
+    // Registered before the read, so a fold that commits meanwhile is not missed; dropped when the read answers.
+    let hear: (o: InboxOutcome) => void = () => {};
+    const waiting = new Promise<InboxOutcome>((resolve) => {
+      hear = resolve;
+      this.add(eventId, resolve);
+    });
+    return at.inbox.find(eventId).then((record) => {
+      const answer = settledAnswer(eventId, record, at.draining);
+      if (answer === null) return waiting;
+      this.drop(eventId, hear);
+      return answer;
+    });
+  }
+
+  wait(eventId: string): Promise<InboxOutcome> {
+    return new Promise((resolve) => this.add(eventId, resolve));
+  }
+
+  private add(eventId: string, waiter: (o: InboxOutcome) => void): void {
+    const list = this.waiters.get(eventId) ?? [];
+    list.push(waiter);
+    this.waiters.set(eventId, list);
+  }
+
+  private drop(eventId: string, waiter: (o: InboxOutcome) => void): void {
+    const list = (this.waiters.get(eventId) ?? []).filter((w) => w !== waiter);
+    if (list.length === 0) this.waiters.delete(eventId);
+    else this.waiters.set(eventId, list);
+  }
+
+  resolve(eventId: string, outcome: InboxOutcome): void {
+    const waiters = this.waiters.get(eventId) ?? [];
+    this.waiters.delete(eventId);
+    for (const w of waiters) w(outcome);
+  }
+}
+
+/** What a caller hears at once about an event the queue does not know, or null when it must wait for the fold. */
+function settledAnswer(eventId: string, record: InboxRecord | null, draining: boolean): InboxOutcome | null {
+  if (record === null) {
+    return { status: 'failed', reply: '', error: `unknown inbox event ${eventId}`, error_kind: 'internal' };
+  }
+  if (record.status === 'done') return record.outcome ?? { status: 'completed', reply: '' };
+  return draining ? ABANDONED : null;
 }

@@ -1,25 +1,32 @@
-// Queries over the job table: what the gate, busy/idle, cancel, drain and status read instead of five collections.
-// Pure: the clock is an argument.
+// Queries over the job table: what prep, the gate, busy/idle, cancel, drain and status read instead of parallel
+// collections, and the dispatch gate itself (reference §4). Pure: the clock and the think children's contexts are
+// arguments.
 import { JOB_STATES, type Job, type JobState, type JobTable } from './jobTable.js';
 
-/** States in which a job holds its conversation (one writer per conversation). */
-const HOLDING: ReadonlySet<JobState> = new Set(['launching', 'staging', 'running']);
+const NONE: ReadonlySet<string> = new Set();
 
-/** True while `job` keeps its conversation busy at `now`: launching, staging, running, waiting, or its worker exits. */
+/** States in which a job holds its conversation (one writer per conversation). */
+const HOLDING: ReadonlySet<JobState> = new Set(['staging', 'admitting', 'spawning', 'running']);
+
+/** True while `job` keeps its conversation busy at `now`: preparing, launching, running, waiting, or exiting. */
 function holds(job: Job, now: number): boolean {
   if (HOLDING.has(job.state) || job.workerLive) return true;
   return job.state === 'budget_wait' && now < (job.wait?.untilMs ?? 0);
 }
 
-/** Whether conversation `ctx` is busy: a later message of it must not start (the gate keeps it blocked). */
-export function isBusy(table: JobTable, ctx: string, now: number): boolean {
+/**
+ * Whether conversation `ctx` is busy: a later message of it must not start. `thinking`: conversations a think
+ * child works on (a compaction after a turn, a preflight); no message starts under them.
+ */
+export function isBusy(table: JobTable, ctx: string, now: number, thinking: ReadonlySet<string> = NONE): boolean {
+  if (thinking.has(ctx)) return true;
   for (const job of table.values()) if (job.ctx === ctx && holds(job, now)) return true;
   return false;
 }
 
-/** Every busy conversation (the gate's `busy` set). */
-export function busyContexts(table: JobTable, now: number): Set<string> {
-  const busy = new Set<string>();
+/** Every busy conversation (the gate's `busy` set), think children's included. */
+export function busyContexts(table: JobTable, now: number, thinking: ReadonlySet<string> = NONE): Set<string> {
+  const busy = new Set(thinking);
   for (const job of table.values()) if (holds(job, now)) busy.add(job.ctx);
   return busy;
 }
@@ -27,74 +34,119 @@ export function busyContexts(table: JobTable, now: number): Set<string> {
 /** Inbox ids sort by acceptance time. */
 const byInboxOrder = (a: Job, b: Job): number => (a.eventId < b.eventId ? -1 : a.eventId > b.eventId ? 1 : 0);
 
-/** Jobs the gate may pick now, in inbox order: queued ones, and budget waits that have ended. */
+/** States of a job still ahead of its conversation's next message (a folding job has given its result back). */
+const AHEAD: ReadonlySet<JobState> = new Set([
+  'queued',
+  'staging',
+  'ready',
+  'admitting',
+  'budget_wait',
+  'spawning',
+  'running',
+]);
+
+export interface Hold {
+  paused: boolean;
+  draining: boolean;
+}
+
+/** States of a job that holds a turn slot: prepared for, or on its way to, a worker of its own. */
+const SLOT: ReadonlySet<JobState> = new Set(['staging', 'ready', 'admitting', 'spawning']);
+
+/**
+ * Jobs whose preparation may start now, in inbox order: the first unfinished job of each conversation, when it is
+ * still queued and its conversation is free, as many as turn slots are free (a job being prepared holds a slot, so
+ * what it prepares for is never stale by the time the gate lets it run). Nothing starts while paused or draining.
+ */
+export function prepLine(
+  table: JobTable,
+  now: number,
+  at: Hold & { maxParallel: number },
+  thinking: ReadonlySet<string> = NONE,
+): Job[] {
+  if (at.paused || at.draining) return [];
+  let used = 0;
+  const first = new Map<string, Job>();
+  for (const job of [...table.values()].sort(byInboxOrder)) {
+    if (SLOT.has(job.state) || job.workerLive) used++;
+    if (AHEAD.has(job.state) && !first.has(job.ctx)) first.set(job.ctx, job);
+  }
+  const busy = busyContexts(table, now, thinking);
+  const line = [...first.values()].filter((j) => j.state === 'queued' && !busy.has(j.ctx)).sort(byInboxOrder);
+  return line.slice(0, Math.max(0, at.maxParallel - used));
+}
+
+/** Jobs the gate may pick now, in inbox order: prepared ones, and budget waits that have ended. */
 export function gateLine(table: JobTable, now: number): Job[] {
   const line = [...table.values()].filter(
-    (j) => j.state === 'queued' || (j.state === 'budget_wait' && now >= (j.wait?.untilMs ?? 0)),
+    (j) => j.state === 'ready' || (j.state === 'budget_wait' && now >= (j.wait?.untilMs ?? 0)),
   );
   return line.sort(byInboxOrder);
 }
 
-/** Work that must end before a drain completes: launching, staging or running jobs, and workers still exiting. */
-export function liveWork(table: JobTable): number {
+/** Conversation turns launching or running now (a worker still exiting after its fold included). */
+export function liveTurns(table: JobTable): number {
   let n = 0;
+  for (const job of table.values()) if (job.workerLive || job.state === 'admitting' || job.state === 'spawning') n++;
+  return n;
+}
+
+/** The jobs to launch now: the gate over the line, with the table's busy conversations and live turns. */
+export function gatePicks(
+  table: JobTable,
+  now: number,
+  at: Hold & { maxParallel: number; thinking?: ReadonlySet<string> },
+): Job[] {
+  const line = gateLine(table, now);
+  const gate = { liveTurns: liveTurns(table), busy: busyContexts(table, now, at.thinking), ...at };
+  return nextDispatchable(line, gate, at.maxParallel).map((i) => line[i] as Job);
+}
+
+/** Work that must end before a drain completes: jobs preparing, launching or running, exiting workers, thinkers. */
+export function liveWork(table: JobTable, thinking: ReadonlySet<string> = NONE): number {
+  let n = thinking.size;
   for (const job of table.values()) if (HOLDING.has(job.state) || job.workerLive) n++;
   return n;
 }
 
 /**
- * True when nothing runs and nothing waiting can start: no live work, and the line is empty or held (paused or
- * draining). Think children the table does not know about are the caller's to add.
+ * True when nothing runs and nothing waiting can start: no live work (think children included), and the line is
+ * empty or held (paused or draining).
  */
-export function idle(table: JobTable, hold: { paused: boolean; draining: boolean }): boolean {
-  if (liveWork(table) > 0) return false;
+export function idle(table: JobTable, hold: Hold, thinking: ReadonlySet<string> = NONE): boolean {
+  if (liveWork(table, thinking) > 0) return false;
   if (hold.paused || hold.draining) return true;
-  for (const job of table.values()) if (job.state === 'queued' || job.state === 'budget_wait') return false;
+  for (const job of table.values()) if (WAITING.has(job.state)) return false;
   return true;
 }
 
-/** What cancelling the job answering `eventId` means in its state. */
-export type CancelTarget =
-  | { kind: 'unknown' }
-  /** Never started: it folds as cancelled now (`kill_preflight` / `forget_wait` first, by state). */
-  | { kind: 'drop'; state: 'queued' | 'staging' | 'budget_wait' }
-  /** Its worker is told to seal and stop; the fold follows its turn_done or its exit. */
-  | { kind: 'cancel_turn'; node: number }
-  /** Already cancelling, launching within this step, or finished: nothing to do. */
-  | { kind: 'none'; state: JobState };
+/** States of a job waiting for prep or the gate. */
+const WAITING: ReadonlySet<JobState> = new Set(['queued', 'ready', 'budget_wait']);
 
-export function cancelTarget(table: JobTable, eventId: string): CancelTarget {
-  const job = table.get(eventId);
-  if (!job) return { kind: 'unknown' };
-  switch (job.state) {
-    case 'queued':
-    case 'staging':
-    case 'budget_wait':
-      return { kind: 'drop', state: job.state };
-    case 'running':
-      if (job.cancelReason !== undefined || !job.turn) return { kind: 'none', state: job.state };
-      return { kind: 'cancel_turn', node: job.turn.node };
-    default:
-      return { kind: 'none', state: job.state };
-  }
-}
-
-/** States a drain that gave up waiting abandons (a launch ends within its step; a fold is left to its retries). */
-const ABANDONABLE: ReadonlySet<JobState> = new Set(['queued', 'staging', 'budget_wait', 'running']);
+/**
+ * States a drain that gave up waiting abandons: live work. A waiting job stays pending as it is (its waiters hear
+ * so at the drain's end), a launch ends within its step, a fold is left to its retries.
+ */
+const ABANDONABLE: ReadonlySet<JobState> = new Set(['staging', 'running']);
 
 /** The jobs a drain that gave up waiting abandons, in inbox order. */
 export function drainVictims(table: JobTable): Job[] {
   return [...table.values()].filter((j) => ABANDONABLE.has(j.state)).sort(byInboxOrder);
 }
 
+/** Jobs waiting for prep or the gate, in inbox order (a drain's leftovers). */
+export function waitingJobs(table: JobTable): Job[] {
+  return [...table.values()].filter((j) => WAITING.has(j.state)).sort(byInboxOrder);
+}
+
 /**
- * The numbers `status` and the gauges report: `queued` waits for the gate (budget waits included, as they keep
- * their place in line), `running_turns` counts live turn workers (one still exiting after its fold included).
+ * The numbers `status` and the gauges report: `queued` waits for prep or the gate (budget waits included, as they
+ * keep their place in line), `running_turns` counts live turn workers (one still exiting after its fold included).
  */
 export function statusCounts(table: JobTable): { queued: number; staging: number; running_turns: number } {
   const counts = { queued: 0, staging: 0, running_turns: 0 };
   for (const job of table.values()) {
-    if (job.state === 'queued' || job.state === 'budget_wait') counts.queued++;
+    if (WAITING.has(job.state)) counts.queued++;
     else if (job.state === 'staging') counts.staging++;
     if (job.workerLive) counts.running_turns++;
   }
@@ -108,13 +160,22 @@ export function jobCounts(table: JobTable): Record<JobState, number> {
   return counts;
 }
 
-/** Whether a message (not a goal continuation) of `ctx` waits for the gate or in staging. */
+/** Whether a message (not a goal continuation) of `ctx` waits for prep or the gate, or is being prepared. */
 export function messageWaiting(table: JobTable, ctx: string): boolean {
   for (const job of table.values()) {
     if (job.ctx !== ctx || job.continuation) continue;
-    if (job.state === 'queued' || job.state === 'staging' || job.state === 'budget_wait') return true;
+    if (WAITING.has(job.state) || job.state === 'staging') return true;
   }
   return false;
+}
+
+/** Conversations with a job on its way: waiting, preparing or launching (steering's "a message is pending"). */
+export function pendingContexts(table: JobTable): Set<string> {
+  const out = new Set<string>();
+  for (const job of table.values()) {
+    if (WAITING.has(job.state) || job.state === 'staging' || job.state === 'admitting') out.add(job.ctx);
+  }
+  return out;
 }
 
 /**
@@ -124,4 +185,41 @@ export function messageWaiting(table: JobTable, ctx: string): boolean {
 export function isPending(table: JobTable, eventId: string): boolean {
   const state = table.get(eventId)?.state;
   return state !== undefined && state !== 'done' && state !== 'abandoned';
+}
+
+export interface GateState {
+  /** Conversation turns running now (think children do not count). */
+  liveTurns: number;
+  /** Conversations with a live turn or think child bound to them. */
+  busy: ReadonlySet<string>;
+  paused: boolean;
+  draining: boolean;
+}
+
+/**
+ * Indices of the jobs to start now, front to back: at most `maxParallel` live turns, one writer per conversation.
+ * A blocked job keeps its place; a later job of the same conversation never overtakes an earlier one.
+ */
+export function nextDispatchable(queue: readonly { ctx: string }[], gate: GateState, maxParallel: number): number[] {
+  if (gate.paused || gate.draining) return [];
+  const picked: number[] = [];
+  const claimed = new Set(gate.busy);
+  let live = gate.liveTurns;
+  for (let i = 0; i < queue.length && live < maxParallel; i++) {
+    const job = queue[i] as { ctx: string };
+    if (claimed.has(job.ctx)) continue;
+    claimed.add(job.ctx);
+    picked.push(i);
+    live++;
+  }
+  return picked;
+}
+
+/**
+ * Why a delivery on behalf of `principal` may not run in a conversation owned by `owner` (reference §3.3): the
+ * operator and work acting for nobody reach any conversation; anyone else only their own.
+ */
+export function ownershipRefusal(owner: string | null, principal: string | null): string | null {
+  if (principal === null || principal === 'operator' || owner === null || owner === principal) return null;
+  return 'the conversation belongs to another principal';
 }

@@ -1,18 +1,22 @@
 // The job table as pure policy (DESIGN "job table: one state per job"): each accepted inbox event is one job, and
 // its state changes only through `transition`. No I/O and no clock of its own: the reactor passes `now` and
-// carries out the effects; busy/idle, cancel, drain and status are queries over the table.
-import type { TurnStatus } from '../protocol/status.js';
+// carries out the effects; busy/idle, cancel, drain and status are queries over the table (jobQueries.ts).
+import type { TurnErrorKind, TurnStatus } from '../protocol/status.js';
 
 /**
- * Where a job is. `launching`: the reactor took it off the gate and is checking ownership, building the snapshot and
- * asking the budget, all within one step. `abandoned`: a drain stopped it; its inbox event stays pending and
- * replays on the next start (nobody folds it in this process).
+ * Where a job is, in the order data flows (inbox → prep → gate → launch → fold):
+ * `queued` waits for its conversation's turn to be prepared; `staging` runs preflight, knowledge and skills;
+ * `ready` waits for the gate; `admitting` builds the snapshot and asks the budget; `budget_wait` is deferred by
+ * it; `spawning` is admitted and gets its turn id and worker; `running` has a worker; `folding` is on its way to
+ * the store. `abandoned`: a drain stopped it; its inbox event stays pending and replays on the next start.
  */
 export const JOB_STATES = [
   'queued',
-  'launching',
   'staging',
+  'ready',
+  'admitting',
   'budget_wait',
+  'spawning',
   'running',
   'folding',
   'done',
@@ -20,6 +24,13 @@ export const JOB_STATES = [
 ] as const;
 
 export type JobState = (typeof JOB_STATES)[number];
+
+/** Why a job ends without a turn result of its own: the fold's synthetic result. */
+export interface JobEnd {
+  readonly status: TurnStatus;
+  readonly error: string;
+  readonly kind: TurnErrorKind;
+}
 
 /** One job: plain data, replaced (never mutated) by each transition. */
 export interface Job {
@@ -33,15 +44,13 @@ export interface Job {
   readonly since: number;
   /** Replayed from the store at restore rather than accepted by this process. */
   readonly replayed: boolean;
-  /** Staging (preflight, knowledge, skills) has run: the gate never stages it again. */
-  readonly prepared: boolean;
   /** The budget's wait, while `budget_wait`. */
   readonly wait?: { readonly untilMs: number; readonly reason: string };
   /** The live worker's node and turn id, from `spawned` on. */
   readonly turn?: { readonly node: number; readonly turnId: string };
   /** Its worker process still runs (it exits after `turn_done`, or after a kill): the conversation stays busy. */
   readonly workerLive: boolean;
-  /** Why a cancel was asked while the turn ran; the worker then ends the turn as cancelled. */
+  /** Why a cancel was asked while the job launched or ran; it folds (or its worker ends the turn) as cancelled. */
   readonly cancelReason?: string;
   /** Failed commit attempts of its fold. */
   readonly foldAttempts: number;
@@ -49,18 +58,23 @@ export interface Job {
 
 /** What happens to a job. Creation (`accepted`, `replayed`) goes through `addJob`. */
 export type JobEvent =
-  | { type: 'gate_picked' }
-  | { type: 'stage' }
+  /** Its conversation is free and it is next there: staging starts (skill references, preflight, knowledge). */
+  | { type: 'prep_start' }
+  /** Nothing (more) to prepare: it waits for the gate. */
   | { type: 'prepared' }
+  /** Staging answered it without a turn (a preflight `status` or `clarify`). */
   | { type: 'answered' }
+  | { type: 'gate_picked' }
   | { type: 'budget_wait'; untilMs: number; reason: string }
   | { type: 'budget_room' }
   | { type: 'budget_admitted' }
   | { type: 'budget_refused'; reason: string }
-  | { type: 'launch_failed'; status: TurnStatus; error: string }
+  /** It cannot run: not the conversation's owner, a stale continuation, a snapshot or spawn that failed. */
+  | { type: 'launch_failed'; status: TurnStatus; error: string; kind?: TurnErrorKind }
   | { type: 'spawned'; node: number; turnId: string }
   | { type: 'turn_done' }
-  | { type: 'worker_gone'; endReason?: { status: TurnStatus; error: string } }
+  /** Its worker exited; `endReason`: why the supervisor (or a `failed` frame) ended it, when it did. */
+  | { type: 'worker_gone'; endReason?: JobEnd; code?: number | null; signal?: string | null }
   | { type: 'fold_committed' }
   | { type: 'fold_failed' }
   | { type: 'cancel'; reason: string }
@@ -68,7 +82,7 @@ export type JobEvent =
 
 /** What the reactor must do after a transition. */
 export type JobEffect =
-  /** Re-run the gate: a conversation may be free, or a job is back in line. */
+  /** Re-run prep and the gate: a conversation may be free, or a job is in line. */
   | { kind: 'wake' }
   | { kind: 'start_staging' }
   | { kind: 'kill_preflight' }
@@ -76,10 +90,12 @@ export type JobEffect =
   | { kind: 'arm_wait'; untilMs: number }
   | { kind: 'forget_wait' }
   | { kind: 'spawn' }
+  /** Give back the dispatch reservation of a job admitted but not spawned. */
+  | { kind: 'release_reservation' }
   /** Fold the job: `turn` the worker's result; `reply` staging's answer; `not_run` the budget's refusal. */
   | { kind: 'fold'; from: 'turn' | 'reply' | 'not_run' }
   /** Fold a result the supervisor makes (cancelled before a turn, a failed launch, a worker gone silent). */
-  | { kind: 'fold'; from: 'synthetic'; status: TurnStatus; error: string }
+  | { kind: 'fold'; from: 'synthetic'; end: JobEnd }
   | { kind: 'retry_fold' }
   | { kind: 'send_cancel'; reason: string }
   | { kind: 'kill_worker' }
@@ -122,7 +138,6 @@ export function newJob(input: NewJob, now: number, replayed = false): Job {
     state: 'queued',
     since: now,
     replayed,
-    prepared: false,
     workerLive: false,
     foldAttempts: 0,
   };
@@ -142,60 +157,105 @@ const refuse = (job: Job, event: JobEvent, reason: JobRefusal['reason']): JobRef
   reason,
 });
 
-const CANCELLED = 'cancelled' as const;
 const wake: JobEffect = { kind: 'wake' };
+const cancelled = (error: string): JobEnd => ({ status: 'cancelled', error, kind: 'cancelled' });
+const synthetic = (end: JobEnd): JobEffect => ({ kind: 'fold', from: 'synthetic', end });
 
-/** The cancel of a job that has no turn yet: it folds as cancelled and frees its conversation. */
-function cancelUnstarted(job: Job, reason: string, now: number, extra: JobEffect[]): JobStep {
-  const fold: JobEffect = { kind: 'fold', from: 'synthetic', status: CANCELLED, error: reason };
-  return go(job, 'folding', now, [...extra, fold, wake], { wait: undefined });
+/** Folds a job that gets no turn (cancelled, refused, failed to launch) and frees its conversation. */
+function foldWithout(job: Job, end: JobEnd, now: number, extra: JobEffect[]): JobStep {
+  return go(job, 'folding', now, [...extra, synthetic(end), wake], { wait: undefined });
 }
 
-function fromQueued(job: Job, e: JobEvent, now: number): JobStep {
+function launchFailed(job: Job, e: Extract<JobEvent, { type: 'launch_failed' }>, now: number): JobStep {
+  return foldWithout(job, { status: e.status, error: e.error, kind: e.kind ?? 'worker' }, now, []);
+}
+
+/** A cancel or a drain of a job that has no turn: `undo` first releases what its state holds. */
+function unstarted(job: Job, e: JobEvent, now: number, undo: JobEffect[]): JobStep {
   switch (e.type) {
-    case 'gate_picked':
-      return go(job, 'launching', now, [{ kind: 'build_and_admit' }]);
     case 'cancel':
-      return cancelUnstarted(job, e.reason, now, []);
+      return foldWithout(job, cancelled(e.reason), now, undo);
     case 'drain_abandon':
-      return go(job, 'abandoned', now, [{ kind: 'announce_abandoned' }]);
+      return go(job, 'abandoned', now, [...undo, { kind: 'announce_abandoned' }], { wait: undefined });
     default:
       return refuse(job, e, 'illegal');
   }
 }
 
-function fromLaunching(job: Job, e: JobEvent, now: number): JobStep {
+function fromQueued(job: Job, e: JobEvent, now: number): JobStep {
   switch (e.type) {
-    case 'stage':
-      return job.prepared ? refuse(job, e, 'illegal') : go(job, 'staging', now, [{ kind: 'start_staging' }]);
-    case 'budget_wait':
-      return go(job, 'budget_wait', now, [{ kind: 'arm_wait', untilMs: e.untilMs }], {
-        wait: { untilMs: e.untilMs, reason: e.reason },
-      });
-    case 'budget_admitted':
-      return go(job, 'launching', now, [{ kind: 'spawn' }]);
-    case 'budget_refused':
-      return go(job, 'folding', now, [{ kind: 'fold', from: 'not_run' }, wake]);
+    case 'prep_start':
+      return go(job, 'staging', now, [{ kind: 'start_staging' }]);
+    case 'prepared':
+      return go(job, 'ready', now, [wake]);
     case 'launch_failed':
-      return go(job, 'folding', now, [{ kind: 'fold', from: 'synthetic', status: e.status, error: e.error }, wake]);
-    case 'spawned':
-      return go(job, 'running', now, [], { turn: { node: e.node, turnId: e.turnId }, workerLive: true });
+      return launchFailed(job, e, now);
     default:
-      // A cancel or a drain cannot land mid-launch: the launch runs within one reactor step.
-      return refuse(job, e, 'illegal');
+      return unstarted(job, e, now, []);
   }
 }
 
 function fromStaging(job: Job, e: JobEvent, now: number): JobStep {
   switch (e.type) {
     case 'prepared':
-      return go(job, 'queued', now, [wake], { prepared: true });
+      return go(job, 'ready', now, [wake]);
     case 'answered':
-      return go(job, 'folding', now, [{ kind: 'fold', from: 'reply' }, wake], { prepared: true });
+      return go(job, 'folding', now, [{ kind: 'fold', from: 'reply' }, wake]);
+    default:
+      return unstarted(job, e, now, [{ kind: 'kill_preflight' }]);
+  }
+}
+
+function fromReady(job: Job, e: JobEvent, now: number): JobStep {
+  switch (e.type) {
+    case 'gate_picked':
+      return go(job, 'admitting', now, [{ kind: 'build_and_admit' }]);
+    default:
+      return unstarted(job, e, now, []);
+  }
+}
+
+/** A cancel that lands while the job launches is recorded; the next launch step folds it as cancelled. */
+function recordCancel(job: Job, reason: string, now: number): JobStep {
+  return go(job, job.state, now, [], { cancelReason: job.cancelReason ?? reason });
+}
+
+function fromAdmitting(job: Job, e: JobEvent, now: number): JobStep {
+  const asked = job.cancelReason;
+  switch (e.type) {
+    case 'budget_wait':
+      if (asked !== undefined) return foldWithout(job, cancelled(asked), now, []);
+      return go(job, 'budget_wait', now, [{ kind: 'arm_wait', untilMs: e.untilMs }], {
+        wait: { untilMs: e.untilMs, reason: e.reason },
+      });
+    case 'budget_admitted':
+      if (asked !== undefined) return foldWithout(job, cancelled(asked), now, [{ kind: 'release_reservation' }]);
+      return go(job, 'spawning', now, [{ kind: 'spawn' }]);
+    case 'budget_refused':
+      return go(job, 'folding', now, [{ kind: 'fold', from: 'not_run' }, wake]);
+    case 'launch_failed':
+      return launchFailed(job, e, now);
     case 'cancel':
-      return cancelUnstarted(job, e.reason, now, [{ kind: 'kill_preflight' }]);
-    case 'drain_abandon':
-      return go(job, 'abandoned', now, [{ kind: 'kill_preflight' }, { kind: 'announce_abandoned' }]);
+      return recordCancel(job, e.reason, now);
+    default:
+      // A drain leaves a launch to end (it ends within the reactor's step, or at the next launch event).
+      return refuse(job, e, 'illegal');
+  }
+}
+
+function fromSpawning(job: Job, e: JobEvent, now: number): JobStep {
+  switch (e.type) {
+    case 'spawned': {
+      const patch = { turn: { node: e.node, turnId: e.turnId }, workerLive: true };
+      // A cancel asked while it spawned reaches the worker now: it ends its turn as cancelled.
+      const effects: JobEffect[] =
+        job.cancelReason === undefined ? [] : [{ kind: 'send_cancel', reason: job.cancelReason }];
+      return go(job, 'running', now, effects, patch);
+    }
+    case 'launch_failed':
+      return launchFailed(job, e, now);
+    case 'cancel':
+      return recordCancel(job, e.reason, now);
     default:
       return refuse(job, e, 'illegal');
   }
@@ -206,36 +266,32 @@ function fromBudgetWait(job: Job, e: JobEvent, now: number): JobStep {
   switch (e.type) {
     case 'gate_picked':
       if (now < wait.untilMs) return refuse(job, e, 'still_waiting');
-      return go(job, 'launching', now, [{ kind: 'build_and_admit' }], { wait: undefined });
+      return go(job, 'admitting', now, [{ kind: 'build_and_admit' }], { wait: undefined });
     case 'budget_room':
-      return go(job, 'queued', now, [wake], { wait: undefined });
+      return go(job, 'ready', now, [wake], { wait: undefined });
     case 'budget_wait':
       return go(job, 'budget_wait', now, [{ kind: 'arm_wait', untilMs: e.untilMs }], {
         wait: { untilMs: e.untilMs, reason: e.reason },
       });
-    case 'cancel':
-      return cancelUnstarted(job, e.reason, now, [{ kind: 'forget_wait' }]);
-    case 'drain_abandon':
-      return go(job, 'abandoned', now, [{ kind: 'forget_wait' }, { kind: 'announce_abandoned' }], { wait: undefined });
     default:
-      return refuse(job, e, 'illegal');
+      return unstarted(job, e, now, [{ kind: 'forget_wait' }]);
   }
+}
+
+/** Why a turn ended without turn_done: the supervisor's reason, else a cancel asked, else a worker that died. */
+function goneEnd(job: Job, e: Extract<JobEvent, { type: 'worker_gone' }>): JobEnd {
+  if (e.endReason) return e.endReason;
+  if (job.cancelReason !== undefined) return cancelled(job.cancelReason);
+  const how = e.signal ? `signal ${e.signal}` : e.code !== undefined && e.code !== null ? `exit code ${e.code}` : '';
+  return { status: 'failed', error: `worker exited without a result${how ? ` (${how})` : ''}`, kind: 'worker' };
 }
 
 function fromRunning(job: Job, e: JobEvent, now: number): JobStep {
   switch (e.type) {
     case 'turn_done':
       return go(job, 'folding', now, [{ kind: 'fold', from: 'turn' }]);
-    case 'worker_gone': {
-      // No turn_done: the turn fails with why the supervisor ended it, else as a worker that died (reference §1.6).
-      const end = e.endReason ??
-        (job.cancelReason !== undefined ? { status: CANCELLED, error: job.cancelReason } : undefined) ?? {
-          status: 'failed' as const,
-          error: 'worker exited without a result',
-        };
-      const fold: JobEffect = { kind: 'fold', from: 'synthetic', status: end.status, error: end.error };
-      return go(job, 'folding', now, [fold, wake], { workerLive: false });
-    }
+    case 'worker_gone':
+      return go(job, 'folding', now, [synthetic(goneEnd(job, e)), wake], { workerLive: false });
     case 'cancel':
       if (job.cancelReason !== undefined) return go(job, 'running', now, []);
       return go(job, 'running', now, [{ kind: 'send_cancel', reason: e.reason }], { cancelReason: e.reason });
@@ -274,9 +330,11 @@ function fromFinished(job: Job, e: JobEvent, now: number): JobStep {
 /** One rule per state; a new state without its rule does not compile. */
 const RULES: Record<JobState, (job: Job, e: JobEvent, now: number) => JobStep> = {
   queued: fromQueued,
-  launching: fromLaunching,
   staging: fromStaging,
+  ready: fromReady,
+  admitting: fromAdmitting,
   budget_wait: fromBudgetWait,
+  spawning: fromSpawning,
   running: fromRunning,
   folding: fromFolding,
   done: fromFinished,

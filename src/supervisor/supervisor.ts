@@ -1,54 +1,51 @@
-// The supervisor: one event-driven reactor that owns durable state, queues turns, starts a worker per turn and
-// folds results back. The only writer of the store. It never calls the model for a turn.
+// The supervisor: one event-driven reactor that owns durable state, runs each accepted event as one job of the job
+// table (inbox → prep → gate → launch → fold) and folds results back. The only writer of the store. It never
+// calls the model for a turn.
 
 import { Spending } from '../budget/spending.js';
 import type { Config } from '../config/types.js';
 import { Compactor } from '../context/compactor.js';
-import { appendMessage, hasUserMessageForEvent } from '../context/conversation.js';
-import { MEMORY_KEYS_SHOWN } from '../context/systemPrompt.js';
+import { ConversationBook } from '../context/conversationBook.js';
 import type { Conversation } from '../domain/conversation.js';
-import type { InboxEvent, InboxOutcome } from '../domain/inbox.js';
-import type { TurnJob } from '../domain/job.js';
-import { describeError } from '../errors.js';
+import type { InboxOutcome } from '../domain/inbox.js';
 import { ActivityBoard, publishProgress } from '../obs/activityBoard.js';
 import type { Logger } from '../obs/log.js';
 import { Metrics } from '../obs/metrics.js';
 import { statusText } from '../obs/statusView.js';
 import { Staging } from '../prep/staging.js';
-import type { TurnResult } from '../protocol/frames.js';
 import type { Usage } from '../protocol/messages.js';
-import { DROPPED_CONTINUATION, Steering, type SteeringDeps } from '../steering/steering.js';
+import { Steering, type SteeringDeps } from '../steering/steering.js';
 import { orderedStore, settledWrites } from '../store/commitQueue.js';
-import { MemoryKeyCache } from '../store/memoryKeyCache.js';
-import { SequenceBlock } from '../store/sequenceBlock.js';
+import type { MemoryKeyCache } from '../store/memoryKeyCache.js';
+import type { SequenceBlock } from '../store/sequenceBlock.js';
 import type { Accepted, Store } from '../store/store.js';
 import { timedStore } from '../store/timedStore.js';
 import { buildToolHost, hostCapabilities } from '../tools/host.js';
 import { serveToolRequest, type ToolServiceDeps, unparkAll } from '../tools/serving.js';
 import { Children } from './children.js';
-import { ConversationBook } from './conversationBook.js';
-import { nextDispatchable, ownershipRefusal } from './dispatch.js';
-import { deterministicResult, failedResult } from './fold.js';
-import { FoldBack } from './foldBack.js';
-import { logTurnDone } from './foldEvents.js';
-import { type AcceptInput, inboxEvent } from './inbox.js';
-import type { LiveTurn } from './liveTurn.js';
-import { ABANDONED, Outcomes } from './outcomes.js';
-import { Reactor } from './reactor.js';
+import { ABANDONED, FoldBack, Outcomes } from './foldBack.js';
+import {
+  drainVictims,
+  idle,
+  isPending,
+  liveTurns,
+  liveWork,
+  messageWaiting,
+  pendingContexts,
+  statusCounts,
+  waitingJobs,
+} from './jobQueries.js';
+import { Jobs, supervisorHandlers } from './jobs.js';
+import { dispatchSupervisorEvent, Reactor, type SupervisorEvent, type SupervisorHandlers } from './reactor.js';
 import type { SupervisorOptions } from './supervisorOptions.js';
-import { livenessLimits, spareWatch } from './supervisorOptions.js';
-import type { TaskHooks } from './taskHooks.js';
+import { type AcceptInput, inboxEvent, livenessLimits, storeCaches, workerPool } from './supervisorOptions.js';
 import { ThinkChildren, type ThinkJob } from './thinkChildren.js';
 import { TurnLauncher } from './turnLaunch.js';
-import { TurnQueue } from './turnQueue.js';
-import { TurnWorkers } from './turnWorkers.js';
-import { defaultWorkerEntry } from './workerHandle.js';
-import { WorkerPool } from './workerPool.js';
+import { type LiveTurn, TurnWorkers } from './turnWorkers.js';
+import type { WorkerPool } from './workerHandle.js';
 
 export type { AcceptInput, SupervisorOptions } from './supervisorOptions.js';
 
-/** Turn ids reserved per store round trip. */
-const TURN_ID_BLOCK = 1000;
 /**
  * How long a start-up claim holds the inbox's pending events for this instance (`agent.name`). A restart under the
  * same name takes them back at once; under another name, after this long.
@@ -64,7 +61,7 @@ export class Supervisor {
   private readonly children: Children;
   private readonly turns: TurnWorkers;
   private readonly thinks: ThinkChildren;
-  private readonly queue = new TurnQueue();
+  private readonly jobs: Jobs;
   private readonly conversations: ConversationBook;
   private readonly outcomes = new Outcomes();
   private readonly folds: FoldBack;
@@ -81,11 +78,12 @@ export class Supervisor {
   private readonly durable: Store;
   private readonly turnIds: SequenceBlock;
   private readonly memoryKeys: MemoryKeyCache;
-  /** Contexts with an accept on its way to the store, and how many. */
+  /** Contexts with an accept on its way to the store, and how many (no job yet: steering's "a message waits"). */
   private readonly accepting = new Map<string, number>();
   private readonly reactor: Reactor;
-  private draining = false;
-  private paused = false;
+  private readonly handlers: SupervisorHandlers;
+  /** The operator's pause and the drain (the handlers set `paused`). */
+  private readonly hold = { paused: false, draining: false };
 
   constructor(private readonly opts: SupervisorOptions) {
     this.config = opts.config;
@@ -95,93 +93,67 @@ export class Supervisor {
     this.log = opts.log;
     this.now = opts.now ?? Date.now;
     const base = { config: this.config, store: this.store, log: this.log, now: this.now };
-    [this.turnIds, this.memoryKeys] = this.storeCaches();
+    [this.turnIds, this.memoryKeys] = storeCaches(this.store, this.log, this.now);
     this.reactor = new Reactor(() => this.tick(), this.log);
     const wake = (): void => this.reactor.schedule();
-    const requeue = (job: TurnJob): void => this.queue.reinsert(job);
+    this.jobs = new Jobs(base);
     this.conversations = new ConversationBook(this.store, this.log, this.now);
-    const { conversations, metrics } = this;
+    const { conversations, metrics, jobs } = this;
     this.steering = new Steering(this.steeringDeps());
     this.spending = new Spending({
-      ...base,
-      metrics,
-      wake,
+      ...{ ...base, metrics, wake },
+      onRoom: () => this.handle({ type: 'budget_room' }),
       ownerOf: (ctx) => conversations.get(ctx)?.principal ?? null,
     });
     this.folds = new FoldBack({
-      ...{ ...base, conversations, wake },
-      outcomes: this.outcomes,
-      tasks: opts.tasks,
+      ...{ ...base, conversations, outcomes: this.outcomes, tasks: opts.tasks },
       beforeCommit: () => this.killPoint('fold.before_commit'),
-      committed: (eventId, outcome, result) => this.committed(eventId, outcome, result),
+      committed: (eventId, outcome, result) =>
+        this.handle({ type: 'fold_committed', eventId, outcome, ...(result ? { result } : {}) }),
+      failed: (eventId) => this.handle({ type: 'fold_failed', eventId }),
     });
-    this.pool = this.workerPool();
+    this.pool = workerPool(opts, this.log, this.now);
     this.children = new Children({ ...base, pool: this.pool, limits: livenessLimits(this.config) });
     const onSpent = (job: ThinkJob, usage: Usage): void => this.spending.thinkSpent(job.ctx, usage, job.purpose);
     this.thinks = new ThinkChildren({ ...base, children: this.children, onChange: wake, onSpent });
     this.staging = new Staging({
-      ...base,
-      thinks: this.thinks,
-      tools: opts.tools,
+      ...{ ...base, thinks: this.thinks, tools: opts.tools },
       memoryKeys: () => this.memoryKeys.keys,
       markDirty: (id) => conversations.markDirty(id),
+      append: (conv, msgs) => conversations.append(conv, msgs),
       statusFor: (principal) => this.statusFor(principal),
-      requeue,
-      reply: (job, conv, text) => this.folds.finish(job, conv, deterministicResult(text, this.now()), true),
-      wake,
+      staging: (eventId) => jobs.jobs.get(eventId)?.state === 'staging',
+      finished: (job, reply) => this.handle({ type: 'staging_done', eventId: job.event.id, reply }),
     });
     this.compactor = new Compactor({ ...base, conversations, thinks: this.thinks, metrics, onChange: wake });
     this.turns = this.turnWorkers();
     this.launcher = new TurnLauncher({
-      ...base,
-      turnIds: this.turnIds,
-      conversations,
-      folds: this.folds,
-      turns: this.turns,
+      ...{ ...base, turnIds: this.turnIds, conversations, turns: this.turns, steering: this.steering },
       snapshot: (job, conv) => this.staging.payload(job, conv, ''),
-      stage: (job, conv) => {
-        if (!this.staging.wants(job, conv)) return false;
-        this.staging.start(job, conv);
-        return true;
-      },
-      steering: this.steering,
-      messageWaiting: (ctx) => this.queue.jobs.some((j) => j.ctx === ctx && j.event.kind !== 'goal_continuation'),
-      wake,
+      wantsStaging: (job, conv) => this.staging.wants(job, conv),
+      messageWaiting: (ctx) => messageWaiting(jobs.jobs, ctx),
       budget: this.spending.budget,
       waits: this.spending.waits,
-      requeue,
       onRefused: () => metrics.budgetRefusals.inc(),
     });
+    const context = { ...{ ...base, wake, metrics, jobs, conversations }, ...this.effectModules() };
+    jobs.bind(context);
+    this.handlers = supervisorHandlers({ ...context, hold: this.hold, thinks: this.thinks, activity: this.activity });
     this.registerGauges();
   }
 
-  /** What the tick reads synchronously from the store: turn ids reserved ahead, the first memory keys. */
-  private storeCaches(): [SequenceBlock, MemoryKeyCache] {
-    const failed = (err: unknown): void => this.log.error('store.checkpoint.fail', { err: describeError(err) });
-    return [
-      new SequenceBlock(this.store.sequences, 'turn', TURN_ID_BLOCK, failed),
-      new MemoryKeyCache(this.store.memory, MEMORY_KEYS_SHOWN, this.now, failed),
-    ];
+  private effectModules() {
+    const { staging, launcher, folds, turns, spending, outcomes, steering, compactor } = this;
+    return { staging, launcher, folds, turns, spending, outcomes, steering, compactor };
   }
 
-  /** A committed fold leaves the books; what it leads to (notes, a goal's next turn) follows. */
-  private committed(eventId: string, outcome: InboxOutcome, result: TurnResult | undefined): void {
-    const event = this.queue.forget(eventId);
-    if (event) this.steering.afterTurn(result ? { event, outcome, result } : { event, outcome });
-    // The commit settled outside a step: idle, drains and watches look again.
+  /** Handles one supervisor event, then lets the reactor step (prep, gate, checkpoint). */
+  private handle(event: SupervisorEvent): void {
+    dispatchSupervisorEvent(this.handlers, event);
     this.reactor.schedule();
   }
 
-  /** Spare workers; with MCP servers configured they import the MCP client while they wait. */
-  private workerPool(): WorkerPool {
-    const preload = Object.keys(this.config.mcp.servers).length > 0 ? { AGENTD_WORKER_PRELOAD: 'mcp' } : {};
-    const spares = this.opts.warmWorkers ?? this.config.agent.warm_workers;
-    const env = { ...process.env, ...preload };
-    const watch = spareWatch(this.config, this.log, this.now);
-    return new WorkerPool(this.opts.workerEntry ?? defaultWorkerEntry(), spares, env, watch);
-  }
-
-  /** The live conversation turns, wired to tool serving, admission, accounting and fold-back. */
+  /** The live conversation turns, wired to tool serving, admission, accounting and the job table. */
   private turnWorkers(): TurnWorkers {
     const [caps, service] = [this.hostCapabilities(), this.toolService()];
     return new TurnWorkers({
@@ -194,16 +166,8 @@ export class Supervisor {
       admit: (turn, frame) =>
         turn.handle.send({ type: 'budget_grant', id: frame.id, ...this.spending.grant(turn, frame.estimate) }),
       onUsage: (turn, spent) => this.spending.turnUsage(turn, spent),
-      onSettled: (turn, result) => this.settle(turn, result),
-      onGone: (turn) => {
-        // A turn a drain abandoned is still charged what it reported (its event replays later).
-        this.spending.settleTurn(turn, turn.usage);
-        unparkAll(turn);
-        if (this.activity.remove(turn.node)) this.log.debug('activity.removed', { node: turn.node, ctx: turn.job.ctx });
-        this.thinks.killChildrenOf(turn.node);
-        if (turn.abandoned) this.outcomes.resolve(turn.job.event.id, ABANDONED);
-        this.reactor.schedule();
-      },
+      onTurnDone: (turn, result) => this.handle({ type: 'turn_done', turn, result }),
+      onExit: (turn, ended, exit) => this.handle({ type: 'worker_exit', turn, ended, ...exit }),
     });
   }
 
@@ -211,15 +175,12 @@ export class Supervisor {
     return {
       ...{ config: this.config, log: this.log, now: this.now, conversations: this.conversations },
       pending: (ctx) => ({
-        // A message in staging (preflight, knowledge) is still waiting: it goes before a continuation.
-        queued:
-          this.queue.jobs.some((j) => j.ctx === ctx) ||
-          this.staging.busyContexts().includes(ctx) ||
-          this.accepting.has(ctx),
-        live: this.turns.unfoldedContexts().includes(ctx),
+        // A message being prepared is still waiting: it goes before a continuation.
+        queued: pendingContexts(this.jobs.jobs).has(ctx) || this.accepting.has(ctx),
+        live: [...this.jobs.jobs.values()].some((j) => j.ctx === ctx && j.state === 'running'),
       }),
-      paused: () => this.paused,
-      draining: () => this.draining,
+      paused: () => this.hold.paused,
+      draining: () => this.hold.draining,
       think: (job) => this.thinks.run(job),
       engine: (eventId, type, fields) => this.opts.tasks?.onEngineEvent(eventId, type, fields),
     };
@@ -233,12 +194,11 @@ export class Supervisor {
     await this.memoryKeys.start();
     const pending = await this.store.inbox.claim(this.config.agent.name, INBOX_LEASE_MS, this.now());
     await this.opts.tasks?.recover?.(pending);
-    for (const event of pending) this.queue.enqueue(event);
+    this.handle({ type: 'inbox_replayed', events: pending });
     const generation = this.store.generation;
     this.log.info('restore.done', { generation, pending: pending.length, conversations: this.conversations.size });
     // A goal whose next continuation a crash or a drain lost picks up again (one already queued replays instead).
     this.steering.kickAll();
-    this.reactor.schedule();
     if (pending.length === 0) this.pool.fill();
     this.restored = true;
     return { generation, pending: pending.length };
@@ -268,8 +228,7 @@ export class Supervisor {
     }
     this.killPoint('inbox.after_put');
     this.log.info('inbox.accepted', { inbox_event: event.id, kind: event.kind, ctx: input.context_id });
-    this.queue.enqueue(event);
-    this.reactor.schedule();
+    this.handle({ type: 'inbox_accepted', event });
     return accepted;
   }
 
@@ -278,23 +237,23 @@ export class Supervisor {
    * event, or one a drain abandoned, resolves with a `failed` / `cancelled` outcome that says so.
    */
   outcomeOf(eventId: string): Promise<InboxOutcome> {
-    return this.outcomes.of(eventId, {
-      known: this.queue.has(eventId),
-      inbox: this.store.inbox,
-      draining: this.draining,
-    });
+    const known = isPending(this.jobs.jobs, eventId);
+    return this.outcomes.of(eventId, { known, inbox: this.store.inbox, draining: this.hold.draining });
   }
 
-  /** True when nothing is running and nothing queued can start (empty queue, paused, or draining). */
+  /** The conversations a think child works on (a compaction, a preflight): no message of them starts meanwhile. */
+  private thinking(): Set<string> {
+    return new Set([...this.thinks.busyContexts(), ...this.compactor.busyContexts()]);
+  }
+
+  /** True when nothing is running and nothing waiting can start (none waits, or paused, or draining). */
   get idle(): boolean {
-    const stalled = this.queue.length === 0 || this.paused || this.draining;
-    const staging = this.staging.size + this.thinks.busyContexts().length;
-    return this.turns.size === 0 && staging === 0 && stalled;
+    return idle(this.jobs.jobs, { paused: this.hold.paused, draining: this.hold.draining }, this.thinking());
   }
 
   /** Restored and not draining: the instance takes new work (`/readyz`). */
   get ready(): boolean {
-    return this.restored && !this.draining;
+    return this.restored && !this.hold.draining;
   }
 
   /** Resolves once the supervisor is idle. */
@@ -309,17 +268,15 @@ export class Supervisor {
 
   /** Operator hold: accepted messages queue, no new turn starts; running turns go on. */
   pause(): void {
-    if (this.paused) return;
-    this.paused = true;
-    this.log.info('agent.paused', { queued: this.queue.length, live: this.turns.size });
+    if (this.hold.paused) return;
+    this.handle({ type: 'pause' });
+    this.log.info('agent.paused', { queued: statusCounts(this.jobs.jobs).queued, live: this.turns.size });
   }
 
   resume(): void {
-    if (!this.paused) return;
-    this.paused = false;
-    this.log.info('agent.resumed', { queued: this.queue.length });
-    this.steering.kickAll();
-    this.reactor.schedule();
+    if (!this.hold.paused) return;
+    this.handle({ type: 'resume' });
+    this.log.info('agent.resumed', { queued: statusCounts(this.jobs.jobs).queued });
   }
 
   /** Process ids of the spare workers kept warm. */
@@ -329,36 +286,29 @@ export class Supervisor {
 
   /** A snapshot of the instance (the `status` tool and the operator command). */
   status(): Record<string, unknown> {
-    const { paused, draining } = this;
-    const counts = {
-      conversations: this.conversations.size,
-      running_turns: this.turns.size,
-      queued: this.queue.length,
-    };
+    const { paused, draining } = this.hold;
+    const { queued, running_turns } = statusCounts(this.jobs.jobs);
+    const counts = { conversations: this.conversations.size, running_turns, queued };
     return { instance: this.config.agent.name, generation: this.store.generation, ...counts, paused, draining };
   }
 
-  /** Cancels the turn answering inbox event `eventId`: a running one is cancelled, a queued one never starts. */
+  /** Cancels the job answering inbox event `eventId`: a running turn is cancelled, a waiting one never starts. */
   cancelEvent(eventId: string, reason: string): void {
-    const job = this.queue.takeEvent(eventId) ?? this.staging.take(eventId);
-    if (job) {
-      this.spending.waits.forget(job.ctx, eventId);
-      this.folds.finish(job, this.conversations.open(job.ctx, job.principal), failedResult(reason, 'cancelled'));
-      this.reactor.schedule(); // the conversation's next message may start now
-      return;
-    }
-    this.turns.cancelEvent(eventId, reason);
+    this.handle({ type: 'cancel', eventId, reason });
   }
 
   /** Cancels the live turn of a conversation: the worker seals and reports; its process group dies after a grace. */
   cancel(ctx: string, reason = 'cancelled by operator'): boolean {
-    return this.turns.cancel(ctx, reason);
+    const running = [...this.jobs.jobs.values()].filter((j) => j.ctx === ctx && j.state === 'running');
+    for (const job of running) this.handle({ type: 'cancel', eventId: job.eventId, reason });
+    return running.length > 0;
   }
 
   /** Starts no new turns; waits up to `timeoutMs` for live ones, then kills the rest (their events replay later). */
   async drain(timeoutMs: number): Promise<{ abandoned: number; queued: number }> {
-    this.draining = true;
-    this.log.info('drain.start', { live: this.turns.size, queued: this.queue.length });
+    this.hold.draining = true;
+    const live = liveTurns(this.jobs.jobs);
+    this.log.info('drain.start', { live, queued: statusCounts(this.jobs.jobs).queued });
     let timer: NodeJS.Timeout | undefined;
     const timedOut = await Promise.race([
       this.untilNoLiveWork().then(() => false),
@@ -367,20 +317,18 @@ export class Supervisor {
       }),
     ]);
     clearTimeout(timer);
-    const abandoned = timedOut ? this.turns.abandonAll('drain timeout') : 0;
-    if (timedOut) {
-      this.thinks.killAll();
-      this.staging.abandonAll();
-    }
+    const abandoned = timedOut ? drainVictims(this.jobs.jobs).filter((j) => j.state === 'running').length : 0;
+    if (timedOut) this.handle({ type: 'drain_abandon' });
     await this.untilNoLiveWork();
     this.children.close();
     this.spending.waits.stop();
     this.checkpoint();
     // What the checkpoint and the last folds enqueued is durable before the drain reports.
     await settledWrites(this.durable);
-    for (const job of this.queue.jobs) this.outcomes.resolve(job.event.id, ABANDONED);
-    this.log.info('drain.done', { abandoned, queued: this.queue.length });
-    return { abandoned, queued: this.queue.length };
+    const left = waitingJobs(this.jobs.jobs);
+    for (const job of left) this.outcomes.resolve(job.eventId, ABANDONED);
+    this.log.info('drain.done', { abandoned, queued: left.length });
+    return { abandoned, queued: left.length };
   }
 
   /** A worker's progress: coarse activity, or a body / tool-card event for the task's live feed. */
@@ -412,56 +360,32 @@ export class Supervisor {
   }
 
   private untilNoLiveWork(): Promise<void> {
-    return this.reactor.until(
-      () => this.turns.size === 0 && this.thinks.busyContexts().length === 0 && this.staging.size === 0,
-    );
+    return this.reactor.until(() => liveWork(this.jobs.jobs, this.thinking()) === 0);
   }
 
-  /** One reactor step: start what the gate allows and checkpoint (the reactor then re-checks watches). */
+  /** One reactor step: prep and launch what the job table allows, then checkpoint. */
   private tick(): void {
-    // A conversation in staging, or whose turn the budget deferred, stays blocked: no later message overtakes.
-    const busy = new Set([
-      ...this.turns.busyContexts(),
-      ...this.thinks.busyContexts(),
-      ...this.staging.busyContexts(),
-      ...this.spending.waits.blocked(),
-    ]);
-    const gate = { liveTurns: this.turns.size, busy, paused: this.paused, draining: this.draining };
-    const picks = nextDispatchable(this.queue.jobs, gate, this.config.agent.max_parallel_turns);
-    const jobs = this.queue.take(picks);
-    for (const job of jobs) this.launcher.dispatch(job);
-    if (jobs.length > 0) setImmediate(() => this.pool.fill());
+    const at = { ...this.hold, maxParallel: this.config.agent.max_parallel_turns, thinking: this.thinking() };
+    if (this.jobs.step(at) > 0) setImmediate(() => this.pool.fill());
     this.checkpoint();
   }
 
   private checkpoint(): void {
-    this.folds.checkpoint();
+    this.conversations.checkpoint();
     this.spending.budget.flush();
   }
 
   /** The `status` verdict's reply: the instance as `principal` may see it. */
   private statusFor(principal: string | null): string {
-    return statusText({
-      principal,
-      conversations: this.conversations.list(),
-      running: this.turns.busyContexts(),
-      queued: this.queue.jobs.map((j) => j.ctx),
-      paused: this.paused,
-      draining: this.draining,
-    });
-  }
-
-  private settle(turn: LiveTurn, result: TurnResult): void {
-    logTurnDone(this.log, { node: turn.node, ctx: turn.job.ctx, turn: turn.turnId }, result);
-    this.metrics.turns.inc({ status: result.status });
-    this.spending.settleTurn(turn, result.usage);
-    this.folds.finish(turn.job, this.conversations.open(turn.job.ctx, turn.job.principal), result);
-    this.compactor.afterTurn(turn.job.ctx);
+    const running = [...this.jobs.jobs.values()].filter((j) => j.workerLive).map((j) => j.ctx);
+    const queued = waitingJobs(this.jobs.jobs).map((j) => j.ctx);
+    return statusText({ principal, conversations: this.conversations.list(), running, queued, ...this.hold });
   }
 
   private registerGauges(): void {
     const m = this.metrics;
-    const [queued, running] = [() => this.queue.length, () => this.turns.size];
+    const queued = () => statusCounts(this.jobs.jobs).queued;
+    const running = () => statusCounts(this.jobs.jobs).running_turns;
     m.gauge('agentd_turns_queued', 'Turns waiting for the dispatch gate.', queued);
     m.gauge('agentd_turns_running', 'Conversation turns running now.', running);
     m.gauge('agentd_inbox_pending', 'Accepted events not answered yet.', () => queued() + running());

@@ -1,15 +1,21 @@
-// The supervisor's construction options (re-exported by supervisor.ts, with the shape of a message to accept), and
-// the child watchdog's settings read from them.
+// The supervisor's construction options and what is built from them alone (the worker pool, the store caches, the
+// watchdog's limits), the shape of a message to accept, and the hooks of whoever owns tasks.
 import type { Config } from '../config/types.js';
+import { MEMORY_KEYS_SHOWN } from '../context/systemPrompt.js';
+import type { InboxEvent, InboxOutcome, MessagePayload } from '../domain/inbox.js';
+import type { TaskRecord } from '../domain/task.js';
+import { describeError } from '../errors.js';
 import type { Logger } from '../obs/log.js';
 import type { Metrics } from '../obs/metrics.js';
+import { MemoryKeyCache } from '../store/memoryKeyCache.js';
+import { SequenceBlock } from '../store/sequenceBlock.js';
 import type { Store } from '../store/store.js';
+import { newUlid } from '../store/ulid.js';
+import type { ToolResult } from '../tools/internalTools.js';
 import type { ToolSurface } from '../tools/surface.js';
 import type { WorkPorts } from '../tools/toolOutcome.js';
 import { type LivenessLimits, pingIntervalMs } from './liveness.js';
-import type { TaskHooks } from './taskHooks.js';
-import type { WorkerEntry } from './workerHandle.js';
-import type { SpareWatch } from './workerPool.js';
+import { defaultWorkerEntry, type SpareWatch, type WorkerEntry, WorkerPool } from './workerHandle.js';
 
 export interface SupervisorOptions {
   config: Readonly<Config>;
@@ -31,8 +37,6 @@ export interface SupervisorOptions {
   metrics?: Metrics;
 }
 
-export type { AcceptInput } from './inbox.js';
-
 /** The watchdog's limits from config (lifecycle.pong_timeout, lifecycle.progress_timeout). */
 export function livenessLimits(config: Readonly<Config>): LivenessLimits {
   return { pongTimeoutMs: config.lifecycle.pong_timeout, progressTimeoutMs: config.lifecycle.progress_timeout };
@@ -48,4 +52,108 @@ export function spareWatch(config: Readonly<Config>, log: Logger, now: () => num
     onUnhealthy: (pid, { health, detail }) =>
       log.warn('child.unhealthy', { node: null, kind: 'spare', worker_pid: pid, health, detail }),
   };
+}
+
+// What the durable inbox receives: one producer's input, stamped into an inbox event of that producer's kind
+// (reference §2.2, §3.2). Kind-specific fields travel in the payload; nothing here reads or writes the store.
+interface AcceptBase {
+  context_id: string;
+  text: string;
+  principal: string | null;
+  dedupe_key?: string;
+  /** Hop depth: 0 for a person's message, the sender's depth + 1 for message.send. */
+  msg_depth?: number;
+  /** The A2A task this message answers. */
+  task?: { id: string; context_id: string };
+}
+
+/** A message to accept into the durable inbox; `kind` names its producer (default `a2a_message`, a caller's). */
+export type AcceptInput =
+  | (AcceptBase & { kind?: 'a2a_message' | 'startup_prompt' | 'timer' | 'subagent' | 'workflow_step' })
+  | (AcceptBase & { kind: 'agent_message'; from: string })
+  | (AcceptBase & { kind: 'goal_continuation'; goal_created: number })
+  | (AcceptBase & { kind: 'side_task'; parent: string })
+  | (AcceptBase & { kind: 'wake_note'; about: string });
+
+/** The inbox event for `input`, accepted at `now`; `mode` is the conversation's mode at this request boundary. */
+export function inboxEvent(input: AcceptInput, now: number, mode: 'plan' | 'execute'): InboxEvent {
+  const payload: MessagePayload = {
+    context_id: input.context_id,
+    text: input.text,
+    ...(input.msg_depth ? { msg_depth: input.msg_depth } : {}),
+    ...(input.task ? { task: input.task } : {}),
+    ...(mode === 'plan' ? { mode } : {}),
+  };
+  const base = { id: newUlid(now), ts: now, principal: input.principal };
+  const event = withKind(input, base, payload);
+  if (input.dedupe_key !== undefined) event.dedupe_key = input.dedupe_key;
+  return event;
+}
+
+function withKind(input: AcceptInput, base: Omit<InboxEvent, 'kind' | 'payload'>, payload: MessagePayload): InboxEvent {
+  switch (input.kind) {
+    case 'agent_message':
+      return { ...base, kind: input.kind, payload: { ...payload, from: input.from } };
+    case 'goal_continuation':
+      return { ...base, kind: input.kind, payload: { ...payload, goal_created: input.goal_created } };
+    case 'side_task':
+      return { ...base, kind: input.kind, payload: { ...payload, parent: input.parent } };
+    case 'wake_note':
+      return { ...base, kind: input.kind, payload: { ...payload, about: input.about } };
+    default:
+      return { ...base, kind: input.kind ?? 'a2a_message', payload };
+  }
+}
+
+// The seam between the supervisor and A2A tasks: what the reactor asks of whoever owns tasks (the A2A backend)
+// at fold-back, on progress, and when a turn needs a person. The supervisor itself knows nothing of A2A.
+export interface HumanAsk {
+  /** The inbox event of the turn that asks (its task is the one that goes input_required). */
+  eventId: string;
+  question: string;
+  schema?: Record<string, unknown>;
+  timeoutAt: number;
+}
+
+/** The live feed's engine events (seed 003), each its own type. */
+export type EngineEventType = 'body' | 'tool_card' | 'proposal' | 'checklist' | 'compaction' | 'memory';
+
+export interface TaskHooks {
+  /** The task an event's fold moves to its terminal state, to commit in the same transaction; null when none. */
+  taskForFold(eventId: string, outcome: InboxOutcome): Promise<TaskRecord | null>;
+  /** The task record an event starts with, committed in the accept's own transaction; null when none. */
+  taskFor?(event: InboxEvent): TaskRecord | null;
+  /** At restore, before the claimed events queue: rebuild the tasks a crash lost after their inbox write. */
+  recover?(pending: readonly InboxEvent[]): Promise<void>;
+  /** After the fold committed: tell watchers. */
+  afterFold(task: TaskRecord): void;
+  /** Coarse live activity of the turn answering `eventId` (published only when phase, tool or round changed). */
+  onActivity(eventId: string, activity: Record<string, unknown>): void;
+  /** A distinct engine event of that turn for the live feed: body, tool_card, proposal, checklist, … */
+  onEngineEvent(eventId: string, type: EngineEventType, fields: Record<string, unknown>): void;
+  /** True while a person can be asked (a listener is up). */
+  readonly humanChannel: boolean;
+  /** Puts the event's task in input_required with the question; resolves with the person's answer or a timeout. */
+  askHuman(ask: HumanAsk): Promise<ToolResult>;
+}
+
+/** Turn ids reserved per store round trip. */
+const TURN_ID_BLOCK = 1000;
+
+/** What the tick reads synchronously from the store: turn ids reserved ahead, the first memory keys. */
+export function storeCaches(store: Store, log: Logger, now: () => number): [SequenceBlock, MemoryKeyCache] {
+  const failed = (err: unknown): void => log.error('store.checkpoint.fail', { err: describeError(err) });
+  return [
+    new SequenceBlock(store.sequences, 'turn', TURN_ID_BLOCK, failed),
+    new MemoryKeyCache(store.memory, MEMORY_KEYS_SHOWN, now, failed),
+  ];
+}
+
+/** Spare workers; with MCP servers configured they import the MCP client while they wait. */
+export function workerPool(opts: SupervisorOptions, log: Logger, now: () => number): WorkerPool {
+  const preload = Object.keys(opts.config.mcp.servers).length > 0 ? { AGENTD_WORKER_PRELOAD: 'mcp' } : {};
+  const spares = opts.warmWorkers ?? opts.config.agent.warm_workers;
+  const env = { ...process.env, ...preload };
+  const watch = spareWatch(opts.config, log, now);
+  return new WorkerPool(opts.workerEntry ?? defaultWorkerEntry(), spares, env, watch);
 }

@@ -15,7 +15,7 @@ import {
 import type { Msg, Usage } from '../protocol/messages.js';
 import type { ToolResult } from '../tools/toolOutcome.js';
 import type { Child, Children, EndReason } from './children.js';
-import { telemetry } from './turnBuild.js';
+import { telemetry } from './turnSnapshot.js';
 
 /** What a think child is asked (reference §13 "Think tool child", §16.3). */
 export interface ThinkJob {

@@ -1,16 +1,26 @@
 // What a turn is launched with: the volatile notes at the transcript's tail (the date, changed instruction files),
 // then the snapshot — system prompt, route, tools — and the events that say how it was built (reference §5.2, §8).
 import type { Config } from '../config/types.js';
-import { appendMessage } from '../context/conversation.js';
 import type { InstructionFiles } from '../context/instructionFiles.js';
 import type { SkillBook } from '../context/skillBook.js';
+import { sliceConversation } from '../context/slice.js';
+import { type PromptProblem, renderPrompt } from '../context/systemPrompt.js';
 import { dateNote } from '../context/volatileNotes.js';
 import type { Conversation } from '../domain/conversation.js';
 import type { TurnJob } from '../domain/job.js';
+import { specForJob, specForModel } from '../intel/models.js';
 import type { Logger } from '../obs/log.js';
-import type { SpawnPayload } from '../protocol/frames.js';
+import { type IntelligenceSpec, PROTOCOL_VERSION, type SpawnPayload, type Telemetry } from '../protocol/frames.js';
+import type { Msg } from '../protocol/messages.js';
+import {
+  grantedInternalDefs,
+  internalContract,
+  internalFamilies,
+  internalToolDefs,
+  isReadOnlyInternal,
+} from '../tools/internalContracts.js';
 import type { ToolSurface } from '../tools/surface.js';
-import { buildTurnPayload } from './turnBuild.js';
+import type { ToolPlan } from '../tools/toolPlan.js';
 
 export interface SnapshotDeps {
   config: Readonly<Config>;
@@ -21,25 +31,37 @@ export interface SnapshotDeps {
   tools: ToolSurface | undefined;
   skills: SkillBook;
   instructions: InstructionFiles;
-  markDirty: (id: string) => void;
 }
 
-/** Appends the notes a turn needs at the tail: today's date once a day, and each changed instruction file. */
-function appendVolatileNotes(deps: SnapshotDeps, conv: Conversation): void {
+/**
+ * A turn's snapshot: the payload, and the notes it was built with at the transcript's tail (today's date once a
+ * day, each changed instruction file). The conversation is untouched: the fold appends `notes` before the turn's
+ * delta, and `told()` records the instruction changes as told once the turn started.
+ */
+export interface TurnSnapshot {
+  payload: SpawnPayload;
+  notes: Msg[];
+  told: () => void;
+}
+
+/** The notes a turn needs at the tail, and what records the instruction changes among them as told. */
+function volatileNotes(deps: SnapshotDeps, conv: Conversation): { notes: Msg[]; told: () => void } {
   const now = deps.now();
-  const notes = [dateNote(conv.messages, now), ...deps.instructions.changes(conv.id)];
-  for (const text of notes) if (text !== null) appendMessage(conv, { role: 'note', text, ts: now }, now);
-  if (notes.some((n) => n !== null)) deps.markDirty(conv.id);
+  const changes = deps.instructions.changes(conv.id);
+  const texts = [dateNote(conv.messages, now), ...changes.notes].filter((n) => n !== null);
+  return { notes: texts.map((text) => ({ role: 'note' as const, text, ts: now })), told: changes.told };
 }
 
-/** The spawn payload of `job`'s turn; throws when the snapshot cannot be built (the caller folds a failure). */
-export function snapshotPayload(deps: SnapshotDeps, job: TurnJob, conv: Conversation, turnId: string): SpawnPayload {
+/** The snapshot of `job`'s turn; throws when it cannot be built (the caller folds a failure). Pure of `conv`. */
+export function snapshotPayload(deps: SnapshotDeps, job: TurnJob, conv: Conversation, turnId: string): TurnSnapshot {
   const { config, log, tools } = deps;
-  appendVolatileNotes(deps, conv);
+  const { notes, told } = volatileNotes(deps, conv);
+  // The turn reads the notes at the tail of its slice; the conversation gets them at the fold.
+  const view: Conversation = { ...conv, messages: [...conv.messages, ...notes] };
   const instruction = [config.agent.instruction.trim(), deps.instructions.text].filter((s) => s !== '').join('\n\n');
   const build = buildTurnPayload({
     config,
-    conversation: conv,
+    conversation: view,
     turnId,
     plan: tools?.plan(),
     memoryKeys: deps.memoryKeys(),
@@ -59,5 +81,131 @@ export function snapshotPayload(deps: SnapshotDeps, job: TurnJob, conv: Conversa
     payload.code_tools_module = tools.codeToolsModule;
     payload.turn.gated = tools.gatedCodeTools();
   }
-  return payload;
+  return { payload, notes, told };
+}
+
+// Builds a turn's snapshot (reference §10.1 "Root turn launch"): the spawn payload a worker reads first, the
+// system prompt (§8) and the model a route chose (§5.2). Pure: config, conversation and tool defs in, payload out.
+export interface TurnBuildInput {
+  config: Readonly<Config>;
+  conversation: Conversation;
+  turnId: string;
+  /** The registry's plan for this turn; without one the turn gets every internal tool and nothing else. */
+  plan: ToolPlan | undefined;
+  memoryKeys: string[];
+  /** agent.instruction plus the instruction files' text. Default agent.instruction. */
+  instruction?: string;
+  /** The per-turn slot (the knowledge block). */
+  extra?: string;
+  /** The skills section (catalogue, then loaded bodies). */
+  skills?: string;
+  /** The route preflight chose for this message, if any. */
+  route?: string | null;
+  /** The mode captured when the message was accepted (default execute). */
+  mode?: 'plan' | 'execute';
+}
+
+/** The reminder a plan-mode turn reads last (seed 003: plan mode is one of the turn's reminders). */
+const PLAN_MODE_NOTE =
+  'Plan mode: investigate with read-only tools only and change nothing. End the turn with a complete proposal: ' +
+  'what you would do, step by step, and why. Tools that could change something return an error in this mode; ' +
+  'the caller leaves plan mode when they accept the proposal.';
+
+/** Plan mode's extra fields of the turn spec: the tools it may run and its reminder after the transcript. */
+function planModeSpec(input: TurnBuildInput, messages: SpawnPayload['turn']['messages']) {
+  if (input.mode !== 'plan') return { messages };
+  const tools =
+    input.plan?.read_only ?? internalToolDefs().flatMap((t) => (isReadOnlyInternal(t.name) ? [t.name] : []));
+  const read_only = [...new Set([...tools, ...input.config.security.read_only_tools])];
+  const note = { role: 'note' as const, text: PLAN_MODE_NOTE, ts: 0 };
+  return { mode: 'plan' as const, read_only, messages: [...messages, note] };
+}
+
+/** Which model a turn runs on: roles.turn, or a chosen route that the current config still declares. */
+export type TurnModel =
+  | { spec: IntelligenceSpec; via: 'role' }
+  | { spec: IntelligenceSpec; via: 'route'; route: string }
+  | { spec: IntelligenceSpec; via: 'route_removed'; route: string };
+
+/** Resolves the turn's model (reference §5.2): a route a reload removed falls back to roles.turn. */
+export function turnModel(config: Readonly<Config>, route: string | null | undefined): TurnModel {
+  if (route === null || route === undefined) return { spec: specForJob(config, 'turn'), via: 'role' };
+  const declared = Object.hasOwn(config.intelligence.routes, route) && Object.hasOwn(config.intelligence.models, route);
+  if (!declared) return { spec: specForJob(config, 'turn'), via: 'route_removed', route };
+  return { spec: specForModel(config, route), via: 'route', route };
+}
+
+/** A turn's spawn payload, how its model was chosen, and any problem rendering its system prompt. */
+export interface TurnBuild {
+  payload: SpawnPayload;
+  model: TurnModel;
+  problems: PromptProblem[];
+}
+
+export function telemetry(config: Readonly<Config>, agentPath: string): Telemetry {
+  return {
+    instance: config.agent.name,
+    agent_path: agentPath,
+    log_level: config.observability.log_level,
+    log_content: config.observability.log_content,
+  };
+}
+
+/** The spawn payload for a conversation turn. */
+export function buildTurnPayload(input: TurnBuildInput): TurnBuild {
+  const { config, plan } = input;
+  const tools = plan?.tools ?? grantedInternalDefs({ skills: config.skills.sources.length > 0 });
+  const internal = plan?.internal ?? tools.map((t) => t.name);
+  const prompt = renderPrompt(
+    {
+      instance: config.agent.name,
+      instruction: input.instruction ?? config.agent.instruction,
+      internalFamilies: internalFamilies(internal.filter((name) => internalContract(name) !== undefined)),
+      memoryKeys: input.memoryKeys,
+      extra: input.extra ?? '',
+      skills: input.skills ?? '',
+    },
+    config.context.template,
+  );
+  const model = turnModel(config, input.route);
+  const payload = turnPayload(input, prompt.text, model.spec, tools, internal);
+  return { payload, model, problems: prompt.problems };
+}
+
+function turnPayload(
+  input: TurnBuildInput,
+  system: string,
+  spec: IntelligenceSpec,
+  tools: SpawnPayload['turn']['tools'],
+  internal: string[],
+): SpawnPayload {
+  const { config, conversation, turnId, plan } = input;
+  return {
+    version: PROTOCOL_VERSION,
+    intelligence: spec,
+    mcp_servers: [],
+    code_tools_module: null,
+    limits: {
+      max_steps: config.limits.run.steps,
+      max_tokens: config.limits.run.tokens,
+      deadline_ms: Math.max(config.limits.run.deadline, 1000),
+    },
+    telemetry: telemetry(config, `turn/${conversation.id}`),
+    turn: {
+      kind: 'turn',
+      system,
+      tools,
+      internal,
+      mcp_routes: plan?.mcp_routes ?? {},
+      code_tools: plan?.code ?? [],
+      mcp_call_timeout_ms: config.mcp.call_timeout,
+      max_rounds: 0,
+      budget_admission: false,
+      idempotency_prefix: `${config.agent.name}/${conversation.id}`,
+      tool_meta: { 'agent/ctx': conversation.id, 'agent/instance': config.agent.name },
+      max_tokens_per_call: 0,
+      turn_id: turnId,
+      ...planModeSpec(input, sliceConversation(conversation)),
+    },
+  };
 }

@@ -1,6 +1,7 @@
 // The live conversation turns over the child table (children.ts): a turn's frames, its cancel and how it ends.
-// Decides nothing about conversations or the inbox: it reports each turn's result to the reactor exactly once.
+// Decides nothing about conversations or the inbox: it reports each turn's turn_done and its worker's exit.
 
+import type { Reservation } from '../budget/governor.js';
 import type { TurnJob } from '../domain/job.js';
 import type { Logger } from '../obs/log.js';
 import {
@@ -10,11 +11,10 @@ import {
   type TurnResult,
   type UpFrame,
 } from '../protocol/frames.js';
-import type { Usage } from '../protocol/messages.js';
+import type { Msg, Usage } from '../protocol/messages.js';
 import type { InternalToolHost } from '../tools/toolOutcome.js';
-import type { Children, EndReason } from './children.js';
-import { failedResult } from './fold.js';
-import type { LiveTurn } from './liveTurn.js';
+import type { Child, Children, EndReason } from './children.js';
+import type { WorkerHandle } from './workerHandle.js';
 
 export interface TurnWorkerDeps {
   children: Children;
@@ -30,12 +30,13 @@ export interface TurnWorkerDeps {
   onUsage(turn: LiveTurn, spent: Usage): void;
   /** A budget_request from a live turn. */
   admit(turn: LiveTurn, frame: Extract<UpFrame, { type: 'budget_request' }>): void;
-  /** Exactly once per turn that was not abandoned: its result (reported or synthetic). */
-  onSettled(turn: LiveTurn, result: TurnResult): void;
-  /** After a turn's worker is gone (settled or abandoned). */
-  onGone(turn: LiveTurn): void;
+  /** The worker's turn_done (at most once per turn). */
+  onTurnDone(turn: LiveTurn, result: TurnResult): void;
+  /** Once, after the worker is gone: why the supervisor (or a `failed` frame) ended it, and how it exited. */
+  onExit(turn: LiveTurn, ended: EndReason | null, exit: { code: number | null; signal: string | null }): void;
 }
 
+/** The live turn workers by node: resources only (a job's state is in the job table). */
 export class TurnWorkers {
   private readonly live = new Map<number, LiveTurn>();
 
@@ -43,16 +44,6 @@ export class TurnWorkers {
 
   get size(): number {
     return this.live.size;
-  }
-
-  /** Conversations with a live turn. */
-  busyContexts(): string[] {
-    return [...this.live.values()].map((t) => t.job.ctx);
-  }
-
-  /** Conversations whose live turn has not folded back yet (its worker may still be exiting after). */
-  unfoldedContexts(): string[] {
-    return [...this.live.values()].filter((t) => !t.settled && !t.abandoned).map((t) => t.job.ctx);
   }
 
   /** Starts a worker on `payload`; throws (with nothing left running) when the worker cannot be started. */
@@ -63,7 +54,7 @@ export class TurnWorkers {
       {
         onFrame: (frame) => turn && this.onFrame(turn, frame),
         onUsage: (spent) => turn && this.onUsage(turn, spent),
-        onExit: (ended, outcome) => turn && this.onExit(turn, ended, outcome),
+        onExit: (ended, _outcome, exit) => turn && this.onExit(turn, ended, exit),
       },
     );
     const who = { node: child.node, job, turnId: payload.turn.turn_id, cleanups: [] as Array<() => void> };
@@ -76,9 +67,9 @@ export class TurnWorkers {
       gated: new Set(payload.turn.gated ?? []),
       startedAt: child.startedAt,
       settled: false,
-      abandoned: false,
       usage: { input_tokens: 0, output_tokens: 0 },
       reservation: null,
+      notes: [],
       charged: { input_tokens: 0, output_tokens: 0 },
       parked: new Map(),
     };
@@ -86,33 +77,21 @@ export class TurnWorkers {
     return turn;
   }
 
-  /** Cancels a conversation's live turn: the worker seals and reports; its process group dies after a grace. */
-  cancel(ctx: string, reason: string): boolean {
-    return this.cancelWhere((t) => t.job.ctx === ctx, reason);
+  /** The live turn on `node`, if its worker still runs. */
+  at(node: number): LiveTurn | undefined {
+    return this.live.get(node);
   }
 
-  /** Cancels the live turn answering inbox event `eventId`. */
-  cancelEvent(eventId: string, reason: string): boolean {
-    return this.cancelWhere((t) => t.job.event.id === eventId, reason);
+  /** Asks the worker on `node` to seal and report; the child manager kills its process group after a grace. */
+  cancel(node: number, reason: string): void {
+    const turn = this.live.get(node);
+    if (turn) this.deps.children.cancel(turn.child, reason);
   }
 
-  private cancelWhere(match: (t: LiveTurn) => boolean, reason: string): boolean {
-    let found = false;
-    for (const turn of this.live.values()) {
-      if (!match(turn) || turn.settled) continue;
-      found = true;
-      this.deps.children.cancel(turn.child, reason);
-    }
-    return found;
-  }
-
-  /** Kills every live turn without folding it: its inbox event stays pending and replays on the next start. */
-  abandonAll(reason: string): number {
-    for (const turn of this.live.values()) {
-      turn.abandoned = true;
-      this.deps.children.kill(turn.child, reason);
-    }
-    return this.live.size;
+  /** Kills the worker on `node` (a drain abandons its turn: the inbox event replays on the next start). */
+  kill(node: number, reason: string): void {
+    const turn = this.live.get(node);
+    if (turn) this.deps.children.kill(turn.child, reason);
   }
 
   private onUsage(turn: LiveTurn, spent: Usage): void {
@@ -141,31 +120,48 @@ export class TurnWorkers {
       tool_request: (f) => this.deps.serveTool(turn, f),
       budget_request: (f) => this.deps.admit(turn, f),
       turn_done: (f) => {
+        if (turn.settled) return;
+        turn.settled = true;
         this.deps.children.account(turn.child, f.turn.usage);
-        this.settle(turn, f.turn);
+        this.deps.onTurnDone(turn, f.turn);
       },
     };
     dispatchFrame(handlers, frame);
   }
 
-  private onExit(turn: LiveTurn, ended: EndReason | null, outcome: string): void {
-    if (!turn.settled && !turn.abandoned) {
-      const reason = ended ?? {
-        status: 'failed',
-        error: `worker exited without a result (${outcome})`,
-        kind: 'worker',
-      };
-      this.deps.log.warn('turn.failed', { ctx: turn.job.ctx, node: turn.node, err: reason.error });
-      // No terminal frame: the turn is charged what its usage frames reported (reference §15, going beyond it).
-      this.settle(turn, { ...failedResult(reason.error, reason.status, reason.kind), usage: { ...turn.usage } });
-    }
-    this.live.delete(turn.node);
-    this.deps.onGone(turn);
-  }
-
-  private settle(turn: LiveTurn, result: TurnResult): void {
-    if (turn.settled || turn.abandoned) return;
+  private onExit(turn: LiveTurn, ended: EndReason | null, exit: { code: number | null; signal: string | null }): void {
     turn.settled = true;
-    this.deps.onSettled(turn, result);
+    this.live.delete(turn.node);
+    this.deps.onExit(turn, ended, exit);
   }
+}
+
+// The supervisor's record of one running conversation turn: its job, its worker and what is pending for it.
+export interface LiveTurn {
+  node: number;
+  job: TurnJob;
+  turnId: string;
+  handle: WorkerHandle;
+  /** Its entry in the child table (kind `turn`). */
+  child: Child;
+  /** Internal tool names this turn may round-trip. */
+  internal: ReadonlySet<string>;
+  /** Code tools the worker runs only after the supervisor's permission check. */
+  gated: ReadonlySet<string>;
+  /** What its internal tools run against: built once, at spawn, for every tool request of the turn. */
+  host: InternalToolHost;
+  startedAt: number;
+  /** Set once its turn_done arrived or its worker is gone: nothing more is sent to it. */
+  settled: boolean;
+  /** The turn's usage as its worker last reported it (a killed worker is charged this). */
+  usage: Usage;
+  /** The notes the turn was built with at the transcript's tail: the fold appends them before its delta. */
+  notes: Msg[];
+  /** The dispatch reservation, until it settles; null without a budget. */
+  reservation: Reservation | null;
+  /** What of `usage` already reached the budget windows (charged as each usage frame arrives). */
+  charged: Usage;
+  parked: Map<number, NodeJS.Timeout>;
+  /** Run once when the turn's worker is gone (watches, pending approvals). */
+  cleanups: Array<() => void>;
 }

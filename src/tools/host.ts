@@ -2,15 +2,15 @@
 // that turn (its conversation, its principal, its hop depth). Built once per turn, at spawn; holds no state.
 import type { Config } from '../config/types.js';
 import type { Compactor, CompactReport, CompactRequest } from '../context/compactor.js';
+import type { ConversationBook } from '../context/conversationBook.js';
 import type { Conversation } from '../domain/conversation.js';
 import type { Logger } from '../obs/log.js';
 import type { Staging } from '../prep/staging.js';
 import type { Steering } from '../steering/steering.js';
 import type { Store } from '../store/store.js';
-import type { ConversationBook } from '../supervisor/conversationBook.js';
-import type { LiveTurn } from '../supervisor/liveTurn.js';
-import type { TaskHooks } from '../supervisor/taskHooks.js';
+import type { TaskHooks } from '../supervisor/supervisorOptions.js';
 import type { ThinkChildren, ThinkJob } from '../supervisor/thinkChildren.js';
+import type { LiveTurn } from '../supervisor/turnWorkers.js';
 import type { InternalToolHost, ToolResult } from './internalTools.js';
 import type { SkillHost, SteeringHost, WorkPorts } from './toolOutcome.js';
 

@@ -3,8 +3,8 @@
 import type { Config } from '../config/types.js';
 import type { Logger } from '../obs/log.js';
 import type { UpFrame } from '../protocol/frames.js';
-import type { LiveTurn } from '../supervisor/liveTurn.js';
-import type { TaskHooks } from '../supervisor/taskHooks.js';
+import type { TaskHooks } from '../supervisor/supervisorOptions.js';
+import type { LiveTurn } from '../supervisor/turnWorkers.js';
 import { runInternalTool, type ToolCaller, type ToolResult } from './internalTools.js';
 import { denyMessage, judgeCall, type Verdict } from './policy.js';
 import type { ToolSurface } from './surface.js';

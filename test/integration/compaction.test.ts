@@ -84,6 +84,29 @@ describe('compaction', () => {
     }
   });
 
+  it('a message that arrives while its conversation compacts starts only after the compaction', async () => {
+    const slowSummary: MatchRule = { ...SUMMARIZER, delay_ms: 1_500 };
+    const rig = await startRig({ turns: [{ content: 'ok' }], match: [slowSummary, ...WORK] }, SMALL_WINDOW);
+    try {
+      await longConversation(rig, 'c');
+      await say(rig, 'c', 'one more');
+      const order = rig.events.flatMap((e) =>
+        ['context.compaction.start', 'context.compacted', 'inbox.accepted', 'turn.spawn'].includes(String(e.event))
+          ? [String(e.event)]
+          : [],
+      );
+      const start = order.indexOf('context.compaction.start');
+      const done = order.indexOf('context.compacted');
+      assert.ok(start >= 0 && done > start, 'compacted once');
+      const during = order.slice(start + 1, done);
+      assert.ok(during.includes('inbox.accepted'), `premise: a message arrived while compacting (${order.join(' ')})`);
+      assert.ok(!during.includes('turn.spawn'), `no turn started while compacting (${order.join(' ')})`);
+      assert.equal(order.at(done + 1), 'turn.spawn', 'the waiting message started right after');
+    } finally {
+      await rig.close();
+    }
+  });
+
   it('compacts anyway when the summarizer fails: a plain narrative, fallback: true', async () => {
     const failing: MatchRule = { when_contains: 'Transcript excerpt to compact', content: 'not json at all' };
     const rig = await startRig({ turns: [{ content: 'ok' }], match: [failing, ...WORK] }, SMALL_WINDOW);

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { TurnJob } from '../../../src/domain/job.js';
-import { nextDispatchable } from '../../../src/supervisor/dispatch.js';
+import { nextDispatchable } from '../../../src/supervisor/jobQueries.js';
 
 function job(ctx: string, id: string): TurnJob {
   return {

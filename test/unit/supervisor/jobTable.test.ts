@@ -4,16 +4,20 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {
   busyContexts,
-  cancelTarget,
   drainVictims,
   gateLine,
+  gatePicks,
   idle,
   isBusy,
   isPending,
   jobCounts,
+  liveTurns,
   liveWork,
   messageWaiting,
+  pendingContexts,
+  prepLine,
   statusCounts,
+  waitingJobs,
 } from '../../../src/supervisor/jobQueries.js';
 import {
   addJob,
@@ -34,10 +38,10 @@ const NOW = 500;
 const WAIT_UNTIL = 1_000;
 
 const EVENTS: { [K in JobEvent['type']]: Extract<JobEvent, { type: K }> } = {
-  gate_picked: { type: 'gate_picked' },
-  stage: { type: 'stage' },
+  prep_start: { type: 'prep_start' },
   prepared: { type: 'prepared' },
   answered: { type: 'answered' },
+  gate_picked: { type: 'gate_picked' },
   budget_wait: { type: 'budget_wait', untilMs: WAIT_UNTIL, reason: 'window full' },
   budget_room: { type: 'budget_room' },
   budget_admitted: { type: 'budget_admitted' },
@@ -66,14 +70,17 @@ const fresh = (ctx = 'c1', eventId = '01A'): Job => newJob({ eventId, ctx, princ
 /** A job brought to `state` through legal transitions only. */
 function jobIn(state: JobState, ctx = 'c1', eventId = '01A'): Job {
   const e = EVENTS;
+  const launched = [e.prepared, e.gate_picked, e.budget_admitted, e.spawned];
   const paths: Record<JobState, JobEvent[]> = {
     queued: [],
-    launching: [e.gate_picked],
-    staging: [e.gate_picked, e.stage],
-    budget_wait: [e.gate_picked, e.budget_wait],
-    running: [e.gate_picked, e.budget_admitted, e.spawned],
-    folding: [e.gate_picked, e.budget_admitted, e.spawned, e.turn_done],
-    done: [e.gate_picked, e.budget_admitted, e.spawned, e.turn_done, e.fold_committed, e.worker_gone],
+    staging: [e.prep_start],
+    ready: [e.prep_start, e.prepared],
+    admitting: [e.prepared, e.gate_picked],
+    budget_wait: [e.prepared, e.gate_picked, e.budget_wait],
+    spawning: [e.prepared, e.gate_picked, e.budget_admitted],
+    running: launched,
+    folding: [...launched, e.turn_done],
+    done: [...launched, e.turn_done, e.fold_committed, e.worker_gone],
     abandoned: [e.drain_abandon],
   };
   return drive(fresh(ctx, eventId), ...paths[state]);
@@ -81,17 +88,24 @@ function jobIn(state: JobState, ctx = 'c1', eventId = '01A'): Job {
 
 /** Every state × every event: the state it leads to, or the refusal's reason. */
 const MATRIX: Record<JobState, Partial<Record<JobEvent['type'], JobState>>> = {
-  queued: { gate_picked: 'launching', cancel: 'folding', drain_abandon: 'abandoned' },
-  launching: {
-    stage: 'staging',
+  queued: {
+    prep_start: 'staging',
+    prepared: 'ready',
+    launch_failed: 'folding',
+    cancel: 'folding',
+    drain_abandon: 'abandoned',
+  },
+  staging: { prepared: 'ready', answered: 'folding', cancel: 'folding', drain_abandon: 'abandoned' },
+  ready: { gate_picked: 'admitting', cancel: 'folding', drain_abandon: 'abandoned' },
+  admitting: {
     budget_wait: 'budget_wait',
-    budget_admitted: 'launching',
+    budget_admitted: 'spawning',
     budget_refused: 'folding',
     launch_failed: 'folding',
-    spawned: 'running',
+    cancel: 'admitting',
   },
-  staging: { prepared: 'queued', answered: 'folding', cancel: 'folding', drain_abandon: 'abandoned' },
-  budget_wait: { budget_room: 'queued', budget_wait: 'budget_wait', cancel: 'folding', drain_abandon: 'abandoned' },
+  budget_wait: { budget_room: 'ready', budget_wait: 'budget_wait', cancel: 'folding', drain_abandon: 'abandoned' },
+  spawning: { spawned: 'running', launch_failed: 'folding', cancel: 'spawning' },
   running: { turn_done: 'folding', worker_gone: 'folding', cancel: 'running', drain_abandon: 'abandoned' },
   folding: { fold_committed: 'done', fold_failed: 'folding', worker_gone: 'folding' },
   done: { worker_gone: 'done' },
@@ -127,31 +141,40 @@ describe('transition', () => {
   }
 
   it('stamps `since` on a change of state and keeps it otherwise', () => {
-    const launching = ok(transition(fresh(), EVENTS.gate_picked, 40)).job;
-    assert.equal(launching.since, 40);
-    assert.equal(ok(transition(launching, EVENTS.budget_admitted, 90)).job.since, 40);
+    const admitting = ok(transition(jobIn('ready'), EVENTS.gate_picked, 40)).job;
+    assert.equal(admitting.since, 40);
+    assert.equal(ok(transition(admitting, EVENTS.cancel, 90)).job.since, 40);
   });
+});
+
+const synthetic = (status: string, error: string, kind: string) => ({
+  kind: 'fold',
+  from: 'synthetic',
+  end: { status, error, kind },
 });
 
 describe('transition effects', () => {
   const effects = (state: JobState, event: JobEvent, now = NOW): JobEffect[] =>
     ok(transition(jobIn(state), event, now)).effects;
 
-  it('a picked job is built and admitted; a prepared one is never staged again', () => {
-    assert.deepEqual(effects('queued', EVENTS.gate_picked), [{ kind: 'build_and_admit' }]);
-    assert.deepEqual(effects('launching', EVENTS.stage), [{ kind: 'start_staging' }]);
-    const again = drive(jobIn('staging'), EVENTS.prepared, EVENTS.gate_picked);
-    assert.equal(again.prepared, true);
-    assert.deepEqual(transition(again, EVENTS.stage, NOW), {
-      refused: true,
-      eventId: '01A',
-      state: 'launching',
-      event: 'stage',
-      reason: 'illegal',
-    });
+  it('data flows one way: prep before the gate, and the gate picks a prepared job once', () => {
+    assert.deepEqual(effects('queued', EVENTS.prep_start), [{ kind: 'start_staging' }]);
+    assert.deepEqual(effects('queued', EVENTS.prepared), [{ kind: 'wake' }], 'nothing to stage: straight to ready');
+    assert.equal(
+      transition(jobIn('queued'), EVENTS.gate_picked, NOW).refused,
+      true,
+      'the gate never sees it unprepared',
+    );
+    assert.deepEqual(effects('ready', EVENTS.gate_picked), [{ kind: 'build_and_admit' }]);
+    // The premise of the old double gate: a picked job could go back to staging and through the gate again.
+    for (const state of ['admitting', 'spawning', 'running'] as const) {
+      for (const back of [EVENTS.prep_start, EVENTS.prepared, EVENTS.gate_picked]) {
+        assert.equal(transition(jobIn(state), back, NOW).refused, true, `${back.type} in ${state}`);
+      }
+    }
   });
 
-  it('staging ends back in line, or answered without a turn', () => {
+  it('staging ends in line for the gate, or answered without a turn', () => {
     assert.deepEqual(effects('staging', EVENTS.prepared), [{ kind: 'wake' }]);
     assert.deepEqual(effects('staging', EVENTS.answered), [{ kind: 'fold', from: 'reply' }, { kind: 'wake' }]);
   });
@@ -159,31 +182,54 @@ describe('transition effects', () => {
   it('a budget wait arms its timer, records until when, and the gate may pick it once it ended', () => {
     const waiting = jobIn('budget_wait');
     assert.deepEqual(waiting.wait, { untilMs: WAIT_UNTIL, reason: 'window full' });
-    assert.deepEqual(effects('launching', EVENTS.budget_wait), [{ kind: 'arm_wait', untilMs: WAIT_UNTIL }]);
+    assert.deepEqual(effects('admitting', EVENTS.budget_wait), [{ kind: 'arm_wait', untilMs: WAIT_UNTIL }]);
     const picked = ok(transition(waiting, EVENTS.gate_picked, WAIT_UNTIL));
-    assert.equal(picked.job.state, 'launching');
+    assert.equal(picked.job.state, 'admitting');
     assert.equal(picked.job.wait, undefined);
-    assert.equal(ok(transition(waiting, EVENTS.budget_room, NOW)).job.wait, undefined);
+    assert.equal(ok(transition(waiting, EVENTS.budget_room, NOW)).job.state, 'ready');
   });
 
-  it('admission spawns; a refusal folds as not run; a failed launch folds its own status', () => {
-    assert.deepEqual(effects('launching', EVENTS.budget_admitted), [{ kind: 'spawn' }]);
-    assert.deepEqual(effects('launching', EVENTS.budget_refused), [
-      { kind: 'fold', from: 'not_run' },
-      { kind: 'wake' },
-    ]);
-    assert.deepEqual(effects('launching', EVENTS.launch_failed), [
-      { kind: 'fold', from: 'synthetic', status: 'refused', error: 'this conversation is not available' },
-      { kind: 'wake' },
-    ]);
+  it('admission spawns once; a second admission or a spawn without admission is refused', () => {
+    assert.deepEqual(effects('admitting', EVENTS.budget_admitted), [{ kind: 'spawn' }]);
+    assert.equal(transition(jobIn('spawning'), EVENTS.budget_admitted, NOW).refused, true, 'admitted twice');
+    assert.equal(transition(jobIn('admitting'), EVENTS.spawned, NOW).refused, true, 'spawned unadmitted');
     const running = jobIn('running');
     assert.deepEqual(running.turn, { node: 7, turnId: 'turn-3' });
     assert.equal(running.workerLive, true);
   });
 
+  it('a refusal folds as not run; a failed launch folds its own status and kind (default worker)', () => {
+    assert.deepEqual(effects('admitting', EVENTS.budget_refused), [
+      { kind: 'fold', from: 'not_run' },
+      { kind: 'wake' },
+    ]);
+    const refused = synthetic('refused', 'this conversation is not available', 'worker');
+    assert.deepEqual(effects('queued', EVENTS.launch_failed), [refused, { kind: 'wake' }]);
+    const mcp = { type: 'launch_failed', status: 'failed', error: 'mcp x down', kind: 'mcp' } as const;
+    assert.deepEqual(effects('spawning', mcp)[0], synthetic('failed', 'mcp x down', 'mcp'));
+  });
+
+  it('a cancel that lands mid-launch is kept and folds the job as cancelled at its next launch step', () => {
+    const fold = synthetic('cancelled', 'cancelled by operator', 'cancelled');
+    const asked = drive(jobIn('admitting'), EVENTS.cancel);
+    assert.equal(asked.cancelReason, 'cancelled by operator');
+    assert.deepEqual(ok(transition(asked, EVENTS.budget_admitted, NOW)).effects, [
+      { kind: 'release_reservation' },
+      fold,
+      { kind: 'wake' },
+    ]);
+    assert.deepEqual(ok(transition(asked, EVENTS.budget_wait, NOW)).effects, [fold, { kind: 'wake' }]);
+    const spawning = drive(jobIn('spawning'), EVENTS.cancel);
+    const spawned = ok(transition(spawning, EVENTS.spawned, NOW));
+    assert.equal(spawned.job.state, 'running');
+    assert.deepEqual(spawned.effects, [{ kind: 'send_cancel', reason: 'cancelled by operator' }]);
+    assert.deepEqual(ok(transition(spawned.job, EVENTS.worker_gone, NOW)).effects, [fold, { kind: 'wake' }]);
+  });
+
   it('cancelling a job without a turn folds it as cancelled, first undoing what its state holds', () => {
-    const fold = { kind: 'fold', from: 'synthetic', status: 'cancelled', error: 'cancelled by operator' };
+    const fold = synthetic('cancelled', 'cancelled by operator', 'cancelled');
     assert.deepEqual(effects('queued', EVENTS.cancel), [fold, { kind: 'wake' }]);
+    assert.deepEqual(effects('ready', EVENTS.cancel), [fold, { kind: 'wake' }]);
     assert.deepEqual(effects('staging', EVENTS.cancel), [{ kind: 'kill_preflight' }, fold, { kind: 'wake' }]);
     assert.deepEqual(effects('budget_wait', EVENTS.cancel), [{ kind: 'forget_wait' }, fold, { kind: 'wake' }]);
   });
@@ -193,24 +239,27 @@ describe('transition effects', () => {
     assert.deepEqual(cancelling.effects, [{ kind: 'send_cancel', reason: 'cancelled by operator' }]);
     assert.deepEqual(ok(transition(cancelling.job, EVENTS.cancel, NOW)).effects, []);
     const gone = ok(transition(cancelling.job, EVENTS.worker_gone, NOW));
-    assert.deepEqual(gone.effects, [
-      { kind: 'fold', from: 'synthetic', status: 'cancelled', error: 'cancelled by operator' },
-      { kind: 'wake' },
-    ]);
+    assert.deepEqual(gone.effects, [synthetic('cancelled', 'cancelled by operator', 'cancelled'), { kind: 'wake' }]);
   });
 
-  it('a worker gone without turn_done fails its turn, with the end reason the supervisor gave', () => {
+  it('a worker gone without turn_done fails its turn, with the end reason, its kind, code and signal', () => {
     assert.deepEqual(effects('running', EVENTS.worker_gone), [
-      { kind: 'fold', from: 'synthetic', status: 'failed', error: 'worker exited without a result' },
+      synthetic('failed', 'worker exited without a result', 'worker'),
       { kind: 'wake' },
     ]);
-    const deadline = { type: 'worker_gone', endReason: { status: 'deadline', error: 'outlived' } } as const;
-    assert.deepEqual(effects('running', deadline)[0], {
-      kind: 'fold',
-      from: 'synthetic',
-      status: 'deadline',
-      error: 'outlived',
-    });
+    const killed = { type: 'worker_gone', code: null, signal: 'SIGKILL' } as const;
+    assert.deepEqual(
+      effects('running', killed)[0],
+      synthetic('failed', 'worker exited without a result (signal SIGKILL)', 'worker'),
+    );
+    const deadline = {
+      type: 'worker_gone',
+      endReason: { status: 'deadline', error: 'outlived', kind: 'deadline' },
+    } as const;
+    assert.deepEqual(effects('running', deadline)[0], synthetic('deadline', 'outlived', 'deadline'));
+    // A failed frame with kind mcp keeps its kind to the fold (the job exits 6, not 1).
+    const mcp = { type: 'worker_gone', endReason: { status: 'failed', error: 'mcp x: down', kind: 'mcp' } } as const;
+    assert.deepEqual(effects('running', mcp)[0], synthetic('failed', 'mcp x: down', 'mcp'));
   });
 
   it('turn_done folds the result while the worker still exits; its exit frees the conversation', () => {
@@ -233,6 +282,7 @@ describe('transition effects', () => {
   it('a drain abandons each unfinished state, undoing what it holds; waiters hear it replays', () => {
     const announce = { kind: 'announce_abandoned' };
     assert.deepEqual(effects('queued', EVENTS.drain_abandon), [announce]);
+    assert.deepEqual(effects('ready', EVENTS.drain_abandon), [announce]);
     assert.deepEqual(effects('staging', EVENTS.drain_abandon), [{ kind: 'kill_preflight' }, announce]);
     assert.deepEqual(effects('budget_wait', EVENTS.drain_abandon), [{ kind: 'forget_wait' }, announce]);
     assert.deepEqual(effects('running', EVENTS.drain_abandon), [{ kind: 'kill_worker' }, announce]);
@@ -286,8 +336,7 @@ describe('addJob and applyJobEvent', () => {
     assert.ok(!added.refused);
     let table = added.table;
     const path: JobEvent[] = [
-      EVENTS.gate_picked,
-      EVENTS.stage,
+      EVENTS.prep_start,
       EVENTS.prepared,
       EVENTS.gate_picked,
       EVENTS.budget_admitted,
@@ -311,13 +360,16 @@ describe('addJob and applyJobEvent', () => {
 
 describe('job queries', () => {
   const tableOf = (...jobs: Job[]): JobTable => new Map(jobs.map((j) => [j.eventId, j]));
+  const open = { paused: false, draining: false };
 
-  it('isBusy: launching, staging, running, an unexpired wait and an exiting worker hold the conversation', () => {
+  it('isBusy: staging, launching, running, an unexpired wait and an exiting worker hold the conversation', () => {
     const busy: Record<JobState, boolean> = {
       queued: false,
-      launching: true,
       staging: true,
+      ready: false,
+      admitting: true,
       budget_wait: true,
+      spawning: true,
       running: true,
       folding: true, // its worker is still exiting after turn_done
       done: false,
@@ -333,8 +385,61 @@ describe('job queries', () => {
     assert.deepEqual(busyContexts(tableOf(jobIn('running', 'a', '1'), jobIn('queued', 'b', '2')), NOW), new Set(['a']));
   });
 
-  it('gateLine: queued jobs and ended waits, in inbox order', () => {
-    const table = tableOf(jobIn('queued', 'a', '03'), jobIn('budget_wait', 'b', '01'), jobIn('queued', 'c', '02'));
+  it('a conversation a think child works on (compaction, preflight) is busy: nothing of it preps or starts', () => {
+    const table = tableOf(jobIn('queued', 'c1', '01'), jobIn('ready', 'c2', '02'));
+    const thinking = new Set(['c1', 'c2']);
+    assert.equal(isBusy(table, 'c1', NOW), false, 'premise: the table alone does not hold c1');
+    assert.equal(isBusy(table, 'c1', NOW, thinking), true);
+    assert.deepEqual(prepLine(table, NOW, { ...open, maxParallel: 4 }, thinking), []);
+    assert.deepEqual(gatePicks(table, NOW, { ...open, maxParallel: 4, thinking }), []);
+    assert.deepEqual(
+      gatePicks(table, NOW, { ...open, maxParallel: 4 }).map((j) => j.eventId),
+      ['02'],
+    );
+    assert.equal(liveWork(new Map(), thinking), 2, 'a drain waits for think children');
+    assert.equal(idle(new Map(), open, thinking), false);
+  });
+
+  it('prepLine: the first unfinished job of a free conversation; a later message never overtakes', () => {
+    const table = tableOf(
+      jobIn('running', 'a', '01'),
+      jobIn('queued', 'a', '02'),
+      jobIn('staging', 'b', '03'),
+      jobIn('queued', 'b', '04'),
+      jobIn('folding', 'c', '05'),
+      jobIn('queued', 'c', '06'),
+      jobIn('queued', 'c', '07'),
+      jobIn('ready', 'd', '08'),
+      jobIn('queued', 'd', '09'),
+    );
+    // a: its turn runs; b: its earlier message stages; d: its earlier message waits for the gate.
+    assert.deepEqual(
+      prepLine(table, NOW, { ...open, maxParallel: 9 }).map((j) => j.eventId),
+      [],
+      'c is still held by its exiting worker',
+    );
+    const exited = applyJobEvent(table, '05', EVENTS.worker_gone, NOW);
+    assert.ok(!exited.refused);
+    assert.deepEqual(
+      prepLine(exited.table, NOW, { ...open, maxParallel: 9 }).map((j) => j.eventId),
+      ['06'],
+    );
+    assert.deepEqual(prepLine(exited.table, NOW, { paused: true, draining: false, maxParallel: 9 }), []);
+  });
+
+  it('prepLine: a job being prepared holds a turn slot, so no more are prepared than may run', () => {
+    const table = tableOf(jobIn('running', 'a', '01'), jobIn('queued', 'b', '02'), jobIn('queued', 'c', '03'));
+    assert.deepEqual(prepLine(table, NOW, { ...open, maxParallel: 1 }), [], 'the one slot runs a');
+    assert.deepEqual(
+      prepLine(table, NOW, { ...open, maxParallel: 2 }).map((j) => j.eventId),
+      ['02'],
+    );
+    const staging = tableOf(jobIn('staging', 'b', '02'), jobIn('queued', 'c', '03'));
+    assert.deepEqual(prepLine(staging, NOW, { ...open, maxParallel: 1 }), [], 'b stages in the one slot');
+  });
+
+  it('gateLine and gatePicks: prepared jobs and ended waits, in inbox order, within max parallel', () => {
+    const table = tableOf(jobIn('ready', 'a', '03'), jobIn('budget_wait', 'b', '01'), jobIn('ready', 'c', '02'));
     assert.deepEqual(
       gateLine(table, NOW).map((j) => j.eventId),
       ['02', '03'],
@@ -343,34 +448,28 @@ describe('job queries', () => {
       gateLine(table, WAIT_UNTIL).map((j) => j.eventId),
       ['01', '02', '03'],
     );
+    assert.deepEqual(
+      gatePicks(table, WAIT_UNTIL, { ...open, maxParallel: 2 }).map((j) => j.eventId),
+      ['01', '02'],
+    );
+    const withLive = new Map([...table, ['00', jobIn('running', 'z', '00')]]);
+    assert.equal(liveTurns(withLive), 1);
+    assert.deepEqual(
+      gatePicks(withLive, NOW, { ...open, maxParallel: 2 }).map((j) => j.eventId),
+      ['02'],
+    );
+    assert.deepEqual(gatePicks(table, NOW, { paused: false, draining: true, maxParallel: 2 }), []);
   });
 
   it('idle: no live work, and nothing waiting unless paused or draining', () => {
-    const open = { paused: false, draining: false };
     assert.equal(idle(new Map(), open), true);
     assert.equal(idle(tableOf(jobIn('queued')), open), false);
+    assert.equal(idle(tableOf(jobIn('ready')), open), false);
     assert.equal(idle(tableOf(jobIn('queued')), { paused: true, draining: false }), true);
     assert.equal(idle(tableOf(jobIn('budget_wait')), open), false);
     assert.equal(idle(tableOf(jobIn('running')), { paused: true, draining: true }), false);
     assert.equal(idle(tableOf(jobIn('done'), jobIn('abandoned', 'c2', '02')), open), true);
     assert.equal(liveWork(tableOf(jobIn('staging'), jobIn('folding', 'c2', '02'), jobIn('queued', 'c3', '03'))), 2);
-  });
-
-  it('cancelTarget says what a cancel means in each state', () => {
-    const expected: Record<JobState, unknown> = {
-      queued: { kind: 'drop', state: 'queued' },
-      launching: { kind: 'none', state: 'launching' },
-      staging: { kind: 'drop', state: 'staging' },
-      budget_wait: { kind: 'drop', state: 'budget_wait' },
-      running: { kind: 'cancel_turn', node: 7 },
-      folding: { kind: 'none', state: 'folding' },
-      done: { kind: 'none', state: 'done' },
-      abandoned: { kind: 'none', state: 'abandoned' },
-    };
-    for (const state of JOB_STATES) assert.deepEqual(cancelTarget(tableOf(jobIn(state)), '01A'), expected[state]);
-    assert.deepEqual(cancelTarget(new Map(), '01A'), { kind: 'unknown' });
-    const cancelling = drive(jobIn('running'), EVENTS.cancel);
-    assert.deepEqual(cancelTarget(tableOf(cancelling), '01A'), { kind: 'none', state: 'running' });
   });
 
   it('every state a drain abandons accepts drain_abandon', () => {
@@ -380,24 +479,29 @@ describe('job queries', () => {
 
   it('statusCounts: budget waits queue in line; an exiting worker is still a running turn', () => {
     const table = tableOf(...JOB_STATES.map((s, i) => jobIn(s, `c${i}`, `0${i}`)));
-    assert.deepEqual(statusCounts(table), { queued: 2, staging: 1, running_turns: 2 });
+    assert.deepEqual(statusCounts(table), { queued: 3, staging: 1, running_turns: 2 });
   });
 
-  it('drainVictims, counts, messageWaiting and isPending', () => {
+  it('drainVictims, waiting jobs, counts, messageWaiting, pendingContexts and isPending', () => {
     const jobs = JOB_STATES.map((s, i) => jobIn(s, `c${i}`, `0${i}`));
     const table = tableOf(...jobs);
     assert.deepEqual(
       drainVictims(table).map((j) => j.state),
-      ['queued', 'staging', 'budget_wait', 'running'],
+      ['staging', 'running'],
+    );
+    assert.deepEqual(
+      waitingJobs(table).map((j) => j.state),
+      ['queued', 'ready', 'budget_wait'],
     );
     assert.deepEqual(jobCounts(table), Object.fromEntries(JOB_STATES.map((s) => [s, 1])));
     assert.equal(messageWaiting(table, 'c0'), true);
-    assert.equal(messageWaiting(table, 'c4'), false, 'a running turn is not waiting');
+    assert.equal(messageWaiting(table, 'c6'), false, 'a running turn is not waiting');
+    assert.deepEqual(pendingContexts(table), new Set(['c0', 'c1', 'c2', 'c3', 'c4']));
     const continuation = newJob({ eventId: '09', ctx: 'g', principal: null, continuation: true }, 0);
     assert.equal(messageWaiting(tableOf(continuation), 'g'), false);
-    assert.equal(isPending(table, '05'), true, 'folding');
-    assert.equal(isPending(table, '06'), false, 'done');
-    assert.equal(isPending(table, '07'), false, 'abandoned: its outcome never comes in this process');
+    assert.equal(isPending(table, '07'), true, 'folding');
+    assert.equal(isPending(table, '08'), false, 'done');
+    assert.equal(isPending(table, '09'), false, 'abandoned: its outcome never comes in this process');
     assert.equal(isPending(table, 'zz'), false);
   });
 });

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { MemoryStore } from '../../../src/store/memoryStore.js';
-import { ABANDONED, Outcomes } from '../../../src/supervisor/outcomes.js';
+import { ABANDONED, Outcomes } from '../../../src/supervisor/foldBack.js';
 import { inboxEvent } from '../store/storeFixtures.js';
 
 describe('Outcomes.of', () => {

@@ -1,7 +1,7 @@
 // Which model a turn runs on (reference §5.2): roles.turn, a chosen route, or roles.turn after a removed route.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { turnModel } from '../../../src/supervisor/turnBuild.js';
+import { turnModel } from '../../../src/supervisor/turnSnapshot.js';
 import { compileIn, tempDir, writeConfig } from '../config/configFiles.js';
 
 const dir = tempDir();

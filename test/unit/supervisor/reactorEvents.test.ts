@@ -2,12 +2,23 @@
 // misses one does not compile (checked by tsc in `npm run lint` and the build: the @ts-expect-error must hold).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import type { TurnResult } from '../../../src/protocol/frames.js';
 import {
   dispatchSupervisorEvent,
   type SupervisorEvent,
   type SupervisorEventType,
   type SupervisorHandlers,
-} from '../../../src/supervisor/supervisorEvents.js';
+} from '../../../src/supervisor/reactor.js';
+import type { LiveTurn } from '../../../src/supervisor/turnWorkers.js';
+
+const turn = { node: 1 } as LiveTurn;
+const result: TurnResult = {
+  status: 'completed',
+  messages: [],
+  usage: { input_tokens: 0, output_tokens: 0 },
+  rounds: 1,
+  tool_calls: 0,
+};
 
 const EVENTS: { [K in SupervisorEventType]: Extract<SupervisorEvent, { type: K }> } = {
   inbox_accepted: {
@@ -15,17 +26,16 @@ const EVENTS: { [K in SupervisorEventType]: Extract<SupervisorEvent, { type: K }
     event: { id: '01A', kind: 'a2a_message', ts: 0, principal: null, payload: { context_id: 'c', text: 'hi' } },
   },
   inbox_replayed: { type: 'inbox_replayed', events: [] },
-  staging_done: { type: 'staging_done', eventId: '01A', answered: false },
-  child_frame: { type: 'child_frame', node: 1, frame: { type: 'ready' } },
-  child_exit: { type: 'child_exit', node: 1, code: 0, signal: null },
-  timer: { type: 'timer', timer: { name: 'turn_deadline', node: 1 } },
+  staging_done: { type: 'staging_done', eventId: '01A', reply: null },
+  turn_done: { type: 'turn_done', turn, result },
+  worker_exit: { type: 'worker_exit', turn, ended: null, code: 0, signal: null },
+  budget_room: { type: 'budget_room' },
   cancel: { type: 'cancel', eventId: '01A', reason: 'stop' },
-  signal: { type: 'signal', signal: 'SIGTERM' },
-  drain: { type: 'drain', timeoutMs: 1_000 },
+  drain_abandon: { type: 'drain_abandon' },
   pause: { type: 'pause' },
   resume: { type: 'resume' },
-  fold_committed: { type: 'fold_committed', eventId: '01A' },
-  fold_failed: { type: 'fold_failed', eventId: '01A', error: 'SQLITE_BUSY' },
+  fold_committed: { type: 'fold_committed', eventId: '01A', outcome: { status: 'completed', reply: 'ok' } },
+  fold_failed: { type: 'fold_failed', eventId: '01A' },
 };
 
 function recordingHandlers(seen: string[]): SupervisorHandlers {

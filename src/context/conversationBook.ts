@@ -1,11 +1,14 @@
 // The supervisor's conversations in memory, which of them changed since the last checkpoint, and the checkpoint.
 // Writes go through the store's one commit queue, in order, each on top of the revision the book expects: an
 // accept or a fold that is acknowledged after its own commit was preceded by every write asked for before it.
-import { appendMessage, newConversation } from '../context/conversation.js';
+
 import type { Conversation } from '../domain/conversation.js';
+import type { TurnJob } from '../domain/job.js';
 import { describeError } from '../errors.js';
 import type { Logger } from '../obs/log.js';
+import type { Msg } from '../protocol/messages.js';
 import type { ConversationCommit, Store } from '../store/store.js';
+import { appendMessage, hasUserMessageForEvent, newConversation } from './conversation.js';
 
 /** A conversation write on its way to the store: what to commit, and what to tell the book once it settled. */
 export interface PreparedCommit {
@@ -79,6 +82,28 @@ export class ConversationBook {
   }
 
   markDirty(id: string): void {
+    this.dirty.add(id);
+  }
+
+  /** Appends `msgs` (notes, a turn's delta) in order; the conversation is written at the next checkpoint. */
+  append(conv: Conversation, msgs: readonly Msg[]): void {
+    if (msgs.length === 0) return;
+    for (const msg of msgs) appendMessage(conv, msg, this.now());
+    this.dirty.add(conv.id);
+  }
+
+  /** Appends the job's message as a user message, once per inbox event (a replayed event has it already). */
+  appendUserMessage(conv: Conversation, job: TurnJob): void {
+    if (hasUserMessageForEvent(conv, job.event.id)) return;
+    const user = { role: 'user' as const, text: job.text, event: job.event.id, ts: this.now() };
+    this.append(conv, [job.principal ? { ...user, principal: job.principal } : user]);
+  }
+
+  /** A turn of `id` started. */
+  countTurn(id: string): void {
+    const conv = this.byId.get(id);
+    if (!conv) return;
+    conv.turns++;
     this.dirty.add(id);
   }
 
