@@ -13,6 +13,7 @@ import type { TaskHooks } from '../supervisor/taskHooks.js';
 import type { ThinkChildren, ThinkJob } from '../supervisor/thinkChildren.js';
 import type { InternalToolHost, ToolResult } from './internalTools.js';
 import type { SkillHost, SteeringHost, WorkPorts } from './toolOutcome.js';
+import { turnEnded } from './turnEnd.js';
 
 /** What the supervisor lends to internal tools. */
 export interface HostCapabilities {
@@ -174,6 +175,8 @@ function watchUntil(caps: HostCapabilities, turn: HostTurn, check: () => boolean
       if (check()) finish(true);
     });
     const timer = setTimeout(() => finish(false), Math.max(0, timeoutAt - caps.now()));
-    turn.cleanups.push(() => finish(false));
+    // A turn that ended while the await read the store already ran its cleanups: nothing would end this wait.
+    if (turnEnded(turn)) finish(false);
+    else turn.cleanups.push(() => finish(false));
   });
 }
