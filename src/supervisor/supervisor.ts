@@ -220,6 +220,7 @@ export class Supervisor {
       }),
       paused: () => this.paused,
       draining: () => this.draining,
+      restored: () => this.restored,
       think: (job) => this.thinks.run(job),
       engine: (eventId, type, fields) => this.opts.tasks?.onEngineEvent(eventId, type, fields),
     };
