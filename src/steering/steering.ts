@@ -11,6 +11,7 @@ import type { Goal } from '../domain/goal.js';
 import type { InboxEvent } from '../domain/inbox.js';
 import { describeError } from '../errors.js';
 import type { Logger } from '../obs/log.js';
+import { newUlid } from '../store/ulid.js';
 import type { ConversationBook } from '../supervisor/conversationBook.js';
 import { ownershipRefusal } from '../supervisor/dispatch.js';
 import type { EngineEventType } from '../supervisor/taskHooks.js';
@@ -155,14 +156,21 @@ export class Steering {
     return this.applyJudgement(conv, goal, evidence, verdict);
   }
 
-  /** Opens side task `id` of `parentId` for the parent's owner, seeded with its summary; a refusal is a string. */
-  openSide(parentId: string, id: string): { principal: string | null } | string {
-    const parent = this.deps.conversations.get(parentId);
+  /**
+   * Opens a side task of the caller's conversation for its owner, seeded with its summary, one hop deeper than
+   * the caller; its instruction is the side-task producer's to accept. A refusal is a string.
+   */
+  openSide(caller: ToolCaller): { conversation: string; depth: number } | string {
+    const depth = caller.depth + 1;
+    const max = this.deps.config.limits.max_message_depth;
+    if (depth > max) return `refused: hop depth ${depth} would exceed limits.max_message_depth (${max})`;
+    const parent = this.deps.conversations.get(caller.conversation);
     if (!parent) return 'the calling conversation is unknown';
+    const id = `side-${newUlid(this.deps.now()).toLowerCase()}`;
     const side = this.deps.conversations.open(id, parent.principal);
     this.update(side, { side_of: parent.id });
     void this.deps.conversations.noteNow(id, seedNote(parent), parent.principal);
-    return { principal: parent.principal };
+    return { conversation: id, depth };
   }
 
   /** The conversation a side task reports to, or null (not a side task, or unknown). */

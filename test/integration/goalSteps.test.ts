@@ -71,6 +71,29 @@ describe('goal steps', () => {
     }
   });
 
+  it("a bare supervisor still leaves a finished run's wake note in its sender", async () => {
+    const rig = await startRig(
+      { turns: [{ content: 'ok' }] },
+      { AGENTD_AGENT_ON_WORKFLOW_FINISHED: 'note' },
+      {
+        producers: false,
+      },
+    );
+    try {
+      await answer(rig, 'sender', 'hello');
+      const run = { kind: 'agent_message', from: 'sender', msg_depth: 1 } as const;
+      const ev = (await rig.sup.accept({ ...run, context_id: 'w', text: 'do it', principal: OP })).record;
+      await within(rig.sup.outcomeOf(ev.id), 20_000, 'the delivered run');
+      const notes = (rig.sup.conversation('sender')?.messages ?? []).filter((m) => m.role === 'note');
+      assert.ok(
+        notes.some((m) => /^run in w completed: ok/.test(m.text)),
+        notes.map((m) => m.text).join(' | '),
+      );
+    } finally {
+      await rig.close();
+    }
+  });
+
   it('a goal set and kicked before the restore gets exactly one continuation (the restore picks it up)', async () => {
     const due: ContinuationDue[] = [];
     const rig = await startRig(
