@@ -1,33 +1,22 @@
 // Goal continuations as a producer (seed 003 goals): at an idle boundary — a fold committed, a restore, a resume,
 // a goal set from outside a turn — a conversation's active goal gets its next turn as a `goal_continuation` event.
-// The goal's state is the steering desk's; this only decides when to ask and accepts.
+// The steering desk decides and records each step (accounting, stops, the continuation's count); this accepts.
 import { continuationText } from '../context/controls.js';
 import { describeError } from '../errors.js';
 import type { Producer, ProducerContext } from '../runtime/producer.js';
-import type { ContinuationDue } from './steering.js';
-import type { CommittedTurn } from './turnFeed.js';
+import type { ContinuationDue } from './turnFeed.js';
 
 export class GoalContinuations implements Producer {
   readonly name = 'goal_continuations';
-  private unsubscribe: Array<() => void> = [];
+  private unsubscribe: (() => void) | null = null;
 
   start(ctx: ProducerContext): void {
-    const steering = ctx.supervisor.steering;
-    const afterTurn = (turn: CommittedTurn): void => {
-      // A continuation dropped before it ran counts for nothing: its goal goes on after what went first.
-      if (turn.outcome.error_kind === 'stale') return;
-      const due = steering.goalAfterTurn(turn, ctx.turns.activity(turn.event.payload.context_id));
-      if (due) continueGoal(ctx, due);
-    };
-    const atIdle = (conversation: string): void => {
-      const due = steering.goalAtIdle(conversation, ctx.turns.activity(conversation));
-      if (due) continueGoal(ctx, due);
-    };
-    this.unsubscribe = [ctx.turns.onCommitted(afterTurn), ctx.turns.onIdle(atIdle)];
+    this.unsubscribe = ctx.turns.onContinuationDue((due) => continueGoal(ctx, due));
   }
 
   stop(): void {
-    for (const off of this.unsubscribe.splice(0)) off();
+    this.unsubscribe?.();
+    this.unsubscribe = null;
   }
 }
 

@@ -1,6 +1,7 @@
 // The steering desk (seed 003): the controls of a conversation — plan mode, goal state, side-task links and notes —
-// and the feed of turn facts the internal producers (goal continuations, side tasks, wake notes) react to.
-// Decisions come from pure policy (context/controls.ts); this records them durably. It never accepts an event.
+// and the feed of turn facts the internal producers (goal continuations, wake notes) react to. Decisions come
+// from pure policy (context/controls.ts, wakeNotes.ts); this records them durably before it publishes what is due,
+// so goals advance and stop with or without a producer listening. It never accepts an event.
 import type { Config } from '../config/types.js';
 import { controlsOf, newGoal, nextGoalStep, sideResultNote } from '../context/controls.js';
 import { appendMessage } from '../context/conversation.js';
@@ -11,13 +12,15 @@ import type { Goal } from '../domain/goal.js';
 import type { InboxEvent } from '../domain/inbox.js';
 import { describeError } from '../errors.js';
 import type { Logger } from '../obs/log.js';
+import { newUlid } from '../store/ulid.js';
 import { ownershipRefusal } from '../supervisor/jobQueries.js';
 import type { EngineEventType } from '../supervisor/supervisorOptions.js';
 import type { ThinkJob } from '../supervisor/thinkChildren.js';
 import type { ToolCaller, ToolResult } from '../tools/toolOutcome.js';
-import { type Activity, type CommittedTurn, TurnFacts, type TurnFeed } from './turnFeed.js';
+import { type Activity, type CommittedTurn, type ContinuationDue, TurnFacts, type TurnFeed } from './turnFeed.js';
+import { wakeAfterFold } from './wakeStep.js';
 
-export type { CommittedTurn } from './turnFeed.js';
+export type { CommittedTurn, ContinuationDue } from './turnFeed.js';
 
 export interface SteeringDeps {
   config: Readonly<Config>;
@@ -28,17 +31,11 @@ export interface SteeringDeps {
   pending(ctx: string): { queued: boolean; live: boolean };
   paused(): boolean;
   draining(): boolean;
+  /** The restore has loaded the conversations and queued what was pending. */
+  restored(): boolean;
   think(job: ThinkJob): Promise<ToolResult>;
   /** A live-feed event for the task of `eventId` (proposal). */
   engine(eventId: string, type: EngineEventType, fields: Record<string, unknown>): void;
-}
-
-/** A goal's next continuation, recorded and due to be accepted by the goal-continuation producer. */
-export interface ContinuationDue {
-  ctx: string;
-  /** The conversation's owner: the continuation gets their tools, never more. */
-  principal: string | null;
-  goal: Goal;
 }
 
 /** The error text of a continuation dropped before it ran (its kind is `stale`): it counts for nothing. */
@@ -100,23 +97,37 @@ export class Steering {
     return true;
   }
 
-  /** A goal set from outside a turn: its conversation may be idle, and its goal may start working at once. */
+  /**
+   * A goal set from outside a turn: its conversation may be idle, and its goal may start working at once. Before
+   * the restore it does nothing: the restore's kickAll picks every active goal up, once (a continuation accepted
+   * now would not count as waiting until the restore opens, and a second one could follow it).
+   */
   kick(ctx: string): void {
-    this.facts.idle(ctx);
+    if (!this.deps.restored()) return;
+    this.continueAtIdle(ctx);
   }
 
   /** After a restore or a pause: every conversation with an active goal may pick it up again. */
   kickAll(): void {
     for (const conv of this.deps.conversations.list()) {
-      if (controlsOf(conv).goal?.status === 'active') this.facts.idle(conv.id);
+      if (controlsOf(conv).goal?.status === 'active') this.continueAtIdle(conv.id);
     }
+  }
+
+  private activity(ctx: string): Activity {
+    return this.facts.activity(ctx);
+  }
+
+  private continueAtIdle(ctx: string): void {
+    const due = this.goalAtIdle(ctx, this.activity(ctx));
+    if (due) this.facts.continuationDue(due);
   }
 
   /**
    * The continuation an idle conversation's active goal starts (execute mode, nothing waiting or running, not
    * paused), recorded with its new count; null when none is due.
    */
-  goalAtIdle(ctx: string, activity: Activity): ContinuationDue | null {
+  private goalAtIdle(ctx: string, activity: Activity): ContinuationDue | null {
     const conv = this.deps.conversations.get(ctx);
     const controls = conv ? controlsOf(conv) : null;
     const goal = controls?.goal ?? null;
@@ -145,14 +156,21 @@ export class Steering {
     return this.applyJudgement(conv, goal, evidence, verdict);
   }
 
-  /** Opens side task `id` of `parentId` for the parent's owner, seeded with its summary; a refusal is a string. */
-  openSide(parentId: string, id: string): { principal: string | null } | string {
-    const parent = this.deps.conversations.get(parentId);
+  /**
+   * Opens a side task of the caller's conversation for its owner, seeded with its summary, one hop deeper than
+   * the caller; its instruction is the side-task producer's to accept. A refusal is a string.
+   */
+  openSide(caller: ToolCaller): { conversation: string; depth: number } | string {
+    const depth = caller.depth + 1;
+    const max = this.deps.config.limits.max_message_depth;
+    if (depth > max) return `refused: hop depth ${depth} would exceed limits.max_message_depth (${max})`;
+    const parent = this.deps.conversations.get(caller.conversation);
     if (!parent) return 'the calling conversation is unknown';
+    const id = `side-${newUlid(this.deps.now()).toLowerCase()}`;
     const side = this.deps.conversations.open(id, parent.principal);
     this.update(side, { side_of: parent.id });
     void this.deps.conversations.noteNow(id, seedNote(parent), parent.principal);
-    return { principal: parent.principal };
+    return { conversation: id, depth };
   }
 
   /** The conversation a side task reports to, or null (not a side task, or unknown). */
@@ -177,8 +195,8 @@ export class Steering {
   }
 
   /**
-   * After a fold commits: waiting notes, the proposal, a side task's report, an achieved goal's final accounting;
-   * then the producers hear of it (a wake, the goal's next continuation).
+   * After a fold commits: waiting notes, the proposal, a side task's report, the goal's step (its accounting, a
+   * stop, its next continuation recorded), a sender's wake note; then the producers hear what is due.
    */
   afterTurn(turn: CommittedTurn): void {
     const ctx = turn.event.payload.context_id;
@@ -193,7 +211,21 @@ export class Steering {
       this.deps.log.info('side.reported', { ctx: controls.side_of, side: ctx, status: turn.outcome.status });
     }
     if (controls.goal?.status === 'achieved' && !controls.goal.accounted) this.closeGoal(conv, controls.goal, turn);
+    const due = this.goalStep(turn);
+    const wake = wakeAfterFold(turn, this.deps.config, this);
     this.facts.committed(turn);
+    if (due) this.facts.continuationDue(due);
+    if (wake) this.facts.wakeDue(wake);
+  }
+
+  /**
+   * The goal's step after a fold. A continuation dropped before it ran counts for nothing, but its goal must
+   * still go on: one replaced while it waited has no other continuation queued, so the idle check runs again.
+   */
+  private goalStep(turn: CommittedTurn): ContinuationDue | null {
+    const ctx = turn.event.payload.context_id;
+    if (turn.outcome.error_kind === 'stale') return this.goalAtIdle(ctx, this.activity(ctx));
+    return this.goalAfterTurn(turn, this.activity(ctx));
   }
 
   /** The final accounting of an achieved goal: the achieving turn counts too. */
@@ -263,7 +295,7 @@ export class Steering {
    * Accounts a committed turn against its conversation's active goal and records the step; returns the
    * continuation to accept when the goal goes on now (nothing waits, not paused), else null.
    */
-  goalAfterTurn(turn: CommittedTurn, activity: Activity): ContinuationDue | null {
+  private goalAfterTurn(turn: CommittedTurn, activity: Activity): ContinuationDue | null {
     const conv = this.deps.conversations.get(turn.event.payload.context_id);
     const goal = conv ? controlsOf(conv).goal : null;
     if (!conv || goal?.status !== 'active') return null;

@@ -181,6 +181,7 @@ export class Supervisor {
       }),
       paused: () => this.hold.paused,
       draining: () => this.hold.draining,
+      restored: () => this.restored,
       think: (job) => this.thinks.run(job),
       engine: (eventId, type, fields) => this.opts.tasks?.onEngineEvent(eventId, type, fields),
     };

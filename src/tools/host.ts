@@ -12,7 +12,8 @@ import type { TaskHooks } from '../supervisor/supervisorOptions.js';
 import type { ThinkChildren, ThinkJob } from '../supervisor/thinkChildren.js';
 import type { LiveTurn } from '../supervisor/turnWorkers.js';
 import type { InternalToolHost, ToolResult } from './internalTools.js';
-import type { SkillHost, SteeringHost, WorkPorts } from './toolOutcome.js';
+import type { SkillHost, SteeringHost, WorkPortName, WorkPorts } from './toolOutcome.js';
+import { turnEnded } from './turnEnd.js';
 
 /** What the supervisor lends to internal tools. */
 export interface HostCapabilities {
@@ -22,7 +23,7 @@ export interface HostCapabilities {
   now(): number;
   conversation(id: string): Conversation;
   markDirty(id: string): void;
-  /** message.send and side.start: the producers that accept their work; absent, they are not available. */
+  /** The producers tools start work through (message.send, side.start); absent, those tools are not available. */
   ports?: WorkPorts;
   think(job: ThinkJob): Promise<ToolResult>;
   /** Compacts a conversation now (the `context.compact` tool). */
@@ -103,8 +104,14 @@ function steeringFor(steering: Steering, ports: WorkPorts | undefined, turn: Hos
     goalGet: (caller) => steering.goalGet(caller.conversation, null),
     goalClear: (caller) => steering.goalClear(caller.conversation, null),
     goalComplete: (caller, evidence) => steering.goalComplete(caller, evidence, turn),
-    sideStart: (caller, instruction) =>
-      ports ? ports.sideStart(caller, instruction) : 'no producer starts side tasks here',
+    sideStart: (caller, instruction) => {
+      const start = ports?.port('side_task') ?? null;
+      if (start === null) return '"side.start" is not available here: no producer starts side tasks';
+      const opened = steering.openSide(caller);
+      if (typeof opened === 'string') return opened;
+      start({ caller, conversation: opened.conversation, instruction, depth: opened.depth });
+      return { conversation: opened.conversation };
+    },
     sidePromote: (caller, id) => steering.sidePromote(caller, id),
   };
 }
@@ -136,7 +143,7 @@ export function buildToolHost(caps: HostCapabilities, turn: HostTurn): InternalT
     onMemoryChanged: (op, key) => caps.tasks?.onEngineEvent(turn.job.event.id, 'memory', { op, key }),
     ...(caps.steering ? { steering: steeringFor(caps.steering, caps.ports, turn) } : {}),
     onResultSchemaMismatch: (tool, explain) => log.warn('tool.result.schema', { tool, ctx: turn.job.ctx, explain }),
-    ...(caps.ports ? { deliver: caps.ports.deliver.bind(caps.ports) } : {}),
+    port: <K extends WorkPortName>(name: K) => caps.ports?.port(name) ?? null,
     wake: caps.wake,
     status: () => caps.status(),
     ...(caps.skills ? { skills: caps.skills } : {}),
@@ -174,6 +181,8 @@ function watchUntil(caps: HostCapabilities, turn: HostTurn, check: () => boolean
       if (check()) finish(true);
     });
     const timer = setTimeout(() => finish(false), Math.max(0, timeoutAt - caps.now()));
-    turn.cleanups.push(() => finish(false));
+    // A turn that ended while the await read the store already ran its cleanups: nothing would end this wait.
+    if (turnEnded(turn)) finish(false);
+    else turn.cleanups.push(() => finish(false));
   });
 }

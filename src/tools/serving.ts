@@ -8,6 +8,7 @@ import type { LiveTurn } from '../supervisor/turnWorkers.js';
 import { runInternalTool, type ToolCaller, type ToolResult } from './internalTools.js';
 import { denyMessage, judgeCall, type Verdict } from './policy.js';
 import type { ToolSurface } from './surface.js';
+import { markTurnEnded } from './turnEnd.js';
 
 /** What serving needs beyond the turn (whose tool host was built at spawn); built once per supervisor. */
 export interface ToolServiceDeps {
@@ -186,5 +187,6 @@ function reply(deps: ToolServiceDeps, turn: LiveTurn, id: number, r: ToolResult,
 export function unparkAll(turn: LiveTurn): void {
   for (const timer of turn.parked.values()) clearTimeout(timer);
   turn.parked.clear();
+  markTurnEnded(turn);
   for (const cleanup of turn.cleanups.splice(0)) cleanup();
 }

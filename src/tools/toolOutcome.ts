@@ -35,15 +35,32 @@ export interface DeliveryRequest {
 
 export type DeliveryReceipt = { ok: true; conversation: string; depth: number } | { ok: false; error: string };
 
+/** side.start's work, once the steering desk has opened the side conversation: its instruction to accept. */
+export interface SideTaskRequest {
+  caller: ToolCaller;
+  /** The side conversation, already opened and seeded. */
+  conversation: string;
+  instruction: string;
+  depth: number;
+}
+
 /**
- * The tools that start work reach the producer that accepts it through these ports (message.send → agent
- * messages, side.start → side tasks); the runtime plugs the producers in.
+ * The handlers through which tools that start work reach the producer that accepts it, by port name
+ * (message.send → `deliver`, side.start → `side_task`). A new producer a tool reaches adds its port from its own
+ * file: `declare module '../tools/toolOutcome.js' { interface WorkPortMap { name(req: R): Promise<A> } }`.
  */
-export interface WorkPorts {
+export interface WorkPortMap {
   /** Accepts an `agent_message`; durable when it resolves ok. */
   deliver(req: DeliveryRequest): Promise<DeliveryReceipt>;
-  /** Forks a side task of the caller's conversation; a refusal is a string. */
-  sideStart(caller: ToolCaller, instruction: string): { conversation: string } | string;
+  /** Accepts a side task's instruction (logged; the tool has answered already). */
+  side_task(req: SideTaskRequest): void;
+}
+
+export type WorkPortName = keyof WorkPortMap;
+
+/** Where a tool looks a port up: the handler plugged in, or null when no producer offers it here. */
+export interface WorkPorts {
+  port<K extends WorkPortName>(name: K): WorkPortMap[K] | null;
 }
 
 /** context.compact's request: the tool's optional target and keep_last. */
@@ -82,8 +99,8 @@ export interface InternalToolHost {
   askHumanFallback: 'fail' | 'wait';
   /** Whether a person can be asked (false until the A2A listener provides a channel). */
   humanChannel: boolean;
-  /** Writes an `agent_message` inbox event; durable when it resolves ok. */
-  deliver?(req: DeliveryRequest): Promise<DeliveryReceipt>;
+  /** The producer a tool starts work through (`deliver`, `side_task`, …); null: none is plugged in here. */
+  port?<K extends WorkPortName>(name: K): WorkPortMap[K] | null;
   /** The runtime status the `status` tool reports. */
   status?(caller: ToolCaller): Record<string, unknown>;
   /** Runs a think child and resolves with its value (or an error result `think <status>: <error>`). */

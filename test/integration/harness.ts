@@ -47,6 +47,10 @@ export interface RigOptions {
   workerEntry?: WorkerEntry;
   /** Wraps the opened store (a store that fails on cue). */
   wrapStore?: (store: Store) => Store;
+  /** Start the registered producers (default true); false: a bare supervisor, as `new Supervisor` embeds it. */
+  producers?: boolean;
+  /** Runs after the producers start, before the restore. */
+  beforeRestore?: (sup: Supervisor) => void;
 }
 
 /** The supervisor over a fresh store; with MCP servers configured it also gets the tool surface. */
@@ -87,7 +91,8 @@ export async function startRig(
   if (backend) slot?.bind(backend);
   // The registered producers (message.send, side tasks, goals, wake notes), started before the restore as
   // startRuntime starts them; the A2A listener and the startup prompt stay off without their config.
-  const producers = new ProducerRegistry(PRODUCERS.flatMap((make) => make(config) ?? []));
+  const registered = opts.producers === false ? [] : PRODUCERS;
+  const producers = new ProducerRegistry(registered.flatMap((make) => make(config) ?? []));
   let markRestored: () => void = () => {};
   const restored = new Promise<void>((resolve) => {
     markRestored = resolve;
@@ -97,6 +102,7 @@ export async function startRig(
     ...{ requestStop: () => {}, turns: sup.steering.feed, ports, restored },
   };
   await producers.start(ctx);
+  opts.beforeRestore?.(sup);
   await sup.restore();
   markRestored();
   return {

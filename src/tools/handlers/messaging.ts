@@ -22,7 +22,8 @@ const ASK_HUMAN_DEFAULT_TIMEOUT = '24h';
 
 /** Delivers `text` to root, a new conversation or a conversation id, one hop deeper than the caller. */
 export function messageSend(args: Args, caller: ToolCaller, host: InternalToolHost): ToolOutcome {
-  if (host.deliver === undefined) return toolUnavailable('message.send');
+  const deliver = host.port?.('deliver') ?? null;
+  if (deliver === null) return toolUnavailable('message.send');
   const to = (args['to'] as string | undefined) ?? 'root';
   const text = args['text'] as string;
   if (text.trim() === '') return toolError('message.send: text must not be empty');
@@ -35,7 +36,7 @@ export function messageSend(args: Args, caller: ToolCaller, host: InternalToolHo
       `message.send refused: hop depth ${depth} would exceed limits.max_message_depth (${host.maxMessageDepth})`,
     );
   }
-  const delivered = host.deliver({ to, text, depth, caller }).then(
+  const delivered = deliver({ to, text, depth, caller }).then(
     (receipt): ToolResult =>
       receipt.ok
         ? { result: { delivered: true, conversation: receipt.conversation, depth: receipt.depth }, is_error: false }

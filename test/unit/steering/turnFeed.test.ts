@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { InboxEvent } from '../../../src/domain/inbox.js';
-import { type Activity, type CommittedTurn, TurnFacts } from '../../../src/steering/turnFeed.js';
+import { type Activity, type CommittedTurn, type ContinuationDue, TurnFacts } from '../../../src/steering/turnFeed.js';
 
 const IDLE: Activity = { queued: false, live: false, paused: false, draining: false };
 
@@ -21,17 +21,19 @@ function turn(id: string): CommittedTurn {
 }
 
 describe('TurnFacts', () => {
-  it('delivers committed folds and idle boundaries to every listener, in order, until it unsubscribes', () => {
+  it('delivers committed folds and due continuations and wakes to every listener, in order, until it unsubscribes', () => {
     const feed = new TurnFacts(() => IDLE, unexpected);
     const heard: string[] = [];
     const off = feed.onCommitted((t) => heard.push(`a:${t.event.id}`));
     feed.onCommitted((t) => heard.push(`b:${t.event.id}`));
-    feed.onIdle((ctx) => heard.push(`idle:${ctx}`));
+    feed.onContinuationDue((due) => heard.push(`goal:${due.ctx}`));
+    feed.onWakeDue((due) => heard.push(`wake:${due.ctx}`));
     feed.committed(turn('1'));
-    feed.idle('c');
+    feed.continuationDue({ ctx: 'c', principal: null, goal: {} as ContinuationDue['goal'] });
+    feed.wakeDue({ about: 'x', ctx: 'c', text: 't', principal: null, msg_depth: 1 });
     off();
     feed.committed(turn('2'));
-    assert.deepEqual(heard, ['a:1', 'b:1', 'idle:c', 'b:2']);
+    assert.deepEqual(heard, ['a:1', 'b:1', 'goal:c', 'wake:c', 'b:2']);
   });
 
   it('reports a listener that throws and still tells the others', () => {

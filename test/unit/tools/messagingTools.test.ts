@@ -1,6 +1,7 @@
 // message.send (hop depth, own-conversation refusal, durable delivery), status, and ask_human's fallbacks.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { WorkPortSlot } from '../../../src/runtime/workPortSlot.js';
 import { cutBytes, humanQuestionText } from '../../../src/tools/handlers/messaging.js';
 import type { DeliveryRequest, HumanQuestion, ToolCaller } from '../../../src/tools/internalTools.js';
 import { answered, caller, deferred, err, type Harness, harness, ok, ready, run } from './fakeHost.js';
@@ -8,10 +9,12 @@ import { answered, caller, deferred, err, type Harness, harness, ok, ready, run 
 /** A deliver capability that records requests and answers like the supervisor ("new" gets a fresh id). */
 function withDeliver(h: Harness): DeliveryRequest[] {
   const seen: DeliveryRequest[] = [];
-  h.host.deliver = async (req) => {
+  const slot = new WorkPortSlot();
+  slot.plug('deliver', async (req) => {
     seen.push(req);
     return { ok: true, conversation: req.to === 'new' ? 'c9' : req.to, depth: req.depth };
-  };
+  });
+  h.host.port = (name) => slot.port(name);
   return seen;
 }
 
@@ -68,7 +71,9 @@ describe('message.send', () => {
 
   it('passes a failed delivery on and refuses bad arguments', async () => {
     const h = harness();
-    h.host.deliver = async () => ({ ok: false, error: 'conversation "zz" is not available' });
+    const slot = new WorkPortSlot();
+    slot.plug('deliver', async () => ({ ok: false, error: 'conversation "zz" is not available' }));
+    h.host.port = (name) => slot.port(name);
     assert.deepEqual(
       await answered(run(h, 'message.send', { to: 'zz', text: 'hi' })),
       err('message.send: conversation "zz" is not available'),
@@ -87,9 +92,16 @@ describe('message.send', () => {
     );
   });
 
-  it('is not available without a deliver capability', async () => {
+  it('is not available without a deliver capability, or while no producer is plugged into the port', async () => {
     assert.deepEqual(
       await answered(run(harness(), 'message.send', { text: 'x' })),
+      err('"message.send" is not available here'),
+    );
+    const h = harness();
+    const slot = new WorkPortSlot();
+    h.host.port = (name) => slot.port(name);
+    assert.deepEqual(
+      await answered(run(h, 'message.send', { text: 'x' })),
       err('"message.send" is not available here'),
     );
   });
