@@ -1,3 +1,6 @@
+// Staging (reference §6–§7): before a job reaches the gate, its skill references load, its preflight runs and its
+// knowledge is searched, off the reactor's critical path. The job table keeps its conversation busy meanwhile,
+// so order holds; this module keeps only the preflight child it started, never the job's state.
 import { InstructionFiles } from '../context/instructionFiles.js';
 import { SkillBook, skillHost } from '../context/skillBook.js';
 import { parseSkillReferences } from '../context/skills.js';
@@ -100,8 +103,10 @@ export class Staging {
     }
     if (needsPreflight(job.text, conv.plan, config.agent.preflight)) {
       const turnId = `preflight-${await this.deps.store.sequences.next('preflight')}`;
-      this.preflights.set(job.event.id, turnId);
       const staging = () => this.deps.staging(job.event.id);
+      // A cancel or a drain during that await found no child to kill: start none.
+      if (!staging()) return null;
+      this.preflights.set(job.event.id, turnId);
       const outcome = await runPreflight(this.deps, job, conv, turnId, staging);
       if (!staging() || outcome.reply !== null) return outcome.reply;
       prep.route = outcome.route;

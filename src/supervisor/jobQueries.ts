@@ -134,6 +134,20 @@ export function drainVictims(table: JobTable): Job[] {
   return [...table.values()].filter((j) => ABANDONABLE.has(j.state)).sort(byInboxOrder);
 }
 
+/**
+ * When the reactor must wake for a budget wait: the earliest wait still ahead; none while draining. A wait that has
+ * ended but whose job the gate cannot pick yet (no free slot, paused) needs no timer: what frees the gate wakes it.
+ */
+export function nextWaitWake(table: JobTable, now: number, hold: Hold): number | null {
+  if (hold.draining) return null;
+  let earliest: number | null = null;
+  for (const job of table.values()) {
+    const until = job.state === 'budget_wait' ? job.wait?.untilMs : undefined;
+    if (until !== undefined && until > now) earliest = Math.min(earliest ?? until, until);
+  }
+  return earliest;
+}
+
 /** Jobs waiting for prep or the gate, in inbox order (a drain's leftovers). */
 export function waitingJobs(table: JobTable): Job[] {
   return [...table.values()].filter((j) => WAITING.has(j.state)).sort(byInboxOrder);

@@ -5,6 +5,7 @@ import type { Compactor } from '../context/compactor.js';
 import type { ConversationBook } from '../context/conversationBook.js';
 import type { InboxEvent, InboxOutcome } from '../domain/inbox.js';
 import type { TurnJob } from '../domain/job.js';
+import { describeError } from '../errors.js';
 import type { ActivityBoard } from '../obs/activityBoard.js';
 import type { Logger } from '../obs/log.js';
 import type { Metrics } from '../obs/metrics.js';
@@ -14,7 +15,7 @@ import type { Steering } from '../steering/steering.js';
 import { unparkAll } from '../tools/serving.js';
 import { deterministicResult, failedResult, kindForStatus } from './fold.js';
 import { ABANDONED, FOLD_RETRY_MS, type FoldBack, logTurnDone, type Outcomes } from './foldBack.js';
-import { drainVictims, gatePicks, type Hold, prepLine } from './jobQueries.js';
+import { drainVictims, gatePicks, type Hold, nextWaitWake, prepLine } from './jobQueries.js';
 import {
   addJob,
   applyJobEvent,
@@ -120,16 +121,18 @@ export class Jobs {
     const now = this.deps.now();
     for (const job of prepLine(this.table, now, at, at.thinking)) {
       const input = this.inputs.get(job.eventId);
-      if (input) this.apply(job.eventId, c.launcher.prep(input));
+      if (input)
+        this.apply(
+          job.eventId,
+          guarded(c.log, job.eventId, () => c.launcher.prep(input)),
+        );
     }
     const picks = gatePicks(this.table, this.deps.now(), at);
     for (const job of picks) this.apply(job.eventId, { type: 'gate_picked' });
-    let earliest: number | null = null;
     for (const job of this.table.values()) {
       if (job.state === 'folding' && job.foldAttempts > 0) c.folds.retry(job.eventId);
-      if (job.state === 'budget_wait' && job.wait) earliest = Math.min(earliest ?? job.wait.untilMs, job.wait.untilMs);
     }
-    c.spending.waits.armFor(earliest);
+    c.spending.waits.armFor(nextWaitWake(this.table, now, at));
     this.prune();
     return picks.length;
   }
@@ -170,6 +173,20 @@ export interface EffectContext {
   compactor: Compactor;
 }
 
+/**
+ * A launch step that throws (a bug, a store that failed under it) folds its job as failed instead of wedging the
+ * table: a job stuck in `admitting` would hold its conversation and a slot, and a drain would never end.
+ */
+function guarded(log: Logger, eventId: string, step: () => JobEvent): JobEvent {
+  try {
+    return step();
+  } catch (err) {
+    const message = describeError(err);
+    log.error('turn.spawn.fail', { inbox_event: eventId, err: message });
+    return { type: 'launch_failed', status: 'failed', error: `could not start the turn: ${message}`, kind: 'internal' };
+  }
+}
+
 /** The effect handlers: each carries out one kind of effect; a launch step answers with the next job event. */
 export function effectHandlers(c: EffectContext): EffectHandlers {
   const conv = (job: Job) => c.conversations.open(job.ctx, job.principal);
@@ -177,11 +194,19 @@ export function effectHandlers(c: EffectContext): EffectHandlers {
     wake: () => c.wake(),
     start_staging: ({ job, input }) => c.staging.start(input, conv(job)),
     kill_preflight: ({ job }) => c.staging.stop(job.eventId),
-    build_and_admit: ({ job, input }) => void c.jobs.apply(job.eventId, c.launcher.admit(input)),
+    build_and_admit: ({ job, input }) =>
+      void c.jobs.apply(
+        job.eventId,
+        guarded(c.log, job.eventId, () => c.launcher.admit(input)),
+      ),
     // The step arms the one timer for the earliest wait; the launcher logged this one.
     arm_wait: () => c.wake(),
     forget_wait: ({ job }) => c.spending.waits.done(job.eventId),
-    spawn: ({ job, input }) => void c.jobs.apply(job.eventId, c.launcher.spawn(input)),
+    spawn: ({ job, input }) =>
+      void c.jobs.apply(
+        job.eventId,
+        guarded(c.log, job.eventId, () => c.launcher.spawn(input)),
+      ),
     release_reservation: ({ job }) => c.launcher.release(job.eventId),
     fold: (call) => foldJob(c, call),
     // The step retries a refused fold; one comes within a second even when nothing else happens.

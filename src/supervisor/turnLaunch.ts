@@ -63,16 +63,8 @@ export class TurnLauncher {
       log.warn('turn.refused.not_owner', { ctx: job.ctx, principal: job.principal, reason: refusal });
       return { type: 'launch_failed', status: 'refused', error: 'this conversation is not available', kind: 'refused' };
     }
-    const stale = steering.staleContinuation(job, this.deps.messageWaiting(job.ctx));
-    if (stale) {
-      log.info('goal.continuation.dropped', { ctx: job.ctx, inbox_event: job.event.id, reason: stale });
-      return {
-        type: 'launch_failed',
-        status: 'cancelled',
-        error: `${DROPPED_CONTINUATION}: ${stale}`,
-        kind: 'stale',
-      };
-    }
+    const dropped = this.dropIfStale(job);
+    if (dropped) return dropped;
     steering.flushNotes(conv);
     conversations.appendUserMessage(conv, job);
     return this.deps.wantsStaging(job, conv) ? { type: 'prep_start' } : { type: 'prepared' };
@@ -80,6 +72,10 @@ export class TurnLauncher {
 
   /** Builds the snapshot and asks the budget: admitted, waiting, refused, or a launch that failed. */
   admit(job: TurnJob): JobEvent {
+    // Asked again at every admission: a continuation that waited (staging, the gate, a budget wait) while a message
+    // arrived or its goal changed must not run ahead of that message.
+    const dropped = this.dropIfStale(job);
+    if (dropped) return dropped;
     const conv = this.deps.conversations.open(job.ctx, job.principal);
     let snapshot: TurnSnapshot;
     try {
@@ -143,6 +139,14 @@ export class TurnLauncher {
     const admitted = this.admitted.get(eventId);
     this.admitted.delete(eventId);
     if (admitted?.reservation) this.deps.budget.release(admitted.reservation);
+  }
+
+  /** A goal continuation that is no longer wanted (its goal changed, a message waits) folds as stale. */
+  private dropIfStale(job: TurnJob): JobEvent | null {
+    const stale = this.deps.steering.staleContinuation(job, this.deps.messageWaiting(job.ctx));
+    if (!stale) return null;
+    this.deps.log.info('goal.continuation.dropped', { ctx: job.ctx, inbox_event: job.event.id, reason: stale });
+    return { type: 'launch_failed', status: 'cancelled', error: `${DROPPED_CONTINUATION}: ${stale}`, kind: 'stale' };
   }
 
   private hold(job: TurnJob, admitted: Admitted): JobEvent {

@@ -48,6 +48,31 @@ describe('Supervisor dispatch', () => {
     }
   });
 
+  it('a launch step that throws fails its job, and the next message in that conversation runs', async () => {
+    const rig = await startRig({ turns: [{ content: 'ok' }] });
+    try {
+      // A bug or a store failing under the launch: the first admission throws.
+      const launcher = (rig.sup as unknown as { launcher: { admit(job: unknown): unknown } }).launcher;
+      const admit = launcher.admit.bind(launcher);
+      let thrown = false;
+      launcher.admit = (job) => {
+        if (thrown) return admit(job);
+        thrown = true;
+        throw new Error('boom in admission');
+      };
+      const first = (await rig.sup.accept({ context_id: 'c1', text: 'first', principal: OP })).record;
+      const second = (await rig.sup.accept({ context_id: 'c1', text: 'second', principal: OP })).record;
+      const o1 = await within(rig.sup.outcomeOf(first.id), 10_000, 'the first outcome');
+      assert.equal(o1.status, 'failed');
+      assert.equal(o1.error_kind, 'internal');
+      assert.match(o1.error ?? '', /boom in admission/);
+      const o2 = await within(rig.sup.outcomeOf(second.id), 10_000, 'the second outcome');
+      assert.equal(o2.status, 'completed', 'the conversation was not left busy');
+    } finally {
+      await rig.close();
+    }
+  });
+
   it('a killed worker fails its turn, and the next message in that conversation runs', async () => {
     const rig = await startRig({
       turns: [{ content: 'second answer' }],

@@ -22,6 +22,34 @@ function usedTokens(rows: Array<{ scope: string; window: string; tokens: number 
 }
 
 describe('budget admission', () => {
+  it('a goal continuation waiting for the budget yields to a message that arrives meanwhile', async () => {
+    const rig = await startRig(
+      {
+        turns: [{ content: 'ok' }],
+        match: [{ when_contains: 'hold the window', content: 'held', delay_ms: 1_500 }],
+      },
+      {},
+      { yaml: budgetYaml('windows: [{per: hour, tokens: 7000}]') },
+    );
+    try {
+      await rig.sup.accept({ context_id: 'x', text: 'hold the window', principal: OP });
+      await waitUntil(() => rig.named('turn.spawn').length === 1, 10_000, 'the window is held');
+      rig.sup.steering.goalSet('g', OP, 'something', null);
+      rig.sup.steering.kick('g');
+      await waitUntil(() => rig.named('budget.wait').some((e) => e.ctx === 'g'), 10_000, 'premise: it waits');
+      const message = (await rig.sup.accept({ context_id: 'g', text: 'a person writes', principal: OP })).record;
+      await waitUntil(() => rig.named('turn.spawn').some((e) => e.ctx === 'g'), 20_000, 'a turn of g runs');
+      const first = rig.named('turn.spawn').find((e) => e.ctx === 'g');
+      assert.equal(first?.inbox_event, message.id, 'the message ran first, not the waiting continuation');
+      const [dropped] = rig.named('goal.continuation.dropped');
+      assert.equal(dropped?.reason, 'a message for the conversation goes first');
+      rig.sup.steering.goalClear('g', OP);
+      await within(rig.sup.whenIdle(), 20_000, 'idle');
+    } finally {
+      await rig.close();
+    }
+  });
+
   it('makes a second turn wait (budget.wait) while the first holds the window, then runs it', async () => {
     const rig = await startRig(
       { turns: [{ content: 'done', delay_ms: 300, usage: { prompt_tokens: 10, completion_tokens: 5 } }] },

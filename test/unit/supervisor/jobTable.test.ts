@@ -14,6 +14,7 @@ import {
   liveTurns,
   liveWork,
   messageWaiting,
+  nextWaitWake,
   pendingContexts,
   prepLine,
   statusCounts,
@@ -361,6 +362,15 @@ describe('addJob and applyJobEvent', () => {
 describe('job queries', () => {
   const tableOf = (...jobs: Job[]): JobTable => new Map(jobs.map((j) => [j.eventId, j]));
   const open = { paused: false, draining: false };
+
+  it('nextWaitWake: only a wait still ahead arms the timer, and none while draining', () => {
+    const waiting = tableOf(jobIn('budget_wait'), jobIn('queued', 'c2', '01B'));
+    assert.equal(nextWaitWake(waiting, NOW, open), WAIT_UNTIL);
+    // An ended wait the gate cannot pick yet (no slot, paused) must not re-arm a zero-delay timer (a busy loop).
+    assert.equal(nextWaitWake(waiting, WAIT_UNTIL, open), null);
+    assert.equal(nextWaitWake(waiting, WAIT_UNTIL + 1, { paused: true, draining: false }), null);
+    assert.equal(nextWaitWake(waiting, NOW, { paused: false, draining: true }), null);
+  });
 
   it('isBusy: staging, launching, running, an unexpired wait and an exiting worker hold the conversation', () => {
     const busy: Record<JobState, boolean> = {
