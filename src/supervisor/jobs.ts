@@ -210,7 +210,8 @@ function foldJob(c: EffectContext, { job, input, effect, cause, data }: EffectCa
       c.folds.finish(input, conv, deterministicResult(data.reply ?? '', c.now()), true);
       return;
     case 'not_run':
-      c.folds.notRun(input, conv, cause?.type === 'budget_refused' ? cause.reason : 'refused');
+      if (cause?.type === 'budget_refused') c.folds.notRun(input, conv, cause.reason, cause.admission);
+      else c.folds.notRun(input, conv, 'refused', 'refuse');
       return;
     case 'synthetic': {
       const failed = failedResult(effect.end.error, effect.end.status, effect.end.kind);
