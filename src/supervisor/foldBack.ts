@@ -204,6 +204,11 @@ export class Outcomes {
     else this.waiters.set(eventId, list);
   }
 
+  /** The waiters of every event `which` picks hear `outcome`. */
+  resolveAll(outcome: InboxOutcome, which: (eventId: string) => boolean): void {
+    for (const eventId of [...this.waiters.keys()]) if (which(eventId)) this.resolve(eventId, outcome);
+  }
+
   resolve(eventId: string, outcome: InboxOutcome): void {
     const waiters = this.waiters.get(eventId) ?? [];
     this.waiters.delete(eventId);

@@ -47,6 +47,8 @@ export interface RigOptions {
   workerEntry?: WorkerEntry;
   /** Wraps the opened store (a store that fails on cue). */
   wrapStore?: (store: Store) => Store;
+  /** How long the supervisor's inbox leases last (a short one instead of the default). */
+  inboxLeaseMs?: number;
 }
 
 /** The supervisor over a fresh store; with MCP servers configured it also gets the tool surface. */
@@ -81,6 +83,7 @@ export async function startRig(
     ...(tools ? { tools } : {}),
     ...(slot ? { tasks: slot } : {}),
     ...(opts.workerEntry ? { workerEntry: opts.workerEntry } : {}),
+    ...(opts.inboxLeaseMs ? { inboxLeaseMs: opts.inboxLeaseMs } : {}),
   });
   const accept = (input: AcceptInput) => Promise.resolve(sup.accept(input));
   const backend = slot && new TaskBackend({ store, log, now: Date.now, drain: () => {}, supervisor: sup, accept });
