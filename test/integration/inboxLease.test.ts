@@ -3,17 +3,14 @@
 // it runs, so a second owner cannot take its pending events.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { InboxEvent } from '../../src/domain/inbox.js';
+import { inboxEvent } from '../unit/store/storeFixtures.js';
 import { startRig } from './harness.js';
 import { waitUntil, within } from './wait.js';
 
-const foreign: InboxEvent = {
-  id: '01HZZZZZZZZZZZZZZZZZZZZZ01',
-  kind: 'a2a_message',
-  ts: 1,
+const foreign = inboxEvent({
   principal: 'operator',
-  payload: { context_id: 'left', text: 'left behind by the other name' },
-};
+  payload: { context_id: 'left', text: 'left behind by the other name', msg_depth: 0 },
+});
 
 describe('inbox lease', () => {
   it('runs, once, the pending events another owner leased, once that lease expires', async () => {
