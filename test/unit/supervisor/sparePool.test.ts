@@ -16,8 +16,13 @@ const NO_CALLBACKS: WorkerCallbacks = { onFrame: () => {}, onClose: () => {}, on
 const started: WorkerHandle[] = [];
 const pools: WorkerPool[] = [];
 
-/** A pool of one spare on clock `clock.t`, ping interval 100 ms; `unhealthy` collects the spares it retired. */
-function pool(clock: { t: number }, unhealthy: number[]): WorkerPool {
+/**
+ * A pool of one spare, filled and pinged once at t = 1000 (ping interval 100 ms); `advance` moves its clock, with a
+ * watchdog pass or without one (a stall); `take` hands a worker out; `unhealthy` lists the spares it retired.
+ */
+function pinged() {
+  const clock = { t: 1_000 };
+  const unhealthy: number[] = [];
   const watch: SpareWatch = {
     now: () => clock.t,
     limits: { pongTimeoutMs: 300, progressTimeoutMs: 60_000 },
@@ -26,7 +31,19 @@ function pool(clock: { t: number }, unhealthy: number[]): WorkerPool {
   };
   const p = new WorkerPool(SILENT, 1, undefined, watch);
   pools.push(p);
-  return p;
+  p.fill();
+  const spare = p.sparePids[0];
+  p.check(clock.t);
+  const advance = (ms: number, pass: boolean): void => {
+    clock.t += ms;
+    if (pass) p.check(clock.t);
+  };
+  const take = (): WorkerHandle => {
+    const taken = p.take(NO_CALLBACKS);
+    started.push(taken);
+    return taken;
+  };
+  return { spare, unhealthy, advance, take };
 }
 
 after(() => {
@@ -36,33 +53,18 @@ after(() => {
 
 describe('WorkerPool spares and a stalled supervisor', () => {
   it('retires a spare whose ping went unanswered for an interval of normal running', () => {
-    const clock = { t: 1_000 };
-    const unhealthy: number[] = [];
-    const p = pool(clock, unhealthy);
-    p.fill();
-    const [spare] = p.sparePids;
-    p.check(clock.t);
-    clock.t += 100;
-    p.check(clock.t);
-    clock.t += 50;
-    const taken = p.take(NO_CALLBACKS);
-    started.push(taken);
+    const { spare, unhealthy, advance, take } = pinged();
+    advance(100, true);
+    advance(50, false);
+    assert.notEqual(take().pid, spare);
     assert.deepEqual(unhealthy, [spare]);
-    assert.notEqual(taken.pid, spare);
   });
 
   it('hands out a spare whose pong is only unread because the supervisor itself stalled', () => {
-    const clock = { t: 1_000 };
-    const unhealthy: number[] = [];
-    const p = pool(clock, unhealthy);
-    p.fill();
-    const [spare] = p.sparePids;
-    p.check(clock.t);
+    const { spare, unhealthy, advance, take } = pinged();
     // The loop stalls for two and a half intervals: no watchdog pass, no pipe read.
-    clock.t += 250;
-    const taken = p.take(NO_CALLBACKS);
-    started.push(taken);
+    advance(250, false);
+    assert.equal(take().pid, spare);
     assert.deepEqual(unhealthy, []);
-    assert.equal(taken.pid, spare);
   });
 });
