@@ -41,12 +41,12 @@ export class ConversationBook {
    * retry (and every commit queued behind the refused one) builds on what the store still holds.
    */
   prepare(conv: Conversation): PreparedCommit {
-    // The commit writes the conversation as it is now (the store reads it when the call is made).
     this.dirty.delete(conv.id);
     const expectedRevision = this.next.get(conv.id) ?? 0;
     this.next.set(conv.id, expectedRevision + 1);
     return {
-      commit: { conversation: conv, expectedRevision },
+      // The state as of now: the queued call runs later, after folds that append replies of their own.
+      commit: { conversation: snapshot(conv), expectedRevision },
       settled: (ok) => {
         if (ok) return;
         if ((this.next.get(conv.id) ?? 0) > expectedRevision) this.next.set(conv.id, expectedRevision);
@@ -123,7 +123,8 @@ export class ConversationBook {
    */
   saveNow(conv: Conversation): Promise<void> {
     const prepared = this.prepare(conv);
-    return this.store.conversations.commit(conv, prepared.commit.expectedRevision).then(
+    const { conversation, expectedRevision } = prepared.commit;
+    return this.store.conversations.commit(conversation, expectedRevision).then(
       () => prepared.settled(true),
       (err: unknown) => {
         prepared.settled(false);
@@ -138,4 +139,20 @@ export class ConversationBook {
     const list = [...this.dirty].map((id) => this.byId.get(id)).filter((c) => c !== undefined);
     for (const conv of list) void this.saveNow(conv);
   }
+}
+
+/**
+ * A copy of what a commit writes: the message list and the small mutable parts are copied; messages themselves
+ * are never changed once appended, so they are shared.
+ */
+function snapshot(conv: Conversation): Conversation {
+  const copy: Conversation = {
+    ...conv,
+    messages: conv.messages.slice(),
+    summary: conv.summary === null ? null : structuredClone(conv.summary),
+    plan: conv.plan === null ? null : structuredClone(conv.plan),
+  };
+  if (conv.controls !== undefined) copy.controls = structuredClone(conv.controls);
+  if (conv.skills !== undefined) copy.skills = conv.skills.slice();
+  return copy;
 }

@@ -14,6 +14,8 @@ export const EVENT_NAMES = [
   'inbox.accepted',
   'inbox.accept.fail',
   'inbox.duplicate',
+  'inbox.lease.claimed',
+  'inbox.lease.fail',
   'job.refused',
   'prompt.skipped',
   'prompt.reject',

@@ -30,12 +30,15 @@ export function planFold(result: TurnResult, now: number): FoldPlan {
   return { append, outcome };
 }
 
+/** How the budget turned a turn down: the governor's admission kind (`on_exhausted: refuse` or `fail`). */
+export type NotRunKind = 'refuse' | 'fail';
+
 /**
  * A turn the budget did not let run (reference §10.1): the note `turn not run: <reason>` and the outcome. The status
- * is `refused` when the reason says so (`on_exhausted: refuse`), else `exhausted_tokens`.
+ * is `refused` for a `refuse` admission, `exhausted_tokens` for a `fail`.
  */
-export function planNotRun(reason: string, now: number): FoldPlan {
-  const status = reason.includes('refus') ? 'refused' : 'exhausted_tokens';
+export function planNotRun(reason: string, kind: NotRunKind, now: number): FoldPlan {
+  const status = kind === 'refuse' ? 'refused' : 'exhausted_tokens';
   return {
     append: [{ role: 'note', text: `turn not run: ${reason}`, ts: now }],
     outcome: { status, reply: '', error: `budget: ${reason}`, error_kind: 'budget' },

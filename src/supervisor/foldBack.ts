@@ -10,7 +10,7 @@ import { describeError } from '../errors.js';
 import type { Logger } from '../obs/log.js';
 import type { TurnResult } from '../protocol/frames.js';
 import type { InboxPort, Store } from '../store/store.js';
-import { type FoldPlan, planFold, planNotRun } from './fold.js';
+import { type FoldPlan, type NotRunKind, planFold, planNotRun } from './fold.js';
 import type { TaskHooks } from './supervisorOptions.js';
 
 export interface FoldBackDeps {
@@ -56,8 +56,8 @@ export class FoldBack {
   }
 
   /** Folds a turn the budget refused: its note, the inbox done, the task's terminal state. */
-  notRun(job: TurnJob, conv: Conversation, reason: string): void {
-    this.apply(job, conv, planNotRun(reason, this.deps.now()));
+  notRun(job: TurnJob, conv: Conversation, reason: string, kind: NotRunKind): void {
+    this.apply(job, conv, planNotRun(reason, kind, this.deps.now()));
   }
 
   private apply(job: TurnJob, conv: Conversation, plan: FoldPlan, result?: TurnResult, deterministic = false): void {
@@ -202,6 +202,11 @@ export class Outcomes {
     const list = (this.waiters.get(eventId) ?? []).filter((w) => w !== waiter);
     if (list.length === 0) this.waiters.delete(eventId);
     else this.waiters.set(eventId, list);
+  }
+
+  /** The waiters of every event `which` picks hear `outcome`. */
+  resolveAll(outcome: InboxOutcome, which: (eventId: string) => boolean): void {
+    for (const eventId of [...this.waiters.keys()]) if (which(eventId)) this.resolve(eventId, outcome);
   }
 
   resolve(eventId: string, outcome: InboxOutcome): void {

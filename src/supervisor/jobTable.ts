@@ -2,6 +2,7 @@
 // its state changes only through `transition`. No I/O and no clock of its own: the reactor passes `now` and
 // carries out the effects; busy/idle, cancel, drain and status are queries over the table (jobQueries.ts).
 import type { TurnErrorKind, TurnStatus } from '../protocol/status.js';
+import type { NotRunKind } from './fold.js';
 
 /**
  * Where a job is, in the order data flows (inbox → prep → gate → launch → fold):
@@ -68,7 +69,7 @@ export type JobEvent =
   | { type: 'budget_wait'; untilMs: number; reason: string }
   | { type: 'budget_room' }
   | { type: 'budget_admitted' }
-  | { type: 'budget_refused'; reason: string }
+  | { type: 'budget_refused'; reason: string; admission: NotRunKind }
   /** It cannot run: not the conversation's owner, a stale continuation, a snapshot or spawn that failed. */
   | { type: 'launch_failed'; status: TurnStatus; error: string; kind?: TurnErrorKind }
   | { type: 'spawned'; node: number; turnId: string }

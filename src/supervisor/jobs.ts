@@ -15,7 +15,7 @@ import type { Steering } from '../steering/steering.js';
 import { unparkAll } from '../tools/serving.js';
 import { deterministicResult, failedResult, kindForStatus } from './fold.js';
 import { ABANDONED, FOLD_RETRY_MS, type FoldBack, logTurnDone, type Outcomes } from './foldBack.js';
-import { drainVictims, gatePicks, type Hold, nextWaitWake, prepLine } from './jobQueries.js';
+import { drainVictims, gatePicks, type Hold, nextWaitWake, prepLine, statusCounts } from './jobQueries.js';
 import {
   addJob,
   applyJobEvent,
@@ -173,6 +173,15 @@ export interface EffectContext {
   compactor: Compactor;
 }
 
+/** The gauges the job table answers: what waits for the gate, what runs, and both (accepted, not answered). */
+export function registerJobGauges(m: Metrics, jobs: Jobs): void {
+  const queued = () => statusCounts(jobs.jobs).queued;
+  const running = () => statusCounts(jobs.jobs).running_turns;
+  m.gauge('agentd_turns_queued', 'Turns waiting for the dispatch gate.', queued);
+  m.gauge('agentd_turns_running', 'Conversation turns running now.', running);
+  m.gauge('agentd_inbox_pending', 'Accepted events not answered yet.', () => queued() + running());
+}
+
 /**
  * A launch step that throws (a bug, a store that failed under it) folds its job as failed instead of wedging the
  * table: a job stuck in `admitting` would hold its conversation and a slot, and a drain would never end.
@@ -235,7 +244,8 @@ function foldJob(c: EffectContext, { job, input, effect, cause, data }: EffectCa
       c.folds.finish(input, conv, deterministicResult(data.reply ?? '', c.now()), true);
       return;
     case 'not_run':
-      c.folds.notRun(input, conv, cause?.type === 'budget_refused' ? cause.reason : 'refused');
+      if (cause?.type === 'budget_refused') c.folds.notRun(input, conv, cause.reason, cause.admission);
+      else c.folds.notRun(input, conv, 'refused', 'refuse');
       return;
     case 'synthetic': {
       const failed = failedResult(effect.end.error, effect.end.status, effect.end.kind);

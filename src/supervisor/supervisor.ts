@@ -16,6 +16,7 @@ import { Staging } from '../prep/staging.js';
 import type { Usage } from '../protocol/messages.js';
 import { Steering, type SteeringDeps } from '../steering/steering.js';
 import { orderedStore, settledWrites } from '../store/commitQueue.js';
+import { INBOX_LEASE_MS, InboxLease } from '../store/inboxLease.js';
 import type { MemoryKeyCache } from '../store/memoryKeyCache.js';
 import type { SequenceBlock } from '../store/sequenceBlock.js';
 import type { Accepted, Store } from '../store/store.js';
@@ -35,7 +36,7 @@ import {
   statusCounts,
   waitingJobs,
 } from './jobQueries.js';
-import { Jobs, supervisorHandlers } from './jobs.js';
+import { Jobs, registerJobGauges, supervisorHandlers } from './jobs.js';
 import { dispatchSupervisorEvent, Reactor, type SupervisorEvent, type SupervisorHandlers } from './reactor.js';
 import type { SupervisorOptions } from './supervisorOptions.js';
 import { type AcceptInput, inboxEvent, livenessLimits, storeCaches, workerPool } from './supervisorOptions.js';
@@ -45,12 +46,6 @@ import { type LiveTurn, TurnWorkers } from './turnWorkers.js';
 import type { WorkerPool } from './workerHandle.js';
 
 export type { AcceptInput, SupervisorOptions } from './supervisorOptions.js';
-
-/**
- * How long a start-up claim holds the inbox's pending events for this instance (`agent.name`). A restart under the
- * same name takes them back at once; under another name, after this long.
- */
-const INBOX_LEASE_MS = 30_000;
 
 export class Supervisor {
   private readonly config: Readonly<Config>;
@@ -84,6 +79,7 @@ export class Supervisor {
   private readonly handlers: SupervisorHandlers;
   /** The operator's pause and the drain (the handlers set `paused`). */
   private readonly hold = { paused: false, draining: false };
+  private readonly lease: InboxLease;
 
   constructor(private readonly opts: SupervisorOptions) {
     this.config = opts.config;
@@ -139,7 +135,13 @@ export class Supervisor {
     const context = { ...{ ...base, wake, metrics, jobs, conversations }, ...this.effectModules() };
     jobs.bind(context);
     this.handlers = supervisorHandlers({ ...context, hold: this.hold, thinks: this.thinks, activity: this.activity });
-    this.registerGauges();
+    registerJobGauges(this.metrics, this.jobs);
+    this.lease = new InboxLease({
+      ...{ inbox: this.store.inbox, owner: this.config.agent.name, leaseMs: opts.inboxLeaseMs ?? INBOX_LEASE_MS },
+      ...{ now: this.now, log: this.log, known: (id) => jobs.jobs.has(id) },
+      recover: async (events) => this.opts.tasks?.recover?.(events),
+      claimed: (events) => this.hold.draining || this.handle({ type: 'inbox_replayed', events }),
+    });
   }
 
   private effectModules() {
@@ -193,9 +195,7 @@ export class Supervisor {
     await this.spending.budget.load();
     await this.turnIds.reserve();
     await this.memoryKeys.start();
-    const pending = await this.store.inbox.claim(this.config.agent.name, INBOX_LEASE_MS, this.now());
-    await this.opts.tasks?.recover?.(pending);
-    this.handle({ type: 'inbox_replayed', events: pending });
+    const pending = await this.lease.restore();
     const generation = this.store.generation;
     this.log.info('restore.done', { generation, pending: pending.length, conversations: this.conversations.size });
     // A goal whose next continuation a crash or a drain lost picks up again (one already queued replays instead).
@@ -308,6 +308,7 @@ export class Supervisor {
   /** Starts no new turns; waits up to `timeoutMs` for live ones, then kills the rest (their events replay later). */
   async drain(timeoutMs: number): Promise<{ abandoned: number; queued: number }> {
     this.hold.draining = true;
+    this.lease.stop();
     const live = liveTurns(this.jobs.jobs);
     this.log.info('drain.start', { live, queued: statusCounts(this.jobs.jobs).queued });
     let timer: NodeJS.Timeout | undefined;
@@ -327,7 +328,8 @@ export class Supervisor {
     // What the checkpoint and the last folds enqueued is durable before the drain reports.
     await settledWrites(this.durable);
     const left = waitingJobs(this.jobs.jobs);
-    for (const job of left) this.outcomes.resolve(job.eventId, ABANDONED);
+    // Waiters for what will not fold here now (a queued job, an event leased elsewhere) hear it; a fold's, its fold.
+    this.outcomes.resolveAll(ABANDONED, (id) => left.some((j) => j.eventId === id) || !this.jobs.jobs.has(id));
     this.log.info('drain.done', { abandoned, queued: left.length });
     return { abandoned, queued: left.length };
   }
@@ -381,15 +383,6 @@ export class Supervisor {
     const running = [...this.jobs.jobs.values()].filter((j) => j.workerLive).map((j) => j.ctx);
     const queued = waitingJobs(this.jobs.jobs).map((j) => j.ctx);
     return statusText({ principal, conversations: this.conversations.list(), running, queued, ...this.hold });
-  }
-
-  private registerGauges(): void {
-    const m = this.metrics;
-    const queued = () => statusCounts(this.jobs.jobs).queued;
-    const running = () => statusCounts(this.jobs.jobs).running_turns;
-    m.gauge('agentd_turns_queued', 'Turns waiting for the dispatch gate.', queued);
-    m.gauge('agentd_turns_running', 'Conversation turns running now.', running);
-    m.gauge('agentd_inbox_pending', 'Accepted events not answered yet.', () => queued() + running());
   }
 
   private killPoint(name: string): void {

@@ -28,6 +28,8 @@ export interface SupervisorOptions {
   /** Where message.send and side.start reach the producers that accept their work; without it they are refused. */
   ports?: WorkPorts;
   workerEntry?: WorkerEntry;
+  /** How long an inbox claim holds pending events for this instance (default 30 s; tests use a short one). */
+  inboxLeaseMs?: number;
   /** Spare workers kept started (default `agent.warm_workers`); 0 spawns each worker on demand. */
   warmWorkers?: number;
   now?: () => number;

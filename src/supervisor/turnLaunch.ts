@@ -99,7 +99,7 @@ export class TurnLauncher {
         waits.done(job.event.id);
         log.warn('budget.refused', { ctx: job.ctx, inbox_event: job.event.id, reason: admission.reason });
         this.deps.onRefused();
-        return { type: 'budget_refused', reason: admission.reason };
+        return { type: 'budget_refused', reason: admission.reason, admission: admission.kind };
       case 'ok':
         waits.done(job.event.id);
         payload.turn.budget_admission = true;

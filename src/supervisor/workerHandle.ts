@@ -6,7 +6,14 @@ import { fileURLToPath } from 'node:url';
 import { checkUpFrame } from '../protocol/frameCheck.js';
 import { encodeFrame, FrameDecoder } from '../protocol/frameCodec.js';
 import type { DownFrame, UpFrame } from '../protocol/frames.js';
-import { type ChildVitals, classifyChild, type Liveness, type LivenessLimits, spareUsable } from './liveness.js';
+import {
+  type ChildVitals,
+  classifyChild,
+  type Liveness,
+  type LivenessLimits,
+  pingIntervalMs,
+  spareUsable,
+} from './liveness.js';
 
 /** How to start a worker: the node binary, its flags and the entry script. */
 export interface WorkerEntry {
@@ -178,6 +185,8 @@ const UNWATCHED: SpareWatch = {
 export class WorkerPool {
   private spares: WorkerHandle[] = [];
   private closed = false;
+  /** When the watchdog last passed over the spares (null before its first pass). */
+  private lastCheck: number | null = null;
 
   /** `spareEnv`: the environment spares start with (e.g. a preload hint); fresh workers inherit ours. */
   constructor(
@@ -190,9 +199,12 @@ export class WorkerPool {
   /** A live, answering spare bound to `callbacks`, or a freshly spawned worker when none is ready. */
   take(callbacks: WorkerCallbacks): WorkerHandle {
     const now = this.watch.now();
+    // The watchdog's pass is overdue: this supervisor's loop stalled, so a pong may sit unread in the pipe and an
+    // unanswered ping says nothing about the spare (as in Children.check; the next pass judges it).
+    const stalled = this.lastCheck !== null && now - this.lastCheck > pingIntervalMs(this.watch.limits);
     for (let spare = this.spares.shift(); spare; spare = this.spares.shift()) {
       if (!spare.alive) continue;
-      if (!spareUsable(spare.vitals, now, this.watch.answerWithinMs, this.watch.limits)) {
+      if (!stalled && !spareUsable(spare.vitals, now, this.watch.answerWithinMs, this.watch.limits)) {
         this.discard(spare, now);
         continue;
       }
@@ -214,6 +226,7 @@ export class WorkerPool {
 
   /** The watchdog's pass over the spares: an unhealthy one is killed and replaced, the others are pinged. */
   check(now: number): void {
+    this.lastCheck = now;
     let replaced = false;
     for (const spare of this.spares) {
       if (!spare.alive) continue;

@@ -51,6 +51,8 @@ export interface RigOptions {
   producers?: boolean;
   /** Runs after the producers start, before the restore. */
   beforeRestore?: (sup: Supervisor) => void;
+  /** How long the supervisor's inbox leases last (a short one instead of the default). */
+  inboxLeaseMs?: number;
 }
 
 /** The supervisor over a fresh store; with MCP servers configured it also gets the tool surface. */
@@ -85,6 +87,7 @@ export async function startRig(
     ...(tools ? { tools } : {}),
     ...(slot ? { tasks: slot } : {}),
     ...(opts.workerEntry ? { workerEntry: opts.workerEntry } : {}),
+    ...(opts.inboxLeaseMs ? { inboxLeaseMs: opts.inboxLeaseMs } : {}),
   });
   const accept = (input: AcceptInput) => Promise.resolve(sup.accept(input));
   const backend = slot && new TaskBackend({ store, log, now: Date.now, drain: () => {}, supervisor: sup, accept });

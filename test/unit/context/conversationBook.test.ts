@@ -1,12 +1,18 @@
 // The conversation book's appends: a job's message enters once per inbox event (a replay never doubles it), notes
 // and a turn's delta keep their order, and each append is written at the next checkpoint.
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { describe, it } from 'node:test';
 import { ConversationBook } from '../../../src/context/conversationBook.js';
 import type { InboxEvent } from '../../../src/domain/inbox.js';
 import type { TurnJob } from '../../../src/domain/job.js';
 import { createLogger } from '../../../src/obs/log.js';
+import { orderedStore } from '../../../src/store/commitQueue.js';
 import { MemoryStore } from '../../../src/store/memoryStore.js';
+import { SqliteStore } from '../../../src/store/sqliteStore.js';
+import type { Store } from '../../../src/store/store.js';
 
 const event: InboxEvent = {
   id: '01A',
@@ -47,3 +53,66 @@ describe('ConversationBook appends', () => {
     assert.equal(saved?.conversation.turns, 1);
   });
 });
+
+describe('ConversationBook commits', () => {
+  it('writes the conversation as it was when the commit was queued, not when it runs', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'agentd-book-'));
+    const sqlite = new SqliteStore(dir);
+    // The first commit is held (as behind a slow write) while the next fold appends its reply.
+    let release: () => void = () => {};
+    const held = new Promise<void>((r) => {
+      release = r;
+    });
+    const commit = sqlite.conversations.commit.bind(sqlite.conversations);
+    let calls = 0;
+    const gated: Store = {
+      kind: sqlite.kind,
+      location: sqlite.location,
+      generation: sqlite.generation,
+      inbox: sqlite.inbox,
+      budget: sqlite.budget,
+      tasks: sqlite.tasks,
+      memory: sqlite.memory,
+      sequences: sqlite.sequences,
+      close: () => sqlite.close(),
+      conversations: {
+        load: () => sqlite.conversations.load(),
+        commit: async (conv, rev) => {
+          if (calls++ === 0) await held;
+          return commit(conv, rev);
+        },
+      },
+    };
+    try {
+      const book = new ConversationBook(
+        orderedStore(gated),
+        createLogger({ level: 'error', write: () => {} }),
+        () => 5,
+      );
+      const conv = book.open('c', null);
+      book.append(conv, [{ role: 'user', text: 'first', ts: 5 }]);
+      const first = book.saveNow(conv);
+      book.append(conv, [{ role: 'assistant', text: 'later reply', tool_calls: [], ts: 5 }]);
+      release();
+      await withTimeout(first, 5_000);
+      const [saved] = await sqlite.conversations.load();
+      // Premise: the held commit was asked for before the reply existed; writing it must not carry the reply.
+      assert.deepEqual(
+        saved?.conversation.messages.map((m) => m.role),
+        ['user'],
+      );
+      assert.equal(saved?.revision, 1);
+    } finally {
+      await sqlite.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms`)), ms);
+  });
+  return Promise.race([p, late]).finally(() => clearTimeout(timer));
+}

@@ -61,8 +61,8 @@ describe('failedResult', () => {
 });
 
 describe('planNotRun', () => {
-  it('notes "turn not run" and is refused only when the reason says so', () => {
-    const refused = planNotRun('refused: budget exhausted (instance hour window)', 9);
+  it('notes "turn not run" and takes its status from the admission kind, not the reason text', () => {
+    const refused = planNotRun('refused: budget exhausted (instance hour window)', 'refuse', 9);
     assert.deepEqual(refused.append, [
       { role: 'note', text: 'turn not run: refused: budget exhausted (instance hour window)', ts: 9 },
     ]);
@@ -72,6 +72,13 @@ describe('planNotRun', () => {
       error: 'budget: refused: budget exhausted (instance hour window)',
       error_kind: 'budget',
     });
-    assert.equal(planNotRun('lifetime token budget exhausted (instance)', 9).outcome.status, 'exhausted_tokens');
+    assert.equal(
+      planNotRun('lifetime token budget exhausted (instance)', 'fail', 9).outcome.status,
+      'exhausted_tokens',
+    );
+    // A reason that happens to contain "refus" (a principal's name) does not make a `fail` a refusal.
+    const failed = planNotRun('lifetime budget exhausted (principal user:refusenik)', 'fail', 9);
+    assert.equal(failed.outcome.status, 'exhausted_tokens');
+    assert.equal(planNotRun('budget exhausted (instance hour window)', 'refuse', 9).outcome.status, 'refused');
   });
 });

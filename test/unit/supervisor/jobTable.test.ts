@@ -46,7 +46,7 @@ const EVENTS: { [K in JobEvent['type']]: Extract<JobEvent, { type: K }> } = {
   budget_wait: { type: 'budget_wait', untilMs: WAIT_UNTIL, reason: 'window full' },
   budget_room: { type: 'budget_room' },
   budget_admitted: { type: 'budget_admitted' },
-  budget_refused: { type: 'budget_refused', reason: 'refused: daily cap' },
+  budget_refused: { type: 'budget_refused', reason: 'refused: daily cap', admission: 'refuse' },
   launch_failed: { type: 'launch_failed', status: 'refused', error: 'this conversation is not available' },
   spawned: { type: 'spawned', node: 7, turnId: 'turn-3' },
   turn_done: { type: 'turn_done' },

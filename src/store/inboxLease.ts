@@ -1,0 +1,77 @@
+// This instance's hold on the inbox: a claim at restore, then a claim again every third of the lease, which renews
+// the leases this instance holds (one that runs longer than a lease keeps its events from a second owner) and takes
+// the pending events whose foreign lease expired (another instance name's, after a restart under a new name).
+import type { InboxEvent } from '../domain/inbox.js';
+import { describeError } from '../errors.js';
+import type { Logger } from '../obs/log.js';
+import type { InboxPort } from './store.js';
+
+/** How long a claim holds the inbox's pending events for this instance when nothing else is configured. */
+export const INBOX_LEASE_MS = 30_000;
+
+export interface InboxLeaseDeps {
+  inbox: Pick<InboxPort, 'claim'>;
+  /** The instance's name (`agent.name`): a restart under the same name takes its events back at once. */
+  owner: string;
+  leaseMs: number;
+  now: () => number;
+  log: Logger;
+  /** True when the event is already queued or running here (its claim only renewed the lease). */
+  known(eventId: string): boolean;
+  /** Before claimed events queue: rebuild the tasks a crash lost after their inbox write. */
+  recover(events: readonly InboxEvent[]): Promise<void>;
+  /** Claimed events this instance does not run yet, in inbox order: they queue (again). */
+  claimed(events: InboxEvent[]): void;
+}
+
+export class InboxLease {
+  private timer: NodeJS.Timeout | undefined;
+  private inFlight = false;
+
+  constructor(private readonly deps: InboxLeaseDeps) {}
+
+  /** At start-up: claims every pending event this instance may run and queues them all, then keeps claiming. */
+  async restore(): Promise<InboxEvent[]> {
+    const pending = await this.claim();
+    await this.deps.recover(pending);
+    this.deps.claimed(pending);
+    this.start();
+    return pending;
+  }
+
+  private claim(): Promise<InboxEvent[]> {
+    const { inbox, owner, leaseMs, now } = this.deps;
+    return inbox.claim(owner, leaseMs, now());
+  }
+
+  /** Claims again every third of the lease, until `stop`. */
+  private start(): void {
+    if (this.timer !== undefined) return;
+    this.timer = setInterval(() => this.renew(), Math.max(1, Math.floor(this.deps.leaseMs / 3)));
+    this.timer.unref();
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+    this.timer = undefined;
+  }
+
+  private renew(): void {
+    if (this.inFlight) return;
+    this.inFlight = true;
+    // Filtered as soon as the claim answers: the store runs it in order with the folds, so an event it still saw
+    // pending is one whose fold has not committed yet, and whose job is therefore still known.
+    this.claim()
+      .then((events) => events.filter((e) => !this.deps.known(e.id)))
+      .then(async (fresh) => {
+        if (fresh.length === 0) return;
+        this.deps.log.info('inbox.lease.claimed', { events: fresh.length });
+        await this.deps.recover(fresh);
+        this.deps.claimed(fresh);
+      })
+      .catch((err: unknown) => this.deps.log.warn('inbox.lease.fail', { err: describeError(err) }))
+      .finally(() => {
+        this.inFlight = false;
+      });
+  }
+}

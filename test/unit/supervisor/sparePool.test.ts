@@ -1,0 +1,70 @@
+// The spare pool's judgement of an unanswered ping, with real child processes (a worker double that never answers)
+// and a clock the test moves: a ping unanswered for a whole interval while the supervisor ran normally retires the
+// spare; one the supervisor could not read because its own loop stalled does not.
+import assert from 'node:assert/strict';
+import { after, describe, it } from 'node:test';
+import {
+  type SpareWatch,
+  type WorkerCallbacks,
+  type WorkerHandle,
+  WorkerPool,
+} from '../../../src/supervisor/workerHandle.js';
+
+/** A process that reads its stdin and never writes a frame. */
+const SILENT = { execPath: process.execPath, args: ['-e', 'process.stdin.resume(); setInterval(() => {}, 60_000)'] };
+const NO_CALLBACKS: WorkerCallbacks = { onFrame: () => {}, onClose: () => {}, onProtocolError: () => {} };
+const started: WorkerHandle[] = [];
+const pools: WorkerPool[] = [];
+
+/**
+ * A pool of one spare, filled and pinged once at t = 1000 (ping interval 100 ms); `advance` moves its clock, with a
+ * watchdog pass or without one (a stall); `take` hands a worker out; `unhealthy` lists the spares it retired.
+ */
+function pinged() {
+  const clock = { t: 1_000 };
+  const unhealthy: number[] = [];
+  const watch: SpareWatch = {
+    now: () => clock.t,
+    limits: { pongTimeoutMs: 300, progressTimeoutMs: 60_000 },
+    answerWithinMs: 100,
+    onUnhealthy: (pid) => unhealthy.push(pid),
+  };
+  const p = new WorkerPool(SILENT, 1, undefined, watch);
+  pools.push(p);
+  p.fill();
+  const spare = p.sparePids[0];
+  p.check(clock.t);
+  const advance = (ms: number, pass: boolean): void => {
+    clock.t += ms;
+    if (pass) p.check(clock.t);
+  };
+  const take = (): WorkerHandle => {
+    const taken = p.take(NO_CALLBACKS);
+    started.push(taken);
+    return taken;
+  };
+  return { spare, unhealthy, advance, take };
+}
+
+after(() => {
+  for (const p of pools) p.close();
+  for (const w of started) w.kill();
+});
+
+describe('WorkerPool spares and a stalled supervisor', () => {
+  it('retires a spare whose ping went unanswered for an interval of normal running', () => {
+    const { spare, unhealthy, advance, take } = pinged();
+    advance(100, true);
+    advance(50, false);
+    assert.notEqual(take().pid, spare);
+    assert.deepEqual(unhealthy, [spare]);
+  });
+
+  it('hands out a spare whose pong is only unread because the supervisor itself stalled', () => {
+    const { spare, unhealthy, advance, take } = pinged();
+    // The loop stalls for two and a half intervals: no watchdog pass, no pipe read.
+    advance(250, false);
+    assert.equal(take().pid, spare);
+    assert.deepEqual(unhealthy, []);
+  });
+});
