@@ -21,6 +21,12 @@ export class ConversationBook {
   private readonly dirty = new Set<string>();
   /** The revision the next commit of each conversation builds on (bumped as commits are asked for, in order). */
   private readonly next = new Map<string, number>();
+  /**
+   * Folds not committed yet, by conversation: inbox event → where its messages start. Until a fold's own commit
+   * (with its inbox-done) sticks, other writes of that conversation stop short of its messages: a crash between
+   * the two would otherwise keep the reply while the event replays, and the reply would appear twice.
+   */
+  private readonly folding = new Map<string, Map<string, number>>();
 
   constructor(
     private readonly store: Store,
@@ -40,19 +46,47 @@ export class ConversationBook {
    * Reserves the next revision of `conv` for a commit about to be enqueued. A refused commit rewinds it, so the
    * retry (and every commit queued behind the refused one) builds on what the store still holds.
    */
-  prepare(conv: Conversation): PreparedCommit {
+  prepare(conv: Conversation, foldOf?: string): PreparedCommit {
     this.dirty.delete(conv.id);
     const expectedRevision = this.next.get(conv.id) ?? 0;
     this.next.set(conv.id, expectedRevision + 1);
+    // What a fold in flight appended is written by that fold's own commit (a refused one marks the book dirty).
+    const cap = this.heldFrom(conv.id, foldOf);
     return {
       // The state as of now: the queued call runs later, after folds that append replies of their own.
-      commit: { conversation: snapshot(conv), expectedRevision },
+      commit: { conversation: snapshot(conv, cap), expectedRevision },
       settled: (ok) => {
-        if (ok) return;
+        if (ok) {
+          if (foldOf !== undefined) this.release(conv.id, foldOf);
+          return;
+        }
         if ((this.next.get(conv.id) ?? 0) > expectedRevision) this.next.set(conv.id, expectedRevision);
         this.dirty.add(conv.id);
       },
     };
+  }
+
+  /**
+   * Marks the messages appended from here on as the fold of `eventId`: only that fold's commit writes them
+   * (see `folding`). Called before the fold appends; a second call for the same fold keeps the first mark.
+   */
+  holdForFold(conv: Conversation, eventId: string): void {
+    const held = this.folding.get(conv.id) ?? new Map<string, number>();
+    if (!held.has(eventId)) held.set(eventId, conv.messages.length);
+    this.folding.set(conv.id, held);
+  }
+
+  /** How many messages a commit may write: all of them, but for those of folds other than `foldOf`. */
+  private heldFrom(id: string, foldOf: string | undefined): number {
+    let cap = Number.POSITIVE_INFINITY;
+    for (const [eventId, from] of this.folding.get(id) ?? []) if (eventId !== foldOf) cap = Math.min(cap, from);
+    return cap;
+  }
+
+  private release(id: string, eventId: string): void {
+    const held = this.folding.get(id);
+    held?.delete(eventId);
+    if (held?.size === 0) this.folding.delete(id);
   }
 
   get size(): number {
@@ -145,10 +179,10 @@ export class ConversationBook {
  * A copy of what a commit writes: the message list and the small mutable parts are copied; messages themselves
  * are never changed once appended, so they are shared.
  */
-function snapshot(conv: Conversation): Conversation {
+function snapshot(conv: Conversation, cap = Number.POSITIVE_INFINITY): Conversation {
   const copy: Conversation = {
     ...conv,
-    messages: conv.messages.slice(),
+    messages: conv.messages.slice(0, Math.min(cap, conv.messages.length)),
     summary: conv.summary === null ? null : structuredClone(conv.summary),
     plan: conv.plan === null ? null : structuredClone(conv.plan),
   };

@@ -62,6 +62,7 @@ export class FoldBack {
 
   private apply(job: TurnJob, conv: Conversation, plan: FoldPlan, result?: TurnResult, deterministic = false): void {
     const { log, config } = this.deps;
+    this.deps.conversations.holdForFold(conv, job.event.id);
     this.deps.conversations.append(conv, plan.append);
     logOutcome(log, job.ctx, plan.outcome, config.observability.log_content, deterministic);
     this.deps.beforeCommit();
@@ -97,7 +98,7 @@ export class FoldBack {
       task = (await tasks?.taskForFold(eventId, outcome)) ?? null;
       // Prepared right before the call: nothing is enqueued between the revision reserved and its commit.
       const conv = conversations.get(ctx);
-      const prepared = conv ? conversations.prepare(conv) : null;
+      const prepared = conv ? conversations.prepare(conv, eventId) : null;
       const fold = { outcome, conversations: prepared ? [prepared.commit] : [], ...(task ? { task } : {}) };
       await store.inbox.complete(eventId, fold).then(
         () => prepared?.settled(true),

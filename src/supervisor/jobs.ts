@@ -266,6 +266,8 @@ function settle(c: EffectContext, turn: LiveTurn, result: TurnResult): void {
   c.metrics.turns.inc({ status: result.status });
   c.spending.settleTurn(turn, result.usage);
   const conv = c.conversations.open(turn.job.ctx, turn.job.principal);
+  // The notes the turn was built with belong to its fold: written with its inbox-done, never before.
+  c.conversations.holdForFold(conv, turn.job.event.id);
   c.conversations.append(conv, turn.notes);
   c.folds.finish(turn.job, conv, result);
   c.compactor.afterTurn(turn.job.ctx);
