@@ -41,7 +41,7 @@ export function commandTask(principal: Principal, req: SendRequest, deps: Comman
 }
 
 /** Runs one command and returns its JSON result; throws BackendError for a refusal or an unknown op. */
-export function runCommand(principal: Principal, op: string, args: Record<string, unknown>, deps: CommandDeps) {
+function runCommand(principal: Principal, op: string, args: Record<string, unknown>, deps: CommandDeps) {
   if (!(COMMANDS as readonly string[]).includes(op)) {
     throw new BackendError('unsupported', `unknown command "${op}" (commands: ${COMMANDS.join(', ')})`);
   }

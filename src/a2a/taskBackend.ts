@@ -375,7 +375,7 @@ export class TaskBackend implements A2aBackend, TaskHooks {
 }
 
 /** The operator names conversations directly; anyone else's context ids are their own namespace (RFC 0043). */
-export function conversationFor(principal: Principal, contextId: string): string {
+function conversationFor(principal: Principal, contextId: string): string {
   return principal.role === 'operator' ? contextId : `${principal.id}/${contextId}`;
 }
 

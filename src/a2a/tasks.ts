@@ -100,7 +100,7 @@ export function stateForStatus(status: TurnStatus): TaskState {
 }
 
 /** How many consumed messageIds a task remembers (a retry comes soon after its first send). */
-export const MESSAGE_IDS_KEPT = 32;
+const MESSAGE_IDS_KEPT = 32;
 
 /** The task with `messageId` remembered as consumed (a retry of it then changes nothing); as is without one. */
 export function consumed(task: TaskRecord, messageId: string | undefined): TaskRecord {

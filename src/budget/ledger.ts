@@ -217,7 +217,7 @@ function counterKey(c: BudgetCounter): string {
 }
 
 /** What `row` adds to `prev` (null when nothing): the difference within a bucket, the whole row for a new one. */
-export function counterDelta(prev: BudgetCounter | undefined, row: BudgetCounter): BudgetCounter | null {
+function counterDelta(prev: BudgetCounter | undefined, row: BudgetCounter): BudgetCounter | null {
   if (prev === undefined || prev.index !== row.index) return row;
   const tokens = row.tokens - prev.tokens;
   const requests = row.requests - prev.requests;

@@ -7,8 +7,8 @@ import { DaemonError, describeError } from '../errors.js';
 import { corruptError, isBusy, lockedError, storeFailure } from './sqliteErrors.js';
 import { checkExisting, prepareSchema } from './sqliteSchema.js';
 
-export const DB_FILE = 'agentd.db';
-export const PID_FILE = 'agentd.pid';
+const DB_FILE = 'agentd.db';
+const PID_FILE = 'agentd.pid';
 
 /** An open, locked database and what the opener learned. */
 export interface OpenedDatabase {

@@ -16,7 +16,7 @@ export function compareTasks(a: TaskRecord, b: TaskRecord): number {
 }
 
 /** True when `task` passes the filter's principal (null = any) and context. */
-export function matchesTask(task: TaskRecord, filter: TaskFilter): boolean {
+function matchesTask(task: TaskRecord, filter: TaskFilter): boolean {
   if (filter.principal !== null && task.principal !== filter.principal) return false;
   return filter.context_id === undefined || task.context_id === filter.context_id;
 }

@@ -18,7 +18,7 @@ export function scopedKey(principal: string | null, key: string): string {
 }
 
 /** The error for a commit on top of a revision the store no longer holds (another writer moved on). */
-export function staleRevision(id: string, expected: number, stored: number): DaemonError {
+function staleRevision(id: string, expected: number, stored: number): DaemonError {
   return new DaemonError(
     'store_conflict',
     `conversation ${id}: commit expected revision ${expected} but the store holds ${stored}`,

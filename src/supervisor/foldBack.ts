@@ -139,13 +139,7 @@ export function logTurnDone(log: Logger, at: { node: number; ctx: string; turn: 
 }
 
 /** `turn.reply` (the text only with observability.log_content) and `root.finish` when finish was called. */
-export function logOutcome(
-  log: Logger,
-  ctx: string,
-  outcome: InboxOutcome,
-  logContent: boolean,
-  deterministic = false,
-): void {
+function logOutcome(log: Logger, ctx: string, outcome: InboxOutcome, logContent: boolean, deterministic = false): void {
   if (outcome.reply) {
     const text = logContent ? { text: outcome.reply } : {};
     log.info('turn.reply', { ctx, chars: outcome.reply.length, ...(deterministic ? { deterministic } : {}), ...text });

@@ -197,7 +197,7 @@ function guarded(log: Logger, eventId: string, step: () => JobEvent): JobEvent {
 }
 
 /** The effect handlers: each carries out one kind of effect; a launch step answers with the next job event. */
-export function effectHandlers(c: EffectContext): EffectHandlers {
+function effectHandlers(c: EffectContext): EffectHandlers {
   const conv = (job: Job) => c.conversations.open(job.ctx, job.principal);
   return {
     wake: () => c.wake(),

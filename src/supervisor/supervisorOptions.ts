@@ -45,7 +45,7 @@ export function livenessLimits(config: Readonly<Config>): LivenessLimits {
 }
 
 /** How the pool judges its spares: an unanswered ping older than one ping interval disqualifies a spare. */
-export function spareWatch(config: Readonly<Config>, log: Logger, now: () => number): SpareWatch {
+function spareWatch(config: Readonly<Config>, log: Logger, now: () => number): SpareWatch {
   const limits = livenessLimits(config);
   return {
     now,

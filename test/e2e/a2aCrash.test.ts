@@ -108,6 +108,11 @@ describe('SendMessage across SIGKILLs', { timeout: 240_000 }, () => {
         const event = await store.inbox.find(task?.inbox_event ?? '');
         assert.equal(event?.payload.text, text);
       }
+      for (const conv of conversations) {
+        const users = conv.messages.filter((m) => m.role === 'user').length;
+        const replies = conv.messages.filter((m) => m.role === 'assistant').length;
+        assert.equal(replies, users, `${conv.id}: one reply per message, none doubled by a replay`);
+      }
     } finally {
       await store.close();
     }

@@ -72,6 +72,20 @@ function describeInbox(current: () => Store): void {
       assert.deepEqual(retry, { record: { ...event, status: 'done', outcome }, created: false });
     });
 
+    it('completes idempotently (a retried fold) and ignores an unknown id', async () => {
+      const store = current();
+      const event = inboxEvent({ dedupe_key: 'k-twice', principal: null });
+      await store.inbox.accept(event);
+      const outcome = { status: 'completed' as const, reply: 'once' };
+      await store.inbox.complete(event.id, { outcome, conversations: [] });
+      await store.inbox.complete(event.id, { outcome, conversations: [] });
+      assert.deepEqual(await store.inbox.find(event.id), { ...event, status: 'done', outcome });
+      assert.deepEqual(await pending(store), []);
+      const unknown = '01UNKNOWNUNKNOWNUNKNOWNUNK';
+      await store.inbox.complete(unknown, { outcome, conversations: [] });
+      assert.equal(await store.inbox.find(unknown), null, 'no record appears for an id never accepted');
+    });
+
     it('commits the task that follows an event with it, and none for a duplicate', async () => {
       const store = current();
       const event = inboxEvent({ dedupe_key: 'm-2' });
