@@ -8,6 +8,7 @@ import type { SkillBook } from '../context/skillBook.js';
 import { renderCatalogue } from '../context/skills.js';
 import type { Conversation } from '../domain/conversation.js';
 import type { TurnJob } from '../domain/job.js';
+import type { Plan } from '../domain/plan.js';
 import { specForJob } from '../intel/models.js';
 import type { Logger } from '../obs/log.js';
 import type { Msg } from '../protocol/messages.js';
@@ -27,7 +28,8 @@ export interface PreflightDeps {
   now: () => number;
   thinks: ThinkChildren;
   skills: SkillBook;
-  markDirty: (id: string) => void;
+  /** Replaces a conversation's plan (through the conversation book). */
+  setPlan: (conv: Conversation, plan: Plan) => void;
   /** Appends to a conversation (through the conversation book, which writes it at the next checkpoint). */
   append: (conv: Conversation, msgs: Msg[]) => void;
   /** The asker's own view of the instance, for a `status` verdict. */
@@ -108,7 +110,7 @@ async function applyVerdict(
     const items = effect.seedPlan.items.slice(0, config.context.plan.max_items);
     const made = createPlan(effect.seedPlan.goal, items, now(), config.context.plan.max_items);
     if (made.ok) {
-      conv.plan = made.plan;
+      deps.setPlan(conv, made.plan);
       log.info('plan.updated', { ctx: conv.id, op: 'preflight', progress: planProgress(made.plan) });
     } else notes.push(`preflight plan refused: ${made.error}`);
   }
@@ -116,7 +118,6 @@ async function applyVerdict(
     conv,
     notes.map((text) => ({ role: 'note' as const, text, ts: now() })),
   );
-  deps.markDirty(conv.id);
   const unknown = skills.filter((name) => !deps.skills.has(name));
   if (unknown.length > 0) log.info('preflight.skills_unknown', { ctx: job.ctx, skills: unknown });
   for (const name of skills.filter((n) => deps.skills.has(n))) await deps.skills.load(conv, name, 'preflight');

@@ -357,8 +357,7 @@ export class Steering {
    * after this (an accept in the new mode) commits after it. A refused write is retried by the next checkpoint.
    */
   private update(conv: Conversation, patch: Partial<ConversationControls>): void {
-    conv.controls = { ...controlsOf(conv), ...patch };
-    conv.updated = this.deps.now();
+    this.deps.conversations.setControls(conv, { ...controlsOf(conv), ...patch });
     void this.deps.conversations.saveNow(conv);
   }
 }

@@ -115,7 +115,8 @@ export class Supervisor {
     this.staging = new Staging({
       ...{ ...base, thinks: this.thinks, tools: opts.tools },
       memoryKeys: () => this.memoryKeys.keys,
-      markDirty: (id) => conversations.markDirty(id),
+      setPlan: (conv, plan) => conversations.setPlan(conv, plan),
+      setSkills: (conv, names) => conversations.setSkills(conv, names),
       append: (conv, msgs) => conversations.append(conv, msgs),
       statusFor: (principal) => this.statusFor(principal),
       staging: (eventId) => jobs.jobs.get(eventId)?.state === 'staging',
@@ -125,7 +126,7 @@ export class Supervisor {
     this.turns = this.turnWorkers();
     this.launcher = new TurnLauncher({
       ...{ ...base, turnIds: this.turnIds, conversations, turns: this.turns, steering: this.steering },
-      snapshot: (job, conv) => this.staging.payload(job, conv, ''),
+      snapshot: this.staging.snapshotParts,
       wantsStaging: (job, conv) => this.staging.wants(job, conv),
       messageWaiting: (ctx) => messageWaiting(jobs.jobs, ctx),
       budget: this.spending.budget,
