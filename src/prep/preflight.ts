@@ -7,12 +7,12 @@ import { planProgress, renderPlan } from '../context/render.js';
 import type { SkillBook } from '../context/skillBook.js';
 import { renderCatalogue } from '../context/skills.js';
 import type { Conversation } from '../domain/conversation.js';
-import type { TurnJob } from '../domain/job.js';
+import type { ThinkJob, TurnJob } from '../domain/job.js';
 import type { Plan } from '../domain/plan.js';
 import { specForJob } from '../intel/models.js';
 import type { Logger } from '../obs/log.js';
 import type { Msg } from '../protocol/messages.js';
-import type { ThinkChildren } from '../supervisor/thinkChildren.js';
+import type { ToolResult } from '../tools/toolOutcome.js';
 import {
   preflightSchema,
   preflightSystemPrompt,
@@ -22,11 +22,18 @@ import {
   verdictEffect,
 } from './preflightVerdict.js';
 
+/** The think children preflight uses (supervisor/thinkChildren.ts). */
+export interface ThinkRunner {
+  run(job: ThinkJob): Promise<ToolResult>;
+  killTurn(turnId: string): void;
+}
+
 export interface PreflightDeps {
   config: Readonly<Config>;
   log: Logger;
   now: () => number;
-  thinks: ThinkChildren;
+  /** Think children (supervisor/thinkChildren.ts): preflight runs one, staging stops it. */
+  thinks: ThinkRunner;
   skills: SkillBook;
   /** Replaces a conversation's plan (through the conversation book). */
   setPlan: (conv: Conversation, plan: Plan) => void;
