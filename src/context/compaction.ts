@@ -142,12 +142,23 @@ function asVerdict(value: unknown): SummaryVerdict | null {
   return v as unknown as SummaryVerdict;
 }
 
-export type ApplyResult = { ok: true; folded: number; before: number; after: number } | { ok: false; error: string };
+/** What a compaction or a clip changes; the conversation book applies it (`replaceAfterCompaction`). */
+export interface CompactedParts {
+  summary: Summary | null;
+  messages: Msg[];
+  version: number;
+  updated: number;
+}
+
+export type ApplyResult =
+  | { ok: true; folded: number; before: number; after: number; parts: CompactedParts }
+  | { ok: false; error: string };
 
 /**
  * Folds a verdict (or a plain narrative) into the summary and drops the folded messages (reference §16.4): lists
  * deduplicated keeping the newest 32, the narrative replaced when a new one comes, the version bumped. The plan
- * is not touched. Refuses when the conversation's version moved since the plan.
+ * is not touched. Refuses when the conversation's version moved since the plan. Pure: `conv` is left as it is and
+ * the new parts are returned.
  */
 export function applyCompaction(conv: Conversation, plan: CompactionPlan, verdict: unknown, now: number): ApplyResult {
   if (conv.version !== plan.version) {
@@ -159,12 +170,14 @@ export function applyCompaction(conv: Conversation, plan: CompactionPlan, verdic
       ? { goals: [], decisions: [], open: [], facts: [], narrative: verdict }
       : asVerdict(verdict);
   if (parsed === null) return { ok: false, error: 'the summary does not match its schema' };
-  const before = estimateConversation(conv);
-  conv.summary = absorb(conv.summary, parsed, plan.fold, now);
-  conv.messages = conv.messages.slice(plan.fold);
-  conv.version += 1;
-  conv.updated = now;
-  return { ok: true, folded: plan.fold, before, after: estimateConversation(conv) };
+  const parts: CompactedParts = {
+    summary: absorb(conv.summary, parsed, plan.fold, now),
+    messages: conv.messages.slice(plan.fold),
+    version: conv.version + 1,
+    updated: now,
+  };
+  const after = estimateConversation({ ...conv, ...parts });
+  return { ok: true, folded: plan.fold, before: estimateConversation(conv), after, parts };
 }
 
 function absorb(old: Summary | null, verdict: SummaryVerdict, fold: number, now: number): Summary {
@@ -201,27 +214,28 @@ export function fallbackNarrative(lines: readonly string[], maxBytes = FALLBACK_
 }
 
 /**
- * Clips the largest tool results in place, each to a common size with a note saying so, until the conversation
- * estimates at most `target` (or every result is down to 64 tokens). For a conversation whose size sits in a few
- * enormous tool results, which planCompaction cannot fold. Bumps the version when it changes anything (the stored
- * transcript is rewritten). Returns how many results it clipped.
+ * Clips the largest tool results, each to a common size with a note saying so, until the conversation estimates
+ * at most `target` (or every result is down to 64 tokens). For a conversation whose size sits in a few enormous
+ * tool results, which planCompaction cannot fold. Bumps the version when it changes anything (the stored
+ * transcript is rewritten). Pure: returns how many results it clipped and the new parts (null when none).
  */
-export function clipToolResults(conv: Conversation, target: number, now: number): number {
+export function clipToolResults(
+  conv: Conversation,
+  target: number,
+  now: number,
+): { clipped: number; parts: CompactedParts | null } {
   const excess = estimateConversation(conv) - target;
-  if (excess <= 0) return 0;
+  if (excess <= 0) return { clipped: 0, parts: null };
   const sizes = conv.messages.map((m) => (m.role === 'tool' ? estimateMessage(m) : 0));
   const cap = clipCap(sizes, excess);
   let clipped = 0;
-  conv.messages = conv.messages.map((msg, i) => {
+  const messages = conv.messages.map((msg, i) => {
     if (msg.role !== 'tool' || (sizes[i] as number) <= cap) return msg;
     clipped++;
     return { ...msg, content: clipContent(msg.content, cap) };
   });
-  if (clipped > 0) {
-    conv.version += 1;
-    conv.updated = now;
-  }
-  return clipped;
+  if (clipped === 0) return { clipped, parts: null };
+  return { clipped, parts: { summary: conv.summary, messages, version: conv.version + 1, updated: now } };
 }
 
 /** The largest per-result size (tokens) whose clipping removes `excess`, never below MIN_KEPT_TOKENS. */

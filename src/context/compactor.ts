@@ -137,7 +137,8 @@ export class Compactor {
     let applied: ApplyResult | null = null;
     if (outcome.kind === 'answer') {
       applied = applyCompaction(conv, plan, outcome.value, now());
-      if (!applied.ok) log.warn('context.compaction.apply_fail', { ctx: conv.id, err: applied.error });
+      if (applied.ok) this.deps.conversations.replaceAfterCompaction(conv, applied.parts);
+      else log.warn('context.compaction.apply_fail', { ctx: conv.id, err: applied.error });
     } else {
       const event = outcome.kind === 'spawn_fail' ? 'context.compaction.spawn_fail' : 'context.compaction.think_failed';
       log.warn(event, { ctx: conv.id, err: outcome.error });
@@ -155,6 +156,7 @@ export class Compactor {
         this.deps.onChange(conv.id);
         return this.report(conv, 0, applied.error);
       }
+      this.deps.conversations.replaceAfterCompaction(conv, applied.parts);
     }
     const clipped = this.clip(conv, target);
     this.compacted(conv, { folded: plan.fold, before, clipped, fallback });
@@ -165,15 +167,16 @@ export class Compactor {
   private clip(conv: Conversation, target: number | undefined): number {
     const goal = target ?? Math.floor(this.threshold() * CLIP_HEADROOM);
     if (target === undefined && estimateConversation(conv) <= this.threshold()) return 0;
-    return clipToolResults(conv, goal, this.deps.now());
+    const { clipped, parts } = clipToolResults(conv, goal, this.deps.now());
+    if (parts !== null) this.deps.conversations.replaceAfterCompaction(conv, parts);
+    return clipped;
   }
 
   private compacted(
     conv: Conversation,
     how: { folded: number; before: number; clipped: number; fallback: boolean },
   ): void {
-    const { log, metrics, conversations } = this.deps;
-    conversations.markDirty(conv.id);
+    const { log, metrics } = this.deps;
     log.info('context.compacted', {
       ctx: conv.id,
       folded: how.folded,

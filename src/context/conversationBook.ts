@@ -2,12 +2,14 @@
 // Writes go through the store's one commit queue, in order, each on top of the revision the book expects: an
 // accept or a fold that is acknowledged after its own commit was preceded by every write asked for before it.
 
-import type { Conversation } from '../domain/conversation.js';
+import type { Conversation, ConversationControls } from '../domain/conversation.js';
 import type { TurnJob } from '../domain/job.js';
+import type { Plan } from '../domain/plan.js';
 import { describeError } from '../errors.js';
 import type { Logger } from '../obs/log.js';
 import type { Msg } from '../protocol/messages.js';
 import type { ConversationCommit, Store } from '../store/store.js';
+import type { CompactedParts } from './compaction.js';
 import { appendMessage, hasUserMessageForEvent, newConversation } from './conversation.js';
 
 /** A conversation write on its way to the store: what to commit, and what to tell the book once it settled. */
@@ -115,10 +117,6 @@ export class ConversationBook {
     return conv;
   }
 
-  markDirty(id: string): void {
-    this.dirty.add(id);
-  }
-
   /** Appends `msgs` (notes, a turn's delta) in order; the conversation is written at the next checkpoint. */
   append(conv: Conversation, msgs: readonly Msg[]): void {
     if (msgs.length === 0) return;
@@ -131,6 +129,38 @@ export class ConversationBook {
     if (hasUserMessageForEvent(conv, job.event.id)) return;
     const user = { role: 'user' as const, text: job.text, event: job.event.id, ts: this.now() };
     this.append(conv, [job.principal ? { ...user, principal: job.principal } : user]);
+  }
+
+  /** Replaces the plan (null clears it); written at the next checkpoint. */
+  setPlan(conv: Conversation, plan: Plan | null): void {
+    conv.plan = plan;
+    this.touch(conv);
+  }
+
+  /** Replaces the steering controls; written at the next checkpoint (or at once by `saveNow`). */
+  setControls(conv: Conversation, controls: ConversationControls): void {
+    conv.controls = controls;
+    this.touch(conv);
+  }
+
+  /** Replaces the loaded skills' names; written at the next checkpoint. */
+  setSkills(conv: Conversation, names: readonly string[]): void {
+    conv.skills = [...names];
+    this.touch(conv);
+  }
+
+  /** Takes what a compaction or a clip made (summary, remaining messages, version); written at the next checkpoint. */
+  replaceAfterCompaction(conv: Conversation, parts: CompactedParts): void {
+    conv.summary = parts.summary;
+    conv.messages = parts.messages;
+    conv.version = parts.version;
+    conv.updated = parts.updated;
+    this.dirty.add(conv.id);
+  }
+
+  private touch(conv: Conversation): void {
+    conv.updated = this.now();
+    this.dirty.add(conv.id);
   }
 
   /** A turn of `id` started. */

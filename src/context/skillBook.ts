@@ -24,7 +24,8 @@ export class SkillBook {
       config: Readonly<Config>;
       log: Logger;
       tools: ToolSurface | undefined;
-      markDirty: (id: string) => void;
+      /** Records the conversation's loaded skills (the conversation book). */
+      setSkills: (conv: Conversation, names: readonly string[]) => void;
     },
   ) {
     // The first source (in skills.sources order) that lists a name provides it.
@@ -87,8 +88,7 @@ export class SkillBook {
     }
     const body = this.bodies.get(name) ?? '';
     if (decision.kind === 'load') {
-      conv.skills = [...(conv.skills ?? []), name];
-      this.deps.markDirty(conv.id);
+      this.deps.setSkills(conv, [...(conv.skills ?? []), name]);
       log.info('skill.loaded', { ctx: conv.id, skill: name, reason, bytes: body.length });
     }
     return { ok: true, name, body, already: decision.kind === 'already' };
@@ -97,8 +97,10 @@ export class SkillBook {
   /** Unloads `name` from `conv`; false when it was not loaded. */
   unload(conv: Conversation, name: string): boolean {
     if (!(conv.skills ?? []).includes(name)) return false;
-    conv.skills = (conv.skills ?? []).filter((n) => n !== name);
-    this.deps.markDirty(conv.id);
+    this.deps.setSkills(
+      conv,
+      (conv.skills ?? []).filter((n) => n !== name),
+    );
     this.deps.log.info('skill.unloaded', { ctx: conv.id, skill: name });
     return true;
   }

@@ -1,5 +1,6 @@
-// What a job runs on: one accepted inbox event on its way to a turn. Plain data only; the job's state is the job
-// table's (supervisor/jobTable.ts).
+// What a job runs on: one accepted inbox event on its way to a turn, or what a think child is asked. Plain data
+// (but a think job's spawn callback); the job's state is the job table's (supervisor/jobTable.ts).
+import type { Msg } from '../protocol/messages.js';
 import type { InboxEvent } from './inbox.js';
 
 /** The input of a job's turn. `event` is the inbox event it answers. */
@@ -18,4 +19,19 @@ export interface TurnJob {
 export interface TurnPrep {
   route: string | null;
   knowledge: string;
+}
+
+/** What a think child is asked (reference §13 "Think tool child", §16.3). */
+export interface ThinkJob {
+  purpose: 'think' | 'decide' | 'preflight' | 'compaction';
+  /** The conversation it is bound to (busy while it runs). */
+  ctx: string;
+  /** The node of the turn that asked, so the child dies with it; null for preflight (no turn yet). */
+  parentNode: number | null;
+  system: string;
+  messages: Msg[];
+  schema?: Record<string, unknown>;
+  turnId: string;
+  /** Called once the child's worker has its spawn frame (never when it could not start). */
+  onSpawn?: (workerPid: number) => void;
 }

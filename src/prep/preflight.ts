@@ -7,11 +7,12 @@ import { planProgress, renderPlan } from '../context/render.js';
 import type { SkillBook } from '../context/skillBook.js';
 import { renderCatalogue } from '../context/skills.js';
 import type { Conversation } from '../domain/conversation.js';
-import type { TurnJob } from '../domain/job.js';
+import type { ThinkJob, TurnJob } from '../domain/job.js';
+import type { Plan } from '../domain/plan.js';
 import { specForJob } from '../intel/models.js';
 import type { Logger } from '../obs/log.js';
 import type { Msg } from '../protocol/messages.js';
-import type { ThinkChildren } from '../supervisor/thinkChildren.js';
+import type { ToolResult } from '../tools/toolOutcome.js';
 import {
   preflightSchema,
   preflightSystemPrompt,
@@ -21,13 +22,21 @@ import {
   verdictEffect,
 } from './preflightVerdict.js';
 
+/** The think children preflight uses (supervisor/thinkChildren.ts). */
+export interface ThinkRunner {
+  run(job: ThinkJob): Promise<ToolResult>;
+  killTurn(turnId: string): void;
+}
+
 export interface PreflightDeps {
   config: Readonly<Config>;
   log: Logger;
   now: () => number;
-  thinks: ThinkChildren;
+  /** Think children (supervisor/thinkChildren.ts): preflight runs one, staging stops it. */
+  thinks: ThinkRunner;
   skills: SkillBook;
-  markDirty: (id: string) => void;
+  /** Replaces a conversation's plan (through the conversation book). */
+  setPlan: (conv: Conversation, plan: Plan) => void;
   /** Appends to a conversation (through the conversation book, which writes it at the next checkpoint). */
   append: (conv: Conversation, msgs: Msg[]) => void;
   /** The asker's own view of the instance, for a `status` verdict. */
@@ -108,7 +117,7 @@ async function applyVerdict(
     const items = effect.seedPlan.items.slice(0, config.context.plan.max_items);
     const made = createPlan(effect.seedPlan.goal, items, now(), config.context.plan.max_items);
     if (made.ok) {
-      conv.plan = made.plan;
+      deps.setPlan(conv, made.plan);
       log.info('plan.updated', { ctx: conv.id, op: 'preflight', progress: planProgress(made.plan) });
     } else notes.push(`preflight plan refused: ${made.error}`);
   }
@@ -116,7 +125,6 @@ async function applyVerdict(
     conv,
     notes.map((text) => ({ role: 'note' as const, text, ts: now() })),
   );
-  deps.markDirty(conv.id);
   const unknown = skills.filter((name) => !deps.skills.has(name));
   if (unknown.length > 0) log.info('preflight.skills_unknown', { ctx: job.ctx, skills: unknown });
   for (const name of skills.filter((n) => deps.skills.has(n))) await deps.skills.load(conv, name, 'preflight');

@@ -8,7 +8,6 @@ import type { Conversation } from '../domain/conversation.js';
 import type { TurnJob } from '../domain/job.js';
 import { describeError } from '../errors.js';
 import type { Store } from '../store/store.js';
-import { type SnapshotDeps, snapshotPayload, type TurnSnapshot } from '../supervisor/turnSnapshot.js';
 import type { ToolSurface } from '../tools/surface.js';
 import type { SkillHost } from '../tools/toolOutcome.js';
 import { knowledgeArgs, renderKnowledge } from './knowledge.js';
@@ -27,7 +26,15 @@ export interface StagingDeps extends Omit<PreflightDeps, 'skills'> {
   staging: (eventId: string) => boolean;
   /** Staging ended: `reply` answers the job without a turn (a status or clarify verdict), null sends it on. */
   finished: (job: TurnJob, reply: string | null) => void;
+  /** Records a conversation's loaded skills (the conversation book). */
+  setSkills: (conv: Conversation, names: readonly string[]) => void;
 }
+
+/** What a turn's snapshot reads besides the job and its conversation; the launcher builds it from this. */
+export type SnapshotParts = Pick<StagingDeps, 'config' | 'log' | 'now' | 'memoryKeys' | 'tools'> & {
+  skills: SkillBook;
+  instructions: InstructionFiles;
+};
 
 /**
  * Staging, and what a turn is prepared from: the skill book and the instruction files it and the snapshot share.
@@ -36,18 +43,14 @@ export class Staging {
   /** The preflight think child's turn id of each staged job that has one running. */
   private readonly preflights = new Map<string, string>();
   private readonly deps: StagingDeps & { skills: SkillBook };
-  private readonly launch: SnapshotDeps;
+  /** Shared with the turn's snapshot: the skill book and the instruction files. */
+  readonly snapshotParts: SnapshotParts;
 
   constructor(deps: StagingDeps) {
-    const skills = new SkillBook({ config: deps.config, log: deps.log, tools: deps.tools, markDirty: deps.markDirty });
+    const skills = new SkillBook({ config: deps.config, log: deps.log, tools: deps.tools, setSkills: deps.setSkills });
     this.deps = { ...deps, skills };
     const instructions = new InstructionFiles(deps.config.agent.instruction_files, deps.log);
-    this.launch = { ...deps, skills, instructions };
-  }
-
-  /** The snapshot of a job's turn (its notes, prompt, route and tools); throws when it cannot be built. */
-  payload(job: TurnJob, conv: Conversation, turnId: string): TurnSnapshot {
-    return snapshotPayload(this.launch, job, conv, turnId);
+    this.snapshotParts = { ...deps, skills, instructions };
   }
 
   /** skills.* for internal tools, or undefined without skill sources. */

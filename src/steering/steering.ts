@@ -10,12 +10,12 @@ import { renderSummary } from '../context/render.js';
 import type { Conversation, ConversationControls } from '../domain/conversation.js';
 import type { Goal } from '../domain/goal.js';
 import type { InboxEvent } from '../domain/inbox.js';
+import type { ThinkJob } from '../domain/job.js';
 import { describeError } from '../errors.js';
 import type { Logger } from '../obs/log.js';
 import { newUlid } from '../store/ulid.js';
 import { ownershipRefusal } from '../supervisor/jobQueries.js';
 import type { EngineEventType } from '../supervisor/supervisorOptions.js';
-import type { ThinkJob } from '../supervisor/thinkChildren.js';
 import type { ToolCaller, ToolResult } from '../tools/toolOutcome.js';
 import { type Activity, type CommittedTurn, type ContinuationDue, TurnFacts, type TurnFeed } from './turnFeed.js';
 import { wakeAfterFold } from './wakeStep.js';
@@ -357,8 +357,7 @@ export class Steering {
    * after this (an accept in the new mode) commits after it. A refused write is retried by the next checkpoint.
    */
   private update(conv: Conversation, patch: Partial<ConversationControls>): void {
-    conv.controls = { ...controlsOf(conv), ...patch };
-    conv.updated = this.deps.now();
+    this.deps.conversations.setControls(conv, { ...controlsOf(conv), ...patch });
     void this.deps.conversations.saveNow(conv);
   }
 }

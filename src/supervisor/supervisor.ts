@@ -8,6 +8,7 @@ import { Compactor } from '../context/compactor.js';
 import { ConversationBook } from '../context/conversationBook.js';
 import type { Conversation } from '../domain/conversation.js';
 import type { InboxOutcome } from '../domain/inbox.js';
+import type { ThinkJob } from '../domain/job.js';
 import { ActivityBoard, publishProgress } from '../obs/activityBoard.js';
 import type { Logger } from '../obs/log.js';
 import { Metrics } from '../obs/metrics.js';
@@ -40,7 +41,7 @@ import { Jobs, registerJobGauges, supervisorHandlers } from './jobs.js';
 import { dispatchSupervisorEvent, Reactor, type SupervisorEvent, type SupervisorHandlers } from './reactor.js';
 import type { SupervisorOptions } from './supervisorOptions.js';
 import { type AcceptInput, inboxEvent, livenessLimits, storeCaches, workerPool } from './supervisorOptions.js';
-import { ThinkChildren, type ThinkJob } from './thinkChildren.js';
+import { ThinkChildren } from './thinkChildren.js';
 import { TurnLauncher } from './turnLaunch.js';
 import { type LiveTurn, TurnWorkers } from './turnWorkers.js';
 import type { WorkerPool } from './workerHandle.js';
@@ -115,7 +116,8 @@ export class Supervisor {
     this.staging = new Staging({
       ...{ ...base, thinks: this.thinks, tools: opts.tools },
       memoryKeys: () => this.memoryKeys.keys,
-      markDirty: (id) => conversations.markDirty(id),
+      setPlan: (conv, plan) => conversations.setPlan(conv, plan),
+      setSkills: (conv, names) => conversations.setSkills(conv, names),
       append: (conv, msgs) => conversations.append(conv, msgs),
       statusFor: (principal) => this.statusFor(principal),
       staging: (eventId) => jobs.jobs.get(eventId)?.state === 'staging',
@@ -125,7 +127,7 @@ export class Supervisor {
     this.turns = this.turnWorkers();
     this.launcher = new TurnLauncher({
       ...{ ...base, turnIds: this.turnIds, conversations, turns: this.turns, steering: this.steering },
-      snapshot: (job, conv) => this.staging.payload(job, conv, ''),
+      snapshot: this.staging.snapshotParts,
       wantsStaging: (job, conv) => this.staging.wants(job, conv),
       messageWaiting: (ctx) => messageWaiting(jobs.jobs, ctx),
       budget: this.spending.budget,

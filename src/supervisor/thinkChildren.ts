@@ -2,6 +2,7 @@
 // Used by the think and decide tools, preflight and compaction. Their payloads and answers; the child table
 // (children.ts) runs their processes, deadlines, liveness and usage.
 import type { Config } from '../config/types.js';
+import type { ThinkJob } from '../domain/job.js';
 import { describeError } from '../errors.js';
 import { specForJob } from '../intel/models.js';
 import type { Logger } from '../obs/log.js';
@@ -12,25 +13,10 @@ import {
   type SpawnPayload,
   type UpFrame,
 } from '../protocol/frames.js';
-import type { Msg, Usage } from '../protocol/messages.js';
+import type { Usage } from '../protocol/messages.js';
 import type { ToolResult } from '../tools/toolOutcome.js';
 import type { Child, Children, EndReason } from './children.js';
 import { telemetry } from './turnSnapshot.js';
-
-/** What a think child is asked (reference §13 "Think tool child", §16.3). */
-export interface ThinkJob {
-  purpose: 'think' | 'decide' | 'preflight' | 'compaction';
-  /** The conversation it is bound to (busy while it runs). */
-  ctx: string;
-  /** The node of the turn that asked, so the child dies with it; null for preflight (no turn yet). */
-  parentNode: number | null;
-  system: string;
-  messages: Msg[];
-  schema?: Record<string, unknown>;
-  turnId: string;
-  /** Called once the child's worker has its spawn frame (never when it could not start). */
-  onSpawn?: (workerPid: number) => void;
-}
 
 /** How a think child ended: its answer, or why there is none (it never started, or it ended without one). */
 export type ThinkOutcome =

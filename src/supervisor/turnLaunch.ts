@@ -17,7 +17,7 @@ import { DROPPED_CONTINUATION, type Steering } from '../steering/steering.js';
 import type { SequenceBlock } from '../store/sequenceBlock.js';
 import { ownershipRefusal } from './jobQueries.js';
 import type { JobEvent } from './jobTable.js';
-import type { TurnSnapshot } from './turnSnapshot.js';
+import { type SnapshotDeps, snapshotPayload, type TurnSnapshot } from './turnSnapshot.js';
 import type { TurnWorkers } from './turnWorkers.js';
 
 /** Room the dispatch estimate leaves for the answer (reference §10.1). */
@@ -31,8 +31,8 @@ export interface LaunchDeps {
   now(): number;
   conversations: ConversationBook;
   turns: TurnWorkers;
-  /** The turn's snapshot (system prompt, slice, tools, route, mode); its turn id is drawn at spawn. */
-  snapshot(job: TurnJob, conv: Conversation): TurnSnapshot;
+  /** What the turn's snapshot (system prompt, slice, tools, route, mode) is built from. */
+  snapshot: SnapshotDeps;
   budget: BudgetLedger;
   waits: BudgetWaits;
   /** A turn the budget refused (metrics). */
@@ -80,7 +80,7 @@ export class TurnLauncher {
     let snapshot: TurnSnapshot;
     try {
       // The turn id is drawn once the turn is admitted; a deferred turn draws none.
-      snapshot = this.deps.snapshot(job, conv);
+      snapshot = snapshotPayload(this.deps.snapshot, job, conv, '');
     } catch (err) {
       return this.failed(job, err);
     }

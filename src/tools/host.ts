@@ -4,12 +4,14 @@ import type { Config } from '../config/types.js';
 import type { Compactor, CompactReport, CompactRequest } from '../context/compactor.js';
 import type { ConversationBook } from '../context/conversationBook.js';
 import type { Conversation } from '../domain/conversation.js';
+import type { ThinkJob } from '../domain/job.js';
+import type { Plan } from '../domain/plan.js';
 import type { Logger } from '../obs/log.js';
 import type { Staging } from '../prep/staging.js';
 import type { Steering } from '../steering/steering.js';
 import type { Store } from '../store/store.js';
 import type { TaskHooks } from '../supervisor/supervisorOptions.js';
-import type { ThinkChildren, ThinkJob } from '../supervisor/thinkChildren.js';
+import type { ThinkChildren } from '../supervisor/thinkChildren.js';
 import type { LiveTurn } from '../supervisor/turnWorkers.js';
 import type { InternalToolHost, ToolResult } from './internalTools.js';
 import type { SkillHost, SteeringHost, WorkPortName, WorkPorts } from './toolOutcome.js';
@@ -22,7 +24,7 @@ export interface HostCapabilities {
   log: Logger;
   now(): number;
   conversation(id: string): Conversation;
-  markDirty(id: string): void;
+  setPlan(conv: Conversation, plan: Plan | null): void;
   /** The producers tools start work through (message.send, side.start); absent, those tools are not available. */
   ports?: WorkPorts;
   think(job: ThinkJob): Promise<ToolResult>;
@@ -71,7 +73,7 @@ export function hostCapabilities(parts: HostParts): HostCapabilities {
     log: parts.log,
     now: parts.now,
     conversation: (id) => conversations.open(id, null),
-    markDirty: (id) => conversations.markDirty(id),
+    setPlan: (conv, plan) => conversations.setPlan(conv, plan),
     ...(parts.ports ? { ports: parts.ports } : {}),
     think: (job) => parts.thinks.run(job),
     ...(skills ? { skills } : {}),
@@ -125,7 +127,7 @@ export function buildToolHost(caps: HostCapabilities, turn: HostTurn): InternalT
     instance: config.agent.name,
     memory: caps.store.memory,
     conversation: caps.conversation,
-    markDirty: caps.markDirty,
+    setPlan: caps.setPlan,
     planMaxItems: config.context.plan.max_items,
     maxMessageDepth: config.limits.max_message_depth,
     askHumanFallback: config.agent.ask_human_fallback,

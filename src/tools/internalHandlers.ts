@@ -70,12 +70,10 @@ function memoryDelete(args: Args, _caller: ToolCaller, host: InternalToolHost): 
   return okWhen(deleted);
 }
 
-/** Stores `plan` on the caller's conversation, marks it dirty and reports the change. */
-function commitPlan(caller: ToolCaller, host: InternalToolHost, plan: Plan | null, op: string, now: number): string {
+/** Stores `plan` on the caller's conversation (through the host, which checkpoints it) and reports the change. */
+function commitPlan(caller: ToolCaller, host: InternalToolHost, plan: Plan | null, op: string): string {
   const conv = host.conversation(caller.conversation);
-  conv.plan = plan;
-  conv.updated = now;
-  host.markDirty(conv.id);
+  host.setPlan(conv, plan);
   const progress = plan === null ? NO_PLAN : planProgress(plan);
   host.onPlanUpdated?.(conv.id, op, progress);
   return progress;
@@ -85,7 +83,7 @@ function planCreate(args: Args, caller: ToolCaller, host: InternalToolHost): Too
   const now = host.now();
   const made = createPlan(args['goal'] as string, args['items'] as PlanItemInput[], now, host.planMaxItems);
   if (!made.ok) return toolError(`plan.create: ${made.error}`);
-  return toolOk({ plan: made.plan, progress: commitPlan(caller, host, made.plan, 'create', now) });
+  return toolOk({ plan: made.plan, progress: commitPlan(caller, host, made.plan, 'create') });
 }
 
 function planGet(_args: Args, caller: ToolCaller, host: InternalToolHost): ToolOutcome {
@@ -99,12 +97,12 @@ function planUpdate(args: Args, caller: ToolCaller, host: InternalToolHost): Too
   const now = host.now();
   const updated = updatePlan(plan, args as PlanUpdateArgs, now, host.planMaxItems);
   if (!updated.ok) return toolError(`plan.update: ${updated.error}`);
-  return toolOk({ plan: updated.plan, progress: commitPlan(caller, host, updated.plan, 'update', now) });
+  return toolOk({ plan: updated.plan, progress: commitPlan(caller, host, updated.plan, 'update') });
 }
 
 function planClear(_args: Args, caller: ToolCaller, host: InternalToolHost): ToolOutcome {
   const had = host.conversation(caller.conversation).plan !== null;
-  if (had) commitPlan(caller, host, null, 'clear', host.now());
+  if (had) commitPlan(caller, host, null, 'clear');
   return toolOk({ ok: had });
 }
 

@@ -2,6 +2,7 @@
 // Types and a few constructors only; shared by internalTools.ts (the runner) and the handler bodies.
 import type { Conversation } from '../domain/conversation.js';
 import type { Goal } from '../domain/goal.js';
+import type { Plan } from '../domain/plan.js';
 import type { MemoryPort } from '../store/store.js';
 
 /** Who called: the conversation plan.* addresses, the acting principal, the turn, the message's hop depth. */
@@ -88,10 +89,10 @@ export interface InternalToolHost {
   instance: string;
   /** The store's memory port (its change notification feeds `await`). */
   memory: MemoryPort;
-  /** The caller's conversation (for plan.*); its `plan` is replaced in place. */
+  /** The caller's conversation (for plan.*). */
   conversation(id: string): Conversation;
-  /** The conversation changed (its plan); the supervisor checkpoints it. */
-  markDirty(id: string): void;
+  /** Replaces the conversation's plan (null clears it); the conversation book checkpoints it. */
+  setPlan(conv: Conversation, plan: Plan | null): void;
   planMaxItems: number;
   /** limits.max_message_depth: message.send refuses a delivery deeper than this. */
   maxMessageDepth: number;

@@ -117,8 +117,11 @@ describe('applyCompaction', () => {
     const p = planCompaction(c, opts);
     assert.ok(p);
     const verdict = { goals: ['old goal', 'new goal'], decisions: ['d'], open: [], facts: ['f'], narrative: 'now' };
+    const untouched = structuredClone(c);
     const r = applyCompaction(c, p, verdict, 50);
     assert.ok(r.ok);
+    assert.deepEqual(c, untouched, 'pure: the book applies the parts');
+    Object.assign(c, r.parts);
     assert.ok(r.after < r.before);
     assert.equal(c.version, 2);
     assert.deepEqual(c.summary?.goals, ['old goal', 'new goal']);
@@ -135,7 +138,9 @@ describe('applyCompaction', () => {
     const p = planCompaction(c, opts);
     assert.ok(p);
     const facts = Array.from({ length: 5 }, (_, i) => `new ${i}`);
-    assert.ok(applyCompaction(c, p, { goals: [], decisions: [], open: [], facts }, 1).ok);
+    const r = applyCompaction(c, p, { goals: [], decisions: [], open: [], facts }, 1);
+    assert.ok(r.ok);
+    Object.assign(c, r.parts);
     assert.equal(c.summary?.facts.length, 32);
     assert.equal(c.summary?.facts[0], 'old 3');
     assert.equal(c.summary?.facts.at(-1), 'new 4');
@@ -181,7 +186,10 @@ describe('clipToolResults', () => {
     ]);
     assert.ok(estimateConversation(c) > 30_000, 'the premise: far over');
     assert.equal(planCompaction(c, { ...opts, keepLast: 12 }), null, 'the premise: too few messages to fold');
-    assert.equal(clipToolResults(c, 3_000, 9), 3);
+    const clip = clipToolResults(c, 3_000, 9);
+    assert.equal(clip.clipped, 3);
+    assert.equal(c.version, 1, 'pure: the book applies the parts');
+    Object.assign(c, clip.parts);
     assert.ok(estimateConversation(c) <= 3_000, `${estimateConversation(c)}`);
     assert.equal(c.version, 2);
     assert.equal(c.messages.length, 6);
@@ -196,7 +204,7 @@ describe('clipToolResults', () => {
 
   it('changes nothing under the target', () => {
     const c = conv(rounds(2));
-    assert.equal(clipToolResults(c, 10_000, 1), 0);
+    assert.deepEqual(clipToolResults(c, 10_000, 1), { clipped: 0, parts: null });
     assert.equal(c.version, 1);
   });
 });

@@ -1,13 +1,15 @@
 // The conversation book's appends: a job's message enters once per inbox event (a replay never doubles it), notes
-// and a turn's delta keep their order, and each append is written at the next checkpoint.
+// and a turn's delta keep their order, and each append is written at the next checkpoint; so is each named change.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { ConversationBook } from '../../../src/context/conversationBook.js';
+import type { Conversation, ConversationControls, Summary } from '../../../src/domain/conversation.js';
 import type { InboxEvent } from '../../../src/domain/inbox.js';
 import type { TurnJob } from '../../../src/domain/job.js';
+import type { Plan } from '../../../src/domain/plan.js';
 import { createLogger } from '../../../src/obs/log.js';
 import { orderedStore } from '../../../src/store/commitQueue.js';
 import { MemoryStore } from '../../../src/store/memoryStore.js';
@@ -108,6 +110,78 @@ describe('ConversationBook commits', () => {
     }
   });
 });
+
+describe('ConversationBook changes', () => {
+  const plan: Plan = {
+    goal: 'ship',
+    items: [{ id: 1, title: 'build', status: 'pending', updated: 7 }],
+    next_id: 2,
+    created: 7,
+    updated: 7,
+  };
+  const controls: ConversationControls = { mode: 'plan', goal: null, side_of: null, proposal: null };
+  const summary: Summary = { goals: ['g'], decisions: [], open: [], facts: [], covers_messages: 1, updated: 9 };
+  const cases: Array<[string, (book: ConversationBook, conv: Conversation) => void, (c: Conversation) => void]> = [
+    ['setPlan', (b, c) => b.setPlan(c, plan), (c) => assert.deepEqual(c.plan, plan)],
+    ['setControls', (b, c) => b.setControls(c, controls), (c) => assert.deepEqual(c.controls, controls)],
+    ['setSkills', (b, c) => b.setSkills(c, ['review']), (c) => assert.deepEqual(c.skills, ['review'])],
+    [
+      'replaceAfterCompaction',
+      (b, c) => b.replaceAfterCompaction(c, { summary, messages: c.messages.slice(1), version: 2, updated: 9 }),
+      (c) => {
+        assert.deepEqual(c.summary, summary);
+        assert.deepEqual(
+          c.messages.map((m) => m.role),
+          ['assistant'],
+        );
+        assert.equal(c.version, 2);
+      },
+    ],
+  ];
+  for (const [name, change, check] of cases) {
+    it(`${name} marks the conversation for the next checkpoint, whose commit carries the change`, async () => {
+      const dir = mkdtempSync(path.join(os.tmpdir(), 'agentd-book-'));
+      const sqlite = new SqliteStore(dir);
+      try {
+        const book = new ConversationBook(
+          orderedStore(sqlite),
+          createLogger({ level: 'error', write: () => {} }),
+          () => 8,
+        );
+        const conv = book.open('c', null);
+        book.append(conv, [
+          { role: 'user', text: 'hi', ts: 5 },
+          { role: 'assistant', text: 'hello', tool_calls: [], ts: 5 },
+        ]);
+        await withTimeout(book.saveNow(conv), 5_000);
+        const revision = async () => (await sqlite.conversations.load())[0]?.revision;
+        assert.equal(await revision(), 1);
+        book.checkpoint();
+        await new Promise((r) => setTimeout(r, 50));
+        assert.equal(await revision(), 1, 'the premise: without the change, a checkpoint writes nothing');
+        change(book, conv);
+        check(conv);
+        book.checkpoint();
+        await withTimeout(
+          until(async () => (await revision()) === 2),
+          5_000,
+        );
+        const [saved] = await sqlite.conversations.load();
+        assert.ok(saved);
+        check(saved.conversation);
+        assert.equal(saved.conversation.updated, name === 'replaceAfterCompaction' ? 9 : 8);
+      } finally {
+        await sqlite.close();
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
+  }
+});
+
+/** Polls `done` until it holds (the caller bounds the wait). */
+async function until(done: () => Promise<boolean>): Promise<void> {
+  while (!(await done())) await new Promise((r) => setTimeout(r, 5));
+}
 
 function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;

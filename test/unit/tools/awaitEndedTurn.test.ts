@@ -51,7 +51,7 @@ describe('await after its turn ended', () => {
       log: createLogger({ level: 'error', write: () => {} }),
       now: Date.now,
       conversation: () => ({ plan: null }),
-      markDirty: () => {},
+      setPlan: () => {},
       watch: (check: () => void) => {
         watchers.add(check);
         return () => watchers.delete(check);

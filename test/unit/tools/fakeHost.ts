@@ -69,7 +69,11 @@ export function harness(): Harness {
       assert.equal(id, 'c1');
       return conv;
     },
-    markDirty: (id) => dirty.push(id),
+    setPlan: (c, plan) => {
+      c.plan = plan;
+      c.updated = clock.now;
+      dirty.push(c.id);
+    },
     planMaxItems: 4,
     maxMessageDepth: 8,
     askHumanFallback: 'fail',
