@@ -151,6 +151,12 @@ export class ConversationBook {
 
   /** Takes what a compaction or a clip made (summary, remaining messages, version); written at the next checkpoint. */
   replaceAfterCompaction(conv: Conversation, parts: CompactedParts): void {
+    // Compaction folds the front away and keeps the newest messages: a fold still in flight keeps its messages,
+    // which now start that many places earlier.
+    const removed = conv.messages.length - parts.messages.length;
+    for (const [eventId, from] of this.folding.get(conv.id) ?? []) {
+      this.folding.get(conv.id)?.set(eventId, Math.max(0, from - removed));
+    }
     conv.summary = parts.summary;
     conv.messages = parts.messages;
     conv.version = parts.version;

@@ -111,6 +111,25 @@ describe('ConversationBook commits', () => {
   });
 });
 
+describe('ConversationBook fold hold', () => {
+  it('keeps a fold in flight out of other writes, also after a compaction folded the front away', () => {
+    const book = new ConversationBook(new MemoryStore(), createLogger({ level: 'error', write: () => {} }), () => 5);
+    const conv = book.open('c', null);
+    book.append(conv, [
+      { role: 'user', text: 'one', ts: 5 },
+      { role: 'assistant', text: 'first', tool_calls: [], ts: 5 },
+      { role: 'user', text: 'two', ts: 5 },
+    ]);
+    book.holdForFold(conv, 'E2');
+    book.append(conv, [{ role: 'assistant', text: 'second', tool_calls: [], ts: 5 }]);
+    const texts = (c: Conversation) => c.messages.map((m) => ('text' in m ? m.text : ''));
+    assert.deepEqual(texts(book.prepare(conv).commit.conversation), ['one', 'first', 'two']);
+    book.replaceAfterCompaction(conv, { summary: null, messages: conv.messages.slice(2), version: 2, updated: 6 });
+    assert.deepEqual(texts(book.prepare(conv).commit.conversation), ['two'], 'the reply still waits for its fold');
+    assert.deepEqual(texts(book.prepare(conv, 'E2').commit.conversation), ['two', 'second'], 'the fold writes it');
+  });
+});
+
 describe('ConversationBook changes', () => {
   const plan: Plan = {
     goal: 'ship',
