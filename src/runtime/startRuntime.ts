@@ -4,7 +4,6 @@
 // signals and the exit code stay with cli/.
 import { checkA2a, listenProblem } from '../config/a2aKeys.js';
 import type { Config } from '../config/types.js';
-import type { InboxKind } from '../domain/inbox.js';
 import { DaemonError } from '../errors.js';
 import type { Logger } from '../obs/log.js';
 import { type MetricsServer, serveMetrics } from '../obs/metricsServer.js';
@@ -90,15 +89,14 @@ export async function startRuntime(config: Readonly<Config>, opts: RuntimeOption
       ...(opts.warmWorkers === undefined ? {} : { warmWorkers: opts.warmWorkers }),
       ...(opts.killAt ? { killAt: opts.killAt } : {}),
     });
-    const intake = { open: true, registry: null as ProducerRegistry | null };
+    const intake = { registry: null as ProducerRegistry | null };
     const drain = drainOnce(supervisor, cfg, async () => {
-      intake.open = false;
       await intake.registry?.stopIntake({ log });
     });
     undo.push(() => drain.run());
     const metrics = await serveMetrics(cfg.observability.metrics_addr, supervisor, log);
     if (metrics) undo.push(() => metrics.close());
-    const parts = { store, supervisor, tasks, ports, drain, intake, restoring };
+    const parts = { store, supervisor, tasks, ports, drain, restoring };
     const started = await startProducers(cfg, opts, parts);
     intake.registry = started.registry;
     undo.push(() => started.registry.stop({ log }));
@@ -140,16 +138,11 @@ function drainOnce(supervisor: Supervisor, cfg: Readonly<Config>, stopIntake: ()
   };
 }
 
-/** Kinds that bring work from outside the runtime: refused once the drain starts. */
-const EXTERNAL_KINDS: ReadonlySet<InboxKind> = new Set(['a2a_message', 'startup_prompt', 'timer']);
-
 interface ProducerParts {
   store: Store;
   supervisor: Supervisor;
   tasks: TaskHooksSlot;
   drain: Drain;
-  /** Closed when the drain starts: accepts of outside work are refused from then on. */
-  intake: { open: boolean };
   ports: WorkPortSlot;
   restoring: RestoreGate;
 }
@@ -160,7 +153,7 @@ interface ProducerParts {
  * twice), and their supervisor port refuses calls until then.
  */
 async function startProducers(cfg: Readonly<Config>, opts: RuntimeOptions, parts: ProducerParts) {
-  const { store, supervisor, tasks, ports, drain, intake, restoring } = parts;
+  const { store, supervisor, tasks, ports, drain, restoring } = parts;
   // Once restored, an accept starts in the caller's step: a conversation counts as busy from that moment.
   let open = false;
   void restoring.done.then(
@@ -169,14 +162,7 @@ async function startProducers(cfg: Readonly<Config>, opts: RuntimeOptions, parts
     },
     () => {},
   );
-  const admit = (input: AcceptInput): Promise<Accepted> => {
-    // Work from outside stops at the drain; work a running turn starts (message.send, side.start, its notes) is
-    // still accepted durably and replays on the next start.
-    if (!intake.open && EXTERNAL_KINDS.has(input.kind ?? 'a2a_message')) {
-      return Promise.reject(new DaemonError('usage_invalid', 'the agent is draining and accepts no new events'));
-    }
-    return supervisor.accept(input);
-  };
+  const admit = (input: AcceptInput): Promise<Accepted> => supervisor.accept(input);
   const list = [...PRODUCERS.map((make) => make(cfg)).filter((p) => p !== null), ...(opts.producers ?? [])];
   const registry = new ProducerRegistry(list);
   const ctx: ProducerContext = {

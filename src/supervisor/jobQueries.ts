@@ -35,15 +35,9 @@ export function busyContexts(table: JobTable, now: number, thinking: ReadonlySet
 const byInboxOrder = (a: Job, b: Job): number => (a.eventId < b.eventId ? -1 : a.eventId > b.eventId ? 1 : 0);
 
 /** States of a job still ahead of its conversation's next message (a folding job has given its result back). */
-const AHEAD: ReadonlySet<JobState> = new Set([
-  'queued',
-  'staging',
-  'ready',
-  'admitting',
-  'budget_wait',
-  'spawning',
-  'running',
-]);
+const AHEAD: ReadonlySet<JobState> = new Set(
+  JOB_STATES.filter((s) => s !== 'folding' && s !== 'done' && s !== 'abandoned'),
+);
 
 export interface Hold {
   paused: boolean;

@@ -30,9 +30,26 @@ async function statesUntilEnd(stream: AsyncGenerator<StreamResponse>): Promise<T
   return states;
 }
 
+/** A producer without intake of its own (as message.send's): it keeps accepting during the drain. */
+function inner(): Producer & { deliver(): Promise<unknown> } {
+  let ctx: ProducerContext | null = null;
+  return {
+    name: 'inner',
+    start: (c: ProducerContext) => {
+      ctx = c;
+    },
+    stop: () => {},
+    deliver: () => {
+      const delivery = { kind: 'agent_message', from: 'root', context_id: 'helper', text: 'hand-off' } as const;
+      return ctx?.accept({ ...delivery, principal: 'operator' }) ?? Promise.reject(new Error('not started'));
+    },
+  };
+}
+
 /** A producer that records its lifecycle, and tries one accept once its intake was stopped. */
 function recorder(
   order: string[],
+  sibling: ReturnType<typeof inner>,
 ): Producer & { lateAccept: Promise<unknown> | null; lateDelivery: Promise<unknown> | null } {
   let ctx: ProducerContext | null = null;
   const p = {
@@ -47,8 +64,7 @@ function recorder(
       p.lateAccept = ctx?.accept({ context_id: 'late', text: 'too late', principal: 'operator' }) ?? null;
       p.lateAccept?.catch(() => {});
       // Work a running turn starts (message.send) is not outside work: it is still accepted, to replay later.
-      const delivery = { kind: 'agent_message', from: 'root', context_id: 'helper', text: 'hand-off' } as const;
-      p.lateDelivery = ctx?.accept({ ...delivery, principal: 'operator' }) ?? null;
+      p.lateDelivery = sibling.deliver();
     },
     stop: () => void order.push('recorder.stop'),
   };
@@ -75,8 +91,9 @@ describe('runtime stop order', () => {
       flags: { intelligence: model.url, model: 'test-model' },
       cwd: dir,
     });
-    const producer = recorder(order);
-    const runtime = await startRuntime(config, { log, warmWorkers: 0, producers: [producer] });
+    const sibling = inner();
+    const producer = recorder(order, sibling);
+    const runtime = await startRuntime(config, { log, warmWorkers: 0, producers: [sibling, producer] });
     let stopping: Promise<void> | null = null;
     try {
       const url = String(events.find((e) => e.event === 'a2a.listen')?.bound);

@@ -1,4 +1,5 @@
-// The producer registry: start order, reverse stop order, and a failing start that leaves nothing half up.
+// The producer registry: start order, reverse stop order, a failing start that leaves nothing half up, and
+// intake: a producer whose intake stopped has its accepts refused, one without intake of its own does not.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { createLogger } from '../../../src/obs/log.js';
@@ -34,6 +35,27 @@ describe('ProducerRegistry', () => {
     assert.deepEqual(calls.slice(3), ['stop c', 'stop b', 'stop a']);
     await registry.stop(ctx);
     assert.equal(calls.length, 6, 'a second stop stops nothing twice');
+  });
+
+  it('refuses the accepts of a producer whose intake stopped; one without stopIntake keeps accepting', async () => {
+    const accepted: string[] = [];
+    const base = { log, accept: async (input: { text: string }) => void accepted.push(input.text) };
+    const ctxOf = new Map<string, ProducerContext>();
+    const producer = (name: string, intake: boolean): Producer => ({
+      name,
+      start: (c) => void ctxOf.set(name, c),
+      ...(intake ? { stopIntake: () => {} } : {}),
+      stop: () => {},
+    });
+    const registry = new ProducerRegistry([producer('outside', true), producer('inner', false)]);
+    await registry.start(base as unknown as ProducerContext);
+    const say = (name: string, text: string) =>
+      ctxOf.get(name)?.accept({ context_id: 'c', text, principal: 'operator' });
+    await say('outside', 'before');
+    await registry.stopIntake({ log });
+    await assert.rejects(say('outside', 'after') ?? Promise.resolve(), /draining/);
+    await say('inner', 'from a running turn');
+    assert.deepEqual(accepted, ['before', 'from a running turn']);
   });
 
   it('a failing start stops what already started (newest first), never the failed one or later ones', async () => {
