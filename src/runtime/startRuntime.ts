@@ -154,20 +154,13 @@ interface ProducerParts {
  */
 async function startProducers(cfg: Readonly<Config>, opts: RuntimeOptions, parts: ProducerParts) {
   const { store, supervisor, tasks, ports, drain, restoring } = parts;
-  // Once restored, an accept starts in the caller's step: a conversation counts as busy from that moment.
-  let open = false;
-  void restoring.done.then(
-    () => {
-      open = true;
-    },
-    () => {},
-  );
-  const admit = (input: AcceptInput): Promise<Accepted> => supervisor.accept(input);
   const list = [...PRODUCERS.map((make) => make(cfg)).filter((p) => p !== null), ...(opts.producers ?? [])];
   const registry = new ProducerRegistry(list);
   const ctx: ProducerContext = {
     config: cfg,
-    accept: (input: AcceptInput): Promise<Accepted> => (open ? admit(input) : restoring.done.then(() => admit(input))),
+    // Once restored, an accept starts in the caller's step: a conversation counts as busy from that moment.
+    accept: (input: AcceptInput): Promise<Accepted> =>
+      restoring.isOpen ? supervisor.accept(input) : restoring.done.then(() => supervisor.accept(input)),
     clock: Date.now,
     store,
     log: opts.log,

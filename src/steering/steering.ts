@@ -4,7 +4,6 @@
 // so goals advance and stop with or without a producer listening. It never accepts an event.
 import type { Config } from '../config/types.js';
 import { controlsOf, newGoal, nextGoalStep, sideResultNote } from '../context/controls.js';
-import { appendMessage } from '../context/conversation.js';
 import type { ConversationBook } from '../context/conversationBook.js';
 import { renderSummary } from '../context/render.js';
 import type { Conversation, ConversationControls } from '../domain/conversation.js';

@@ -23,7 +23,7 @@ import type { SequenceBlock } from '../store/sequenceBlock.js';
 import type { Accepted, Store } from '../store/store.js';
 import { timedStore } from '../store/timedStore.js';
 import { buildToolHost, hostCapabilities } from '../tools/host.js';
-import { serveToolRequest, type ToolServiceDeps, unparkAll } from '../tools/serving.js';
+import { serveToolRequest, type ToolServiceDeps } from '../tools/serving.js';
 import { Children } from './children.js';
 import { ABANDONED, FoldBack, Outcomes } from './foldBack.js';
 import {
