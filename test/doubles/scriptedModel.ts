@@ -15,7 +15,8 @@ export interface Turn {
   /** A string, or an object sent as its JSON text. */
   content?: string | Record<string, unknown> | unknown[];
   tool_calls?: Array<{ name: string; arguments?: unknown }>;
-  usage?: { prompt_tokens: number; completion_tokens: number };
+  /** Cache counts go out on the Anthropic and Converse wires only (apart from the input, as those APIs report). */
+  usage?: { prompt_tokens: number; completion_tokens: number; cache_read_tokens?: number; cache_write_tokens?: number };
   /** Holds the answer this long (a hang, when longer than the client waits); a client hang-up cancels it. */
   delay_ms?: number;
   /** OpenAI's finish reason (`stop`, `length`, `tool_calls`); mapped on the Anthropic wire (`length` → max_tokens). */
