@@ -144,7 +144,6 @@ export const KEYS: KeyTable = {
     kind: authKind(),
     default: null,
     doc: 'Bedrock: {kind: aws, region, profile, access_key_id, secret_access_key, session_token}; else the AWS env.',
-    sensitive: true,
   },
   'intelligence.headers': {
     kind: stringMapKind(),
