@@ -45,6 +45,7 @@ export interface CallGrant {
   refused?: boolean;
 }
 
+/** What a budget counts: uncached input and output; prompt-cache reads and writes are not charged. */
 function usageTokens(usage: Usage): number {
   return usage.input_tokens + usage.output_tokens;
 }

@@ -4,6 +4,7 @@ import type { Config } from '../config/types.js';
 import type { Logger } from '../obs/log.js';
 import type { Metrics } from '../obs/metrics.js';
 import type { Usage } from '../protocol/messages.js';
+import { addUsage } from '../protocol/usage.js';
 import type { Store } from '../store/store.js';
 import type { LiveTurn } from '../supervisor/turnWorkers.js';
 import { BudgetLedger, type CallGrant } from './ledger.js';
@@ -78,9 +79,11 @@ export class Spending {
   private count(usage: Usage, kind: string): void {
     this.deps.metrics.tokens.inc({ direction: 'in', kind }, usage.input_tokens);
     this.deps.metrics.tokens.inc({ direction: 'out', kind }, usage.output_tokens);
+    // Prompt-cache tokens are counted apart and never charged to a budget (README, Budgets and usage accounting).
+    if (usage.cache_read_tokens)
+      this.deps.metrics.tokens.inc({ direction: 'cache_read', kind }, usage.cache_read_tokens);
+    if (usage.cache_write_tokens) {
+      this.deps.metrics.tokens.inc({ direction: 'cache_write', kind }, usage.cache_write_tokens);
+    }
   }
-}
-
-function addUsage(a: Usage, b: Usage): Usage {
-  return { input_tokens: a.input_tokens + b.input_tokens, output_tokens: a.output_tokens + b.output_tokens };
 }

@@ -1,9 +1,13 @@
 // compileConfig: defaults < YAML files (in order) < AGENTD_* env < flags, secrets resolved, every value validated,
-// one frozen Config out. It reads the config files and nothing else: no directory or file is created here.
+// one frozen Config out. It reads the config files (and, for a bedrock model, the AWS credentials file) and nothing
+// else: no directory or file is created here.
+import { readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { resolve } from 'node:path';
 import { DaemonError } from '../errors.js';
 import { registerSecret } from '../obs/log.js';
 import { checkA2a } from './a2aKeys.js';
+import { settleAwsAuth } from './awsAuth.js';
 import { readEnvSettings, readFlagSettings } from './envSource.js';
 import type { Coerced, SubPath, ValueKind } from './kinds.js';
 import { buildTree, deepFreeze, layerValue } from './merge.js';
@@ -60,13 +64,28 @@ export function compileConfig(sources: ConfigSources): Readonly<Config> {
   // The tree has exactly the table's paths, and the KEYS type pins each path's value type to Config's.
   const config = buildTree(values) as unknown as Config;
   const originOf = originFinder(accepted);
+  const aws = settleAwsAuth(config, originOf, awsSources(sources.env));
+  for (const secret of aws.secrets) registerSecret(secret);
   const crossProblems = [
+    ...aws.problems,
     ...checkIntelligence(config, originOf),
     ...checkA2a(config, originOf),
     ...checkPromptKeys(config, originOf),
   ];
   if (crossProblems.length > 0) throw new DaemonError('config_invalid', joinProblems(crossProblems));
   return deepFreeze(config);
+}
+
+/** Where AWS credentials may come from: the environment and the shared credentials file (read only if needed). */
+function awsSources(env: Record<string, string | undefined>) {
+  const readFile = (path: string): string | null => {
+    try {
+      return readFileSync(path, 'utf8');
+    } catch {
+      return null;
+    }
+  };
+  return { env, home: env['HOME'] || homedir(), readFile };
 }
 
 /** A setting and its layer: the file's index, then the environment, then the flags. */

@@ -2,7 +2,7 @@
 // plus the scalar kinds of `roles`. Pure: shape checks only; references between keys are checked in roleRules.ts.
 import { type Coerced, checkUrl, type SecretResolver, type SubPath, showValue, type ValueKind } from './kinds.js';
 import { choiceAt, closedMapping, isMapping, nameAt, problemAt, shaped, textAt, textMapAt } from './mappings.js';
-import type { ModelDecl, ProviderConfig } from './types.js';
+import type { AuthConfig, ModelDecl, ProviderConfig } from './types.js';
 
 type Providers = Record<string, ProviderConfig>;
 type Models = Record<string, ModelDecl>;
@@ -11,7 +11,10 @@ const MODEL_KINDS = ['chat', 'reasoning', 'decision'] as const;
 const EFFORTS = ['low', 'medium', 'high'] as const;
 export const STRUCTURED_OUTPUT = ['native', 'prompt'] as const;
 
-const PROVIDER_KEYS = ['endpoints', 'dialect', 'token', 'headers', 'structured_output'];
+const PROVIDER_KEYS = ['endpoints', 'dialect', 'token', 'headers', 'structured_output', 'auth'];
+const DIALECTS = ['openai', 'anthropic', 'bedrock'] as const;
+const AUTH_KEYS = ['kind', 'region', 'profile', 'access_key_id', 'secret_access_key', 'session_token'];
+const AUTH_SECRETS = ['access_key_id', 'secret_access_key', 'session_token'] as const;
 const MODEL_KEYS = ['model', 'kind', 'provider', 'reasoning', 'window', 'fallback'];
 /** Provider names and model aliases: what a role, a route, `provider` or `fallback` can name. */
 const NAME = /^[A-Za-z0-9_.-]+$/;
@@ -30,12 +33,12 @@ function readNamed<V>(value: unknown, what: string, read: (entry: unknown, at: S
 }
 
 /**
- * intelligence.providers: NAME → {endpoints, dialect?, token?, headers?, structured_output?}; merges by name.
+ * intelligence.providers: NAME → {endpoints, dialect?, token?, headers?, structured_output?, auth?}; merges by name.
  * A provider that omits structured_output gets `intelligence.structured_output` when the config compiles.
  */
 export function providersKind(): ValueKind<Providers> {
   return {
-    type: 'map of provider name to {endpoints, dialect, token, headers, structured_output}',
+    type: 'map of provider name to {endpoints, dialect, token, headers, structured_output, auth}',
     merges: true,
     fromYaml: (value) => shaped(() => readNamed(value, 'provider name', readProvider)),
     resolveSecretsIn: resolveProviderSecrets,
@@ -44,16 +47,19 @@ export function providersKind(): ValueKind<Providers> {
 
 function readProvider(value: unknown, at: SubPath): ProviderConfig {
   const provider = closedMapping(value, PROVIDER_KEYS, at, 'a mapping with endpoints');
-  const endpoints = readEndpoints(provider['endpoints'], [...at, 'endpoints']);
+  const dialect = provider['dialect'] == null ? 'openai' : choiceAt(provider['dialect'], DIALECTS, [...at, 'dialect']);
+  // Bedrock may leave out endpoints: the region's runtime host is filled in when the config compiles.
+  const endpoints =
+    dialect === 'bedrock' && provider['endpoints'] == null
+      ? []
+      : readEndpoints(provider['endpoints'], [...at, 'endpoints']);
   const token = provider['token'] ?? null;
   const read = {
     endpoints,
-    dialect:
-      provider['dialect'] == null
-        ? 'openai'
-        : choiceAt(provider['dialect'], ['openai', 'anthropic'], [...at, 'dialect']),
+    dialect,
     token: token === null ? null : textAt(token, [...at, 'token']),
     headers: textMapAt(provider['headers'], [...at, 'headers']),
+    ...(provider['auth'] == null ? {} : { auth: readAuth(provider['auth'], [...at, 'auth']) }),
     ...(provider['structured_output'] == null
       ? {}
       : {
@@ -84,9 +90,46 @@ function resolveProviderSecrets(providers: Providers, resolve: SecretResolver): 
       ...provider,
       headers: Object.fromEntries(headers),
       token: provider.token === null ? null : resolve(provider.token, [name, 'token'], true),
+      ...(provider.auth ? { auth: resolveAuthSecrets(provider.auth, resolve, [name, 'auth']) } : {}),
     };
   }
   return out;
+}
+
+/** `auth: {kind: aws, region?, profile?, access_key_id?, secret_access_key?, session_token?}`; null ⇒ null. */
+function readAuth(value: unknown, at: SubPath): AuthConfig | null {
+  if (value == null) return null;
+  const auth = closedMapping(value, AUTH_KEYS, at, 'a mapping with kind: aws');
+  if (auth['kind'] != null) choiceAt(auth['kind'], ['aws'], [...at, 'kind']);
+  const text = (key: string): string | null => (auth[key] == null ? null : nameAt(auth[key], [...at, key]));
+  return {
+    kind: 'aws',
+    region: text('region'),
+    profile: text('profile'),
+    access_key_id: text('access_key_id'),
+    secret_access_key: text('secret_access_key'),
+    session_token: text('session_token'),
+  };
+}
+
+/** Secrets resolve in the three key fields, each registered for redaction. */
+function resolveAuthSecrets(auth: AuthConfig | null, resolve: SecretResolver, at: SubPath): AuthConfig | null {
+  if (auth === null) return null;
+  const out = { ...auth };
+  for (const key of AUTH_SECRETS) {
+    const value = auth[key];
+    if (value !== null) out[key] = resolve(value, [...at, key], true);
+  }
+  return out;
+}
+
+/** intelligence.auth: Bedrock's AWS credentials and region, or null. */
+export function authKind(): ValueKind<AuthConfig | null> {
+  return {
+    type: '{kind: aws, region, profile, access_key_id, secret_access_key, session_token} or null',
+    fromYaml: (value) => shaped(() => readAuth(value, [])),
+    resolveSecretsIn: (auth, resolve) => resolveAuthSecrets(auth, resolve, []),
+  };
 }
 
 /** intelligence.models: ALIAS → {model, kind?, provider?, reasoning?, window?, fallback?}; merges by alias. */

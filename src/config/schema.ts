@@ -18,7 +18,15 @@ import {
   type ValueKind,
 } from './kinds.js';
 import { mcpServersKind } from './mcpServers.js';
-import { confidenceKind, modelsKind, providersKind, roleKind, routesKind, STRUCTURED_OUTPUT } from './modelDecls.js';
+import {
+  authKind,
+  confidenceKind,
+  modelsKind,
+  providersKind,
+  roleKind,
+  routesKind,
+  STRUCTURED_OUTPUT,
+} from './modelDecls.js';
 import { policiesKind } from './policyRules.js';
 import { overridesKind, stringListKind, templateKind } from './promptKeys.js';
 import { type Config, WAKE_EVENTS } from './types.js';
@@ -127,7 +135,16 @@ export const KEYS: KeyTable = {
     sensitive: true,
   },
   'intelligence.model': { kind: stringKind(), default: 'gpt-4o-mini', doc: 'Wire model id (--model).' },
-  'intelligence.dialect': { kind: enumKind(['openai', 'anthropic']), default: 'openai', doc: 'Wire dialect.' },
+  'intelligence.dialect': {
+    kind: enumKind(['openai', 'anthropic', 'bedrock']),
+    default: 'openai',
+    doc: 'Wire dialect: openai, anthropic or bedrock (Converse, SigV4-signed; see auth).',
+  },
+  'intelligence.auth': {
+    kind: authKind(),
+    default: null,
+    doc: 'Bedrock: {kind: aws, region, profile, access_key_id, secret_access_key, session_token}; else the AWS env.',
+  },
   'intelligence.headers': {
     kind: stringMapKind(),
     default: {},
@@ -143,7 +160,7 @@ export const KEYS: KeyTable = {
   'intelligence.providers': {
     kind: providersKind(),
     default: {},
-    doc: 'Named connections: {endpoints, dialect, token, headers, structured_output}.',
+    doc: 'Named connections: {endpoints, dialect, token, headers, structured_output, auth}.',
   },
   'intelligence.models': {
     kind: modelsKind(),

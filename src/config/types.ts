@@ -116,6 +116,8 @@ export interface IntelligenceConfig {
   /** Default "openai". */
   dialect: Dialect;
   headers: Record<string, string>;
+  /** Bedrock's AWS credentials and region; filled from the environment or a profile when the config compiles. */
+  auth: AuthConfig | null;
   /** Per-request timeout (ms) for one model call; the turn deadline still bounds it. Default 120 000. */
   timeout: number;
   /** `native` (default): ask the provider to hold answers to their schema; `prompt`: the schema in the prompt only. */
@@ -138,6 +140,21 @@ export interface ProviderConfig {
   token: string | null;
   headers: Record<string, string>;
   structured_output: 'native' | 'prompt';
+  /** Bedrock's AWS credentials and region (see IntelligenceConfig.auth). Absent when not declared. */
+  auth?: AuthConfig | null;
+}
+
+/**
+ * `auth: {kind: aws, …}` (reference §5.1: bedrock requires `auth.kind: aws`). As declared every field may be
+ * null; on a bedrock connection the compiled config holds the resolved region and keys.
+ */
+export interface AuthConfig {
+  kind: 'aws';
+  region: string | null;
+  profile: string | null;
+  access_key_id: string | null;
+  secret_access_key: string | null;
+  session_token: string | null;
 }
 
 export interface ModelDecl {

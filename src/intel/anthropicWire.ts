@@ -9,7 +9,7 @@ import {
   providerError,
   renderToolContent,
   replayParts,
-  tokenCount,
+  usageOf,
   wireToolName,
 } from './modelRequest.js';
 
@@ -128,12 +128,13 @@ function parseToolUse(block: Record<string, unknown>, i: number, nameMap: ToolNa
   return { id, name: nameMap.get(block.name) ?? block.name, arguments: parseToolArguments(block.input) };
 }
 
-/** Input tokens include cache writes and reads: the API reports them apart from `input_tokens`. */
+/**
+ * Input is `input_tokens` alone (reference §5.3): the API reports prompt-cache writes and reads apart, and adding
+ * them would spend limits and budgets on tokens the provider did not process as new input.
+ */
 function parseUsage(raw: unknown): ModelResponse['usage'] {
   const u = isRecord(raw) ? raw : {};
-  const input =
-    tokenCount(u.input_tokens) + tokenCount(u.cache_creation_input_tokens) + tokenCount(u.cache_read_input_tokens);
-  return { input_tokens: input, output_tokens: tokenCount(u.output_tokens) };
+  return usageOf(u.input_tokens, u.output_tokens, u.cache_read_input_tokens, u.cache_creation_input_tokens);
 }
 
 /**

@@ -1,19 +1,26 @@
 // One table entry per wire dialect: the endpoint URL, the auth headers, the body builder and the parser.
-// Pure (no I/O); `modelClient.ts` is the shell that sends what this builds.
+// Pure (no I/O) but for Bedrock's signing step; `modelClient.ts` is the shell that sends what this builds.
+import { DaemonError } from '../errors.js';
 import type { Dialect, IntelligenceSpec } from '../protocol/frames.js';
 import { buildAnthropicRequest, parseAnthropicResponse } from './anthropicWire.js';
+import { signAwsRequest } from './awsSigner.js';
+import { bedrockUrl, buildBedrockRequest, parseBedrockResponse } from './bedrockWire.js';
 import type { ModelResponse, ToolNameMap, WireRequest } from './modelRequest.js';
 import { buildOpenAiRequest, parseOpenAiResponse } from './openaiWire.js';
 
 const ANTHROPIC_VERSION = '2023-06-01';
 
 export interface DialectWire {
-  /** The request URL for one configured endpoint (throws on an invalid URL). */
-  url(endpoint: string): URL;
+  /** The request URL for one configured endpoint and wire model (throws on an invalid URL). */
+  url(endpoint: string, model: string): URL;
   headers(spec: Pick<IntelligenceSpec, 'token' | 'headers'>): Record<string, string>;
+  /** Signs one attempt (the request date is part of it): returns the headers to send. Absent ⇒ `headers` as is. */
+  sign?(spec: IntelligenceSpec, url: URL, body: string, headers: Record<string, string>, now: Date): Promise<Headers>;
   build(req: WireRequest): { body: unknown; nameMap: ToolNameMap };
   parse(json: unknown, nameMap: ToolNameMap, model: string): ModelResponse;
 }
+
+type Headers = Record<string, string>;
 
 function trimEndpoint(endpoint: string): string {
   return endpoint.trim().replace(/\/+$/, '');
@@ -79,4 +86,17 @@ export const DIALECTS: Readonly<Record<Dialect, DialectWire>> = {
     build: buildAnthropicRequest,
     parse: parseAnthropicResponse,
   },
+  bedrock: {
+    url: bedrockUrl,
+    // No token: SigV4 signs with the spec's AWS keys (configured headers are sent and signed too).
+    headers: configuredHeaders,
+    sign: signBedrock,
+    build: buildBedrockRequest,
+    parse: parseBedrockResponse,
+  },
 };
+
+function signBedrock(spec: IntelligenceSpec, url: URL, body: string, headers: Headers, now: Date): Promise<Headers> {
+  if (!spec.aws) throw new DaemonError('intel_fatal', 'intel: the bedrock dialect needs AWS credentials (auth)');
+  return signAwsRequest(spec.aws, url, body, headers, now);
+}

@@ -40,8 +40,8 @@ const MAX_FALLBACK_HOPS = 3;
 const healthBySpec = new WeakMap<IntelligenceSpec, EndpointHealthBox>();
 
 /** The request URL for an endpoint of `dialect` (OpenAI …/chat/completions, Anthropic …/v1/messages). */
-export function endpointUrl(endpoint: string, dialect: IntelligenceSpec['dialect'] = 'openai'): URL {
-  return DIALECTS[dialect].url(endpoint);
+export function endpointUrl(endpoint: string, dialect: IntelligenceSpec['dialect'] = 'openai', model = ''): URL {
+  return DIALECTS[dialect].url(endpoint, model);
 }
 
 /** A fresh breaker box (tests and embedders that want to share or inspect breaker state). */
@@ -76,7 +76,8 @@ interface CallContext {
 /** Error text without the token, configured header values or registered secrets; single line, bounded. */
 function scrub(text: string, spec: IntelligenceSpec): string {
   let out = text.replace(/\s+/g, ' ').trim();
-  const secrets = [spec.token, ...spec.headers.map(([, v]) => v)];
+  const aws = spec.aws ? [spec.aws.access_key_id, spec.aws.secret_access_key, spec.aws.session_token] : [];
+  const secrets = [spec.token, ...spec.headers.map(([, v]) => v), ...aws];
   for (const s of secrets) if (s && s.length >= 4) out = out.split(s).join('[redacted]');
   out = redact(out);
   return out.length > SHORT_BODY_CHARS ? `${out.slice(0, SHORT_BODY_CHARS)}…` : out;
@@ -124,7 +125,7 @@ function applyStep(ctx: CallContext, step: BreakerStep): void {
 
 function hostOf(endpoint: string, wire: DialectWire): string {
   try {
-    return wire.url(endpoint).host;
+    return wire.url(endpoint, 'm').host;
   } catch {
     return 'invalid-url';
   }
@@ -132,7 +133,10 @@ function hostOf(endpoint: string, wire: DialectWire): string {
 
 async function attemptOnce(ctx: CallContext, url: URL): Promise<Attempt> {
   try {
-    const res = await httpPost(url, ctx.body, ctx.headers, { signal: ctx.signal, timeoutMs: ctx.timeoutMs });
+    const headers = ctx.wire.sign
+      ? await ctx.wire.sign(ctx.spec, url, ctx.body, ctx.headers, new Date(ctx.now()))
+      : ctx.headers;
+    const res = await httpPost(url, ctx.body, headers, { signal: ctx.signal, timeoutMs: ctx.timeoutMs });
     return classifyResponse(ctx, res, url.host);
   } catch (err) {
     if (isAbortError(err) || !(err instanceof TransportError)) throw err;
@@ -150,7 +154,7 @@ function nextMove(ctx: CallContext, index: number, delay: number | undefined): '
 async function tryEndpoint(ctx: CallContext, index: number): Promise<Attempt> {
   let url: URL;
   try {
-    url = ctx.wire.url(ctx.spec.endpoints[index] as string);
+    url = ctx.wire.url(ctx.spec.endpoints[index] as string, ctx.model);
   } catch {
     ctx.health.breaker = releaseProbe(ctx.health.breaker, index);
     // The URL text may hold credentials: name the endpoint by its index only.

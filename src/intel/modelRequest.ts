@@ -109,6 +109,14 @@ export function tokenCount(v: unknown): number {
   return typeof v === 'number' && Number.isFinite(v) && v > 0 ? v : 0;
 }
 
+/** A Usage from provider counts (each through `tokenCount`); cache counts only when above zero. */
+export function usageOf(input: unknown, output: unknown, cacheRead: unknown, cacheWrite: unknown): Usage {
+  const usage: Usage = { input_tokens: tokenCount(input), output_tokens: tokenCount(output) };
+  if (tokenCount(cacheRead) > 0) usage.cache_read_tokens = tokenCount(cacheRead);
+  if (tokenCount(cacheWrite) > 0) usage.cache_write_tokens = tokenCount(cacheWrite);
+  return usage;
+}
+
 /** Arguments the model sent as a JSON string (OpenAI) or an object (Anthropic); unparsable ⇒ `{_raw}`. */
 export function parseToolArguments(raw: unknown): unknown {
   if (typeof raw !== 'string') return raw ?? {};

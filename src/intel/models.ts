@@ -1,10 +1,10 @@
 // Which model runs which job: a job's role resolved to the IntelligenceSpec a worker dials, and the context
 // window compaction plans against (reference §5.2, §16.5). Pure: the compiled config in, plain data out.
 import { declOf, type Job, jobRef } from '../config/roleRules.js';
-import type { Config, IntelligenceConfig, ModelDecl } from '../config/types.js';
+import type { AuthConfig, Config, IntelligenceConfig, ModelDecl } from '../config/types.js';
 import { guessWindow } from '../context/estimate.js';
 import { DaemonError } from '../errors.js';
-import type { IntelligenceSpec } from '../protocol/frames.js';
+import type { AwsAuth, IntelligenceSpec } from '../protocol/frames.js';
 
 export type { Job } from '../config/roleRules.js';
 
@@ -60,7 +60,7 @@ function declaredSpec(config: Readonly<Config>, alias: string, chain: readonly s
   };
 }
 
-type Connection = Pick<IntelligenceSpec, 'endpoints' | 'token' | 'dialect' | 'headers' | 'timeout_ms'> & {
+type Connection = Pick<IntelligenceSpec, 'endpoints' | 'token' | 'dialect' | 'headers' | 'timeout_ms' | 'aws'> & {
   structured_output: 'native' | 'prompt';
 };
 
@@ -82,7 +82,17 @@ function connectionOf(config: Readonly<Config>, decl: ModelDecl | null): Connect
     headers: Object.entries(source.headers),
     timeout_ms: intel.timeout,
     structured_output: source.structured_output,
+    ...(source.dialect === 'bedrock' ? { aws: awsOf(source.auth) } : {}),
   };
+}
+
+/** The resolved AWS keys of a bedrock connection (compileConfig fills them in or refuses the config). */
+function awsOf(auth: AuthConfig | null | undefined): AwsAuth {
+  const { region, access_key_id, secret_access_key, session_token } = auth ?? {};
+  if (!region || !access_key_id || !secret_access_key) {
+    throw new DaemonError('config_invalid', 'intelligence.auth: a bedrock connection has no resolved AWS credentials');
+  }
+  return { region, access_key_id, secret_access_key, session_token: session_token ?? null };
 }
 
 function literalSpec(config: Readonly<Config>, model: string): IntelligenceSpec {

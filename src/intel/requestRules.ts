@@ -43,9 +43,17 @@ export function usesCompletionTokens(model: string): boolean {
   return COMPLETION_TOKEN_MODELS.some((p) => lower.startsWith(p));
 }
 
-/** Temperature to send: none on anthropic, none to a reasoning model, else the requested one or 0. */
-export function temperatureFor(spec: RuleSpec, requested: number | undefined): number | undefined {
-  if (spec.dialect === 'anthropic' || isReasoningModel(spec)) return undefined;
+/** Anthropic's rules apply: the anthropic dialect, or a Claude model on Bedrock (reference §5.3, §12). */
+export function speaksClaude(spec: Pick<RuleSpec, 'dialect'>, model: string): boolean {
+  return spec.dialect === 'anthropic' || (spec.dialect === 'bedrock' && /claude/i.test(model));
+}
+
+/**
+ * Temperature to send: none on anthropic, none to a Claude model on Bedrock, none to a reasoning model, else the
+ * requested one or 0.
+ */
+export function temperatureFor(spec: RuleSpec, requested: number | undefined, model = ''): number | undefined {
+  if (speaksClaude(spec, model) || isReasoningModel(spec)) return undefined;
   return requested ?? 0;
 }
 
@@ -65,14 +73,17 @@ export function planWireRequest(spec: RuleSpec, req: ModelRequest): WireRequest 
     tools: req.tools,
     maxTokens: outputCap(spec, req.maxTokens),
   };
-  const temperature = temperatureFor(spec, req.temperature);
+  const temperature = temperatureFor(spec, req.temperature, req.model);
   if (temperature !== undefined) wire.temperature = temperature;
   const effort = effortOf(spec);
-  if (effort !== undefined && spec.dialect === 'anthropic') wire.thinkingBudget = THINKING_ROOM[effort];
-  else if (effort !== undefined) wire.effort = effort;
+  const claude = speaksClaude(spec, req.model);
+  if (effort !== undefined && claude) wire.thinkingBudget = THINKING_ROOM[effort];
+  else if (effort !== undefined && spec.dialect === 'openai') wire.effort = effort;
   const schema = req.outputSchema;
   if (schema !== undefined) {
-    const native = spec.structured_output !== 'prompt' && schema.type === 'object';
+    // Other Bedrock models have no response format Converse passes on: the schema goes in the prompt.
+    const nativeWire = spec.dialect !== 'bedrock' || claude;
+    const native = nativeWire && spec.structured_output !== 'prompt' && schema.type === 'object';
     if (native) wire.outputSchema = schema;
     else wire.system = appendLine(req.system, schemaPromptLine(schema));
   }

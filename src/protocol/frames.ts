@@ -9,7 +9,15 @@ export const PROTOCOL_VERSION = 1;
 /** Largest frame either side accepts: 16 MiB. */
 export const MAX_FRAME_BYTES = 16 * 1024 * 1024;
 
-export type Dialect = 'openai' | 'anthropic';
+export type Dialect = 'openai' | 'anthropic' | 'bedrock';
+
+/** What a Bedrock request is SigV4-signed with; travels only in the spawn frame, never into logs. */
+export interface AwsAuth {
+  region: string;
+  access_key_id: string;
+  secret_access_key: string;
+  session_token: string | null;
+}
 
 /** How the worker dials the model for this turn. Credentials travel only here, never into logs. */
 export interface IntelligenceSpec {
@@ -27,6 +35,8 @@ export interface IntelligenceSpec {
   reasoning?: { effort: 'low' | 'medium' | 'high' } | null;
   /** `prompt`: never ask the provider for a response format; the schema goes in the prompt only. */
   structured_output?: 'native' | 'prompt';
+  /** Bedrock: the region and keys requests are SigV4-signed with (resolved when the config compiled). */
+  aws?: AwsAuth | null;
   /** The model tried after every endpoint of this one failed (its own spec; reasoning parts never go to it). */
   fallback?: IntelligenceSpec | null;
 }

@@ -22,8 +22,15 @@ export interface ToolDef {
   input_schema: Record<string, unknown>;
 }
 
-/** Token usage as a provider reports it. */
+/**
+ * Token usage as a provider reports it. `input_tokens` is the uncached input only (reference §5.3: Anthropic's
+ * `input_tokens`); prompt-cache reads and writes are reported apart and are absent when zero.
+ */
 export interface Usage {
   input_tokens: number;
   output_tokens: number;
+  /** Input tokens served from the provider's prompt cache (Anthropic `cache_read_input_tokens`). */
+  cache_read_tokens?: number;
+  /** Input tokens written to the provider's prompt cache (Anthropic `cache_creation_input_tokens`). */
+  cache_write_tokens?: number;
 }

@@ -7,6 +7,7 @@ import type { Logger } from '../obs/log.js';
 import type { SpawnPayload, UpFrame } from '../protocol/frames.js';
 import type { Usage } from '../protocol/messages.js';
 import type { TurnErrorKind, TurnStatus } from '../protocol/status.js';
+import { addUsage, hasUsage, usageSince } from '../protocol/usage.js';
 import { classifyChild, DEFAULT_LIVENESS, type Liveness, type LivenessLimits, pingIntervalMs } from './liveness.js';
 import type { WorkerHandle, WorkerPool } from './workerHandle.js';
 
@@ -117,15 +118,9 @@ export class Children {
    * report is charged at once (so a killed child has been charged what it reported).
    */
   account(child: Child, totals: Usage): void {
-    const spent = {
-      input_tokens: Math.max(0, totals.input_tokens - child.reported.input_tokens),
-      output_tokens: Math.max(0, totals.output_tokens - child.reported.output_tokens),
-    };
-    child.reported = {
-      input_tokens: child.reported.input_tokens + spent.input_tokens,
-      output_tokens: child.reported.output_tokens + spent.output_tokens,
-    };
-    if (spent.input_tokens + spent.output_tokens > 0) this.live.get(child.node)?.hooks.onUsage(spent);
+    const spent = usageSince(totals, child.reported);
+    child.reported = addUsage(child.reported, spent);
+    if (hasUsage(spent)) this.live.get(child.node)?.hooks.onUsage(spent);
   }
 
   /** Asks the child to stop (it seals and reports); its process group dies after a grace. */

@@ -9,6 +9,7 @@ import type { TaskRecord } from '../domain/task.js';
 import { describeError } from '../errors.js';
 import type { Logger } from '../obs/log.js';
 import type { TurnResult } from '../protocol/frames.js';
+import { cacheFields } from '../protocol/usage.js';
 import type { InboxPort, Store } from '../store/store.js';
 import { type FoldPlan, type NotRunKind, planFold, planNotRun } from './fold.js';
 import type { TaskHooks } from './supervisorOptions.js';
@@ -134,6 +135,7 @@ export function logTurnDone(log: Logger, at: { node: number; ctx: string; turn: 
     rounds: result.rounds,
     tool_calls: result.tool_calls,
     tokens: result.usage.input_tokens + result.usage.output_tokens,
+    ...cacheFields(result.usage),
     ...(result.error ? { err: result.error } : {}),
   });
 }

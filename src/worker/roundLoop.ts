@@ -7,6 +7,7 @@ import type { Logger } from '../obs/log.js';
 import type { FinishArgs, ProgressEvent, SpawnPayload, TurnResult } from '../protocol/frames.js';
 import type { ToolCall, Usage } from '../protocol/messages.js';
 import type { TurnStatus } from '../protocol/status.js';
+import { addUsage, cacheFields } from '../protocol/usage.js';
 import type { CallCode } from './codeRunner.js';
 import type { NextStep } from './nextStep.js';
 import { checkGuards, finishText, nextCallStep, nextStep } from './nextStep.js';
@@ -101,14 +102,14 @@ async function callModelOnce(
 
 function account(s: TurnState, response: ModelResponse, deps: TurnDeps): void {
   s.rounds++;
-  s.usage.input_tokens += response.usage.input_tokens;
-  s.usage.output_tokens += response.usage.output_tokens;
+  s.usage = addUsage(s.usage, response.usage);
   const fields = {
     turn: s.spec.turn_id,
     round: s.rounds,
     tool_calls: s.toolCalls,
     tokens_in: s.usage.input_tokens,
     tokens_out: s.usage.output_tokens,
+    ...cacheFields(s.usage),
   };
   deps.usage?.({ ...s.usage });
   deps.progress('turn.round', fields);
@@ -313,6 +314,7 @@ function endTurn(s: TurnState, end: TurnEnd, deps: TurnDeps): TurnResult {
     tool_calls: s.toolCalls,
     tokens_in: s.usage.input_tokens,
     tokens_out: s.usage.output_tokens,
+    ...cacheFields(s.usage),
     ...(end.error !== undefined ? { err: end.error } : {}),
   });
   return result;

@@ -1,4 +1,4 @@
-// A scripted model server speaking OpenAI chat completions and Anthropic Messages (reference A.2.1).
+// A scripted model server speaking OpenAI chat completions, Anthropic Messages and Bedrock Converse (reference A.2.1).
 // Playbook: match rules by body substring first, else turns[number of tool results]; records every request.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -9,13 +9,22 @@ import {
   checkAnthropicRequest,
   countToolResults,
 } from './scriptedModelAnthropic.js';
+import {
+  bedrockErrorBody,
+  checkBedrockSignature,
+  checkConverseRequest,
+  converseModelOf,
+  converseResponse,
+  countToolResultBlocks,
+} from './scriptedModelBedrock.js';
 
 /** One scripted answer (or injected failure). */
 export interface Turn {
   /** A string, or an object sent as its JSON text. */
   content?: string | Record<string, unknown> | unknown[];
   tool_calls?: Array<{ name: string; arguments?: unknown }>;
-  usage?: { prompt_tokens: number; completion_tokens: number };
+  /** Cache counts go out on the Anthropic and Converse wires only (apart from the input, as those APIs report). */
+  usage?: { prompt_tokens: number; completion_tokens: number; cache_read_tokens?: number; cache_write_tokens?: number };
   /** Holds the answer this long (a hang, when longer than the client waits); a client hang-up cancels it. */
   delay_ms?: number;
   /** OpenAI's finish reason (`stop`, `length`, `tool_calls`); mapped on the Anthropic wire (`length` → max_tokens). */
@@ -46,11 +55,11 @@ export interface Playbook {
   match?: MatchRule[];
 }
 
-export type Wire = 'openai' | 'anthropic';
+export type Wire = 'openai' | 'anthropic' | 'bedrock';
 
 export interface RecordedRequest {
   path: string;
-  /** From the path: …/chat/completions is openai, …/messages anthropic. */
+  /** From the path: …/chat/completions is openai, …/messages anthropic, …/model/{id}/converse bedrock. */
   wire: Wire;
   headers: http.IncomingHttpHeaders;
   /** The parsed JSON body (the raw text when it did not parse). */
@@ -58,8 +67,10 @@ export interface RecordedRequest {
 }
 
 export interface ScriptedModel {
-  /** `http://127.0.0.1:PORT/v1`: an endpoint for either dialect (…/chat/completions, …/messages). */
+  /** `http://127.0.0.1:PORT/v1`: an endpoint for openai and anthropic (…/chat/completions, …/messages). */
   url: string;
+  /** `http://127.0.0.1:PORT`: a bedrock endpoint (…/model/{modelId}/converse). */
+  base: string;
   requests: RecordedRequest[];
   close(): Promise<void>;
 }
@@ -142,6 +153,7 @@ function send(res: http.ServerResponse, status: number, body: string, type = 'ap
 
 function errorBody(wire: Wire, status: number, message?: string): string {
   if (wire === 'anthropic') return anthropicErrorBody(status, message);
+  if (wire === 'bedrock') return bedrockErrorBody(status, message);
   return JSON.stringify({ error: { message: message ?? `scripted HTTP ${status}` } });
 }
 
@@ -158,6 +170,7 @@ function answer(res: http.ServerResponse, turn: Turn | null, x: Exchange): void 
     send(res, turn.http_status, turn.body ?? errorBody(x.wire, turn.http_status));
   } else if (turn.raw !== undefined) send(res, 200, turn.raw);
   else if (x.wire === 'openai') send(res, 200, JSON.stringify(completion(turn, x.model, x.seq)));
+  else if (x.wire === 'bedrock') send(res, 200, JSON.stringify(converseResponse(turn, String(x.model), x.seq)));
   else {
     const message = anthropicMessage(turn, x.model, x.seq);
     const stream = (x.body as { stream?: unknown } | null)?.stream === true;
@@ -178,7 +191,33 @@ function wireOf(path: string): Wire | null {
   const bare = path.split('?')[0] ?? '';
   if (bare.endsWith('/chat/completions')) return 'openai';
   if (bare.endsWith('/messages')) return 'anthropic';
+  if (converseModelOf(bare) !== null) return 'bedrock';
   return null;
+}
+
+/** The 4xx the real API would answer before choosing a turn, or null. */
+function refusal(wire: Wire, headers: http.IncomingHttpHeaders, body: unknown): [number, string] | null {
+  if (wire === 'anthropic') {
+    const problem = checkAnthropicRequest(body);
+    return problem === null ? null : [400, anthropicErrorBody(400, problem)];
+  }
+  if (wire === 'bedrock') {
+    const unsigned = checkBedrockSignature(headers);
+    if (unsigned !== null) return [403, bedrockErrorBody(403, unsigned)];
+    const problem = checkConverseRequest(body);
+    return problem === null ? null : [400, bedrockErrorBody(400, problem)];
+  }
+  return null;
+}
+
+function toolResultsOf(wire: Wire, body: unknown): number {
+  if (wire === 'openai') return countToolMessages(body);
+  return wire === 'anthropic' ? countToolResults(body) : countToolResultBlocks(body);
+}
+
+function modelOf(wire: Wire, path: string, body: unknown): unknown {
+  if (wire === 'bedrock') return converseModelOf(path);
+  return typeof body === 'object' && body !== null ? (body as { model?: unknown }).model : undefined;
 }
 
 /** Starts the server on 127.0.0.1 (port 0 unless given). */
@@ -196,14 +235,10 @@ export async function startScriptedModel(playbook: Playbook, opts: { port?: numb
       const raw = Buffer.concat(chunks).toString('utf8');
       const body = parseBody(raw);
       requests.push({ path, wire, headers: req.headers, body });
-      if (wire === 'anthropic') {
-        const problem = checkAnthropicRequest(body);
-        if (problem !== null) return send(res, 400, anthropicErrorBody(400, problem));
-      }
-      const tools = wire === 'openai' ? countToolMessages(body) : countToolResults(body);
-      const turn = chooseTurn(playbook, raw, tools, uses);
-      const model = typeof body === 'object' && body !== null ? (body as { model?: unknown }).model : undefined;
-      const exchange: Exchange = { wire, body, model, seq: ++seq };
+      const refused = refusal(wire, req.headers, body);
+      if (refused !== null) return send(res, refused[0], refused[1]);
+      const turn = chooseTurn(playbook, raw, toolResultsOf(wire, body), uses);
+      const exchange: Exchange = { wire, body, model: modelOf(wire, path, body), seq: ++seq };
       if (!turn?.delay_ms) return answer(res, turn, exchange);
       // A client that hangs up (deadline, cancel) cancels the delay: the server never stays busy for it.
       const timer = setTimeout(() => answer(res, turn, exchange), turn.delay_ms);
@@ -217,6 +252,7 @@ export async function startScriptedModel(playbook: Playbook, opts: { port?: numb
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}/v1`,
+    base: `http://127.0.0.1:${port}`,
     requests,
     close: () =>
       new Promise<void>((resolve) => {

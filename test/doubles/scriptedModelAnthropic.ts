@@ -68,7 +68,12 @@ export function anthropicMessage(turn: Turn, model: unknown, seq: number): Recor
     content: contentBlocks(turn, seq),
     stop_reason: stop,
     stop_sequence: null,
-    usage: { input_tokens: usage.prompt_tokens, output_tokens: usage.completion_tokens },
+    usage: {
+      input_tokens: usage.prompt_tokens,
+      output_tokens: usage.completion_tokens,
+      ...(usage.cache_read_tokens ? { cache_read_input_tokens: usage.cache_read_tokens } : {}),
+      ...(usage.cache_write_tokens ? { cache_creation_input_tokens: usage.cache_write_tokens } : {}),
+    },
   };
 }
 

@@ -30,6 +30,7 @@ function expectedDefaults(storePath: string): Config {
       model: 'gpt-4o-mini',
       dialect: 'openai',
       headers: {},
+      auth: null,
       timeout: 120_000,
       structured_output: 'native',
       providers: {},

@@ -197,16 +197,19 @@ describe('parseAnthropicResponse', () => {
     assert.equal(r.text, undefined, 'premise: a reasoning-only answer has no body text');
     assert.equal(r.stopReason, 'max_tokens');
   });
-  it('counts cache reads and writes as input; missing usage is 0', () => {
+  it('counts input_tokens alone as input and reports cache reads and writes apart; missing usage is 0', () => {
     const usage = {
       input_tokens: 5,
       cache_creation_input_tokens: 100,
       cache_read_input_tokens: 1000,
       output_tokens: 3,
     };
+    // Before the fix the cache counts were added in: input_tokens 1105.
     assert.deepEqual(parseAnthropicResponse(ok([], 'end_turn', usage), new Map()).usage, {
-      input_tokens: 1105,
+      input_tokens: 5,
       output_tokens: 3,
+      cache_read_tokens: 1000,
+      cache_write_tokens: 100,
     });
     assert.deepEqual(parseAnthropicResponse({ content: [] }, new Map()).usage, { input_tokens: 0, output_tokens: 0 });
   });

@@ -111,7 +111,7 @@ describe('callModel', () => {
     await assert.rejects(pending, (err) => isAbortError(err));
   });
   it('refuses a dialect this build lacks', async () => {
-    const bedrock = { ...spec([model.url]), dialect: 'bedrock' } as unknown as IntelligenceSpec;
-    await assert.rejects(callModel(bedrock, request('x'), never), { message: /^intel: dialect 'bedrock'/ });
+    const vertex = { ...spec([model.url]), dialect: 'vertex' } as unknown as IntelligenceSpec;
+    await assert.rejects(callModel(vertex, request('x'), never), { message: /^intel: dialect 'vertex'/ });
   });
 });

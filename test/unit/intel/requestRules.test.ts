@@ -35,6 +35,27 @@ describe('temperatureFor', () => {
   for (const [name, spec, asked, sent] of table) {
     it(name, () => assert.equal(temperatureFor(spec, asked), sent));
   }
+  it('bedrock: nothing to a Claude model id, 0 to other models', () => {
+    const bedrock: RuleSpec = { dialect: 'bedrock', kind: 'chat' };
+    assert.equal(temperatureFor(bedrock, 0.3, 'anthropic.claude-sonnet-4-5-20250929-v1:0'), undefined);
+    assert.equal(temperatureFor(bedrock, undefined, 'us.anthropic.claude-opus-4-1-20250805-v1:0'), undefined);
+    assert.equal(temperatureFor(bedrock, undefined, 'amazon.nova-pro-v1:0'), 0);
+  });
+});
+
+describe('planWireRequest on bedrock', () => {
+  const reasoning: RuleSpec = { dialect: 'bedrock', kind: 'reasoning', reasoning: { effort: 'medium' } };
+  it('a Claude model gets a thinking budget and a native schema; another model neither', () => {
+    const claude = planWireRequest(reasoning, request({ model: 'anthropic.claude-x', outputSchema: schema }));
+    assert.equal(claude.thinkingBudget, THINKING_ROOM.medium);
+    assert.equal(claude.effort, undefined);
+    assert.deepEqual(claude.outputSchema, schema);
+    const nova = planWireRequest(reasoning, request({ model: 'amazon.nova-pro-v1:0', outputSchema: schema }));
+    assert.equal(nova.thinkingBudget, undefined);
+    assert.equal(nova.effort, undefined);
+    assert.equal(nova.outputSchema, undefined);
+    assert.equal(nova.system, `sys\n\n${schemaPromptLine(schema)}`);
+  });
 });
 
 describe('outputCap', () => {
