@@ -18,9 +18,11 @@ const NOTE_BYTES = Number(process.env.BENCH_NOTE_BYTES ?? 20_000);
 
 const mb = (bytes: number): string => `${(bytes / 1_048_576).toFixed(0).padStart(5)} MB`;
 
-function rss(): number {
+/** RSS and the JS heap in use, after a full collection (the heap is what the supervisor itself holds). */
+function rss(): string {
   (globalThis as { gc?: () => void }).gc?.();
-  return process.memoryUsage().rss;
+  const { rss, heapUsed } = process.memoryUsage();
+  return `${mb(rss)} heap=${mb(heapUsed)}`;
 }
 
 async function openSupervisor(dir: string) {
@@ -51,8 +53,8 @@ async function fill(dir: string): Promise<void> {
   }
   await sup.whenIdle();
   await new Promise((r) => setTimeout(r, 50));
-  console.log(`${'empty supervisor'.padEnd(44)} rss=${mb(before)}`);
-  console.log(`${`after ${CONVERSATIONS} conversations`.padEnd(44)} rss=${mb(rss())}`);
+  console.log(`${'empty supervisor'.padEnd(44)} rss=${before}`);
+  console.log(`${`after ${CONVERSATIONS} conversations`.padEnd(44)} rss=${rss()}`);
   await close();
 }
 
@@ -61,7 +63,8 @@ async function restart(dir: string): Promise<void> {
   const started = performance.now();
   const { sup, close } = await openSupervisor(dir);
   const ms = (performance.now() - started).toFixed(0);
-  console.log(`${'after a restart'.padEnd(44)} rss=${mb(rss())} restore=${ms} ms status=${sup.status().conversations}`);
+  const resident = `conversations=${sup.status().conversations}`;
+  console.log(`${'after a restart'.padEnd(44)} rss=${rss()} restore=${ms} ms ${resident}`);
   await close();
 }
 
