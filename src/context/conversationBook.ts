@@ -192,7 +192,7 @@ export class ConversationBook {
   open(id: string, principal: string | null): Conversation {
     const existing = this.get(id);
     if (existing) return existing;
-    if (this.heads.has(id)) throw new Error(`conversation ${id} is not loaded: fetch it before use`);
+    if (this.heads.has(id)) throw new Error(`conversation ${id} is stored but not in memory: load it first`);
     // root always belongs to the operator, whoever touches it first.
     const root = id === 'root';
     const conv = newConversation(id, root ? 'root' : 'conversation', root ? 'operator' : principal, this.now());
