@@ -19,9 +19,15 @@ export interface CommandDeps {
 }
 
 /** Runs the request's command and returns the completed task that answers it (no turn); throws BackendError. */
-export function commandTask(principal: Principal, req: SendRequest, deps: CommandDeps & { now: number }): TaskRecord {
+export async function commandTask(
+  principal: Principal,
+  req: SendRequest,
+  deps: CommandDeps & { now: number },
+): Promise<TaskRecord> {
   const op = req.command?.op ?? '';
   const { now, conversation } = deps;
+  // Steering works on a conversation in memory: one evicted since its last use is loaded first.
+  if (conversation !== null && STEERING.has(op)) await deps.supervisor.intake.load(conversation);
   const base = newTask({
     id: newUlid(now),
     context_id: req.contextId ?? 'agentd',

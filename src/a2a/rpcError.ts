@@ -2,6 +2,7 @@
 // DaemonError. Backend failures map here; a foreign task is indistinguishable from a missing one.
 import { JsonRpcTransportError } from '@a2a-js/sdk/errors';
 import { BackendError } from './backend.js';
+import { QuotaExceeded } from './quotas.js';
 
 /** The codes the listener answers with (reference §17.1, RFC 0043). */
 export const RPC_CODES = {
@@ -18,6 +19,8 @@ export const RPC_CODES = {
   version_not_supported: -32009,
   unauthenticated: -31401,
   forbidden: -31403,
+  /** A principal's quota (`a2a.principals[].quotas`) refused the message; nothing of it was stored. */
+  quota_exceeded: -31429,
 } as const;
 
 export type RpcCode = (typeof RPC_CODES)[keyof typeof RPC_CODES];
@@ -60,6 +63,7 @@ export function rpcErrorFromBackend(err: BackendError): RpcError {
 export function asRpcError(err: unknown, onUnknown: (err: unknown) => void): RpcError {
   if (err instanceof RpcError) return err;
   if (err instanceof BackendError) return rpcErrorFromBackend(err);
+  if (err instanceof QuotaExceeded) return new RpcError(RPC_CODES.quota_exceeded, err.message);
   onUnknown(err);
   return new RpcError(RPC_CODES.internal, 'internal error');
 }

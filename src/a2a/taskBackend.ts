@@ -113,7 +113,8 @@ export class TaskBackend implements A2aBackend, TaskHooks {
   }
 
   /** A message that starts a turn (or, when wake_on leaves out a2a_message, is only noted); `agentd/mode` first. */
-  private newMessage(principal: Principal, contextId: string, conversation: string, req: SendRequest) {
+  private async newMessage(principal: Principal, contextId: string, conversation: string, req: SendRequest) {
+    await this.deps.supervisor.intake.admit(principal.id, conversation, req.text); // loads it; quotas refuse here
     this.applyMode(principal, conversation, req.metadata);
     if (!a2aMessageWakes(this.wake)) {
       const note = a2aMessageNote(principal.id, req.text);
@@ -344,10 +345,10 @@ export class TaskBackend implements A2aBackend, TaskHooks {
     return messageId === undefined ? task : this.save(consumed(task, messageId));
   }
 
-  private command(principal: Principal, req: SendRequest): Promise<TaskRecord> {
+  private async command(principal: Principal, req: SendRequest): Promise<TaskRecord> {
     const conversation = req.contextId ? conversationFor(principal, req.contextId) : null;
     const deps = { supervisor: this.deps.supervisor, drain: this.deps.drain, conversation, now: this.deps.now() };
-    return this.save(commandTask(principal, req, deps));
+    return this.save(await commandTask(principal, req, deps));
   }
 
   /** Nobody answered in time: the turn goes on without an answer, and the task is working again. */

@@ -66,7 +66,7 @@ export class BudgetLedger {
     return (
       config.intelligence.budget !== null ||
       config.agent.conversation_budget !== null ||
-      config.a2a.principals.some((p) => p.quotas !== undefined)
+      config.a2a.principals.some((p) => p.quotas?.budget !== undefined)
     );
   }
 

@@ -5,13 +5,15 @@ import type { SubPath, ValueKind } from './kinds.js';
 import { showValue } from './kinds.js';
 import { choiceAt, closedMapping, nameAt, problemAt, shaped, textAt, textListAt } from './mappings.js';
 import type { OriginOf } from './roleRules.js';
-import type { A2aConfig, A2aPrincipalConfig, Config } from './types.js';
+import type { A2aConfig, A2aPrincipalConfig, Config, PrincipalQuotas } from './types.js';
 
 const PRINCIPAL_ROLES = ['operator', 'user', 'agent'] as const;
 export const DEFAULT_MAX_BODY_BYTES = 1_048_576;
 
 const LISTEN_SHAPE = 'expected http://HOST:PORT or https://HOST:PORT';
 const PRINCIPAL_KEYS = ['id', 'role', 'match', 'grants', 'quotas'];
+/** The quotas counted at accept (issue 13): one message's bytes, conversations owned, stored bytes. */
+const COUNTED_QUOTAS = ['message_bytes', 'conversations', 'stored_bytes'] as const;
 const PRINCIPAL_ID = /^[A-Za-z0-9_.@-]+$/;
 /** `*`, an exact name, or `prefix*`: a star only at the end (as in security.policies). */
 const GRANT = /^[^*]+\*?$|^\*$/;
@@ -118,12 +120,26 @@ function readPrincipal(value: unknown, index: number): A2aPrincipalConfig {
   });
   const principal: A2aPrincipalConfig = { id, role, match: readMatch(given['match'], [index, 'match']), grants };
   if (given['quotas'] !== undefined && given['quotas'] !== null) {
-    const quotas = closedMapping(given['quotas'], ['budget'], [index, 'quotas'], 'a mapping with budget');
-    if (quotas['budget'] !== undefined && quotas['budget'] !== null) {
-      principal.quotas = { budget: readBudget(quotas['budget'], [index, 'quotas', 'budget']) };
-    }
+    principal.quotas = readQuotas(given['quotas'], [index, 'quotas']);
   }
   return principal;
+}
+
+function readQuotas(value: unknown, at: SubPath): PrincipalQuotas {
+  const given = closedMapping(value, ['budget', ...COUNTED_QUOTAS], at, 'a mapping of quotas');
+  const quotas: PrincipalQuotas = {};
+  if (given['budget'] !== undefined && given['budget'] !== null) {
+    quotas.budget = readBudget(given['budget'], [...at, 'budget']);
+  }
+  for (const key of COUNTED_QUOTAS) {
+    const limit = given[key];
+    if (limit === undefined || limit === null) continue;
+    if (typeof limit !== 'number' || !Number.isSafeInteger(limit) || limit < 1) {
+      problemAt([...at, key], `expected a positive integer, got ${showValue(limit)}`);
+    }
+    quotas[key] = limit;
+  }
+  return quotas;
 }
 
 function readMatch(value: unknown, at: SubPath): A2aPrincipalConfig['match'] {

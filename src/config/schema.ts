@@ -235,6 +235,16 @@ export const KEYS: KeyTable = {
   },
   'store.kind': { kind: enumKind(['sqlite', 'memory']), default: 'sqlite', doc: 'Store backend.' },
   'store.path': { kind: stringKind(), default: DEFAULT_STORE_PATH, doc: 'State directory; default $AGENTD_STATE_DIR.' },
+  'store.conversation_cache.entries': {
+    kind: intKind(1),
+    default: 500,
+    doc: 'Conversations kept in memory at most; idle ones past it are evicted (least recently used first).',
+  },
+  'store.conversation_cache.bytes': {
+    kind: intKind(1),
+    default: 67_108_864,
+    doc: "Bytes of conversations' messages kept in memory at most; idle ones past it are evicted.",
+  },
   'lifecycle.drain_timeout': { kind: durationKind(), default: 25_000, doc: 'How long a drain waits for turns.' },
   'lifecycle.pong_timeout': {
     kind: durationKind(0, 150),
@@ -266,7 +276,7 @@ export const KEYS: KeyTable = {
   'a2a.principals': {
     kind: principalsKind(),
     default: [],
-    doc: 'Callers, matched in order: {id, role, match: {bearer} | {any: true}, grants}.',
+    doc: 'Callers, matched in order: {id, role, match: {bearer} | {any: true}, grants, quotas}.',
   },
   'a2a.max_body_bytes': {
     kind: intKind(1),

@@ -255,6 +255,8 @@ export interface StoreConfig {
   kind: StoreKind;
   /** A directory; default $AGENTD_STATE_DIR, else ./.agentd (resolved to an absolute path). */
   path: string;
+  /** Idle conversations in memory at most (least recently used leave first). Default 500 and 64 MiB. */
+  conversation_cache: { entries: number; bytes: number };
 }
 
 export interface LifecycleConfig {
@@ -298,8 +300,20 @@ export interface A2aPrincipalConfig {
   match: { bearer: string } | { any: true };
   /** Tool patterns this principal's turns may call beyond the role's defaults. Default []. */
   grants: readonly string[];
-  /** This principal's own budget (scope `principal:<id>`); absent = none. */
-  quotas?: { budget: BudgetConfig };
+  /** This principal's own budget and storage limits; absent = none. */
+  quotas?: PrincipalQuotas;
+}
+
+/** A principal's limits (`a2a.principals[].quotas`); an absent key is no limit. */
+export interface PrincipalQuotas {
+  /** Its own budget (scope `principal:<id>`). */
+  budget?: BudgetConfig;
+  /** The largest one message may be (UTF-8 bytes of its text). */
+  message_bytes?: number;
+  /** How many conversations it may own. */
+  conversations?: number;
+  /** The stored bytes (messages) of all its conversations together. */
+  stored_bytes?: number;
 }
 
 export interface A2aConfig {

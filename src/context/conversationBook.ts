@@ -1,6 +1,8 @@
-// The supervisor's conversations in memory, which of them changed since the last checkpoint, and the checkpoint.
-// Writes go through the store's one commit queue, in order, each on top of the revision the book expects: an
-// accept or a fold that is acknowledged after its own commit was preceded by every write asked for before it.
+// The supervisor's conversations: a head (owner, stored bytes) for every one, the resident few in memory (loaded on
+// demand, idle ones evicted past `store.conversation_cache`), which changed since the last checkpoint, and the
+// checkpoint. Writes go through the store's one commit queue, in order, each on top of the revision the book
+// expects: an accept or a fold that is acknowledged after its own commit was preceded by every write asked for
+// before it. A conversation is used only while resident: async entry points `fetch` it first.
 
 import type { Conversation, ConversationControls } from '../domain/conversation.js';
 import type { TurnJob } from '../domain/job.js';
@@ -10,7 +12,20 @@ import type { Logger } from '../obs/log.js';
 import type { Msg } from '../protocol/messages.js';
 import type { ConversationCommit, Store } from '../store/store.js';
 import type { CompactedParts } from './compaction.js';
+import { controlsOf } from './controls.js';
 import { appendMessage, hasUserMessageForEvent, newConversation } from './conversation.js';
+import { type CacheLimits, planEviction } from './conversationCache.js';
+import { ConversationHeads } from './conversationHeads.js';
+
+/** The cache's default limits: enough for a busy daemon's working set, far below an unbounded history. */
+export const DEFAULT_CONVERSATION_CACHE: CacheLimits = { entries: 500, bytes: 64 * 1_048_576 };
+
+export interface BookOptions {
+  /** `store.conversation_cache`; default DEFAULT_CONVERSATION_CACHE. */
+  conversation_cache?: CacheLimits;
+  /** Conversations something outside the book holds now (a job, an accept on its way, a think child). */
+  busy?: () => ReadonlySet<string>;
+}
 
 /** A conversation write on its way to the store: what to commit, and what to tell the book once it settled. */
 export interface PreparedCommit {
@@ -19,7 +34,17 @@ export interface PreparedCommit {
 }
 
 export class ConversationBook {
+  /** Resident conversations, least recently used first (a use moves one to the end). */
   private readonly byId = new Map<string, Conversation>();
+  /** Every conversation's owner and stored bytes, resident or not. */
+  readonly heads = new ConversationHeads();
+  private readonly loading = new Map<string, Promise<Conversation | undefined>>();
+  /** Commits asked for and not settled, by conversation: its stored revision is not known until they settle. */
+  private readonly inFlight = new Map<string, number>();
+  /** The trim each resident conversation was last used in: one used since the last trim stays for this one. */
+  private readonly usedAt = new Map<string, number>();
+  private trims = 0;
+  private trimQueued = false;
   private readonly dirty = new Set<string>();
   /** The revision the next commit of each conversation builds on (bumped as commits are asked for, in order). */
   private readonly next = new Map<string, number>();
@@ -34,14 +59,58 @@ export class ConversationBook {
     private readonly store: Store,
     private readonly log: Logger,
     private readonly now: () => number,
+    private readonly opts: BookOptions = {},
   ) {}
 
-  /** Loads every stored conversation (start-up). */
-  async load(): Promise<void> {
-    for (const { conversation, revision } of await this.store.conversations.load()) {
-      this.byId.set(conversation.id, conversation);
-      this.next.set(conversation.id, revision);
+  /**
+   * Start-up: reads every conversation's head (no message) and loads only what pending work needs: `ids` (the
+   * conversations of pending inbox events) and those with an active goal.
+   */
+  async restore(ids: Iterable<string> = []): Promise<void> {
+    const goals = this.heads.restore(await this.store.conversations.heads());
+    await this.fetchAll([...ids, ...goals]);
+  }
+
+  /** Loads each conversation that is stored and not resident (see `fetch`). */
+  async fetchAll(ids: Iterable<string>): Promise<void> {
+    for (const id of new Set(ids)) await this.fetch(id);
+  }
+
+  /**
+   * The conversation, loaded from the store when it was evicted (or never loaded); undefined when none exists.
+   * A conversation fetched stays resident at least until the trim after next, so its caller's next step finds it.
+   */
+  fetch(id: string): Promise<Conversation | undefined> {
+    const resident = this.get(id);
+    if (resident || !this.heads.has(id)) return Promise.resolve(resident);
+    let pending = this.loading.get(id);
+    if (pending === undefined) {
+      pending = this.loadOne(id).finally(() => this.loading.delete(id));
+      this.loading.set(id, pending);
     }
+    return pending;
+  }
+
+  private async loadOne(id: string): Promise<Conversation | undefined> {
+    const stored = await this.store.conversations.get(id);
+    if (stored === null) return undefined;
+    // A conversation created meanwhile would be a fork of the stored one: `open` refuses while it is not resident.
+    const { conversation, revision } = stored;
+    this.byId.set(id, conversation);
+    this.next.set(id, revision);
+    this.usedAt.set(id, this.trims);
+    this.heads.recount(id, conversation.messages);
+    this.log.debug('store.conversation.loaded', { ctx: id, messages: conversation.messages.length });
+    return conversation;
+  }
+
+  isResident(id: string): boolean {
+    return this.byId.has(id);
+  }
+
+  /** How many conversations are in memory now. */
+  get residentCount(): number {
+    return this.byId.size;
   }
 
   /**
@@ -52,14 +121,19 @@ export class ConversationBook {
     this.dirty.delete(conv.id);
     const expectedRevision = this.next.get(conv.id) ?? 0;
     this.next.set(conv.id, expectedRevision + 1);
+    this.inFlight.set(conv.id, (this.inFlight.get(conv.id) ?? 0) + 1);
     // What a fold in flight appended is written by that fold's own commit (a refused one marks the book dirty).
     const cap = this.heldFrom(conv.id, foldOf);
     return {
       // The state as of now: the queued call runs later, after folds that append replies of their own.
       commit: { conversation: snapshot(conv, cap), expectedRevision },
       settled: (ok) => {
+        const left = (this.inFlight.get(conv.id) ?? 1) - 1;
+        if (left === 0) this.inFlight.delete(conv.id);
+        else this.inFlight.set(conv.id, left);
         if (ok) {
           if (foldOf !== undefined) this.release(conv.id, foldOf);
+          this.scheduleTrim();
           return;
         }
         if ((this.next.get(conv.id) ?? 0) > expectedRevision) this.next.set(conv.id, expectedRevision);
@@ -91,29 +165,41 @@ export class ConversationBook {
     if (held?.size === 0) this.folding.delete(id);
   }
 
+  /** How many conversations exist, resident or not. */
   get size(): number {
-    return this.byId.size;
+    return this.heads.size;
   }
 
-  /** Every conversation, in no particular order. */
+  /** Every resident conversation, in no particular order (those with an active goal always are). */
   list(): Conversation[] {
     return [...this.byId.values()];
   }
 
+  /** The conversation when it is resident (a use marks it recent); undefined otherwise (`fetch` loads it). */
   get(id: string): Conversation | undefined {
-    return this.byId.get(id);
+    const conv = this.byId.get(id);
+    if (conv === undefined) return undefined;
+    this.byId.delete(id);
+    this.byId.set(id, conv);
+    this.usedAt.set(id, this.trims);
+    return conv;
   }
 
-  /** The conversation, created (owned by `principal`) on first use. */
+  /**
+   * The conversation, created (owned by `principal`) on first use. Throws for one that exists but is not
+   * resident: creating it again would fork the stored one (its caller must `fetch` it first).
+   */
   open(id: string, principal: string | null): Conversation {
-    let conv = this.byId.get(id);
-    if (!conv) {
-      // root always belongs to the operator, whoever touches it first.
-      const root = id === 'root';
-      conv = newConversation(id, root ? 'root' : 'conversation', root ? 'operator' : principal, this.now());
-      this.byId.set(id, conv);
-      this.dirty.add(id);
-    }
+    const existing = this.get(id);
+    if (existing) return existing;
+    if (this.heads.has(id)) throw new Error(`conversation ${id} is stored but not in memory: load it first`);
+    // root always belongs to the operator, whoever touches it first.
+    const root = id === 'root';
+    const conv = newConversation(id, root ? 'root' : 'conversation', root ? 'operator' : principal, this.now());
+    this.byId.set(id, conv);
+    this.heads.add(id, conv.principal);
+    this.usedAt.set(id, this.trims);
+    this.dirty.add(id);
     return conv;
   }
 
@@ -121,6 +207,7 @@ export class ConversationBook {
   append(conv: Conversation, msgs: readonly Msg[]): void {
     if (msgs.length === 0) return;
     for (const msg of msgs) appendMessage(conv, msg, this.now());
+    this.heads.grow(conv.id, msgs);
     this.dirty.add(conv.id);
   }
 
@@ -161,6 +248,7 @@ export class ConversationBook {
     conv.messages = parts.messages;
     conv.version = parts.version;
     conv.updated = parts.updated;
+    this.heads.recount(conv.id, conv.messages);
     this.dirty.add(conv.id);
   }
 
@@ -178,13 +266,18 @@ export class ConversationBook {
   }
 
   /**
-   * Appends a `[note]` and writes the conversation at once: the note is durable when this returns. A conversation
-   * it creates belongs to `owner` (never to nobody, which anyone could reach).
+   * Appends a `[note]` and writes the conversation at once: the note is durable when the returned promise
+   * resolves. A conversation it creates belongs to `owner` (never to nobody, which anyone could reach); an evicted
+   * one is loaded first (a resident one takes the note at once, in order with the caller's other writes).
    */
   noteNow(id: string, text: string, owner: string | null): Promise<void> {
-    const conv = this.open(id, owner);
-    appendMessage(conv, { role: 'note', text, ts: this.now() }, this.now());
-    return this.saveNow(conv);
+    const write = (): Promise<void> => {
+      const conv = this.open(id, owner);
+      this.append(conv, [{ role: 'note', text, ts: this.now() }]);
+      return this.saveNow(conv);
+    };
+    if (this.byId.has(id) || !this.heads.has(id)) return write();
+    return this.fetch(id).then(write);
   }
 
   /**
@@ -203,11 +296,58 @@ export class ConversationBook {
     );
   }
 
-  /** Commits every changed conversation; one the store refuses stays dirty and the next step retries it. */
+  /** Commits every changed conversation (one the store refuses stays dirty and the next step retries it); trims. */
   checkpoint(): void {
-    if (this.dirty.size === 0) return;
-    const list = [...this.dirty].map((id) => this.byId.get(id)).filter((c) => c !== undefined);
-    for (const conv of list) void this.saveNow(conv);
+    if (this.dirty.size > 0) {
+      const list = [...this.dirty].map((id) => this.byId.get(id)).filter((c) => c !== undefined);
+      for (const conv of list) void this.saveNow(conv);
+    }
+    this.scheduleTrim();
+  }
+
+  /** A trim once the current burst of work has run (a macrotask later: what a step just fetched is in use). */
+  private scheduleTrim(): void {
+    if (this.trimQueued || this.byId.size === 0) return;
+    this.trimQueued = true;
+    setImmediate(() => {
+      this.trimQueued = false;
+      this.trim();
+    });
+  }
+
+  /** Evicts the least recently used idle conversations while the resident set is over its limits. */
+  trim(): void {
+    const limits = this.opts.conversation_cache ?? DEFAULT_CONVERSATION_CACHE;
+    const busy = this.opts.busy?.() ?? new Set<string>();
+    const resident = [...this.byId.values()].map((conv) => ({
+      id: conv.id,
+      bytes: this.heads.bytesOf(conv.id),
+      evictable: this.evictable(conv, busy),
+    }));
+    this.trims++;
+    const evicted = planEviction(resident, limits);
+    for (const id of evicted) {
+      this.byId.delete(id);
+      this.next.delete(id);
+      this.usedAt.delete(id);
+    }
+    if (evicted.length > 0) {
+      this.log.debug('store.conversations.evicted', { count: evicted.length, resident: this.byId.size });
+    }
+  }
+
+  /**
+   * Idle: nothing holds it (see `busy`), every change is written and settled (the store then holds exactly the
+   * resident copy and its revision), not used since the last trim, and no pending work rides on it (an active
+   * goal, notes waiting for a turn, a side task's link its parent may still follow).
+   */
+  private evictable(conv: Conversation, busy: ReadonlySet<string>): boolean {
+    const id = conv.id;
+    if (busy.has(id) || this.dirty.has(id) || this.inFlight.has(id) || this.folding.has(id)) return false;
+    if ((this.usedAt.get(id) ?? 0) >= this.trims) return false;
+    const controls = conv.controls === undefined ? null : controlsOf(conv);
+    if (controls === null) return true;
+    return controls.goal?.status !== 'active' && (controls.pending_notes ?? []).length === 0 && !controls.side_of;
   }
 }
 

@@ -10,7 +10,7 @@ import type { TaskHooksSlot } from './taskSlot.js';
 import type { WorkPortSlot } from './workPortSlot.js';
 
 /** The operator-facing controls a producer may offer its callers (the A2A listener's commands, cancel). */
-export type SupervisorPort = Pick<Supervisor, 'steering' | 'cancelEvent' | 'pause' | 'resume' | 'status'>;
+export type SupervisorPort = Pick<Supervisor, 'steering' | 'intake' | 'cancelEvent' | 'pause' | 'resume' | 'status'>;
 
 /** What a producer starts with. */
 export interface ProducerContext {

@@ -43,18 +43,10 @@ export function gatedPort(supervisor: Supervisor, gate: Pick<RestoreGate, 'isOpe
       throw new DaemonError('usage_invalid', `${what}: the runtime is still restoring (wait for ctx.restored)`);
     }
   };
-  const steering = new Proxy(supervisor.steering, {
-    get(target, prop) {
-      const value: unknown = Reflect.get(target, prop, target);
-      if (typeof value !== 'function') return value;
-      return (...args: unknown[]) => {
-        check(`steering.${String(prop)}`);
-        return value.apply(target, args);
-      };
-    },
-  });
+  const steering = gatedMethods(supervisor.steering, check, 'steering');
   return {
     steering,
+    intake: gatedMethods(supervisor.intake, check, 'intake'),
     cancelEvent: (...args) => {
       check('cancelEvent');
       return supervisor.cancelEvent(...args);
@@ -72,4 +64,18 @@ export function gatedPort(supervisor: Supervisor, gate: Pick<RestoreGate, 'isOpe
       return supervisor.status(...args);
     },
   };
+}
+
+/** `target` whose every method first runs `check` (which throws while the gate is closed). */
+function gatedMethods<T extends object>(target: T, check: (what: string) => void, name: string): T {
+  return new Proxy(target, {
+    get(obj, prop) {
+      const value: unknown = Reflect.get(obj, prop, obj);
+      if (typeof value !== 'function') return value;
+      return (...args: unknown[]) => {
+        check(`${name}.${String(prop)}`);
+        return value.apply(obj, args);
+      };
+    },
+  });
 }

@@ -180,7 +180,7 @@ export class Steering {
 
   /** The principal that owns `ctx`, or null. */
   ownerOf(ctx: string): string | null {
-    return this.deps.conversations.get(ctx)?.principal ?? null;
+    return this.deps.conversations.heads.ownerOf(ctx);
   }
 
   /** Keeps a side task as a normal conversation; only its parent may promote it. */
@@ -246,7 +246,7 @@ export class Steering {
 
   /** A note on behalf of `principal` (an A2A caller): refused (throws) where that principal may not write. */
   noteFor(ctx: string, principal: string | null, text: string): void {
-    const owner = this.deps.conversations.get(ctx)?.principal ?? null;
+    const owner = this.deps.conversations.heads.ownerOf(ctx);
     if (ownershipRefusal(owner, principal)) throw new Error('this conversation is not available');
     this.note(ctx, text, principal);
   }

@@ -15,3 +15,8 @@ export function planMessageWrite(stored: StoredTranscript | null, version: numbe
   if (stored.version === version && stored.count <= length) return { kind: 'append', from: stored.count };
   return { kind: 'rewrite' };
 }
+
+/** The bytes a message takes in the store (the UTF-8 of its JSON): what stored-bytes quotas and the cache count. */
+export function messageBytes(msg: unknown): number {
+  return Buffer.byteLength(JSON.stringify(msg));
+}

@@ -6,6 +6,7 @@ import type { Conversation } from '../domain/conversation.js';
 import type { InboxEvent, InboxRecord } from '../domain/inbox.js';
 import type { MemoryEntry } from '../domain/memory.js';
 import type { TaskRecord } from '../domain/task.js';
+import { messageBytes } from './conversationWrite.js';
 import { MemoryChanges } from './memoryChanges.js';
 import { compareKeys, isExpired, listLiveKeys } from './memoryKeys.js';
 import type {
@@ -110,6 +111,21 @@ function conversationsPort(data: MemoryData): ConversationsPort {
       return [...data.conversations.values()]
         .sort((a, b) => compareKeys(a.conversation.id, b.conversation.id))
         .map((c) => jsonCopy(c));
+    },
+    async get(id) {
+      const stored = data.conversations.get(id);
+      return stored === undefined ? null : jsonCopy(stored);
+    },
+    async heads() {
+      return [...data.conversations.values()]
+        .sort((a, b) => compareKeys(a.conversation.id, b.conversation.id))
+        .map(({ conversation: c, revision }) => ({
+          id: c.id,
+          principal: c.principal,
+          revision,
+          bytes: c.messages.reduce((sum, m) => sum + messageBytes(m), 0),
+          activeGoal: c.controls?.goal?.status === 'active',
+        }));
     },
     async commit(conversation, expectedRevision) {
       const [revision] = data.commitAll([{ conversation, expectedRevision }]);

@@ -41,6 +41,15 @@ export interface ConversationRow {
   revision: number;
 }
 
+/** A conversation's head as the heads query returns it (active_goal is SQLite's 0 or 1). */
+export interface ConversationHeadRow {
+  id: string;
+  principal: string | null;
+  revision: number;
+  bytes: number;
+  active_goal: number;
+}
+
 export interface MessageRow {
   conversation_id: string;
   json: string;

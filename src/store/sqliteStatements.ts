@@ -2,7 +2,7 @@
 // Statements only; mapping rows to Store data lives in sqliteRows.ts.
 import type Database from 'better-sqlite3';
 import type { BudgetCounter } from '../domain/budget.js';
-import type { ConversationRow, InboxRow, MemoryRow, MessageRow, TaskRow } from './sqliteRows.js';
+import type { ConversationHeadRow, ConversationRow, InboxRow, MemoryRow, MessageRow, TaskRow } from './sqliteRows.js';
 
 /** Named parameters of the task listing; null = no filter on that column. */
 export interface TaskListParams {
@@ -40,6 +40,24 @@ function inboxAndConversations(db: Database.Database) {
     conversations: db.prepare<[], ConversationRow>(
       `SELECT id, kind, version, summary, plan, principal, turns, created, updated, message_count, skills, revision
        FROM conversations ORDER BY id`,
+    ),
+    conversationById: db.prepare<[string], ConversationRow>(
+      `SELECT id, kind, version, summary, plan, principal, turns, created, updated, message_count, skills, revision
+       FROM conversations WHERE id = ?`,
+    ),
+    messagesOf: db.prepare<[string], MessageRow>(
+      'SELECT conversation_id, json FROM messages WHERE conversation_id = ? ORDER BY idx',
+    ),
+    controlsOf: db.prepare<[string], { id: string; json: string }>(
+      'SELECT id, json FROM conversation_controls WHERE id = ?',
+    ),
+    // The byte count reads each message's length only (a BLOB cast counts UTF-8 bytes), nothing is kept.
+    conversationHeads: db.prepare<[], ConversationHeadRow>(
+      `SELECT c.id, c.principal, c.revision,
+         coalesce((SELECT sum(length(CAST(m.json AS BLOB))) FROM messages m WHERE m.conversation_id = c.id), 0)
+           AS bytes,
+         coalesce(json_extract(cc.json, '$.goal.status') = 'active', 0) AS active_goal
+       FROM conversations c LEFT JOIN conversation_controls cc ON cc.id = c.id ORDER BY c.id`,
     ),
     allMessages: db.prepare<[], MessageRow>('SELECT conversation_id, json FROM messages ORDER BY conversation_id, idx'),
     storedTranscript: db.prepare<[string], { version: number; count: number; revision: number }>(

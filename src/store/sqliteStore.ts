@@ -135,6 +135,13 @@ export class SqliteStore implements Store {
     const commit = this.#db.transaction((list: ConversationCommit[]) => this.#commitAll(list));
     return {
       load: () => this.#run('load conversations', () => this.#loadConversations()),
+      get: (id) => this.#run('load a conversation', () => this.#loadConversation(id)),
+      heads: () =>
+        this.#run('read conversation heads', () =>
+          this.#sql.conversationHeads
+            .all()
+            .map(({ active_goal, ...head }) => ({ ...head, activeGoal: active_goal === 1 })),
+        ),
       commit: (conversation, expectedRevision) =>
         this.#run('save conversations', () => commit([{ conversation, expectedRevision }])[0] ?? expectedRevision + 1),
     };
@@ -215,6 +222,16 @@ export class SqliteStore implements Store {
       if (json !== undefined) conversation.controls = JSON.parse(json) as ConversationControls;
       return { conversation, revision: row.revision };
     });
+  }
+
+  #loadConversation(id: string): StoredConversation | null {
+    const row = this.#sql.conversationById.get(id);
+    if (row === undefined) return null;
+    const messages = this.#sql.messagesOf.all(id).map((m) => JSON.parse(m.json) as Msg);
+    const conversation = toConversation(row, messages);
+    const controls = this.#sql.controlsOf.get(id);
+    if (controls !== undefined) conversation.controls = JSON.parse(controls.json) as ConversationControls;
+    return { conversation, revision: row.revision };
   }
 
   /** Writes each conversation on top of its expected revision; call inside a transaction (a stale one undoes all). */

@@ -59,9 +59,24 @@ export interface InboxPort {
   findByKey(principal: string | null, dedupeKey: string): Promise<InboxRecord | null>;
 }
 
+/** A stored conversation without its messages: what start-up and the quotas need of every conversation. */
+export interface ConversationHead {
+  id: string;
+  principal: string | null;
+  revision: number;
+  /** The stored messages' size: the UTF-8 bytes of their JSON, summed. */
+  bytes: number;
+  /** Its goal is active: pending work, so the restore loads it. */
+  activeGoal: boolean;
+}
+
 export interface ConversationsPort {
   /** Every stored conversation with its revision, ordered by id. */
   load(): Promise<StoredConversation[]>;
+  /** One stored conversation with its revision, or null (loads on demand; the rest stay on disk). */
+  get(id: string): Promise<StoredConversation | null>;
+  /** Every stored conversation's head, ordered by id; no message is read into memory. */
+  heads(): Promise<ConversationHead[]>;
   /**
    * Writes the conversation (appends new messages; rewrites on a version change) when the stored revision is
    * still `expectedRevision`; rejects with a StaleRevision otherwise. Resolves with the new revision.

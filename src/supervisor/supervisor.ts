@@ -7,7 +7,7 @@ import type { Config } from '../config/types.js';
 import { Compactor } from '../context/compactor.js';
 import { ConversationBook } from '../context/conversationBook.js';
 import type { Conversation } from '../domain/conversation.js';
-import type { InboxOutcome } from '../domain/inbox.js';
+import type { InboxEvent, InboxOutcome } from '../domain/inbox.js';
 import type { ThinkJob } from '../domain/job.js';
 import { ActivityBoard, publishProgress } from '../obs/activityBoard.js';
 import type { Logger } from '../obs/log.js';
@@ -25,6 +25,7 @@ import { timedStore } from '../store/timedStore.js';
 import { buildToolHost, hostCapabilities } from '../tools/host.js';
 import { serveToolRequest, type ToolServiceDeps } from '../tools/serving.js';
 import { Children } from './children.js';
+import { ConversationIntake, heldContexts } from './conversationIntake.js';
 import { ABANDONED, FoldBack, Outcomes } from './foldBack.js';
 import {
   drainVictims,
@@ -63,6 +64,7 @@ export class Supervisor {
   private readonly folds: FoldBack;
   /** Plan mode, goals, side tasks, and what a committed turn leads to. */
   readonly steering: Steering;
+  readonly intake: ConversationIntake; // loads evicted conversations for producers; a principal's quotas
   private readonly activity = new ActivityBoard();
   private readonly staging: Staging;
   private readonly spending: Spending;
@@ -94,13 +96,15 @@ export class Supervisor {
     this.reactor = new Reactor(() => this.tick(), this.log);
     const wake = (): void => this.reactor.schedule();
     this.jobs = new Jobs(base);
-    this.conversations = new ConversationBook(this.store, this.log, this.now);
+    const busy = () => heldContexts(this.jobs.jobs.values(), this.accepting.keys(), this.thinking());
+    this.conversations = new ConversationBook(this.store, this.log, this.now, { ...this.config.store, busy });
     const { conversations, metrics, jobs } = this;
+    this.intake = new ConversationIntake({ ...base, conversations });
     this.steering = new Steering(this.steeringDeps());
     this.spending = new Spending({
       ...{ ...base, metrics, wake },
       onRoom: () => this.handle({ type: 'budget_room' }),
-      ownerOf: (ctx) => conversations.get(ctx)?.principal ?? null,
+      ownerOf: (ctx) => conversations.heads.ownerOf(ctx),
     });
     this.folds = new FoldBack({
       ...{ ...base, conversations, outcomes: this.outcomes, tasks: opts.tasks },
@@ -141,7 +145,7 @@ export class Supervisor {
     this.lease = new InboxLease({
       ...{ inbox: this.store.inbox, owner: this.config.agent.name, leaseMs: opts.inboxLeaseMs ?? INBOX_LEASE_MS },
       ...{ now: this.now, log: this.log, known: (id) => jobs.jobs.has(id) },
-      recover: async (events) => this.opts.tasks?.recover?.(events),
+      recover: (events) => this.intake.beforeReplay(events, this.opts.tasks),
       claimed: (events) => this.hold.draining || this.handle({ type: 'inbox_replayed', events }),
     });
   }
@@ -191,9 +195,9 @@ export class Supervisor {
     };
   }
 
-  /** Loads conversations, claims every pending inbox event and re-queues them in order, with their original ids. */
+  /** Claims every pending inbox event and re-queues them in order, with their original ids (conversations: lazily). */
   async restore(): Promise<{ generation: number; pending: number }> {
-    await this.conversations.load();
+    await this.conversations.restore();
     await this.spending.budget.load();
     await this.turnIds.reserve();
     await this.memoryKeys.start();
@@ -212,13 +216,15 @@ export class Supervisor {
    * `dedupe_key` was accepted before) queues nothing and resolves with the record that holds the key.
    */
   async accept(input: AcceptInput): Promise<Accepted> {
-    // The mode is captured here, at the request boundary: a later switch never changes this message's turn.
-    const event = inboxEvent(input, this.now(), this.steering.modeOf(input.context_id));
     const ctx = input.context_id;
     // Until it is queued, the conversation counts as having a message waiting (no goal continuation overtakes).
     this.accepting.set(ctx, (this.accepting.get(ctx) ?? 0) + 1);
     let accepted: Accepted;
+    let event: InboxEvent;
     try {
+      if (!this.conversations.isResident(ctx)) await this.conversations.fetch(ctx); // evicted: its mode is stored
+      // The mode is captured here, at the request boundary: a later switch never changes this message's turn.
+      event = inboxEvent(input, this.now(), this.steering.modeOf(ctx));
       accepted = await this.store.inbox.accept(event, this.opts.tasks?.taskFor?.(event) ?? undefined);
     } finally {
       const left = (this.accepting.get(ctx) ?? 1) - 1;
@@ -264,7 +270,7 @@ export class Supervisor {
     await this.reactor.until(() => this.idle);
   }
 
-  /** A read-only view of a conversation (tests, embedding, status). */
+  /** A read-only view of a resident conversation (tests, embedding, status); `intake.load` brings an evicted one. */
   conversation(id: string): Conversation | undefined {
     return this.conversations.get(id);
   }
@@ -384,7 +390,7 @@ export class Supervisor {
   private statusFor(principal: string | null): string {
     const running = [...this.jobs.jobs.values()].filter((j) => j.workerLive).map((j) => j.ctx);
     const queued = waitingJobs(this.jobs.jobs).map((j) => j.ctx);
-    return statusText({ principal, conversations: this.conversations.list(), running, queued, ...this.hold });
+    return statusText({ principal, conversations: this.conversations.heads.owners(), running, queued, ...this.hold });
   }
 
   private killPoint(name: string): void {

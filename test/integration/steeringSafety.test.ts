@@ -151,6 +151,9 @@ describe('controls across a restart', () => {
     await first.close();
     const second = await startRig({ turns: [{ content: 'ok' }] }, {}, { dir });
     try {
+      // 'm' has no pending work: the restore leaves it on disk until something uses it.
+      assert.equal(second.sup.conversation('m'), undefined);
+      await second.sup.intake.load('m');
       assert.equal(second.sup.conversation('m')?.controls?.mode, 'plan');
       await waitUntil(() => second.named('goal.continued').length === 1, 20_000, 'the goal picks up after the restart');
       await waitUntil(() => second.named('goal.budget_limited').length === 1, 20_000, 'and stops at its budget');

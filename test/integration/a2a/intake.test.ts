@@ -21,7 +21,8 @@ async function setup() {
   const event = inboxEvent({ principal: 'operator' });
   const task = taskRecord({ inbox_event: event.id, principal: 'operator' });
   await store.inbox.accept(event, task);
-  const supervisor = { status: () => ({ running: 1 }), cancelEvent: () => {} } as unknown as SupervisorPort;
+  const intake = { admit: async () => {}, load: async () => {} };
+  const supervisor = { status: () => ({ running: 1 }), cancelEvent: () => {}, intake } as unknown as SupervisorPort;
   const accepted: string[] = [];
   const backend = new TaskBackend({
     store,

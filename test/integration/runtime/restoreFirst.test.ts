@@ -31,7 +31,10 @@ function steerer() {
       } catch (err) {
         seen.early = err;
       }
-      seen.late = ctx.restored.then(() => ctx.supervisor.steering.setMode('kept', 'operator', 'plan'));
+      // A stored conversation is loaded on demand: steering one loads it first.
+      seen.late = ctx.restored
+        .then(() => ctx.supervisor.intake.load('kept'))
+        .then(() => ctx.supervisor.steering.setMode('kept', 'operator', 'plan'));
     },
     stop: () => {},
   };
@@ -90,6 +93,7 @@ describe('producers and the restore', () => {
     const calls: string[] = [];
     const supervisor = {
       steering: { setMode: (ctx: string) => void calls.push(`setMode ${ctx}`) },
+      intake: { admit: async (_p: string, ctx: string) => void calls.push(`admit ${ctx}`) },
     } as unknown as SupervisorPort;
     let open: () => void = () => {};
     const ready = new Promise<void>((resolve) => {
@@ -112,7 +116,7 @@ describe('producers and the restore', () => {
       assert.deepEqual(calls, [], 'nothing reached the supervisor before the restore');
       open();
       await assert.rejects(within(sent, 5_000, 'the send'), /accepted/, 'premise: the send then went on to accept');
-      assert.deepEqual(calls, ['setMode user:alice/c']);
+      assert.deepEqual(calls, ['admit user:alice/c', 'setMode user:alice/c']);
     } finally {
       await store.close();
     }

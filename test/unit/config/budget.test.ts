@@ -41,7 +41,7 @@ describe('budget keys', () => {
     );
     assert.equal(config.agent.conversation_budget?.lifetime_tokens, 5000);
     assert.equal(config.agent.conversation_budget?.on_exhausted, 'refuse');
-    assert.equal(config.a2a.principals[0]?.quotas?.budget.windows[0]?.tokens, 10);
+    assert.equal(config.a2a.principals[0]?.quotas?.budget?.windows[0]?.tokens, 10);
   });
 
   it('clamps slow.factor to 0.01..1', () => {

@@ -79,6 +79,8 @@ describe('ConversationBook commits', () => {
       close: () => sqlite.close(),
       conversations: {
         load: () => sqlite.conversations.load(),
+        get: (id) => sqlite.conversations.get(id),
+        heads: () => sqlite.conversations.heads(),
         commit: async (conv, rev) => {
           if (calls++ === 0) await held;
           return commit(conv, rev);

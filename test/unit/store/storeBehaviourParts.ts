@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Conversation, Summary } from '../../../src/domain/conversation.js';
+import type { Goal } from '../../../src/domain/goal.js';
 import type { Plan } from '../../../src/domain/plan.js';
 import type { MemoryChange, Store } from '../../../src/store/store.js';
 import { conversation, mixedMessages, userMsg } from './storeFixtures.js';
@@ -93,6 +94,32 @@ export function describeConversations(current: () => Store): void {
       assert.deepEqual(await current().conversations.load(), [
         { conversation: a, revision: 2 },
         { conversation: b, revision: 1 },
+      ]);
+    });
+
+    it('loads one conversation by id (controls and revision too), or null for an unknown id', async () => {
+      const store = current();
+      const controls = { mode: 'plan' as const, goal: null, side_of: null, proposal: null };
+      const a = conversation({ id: 'a', messages: mixedMessages(), summary, plan, controls });
+      await store.conversations.commit(a, 0);
+      await store.conversations.commit(conversation({ id: 'b', messages: [userMsg('b0')] }), 0);
+      a.messages.push(userMsg('a1'));
+      await store.conversations.commit(a, 1);
+      assert.deepEqual(await store.conversations.get('a'), { conversation: a, revision: 2 });
+      assert.equal(await store.conversations.get('missing'), null);
+    });
+
+    it("reads every conversation's head: owner, revision, stored bytes and an active goal, ordered by id", async () => {
+      const store = current();
+      const goal = { objective: 'o', status: 'active' } as unknown as Goal;
+      const controls = { mode: 'execute' as const, goal, side_of: null, proposal: null };
+      const messages = [userMsg('héllo'), userMsg('b1')];
+      await store.conversations.commit(conversation({ id: 'b', principal: 'user:bob', messages, controls }), 0);
+      await store.conversations.commit(conversation({ id: 'a', principal: null }), 0);
+      const bytes = messages.reduce((sum, m) => sum + Buffer.byteLength(JSON.stringify(m)), 0);
+      assert.deepEqual(await store.conversations.heads(), [
+        { id: 'a', principal: null, revision: 1, bytes: 0, activeGoal: false },
+        { id: 'b', principal: 'user:bob', revision: 1, bytes, activeGoal: true },
       ]);
     });
 
