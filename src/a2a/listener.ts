@@ -198,6 +198,7 @@ export class A2aListener {
       } else {
         const error = (out as { error?: { code?: number } }).error;
         if (error?.code !== undefined) audit.outcome = error.code;
+        if (request.body['method'] === 'ListTasks') omitEmptyPageToken(out);
         sendJson(res, httpStatusOf(error?.code ?? 0), out);
       }
     } finally {
@@ -231,6 +232,12 @@ function bodyRefusal(reason: 'too_large' | 'timeout', a2a: Readonly<A2aConfig>):
   return reason === 'too_large'
     ? new RpcError(RPC_CODES.invalid_request, `request body over ${a2a.max_body_bytes} bytes`, 413)
     : new RpcError(RPC_CODES.invalid_request, `request body not received within ${a2a.body_timeout} ms`, 408);
+}
+
+/** The last page has no `nextPageToken` at all (the SDK writes ""; reference A.3.7 AC-A2A-SHAPE). */
+function omitEmptyPageToken(out: unknown): void {
+  const result = (out as { result?: { nextPageToken?: string } }).result;
+  if (result?.nextPageToken === '') delete result.nextPageToken;
 }
 
 function optional<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {
