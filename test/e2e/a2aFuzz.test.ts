@@ -5,10 +5,8 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
-import { type ScriptedModel, startScriptedModel } from '../doubles/scriptedModel.js';
 import { JSON_V1, rawRequest } from '../integration/a2a/listenerHarness.js';
-import { type Daemon, startDaemon } from './daemon.js';
-import { tempStateDir } from './harness.js';
+import { type Daemon, startOverModel } from './daemon.js';
 
 const SEED = 1313;
 const RUNS = 250;
@@ -109,27 +107,20 @@ function rssOf(pid: number): number {
 }
 
 describe('fuzzing the A2A listener', { timeout: 120_000 }, () => {
-  let model: ScriptedModel;
   let daemon: Daemon;
+  let stop: () => Promise<void>;
   before(async () => {
-    model = await startScriptedModel({ turns: [{ content: 'ok' }] });
     // Messages are only noted (no turn): the fuzz exercises the listener and the backend, not the model.
-    const yaml = [
+    const lines = [
       'agent:',
       '  wake_on: [human_reply]',
       'a2a:',
       '  listen: http://127.0.0.1:0',
       '  max_body_bytes: 262144',
-      'intelligence:',
-      `  endpoints: ${model.url}`,
-      '',
-    ].join('\n');
-    daemon = await startDaemon(tempStateDir(), yaml);
+    ];
+    ({ daemon, stop } = await startOverModel(lines));
   });
-  after(async () => {
-    await daemon.stop();
-    await model.close();
-  });
+  after(() => stop());
 
   const property = fc.asyncProperty(request, async (text) => {
     const reply = await rawRequest(daemon.url, text, JSON_V1);

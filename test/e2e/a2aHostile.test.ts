@@ -3,10 +3,8 @@
 // card never shows the standing instruction.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { type ScriptedModel, startScriptedModel } from '../doubles/scriptedModel.js';
 import { JSON_V1, rawRequest, rpc } from '../integration/a2a/listenerHarness.js';
-import { type Daemon, startDaemon } from './daemon.js';
-import { tempStateDir } from './harness.js';
+import { type Daemon, startOverModel } from './daemon.js';
 
 const INSTRUCTION = 'Private standing policy ZX-41: never discuss pricing.';
 const TOKENS = { ALICE_TOKEN: 'alice-token-1234', OPERATOR_TOKEN: 'op-token-9999' };
@@ -21,11 +19,10 @@ const command = (op: string, args: Record<string, unknown> = {}, id: number | st
   );
 
 describe('the daemon against a hostile client', { timeout: 60_000 }, () => {
-  let model: ScriptedModel;
   let daemon: Daemon;
+  let stop: () => Promise<void>;
   before(async () => {
-    model = await startScriptedModel({ turns: [{ content: 'ok' }] });
-    const yaml = [
+    const lines = [
       'agent:',
       `  instruction: "${INSTRUCTION}"`,
       'a2a:',
@@ -34,16 +31,10 @@ describe('the daemon against a hostile client', { timeout: 60_000 }, () => {
       '  principals:',
       '    - {id: alice, role: user, match: {bearer: "{{secret:ALICE_TOKEN}}"}}',
       '    - {id: root, role: operator, match: {bearer: "{{secret:OPERATOR_TOKEN}}"}}',
-      'intelligence:',
-      `  endpoints: ${model.url}`,
-      '',
-    ].join('\n');
-    daemon = await startDaemon(tempStateDir(), yaml, TOKENS);
+    ];
+    ({ daemon, stop } = await startOverModel(lines, TOKENS));
   });
-  after(async () => {
-    await daemon.stop();
-    await model.close();
-  });
+  after(() => stop());
 
   it('the public card never carries agent.instruction; its name and description are a2a.card’s', async () => {
     const reply = await rawRequest(daemon.url, null, {}, '/.well-known/agent-card.json');
