@@ -32,7 +32,7 @@ export class A2aProducer implements Producer {
     ctx.tasks.bind(backend);
     this.ctx = ctx;
     this.backend = backend;
-    const instance = { name: config.agent.name, description: config.agent.instruction, version: VERSION };
+    const instance = { name: config.agent.name, version: VERSION };
     this.listener = await A2aListener.start({ config, backend, log, instance });
     backend.setListening(true);
   }

@@ -1,6 +1,6 @@
 // What the A2A listener needs from the runtime, and nothing more: the listener speaks JSON-RPC and maps types;
 // the backend (implemented by the supervisor side) owns tasks, conversations and turns.
-import type { TaskRecord } from '../domain/task.js';
+import type { TaskFilter, TaskRecord } from '../domain/task.js';
 
 /** Who is calling, after authentication (reference §17.3). */
 export interface Principal {
@@ -26,6 +26,9 @@ export interface SendRequest {
   /** The A2A messageId: a retry with the same id (from the same caller) gets the first send's task back. */
   messageId?: string;
 }
+
+/** A ListTasks query: the caller's own tasks (all of them for the operator), filtered before `limit`. */
+export type TaskQuery = Omit<TaskFilter, 'principal'>;
 
 /** A live update of a task the caller watches. */
 export type TaskUpdate =
@@ -55,7 +58,8 @@ export interface A2aBackend {
   settled(principal: Principal, taskId: string, signal: AbortSignal): Promise<TaskRecord | null>;
   /** Null when the task does not exist OR belongs to someone else: the two are indistinguishable. */
   getTask(principal: Principal, taskId: string): Promise<TaskRecord | null>;
-  listTasks(principal: Principal, filter: { contextId?: string; limit: number }): Promise<TaskRecord[]>;
+  /** One page of the caller's tasks (newest first) and how many the query selects in all. */
+  listTasks(principal: Principal, query: TaskQuery): Promise<{ tasks: TaskRecord[]; total: number }>;
   /** Rejects with BackendError not_found / not_cancelable. */
   cancelTask(principal: Principal, taskId: string): Promise<TaskRecord>;
   /** Null when not found / not owned; else calls `onUpdate` for every change until the returned unsubscribe. */

@@ -1,21 +1,26 @@
 // The agent card served at `/.well-known/agent-card.json` (reference §17.3): who this instance is, where its
-// JSON-RPC interface listens, and how to authenticate. Built from config and the bound URL; no I/O.
+// JSON-RPC interface listens, and how to authenticate. Built from config and the bound URL; no I/O. The card is
+// unauthenticated: its description comes from `a2a.card.description`, never from `agent.instruction`.
 import type { AgentCard, SecurityScheme } from '@a2a-js/sdk';
+import { A2A_DEFAULTS } from '../config/a2aKeys.js';
 import type { A2aConfig } from '../config/types.js';
 
-/** The instance the card describes. */
+/** The instance the card describes: `agent.name` (the card's name unless `a2a.card.name` is set) and version. */
 export interface InstanceInfo {
   name: string;
-  description: string;
   version: string;
 }
 
 export const PROTOCOL_VERSION = '1.0';
-const DEFAULT_DESCRIPTION = 'agentd: a durable agent daemon';
+const DEFAULT_DESCRIPTION = A2A_DEFAULTS.card_description;
 const BEARER_SCHEME = 'bearer';
 
 /** The public card; `url` is the listener's bound URL. Bearer principals add an HTTP bearer security scheme. */
-export function buildAgentCard(instance: InstanceInfo, url: string, a2a: Pick<A2aConfig, 'principals'>): AgentCard {
+export function buildAgentCard(
+  instance: InstanceInfo,
+  url: string,
+  a2a: Pick<A2aConfig, 'principals' | 'card'>,
+): AgentCard {
   const bearer = a2a.principals.some((p) => 'bearer' in p.match);
   const scheme: SecurityScheme = {
     scheme: {
@@ -24,8 +29,8 @@ export function buildAgentCard(instance: InstanceInfo, url: string, a2a: Pick<A2
     },
   };
   return {
-    name: instance.name,
-    description: instance.description.trim() === '' ? DEFAULT_DESCRIPTION : instance.description,
+    name: a2a.card.name ?? instance.name,
+    description: a2a.card.description.trim() === '' ? DEFAULT_DESCRIPTION : a2a.card.description,
     supportedInterfaces: [{ url, protocolBinding: 'JSONRPC', tenant: '', protocolVersion: PROTOCOL_VERSION }],
     provider: undefined,
     version: instance.version,

@@ -1,5 +1,6 @@
 // Commands over A2A: a data part `{"agentd": {"op": …, …args}}`. Deterministic (no model call). The operator's
-// (status, pause, resume, drain) act on the instance; mode and goal.* steer the caller's own conversation.
+// (status, pause, resume, drain, goal.*) act on the instance or start turns; mode steers the caller's own
+// conversation. Anyone else asking for an operator command gets `forbidden` (-31403, reference §17.1).
 import type { TaskRecord } from '../domain/task.js';
 import { describeError } from '../errors.js';
 import type { SupervisorPort } from '../runtime/producer.js';

@@ -1,45 +1,100 @@
-// The listener's open connections and how many requests each is answering, so that closing ends idle
+// The listener's open connections: how many requests each is answering, the cap on how many may be open and the
+// deadline for a request head, so that idle clients cannot hold descriptors (issue 13) and closing ends idle
 // keep-alive connections at once and busy ones right after their response (node's own idle list misses some).
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import { admitConnection } from './connectionAdmission.js';
+
+export interface ConnectionLimits {
+  /** Open connections at most (`a2a.max_connections`). */
+  maxConnections: number;
+  /** A connection with no complete request head this long is closed (`a2a.header_timeout`, ms). */
+  headerTimeoutMs: number;
+  /** Told when a connection is closed for the cap or the head deadline (for a throttled event). */
+  onShed(reason: 'evicted' | 'refused' | 'header_timeout'): void;
+}
+
+interface Open {
+  busy: number;
+  lastActive: number;
+  /** Armed until the first request head arrives; keep-alive idleness after it is node's keepAliveTimeout. */
+  headTimer: NodeJS.Timeout | null;
+}
 
 export class ConnectionTracker {
-  private readonly busy = new Map<Socket, number>();
+  private readonly open = new Map<Socket, Open>();
   private closing = false;
 
   /** `secureConnection` for https: the TLS socket is the one requests arrive on. */
-  constructor(server: Server, event: 'connection' | 'secureConnection') {
-    server.on(event, (socket: Socket) => {
-      if (this.closing) {
-        socket.destroy();
-        return;
-      }
-      this.busy.set(socket, 0);
-      socket.once('close', () => this.busy.delete(socket));
-    });
+  constructor(
+    server: Server,
+    event: 'connection' | 'secureConnection',
+    private readonly limits: ConnectionLimits,
+  ) {
+    server.on(event, (socket: Socket) => this.onConnection(socket));
     server.prependListener('request', (req: IncomingMessage, res: ServerResponse) => this.onRequest(req, res));
+  }
+
+  /** How many connections are open now. */
+  get size(): number {
+    return this.open.size;
   }
 
   /** From now on a connection is destroyed as soon as it answers nothing; idle ones go now. */
   closeIdle(): void {
     this.closing = true;
-    for (const [socket, count] of this.busy) if (count === 0) socket.destroy();
+    for (const [socket, conn] of this.open) if (conn.busy === 0) socket.destroy();
   }
 
   /** Destroys every connection, busy or not. */
   destroyAll(): void {
     this.closing = true;
-    for (const socket of this.busy.keys()) socket.destroy();
+    for (const socket of this.open.keys()) socket.destroy();
+  }
+
+  private onConnection(socket: Socket): void {
+    if (this.closing) {
+      socket.destroy();
+      return;
+    }
+    const views = [...this.open].map(([key, conn]) => ({ key, busy: conn.busy, lastActive: conn.lastActive }));
+    const admission = admitConnection(views, this.limits.maxConnections);
+    if (admission.kind === 'refuse') {
+      this.limits.onShed('refused');
+      socket.destroy();
+      return;
+    }
+    if (admission.kind === 'evict') {
+      this.limits.onShed('evicted');
+      this.forget(admission.victim);
+      admission.victim.destroy();
+    }
+    const headTimer = setTimeout(() => {
+      this.limits.onShed('header_timeout');
+      socket.destroy();
+    }, this.limits.headerTimeoutMs);
+    headTimer.unref();
+    this.open.set(socket, { busy: 0, lastActive: Date.now(), headTimer });
+    socket.once('close', () => this.forget(socket));
+  }
+
+  private forget(socket: Socket): void {
+    const conn = this.open.get(socket);
+    if (conn?.headTimer) clearTimeout(conn.headTimer);
+    this.open.delete(socket);
   }
 
   private onRequest(req: IncomingMessage, res: ServerResponse): void {
     const socket = req.socket;
-    this.busy.set(socket, (this.busy.get(socket) ?? 0) + 1);
+    const conn = this.open.get(socket);
+    if (!conn) return;
+    if (conn.headTimer) clearTimeout(conn.headTimer);
+    conn.headTimer = null;
+    conn.busy += 1;
     res.once('close', () => {
-      const left = (this.busy.get(socket) ?? 1) - 1;
-      if (!this.busy.has(socket)) return;
-      this.busy.set(socket, left);
-      if (this.closing && left === 0) socket.destroy();
+      conn.busy -= 1;
+      conn.lastActive = Date.now();
+      if (this.open.has(socket) && this.closing && conn.busy === 0) socket.destroy();
     });
   }
 }

@@ -1,23 +1,28 @@
 // The HTTP edges of the listener: a request body read under a byte limit, JSON answers, and server-sent events.
 // Thin shells over node:http; what to answer is decided by the listener.
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { stringifyRpc } from './rpcId.js';
 
-export type BodyRead = { ok: true; text: string } | { ok: false; reason: 'too_large' | 'aborted' };
+export type BodyRead = { ok: true; text: string } | { ok: false; reason: 'too_large' | 'aborted' | 'timeout' };
 
 /**
- * Reads the body as UTF-8, at most `maxBytes`. A declared Content-Length over the limit is refused before any
- * byte is read; a body that grows past it stops being buffered at once.
+ * Reads the body as UTF-8, at most `maxBytes`, within `timeoutMs` of the call. A declared Content-Length over the
+ * limit is refused before any byte is read; a body that grows past it stops being buffered at once; a body still
+ * arriving at the deadline is given up (a slow client must not hold the connection).
  */
-export function readBody(req: IncomingMessage, maxBytes: number): Promise<BodyRead> {
+export function readBody(req: IncomingMessage, maxBytes: number, timeoutMs: number): Promise<BodyRead> {
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > maxBytes) return Promise.resolve({ ok: false, reason: 'too_large' });
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let size = 0;
     let settled = false;
+    const timer = setTimeout(() => finish({ ok: false, reason: 'timeout' }), timeoutMs);
+    timer.unref();
     const finish = (read: BodyRead): void => {
       if (settled) return;
       settled = true;
+      clearTimeout(timer);
       req.off('data', onData);
       resolve(read);
     };
@@ -46,7 +51,7 @@ export function sendJson(
     if (!res.writableEnded) res.end();
     return;
   }
-  const text = JSON.stringify(body);
+  const text = stringifyRpc(body);
   res.writeHead(status, {
     'Content-Type': 'application/json',
     'Content-Length': Buffer.byteLength(text),
@@ -71,7 +76,7 @@ export function startEvents(res: ServerResponse): void {
 
 /** One event: `data: <json>` and a blank line. */
 export function writeEvent(res: ServerResponse, event: unknown): void {
-  if (!res.writableEnded) res.write(`data: ${JSON.stringify(event)}\n\n`);
+  if (!res.writableEnded) res.write(`data: ${stringifyRpc(event)}\n\n`);
 }
 
 /** The `A2A-Version`-style single header value (the first, when repeated). */

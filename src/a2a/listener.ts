@@ -17,8 +17,9 @@ import { readEnvelope } from './envelope.js';
 import { headerOf, readBody, sendJson } from './httpIo.js';
 import { authenticate } from './principals.js';
 import { BackendRequestHandler, CALL_KEY, type CallState } from './requestHandler.js';
-import { errorEnvelope, RPC_CODES, RpcError } from './rpcError.js';
+import { errorEnvelope, httpStatusOf, RPC_CODES, RpcError } from './rpcError.js';
 import { streamResponses } from './rpcStream.js';
+import { ShedLog } from './shedLog.js';
 
 export interface A2aListenerOptions {
   config: Readonly<Config>;
@@ -58,7 +59,16 @@ export class A2aListener {
     tls: boolean,
   ) {
     this.a2a = opts.config.a2a;
-    this.connections = new ConnectionTracker(server, tls ? 'secureConnection' : 'connection');
+    const shed = new ShedLog(opts.log);
+    this.connections = new ConnectionTracker(server, tls ? 'secureConnection' : 'connection', {
+      maxConnections: this.a2a.max_connections,
+      headerTimeoutMs: this.a2a.header_timeout,
+      onShed: (reason) => shed.count(reason, this.connections.size),
+    });
+    // node's own bounds cover what the tracker does not: a slow head after the first request on a kept-alive
+    // connection, and (https) a handshake that never ends.
+    server.headersTimeout = this.a2a.header_timeout;
+    server.requestTimeout = this.a2a.header_timeout + this.a2a.body_timeout;
     const handler = new BackendRequestHandler(opts.backend, () => this.card());
     this.transport = new JsonRpcTransportHandler(handler);
     server.on('request', (req: IncomingMessage, res: ServerResponse) => this.onRequest(req, res));
@@ -70,7 +80,10 @@ export class A2aListener {
     if (listen === null) throw new DaemonError('config_invalid', 'a2a.listen: not set');
     const target = new URL(listen);
     const tls = target.protocol === 'https:';
-    const server = tls ? createHttpsServer(tlsFiles(opts.config.a2a)) : createHttpServer();
+    const bounds = { connectionsCheckingInterval: Math.min(1_000, opts.config.a2a.header_timeout) };
+    const server = tls
+      ? createHttpsServer({ ...tlsFiles(opts.config.a2a), ...bounds, handshakeTimeout: opts.config.a2a.header_timeout })
+      : createHttpServer(bounds);
     const listener = new A2aListener(server, opts, tls);
     const port = await bind(server, target);
     listener.boundUrl = `${target.protocol}//${target.hostname}:${port}`;
@@ -142,11 +155,10 @@ export class A2aListener {
       return this.refuse(res, null, err, { ...audit, outcome: 'unauthenticated' }, { 'WWW-Authenticate': 'Bearer' });
     }
     Object.assign(audit, { principal: caller.id, role: caller.role });
-    const read = await readBody(req, this.a2a.max_body_bytes);
+    const read = await readBody(req, this.a2a.max_body_bytes, this.a2a.body_timeout);
     if (!read.ok) {
       if (read.reason === 'aborted') return this.audit({ ...audit, outcome: 'aborted' });
-      const err = new RpcError(RPC_CODES.invalid_request, `request body over ${this.a2a.max_body_bytes} bytes`, 413);
-      return this.refuse(res, null, err, { ...audit, outcome: 'too_large' });
+      return this.refuse(res, null, bodyRefusal(read.reason, this.a2a), { ...audit, outcome: read.reason });
     }
     const type = headerOf(req, 'content-type');
     if (type !== undefined && !JSON_TYPES.test(type)) {
@@ -186,7 +198,8 @@ export class A2aListener {
       } else {
         const error = (out as { error?: { code?: number } }).error;
         if (error?.code !== undefined) audit.outcome = error.code;
-        sendJson(res, 200, out);
+        if (request.body['method'] === 'ListTasks') omitEmptyPageToken(out);
+        sendJson(res, httpStatusOf(error?.code ?? 0), out);
       }
     } finally {
       this.calls.delete(controller);
@@ -212,6 +225,19 @@ export class A2aListener {
     const level = audit.error !== undefined ? 'error' : audit.outcome === 'ok' ? 'info' : 'warn';
     this.opts.log.event(level, 'a2a.request', { ...audit });
   }
+}
+
+/** The answer to a body that came too big or too slowly; the connection is closed after it. */
+function bodyRefusal(reason: 'too_large' | 'timeout', a2a: Readonly<A2aConfig>): RpcError {
+  return reason === 'too_large'
+    ? new RpcError(RPC_CODES.invalid_request, `request body over ${a2a.max_body_bytes} bytes`, 413)
+    : new RpcError(RPC_CODES.invalid_request, `request body not received within ${a2a.body_timeout} ms`, 408);
+}
+
+/** The last page has no `nextPageToken` at all (the SDK writes ""; reference A.3.7 AC-A2A-SHAPE). */
+function omitEmptyPageToken(out: unknown): void {
+  const result = (out as { result?: { nextPageToken?: string } }).result;
+  if (result?.nextPageToken === '') delete result.nextPageToken;
 }
 
 function optional<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {

@@ -16,6 +16,7 @@ import type { A2ARequestHandler, ServerCallContext } from '@a2a-js/sdk/server';
 import type { TaskRecord } from '../domain/task.js';
 import { describeError } from '../errors.js';
 import type { A2aBackend, Principal, TaskUpdate } from './backend.js';
+import { decodePageToken, encodePageToken } from './pageToken.js';
 import { asRpcError, RPC_CODES, RpcError, TASK_NOT_FOUND, toSdkError } from './rpcError.js';
 import {
   isSettledState,
@@ -92,19 +93,26 @@ export class BackendRequestHandler implements A2ARequestHandler {
     }
   }
 
+  /** One page, newest first; the status filter applies before the page is cut; the next page's token, if any. */
   async listTasks(params: ListTasksRequest, context: ServerCallContext): Promise<ListTasksResponse> {
     const call = callOf(context);
     try {
-      const pageSize = params.pageSize ?? DEFAULT_PAGE_SIZE;
-      const filter = { limit: pageSize, ...(params.contextId ? { contextId: params.contextId } : {}) };
+      const pageSize = params.pageSize || DEFAULT_PAGE_SIZE;
+      const after = params.pageToken ? decodePageToken(params.pageToken) : undefined;
+      if (after === null) throw new RpcError(RPC_CODES.invalid_params, 'params.pageToken: not a token ListTasks gave');
       const state = stateOfWire(params.status);
-      const records = (await this.backend.listTasks(call.principal, filter)).filter(
-        (task) => state === undefined || task.state === state,
-      );
-      const tasks = records
-        .map(toWireTask)
-        .map((task) => (params.includeArtifacts ? task : { ...task, artifacts: [] }));
-      return { tasks, nextPageToken: '', pageSize, totalSize: tasks.length };
+      const query = {
+        limit: pageSize + 1,
+        ...(params.contextId ? { context_id: params.contextId } : {}),
+        ...(state ? { state } : {}),
+        ...(after ? { after } : {}),
+      };
+      const found = await this.backend.listTasks(call.principal, query);
+      const page = found.tasks.slice(0, pageSize);
+      const last = page.at(-1);
+      const nextPageToken = found.tasks.length > pageSize && last ? encodePageToken(last) : '';
+      const tasks = page.map(toWireTask).map((task) => (params.includeArtifacts ? task : { ...task, artifacts: [] }));
+      return { tasks, nextPageToken, pageSize, totalSize: found.total };
     } catch (err) {
       throw wireError(err, call);
     }

@@ -43,17 +43,25 @@ export const TASK_NOT_FOUND = 'task not found';
 const BACKEND_CODES: Readonly<Record<BackendError['kind'], RpcCode>> = {
   invalid_params: RPC_CODES.invalid_params,
   not_found: RPC_CODES.task_not_found,
-  forbidden: RPC_CODES.task_not_found,
+  forbidden: RPC_CODES.forbidden,
   not_cancelable: RPC_CODES.task_not_cancelable,
   unsupported: RPC_CODES.unsupported,
   draining: RPC_CODES.internal,
 };
 
-/** A backend failure as the caller sees it; not_found and forbidden both say only "task not found". */
+/**
+ * A backend failure as the caller sees it. not_found says only "task not found" (a foreign task is not found
+ * either); forbidden is an operation the caller's role may not run (reference §17.1: -31403, HTTP 403).
+ */
 export function rpcErrorFromBackend(err: BackendError): RpcError {
   const code = BACKEND_CODES[err.kind];
-  const hidden = err.kind === 'not_found' || err.kind === 'forbidden';
-  return new RpcError(code, hidden ? TASK_NOT_FOUND : err.message);
+  if (err.kind === 'forbidden') return new RpcError(code, err.message, 403);
+  return new RpcError(code, err.kind === 'not_found' ? TASK_NOT_FOUND : err.message);
+}
+
+/** The HTTP status a JSON-RPC error code is answered with (authentication and role refusals are not 200). */
+export function httpStatusOf(code: number): number {
+  return code === RPC_CODES.forbidden ? 403 : code === RPC_CODES.unauthenticated ? 401 : 200;
 }
 
 /**

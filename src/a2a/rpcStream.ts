@@ -3,6 +3,7 @@
 import type { ServerResponse } from 'node:http';
 import { JsonRpcTransportHandler } from '@a2a-js/sdk/server';
 import { sendJson, startEvents, writeEvent } from './httpIo.js';
+import { httpStatusOf } from './rpcError.js';
 
 type RpcId = string | number | null;
 
@@ -18,7 +19,11 @@ export async function streamResponses(
     first = await stream.next();
   } catch (err) {
     const error = JsonRpcTransportHandler.mapToJSONRPCError(err);
-    sendJson(res, 200, { jsonrpc: '2.0', id, error: { code: error.code, message: error.message } });
+    sendJson(res, httpStatusOf(error.code), {
+      jsonrpc: '2.0',
+      id,
+      error: { code: error.code, message: error.message },
+    });
     return error.code;
   }
   startEvents(res);

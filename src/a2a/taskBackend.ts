@@ -12,10 +12,20 @@ import type { Accepted, Store } from '../store/store.js';
 import { newUlid } from '../store/ulid.js';
 import type { AcceptInput, EngineEventType, HumanAsk, TaskHooks } from '../supervisor/supervisorOptions.js';
 import type { ToolResult } from '../tools/internalTools.js';
-import { type A2aBackend, BackendError, type Principal, type SendRequest, type TaskUpdate } from './backend.js';
+import type { A2aBackend, Principal, SendRequest, TaskQuery, TaskUpdate } from './backend.js';
+import { BackendError } from './backend.js';
 import { commandTask } from './commands.js';
 import { OpenQuestions } from './openQuestions.js';
-import { consumed, isTerminal, newTask, startingTask, stateForStatus, transition } from './tasks.js';
+import {
+  consumed,
+  conversationFor,
+  isTerminal,
+  newTask,
+  owns,
+  startingTask,
+  stateForStatus,
+  transition,
+} from './tasks.js';
 import { TaskWatchers } from './taskWatchers.js';
 
 export interface TaskBackendDeps {
@@ -197,15 +207,10 @@ export class TaskBackend implements A2aBackend, TaskHooks {
     return task && owns(principal, task) ? this.remember(task) : null;
   }
 
-  async listTasks(principal: Principal, filter: { contextId?: string; limit: number }): Promise<TaskRecord[]> {
+  async listTasks(principal: Principal, query: TaskQuery): Promise<{ tasks: TaskRecord[]; total: number }> {
     await this.deps.ready;
-    const who = principal.role === 'operator' ? null : principal.id;
-    const query = {
-      principal: who,
-      limit: filter.limit,
-      ...(filter.contextId ? { context_id: filter.contextId } : {}),
-    };
-    return this.deps.store.tasks.list(query);
+    const filter = { ...query, principal: principal.role === 'operator' ? null : principal.id };
+    return { tasks: await this.deps.store.tasks.list(filter), total: await this.deps.store.tasks.count(filter) };
   }
 
   async cancelTask(principal: Principal, taskId: string): Promise<TaskRecord> {
@@ -373,15 +378,6 @@ export class TaskBackend implements A2aBackend, TaskHooks {
     this.remember(task);
     this.watchers.tell(task.id, { kind: 'task', task });
   }
-}
-
-/** The operator names conversations directly; anyone else's context ids are their own namespace (RFC 0043). */
-function conversationFor(principal: Principal, contextId: string): string {
-  return principal.role === 'operator' ? contextId : `${principal.id}/${contextId}`;
-}
-
-function owns(principal: Principal, task: TaskRecord): boolean {
-  return principal.role === 'operator' || task.principal === principal.id;
 }
 
 interface NotedMessage {

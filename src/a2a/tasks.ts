@@ -4,6 +4,7 @@
 import type { InboxEvent } from '../domain/inbox.js';
 import type { TaskRecord, TaskState } from '../domain/task.js';
 import type { TurnStatus } from '../protocol/status.js';
+import type { Principal } from './backend.js';
 
 /** The states a task never leaves (the store refuses to overwrite them too: store/writeRules.ts keepsTask). */
 export const TERMINAL_STATES: readonly TaskState[] = ['completed', 'failed', 'canceled', 'rejected'];
@@ -106,4 +107,14 @@ const MESSAGE_IDS_KEPT = 32;
 export function consumed(task: TaskRecord, messageId: string | undefined): TaskRecord {
   if (messageId === undefined) return task;
   return { ...task, message_ids: [...(task.message_ids ?? []), messageId].slice(-MESSAGE_IDS_KEPT) };
+}
+
+/** The operator names conversations directly; anyone else's context ids are their own namespace (RFC 0043). */
+export function conversationFor(principal: Principal, contextId: string): string {
+  return principal.role === 'operator' ? contextId : `${principal.id}/${contextId}`;
+}
+
+/** Whether `principal` may see `task`: its own, or any for the operator. */
+export function owns(principal: Principal, task: TaskRecord): boolean {
+  return principal.role === 'operator' || task.principal === principal.id;
 }

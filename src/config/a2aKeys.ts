@@ -9,6 +9,13 @@ import type { A2aConfig, A2aPrincipalConfig, Config, PrincipalQuotas } from './t
 
 const PRINCIPAL_ROLES = ['operator', 'user', 'agent'] as const;
 export const DEFAULT_MAX_BODY_BYTES = 1_048_576;
+/** Listener bounds against clients that hold descriptors (issue 13), and the card's fixed description. */
+export const A2A_DEFAULTS = {
+  max_connections: 512,
+  header_timeout: 10_000,
+  body_timeout: 30_000,
+  card_description: 'agentd: a durable agent daemon',
+} as const;
 
 const LISTEN_SHAPE = 'expected http://HOST:PORT or https://HOST:PORT';
 const PRINCIPAL_KEYS = ['id', 'role', 'match', 'grants', 'quotas'];

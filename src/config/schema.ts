@@ -1,6 +1,6 @@
 // The key table: every config key path with its value kind, default and one-line doc (reference §19).
 // Typed against Config so a key missing from the table, or a default of the wrong type, does not compile.
-import { DEFAULT_MAX_BODY_BYTES, listenKind, principalsKind, tlsKind } from './a2aKeys.js';
+import { A2A_DEFAULTS, DEFAULT_MAX_BODY_BYTES, listenKind, principalsKind, tlsKind } from './a2aKeys.js';
 import { budgetKind, metricsAddrKind } from './budgetKeys.js';
 import {
   boolKind,
@@ -282,6 +282,31 @@ export const KEYS: KeyTable = {
     kind: intKind(1),
     default: DEFAULT_MAX_BODY_BYTES,
     doc: 'Largest request body accepted (bytes); larger gets HTTP 413.',
+  },
+  'a2a.max_connections': {
+    kind: intKind(1),
+    default: A2A_DEFAULTS.max_connections,
+    doc: 'Open connections at most; past it a new one evicts the oldest idle connection, or is closed at once.',
+  },
+  'a2a.header_timeout': {
+    kind: durationKind(0, 100),
+    default: A2A_DEFAULTS.header_timeout,
+    doc: 'A connection that has sent no complete request head this long is closed.',
+  },
+  'a2a.body_timeout': {
+    kind: durationKind(0, 100),
+    default: A2A_DEFAULTS.body_timeout,
+    doc: 'A request body not received in full this long after its head gets HTTP 408 and the connection closes.',
+  },
+  'a2a.card.name': {
+    kind: nullableStringKind(),
+    default: null,
+    doc: "The public agent card's name; null = agent.name.",
+  },
+  'a2a.card.description': {
+    kind: stringKind(),
+    default: A2A_DEFAULTS.card_description,
+    doc: "The public agent card's description (never agent.instruction: the card is unauthenticated).",
   },
 };
 

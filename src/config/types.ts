@@ -325,6 +325,14 @@ export interface A2aConfig {
   principals: readonly A2aPrincipalConfig[];
   /** A request body over this is refused with HTTP 413. Default 1 MiB. */
   max_body_bytes: number;
+  /** Open connections at most; a new one past it evicts the oldest idle one, or is closed. Default 512. */
+  max_connections: number;
+  /** A connection without a complete request head this long is closed (ms). Default 10 s. */
+  header_timeout: number;
+  /** A request body not received in full this long after its head is refused with HTTP 408 (ms). Default 30 s. */
+  body_timeout: number;
+  /** The public agent card: never the instruction (the card is unauthenticated). */
+  card: { name: string | null; description: string };
 }
 
 export interface Config {

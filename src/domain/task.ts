@@ -31,9 +31,20 @@ export interface TaskRecord {
   updated: number;
 }
 
-/** Which tasks `listTasks` returns: a principal's (all when null), optionally in one context, at most `limit`. */
+/**
+ * Which tasks `listTasks` returns: a principal's (all when null), optionally in one context and one state, those
+ * after `after` in the listing's order (a page's last task), at most `limit`.
+ */
 export interface TaskFilter {
   principal: string | null;
   context_id?: string;
+  state?: TaskState;
+  after?: TaskCursor;
   limit: number;
+}
+
+/** A place in the task listing (newest first: `updated` descending, then id descending). */
+export interface TaskCursor {
+  updated: number;
+  id: string;
 }

@@ -34,6 +34,7 @@ export const EVENT_NAMES = [
   'a2a.task',
   'a2a.listen',
   'a2a.request',
+  'a2a.connection.shed',
   'root.finish',
   'tool.request',
   'tool.reply',

@@ -21,7 +21,7 @@ import type {
   Store,
   TasksPort,
 } from './store.js';
-import { selectTasks, taskOfEvent } from './taskQuery.js';
+import { matchesTask, selectTasks, taskOfEvent } from './taskQuery.js';
 import { addCounter, checkRevision, compareInbox, keepsTask, scopedKey } from './writeRules.js';
 
 /** A JSON round trip: drops undefined fields and shares nothing with the caller, as storage would. */
@@ -159,6 +159,11 @@ function tasksPort(data: MemoryData): TasksPort {
     },
     async list(filter) {
       return selectTasks(data.tasks.values(), filter).map(jsonCopy);
+    },
+    async count(filter) {
+      let n = 0;
+      for (const task of data.tasks.values()) if (matchesTask(task, filter)) n += 1;
+      return n;
     },
     async forEvent(eventId) {
       const task = taskOfEvent(data.tasks.values(), eventId);

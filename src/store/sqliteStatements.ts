@@ -8,8 +8,15 @@ import type { ConversationHeadRow, ConversationRow, InboxRow, MemoryRow, Message
 export interface TaskListParams {
   principal: string | null;
   context_id: string | null;
+  state: string | null;
+  /** The cursor: tasks after (updated, id) in newest-first order; null for the first page. */
+  after_updated: number | null;
+  after_id: string | null;
   limit: number;
 }
+
+const TASK_FILTER = `(@principal IS NULL OR principal = @principal) AND (@context_id IS NULL OR context_id = @context_id)
+       AND (@state IS NULL OR state = @state)`;
 
 const INBOX_COLUMNS = 'id, kind, ts, principal, payload, dedupe_key, status, outcome';
 
@@ -112,9 +119,12 @@ function memoryTasksCounters(db: Database.Database) {
     taskById: db.prepare<[string], { json: string }>('SELECT json FROM tasks WHERE id = ?'),
     // The order must match taskQuery.ts's compareTasks; NULL parameters mean "any".
     listTasks: db.prepare<[TaskListParams], { json: string }>(
-      `SELECT json FROM tasks
-       WHERE (@principal IS NULL OR principal = @principal) AND (@context_id IS NULL OR context_id = @context_id)
+      `SELECT json FROM tasks WHERE ${TASK_FILTER}
+       AND (@after_updated IS NULL OR updated < @after_updated OR (updated = @after_updated AND id < @after_id))
        ORDER BY updated DESC, id DESC LIMIT @limit`,
+    ),
+    countTasks: db.prepare<[Omit<TaskListParams, 'after_updated' | 'after_id' | 'limit'>], { n: number }>(
+      `SELECT COUNT(*) AS n FROM tasks WHERE ${TASK_FILTER}`,
     ),
     taskForEvent: db.prepare<[string], { json: string }>(
       'SELECT json FROM tasks WHERE inbox_event = ? ORDER BY updated DESC, id DESC LIMIT 1',

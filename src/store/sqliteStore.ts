@@ -37,7 +37,7 @@ import type {
   StoredConversation,
   TasksPort,
 } from './store.js';
-import { taskLimit } from './taskQuery.js';
+import { taskFilterParams, taskLimit } from './taskQuery.js';
 import { addCounter, checkRevision, compareInbox, scopedKey } from './writeRules.js';
 
 /** A Store over `<dir>/agentd.db`. Opening bumps the generation; a second process opening the dir fails fast. */
@@ -165,12 +165,14 @@ export class SqliteStore implements Store {
       get: (id) => this.#run('read a task', () => nullable(sql.taskById.get(id), toTask)),
       list: (filter) => {
         const params = {
-          principal: filter.principal,
-          context_id: filter.context_id ?? null,
+          ...taskFilterParams(filter),
+          after_updated: filter.after?.updated ?? null,
+          after_id: filter.after?.id ?? null,
           limit: taskLimit(filter.limit),
         };
         return this.#run('list tasks', () => sql.listTasks.all(params).map(toTask));
       },
+      count: (filter) => this.#run('count tasks', () => sql.countTasks.get(taskFilterParams(filter))?.n ?? 0),
       forEvent: (eventId) => this.#run('read a task', () => nullable(sql.taskForEvent.get(eventId), toTask)),
     };
   }

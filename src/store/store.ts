@@ -98,8 +98,10 @@ export interface TasksPort {
   /** Inserts or replaces a task, durably. */
   save(task: TaskRecord): Promise<void>;
   get(id: string): Promise<TaskRecord | null>;
-  /** Tasks of a principal (all when null), newest first (`updated`, then id), optionally in one context. */
+  /** Tasks of a principal (all when null), newest first (`updated`, then id), optionally in one context or state. */
   list(filter: TaskFilter): Promise<TaskRecord[]>;
+  /** How many tasks the filter selects, its `after` and `limit` aside (a listing's total). */
+  count(filter: Omit<TaskFilter, 'after' | 'limit'>): Promise<number>;
   /** The task an inbox event answers, or null. */
   forEvent(eventId: string): Promise<TaskRecord | null>;
 }

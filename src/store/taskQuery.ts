@@ -15,10 +15,17 @@ export function compareTasks(a: TaskRecord, b: TaskRecord): number {
   return compareKeys(b.id, a.id);
 }
 
-/** True when `task` passes the filter's principal (null = any) and context. */
-function matchesTask(task: TaskRecord, filter: TaskFilter): boolean {
+/** True when `task` passes the filter's principal (null = any), context, state and cursor. */
+export function matchesTask(task: TaskRecord, filter: Omit<TaskFilter, 'limit'>): boolean {
   if (filter.principal !== null && task.principal !== filter.principal) return false;
+  if (filter.state !== undefined && task.state !== filter.state) return false;
+  if (filter.after !== undefined && compareTasks(task, { ...task, ...filter.after }) <= 0) return false;
   return filter.context_id === undefined || task.context_id === filter.context_id;
+}
+
+/** The filter's columns as SQL parameters (null = any). */
+export function taskFilterParams(filter: Omit<TaskFilter, 'after' | 'limit'>) {
+  return { principal: filter.principal, context_id: filter.context_id ?? null, state: filter.state ?? null };
 }
 
 /** The listing `filter` selects from `tasks`, in order and limited. */

@@ -151,9 +151,13 @@ export function waitingJobs(table: JobTable): Job[] {
  * The numbers `status` and the gauges report: `queued` waits for prep or the gate (budget waits included, as they
  * keep their place in line), `running_turns` counts live turn workers (one still exiting after its fold included).
  */
-export function statusCounts(table: JobTable): { queued: number; staging: number; running_turns: number } {
+export function statusCounts(
+  table: JobTable,
+  principal?: string,
+): { queued: number; staging: number; running_turns: number } {
   const counts = { queued: 0, staging: 0, running_turns: 0 };
   for (const job of table.values()) {
+    if (principal !== undefined && job.principal !== principal) continue;
     if (WAITING.has(job.state)) counts.queued++;
     else if (job.state === 'staging') counts.staging++;
     if (job.workerLive) counts.running_turns++;

@@ -293,11 +293,12 @@ export class Supervisor {
     return this.pool.sparePids;
   }
 
-  /** A snapshot of the instance (the `status` tool and the operator command). */
-  status(): Record<string, unknown> {
+  /** A snapshot of the instance, or with `principal` of that principal's work only (a user turn's `status`). */
+  status(principal?: string): Record<string, unknown> {
     const { paused, draining } = this.hold;
-    const { queued, running_turns } = statusCounts(this.jobs.jobs);
-    const counts = { conversations: this.conversations.size, running_turns, queued };
+    const { queued, running_turns } = statusCounts(this.jobs.jobs, principal);
+    const owned = (c: Conversation) => principal === undefined || c.principal === principal;
+    const counts = { conversations: this.conversations.list().filter(owned).length, running_turns, queued };
     return { instance: this.config.agent.name, generation: this.store.generation, ...counts, paused, draining };
   }
 
@@ -355,7 +356,7 @@ export class Supervisor {
       ...{ compactor: this.compactor, steering: this.steering, watchers: this.reactor.watchers },
       wake: () => this.reactor.schedule(),
       ports: this.opts.ports,
-      status: () => this.status(),
+      status: (principal) => this.status(principal),
     });
   }
 

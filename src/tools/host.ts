@@ -24,6 +24,8 @@ export interface HostCapabilities {
   log: Logger;
   now(): number;
   conversation(id: string): Conversation;
+  /** Who owns conversation `id` (null: nobody yet); undefined when it is not open. Never opens one. */
+  ownerOf(id: string): string | null | undefined;
   setPlan(conv: Conversation, plan: Plan | null): void;
   /** The producers tools start work through (message.send, side.start); absent, those tools are not available. */
   ports?: WorkPorts;
@@ -34,7 +36,8 @@ export interface HostCapabilities {
   watch(check: () => void): () => void;
   /** Asks for a reactor step soon (after which every watch re-checks). */
   wake(): void;
-  status(): Record<string, unknown>;
+  /** The instance's status; with a principal, only that principal's work. */
+  status(principal?: string): Record<string, unknown>;
   /** A2A tasks (a person to ask); absent without a listener. */
   tasks?: TaskHooks;
   /** Goals and side tasks. */
@@ -60,7 +63,8 @@ export interface HostParts {
   /** Schedules a reactor step. */
   wake(): void;
   ports: WorkPorts | undefined;
-  status(): Record<string, unknown>;
+  /** The instance's status; with a principal, only that principal's work. */
+  status(principal?: string): Record<string, unknown>;
 }
 
 /** The capabilities internal tools reach through (think children, delivery, status, watches, skills, goals). */
@@ -73,6 +77,8 @@ export function hostCapabilities(parts: HostParts): HostCapabilities {
     log: parts.log,
     now: parts.now,
     conversation: (id) => conversations.open(id, null),
+    // From the heads: an evicted conversation still has its owner (undefined only for one never stored).
+    ownerOf: (id) => (conversations.heads.has(id) ? conversations.heads.ownerOf(id) : undefined),
     setPlan: (conv, plan) => conversations.setPlan(conv, plan),
     ...(parts.ports ? { ports: parts.ports } : {}),
     think: (job) => parts.thinks.run(job),
@@ -127,6 +133,7 @@ export function buildToolHost(caps: HostCapabilities, turn: HostTurn): InternalT
     instance: config.agent.name,
     memory: caps.store.memory,
     conversation: caps.conversation,
+    ownerOf: caps.ownerOf,
     setPlan: caps.setPlan,
     planMaxItems: config.context.plan.max_items,
     maxMessageDepth: config.limits.max_message_depth,
@@ -147,7 +154,7 @@ export function buildToolHost(caps: HostCapabilities, turn: HostTurn): InternalT
     onResultSchemaMismatch: (tool, explain) => log.warn('tool.result.schema', { tool, ctx: turn.job.ctx, explain }),
     port: <K extends WorkPortName>(name: K) => caps.ports?.port(name) ?? null,
     wake: caps.wake,
-    status: () => caps.status(),
+    status: () => caps.status(statusScope(turn.job.principal)),
     ...(caps.skills ? { skills: caps.skills } : {}),
     think: (req) =>
       caps.think({
@@ -187,4 +194,9 @@ function watchUntil(caps: HostCapabilities, turn: HostTurn, check: () => boolean
     if (turnEnded(turn)) finish(false);
     else turn.cleanups.push(() => finish(false));
   });
+}
+
+/** Whose work a turn's `status` tool may see: everything for the operator (or no principal), else its own. */
+function statusScope(principal: string | null): string | undefined {
+  return principal === null || principal === 'operator' ? undefined : principal;
 }

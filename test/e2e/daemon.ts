@@ -3,9 +3,10 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Task } from '@a2a-js/sdk';
+import { type ScriptedModel, startScriptedModel } from '../doubles/scriptedModel.js';
 import { userMessage } from '../integration/a2a/listenerHarness.js';
 import { waitUntil, within } from '../integration/wait.js';
-import { AGENTD_BIN } from './harness.js';
+import { AGENTD_BIN, tempStateDir } from './harness.js';
 
 export interface Daemon {
   child: ChildProcess;
@@ -54,3 +55,21 @@ export function send(text: string, extra: Record<string, unknown> = {}, returnIm
 export const asTask = (r: unknown): Task => r as Task;
 export const artifactText = (t: Task): string =>
   t.artifacts.flatMap((a) => a.parts.map((p) => (p.content?.$case === 'text' ? p.content.value : ''))).join('');
+
+/** A daemon over a scripted model that answers "ok": `lines` are the config's other sections, as YAML lines. */
+export async function startOverModel(
+  lines: string[],
+  env: Record<string, string> = {},
+): Promise<{ model: ScriptedModel; daemon: Daemon; stop(): Promise<void> }> {
+  const model = await startScriptedModel({ turns: [{ content: 'ok' }] });
+  const yaml = [...lines, 'intelligence:', `  endpoints: ${model.url}`, ''].join('\n');
+  const daemon = await startDaemon(tempStateDir(), yaml, env);
+  return {
+    model,
+    daemon,
+    stop: async () => {
+      await daemon.stop();
+      await model.close();
+    },
+  };
+}

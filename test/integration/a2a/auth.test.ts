@@ -164,7 +164,7 @@ describe('A2aListener over https', () => {
   it('serves the card and JSON-RPC over TLS', { skip: !haveOpenssl && 'openssl not found' }, async () => {
     const config = configFor('cert.pem');
     assert.deepEqual(config.a2a.tls, { cert: join(dir, 'cert.pem'), key: join(dir, 'key.pem') });
-    const instance = { name: 'desk', description: '', version: '1' };
+    const instance = { name: 'desk', version: '1' };
     const listener = await A2aListener.start({ config, backend: new FakeBackend(), log: silentLogger, instance });
     try {
       assert.match(listener.url, /^https:\/\/127\.0\.0\.1:\d+$/);
@@ -183,7 +183,7 @@ describe('A2aListener over https', () => {
       config,
       backend: new FakeBackend(),
       log: silentLogger,
-      instance: { name: 'x', description: '', version: '1' },
+      instance: { name: 'x', version: '1' },
     });
     await assert.rejects(start, (err: unknown) => {
       assert.ok(err instanceof DaemonError);

@@ -5,9 +5,11 @@ import {
   BackendError,
   type Principal,
   type SendRequest,
+  type TaskQuery,
   type TaskUpdate,
 } from '../../../src/a2a/backend.js';
 import type { TaskRecord, TaskState } from '../../../src/domain/task.js';
+import { selectTasks } from '../../../src/store/taskQuery.js';
 
 const TERMINAL: readonly TaskState[] = ['completed', 'failed', 'canceled', 'rejected'];
 
@@ -56,11 +58,13 @@ export class FakeBackend implements A2aBackend {
     return task && (principal.role === 'operator' || task.principal === principal.id) ? task : null;
   }
 
-  async listTasks(principal: Principal, filter: { contextId?: string; limit: number }): Promise<TaskRecord[]> {
-    return [...this.tasks.values()]
-      .filter((t) => principal.role === 'operator' || t.principal === principal.id)
-      .filter((t) => filter.contextId === undefined || t.context_id === filter.contextId)
-      .slice(0, filter.limit);
+  async listTasks(principal: Principal, query: TaskQuery): Promise<{ tasks: TaskRecord[]; total: number }> {
+    const { after: _after, ...everything } = {
+      ...query,
+      principal: principal.role === 'operator' ? null : principal.id,
+    };
+    const total = selectTasks(this.tasks.values(), { ...everything, limit: Number.MAX_SAFE_INTEGER }).length;
+    return { tasks: selectTasks(this.tasks.values(), { ...query, principal: everything.principal }), total };
   }
 
   async cancelTask(principal: Principal, taskId: string): Promise<TaskRecord> {

@@ -41,7 +41,7 @@ describe('A2aListener with the official client', () => {
   let client: Client;
 
   before(async () => {
-    running = await startListener();
+    running = await startListener('  card:\n    description: Answers operations questions.\n');
     client = await within(clientFor(running.listener.url), 5_000, 'client discovery');
   });
   after(() => running.close());

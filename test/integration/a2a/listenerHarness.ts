@@ -34,7 +34,7 @@ export async function startListener(yaml = '', env: Record<string, string> = {})
   const events: Array<Record<string, unknown>> = [];
   const log = createLogger({ level: 'debug', write: (line) => events.push(JSON.parse(line)) });
   const backend = new FakeBackend();
-  const instance = { name: 'desk', description: 'Answers operations questions.', version: '9.9.9' };
+  const instance = { name: 'desk', version: '9.9.9' };
   const listener = await A2aListener.start({ config, backend, log, instance });
   return { listener, backend, events, close: () => listener.close() };
 }

@@ -1,8 +1,9 @@
 // readEnvelope and paramsProblem: the order of checks (JSON, envelope, version, method, params) and the codes.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { readEnvelope } from '../../../src/a2a/envelope.js';
+import { MAX_NESTING, nestedDeeper, readEnvelope } from '../../../src/a2a/envelope.js';
 import { A2A_METHODS, paramsProblem } from '../../../src/a2a/params.js';
+import { rawIdText, stringifyRpc } from '../../../src/a2a/rpcId.js';
 
 const V = '1.0';
 const body = (value: unknown) => JSON.stringify(value);
@@ -102,5 +103,32 @@ describe('paramsProblem', () => {
   it('has a shape for every method', () => {
     for (const method of A2A_METHODS) assert.doesNotThrow(() => paramsProblem(method, {}), method);
     assert.equal(paramsProblem('GetTask', {}), 'params.id: required');
+  });
+});
+
+describe('ids and nesting (issue 13)', () => {
+  it('keeps an integer id past 2^53 exactly as sent, in every answer', () => {
+    const text = `{"jsonrpc":"2.0","id":12345678901234567891,"method":"GetTask","params":{"id":1}}`;
+    // The premise: parsed into a double the id is rounded.
+    assert.equal(JSON.stringify(JSON.parse(text).id), '12345678901234567000');
+    const read = readEnvelope(text, V);
+    assert.ok(!read.ok);
+    assert.equal(stringifyRpc({ jsonrpc: '2.0', id: read.id }), '{"jsonrpc":"2.0","id":12345678901234567891}');
+    assert.equal(rawIdText('{"id": "x", "params": {"id": 5}, "id" : -98765432109876543210}'), '-98765432109876543210');
+    assert.equal(stringifyRpc({ id: 7, text: 'agentd-exact-id-guess:1' }), '{"id":7,"text":"agentd-exact-id-guess:1"}');
+  });
+
+  it('refuses params nested past the limit as -32602, without recursing (no stack overflow)', () => {
+    const deep = `${'['.repeat(100_000)}${']'.repeat(100_000)}`;
+    const text = `{"jsonrpc":"2.0","id":3,"method":"SendMessage","params":{"message":{"parts":[{"data":${deep}}]}}}`;
+    // The premise: anything recursive over this value overflows the stack.
+    assert.throws(() => JSON.stringify(JSON.parse(text)), RangeError);
+    const read = readEnvelope(text, V);
+    assert.ok(!read.ok);
+    assert.equal(read.error.code, -32602);
+    assert.equal(read.id, 3);
+    assert.equal(nestedDeeper([[[]]], 3), false);
+    assert.equal(nestedDeeper([[[[]]]], 3), true);
+    assert.equal(nestedDeeper({ a: { b: 1 } }, MAX_NESTING), false);
   });
 });

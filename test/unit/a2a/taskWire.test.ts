@@ -155,15 +155,23 @@ describe('rpcErrorFromBackend', () => {
   it('maps each kind to its code and hides whose task it was', () => {
     const cases: Array<[BackendError['kind'], number]> = [
       ['not_found', -32001],
-      ['forbidden', -32001],
+      ['forbidden', -31403],
       ['not_cancelable', -32002],
       ['unsupported', -32004],
       ['invalid_params', -32602],
       ['draining', -32603],
     ];
     for (const [kind, code] of cases) assert.equal(rpcErrorFromBackend(new BackendError(kind, 'x')).code, code, kind);
-    const hidden = rpcErrorFromBackend(new BackendError('forbidden', 'task T1 belongs to user:bob'));
+    const hidden = rpcErrorFromBackend(new BackendError('not_found', 'task T1 belongs to user:bob'));
     assert.equal(hidden.message, 'task not found');
+  });
+
+  it('a role refusal is the forbidden error (-31403, HTTP 403), not "task not found"', () => {
+    const refused = rpcErrorFromBackend(new BackendError('forbidden', 'command "pause" is for the operator'));
+    assert.deepEqual(
+      [refused.code, refused.httpStatus, refused.message],
+      [-31403, 403, 'command "pause" is for the operator'],
+    );
   });
 
   it('turns an unexpected error into a bare internal error, reporting the original', () => {

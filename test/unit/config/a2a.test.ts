@@ -21,12 +21,8 @@ function errorOf(text: string, env: Record<string, string> = {}): string {
 describe('a2a config', () => {
   it('compiles the seed example whole, a2a block included', () => {
     const config = compileYaml(SEED, { OPENAI_API_KEY: 'sk-1', ANTHROPIC_API_KEY: 'sk-2' });
-    assert.deepEqual(config.a2a, {
-      listen: 'http://127.0.0.1:8420',
-      tls: null,
-      principals: [],
-      max_body_bytes: 1_048_576,
-    });
+    assert.deepEqual(config.a2a, { ...compileYaml('').a2a, listen: 'http://127.0.0.1:8420' });
+    assert.equal(config.a2a.card.description, 'agentd: a durable agent daemon');
     assert.equal(config.intelligence.roles.turn, 'smart');
   });
 
@@ -169,11 +165,38 @@ describe('a2a config', () => {
     );
   });
 
+  it('reads the connection bounds and the card, with their defaults and checks', () => {
+    const yaml = [
+      'a2a:',
+      '  max_connections: 64',
+      '  header_timeout: 2s',
+      '  body_timeout: 500ms',
+      '  card: {name: desk, description: Answers questions}',
+      '',
+    ].join('\n');
+    const a2a = compileYaml(yaml).a2a;
+    assert.deepEqual([a2a.max_connections, a2a.header_timeout, a2a.body_timeout], [64, 2_000, 500]);
+    assert.deepEqual(a2a.card, { name: 'desk', description: 'Answers questions' });
+    assert.match(errorOf('a2a:\n  max_connections: 0\n'), /^a\.yaml:2: a2a\.max_connections: expected a positive/);
+    assert.match(errorOf('a2a:\n  header_timeout: 10ms\n'), /^a\.yaml:2: a2a\.header_timeout: .*minimum of 100ms/);
+    assert.match(errorOf('a2a:\n  card:\n    summary: x\n'), /a2a\.card\.summary/);
+  });
+
   it('documents every a2a key', () => {
     const paths = describeConfigKeys()
       .map((k) => k.path)
       .filter((p) => p.startsWith('a2a.'));
-    assert.deepEqual(paths, ['a2a.listen', 'a2a.tls', 'a2a.principals', 'a2a.max_body_bytes']);
+    assert.deepEqual(paths, [
+      'a2a.listen',
+      'a2a.tls',
+      'a2a.principals',
+      'a2a.max_body_bytes',
+      'a2a.max_connections',
+      'a2a.header_timeout',
+      'a2a.body_timeout',
+      'a2a.card.name',
+      'a2a.card.description',
+    ]);
   });
 });
 

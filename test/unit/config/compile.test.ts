@@ -54,7 +54,16 @@ function expectedDefaults(storePath: string): Config {
     store: { kind: 'sqlite', path: storePath, conversation_cache: { entries: 500, bytes: 67_108_864 } },
     lifecycle: { drain_timeout: 25_000, pong_timeout: 10_000, progress_timeout: 120_000 },
     observability: { log_level: 'info', log_content: false, metrics_addr: null },
-    a2a: { listen: null, tls: null, principals: [], max_body_bytes: 1_048_576 },
+    a2a: {
+      listen: null,
+      tls: null,
+      principals: [],
+      max_body_bytes: 1_048_576,
+      max_connections: 512,
+      header_timeout: 10_000,
+      body_timeout: 30_000,
+      card: { name: null, description: 'agentd: a durable agent daemon' },
+    },
   };
 }
 

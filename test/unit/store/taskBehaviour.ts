@@ -64,6 +64,24 @@ export function describeTasks(current: () => Store): void {
       assert.deepEqual(await ids({ principal: null, limit: -1 }), [], 'a negative limit is no rows, never "all"');
     });
 
+    it('filters by state before the limit, continues after a cursor, and counts what a filter selects', async () => {
+      const store = current();
+      const a = taskRecord({ id: '01D0000000000000000000000A', updated: 300, state: 'completed' });
+      const b = taskRecord({ id: '01D0000000000000000000000B', updated: 300, state: 'completed' });
+      const c = taskRecord({ id: '01D0000000000000000000000C', updated: 200, state: 'completed' });
+      const old = taskRecord({ id: '01D0000000000000000000000D', updated: 100, state: 'working' });
+      for (const t of [a, b, c, old]) await store.tasks.save(t);
+      const ids = async (filter: TaskFilter) => (await store.tasks.list(filter)).map((t) => t.id);
+      assert.deepEqual(await ids({ principal: 'alice', state: 'working', limit: 1 }), [old.id]);
+      assert.deepEqual(await ids({ principal: 'alice', limit: 2 }), [b.id, a.id]);
+      // After b (same `updated` as a, larger id): a, then the older ones.
+      assert.deepEqual(await ids({ principal: 'alice', after: { updated: 300, id: b.id }, limit: 2 }), [a.id, c.id]);
+      assert.deepEqual(await ids({ principal: 'alice', after: { updated: 200, id: c.id }, limit: 5 }), [old.id]);
+      assert.equal(await store.tasks.count({ principal: 'alice' }), 4);
+      assert.equal(await store.tasks.count({ principal: 'alice', state: 'completed' }), 3);
+      assert.equal(await store.tasks.count({ principal: 'bob' }), 0);
+    });
+
     it('moves a task up the listing when it is updated', async () => {
       const store = current();
       const old = taskRecord({ id: '01B0000000000000000000000A', updated: 100 });
