@@ -101,11 +101,9 @@ export class Supervisor {
     const { conversations, metrics, jobs } = this;
     this.intake = new ConversationIntake({ ...base, conversations });
     this.steering = new Steering(this.steeringDeps());
-    this.spending = new Spending({
-      ...{ ...base, metrics, wake },
-      onRoom: () => this.handle({ type: 'budget_room' }),
-      ownerOf: (ctx) => conversations.heads.ownerOf(ctx),
-    });
+    const onRoom = () => this.handle({ type: 'budget_room' });
+    const ownerOf = (ctx: string) => conversations.heads.ownerOf(ctx);
+    this.spending = new Spending({ ...base, metrics, wake, onRoom, ownerOf });
     this.folds = new FoldBack({
       ...{ ...base, conversations, outcomes: this.outcomes, tasks: opts.tasks },
       beforeCommit: () => this.killPoint('fold.before_commit'),
