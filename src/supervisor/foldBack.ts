@@ -55,6 +55,11 @@ export class FoldBack {
     this.apply(job, conv, planFold(result, this.deps.now()), result, deterministic);
   }
 
+  /** Folds the outcome of a job that never ran a turn: the inbox and task hear it, the conversation gets no note. */
+  withoutTurn(job: TurnJob, conv: Conversation, result: TurnResult): void {
+    this.apply(job, conv, planFold(result, this.deps.now(), false), result);
+  }
+
   /** Folds a turn the budget refused: its note, the inbox done, the task's terminal state. */
   notRun(job: TurnJob, conv: Conversation, reason: string, kind: NotRunKind): void {
     this.apply(job, conv, planNotRun(reason, kind, this.deps.now()));
