@@ -2,7 +2,8 @@
 // breaker, failover, then the model's fallback. Errors are `intel: …` and never carry a token or credential URL.
 import { DaemonError, describeError } from '../errors.js';
 import type { Logger } from '../obs/log.js';
-import { redact, silentLogger } from '../obs/log.js';
+import { silentLogger } from '../obs/log.js';
+import { redact, redactWith } from '../obs/redactor.js';
 import type { IntelligenceSpec } from '../protocol/frames.js';
 import type { Breaker, BreakerStep } from './breaker.js';
 import { mayRetry, newBreaker, nextEndpoint, recordFailure, recordSuccess, releaseProbe } from './breaker.js';
@@ -76,9 +77,7 @@ interface CallContext {
 /** Error text without the token, configured header values or registered secrets; single line, bounded. */
 function scrub(text: string, spec: IntelligenceSpec): string {
   let out = text.replace(/\s+/g, ' ').trim();
-  const secrets = [spec.token, ...spec.headers.map(([, v]) => v)];
-  for (const s of secrets) if (s && s.length >= 4) out = out.split(s).join('[redacted]');
-  out = redact(out);
+  out = redact(redactWith(out, [spec.token ?? '', ...spec.headers.map(([, v]) => v)]));
   return out.length > SHORT_BODY_CHARS ? `${out.slice(0, SHORT_BODY_CHARS)}…` : out;
 }
 
