@@ -330,4 +330,6 @@ export interface ConfigFlags {
   deadline?: string;
   /** `--mcp NAME=URL` or `--mcp NAME="command args"`, repeatable. */
   mcp?: string[];
+  /** `--state-dir DIR`: the store's directory (store.path); naming it makes a one-shot job durable. */
+  stateDir?: string;
 }

@@ -50,7 +50,8 @@ function expectedDefaults(storePath: string): Config {
     knowledge: { auto_context: { on: 'never', top_k: 5, max_bytes: 16_384 }, server: null },
     skills: { sources: [], max_loaded: 8, max_bytes: 32_768, reference_prefix: '@skill:' },
     tools: { overrides: {} },
-    store: { kind: 'sqlite', path: storePath },
+    // A one-shot job (no a2a.listen) that names no store keeps none.
+    store: { kind: 'memory', path: storePath },
     lifecycle: { drain_timeout: 25_000, pong_timeout: 10_000, progress_timeout: 120_000 },
     observability: { log_level: 'info', log_content: false, metrics_addr: null },
     a2a: { listen: null, tls: null, principals: [], max_body_bytes: 1_048_576 },
@@ -58,9 +59,22 @@ function expectedDefaults(storePath: string): Config {
 }
 
 describe('compileConfig', () => {
-  it('returns every default when given nothing', () => {
+  it('returns every default when given nothing (a one-shot job that names no store keeps none)', () => {
     const dir = tempDir();
     assert.deepEqual(compileIn(dir), expectedDefaults(join(dir, '.agentd')));
+  });
+
+  it('gives a job the memory store unless a store is named; a daemon keeps sqlite at the default path', () => {
+    const dir = tempDir();
+    assert.equal(compileIn(dir).store.kind, 'memory');
+    assert.equal(compileIn(dir, { env: { AGENTD_STATE_DIR: 'state' } }).store.kind, 'sqlite');
+    assert.equal(compileIn(dir, { env: { AGENTD_STORE_PATH: 'state' } }).store.kind, 'sqlite');
+    assert.equal(compileIn(dir, { flags: { stateDir: 'kept' } }).store.path, join(dir, 'kept'));
+    assert.equal(compileIn(dir, { flags: { stateDir: 'kept' } }).store.kind, 'sqlite');
+    const kind = writeConfig(dir, 'kind.yaml', 'store: {kind: sqlite}\n');
+    assert.equal(compileIn(dir, { files: [kind] }).store.kind, 'sqlite');
+    const daemon = writeConfig(dir, 'daemon.yaml', 'a2a: {listen: "http://127.0.0.1:0"}\n');
+    assert.deepEqual(compileIn(dir, { files: [daemon] }).store, { kind: 'sqlite', path: join(dir, '.agentd') });
   });
 
   it('merges files in order: objects merge deeply, lists and scalars replace', () => {
