@@ -36,6 +36,7 @@ export const EVENT_NAMES = [
   'a2a.listen',
   'a2a.request',
   'root.finish',
+  'finish.exit',
   'tool.request',
   'tool.reply',
   'tool.result.schema',
