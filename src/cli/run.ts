@@ -27,7 +27,7 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv = process.en
     if ('print' in parsed) return { code: EXIT.ok, stdout: parsed.print };
     if (parsed.contextTemplate) return { code: EXIT.ok, stdout: `${BUILTIN_PROMPT_TEMPLATE}\n` };
     args = parsed;
-    config = compileConfig({ files: args.configFiles, env, flags: args, cwd: process.cwd() });
+    config = compileConfig({ files: args.configFiles, env, flags: args, cwd: process.cwd(), oneShot: true });
   } catch (err) {
     return failBeforeStart(err);
   }

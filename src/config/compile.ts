@@ -57,7 +57,7 @@ export function compileConfig(sources: ConfigSources): Readonly<Config> {
     files.map((f) => resolve(sources.cwd, f)),
   );
   settleIntelligence(values, accepted);
-  settleStore(values, accepted, sources.env);
+  if (sources.oneShot === true) settleJobStore(values, accepted, sources.env);
   // The tree has exactly the table's paths, and the KEYS type pins each path's value type to Config's.
   const config = buildTree(values) as unknown as Config;
   const originOf = originFinder(accepted);
@@ -86,11 +86,11 @@ function lastSetting(accepted: readonly Accepted[], path: string): Accepted | un
 }
 
 /**
- * A one-shot job (no `a2a.listen`) whose user named no store keeps nothing: a second run of the same prompt asks the
+ * A one-shot `agentd` job (no `a2a.listen`) whose user named no store keeps nothing: a second run of the same prompt asks the
  * model again (reference §2.1: one-shot ⇒ no store). Naming one — `store.kind`, `store.path` (file, env or
  * `--state-dir`) or `$AGENTD_STATE_DIR` — makes the job durable; a daemon keeps the file default.
  */
-function settleStore(
+function settleJobStore(
   values: Map<string, unknown>,
   accepted: readonly Accepted[],
   env: Record<string, string | undefined>,

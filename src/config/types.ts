@@ -319,6 +319,11 @@ export interface ConfigSources {
   flags: ConfigFlags;
   /** Base for relative paths (store.path); default process.cwd() by the caller. */
   cwd: string;
+  /**
+   * The `agentd` command: a run without `a2a.listen` is a one-shot job, which keeps no store unless one is named.
+   * Absent (createAgent, tests): the store default is the same for every shape.
+   */
+  oneShot?: boolean;
 }
 
 /** CLI flags that map onto config keys. Absent ⇒ not given. */

@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { describeConfigKeys } from '../../../src/config/compile.js';
-import type { Config } from '../../../src/config/types.js';
+import { compileConfig, describeConfigKeys } from '../../../src/config/compile.js';
+import type { Config, ConfigFlags } from '../../../src/config/types.js';
 import { compileIn, tempDir, writeConfig } from './configFiles.js';
 
 function expectedDefaults(storePath: string): Config {
@@ -50,8 +50,7 @@ function expectedDefaults(storePath: string): Config {
     knowledge: { auto_context: { on: 'never', top_k: 5, max_bytes: 16_384 }, server: null },
     skills: { sources: [], max_loaded: 8, max_bytes: 32_768, reference_prefix: '@skill:' },
     tools: { overrides: {} },
-    // A one-shot job (no a2a.listen) that names no store keeps none.
-    store: { kind: 'memory', path: storePath },
+    store: { kind: 'sqlite', path: storePath },
     lifecycle: { drain_timeout: 25_000, pong_timeout: 10_000, progress_timeout: 120_000 },
     observability: { log_level: 'info', log_content: false, metrics_addr: null },
     a2a: { listen: null, tls: null, principals: [], max_body_bytes: 1_048_576 },
@@ -59,22 +58,24 @@ function expectedDefaults(storePath: string): Config {
 }
 
 describe('compileConfig', () => {
-  it('returns every default when given nothing (a one-shot job that names no store keeps none)', () => {
+  it('returns every default when given nothing', () => {
     const dir = tempDir();
     assert.deepEqual(compileIn(dir), expectedDefaults(join(dir, '.agentd')));
   });
 
-  it('gives a job the memory store unless a store is named; a daemon keeps sqlite at the default path', () => {
+  it('gives a one-shot job the memory store unless a store is named; a daemon keeps sqlite at the default path', () => {
     const dir = tempDir();
-    assert.equal(compileIn(dir).store.kind, 'memory');
-    assert.equal(compileIn(dir, { env: { AGENTD_STATE_DIR: 'state' } }).store.kind, 'sqlite');
-    assert.equal(compileIn(dir, { env: { AGENTD_STORE_PATH: 'state' } }).store.kind, 'sqlite');
-    assert.equal(compileIn(dir, { flags: { stateDir: 'kept' } }).store.path, join(dir, 'kept'));
-    assert.equal(compileIn(dir, { flags: { stateDir: 'kept' } }).store.kind, 'sqlite');
+    const job = (s: { files?: string[]; env?: Record<string, string>; flags?: ConfigFlags } = {}) =>
+      compileConfig({ files: s.files ?? [], env: s.env ?? {}, flags: s.flags ?? {}, cwd: dir, oneShot: true }).store;
+    assert.equal(job().kind, 'memory');
+    assert.equal(compileIn(dir).store.kind, 'sqlite', 'an embedder (no oneShot) keeps the default');
+    assert.equal(job({ env: { AGENTD_STATE_DIR: 'state' } }).kind, 'sqlite');
+    assert.equal(job({ env: { AGENTD_STORE_PATH: 'state' } }).kind, 'sqlite');
+    assert.deepEqual(job({ flags: { stateDir: 'kept' } }), { kind: 'sqlite', path: join(dir, 'kept') });
     const kind = writeConfig(dir, 'kind.yaml', 'store: {kind: sqlite}\n');
-    assert.equal(compileIn(dir, { files: [kind] }).store.kind, 'sqlite');
+    assert.equal(job({ files: [kind] }).kind, 'sqlite');
     const daemon = writeConfig(dir, 'daemon.yaml', 'a2a: {listen: "http://127.0.0.1:0"}\n');
-    assert.deepEqual(compileIn(dir, { files: [daemon] }).store, { kind: 'sqlite', path: join(dir, '.agentd') });
+    assert.deepEqual(job({ files: [daemon] }), { kind: 'sqlite', path: join(dir, '.agentd') });
   });
 
   it('merges files in order: objects merge deeply, lists and scalars replace', () => {
