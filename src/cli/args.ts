@@ -32,6 +32,10 @@ function buildProgram(): Command {
       'an OpenAI-compatible endpoint, e.g. http://127.0.0.1:8080/v1 (intelligence.endpoints)',
     )
     .option('--deadline <duration>', 'bound the whole run, e.g. 30s or 5m (limits.run.deadline)')
+    .option(
+      '--state-dir <dir>',
+      'the store directory (store.path); a one-shot job without one (or AGENTD_STATE_DIR) keeps no state',
+    )
     .addOption(
       new Option(
         '--mcp <server>',
@@ -72,7 +76,7 @@ export function parseArgs(argv: string[]): CliArgs | { print: string } {
     contextTemplate: o.contextTemplate === true,
   };
   if (Array.isArray(o.mcp)) args.mcp = o.mcp as string[];
-  for (const key of ['prompt', 'instruction', 'model', 'intelligence', 'deadline'] as const) {
+  for (const key of ['prompt', 'instruction', 'model', 'intelligence', 'deadline', 'stateDir'] as const) {
     if (typeof o[key] === 'string') args[key] = o[key] as string;
   }
   return args;

@@ -27,7 +27,7 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv = process.en
     if ('print' in parsed) return { code: EXIT.ok, stdout: parsed.print };
     if (parsed.contextTemplate) return { code: EXIT.ok, stdout: `${BUILTIN_PROMPT_TEMPLATE}\n` };
     args = parsed;
-    config = compileConfig({ files: args.configFiles, env, flags: args, cwd: process.cwd() });
+    config = compileConfig({ files: args.configFiles, env, flags: args, cwd: process.cwd(), oneShot: true });
   } catch (err) {
     return failBeforeStart(err);
   }
@@ -38,6 +38,9 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv = process.en
   const log = createLogger({ level: config.observability.log_level, base: { pid: process.pid, comp: 'supervisor' } });
   if (args.capabilities) return { code: EXIT.ok, stdout: await capabilities(config, log, env) };
   const daemon = config.a2a.listen !== null;
+  if (!daemon && config.store.kind === 'memory') {
+    log.info('store.none', { durable: false, name_one_with: ['store.path', 'AGENTD_STATE_DIR', '--state-dir'] });
+  }
   let runtime: Runtime;
   try {
     const killAt = new Set((env.AGENTD_TEST_KILL_AT ?? '').split(',').filter(Boolean));

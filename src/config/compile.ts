@@ -61,6 +61,7 @@ export function compileConfig(sources: ConfigSources): Readonly<Config> {
     files.map((f) => resolve(sources.cwd, f)),
   );
   settleIntelligence(values, accepted);
+  if (sources.oneShot === true) settleJobStore(values, accepted, sources.env);
   // The tree has exactly the table's paths, and the KEYS type pins each path's value type to Config's.
   const config = buildTree(values) as unknown as Config;
   const originOf = originFinder(accepted);
@@ -101,6 +102,20 @@ interface Accepted extends Layered {
 
 function lastSetting(accepted: readonly Accepted[], path: string): Accepted | undefined {
   return accepted.findLast((entry) => entry.setting.path === path);
+}
+
+/**
+ * A one-shot `agentd` job (no `a2a.listen`) whose user named no store keeps nothing: a second run of the same prompt asks the
+ * model again (reference §2.1: one-shot ⇒ no store). Naming one — `store.kind`, `store.path` (file, env or
+ * `--state-dir`) or `$AGENTD_STATE_DIR` — makes the job durable; a daemon keeps the file default.
+ */
+function settleJobStore(
+  values: Map<string, unknown>,
+  accepted: readonly Accepted[],
+  env: Record<string, string | undefined>,
+): void {
+  const named = Boolean(env['AGENTD_STATE_DIR']) || accepted.some((a) => a.setting.path.startsWith('store.'));
+  if (!named && values.get('a2a.listen') === null) values.set('store.kind', 'memory');
 }
 
 /**

@@ -12,6 +12,7 @@ export const FLAG_KEYS: Readonly<Record<keyof ConfigFlags, string>> = {
   intelligence: 'intelligence.endpoints',
   deadline: 'limits.run.deadline',
   mcp: 'mcp.servers',
+  stateDir: 'store.path',
 };
 
 /** agentd's own names for the watchdog's timeouts (reference §1.6): whole milliseconds, below `AGENTD_<PATH>`. */
@@ -43,13 +44,18 @@ export function readEnvSettings(env: Record<string, string | undefined>): Settin
   return settings;
 }
 
+/** The flag as typed: `stateDir` is `--state-dir`. */
+function flagName(flag: keyof ConfigFlags): string {
+  return `--${flag.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
+}
+
 /** One setting per flag value given; flag text is taken literally (no secret references). */
 export function readFlagSettings(flags: ConfigFlags): Setting[] {
   const settings: Setting[] = [];
   for (const [flag, path] of Object.entries(FLAG_KEYS) as [keyof ConfigFlags, string][]) {
     const given = flags[flag];
     const values = given === undefined ? [] : Array.isArray(given) ? given : [given];
-    for (const value of values) settings.push({ path, value, source: 'flag', origin: `--${flag}`, secrets: false });
+    for (const value of values) settings.push({ path, value, source: 'flag', origin: flagName(flag), secrets: false });
   }
   return settings;
 }

@@ -233,7 +233,11 @@ export const KEYS: KeyTable = {
     default: null,
     doc: "Replaces the compaction summarizer's guidance (the schema stays); null = built in.",
   },
-  'store.kind': { kind: enumKind(['sqlite', 'memory']), default: 'sqlite', doc: 'Store backend.' },
+  'store.kind': {
+    kind: enumKind(['sqlite', 'memory']),
+    default: 'sqlite',
+    doc: 'Store backend; a one-shot job that names no store (store.*, AGENTD_STATE_DIR, --state-dir) uses memory.',
+  },
   'store.path': { kind: stringKind(), default: DEFAULT_STORE_PATH, doc: 'State directory; default $AGENTD_STATE_DIR.' },
   'store.conversation_cache.entries': {
     kind: intKind(1),

@@ -358,6 +358,11 @@ export interface ConfigSources {
   flags: ConfigFlags;
   /** Base for relative paths (store.path); default process.cwd() by the caller. */
   cwd: string;
+  /**
+   * The `agentd` command: a run without `a2a.listen` is a one-shot job, which keeps no store unless one is named.
+   * Absent (createAgent, tests): the store default is the same for every shape.
+   */
+  oneShot?: boolean;
 }
 
 /** CLI flags that map onto config keys. Absent ⇒ not given. */
@@ -369,4 +374,6 @@ export interface ConfigFlags {
   deadline?: string;
   /** `--mcp NAME=URL` or `--mcp NAME="command args"`, repeatable. */
   mcp?: string[];
+  /** `--state-dir DIR`: the store's directory (store.path); naming it makes a one-shot job durable. */
+  stateDir?: string;
 }

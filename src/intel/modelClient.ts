@@ -2,7 +2,8 @@
 // breaker, failover, then the model's fallback. Errors are `intel: …` and never carry a token or credential URL.
 import { DaemonError, describeError } from '../errors.js';
 import type { Logger } from '../obs/log.js';
-import { redact, silentLogger } from '../obs/log.js';
+import { silentLogger } from '../obs/log.js';
+import { redact, redactWith } from '../obs/redactor.js';
 import type { IntelligenceSpec } from '../protocol/frames.js';
 import type { Breaker, BreakerStep } from './breaker.js';
 import { mayRetry, newBreaker, nextEndpoint, recordFailure, recordSuccess, releaseProbe } from './breaker.js';
@@ -76,10 +77,8 @@ interface CallContext {
 /** Error text without the token, configured header values or registered secrets; single line, bounded. */
 function scrub(text: string, spec: IntelligenceSpec): string {
   let out = text.replace(/\s+/g, ' ').trim();
-  const aws = spec.aws ? [spec.aws.access_key_id, spec.aws.secret_access_key, spec.aws.session_token] : [];
-  const secrets = [spec.token, ...spec.headers.map(([, v]) => v), ...aws];
-  for (const s of secrets) if (s && s.length >= 4) out = out.split(s).join('[redacted]');
-  out = redact(out);
+  const aws = spec.aws ? [spec.aws.access_key_id, spec.aws.secret_access_key, spec.aws.session_token ?? ''] : [];
+  out = redact(redactWith(out, [spec.token ?? '', ...spec.headers.map(([, v]) => v), ...aws]));
   return out.length > SHORT_BODY_CHARS ? `${out.slice(0, SHORT_BODY_CHARS)}…` : out;
 }
 

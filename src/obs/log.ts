@@ -2,9 +2,11 @@
 // order holds across a crash. Registered secret values are redacted from every line before it is written.
 import { writeSync } from 'node:fs';
 import type { EventName, LogLevel } from './events.js';
+import { redact } from './redactor.js';
+
+export { redact, registerSecret } from './redactor.js';
 
 const RANK: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
-const REDACTED = '[redacted]';
 
 export interface Logger {
   event(level: LogLevel, event: EventName, fields?: Record<string, unknown>): void;
@@ -20,20 +22,6 @@ export interface LoggerOptions {
   base?: Record<string, unknown>;
   /** Where lines go; stderr (fd 2) by default. */
   write?: (line: string) => void;
-}
-
-const secrets = new Set<string>();
-
-/** Registers a secret value: it is replaced by `[redacted]` in every line any logger writes from now on. */
-export function registerSecret(value: string | null | undefined): void {
-  if (value && value.length >= 4) secrets.add(value);
-}
-
-/** Removes every registered secret from a string (also used for error messages shown to users). */
-export function redact(text: string): string {
-  let out = text;
-  for (const s of secrets) if (out.includes(s)) out = out.split(s).join(REDACTED);
-  return out;
 }
 
 function writeStderr(line: string): void {

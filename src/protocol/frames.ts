@@ -116,6 +116,11 @@ export interface SpawnPayload {
   limits: TurnLimits;
   telemetry: Telemetry;
   turn: TurnSpec;
+  /**
+   * Every secret value the supervisor's config knows, so the worker redacts them from what it sends out too
+   * (obs/redactor.ts). Added by the spawn itself; never logged or stored.
+   */
+  redact?: string[];
 }
 
 /** What a worker reports at the end of its turn (reference §1.4 TurnResult). */

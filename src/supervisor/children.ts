@@ -4,6 +4,7 @@
 // hooks do.
 import { describeError } from '../errors.js';
 import type { Logger } from '../obs/log.js';
+import { knownSecrets } from '../obs/redactor.js';
 import type { SpawnPayload, UpFrame } from '../protocol/frames.js';
 import type { Usage } from '../protocol/messages.js';
 import type { TurnErrorKind, TurnStatus } from '../protocol/status.js';
@@ -103,7 +104,7 @@ export class Children {
     };
     this.live.set(node, { child, hooks, timers: [] });
     try {
-      handle.send({ type: 'spawn', ...spec.payload });
+      handle.send({ type: 'spawn', ...spec.payload, redact: knownSecrets() });
     } catch (err) {
       this.live.delete(node);
       handle.kill();

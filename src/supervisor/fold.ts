@@ -12,10 +12,13 @@ export interface FoldPlan {
   outcome: InboxOutcome;
 }
 
-/** What folding `result` into its conversation means, at time `now`. */
-export function planFold(result: TurnResult, now: number): FoldPlan {
+/**
+ * What folding `result` into its conversation means, at time `now`. `ran`: a turn ran for it; a job that never ran
+ * one (a dropped goal continuation, a cancel or failed launch before the spawn) leaves no note for the model to read.
+ */
+export function planFold(result: TurnResult, now: number, ran = true): FoldPlan {
   const append: Msg[] = [...result.messages];
-  if (result.status !== 'completed') {
+  if (result.status !== 'completed' && ran) {
     const suffix = result.error ? `: ${result.error}` : '';
     append.push({ role: 'note', text: `turn ended with status ${result.status}${suffix}`, ts: now });
   }

@@ -8,6 +8,7 @@ import type { TurnJob } from '../domain/job.js';
 import type { TaskRecord } from '../domain/task.js';
 import { describeError } from '../errors.js';
 import type { Logger } from '../obs/log.js';
+import { redactDeep } from '../obs/redactor.js';
 import type { TurnResult } from '../protocol/frames.js';
 import { cacheFields } from '../protocol/usage.js';
 import type { InboxPort, Store } from '../store/store.js';
@@ -56,13 +57,22 @@ export class FoldBack {
     this.apply(job, conv, planFold(result, this.deps.now()), result, deterministic);
   }
 
+  /** Folds the outcome of a job that never ran a turn: the inbox and task hear it, the conversation gets no note. */
+  withoutTurn(job: TurnJob, conv: Conversation, result: TurnResult): void {
+    this.apply(job, conv, planFold(result, this.deps.now(), false), result);
+  }
+
   /** Folds a turn the budget refused: its note, the inbox done, the task's terminal state. */
   notRun(job: TurnJob, conv: Conversation, reason: string, kind: NotRunKind): void {
     this.apply(job, conv, planNotRun(reason, kind, this.deps.now()));
   }
 
-  private apply(job: TurnJob, conv: Conversation, plan: FoldPlan, result?: TurnResult, deterministic = false): void {
+  private apply(job: TurnJob, conv: Conversation, raw: FoldPlan, rawResult?: TurnResult, deterministic = false): void {
     const { log, config } = this.deps;
+    // What is stored (transcript, inbox outcome, task) and what the fold leads to never holds a secret; the worker
+    // redacted its frames, and the supervisor's own texts (spawn and store errors) are redacted here.
+    const plan = redactDeep(raw);
+    const result = rawResult && redactDeep(rawResult);
     this.deps.conversations.holdForFold(conv, job.event.id);
     this.deps.conversations.append(conv, plan.append);
     logOutcome(log, job.ctx, plan.outcome, config.observability.log_content, deterministic);

@@ -250,7 +250,7 @@ function foldJob(c: EffectContext, { job, input, effect, cause, data }: EffectCa
     case 'synthetic': {
       const failed = failedResult(effect.end.error, effect.end.status, effect.end.kind);
       if (!data.turn) {
-        c.folds.finish(input, conv, failed);
+        c.folds.withoutTurn(input, conv, failed);
         return;
       }
       c.log.warn('turn.failed', { ctx: job.ctx, node: data.turn.node, err: effect.end.error });

@@ -2,6 +2,7 @@
 // matches replies to them (reference §1.3). It decides nothing about the turn.
 import type { Readable, Writable } from 'node:stream';
 import { describeError } from '../errors.js';
+import { redactDeep } from '../obs/redactor.js';
 import { encodeFrame, FrameDecoder } from '../protocol/frameCodec.js';
 import type { DownFrame, UpFrame } from '../protocol/frames.js';
 
@@ -35,10 +36,10 @@ export class ControlChannel {
     this.output.on('error', (err) => this.end(`stdout error: ${describeError(err)}`));
   }
 
-  /** Writes one frame; resolves once it is handed to the OS. */
+  /** Writes one frame, every registered secret redacted (it leaves the process); resolves once handed to the OS. */
   send(frame: UpFrame): Promise<void> {
     return new Promise((resolve) => {
-      this.output.write(encodeFrame(frame), () => resolve());
+      this.output.write(encodeFrame(redactDeep(frame)), () => resolve());
     });
   }
 

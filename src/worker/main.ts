@@ -27,6 +27,7 @@ const MCP_CLOSE_GRACE_MS = 250;
 type Phase = 'await_spawn' | 'running' | 'done';
 
 function registerSecrets(payload: SpawnPayload): void {
+  for (const value of payload.redact ?? []) registerSecret(value);
   for (let intel = payload.intelligence as IntelligenceSpec | null | undefined; intel; intel = intel.fallback) {
     registerSecret(intel.token);
     for (const [, value] of intel.headers) registerSecret(value);

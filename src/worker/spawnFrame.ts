@@ -101,6 +101,8 @@ function checkTurnResources(frame: Record<string, unknown>): string | null {
   if (!hasKind(frame.code_tools_module ?? null, 'string|null')) {
     return "spawn frame field 'code_tools_module' is not string|null";
   }
+  const redact = frame.redact ?? [];
+  if (!Array.isArray(redact) || !allStrings(redact)) return "spawn frame field 'redact' is not a list of strings";
   return null;
 }
 

@@ -12,6 +12,8 @@ export interface Daemon {
   child: ChildProcess;
   url: string;
   events: Array<Record<string, unknown>>;
+  /** Everything the daemon (and its workers) wrote on stderr so far, verbatim. */
+  stderr(): string;
   stop(): Promise<number | null>;
 }
 
@@ -24,7 +26,9 @@ export async function startDaemon(dir: string, yaml: string, env: Record<string,
   });
   const events: Array<Record<string, unknown>> = [];
   let partial = '';
+  const raw: string[] = [];
   child.stderr?.on('data', (c: Buffer) => {
+    raw.push(c.toString());
     const lines = (partial + c.toString()).split('\n');
     partial = lines.pop() ?? '';
     for (const line of lines) if (line.startsWith('{')) events.push(JSON.parse(line));
@@ -36,6 +40,7 @@ export async function startDaemon(dir: string, yaml: string, env: Record<string,
     child,
     url,
     events,
+    stderr: () => raw.join(''),
     stop: async () => {
       child.kill('SIGTERM');
       return within(exited, 30_000, 'the daemon drains');

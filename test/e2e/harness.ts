@@ -18,6 +18,8 @@ export interface AgentdRun {
 
 export interface RunOptions {
   env?: Record<string, string>;
+  /** The working directory (where a default `./.agentd` would land); the test's own by default. */
+  cwd?: string;
   timeoutMs?: number;
   /** Called for each event as it arrives; may kill the child (chaos tests). */
   onEvent?: (event: Record<string, unknown>, child: ChildProcess) => void;
@@ -34,6 +36,7 @@ export function runAgentd(args: string[], opts: RunOptions = {}): Promise<Agentd
     const child = spawn(process.execPath, [AGENTD_BIN, ...args], {
       env: { PATH: process.env.PATH ?? '', ...opts.env },
       stdio: ['ignore', 'pipe', 'pipe'],
+      ...(opts.cwd ? { cwd: opts.cwd } : {}),
     });
     let stdout = '';
     let stderr = '';

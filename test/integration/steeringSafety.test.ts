@@ -33,6 +33,10 @@ describe('goal continuations in the queue', () => {
       const stored = await rig.store.inbox.find(String(dropped?.inbox_event));
       assert.equal(stored?.outcome?.status, 'cancelled');
       assert.equal(stored?.outcome?.error_kind, 'stale');
+      // Premise: its outcome is `cancelled`, which a turn that ran would note; no turn ran, so the model reads no
+      // "turn ended with status cancelled: goal continuation dropped" (issue 13 item 12).
+      const notes = (rig.sup.conversation('g')?.messages ?? []).filter((m) => m.role === 'note');
+      assert.deepEqual(notes, [], 'the dropped continuation left no note');
     } finally {
       await rig.close();
     }

@@ -1,5 +1,6 @@
 // Short, single-line reasons for MCP failures (connect, list, call), scrubbed of credentials. Pure.
 // A reason reaches the model and the events, so it never carries a header value or a configured env value.
+import { redactWith } from '../../obs/redactor.js';
 import { STDIO_ENV_ALLOW, STDIO_ENV_ALLOW_PREFIXES } from './mcpEnv.js';
 
 const MAX_REASON = 200;
@@ -28,9 +29,7 @@ function messageOf(err: unknown): string {
 
 /** Replaces every secret (length ≥ 4) in `text` with `[redacted]`. */
 export function scrub(text: string, secrets: readonly string[]): string {
-  let out = text;
-  for (const s of secrets) if (s.length >= 4 && out.includes(s)) out = out.split(s).join('[redacted]');
-  return out;
+  return redactWith(text, secrets);
 }
 
 /** A one-line reason for a thrown value, at most 200 characters, with `secrets` scrubbed. */

@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { describeConfigKeys } from '../../../src/config/compile.js';
-import type { Config } from '../../../src/config/types.js';
+import { compileConfig, describeConfigKeys } from '../../../src/config/compile.js';
+import type { Config, ConfigFlags } from '../../../src/config/types.js';
 import { compileIn, tempDir, writeConfig } from './configFiles.js';
 
 function expectedDefaults(storePath: string): Config {
@@ -71,6 +71,21 @@ describe('compileConfig', () => {
   it('returns every default when given nothing', () => {
     const dir = tempDir();
     assert.deepEqual(compileIn(dir), expectedDefaults(join(dir, '.agentd')));
+  });
+
+  it('gives a one-shot job the memory store unless a store is named; a daemon keeps sqlite at the default path', () => {
+    const dir = tempDir();
+    const job = (s: { files?: string[]; env?: Record<string, string>; flags?: ConfigFlags } = {}) =>
+      compileConfig({ files: s.files ?? [], env: s.env ?? {}, flags: s.flags ?? {}, cwd: dir, oneShot: true }).store;
+    assert.equal(job().kind, 'memory');
+    assert.equal(compileIn(dir).store.kind, 'sqlite', 'an embedder (no oneShot) keeps the default');
+    assert.equal(job({ env: { AGENTD_STATE_DIR: 'state' } }).kind, 'sqlite');
+    assert.equal(job({ env: { AGENTD_STORE_PATH: 'state' } }).kind, 'sqlite');
+    assert.deepEqual(job({ flags: { stateDir: 'kept' } }), { kind: 'sqlite', path: join(dir, 'kept') });
+    const kind = writeConfig(dir, 'kind.yaml', 'store: {kind: sqlite}\n');
+    assert.equal(job({ files: [kind] }).kind, 'sqlite');
+    const daemon = writeConfig(dir, 'daemon.yaml', 'a2a: {listen: "http://127.0.0.1:0"}\n');
+    assert.deepEqual(job({ files: [daemon] }), { kind: 'sqlite', path: join(dir, '.agentd') });
   });
 
   it('merges files in order: objects merge deeply, lists and scalars replace', () => {

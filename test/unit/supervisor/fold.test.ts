@@ -36,6 +36,16 @@ describe('planFold', () => {
     assert.equal(planFold(base, 5).outcome.error_kind, undefined);
   });
 
+  it('writes no note for a job that never ran a turn, though its outcome keeps the status and error', () => {
+    const dropped = failedResult('goal continuation dropped: the goal was replaced', 'cancelled', 'stale');
+    // Premise: the same result folded as a turn that ran leaves a status note.
+    assert.equal(planFold(dropped, 5).append.length, 1);
+    const plan = planFold(dropped, 5, false);
+    assert.deepEqual(plan.append, []);
+    assert.equal(plan.outcome.status, 'cancelled');
+    assert.equal(plan.outcome.error_kind, 'stale');
+  });
+
   it('notes a finish call and records its status (default completed)', () => {
     const plan = planFold({ ...base, finish: { output: 'x' } }, 5);
     assert.deepEqual(plan.append.at(-1), { role: 'note', text: 'finish called with status completed', ts: 5 });

@@ -40,6 +40,15 @@ describe('readSpawnFrame: turn resources', () => {
     assert.equal(check.payload.code_tools_module, null);
   });
 
+  it("takes the supervisor's secrets to redact, and refuses a list that holds a non-string without echoing it", () => {
+    const check = readSpawnFrame(frame({ redact: ['tok-one-secret'] }));
+    assert.ok(check.ok);
+    assert.deepEqual(check.payload.redact, ['tok-one-secret']);
+    const bad = readSpawnFrame(frame({ redact: ['tok-two-secret', 7] }));
+    assert.ok(!bad.ok);
+    assert.equal(bad.error, "spawn frame field 'redact' is not a list of strings");
+  });
+
   it('names the bad field and never echoes a value', () => {
     const cases: Array<[unknown, RegExp]> = [
       ['nope', /'mcp_servers' is not array/],

@@ -1,0 +1,53 @@
+// `finish {exit: true}` in a daemon (reference §14.2 step 7): a committed turn that asked to exit drains the
+// instance, which then exits with the code its finish status maps to (cli/daemon.ts). A job exits after its prompt
+// anyway. Only work acting for the operator, or for nobody (timers, the startup prompt), may stop the daemon: a
+// user's turn cannot end everyone else's work.
+import type { Config } from '../config/types.js';
+import type { CommittedTurn } from '../steering/turnFeed.js';
+import type { Producer, ProducerContext } from './producer.js';
+
+/** What a committed turn means for the process: nothing, an exit with a finish status, or an exit refused. */
+export type ExitAsk = { exit: false } | { exit: true; status: string } | { exit: 'refused'; reason: string };
+
+/** Decides whether a committed turn stops the daemon. Pure. */
+export function classifyExitAsk(turn: CommittedTurn): ExitAsk {
+  const finish = turn.result?.finish;
+  if (finish?.exit !== true) return { exit: false };
+  const principal = turn.event.principal;
+  if (principal !== null && principal !== 'operator') {
+    return { exit: 'refused', reason: `a turn for ${principal} may not stop the daemon` };
+  }
+  return { exit: true, status: finish.status ?? 'completed' };
+}
+
+export class FinishExit implements Producer {
+  readonly name = 'finish_exit';
+  private asked: { ctx: string; status: string } | null = null;
+  private unsubscribe: () => void = () => {};
+
+  /** The turn that asked the daemon to exit (its conversation and finish status), once one has. */
+  get exitAsked(): { ctx: string; status: string } | null {
+    return this.asked;
+  }
+
+  start(ctx: ProducerContext): void {
+    this.unsubscribe = ctx.turns.onCommitted((turn) => {
+      const ask = classifyExitAsk(turn);
+      const at = { ctx: turn.event.payload.context_id, inbox_event: turn.event.id };
+      if (ask.exit === 'refused') ctx.log.warn('finish.exit', { ...at, refused: ask.reason });
+      if (ask.exit !== true || this.asked !== null) return;
+      this.asked = { ctx: at.ctx, status: ask.status };
+      ctx.log.info('finish.exit', { ...at, status: ask.status, reason: 'exit' });
+      ctx.requestStop();
+    });
+  }
+
+  stop(): void {
+    this.unsubscribe();
+  }
+}
+
+/** Registered in runtime/producerList.ts: on for a daemon (`a2a.listen`). */
+export function finishExit(config: Readonly<Config>): FinishExit | null {
+  return config.a2a.listen === null ? null : new FinishExit();
+}
