@@ -77,15 +77,16 @@ describe('compileConfig', () => {
     const dir = tempDir();
     const job = (s: { files?: string[]; env?: Record<string, string>; flags?: ConfigFlags } = {}) =>
       compileConfig({ files: s.files ?? [], env: s.env ?? {}, flags: s.flags ?? {}, cwd: dir, oneShot: true }).store;
+    const where = (s: Parameters<typeof job>[0]) => ({ kind: job(s).kind, path: job(s).path });
     assert.equal(job().kind, 'memory');
     assert.equal(compileIn(dir).store.kind, 'sqlite', 'an embedder (no oneShot) keeps the default');
     assert.equal(job({ env: { AGENTD_STATE_DIR: 'state' } }).kind, 'sqlite');
     assert.equal(job({ env: { AGENTD_STORE_PATH: 'state' } }).kind, 'sqlite');
-    assert.deepEqual(job({ flags: { stateDir: 'kept' } }), { kind: 'sqlite', path: join(dir, 'kept') });
+    assert.deepEqual(where({ flags: { stateDir: 'kept' } }), { kind: 'sqlite', path: join(dir, 'kept') });
     const kind = writeConfig(dir, 'kind.yaml', 'store: {kind: sqlite}\n');
     assert.equal(job({ files: [kind] }).kind, 'sqlite');
     const daemon = writeConfig(dir, 'daemon.yaml', 'a2a: {listen: "http://127.0.0.1:0"}\n');
-    assert.deepEqual(job({ files: [daemon] }), { kind: 'sqlite', path: join(dir, '.agentd') });
+    assert.deepEqual(where({ files: [daemon] }), { kind: 'sqlite', path: join(dir, '.agentd') });
   });
 
   it('merges files in order: objects merge deeply, lists and scalars replace', () => {
