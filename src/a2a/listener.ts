@@ -49,7 +49,10 @@ export class A2aListener {
   private boundUrl = '';
   private readonly calls = new Set<AbortController>();
   private readonly transport: JsonRpcTransportHandler;
-  private readonly a2a: Readonly<A2aConfig>;
+  /** Read per request: a reload's principals authenticate the next request (interfaces §3.6). */
+  private get a2a(): Readonly<A2aConfig> {
+    return this.opts.config.a2a;
+  }
   private readonly connections: ConnectionTracker;
 
   private constructor(
@@ -57,7 +60,6 @@ export class A2aListener {
     private readonly opts: A2aListenerOptions,
     tls: boolean,
   ) {
-    this.a2a = opts.config.a2a;
     this.connections = new ConnectionTracker(server, tls ? 'secureConnection' : 'connection');
     const handler = new BackendRequestHandler(opts.backend, () => this.card());
     this.transport = new JsonRpcTransportHandler(handler);

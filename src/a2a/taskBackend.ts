@@ -13,7 +13,7 @@ import { newUlid } from '../store/ulid.js';
 import type { AcceptInput, EngineEventType, HumanAsk, TaskHooks } from '../supervisor/supervisorOptions.js';
 import type { ToolResult } from '../tools/internalTools.js';
 import { type A2aBackend, BackendError, type Principal, type SendRequest, type TaskUpdate } from './backend.js';
-import { commandTask } from './commands.js';
+import { type CommandDeps, commandTask } from './commands.js';
 import { OpenQuestions } from './openQuestions.js';
 import { consumed, isTerminal, newTask, startingTask, stateForStatus, transition } from './tasks.js';
 import { TaskWatchers } from './taskWatchers.js';
@@ -28,6 +28,7 @@ export interface TaskBackendDeps {
   now(): number;
   /** Starts a drain (operator command `drain`). */
   drain(): void;
+  reload?: CommandDeps['reload'];
   /** `agent.wake_on` and `agent.on_workflow_finished` (default: the seed's). */
   wake?: Pick<AgentConfig, 'wake_on' | 'on_workflow_finished'>;
   /** Resolves once the runtime's restore has queued what was pending; callers are served only after it. */
@@ -346,7 +347,7 @@ export class TaskBackend implements A2aBackend, TaskHooks {
 
   private command(principal: Principal, req: SendRequest): Promise<TaskRecord> {
     const conversation = req.contextId ? conversationFor(principal, req.contextId) : null;
-    const deps = { supervisor: this.deps.supervisor, drain: this.deps.drain, conversation, now: this.deps.now() };
+    const deps = { ...this.deps, conversation, now: this.deps.now() };
     return this.save(commandTask(principal, req, deps));
   }
 

@@ -2,6 +2,7 @@
 // Typed against Config so a key missing from the table, or a default of the wrong type, does not compile.
 import { DEFAULT_MAX_BODY_BYTES, listenKind, principalsKind, tlsKind } from './a2aKeys.js';
 import { budgetKind, metricsAddrKind } from './budgetKeys.js';
+import { byteSizeKind } from './byteSize.js';
 import {
   boolKind,
   durationKind,
@@ -218,6 +219,11 @@ export const KEYS: KeyTable = {
   },
   'store.kind': { kind: enumKind(['sqlite', 'memory']), default: 'sqlite', doc: 'Store backend.' },
   'store.path': { kind: stringKind(), default: DEFAULT_STORE_PATH, doc: 'State directory; default $AGENTD_STATE_DIR.' },
+  'store.min_free': {
+    kind: byteSizeKind(),
+    default: 256_000_000,
+    doc: "Free space under which the store's filesystem sheds (no turn starts; warn under twice it); 0 = off.",
+  },
   'lifecycle.drain_timeout': { kind: durationKind(), default: 25_000, doc: 'How long a drain waits for turns.' },
   'lifecycle.pong_timeout': {
     kind: durationKind(0, 150),

@@ -238,6 +238,8 @@ export interface StoreConfig {
   kind: StoreKind;
   /** A directory; default $AGENTD_STATE_DIR, else ./.agentd (resolved to an absolute path). */
   path: string;
+  /** Bytes free on the store's filesystem under which turns shed (reference §4); 0 = never. Default 256 MB. */
+  min_free: number;
 }
 
 export interface LifecycleConfig {

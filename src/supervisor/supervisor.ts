@@ -78,8 +78,8 @@ export class Supervisor {
   private readonly accepting = new Map<string, number>();
   private readonly reactor: Reactor;
   private readonly handlers: SupervisorHandlers;
-  /** The operator's pause and the drain (the handlers set `paused`). */
-  private readonly hold = { paused: false, draining: false };
+  /** The operator's pause, the drain (the handlers set `paused`) and the pressure gate (`setPressure`). */
+  private readonly hold = { paused: false, draining: false, pressure: 'ok' as import('./pressure.js').PressureLevel };
   private readonly lease: InboxLease;
 
   constructor(private readonly opts: SupervisorOptions) {
@@ -254,9 +254,15 @@ export class Supervisor {
     return idle(this.jobs.jobs, { paused: this.hold.paused, draining: this.hold.draining }, this.thinking());
   }
 
-  /** Restored and not draining: the instance takes new work (`/readyz`). */
+  /** Restored, not draining, not shedding: the instance takes new work (`/readyz`). */
   get ready(): boolean {
-    return this.restored && !this.hold.draining;
+    return this.restored && !this.hold.draining && this.hold.pressure !== 'shed';
+  }
+
+  /** The pressure gate (reference §4): `shed` starts no turn, `warn` no goal continuation; running turns go on. */
+  setPressure(level: Supervisor['hold']['pressure']): void {
+    this.hold.pressure = level;
+    this.reactor.schedule();
   }
 
   /** Resolves once the supervisor is idle. */
@@ -289,9 +295,9 @@ export class Supervisor {
 
   /** A snapshot of the instance (the `status` tool and the operator command). */
   status(): Record<string, unknown> {
-    const { paused, draining } = this.hold;
+    const { paused, draining, pressure } = this.hold;
     const { queued, running_turns } = statusCounts(this.jobs.jobs);
-    const counts = { conversations: this.conversations.size, running_turns, queued };
+    const counts = { conversations: this.conversations.size, running_turns, queued, pressure };
     return { instance: this.config.agent.name, generation: this.store.generation, ...counts, paused, draining };
   }
 
