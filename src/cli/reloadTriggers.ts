@@ -9,20 +9,35 @@ import type { ReloadSource } from '../runtime/reload.js';
 /** Changes closer together than this are one reload (a write often arrives as several events). */
 const SETTLE_MS = 250;
 
-/** Installs the triggers; returns the function that removes them. */
-export function trapReloads(opts: {
-  reload(source: ReloadSource): unknown;
-  files: readonly string[];
-  watchFiles: boolean;
-  cwd: string;
-  log: Logger;
-}): () => void {
-  const onHangup = (): void => void opts.reload('signal');
+type Reload = (source: ReloadSource) => unknown;
+
+/**
+ * Installs the triggers before the runtime starts (a SIGHUP then must not end the process); what they ask for
+ * before `attach` hands over the runtime's reload waits for it, and one reload then covers it all.
+ */
+export function trapReloads(opts: { files: readonly string[]; watchFiles: boolean; cwd: string; log: Logger }): {
+  attach(reload: Reload): void;
+  remove(): void;
+} {
+  let target: Reload | null = null;
+  let pending: ReloadSource | null = null;
+  const reload = (source: ReloadSource): void => {
+    if (target === null) pending = source;
+    else target(source);
+  };
+  const onHangup = (): void => reload('signal');
   process.on('SIGHUP', onHangup);
-  const watchers = opts.watchFiles ? watchConfigFiles(opts) : [];
-  return () => {
-    process.off('SIGHUP', onHangup);
-    for (const w of watchers) w.close();
+  const watchers = opts.watchFiles ? watchConfigFiles({ ...opts, reload }) : [];
+  return {
+    attach: (next) => {
+      target = next;
+      if (pending !== null) next(pending);
+      pending = null;
+    },
+    remove: () => {
+      process.off('SIGHUP', onHangup);
+      for (const w of watchers) w.close();
+    },
   };
 }
 

@@ -5,7 +5,6 @@ import type { Config } from '../config/types.js';
 import { BUILTIN_PROMPT_TEMPLATE } from '../context/systemPrompt.js';
 import { describeError } from '../errors.js';
 import { createLogger, type Logger, redact } from '../obs/log.js';
-import type { ReloadSource } from '../runtime/reload.js';
 import { type Runtime, startRuntime } from '../runtime/startRuntime.js';
 import { StartupPrompt } from '../runtime/startupPrompt.js';
 import { ToolSurface } from '../tools/surface.js';
@@ -43,6 +42,7 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv = process.en
   const log = createLogger({ level: config.observability.log_level, base: { pid: process.pid, comp: 'supervisor' } });
   if (args.capabilities) return { code: EXIT.ok, stdout: await capabilities(config, log, env) };
   const daemon = config.a2a.listen !== null;
+  const reloads = trapReloads({ files: args.configFiles, watchFiles: args.watchConfig, cwd, log });
   let runtime: Runtime;
   try {
     const killAt = new Set((env.AGENTD_TEST_KILL_AT ?? '').split(',').filter(Boolean));
@@ -51,17 +51,15 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv = process.en
     const reloadConfig = () => compileConfig(sources);
     runtime = await startRuntime(config, { log, env, killAt, reloadConfig, ...(daemon ? {} : { warmWorkers: 0 }) });
   } catch (err) {
+    reloads.remove();
     return failBeforeStart(err);
   }
   const signals = trapSignals(log, () => void runtime.requestStop());
-  const reloads = trapReloads({
-    ...{ reload: (source: ReloadSource) => runtime.reload(source), files: args.configFiles },
-    ...{ watchFiles: args.watchConfig, cwd, log },
-  });
+  reloads.attach((source) => runtime.reload(source));
   try {
     return daemon ? await runDaemon(runtime) : await runJob(runtime);
   } finally {
-    reloads();
+    reloads.remove();
     await runtime.stop();
     signals();
   }

@@ -2,7 +2,7 @@
 // was removed sends the next message routed there to roles.turn; a restart-only path or a typo is refused and the
 // running config stays; a turn running across a reload finishes on the model it started with; `agentd reload`.
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { TaskState } from '@a2a-js/sdk';
@@ -117,6 +117,24 @@ describe('config reload', () => {
       assert.deepEqual(turnModels(model, 'slow job'), ['old-model', 'old-model']);
       await ask(daemon, 'after job');
       assert.deepEqual(turnModels(model, 'after job'), ['new-model']);
+    } finally {
+      assert.equal(await daemon.stop(), 0);
+    }
+  });
+
+  it('--watch-config reloads when the config file is replaced', async () => {
+    const dir = tempStateDir();
+    const daemon = await startDaemon(dir, plain(model.url, 'old-model'), {}, ['--watch-config']);
+    try {
+      await ask(daemon, 'job before the change');
+      assert.equal(daemon.events.filter((e) => e.event === 'config.reloaded').length, 0, 'premise: no reload yet');
+      // Written aside and renamed over the file, as editors and ConfigMap updates do.
+      writeFileSync(join(dir, 'agent.yaml.new'), plain(model.url, 'watched-model'));
+      renameSync(join(dir, 'agent.yaml.new'), join(dir, 'agent.yaml'));
+      const reloaded = await nthEvent(daemon, 'config.reloaded', 1);
+      assert.equal(reloaded.source, 'watch');
+      await ask(daemon, 'watched job');
+      assert.deepEqual(turnModels(model, 'watched job'), ['watched-model']);
     } finally {
       assert.equal(await daemon.stop(), 0);
     }
