@@ -48,6 +48,7 @@ function buildProgram(): Command {
       'print the built-in system prompt template (context.template replaces it) and exit',
       false,
     )
+    .addHelpText('after', '\nAsk a running daemon to reload its config:\n  agentd reload --url URL [--token TOKEN]')
     .allowExcessArguments(false)
     .exitOverride()
     .configureOutput({ writeErr: () => {} });

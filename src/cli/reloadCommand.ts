@@ -13,6 +13,7 @@ const TIMEOUT_MS = 30_000;
 /** Runs the subcommand; `argv` starts after `reload`. */
 export async function runReloadCommand(argv: string[]): Promise<CliResult> {
   const opts = parseReloadArgs(argv);
+  if ('print' in opts) return { code: EXIT.ok, stdout: opts.print };
   let report: ReloadReport;
   try {
     report = await askReload(opts.url, opts.token);
@@ -32,17 +33,19 @@ export async function runReloadCommand(argv: string[]): Promise<CliResult> {
   return { code: EXIT.config };
 }
 
-function parseReloadArgs(argv: string[]): { url: string; token: string | null } {
+function parseReloadArgs(argv: string[]): { url: string; token: string | null } | { print: string } {
+  let help = '';
   const program = new Command()
     .name('agentd reload')
     .requiredOption('--url <url>', "the daemon's A2A URL (a2a.listen)")
     .option('--token <token>', "an operator principal's bearer token")
     .allowExcessArguments(false)
     .exitOverride()
-    .configureOutput({ writeErr: () => {}, writeOut: () => {} });
+    .configureOutput({ writeErr: () => {}, writeOut: (text) => (help += text) });
   try {
     program.parse(argv, { from: 'user' });
   } catch (err) {
+    if (err instanceof CommanderError && err.code === 'commander.helpDisplayed') return { print: help };
     if (err instanceof CommanderError) throw new DaemonError('usage_invalid', err.message.replace(/^error: /, ''));
     throw err;
   }
@@ -56,7 +59,11 @@ async function askReload(url: string, token: string | null): Promise<ReloadRepor
   const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SendMessage', params: { message } });
   const headers: Record<string, string> = { 'content-type': 'application/json', 'a2a-version': '1.0' };
   if (token !== null) headers.authorization = `Bearer ${token}`;
-  const res = await fetch(url, { method: 'POST', headers, body, signal: AbortSignal.timeout(TIMEOUT_MS) });
+  const res = await fetch(url, { method: 'POST', headers, body, signal: AbortSignal.timeout(TIMEOUT_MS) }).catch(
+    (err: Error & { cause?: { code?: string; message?: string } }) => {
+      throw new Error(`cannot reach ${url}: ${err.cause?.code ?? err.cause?.message ?? err.message}`);
+    },
+  );
   if (res.status !== 200) throw new Error(`${url} answered HTTP ${res.status}`);
   const reply = (await res.json()) as { error?: { code: number; message: string }; result?: unknown };
   if (reply.error) throw new Error(`${reply.error.message} (${reply.error.code})`);

@@ -4,7 +4,7 @@
 // signals and the exit code stay with cli/.
 import { checkA2a, listenProblem } from '../config/a2aKeys.js';
 import type { Config } from '../config/types.js';
-import { DaemonError } from '../errors.js';
+import { DaemonError, describeError } from '../errors.js';
 import type { Logger } from '../obs/log.js';
 import { type MetricsServer, serveMetrics } from '../obs/metricsServer.js';
 import { openStore } from '../store/openStore.js';
@@ -195,7 +195,8 @@ async function startOperations(parts: {
     },
     settle: (next) => withListeners(next, opts),
     applied: (changed) => {
-      if (changed.some((p) => TOOL_INPUTS.some((root) => p.startsWith(root)))) void tools.reconcile();
+      if (!changed.some((p) => TOOL_INPUTS.some((root) => p.startsWith(root)))) return;
+      tools.reconcile().catch((err: unknown) => log.error('mcp.unreachable', { err: describeError(err) }));
     },
     ...{ log, metrics: supervisor.metrics },
   });
