@@ -1,7 +1,7 @@
-// The one runtime root: builds the tool surface, the store, the supervisor, the metrics listener and the
-// producers in that order, restores, and stops them in the reverse order (producers' intake first, then the
-// drain, then producers, listeners, store and tools). The job, the daemon and createAgent all start here;
-// signals and the exit code stay with cli/.
+// The one runtime root: builds the tool surface, the store, the supervisor, the metrics listener, the pressure
+// watch and the producers in that order, restores, and stops them in the reverse order (producers' intake first,
+// then the drain, then producers, listeners, store and tools). Every part reads one live config that a reload
+// swaps. The job, the daemon and createAgent all start here; signals and the exit code stay with cli/.
 import { checkA2a, listenProblem } from '../config/a2aKeys.js';
 import type { Config } from '../config/types.js';
 import { DaemonError, describeError } from '../errors.js';
@@ -46,6 +46,7 @@ export interface RuntimeOptions {
 }
 
 export interface Runtime {
+  /** The config in force: reads through to what the last applied reload put in place. */
   readonly config: Readonly<Config>;
   readonly store: Store;
   readonly tools: ToolSurface;
