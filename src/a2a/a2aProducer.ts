@@ -26,6 +26,7 @@ export class A2aProducer implements Producer {
       supervisor: ctx.supervisor,
       accept: ctx.accept,
       drain: () => ctx.requestStop(),
+      reload: () => ctx.reload(),
       wake: config.agent,
       ready: ctx.restored,
     });

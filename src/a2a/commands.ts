@@ -1,20 +1,33 @@
 // Commands over A2A: a data part `{"agentd": {"op": …, …args}}`. Deterministic (no model call). The operator's
-// (status, pause, resume, drain, goal.*) act on the instance or start turns; mode steers the caller's own
+// (status, pause, resume, drain, reload, goal.*) act on the instance or start turns; mode steers the caller's own
 // conversation. Anyone else asking for an operator command gets `forbidden` (-31403, reference §17.1).
 import type { TaskRecord } from '../domain/task.js';
 import { describeError } from '../errors.js';
 import type { SupervisorPort } from '../runtime/producer.js';
+import type { ReloadReport } from '../runtime/reload.js';
 import { newUlid } from '../store/ulid.js';
 import { BackendError, type Principal, type SendRequest } from './backend.js';
 import { newTask, transition } from './tasks.js';
 
-const COMMANDS = ['status', 'pause', 'resume', 'drain', 'mode', 'goal.set', 'goal.get', 'goal.clear'] as const;
+const COMMANDS = [
+  'status',
+  'pause',
+  'resume',
+  'drain',
+  'reload',
+  'mode',
+  'goal.set',
+  'goal.get',
+  'goal.clear',
+] as const;
 
 const STEERING = new Set(['mode', 'goal.set', 'goal.get', 'goal.clear']);
 
 export interface CommandDeps {
   supervisor: SupervisorPort;
   drain(): void;
+  /** Reloads the config; a refusal is a result (`invalid`, `restart_required`), not an error (interfaces §3.6). */
+  reload?(): ReloadReport;
   /** The caller's conversation named by the message's context id; null when the message named none. */
   conversation: string | null;
 }
@@ -67,6 +80,9 @@ function runCommand(principal: Principal, op: string, args: Record<string, unkno
     case 'drain':
       deps.drain();
       return { draining: true };
+    case 'reload':
+      if (!deps.reload) throw new BackendError('unsupported', 'command "reload": this instance has no config sources');
+      return deps.reload();
     default:
       return sup.status();
   }

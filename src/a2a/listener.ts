@@ -50,7 +50,10 @@ export class A2aListener {
   private boundUrl = '';
   private readonly calls = new Set<AbortController>();
   private readonly transport: JsonRpcTransportHandler;
-  private readonly a2a: Readonly<A2aConfig>;
+  /** Read per request: a reload's principals authenticate the next request (interfaces §3.6). */
+  private get a2a(): Readonly<A2aConfig> {
+    return this.opts.config.a2a;
+  }
   private readonly connections: ConnectionTracker;
 
   private constructor(
@@ -58,7 +61,6 @@ export class A2aListener {
     private readonly opts: A2aListenerOptions,
     tls: boolean,
   ) {
-    this.a2a = opts.config.a2a;
     const shed = new ShedLog(opts.log);
     this.connections = new ConnectionTracker(server, tls ? 'secureConnection' : 'connection', {
       maxConnections: this.a2a.max_connections,

@@ -14,7 +14,7 @@ import type { AcceptInput, EngineEventType, HumanAsk, TaskHooks } from '../super
 import type { ToolResult } from '../tools/internalTools.js';
 import type { A2aBackend, Principal, SendRequest, TaskQuery, TaskUpdate } from './backend.js';
 import { BackendError } from './backend.js';
-import { commandTask } from './commands.js';
+import { type CommandDeps, commandTask } from './commands.js';
 import { OpenQuestions } from './openQuestions.js';
 import {
   consumed,
@@ -38,6 +38,7 @@ export interface TaskBackendDeps {
   now(): number;
   /** Starts a drain (operator command `drain`). */
   drain(): void;
+  reload?: CommandDeps['reload'];
   /** `agent.wake_on` and `agent.on_workflow_finished` (default: the seed's). */
   wake?: Pick<AgentConfig, 'wake_on' | 'on_workflow_finished'>;
   /** Resolves once the runtime's restore has queued what was pending; callers are served only after it. */
@@ -352,7 +353,7 @@ export class TaskBackend implements A2aBackend, TaskHooks {
 
   private async command(principal: Principal, req: SendRequest): Promise<TaskRecord> {
     const conversation = req.contextId ? conversationFor(principal, req.contextId) : null;
-    const deps = { supervisor: this.deps.supervisor, drain: this.deps.drain, conversation, now: this.deps.now() };
+    const deps = { ...this.deps, conversation, now: this.deps.now() };
     return this.save(await commandTask(principal, req, deps));
   }
 

@@ -10,6 +10,8 @@ export interface CliArgs extends ConfigFlags {
   validateConfig: boolean;
   capabilities: boolean;
   contextTemplate: boolean;
+  /** Reload when a config file changes (interfaces §3.6). */
+  watchConfig: boolean;
 }
 
 export { VERSION } from '../runtime/version.js';
@@ -42,6 +44,7 @@ function buildProgram(): Command {
         'an MCP server, NAME=URL or NAME="command args"; repeatable (mcp.servers)',
       ).argParser(collect),
     )
+    .option('--watch-config', 'reload the configuration when a --config file changes (as SIGHUP does)', false)
     .option('--validate-config', 'check the configuration and exit 0 (valid) or 2 (invalid)', false)
     .option('--capabilities', 'print what this instance offers (tools, MCP servers, store) as JSON and exit', false)
     .option(
@@ -49,6 +52,7 @@ function buildProgram(): Command {
       'print the built-in system prompt template (context.template replaces it) and exit',
       false,
     )
+    .addHelpText('after', '\nAsk a running daemon to reload its config:\n  agentd reload --url URL [--token TOKEN]')
     .allowExcessArguments(false)
     .exitOverride()
     .configureOutput({ writeErr: () => {} });
@@ -74,6 +78,7 @@ export function parseArgs(argv: string[]): CliArgs | { print: string } {
     validateConfig: o.validateConfig === true,
     capabilities: o.capabilities === true,
     contextTemplate: o.contextTemplate === true,
+    watchConfig: o.watchConfig === true,
   };
   if (Array.isArray(o.mcp)) args.mcp = o.mcp as string[];
   for (const key of ['prompt', 'instruction', 'model', 'intelligence', 'deadline', 'stateDir'] as const) {

@@ -11,6 +11,8 @@ import { ToolSurface } from '../tools/surface.js';
 import { type CliArgs, parseArgs, VERSION } from './args.js';
 import { runDaemon } from './daemon.js';
 import { EXIT, exitCodeForError, exitCodeForOutcome } from './exitCodes.js';
+import { runReloadCommand } from './reloadCommand.js';
+import { trapReloads } from './reloadTriggers.js';
 
 /** What the process should do at the end: print `stdout` (if any), then exit with `code`. */
 export interface CliResult {
@@ -22,12 +24,14 @@ export interface CliResult {
 export async function runCli(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<CliResult> {
   let args: CliArgs;
   let config: Readonly<Config>;
+  const cwd = process.cwd();
   try {
+    if (argv[2] === 'reload') return await runReloadCommand(argv.slice(3));
     const parsed = parseArgs(argv);
     if ('print' in parsed) return { code: EXIT.ok, stdout: parsed.print };
     if (parsed.contextTemplate) return { code: EXIT.ok, stdout: `${BUILTIN_PROMPT_TEMPLATE}\n` };
     args = parsed;
-    config = compileConfig({ files: args.configFiles, env, flags: args, cwd: process.cwd(), oneShot: true });
+    config = compileConfig({ files: args.configFiles, env, flags: args, cwd, oneShot: true });
   } catch (err) {
     return failBeforeStart(err);
   }
@@ -41,18 +45,24 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv = process.en
   if (!daemon && config.store.kind === 'memory') {
     log.info('store.none', { durable: false, name_one_with: ['store.path', 'AGENTD_STATE_DIR', '--state-dir'] });
   }
+  const reloads = trapReloads({ files: args.configFiles, watchFiles: args.watchConfig, cwd, log });
   let runtime: Runtime;
   try {
     const killAt = new Set((env.AGENTD_TEST_KILL_AT ?? '').split(',').filter(Boolean));
     // A one-shot job has no next turn to warm a worker for.
-    runtime = await startRuntime(config, { log, env, killAt, ...(daemon ? {} : { warmWorkers: 0 }) });
+    const sources = { files: args.configFiles, env, flags: args, cwd };
+    const reloadConfig = () => compileConfig(sources);
+    runtime = await startRuntime(config, { log, env, killAt, reloadConfig, ...(daemon ? {} : { warmWorkers: 0 }) });
   } catch (err) {
+    reloads.remove();
     return failBeforeStart(err);
   }
   const signals = trapSignals(log, () => void runtime.requestStop());
+  reloads.attach((source) => runtime.reload(source));
   try {
     return daemon ? await runDaemon(runtime) : await runJob(runtime);
   } finally {
+    reloads.remove();
     await runtime.stop();
     signals();
   }

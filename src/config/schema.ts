@@ -2,6 +2,7 @@
 // Typed against Config so a key missing from the table, or a default of the wrong type, does not compile.
 import { A2A_DEFAULTS, DEFAULT_MAX_BODY_BYTES, listenKind, principalsKind, tlsKind } from './a2aKeys.js';
 import { budgetKind, metricsAddrKind } from './budgetKeys.js';
+import { byteSizeKind } from './byteSize.js';
 import {
   boolKind,
   durationKind,
@@ -248,6 +249,11 @@ export const KEYS: KeyTable = {
     kind: intKind(1),
     default: 67_108_864,
     doc: "Bytes of conversations' messages kept in memory at most; idle ones past it are evicted.",
+  },
+  'store.min_free': {
+    kind: byteSizeKind(),
+    default: 256_000_000,
+    doc: "Free space under which the store's filesystem sheds (no turn starts; warn under twice it); 0 = off.",
   },
   'lifecycle.drain_timeout': { kind: durationKind(), default: 25_000, doc: 'How long a drain waits for turns.' },
   'lifecycle.pong_timeout': {

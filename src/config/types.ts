@@ -257,6 +257,8 @@ export interface StoreConfig {
   path: string;
   /** Idle conversations in memory at most (least recently used leave first). Default 500 and 64 MiB. */
   conversation_cache: { entries: number; bytes: number };
+  /** Bytes free on the store's filesystem under which turns shed (reference §4); 0 = never. Default 256 MB. */
+  min_free: number;
 }
 
 export interface LifecycleConfig {

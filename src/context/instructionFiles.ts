@@ -17,15 +17,34 @@ interface FileState {
 const hashOf = (text: string): string => createHash('sha256').update(text).digest('hex');
 
 export class InstructionFiles {
-  private readonly files: FileState[];
+  private files: FileState[];
   /** Conversation → path → the hash of the version it was last told about in a note. */
   private readonly noted = new Map<string, Map<string, string | null>>();
 
+  private paths: readonly string[];
+
+  /** `list` is read at each use: a reload that changes it has the section read again, as at start. */
   constructor(
-    paths: readonly string[],
+    private readonly list: () => readonly string[],
     private readonly log: Logger,
   ) {
-    this.files = paths.map((path) => {
+    this.paths = list();
+    this.files = this.readAll(this.paths);
+  }
+
+  /** The files in force; a changed list (a reload, interfaces §3.6) is read anew and nobody counts as told. */
+  private current(): FileState[] {
+    const paths = this.list();
+    if (paths.join('\n') !== this.paths.join('\n')) {
+      this.paths = paths;
+      this.files = this.readAll(paths);
+      this.noted.clear();
+    }
+    return this.files;
+  }
+
+  private readAll(paths: readonly string[]): FileState[] {
+    return paths.map((path) => {
       const text = this.read(path, 'start');
       return { path, text, hash: text === null ? null : hashOf(text) };
     });
@@ -33,7 +52,7 @@ export class InstructionFiles {
 
   /** The files' text for "## Instruction", each under its own `### <name>` heading; '' when none was read. */
   get text(): string {
-    return this.files
+    return this.current()
       .filter((f) => f.text !== null && f.text.trim() !== '')
       .map((f) => `### ${basename(f.path)}\n${(f.text ?? '').trim()}`)
       .join('\n\n');
@@ -48,7 +67,7 @@ export class InstructionFiles {
     const notes: string[] = [];
     const seen = this.noted.get(ctx);
     const now = new Map<string, string | null>();
-    for (const file of this.files) {
+    for (const file of this.current()) {
       const text = this.read(file.path, 'turn');
       const hash = text === null ? null : hashOf(text);
       const told = seen?.has(file.path) ? seen.get(file.path) : file.hash;

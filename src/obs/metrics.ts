@@ -113,6 +113,10 @@ export class Metrics {
   readonly budgetWaits = new Counter('agentd_budget_waits_total', 'Turns the budget asked to wait.');
   readonly budgetRefusals = new Counter('agentd_budget_refusals_total', 'Turns the budget did not let run.');
   readonly storeLatency = new Histogram('agentd_store_op_seconds', 'Store operation latency, by operation.');
+  readonly configReloads = new Counter(
+    'agentd_config_reloads_total',
+    'Config reloads, by result (applied, rejected, other).',
+  );
   private readonly families: Family[] = [
     this.turns,
     this.tokens,
@@ -120,6 +124,7 @@ export class Metrics {
     this.budgetWaits,
     this.budgetRefusals,
     this.storeLatency,
+    this.configReloads,
   ];
 
   gauge(name: string, help: string, read: () => number): void {

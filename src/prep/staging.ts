@@ -49,7 +49,7 @@ export class Staging {
   constructor(deps: StagingDeps) {
     const skills = new SkillBook({ config: deps.config, log: deps.log, tools: deps.tools, setSkills: deps.setSkills });
     this.deps = { ...deps, skills };
-    const instructions = new InstructionFiles(deps.config.agent.instruction_files, deps.log);
+    const instructions = new InstructionFiles(() => deps.config.agent.instruction_files, deps.log);
     this.snapshotParts = { ...deps, skills, instructions };
   }
 

@@ -6,6 +6,7 @@ import type { TurnFeed } from '../steering/turnFeed.js';
 import type { Accepted, Store } from '../store/store.js';
 import type { Supervisor } from '../supervisor/supervisor.js';
 import type { AcceptInput } from '../supervisor/supervisorOptions.js';
+import type { ReloadReport } from './reload.js';
 import type { TaskHooksSlot } from './taskSlot.js';
 import type { WorkPortSlot } from './workPortSlot.js';
 
@@ -29,6 +30,8 @@ export interface ProducerContext {
   tasks: TaskHooksSlot;
   /** Asks the runtime to drain and stop (the operator's `drain` command). */
   requestStop(): void;
+  /** Reloads the config (the operator's `reload` command; interfaces §3.6). */
+  reload(): ReloadReport;
   /** What the supervisor publishes about turns: committed folds, idle boundaries, a conversation's activity. */
   turns: TurnFeed;
   /** Where a producer that tools start work through (message.send, side.start) plugs its handler in. */

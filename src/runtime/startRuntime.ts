@@ -1,10 +1,10 @@
-// The one runtime root: builds the tool surface, the store, the supervisor, the metrics listener and the
-// producers in that order, restores, and stops them in the reverse order (producers' intake first, then the
-// drain, then producers, listeners, store and tools). The job, the daemon and createAgent all start here;
-// signals and the exit code stay with cli/.
+// The one runtime root: builds the tool surface, the store, the supervisor, the metrics listener, the pressure
+// watch and the producers in that order, restores, and stops them in the reverse order (producers' intake first,
+// then the drain, then producers, listeners, store and tools). Every part reads one live config that a reload
+// swaps. The job, the daemon and createAgent all start here; signals and the exit code stay with cli/.
 import { checkA2a, listenProblem } from '../config/a2aKeys.js';
 import type { Config } from '../config/types.js';
-import { DaemonError } from '../errors.js';
+import { DaemonError, describeError } from '../errors.js';
 import type { Logger } from '../obs/log.js';
 import { type MetricsServer, serveMetrics } from '../obs/metricsServer.js';
 import { openStore } from '../store/openStore.js';
@@ -12,9 +12,13 @@ import type { Accepted, Store } from '../store/store.js';
 import { Supervisor } from '../supervisor/supervisor.js';
 import type { AcceptInput } from '../supervisor/supervisorOptions.js';
 import { ToolSurface, type ToolSurfaceOptions } from '../tools/surface.js';
+import { type LiveConfig, liveConfig } from './liveConfig.js';
+import { type PressureProbe, systemProbe } from './pressureProbe.js';
+import { watchPressure } from './pressureWatch.js';
 import type { Producer, ProducerContext } from './producer.js';
 import { PRODUCERS } from './producerList.js';
 import { ProducerRegistry } from './producers.js';
+import { type ReloadReport, type ReloadSource, reloader } from './reload.js';
 import { gatedPort, type RestoreGate, restoreGate } from './restoreGate.js';
 import { TaskHooksSlot } from './taskSlot.js';
 import { WorkPortSlot } from './workPortSlot.js';
@@ -35,9 +39,14 @@ export interface RuntimeOptions {
   killAt?: ReadonlySet<string>;
   /** Producers started after the registered ones (an embedder's own). */
   producers?: Producer[];
+  /** Compiles the config's sources again for a reload (cli/ passes its files, env and flags); without it, none. */
+  reloadConfig?: () => Readonly<Config>;
+  /** Stands in for the filesystem and cgroup readings of the pressure gate (tests). */
+  pressureProbe?: PressureProbe;
 }
 
 export interface Runtime {
+  /** The config in force: reads through to what the last applied reload put in place. */
   readonly config: Readonly<Config>;
   readonly store: Store;
   readonly tools: ToolSurface;
@@ -48,6 +57,11 @@ export interface Runtime {
   readonly restored: { generation: number; pending: number };
   /** The bound metrics address (`HOST:PORT`), or null without a metrics listener. */
   readonly metricsAddress: string | null;
+  /**
+   * Reloads the config (SIGHUP, the operator's `reload`, `--watch-config`): applied for every turn launched after
+   * it, or refused as a whole with the running config kept (interfaces §3.6).
+   */
+  reload(source: ReloadSource): ReloadReport;
   /** Resolves once a stop was asked for (a signal through cli/, or the operator's `drain` command). */
   readonly stopRequested: Promise<void>;
   /**
@@ -64,7 +78,8 @@ export interface Runtime {
 
 /** Starts the runtime; on a failure, whatever already started is stopped again before the error is thrown. */
 export async function startRuntime(config: Readonly<Config>, opts: RuntimeOptions): Promise<Runtime> {
-  const cfg = withListeners(config, opts);
+  const live = liveConfig(withListeners(config, opts));
+  const cfg = live.view;
   const { log } = opts;
   const undo: Array<() => Promise<unknown> | unknown> = [];
   const restoring = restoreGate();
@@ -96,14 +111,28 @@ export async function startRuntime(config: Readonly<Config>, opts: RuntimeOption
     undo.push(() => drain.run());
     const metrics = await serveMetrics(cfg.observability.metrics_addr, supervisor, log);
     if (metrics) undo.push(() => metrics.close());
-    const parts = { store, supervisor, tasks, ports, drain, restoring };
+    const ops = await startOperations({ live, opts, store, supervisor, tools });
+    undo.push(() => ops.stop());
+    const parts = { store, supervisor, tasks, ports, drain, restoring, reload: ops.reload };
     const started = await startProducers(cfg, opts, parts);
     intake.registry = started.registry;
     undo.push(() => started.registry.stop({ log }));
     const restored = await supervisor.restore();
     restoring.open();
     log.info('proc.ready', { instance: cfg.agent.name, ...restored, producers: started.list.map((p) => p.name) });
-    return runtime({ cfg, store, tools, supervisor, restored, metrics, drain, producers: started.list, unwind });
+    const reload = ops.reload;
+    return runtime({
+      cfg,
+      store,
+      tools,
+      supervisor,
+      restored,
+      metrics,
+      drain,
+      producers: started.list,
+      unwind,
+      reload,
+    });
   } catch (err) {
     restoring.fail(err);
     await unwind();
@@ -138,7 +167,48 @@ function drainOnce(supervisor: Supervisor, cfg: Readonly<Config>, stopIntake: ()
   };
 }
 
+/**
+ * The pressure gate's watch (its first reading taken before any producer starts) and the reloader. A reload that
+ * changes the tool surface's inputs (MCP servers, policies, tool selection) re-plans it; a running turn keeps the
+ * tools it launched with.
+ */
+async function startOperations(parts: {
+  live: LiveConfig;
+  opts: RuntimeOptions;
+  store: Store;
+  supervisor: Supervisor;
+  tools: ToolSurface;
+}) {
+  const { live, opts, store, supervisor, tools } = parts;
+  const { log } = opts;
+  const cfg = live.view;
+  const pressure = await watchPressure({
+    probe: opts.pressureProbe ?? systemProbe(store.kind === 'sqlite' ? cfg.store.path : null),
+    minFree: () => cfg.store.min_free,
+    gate: (level) => supervisor.setPressure(level),
+    ...{ log, metrics: supervisor.metrics, now: Date.now },
+  });
+  const reloads = reloader({
+    live,
+    load: () => {
+      if (!opts.reloadConfig) throw new DaemonError('config_invalid', 'reload: this instance has no config sources');
+      return opts.reloadConfig();
+    },
+    settle: (next) => withListeners(next, opts),
+    applied: (changed) => {
+      if (!changed.some((p) => TOOL_INPUTS.some((root) => p.startsWith(root)))) return;
+      tools.reconcile().catch((err: unknown) => log.error('mcp.unreachable', { err: describeError(err) }));
+    },
+    ...{ log, metrics: supervisor.metrics },
+  });
+  return { reload: reloads.reload, stop: () => pressure.stop() };
+}
+
+/** Config paths the tool surface is planned from. */
+const TOOL_INPUTS = ['mcp.servers', 'security.', 'agent.tools', 'skills.sources'];
+
 interface ProducerParts {
+  reload(source: ReloadSource): ReloadReport;
   store: Store;
   supervisor: Supervisor;
   tasks: TaskHooksSlot;
@@ -153,7 +223,7 @@ interface ProducerParts {
  * twice), and their supervisor port refuses calls until then.
  */
 async function startProducers(cfg: Readonly<Config>, opts: RuntimeOptions, parts: ProducerParts) {
-  const { store, supervisor, tasks, ports, drain, restoring } = parts;
+  const { store, supervisor, tasks, ports, drain, restoring, reload } = parts;
   const list = [...PRODUCERS.map((make) => make(cfg)).filter((p) => p !== null), ...(opts.producers ?? [])];
   const registry = new ProducerRegistry(list);
   const ctx: ProducerContext = {
@@ -167,6 +237,7 @@ async function startProducers(cfg: Readonly<Config>, opts: RuntimeOptions, parts
     supervisor: gatedPort(supervisor, restoring),
     tasks,
     requestStop: () => void drain.run(),
+    reload: () => reload('operator'),
     turns: supervisor.steering.feed,
     ports,
     restored: restoring.done,
@@ -185,6 +256,7 @@ function runtime(parts: {
   drain: Drain;
   producers: Producer[];
   unwind(): Promise<void>;
+  reload(source: ReloadSource): ReloadReport;
 }): Runtime {
   let stopped: Promise<void> | null = null;
   return {
@@ -196,6 +268,7 @@ function runtime(parts: {
     restored: parts.restored,
     metricsAddress: parts.metrics?.address ?? null,
     stopRequested: parts.drain.requested,
+    reload: parts.reload,
     requestStop: () => parts.drain.run(),
     // Intake stops, running turns finish while their callers still listen; only then does everything close.
     stop: () => {

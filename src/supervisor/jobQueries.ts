@@ -2,6 +2,7 @@
 // collections, and the dispatch gate itself (reference §4). Pure: the clock and the think children's contexts are
 // arguments.
 import { JOB_STATES, type Job, type JobState, type JobTable } from './jobTable.js';
+import type { PressureLevel } from './pressure.js';
 
 const NONE: ReadonlySet<string> = new Set();
 
@@ -42,7 +43,15 @@ const AHEAD: ReadonlySet<JobState> = new Set(
 export interface Hold {
   paused: boolean;
   draining: boolean;
+  /** The pressure gate (reference §4): `shed` starts nothing, `warn` holds low-priority work (goal continuations). */
+  pressure?: PressureLevel;
 }
+
+/** Nothing may start: paused, draining or shedding; queued jobs keep their place. */
+const stopped = (at: Hold): boolean => at.paused || at.draining || at.pressure === 'shed';
+
+/** A job that waits while the line moves: low priority under a pressure warning. */
+const heldLow = (at: Hold, job: Job): boolean => at.pressure === 'warn' && job.continuation;
 
 /** States of a job that holds a turn slot: prepared for, or on its way to, a worker of its own. */
 const SLOT: ReadonlySet<JobState> = new Set(['staging', 'ready', 'admitting', 'spawning']);
@@ -58,7 +67,7 @@ export function prepLine(
   at: Hold & { maxParallel: number },
   thinking: ReadonlySet<string> = NONE,
 ): Job[] {
-  if (at.paused || at.draining) return [];
+  if (stopped(at)) return [];
   let used = 0;
   const first = new Map<string, Job>();
   for (const job of [...table.values()].sort(byInboxOrder)) {
@@ -66,7 +75,8 @@ export function prepLine(
     if (AHEAD.has(job.state) && !first.has(job.ctx)) first.set(job.ctx, job);
   }
   const busy = busyContexts(table, now, thinking);
-  const line = [...first.values()].filter((j) => j.state === 'queued' && !busy.has(j.ctx)).sort(byInboxOrder);
+  const line = [...first.values()].filter((j) => j.state === 'queued' && !busy.has(j.ctx) && !heldLow(at, j));
+  line.sort(byInboxOrder);
   return line.slice(0, Math.max(0, at.maxParallel - used));
 }
 
@@ -91,7 +101,8 @@ export function gatePicks(
   now: number,
   at: Hold & { maxParallel: number; thinking?: ReadonlySet<string> },
 ): Job[] {
-  const line = gateLine(table, now);
+  if (stopped(at)) return [];
+  const line = gateLine(table, now).filter((j) => !heldLow(at, j));
   const gate = { liveTurns: liveTurns(table), busy: busyContexts(table, now, at.thinking), ...at };
   return nextDispatchable(line, gate, at.maxParallel).map((i) => line[i] as Job);
 }

@@ -12,7 +12,6 @@ import type { ThinkJob } from '../domain/job.js';
 import { ActivityBoard, publishProgress } from '../obs/activityBoard.js';
 import type { Logger } from '../obs/log.js';
 import { Metrics } from '../obs/metrics.js';
-import { statusText } from '../obs/statusView.js';
 import { Staging } from '../prep/staging.js';
 import type { Usage } from '../protocol/messages.js';
 import { Steering, type SteeringDeps } from '../steering/steering.js';
@@ -27,6 +26,7 @@ import { serveToolRequest, type ToolServiceDeps } from '../tools/serving.js';
 import { Children } from './children.js';
 import { ConversationIntake, heldContexts } from './conversationIntake.js';
 import { ABANDONED, FoldBack, Outcomes } from './foldBack.js';
+import { instanceStatus, type StatusParts, statusReply } from './instanceStatus.js';
 import {
   drainVictims,
   idle,
@@ -80,8 +80,8 @@ export class Supervisor {
   private readonly accepting = new Map<string, number>();
   private readonly reactor: Reactor;
   private readonly handlers: SupervisorHandlers;
-  /** The operator's pause and the drain (the handlers set `paused`). */
-  private readonly hold = { paused: false, draining: false };
+  /** The operator's pause, the drain (the handlers set `paused`) and the pressure gate (`setPressure`). */
+  private readonly hold = { paused: false, draining: false, pressure: 'ok' as import('./pressure.js').PressureLevel };
   private readonly lease: InboxLease;
 
   constructor(private readonly opts: SupervisorOptions) {
@@ -121,7 +121,7 @@ export class Supervisor {
       setPlan: (conv, plan) => conversations.setPlan(conv, plan),
       setSkills: (conv, names) => conversations.setSkills(conv, names),
       append: (conv, msgs) => conversations.append(conv, msgs),
-      statusFor: (principal) => this.statusFor(principal),
+      statusFor: (principal) => statusReply(this.statusParts(), principal),
       staging: (eventId) => jobs.jobs.get(eventId)?.state === 'staging',
       finished: (job, reply) => this.handle({ type: 'staging_done', eventId: job.event.id, reply }),
     });
@@ -258,9 +258,15 @@ export class Supervisor {
     return idle(this.jobs.jobs, { paused: this.hold.paused, draining: this.hold.draining }, this.thinking());
   }
 
-  /** Restored and not draining: the instance takes new work (`/readyz`). */
+  /** Restored, not draining, not shedding: the instance takes new work (`/readyz`). */
   get ready(): boolean {
-    return this.restored && !this.hold.draining;
+    return this.restored && !this.hold.draining && this.hold.pressure !== 'shed';
+  }
+
+  /** The pressure gate (reference §4): `shed` starts no turn, `warn` no goal continuation; running turns go on. */
+  setPressure(level: Supervisor['hold']['pressure']): void {
+    this.hold.pressure = level;
+    this.reactor.schedule();
   }
 
   /** Resolves once the supervisor is idle. */
@@ -293,11 +299,12 @@ export class Supervisor {
 
   /** A snapshot of the instance, or with `principal` of that principal's work only (a user turn's `status`). */
   status(principal?: string): Record<string, unknown> {
-    const { paused, draining } = this.hold;
-    const { queued, running_turns } = statusCounts(this.jobs.jobs, principal);
-    const owned = (c: Conversation) => principal === undefined || c.principal === principal;
-    const counts = { conversations: this.conversations.list().filter(owned).length, running_turns, queued };
-    return { instance: this.config.agent.name, generation: this.store.generation, ...counts, paused, draining };
+    return instanceStatus(this.statusParts(), principal);
+  }
+
+  private statusParts(): StatusParts {
+    const { config, store, jobs, conversations, hold } = this;
+    return { name: config.agent.name, generation: store.generation, jobs: jobs.jobs, conversations, hold };
   }
 
   /** Cancels the job answering inbox event `eventId`: a running turn is cancelled, a waiting one never starts. */
@@ -383,13 +390,6 @@ export class Supervisor {
   private checkpoint(): void {
     this.conversations.checkpoint();
     this.spending.budget.flush();
-  }
-
-  /** The `status` verdict's reply: the instance as `principal` may see it. */
-  private statusFor(principal: string | null): string {
-    const running = [...this.jobs.jobs.values()].filter((j) => j.workerLive).map((j) => j.ctx);
-    const queued = waitingJobs(this.jobs.jobs).map((j) => j.ctx);
-    return statusText({ principal, conversations: this.conversations.heads.owners(), running, queued, ...this.hold });
   }
 
   private killPoint(name: string): void {

@@ -170,6 +170,30 @@ export class ToolSurface {
     return { internal_tools: internal, code_tools: plan.code, mcp };
   }
 
+  /**
+   * Brings the MCP connections in line with the config now in force (a reload): a server no longer configured, or
+   * configured differently, is closed; a new one is connected (a failure is logged and leaves it out); the plan is
+   * built again (policies, tool selection). Never throws.
+   */
+  async reconcile(): Promise<{ opened: string[]; closed: string[] }> {
+    const wanted = new Map(
+      Object.entries(this.opts.config.mcp.servers).map(([n, s]) => [n, serverSpec(n, s, this.opts.baseEnv)]),
+    );
+    const same = (name: string): boolean => JSON.stringify(wanted.get(name)) === JSON.stringify(this.specs.get(name));
+    const closed = [...this.specs.keys()].filter((name) => !same(name));
+    for (const name of closed) {
+      const conn = this.connections.get(name);
+      for (const map of [this.connections, this.listings, this.skillListings, this.specs]) map.delete(name);
+      await conn?.close().catch(() => undefined);
+      this.opts.log.info('mcp.closed', { server: name });
+    }
+    const opened = [...wanted.keys()].filter((name) => !this.specs.has(name));
+    for (const name of opened) this.specs.set(name, wanted.get(name) as McpServerSpec);
+    await Promise.all(opened.map((name) => this.connect(name).catch(() => undefined)));
+    this.rebuild();
+    return { opened, closed };
+  }
+
   async close(): Promise<void> {
     const all = [...this.connections.values()];
     this.connections.clear();

@@ -17,10 +17,15 @@ export interface Daemon {
   stop(): Promise<number | null>;
 }
 
-export async function startDaemon(dir: string, yaml: string, env: Record<string, string> = {}): Promise<Daemon> {
+export async function startDaemon(
+  dir: string,
+  yaml: string,
+  env: Record<string, string> = {},
+  flags: string[] = [],
+): Promise<Daemon> {
   const file = join(dir, 'agent.yaml');
   writeFileSync(file, yaml);
-  const child = spawn(process.execPath, [AGENTD_BIN, '--config', file], {
+  const child = spawn(process.execPath, [AGENTD_BIN, '--config', file, ...flags], {
     env: { PATH: process.env.PATH ?? '', AGENTD_STATE_DIR: dir, ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
   });

@@ -51,7 +51,12 @@ function expectedDefaults(storePath: string): Config {
     knowledge: { auto_context: { on: 'never', top_k: 5, max_bytes: 16_384 }, server: null },
     skills: { sources: [], max_loaded: 8, max_bytes: 32_768, reference_prefix: '@skill:' },
     tools: { overrides: {} },
-    store: { kind: 'sqlite', path: storePath, conversation_cache: { entries: 500, bytes: 67_108_864 } },
+    store: {
+      kind: 'sqlite',
+      path: storePath,
+      conversation_cache: { entries: 500, bytes: 67_108_864 },
+      min_free: 256_000_000,
+    },
     lifecycle: { drain_timeout: 25_000, pong_timeout: 10_000, progress_timeout: 120_000 },
     observability: { log_level: 'info', log_content: false, metrics_addr: null },
     a2a: {

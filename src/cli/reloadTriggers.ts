@@ -1,0 +1,73 @@
+// What asks a running instance to reload (interfaces §3.6): SIGHUP, and with `--watch-config` a change to one of
+// its config files (watched through their directories, so an editor's or a ConfigMap's replace-by-rename is seen).
+import { type FSWatcher, watch } from 'node:fs';
+import { basename, dirname, resolve } from 'node:path';
+import { describeError } from '../errors.js';
+import type { Logger } from '../obs/log.js';
+import type { ReloadSource } from '../runtime/reload.js';
+
+/** Changes closer together than this are one reload (a write often arrives as several events). */
+const SETTLE_MS = 250;
+
+type Reload = (source: ReloadSource) => unknown;
+
+/**
+ * Installs the triggers before the runtime starts (a SIGHUP then must not end the process); what they ask for
+ * before `attach` hands over the runtime's reload waits for it, and one reload then covers it all.
+ */
+export function trapReloads(opts: { files: readonly string[]; watchFiles: boolean; cwd: string; log: Logger }): {
+  attach(reload: Reload): void;
+  remove(): void;
+} {
+  let target: Reload | null = null;
+  let pending: ReloadSource | null = null;
+  const reload = (source: ReloadSource): void => {
+    if (target === null) pending = source;
+    else target(source);
+  };
+  const onHangup = (): void => reload('signal');
+  process.on('SIGHUP', onHangup);
+  const watchers = opts.watchFiles ? watchConfigFiles({ ...opts, reload }) : [];
+  return {
+    attach: (next) => {
+      target = next;
+      if (pending !== null) next(pending);
+      pending = null;
+    },
+    remove: () => {
+      process.off('SIGHUP', onHangup);
+      for (const w of watchers) w.close();
+    },
+  };
+}
+
+function watchConfigFiles(opts: {
+  reload(source: ReloadSource): unknown;
+  files: readonly string[];
+  cwd: string;
+  log: Logger;
+}) {
+  let timer: NodeJS.Timeout | undefined;
+  const soon = (): void => {
+    clearTimeout(timer);
+    timer = setTimeout(() => void opts.reload('watch'), SETTLE_MS);
+    timer.unref();
+  };
+  const byDir = new Map<string, Set<string>>();
+  for (const file of opts.files.map((f) => resolve(opts.cwd, f))) {
+    byDir.set(dirname(file), (byDir.get(dirname(file)) ?? new Set()).add(basename(file)));
+  }
+  const watchers: FSWatcher[] = [];
+  for (const [dir, names] of byDir) {
+    try {
+      const w = watch(dir, { persistent: false }, (_kind, name) => {
+        if (name === null || names.has(String(name))) soon();
+      });
+      w.on('error', (err) => opts.log.warn('config.watch.failed', { dir, err: describeError(err) }));
+      watchers.push(w);
+    } catch (err) {
+      opts.log.warn('config.watch.failed', { dir, err: describeError(err) });
+    }
+  }
+  return watchers;
+}

@@ -1,0 +1,40 @@
+// What `status` reports about the instance: counts for the operator command and the tool, and the `status` verdict's
+// text. Reads the job table and the conversation heads; changes nothing.
+import type { ConversationBook } from '../context/conversationBook.js';
+import { statusText } from '../obs/statusView.js';
+import { type Hold, statusCounts, waitingJobs } from './jobQueries.js';
+import type { JobTable } from './jobTable.js';
+
+export interface StatusParts {
+  name: string;
+  generation: number;
+  jobs: JobTable;
+  conversations: ConversationBook;
+  hold: Required<Hold>;
+}
+
+/** A snapshot of the instance, or with `principal` of that principal's work only (a user turn's `status`). */
+export function instanceStatus(at: StatusParts, principal?: string): Record<string, unknown> {
+  const { paused, draining, pressure } = at.hold;
+  const { queued, running_turns } = statusCounts(at.jobs, principal);
+  // From the heads: evicted conversations count too.
+  const conversations =
+    principal === undefined ? at.conversations.size : at.conversations.heads.usage(principal).conversations;
+  return {
+    instance: at.name,
+    generation: at.generation,
+    conversations,
+    running_turns,
+    queued,
+    pressure,
+    paused,
+    draining,
+  };
+}
+
+/** The `status` verdict's reply: the instance as `principal` may see it. */
+export function statusReply(at: StatusParts, principal: string | null): string {
+  const running = [...at.jobs.values()].filter((j) => j.workerLive).map((j) => j.ctx);
+  const queued = waitingJobs(at.jobs).map((j) => j.ctx);
+  return statusText({ principal, conversations: at.conversations.heads.owners(), running, queued, ...at.hold });
+}

@@ -1,0 +1,73 @@
+// Reload over a real runtime (SQLite store, A2A listener, an MCP server over HTTP, worker processes): what a reload
+// changes takes effect — MCP servers connect and close, principals authenticate the next request, instruction files
+// reach the next turn's prompt. Each case first shows the premise (before the reload it is not so).
+import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { compileConfig } from '../../../src/config/compile.js';
+import { createLogger } from '../../../src/obs/log.js';
+import { startRuntime } from '../../../src/runtime/startRuntime.js';
+import { startMcpTestServer } from '../../doubles/mcpTestServer.js';
+import { startScriptedModel } from '../../doubles/scriptedModel.js';
+import { JSON_V1, rawRequest, rpc } from '../a2a/listenerHarness.js';
+import { waitUntil, within } from '../wait.js';
+
+describe('a reload takes effect', { timeout: 60_000 }, () => {
+  it('connects an added MCP server and closes a removed one, takes new principals and instruction files', async () => {
+    const [model, mcp] = [await startScriptedModel({ turns: [{ content: 'ok' }] }), await startMcpTestServer()];
+    const dir = mkdtempSync(join(tmpdir(), 'agentd-reload-'));
+    const file = join(dir, 'agent.yaml');
+    writeFileSync(join(dir, 'HOUSE.md'), 'Always answer in haiku.');
+    const yaml = (extra: string) =>
+      'a2a:\n  listen: http://127.0.0.1:0\n  principals:\n    - {id: alice, role: operator, match: {bearer: alice-token}}\n' +
+      `${extra}agent:\n  preflight: never\n`;
+    writeFileSync(file, yaml(''));
+    const sources = { files: [file], env: { AGENTD_STATE_DIR: dir }, flags: { intelligence: model.url }, cwd: dir };
+    const events: Array<Record<string, unknown>> = [];
+    const log = createLogger({ level: 'debug', write: (line) => events.push(JSON.parse(line)) });
+    const reloadConfig = () => compileConfig(sources);
+    const runtime = await startRuntime(reloadConfig(), { log, warmWorkers: 0, reloadConfig });
+    const url = String(events.find((e) => e.event === 'a2a.listen')?.bound);
+    const asBob = () => rawRequest(url, rpc('ListTasks', {}), { ...JSON_V1, Authorization: 'Bearer bob-token' });
+    const ask = async (text: string) => {
+      const { record } = await runtime.supervisor.accept({ kind: 'timer', context_id: text, text, principal: null });
+      return within(runtime.supervisor.outcomeOf(record.id), 20_000, text);
+    };
+    try {
+      assert.equal((await asBob()).status, 401, 'premise: bob is nobody yet');
+      assert.equal((await ask('before')).reply, 'ok');
+      assert.doesNotMatch(JSON.stringify(model.requests.at(-1)?.body), /haiku/, 'premise: no instruction file');
+      writeFileSync(
+        file,
+        yaml(
+          '    - {id: bob, role: user, match: {bearer: bob-token}}\n' +
+            `mcp:\n  servers:\n    kit: {url: ${mcp.url}}\n`,
+        ).replace('agent:\n', 'agent:\n  instruction_files: [HOUSE.md]\n'),
+      );
+      const applied = runtime.reload('api');
+      assert.equal(applied.result, 'applied');
+      assert.deepEqual(applied.result === 'applied' && applied.changed, [
+        'a2a.principals',
+        'agent.instruction_files',
+        'mcp.servers.kit',
+      ]);
+      await waitUntil(() => runtime.tools.plan().mcp_servers.includes('kit'), 10_000, 'kit is listed');
+      assert.equal((await asBob()).status, 200, 'bob authenticates on the next request');
+      assert.equal((await ask('after')).reply, 'ok');
+      assert.match(JSON.stringify(model.requests.at(-1)?.body), /Always answer in haiku/);
+      writeFileSync(file, yaml(''));
+      assert.equal(runtime.reload('api').result, 'applied');
+      await waitUntil(() => events.some((e) => e.event === 'mcp.closed' && e.server === 'kit'), 10_000, 'closed');
+      assert.equal(runtime.tools.plan().mcp_servers.includes('kit'), false);
+      assert.equal((await asBob()).status, 401, 'bob is gone again');
+      assert.equal(runtime.reload('api').result, 'unchanged');
+      assert.match(runtime.supervisor.metrics.render(), /^agentd_config_generation 3$/m);
+      assert.match(runtime.supervisor.metrics.render(), /^agentd_config_reloads_total\{result="applied"\} 2$/m);
+    } finally {
+      await runtime.stop();
+      await Promise.all([model.close(), mcp.close()]);
+    }
+  });
+});

@@ -1,0 +1,66 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { Config } from '../../../src/config/types.js';
+import { DaemonError } from '../../../src/errors.js';
+import { createLogger } from '../../../src/obs/log.js';
+import { Metrics } from '../../../src/obs/metrics.js';
+import { liveConfig } from '../../../src/runtime/liveConfig.js';
+import { reloader } from '../../../src/runtime/reload.js';
+
+const config = (model: string, path = '/state') =>
+  ({ intelligence: { model }, store: { kind: 'sqlite', path } }) as unknown as Config;
+
+function setup(initial: Config) {
+  const live = liveConfig(initial);
+  const events: Array<Record<string, unknown>> = [];
+  const metrics = new Metrics();
+  let next: () => Config = () => initial;
+  const applied: string[][] = [];
+  const r = reloader({
+    live,
+    load: () => next(),
+    settle: (c) => c,
+    applied: (changed) => applied.push([...changed]),
+    log: createLogger({ level: 'debug', write: (line) => events.push(JSON.parse(line)) }),
+    metrics,
+  });
+  return { live, events, metrics, applied, r, set: (load: () => Config) => (next = load) };
+}
+
+describe('reloader', () => {
+  it('applies a valid diff in one swap and counts the generation', () => {
+    const t = setup(config('old'));
+    t.set(() => config('new'));
+    assert.deepEqual(t.r.reload('signal'), { result: 'applied', generation: 2, changed: ['intelligence.model'] });
+    assert.equal(t.live.view.intelligence.model, 'new');
+    assert.deepEqual(t.applied, [['intelligence.model']]);
+    assert.match(t.metrics.render(), /^agentd_config_reloads_total\{result="applied"\} 1$/m);
+    assert.match(t.metrics.render(), /^agentd_config_generation 2$/m);
+  });
+
+  it('keeps the running config on an invalid file or a restart-only change, and says why', () => {
+    const t = setup(config('old'));
+    t.set(() => {
+      throw new DaemonError('config_invalid', "agent.yaml:3: unknown key 'agent.nmae'");
+    });
+    assert.deepEqual(t.r.reload('operator'), {
+      result: 'invalid',
+      generation: 1,
+      error: "agent.yaml:3: unknown key 'agent.nmae'",
+    });
+    t.set(() => config('new', '/elsewhere'));
+    assert.deepEqual(t.r.reload('watch'), { result: 'restart_required', generation: 1, paths: ['store.path'] });
+    assert.equal(t.live.view.intelligence.model, 'old', 'the model change in the refused diff did not apply');
+    assert.deepEqual(t.applied, []);
+    assert.match(t.metrics.render(), /^agentd_config_reloads_total\{result="rejected"\} 2$/m);
+    const names = t.events.map((e) => e.event);
+    assert.deepEqual(names, ['config.reload.invalid', 'config.reload.restart_required']);
+  });
+
+  it('an unchanged config is neither applied nor rejected', () => {
+    const t = setup(config('same'));
+    t.set(() => config('same'));
+    assert.deepEqual(t.r.reload('api'), { result: 'unchanged', generation: 1 });
+    assert.match(t.metrics.render(), /^agentd_config_reloads_total\{result="other"\} 1$/m);
+  });
+});
