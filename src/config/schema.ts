@@ -218,6 +218,11 @@ export const KEYS: KeyTable = {
   },
   'store.kind': { kind: enumKind(['sqlite', 'memory']), default: 'sqlite', doc: 'Store backend.' },
   'store.path': { kind: stringKind(), default: DEFAULT_STORE_PATH, doc: 'State directory; default $AGENTD_STATE_DIR.' },
+  'store.integrity_check': {
+    kind: enumKind(['quick', 'full', 'off']),
+    default: 'quick',
+    doc: 'Check of an existing sqlite store at open, before any write: quick_check, integrity_check, or none.',
+  },
   'lifecycle.drain_timeout': { kind: durationKind(), default: 25_000, doc: 'How long a drain waits for turns.' },
   'lifecycle.pong_timeout': {
     kind: durationKind(0, 150),

@@ -238,6 +238,8 @@ export interface StoreConfig {
   kind: StoreKind;
   /** A directory; default $AGENTD_STATE_DIR, else ./.agentd (resolved to an absolute path). */
   path: string;
+  /** The sqlite file's check at open, before any write: quick_check (default), integrity_check, or none. */
+  integrity_check: 'quick' | 'full' | 'off';
 }
 
 export interface LifecycleConfig {

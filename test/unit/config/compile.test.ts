@@ -50,7 +50,7 @@ function expectedDefaults(storePath: string): Config {
     knowledge: { auto_context: { on: 'never', top_k: 5, max_bytes: 16_384 }, server: null },
     skills: { sources: [], max_loaded: 8, max_bytes: 32_768, reference_prefix: '@skill:' },
     tools: { overrides: {} },
-    store: { kind: 'sqlite', path: storePath },
+    store: { kind: 'sqlite', path: storePath, integrity_check: 'quick' },
     lifecycle: { drain_timeout: 25_000, pong_timeout: 10_000, progress_timeout: 120_000 },
     observability: { log_level: 'info', log_content: false, metrics_addr: null },
     a2a: { listen: null, tls: null, principals: [], max_body_bytes: 1_048_576 },
