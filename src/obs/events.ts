@@ -24,6 +24,7 @@ export const EVENT_NAMES = [
   // turns
   'turn.spawn',
   'turn.spawn.fail',
+  'turn.spawn_retry',
   'turn.done',
   'turn.failed',
   'turn.reply',

@@ -26,6 +26,7 @@ import {
   pruneJobs,
 } from './jobTable.js';
 import type { SupervisorEvent, SupervisorHandlers } from './reactor.js';
+import { transientSpawnCode } from './spawnRetry.js';
 import type { ThinkChildren } from './thinkChildren.js';
 import type { TurnLauncher } from './turnLaunch.js';
 import type { LiveTurn, TurnWorkers } from './turnWorkers.js';
@@ -217,6 +218,11 @@ function effectHandlers(c: EffectContext): EffectHandlers {
         guarded(c.log, job.eventId, () => c.launcher.spawn(input)),
       ),
     release_reservation: ({ job }) => c.launcher.release(job.eventId),
+    spawn_retry: ({ job, effect }) => {
+      const { attempt, delayMs, code } = effect;
+      c.log.warn('turn.spawn_retry', { ctx: job.ctx, inbox_event: job.eventId, attempt, delay_ms: delayMs, code });
+      c.wake();
+    },
     fold: (call) => foldJob(c, call),
     // The step retries a refused fold; one comes within a second even when nothing else happens.
     retry_fold: () => void setTimeout(c.wake, FOLD_RETRY_MS).unref(),
@@ -324,6 +330,12 @@ function workerExit(c: HandlerContext, e: Extract<SupervisorEvent, { type: 'work
   unparkAll(turn);
   if (c.activity.remove(turn.node)) c.log.debug('activity.removed', { node: turn.node, ctx: turn.job.ctx });
   c.thinks.killChildrenOf(turn.node);
+  // A worker the machine refused to start (EMFILE, …) never ran its turn: the message waits and is tried again.
+  if (!e.ended && transientSpawnCode(e.spawnError)) {
+    const error = `worker spawn failed: ${e.spawnError}`;
+    c.jobs.apply(turn.job.event.id, { type: 'spawn_failed', code: e.spawnError, error }, { turn });
+    return;
+  }
   const ended = e.ended ? { ...e.ended, kind: e.ended.kind ?? kindForStatus(e.ended.status) } : undefined;
   const gone = { type: 'worker_gone' as const, code: e.code, signal: e.signal, ...(ended ? { endReason: ended } : {}) };
   c.jobs.apply(turn.job.event.id, gone, { turn });

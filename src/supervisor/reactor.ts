@@ -58,7 +58,15 @@ export type SupervisorEvent =
   /** A turn worker's turn_done. */
   | { type: 'turn_done'; turn: LiveTurn; result: TurnResult }
   /** A turn worker exited (after its turn_done, or without one): `ended` says why the supervisor ended it. */
-  | { type: 'worker_exit'; turn: LiveTurn; ended: EndReason | null; code: number | null; signal: string | null }
+  | {
+      type: 'worker_exit';
+      turn: LiveTurn;
+      ended: EndReason | null;
+      code: number | null;
+      signal: string | null;
+      /** The errno name when the process never started (EMFILE, …). */
+      spawnError?: string | null;
+    }
   /** A dispatch reservation settled: turns the budget deferred ask again. */
   | { type: 'budget_room' }
   /** A cancel asked by an operator, a client or a tool. */

@@ -17,6 +17,7 @@ import { DROPPED_CONTINUATION, type Steering } from '../steering/steering.js';
 import type { SequenceBlock } from '../store/sequenceBlock.js';
 import { ownershipRefusal } from './jobQueries.js';
 import type { JobEvent } from './jobTable.js';
+import { spawnErrorCode, transientSpawnCode } from './spawnRetry.js';
 import { type SnapshotDeps, snapshotPayload, type TurnSnapshot } from './turnSnapshot.js';
 import type { TurnWorkers } from './turnWorkers.js';
 
@@ -130,6 +131,8 @@ export class TurnLauncher {
       return { type: 'spawned', node: turn.node, turnId: turn.turnId };
     } catch (err) {
       if (reservation) this.deps.budget.release(reservation);
+      const code = spawnErrorCode(err);
+      if (transientSpawnCode(code)) return { type: 'spawn_failed', code, error: describeError(err) };
       return this.failed(job, err);
     }
   }

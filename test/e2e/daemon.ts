@@ -14,10 +14,17 @@ export interface Daemon {
   stop(): Promise<number | null>;
 }
 
-export async function startDaemon(dir: string, yaml: string, env: Record<string, string> = {}): Promise<Daemon> {
+/** `launcher`: a command the daemon runs under (e.g. `['prlimit', '--nofile=256', '--']`); it must exec it. */
+export async function startDaemon(
+  dir: string,
+  yaml: string,
+  env: Record<string, string> = {},
+  launcher: string[] = [],
+): Promise<Daemon> {
   const file = join(dir, 'agent.yaml');
   writeFileSync(file, yaml);
-  const child = spawn(process.execPath, [AGENTD_BIN, '--config', file], {
+  const argv = [...launcher.slice(1), process.execPath, AGENTD_BIN, '--config', file];
+  const child = spawn(launcher[0] ?? argv.shift() ?? process.execPath, argv, {
     env: { PATH: process.env.PATH ?? '', AGENTD_STATE_DIR: dir, ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
