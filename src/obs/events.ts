@@ -42,6 +42,7 @@ export const EVENT_NAMES = [
   'child.exit',
   'child.unhealthy',
   'store.checkpoint.fail',
+  'store.commit.fail',
   'plan.updated',
   'think.spawn',
   'think.done',

@@ -2,8 +2,8 @@
 // its state changes only through `transition`. No I/O and no clock of its own: the reactor passes `now` and
 // carries out the effects; busy/idle, cancel, drain and status are queries over the table (jobQueries.ts).
 import type { TurnErrorKind, TurnStatus } from '../protocol/status.js';
+import { foldRetry, spawnRetryDelay } from './backoff.js';
 import type { NotRunKind } from './fold.js';
-import { spawnRetryDelay } from './spawnRetry.js';
 
 /**
  * Where a job is, in the order data flows (inbox → prep → gate → launch → fold):
@@ -48,7 +48,7 @@ export interface Job {
   readonly since: number;
   /** Replayed from the store at restore rather than accepted by this process. */
   readonly replayed: boolean;
-  /** The budget's wait, while `budget_wait`; the spawn's backoff, while `spawn_wait`. */
+  /** The budget's wait, while `budget_wait`; the backoff of a refused spawn (`spawn_wait`) or fold (`folding`). */
   readonly wait?: { readonly untilMs: number; readonly reason: string };
   /** The live worker's node and turn id, from `spawned` on. */
   readonly turn?: { readonly node: number; readonly turnId: string };
@@ -340,7 +340,7 @@ function fromFolding(job: Job, e: JobEvent, now: number): JobStep {
     case 'fold_committed':
       return go(job, 'done', now, [{ kind: 'announce' }]);
     case 'fold_failed':
-      return go(job, 'folding', now, [{ kind: 'retry_fold' }], { foldAttempts: job.foldAttempts + 1 });
+      return go(job, 'folding', now, [{ kind: 'retry_fold' }], foldRetry(job.foldAttempts + 1, now));
     case 'worker_gone':
       return workerExit(job, now);
     case 'cancel':

@@ -13,8 +13,9 @@ import type { Staging } from '../prep/staging.js';
 import type { TurnResult } from '../protocol/frames.js';
 import type { Steering } from '../steering/steering.js';
 import { unparkAll } from '../tools/serving.js';
+import { foldRetryDelay, transientSpawnCode } from './backoff.js';
 import { deterministicResult, failedResult, kindForStatus } from './fold.js';
-import { ABANDONED, FOLD_RETRY_MS, type FoldBack, logTurnDone, type Outcomes } from './foldBack.js';
+import { ABANDONED, type FoldBack, logTurnDone, type Outcomes } from './foldBack.js';
 import { drainVictims, gatePicks, type Hold, nextWaitWake, prepLine, statusCounts } from './jobQueries.js';
 import {
   addJob,
@@ -26,7 +27,6 @@ import {
   pruneJobs,
 } from './jobTable.js';
 import type { SupervisorEvent, SupervisorHandlers } from './reactor.js';
-import { transientSpawnCode } from './spawnRetry.js';
 import type { ThinkChildren } from './thinkChildren.js';
 import type { TurnLauncher } from './turnLaunch.js';
 import type { LiveTurn, TurnWorkers } from './turnWorkers.js';
@@ -131,7 +131,9 @@ export class Jobs {
     const picks = gatePicks(this.table, this.deps.now(), at);
     for (const job of picks) this.apply(job.eventId, { type: 'gate_picked' });
     for (const job of this.table.values()) {
-      if (job.state === 'folding' && job.foldAttempts > 0) c.folds.retry(job.eventId);
+      // Only once its backoff passed: under a busy reactor a retry at every step hammers a full disk.
+      const due = now >= (job.wait?.untilMs ?? 0);
+      if (job.state === 'folding' && job.foldAttempts > 0 && due) c.folds.retry(job.eventId);
     }
     c.spending.waits.armFor(nextWaitWake(this.table, now, at));
     this.prune();
@@ -224,8 +226,8 @@ function effectHandlers(c: EffectContext): EffectHandlers {
       c.wake();
     },
     fold: (call) => foldJob(c, call),
-    // The step retries a refused fold; one comes within a second even when nothing else happens.
-    retry_fold: () => void setTimeout(c.wake, FOLD_RETRY_MS).unref(),
+    // The step retries a refused fold; a timer brings one after the backoff even when nothing else happens.
+    retry_fold: ({ job }) => void setTimeout(c.wake, foldRetryDelay(job.foldAttempts)).unref(),
     send_cancel: ({ job, effect }) => job.turn && c.turns.cancel(job.turn.node, effect.reason),
     kill_worker: ({ job }) => job.turn && c.turns.kill(job.turn.node, 'drain timeout'),
     announce: ({ input, data }) => {

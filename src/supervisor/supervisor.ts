@@ -16,6 +16,7 @@ import { statusText } from '../obs/statusView.js';
 import { Staging } from '../prep/staging.js';
 import type { Usage } from '../protocol/messages.js';
 import { Steering, type SteeringDeps } from '../steering/steering.js';
+import { CommitHealth } from '../store/commitHealth.js';
 import { orderedStore, settledWrites } from '../store/commitQueue.js';
 import { INBOX_LEASE_MS, InboxLease } from '../store/inboxLease.js';
 import type { MemoryKeyCache } from '../store/memoryKeyCache.js';
@@ -60,6 +61,8 @@ export class Supervisor {
   private readonly jobs: Jobs;
   private readonly conversations: ConversationBook;
   private readonly outcomes = new Outcomes();
+  /** Whether the store takes commits: `/readyz` and new accepts read it (issue 13 item 8). */
+  readonly commits = new CommitHealth((key, err) => this.log.error('store.commit.fail', { key, err }));
   private readonly folds: FoldBack;
   /** Plan mode, goals, side tasks, and what a committed turn leads to. */
   readonly steering: Steering;
@@ -103,7 +106,7 @@ export class Supervisor {
       ownerOf: (ctx) => conversations.get(ctx)?.principal ?? null,
     });
     this.folds = new FoldBack({
-      ...{ ...base, conversations, outcomes: this.outcomes, tasks: opts.tasks },
+      ...{ ...base, conversations, outcomes: this.outcomes, tasks: opts.tasks, health: this.commits },
       beforeCommit: () => this.killPoint('fold.before_commit'),
       committed: (eventId, outcome, result) =>
         this.handle({ type: 'fold_committed', eventId, outcome, ...(result ? { result } : {}) }),
@@ -219,7 +222,8 @@ export class Supervisor {
     this.accepting.set(ctx, (this.accepting.get(ctx) ?? 0) + 1);
     let accepted: Accepted;
     try {
-      accepted = await this.store.inbox.accept(event, this.opts.tasks?.taskFor?.(event) ?? undefined);
+      const task = this.opts.tasks?.taskFor?.(event) ?? undefined;
+      accepted = await this.commits.accept('accept', () => this.store.inbox.accept(event, task));
     } finally {
       const left = (this.accepting.get(ctx) ?? 1) - 1;
       if (left === 0) this.accepting.delete(ctx);
@@ -254,9 +258,9 @@ export class Supervisor {
     return idle(this.jobs.jobs, { paused: this.hold.paused, draining: this.hold.draining }, this.thinking());
   }
 
-  /** Restored and not draining: the instance takes new work (`/readyz`). */
+  /** Restored, not draining, and the store takes commits: the instance takes new work (`/readyz`). */
   get ready(): boolean {
-    return this.restored && !this.hold.draining;
+    return this.restored && !this.hold.draining && !this.commits.failing;
   }
 
   /** Resolves once the supervisor is idle. */

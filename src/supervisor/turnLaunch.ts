@@ -15,9 +15,9 @@ import { specForRef } from '../intel/models.js';
 import type { Logger } from '../obs/log.js';
 import { DROPPED_CONTINUATION, type Steering } from '../steering/steering.js';
 import type { SequenceBlock } from '../store/sequenceBlock.js';
+import { spawnErrorCode, transientSpawnCode } from './backoff.js';
 import { ownershipRefusal } from './jobQueries.js';
 import type { JobEvent } from './jobTable.js';
-import { spawnErrorCode, transientSpawnCode } from './spawnRetry.js';
 import { type SnapshotDeps, snapshotPayload, type TurnSnapshot } from './turnSnapshot.js';
 import type { TurnWorkers } from './turnWorkers.js';
 

@@ -1,14 +1,16 @@
 // Exhaustion (issue 13): the daemon runs out of file descriptors, or its disk stops taking commits, while it holds
 // acknowledged messages; once the resource is back every acknowledged message completes, none is lost or failed.
 import assert from 'node:assert/strict';
-import { readdirSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { closeSync, openSync, readdirSync, rmSync, writeSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { connect, type Socket } from 'node:net';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
 import { type ScriptedModel, startScriptedModel } from '../doubles/scriptedModel.js';
 import { waitUntil } from '../integration/wait.js';
-import { startDaemon } from './daemon.js';
+import { type Daemon, startDaemon } from './daemon.js';
 import { tempStateDir } from './harness.js';
 
 /** The daemon's descriptor limit: low enough to exhaust with idle connections in a moment. */
@@ -40,6 +42,19 @@ async function settledStates(states: () => Promise<string[]>, timeoutMs: number)
     if (now.every((s) => s !== 'TASK_STATE_WORKING' && s !== 'TASK_STATE_SUBMITTED')) return now;
     if (Date.now() > deadline) throw new Error(`tasks still working after ${timeoutMs} ms: ${now.join(', ')}`);
     await delay(100);
+  }
+}
+
+const stateOf = (call: ReturnType<typeof rpcOver>) => async (id: string) =>
+  ((await call('GetTask', { id }))['result'] as { status: { state: string } }).status.state;
+
+/** Stops the daemon; one that does not drain in time is killed so no test leaves it behind. */
+async function stopOrKill(daemon: Daemon): Promise<number | null> {
+  try {
+    return await daemon.stop();
+  } catch {
+    daemon.child.kill('SIGKILL');
+    return -1;
   }
 }
 
@@ -126,7 +141,119 @@ describe('exhaustion', { timeout: 120_000 }, () => {
     } finally {
       for (const s of sockets) s.destroy();
       agent.destroy();
-      assert.equal(await daemon.stop(), 0);
+      assert.equal(await stopOrKill(daemon), 0, 'the daemon drains and exits cleanly');
+    }
+  });
+});
+
+/** A tiny tmpfs for the store (root only); null where mounting is not allowed. */
+function tinyDisk(): string | null {
+  const dir = tempStateDir();
+  try {
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=4m', 'tmpfs', dir], { stdio: 'ignore', timeout: 5_000 });
+    return dir;
+  } catch {
+    return null;
+  }
+}
+
+/** Fills the disk under `dir` to the last byte; returns the filler to delete. */
+function fillDisk(dir: string): string {
+  const filler = join(dir, 'filler');
+  const fd = openSync(filler, 'w');
+  const chunk = Buffer.alloc(4096, 1);
+  try {
+    for (;;) writeSync(fd, chunk);
+  } catch (err) {
+    assert.equal((err as NodeJS.ErrnoException).code, 'ENOSPC', 'premise: the disk is full');
+  } finally {
+    closeSync(fd);
+  }
+  return filler;
+}
+
+function readyz(addr: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = request(`http://${addr}/readyz`, { timeout: 5_000 }, (res) => {
+      res.resume();
+      resolve(res.statusCode ?? 0);
+    });
+    req.on('timeout', () => req.destroy(new Error('/readyz did not answer')));
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+describe('exhaustion: disk full', { timeout: 120_000 }, () => {
+  let model: ScriptedModel;
+  before(async () => {
+    model = await startScriptedModel({ turns: [{ content: 'done', delay_ms: 1_500 }] });
+  });
+  after(async () => model.close());
+
+  it('folds that cannot commit retry on their own; /readyz and new sends say so; nothing acknowledged is lost', async (t) => {
+    const dir = tinyDisk();
+    if (dir === null) return t.skip('mounting a tmpfs needs root');
+    const yaml = `a2a:\n  listen: http://127.0.0.1:0\nobservability:\n  metrics_addr: 127.0.0.1:0\nintelligence:\n  endpoints: ${model.url}\n`;
+    const daemon = await startDaemon(dir, yaml);
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    const call = rpcOver(agent, daemon.url);
+    let filler: string | null = null;
+    try {
+      await waitUntil(() => daemon.events.some((e) => e.event === 'proc.ready'), 20_000, 'the daemon is ready');
+      const metrics = String(daemon.events.find((e) => e.event === 'metrics.listen')?.addr);
+      assert.equal(await readyz(metrics), 200);
+      const ids: string[] = [];
+      for (let i = 0; i < 3; i++) {
+        const params = {
+          message: { messageId: `full-${i}`, contextId: `full-${i}`, parts: [{ text: `before the disk fills ${i}` }] },
+          configuration: { returnImmediately: true },
+        };
+        const task = ((await call('SendMessage', params))['result'] as { task: { id: string } }).task;
+        ids.push(task.id);
+      }
+      filler = fillDisk(dir);
+      const turnsDone = () => daemon.events.filter((e) => e.event === 'turn.done' && e.comp === 'supervisor').length;
+      await waitUntil(() => turnsDone() === ids.length, 20_000, 'the three turns finish');
+      await waitUntil(() => daemon.events.some((e) => e.event === 'store.checkpoint.fail'), 5_000, 'a fold fails');
+      assert.equal(await readyz(metrics), 503, '/readyz is false while commits fail');
+      const more = {
+        message: { messageId: 'while-full', parts: [{ text: 'more' }] },
+        configuration: { returnImmediately: true },
+      };
+      const refused = await call('SendMessage', more);
+      const error = refused['error'] as { code: number; message: string };
+      assert.equal(error.code, -32603);
+      assert.match(error.message, /the store cannot commit right now .* send it again later/);
+      const stuck = await Promise.all(ids.map(stateOf(call)));
+      assert.deepEqual(
+        stuck,
+        ids.map(() => 'TASK_STATE_WORKING'),
+        'premise: the finished turns are not stored yet',
+      );
+      rmSync(filler);
+      filler = null;
+      // Nothing is sent meanwhile (the metrics port never reaches the reactor): the retry timer alone brings the
+      // folds in. Before, a refused fold waited for the next unrelated event.
+      const deadline = Date.now() + 30_000;
+      while ((await readyz(metrics)) !== 200) {
+        if (Date.now() > deadline) throw new Error('/readyz did not come back within 30 s');
+        await delay(100);
+      }
+      const states = await Promise.all(
+        ids.map(
+          async (id) => ((await call('GetTask', { id }))['result'] as { status: { state: string } }).status.state,
+        ),
+      );
+      assert.deepEqual(states, ['TASK_STATE_COMPLETED', 'TASK_STATE_COMPLETED', 'TASK_STATE_COMPLETED']);
+      const again = await call('SendMessage', more);
+      assert.ok(again['result'], 'the refused send, retried with its messageId, is accepted now');
+    } finally {
+      if (filler) rmSync(filler, { force: true });
+      agent.destroy();
+      const code = await stopOrKill(daemon);
+      execFileSync('umount', ['-l', dir], { timeout: 10_000 });
+      assert.equal(code, 0, 'the daemon drains and exits cleanly');
     }
   });
 });

@@ -2,9 +2,9 @@
 // backoff and is admitted again; it never folds FAILED for a transient cause.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { spawnErrorCode, spawnRetryDelay, transientSpawnCode } from '../../../src/supervisor/backoff.js';
 import { gateLine, isBusy, nextWaitWake, statusCounts } from '../../../src/supervisor/jobQueries.js';
 import { type Job, type JobEvent, type JobStep, newJob, transition } from '../../../src/supervisor/jobTable.js';
-import { spawnErrorCode, spawnRetryDelay, transientSpawnCode } from '../../../src/supervisor/spawnRetry.js';
 
 const ok = (step: JobStep) => {
   if (step.refused) assert.fail(`refused: ${step.event} in ${step.state} (${step.reason})`);
