@@ -49,6 +49,14 @@ export async function startDaemon(
   };
 }
 
+/** SIGKILLs the daemon, waits for it to exit, and starts a new one on the same store and config. */
+export async function killAndRestart(daemon: Daemon, dir: string, yaml: string): Promise<Daemon> {
+  const exited = new Promise((resolve) => daemon.child.once('exit', resolve));
+  daemon.child.kill('SIGKILL');
+  await within(exited, 10_000, 'the killed daemon exits');
+  return startDaemon(dir, yaml);
+}
+
 export function send(text: string, extra: Record<string, unknown> = {}, returnImmediately = false) {
   return {
     tenant: '',
