@@ -4,7 +4,7 @@
 import { existsSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { DaemonError, describeError } from '../errors.js';
-import { isBusy } from './sqliteErrors.js';
+import { corruptError, isBusy } from './sqliteErrors.js';
 
 /** `store.integrity_check`: quick (default), full, or off. */
 export type IntegrityCheck = 'quick' | 'full' | 'off';
@@ -37,6 +37,8 @@ export function checkIntegrity(file: string, mode: IntegrityCheck): void {
     );
   } catch (err) {
     if (isBusy(err)) throw err;
+    // Not a database at all: nothing to check or recover, the opener's usual refusal says so.
+    if ((err as { code?: unknown }).code === 'SQLITE_NOTADB') throw corruptError(file, describeError(err));
     rows = [describeError(err)];
   } finally {
     db?.close();
