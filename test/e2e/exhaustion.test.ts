@@ -172,11 +172,12 @@ function fillDisk(dir: string): string {
   return filler;
 }
 
-function readyz(addr: string): Promise<number> {
+function readyz(addr: string, body: string[] = []): Promise<number> {
   return new Promise((resolve, reject) => {
     const req = request(`http://${addr}/readyz`, { timeout: 5_000 }, (res) => {
-      res.resume();
-      resolve(res.statusCode ?? 0);
+      res.setEncoding('utf8');
+      res.on('data', (c: string) => body.push(c));
+      res.on('end', () => resolve(res.statusCode ?? 0));
     });
     req.on('timeout', () => req.destroy(new Error('/readyz did not answer')));
     req.on('error', reject);
@@ -216,7 +217,9 @@ describe('exhaustion: disk full', { timeout: 120_000 }, () => {
       const turnsDone = () => daemon.events.filter((e) => e.event === 'turn.done' && e.comp === 'supervisor').length;
       await waitUntil(() => turnsDone() === ids.length, 20_000, 'the three turns finish');
       await waitUntil(() => daemon.events.some((e) => e.event === 'store.checkpoint.fail'), 5_000, 'a fold fails');
-      assert.equal(await readyz(metrics), 503, '/readyz is false while commits fail');
+      const why: string[] = [];
+      assert.equal(await readyz(metrics, why), 503, '/readyz is false while commits fail');
+      assert.equal(why.join(''), 'not ready store_failing=true\n');
       const more = {
         message: { messageId: 'while-full', parts: [{ text: 'more' }] },
         configuration: { returnImmediately: true },
