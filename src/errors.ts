@@ -7,6 +7,8 @@ export type DaemonErrorCode =
   | 'store_locked'
   | 'store_corrupt'
   | 'store_io'
+  /** The store takes no commits right now (disk full): retryable, and its message is safe to show a caller. */
+  | 'store_unavailable'
   | 'store_conflict'
   | 'intel_unavailable'
   | 'intel_fatal'

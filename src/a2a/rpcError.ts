@@ -1,6 +1,7 @@
 // JSON-RPC wire errors of the A2A listener (reference §17.1 codes): one class with a numeric code, never a
 // DaemonError. Backend failures map here; a foreign task is indistinguishable from a missing one.
 import { JsonRpcTransportError } from '@a2a-js/sdk/errors';
+import { DaemonError } from '../errors.js';
 import { BackendError } from './backend.js';
 import { QuotaExceeded } from './quotas.js';
 
@@ -72,6 +73,9 @@ export function asRpcError(err: unknown, onUnknown: (err: unknown) => void): Rpc
   if (err instanceof RpcError) return err;
   if (err instanceof BackendError) return rpcErrorFromBackend(err);
   if (err instanceof QuotaExceeded) return new RpcError(RPC_CODES.quota_exceeded, err.message);
+  // Retryable, and worded for callers (store/commitHealth.ts): the one store failure a caller reads.
+  if (err instanceof DaemonError && err.code === 'store_unavailable')
+    return new RpcError(RPC_CODES.internal, err.message);
   onUnknown(err);
   return new RpcError(RPC_CODES.internal, 'internal error');
 }

@@ -255,6 +255,11 @@ export const KEYS: KeyTable = {
     default: 256_000_000,
     doc: "Free space under which the store's filesystem sheds (no turn starts; warn under twice it); 0 = off.",
   },
+  'store.integrity_check': {
+    kind: enumKind(['quick', 'full', 'off']),
+    default: 'quick',
+    doc: 'Check of an existing sqlite store at open, before any write: quick_check, integrity_check, or none.',
+  },
   'lifecycle.drain_timeout': { kind: durationKind(), default: 25_000, doc: 'How long a drain waits for turns.' },
   'lifecycle.pong_timeout': {
     kind: durationKind(0, 150),

@@ -259,6 +259,8 @@ export interface StoreConfig {
   conversation_cache: { entries: number; bytes: number };
   /** Bytes free on the store's filesystem under which turns shed (reference §4); 0 = never. Default 256 MB. */
   min_free: number;
+  /** The sqlite file's check at open, before any write: quick_check (default), integrity_check, or none. */
+  integrity_check: 'quick' | 'full' | 'off';
 }
 
 export interface LifecycleConfig {

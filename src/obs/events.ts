@@ -34,6 +34,7 @@ export const EVENT_NAMES = [
   // turns
   'turn.spawn',
   'turn.spawn.fail',
+  'turn.spawn_retry',
   'turn.done',
   'turn.failed',
   'turn.reply',
@@ -56,6 +57,7 @@ export const EVENT_NAMES = [
   'store.conversation.loaded',
   'store.conversations.evicted',
   'a2a.quota.refused',
+  'store.commit.fail',
   'plan.updated',
   'think.spawn',
   'think.done',

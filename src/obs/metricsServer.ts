@@ -17,6 +17,8 @@ export function startMetricsServer(opts: {
   addr: string;
   metrics: Metrics;
   ready(): boolean;
+  /** Why it is not ready, as `key=value` words for the 503 body (e.g. `store_failing=true`). */
+  notReady?(): string;
   log: Logger;
 }): Promise<MetricsServer> {
   const target = splitAddr(opts.addr);
@@ -26,7 +28,11 @@ export function startMetricsServer(opts: {
     if (req.method !== 'GET' && req.method !== 'HEAD') return reply(res, 405, 'method not allowed\n');
     if (path === '/metrics') return reply(res, 200, opts.metrics.render(), 'text/plain; version=0.0.4; charset=utf-8');
     if (path === '/healthz') return reply(res, 200, 'ok\n');
-    if (path === '/readyz') return opts.ready() ? reply(res, 200, 'ready\n') : reply(res, 503, 'not ready\n');
+    if (path === '/readyz') {
+      if (opts.ready()) return reply(res, 200, 'ready\n');
+      const why = opts.notReady?.() ?? '';
+      return reply(res, 503, `not ready${why ? ` ${why}` : ''}\n`);
+    }
     return reply(res, 404, 'not found\n');
   });
   return new Promise((resolve, reject) => {
@@ -59,9 +65,10 @@ function reply(res: http.ServerResponse, status: number, body: string, type = 't
 /** Starts the listener when `observability.metrics_addr` is set; null otherwise. */
 export function serveMetrics(
   addr: string | null,
-  source: { metrics: Metrics; readonly ready: boolean },
+  source: { metrics: Metrics; readonly ready: boolean; readonly commits?: { readonly failing: boolean } },
   log: Logger,
 ): Promise<MetricsServer | null> {
   if (addr === null) return Promise.resolve(null);
-  return startMetricsServer({ addr, metrics: source.metrics, ready: () => source.ready, log });
+  const notReady = () => (source.commits?.failing ? 'store_failing=true' : '');
+  return startMetricsServer({ addr, metrics: source.metrics, ready: () => source.ready, notReady, log });
 }

@@ -4,6 +4,7 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { DaemonError, describeError } from '../errors.js';
+import { checkIntegrity, type IntegrityCheck } from './sqliteCheck.js';
 import { corruptError, isBusy, lockedError, storeFailure } from './sqliteErrors.js';
 import { checkExisting, prepareSchema } from './sqliteSchema.js';
 
@@ -19,10 +20,10 @@ export interface OpenedDatabase {
 }
 
 /**
- * Opens `<dir>/agentd.db` and holds it for the life of the connection: EXCLUSIVE locking mode plus a write
+ * Opens `<dir>/agentd.db` after its integrity check (`integrity`, sqliteCheck.ts) and holds it for the life of the connection: EXCLUSIVE locking mode plus a write
  * transaction at open keep the file lock taken, and a zero busy timeout makes a second opener fail at once.
  */
-export function openSqliteDatabase(dirPath: string): OpenedDatabase {
+export function openSqliteDatabase(dirPath: string, integrity: IntegrityCheck = 'quick'): OpenedDatabase {
   const dir = path.resolve(dirPath);
   const file = path.join(dir, DB_FILE);
   try {
@@ -32,6 +33,8 @@ export function openSqliteDatabase(dirPath: string): OpenedDatabase {
   }
   let db: Database.Database;
   try {
+    // Before anything below writes (journal mode, schema, generation): a damaged file stays as it was.
+    checkIntegrity(file, integrity);
     db = new Database(file, { timeout: 0 });
   } catch (err) {
     throw openFailure(err, dir, file);

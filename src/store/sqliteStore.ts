@@ -11,6 +11,7 @@ import type { Msg } from '../protocol/messages.js';
 import { planMessageWrite } from './conversationWrite.js';
 import { MemoryChanges } from './memoryChanges.js';
 import { isExpired, listLiveKeys } from './memoryKeys.js';
+import type { IntegrityCheck } from './sqliteCheck.js';
 import { storeFailure } from './sqliteErrors.js';
 import { openSqliteDatabase, releasePidFile } from './sqliteOpen.js';
 import {
@@ -57,9 +58,12 @@ export class SqliteStore implements Store {
   readonly #changes = new MemoryChanges();
   #closed = false;
 
-  /** Opens (creating if absent) the store in directory `dir`. Throws store_locked, store_corrupt or store_io. */
-  constructor(dir: string) {
-    const opened = openSqliteDatabase(dir);
+  /**
+   * Opens (creating if absent) the store in directory `dir`, checking an existing file first (`integrityCheck`,
+   * default quick). Throws store_locked, store_corrupt or store_io.
+   */
+  constructor(dir: string, opts: { integrityCheck?: IntegrityCheck } = {}) {
+    const opened = openSqliteDatabase(dir, opts.integrityCheck);
     this.#db = opened.db;
     this.#dir = opened.dir;
     this.location = opened.file;

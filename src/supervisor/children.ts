@@ -26,8 +26,18 @@ export interface ChildHooks {
   onFrame(frame: UpFrame): void;
   /** The usage rule: each increment of the child's reported running totals, charged at once. */
   onUsage(spent: Usage): void;
-  /** Once, after the process is gone and its frames were delivered. `outcome`: "exit code 0", "signal SIGKILL". */
-  onExit(ended: EndReason | null, outcome: string, exit: { code: number | null; signal: string | null }): void;
+  /**
+   * Once, after the process is gone and its frames were delivered. `outcome`: "exit code 0", "signal SIGKILL";
+   * `exit.spawnError`: the errno name when the process never started (EMFILE, …).
+   */
+  onExit(ended: EndReason | null, outcome: string, exit: ChildExit): void;
+}
+
+/** How a child's process ended. */
+export interface ChildExit {
+  code: number | null;
+  signal: string | null;
+  spawnError?: string | null;
 }
 
 export interface ChildSpec {
@@ -203,10 +213,12 @@ export class Children {
     if (!entry) return;
     const { child, hooks, timers } = entry;
     const { kind, ctx } = child;
-    this.deps.log.info('child.exit', { node, worker_pid: child.handle.pid, kind, ctx, code, signal });
+    const spawnError = child.handle.spawnError;
+    this.deps.log.info('child.exit', { node, worker_pid: child.handle.pid, kind, ctx, code, signal, spawnError });
     for (const t of timers) clearTimeout(t);
     this.live.delete(node);
-    hooks.onExit(child.endReason, code !== null ? `exit code ${code}` : `signal ${signal}`, { code, signal });
+    const exit = { code, signal, spawnError: child.handle.spawnError };
+    hooks.onExit(child.endReason, code !== null ? `exit code ${code}` : `signal ${signal}`, exit);
     this.killChildrenOf(node, 'its turn ended');
   }
 }

@@ -11,6 +11,7 @@ import type { Logger } from '../obs/log.js';
 import { redactDeep } from '../obs/redactor.js';
 import type { TurnResult } from '../protocol/frames.js';
 import { cacheFields } from '../protocol/usage.js';
+import type { CommitHealth } from '../store/commitHealth.js';
 import type { InboxPort, Store } from '../store/store.js';
 import { type FoldPlan, type NotRunKind, planFold, planNotRun } from './fold.js';
 import type { TaskHooks } from './supervisorOptions.js';
@@ -29,6 +30,8 @@ export interface FoldBackDeps {
   committed: (eventId: string, outcome: InboxOutcome, result?: TurnResult) => void;
   /** The store refused the event's fold; `retry` tries again. */
   failed: (eventId: string) => void;
+  /** Hears each fold's commit refused or stuck (readiness, new accepts). */
+  health?: CommitHealth;
 }
 
 /** A fold's write: what a retry sends again. */
@@ -37,9 +40,6 @@ interface FoldWrite {
   outcome: InboxOutcome;
   result?: TurnResult;
 }
-
-/** How soon a refused fold commit is tried again. */
-export const FOLD_RETRY_MS = 1_000;
 
 export class FoldBack {
   /** Folds whose commit is on its way to the store. */
@@ -120,11 +120,13 @@ export class FoldBack {
       );
     } catch (err) {
       if (!retried) log.error('store.checkpoint.fail', { ctx, inbox_event: eventId, err: describeError(err) });
+      this.deps.health?.failed(eventId);
       // The result rides along: what a committed turn leads to (a goal's accounting) needs its numbers.
       this.refused.set(eventId, result ? { ctx, outcome, result } : { ctx, outcome });
       this.deps.failed(eventId);
       return;
     }
+    this.deps.health?.succeeded(eventId);
     // What the fold leads to (a proposal on the feed, notes, a goal's next turn) comes before the task's final
     // update, and must never take the fold, its waiters or the reactor down with it.
     try {

@@ -9,10 +9,13 @@ const NONE: ReadonlySet<string> = new Set();
 /** States in which a job holds its conversation (one writer per conversation). */
 const HOLDING: ReadonlySet<JobState> = new Set(['staging', 'admitting', 'spawning', 'running']);
 
+/** States that wait until `wait.untilMs`: the budget's deferral and a spawn's backoff. */
+const TIMED: ReadonlySet<JobState> = new Set(['budget_wait', 'spawn_wait']);
+
 /** True while `job` keeps its conversation busy at `now`: preparing, launching, running, waiting, or exiting. */
 function holds(job: Job, now: number): boolean {
   if (HOLDING.has(job.state) || job.workerLive) return true;
-  return job.state === 'budget_wait' && now < (job.wait?.untilMs ?? 0);
+  return TIMED.has(job.state) && now < (job.wait?.untilMs ?? 0);
 }
 
 /**
@@ -80,10 +83,10 @@ export function prepLine(
   return line.slice(0, Math.max(0, at.maxParallel - used));
 }
 
-/** Jobs the gate may pick now, in inbox order: prepared ones, and budget waits that have ended. */
+/** Jobs the gate may pick now, in inbox order: prepared ones, and budget waits and spawn backoffs that have ended. */
 export function gateLine(table: JobTable, now: number): Job[] {
   const line = [...table.values()].filter(
-    (j) => j.state === 'ready' || (j.state === 'budget_wait' && now >= (j.wait?.untilMs ?? 0)),
+    (j) => j.state === 'ready' || (TIMED.has(j.state) && now >= (j.wait?.untilMs ?? 0)),
   );
   return line.sort(byInboxOrder);
 }
@@ -126,7 +129,7 @@ export function idle(table: JobTable, hold: Hold, thinking: ReadonlySet<string> 
 }
 
 /** States of a job waiting for prep or the gate. */
-const WAITING: ReadonlySet<JobState> = new Set(['queued', 'ready', 'budget_wait']);
+const WAITING: ReadonlySet<JobState> = new Set(['queued', 'ready', 'budget_wait', 'spawn_wait']);
 
 /**
  * States a drain that gave up waiting abandons: live work. A waiting job stays pending as it is (its waiters hear
@@ -140,14 +143,14 @@ export function drainVictims(table: JobTable): Job[] {
 }
 
 /**
- * When the reactor must wake for a budget wait: the earliest wait still ahead; none while draining. A wait that has
+ * When the reactor must wake for a budget wait or a spawn backoff: the earliest wait still ahead; none while draining. A wait that has
  * ended but whose job the gate cannot pick yet (no free slot, paused) needs no timer: what frees the gate wakes it.
  */
 export function nextWaitWake(table: JobTable, now: number, hold: Hold): number | null {
   if (hold.draining) return null;
   let earliest: number | null = null;
   for (const job of table.values()) {
-    const until = job.state === 'budget_wait' ? job.wait?.untilMs : undefined;
+    const until = TIMED.has(job.state) ? job.wait?.untilMs : undefined;
     if (until !== undefined && until > now) earliest = Math.min(earliest ?? until, until);
   }
   return earliest;

@@ -2,14 +2,16 @@
 // its state changes only through `transition`. No I/O and no clock of its own: the reactor passes `now` and
 // carries out the effects; busy/idle, cancel, drain and status are queries over the table (jobQueries.ts).
 import type { TurnErrorKind, TurnStatus } from '../protocol/status.js';
+import { foldRetry, spawnRetryDelay } from './backoff.js';
 import type { NotRunKind } from './fold.js';
 
 /**
  * Where a job is, in the order data flows (inbox → prep → gate → launch → fold):
  * `queued` waits for its conversation's turn to be prepared; `staging` runs preflight, knowledge and skills;
  * `ready` waits for the gate; `admitting` builds the snapshot and asks the budget; `budget_wait` is deferred by
- * it; `spawning` is admitted and gets its turn id and worker; `running` has a worker; `folding` is on its way to
- * the store. `abandoned`: a drain stopped it; its inbox event stays pending and replays on the next start.
+ * it; `spawning` is admitted and gets its turn id and worker; `spawn_wait`: its worker could not be started for
+ * lack of resources, and it is admitted again once `wait.untilMs` passed; `running` has a worker; `folding` is on
+ * its way to the store. `abandoned`: a drain stopped it; its inbox event stays pending and replays on the next start.
  */
 export const JOB_STATES = [
   'queued',
@@ -18,6 +20,7 @@ export const JOB_STATES = [
   'admitting',
   'budget_wait',
   'spawning',
+  'spawn_wait',
   'running',
   'folding',
   'done',
@@ -45,7 +48,7 @@ export interface Job {
   readonly since: number;
   /** Replayed from the store at restore rather than accepted by this process. */
   readonly replayed: boolean;
-  /** The budget's wait, while `budget_wait`. */
+  /** The budget's wait, while `budget_wait`; the backoff of a refused spawn (`spawn_wait`) or fold (`folding`). */
   readonly wait?: { readonly untilMs: number; readonly reason: string };
   /** The live worker's node and turn id, from `spawned` on. */
   readonly turn?: { readonly node: number; readonly turnId: string };
@@ -55,6 +58,7 @@ export interface Job {
   readonly cancelReason?: string;
   /** Failed commit attempts of its fold. */
   readonly foldAttempts: number;
+  readonly spawnAttempts?: number; // spawns refused for lack of resources so far (the backoff grows with them)
 }
 
 /** What happens to a job. Creation (`accepted`, `replayed`) goes through `addJob`. */
@@ -73,6 +77,7 @@ export type JobEvent =
   /** It cannot run: not the conversation's owner, a stale continuation, a snapshot or spawn that failed. */
   | { type: 'launch_failed'; status: TurnStatus; error: string; kind?: TurnErrorKind }
   | { type: 'spawned'; node: number; turnId: string }
+  | { type: 'spawn_failed'; code: string; error: string } // no worker for lack of resources (EMFILE, …): retried
   | { type: 'turn_done' }
   /** Its worker exited; `endReason`: why the supervisor (or a `failed` frame) ended it, when it did. */
   | { type: 'worker_gone'; endReason?: JobEnd; code?: number | null; signal?: string | null }
@@ -91,6 +96,7 @@ export type JobEffect =
   | { kind: 'arm_wait'; untilMs: number }
   | { kind: 'forget_wait' }
   | { kind: 'spawn' }
+  | { kind: 'spawn_retry'; attempt: number; delayMs: number; code: string } // log it; the step arms the wait
   /** Give back the dispatch reservation of a job admitted but not spawned. */
   | { kind: 'release_reservation' }
   /** Fold the job: `turn` the worker's result; `reply` staging's answer; `not_run` the budget's refusal. */
@@ -255,11 +261,30 @@ function fromSpawning(job: Job, e: JobEvent, now: number): JobStep {
     }
     case 'launch_failed':
       return launchFailed(job, e, now);
+    case 'spawn_failed':
+      return spawnFailed(job, e, now);
     case 'cancel':
       return recordCancel(job, e.reason, now);
     default:
       return refuse(job, e, 'illegal');
   }
+}
+
+/** A spawn refused for lack of resources waits out a growing backoff, then is admitted again (issue 13 item 1). */
+function spawnFailed(job: Job, e: Extract<JobEvent, { type: 'spawn_failed' }>, now: number): JobStep {
+  const gone = { ...job, turn: undefined, workerLive: false };
+  if (job.cancelReason !== undefined) return foldWithout(gone, cancelled(job.cancelReason), now, []);
+  const attempt = (job.spawnAttempts ?? 0) + 1;
+  const delayMs = spawnRetryDelay(attempt);
+  const wait = { untilMs: now + delayMs, reason: `spawn ${e.code}` };
+  const retry: JobEffect = { kind: 'spawn_retry', attempt, delayMs, code: e.code };
+  return go(gone, 'spawn_wait', now, [retry], { wait, spawnAttempts: attempt });
+}
+
+function fromSpawnWait(job: Job, e: JobEvent, now: number): JobStep {
+  if (e.type !== 'gate_picked') return unstarted(job, e, now, []);
+  if (now < (job.wait?.untilMs ?? now)) return refuse(job, e, 'still_waiting');
+  return go(job, 'admitting', now, [{ kind: 'build_and_admit' }], { wait: undefined });
 }
 
 function fromBudgetWait(job: Job, e: JobEvent, now: number): JobStep {
@@ -293,6 +318,8 @@ function fromRunning(job: Job, e: JobEvent, now: number): JobStep {
       return go(job, 'folding', now, [{ kind: 'fold', from: 'turn' }]);
     case 'worker_gone':
       return go(job, 'folding', now, [synthetic(goneEnd(job, e)), wake], { workerLive: false });
+    case 'spawn_failed':
+      return spawnFailed(job, e, now);
     case 'cancel':
       if (job.cancelReason !== undefined) return go(job, 'running', now, []);
       return go(job, 'running', now, [{ kind: 'send_cancel', reason: e.reason }], { cancelReason: e.reason });
@@ -313,7 +340,7 @@ function fromFolding(job: Job, e: JobEvent, now: number): JobStep {
     case 'fold_committed':
       return go(job, 'done', now, [{ kind: 'announce' }]);
     case 'fold_failed':
-      return go(job, 'folding', now, [{ kind: 'retry_fold' }], { foldAttempts: job.foldAttempts + 1 });
+      return go(job, 'folding', now, [{ kind: 'retry_fold' }], foldRetry(job.foldAttempts + 1, now));
     case 'worker_gone':
       return workerExit(job, now);
     case 'cancel':
@@ -336,6 +363,7 @@ const RULES: Record<JobState, (job: Job, e: JobEvent, now: number) => JobStep> =
   admitting: fromAdmitting,
   budget_wait: fromBudgetWait,
   spawning: fromSpawning,
+  spawn_wait: fromSpawnWait,
   running: fromRunning,
   folding: fromFolding,
   done: fromFinished,

@@ -13,8 +13,9 @@ import type { Staging } from '../prep/staging.js';
 import type { TurnResult } from '../protocol/frames.js';
 import type { Steering } from '../steering/steering.js';
 import { unparkAll } from '../tools/serving.js';
+import { foldRetryDelay, transientSpawnCode } from './backoff.js';
 import { deterministicResult, failedResult, kindForStatus } from './fold.js';
-import { ABANDONED, FOLD_RETRY_MS, type FoldBack, logTurnDone, type Outcomes } from './foldBack.js';
+import { ABANDONED, type FoldBack, logTurnDone, type Outcomes } from './foldBack.js';
 import { drainVictims, gatePicks, type Hold, nextWaitWake, prepLine, statusCounts } from './jobQueries.js';
 import {
   addJob,
@@ -130,7 +131,9 @@ export class Jobs {
     const picks = gatePicks(this.table, this.deps.now(), at);
     for (const job of picks) this.apply(job.eventId, { type: 'gate_picked' });
     for (const job of this.table.values()) {
-      if (job.state === 'folding' && job.foldAttempts > 0) c.folds.retry(job.eventId);
+      // Only once its backoff passed: under a busy reactor a retry at every step hammers a full disk.
+      const due = now >= (job.wait?.untilMs ?? 0);
+      if (job.state === 'folding' && job.foldAttempts > 0 && due) c.folds.retry(job.eventId);
     }
     c.spending.waits.armFor(nextWaitWake(this.table, now, at));
     this.prune();
@@ -217,9 +220,14 @@ function effectHandlers(c: EffectContext): EffectHandlers {
         guarded(c.log, job.eventId, () => c.launcher.spawn(input)),
       ),
     release_reservation: ({ job }) => c.launcher.release(job.eventId),
+    spawn_retry: ({ job, effect }) => {
+      const { attempt, delayMs, code } = effect;
+      c.log.warn('turn.spawn_retry', { ctx: job.ctx, inbox_event: job.eventId, attempt, delay_ms: delayMs, code });
+      c.wake();
+    },
     fold: (call) => foldJob(c, call),
-    // The step retries a refused fold; one comes within a second even when nothing else happens.
-    retry_fold: () => void setTimeout(c.wake, FOLD_RETRY_MS).unref(),
+    // The step retries a refused fold; a timer brings one after the backoff even when nothing else happens.
+    retry_fold: ({ job }) => void setTimeout(c.wake, foldRetryDelay(job.foldAttempts)).unref(),
     send_cancel: ({ job, effect }) => job.turn && c.turns.cancel(job.turn.node, effect.reason),
     kill_worker: ({ job }) => job.turn && c.turns.kill(job.turn.node, 'drain timeout'),
     announce: ({ input, data }) => {
@@ -324,6 +332,12 @@ function workerExit(c: HandlerContext, e: Extract<SupervisorEvent, { type: 'work
   unparkAll(turn);
   if (c.activity.remove(turn.node)) c.log.debug('activity.removed', { node: turn.node, ctx: turn.job.ctx });
   c.thinks.killChildrenOf(turn.node);
+  // A worker the machine refused to start (EMFILE, …) never ran its turn: the message waits and is tried again.
+  if (!e.ended && transientSpawnCode(e.spawnError)) {
+    const error = `worker spawn failed: ${e.spawnError}`;
+    c.jobs.apply(turn.job.event.id, { type: 'spawn_failed', code: e.spawnError, error }, { turn });
+    return;
+  }
   const ended = e.ended ? { ...e.ended, kind: e.ended.kind ?? kindForStatus(e.ended.status) } : undefined;
   const gone = { type: 'worker_gone' as const, code: e.code, signal: e.signal, ...(ended ? { endReason: ended } : {}) };
   c.jobs.apply(turn.job.event.id, gone, { turn });

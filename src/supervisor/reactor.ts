@@ -45,6 +45,17 @@ export class Reactor {
   async until(done: () => boolean): Promise<void> {
     while (!done()) await this.next();
   }
+
+  /** Like `until`, bounded: resolves true when `timeoutMs` passed first. */
+  async untilWithin(done: () => boolean, timeoutMs: number): Promise<boolean> {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<boolean>((r) => {
+      timer = setTimeout(() => r(true), timeoutMs);
+    });
+    const timedOut = await Promise.race([this.until(done).then(() => false), late]);
+    clearTimeout(timer);
+    return timedOut;
+  }
 }
 
 /** One event the reactor handles; each handler may only change in-memory state and queue store writes. */
@@ -58,7 +69,15 @@ export type SupervisorEvent =
   /** A turn worker's turn_done. */
   | { type: 'turn_done'; turn: LiveTurn; result: TurnResult }
   /** A turn worker exited (after its turn_done, or without one): `ended` says why the supervisor ended it. */
-  | { type: 'worker_exit'; turn: LiveTurn; ended: EndReason | null; code: number | null; signal: string | null }
+  | {
+      type: 'worker_exit';
+      turn: LiveTurn;
+      ended: EndReason | null;
+      code: number | null;
+      signal: string | null;
+      /** The errno name when the process never started (EMFILE, …). */
+      spawnError?: string | null;
+    }
   /** A dispatch reservation settled: turns the budget deferred ask again. */
   | { type: 'budget_room' }
   /** A cancel asked by an operator, a client or a tool. */

@@ -15,6 +15,7 @@ import { Metrics } from '../obs/metrics.js';
 import { Staging } from '../prep/staging.js';
 import type { Usage } from '../protocol/messages.js';
 import { Steering, type SteeringDeps } from '../steering/steering.js';
+import { CommitHealth } from '../store/commitHealth.js';
 import { orderedStore, settledWrites } from '../store/commitQueue.js';
 import { INBOX_LEASE_MS, InboxLease } from '../store/inboxLease.js';
 import type { MemoryKeyCache } from '../store/memoryKeyCache.js';
@@ -61,6 +62,8 @@ export class Supervisor {
   private readonly jobs: Jobs;
   private readonly conversations: ConversationBook;
   private readonly outcomes = new Outcomes();
+  /** Whether the store takes commits: `/readyz` and new accepts read it (issue 13 item 8). */
+  readonly commits = new CommitHealth((key, err) => this.log.error('store.commit.fail', { key, err }));
   private readonly folds: FoldBack;
   /** Plan mode, goals, side tasks, and what a committed turn leads to. */
   readonly steering: Steering;
@@ -105,7 +108,7 @@ export class Supervisor {
     const ownerOf = (ctx: string) => conversations.heads.ownerOf(ctx);
     this.spending = new Spending({ ...base, metrics, wake, onRoom, ownerOf });
     this.folds = new FoldBack({
-      ...{ ...base, conversations, outcomes: this.outcomes, tasks: opts.tasks },
+      ...{ ...base, conversations, outcomes: this.outcomes, tasks: opts.tasks, health: this.commits },
       beforeCommit: () => this.killPoint('fold.before_commit'),
       committed: (eventId, outcome, result) =>
         this.handle({ type: 'fold_committed', eventId, outcome, ...(result ? { result } : {}) }),
@@ -223,7 +226,8 @@ export class Supervisor {
       if (!this.conversations.isResident(ctx)) await this.conversations.fetch(ctx); // evicted: its mode is stored
       // The mode is captured here, at the request boundary: a later switch never changes this message's turn.
       event = inboxEvent(input, this.now(), this.steering.modeOf(ctx));
-      accepted = await this.store.inbox.accept(event, this.opts.tasks?.taskFor?.(event) ?? undefined);
+      const task = this.opts.tasks?.taskFor?.(event) ?? undefined;
+      accepted = await this.commits.accept('accept', () => this.store.inbox.accept(event, task));
     } finally {
       const left = (this.accepting.get(ctx) ?? 1) - 1;
       if (left === 0) this.accepting.delete(ctx);
@@ -258,9 +262,9 @@ export class Supervisor {
     return idle(this.jobs.jobs, { paused: this.hold.paused, draining: this.hold.draining }, this.thinking());
   }
 
-  /** Restored, not draining, not shedding: the instance takes new work (`/readyz`). */
+  /** Restored, not draining, not shedding, and the store takes commits: the instance takes new work (`/readyz`). */
   get ready(): boolean {
-    return this.restored && !this.hold.draining && this.hold.pressure !== 'shed';
+    return this.restored && !this.hold.draining && this.hold.pressure !== 'shed' && !this.commits.failing;
   }
 
   /** The pressure gate (reference §4): `shed` starts no turn, `warn` no goal continuation; running turns go on. */
@@ -325,14 +329,7 @@ export class Supervisor {
     this.lease.stop();
     const live = liveTurns(this.jobs.jobs);
     this.log.info('drain.start', { live, queued: statusCounts(this.jobs.jobs).queued });
-    let timer: NodeJS.Timeout | undefined;
-    const timedOut = await Promise.race([
-      this.untilNoLiveWork().then(() => false),
-      new Promise<boolean>((r) => {
-        timer = setTimeout(() => r(true), timeoutMs);
-      }),
-    ]);
-    clearTimeout(timer);
+    const timedOut = await this.reactor.untilWithin(() => liveWork(this.jobs.jobs, this.thinking()) === 0, timeoutMs);
     const abandoned = timedOut ? drainVictims(this.jobs.jobs).filter((j) => j.state === 'running').length : 0;
     if (timedOut) this.handle({ type: 'drain_abandon' });
     await this.untilNoLiveWork();

@@ -15,6 +15,7 @@ import { specForRef } from '../intel/models.js';
 import type { Logger } from '../obs/log.js';
 import { DROPPED_CONTINUATION, type Steering } from '../steering/steering.js';
 import type { SequenceBlock } from '../store/sequenceBlock.js';
+import { spawnErrorCode, transientSpawnCode } from './backoff.js';
 import { ownershipRefusal } from './jobQueries.js';
 import type { JobEvent } from './jobTable.js';
 import { type SnapshotDeps, snapshotPayload, type TurnSnapshot } from './turnSnapshot.js';
@@ -130,6 +131,8 @@ export class TurnLauncher {
       return { type: 'spawned', node: turn.node, turnId: turn.turnId };
     } catch (err) {
       if (reservation) this.deps.budget.release(reservation);
+      const code = spawnErrorCode(err);
+      if (transientSpawnCode(code)) return { type: 'spawn_failed', code, error: describeError(err) };
       return this.failed(job, err);
     }
   }

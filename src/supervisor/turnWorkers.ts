@@ -13,7 +13,7 @@ import {
 } from '../protocol/frames.js';
 import type { Msg, Usage } from '../protocol/messages.js';
 import type { InternalToolHost } from '../tools/toolOutcome.js';
-import type { Child, Children, EndReason } from './children.js';
+import type { Child, ChildExit, Children, EndReason } from './children.js';
 import type { WorkerHandle } from './workerHandle.js';
 
 export interface TurnWorkerDeps {
@@ -33,7 +33,7 @@ export interface TurnWorkerDeps {
   /** The worker's turn_done (at most once per turn). */
   onTurnDone(turn: LiveTurn, result: TurnResult): void;
   /** Once, after the worker is gone: why the supervisor (or a `failed` frame) ended it, and how it exited. */
-  onExit(turn: LiveTurn, ended: EndReason | null, exit: { code: number | null; signal: string | null }): void;
+  onExit(turn: LiveTurn, ended: EndReason | null, exit: ChildExit): void;
 }
 
 /** The live turn workers by node: resources only (a job's state is in the job table). */
@@ -129,7 +129,7 @@ export class TurnWorkers {
     dispatchFrame(handlers, frame);
   }
 
-  private onExit(turn: LiveTurn, ended: EndReason | null, exit: { code: number | null; signal: string | null }): void {
+  private onExit(turn: LiveTurn, ended: EndReason | null, exit: ChildExit): void {
     turn.settled = true;
     this.live.delete(turn.node);
     this.deps.onExit(turn, ended, exit);

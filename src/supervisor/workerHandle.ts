@@ -44,6 +44,8 @@ export class WorkerHandle {
   private early: Array<() => void> = [];
   private closed = false;
   private pingSeq = 0;
+  /** The errno name (EMFILE, …) when the process could not be started; null once it runs. */
+  spawnError: string | null = null;
   /** What the watchdog classifies (supervisor/liveness.ts); stamped with `now` as frames arrive. */
   readonly vitals: ChildVitals;
 
@@ -94,7 +96,11 @@ export class WorkerHandle {
         return;
       }
     });
-    this.child.on('error', (err) => this.deliver((cb) => cb.onProtocolError(`spawn failed: ${err.message}`)));
+    this.child.on('error', (err: NodeJS.ErrnoException) => {
+      // No pid: the process never started (Node reports EMFILE, EAGAIN, … here, then a close with -errno).
+      if (this.child.pid === undefined) this.spawnError = err.code ?? 'unknown';
+      this.deliver((cb) => cb.onProtocolError(`spawn failed: ${err.message}`));
+    });
     this.child.on('close', (code, signal) => {
       this.closed = true;
       this.vitals.exited = true;

@@ -10,7 +10,7 @@ import { SqliteStore } from '../../src/store/sqliteStore.js';
 import { type ScriptedModel, startScriptedModel } from '../doubles/scriptedModel.js';
 import { clientFor } from '../integration/a2a/listenerHarness.js';
 import { within } from '../integration/wait.js';
-import { asTask, type Daemon, send, startDaemon } from './daemon.js';
+import { asTask, type Daemon, killAndRestart, send, startDaemon } from './daemon.js';
 import { tempStateDir } from './harness.js';
 
 const MESSAGES = 48;
@@ -27,13 +27,11 @@ interface Run {
   earlier: Array<Record<string, unknown>>;
 }
 
-async function killAndRestart(run: Run): Promise<void> {
-  const exited = new Promise((resolve) => run.daemon.child.once('exit', resolve));
-  run.daemon.child.kill('SIGKILL');
-  await within(exited, 10_000, 'the killed daemon exits');
+async function replaceDaemon(run: Run): Promise<void> {
+  const killed = run.daemon;
+  run.daemon = await killAndRestart(killed, run.dir, run.yaml);
   run.kills++;
-  run.earlier.push(...run.daemon.events);
-  run.daemon = await startDaemon(run.dir, run.yaml);
+  run.earlier.push(...killed.events);
   run.client = await clientFor(run.daemon.url);
 }
 
@@ -50,7 +48,7 @@ async function deliver(run: Run, i: number): Promise<string> {
       // Anywhere from before the accept to after its commit; the first kill waits for the answer, so at least
       // one retry meets a message the daemon had already accepted.
       await (run.kills === 0 ? sending : delay(i % 7));
-      await killAndRestart(run);
+      await replaceDaemon(run);
       first = await sending;
       continue; // lost or not, the client cannot know: it sends again with the same id
     }

@@ -17,15 +17,18 @@ export interface Daemon {
   stop(): Promise<number | null>;
 }
 
+/** `flags`: more CLI flags. `launcher`: a command the daemon runs under (e.g. `['prlimit', '--nofile=256', '--']`); it must exec it. */
 export async function startDaemon(
   dir: string,
   yaml: string,
   env: Record<string, string> = {},
   flags: string[] = [],
+  launcher: string[] = [],
 ): Promise<Daemon> {
   const file = join(dir, 'agent.yaml');
   writeFileSync(file, yaml);
-  const child = spawn(process.execPath, [AGENTD_BIN, '--config', file, ...flags], {
+  const argv = [...launcher.slice(1), process.execPath, AGENTD_BIN, '--config', file, ...flags];
+  const child = spawn(launcher[0] ?? argv.shift() ?? process.execPath, argv, {
     env: { PATH: process.env.PATH ?? '', AGENTD_STATE_DIR: dir, ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
@@ -51,6 +54,14 @@ export async function startDaemon(
       return within(exited, 30_000, 'the daemon drains');
     },
   };
+}
+
+/** SIGKILLs the daemon, waits for it to exit, and starts a new one on the same store and config. */
+export async function killAndRestart(daemon: Daemon, dir: string, yaml: string): Promise<Daemon> {
+  const exited = new Promise((resolve) => daemon.child.once('exit', resolve));
+  daemon.child.kill('SIGKILL');
+  await within(exited, 10_000, 'the killed daemon exits');
+  return startDaemon(dir, yaml);
 }
 
 export function send(text: string, extra: Record<string, unknown> = {}, returnImmediately = false) {

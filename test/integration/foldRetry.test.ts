@@ -4,7 +4,7 @@ import { describe, it } from 'node:test';
 import { DaemonError } from '../../src/errors.js';
 import type { Store } from '../../src/store/store.js';
 import { startRig } from './harness.js';
-import { within } from './wait.js';
+import { waitUntil, within } from './wait.js';
 
 const OP = 'operator';
 
@@ -38,6 +38,48 @@ describe('fold commit retried', () => {
       const [stored] = (await rig.store.conversations.load()).map((s) => s.conversation);
       const replies = (stored?.messages ?? []).filter((m) => m.role === 'assistant' && m.text === 'kept');
       assert.equal(replies.length, 1, 'the reply is stored once');
+    } finally {
+      await rig.close();
+    }
+  });
+});
+
+describe('fold commit refused for a while (disk full)', () => {
+  it('retries on a backoff timer, not in a loop; readiness and new accepts say the store cannot commit', async () => {
+    let failing = true;
+    let attempts = 0;
+    const refuseWhileFull = (store: Store): Store => ({
+      ...store,
+      inbox: {
+        ...store.inbox,
+        complete: async (id, fold) => {
+          attempts++;
+          if (failing) throw new DaemonError('store_io', 'store x: complete failed: disk full (SQLITE_FULL)', true);
+          return store.inbox.complete(id, fold);
+        },
+      },
+    });
+    const rig = await startRig({ turns: [{ content: 'kept' }] }, {}, { wrapStore: refuseWhileFull });
+    try {
+      const { record } = await rig.sup.accept({ context_id: 'r', text: 'fold me', principal: OP });
+      const outcome = rig.sup.outcomeOf(record.id);
+      await waitUntil(() => attempts >= 1, 20_000, 'the first fold commit');
+      assert.equal(rig.sup.ready, false, 'not ready while a fold cannot commit');
+      await assert.rejects(rig.sup.accept({ context_id: 'r2', text: 'more', principal: OP }), (err: unknown) => {
+        assert.ok(err instanceof DaemonError && err.code === 'store_unavailable' && err.retryable);
+        assert.match(err.message, /the store cannot commit right now/);
+        assert.doesNotMatch(err.message, /store x|SQLITE/, 'no store detail reaches a caller');
+        return true;
+      });
+      await new Promise((r) => setTimeout(r, 1_200));
+      // Backoff 250, 500, 1000 ms: three or four attempts in this time, however busy the reactor is.
+      assert.ok(attempts >= 2 && attempts <= 4, `attempts in 1.2 s: ${attempts}`);
+      failing = false;
+      // Nothing else happens: the timer alone brings the fold in.
+      const done = await within(outcome, 20_000, 'the outcome after the disk recovered');
+      assert.equal(done.status, 'completed');
+      assert.equal(rig.sup.ready, true, 'ready again once the commit stuck');
+      assert.equal((await rig.store.inbox.find(record.id))?.status, 'done');
     } finally {
       await rig.close();
     }

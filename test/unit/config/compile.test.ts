@@ -56,6 +56,7 @@ function expectedDefaults(storePath: string): Config {
       path: storePath,
       conversation_cache: { entries: 500, bytes: 67_108_864 },
       min_free: 256_000_000,
+      integrity_check: 'quick',
     },
     lifecycle: { drain_timeout: 25_000, pong_timeout: 10_000, progress_timeout: 120_000 },
     observability: { log_level: 'info', log_content: false, metrics_addr: null },

@@ -49,6 +49,7 @@ const EVENTS: { [K in JobEvent['type']]: Extract<JobEvent, { type: K }> } = {
   budget_refused: { type: 'budget_refused', reason: 'refused: daily cap', admission: 'refuse' },
   launch_failed: { type: 'launch_failed', status: 'refused', error: 'this conversation is not available' },
   spawned: { type: 'spawned', node: 7, turnId: 'turn-3' },
+  spawn_failed: { type: 'spawn_failed', code: 'EMFILE', error: 'spawn /usr/bin/node EMFILE' },
   turn_done: { type: 'turn_done' },
   worker_gone: { type: 'worker_gone' },
   fold_committed: { type: 'fold_committed' },
@@ -79,6 +80,7 @@ function jobIn(state: JobState, ctx = 'c1', eventId = '01A'): Job {
     admitting: [e.prepared, e.gate_picked],
     budget_wait: [e.prepared, e.gate_picked, e.budget_wait],
     spawning: [e.prepared, e.gate_picked, e.budget_admitted],
+    spawn_wait: [e.prepared, e.gate_picked, e.budget_admitted, e.spawn_failed],
     running: launched,
     folding: [...launched, e.turn_done],
     done: [...launched, e.turn_done, e.fold_committed, e.worker_gone],
@@ -106,8 +108,15 @@ const MATRIX: Record<JobState, Partial<Record<JobEvent['type'], JobState>>> = {
     cancel: 'admitting',
   },
   budget_wait: { budget_room: 'ready', budget_wait: 'budget_wait', cancel: 'folding', drain_abandon: 'abandoned' },
-  spawning: { spawned: 'running', launch_failed: 'folding', cancel: 'spawning' },
-  running: { turn_done: 'folding', worker_gone: 'folding', cancel: 'running', drain_abandon: 'abandoned' },
+  spawning: { spawned: 'running', launch_failed: 'folding', spawn_failed: 'spawn_wait', cancel: 'spawning' },
+  spawn_wait: { cancel: 'folding', drain_abandon: 'abandoned' },
+  running: {
+    turn_done: 'folding',
+    worker_gone: 'folding',
+    spawn_failed: 'spawn_wait',
+    cancel: 'running',
+    drain_abandon: 'abandoned',
+  },
   folding: { fold_committed: 'done', fold_failed: 'folding', worker_gone: 'folding' },
   done: { worker_gone: 'done' },
   abandoned: { worker_gone: 'abandoned' },
@@ -116,6 +125,7 @@ const MATRIX: Record<JobState, Partial<Record<JobEvent['type'], JobState>>> = {
 /** Refusals that are not plain `illegal`. */
 const SPECIAL_REFUSALS: Partial<Record<JobState, Partial<Record<JobEvent['type'], string>>>> = {
   budget_wait: { gate_picked: 'still_waiting' },
+  spawn_wait: { gate_picked: 'still_waiting' },
   folding: { cancel: 'finished' },
 };
 
@@ -380,6 +390,7 @@ describe('job queries', () => {
       admitting: true,
       budget_wait: true,
       spawning: true,
+      spawn_wait: true, // until its backoff has passed
       running: true,
       folding: true, // its worker is still exiting after turn_done
       done: false,
@@ -487,9 +498,9 @@ describe('job queries', () => {
     for (const job of drainVictims(table)) assert.equal(transition(job, EVENTS.drain_abandon, NOW).refused, false);
   });
 
-  it('statusCounts: budget waits queue in line; an exiting worker is still a running turn', () => {
+  it('statusCounts: budget waits and spawn backoffs queue in line; an exiting worker is still a running turn', () => {
     const table = tableOf(...JOB_STATES.map((s, i) => jobIn(s, `c${i}`, `0${i}`)));
-    assert.deepEqual(statusCounts(table), { queued: 3, staging: 1, running_turns: 2 });
+    assert.deepEqual(statusCounts(table), { queued: 4, staging: 1, running_turns: 2 });
   });
 
   it('drainVictims, waiting jobs, counts, messageWaiting, pendingContexts and isPending', () => {
@@ -501,17 +512,18 @@ describe('job queries', () => {
     );
     assert.deepEqual(
       waitingJobs(table).map((j) => j.state),
-      ['queued', 'ready', 'budget_wait'],
+      ['queued', 'ready', 'budget_wait', 'spawn_wait'],
     );
     assert.deepEqual(jobCounts(table), Object.fromEntries(JOB_STATES.map((s) => [s, 1])));
     assert.equal(messageWaiting(table, 'c0'), true);
-    assert.equal(messageWaiting(table, 'c6'), false, 'a running turn is not waiting');
-    assert.deepEqual(pendingContexts(table), new Set(['c0', 'c1', 'c2', 'c3', 'c4']));
+    assert.equal(messageWaiting(table, 'c6'), true, 'a spawn backoff still waits');
+    assert.equal(messageWaiting(table, 'c7'), false, 'a running turn is not waiting');
+    assert.deepEqual(pendingContexts(table), new Set(['c0', 'c1', 'c2', 'c3', 'c4', 'c6']));
     const continuation = newJob({ eventId: '09', ctx: 'g', principal: null, continuation: true }, 0);
     assert.equal(messageWaiting(tableOf(continuation), 'g'), false);
-    assert.equal(isPending(table, '07'), true, 'folding');
-    assert.equal(isPending(table, '08'), false, 'done');
-    assert.equal(isPending(table, '09'), false, 'abandoned: its outcome never comes in this process');
+    assert.equal(isPending(table, '08'), true, 'folding');
+    assert.equal(isPending(table, '09'), false, 'done');
+    assert.equal(isPending(table, '010'), false, 'abandoned: its outcome never comes in this process');
     assert.equal(isPending(table, 'zz'), false);
   });
 });

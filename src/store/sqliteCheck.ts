@@ -1,0 +1,52 @@
+// The integrity check at open: SQLite's `quick_check` (or the full `integrity_check`) on a read-only connection,
+// before the opener writes anything (WAL setup, migrations, the generation bump). A read-only connection never
+// checkpoints on close, so a damaged file is left byte-identical for its recovery (README "Recovering a store").
+import { existsSync } from 'node:fs';
+import Database from 'better-sqlite3';
+import { DaemonError, describeError } from '../errors.js';
+import { corruptError, isBusy } from './sqliteErrors.js';
+
+/** `store.integrity_check`: quick (default), full, or off. */
+export type IntegrityCheck = 'quick' | 'full' | 'off';
+
+/**
+ * At most this many problems are collected: the first tells the operator enough, and the check stops early on a
+ * badly damaged file. quick_check is linear in the file's pages and skips the index cross-checks that make
+ * integrity_check slow on a large store (sqlite.org/pragma.html#pragma_quick_check).
+ */
+const MAX_ERRORS = 3;
+
+/** What a failed check tells the operator to run (README "Recovering a store"). */
+export function recoveryHint(file: string): string {
+  return `recover it with: sqlite3 '${file}' .recover | sqlite3 '${file}.recovered' (README "Recovering a store")`;
+}
+
+/**
+ * Checks the existing database `file`; a missing file passes (it is created next). Throws `store_corrupt` naming
+ * the file and the recovery command, or returns the `isBusy` error for the caller to map (another holder).
+ */
+export function checkIntegrity(file: string, mode: IntegrityCheck): void {
+  if (mode === 'off' || !existsSync(file)) return;
+  const pragma = mode === 'full' ? 'integrity_check' : 'quick_check';
+  let db: Database.Database | null = null;
+  let rows: string[];
+  try {
+    db = new Database(file, { readonly: true, fileMustExist: true, timeout: 0 });
+    rows = (db.pragma(`${pragma}(${MAX_ERRORS})`) as Array<Record<string, unknown>>).map((r) =>
+      String(Object.values(r)[0]),
+    );
+  } catch (err) {
+    if (isBusy(err)) throw err;
+    // Not a database at all: nothing to check or recover, the opener's usual refusal says so.
+    if ((err as { code?: unknown }).code === 'SQLITE_NOTADB') throw corruptError(file, describeError(err));
+    rows = [describeError(err)];
+  } finally {
+    db?.close();
+  }
+  if (rows.length === 1 && rows[0] === 'ok') return;
+  const found = rows.join('; ').replace(/\s+/g, ' ').trim();
+  throw new DaemonError(
+    'store_corrupt',
+    `store ${file} failed its ${pragma}: ${found}; nothing was written to it; ${recoveryHint(file)}`,
+  );
+}

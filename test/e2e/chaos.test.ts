@@ -1,0 +1,185 @@
+// Chaos (issue 13): the daemon is SIGKILLed at random moments, over several seeds, while a client streams messages
+// over A2A and sends again, with the same messageId, every send it lost. Afterwards every message has exactly one
+// completed task and appears once in its conversation, and SQLite's integrity_check passes on the store.
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { setTimeout as delay } from 'node:timers/promises';
+import { TaskState } from '@a2a-js/sdk';
+import type { Client } from '@a2a-js/sdk/client';
+import Database from 'better-sqlite3';
+import { SqliteStore } from '../../src/store/sqliteStore.js';
+import { type ScriptedModel, startScriptedModel } from '../doubles/scriptedModel.js';
+import { clientFor } from '../integration/a2a/listenerHarness.js';
+import { within } from '../integration/wait.js';
+import { asTask, type Daemon, killAndRestart, send, startDaemon } from './daemon.js';
+import { tempStateDir } from './harness.js';
+
+const SEEDS = [7, 1013, 424242];
+/** At least this many messages; the stream goes on until the last kill (at most MAX_MESSAGES). */
+const MESSAGES = 12;
+const MAX_MESSAGES = 90;
+const KILLS = 3;
+const CONTEXTS = 3;
+
+/** A small seeded generator (mulberry32): the same seed gives the same kill delays. */
+function seeded(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+interface Chaos {
+  dir: string;
+  yaml: string;
+  daemon: Daemon;
+  client: Client;
+  /** Set while a killed daemon is being replaced: a sender that lost its send waits for it. */
+  restarting: Promise<void> | null;
+  kills: number;
+  /** Sends that got no answer (the daemon died under them) and were sent again. */
+  lost: number;
+}
+
+async function replaceDaemon(run: Chaos): Promise<void> {
+  run.daemon = await killAndRestart(run.daemon, run.dir, run.yaml);
+  run.kills++;
+  run.client = await clientFor(run.daemon.url);
+}
+
+/** Sends message `i` until some daemon acknowledges it; a lost send is sent again with the same messageId. */
+async function deliver(run: Chaos, seed: number, i: number): Promise<string> {
+  const params = send(
+    `seed ${seed} message ${i}`,
+    { messageId: `chaos-${seed}-${i}`, contextId: `c${i % CONTEXTS}` },
+    true,
+  );
+  for (let attempt = 1; attempt <= 20; attempt++) {
+    const id = await within(run.client.sendMessage(params), 5_000, `send ${i}`).then(
+      (r) => asTask(r).id,
+      () => null,
+    );
+    if (id !== null) return id;
+    run.lost++;
+    await (run.restarting ?? delay(50));
+  }
+  throw new Error(`seed ${seed}: message ${i} was never acknowledged`);
+}
+
+async function allCompleted(run: Chaos, ids: ReadonlyMap<number, string>): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  for (const id of ids.values()) {
+    for (;;) {
+      const state = await run.client.getTask({ tenant: '', id }).then(
+        (t) => t.status?.state,
+        () => null,
+      );
+      if (state === TaskState.TASK_STATE_COMPLETED) break;
+      if (Date.now() > deadline) throw new Error(`task ${id} did not complete (state ${state})`);
+      await delay(50);
+    }
+  }
+}
+
+/** What the store holds after the run: one completed task per message, each message once, a sound file. */
+async function checkStore(dir: string, seed: number, ids: ReadonlyMap<number, string>): Promise<void> {
+  const count = ids.size;
+  const db = new Database(join(dir, 'agentd.db'), { readonly: true });
+  try {
+    assert.equal(db.pragma('integrity_check', { simple: true }), 'ok', `seed ${seed}: integrity_check`);
+  } finally {
+    db.close();
+  }
+  const store = new SqliteStore(dir);
+  try {
+    const tasks = await store.tasks.list({ principal: null, limit: 10 * count });
+    assert.equal(tasks.length, count, `seed ${seed}: one task per message, none doubled`);
+    const conversations = (await store.conversations.load()).map((s) => s.conversation);
+    for (const [i, id] of ids) {
+      const text = `seed ${seed} message ${i}`;
+      assert.equal(tasks.find((t) => t.id === id)?.state, 'completed', `${text}: its task completed`);
+      const conv = conversations.find((c) => c.id === `c${i % CONTEXTS}`);
+      const copies = (conv?.messages ?? []).filter((m) => m.role === 'user' && m.text === text).length;
+      assert.equal(copies, 1, `${text} appears once in its conversation`);
+    }
+    for (const conv of conversations) {
+      const users = conv.messages.filter((m) => m.role === 'user').length;
+      const replies = conv.messages.filter((m) => m.role === 'assistant').length;
+      assert.equal(replies, users, `seed ${seed}, ${conv.id}: one reply per message`);
+    }
+  } finally {
+    await store.close();
+  }
+}
+
+describe('chaos: SIGKILL at random moments under a stream of A2A sends', { timeout: 120_000 }, () => {
+  let model: ScriptedModel;
+  before(async () => {
+    model = await startScriptedModel({ turns: [{ content: 'ok', delay_ms: 20 }] });
+  });
+  after(async () => model.close());
+
+  for (const seed of SEEDS) {
+    it(`seed ${seed}: exactly one completed task per message, each once in its conversation, a sound store`, async () => {
+      const random = seeded(seed);
+      const dir = tempStateDir();
+      const yaml = `a2a:\n  listen: http://127.0.0.1:0\nintelligence:\n  endpoints: ${model.url}\n`;
+      const daemon = await startDaemon(dir, yaml);
+      const run: Chaos = {
+        dir,
+        yaml,
+        daemon,
+        client: await clientFor(daemon.url),
+        restarting: null,
+        kills: 0,
+        lost: 0,
+      };
+      const ids = new Map<number, string>();
+      let streamed = false;
+      let midStream = 0;
+      const killer = (async () => {
+        for (let k = 0; k < KILLS; k++) {
+          await delay(80 + Math.floor(random() * 400));
+          if (!streamed) midStream++;
+          run.restarting = replaceDaemon(run);
+          await run.restarting;
+          run.restarting = null;
+        }
+      })();
+      try {
+        // One sender per conversation, side by side, until the last kill is over: a send is in flight at almost
+        // any moment, and every kill lands mid-stream.
+        let killed = false;
+        void killer.then(() => {
+          killed = true;
+        });
+        const sender = async (ctx: number) => {
+          for (let i = ctx; i < MAX_MESSAGES && (!killed || i < MESSAGES); i += CONTEXTS) {
+            ids.set(i, await deliver(run, seed, i));
+            await delay(20 + Math.floor(random() * 80));
+          }
+        };
+        await Promise.all(Array.from({ length: CONTEXTS }, (_, ctx) => sender(ctx)));
+        streamed = true;
+        await killer;
+        await allCompleted(run, ids);
+      } finally {
+        await killer.catch(() => {});
+        const code = await run.daemon.stop().catch(() => {
+          run.daemon.child.kill('SIGKILL');
+          return -1;
+        });
+        assert.equal(code, 0, 'the last daemon drains');
+      }
+      assert.equal(run.kills, KILLS);
+      assert.equal(midStream, KILLS, 'premise: every kill landed while the client was sending');
+      assert.ok(run.lost >= 1, `premise: some send was lost to a kill and sent again (${run.lost})`);
+      await checkStore(dir, seed, ids);
+    });
+  }
+});
