@@ -4,7 +4,7 @@ import type { Config } from '../config/types.js';
 import type { Logger } from '../obs/log.js';
 import type { Metrics } from '../obs/metrics.js';
 import type { Usage } from '../protocol/messages.js';
-import { addUsage } from '../protocol/usage.js';
+import { addUsage, usageSince } from '../protocol/usage.js';
 import type { Store } from '../store/store.js';
 import type { LiveTurn } from '../supervisor/turnWorkers.js';
 import { BudgetLedger, type CallGrant } from './ledger.js';
@@ -56,10 +56,7 @@ export class Spending {
    * may now fit. Called again (the worker is gone), it charges nothing twice.
    */
   settleTurn(turn: LiveTurn, usage: Usage): void {
-    const rest = {
-      input_tokens: Math.max(0, usage.input_tokens - turn.charged.input_tokens),
-      output_tokens: Math.max(0, usage.output_tokens - turn.charged.output_tokens),
-    };
+    const rest = usageSince(usage, turn.charged);
     turn.charged = addUsage(turn.charged, rest);
     if (turn.reservation) {
       this.budget.settle(turn.reservation, rest);

@@ -1,9 +1,8 @@
 // Bedrock connections once the layers merged (reference §5.1: bedrock signs with SigV4): each bedrock connection's
-// AWS credentials and region resolved (auth keys, the AWS environment, a profile file) and its default endpoint
+// AWS credentials and region resolved (auth keys, the AWS environment, the AWS files) and its default endpoint
 // filled in. Pure: the sources are an argument; a problem names the key and what is missing, never a value.
-import { type AwsSources, NO_AWS_AUTH, resolveAwsAuth } from '../intel/awsCredentials.js';
-import { bedrockEndpoint } from '../intel/bedrockWire.js';
 import type { Dialect } from '../protocol/frames.js';
+import { type AwsSources, NO_AWS_AUTH, resolveAwsAuth } from './awsCredentials.js';
 import type { OriginOf } from './roleRules.js';
 import type { AuthConfig, Config } from './types.js';
 
@@ -19,9 +18,14 @@ export interface SettledAws {
   secrets: string[];
 }
 
+/** The default endpoint of a region: the Bedrock runtime host. */
+export function bedrockEndpoint(region: string): string {
+  return `https://bedrock-runtime.${region}.amazonaws.com`;
+}
+
 /** Resolves one bedrock connection in place; returns its problem, if any. */
 function settle(connection: Connection, src: AwsSources): { problem?: string; secrets: string[] } {
-  const declared = connection.auth ?? { kind: 'aws' as const, ...NO_AWS_AUTH };
+  const declared = connection.auth ?? NO_AWS_AUTH;
   const resolved = resolveAwsAuth(declared, src);
   if (!resolved.ok) return { problem: resolved.problem, secrets: [] };
   const { auth } = resolved;

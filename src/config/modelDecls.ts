@@ -1,5 +1,7 @@
 // The structured intelligence kinds: `providers` (named connections), `models` (declared aliases) and `routes`,
 // plus the scalar kinds of `roles`. Pure: shape checks only; references between keys are checked in roleRules.ts.
+import { DIALECTS, MODEL_FAMILIES } from '../protocol/frames.js';
+import { AWS_REGION_PATTERN } from './awsCredentials.js';
 import { type Coerced, checkUrl, type SecretResolver, type SubPath, showValue, type ValueKind } from './kinds.js';
 import { choiceAt, closedMapping, isMapping, nameAt, problemAt, shaped, textAt, textMapAt } from './mappings.js';
 import type { AuthConfig, ModelDecl, ProviderConfig } from './types.js';
@@ -12,10 +14,9 @@ const EFFORTS = ['low', 'medium', 'high'] as const;
 export const STRUCTURED_OUTPUT = ['native', 'prompt'] as const;
 
 const PROVIDER_KEYS = ['endpoints', 'dialect', 'token', 'headers', 'structured_output', 'auth'];
-const DIALECTS = ['openai', 'anthropic', 'bedrock'] as const;
 const AUTH_KEYS = ['kind', 'region', 'profile', 'access_key_id', 'secret_access_key', 'session_token'];
 const AUTH_SECRETS = ['access_key_id', 'secret_access_key', 'session_token'] as const;
-const MODEL_KEYS = ['model', 'kind', 'provider', 'reasoning', 'window', 'fallback'];
+const MODEL_KEYS = ['model', 'kind', 'family', 'provider', 'reasoning', 'window', 'fallback'];
 /** Provider names and model aliases: what a role, a route, `provider` or `fallback` can name. */
 const NAME = /^[A-Za-z0-9_.-]+$/;
 
@@ -102,9 +103,13 @@ function readAuth(value: unknown, at: SubPath): AuthConfig | null {
   const auth = closedMapping(value, AUTH_KEYS, at, 'a mapping with kind: aws');
   if (auth['kind'] != null) choiceAt(auth['kind'], ['aws'], [...at, 'kind']);
   const text = (key: string): string | null => (auth[key] == null ? null : nameAt(auth[key], [...at, key]));
+  const region = text('region');
+  if (region !== null && !AWS_REGION_PATTERN.test(region)) {
+    problemAt([...at, 'region'], `expected an AWS region id like us-east-1, got ${showValue(region)}`);
+  }
   return {
     kind: 'aws',
-    region: text('region'),
+    region,
     profile: text('profile'),
     access_key_id: text('access_key_id'),
     secret_access_key: text('secret_access_key'),
@@ -132,10 +137,13 @@ export function authKind(): ValueKind<AuthConfig | null> {
   };
 }
 
-/** intelligence.models: ALIAS → {model, kind?, provider?, reasoning?, window?, fallback?}; merges by alias. */
+/**
+ * intelligence.models: ALIAS → {model, kind?, family?, provider?, reasoning?, window?, fallback?}; merges by alias.
+ * `family: claude` applies Anthropic's request rules on Bedrock to an id without "claude" in it (an ARN).
+ */
 export function modelsKind(): ValueKind<Models> {
   return {
-    type: 'map of model alias to {model, kind, provider, reasoning, window, fallback}',
+    type: 'map of model alias to {model, kind, family, provider, reasoning, window, fallback}',
     merges: true,
     fromYaml: (value) => shaped(() => readNamed(value, 'model alias', readModel)),
     resolveSecretsIn: (models) => models,
@@ -149,6 +157,7 @@ function readModel(value: unknown, at: SubPath): ModelDecl {
   return {
     model: nameAt(decl['model'], [...at, 'model']),
     kind,
+    family: decl['family'] == null ? null : choiceAt(decl['family'], MODEL_FAMILIES, [...at, 'family']),
     provider: optionalName(decl['provider'], [...at, 'provider'], 'a provider name'),
     reasoning: readReasoning(decl['reasoning'], kind, [...at, 'reasoning']),
     window: readWindow(decl['window'], [...at, 'window']),

@@ -1,5 +1,6 @@
 // The key table: every config key path with its value kind, default and one-line doc (reference §19).
 // Typed against Config so a key missing from the table, or a default of the wrong type, does not compile.
+import { DIALECTS } from '../protocol/frames.js';
 import { A2A_DEFAULTS, DEFAULT_MAX_BODY_BYTES, listenKind, principalsKind, tlsKind } from './a2aKeys.js';
 import { budgetKind, metricsAddrKind } from './budgetKeys.js';
 import { byteSizeKind } from './byteSize.js';
@@ -137,7 +138,7 @@ export const KEYS: KeyTable = {
   },
   'intelligence.model': { kind: stringKind(), default: 'gpt-4o-mini', doc: 'Wire model id (--model).' },
   'intelligence.dialect': {
-    kind: enumKind(['openai', 'anthropic', 'bedrock']),
+    kind: enumKind(DIALECTS),
     default: 'openai',
     doc: 'Wire dialect: openai, anthropic or bedrock (Converse, SigV4-signed; see auth).',
   },

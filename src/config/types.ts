@@ -1,6 +1,6 @@
 // The compiled configuration: fully defaulted, typed, frozen. Durations are milliseconds.
 // Produced only by compileConfig (config/compile.ts); nothing downstream reads raw YAML or process.env.
-import type { Dialect } from '../protocol/frames.js';
+import type { Dialect, ModelFamily } from '../protocol/frames.js';
 
 export type PreflightMode = 'auto' | 'always' | 'never';
 
@@ -162,6 +162,8 @@ export interface ModelDecl {
   model: string;
   /** Default chat. */
   kind: 'chat' | 'reasoning' | 'decision';
+  /** `claude`: Anthropic's request rules on Bedrock whatever the id says; null = told from the id. Default null. */
+  family: ModelFamily | null;
   /** A provider name; null = the top-level intelligence connection. */
   provider: string | null;
   reasoning: { effort: 'low' | 'medium' | 'high' } | null;

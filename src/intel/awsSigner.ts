@@ -1,6 +1,6 @@
 // SigV4 signing of one Bedrock request (reference §5.1: `/model/{modelId}/converse`, service `bedrock`). The signing
 // libraries are imported on first use: a worker whose model is not on Bedrock never loads them (~100 ms of import).
-import type { AwsAuth } from './awsCredentials.js';
+import type { AwsAuth } from '../protocol/frames.js';
 
 export const BEDROCK_SIGNING_SERVICE = 'bedrock';
 

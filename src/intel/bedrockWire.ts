@@ -9,6 +9,9 @@ import { intelError, isRecord, providerError } from './modelRequest.js';
 
 type ConverseBlock = Record<string, unknown>;
 
+/** The text of a tool result that came back empty. */
+export const NO_OUTPUT = '(no output)';
+
 export interface ConverseBody {
   messages: Array<{ role: 'user' | 'assistant'; content: ConverseBlock[] }>;
   system?: Array<{ text: string }>;
@@ -28,25 +31,23 @@ export function bedrockUrl(endpoint: string, model: string): URL {
   return new URL(`${trimmed}/model/${encodeURIComponent(model)}/converse`);
 }
 
-/** The default endpoint of a region: the Bedrock runtime host. */
-export function bedrockEndpoint(region: string): string {
-  return `https://bedrock-runtime.${region}.amazonaws.com`;
-}
-
 function toConverseBlock(block: AnthropicBlock): ConverseBlock {
   switch (block.type) {
     case 'text':
       return { text: block.text };
     case 'tool_use':
       return { toolUse: { toolUseId: block.id, name: block.name, input: block.input } };
-    case 'tool_result':
+    case 'tool_result': {
+      const text = typeof block.content === 'string' ? block.content : '';
       return {
         toolResult: {
           toolUseId: block.tool_use_id,
-          content: [{ text: block.content }],
+          // Converse refuses a blank text block, and a failed tool may have printed nothing.
+          content: [{ text: text.trim() === '' ? NO_OUTPUT : text }],
           status: block.is_error ? 'error' : 'success',
         },
       };
+    }
     case 'thinking':
       return { reasoningContent: { reasoningText: { text: block.thinking, signature: block.signature } } };
     case 'redacted_thinking':

@@ -55,6 +55,7 @@ function declaredSpec(config: Readonly<Config>, alias: string, chain: readonly s
     ...connectionOf(config, decl),
     model: decl.model,
     kind: decl.kind,
+    ...(decl.family === null ? {} : { family: decl.family }),
     reasoning: decl.reasoning === null ? null : { ...decl.reasoning },
     fallback: decl.fallback === null ? null : declaredSpec(config, decl.fallback, [...chain, alias]),
   };

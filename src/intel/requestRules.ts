@@ -6,7 +6,7 @@ import type { ModelRequest, WireRequest } from './modelRequest.js';
 export type Effort = 'low' | 'medium' | 'high';
 
 /** The spec fields the rules read. */
-export type RuleSpec = Pick<IntelligenceSpec, 'dialect' | 'kind' | 'reasoning' | 'structured_output'>;
+export type RuleSpec = Pick<IntelligenceSpec, 'dialect' | 'family' | 'kind' | 'reasoning' | 'structured_output'>;
 
 /**
  * Thinking room per effort, in tokens: Anthropic's `thinking.budget_tokens`, and on both dialects the amount the
@@ -43,16 +43,21 @@ export function usesCompletionTokens(model: string): boolean {
   return COMPLETION_TOKEN_MODELS.some((p) => lower.startsWith(p));
 }
 
-/** Anthropic's rules apply: the anthropic dialect, or a Claude model on Bedrock (reference §5.3, §12). */
-export function speaksClaude(spec: Pick<RuleSpec, 'dialect'>, model: string): boolean {
-  return spec.dialect === 'anthropic' || (spec.dialect === 'bedrock' && /claude/i.test(model));
+/**
+ * Anthropic's rules apply: the anthropic dialect, or a Claude model on Bedrock (reference §5.3, §12) — declared
+ * `family: claude`, or, with no family declared, an id naming claude (an inference-profile ARN names none).
+ */
+export function speaksClaude(spec: Pick<RuleSpec, 'dialect' | 'family'>, model: string): boolean {
+  if (spec.dialect === 'anthropic') return true;
+  if (spec.dialect !== 'bedrock') return false;
+  return spec.family == null ? /claude/i.test(model) : spec.family === 'claude';
 }
 
 /**
  * Temperature to send: none on anthropic, none to a Claude model on Bedrock, none to a reasoning model, else the
  * requested one or 0.
  */
-export function temperatureFor(spec: RuleSpec, requested: number | undefined, model = ''): number | undefined {
+export function temperatureFor(spec: RuleSpec, requested: number | undefined, model: string): number | undefined {
   if (speaksClaude(spec, model) || isReasoningModel(spec)) return undefined;
   return requested ?? 0;
 }

@@ -10,16 +10,24 @@ const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object
 const isNum = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
 const isStr = (v: unknown): v is string => typeof v === 'string';
 
+const isCount = (v: unknown): boolean => isNum(v) && v >= 0;
+
+/** Usage counts: input and output numbers; the cache counts, when present, non-negative numbers. */
+function isUsage(u: Record<string, unknown>): boolean {
+  const cacheOk = [u.cache_read_tokens, u.cache_write_tokens].every((v) => v === undefined || isCount(v));
+  return isNum(u.input_tokens) && isNum(u.output_tokens) && cacheOk;
+}
+
 function isTurnResult(t: unknown): boolean {
   if (!isObj(t) || !isStr(t.status) || !Array.isArray(t.messages) || !isObj(t.usage)) return false;
-  return isNum(t.usage.input_tokens) && isNum(t.usage.output_tokens) && isNum(t.rounds) && isNum(t.tool_calls);
+  return isUsage(t.usage) && isNum(t.rounds) && isNum(t.tool_calls);
 }
 
 const UP_CHECKS: Record<UpFrame['type'], Check> = {
   ready: () => true,
   pong: (f) => isNum(f.seq) && (f.busy === undefined || (isStr(f.busy) && BUSY_KINDS.has(f.busy))),
   event: (f) => isStr(f.event) && isObj(f.fields),
-  usage: (f) => isNum(f.input_tokens) && isNum(f.output_tokens),
+  usage: isUsage,
   failed: (f) => isStr(f.error),
   tool_request: (f) => isNum(f.id) && isStr(f.name),
   budget_request: (f) => isNum(f.id) && isNum(f.estimate),

@@ -9,7 +9,13 @@ export const PROTOCOL_VERSION = 1;
 /** Largest frame either side accepts: 16 MiB. */
 export const MAX_FRAME_BYTES = 16 * 1024 * 1024;
 
-export type Dialect = 'openai' | 'anthropic' | 'bedrock';
+/** The wire dialects: the config's choices and the spec's field both come from this list. */
+export const DIALECTS = ['openai', 'anthropic', 'bedrock'] as const;
+export type Dialect = (typeof DIALECTS)[number];
+
+/** A model family whose request rules differ: `claude` follows Anthropic's inside Bedrock (reference §5.3). */
+export const MODEL_FAMILIES = ['claude', 'other'] as const;
+export type ModelFamily = (typeof MODEL_FAMILIES)[number];
 
 /** What a Bedrock request is SigV4-signed with; travels only in the spawn frame, never into logs. */
 export interface AwsAuth {
@@ -29,6 +35,8 @@ export interface IntelligenceSpec {
   headers: Array<[string, string]>;
   /** Per-request timeout of one model call (ms); the turn deadline still bounds it. */
   timeout_ms: number;
+  /** The declared model's family; absent or null ⇒ told from the model id (reference §5.3). */
+  family?: ModelFamily | null;
   /** The declared model's kind. Default chat. */
   kind?: ModelKind;
   /** A reasoning model's effort: OpenAI `reasoning_effort`, Anthropic a thinking budget. */

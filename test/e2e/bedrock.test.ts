@@ -2,7 +2,7 @@
 // turn with a tool round that fails over from a 503 endpoint, a 403 that exits 4, and a missing region or key that
 // exits 2 before anything starts. No key, session token or signature reaches stdout or stderr.
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { type ScriptedModel, startScriptedModel } from '../doubles/scriptedModel.js';
@@ -110,5 +110,33 @@ describe('bedrock through the binary', () => {
     assert.equal(noRegion.code, 2, noRegion.stderr);
     assert.match(noRegion.stderr, /intelligence\.auth: no AWS region/);
     assertNoSecret(none.stderr + noRegion.stderr);
+  });
+
+  it('the region from ~/.aws/config; an SSO profile exits 2 naming intelligence.auth and what is unsupported', async () => {
+    const dir = tempStateDir();
+    mkdirSync(join(dir, '.aws'));
+    writeFileSync(
+      join(dir, '.aws', 'config'),
+      '[default]\nregion = eu-north-1\n\n[profile corp]\nsso_session = corp\n',
+    );
+    const before = model.requests.length;
+    const env = { AGENTD_STATE_DIR: dir, HOME: dir, ...KEYS };
+    const run = await runAgentd(
+      ['--config', configFile(dir, [model.base], '{kind: aws}'), '--prompt', 'list my memory'],
+      {
+        env,
+      },
+    );
+    assert.equal(run.code, 0, run.stderr);
+    const signed = model.requests.slice(before).map((r) => sigV4Parts(r.headers));
+    assert.ok(signed.length > 0 && signed.every((s) => s?.region === 'eu-north-1'));
+    const sso = await runAgentd(['--config', configFile(dir, [model.base], '{profile: corp}'), '--prompt', 'x'], {
+      env: { AGENTD_STATE_DIR: dir, HOME: dir },
+    });
+    assert.equal(sso.code, 2, sso.stderr);
+    assert.match(
+      sso.stderr,
+      /intelligence\.auth: profile 'corp' gets its keys by sso_session, which agentd does not support/,
+    );
   });
 });

@@ -135,6 +135,26 @@ describe('the bedrock wire', () => {
     assert.match(JSON.stringify(body.system), /Reply with ONLY one JSON object/);
   });
 
+  it('an inference-profile ARN declared family: claude gets no temperature and the native schema', T, async () => {
+    const arn = 'arn:aws:bedrock:eu-west-3:123456789012:application-inference-profile/a1b2c3';
+    const messages: Msg[] = [{ role: 'user', text: 'classify', ts: 1 }];
+    const ask = (family: IntelligenceSpec['family']) =>
+      callModel(
+        specFor([model.base], { model: arn, family }),
+        request({ model: arn, messages, outputSchema: schema }),
+        never,
+      );
+    await ask(null);
+    const guessed = model.requests.at(-1)?.body as Record<string, unknown>;
+    assert.deepEqual(guessed.inferenceConfig, { maxTokens: 1000, temperature: 0 }, 'premise: the ARN names no claude');
+    await ask('claude');
+    const declared = model.requests.at(-1);
+    assert.equal(declared?.path, `/model/${encodeURIComponent(arn)}/converse`);
+    const body = declared?.body as Record<string, unknown>;
+    assert.deepEqual(body.inferenceConfig, { maxTokens: 1000 });
+    assert.deepEqual(body.additionalModelRequestFields, { output_config: { format: { type: 'json_schema', schema } } });
+  });
+
   it('a 503 fails over to the next endpoint after two retries in place', T, async () => {
     const lines: string[] = [];
     const log = createLogger({ level: 'debug', write: (l) => lines.push(l) });

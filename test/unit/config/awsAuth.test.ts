@@ -61,6 +61,42 @@ describe('intelligence.auth', () => {
     assert.equal(redact('tok-1234 env-provider-secret'), '[redacted] [redacted]', 'environment keys are redacted too');
     assert.equal('aws' in specForJob(config, 'turn'), false);
   });
+  it('family: claude reaches the spec of a model; another value is refused naming the key', () => {
+    const arn = 'arn:aws:bedrock:us-east-1:123456789012:application-inference-profile/abc123';
+    const keys = { AWS_ACCESS_KEY_ID: 'AKIAFAMILY000001', AWS_SECRET_ACCESS_KEY: 'family-secret' };
+    const declared = compileYaml(
+      [
+        'intelligence:',
+        '  dialect: bedrock',
+        '  auth: {region: us-east-1}',
+        '  models:',
+        `    profiled: {model: "${arn}", family: claude}`,
+        `    plain: {model: "${arn}"}`,
+      ],
+      keys,
+    );
+    const config = compileIn(declared.dir, { files: [declared.file], env: declared.env });
+    assert.equal(specForModel(config, 'profiled').family, 'claude');
+    assert.equal('family' in specForModel(config, 'plain'), false, 'no family declared: told from the id');
+    const typo = compileYaml(['intelligence:', '  models:', '    m: {model: x, family: claud}'], {});
+    assert.match(
+      compileError(typo.dir, { files: [typo.file], env: typo.env }),
+      /a\.yaml:\d+: intelligence\.models\.m\.family: expected one of claude, other, got "claud"/,
+    );
+  });
+  it('a region that is not a region id is refused at compile, from the key or from AWS_REGION', () => {
+    const keys = { AWS_ACCESS_KEY_ID: 'AKIAREGION000001', AWS_SECRET_ACCESS_KEY: 'region-secret' };
+    const key = compileYaml(['intelligence:', '  dialect: bedrock', '  auth: {region: eu_west_1}'], keys);
+    assert.match(
+      compileError(key.dir, { files: [key.file], env: key.env }),
+      /a\.yaml:\d+: intelligence\.auth\.region: expected an AWS region id like us-east-1, got "eu_west_1"/,
+    );
+    const env = compileYaml(['intelligence:', '  dialect: bedrock'], { ...keys, AWS_REGION: 'Ireland' });
+    assert.match(
+      compileError(env.dir, { files: [env.file], env: env.env }),
+      /intelligence\.auth: AWS_REGION: 'Ireland' is not an AWS region id/,
+    );
+  });
   it('errors: no credentials, auth on another dialect, an unknown auth key', () => {
     const none = compileYaml(['intelligence:', '  dialect: bedrock', '  auth: {region: us-east-1}'], {});
     assert.match(

@@ -44,6 +44,7 @@ describe('intelligence providers and models', () => {
     assert.deepEqual(intel.models['smart'], {
       model: 'gpt-5.1',
       kind: 'chat',
+      family: null,
       provider: null,
       reasoning: null,
       window: null,

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { bedrockUrl, buildBedrockRequest, parseBedrockResponse } from '../../../src/intel/bedrockWire.js';
+import { bedrockUrl, buildBedrockRequest, NO_OUTPUT, parseBedrockResponse } from '../../../src/intel/bedrockWire.js';
 import type { WireRequest } from '../../../src/intel/modelRequest.js';
 import type { Msg } from '../../../src/protocol/messages.js';
 
@@ -75,6 +75,21 @@ describe('buildBedrockRequest', () => {
     const other = new Map<Msg, unknown>([[assistant, { model: 'another', dialect: 'bedrock', parts: [thought] }]]);
     const { body: toOther } = buildBedrockRequest(wire({ messages: [assistant], reasoning: other }));
     assert.equal(JSON.stringify(toOther).includes('reasoningContent'), false, 'never replayed to another model');
+  });
+});
+
+describe('buildBedrockRequest with an empty tool result', () => {
+  it('an error result with empty or blank content gets "(no output)": Converse refuses a blank text block', () => {
+    const call: Msg = { role: 'assistant', tool_calls: [{ id: 't1', name: 'sh', arguments: {} }], ts: 2 };
+    for (const content of ['', '  \n\t']) {
+      const result: Msg = { role: 'tool', id: 't1', name: 'sh', content, is_error: true, ts: 3 };
+      const { body } = buildBedrockRequest(wire({ messages: [{ role: 'user', text: 'go', ts: 1 }, call, result] }));
+      // Without the placeholder the block would be { text: '' } (or whitespace), which Bedrock answers with a 400.
+      assert.deepEqual(body.messages[2]?.content, [
+        { toolResult: { toolUseId: 't1', content: [{ text: NO_OUTPUT }], status: 'error' } },
+      ]);
+    }
+    assert.equal(NO_OUTPUT, '(no output)');
   });
 });
 

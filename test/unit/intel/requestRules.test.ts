@@ -33,13 +33,22 @@ describe('temperatureFor', () => {
     ['anthropic reasoning', { dialect: 'anthropic', kind: 'reasoning' }, undefined, undefined],
   ];
   for (const [name, spec, asked, sent] of table) {
-    it(name, () => assert.equal(temperatureFor(spec, asked), sent));
+    it(name, () => assert.equal(temperatureFor(spec, asked, 'some-model'), sent));
   }
   it('bedrock: nothing to a Claude model id, 0 to other models', () => {
     const bedrock: RuleSpec = { dialect: 'bedrock', kind: 'chat' };
     assert.equal(temperatureFor(bedrock, 0.3, 'anthropic.claude-sonnet-4-5-20250929-v1:0'), undefined);
     assert.equal(temperatureFor(bedrock, undefined, 'us.anthropic.claude-opus-4-1-20250805-v1:0'), undefined);
     assert.equal(temperatureFor(bedrock, undefined, 'amazon.nova-pro-v1:0'), 0);
+  });
+  it('bedrock: a declared family wins over the id (an inference-profile ARN names no claude)', () => {
+    const arn = 'arn:aws:bedrock:us-east-1:123456789012:application-inference-profile/a1b2c3d4e5f6';
+    const bedrock: RuleSpec = { dialect: 'bedrock', kind: 'chat' };
+    // Premise: told from the id alone, the ARN gets a temperature Claude on Bedrock refuses.
+    assert.equal(temperatureFor(bedrock, 0.3, arn), 0.3);
+    assert.equal(temperatureFor({ ...bedrock, family: 'claude' }, 0.3, arn), undefined);
+    assert.equal(temperatureFor({ ...bedrock, family: 'other' }, 0.3, 'anthropic.claude-x'), 0.3);
+    assert.equal(temperatureFor({ dialect: 'openai', family: 'claude' }, 0.3, arn), 0.3, 'family is for bedrock');
   });
 });
 
@@ -55,6 +64,15 @@ describe('planWireRequest on bedrock', () => {
     assert.equal(nova.effort, undefined);
     assert.equal(nova.outputSchema, undefined);
     assert.equal(nova.system, `sys\n\n${schemaPromptLine(schema)}`);
+  });
+  it('an inference-profile ARN declared family: claude gets the thinking budget and the native schema', () => {
+    const model = 'arn:aws:bedrock:eu-west-1:123456789012:application-inference-profile/x1y2z3';
+    const byName = planWireRequest(reasoning, request({ model, outputSchema: schema }));
+    assert.equal(byName.thinkingBudget, undefined, 'premise: the id alone does not say claude');
+    const declared = planWireRequest({ ...reasoning, family: 'claude' }, request({ model, outputSchema: schema }));
+    assert.equal(declared.thinkingBudget, THINKING_ROOM.medium);
+    assert.deepEqual(declared.outputSchema, schema);
+    assert.equal('temperature' in declared, false);
   });
 });
 

@@ -17,6 +17,27 @@ describe('checkUpFrame', () => {
   });
 });
 
+describe('checkUpFrame on usage', () => {
+  const usage = { type: 'usage', input_tokens: 20, output_tokens: 7 };
+  const done = (u: Record<string, unknown>) => ({
+    type: 'turn_done',
+    turn: { status: 'completed', messages: [], usage: u, rounds: 1, tool_calls: 0 },
+  });
+  it('takes the cache counts when they are non-negative numbers, and their absence', () => {
+    assert.equal(typeof checkUpFrame(usage), 'object');
+    assert.equal(typeof checkUpFrame({ ...usage, cache_read_tokens: 5000, cache_write_tokens: 0 }), 'object');
+    assert.equal(typeof checkUpFrame(done({ input_tokens: 1, output_tokens: 1, cache_read_tokens: 3 })), 'object');
+  });
+  it('refuses a cache count that is negative, not a number or not finite, on a usage frame or a turn result', () => {
+    for (const bad of [-1, '5000', null, Number.POSITIVE_INFINITY]) {
+      assert.equal(checkUpFrame({ ...usage, cache_read_tokens: bad }), 'a malformed "usage" frame', String(bad));
+      assert.equal(checkUpFrame({ ...usage, cache_write_tokens: bad }), 'a malformed "usage" frame', String(bad));
+      const turn = done({ input_tokens: 1, output_tokens: 1, cache_write_tokens: bad });
+      assert.equal(checkUpFrame(turn), 'a malformed "turn_done" frame', String(bad));
+    }
+  });
+});
+
 describe('checkDownFrame', () => {
   it('takes the frames a worker reads after its spawn frame', () => {
     assert.equal(typeof checkDownFrame({ type: 'ping', seq: 1 }), 'object');
