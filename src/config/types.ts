@@ -86,7 +86,8 @@ export interface AgentConfig {
   tools: { internal: ToolSelection; mcp: ToolSelection; code: ToolSelection };
   /** ask_human with no person reachable: `fail` (default, an error now) or `wait` (park until its timeout). */
   ask_human_fallback: 'fail' | 'wait';
-  /** Which happenings leave a wake note (seed 000). Default [a2a_message, human_reply, workflow_failed]. */
+  /** Which happenings leave a wake note (seed 000). Default [a2a_message, human_reply, subagent_result,
+   * workflow_failed]. */
   wake_on: WakeEvent[];
   /** What a finished background run does in the conversation that started it. Default ignore. */
   on_workflow_finished: 'ignore' | 'note' | 'think';
@@ -176,6 +177,44 @@ export interface LimitsConfig {
   };
   /** Hop cap for message deliveries. Default 8. */
   max_message_depth: number;
+  /** Caps on `subagent.run` (reference §1.13). */
+  subagents: {
+    /** Delegation depth a subagent may not reach. Default 3. */
+    depth: number;
+    /** Live subagents at once. Default 8. */
+    breadth: number;
+    /** Live plus recently ended subagents (the last hour). Default 64. */
+    total: number;
+    /** Spawn rate `<burst>/<period>`. Default "8/2s". */
+    rate: string;
+  };
+}
+
+/** One typed parameter of a subagent template (checked at call time). */
+export interface TemplateParam {
+  type: 'string' | 'integer' | 'number' | 'boolean';
+  required?: boolean;
+  enum?: unknown[];
+  default?: unknown;
+  description?: string;
+}
+
+/** `subagents.templates.<name>` (reference §1.3): a named, parameterised `subagent.run`. */
+export interface SubagentTemplate {
+  /** `{{name}}` placeholders are filled from the call's params. */
+  instruction: string;
+  params: Record<string, TemplateParam>;
+  servers?: string[];
+  tools?: string[];
+  limits?: Record<string, unknown>;
+  mode?: 'sync' | 'async' | 'detached' | 'warm';
+}
+
+export interface SubagentsConfig {
+  /** False: `subagent.run` must name a template. Default true. */
+  allow_freeform: boolean;
+  /** Default {}. */
+  templates: Record<string, SubagentTemplate>;
 }
 
 export interface ContextConfig {
@@ -303,6 +342,7 @@ export interface Config {
   security: SecurityConfig;
   intelligence: IntelligenceConfig;
   limits: LimitsConfig;
+  subagents: SubagentsConfig;
   context: ContextConfig;
   knowledge: KnowledgeConfig;
   skills: SkillsConfig;

@@ -10,7 +10,7 @@ import type { TurnErrorKind, TurnStatus } from '../protocol/status.js';
 import { classifyChild, DEFAULT_LIVENESS, type Liveness, type LivenessLimits, pingIntervalMs } from './liveness.js';
 import type { WorkerHandle, WorkerPool } from './workerHandle.js';
 
-export type ChildKind = 'turn' | 'preflight' | 'compaction' | 'think' | 'decide';
+export type ChildKind = 'turn' | 'preflight' | 'compaction' | 'think' | 'decide' | 'subagent';
 
 /** Why the supervisor ended a child (cancel, deadline, unhealthy, a `failed` frame). */
 export interface EndReason {

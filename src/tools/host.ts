@@ -10,6 +10,7 @@ import type { Logger } from '../obs/log.js';
 import type { Staging } from '../prep/staging.js';
 import type { Steering } from '../steering/steering.js';
 import type { Store } from '../store/store.js';
+import type { SubagentDeskPort } from '../subagents/subagentHost.js';
 import type { TaskHooks } from '../supervisor/supervisorOptions.js';
 import type { ThinkChildren } from '../supervisor/thinkChildren.js';
 import type { LiveTurn } from '../supervisor/turnWorkers.js';
@@ -41,6 +42,8 @@ export interface HostCapabilities {
   steering?: Steering;
   /** skills.*; absent without skill sources. */
   skills?: SkillHost;
+  /** subagent.* (the subagent desk). */
+  subagents?: SubagentDeskPort;
 }
 
 /** The supervisor's parts internal tools reach through. */
@@ -61,6 +64,7 @@ export interface HostParts {
   wake(): void;
   ports: WorkPorts | undefined;
   status(): Record<string, unknown>;
+  subagents?: SubagentDeskPort;
 }
 
 /** The capabilities internal tools reach through (think children, delivery, status, watches, skills, goals). */
@@ -86,6 +90,7 @@ export function hostCapabilities(parts: HostParts): HostCapabilities {
     ...(parts.tasks ? { tasks: parts.tasks } : {}),
     steering: parts.steering,
     status: parts.status,
+    ...(parts.subagents ? { subagents: parts.subagents } : {}),
   };
 }
 
@@ -149,6 +154,7 @@ export function buildToolHost(caps: HostCapabilities, turn: HostTurn): InternalT
     wake: caps.wake,
     status: () => caps.status(),
     ...(caps.skills ? { skills: caps.skills } : {}),
+    ...(caps.subagents ? { subagents: caps.subagents.forTurn((cleanup) => turn.cleanups.push(cleanup)) } : {}),
     think: (req) =>
       caps.think({
         purpose: req.purpose,

@@ -1,0 +1,60 @@
+// Subagents over real worker processes and the scripted model: P-1 (sync delegation) and P-5 (distillation).
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { Msg } from '../../../src/protocol/messages.js';
+import type { Playbook } from '../../doubles/scriptedModel.js';
+import { answer, startRig } from '../harness.js';
+import { waitUntil } from '../wait.js';
+
+/** Every subagent's request carries its persona; the root's never does. */
+export const SUB = 'You are a subagent of';
+
+const notes = (messages: readonly Msg[] | undefined): string[] =>
+  (messages ?? []).flatMap((m) => (m.role === 'note' && !m.text.startsWith('current date:') ? [m.text] : []));
+
+describe('subagent.run sync (P-1)', () => {
+  it('parks the caller, answers {handle, status, result, error} and leaves the root note', async () => {
+    const playbook: Playbook = {
+      turns: [{ content: 'unused' }, { content: 'done' }],
+      match: [
+        { when_contains: SUB, content: '{"n":1}' },
+        {
+          when_contains: 'delegate it',
+          times: 1,
+          tool_calls: [{ name: 'subagent.run', arguments: { instruction: 'count', mode: 'sync' } }],
+        },
+      ],
+    };
+    const rig = await startRig(playbook);
+    try {
+      const outcome = await answer(rig, 'root', 'delegate it');
+      assert.equal(outcome.status, 'completed');
+      assert.equal(outcome.reply, 'done');
+      const [spawn, ...more] = rig.named('subagent.spawn');
+      assert.equal(more.length, 0, 'one spawn');
+      assert.equal(spawn?.mode, 'sync');
+      assert.equal(spawn?.depth, 1);
+      const h = spawn?.handle as string;
+      assert.match(h, /^sub-\d+$/);
+      assert.deepEqual(
+        rig.named('subagent.result').map((e) => e.status),
+        ['completed'],
+      );
+      const root = rig.sup.conversation('root')?.messages ?? [];
+      const tool = root.find((m) => m.role === 'tool' && m.name === 'subagent.run');
+      assert.deepEqual(tool?.role === 'tool' ? tool.content : null, {
+        handle: h,
+        status: 'completed',
+        result: { n: 1 },
+        error: null,
+      });
+      await waitUntil(() => notes(rig.sup.conversation('root')?.messages).length > 0, 10_000, 'the note');
+      assert.deepEqual(notes(rig.sup.conversation('root')?.messages), [`subagent ${h} completed: {"n":1}`]);
+      const [stored] = await rig.store.subagents.list();
+      assert.equal(stored?.status, 'completed');
+      assert.ok((stored?.tokens.input_tokens ?? 0) > 0, 'the spend reached the record');
+    } finally {
+      await rig.close();
+    }
+  });
+});
