@@ -1,16 +1,10 @@
 // Subagents over real worker processes and the scripted model: P-1 (sync delegation) and P-5 (distillation).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { Msg } from '../../../src/protocol/messages.js';
 import type { Playbook } from '../../doubles/scriptedModel.js';
 import { answer, startRig } from '../harness.js';
 import { waitUntil } from '../wait.js';
-
-/** Every subagent's request carries its persona; the root's never does. */
-export const SUB = 'You are a subagent of';
-
-const notes = (messages: readonly Msg[] | undefined): string[] =>
-  (messages ?? []).flatMap((m) => (m.role === 'note' && !m.text.startsWith('current date:') ? [m.text] : []));
+import { notes, SUB } from './subagentParts.js';
 
 describe('subagent.run sync (P-1)', () => {
   it('parks the caller, answers {handle, status, result, error} and leaves the root note', async () => {
