@@ -137,8 +137,9 @@ export class SubagentDesk implements SubagentDeskPort {
 
   /** sync: wait for the end (the child dies with its caller's turn); otherwise the handle at once. */
   private answerRun(record: SubagentRecord, onEnd: OnCallerEnd): Promise<ToolResult> {
-    if (record.mode !== 'sync')
-      return Promise.resolve({ result: { handle: record.handle, status: 'running' }, is_error: false });
+    if (record.mode !== 'sync') {
+      return Promise.resolve({ result: { handle: record.handle, status: record.status }, is_error: false });
+    }
     onEnd(() => {
       if (!isTerminal(record.status)) this.cancelLive(record, "its caller's turn ended");
     });
