@@ -52,3 +52,15 @@ export function resultNote(record: SubagentRecord): string {
 export function turnNote(handle: string, result: unknown): string {
   return `subagent ${handle} finished a turn: ${excerpt(asText(result))}`;
 }
+
+/** subagent.status's answer (reference §1.5). */
+export function statusOf(r: SubagentRecord): Record<string, unknown> {
+  const tokens = r.tokens.input_tokens + r.tokens.output_tokens;
+  return { handle: r.handle, status: r.status, mode: r.mode, result: r.result ?? null, error: r.error, tokens };
+}
+
+/** One subagent.list entry: the instruction cut to 80 characters. */
+export function listEntry(r: SubagentRecord): Record<string, unknown> {
+  const instruction = [...r.instruction].slice(0, 80).join('');
+  return { handle: r.handle, mode: r.mode, status: r.status, instruction, created: r.created };
+}

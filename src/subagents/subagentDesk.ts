@@ -20,7 +20,7 @@ import {
   type WorkPorts,
 } from '../tools/toolOutcome.js';
 import { bucketFor, checkRun, type GateView, type RateBucket } from './gates.js';
-import { answerOf, distill, resultNote, turnNote } from './results.js';
+import { answerOf, distill, listEntry, resultNote, statusOf, turnNote } from './results.js';
 import type { OnCallerEnd, SubagentDeskPort, SubagentHost } from './subagentHost.js';
 import type { SubagentReturn } from './subagentProducer.js';
 import { buildRecord } from './subagentRecord.js';
@@ -263,22 +263,12 @@ export class SubagentDesk implements SubagentDeskPort {
 
   private status(caller: ToolCaller, handle: string): ToolOutcome {
     const r = this.visible(caller, handle);
-    if (!r) return toolError(`no such subagent "${handle}"`);
-    const tokens = r.tokens.input_tokens + r.tokens.output_tokens;
-    return toolOk({ handle, status: r.status, mode: r.mode, result: r.result ?? null, error: r.error, tokens });
+    return r ? toolOk(statusOf(r)) : toolError(`no such subagent "${handle}"`);
   }
 
   private list(caller: ToolCaller): ToolOutcome {
-    const subagents = [...this.records.values()]
-      .filter((r) => r.requested_by.principal === caller.principal)
-      .map((r) => ({
-        handle: r.handle,
-        mode: r.mode,
-        status: r.status,
-        instruction: [...r.instruction].slice(0, 80).join(''),
-        created: r.created,
-      }));
-    return toolOk({ subagents });
+    const mine = [...this.records.values()].filter((r) => r.requested_by.principal === caller.principal);
+    return toolOk({ subagents: mine.map(listEntry) });
   }
 
   private kill(caller: ToolCaller, handle: string, reason: string): ToolOutcome {
