@@ -52,3 +52,57 @@ describe('subagent.run sync (P-1)', () => {
     }
   });
 });
+
+describe('subagent templates', () => {
+  it('lists templates in the prompt and runs one by name with its params filled', async () => {
+    const playbook: Playbook = {
+      turns: [
+        { tool_calls: [{ name: 'subagent.run', arguments: { template: 'count', params: { what: 'apples' } } }] },
+        { content: 'counted' },
+      ],
+      match: [{ when_contains: SUB, content: '{"apples":3}' }],
+    };
+    const yaml =
+      'subagents:\n  allow_freeform: false\n  templates:\n    count:\n      instruction: Count the {{what}}.\n' +
+      '      params:\n        what: {type: string, required: true}\n';
+    const rig = await startRig(playbook, {}, { yaml });
+    try {
+      assert.equal((await answer(rig, 'root', 'go')).reply, 'counted');
+      const [rootRequest] = rig.model.requests.map((r) => JSON.stringify(r.body));
+      assert.ok(rootRequest?.includes('## Subagent templates (spawn with subagent.run {template, params})'));
+      assert.ok(rootRequest?.includes('- count(what: string)'));
+      const subRequest = rig.model.requests.map((r) => JSON.stringify(r.body)).find((b) => b.includes(SUB));
+      assert.ok(subRequest?.includes('Count the apples.'));
+      const [record] = await rig.store.subagents.list();
+      assert.deepEqual(record?.result, { apples: 3 });
+      assert.equal(record?.spec.template, 'count');
+    } finally {
+      await rig.close();
+    }
+  });
+});
+
+describe('distillation (P-5)', () => {
+  it('cuts a 9 000-byte answer to 8 000 with the marker; the note quotes 400 characters', async () => {
+    const playbook: Playbook = {
+      turns: [
+        { tool_calls: [{ name: 'subagent.run', arguments: { instruction: 'write a lot' } }] },
+        { tool_calls: [{ name: 'subagent.status', arguments: { handle: 'sub-1' } }] },
+        { content: 'read it' },
+      ],
+      match: [{ when_contains: SUB, content: 'a'.repeat(9000) }],
+    };
+    const rig = await startRig(playbook);
+    try {
+      assert.equal((await answer(rig, 'root', 'go')).reply, 'read it');
+      const status = (await rig.store.subagents.list())[0];
+      assert.equal(status?.result, `${'a'.repeat(8000)}… [truncated]`);
+      await waitUntil(() => notes(rig.sup.conversation('root')?.messages).length > 0, 10_000, 'the note');
+      assert.deepEqual(notes(rig.sup.conversation('root')?.messages), [
+        `subagent sub-1 completed: ${'a'.repeat(400)}…`,
+      ]);
+    } finally {
+      await rig.close();
+    }
+  });
+});
