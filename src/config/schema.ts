@@ -1,6 +1,7 @@
 // The key table: every config key path with its value kind, default and one-line doc (reference §19).
 // Typed against Config so a key missing from the table, or a default of the wrong type, does not compile.
 import { DIALECTS } from '../protocol/frames.js';
+import { rateKind, templatesKind } from '../subagents/subagentKeys.js';
 import { A2A_DEFAULTS, DEFAULT_MAX_BODY_BYTES, listenKind, principalsKind, tlsKind } from './a2aKeys.js';
 import { budgetKind, metricsAddrKind } from './budgetKeys.js';
 import { byteSizeKind } from './byteSize.js';
@@ -108,7 +109,7 @@ export const KEYS: KeyTable = {
   },
   'agent.wake_on': {
     kind: enumListKind(WAKE_EVENTS),
-    default: ['a2a_message', 'human_reply', 'workflow_failed'],
+    default: ['a2a_message', 'human_reply', 'subagent_result', 'workflow_failed'],
     doc: 'Happenings that leave a [note] the next turn reads (see README, Wake notes).',
   },
   'agent.on_workflow_finished': {
@@ -200,6 +201,16 @@ export const KEYS: KeyTable = {
   'limits.run.tokens': { kind: intKind(0), default: 2_000_000, doc: 'Reported tokens per turn; 0 = unlimited.' },
   'limits.run.deadline': { kind: durationKind(1_000), default: 3_600_000, doc: 'Whole-run deadline (--deadline).' },
   'limits.max_message_depth': { kind: intKind(1), default: 8, doc: 'Hop cap for message deliveries.' },
+  'limits.subagents.depth': { kind: intKind(0), default: 3, doc: 'Delegation depth subagents may not reach.' },
+  'limits.subagents.breadth': { kind: intKind(1), default: 8, doc: 'Live subagents at once.' },
+  'limits.subagents.total': { kind: intKind(1), default: 64, doc: 'Live plus last-hour subagents.' },
+  'limits.subagents.rate': { kind: rateKind(), default: '8/2s', doc: 'Spawn rate: <burst>/<period>.' },
+  'subagents.allow_freeform': { kind: boolKind(), default: true, doc: 'false: subagent.run must name a template.' },
+  'subagents.templates': {
+    kind: templatesKind(),
+    default: {},
+    doc: 'Named subagents: {instruction, params: {<p>: {type, required, enum, default}}, servers, tools, limits, mode}.',
+  },
   'context.compact_at': { kind: fractionKind(0, 1), default: 0.7, doc: 'Window fraction that triggers compaction.' },
   'context.keep_last': { kind: intKind(0), default: 12, doc: 'Messages compaction always keeps.' },
   'context.model_window': { kind: nullableIntKind(1), default: null, doc: 'Context window; null = guessed.' },

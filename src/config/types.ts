@@ -1,6 +1,9 @@
 // The compiled configuration: fully defaulted, typed, frozen. Durations are milliseconds.
 // Produced only by compileConfig (config/compile.ts); nothing downstream reads raw YAML or process.env.
 import type { Dialect, ModelFamily } from '../protocol/frames.js';
+import type { A2aConfig } from './a2aTypes.js';
+
+export type { A2aConfig, A2aPrincipalConfig, PrincipalQuotas } from './a2aTypes.js';
 
 export type PreflightMode = 'auto' | 'always' | 'never';
 
@@ -86,7 +89,8 @@ export interface AgentConfig {
   tools: { internal: ToolSelection; mcp: ToolSelection; code: ToolSelection };
   /** ask_human with no person reachable: `fail` (default, an error now) or `wait` (park until its timeout). */
   ask_human_fallback: 'fail' | 'wait';
-  /** Which happenings leave a wake note (seed 000). Default [a2a_message, human_reply, workflow_failed]. */
+  /** Which happenings leave a wake note (seed 000). Default [a2a_message, human_reply, subagent_result,
+   * workflow_failed]. */
   wake_on: WakeEvent[];
   /** What a finished background run does in the conversation that started it. Default ignore. */
   on_workflow_finished: 'ignore' | 'note' | 'think';
@@ -195,6 +199,44 @@ export interface LimitsConfig {
   };
   /** Hop cap for message deliveries. Default 8. */
   max_message_depth: number;
+  /** Caps on `subagent.run` (reference §1.13). */
+  subagents: {
+    /** Delegation depth a subagent may not reach. Default 3. */
+    depth: number;
+    /** Live subagents at once. Default 8. */
+    breadth: number;
+    /** Live plus recently ended subagents (the last hour). Default 64. */
+    total: number;
+    /** Spawn rate `<burst>/<period>`. Default "8/2s". */
+    rate: string;
+  };
+}
+
+/** One typed parameter of a subagent template (checked at call time). */
+export interface TemplateParam {
+  type: 'string' | 'integer' | 'number' | 'boolean';
+  required?: boolean;
+  enum?: unknown[];
+  default?: unknown;
+  description?: string;
+}
+
+/** `subagents.templates.<name>` (reference §1.3): a named, parameterised `subagent.run`. */
+export interface SubagentTemplate {
+  /** `{{name}}` placeholders are filled from the call's params. */
+  instruction: string;
+  params: Record<string, TemplateParam>;
+  servers?: string[];
+  tools?: string[];
+  limits?: Record<string, unknown>;
+  mode?: 'sync' | 'async' | 'detached' | 'warm';
+}
+
+export interface SubagentsConfig {
+  /** False: `subagent.run` must name a template. Default true. */
+  allow_freeform: boolean;
+  /** Default {}. */
+  templates: Record<string, SubagentTemplate>;
 }
 
 export interface ContextConfig {
@@ -297,50 +339,6 @@ export interface SecurityConfig {
   read_only_tools: readonly string[];
 }
 
-/** Who may call the A2A listener and as whom (reference §17.3); matched in order. */
-export interface A2aPrincipalConfig {
-  /** The name in the principal id: `user:<id>`, `agent:<id>`; an operator's id is always `operator`. */
-  id: string;
-  role: 'operator' | 'user' | 'agent';
-  /** `{bearer}`: the exact token (from `{{secret:NAME}}`, redacted from events); `{any: true}`: anyone. */
-  match: { bearer: string } | { any: true };
-  /** Tool patterns this principal's turns may call beyond the role's defaults. Default []. */
-  grants: readonly string[];
-  /** This principal's own budget and storage limits; absent = none. */
-  quotas?: PrincipalQuotas;
-}
-
-/** A principal's limits (`a2a.principals[].quotas`); an absent key is no limit. */
-export interface PrincipalQuotas {
-  /** Its own budget (scope `principal:<id>`). */
-  budget?: BudgetConfig;
-  /** The largest one message may be (UTF-8 bytes of its text). */
-  message_bytes?: number;
-  /** How many conversations it may own. */
-  conversations?: number;
-  /** The stored bytes (messages) of all its conversations together. */
-  stored_bytes?: number;
-}
-
-export interface A2aConfig {
-  /** `http://127.0.0.1:8420` (port 0 = a free port) or `https://…`; null (default) = no listener. */
-  listen: string | null;
-  /** Certificate and key files (PEM) of an https listener; checked when the listener starts. Default null. */
-  tls: { cert: string; key: string } | null;
-  /** Default []: a loopback caller without an Origin header is the operator, anyone else is refused. */
-  principals: readonly A2aPrincipalConfig[];
-  /** A request body over this is refused with HTTP 413. Default 1 MiB. */
-  max_body_bytes: number;
-  /** Open connections at most; a new one past it evicts the oldest idle one, or is closed. Default 512. */
-  max_connections: number;
-  /** A connection without a complete request head this long is closed (ms). Default 10 s. */
-  header_timeout: number;
-  /** A request body not received in full this long after its head is refused with HTTP 408 (ms). Default 30 s. */
-  body_timeout: number;
-  /** The public agent card: never the instruction (the card is unauthenticated). */
-  card: { name: string | null; description: string };
-}
-
 export interface Config {
   agent: AgentConfig;
   a2a: A2aConfig;
@@ -348,6 +346,7 @@ export interface Config {
   security: SecurityConfig;
   intelligence: IntelligenceConfig;
   limits: LimitsConfig;
+  subagents: SubagentsConfig;
   context: ContextConfig;
   knowledge: KnowledgeConfig;
   skills: SkillsConfig;

@@ -131,6 +131,18 @@ export const EVENT_NAMES = [
   'intel.fallback',
   'turn.budget_wait',
   'turn.model_degraded',
+  // subagents (reference §1.14)
+  'subagent.spawn',
+  'subagent.refused',
+  'subagent.kill',
+  'subagent.turn',
+  'subagent.result',
+  'subagent.respawn',
+  'subagent.restore.bad_payload',
+  'subagent.caps',
+  'subagent.inject',
+  'loop.paused',
+  'loop.resumed',
 ] as const;
 
 export type EventName = (typeof EVENT_NAMES)[number];

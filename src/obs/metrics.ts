@@ -127,6 +127,13 @@ export class Metrics {
     this.configReloads,
   ];
 
+  /** A counter kept by the part that owns what it counts (the subagent desk's spawns and refusals). */
+  counter(name: string, help: string): Counter {
+    const counter = new Counter(name, help);
+    this.families.push(counter);
+    return counter;
+  }
+
   gauge(name: string, help: string, read: () => number): void {
     this.families.push(new Gauge(name, help, read));
   }

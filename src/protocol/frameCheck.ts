@@ -4,7 +4,7 @@ import type { BusyKind, DownFrame, UpFrame } from './frames.js';
 
 type Check = (f: Record<string, unknown>) => boolean;
 
-const BUSY_KINDS: ReadonlySet<string> = new Set<BusyKind>(['model', 'tool', 'budget_wait', 'startup']);
+const BUSY_KINDS: ReadonlySet<string> = new Set<BusyKind>(['model', 'tool', 'budget_wait', 'startup', 'idle']);
 
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const isNum = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
@@ -40,6 +40,9 @@ const DOWN_CHECKS: Record<DownFrame['type'], Check> = {
   cancel: (f) => isStr(f.reason),
   tool_result: (f) => isNum(f.id) && typeof f.is_error === 'boolean',
   budget_grant: (f) => isNum(f.id) && typeof f.ok === 'boolean' && isNum(f.wait_ms),
+  inject: (f) => isStr(f.message),
+  pause: () => true,
+  resume: () => true,
 };
 
 function check<U>(table: Record<string, Check>, frame: unknown): U | string {

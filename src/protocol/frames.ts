@@ -91,6 +91,13 @@ export interface TurnSpec {
   mode?: 'plan' | 'execute';
   /** The tools plan mode lets run. */
   read_only?: string[];
+  /** Set when the worker runs a subagent (reference §1.1): its handle, and whether it stays for injected runs. */
+  subagent?: { handle: string; warm: boolean };
+  /**
+   * A subagent's `tools` grant (patterns): a call to a tool outside `tools` is refused as "not in this subagent's
+   * allowed tools" instead of "no such tool" (reference §1.4).
+   */
+  allowed_tools?: string[];
 }
 
 export interface Telemetry {
@@ -173,7 +180,12 @@ export type DownFrame =
       reason?: string;
       /** A no that is a refusal (the turn ends `refused`), not an exhausted window (`exhausted_tokens`). */
       refused?: boolean;
-    };
+    }
+  /** A warm subagent's next message: one more run over the same transcript (reference §1.8). */
+  | { type: 'inject'; message: string }
+  /** Suspend (`pause`) or go on (`resume`) at the next run boundary; a cancel still wins. */
+  | { type: 'pause' }
+  | { type: 'resume' };
 
 /** Progress event names a turn worker reports (reference §15). */
 /** Coarse activity (think, round, tool) and the feed's body text and tool cards (text, tool_done). */
@@ -181,10 +193,10 @@ export type ProgressEvent = 'turn.think' | 'turn.round' | 'turn.tool' | 'turn.te
 
 /**
  * A long call the worker is inside, reported on `pong` so the supervisor's progress timeout spares it: a model
- * call, a tool call (MCP, code, or an internal tool the supervisor may park), a budget wait, or the startup
- * (MCP connects, code tools import). Absent: the worker is between calls and should be making progress.
+ * call, a tool call (MCP, code, or an internal tool the supervisor may park), a budget wait, the startup
+ * (MCP connects, code tools import), or a warm subagent idle between runs. Absent: the worker is between calls and should be making progress.
  */
-export type BusyKind = 'model' | 'tool' | 'budget_wait' | 'startup';
+export type BusyKind = 'model' | 'tool' | 'budget_wait' | 'startup' | 'idle';
 
 /** Worker → supervisor. */
 export type UpFrame =

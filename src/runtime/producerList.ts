@@ -5,6 +5,7 @@ import { agentMessages } from '../steering/agentMessages.js';
 import { goalContinuations } from '../steering/goalContinuations.js';
 import { sideTasks } from '../steering/sideTasks.js';
 import { wakeNotes } from '../steering/wakeNoteProducer.js';
+import { subagentResults } from '../subagents/subagentProducer.js';
 import { finishExit } from './finishExit.js';
 import type { ProducerFactory } from './producer.js';
 import { startupPrompt } from './startupPrompt.js';
@@ -14,6 +15,7 @@ export const PRODUCERS: readonly ProducerFactory[] = [
   sideTasks, // side.start: side_task events in a forked conversation
   goalContinuations, // an active goal at an idle boundary: goal_continuation events
   wakeNotes, // a message.send run folded: a note, or a wake_note event (on_workflow_finished: think)
+  subagentResults, // a subagent ended (or a warm run did): its note in the conversation that started it
   a2aProducer, // a2a.listen: callers' messages as a2a_message events
   startupPrompt, // agent.prompt / --prompt: one startup_prompt event per store
   finishExit, // a daemon: a committed finish {exit: true} drains it (accepts nothing)

@@ -5,6 +5,7 @@ import type { BudgetCounter } from '../domain/budget.js';
 import type { Conversation } from '../domain/conversation.js';
 import type { InboxEvent, InboxRecord } from '../domain/inbox.js';
 import type { MemoryEntry } from '../domain/memory.js';
+import type { SubagentRecord } from '../domain/subagent.js';
 import type { TaskRecord } from '../domain/task.js';
 import { messageBytes } from './conversationWrite.js';
 import { MemoryChanges } from './memoryChanges.js';
@@ -19,10 +20,11 @@ import type {
   MemoryPort,
   SequencesPort,
   Store,
+  SubagentsPort,
   TasksPort,
 } from './store.js';
 import { matchesTask, selectTasks, taskOfEvent } from './taskQuery.js';
-import { addCounter, checkRevision, compareInbox, keepsTask, scopedKey } from './writeRules.js';
+import { addCounter, bySubagentAge, checkRevision, compareInbox, keepsTask, scopedKey } from './writeRules.js';
 
 /** A JSON round trip: drops undefined fields and shares nothing with the caller, as storage would. */
 function jsonCopy<T>(value: T): T {
@@ -44,6 +46,7 @@ class MemoryData {
   readonly sequences = new Map<string, number>();
   readonly tasks = new Map<string, TaskRecord>();
   readonly counters = new Map<string, BudgetCounter>();
+  readonly subagents = new Map<string, SubagentRecord>();
   readonly changes = new MemoryChanges();
 
   /** Checks every revision first, then writes: a stale one leaves everything as it was (one transaction). */
@@ -211,6 +214,17 @@ function sequencesPort(data: MemoryData): SequencesPort {
   };
 }
 
+function subagentsPort(data: MemoryData): SubagentsPort {
+  return {
+    async save(record) {
+      data.subagents.set(record.handle, jsonCopy(record));
+    },
+    async list() {
+      return [...data.subagents.values()].map(jsonCopy).sort(bySubagentAge);
+    },
+  };
+}
+
 /** A Store held in process memory. Its location is ":memory:" and its generation is always 1. */
 export class MemoryStore implements Store {
   readonly kind = 'memory' as const;
@@ -222,6 +236,7 @@ export class MemoryStore implements Store {
   readonly tasks: TasksPort;
   readonly memory: MemoryPort;
   readonly sequences: SequencesPort;
+  readonly subagents: SubagentsPort;
 
   constructor() {
     const data = new MemoryData();
@@ -231,6 +246,7 @@ export class MemoryStore implements Store {
     this.tasks = tasksPort(data);
     this.memory = memoryPort(data);
     this.sequences = sequencesPort(data);
+    this.subagents = subagentsPort(data);
   }
 
   async close(): Promise<void> {

@@ -6,10 +6,10 @@ import type Database from 'better-sqlite3';
  * Bump when the layout changes; a newer version on disk is refused rather than guessed at. 1: inbox,
  * conversations, messages, memory, sequences. 2: adds tasks. 3: adds conversation_controls (mode, goal, side
  * task), budget_counters and conversations.skills (the names of loaded skills, JSON; NULL = none). 4: inbox leases
- * (owner, lease_until), dedupe keys scoped to their principal, conversations.revision (the commit check). An older
- * store gains what is missing at open.
+ * (owner, lease_until), dedupe keys scoped to their principal, conversations.revision (the commit check). 5: adds
+ * subagents (one JSON record per handle). An older store gains what is missing at open.
  */
-export const SCHEMA_VERSION = 4;
+export const SCHEMA_VERSION = 5;
 
 /** Version 1's tables, exactly as released (test/unit/store/storeV1Fixture.ts freezes a v1 file). */
 const TABLES_V1 = `
@@ -93,6 +93,15 @@ CREATE TABLE IF NOT EXISTS budget_counters (
 ) WITHOUT ROWID;
 `;
 
+/** Version 5: subagent records (reference §1.6); `json` holds the whole record, `created` orders the listing. */
+const TABLES_V5 = `
+CREATE TABLE IF NOT EXISTS subagents (
+  handle  TEXT PRIMARY KEY,
+  created INTEGER NOT NULL,
+  json    TEXT NOT NULL
+) WITHOUT ROWID;
+`;
+
 /** Version 3 also adds conversations.skills. SQLite has no ADD COLUMN IF NOT EXISTS, so the column list is checked. */
 function addColumnV3(db: Database.Database): void {
   const columns = db.prepare(`SELECT name FROM pragma_table_info('conversations')`).pluck().all() as string[];
@@ -134,6 +143,7 @@ export function prepareSchema(db: Database.Database): number {
       db.exec(TABLES_V3);
       addColumnV3(db);
       upgradeV4(db, from);
+      db.exec(TABLES_V5);
       db.prepare(
         `INSERT INTO meta (key, value) VALUES ('schema_version', @v)
          ON CONFLICT (key) DO UPDATE SET value = max(value, @v)`,

@@ -22,7 +22,17 @@ const INBOX_COLUMNS = 'id, kind, ts, principal, payload, dedupe_key, status, out
 
 /** Prepares the store's statements on `db` (after the schema exists). */
 export function prepareStatements(db: Database.Database) {
-  return { ...inboxAndConversations(db), ...memoryTasksCounters(db) };
+  return { ...inboxAndConversations(db), ...memoryTasksCounters(db), ...subagentRecords(db) };
+}
+
+function subagentRecords(db: Database.Database) {
+  return {
+    saveSubagent: db.prepare<[{ handle: string; created: number; json: string }], void>(
+      `INSERT INTO subagents (handle, created, json) VALUES (@handle, @created, @json)
+       ON CONFLICT (handle) DO UPDATE SET json = excluded.json`,
+    ),
+    allSubagents: db.prepare<[], { json: string }>('SELECT json FROM subagents ORDER BY created, handle'),
+  };
 }
 
 function inboxAndConversations(db: Database.Database) {

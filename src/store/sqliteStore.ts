@@ -6,6 +6,7 @@ import type Database from 'better-sqlite3';
 import type { BudgetCounter } from '../domain/budget.js';
 import type { Conversation, ConversationControls } from '../domain/conversation.js';
 import type { InboxEvent } from '../domain/inbox.js';
+import type { SubagentRecord } from '../domain/subagent.js';
 import type { TaskRecord } from '../domain/task.js';
 import type { Msg } from '../protocol/messages.js';
 import { planMessageWrite } from './conversationWrite.js';
@@ -36,6 +37,7 @@ import type {
   SequencesPort,
   Store,
   StoredConversation,
+  SubagentsPort,
   TasksPort,
 } from './store.js';
 import { taskFilterParams, taskLimit } from './taskQuery.js';
@@ -52,6 +54,7 @@ export class SqliteStore implements Store {
   readonly tasks: TasksPort;
   readonly memory: MemoryPort;
   readonly sequences: SequencesPort;
+  readonly subagents: SubagentsPort;
   readonly #dir: string;
   readonly #db: Database.Database;
   readonly #sql: Statements;
@@ -74,6 +77,16 @@ export class SqliteStore implements Store {
     this.budget = this.#budgetPort();
     this.tasks = this.#tasksPort();
     this.memory = this.#memoryPort();
+    this.subagents = {
+      save: (record) =>
+        this.#run('save a subagent record', () => {
+          this.#sql.saveSubagent.run({ handle: record.handle, created: record.created, json: JSON.stringify(record) });
+        }),
+      list: () =>
+        this.#run('read subagent records', () =>
+          this.#sql.allSubagents.all().map((row) => JSON.parse(row.json) as SubagentRecord),
+        ),
+    };
     this.sequences = {
       next: (name, count = 1) =>
         this.#run('advance a sequence', () => {

@@ -1,11 +1,12 @@
 // The Store's ports, one per aggregate and unit of work: the inbox, conversations, budget counters, A2A tasks, the
-// memory tool's keys and sequences. Every method returns a Promise so a networked backend fits behind the same
-// contract. Implementations: sqliteStore.ts (default), memoryStore.ts (tests); test/unit/store/storeBehaviour.ts
+// memory tool's keys, sequences and subagent records. Every method returns a Promise so a networked backend fits
+// behind the same contract. Implementations: sqliteStore.ts (default), memoryStore.ts (tests); test/unit/store/storeBehaviour.ts
 // is the contract every backend passes.
 import type { BudgetCounter } from '../domain/budget.js';
 import type { Conversation } from '../domain/conversation.js';
 import type { InboxEvent, InboxOutcome, InboxRecord } from '../domain/inbox.js';
 import type { MemoryEntry } from '../domain/memory.js';
+import type { SubagentRecord } from '../domain/subagent.js';
 import type { TaskFilter, TaskRecord } from '../domain/task.js';
 import type { MemoryListing } from './memoryKeys.js';
 
@@ -128,6 +129,14 @@ export interface SequencesPort {
   next(name: string, count?: number): Promise<number>;
 }
 
+/** Subagent records by handle (reference §1.6): written whenever one changes, read back at restore. */
+export interface SubagentsPort {
+  /** Inserts or replaces the record with this handle, durably. */
+  save(record: SubagentRecord): Promise<void>;
+  /** Every stored record, ordered by `created`, then handle. */
+  list(): Promise<SubagentRecord[]>;
+}
+
 export interface Store {
   readonly kind: 'sqlite' | 'memory';
   /** Human-readable location (the database file path, or ":memory:"). */
@@ -140,5 +149,6 @@ export interface Store {
   readonly tasks: TasksPort;
   readonly memory: MemoryPort;
   readonly sequences: SequencesPort;
+  readonly subagents: SubagentsPort;
   close(): Promise<void>;
 }

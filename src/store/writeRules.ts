@@ -2,6 +2,7 @@
 // the revision check of a conversation commit, and how a budget delta adds to a stored counter. Pure: no I/O.
 import type { BudgetCounter } from '../domain/budget.js';
 import type { InboxEvent } from '../domain/inbox.js';
+import type { SubagentRecord } from '../domain/subagent.js';
 import type { TaskRecord, TaskState } from '../domain/task.js';
 import { DaemonError } from '../errors.js';
 import { compareKeys } from './memoryKeys.js';
@@ -46,4 +47,10 @@ const TERMINAL: readonly TaskState[] = ['completed', 'failed', 'canceled', 'reje
 /** True when a task write must leave `stored` as it is: a terminal task never changes (the first end wins). */
 export function keepsTask(stored: TaskRecord | undefined): boolean {
   return stored !== undefined && TERMINAL.includes(stored.state);
+}
+
+/** Subagent records in listing order: oldest first, then by handle. */
+export function bySubagentAge(a: SubagentRecord, b: SubagentRecord): number {
+  if (a.created !== b.created) return a.created - b.created;
+  return a.handle < b.handle ? -1 : a.handle > b.handle ? 1 : 0;
 }

@@ -12,7 +12,7 @@ import { addUsage, hasUsage, usageSince } from '../protocol/usage.js';
 import { classifyChild, DEFAULT_LIVENESS, type Liveness, type LivenessLimits, pingIntervalMs } from './liveness.js';
 import type { WorkerHandle, WorkerPool } from './workerHandle.js';
 
-export type ChildKind = 'turn' | 'preflight' | 'compaction' | 'think' | 'decide';
+export type ChildKind = 'turn' | 'preflight' | 'compaction' | 'think' | 'decide' | 'subagent';
 
 /** Why the supervisor ended a child (cancel, deadline, unhealthy, a `failed` frame). */
 export interface EndReason {

@@ -310,10 +310,15 @@ export function supervisorHandlers(c: HandlerContext): SupervisorHandlers {
       c.thinks.killAll();
     },
     pause: () => {
+      if (c.hold.paused) return;
       c.hold.paused = true;
+      const { queued, running_turns } = statusCounts(jobs.jobs);
+      c.log.info('agent.paused', { queued, live: running_turns });
     },
     resume: () => {
+      if (!c.hold.paused) return;
       c.hold.paused = false;
+      c.log.info('agent.resumed', { queued: statusCounts(jobs.jobs).queued });
       c.steering.kickAll();
     },
     fold_committed: (e) => {

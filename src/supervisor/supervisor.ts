@@ -22,6 +22,7 @@ import type { MemoryKeyCache } from '../store/memoryKeyCache.js';
 import type { SequenceBlock } from '../store/sequenceBlock.js';
 import type { Accepted, Store } from '../store/store.js';
 import { timedStore } from '../store/timedStore.js';
+import { type SubagentDesk, subagentDesk } from '../subagents/deskWiring.js';
 import { buildToolHost, hostCapabilities } from '../tools/host.js';
 import { serveToolRequest, type ToolServiceDeps } from '../tools/serving.js';
 import { Children } from './children.js';
@@ -73,6 +74,7 @@ export class Supervisor {
   private readonly spending: Spending;
   private readonly launcher: TurnLauncher;
   private readonly compactor: Compactor;
+  readonly subagents: SubagentDesk;
   readonly metrics: Metrics;
   private restored = false;
   /** The store behind its commit queue (timing aside): what a drain waits on. */
@@ -129,6 +131,8 @@ export class Supervisor {
       finished: (job, reply) => this.handle({ type: 'staging_done', eventId: job.event.id, reply }),
     });
     this.compactor = new Compactor({ ...base, conversations, thinks: this.thinks, metrics, onChange: wake });
+    const parts = { children: this.children, thinks: this.thinks, spending: this.spending, metrics, hold: this.hold };
+    this.subagents = subagentDesk({ ...base, ...parts, tools: opts.tools, ports: opts.ports, reactor: this.reactor });
     this.turns = this.turnWorkers();
     this.launcher = new TurnLauncher({
       ...{ ...base, turnIds: this.turnIds, conversations, turns: this.turns, steering: this.steering },
@@ -202,6 +206,7 @@ export class Supervisor {
     await this.spending.budget.load();
     await this.turnIds.reserve();
     await this.memoryKeys.start();
+    await this.subagents.restore();
     const pending = await this.lease.restore();
     const generation = this.store.generation;
     this.log.info('restore.done', { generation, pending: pending.length, conversations: this.conversations.size });
@@ -285,15 +290,11 @@ export class Supervisor {
 
   /** Operator hold: accepted messages queue, no new turn starts; running turns go on. */
   pause(): void {
-    if (this.hold.paused) return;
     this.handle({ type: 'pause' });
-    this.log.info('agent.paused', { queued: statusCounts(this.jobs.jobs).queued, live: this.turns.size });
   }
 
   resume(): void {
-    if (!this.hold.paused) return;
     this.handle({ type: 'resume' });
-    this.log.info('agent.resumed', { queued: statusCounts(this.jobs.jobs).queued });
   }
 
   /** Process ids of the spare workers kept warm. */
@@ -333,6 +334,7 @@ export class Supervisor {
     const abandoned = timedOut ? drainVictims(this.jobs.jobs).filter((j) => j.state === 'running').length : 0;
     if (timedOut) this.handle({ type: 'drain_abandon' });
     await this.untilNoLiveWork();
+    this.subagents.stop();
     this.children.close();
     this.spending.waits.stop();
     this.checkpoint();
@@ -354,7 +356,7 @@ export class Supervisor {
   private hostCapabilities() {
     return hostCapabilities({
       ...{ config: this.config, store: this.store, log: this.log, now: this.now, tasks: this.opts.tasks },
-      ...{ conversations: this.conversations, thinks: this.thinks, staging: this.staging },
+      ...{ conversations: this.conversations, thinks: this.thinks, staging: this.staging, subagents: this.subagents },
       ...{ compactor: this.compactor, steering: this.steering, watchers: this.reactor.watchers },
       wake: () => this.reactor.schedule(),
       ports: this.opts.ports,

@@ -12,6 +12,7 @@ import { specForJob, specForModel } from '../intel/models.js';
 import type { Logger } from '../obs/log.js';
 import { type IntelligenceSpec, PROTOCOL_VERSION, type SpawnPayload, type Telemetry } from '../protocol/frames.js';
 import type { Msg } from '../protocol/messages.js';
+import { templatesSection } from '../subagents/templates.js';
 import {
   grantedInternalDefs,
   internalContract,
@@ -67,7 +68,7 @@ export function snapshotPayload(deps: SnapshotDeps, job: TurnJob, conv: Conversa
     memoryKeys: deps.memoryKeys(),
     instruction,
     extra: job.prep?.knowledge ?? '',
-    skills: deps.skills.section(conv),
+    skills: [deps.skills.section(conv), templatesSection(config.subagents)].filter((s) => s !== '').join('\n\n'),
     route: job.prep?.route ?? null,
     mode: job.event.payload.mode ?? 'execute',
   });

@@ -10,6 +10,7 @@ import type { Logger } from '../obs/log.js';
 import type { Staging } from '../prep/staging.js';
 import type { Steering } from '../steering/steering.js';
 import type { Store } from '../store/store.js';
+import type { SubagentDeskPort } from '../subagents/subagentHost.js';
 import type { TaskHooks } from '../supervisor/supervisorOptions.js';
 import type { ThinkChildren } from '../supervisor/thinkChildren.js';
 import type { LiveTurn } from '../supervisor/turnWorkers.js';
@@ -44,6 +45,8 @@ export interface HostCapabilities {
   steering?: Steering;
   /** skills.*; absent without skill sources. */
   skills?: SkillHost;
+  /** subagent.* (the subagent desk). */
+  subagents?: SubagentDeskPort;
 }
 
 /** The supervisor's parts internal tools reach through. */
@@ -65,6 +68,7 @@ export interface HostParts {
   ports: WorkPorts | undefined;
   /** The instance's status; with a principal, only that principal's work. */
   status(principal?: string): Record<string, unknown>;
+  subagents?: SubagentDeskPort;
 }
 
 /** The capabilities internal tools reach through (think children, delivery, status, watches, skills, goals). */
@@ -92,6 +96,7 @@ export function hostCapabilities(parts: HostParts): HostCapabilities {
     ...(parts.tasks ? { tasks: parts.tasks } : {}),
     steering: parts.steering,
     status: parts.status,
+    ...(parts.subagents ? { subagents: parts.subagents } : {}),
   };
 }
 
@@ -156,6 +161,7 @@ export function buildToolHost(caps: HostCapabilities, turn: HostTurn): InternalT
     wake: caps.wake,
     status: () => caps.status(statusScope(turn.job.principal)),
     ...(caps.skills ? { skills: caps.skills } : {}),
+    ...(caps.subagents ? { subagents: caps.subagents.forTurn((cleanup) => turn.cleanups.push(cleanup)) } : {}),
     think: (req) =>
       caps.think({
         purpose: req.purpose,

@@ -1,6 +1,7 @@
 // The contract table of the internal tools (reference §9.5): names, families, schemas, suspension.
 // Plain data: no validation or execution here (validation.ts compiles, internalTools.ts runs).
 import type { ToolDef } from '../protocol/messages.js';
+import { SUBAGENT_CONTRACTS } from '../subagents/subagentContracts.js';
 import { MAX_CONDITION_LENGTH } from './condition.js';
 import { closed, open } from './schemaShapes.js';
 import { SKILL_CONTRACTS } from './skillContracts.js';
@@ -299,6 +300,7 @@ const CONTRACTS: InternalContract[] = [
   },
   ...STEERING_CONTRACTS,
   ...SKILL_CONTRACTS,
+  ...SUBAGENT_CONTRACTS,
 ];
 
 /** Families granted only when the instance has what they need (skills.* needs skills.sources). */
@@ -330,6 +332,9 @@ const READ_ONLY_INTERNAL: ReadonlySet<string> = new Set([
   'goal.get',
   'skills.list',
   'skills.load',
+  'subagent.status',
+  'subagent.list',
+  'subagent.await',
 ]);
 
 /** True for an internal tool plan mode may run. */

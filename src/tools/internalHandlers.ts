@@ -4,6 +4,7 @@
 import { createPlan, type PlanItemInput, type PlanUpdateArgs, updatePlan } from '../context/planOps.js';
 import { planProgress } from '../context/render.js';
 import type { Plan } from '../domain/plan.js';
+import { SUBAGENT_HANDLERS } from '../subagents/subagentTools.js';
 import { contextCompact } from './handlers/context.js';
 import { type Args, durationMs, type Handler } from './handlers/handler.js';
 import { askHuman, messageSend, status } from './handlers/messaging.js';
@@ -150,4 +151,5 @@ export const HANDLERS: Readonly<Record<string, Handler>> = {
   'skills.list': skillsList,
   'skills.load': skillsLoad,
   'skills.unload': skillsUnload,
+  ...SUBAGENT_HANDLERS,
 };

@@ -43,6 +43,7 @@ export function serveToolRequest(deps: ToolServiceDeps, turn: LiveTurn, frame: T
     turnId: turn.turnId,
     depth: turn.job.depth,
     kind: ctx === 'root' ? 'root' : 'conversation',
+    call: `${turn.job.event.id}#${frame.index ?? frame.id}`,
   };
   // A gated code tool runs in the worker: the supervisor only judges it and answers `allowed`.
   const proceed = frame.check_only

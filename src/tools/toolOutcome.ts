@@ -4,6 +4,7 @@ import type { Conversation } from '../domain/conversation.js';
 import type { Goal } from '../domain/goal.js';
 import type { Plan } from '../domain/plan.js';
 import type { MemoryPort } from '../store/store.js';
+import type { SubagentHost } from '../subagents/subagentHost.js';
 
 /** Who called: the conversation plan.* addresses, the acting principal, the turn, the message's hop depth. */
 export interface ToolCaller {
@@ -13,6 +14,10 @@ export interface ToolCaller {
   /** Hop depth of the message the turn serves: a person's message is 0 (reference §3.3). */
   depth: number;
   kind: 'root' | 'conversation';
+  /** `<inbox event>#<call index>`: the same call of a turn replayed after a crash has the same key. */
+  call?: string;
+  /** Set when a subagent calls: its handle and depth (its own subagents are one deeper). */
+  subagent?: { handle: string; depth: number };
 }
 
 /** A think child's request (reference §13): no tools, a structured answer, bound to the caller's conversation. */
@@ -126,6 +131,8 @@ export interface InternalToolHost {
   onMemoryChanged?(op: 'set' | 'delete', key: string): void;
   /** For the `tool.result.schema` event: a success did not match its output schema. */
   onResultSchemaMismatch?(tool: string, explain: string): void;
+  /** subagent.* (the supervisor's subagent desk). */
+  subagents?: SubagentHost;
 }
 
 /** What goal.* and side.* reach in the supervisor; a refusal is a string the tool returns as its error. */

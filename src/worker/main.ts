@@ -8,6 +8,7 @@ import { EXIT } from '../protocol/exitTable.js';
 import { checkDownFrame } from '../protocol/frameCheck.js';
 import type { DownFrame, FrameHandlers, IntelligenceSpec, SpawnPayload, UpFrame } from '../protocol/frames.js';
 import { dispatchFrame } from '../protocol/frames.js';
+import type { Usage } from '../protocol/messages.js';
 import { exitCodeForTurn } from '../protocol/status.js';
 import { type CodeTool, loadCodeTools } from '../tools/codeTools.js';
 import { specSecrets } from '../tools/mcp/mcpReason.js';
@@ -20,6 +21,7 @@ import { startMcp } from './mcpServers.js';
 import type { TurnDeps } from './roundLoop.js';
 import { runTurn } from './roundLoop.js';
 import { readSpawnFrame } from './spawnFrame.js';
+import { InjectQueue, runSession } from './warmSession.js';
 
 /** How long stdio MCP servers get to exit on stdin EOF once the turn's frames are out, before SIGTERM. */
 const MCP_CLOSE_GRACE_MS = 250;
@@ -39,7 +41,13 @@ function registerSecrets(payload: SpawnPayload): void {
   }
 }
 
-function turnDeps(payload: SpawnPayload, w: Worker, started: number, mcp: WorkerMcp | undefined): TurnDeps {
+function turnDeps(
+  payload: SpawnPayload,
+  w: Worker,
+  started: number,
+  mcp: WorkerMcp | undefined,
+  base: Usage = { input_tokens: 0, output_tokens: 0 },
+): TurnDeps {
   const { channel, cancel, log, calls } = w;
   const code = w.codeTools ? codeRunner(w.codeTools, payload.turn, checkPermission(channel)) : undefined;
   const callMcp = mcp?.callMcp;
@@ -69,7 +77,12 @@ function turnDeps(payload: SpawnPayload, w: Worker, started: number, mcp: Worker
         }),
       ),
     progress: (event, fields) => void channel.send({ type: 'event', event, fields }),
-    usage: (usage) => void channel.send({ type: 'usage', ...usage }),
+    usage: (usage) =>
+      void channel.send({
+        type: 'usage',
+        input_tokens: base.input_tokens + usage.input_tokens,
+        output_tokens: base.output_tokens + usage.output_tokens,
+      }),
     log,
     cancelled: () => cancel.signal.aborted,
     cancelSignal: cancel.signal,
@@ -101,6 +114,8 @@ interface Worker {
   mcp?: WorkerMcp;
   /** The embedding program's code tools, imported from `code_tools_module`. */
   codeTools?: CodeTool[];
+  /** A warm subagent's injected messages and pause flag. */
+  injects: InjectQueue;
 }
 
 type Outcome = { code: number; frames: UpFrame[] };
@@ -142,7 +157,13 @@ async function runPayload(w: Worker, payload: SpawnPayload): Promise<Outcome> {
         return { code: EXIT.generic, frames: [{ type: 'failed', error, error_kind: 'internal' }] };
       }
     }
-    const result = await runTurn(payload, turnDeps(payload, w, started, w.mcp));
+    const result = await runSession(payload, started, {
+      run: (spec, at, base) => runTurn(spec, turnDeps(spec, w, at, w.mcp, base)),
+      send: (frame) => w.channel.send(frame),
+      next: () => w.calls.during('idle', () => w.injects.next(w.cancel.signal)),
+      now: Date.now,
+      log: w.log,
+    });
     const frames: UpFrame[] = [
       { type: 'usage', ...result.usage },
       { type: 'turn_done', turn: result },
@@ -178,7 +199,7 @@ function start(w: Worker, frame: unknown): void {
     level: telemetry.log_level,
     base: { pid: process.pid, comp: 'worker', agent_path: telemetry.agent_path },
   });
-  w.log.info('loop.start', { turn: payload.turn.turn_id, kind: payload.turn.kind });
+  w.log.info('loop.start', { turn: payload.turn.turn_id, kind: payload.turn.kind, tools: payload.turn.tools.length });
   void w.channel.send({ type: 'ready' });
   void report(w, runPayload(w, payload));
 }
@@ -196,6 +217,9 @@ function frameHandlers(w: Worker): FrameHandlers<DownFrame> {
     cancel: () => w.cancel.abort(),
     tool_result: (f) => w.channel.resolve(f),
     budget_grant: (f) => w.channel.resolve(f),
+    inject: (f) => w.injects.push(f.message),
+    pause: () => w.injects.setPaused(true) && w.log.info('loop.paused', {}),
+    resume: () => w.injects.setPaused(false) && w.log.info('loop.resumed', {}),
   };
 }
 
@@ -205,6 +229,7 @@ function main(): void {
     log: createLogger({ base: { pid: process.pid, comp: 'worker' } }),
     cancel: new AbortController(),
     calls: new LongCalls(),
+    injects: new InjectQueue(),
   } as Worker;
   // A spare started for a config with MCP servers imports the MCP client while it waits for its turn.
   if (process.env.AGENTD_WORKER_PRELOAD === 'mcp') void import('../tools/mcp/mcpConnection.js').catch(() => {});

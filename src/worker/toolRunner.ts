@@ -133,6 +133,12 @@ export function runToolCall(call: ToolCall, ctx: ToolRunContext): Promise<ToolAn
         ? ctx.callCode(call, ctx.n, ctx.signal)
         : Promise.resolve({ result: `error: no such tool '${call.name}'`, is_error: true });
     case 'none':
-      return Promise.resolve({ result: `error: no such tool '${call.name}'`, is_error: true });
+      // A subagent's `tools` grant narrowed the catalogue: say so rather than "no such tool" (reference §1.4).
+      return Promise.resolve({
+        result: ctx.turn.allowed_tools
+          ? `error: tool '${call.name}' is not in this subagent's allowed tools`
+          : `error: no such tool '${call.name}'`,
+        is_error: true,
+      });
   }
 }

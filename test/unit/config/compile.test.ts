@@ -18,7 +18,7 @@ function expectedDefaults(storePath: string): Config {
       warm_workers: 1,
       tools: { internal: 'all', mcp: 'all', code: 'all' },
       ask_human_fallback: 'fail',
-      wake_on: ['a2a_message', 'human_reply', 'workflow_failed'],
+      wake_on: ['a2a_message', 'human_reply', 'subagent_result', 'workflow_failed'],
       on_workflow_finished: 'ignore',
       conversation_budget: null,
     },
@@ -39,7 +39,12 @@ function expectedDefaults(storePath: string): Config {
       routes: {},
       budget: null,
     },
-    limits: { run: { steps: 500, tokens: 2_000_000, deadline: 3_600_000 }, max_message_depth: 8 },
+    limits: {
+      run: { steps: 500, tokens: 2_000_000, deadline: 3_600_000 },
+      max_message_depth: 8,
+      subagents: { depth: 3, breadth: 8, total: 64, rate: '8/2s' },
+    },
+    subagents: { allow_freeform: true, templates: {} },
     context: {
       compact_at: 0.7,
       keep_last: 12,

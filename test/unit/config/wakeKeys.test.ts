@@ -3,9 +3,9 @@ import { describe, it } from 'node:test';
 import { compileError, compileIn, tempDir, writeConfig } from './configFiles.js';
 
 describe('agent.wake_on and agent.on_workflow_finished', () => {
-  it("default to the seed's: a2a_message, human_reply, workflow_failed; ignore", () => {
+  it("default to the seed's: a2a_message, human_reply, subagent_result (reference §1.13), workflow_failed; ignore", () => {
     const config = compileIn(tempDir(), {});
-    assert.deepEqual(config.agent.wake_on, ['a2a_message', 'human_reply', 'workflow_failed']);
+    assert.deepEqual(config.agent.wake_on, ['a2a_message', 'human_reply', 'subagent_result', 'workflow_failed']);
     assert.equal(config.agent.on_workflow_finished, 'ignore');
   });
 

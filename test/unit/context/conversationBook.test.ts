@@ -76,6 +76,7 @@ describe('ConversationBook commits', () => {
       tasks: sqlite.tasks,
       memory: sqlite.memory,
       sequences: sqlite.sequences,
+      subagents: sqlite.subagents,
       close: () => sqlite.close(),
       conversations: {
         load: () => sqlite.conversations.load(),

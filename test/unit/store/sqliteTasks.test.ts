@@ -81,7 +81,7 @@ describe('SqliteStore schema upgrade from version 1', () => {
     const meta = readMeta(dir);
     assert.equal(meta.version, 1);
     assert.equal(meta.tables.includes('tasks'), false);
-    assert.equal(SCHEMA_VERSION, 4);
+    assert.equal(SCHEMA_VERSION, 5);
   });
 
   it('gains the tasks table at open and keeps the inbox, conversations, memory and sequences', async () => {
@@ -114,6 +114,7 @@ describe('SqliteStore schema upgrade from version 1', () => {
     assert.ok(meta.tables.includes('tasks'));
     assert.ok(meta.tables.includes('budget_counters'));
     assert.ok(meta.tables.includes('conversation_controls'));
+    assert.ok(meta.tables.includes('subagents'), 'schema 5 adds the subagent records');
   });
 
   it('keeps the controls of a conversation (mode, goal, side task) across a reopen; none stay absent', async () => {

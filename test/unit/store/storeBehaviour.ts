@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, it } from 'node:test';
 import type { Store } from '../../../src/store/store.js';
 import { describeConversations, describeMemory } from './storeBehaviourParts.js';
 import { conversation, inboxEvent, taskRecord, userMsg } from './storeFixtures.js';
+import { describeSubagents } from './subagentBehaviour.js';
 import { describeTasks } from './taskBehaviour.js';
 
 /** Registers the behaviour suite for the store `open()` resolves with (a fresh, empty store each call). */
@@ -21,6 +22,7 @@ export function describeStoreBehaviour(name: string, open: () => Promise<Store>)
     describeMemory(() => store);
     describeTasks(() => store);
     describeCounters(() => store);
+    describeSubagents(() => store);
 
     it('reports a generation of at least 1', () => {
       assert.ok(store.generation >= 1);

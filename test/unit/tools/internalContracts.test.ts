@@ -38,6 +38,12 @@ const NAMES = [
   'skills.list',
   'skills.load',
   'skills.unload',
+  'subagent.run',
+  'subagent.await',
+  'subagent.send',
+  'subagent.status',
+  'subagent.list',
+  'subagent.kill',
 ];
 
 describe('internalContracts', () => {
@@ -97,10 +103,20 @@ describe('internalToolDefs', () => {
 });
 
 describe('isSuspending', () => {
-  it('is true for sleep, await, think, decide, context.compact, ask_human and goal.complete', () => {
+  it('is true for sleep, await, think, decide, context.compact, ask_human, goal.complete, subagent.run and .await', () => {
     assert.deepEqual(
       NAMES.filter((n) => isSuspending(n)),
-      ['sleep', 'await', 'think', 'decide', 'context.compact', 'ask_human', 'goal.complete'],
+      [
+        'sleep',
+        'await',
+        'think',
+        'decide',
+        'context.compact',
+        'ask_human',
+        'goal.complete',
+        'subagent.run',
+        'subagent.await',
+      ],
     );
     assert.equal(isSuspending('no.such'), false);
   });
@@ -116,7 +132,7 @@ describe('internalFamilies', () => {
     ]);
   });
 
-  it('lists every internal tool as seven dotted families and seven bare names', () => {
+  it('lists every internal tool as eight dotted families and seven bare names', () => {
     assert.deepEqual(internalFamilies(NAMES), [
       'context.*',
       'goal.*',
@@ -125,6 +141,7 @@ describe('internalFamilies', () => {
       'plan.*',
       'side.*',
       'skills.*',
+      'subagent.*',
       'ask_human',
       'await',
       'decide',

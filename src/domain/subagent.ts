@@ -1,0 +1,78 @@
+// Subagent records (reference §1.6): plain data the supervisor keeps per delegated child, one per handle.
+// No I/O; the terminal set is closed over every outcome status (reference §5 item 11).
+import type { Usage } from '../protocol/messages.js';
+
+export const SUBAGENT_MODES = ['sync', 'async', 'detached', 'warm'] as const;
+export type SubagentMode = (typeof SUBAGENT_MODES)[number];
+
+export type SubagentPriority = 'low' | 'normal' | 'high';
+
+/** `spawned` and `running` are live; every other status is terminal. */
+export type SubagentStatus =
+  | 'spawned'
+  | 'running'
+  | 'completed'
+  | 'failed'
+  | 'cancelled'
+  | 'refused'
+  | 'killed'
+  | 'crashed'
+  | 'exhausted_steps'
+  | 'exhausted_tokens'
+  | 'deadline'
+  | 'loop_detected';
+
+/** True for every status a child can end in: breadth, waiters and restore all read this one predicate. */
+export function isTerminal(status: SubagentStatus): boolean {
+  return status !== 'spawned' && status !== 'running';
+}
+
+/** Who started a subagent: the turn's conversation and principal, and the child's own depth (caller's + 1). */
+export interface SubagentCaller {
+  ctx: string;
+  principal: string | null;
+  /** The inbox event whose turn called (a replayed turn calls again under the same event). */
+  event: string | null;
+  /** The calling subagent's handle when a subagent delegates further. */
+  subagent: string | null;
+  depth: number;
+}
+
+/** What a child is spawned from, again after a restart: credential-free (reference §1.12). */
+export interface SubagentSpec {
+  instruction: string;
+  /** `tools` grant patterns (`*`, exact, `prefix*`); absent = no narrowing. */
+  allowed_tools?: string[];
+  /** Granted MCP servers; absent = every configured server. */
+  servers?: string[];
+  limits: { max_steps: number; max_tokens: number; deadline_ms: number; memory_bytes?: number; cpu_seconds?: number };
+  priority: SubagentPriority;
+  context: Array<{ role: string; content: string }>;
+  output_contract?: string;
+  output_schema?: Record<string, unknown>;
+  template?: string;
+}
+
+export interface SubagentRecord {
+  handle: string;
+  instruction: string;
+  mode: SubagentMode;
+  status: SubagentStatus;
+  /** 1, then + 1 per respawn. */
+  attempt: number;
+  result: unknown;
+  error: string | null;
+  requested_by: SubagentCaller;
+  /**
+   * `<inbox event>#<call index>` of the `subagent.run` call that spawned it: a turn replayed after a crash that
+   * makes the same call again finds this record instead of spawning a second child (reference §5 item 2).
+   */
+  call_key: string | null;
+  /** Cumulative usage of every run. */
+  tokens: Usage;
+  /** Warm runs finished so far. */
+  runs: number;
+  created: number;
+  updated: number;
+  spec: SubagentSpec;
+}

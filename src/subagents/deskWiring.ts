@@ -1,0 +1,56 @@
+// Builds the subagent desk from the supervisor's parts: its budget admission and spend go through the same
+// ledger as turns (the caller's conversation, its owner, the instance), its think children through the same
+// table, and its metrics beside the others (live subagents, spawns, refusals by gate).
+import type { Spending } from '../budget/spending.js';
+import type { Config } from '../config/types.js';
+import type { Logger } from '../obs/log.js';
+import type { Metrics } from '../obs/metrics.js';
+import type { Store } from '../store/store.js';
+import type { Children } from '../supervisor/children.js';
+import type { ThinkChildren } from '../supervisor/thinkChildren.js';
+import type { ToolSurface } from '../tools/surface.js';
+import type { WorkPorts } from '../tools/toolOutcome.js';
+import { SubagentDesk } from './subagentDesk.js';
+
+export type { SubagentDesk } from './subagentDesk.js';
+
+export interface DeskParts {
+  config: Readonly<Config>;
+  store: Store;
+  log: Logger;
+  now(): number;
+  children: Children;
+  thinks: ThinkChildren;
+  spending: Spending;
+  metrics: Metrics;
+  tools: ToolSurface | undefined;
+  ports: WorkPorts | undefined;
+  /** The operator's hold: its pause reaches warm sessions at their next run boundary (reference §5 item 23). */
+  hold: { readonly paused: boolean };
+  /** Checks run after every reactor step (a pause is one). */
+  reactor: { watchers: Set<() => void> };
+}
+
+export function subagentDesk(parts: DeskParts): SubagentDesk {
+  const { spending, metrics } = parts;
+  const desk = new SubagentDesk({
+    ...{ config: parts.config, store: parts.store, log: parts.log, now: parts.now, children: parts.children },
+    ...{ tools: parts.tools, ports: parts.ports, memory: parts.store.memory },
+    admit: (ctx, principal, estimate) => spending.budget.admitCall(ctx, principal, estimate, null),
+    spent: (ctx, usage) => {
+      spending.thinkSpent(ctx, usage, 'subagent');
+      spending.budget.flush();
+    },
+    think: (job) => parts.thinks.run(job),
+    spawns: metrics.counter('agentd_subagent_spawns_total', 'Subagents spawned (and respawned), by mode.'),
+    refusals: metrics.counter('agentd_subagent_refusals_total', 'subagent.run calls refused, by gate.'),
+  });
+  metrics.gauge('agentd_subagents_live', 'Subagent processes running now.', () => desk.liveCount);
+  let paused = parts.hold.paused;
+  parts.reactor.watchers.add(() => {
+    if (parts.hold.paused === paused) return;
+    paused = parts.hold.paused;
+    desk.pause(paused);
+  });
+  return desk;
+}

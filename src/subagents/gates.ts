@@ -1,0 +1,156 @@
+// The gates of `subagent.run` in the reference's order, with its exact refusal texts (reference §1.4), and the
+// spawn-rate bucket. Pure policy: counts, limits and the clock come in as arguments; a decision comes out.
+import { parseDuration } from '../config/duration.js';
+import { SUBAGENT_MODES, type SubagentMode, type SubagentPriority } from '../domain/subagent.js';
+
+export interface SubagentLimits {
+  depth: number;
+  breadth: number;
+  total: number;
+  rate: string;
+}
+
+/** What the gates count: live records, live + recently ended records, and the caller's own depth. */
+export interface GateView {
+  live: number;
+  recent: number;
+  /** 0 for a turn; a subagent caller's own depth (the child would be one deeper). */
+  callerDepth: number;
+}
+
+/** The spawn-rate token bucket (reference §1.4 gate 6): starts full, refills `burst` tokens per `periodMs`. */
+export interface RateBucket {
+  rate: string;
+  burst: number;
+  periodMs: number;
+  tokens: number;
+  at: number;
+}
+
+export interface RunRequest {
+  instruction: string;
+  mode: string;
+  limits: Record<string, unknown>;
+  priority: string;
+}
+
+export type GateVerdict =
+  | {
+      ok: true;
+      mode: SubagentMode;
+      priority: SubagentPriority;
+      memoryBytes?: number;
+      cpuSeconds?: number;
+      bucket: RateBucket;
+    }
+  | { ok: false; error: string; gate: string; bucket: RateBucket };
+
+/** `<burst>/<period>` → its parts; null when either part does not read. */
+export function parseRate(text: string): { burst: number; periodMs: number } | null {
+  const match = /^\s*(\d+)\s*\/\s*(\S+)\s*$/.exec(text);
+  if (!match) return null;
+  const burst = Number(match[1]);
+  let periodMs: number;
+  try {
+    periodMs = parseDuration(match[2] ?? '');
+  } catch {
+    return null;
+  }
+  return burst >= 1 && periodMs >= 1 ? { burst, periodMs } : null;
+}
+
+/** The bucket for `rate` at `now`: kept while the rate text is unchanged, rebuilt full when a reload changed it. */
+export function bucketFor(prev: RateBucket | null, rate: string, now: number): RateBucket {
+  if (prev !== null && prev.rate === rate) return prev;
+  const parsed = parseRate(rate) ?? { burst: 8, periodMs: 2_000 };
+  return { rate, ...parsed, tokens: parsed.burst, at: now };
+}
+
+/** Refills by the time passed, then spends one token if there is one. */
+export function takeToken(bucket: RateBucket, now: number): { bucket: RateBucket; ok: boolean } {
+  const refill = (Math.max(0, now - bucket.at) * bucket.burst) / bucket.periodMs;
+  const tokens = Math.min(bucket.burst, bucket.tokens + refill);
+  if (tokens < 1) return { bucket: { ...bucket, tokens, at: now }, ok: false };
+  return { bucket: { ...bucket, tokens: tokens - 1, at: now }, ok: true };
+}
+
+const SIZE_UNITS: Record<string, number> = {
+  '': 1,
+  b: 1,
+  k: 1024,
+  kb: 1024,
+  kib: 1024,
+  m: 1024 ** 2,
+  mb: 1024 ** 2,
+  mib: 1024 ** 2,
+  g: 1024 ** 3,
+  gb: 1024 ** 3,
+  gib: 1024 ** 3,
+};
+
+/** Bytes of a size (`512MB`, `1.5g`, `4096`); all units binary. Throws a one-line reason. */
+export function parseSize(value: unknown): number {
+  if (typeof value === 'number' && Number.isFinite(value) && value > 0) return Math.floor(value);
+  const match = typeof value === 'string' ? /^\s*(\d+(?:\.\d+)?)\s*([a-zA-Z]*)\s*$/.exec(value) : null;
+  const unit = SIZE_UNITS[(match?.[2] ?? '').toLowerCase()];
+  if (!match || unit === undefined) throw new Error(`expected a size like 512MB or 2g, got ${JSON.stringify(value)}`);
+  return Math.floor(Number(match[1]) * unit);
+}
+
+/** Whole seconds of a CPU-time limit, floored at 1 s. Throws a one-line reason. */
+export function parseCpuSeconds(value: unknown): number {
+  const ms = typeof value === 'number' ? value * 1000 : parseDuration(String(value));
+  if (!Number.isFinite(ms) || ms < 0)
+    throw new Error(`expected a duration like 30s or 5m, got ${JSON.stringify(value)}`);
+  return Math.max(1, Math.floor(ms / 1000));
+}
+
+const refuse = (gate: string, error: string, bucket: RateBucket): GateVerdict => ({ ok: false, gate, error, bucket });
+
+/** Gates 1-6 and 9 of the reference, in order; the rate token is spent even when a later gate refuses. */
+export function checkRun(req: RunRequest, view: GateView, limits: SubagentLimits, bucket: RateBucket, now: number) {
+  if (req.instruction.trim() === '')
+    return refuse('instruction', 'subagent.run: instruction must be non-empty', bucket);
+  if (!SUBAGENT_MODES.includes(req.mode as SubagentMode)) {
+    return refuse('mode', 'subagent.run: mode must be sync|async|detached|warm', bucket);
+  }
+  if (view.live >= limits.breadth) {
+    const error = `subagent.run refused: ${view.live} subagents live (limits.subagents.breadth = ${limits.breadth})`;
+    return refuse('breadth', error, bucket);
+  }
+  if (view.recent >= limits.total) {
+    const error = `subagent.run refused: ${view.recent} subagents spawned (limits.subagents.total = ${limits.total})`;
+    return refuse('total', error, bucket);
+  }
+  if (view.callerDepth >= limits.depth) {
+    const error = `subagent.run refused: delegation depth ${view.callerDepth} reaches limits.subagents.depth = ${limits.depth}`;
+    return refuse('depth', error, bucket);
+  }
+  const token = takeToken(bucket, now);
+  if (!token.ok)
+    return refuse('rate', 'subagent.run refused: spawn rate exceeded (limits.subagents.rate)', token.bucket);
+  return checkCaps(req, token.bucket);
+}
+
+/** Gate 9: memory, cpu and priority read. */
+function checkCaps(req: RunRequest, bucket: RateBucket): GateVerdict {
+  const caps: { memoryBytes?: number; cpuSeconds?: number } = {};
+  try {
+    if (req.limits.memory !== undefined) caps.memoryBytes = parseSize(req.limits.memory);
+  } catch (err) {
+    return refuse('limits', `subagent.run: limits.memory: ${(err as Error).message}`, bucket);
+  }
+  try {
+    if (req.limits.cpu !== undefined) caps.cpuSeconds = parseCpuSeconds(req.limits.cpu);
+  } catch (err) {
+    return refuse('limits', `subagent.run: limits.cpu: ${(err as Error).message}`, bucket);
+  }
+  if (!['low', 'normal', 'high'].includes(req.priority)) {
+    return refuse(
+      'priority',
+      `subagent.run: priority must be low|normal|high, got ${JSON.stringify(req.priority)}`,
+      bucket,
+    );
+  }
+  return { ok: true, mode: req.mode as SubagentMode, priority: req.priority as SubagentPriority, bucket, ...caps };
+}

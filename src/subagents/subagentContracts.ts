@@ -1,0 +1,95 @@
+// The contracts of subagent.* (reference §1.4-1.5): names, schemas, suspension. Part of the internal contract
+// table (tools/internalContracts.ts); the bodies are subagentTools.ts.
+
+import type { InternalContract } from '../tools/internalContracts.js';
+import { closed, open } from '../tools/schemaShapes.js';
+
+const HANDLE = { type: 'string', minLength: 1, description: 'A handle from subagent.run ("sub-<n>").' };
+const ANSWER = open(
+  { handle: { type: 'string' }, status: { type: 'string' }, result: {}, error: {}, timed_out: { type: 'boolean' } },
+  ['handle', 'status'],
+);
+const OK = open({ ok: { type: 'boolean' }, handle: { type: 'string' } }, ['ok', 'handle']);
+
+export const SUBAGENT_CONTRACTS: InternalContract[] = [
+  {
+    name: 'subagent.run',
+    family: 'subagent',
+    description:
+      'Delegate a task to a subagent in its own process: sync (default) waits for {handle, status, result, error}; ' +
+      'async and detached return a handle at once; warm stays alive for subagent.send.',
+    input_schema: closed({
+      instruction: { type: 'string', description: 'What the subagent must do, self-contained.' },
+      mode: { type: 'string', enum: ['sync', 'async', 'detached', 'warm'] },
+      template: { type: 'string', description: 'A configured template instead of an instruction.' },
+      params: { type: 'object', description: "The template's parameters." },
+      tools: {
+        type: 'array',
+        items: { type: 'string' },
+        description: 'Tool patterns granted (`*`, exact, `prefix*`).',
+      },
+      servers: { type: 'array', items: { type: 'string' }, description: 'MCP servers granted (default all).' },
+      limits: {
+        type: 'object',
+        description: 'steps, tokens, deadline ("10m"), memory ("512MB"), cpu ("5m").',
+      },
+      priority: { type: 'string', enum: ['low', 'normal', 'high'] },
+      context: {
+        type: 'array',
+        items: closed({ role: { type: 'string' }, content: { type: 'string' } }, ['role', 'content']),
+        description: 'Messages the subagent reads before the instruction.',
+      },
+      output_contract: { type: 'string', description: 'What the answer must look like, in words.' },
+      output_schema: { type: 'object', description: 'A JSON Schema the answer must match.' },
+      workflow: { type: 'string', description: 'Accepted and ignored (agentd compatibility).' },
+      skills: { type: 'array', items: { type: 'string' }, description: 'Accepted and ignored.' },
+    }),
+    output_schema: open({ handle: { type: 'string' }, status: { type: 'string' }, result: {} }, ['handle', 'status']),
+    suspends: true,
+  },
+  {
+    name: 'subagent.await',
+    family: 'subagent',
+    description: "Wait for a subagent's end and get {handle, status, result, error}; timeout gives timed_out: true.",
+    input_schema: closed({ handle: HANDLE, timeout: { type: ['string', 'number'], description: 'e.g. "30s".' } }, [
+      'handle',
+    ]),
+    output_schema: ANSWER,
+    suspends: true,
+  },
+  {
+    name: 'subagent.send',
+    family: 'subagent',
+    description: 'Send a warm subagent its next message; each message is one run with its own result.',
+    input_schema: closed({ handle: HANDLE, message: { type: 'string', minLength: 1 } }, ['handle', 'message']),
+    output_schema: OK,
+    suspends: false,
+  },
+  {
+    name: 'subagent.status',
+    family: 'subagent',
+    description: "A subagent's status, mode, latest result, error and tokens.",
+    input_schema: closed({ handle: HANDLE }, ['handle']),
+    output_schema: open({ handle: { type: 'string' }, status: { type: 'string' } }, ['handle', 'status']),
+    suspends: false,
+  },
+  {
+    name: 'subagent.list',
+    family: 'subagent',
+    description: 'Your subagents: handle, mode, status, instruction (80 chars), created.',
+    input_schema: closed({}),
+    output_schema: open({ subagents: { type: 'array' } }, ['subagents']),
+    suspends: false,
+  },
+  {
+    name: 'subagent.kill',
+    family: 'subagent',
+    description: 'Stop a running subagent; its status becomes cancelled with the reason.',
+    input_schema: closed({ handle: HANDLE, reason: { type: 'string' } }, ['handle']),
+    output_schema: OK,
+    suspends: false,
+  },
+];
+
+/** The internal tools a subagent itself gets (reference §5 item 5): subagent.* only while depth allows. */
+export const SUBAGENT_OWN_TOOLS = ['finish', 'memory.get', 'memory.set', 'memory.list', 'memory.delete', 'think'];

@@ -1,0 +1,390 @@
+// The subagent desk (reference §1): records by handle, the gates of subagent.run, the other subagent.* tools,
+// waiters, results and their notes, and the restore. Only the supervisor holds it; it writes only subagent records.
+// The processes are the runner's (subagentRunner.ts); pure policy is gates.ts, results.ts and templates.ts.
+
+import { isTerminal, type SubagentRecord, type SubagentStatus } from '../domain/subagent.js';
+import { describeError } from '../errors.js';
+import type { Counter } from '../obs/metrics.js';
+import type { TurnResult } from '../protocol/frames.js';
+import type { Usage } from '../protocol/messages.js';
+import type { Store } from '../store/store.js';
+import type { EndReason } from '../supervisor/children.js';
+import type { Args } from '../tools/handlers/handler.js';
+import {
+  type ToolCaller,
+  type ToolOutcome,
+  type ToolResult,
+  toolDefer,
+  toolError,
+  toolOk,
+  type WorkPorts,
+} from '../tools/toolOutcome.js';
+import { bucketFor, checkRun, type GateView, type RateBucket } from './gates.js';
+import { answerOf, distill, listEntry, resultNote, statusOf, turnNote } from './results.js';
+import type { OnCallerEnd, SubagentDeskPort, SubagentHost } from './subagentHost.js';
+import type { SubagentReturn } from './subagentProducer.js';
+import { buildRecord } from './subagentRecord.js';
+import { type LiveSubagent, type RunnerDeps, SubagentRunner } from './subagentRunner.js';
+import { resolveTemplate } from './templates.js';
+
+/** Ended subagents count toward `limits.subagents.total` for this long (reference §5 item 4). */
+export const RECENT_MS = 3_600_000;
+
+export interface DeskDeps extends RunnerDeps {
+  store: Store;
+  /** Where the `subagents` producer plugs in the return of results (`subagent_result`). */
+  ports: WorkPorts | undefined;
+  spawns?: Counter;
+  refusals?: Counter;
+}
+
+type Waiter = (record: SubagentRecord) => void;
+
+export class SubagentDesk implements SubagentDeskPort {
+  private readonly records = new Map<string, SubagentRecord>();
+  private readonly live = new Map<string, LiveSubagent>();
+  private readonly waiters = new Map<string, Set<Waiter>>();
+  private readonly runner: SubagentRunner;
+  private bucket: RateBucket | null = null;
+  /** subagent.run calls past the gates whose handle is being minted (they count as live). */
+  private minting = 0;
+  private stopping = false;
+
+  constructor(private readonly deps: DeskDeps) {
+    this.runner = new SubagentRunner(
+      deps,
+      {
+        onRun: (live, result) => this.onRun(live, result),
+        onUsage: (live, spent) => this.onUsage(live, spent),
+        onExit: (live, ended, outcome, failed) => this.onExit(live, ended, outcome, failed),
+      },
+      this,
+    );
+  }
+
+  /** Live subagents (the gauge). */
+  get liveCount(): number {
+    return this.live.size;
+  }
+
+  forTurn(onEnd: OnCallerEnd): SubagentHost {
+    return {
+      run: (caller, args) => this.run(caller, args, onEnd),
+      await: (caller, handle, timeoutMs) => this.awaitEnd(caller, handle, timeoutMs, onEnd),
+      send: (caller, handle, message) => this.send(caller, handle, message),
+      status: (caller, handle) => this.status(caller, handle),
+      list: (caller) => this.list(caller),
+      kill: (caller, handle, reason) => this.kill(caller, handle, reason),
+    };
+  }
+
+  /** Loads the records; respawns the unfinished (async, sync, warm) and fails interrupted detached ones. */
+  async restore(): Promise<void> {
+    for (const record of await this.deps.store.subagents.list()) this.records.set(record.handle, record);
+    for (const record of this.records.values()) {
+      if (isTerminal(record.status)) continue;
+      if (record.spec === undefined || typeof record.spec.instruction !== 'string') {
+        this.deps.log.warn('subagent.restore.bad_payload', { handle: record.handle });
+        this.settle(record, 'failed', null, 'payload not restorable');
+      } else if (record.mode === 'detached') {
+        this.settle(record, 'failed', null, 'interrupted by a restart (detached subagents are not respawned)');
+      } else this.respawn(record);
+    }
+  }
+
+  /** A drain: the workers die, the records stay unfinished, and the next start respawns them. */
+  stop(): void {
+    this.stopping = true;
+    for (const live of this.live.values()) this.deps.children.kill(live.child, 'drain');
+  }
+
+  /** The instance's pause reaches warm sessions at their next run boundary (reference §5 item 23). */
+  pause(paused: boolean): void {
+    for (const live of this.live.values()) live.child.handle.send({ type: paused ? 'pause' : 'resume' });
+  }
+
+  private run(caller: ToolCaller, raw: Args, onEnd: OnCallerEnd): ToolOutcome {
+    const resolved = resolveTemplate(raw, this.deps.config.subagents);
+    if (!resolved.ok) return this.refuse(caller, 'template', resolved.error);
+    const args = resolved.args;
+    const prior = caller.call ? this.byCall(caller, caller.call) : undefined;
+    // The same call of a turn replayed after a restart: the subagent it started, not a second one.
+    if (prior) return toolDefer(this.answerRun(prior, onEnd));
+    const now = this.deps.now();
+    const limits = this.deps.config.limits.subagents;
+    const request = {
+      instruction: typeof args.instruction === 'string' ? args.instruction : '',
+      mode: (args.mode as string | undefined) ?? 'sync',
+      limits: (args.limits as Record<string, unknown> | undefined) ?? {},
+      priority: (args.priority as string | undefined) ?? 'normal',
+    };
+    const verdict = checkRun(request, this.view(caller, now), limits, bucketFor(this.bucket, limits.rate, now), now);
+    this.bucket = verdict.bucket;
+    if (!verdict.ok) return this.refuse(caller, verdict.gate, verdict.error);
+    this.minting++;
+    const started = this.deps.store.sequences
+      .next('subagent')
+      .then((n) => buildRecord(`sub-${n}`, caller, args, verdict, this.deps.config, this.deps.now()))
+      .finally(() => this.minting--)
+      .then((record) => this.spawn(record));
+    return toolDefer(
+      started.then(
+        (record) => (record.status === 'failed' ? spawnFailed(record) : this.answerRun(record, onEnd)),
+        (err: unknown) => ({ result: `subagent.run: spawn failed: ${describeError(err)}`, is_error: true }),
+      ),
+    );
+  }
+
+  /** sync: wait for the end (the child dies with its caller's turn); otherwise the handle at once. */
+  private answerRun(record: SubagentRecord, onEnd: OnCallerEnd): Promise<ToolResult> {
+    if (record.mode !== 'sync') {
+      return Promise.resolve({ result: { handle: record.handle, status: record.status }, is_error: false });
+    }
+    onEnd(() => {
+      if (!isTerminal(record.status)) this.cancelLive(record, "its caller's turn ended");
+    });
+    return this.waitEnd(record, null, onEnd);
+  }
+
+  private refuse(caller: ToolCaller, gate: string, error: string): ToolOutcome {
+    this.deps.log.info('subagent.refused', { ctx: caller.conversation, gate, err: error });
+    this.deps.refusals?.inc({ gate });
+    return toolError(error);
+  }
+
+  private view(caller: ToolCaller, now: number): GateView {
+    let live = this.minting;
+    let recent = this.minting;
+    for (const r of this.records.values()) {
+      const ended = isTerminal(r.status);
+      if (!ended) live++;
+      if (!ended || now - r.updated < RECENT_MS) recent++;
+    }
+    return { live, recent, callerDepth: caller.subagent?.depth ?? 0 };
+  }
+
+  private byCall(caller: ToolCaller, key: string): SubagentRecord | undefined {
+    return [...this.records.values()].find((r) => r.call_key === key && r.requested_by.principal === caller.principal);
+  }
+
+  /** Spawns and stores the record `running`; a spawn error leaves it `failed` (reference §1.4 gate 11). */
+  private async spawn(record: SubagentRecord): Promise<SubagentRecord> {
+    this.records.set(record.handle, record);
+    try {
+      this.launch(record, 'subagent.spawn');
+    } catch (err) {
+      this.settle(record, 'failed', null, `spawn: ${describeError(err)}`);
+      await this.deps.store.subagents.save(record);
+      return record;
+    }
+    await this.deps.store.subagents.save(record);
+    return record;
+  }
+
+  private respawn(record: SubagentRecord): void {
+    record.attempt++;
+    try {
+      this.launch(record, 'subagent.respawn');
+      void this.save(record);
+    } catch (err) {
+      this.settle(record, 'failed', null, `respawn: ${describeError(err)}`);
+    }
+  }
+
+  private launch(record: SubagentRecord, event: 'subagent.spawn' | 'subagent.respawn'): void {
+    const live = this.runner.start(record);
+    this.live.set(record.handle, live);
+    record.status = 'running';
+    record.updated = this.deps.now();
+    this.deps.spawns?.inc({ mode: record.mode });
+    const { limits } = record.spec;
+    this.deps.log.info(event, {
+      ...{ handle: record.handle, mode: record.mode, node: live.child.node, pid: live.child.handle.pid },
+      ...{ depth: record.requested_by.depth, attempt: record.attempt, priority: record.spec.priority },
+      ...{
+        servers: Object.keys(this.deps.config.mcp.servers).filter(
+          (s) => !record.spec.servers || record.spec.servers.includes(s),
+        ).length,
+      },
+      ...{ memory_bytes: limits.memory_bytes ?? null, cpu_seconds: limits.cpu_seconds ?? null },
+    });
+  }
+
+  private visible(caller: ToolCaller, handle: string): SubagentRecord | undefined {
+    const record = this.records.get(handle);
+    // Another principal's subagent does not exist for this caller (reference §5 item 7 of the issue).
+    return record && record.requested_by.principal === caller.principal ? record : undefined;
+  }
+
+  private awaitEnd(caller: ToolCaller, handle: string, timeoutMs: number | null, onEnd: OnCallerEnd): ToolOutcome {
+    const record = this.visible(caller, handle);
+    if (!record) return toolError(`no such subagent "${handle}"`);
+    if (isTerminal(record.status)) return toolOk(answerOf(record));
+    return toolDefer(this.waitEnd(record, timeoutMs, onEnd));
+  }
+
+  /** Resolves with the answer at the end, `{timed_out: true}` at the timeout; nothing once the caller is gone. */
+  private waitEnd(record: SubagentRecord, timeoutMs: number | null, onEnd: OnCallerEnd): Promise<ToolResult> {
+    if (isTerminal(record.status)) return Promise.resolve({ result: answerOf(record), is_error: false });
+    return new Promise((resolve) => {
+      let timer: NodeJS.Timeout | undefined;
+      const set = this.waiters.get(record.handle) ?? new Set<Waiter>();
+      this.waiters.set(record.handle, set);
+      const drop = (): void => {
+        clearTimeout(timer);
+        set.delete(waiter);
+      };
+      const waiter: Waiter = (ended) => {
+        drop();
+        resolve({ result: answerOf(ended), is_error: false });
+      };
+      set.add(waiter);
+      if (timeoutMs !== null) {
+        timer = setTimeout(() => {
+          drop();
+          resolve({ result: { handle: record.handle, status: record.status, timed_out: true }, is_error: false });
+        }, timeoutMs);
+      }
+      onEnd(drop);
+    });
+  }
+
+  private send(caller: ToolCaller, handle: string, message: string): ToolOutcome {
+    const record = this.visible(caller, handle);
+    const live = record ? this.live.get(handle) : undefined;
+    if (!record || !live || isTerminal(record.status)) return toolError(`subagent "${handle}" is not running`);
+    if (record.mode !== 'warm') return toolError(`subagent "${handle}" is not a warm subagent`);
+    if (!live.child.handle.alive) return toolError(`subagent "${handle}": send failed`);
+    live.child.handle.send({ type: 'inject', message });
+    if (live.running) live.queued++;
+    else this.runner.arm(live, true);
+    return toolOk({ ok: true, handle });
+  }
+
+  private status(caller: ToolCaller, handle: string): ToolOutcome {
+    const r = this.visible(caller, handle);
+    return r ? toolOk(statusOf(r)) : toolError(`no such subagent "${handle}"`);
+  }
+
+  private list(caller: ToolCaller): ToolOutcome {
+    const mine = [...this.records.values()].filter((r) => r.requested_by.principal === caller.principal);
+    return toolOk({ subagents: mine.map(listEntry) });
+  }
+
+  private kill(caller: ToolCaller, handle: string, reason: string): ToolOutcome {
+    const record = this.visible(caller, handle);
+    if (!record || !this.live.has(handle) || isTerminal(record.status))
+      return toolError(`subagent "${handle}" is not running`);
+    this.cancelLive(record, reason);
+    this.deps.log.info('subagent.kill', { handle, reason });
+    return toolOk({ ok: true, handle });
+  }
+
+  /** `cancelled` with the reason at once (waiters answer now); the worker seals, then its group is killed. */
+  private cancelLive(record: SubagentRecord, reason: string): void {
+    const live = this.live.get(record.handle);
+    if (!live) return;
+    live.killed = reason;
+    record.status = 'cancelled';
+    record.error = reason;
+    record.updated = this.deps.now();
+    void this.save(record);
+    this.answerWaiters(record);
+    this.deps.children.cancel(live.child, reason);
+  }
+
+  private onUsage(live: LiveSubagent, spent: Usage): void {
+    const { record } = live;
+    record.tokens = {
+      input_tokens: record.tokens.input_tokens + spent.input_tokens,
+      output_tokens: record.tokens.output_tokens + spent.output_tokens,
+    };
+    this.deps.spent(record.requested_by.ctx, spent);
+  }
+
+  private onRun(live: LiveSubagent, turn: TurnResult): void {
+    const { record } = live;
+    const produced = turn.value !== undefined ? turn.value : (turn.text ?? null);
+    if (record.mode === 'warm' && turn.status !== 'cancelled' && live.killed === null) {
+      record.result = distill(produced);
+      record.runs++;
+      record.updated = this.deps.now();
+      void this.save(record);
+      this.deps.log.info('subagent.turn', { handle: record.handle, status: turn.status, run: record.runs });
+      // Every warm run is noted, whatever agent.wake_on says (reference §1.8).
+      this.returnResult(record, turnNote(record.handle, record.result));
+      if (live.queued > 0) live.queued--;
+      this.runner.arm(live, live.queued > 0);
+      return;
+    }
+    const finish = turn.finish?.status;
+    const status: SubagentStatus = finish && finish !== 'completed' ? finish : turn.status;
+    // A warm session's closing run has no result of its own: the last run's stays (reference §5 item 3).
+    const result = record.mode === 'warm' && produced === null ? record.result : distill(produced);
+    this.finish(live, status, result, turn.error ?? turn.finish?.reason ?? null);
+  }
+
+  private onExit(live: LiveSubagent, ended: EndReason | null, outcome: string, failed: string | null): void {
+    this.live.delete(live.record.handle);
+    if (this.stopping) return;
+    if (ended && ended.status !== 'cancelled') this.finish(live, ended.status, null, ended.error);
+    else if (failed !== null) this.finish(live, 'failed', null, failed);
+    else
+      this.finish(
+        live,
+        live.killed ? 'cancelled' : 'failed',
+        live.record.result ?? null,
+        live.killed ?? `subagent exited without a result (${outcome})`,
+      );
+  }
+
+  /** The child's end, once: a kill's `cancelled` wins; the record, waiters, the event and the note. */
+  private finish(live: LiveSubagent, status: SubagentStatus, result: unknown, error: string | null): void {
+    if (live.done) return;
+    live.done = true;
+    const killed = live.killed;
+    this.settle(live.record, killed === null ? status : 'cancelled', result, killed ?? error);
+  }
+
+  /** Records a terminal status durably, answers every waiter, logs `subagent.result` and returns the note. */
+  private settle(record: SubagentRecord, status: SubagentStatus, result: unknown, error: string | null): void {
+    record.status = status;
+    record.result = result;
+    record.error = error;
+    record.updated = this.deps.now();
+    void this.save(record);
+    const tokens = record.tokens.input_tokens + record.tokens.output_tokens;
+    this.deps.log.info('subagent.result', { handle: record.handle, status, tokens, ...(error ? { err: error } : {}) });
+    this.answerWaiters(record);
+    if (this.deps.config.agent.wake_on.includes('subagent_result')) this.returnResult(record, resultNote(record));
+  }
+
+  private answerWaiters(record: SubagentRecord): void {
+    for (const waiter of [...(this.waiters.get(record.handle) ?? [])]) waiter(record);
+    this.waiters.delete(record.handle);
+  }
+
+  /** Hands the note to the producer that returns results to the caller's conversation. */
+  private returnResult(record: SubagentRecord, text: string): void {
+    const back = this.deps.ports?.port('subagent_result');
+    const ret: SubagentReturn = {
+      ctx: record.requested_by.ctx,
+      principal: record.requested_by.principal,
+      handle: record.handle,
+      text,
+    };
+    back?.(ret);
+  }
+
+  private save(record: SubagentRecord): Promise<void> {
+    return this.deps.store.subagents
+      .save(structuredClone(record))
+      .catch((err: unknown) =>
+        this.deps.log.error('store.checkpoint.fail', { handle: record.handle, err: describeError(err) }),
+      );
+  }
+}
+
+function spawnFailed(record: SubagentRecord): ToolResult {
+  return { result: `subagent.run: spawn failed: ${(record.error ?? '').replace(/^spawn: /, '')}`, is_error: true };
+}

@@ -1,0 +1,22 @@
+// What subagent.* reach in the supervisor: the desk's operations seen from one caller, and the desk bound to the
+// turn (or subagent) that calls, so waits and sync children end with it. Types only.
+import type { Args } from '../tools/handlers/handler.js';
+import type { ToolCaller, ToolOutcome } from '../tools/toolOutcome.js';
+
+export interface SubagentHost {
+  run(caller: ToolCaller, args: Args): ToolOutcome;
+  /** `timeoutMs` null: wait until the subagent ends (bounded by the caller's own turn). */
+  await(caller: ToolCaller, handle: string, timeoutMs: number | null): ToolOutcome;
+  send(caller: ToolCaller, handle: string, message: string): ToolOutcome;
+  status(caller: ToolCaller, handle: string): ToolOutcome;
+  list(caller: ToolCaller): ToolOutcome;
+  kill(caller: ToolCaller, handle: string, reason: string): ToolOutcome;
+}
+
+/** Registers a cleanup run once the calling turn's worker is gone. */
+export type OnCallerEnd = (cleanup: () => void) => void;
+
+export interface SubagentDeskPort {
+  /** The operations as one turn sees them: a sync child and every wait end with that turn. */
+  forTurn(onEnd: OnCallerEnd): SubagentHost;
+}

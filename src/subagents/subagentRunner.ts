@@ -1,0 +1,235 @@
+// The process side of a subagent: its worker in the child table (own process group, pings, deadline, kill ladder),
+// its frames (internal tools, per-call budget admission, usage, each run's end) and its kernel caps. Decides nothing
+// about records or waiters: it reports runs and the exit to the desk (reference §1.4, §1.7, §1.11).
+import { spawnSync } from 'node:child_process';
+import { setPriority } from 'node:os';
+import type { CallGrant } from '../budget/ledger.js';
+import type { Config } from '../config/types.js';
+import type { ThinkJob } from '../domain/job.js';
+import type { SubagentRecord } from '../domain/subagent.js';
+import { describeError } from '../errors.js';
+import type { Logger } from '../obs/log.js';
+import { dispatchFrame, type FrameHandlers, type TurnResult, type UpFrame } from '../protocol/frames.js';
+import type { Usage } from '../protocol/messages.js';
+import type { Child, Children, EndReason } from '../supervisor/children.js';
+import { runInternalTool } from '../tools/internalTools.js';
+import type { ToolSurface } from '../tools/surface.js';
+import type { InternalToolHost, ToolCaller, ToolResult } from '../tools/toolOutcome.js';
+import type { SubagentDeskPort } from './subagentHost.js';
+import { subagentPayload, subagentTools } from './subagentPayload.js';
+
+/** As the child table grants a turn: the deadline plus this before the watchdog kills. */
+const DEADLINE_GRACE_MS = 5_000;
+
+export interface RunnerDeps {
+  config: Readonly<Config>;
+  log: Logger;
+  now(): number;
+  children: Children;
+  tools: ToolSurface | undefined;
+  memory: InternalToolHost['memory'];
+  /** Per-call admission against the scopes of the conversation that started the subagent. */
+  admit(ctx: string, principal: string | null, estimate: number): CallGrant;
+  /** Spend, charged at once to that conversation, its owner and the instance. */
+  spent(ctx: string, usage: Usage): void;
+  think(job: ThinkJob): Promise<ToolResult>;
+}
+
+/** What the runner reports to the desk. */
+export interface RunnerEvents {
+  /** One run ended (`turn_done`); a one-shot subagent's only run. */
+  onRun(live: LiveSubagent, result: TurnResult): void;
+  onUsage(live: LiveSubagent, spent: Usage): void;
+  /** The worker is gone; `failed`: the worker's own `failed` frame, if it sent one. */
+  onExit(live: LiveSubagent, ended: EndReason | null, outcome: string, failed: string | null): void;
+}
+
+/** One running subagent process. */
+export interface LiveSubagent {
+  record: SubagentRecord;
+  child: Child;
+  /** Internal tools it may round-trip. */
+  internal: ReadonlySet<string>;
+  /** The worker is inside a run (false: a warm session idle between runs). */
+  running: boolean;
+  /** Injected messages not started yet. */
+  queued: number;
+  /** Set by subagent.kill: the reason, which wins over the child's own outcome. */
+  killed: string | null;
+  failed: string | null;
+  /** Its end was recorded (once). */
+  done: boolean;
+  parked: Set<NodeJS.Timeout>;
+  cleanups: Array<() => void>;
+}
+
+export class SubagentRunner {
+  constructor(
+    private readonly deps: RunnerDeps,
+    private readonly events: RunnerEvents,
+    private readonly desk: SubagentDeskPort,
+  ) {}
+
+  /** Spawns the record's worker; throws when it cannot start (nothing is left running). */
+  start(record: SubagentRecord): LiveSubagent {
+    const { config, tools } = this.deps;
+    const nested = record.requested_by.depth < config.limits.subagents.depth;
+    const granted = subagentTools(tools?.plan(), record, nested);
+    // A code tool a permission rule could match needs the supervisor's judgement, which subagents do not get.
+    const gated = new Set(tools?.gatedCodeTools() ?? []);
+    granted.code = granted.code.filter((name) => !gated.has(name));
+    granted.tools = granted.tools.filter((t) => !gated.has(t.name));
+    const payload = subagentPayload(config, record, granted, this.deps.now());
+    if (tools) {
+      payload.mcp_servers = tools.serverSpecs(payload.turn.mcp_routes);
+      payload.code_tools_module = tools.codeToolsModule;
+    }
+    let live: LiveSubagent | undefined;
+    const child = this.deps.children.spawn(
+      { kind: 'subagent', ctx: record.requested_by.ctx, parentNode: null, payload },
+      {
+        onFrame: (frame) => live && this.onFrame(live, frame),
+        onUsage: (spent) => live && this.events.onUsage(live, spent),
+        onExit: (ended, outcome) => {
+          if (!live) return;
+          for (const timer of live.parked) clearTimeout(timer);
+          for (const cleanup of live.cleanups.splice(0)) cleanup();
+          this.events.onExit(live, ended, outcome, live.failed);
+        },
+      },
+    );
+    live = {
+      ...{ record, child, internal: new Set(granted.internal), running: true, queued: 0 },
+      ...{ killed: null, failed: null, done: false, parked: new Set(), cleanups: [] },
+    };
+    this.applyCaps(live);
+    return live;
+  }
+
+  /** Re-arms the watchdog's deadline for a run starting now; null: idle between runs. */
+  arm(live: LiveSubagent, running: boolean): void {
+    live.running = running;
+    const { deadline_ms } = live.record.spec.limits;
+    live.child.handle.markRunning(running ? this.deps.now() + deadline_ms + DEADLINE_GRACE_MS : null);
+  }
+
+  /**
+   * RLIMIT_CPU through util-linux `prlimit` and the niceness through os.setPriority, both best effort. The memory
+   * cap is reported but not applied: a running Node worker already maps more address space than RLIMIT_AS would
+   * allow, so the cap would kill it at its next allocation.
+   */
+  private applyCaps(live: LiveSubagent): void {
+    const { pid } = live.child.handle;
+    const { priority, limits } = live.record.spec;
+    const applied: Record<string, unknown> = { handle: live.record.handle, pid };
+    const nice = priority === 'low' ? 10 : priority === 'high' ? -5 : 0;
+    if (nice !== 0) applied.nice = tryApply(() => setPriority(pid, nice));
+    if (limits.cpu_seconds !== undefined) {
+      const cpu = `--cpu=${limits.cpu_seconds}:${limits.cpu_seconds + 5}`;
+      applied.cpu = tryApply(() => {
+        const run = spawnSync('prlimit', [`--pid=${pid}`, cpu], { stdio: 'ignore', timeout: 2_000 });
+        if (run.status !== 0) throw new Error(run.error ? describeError(run.error) : `prlimit exit ${run.status}`);
+      });
+    }
+    if (nice !== 0 || limits.cpu_seconds !== undefined) this.deps.log.info('subagent.caps', applied);
+  }
+
+  private onFrame(live: LiveSubagent, frame: UpFrame): void {
+    const { child, record } = live;
+    const handlers: FrameHandlers<UpFrame> = {
+      ready: () => {},
+      pong: () => {},
+      event: () => {},
+      usage: (f) => this.deps.children.account(child, f),
+      failed: (f) => {
+        live.failed = f.error;
+      },
+      tool_request: (f) => this.serveTool(live, f),
+      budget_request: (f) => {
+        const { ctx, principal } = record.requested_by;
+        child.handle.send({ type: 'budget_grant', id: f.id, ...this.deps.admit(ctx, principal, f.estimate) });
+      },
+      turn_done: (f) => this.events.onRun(live, f.turn),
+    };
+    dispatchFrame(handlers, frame);
+  }
+
+  /** A subagent's internal tool call, run against its own host (its memory, think, and subagent.* within depth). */
+  private serveTool(live: LiveSubagent, frame: Extract<UpFrame, { type: 'tool_request' }>): void {
+    const { record, child } = live;
+    const reply = (r: ToolResult): void => {
+      if (child.handle.alive) child.handle.send({ type: 'tool_result', id: frame.id, ...r });
+    };
+    if (frame.check_only || !live.internal.has(frame.name)) {
+      reply({ result: `tool "${frame.name}" is not granted to subagent ${record.handle}`, is_error: true });
+      return;
+    }
+    const runId = `${record.handle}.${record.attempt}`;
+    const caller: ToolCaller = {
+      conversation: record.requested_by.ctx,
+      principal: record.requested_by.principal,
+      turnId: runId,
+      depth: 0,
+      kind: 'conversation',
+      call: `${runId}#${frame.index ?? frame.id}`,
+      subagent: { handle: record.handle, depth: record.requested_by.depth },
+    };
+    const outcome = runInternalTool(frame.name, frame.args, caller, this.host(live, runId));
+    if (outcome.kind === 'ready') reply(outcome);
+    else if (outcome.kind === 'defer') outcome.promise.then(reply, (err: unknown) => reply(failure(err)));
+    else {
+      const timer = setTimeout(
+        () => {
+          live.parked.delete(timer);
+          reply(outcome.complete(this.deps.now()));
+        },
+        Math.max(0, outcome.wakeAt - this.deps.now()),
+      );
+      live.parked.add(timer);
+    }
+  }
+
+  /** The internal tool host of one subagent: memory, think, finish and (within depth) subagent.*. */
+  private host(live: LiveSubagent, runId: string): InternalToolHost {
+    const { config, now } = this.deps;
+    let thinks = 0;
+    const noPlan = (): never => {
+      throw new Error('plan tools are not available to subagents');
+    };
+    return {
+      now,
+      instance: config.agent.name,
+      memory: this.deps.memory,
+      conversation: noPlan,
+      setPlan: noPlan,
+      planMaxItems: config.context.plan.max_items,
+      maxMessageDepth: config.limits.max_message_depth,
+      askHumanFallback: 'fail',
+      humanChannel: false,
+      think: (req) =>
+        this.deps.think({
+          purpose: req.purpose,
+          ctx: req.caller.conversation,
+          parentNode: live.child.node,
+          system: req.system,
+          messages: req.messages.map((m) => ({ role: m.role, text: m.text, ts: now() })),
+          ...(req.schema ? { schema: req.schema } : {}),
+          turnId: `${runId}.think-${++thinks}`,
+        }),
+      subagents: this.desk.forTurn((cleanup) => live.cleanups.push(cleanup)),
+    };
+  }
+}
+
+function tryApply(apply: () => void): string {
+  try {
+    apply();
+    return 'applied';
+  } catch (err) {
+    return `not applied: ${describeError(err)}`;
+  }
+}
+
+function failure(err: unknown): ToolResult {
+  return { result: `tool failed: ${describeError(err)}`, is_error: true };
+}

@@ -1,0 +1,107 @@
+// The gates of subagent.run (reference §1.4) as pure policy: order, exact texts, the rate bucket, sizes.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import {
+  bucketFor,
+  checkRun,
+  parseCpuSeconds,
+  parseRate,
+  parseSize,
+  type RunRequest,
+  takeToken,
+} from '../../../src/subagents/gates.js';
+
+const LIMITS = { depth: 3, breadth: 8, total: 64, rate: '8/2s' };
+const REQ: RunRequest = { instruction: 'count', mode: 'async', limits: {}, priority: 'normal' };
+const VIEW = { live: 0, recent: 0, callerDepth: 0 };
+const fresh = (rate = LIMITS.rate) => bucketFor(null, rate, 0);
+const error = (v: ReturnType<typeof checkRun>): string => (v.ok ? 'ok' : v.error);
+
+describe('checkRun', () => {
+  it('refuses in the reference order with its texts', () => {
+    assert.equal(
+      error(checkRun({ ...REQ, instruction: '  ' }, VIEW, LIMITS, fresh(), 0)),
+      'subagent.run: instruction must be non-empty',
+    );
+    assert.equal(
+      error(checkRun({ ...REQ, mode: 'later' }, VIEW, LIMITS, fresh(), 0)),
+      'subagent.run: mode must be sync|async|detached|warm',
+    );
+    const breadth = { ...LIMITS, breadth: 1 };
+    assert.equal(
+      error(checkRun(REQ, { ...VIEW, live: 1, recent: 1 }, breadth, fresh(), 0)),
+      'subagent.run refused: 1 subagents live (limits.subagents.breadth = 1)',
+    );
+    assert.equal(
+      error(checkRun(REQ, { ...VIEW, recent: 64 }, LIMITS, fresh(), 0)),
+      'subagent.run refused: 64 subagents spawned (limits.subagents.total = 64)',
+    );
+    assert.equal(
+      error(checkRun(REQ, VIEW, { ...LIMITS, depth: 0 }, fresh(), 0)),
+      'subagent.run refused: delegation depth 0 reaches limits.subagents.depth = 0',
+    );
+    // Breadth goes before depth: both would refuse, the first in order speaks.
+    assert.match(error(checkRun(REQ, { ...VIEW, live: 8 }, { ...LIMITS, depth: 0 }, fresh(), 0)), /breadth/);
+  });
+
+  it('spends one rate token per call that reaches gate 6, and refuses once the burst is gone', () => {
+    let bucket = fresh('1/60s');
+    const first = checkRun(REQ, VIEW, LIMITS, bucket, 0);
+    assert.equal(first.ok, true);
+    bucket = first.bucket;
+    assert.equal(
+      error(checkRun(REQ, VIEW, LIMITS, bucket, 10)),
+      'subagent.run refused: spawn rate exceeded (limits.subagents.rate)',
+    );
+    // A refused later gate (bad priority) still spent its token.
+    const spent = checkRun({ ...REQ, priority: 'urgent' }, VIEW, LIMITS, fresh('1/60s'), 0);
+    assert.equal(error(spent), 'subagent.run: priority must be low|normal|high, got "urgent"');
+    assert.equal(takeToken(spent.bucket, 1).ok, false);
+  });
+
+  it('reads memory and cpu caps (gate 9), refusing with the key named', () => {
+    const ok = checkRun({ ...REQ, limits: { memory: '512MB', cpu: '5m' } }, VIEW, LIMITS, fresh(), 0);
+    assert.ok(ok.ok);
+    assert.equal(ok.memoryBytes, 536_870_912);
+    assert.equal(ok.cpuSeconds, 300);
+    assert.match(
+      error(checkRun({ ...REQ, limits: { memory: 'lots' } }, VIEW, LIMITS, fresh(), 0)),
+      /^subagent\.run: limits\.memory: /,
+    );
+    assert.match(
+      error(checkRun({ ...REQ, limits: { cpu: 'soon' } }, VIEW, LIMITS, fresh(), 0)),
+      /^subagent\.run: limits\.cpu: /,
+    );
+  });
+});
+
+describe('the rate bucket', () => {
+  it('starts full, refills burst per period, and is rebuilt when the rate text changes', () => {
+    let b = bucketFor(null, '2/1s', 0);
+    for (const expected of [true, true, false]) {
+      const t = takeToken(b, 0);
+      assert.equal(t.ok, expected);
+      b = t.bucket;
+    }
+    assert.equal(takeToken(b, 500).ok, true, 'half a period refills one token');
+    assert.equal(bucketFor(b, '2/1s', 600), b, 'kept while the rate is unchanged');
+    assert.equal(bucketFor(b, '5/1s', 600).tokens, 5, 'a reload with a new rate starts full');
+  });
+
+  it('parses <burst>/<period> and refuses anything else', () => {
+    assert.deepEqual(parseRate('8/2s'), { burst: 8, periodMs: 2000 });
+    assert.equal(parseRate('8 per 2s'), null);
+    assert.equal(parseRate('0/1s'), null);
+  });
+});
+
+describe('sizes and cpu', () => {
+  it('reads binary units and fractions; floors cpu at 1 s', () => {
+    assert.equal(parseSize('512MB'), 536_870_912);
+    assert.equal(parseSize('1.5k'), 1536);
+    assert.equal(parseSize('2gib'), 2 * 1024 ** 3);
+    assert.throws(() => parseSize('12 parsecs'));
+    assert.equal(parseCpuSeconds('5m'), 300);
+    assert.equal(parseCpuSeconds('200ms'), 1);
+  });
+});

@@ -1,0 +1,33 @@
+// The subagent config keys (reference §1.13, §1.3): defaults, the rate's shape, templates checked at load.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { compileError, compileIn, tempDir, writeConfig } from '../config/configFiles.js';
+
+describe('subagent config keys', () => {
+  it('default to the reference: depth 3, breadth 8, total 64, rate 8/2s; freeform on, no templates', () => {
+    const config = compileIn(tempDir(), {});
+    assert.deepEqual(config.limits.subagents, { depth: 3, breadth: 8, total: 64, rate: '8/2s' });
+    assert.deepEqual(config.subagents, { allow_freeform: true, templates: {} });
+  });
+
+  it('reads templates and refuses a bad rate or a template field, naming the path', () => {
+    const dir = tempDir();
+    const good = writeConfig(
+      dir,
+      'good.yaml',
+      'subagents:\n  allow_freeform: false\n  templates:\n    review:\n      instruction: Review {{path}}\n' +
+        '      params:\n        path: {type: string, required: true}\n      mode: async\n',
+    );
+    const config = compileIn(dir, { files: [good] });
+    assert.equal(config.subagents.allow_freeform, false);
+    assert.equal(config.subagents.templates.review?.params.path?.type, 'string');
+    const rate = writeConfig(dir, 'rate.yaml', 'limits:\n  subagents:\n    rate: fast\n');
+    assert.match(compileError(dir, { files: [rate] }), /limits\.subagents\.rate/);
+    const field = writeConfig(
+      dir,
+      'field.yaml',
+      'subagents:\n  templates:\n    review:\n      instruction: x\n      prompt: y\n',
+    );
+    assert.match(compileError(dir, { files: [field] }), /subagents\.templates.*review.*prompt/s);
+  });
+});

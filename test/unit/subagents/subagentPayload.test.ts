@@ -1,0 +1,55 @@
+// A subagent's tool plan and payload (reference §1.4): granted servers, the `tools` patterns, its own internal tools.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { subagentTools } from '../../../src/subagents/subagentPayload.js';
+import { emptyToolPlan, type ToolPlan } from '../../../src/tools/toolPlan.js';
+import { subagentRecord } from '../store/subagentBehaviour.js';
+
+function plan(): ToolPlan {
+  const p = emptyToolPlan();
+  const def = (name: string) => ({ name, description: name, input_schema: { type: 'object' } });
+  for (const name of ['finish', 'memory.get', 'plan.create', 'subagent.run', 'message.send']) {
+    p.tools.push(def(name));
+    p.internal.push(name);
+  }
+  for (const [name, server] of [
+    ['a', 'one'],
+    ['b', 'one'],
+    ['c', 'two'],
+  ] as const) {
+    p.tools.push(def(name));
+    p.mcp_routes[name] = [server, name];
+  }
+  p.tools.push(def('code1'));
+  p.code.push('code1');
+  return p;
+}
+
+const names = (t: { tools: Array<{ name: string }> }) => t.tools.map((d) => d.name);
+
+describe('subagentTools', () => {
+  it('keeps its own internal tools, every server and code tools without grants', () => {
+    const record = subagentRecord({ spec: { ...subagentRecord().spec, allowed_tools: undefined } });
+    assert.deepEqual(names(subagentTools(plan(), record, false)), ['finish', 'memory.get', 'a', 'b', 'c', 'code1']);
+    assert.deepEqual(names(subagentTools(plan(), record, true)), [
+      'finish',
+      'memory.get',
+      'subagent.run',
+      'a',
+      'b',
+      'c',
+      'code1',
+    ]);
+  });
+
+  it('narrows to the granted servers, then to the tools patterns (P-4)', () => {
+    const spec = { ...subagentRecord().spec, servers: ['one'], allowed_tools: ['a'] };
+    const granted = subagentTools(plan(), subagentRecord({ spec }), true);
+    assert.deepEqual(names(granted), ['a']);
+    assert.deepEqual(granted.mcp_routes, { a: ['one', 'a'] });
+    const prefix = { ...subagentRecord().spec, allowed_tools: ['memory.*', 'c'] };
+    assert.deepEqual(names(subagentTools(plan(), subagentRecord({ spec: prefix }), true)), ['memory.get', 'c']);
+    const none = { ...subagentRecord().spec, allowed_tools: [] };
+    assert.deepEqual(names(subagentTools(plan(), subagentRecord({ spec: none }), true)), []);
+  });
+});
