@@ -10,6 +10,7 @@ import type { DownFrame, FrameHandlers, IntelligenceSpec, SpawnPayload, UpFrame 
 import { dispatchFrame } from '../protocol/frames.js';
 import type { Usage } from '../protocol/messages.js';
 import { exitCodeForTurn } from '../protocol/status.js';
+import { addUsage } from '../protocol/usage.js';
 import { type CodeTool, loadCodeTools } from '../tools/codeTools.js';
 import { specSecrets } from '../tools/mcp/mcpReason.js';
 import { admitViaSupervisor } from './budgetAdmission.js';
@@ -77,12 +78,8 @@ function turnDeps(
         }),
       ),
     progress: (event, fields) => void channel.send({ type: 'event', event, fields }),
-    usage: (usage) =>
-      void channel.send({
-        type: 'usage',
-        input_tokens: base.input_tokens + usage.input_tokens,
-        output_tokens: base.output_tokens + usage.output_tokens,
-      }),
+    // A warm run reports on top of what earlier runs used; cache counts travel apart (reference §5.3).
+    usage: (usage) => void channel.send({ type: 'usage', ...addUsage(base, usage) }),
     log,
     cancelled: () => cancel.signal.aborted,
     cancelSignal: cancel.signal,

@@ -4,6 +4,7 @@
 import type { Logger } from '../obs/log.js';
 import type { SpawnPayload, TurnResult, UpFrame } from '../protocol/frames.js';
 import type { Msg, Usage } from '../protocol/messages.js';
+import { addUsage } from '../protocol/usage.js';
 
 /** Injected messages in order, and the pause flag, as the frame handlers set them. */
 export class InjectQueue {
@@ -56,11 +57,6 @@ export interface SessionIo {
   log: Logger;
 }
 
-const add = (a: Usage, b: Usage): Usage => ({
-  input_tokens: a.input_tokens + b.input_tokens,
-  output_tokens: a.output_tokens + b.output_tokens,
-});
-
 /**
  * Runs the payload's turn; a warm subagent's session goes on with one run per injected message until a cancel.
  * Resolves with the last run's result, its usage the session's running total (the caller reports it last).
@@ -72,7 +68,7 @@ export async function runSession(payload: SpawnPayload, startedAt: number, io: S
   let at = startedAt;
   for (let run = 1; ; run++) {
     const result = await io.run(spec, at, total);
-    total = add(total, result.usage);
+    total = addUsage(total, result.usage);
     const last = { ...result, usage: total };
     if (!payload.turn.subagent?.warm || result.status === 'cancelled') return last;
     await io.send({ type: 'usage', ...total });
