@@ -339,8 +339,10 @@ export class TaskBackend implements A2aBackend, TaskHooks {
     const task = await this.getTask(principal, taskId);
     if (!task) throw new BackendError('not_found', 'task not found');
     if (messageId !== undefined && task.message_ids?.includes(messageId)) return this.replayed(task);
+    // An answer, or a reply kept as a note, is a message too: message_bytes holds it (a new message's own check
+    // follows in newMessage).
+    this.deps.supervisor.intake.checkMessageBytes(principal.id, task.conversation, text);
     if (task.state === 'input_required') {
-      this.deps.supervisor.intake.checkMessageBytes(principal.id, task.conversation, text);
       const open = this.questions.has(taskId);
       // No turn waits after a restart: the answer is kept on the task, durably, for the replayed turn's question.
       const question = open || task.question === null ? null : { ...task.question, answer: text };
