@@ -14,6 +14,7 @@ export type DaemonErrorCode =
   | 'intel_fatal'
   | 'mcp_unreachable'
   | 'budget_exhausted'
+  | 'quota_exceeded'
   | 'worker_failed'
   | 'internal';
 

@@ -1,6 +1,7 @@
 // Commands over A2A: a data part `{"agentd": {"op": …, …args}}`. Deterministic (no model call). The operator's
 // (status, pause, resume, drain, reload, goal.*) act on the instance or start turns; mode steers the caller's own
 // conversation. Anyone else asking for an operator command gets `forbidden` (-31403, reference §17.1).
+import { QuotaExceeded } from '../budget/quotas.js';
 import type { TaskRecord } from '../domain/task.js';
 import { describeError } from '../errors.js';
 import type { SupervisorPort } from '../runtime/producer.js';
@@ -40,8 +41,6 @@ export async function commandTask(
 ): Promise<TaskRecord> {
   const op = req.command?.op ?? '';
   const { now, conversation } = deps;
-  // Steering works on a conversation in memory: one evicted since its last use is loaded first.
-  if (conversation !== null && STEERING.has(op)) await deps.supervisor.intake.load(conversation);
   const base = newTask({
     id: newUlid(now),
     context_id: req.contextId ?? 'agentd',
@@ -52,9 +51,14 @@ export async function commandTask(
   });
   let result: unknown;
   try {
-    result = runCommand(principal, op, req.command?.args ?? {}, deps);
+    const run = () => runCommand(principal, op, req.command?.args ?? {}, deps);
+    // Steering works on a conversation in memory: one evicted since its last use is loaded, and held while the
+    // command runs. A command the caller may not run is refused before anything is loaded.
+    const steers = conversation !== null && (op === 'mode' || (STEERING.has(op) && principal.role === 'operator'));
+    result = steers ? await deps.supervisor.intake.withLoaded(conversation, run) : run();
   } catch (err) {
-    if (err instanceof BackendError) throw err;
+    // A quota's refusal keeps its own error (-31429), like a message's.
+    if (err instanceof BackendError || err instanceof QuotaExceeded) throw err;
     throw new BackendError('invalid_params', describeError(err));
   }
   return transition(base, 'completed', now, { result: JSON.stringify(result), message: op }) ?? base;
@@ -121,7 +125,7 @@ function steer(principal: Principal, op: string, args: Record<string, unknown>, 
         return { cleared: steering.goalClear(ctx, principal.id) };
     }
   } catch (err) {
-    if (err instanceof BackendError) throw err;
+    if (err instanceof BackendError || err instanceof QuotaExceeded) throw err;
     throw new BackendError('invalid_params', err instanceof Error ? err.message : String(err));
   }
 }

@@ -1,9 +1,9 @@
 // JSON-RPC wire errors of the A2A listener (reference §17.1 codes): one class with a numeric code, never a
 // DaemonError. Backend failures map here; a foreign task is indistinguishable from a missing one.
 import { JsonRpcTransportError } from '@a2a-js/sdk/errors';
+import { QuotaExceeded } from '../budget/quotas.js';
 import { DaemonError } from '../errors.js';
 import { BackendError } from './backend.js';
-import { QuotaExceeded } from './quotas.js';
 
 /** The codes the listener answers with (reference §17.1, RFC 0043). */
 export const RPC_CODES = {

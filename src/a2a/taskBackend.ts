@@ -1,6 +1,5 @@
 // A2A tasks over the supervisor: each caller's messages go to conversations it owns, a task's state follows its
 // turn, a person answers questions through the task, and operators run commands. The listener only maps wire types.
-import { createHash } from 'node:crypto';
 import type { AgentConfig } from '../config/types.js';
 import type { InboxEvent, InboxOutcome } from '../domain/inbox.js';
 import type { TaskRecord } from '../domain/task.js';
@@ -16,6 +15,7 @@ import type { A2aBackend, Principal, SendRequest, TaskQuery, TaskUpdate } from '
 import { BackendError } from './backend.js';
 import { type CommandDeps, commandTask } from './commands.js';
 import { OpenQuestions } from './openQuestions.js';
+import { a2aDedupeKey, earlierTask, type NotedMessage, noteTaskId } from './sentMessages.js';
 import {
   consumed,
   conversationFor,
@@ -123,16 +123,26 @@ export class TaskBackend implements A2aBackend, TaskHooks {
     return this.newMessage(principal, contextId, conversationFor(principal, contextId), req);
   }
 
-  /** A message that starts a turn (or, when wake_on leaves out a2a_message, is only noted); `agentd/mode` first. */
+  /**
+   * A message that starts a turn (or, when wake_on leaves out a2a_message, is only noted); `agentd/mode` first. A
+   * retry of one already sent gets its task back; quotas bind only a new message (they refuse in `admit`, which
+   * counts the message until its accept settled and keeps its conversation in memory meanwhile).
+   */
   private async newMessage(principal: Principal, contextId: string, conversation: string, req: SendRequest) {
-    await this.deps.supervisor.intake.admit(principal.id, conversation, req.text); // loads it; quotas refuse here
-    this.applyMode(principal, conversation, req.metadata);
-    if (!a2aMessageWakes(this.wake)) {
-      const note = a2aMessageNote(principal.id, req.text);
-      const reply = 'noted; the agent reads it on its next turn';
-      return this.noted({ principal, contextId, conversation, note, reply, messageId: req.messageId });
+    const earlier = await earlierTask(this.deps.store, principal.id, req.messageId);
+    if (earlier) return this.replayed(earlier);
+    const admission = await this.deps.supervisor.intake.admit(principal.id, conversation, req.text);
+    try {
+      this.applyMode(principal, conversation, req.metadata);
+      if (!a2aMessageWakes(this.wake)) {
+        const note = a2aMessageNote(principal.id, req.text);
+        const reply = 'noted; the agent reads it on its next turn';
+        return await this.noted({ principal, contextId, conversation, note, reply, messageId: req.messageId });
+      }
+      return await this.accept(principal, contextId, conversation, req);
+    } finally {
+      admission.release();
     }
-    return this.accept(principal, contextId, conversation, req);
   }
 
   /** `agentd/mode` metadata switches the conversation's mode before the message is accepted (its turn runs in it). */
@@ -312,7 +322,7 @@ export class TaskBackend implements A2aBackend, TaskHooks {
       text: req.text,
       principal: principal.id,
       task: { id: taskId, context_id: contextId },
-      ...(req.messageId ? { dedupe_key: `a2a:${req.messageId}` } : {}),
+      ...(req.messageId ? { dedupe_key: a2aDedupeKey(req.messageId) } : {}),
     });
     // The task was committed with the event (taskFor); a retry gets the one its first send committed.
     const task = await this.taskOf(record);
@@ -330,6 +340,9 @@ export class TaskBackend implements A2aBackend, TaskHooks {
     const task = await this.getTask(principal, taskId);
     if (!task) throw new BackendError('not_found', 'task not found');
     if (messageId !== undefined && task.message_ids?.includes(messageId)) return this.replayed(task);
+    // An answer, or a reply kept as a note, is a message too: message_bytes holds it (a new message's own check
+    // follows in newMessage).
+    this.deps.supervisor.intake.checkMessageBytes(principal.id, task.conversation, text);
     if (task.state === 'input_required') {
       const open = this.questions.has(taskId);
       // No turn waits after a restart: the answer is kept on the task, durably, for the replayed turn's question.
@@ -379,18 +392,4 @@ export class TaskBackend implements A2aBackend, TaskHooks {
     this.remember(task);
     this.watchers.tell(task.id, { kind: 'task', task });
   }
-}
-
-interface NotedMessage {
-  principal: Principal;
-  contextId: string;
-  conversation: string;
-  note: string;
-  reply: string;
-  messageId: string | undefined;
-}
-
-/** The id of the task a noted message gets: the same for a retry of it (same caller, same messageId). */
-function noteTaskId(principal: string, messageId: string): string {
-  return `note-${createHash('sha256').update(`${principal}\n${messageId}`).digest('hex').slice(0, 32)}`;
 }

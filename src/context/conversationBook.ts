@@ -4,6 +4,7 @@
 // expects: an accept or a fold that is acknowledged after its own commit was preceded by every write asked for
 // before it. A conversation is used only while resident: async entry points `fetch` it first.
 
+import { KEYS } from '../config/schema.js';
 import type { Conversation, ConversationControls } from '../domain/conversation.js';
 import type { TurnJob } from '../domain/job.js';
 import type { Plan } from '../domain/plan.js';
@@ -17,14 +18,22 @@ import { appendMessage, hasUserMessageForEvent, newConversation } from './conver
 import { type CacheLimits, planEviction } from './conversationCache.js';
 import { ConversationHeads } from './conversationHeads.js';
 
-/** The cache's default limits: enough for a busy daemon's working set, far below an unbounded history. */
-export const DEFAULT_CONVERSATION_CACHE: CacheLimits = { entries: 500, bytes: 64 * 1_048_576 };
+/** The cache's default limits: the schema's defaults of `store.conversation_cache` (one source). */
+export const DEFAULT_CONVERSATION_CACHE: CacheLimits = {
+  entries: KEYS['store.conversation_cache.entries'].default,
+  bytes: KEYS['store.conversation_cache.bytes'].default,
+};
+
+/** How long a note whose conversation could not be read waits before the next try (ms), and how many tries. */
+const NOTE_RETRY_MS = [200, 1_000, 5_000, 30_000];
 
 export interface BookOptions {
   /** `store.conversation_cache`; default DEFAULT_CONVERSATION_CACHE. */
   conversation_cache?: CacheLimits;
   /** Conversations something outside the book holds now (a job, an accept on its way, a think child). */
   busy?: () => ReadonlySet<string>;
+  /** Checks a conversation `create` is about to make for `owner` (its quota); throws to refuse it. */
+  admitNew?: (id: string, owner: string | null) => void;
 }
 
 /** A conversation write on its way to the store: what to commit, and what to tell the book once it settled. */
@@ -203,6 +212,15 @@ export class ConversationBook {
     return conv;
   }
 
+  /**
+   * A conversation a caller creates outside an accepted message (steering a fresh context, a side task): its
+   * owner's `conversations` quota is checked first (`admitNew` throws). An existing resident one is returned.
+   */
+  create(id: string, owner: string | null): Conversation {
+    if (!this.heads.has(id)) this.opts.admitNew?.(id, owner);
+    return this.open(id, owner);
+  }
+
   /** Appends `msgs` (notes, a turn's delta) in order; the conversation is written at the next checkpoint. */
   append(conv: Conversation, msgs: readonly Msg[]): void {
     if (msgs.length === 0) return;
@@ -268,16 +286,27 @@ export class ConversationBook {
   /**
    * Appends a `[note]` and writes the conversation at once: the note is durable when the returned promise
    * resolves. A conversation it creates belongs to `owner` (never to nobody, which anyone could reach); an evicted
-   * one is loaded first (a resident one takes the note at once, in order with the caller's other writes).
+   * one is loaded first (a resident one takes the note at once, in order with the caller's other writes). A
+   * load that fails is logged and tried again later (the promise then resolves once the note is written, or
+   * after the last try failed): callers discard the promise, so it never rejects.
    */
-  noteNow(id: string, text: string, owner: string | null): Promise<void> {
+  noteNow(id: string, text: string, owner: string | null, attempt = 0): Promise<void> {
     const write = (): Promise<void> => {
       const conv = this.open(id, owner);
       this.append(conv, [{ role: 'note', text, ts: this.now() }]);
       return this.saveNow(conv);
     };
     if (this.byId.has(id) || !this.heads.has(id)) return write();
-    return this.fetch(id).then(write);
+    return this.fetch(id)
+      .then(write)
+      .catch((err: unknown) => {
+        const delay = NOTE_RETRY_MS[attempt];
+        this.log.error('store.checkpoint.fail', { ctx: id, err: describeError(err), note: true, retry: delay ?? null });
+        if (delay === undefined) return;
+        return new Promise<void>((resolve) => {
+          setTimeout(() => resolve(this.noteNow(id, text, owner, attempt + 1)), delay).unref();
+        });
+      });
   }
 
   /**
@@ -339,7 +368,7 @@ export class ConversationBook {
   /**
    * Idle: nothing holds it (see `busy`), every change is written and settled (the store then holds exactly the
    * resident copy and its revision), not used since the last trim, and no pending work rides on it (an active
-   * goal, notes waiting for a turn, a side task's link its parent may still follow).
+   * goal, notes waiting for a turn). A side task's link is stored with it: `side.promote` loads it again.
    */
   private evictable(conv: Conversation, busy: ReadonlySet<string>): boolean {
     const id = conv.id;
@@ -347,7 +376,7 @@ export class ConversationBook {
     if ((this.usedAt.get(id) ?? 0) >= this.trims) return false;
     const controls = conv.controls === undefined ? null : controlsOf(conv);
     if (controls === null) return true;
-    return controls.goal?.status !== 'active' && (controls.pending_notes ?? []).length === 0 && !controls.side_of;
+    return controls.goal?.status !== 'active' && (controls.pending_notes ?? []).length === 0;
   }
 }
 

@@ -166,7 +166,12 @@ export class Steering {
     const parent = this.deps.conversations.get(caller.conversation);
     if (!parent) return 'the calling conversation is unknown';
     const id = `side-${newUlid(this.deps.now()).toLowerCase()}`;
-    const side = this.deps.conversations.open(id, parent.principal);
+    let side: Conversation;
+    try {
+      side = this.deps.conversations.create(id, parent.principal); // the owner's conversations quota
+    } catch (err) {
+      return `refused: ${describeError(err)}`;
+    }
     this.update(side, { side_of: parent.id });
     void this.deps.conversations.noteNow(id, seedNote(parent), parent.principal);
     return { conversation: id, depth };
@@ -183,9 +188,12 @@ export class Steering {
     return this.deps.conversations.heads.ownerOf(ctx);
   }
 
-  /** Keeps a side task as a normal conversation; only its parent may promote it. */
-  sidePromote(caller: ToolCaller, id: string): string | null {
-    const side = this.deps.conversations.get(id);
+  /**
+   * Keeps a side task as a normal conversation; only its parent may promote it. The side task may have been
+   * evicted (or the daemon restarted): its link is stored with it, so it is loaded first.
+   */
+  async sidePromote(caller: ToolCaller, id: string): Promise<string | null> {
+    const side = await this.deps.conversations.fetch(id);
     if (!side || controlsOf(side).side_of !== caller.conversation)
       return `${id} is not a side task of this conversation`;
     this.update(side, { side_of: null });
@@ -348,7 +356,7 @@ export class Steering {
     const existing = this.deps.conversations.get(ctx);
     if (existing && ownershipRefusal(existing.principal, principal))
       throw new Error('this conversation is not available');
-    return existing ?? this.deps.conversations.open(ctx, principal);
+    return existing ?? this.deps.conversations.create(ctx, principal);
   }
 
   /**

@@ -81,8 +81,6 @@ export class Supervisor {
   private readonly durable: Store;
   private readonly turnIds: SequenceBlock;
   private readonly memoryKeys: MemoryKeyCache;
-  /** Contexts with an accept on its way to the store, and how many (no job yet: steering's "a message waits"). */
-  private readonly accepting = new Map<string, number>();
   private readonly reactor: Reactor;
   private readonly handlers: SupervisorHandlers;
   /** The operator's pause, the drain (the handlers set `paused`) and the pressure gate (`setPressure`). */
@@ -101,10 +99,11 @@ export class Supervisor {
     this.reactor = new Reactor(() => this.tick(), this.log);
     const wake = (): void => this.reactor.schedule();
     this.jobs = new Jobs(base);
-    const busy = () => heldContexts(this.jobs.jobs.values(), this.accepting.keys(), this.thinking());
-    this.conversations = new ConversationBook(this.store, this.log, this.now, { ...this.config.store, busy });
+    const busy = () => heldContexts(this.jobs.jobs.values(), this.intake.held(), this.thinking());
+    const admitNew = (id: string, owner: string | null) => this.intake.checkNew(owner, id);
+    this.conversations = new ConversationBook(this.store, this.log, this.now, { ...this.config.store, busy, admitNew });
     const { conversations, metrics, jobs } = this;
-    this.intake = new ConversationIntake({ ...base, conversations });
+    this.intake = new ConversationIntake({ ...base, conversations, jobs });
     this.steering = new Steering(this.steeringDeps());
     const onRoom = () => this.handle({ type: 'budget_room' });
     const ownerOf = (ctx: string) => conversations.heads.ownerOf(ctx);
@@ -189,7 +188,7 @@ export class Supervisor {
       ...{ config: this.config, log: this.log, now: this.now, conversations: this.conversations },
       pending: (ctx) => ({
         // A message being prepared is still waiting: it goes before a continuation.
-        queued: pendingContexts(this.jobs.jobs).has(ctx) || this.accepting.has(ctx),
+        queued: pendingContexts(this.jobs.jobs).has(ctx) || this.intake.accepting(ctx),
         live: [...this.jobs.jobs.values()].some((j) => j.ctx === ctx && j.state === 'running'),
       }),
       paused: () => this.hold.paused,
@@ -223,8 +222,9 @@ export class Supervisor {
    */
   async accept(input: AcceptInput): Promise<Accepted> {
     const ctx = input.context_id;
-    // Until it is queued, the conversation counts as having a message waiting (no goal continuation overtakes).
-    this.accepting.set(ctx, (this.accepting.get(ctx) ?? 0) + 1);
+    // Until it is queued, the conversation counts as having a message waiting (no goal continuation overtakes);
+    // one that would create a conversation past its principal's quota is refused here (QuotaExceeded).
+    const onItsWay = this.intake.beginAccept(ctx, input.principal);
     let accepted: Accepted;
     let event: InboxEvent;
     try {
@@ -234,9 +234,7 @@ export class Supervisor {
       const task = this.opts.tasks?.taskFor?.(event) ?? undefined;
       accepted = await this.commits.accept('accept', () => this.store.inbox.accept(event, task));
     } finally {
-      const left = (this.accepting.get(ctx) ?? 1) - 1;
-      if (left === 0) this.accepting.delete(ctx);
-      else this.accepting.set(ctx, left);
+      onItsWay.release();
     }
     if (!accepted.created) {
       this.log.info('inbox.duplicate', { inbox_event: accepted.record.id, status: accepted.record.status, ctx });

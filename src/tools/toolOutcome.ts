@@ -143,7 +143,7 @@ export interface SteeringHost {
   /** Resolves with the judge's verdict as the tool's result. */
   goalComplete(caller: ToolCaller, evidence: string): Promise<ToolResult>;
   sideStart(caller: ToolCaller, instruction: string): { conversation: string } | string;
-  sidePromote(caller: ToolCaller, conversation: string): string | null;
+  sidePromote(caller: ToolCaller, conversation: string): Promise<string | null>;
 }
 
 /** The skill catalogue and a conversation's loaded skills, as skills.* see them. */

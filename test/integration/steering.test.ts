@@ -224,8 +224,9 @@ describe('side tasks', () => {
         depth: 0,
         kind: 'conversation' as const,
       };
-      assert.match(rig.sup.steering.sidePromote({ ...caller, conversation: 'other' }, side) ?? '', /not a side task/);
-      assert.equal(rig.sup.steering.sidePromote(caller, side), null);
+      const elsewhere = await rig.sup.steering.sidePromote({ ...caller, conversation: 'other' }, side);
+      assert.match(elsewhere ?? '', /not a side task/);
+      assert.equal(await rig.sup.steering.sidePromote(caller, side), null);
       assert.equal(rig.sup.conversation(side)?.controls?.side_of, null, 'promoted: a normal conversation now');
     } finally {
       await rig.close();

@@ -1,9 +1,11 @@
 // goal.* and side.*: the tools that steer a conversation beyond its current turn. Each reaches the supervisor's
 // steering desk; without one (no supervisor), the tool says it is not available.
+import { describeError } from '../../errors.js';
 import {
   type InternalToolHost,
   type ToolCaller,
   type ToolOutcome,
+  type ToolResult,
   toolDefer,
   toolError,
   toolOk,
@@ -41,6 +43,12 @@ export function sideStart(args: Args, caller: ToolCaller, host: InternalToolHost
 
 export function sidePromote(args: Args, caller: ToolCaller, host: InternalToolHost): ToolOutcome {
   if (!host.steering) return toolUnavailable('side.promote');
-  const refused = host.steering.sidePromote(caller, args['conversation'] as string);
-  return refused === null ? toolOk({ promoted: true }) : toolError(`side.promote: ${refused}`);
+  const promoted = host.steering.sidePromote(caller, args['conversation'] as string).then(
+    (refused): ToolResult =>
+      refused === null
+        ? { result: { promoted: true }, is_error: false }
+        : { result: `side.promote: ${refused}`, is_error: true },
+    (err: unknown): ToolResult => ({ result: `side.promote: ${describeError(err)}`, is_error: true }),
+  );
+  return toolDefer(promoted);
 }

@@ -8,20 +8,37 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import type { Principal } from '../../../src/a2a/backend.js';
 import { TaskBackend } from '../../../src/a2a/taskBackend.js';
+import { QuotaExceeded } from '../../../src/budget/quotas.js';
+import type { Config } from '../../../src/config/types.js';
 import { createLogger } from '../../../src/obs/log.js';
 import type { SupervisorPort } from '../../../src/runtime/producer.js';
 import { openStore } from '../../../src/store/openStore.js';
+import { ConversationIntake, type ConversationIntakeDeps } from '../../../src/supervisor/conversationIntake.js';
 import { inboxEvent, taskRecord } from '../../unit/store/storeFixtures.js';
 import { within } from '../wait.js';
 
 const OPERATOR: Principal = { id: 'operator', role: 'operator', grants: [] };
 
-async function setup() {
+/** The operator's message_bytes quota (a real intake checks an answer against it). */
+function quotaCheck(messageBytes: number | undefined) {
+  const principals = [{ id: 'boss', role: 'operator', match: { any: true }, quotas: { message_bytes: messageBytes } }];
+  const log = createLogger({ level: 'error', write: () => {} });
+  const deps = { config: { a2a: { principals } } as unknown as Config, log } as ConversationIntakeDeps;
+  const real = new ConversationIntake(deps);
+  return real.checkMessageBytes.bind(real);
+}
+
+async function setup(messageBytes?: number) {
   const store = openStore({ kind: 'sqlite', path: mkdtempSync(join(tmpdir(), 'agentd-intake-')) });
   const event = inboxEvent({ principal: 'operator' });
   const task = taskRecord({ inbox_event: event.id, principal: 'operator' });
   await store.inbox.accept(event, task);
-  const intake = { admit: async () => {}, load: async () => {} };
+  const intake = {
+    admit: async () => ({ release: () => {} }),
+    load: async () => {},
+    withLoaded: async (_ctx: string, work: () => unknown) => work(),
+    checkMessageBytes: quotaCheck(messageBytes),
+  };
   const supervisor = { status: () => ({ running: 1 }), cancelEvent: () => {}, intake } as unknown as SupervisorPort;
   const accepted: string[] = [];
   const backend = new TaskBackend({
@@ -62,6 +79,27 @@ describe('TaskBackend intake', () => {
       assert.equal((await backend.getTask(OPERATOR, task.id))?.state, 'input_required');
       const working = await backend.send(OPERATOR, { text: 'blue', taskId: task.id });
       assert.equal(working.state, 'working');
+      assert.deepEqual(await within(answer, 5_000, 'the answer'), {
+        result: { reply: 'blue', timed_out: false },
+        is_error: false,
+      });
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('an answer past message_bytes is refused and its question stays open; one within it is taken', async () => {
+    const { store, backend, task, ask, asked } = await setup(8);
+    try {
+      const answer = ask('Which colour?');
+      await asked();
+      // Before, an answer was never measured: this one was taken, whatever its size.
+      await assert.rejects(
+        backend.send(OPERATOR, { text: 'a very long answer', taskId: task.id }),
+        (err: unknown) => err instanceof QuotaExceeded && err.refusal.quota === 'message_bytes',
+      );
+      assert.equal((await backend.getTask(OPERATOR, task.id))?.state, 'input_required', 'still asking');
+      assert.equal((await backend.send(OPERATOR, { text: 'blue', taskId: task.id })).state, 'working');
       assert.deepEqual(await within(answer, 5_000, 'the answer'), {
         result: { reply: 'blue', timed_out: false },
         is_error: false,

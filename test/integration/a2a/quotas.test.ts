@@ -2,6 +2,11 @@
 // message_bytes, a new conversation past conversations, and a message past stored_bytes are each refused with a
 // JSON-RPC error naming the quota, its limit and the principal; nothing of a refused message is stored, and a
 // principal without quotas sends the same message fine (the premise: the refusal is the quota's).
+//
+// Quotas count what is on its way: with the agent paused, accepted messages wait in the queue and none reaches its
+// conversation. Before quotas counted accepted-but-unfinished messages, every such send was accepted (the heads
+// had not changed): the premise each burst refusal shows. A retry of an accepted message gets its task back even once a quota is full (before, the
+// quota refused it), and steering a fresh context counts as a new conversation (before, it was never checked).
 import assert from 'node:assert/strict';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,10 +16,27 @@ import { RPC_CODES } from '../../../src/a2a/rpcError.js';
 import { type Agent, createAgent } from '../../../src/agent.js';
 import { createLogger } from '../../../src/obs/log.js';
 import { SqliteStore } from '../../../src/store/sqliteStore.js';
-import { startScriptedModel } from '../../doubles/scriptedModel.js';
+import { type ScriptedModel, startScriptedModel } from '../../doubles/scriptedModel.js';
 import { within } from '../wait.js';
 
 const TOKENS = { ALICE_TOKEN: 'alice-token-1234', CAROL_TOKEN: 'carol-token-5678', BOB_TOKEN: 'bob-token-9012' };
+
+/** A running agent with `yaml` as its config over a fresh state directory, and its scripted model. */
+async function startAgent(yaml: string): Promise<{ agent: Agent; model: ScriptedModel; dir: string }> {
+  const model = await startScriptedModel({ turns: [{ content: 'ok' }] });
+  const dir = mkdtempSync(join(tmpdir(), 'agentd-quotas-'));
+  writeFileSync(join(dir, 'agentd.yaml'), yaml);
+  const agent = await createAgent({
+    config: {
+      files: ['agentd.yaml'],
+      env: { AGENTD_STATE_DIR: dir, ...TOKENS },
+      flags: { intelligence: model.url, model: 'test-model' },
+      cwd: dir,
+    },
+    log: createLogger({ level: 'error', write: () => {} }),
+  });
+  return { agent, model, dir };
+}
 const CONFIG = `a2a:
   listen: http://127.0.0.1:0
   principals:
@@ -24,37 +46,31 @@ const CONFIG = `a2a:
 `;
 
 interface Reply {
-  result?: { task?: { status?: { state?: string } } };
+  result?: { task?: { id?: string; status?: { state?: string } } };
   error?: { code: number; message: string };
 }
 
-/** A blocking SendMessage over HTTP: resolves once the turn ended (or with the refusal). */
-async function send(agent: Agent, token: string, contextId: string, text: string): Promise<Reply> {
-  const message = { messageId: `m-${Math.random().toString(36).slice(2)}`, contextId, parts: [{ text }] };
+/** A SendMessage over HTTP with these params. */
+async function post(agent: Agent, token: string, params: Record<string, unknown>): Promise<Reply> {
   const res = await fetch(agent.a2aUrl ?? '', {
     method: 'POST',
     headers: { 'Content-Type': 'application/json', 'A2A-Version': '1.0', Authorization: `Bearer ${token}` },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SendMessage', params: { message } }),
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SendMessage', params }),
   });
   return (await res.json()) as Reply;
+}
+
+/** A blocking SendMessage over HTTP: resolves once the turn ended (or with the refusal). */
+function send(agent: Agent, token: string, contextId: string, text: string): Promise<Reply> {
+  const message = { messageId: `m-${Math.random().toString(36).slice(2)}`, contextId, parts: [{ text }] };
+  return post(agent, token, { message });
 }
 
 const completed = (reply: Reply) => assert.equal(reply.result?.task?.status?.state, 'TASK_STATE_COMPLETED');
 
 describe('per-principal quotas over A2A', () => {
   it('refuses past message_bytes, conversations and stored_bytes, naming each; nothing refused is stored', async () => {
-    const model = await startScriptedModel({ turns: [{ content: 'ok' }] });
-    const dir = mkdtempSync(join(tmpdir(), 'agentd-quotas-'));
-    writeFileSync(join(dir, 'agentd.yaml'), CONFIG);
-    const agent = await createAgent({
-      config: {
-        files: ['agentd.yaml'],
-        env: { AGENTD_STATE_DIR: dir, ...TOKENS },
-        flags: { intelligence: model.url, model: 'test-model' },
-        cwd: dir,
-      },
-      log: createLogger({ level: 'error', write: () => {} }),
-    });
+    const { agent, model, dir } = await startAgent(CONFIG);
     const long = 'x'.repeat(100);
     let carolSent = 0;
     try {
@@ -107,6 +123,77 @@ describe('per-principal quotas over A2A', () => {
       assert.equal(tasks.length, 3, 'a task for each accepted message of hers, none for a refused one');
     } finally {
       await store.close();
+    }
+  });
+});
+
+const BURST_CONFIG = `a2a:
+  listen: http://127.0.0.1:0
+  principals:
+    - {id: alice, role: user, match: {bearer: "{{secret:ALICE_TOKEN}}"}, quotas: {conversations: 2}}
+    - {id: carol, role: user, match: {bearer: "{{secret:CAROL_TOKEN}}"}, quotas: {stored_bytes: 3000}}
+`;
+
+/** A non-blocking SendMessage (the agent is paused: a blocking one would wait for a turn that does not start). */
+function sendNow(agent: Agent, token: string, message: Record<string, unknown>): Promise<Reply> {
+  return post(agent, token, { message, configuration: { returnImmediately: true } });
+}
+
+const text = (contextId: string, body: string, messageId = `m-${Math.random().toString(36).slice(2)}`) => ({
+  messageId,
+  contextId,
+  parts: [{ text: body }],
+});
+
+describe('quotas count accepted messages not yet in their conversations', () => {
+  it('refuses a burst past conversations and stored_bytes; a retry still gets its task; steering counts', async () => {
+    const { agent, model } = await startAgent(BURST_CONFIG);
+    try {
+      agent.supervisor.pause();
+      // conversations: 2: six concurrent sends to six new contexts; two are accepted, four refused.
+      const burst = await within(
+        Promise.all([1, 2, 3, 4, 5, 6].map((i) => sendNow(agent, TOKENS.ALICE_TOKEN, text(`n${i}`, 'hi')))),
+        20_000,
+        'alice burst',
+      );
+      const accepted = burst.filter((r) => r.result?.task !== undefined);
+      const refused = burst.filter((r) => r.error?.code === RPC_CODES.quota_exceeded);
+      assert.equal(accepted.length, 2, 'two new conversations fit');
+      assert.equal(refused.length, 4, 'the other four would pass the conversations quota');
+      assert.match(
+        refused[0]?.error?.message ?? '',
+        /^quota conversations exceeded for principal user:alice: limit 2 /,
+      );
+      // Steering a third fresh context would create a conversation too.
+      const mode = await sendNow(agent, TOKENS.ALICE_TOKEN, {
+        messageId: 'mode-1',
+        contextId: 'n9',
+        parts: [{ data: { agentd: { op: 'mode', mode: 'plan' } } }],
+      });
+      assert.equal(mode.error?.code, RPC_CODES.quota_exceeded, 'mode on a fresh context counts as a new conversation');
+
+      // stored_bytes: 3000: twelve 600-byte sends, one after another; five fit (5 × 600 = 3000).
+      const first = text('s1', 'y'.repeat(600), 'carol-first');
+      const replies: Reply[] = [];
+      for (let i = 0; i < 12; i++) {
+        const message = i === 0 ? first : text('s1', 'y'.repeat(600));
+        replies.push(await within(sendNow(agent, TOKENS.CAROL_TOKEN, message), 20_000, `carol ${i}`));
+      }
+      assert.equal(replies.filter((r) => r.result?.task !== undefined).length, 5);
+      const over = replies.find((r) => r.error !== undefined);
+      assert.match(over?.error?.message ?? '', /^quota stored_bytes exceeded for principal user:carol: limit 3000 /);
+
+      // The quota is full now; a retry of her first message is that message, not a new one: its task comes back.
+      const retry = await within(sendNow(agent, TOKENS.CAROL_TOKEN, first), 20_000, 'carol retry');
+      assert.equal(retry.error, undefined, 'a retry of an accepted message is not refused by a quota');
+      assert.equal(retry.result?.task?.id, replies[0]?.result?.task?.id, 'the original task');
+
+      agent.supervisor.resume();
+      await within(agent.supervisor.whenIdle(), 60_000, 'the accepted messages run');
+      assert.equal(agent.supervisor.status().queued, 0);
+    } finally {
+      await agent.close();
+      await model.close();
     }
   });
 });

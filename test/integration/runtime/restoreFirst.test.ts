@@ -93,7 +93,12 @@ describe('producers and the restore', () => {
     const calls: string[] = [];
     const supervisor = {
       steering: { setMode: (ctx: string) => void calls.push(`setMode ${ctx}`) },
-      intake: { admit: async (_p: string, ctx: string) => void calls.push(`admit ${ctx}`) },
+      intake: {
+        admit: async (_p: string, ctx: string) => {
+          calls.push(`admit ${ctx}`);
+          return { release: () => {} };
+        },
+      },
     } as unknown as SupervisorPort;
     let open: () => void = () => {};
     const ready = new Promise<void>((resolve) => {

@@ -2,7 +2,8 @@
 // the principal; a message within every quota (or with no quotas) passes.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { QuotaExceeded, quotaRefusal } from '../../../src/a2a/quotas.js';
+import { conversationRefusal, QuotaExceeded, quotaRefusal, quotasOf } from '../../../src/budget/quotas.js';
+import { DaemonError } from '../../../src/errors.js';
 
 const use = { conversations: 2, storedBytes: 900, messageBytes: 50, newConversation: false };
 const P = 'user:alice';
@@ -38,5 +39,31 @@ describe('quotaRefusal', () => {
       err.message,
       'quota stored_bytes exceeded for principal user:alice: limit 949 bytes, this message needs 950',
     );
+  });
+
+  it('is a DaemonError with code quota_exceeded, not retryable (the same request stays refused)', () => {
+    const err = new QuotaExceeded({ quota: 'conversations', limit: 2, principal: P, wanted: 3 });
+    assert.ok(err instanceof DaemonError);
+    assert.equal(err.code, 'quota_exceeded');
+    assert.equal(err.retryable, false);
+  });
+});
+
+describe('conversationRefusal and quotasOf', () => {
+  it('refuses a conversation past the conversations quota alone, whatever the bytes', () => {
+    assert.equal(conversationRefusal(P, { conversations: 2, stored_bytes: 1 }, 1), null);
+    assert.deepEqual(conversationRefusal(P, { conversations: 2 }, 2), {
+      quota: 'conversations',
+      limit: 2,
+      principal: P,
+      wanted: 3,
+    });
+  });
+
+  it("finds a principal's quotas by the id it acts under", () => {
+    const principals = [{ id: 'alice', role: 'user', match: { any: true }, quotas: { conversations: 1 } }] as never;
+    assert.deepEqual(quotasOf(principals, P), { conversations: 1 });
+    assert.equal(quotasOf(principals, 'operator'), undefined);
+    assert.equal(quotasOf(principals, null), undefined);
   });
 });
