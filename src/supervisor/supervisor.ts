@@ -320,11 +320,11 @@ export class Supervisor {
   }
 
   /** Starts no new turns; waits up to `timeoutMs` for live ones, then kills the rest (their events replay later). */
-  async drain(timeoutMs: number): Promise<{ abandoned: number; queued: number }> {
+  async drain(timeoutMs: number, reason = 'stop'): Promise<{ abandoned: number; queued: number }> {
     this.hold.draining = true;
     this.lease.stop();
     const live = liveTurns(this.jobs.jobs);
-    this.log.info('drain.start', { live, queued: statusCounts(this.jobs.jobs).queued });
+    this.log.info('drain.start', { reason, live, queued: statusCounts(this.jobs.jobs).queued });
     let timer: NodeJS.Timeout | undefined;
     const timedOut = await Promise.race([
       this.untilNoLiveWork().then(() => false),

@@ -14,7 +14,7 @@ import { SqliteStore } from '../../../src/store/sqliteStore.js';
 import { startScriptedModel } from '../../doubles/scriptedModel.js';
 import { within } from '../wait.js';
 
-const TOKENS = { ALICE_TOKEN: 'alice-token-1234', CAROL_TOKEN: 'carol-token-5678', BOB_TOKEN: 'bob-token-9012' };
+const TOKENS = { ALICE_TOKEN: 'alice-token-1234', CAROL_TOKEN: 'carol-token-5678', BOB_TOKEN: 'bob-token-9012ab' };
 const CONFIG = `a2a:
   listen: http://127.0.0.1:0
   principals:
