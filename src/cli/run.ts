@@ -11,6 +11,7 @@ import { ToolSurface } from '../tools/surface.js';
 import { type CliArgs, parseArgs, VERSION } from './args.js';
 import { runDaemon } from './daemon.js';
 import { EXIT, exitCodeForError, exitCodeForOutcome } from './exitCodes.js';
+import { noteJobStore } from './jobStore.js';
 import { runReloadCommand } from './reloadCommand.js';
 import { trapReloads } from './reloadTriggers.js';
 
@@ -42,9 +43,7 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv = process.en
   const log = createLogger({ level: config.observability.log_level, base: { pid: process.pid, comp: 'supervisor' } });
   if (args.capabilities) return { code: EXIT.ok, stdout: await capabilities(config, log, env) };
   const daemon = config.a2a.listen !== null;
-  if (!daemon && config.store.kind === 'memory') {
-    log.info('store.none', { durable: false, name_one_with: ['store.path', 'AGENTD_STATE_DIR', '--state-dir'] });
-  }
+  noteJobStore(config, cwd, log);
   const reloads = trapReloads({ files: args.configFiles, watchFiles: args.watchConfig, cwd, log });
   let runtime: Runtime;
   try {

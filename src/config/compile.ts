@@ -6,6 +6,7 @@ import { homedir } from 'node:os';
 import { resolve } from 'node:path';
 import { DaemonError } from '../errors.js';
 import { registerSecret } from '../obs/log.js';
+import { isCredentialHeader } from '../obs/redactor.js';
 import { checkA2a } from './a2aKeys.js';
 import { settleAwsAuth } from './awsAuth.js';
 import { readEnvSettings, readFlagSettings } from './envSource.js';
@@ -14,6 +15,7 @@ import { buildTree, deepFreeze, layerValue } from './merge.js';
 import { checkPromptKeys } from './promptKeys.js';
 import { checkIntelligence, type OriginOf } from './roleRules.js';
 import { DEFAULT_STORE_PATH, KEY_PATHS, KEYS, keySpec } from './schema.js';
+import { checkSecretLengths } from './secretLengths.js';
 import { resolveSecrets } from './secrets.js';
 import type { Setting } from './setting.js';
 import type { Config, ConfigSources, ProviderConfig } from './types.js';
@@ -61,7 +63,7 @@ export function compileConfig(sources: ConfigSources): Readonly<Config> {
     files.map((f) => resolve(sources.cwd, f)),
   );
   settleIntelligence(values, accepted);
-  if (sources.oneShot === true) settleJobStore(values, accepted, sources.env);
+  const storeDefaulted = sources.oneShot === true && settleJobStore(values, accepted, sources.env);
   // The tree has exactly the table's paths, and the KEYS type pins each path's value type to Config's.
   const config = buildTree(values) as unknown as Config;
   const originOf = originFinder(accepted);
@@ -72,8 +74,10 @@ export function compileConfig(sources: ConfigSources): Readonly<Config> {
     ...checkIntelligence(config, originOf),
     ...checkA2a(config, originOf),
     ...checkPromptKeys(config, originOf),
+    ...checkSecretLengths(config, originOf),
   ];
   if (crossProblems.length > 0) throw new DaemonError('config_invalid', joinProblems(crossProblems));
+  if (storeDefaulted) defaultedConfigs.add(config);
   return deepFreeze(config);
 }
 
@@ -113,9 +117,21 @@ function settleJobStore(
   values: Map<string, unknown>,
   accepted: readonly Accepted[],
   env: Record<string, string | undefined>,
-): void {
-  const named = Boolean(env['AGENTD_STATE_DIR']) || accepted.some((a) => a.setting.path.startsWith('store.'));
-  if (!named && values.get('a2a.listen') === null) values.set('store.kind', 'memory');
+): boolean {
+  // Only where the store is names one: `store.conversation_cache` or `store.min_free` tune whichever store there is.
+  const named = Boolean(env['AGENTD_STATE_DIR']) || accepted.some((a) => STORE_NAMING.has(a.setting.path));
+  if (named || values.get('a2a.listen') !== null) return false;
+  values.set('store.kind', 'memory');
+  return true;
+}
+
+const STORE_NAMING = new Set(['store.kind', 'store.path']);
+/** The configs whose one-shot job was given no store because none was named. */
+const defaultedConfigs = new WeakSet<object>();
+
+/** True when `config` is a one-shot job's whose store was left out (not a `store.kind: memory` the user wrote). */
+export function jobStoreDefaulted(config: Readonly<Config>): boolean {
+  return defaultedConfigs.has(config);
 }
 
 /**
@@ -141,7 +157,8 @@ function originFinder(accepted: readonly Accepted[]): OriginOf {
     const head = at[0];
     const found = accepted.findLast(
       ({ setting, value }) =>
-        setting.path === path && (head === undefined || (isRecord(value) && Object.hasOwn(value, String(head)))),
+        setting.path === path &&
+        (head === undefined || ((isRecord(value) || Array.isArray(value)) && Object.hasOwn(value, String(head)))),
     );
     if (!found) return undefined;
     return at.length > 0 && found.setting.locate ? found.setting.locate(at) : found.setting.origin;
@@ -228,10 +245,10 @@ function joinProblems(problems: string[]): string {
   return more > 0 ? `${shown}; (and ${more} more)` : shown;
 }
 
-/** Registers a sensitive value (a string, or every value of a string map such as headers) for redaction. */
+/** Registers a sensitive value (a string, or a header map's credential-named values) for redaction. */
 function registerSensitive(value: unknown): void {
   if (typeof value === 'string') registerSecret(value);
   else if (typeof value === 'object' && value !== null) {
-    for (const v of Object.values(value)) if (typeof v === 'string') registerSecret(v);
+    for (const [k, v] of Object.entries(value)) if (typeof v === 'string' && isCredentialHeader(k)) registerSecret(v);
   }
 }

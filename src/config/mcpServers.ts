@@ -1,5 +1,6 @@
 // The `mcp.servers` kind: NAME → {url, headers?, token?} (Streamable HTTP) or {command, args?, env?, cwd?}
 // (stdio), from YAML or from one `--mcp NAME=URL|NAME=command args` flag. Pure: validation and shaping only.
+import { isCredentialHeader } from '../obs/redactor.js';
 import { checkUrl, type SecretResolver, type SubPath, type ValueKind } from './kinds.js';
 import { closedMapping, isMapping, problemAt, shaped, textAt, textListAt, textMapAt } from './mappings.js';
 import type { McpServerConfig } from './types.js';
@@ -105,12 +106,20 @@ export function splitWords(text: string, at: SubPath): string[] {
   return words;
 }
 
-/** Secrets resolve in a token (registered for redaction), header values and env values; nowhere else. */
+/**
+ * Secrets resolve in a token, header values and env values; nowhere else. The token and credential-named header
+ * values are registered for redaction (as the worker does), env values only where they came from a secret.
+ */
 function resolveServerSecrets(servers: Servers, resolve: SecretResolver): Servers {
   const out: Servers = {};
   for (const [name, server] of Object.entries(servers)) {
     const inMap = (map: Record<string, string>, key: string): Record<string, string> =>
-      Object.fromEntries(Object.entries(map).map(([k, v]) => [k, resolve(v, [name, key, k])]));
+      Object.fromEntries(
+        Object.entries(map).map(([k, v]) => [
+          k,
+          resolve(v, [name, key, k], key === 'headers' && isCredentialHeader(k)),
+        ]),
+      );
     out[name] =
       'url' in server
         ? {

@@ -1,5 +1,6 @@
 // The structured intelligence kinds: `providers` (named connections), `models` (declared aliases) and `routes`,
 // plus the scalar kinds of `roles`. Pure: shape checks only; references between keys are checked in roleRules.ts.
+import { isCredentialHeader } from '../obs/redactor.js';
 import { DIALECTS, MODEL_FAMILIES } from '../protocol/frames.js';
 import { AWS_REGION_PATTERN } from './awsCredentials.js';
 import { type Coerced, checkUrl, type SecretResolver, type SubPath, showValue, type ValueKind } from './kinds.js';
@@ -82,11 +83,14 @@ function readEndpoints(value: unknown, at: SubPath): string[] {
   });
 }
 
-/** Secrets resolve in the token and in header values, and both are registered for redaction. */
+/** Secrets resolve in the token and in header values; the token and credential-named headers are registered. */
 function resolveProviderSecrets(providers: Providers, resolve: SecretResolver): Providers {
   const out: Providers = {};
   for (const [name, provider] of Object.entries(providers)) {
-    const headers = Object.entries(provider.headers).map(([k, v]) => [k, resolve(v, [name, 'headers', k], true)]);
+    const headers = Object.entries(provider.headers).map(([k, v]) => [
+      k,
+      resolve(v, [name, 'headers', k], isCredentialHeader(k)),
+    ]);
     out[name] = {
       ...provider,
       headers: Object.fromEntries(headers),

@@ -151,7 +151,7 @@ export const KEYS: KeyTable = {
   'intelligence.headers': {
     kind: stringMapKind(),
     default: {},
-    doc: 'Extra HTTP headers on model requests (values are redacted from events).',
+    doc: 'Extra HTTP headers on model requests (credential-named values are redacted from events).',
     sensitive: true,
   },
   'intelligence.timeout': { kind: durationKind(), default: 120_000, doc: 'Per-request timeout of one model call.' },

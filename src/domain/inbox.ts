@@ -82,6 +82,8 @@ export interface InboxOutcome {
   /** Where `error` came from; records stored before kinds existed lack it (read them with `errorKindOf`). */
   error_kind?: TurnErrorKind;
   finish_status?: string;
+  /** The turn called `finish {exit: true}`: kept with the outcome so a fold retried after a store error still asks. */
+  finish_exit?: true;
 }
 
 /** The startup prompt's dedupe keys begin with this (they name the prompt's hash). */

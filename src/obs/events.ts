@@ -6,6 +6,7 @@ export const EVENT_NAMES = [
   'proc.exit',
   'store.opened',
   'store.none',
+  'store.default_ignored',
   'restore.done',
   'drain.start',
   'drain.done',

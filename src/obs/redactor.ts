@@ -1,7 +1,9 @@
-// The one redactor, shared by the supervisor and the worker: every secret value the config knows (model and MCP
-// tokens, header values, principal bearer tokens, `{{secret:…}}` values) becomes `[redacted]` wherever text leaves
-// a process — event lines, errors, frames up from a worker, stored outcomes and transcripts. Holds the process's
-// registry; the worker fills its own from the spawn frame's `redact` list (reference §1.5 step 2: never echo a token).
+// The one redactor, shared by the supervisor and the worker: every credential the config knows (model and MCP
+// tokens, credential-named header values, principal bearer tokens, AWS keys, `{{secret:…}}` values) becomes
+// `[redacted]` wherever text leaves a process — event lines, errors, frames up from a worker, stored outcomes and
+// transcripts. Holds the process's registry; the worker fills its own from the spawn frame's `redact` list
+// (reference §1.5 step 2: never echo a token). Ordinary config values (a `LOG_LEVEL: warn`) are not credentials:
+// registering them would shred every answer that contains the word.
 
 export const REDACTED = '[redacted]';
 
@@ -36,20 +38,33 @@ export function redact(text: string): string {
   return ordered.length === 0 ? text : redactWith(text, ordered);
 }
 
-/**
- * A copy of a JSON-shaped value with every string (keys left alone) redacted; the value itself when no secret is
- * registered. Used on whole frames, results and fold plans, so no field can be forgotten.
- */
-export function redactDeep<T>(value: T): T {
-  return ordered.length === 0 ? value : (walk(value) as T);
+/** A header whose value is a credential (Authorization, Proxy-Authorization, Cookie, *key*, *token*, *secret*). */
+export function isCredentialHeader(name: string): boolean {
+  return /authorization|cookie|key|token|secret|password/i.test(name);
 }
 
-function walk(value: unknown): unknown {
+/** Fields that name or classify rather than say something: their strings are never rewritten. */
+const STRUCTURAL = new Set(['role', 'type', 'status', 'id', 'name', 'kind', 'tool_use_id', 'event', 'error_kind']);
+/** Free-form payloads (tool arguments and results, finish output): every string inside is text. */
+const FREE = new Set(['args', 'input', 'arguments', 'result', 'output', 'value']);
+
+/**
+ * A copy of a JSON-shaped value with its text fields redacted (message text and content, replies, errors, tool
+ * arguments and results); structural fields (role, type, status, id, name, kind…) are left as they are, so a
+ * transcript keeps its shape. The value itself when no secret is registered.
+ */
+export function redactDeep<T>(value: T): T {
+  return ordered.length === 0 ? value : (walk(value, false) as T);
+}
+
+function walk(value: unknown, free: boolean): unknown {
   if (typeof value === 'string') return redact(value);
-  if (Array.isArray(value)) return value.map(walk);
+  if (Array.isArray(value)) return value.map((v) => walk(v, free));
   if (value !== null && typeof value === 'object') {
     const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) out[k] = walk(v);
+    for (const [k, v] of Object.entries(value)) {
+      out[k] = !free && typeof v === 'string' && STRUCTURAL.has(k) ? v : walk(v, free || FREE.has(k));
+    }
     return out;
   }
   return value;

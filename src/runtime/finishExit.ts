@@ -9,15 +9,15 @@ import type { Producer, ProducerContext } from './producer.js';
 /** What a committed turn means for the process: nothing, an exit with a finish status, or an exit refused. */
 export type ExitAsk = { exit: false } | { exit: true; status: string } | { exit: 'refused'; reason: string };
 
-/** Decides whether a committed turn stops the daemon. Pure. */
+/** Decides whether a committed turn stops the daemon, from its outcome (a retried fold has no result). Pure. */
 export function classifyExitAsk(turn: CommittedTurn): ExitAsk {
-  const finish = turn.result?.finish;
-  if (finish?.exit !== true) return { exit: false };
+  const { outcome } = turn;
+  if (outcome.finish_exit !== true) return { exit: false };
   const principal = turn.event.principal;
   if (principal !== null && principal !== 'operator') {
     return { exit: 'refused', reason: `a turn for ${principal} may not stop the daemon` };
   }
-  return { exit: true, status: finish.status ?? 'completed' };
+  return { exit: true, status: outcome.finish_status ?? 'completed' };
 }
 
 export class FinishExit implements Producer {
@@ -37,8 +37,8 @@ export class FinishExit implements Producer {
       if (ask.exit === 'refused') ctx.log.warn('finish.exit', { ...at, refused: ask.reason });
       if (ask.exit !== true || this.asked !== null) return;
       this.asked = { ctx: at.ctx, status: ask.status };
-      ctx.log.info('finish.exit', { ...at, status: ask.status, reason: 'exit' });
-      ctx.requestStop();
+      // `root.finish {exit: true}` was logged by the fold; the drain says `drain.start {reason: "exit"}`.
+      ctx.requestStop('exit');
     });
   }
 

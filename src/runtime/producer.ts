@@ -28,8 +28,8 @@ export interface ProducerContext {
   supervisor: SupervisorPort;
   /** Where a producer that owns A2A tasks plugs its hooks in (at most one does). */
   tasks: TaskHooksSlot;
-  /** Asks the runtime to drain and stop (the operator's `drain` command). */
-  requestStop(): void;
+  /** Asks the runtime to drain and stop (the operator's `drain` command); `reason` goes on `drain.start`. */
+  requestStop(reason?: string): void;
   /** Reloads the config (the operator's `reload` command; interfaces §3.6). */
   reload(): ReloadReport;
   /** What the supervisor publishes about turns: committed folds, idle boundaries, a conversation's activity. */

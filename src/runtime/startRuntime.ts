@@ -141,7 +141,8 @@ export async function startRuntime(config: Readonly<Config>, opts: RuntimeOption
 }
 
 interface Drain {
-  run(): Promise<unknown>;
+  /** `reason` is what `drain.start` says (`exit` for a turn's `finish {exit: true}`, reference §14.2 step 7). */
+  run(reason?: string): Promise<unknown>;
   readonly requested: Promise<void>;
 }
 
@@ -157,9 +158,9 @@ function drainOnce(supervisor: Supervisor, cfg: Readonly<Config>, stopIntake: ()
   });
   return {
     requested,
-    run: () => {
+    run: (reason = 'stop') => {
       if (draining === null) {
-        draining = stopIntake().then(() => supervisor.drain(cfg.lifecycle.drain_timeout));
+        draining = stopIntake().then(() => supervisor.drain(cfg.lifecycle.drain_timeout, reason));
         announce();
       }
       return draining;
@@ -236,7 +237,7 @@ async function startProducers(cfg: Readonly<Config>, opts: RuntimeOptions, parts
     log: opts.log,
     supervisor: gatedPort(supervisor, restoring),
     tasks,
-    requestStop: () => void drain.run(),
+    requestStop: (reason) => void drain.run(reason),
     reload: () => reload('operator'),
     turns: supervisor.steering.feed,
     ports,

@@ -4,7 +4,7 @@
 // hooks do.
 import { describeError } from '../errors.js';
 import type { Logger } from '../obs/log.js';
-import { knownSecrets } from '../obs/redactor.js';
+import { knownSecrets, redactDeep } from '../obs/redactor.js';
 import type { SpawnPayload, UpFrame } from '../protocol/frames.js';
 import type { Usage } from '../protocol/messages.js';
 import type { TurnErrorKind, TurnStatus } from '../protocol/status.js';
@@ -114,6 +114,8 @@ export class Children {
     };
     this.live.set(node, { child, hooks, timers: [] });
     try {
+      // Every secret, principals' tokens included: the worker's stderr is its own (inherited), and a model error that
+      // echoes a caller's token must be redacted there too (README "Secrets"). Frames are redacted again on receipt.
       handle.send({ type: 'spawn', ...spec.payload, redact: knownSecrets() });
     } catch (err) {
       this.live.delete(node);
@@ -195,9 +197,12 @@ export class Children {
     this.kill(child, detail);
   }
 
-  private onFrame(node: number, frame: UpFrame): void {
+  private onFrame(node: number, received: UpFrame): void {
     const entry = this.live.get(node);
     if (!entry) return;
+    // Redacted once, where worker text enters the supervisor: task status, memory, notes and folds all read it from
+    // here (reference §1.5 step 2). The worker redacts too, but only with its own credentials.
+    const frame = redactDeep(received);
     try {
       if (frame.type === 'usage') this.account(entry.child, frame);
       else entry.hooks.onFrame(frame);

@@ -30,6 +30,7 @@ export function planFold(result: TurnResult, now: number, ran = true): FoldPlan 
   if (result.error !== undefined) outcome.error = result.error;
   if (result.error_kind !== undefined) outcome.error_kind = result.error_kind;
   if (finishStatus !== undefined) outcome.finish_status = finishStatus;
+  if (result.finish?.exit === true) outcome.finish_exit = true;
   return { append, outcome };
 }
 

@@ -8,7 +8,6 @@ import type { TurnJob } from '../domain/job.js';
 import type { TaskRecord } from '../domain/task.js';
 import { describeError } from '../errors.js';
 import type { Logger } from '../obs/log.js';
-import { redactDeep } from '../obs/redactor.js';
 import type { TurnResult } from '../protocol/frames.js';
 import { cacheFields } from '../protocol/usage.js';
 import type { CommitHealth } from '../store/commitHealth.js';
@@ -67,15 +66,13 @@ export class FoldBack {
     this.apply(job, conv, planNotRun(reason, kind, this.deps.now()));
   }
 
-  private apply(job: TurnJob, conv: Conversation, raw: FoldPlan, rawResult?: TurnResult, deterministic = false): void {
+  private apply(job: TurnJob, conv: Conversation, plan: FoldPlan, result?: TurnResult, deterministic = false): void {
     const { log, config } = this.deps;
-    // What is stored (transcript, inbox outcome, task) and what the fold leads to never holds a secret; the worker
-    // redacted its frames, and the supervisor's own texts (spawn and store errors) are redacted here.
-    const plan = redactDeep(raw);
-    const result = rawResult && redactDeep(rawResult);
+    // Worker text was redacted where its frames were received (Children.onFrame).
     this.deps.conversations.holdForFold(conv, job.event.id);
     this.deps.conversations.append(conv, plan.append);
-    logOutcome(log, job.ctx, plan.outcome, config.observability.log_content, deterministic);
+    const jobShape = config.a2a.listen === null;
+    logOutcome(log, job.ctx, plan.outcome, { logContent: config.observability.log_content, jobShape, deterministic });
     this.deps.beforeCommit();
     this.commit(job.event.id, conv.id, plan.outcome, result);
   }
@@ -153,12 +150,20 @@ export function logTurnDone(log: Logger, at: { node: number; ctx: string; turn: 
 }
 
 /** `turn.reply` (the text only with observability.log_content) and `root.finish` when finish was called. */
-function logOutcome(log: Logger, ctx: string, outcome: InboxOutcome, logContent: boolean, deterministic = false): void {
+function logOutcome(
+  log: Logger,
+  ctx: string,
+  outcome: InboxOutcome,
+  { logContent, jobShape, deterministic }: { logContent: boolean; jobShape: boolean; deterministic: boolean },
+): void {
   if (outcome.reply) {
     const text = logContent ? { text: outcome.reply } : {};
     log.info('turn.reply', { ctx, chars: outcome.reply.length, ...(deterministic ? { deterministic } : {}), ...text });
   }
-  if (outcome.finish_status !== undefined) log.info('root.finish', { ctx, status: outcome.finish_status });
+  if (outcome.finish_status !== undefined) {
+    const exit = outcome.finish_exit === true;
+    log.info('root.finish', { ctx, status: outcome.finish_status, exit, job_shape: jobShape });
+  }
 }
 
 // Who is waiting for which inbox event's outcome.

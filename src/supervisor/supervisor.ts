@@ -323,11 +323,11 @@ export class Supervisor {
   }
 
   /** Starts no new turns; waits up to `timeoutMs` for live ones, then kills the rest (their events replay later). */
-  async drain(timeoutMs: number): Promise<{ abandoned: number; queued: number }> {
+  async drain(timeoutMs: number, reason = 'stop'): Promise<{ abandoned: number; queued: number }> {
     this.hold.draining = true;
     this.lease.stop();
     const live = liveTurns(this.jobs.jobs);
-    this.log.info('drain.start', { live, queued: statusCounts(this.jobs.jobs).queued });
+    this.log.info('drain.start', { reason, live, queued: statusCounts(this.jobs.jobs).queued });
     const timedOut = await this.reactor.untilWithin(() => liveWork(this.jobs.jobs, this.thinking()) === 0, timeoutMs);
     const abandoned = timedOut ? drainVictims(this.jobs.jobs).filter((j) => j.state === 'running').length : 0;
     if (timedOut) this.handle({ type: 'drain_abandon' });

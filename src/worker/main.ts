@@ -4,6 +4,7 @@ import { describeError } from '../errors.js';
 import { callModel } from '../intel/modelClient.js';
 import type { Logger } from '../obs/log.js';
 import { createLogger, registerSecret } from '../obs/log.js';
+import { isCredentialHeader } from '../obs/redactor.js';
 import { EXIT } from '../protocol/exitTable.js';
 import { checkDownFrame } from '../protocol/frameCheck.js';
 import type { DownFrame, FrameHandlers, IntelligenceSpec, SpawnPayload, UpFrame } from '../protocol/frames.js';
@@ -12,7 +13,6 @@ import type { Usage } from '../protocol/messages.js';
 import { exitCodeForTurn } from '../protocol/status.js';
 import { addUsage } from '../protocol/usage.js';
 import { type CodeTool, loadCodeTools } from '../tools/codeTools.js';
-import { specSecrets } from '../tools/mcp/mcpReason.js';
 import { admitViaSupervisor } from './budgetAdmission.js';
 import { type CheckPermission, codeRunner } from './codeRunner.js';
 import { ControlChannel } from './controlChannel.js';
@@ -29,16 +29,20 @@ const MCP_CLOSE_GRACE_MS = 250;
 
 type Phase = 'await_spawn' | 'running' | 'done';
 
+/**
+ * The same list the supervisor holds for this worker's credentials: what the spawn frame names (secret-sourced
+ * values, tokens, AWS keys), the model token and credential-named headers. Other env and header values are config,
+ * not credentials (obs/redactor.ts).
+ */
 function registerSecrets(payload: SpawnPayload): void {
   for (const value of payload.redact ?? []) registerSecret(value);
   for (let intel = payload.intelligence as IntelligenceSpec | null | undefined; intel; intel = intel.fallback) {
     registerSecret(intel.token);
-    for (const [, value] of intel.headers) registerSecret(value);
+    for (const [name, value] of intel.headers) if (isCredentialHeader(name)) registerSecret(value);
   }
   for (const spec of payload.mcp_servers) {
-    for (const value of specSecrets(spec.transport === 'http' ? { headers: spec.headers } : { env: spec.env })) {
-      registerSecret(value);
-    }
+    if (spec.transport !== 'http') continue;
+    for (const [name, value] of Object.entries(spec.headers)) if (isCredentialHeader(name)) registerSecret(value);
   }
 }
 

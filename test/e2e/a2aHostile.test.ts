@@ -7,7 +7,7 @@ import { JSON_V1, rawRequest, rpc } from '../integration/a2a/listenerHarness.js'
 import { type Daemon, startOverModel } from './daemon.js';
 
 const INSTRUCTION = 'Private standing policy ZX-41: never discuss pricing.';
-const TOKENS = { ALICE_TOKEN: 'alice-token-1234', OPERATOR_TOKEN: 'op-token-9999' };
+const TOKENS = { ALICE_TOKEN: 'alice-token-1234', OPERATOR_TOKEN: 'op-token-9999abc' };
 const ALICE = { ...JSON_V1, Authorization: `Bearer ${TOKENS.ALICE_TOKEN}` };
 const OPERATOR = { ...JSON_V1, Authorization: `Bearer ${TOKENS.OPERATOR_TOKEN}` };
 

@@ -1,6 +1,7 @@
-// `finish {exit: true}` in a daemon (issue 13 item 13, reference §14.2 step 7): the built binary drains and exits
-// with the code the finish status maps to. Premise: a finish with exit from a user's turn leaves the daemon serving
-// (it is refused, `finish.exit {refused}`), which is what every finish did before.
+// `finish {exit: true}` in a daemon (issue 13 item 13, reference §14.2 step 7): the built binary logs `root.finish
+// {exit: true}`, drains (`drain.start {reason: "exit"}`) and exits with the code the finish status maps to.
+// Premise: the same operator finish without `exit` leaves the daemon serving, as does a user's exit (refused,
+// `finish.exit {refused}`); so `exit: true` from the operator is what stops it.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { TaskState } from '@a2a-js/sdk';
@@ -21,7 +22,15 @@ describe('finish {exit: true} in a daemon', () => {
   before(async () => {
     model = await startScriptedModel({
       turns: [{ content: 'still here' }],
-      match: [finishing('alice wants out', 'completed'), finishing('operator wants out', 'refused')],
+      match: [
+        finishing('alice wants out', 'completed'),
+        finishing('operator wants out', 'refused'),
+        {
+          when_contains: 'operator is done',
+          times: 1,
+          tool_calls: [{ name: 'finish', arguments: { status: 'refused', output: 'done' } }],
+        },
+      ],
     });
   });
   after(() => model.close());
@@ -33,12 +42,12 @@ describe('finish {exit: true} in a daemon', () => {
       '    - {id: alice, role: user, match: {bearer: "{{secret:ALICE_TOKEN}}"}}\n' +
       `intelligence:\n  endpoints: ${model.url}\n`;
     const daemon = await startDaemon(tempStateDir(), yaml, {
-      OPS_TOKEN: 'ops-token-1234',
-      ALICE_TOKEN: 'alice-tok-5678',
+      OPS_TOKEN: 'ops-token-1234-abcd',
+      ALICE_TOKEN: 'alice-tok-5678-abcd',
     });
     const exited = new Promise<number | null>((resolve) => daemon.child.on('exit', (code) => resolve(code)));
     try {
-      const alice = await clientFor(daemon.url, bearerFetch('alice-tok-5678'));
+      const alice = await clientFor(daemon.url, bearerFetch('alice-tok-5678-abcd'));
       const hers = asTask(await within(alice.sendMessage(send('alice wants out', { contextId: 'a' })), 20_000, 'a'));
       assert.equal(hers.status?.state, TaskState.TASK_STATE_COMPLETED);
       await waitUntil(() => daemon.events.some((e) => e.event === 'finish.exit'), 10_000, 'the ask is judged');
@@ -48,13 +57,20 @@ describe('finish {exit: true} in a daemon', () => {
       assert.equal(next.status?.state, TaskState.TASK_STATE_COMPLETED);
       assert.equal(daemon.child.exitCode, null);
 
-      const ops = await clientFor(daemon.url, bearerFetch('ops-token-1234'));
+      const ops = await clientFor(daemon.url, bearerFetch('ops-token-1234-abcd'));
+      const done = asTask(await within(ops.sendMessage(send('operator is done', { contextId: 'd' })), 20_000, 'd'));
+      assert.equal(done.status?.state, TaskState.TASK_STATE_COMPLETED);
+      const plain = daemon.events.find((e) => e.event === 'root.finish' && e.ctx === 'd');
+      assert.deepEqual([plain?.status, plain?.exit, plain?.job_shape], ['refused', false, false]);
+      assert.equal(daemon.child.exitCode, null, 'premise: a finish without exit leaves the daemon serving');
+
       const theirs = asTask(await within(ops.sendMessage(send('operator wants out', { contextId: 'c' })), 20_000, 'c'));
       assert.equal(theirs.status?.state, TaskState.TASK_STATE_COMPLETED, 'the turn itself completed');
       assert.equal(await within(exited, 30_000, 'the daemon exits by itself'), 5);
-      const names = daemon.events.map((e) => e.event);
-      assert.ok(names.indexOf('finish.exit') < names.lastIndexOf('drain.start'), 'the exit drained');
-      assert.equal(daemon.events.filter((e) => e.event === 'finish.exit' && e.status === 'refused').length, 1);
+      const asked = daemon.events.findIndex((e) => e.event === 'root.finish' && e.ctx === 'c');
+      assert.equal(daemon.events[asked]?.exit, true);
+      const drained = daemon.events.findIndex((e) => e.event === 'drain.start' && e.reason === 'exit');
+      assert.ok(asked >= 0 && drained > asked, 'the exit drained, with the reference event names');
     } finally {
       if (daemon.child.exitCode === null) await daemon.stop();
     }

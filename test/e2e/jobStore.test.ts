@@ -38,6 +38,25 @@ describe('the one-shot job store', () => {
     assert.deepEqual(readdirSync(cwd), [], 'no ./.agentd (or anything else) in the working directory');
   });
 
+  it('warns that an existing ./.agentd is not used, and names --state-dir .agentd to keep using it', async () => {
+    // Premise: the first run, with --state-dir .agentd, answers from that store; the second run (no store named)
+    // asks the model again — so the old store is really ignored, and the warning is what tells the user.
+    const cwd = tempStateDir();
+    const args = ['--intelligence', model.url, '--prompt', 'what is old?'];
+    const kept = await runAgentd([...args, '--state-dir', '.agentd'], { cwd });
+    assert.equal(kept.code, 0, kept.stderr);
+    assert.equal(eventsNamed(kept, 'store.default_ignored').length, 0, 'a named store is no default');
+    const before = model.requests.length;
+    const plain = await runAgentd(args, { cwd });
+    assert.equal(plain.code, 0, plain.stderr);
+    assert.equal(model.requests.length - before, 1, 'the old store was not used');
+    const warned = eventsNamed(plain, 'store.default_ignored');
+    assert.equal(warned.length, 1);
+    assert.equal(warned[0]?.level, 'warn');
+    assert.equal(warned[0]?.use, '--state-dir .agentd');
+    assert.equal(warned[0]?.path, join(cwd, '.agentd', 'agentd.db'));
+  });
+
   it('premise: a named store (--state-dir, AGENTD_STATE_DIR or store.path) answers the second run from it', async () => {
     const cases: Array<[string, string[], Record<string, string>]> = [
       ['--state-dir', ['--state-dir', 'kept'], {}],

@@ -1,7 +1,8 @@
 // The supervisor's side of the one redactor (issue 13 item 3): the spawn frame tells a worker every secret the
-// config knows, and whatever a worker sends back is redacted before it is stored, even from a worker that ignores
-// the list (here a double that quotes it verbatim). Without the fold's redaction the outcome reads `leaked: …
-// bob-bearer-8e21c7aa` and every token assertion fails.
+// config knows, and whatever a worker sends back is redacted where the supervisor receives it, before anything is
+// stored, even from a worker that ignores the list (here a double that quotes it verbatim). Without the redaction
+// in Children.onFrame the memory entry written from a tool request reads `leaked: … bob-bearer-8e21c7aa` (a fold-only
+// redaction never saw it), and so would the outcome and transcript.
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -31,6 +32,9 @@ describe('the supervisor redacts what a worker sends back', () => {
       const messages = JSON.stringify(rig.sup.conversation('r')?.messages);
       assert.match(messages, /turn ended with status failed: leaked: .*\[redacted\]/);
       assert.ok(!messages.includes(TOKEN), 'the transcript the model reads');
+      const memory = await rig.store.memory.get('leak', Date.now());
+      assert.match(JSON.stringify(memory?.value), /leaked: .*\[redacted\]/, 'the tool request was served');
+      assert.ok(!JSON.stringify(memory).includes(TOKEN), 'the memory entry written from tool arguments');
       const stored = await rig.store.inbox.find(event.id);
       assert.match(stored?.outcome?.error ?? '', /\[redacted\]/);
       assert.ok(!JSON.stringify(stored).includes(TOKEN), 'the stored inbox record');

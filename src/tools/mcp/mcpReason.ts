@@ -1,6 +1,6 @@
 // Short, single-line reasons for MCP failures (connect, list, call), scrubbed of credentials. Pure.
 // A reason reaches the model and the events, so it never carries a header value or a configured env value.
-import { redactWith } from '../../obs/redactor.js';
+import { isCredentialHeader, redact, redactWith } from '../../obs/redactor.js';
 import { STDIO_ENV_ALLOW, STDIO_ENV_ALLOW_PREFIXES } from './mcpEnv.js';
 
 const MAX_REASON = 200;
@@ -27,9 +27,9 @@ function messageOf(err: unknown): string {
   return own;
 }
 
-/** Replaces every secret (length ≥ 4) in `text` with `[redacted]`. */
+/** Replaces `secrets` and every registered secret (length ≥ 4) in `text` with `[redacted]`. */
 export function scrub(text: string, secrets: readonly string[]): string {
-  return redactWith(text, secrets);
+  return redact(redactWith(text, secrets));
 }
 
 /** A one-line reason for a thrown value, at most 200 characters, with `secrets` scrubbed. */
@@ -39,14 +39,15 @@ export function shortReason(err: unknown, secrets: readonly string[] = []): stri
 }
 
 /**
- * The values of a server spec that must never show up in a reason: header values, and env values except the
- * allow-listed inherited ones (PATH, HOME, … are not secrets and would only garble messages).
+ * The values of a server spec that must never show up in a reason: credential-named headers and env variables
+ * (`Authorization`, `API_KEY`, `GITHUB_TOKEN`), never the inherited allow-list. Other values are configuration
+ * (`LOG_LEVEL: warn`) and would only garble messages; secret-sourced ones are in the registry `scrub` also uses.
  */
 export function specSecrets(spec: { headers?: Record<string, string>; env?: Record<string, string> }): string[] {
-  const out = Object.values(spec.headers ?? {});
+  const out = Object.entries(spec.headers ?? {}).flatMap(([name, value]) => (isCredentialHeader(name) ? [value] : []));
   for (const [name, value] of Object.entries(spec.env ?? {})) {
     const inherited = STDIO_ENV_ALLOW.includes(name) || STDIO_ENV_ALLOW_PREFIXES.some((p) => name.startsWith(p));
-    if (!inherited) out.push(value);
+    if (!inherited && isCredentialHeader(name)) out.push(value);
   }
   return out;
 }

@@ -33,7 +33,7 @@ const PRINCIPALS = `
     - {id: bob, role: user, match: {bearer: "{{secret:BOB_TOKEN}}"}, grants: [fetch]}
     - {id: root, role: operator, match: {bearer: "{{secret:OPERATOR_TOKEN}}"}}
 `;
-const TOKENS = { ALICE_TOKEN: 'alice-token-1234', BOB_TOKEN: 'bob-token-5678', OPERATOR_TOKEN: 'op-token-9999' };
+const TOKENS = { ALICE_TOKEN: 'alice-token-1234', BOB_TOKEN: 'bob-token-5678ab', OPERATOR_TOKEN: 'op-token-9999abc' };
 
 function held(text: string) {
   return {

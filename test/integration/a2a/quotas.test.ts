@@ -19,7 +19,7 @@ import { SqliteStore } from '../../../src/store/sqliteStore.js';
 import { type ScriptedModel, startScriptedModel } from '../../doubles/scriptedModel.js';
 import { within } from '../wait.js';
 
-const TOKENS = { ALICE_TOKEN: 'alice-token-1234', CAROL_TOKEN: 'carol-token-5678', BOB_TOKEN: 'bob-token-9012' };
+const TOKENS = { ALICE_TOKEN: 'alice-token-1234', CAROL_TOKEN: 'carol-token-5678', BOB_TOKEN: 'bob-token-9012ab' };
 
 /** A running agent with `yaml` as its config over a fresh state directory, and its scripted model. */
 async function startAgent(yaml: string): Promise<{ agent: Agent; model: ScriptedModel; dir: string }> {

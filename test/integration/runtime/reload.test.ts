@@ -21,7 +21,7 @@ describe('a reload takes effect', { timeout: 60_000 }, () => {
     const file = join(dir, 'agent.yaml');
     writeFileSync(join(dir, 'HOUSE.md'), 'Always answer in haiku.');
     const yaml = (extra: string) =>
-      'a2a:\n  listen: http://127.0.0.1:0\n  principals:\n    - {id: alice, role: operator, match: {bearer: alice-token}}\n' +
+      'a2a:\n  listen: http://127.0.0.1:0\n  principals:\n    - {id: alice, role: operator, match: {bearer: alice-token-abcdef}}\n' +
       `${extra}agent:\n  preflight: never\n`;
     writeFileSync(file, yaml(''));
     const sources = { files: [file], env: { AGENTD_STATE_DIR: dir }, flags: { intelligence: model.url }, cwd: dir };
@@ -30,7 +30,8 @@ describe('a reload takes effect', { timeout: 60_000 }, () => {
     const reloadConfig = () => compileConfig(sources);
     const runtime = await startRuntime(reloadConfig(), { log, warmWorkers: 0, reloadConfig });
     const url = String(events.find((e) => e.event === 'a2a.listen')?.bound);
-    const asBob = () => rawRequest(url, rpc('ListTasks', {}), { ...JSON_V1, Authorization: 'Bearer bob-token' });
+    const asBob = () =>
+      rawRequest(url, rpc('ListTasks', {}), { ...JSON_V1, Authorization: 'Bearer bob-token-abcdefgh' });
     const ask = async (text: string) => {
       const { record } = await runtime.supervisor.accept({ kind: 'timer', context_id: text, text, principal: null });
       return within(runtime.supervisor.outcomeOf(record.id), 20_000, text);
@@ -42,7 +43,7 @@ describe('a reload takes effect', { timeout: 60_000 }, () => {
       writeFileSync(
         file,
         yaml(
-          '    - {id: bob, role: user, match: {bearer: bob-token}}\n' +
+          '    - {id: bob, role: user, match: {bearer: bob-token-abcdefgh}}\n' +
             `mcp:\n  servers:\n    kit: {url: ${mcp.url}}\n`,
         ).replace('agent:\n', 'agent:\n  instruction_files: [HOUSE.md]\n'),
       );

@@ -20,7 +20,7 @@ function errorOf(text: string, env: Record<string, string> = {}): string {
 
 describe('a2a config', () => {
   it('compiles the seed example whole, a2a block included', () => {
-    const config = compileYaml(SEED, { OPENAI_API_KEY: 'sk-1', ANTHROPIC_API_KEY: 'sk-2' });
+    const config = compileYaml(SEED, { OPENAI_API_KEY: 'sk-seed-key-1', ANTHROPIC_API_KEY: 'sk-seed-key-2' });
     assert.deepEqual(config.a2a, { ...compileYaml('').a2a, listen: 'http://127.0.0.1:8420' });
     assert.equal(config.a2a.card.description, 'agentd: a durable agent daemon');
     assert.equal(config.intelligence.roles.turn, 'smart');
@@ -60,7 +60,7 @@ describe('a2a config', () => {
     assert.match(errorOf(anyOnly), /non-loopback listener needs authentication/);
     const withBearer =
       'a2a:\n  listen: http://0.0.0.0:8420\n  principals: [{id: ci, role: agent, match: {bearer: "{{secret:CI_TOKEN}}"}}]\n';
-    assert.equal(compileYaml(withBearer, { CI_TOKEN: 'ci-token-1' }).a2a.listen, 'http://0.0.0.0:8420');
+    assert.equal(compileYaml(withBearer, { CI_TOKEN: 'ci-token-1-abcdefg' }).a2a.listen, 'http://0.0.0.0:8420');
   });
 
   it('needs tls for an https listener and refuses tls without one', () => {
@@ -154,6 +154,28 @@ describe('a2a config', () => {
     assert.equal(
       errorOf('a2a:\n  principals:\n    - id: x\n      role: user\n      match:\n        bearer: "{{secret:NOPE}}"\n'),
       "a.yaml:6: a2a.principals[0].match.bearer: secret 'NOPE' not set in the environment",
+    );
+  });
+
+  it('refuses a bearer under 16 characters and a model or MCP token under 8, naming the key and line', () => {
+    // Premise: a bearer of "dev" was accepted, and a secret under 4 characters is never redacted.
+    const principal = (bearer: string) =>
+      `a2a:\n  principals:\n    - id: x\n      role: user\n      match:\n        bearer: ${bearer}\n`;
+    assert.equal(
+      errorOf(principal('dev')),
+      'a.yaml:6: a2a.principals[0].match.bearer: too short (3 characters; at least 16)',
+    );
+    const fromEnv = errorOf(principal('"{{secret:T}}"'), { T: 'fifteen-chars-x' });
+    assert.equal(fromEnv, 'a.yaml:6: a2a.principals[0].match.bearer: too short (15 characters; at least 16)');
+    assert.ok(!fromEnv.includes('fifteen'), 'the value is never quoted');
+    assert.equal(compileYaml(principal('sixteen-chars-xx')).a2a.principals[0]?.id, 'x');
+    assert.equal(
+      errorOf('intelligence:\n  token: short\n'),
+      'a.yaml:2: intelligence.token: too short (5 characters; at least 8)',
+    );
+    assert.match(
+      errorOf('mcp:\n  servers:\n    gh:\n      url: http://127.0.0.1:1/mcp\n      token: abc\n'),
+      /^a\.yaml:\d+: mcp\.servers\.gh\.token: too short \(3 characters; at least 8\)$/,
     );
   });
 

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { compileConfig, describeConfigKeys } from '../../../src/config/compile.js';
+import { compileConfig, describeConfigKeys, jobStoreDefaulted } from '../../../src/config/compile.js';
 import type { Config, ConfigFlags } from '../../../src/config/types.js';
 import { compileIn, tempDir, writeConfig } from './configFiles.js';
 
@@ -98,6 +98,19 @@ describe('compileConfig', () => {
     assert.equal(job({ files: [kind] }).kind, 'sqlite');
     const daemon = writeConfig(dir, 'daemon.yaml', 'a2a: {listen: "http://127.0.0.1:0"}\n');
     assert.deepEqual(where({ files: [daemon] }), { kind: 'sqlite', path: join(dir, '.agentd') });
+  });
+
+  it('counts only store.kind and store.path as naming a store; other store keys tune whichever there is', () => {
+    // Premise: any `store.*` key counted, so a cache size made a job durable in ./.agentd.
+    const dir = tempDir();
+    const compileJob = (files: string[]) => compileConfig({ files, env: {}, flags: {}, cwd: dir, oneShot: true });
+    const cache = compileJob([writeConfig(dir, 'cache.yaml', 'store: {conversation_cache: {entries: 10}}\n')]);
+    assert.equal(cache.store.kind, 'memory');
+    assert.equal(jobStoreDefaulted(cache), true);
+    const memory = compileJob([writeConfig(dir, 'memory.yaml', 'store: {kind: memory}\n')]);
+    assert.equal(memory.store.kind, 'memory');
+    assert.equal(jobStoreDefaulted(memory), false, 'the user chose memory: not a default to explain');
+    assert.equal(compileJob([writeConfig(dir, 'path.yaml', 'store: {path: kept}\n')]).store.kind, 'sqlite');
   });
 
   it('merges files in order: objects merge deeply, lists and scalars replace', () => {

@@ -75,7 +75,7 @@ describe('intelligence providers and models', () => {
     assert.equal(fromEnv.intelligence.structured_output, 'prompt');
   });
 
-  it('redacts provider tokens and header values', () => {
+  it('redacts provider tokens, secret-sourced and credential-named header values; ordinary headers stay', () => {
     const dir = tempDir();
     const file = writeConfig(
       dir,
@@ -86,20 +86,26 @@ describe('intelligence providers and models', () => {
         '    p:',
         '      endpoints: http://p.test',
         '      token: "{{secret:PROVIDER_KEY}}"',
-        '      headers: {X-Org: "{{secret:PROVIDER_ORG}}", X-Plain: plain-header-value-9}',
+        '      headers: {X-Org: "{{secret:PROVIDER_ORG}}", X-Plain: plain-header-value-9, X-Api-Key: literal-key-42}',
         '    q: {endpoints: "http://q.test", token: plain-provider-token-7}',
       ].join('\n'),
     );
     const env = { PROVIDER_KEY: 'sk-provider-secret-1', PROVIDER_ORG: 'org-provider-55' };
     const intel = compileIn(dir, { files: [file], env }).intelligence;
     assert.equal(intel.providers['p']?.token, 'sk-provider-secret-1');
-    assert.deepEqual(intel.providers['p']?.headers, { 'X-Org': 'org-provider-55', 'X-Plain': 'plain-header-value-9' });
+    assert.deepEqual(intel.providers['p']?.headers, {
+      'X-Org': 'org-provider-55',
+      'X-Plain': 'plain-header-value-9',
+      'X-Api-Key': 'literal-key-42',
+    });
     const lines: string[] = [];
     const log = createLogger({ write: (line) => lines.push(line) });
     log.info('loop.error', { providers: intel.providers });
-    for (const secret of [...Object.values(env), 'plain-header-value-9', 'plain-provider-token-7']) {
+    for (const secret of [...Object.values(env), 'literal-key-42', 'plain-provider-token-7']) {
       assert.ok(!lines[0]?.includes(secret), `${secret} in ${lines[0]}`);
     }
+    // A header that is not a credential is configuration: registering it would shred ordinary text.
+    assert.ok(lines[0]?.includes('"X-Plain":"plain-header-value-9"'), lines[0]);
     assert.match(lines[0] ?? '', /\[redacted\]/);
   });
 

@@ -3,6 +3,7 @@ import { describe, it } from 'node:test';
 import { describeConfigKeys } from '../../../src/config/compile.js';
 import { splitWords } from '../../../src/config/mcpServers.js';
 import { createLogger } from '../../../src/obs/log.js';
+import { knownSecrets } from '../../../src/obs/redactor.js';
 import { compileError, compileIn, tempDir, writeConfig } from './configFiles.js';
 
 const SERVERS = [
@@ -44,6 +45,22 @@ describe('mcp.servers', () => {
     const lines: string[] = [];
     createLogger({ write: (line) => lines.push(line) }).info('loop.error', { t: 'plain-mcp-token-1' });
     assert.ok(!lines[0]?.includes('plain-mcp-token-1'), lines[0]);
+  });
+
+  it('registers literal credential headers and secret-sourced env values, never ordinary header or env values', () => {
+    // Premise: every header and env value was registered, so `LOG_LEVEL: warn` made answers read "I must [redacted]".
+    const dir = tempDir();
+    const yaml = [
+      'mcp:',
+      '  servers:',
+      '    web: {url: "http://x.test", headers: {Authorization: Bearer literal-mcp-cred-9, X-Speaker: assistant}}',
+      '    local: {command: ./server, env: {LOG_LEVEL: warn, API_KEY: "{{secret:LOCAL_KEY}}"}}',
+    ].join('\n');
+    compileIn(dir, { files: [writeConfig(dir, 'a.yaml', yaml)], env: { LOCAL_KEY: 'local-secret-5151' } });
+    const known = knownSecrets();
+    assert.ok(known.includes('Bearer literal-mcp-cred-9'), 'a literal credential header, as the worker registers it');
+    assert.ok(known.includes('local-secret-5151'), 'an env value from a secret');
+    assert.ok(!known.includes('warn') && !known.includes('assistant'), 'configuration is not a credential');
   });
 
   it('names file:line and the closest key for an unknown key inside a server', () => {

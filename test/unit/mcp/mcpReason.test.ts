@@ -27,9 +27,11 @@ describe('shortReason', () => {
 });
 
 describe('specSecrets', () => {
-  it('lists header values and configured env values, not the inherited allow-list', () => {
-    assert.deepEqual(specSecrets({ headers: { authorization: 'Bearer t0ken' } }), ['Bearer t0ken']);
-    const env = { PATH: '/usr/bin', HOME: '/root', LC_ALL: 'C', API_KEY: 'k-123456' };
+  it('lists credential-named header and env values, not configuration nor the inherited allow-list', () => {
+    const headers = { authorization: 'Bearer t0ken', 'X-Speaker': 'assistant' };
+    assert.deepEqual(specSecrets({ headers }), ['Bearer t0ken']);
+    const env = { PATH: '/usr/bin', HOME: '/root', LC_ALL: 'C', API_KEY: 'k-123456', LOG_LEVEL: 'warn' };
+    // Premise: every configured env value was listed, so a reason saying "warn" lost the word.
     assert.deepEqual(specSecrets({ env }), ['k-123456']);
   });
 });
