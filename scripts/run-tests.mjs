@@ -26,5 +26,10 @@ if (files.length === 0) {
   console.error('no test files found under dist/test: run `npm run build` first');
   process.exit(1);
 }
-const result = spawnSync(process.execPath, ['--test', '--test-concurrency=2', ...files], { stdio: 'inherit' });
+// Every test is bounded (5 min), and a file whose tests ended exits even if a handle leaked: a hang fails the
+// suite's time budget in CI instead of stopping it.
+const bounds = ['--test-timeout=300000', '--test-force-exit'];
+const result = spawnSync(process.execPath, ['--test', '--test-concurrency=2', ...bounds, ...files], {
+  stdio: 'inherit',
+});
 process.exit(result.status ?? 1);

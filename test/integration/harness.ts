@@ -65,12 +65,19 @@ export async function startRig(
   const dir = opts.dir ?? mkdtempSync(join(tmpdir(), 'agentd-int-'));
   if (opts.yaml !== undefined) writeFileSync(join(dir, 'agent.yaml'), opts.yaml);
   for (const [name, text] of Object.entries(opts.files ?? {})) writeFileSync(join(dir, name), text);
-  const config = compileConfig({
-    files: opts.yaml === undefined ? [] : ['agent.yaml'],
-    env: { AGENTD_STATE_DIR: dir, ...env },
-    flags: { intelligence: model.url, model: 'test-model' },
-    cwd: dir,
-  });
+  let config: ReturnType<typeof compileConfig>;
+  try {
+    config = compileConfig({
+      files: opts.yaml === undefined ? [] : ['agent.yaml'],
+      env: { AGENTD_STATE_DIR: dir, ...env },
+      flags: { intelligence: model.url, model: 'test-model' },
+      cwd: dir,
+    });
+  } catch (err) {
+    // An open model server would keep the test file's process alive: the suite would hang instead of failing.
+    await model.close();
+    throw err;
+  }
   const opened = openStore(config.store);
   const store = opts.wrapStore ? opts.wrapStore(opened) : opened;
   const events: Array<Record<string, unknown>> = [];

@@ -12,7 +12,7 @@ const YAML = `a2a:
     - {id: alice, role: user, match: {bearer: "{{secret:ALICE_TOKEN}}"}, quotas: {conversations: 1}}
     - {id: bob, role: user, match: {bearer: "{{secret:BOB_TOKEN}}"}}
 `;
-const ENV = { ALICE_TOKEN: 'alice-token-1234', BOB_TOKEN: 'bob-token-5678' };
+const ENV = { ALICE_TOKEN: 'alice-token-1234', BOB_TOKEN: 'bob-token-5678ab' };
 
 const caller = (conversation: string, principal: string) => ({
   conversation,
