@@ -62,13 +62,13 @@ export class A2aListener {
     tls: boolean,
   ) {
     const shed = new ShedLog(opts.log);
-    this.connections = new ConnectionTracker(server, tls ? 'secureConnection' : 'connection', {
+    this.connections = new ConnectionTracker(server, tls, {
       maxConnections: this.a2a.max_connections,
       headerTimeoutMs: this.a2a.header_timeout,
       onShed: (reason) => shed.count(reason, this.connections.size),
     });
     // node's own bounds cover what the tracker does not: a slow head after the first request on a kept-alive
-    // connection, and (https) a handshake that never ends.
+    // connection. The tracker's head deadline runs from TCP accept, so it bounds a TLS handshake too.
     server.headersTimeout = this.a2a.header_timeout;
     server.requestTimeout = this.a2a.header_timeout + this.a2a.body_timeout;
     const handler = new BackendRequestHandler(opts.backend, () => this.card());
