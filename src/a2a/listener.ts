@@ -15,6 +15,7 @@ import { buildAgentCard, type InstanceInfo, PROTOCOL_VERSION } from './card.js';
 import { ConnectionTracker } from './connections.js';
 import { readEnvelope } from './envelope.js';
 import { headerOf, readBody, sendJson } from './httpIo.js';
+import { isLongRequest, LongRequests, longRequestLimit } from './longRequests.js';
 import { authenticate } from './principals.js';
 import { BackendRequestHandler, CALL_KEY, type CallState } from './requestHandler.js';
 import { errorEnvelope, httpStatusOf, RPC_CODES, RpcError } from './rpcError.js';
@@ -55,6 +56,7 @@ export class A2aListener {
     return this.opts.config.a2a;
   }
   private readonly connections: ConnectionTracker;
+  private readonly long = new LongRequests();
 
   private constructor(
     private readonly server: Server,
@@ -175,7 +177,24 @@ export class A2aListener {
     const { request } = envelope;
     audit.method = request.method;
     if (this.opts.config.observability.log_content) audit.text = messageText(request.body);
-    await this.dispatch(res, caller, request, audit);
+    const release = isLongRequest(request.method, request.body) ? this.holdLong(caller) : () => {};
+    if (release === null) {
+      const limit = longRequestLimit(this.a2a);
+      const err = new RpcError(
+        RPC_CODES.quota_exceeded,
+        `principal ${caller.id} holds ${limit} streams or blocking sends already (a2a.max_long_requests): retry when one ends`,
+      );
+      return this.refuse(res, request.id, err, { ...audit, outcome: 'long_requests' });
+    }
+    try {
+      await this.dispatch(res, caller, request, audit);
+    } finally {
+      release();
+    }
+  }
+
+  private holdLong(caller: Principal): (() => void) | null {
+    return this.long.hold(caller.id, longRequestLimit(this.a2a));
   }
 
   private async dispatch(
