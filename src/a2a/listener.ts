@@ -14,7 +14,7 @@ import type { A2aBackend, Principal } from './backend.js';
 import { buildAgentCard, type InstanceInfo, PROTOCOL_VERSION } from './card.js';
 import { ConnectionTracker } from './connections.js';
 import { readEnvelope } from './envelope.js';
-import { headerOf, readBody, sendJson } from './httpIo.js';
+import { headerOf, ID_MARK, readBody, sendJson } from './httpIo.js';
 import { isLongRequest, LongRequests, longRequestLimit } from './longRequests.js';
 import { authenticate } from './principals.js';
 import { BackendRequestHandler, CALL_KEY, type CallState } from './requestHandler.js';
@@ -169,7 +169,7 @@ export class A2aListener {
       const err = new RpcError(RPC_CODES.content_type, 'expected Content-Type: application/json');
       return this.refuse(res, null, err, { ...audit, outcome: err.code });
     }
-    const envelope = readEnvelope(read.text, headerOf(req, 'a2a-version'));
+    const envelope = readEnvelope(read.text, headerOf(req, 'a2a-version'), ID_MARK);
     if (!envelope.ok) {
       const failed = { ...audit, method: envelope.method ?? null, outcome: envelope.error.code };
       return this.refuse(res, envelope.id, envelope.error, failed);
