@@ -6,6 +6,7 @@ import type { ConversationBook } from '../context/conversationBook.js';
 import type { Conversation } from '../domain/conversation.js';
 import type { ThinkJob } from '../domain/job.js';
 import type { Plan } from '../domain/plan.js';
+import { actsForAll } from '../domain/principal.js';
 import type { Logger } from '../obs/log.js';
 import type { Staging } from '../prep/staging.js';
 import type { Steering } from '../steering/steering.js';
@@ -198,5 +199,5 @@ function watchUntil(caps: HostCapabilities, turn: HostTurn, check: () => boolean
 
 /** Whose work a turn's `status` tool may see: everything for the operator (or no principal), else its own. */
 function statusScope(principal: string | null): string | undefined {
-  return principal === null || principal === 'operator' ? undefined : principal;
+  return actsForAll(principal) ? undefined : principal;
 }
