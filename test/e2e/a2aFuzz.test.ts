@@ -102,6 +102,15 @@ function wellFormed(body: unknown, where: string): void {
   }
 }
 
+/** Messages are only noted (no turn): the fuzz exercises the listener and the backend, not the model. */
+const FUZZ_CONFIG = [
+  'agent:',
+  '  wake_on: [human_reply]',
+  'a2a:',
+  '  listen: http://127.0.0.1:0',
+  '  max_body_bytes: 262144',
+];
+
 /** The daemon's resident set in bytes (Linux /proc). */
 function rssOf(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
@@ -112,15 +121,7 @@ describe('fuzzing the A2A listener', { timeout: 120_000 }, () => {
   let daemon: Daemon;
   let stop: () => Promise<void>;
   before(async () => {
-    // Messages are only noted (no turn): the fuzz exercises the listener and the backend, not the model.
-    const lines = [
-      'agent:',
-      '  wake_on: [human_reply]',
-      'a2a:',
-      '  listen: http://127.0.0.1:0',
-      '  max_body_bytes: 262144',
-    ];
-    ({ daemon, stop } = await startOverModel(lines));
+    ({ daemon, stop } = await startOverModel(FUZZ_CONFIG));
   });
   after(() => stop());
 
@@ -177,11 +178,7 @@ describe('fuzzing the A2A listener as bearer-token principals', { timeout: 120_0
   let stop: () => Promise<void>;
   before(async () => {
     const lines = [
-      'agent:',
-      '  wake_on: [human_reply]',
-      'a2a:',
-      '  listen: http://127.0.0.1:0',
-      '  max_body_bytes: 262144',
+      ...FUZZ_CONFIG,
       '  principals:',
       '    - {id: alice, role: user, match: {bearer: "{{secret:ALICE_TOKEN}}"}}',
       '    - {id: bob, role: user, match: {bearer: "{{secret:BOB_TOKEN}}"}}',
