@@ -25,8 +25,6 @@ export interface HostCapabilities {
   log: Logger;
   now(): number;
   conversation(id: string): Conversation;
-  /** Who owns conversation `id` (null: nobody yet); undefined when it is not open. Never opens one. */
-  ownerOf(id: string): string | null | undefined;
   setPlan(conv: Conversation, plan: Plan | null): void;
   /** The producers tools start work through (message.send, side.start); absent, those tools are not available. */
   ports?: WorkPorts;
@@ -78,8 +76,6 @@ export function hostCapabilities(parts: HostParts): HostCapabilities {
     log: parts.log,
     now: parts.now,
     conversation: (id) => conversations.open(id, null),
-    // From the heads: an evicted conversation still has its owner (undefined only for one never stored).
-    ownerOf: (id) => (conversations.heads.has(id) ? conversations.heads.ownerOf(id) : undefined),
     setPlan: (conv, plan) => conversations.setPlan(conv, plan),
     ...(parts.ports ? { ports: parts.ports } : {}),
     think: (job) => parts.thinks.run(job),
@@ -134,7 +130,6 @@ export function buildToolHost(caps: HostCapabilities, turn: HostTurn): InternalT
     instance: config.agent.name,
     memory: caps.store.memory,
     conversation: caps.conversation,
-    ownerOf: caps.ownerOf,
     setPlan: caps.setPlan,
     planMaxItems: config.context.plan.max_items,
     maxMessageDepth: config.limits.max_message_depth,
