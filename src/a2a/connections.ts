@@ -16,22 +16,30 @@ export interface ConnectionLimits {
 
 interface Open {
   busy: number;
+  /** A response on it has ended (kept alive after being answered). */
+  served: boolean;
   lastActive: number;
   /** Armed until the first request head arrives; keep-alive idleness after it is node's keepAliveTimeout. */
   headTimer: NodeJS.Timeout | null;
 }
 
 export class ConnectionTracker {
+  /** Keyed by the raw TCP socket, so that over https a client is counted before (and while) it shakes hands. */
   private readonly open = new Map<Socket, Open>();
+  /** https: the raw socket under each TLS socket, found by the connection's address 4-tuple. */
+  private readonly rawOf = new WeakMap<Socket, Socket>();
+  private readonly byTuple = new Map<string, Socket>();
   private closing = false;
 
-  /** `secureConnection` for https: the TLS socket is the one requests arrive on. */
   constructor(
     server: Server,
-    event: 'connection' | 'secureConnection',
+    tls: boolean,
     private readonly limits: ConnectionLimits,
   ) {
-    server.on(event, (socket: Socket) => this.onConnection(socket));
+    server.on('connection', (socket: Socket) => this.onConnection(socket, tls));
+    if (tls) server.on('secureConnection', (socket: Socket) => this.onSecure(socket));
+    // Node refuses past this before any of our code runs: a backstop for sockets destroyed but not yet closed.
+    server.maxConnections = limits.maxConnections * 2;
     server.prependListener('request', (req: IncomingMessage, res: ServerResponse) => this.onRequest(req, res));
   }
 
@@ -52,12 +60,12 @@ export class ConnectionTracker {
     for (const socket of this.open.keys()) socket.destroy();
   }
 
-  private onConnection(socket: Socket): void {
+  private onConnection(socket: Socket, tls: boolean): void {
     if (this.closing) {
       socket.destroy();
       return;
     }
-    const views = [...this.open].map(([key, conn]) => ({ key, busy: conn.busy, lastActive: conn.lastActive }));
+    const views = [...this.open].map(([key, conn]) => ({ key, ...conn }));
     const admission = admitConnection(views, this.limits.maxConnections);
     if (admission.kind === 'refuse') {
       this.limits.onShed('refused');
@@ -74,8 +82,19 @@ export class ConnectionTracker {
       socket.destroy();
     }, this.limits.headerTimeoutMs);
     headTimer.unref();
-    this.open.set(socket, { busy: 0, lastActive: Date.now(), headTimer });
-    socket.once('close', () => this.forget(socket));
+    this.open.set(socket, { busy: 0, served: false, lastActive: Date.now(), headTimer });
+    const tuple = tls ? tupleOf(socket) : null;
+    if (tuple !== null) this.byTuple.set(tuple, socket);
+    socket.once('close', () => {
+      if (tuple !== null && this.byTuple.get(tuple) === socket) this.byTuple.delete(tuple);
+      this.forget(socket);
+    });
+  }
+
+  private onSecure(socket: Socket): void {
+    const raw = this.byTuple.get(tupleOf(socket));
+    if (raw) this.rawOf.set(socket, raw);
+    else socket.destroy();
   }
 
   private forget(socket: Socket): void {
@@ -85,7 +104,7 @@ export class ConnectionTracker {
   }
 
   private onRequest(req: IncomingMessage, res: ServerResponse): void {
-    const socket = req.socket;
+    const socket = this.rawOf.get(req.socket) ?? req.socket;
     const conn = this.open.get(socket);
     if (!conn) return;
     if (conn.headTimer) clearTimeout(conn.headTimer);
@@ -93,8 +112,14 @@ export class ConnectionTracker {
     conn.busy += 1;
     res.once('close', () => {
       conn.busy -= 1;
+      conn.served = true;
       conn.lastActive = Date.now();
       if (this.open.has(socket) && this.closing && conn.busy === 0) socket.destroy();
     });
   }
+}
+
+/** The connection's two ends: the same for a raw socket and the TLS socket over it. */
+function tupleOf(socket: Socket): string {
+  return `${socket.remoteAddress}|${socket.remotePort}|${socket.localAddress}|${socket.localPort}`;
 }

@@ -24,8 +24,11 @@ const SHOWN_METHOD_CHARS = 64;
 /** Deeper values are refused before anything recursive (the SDK's decoding, JSON.stringify) walks them. */
 export const MAX_NESTING = 100;
 
-/** Checks one request body and its `A2A-Version` header (absent ⇒ -32009, as the SDK's own server does). */
-export function readEnvelope(text: string, version: string | undefined): Envelope {
+/**
+ * Checks one request body and its `A2A-Version` header (absent ⇒ -32009, as the SDK's own server does). An integer
+ * id past 2^53 is carried as its raw digits behind `idMark` (see rpcId.ts).
+ */
+export function readEnvelope(text: string, version: string | undefined, idMark: string): Envelope {
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
@@ -37,7 +40,7 @@ export function readEnvelope(text: string, version: string | undefined): Envelop
     return refuse(null, RPC_CODES.invalid_request, 'expected a JSON-RPC 2.0 request object');
   }
   const body = parsed as Record<string, unknown>;
-  const id = body['id'] === undefined ? null : exactId(body['id'], text);
+  const id = body['id'] === undefined ? null : exactId(body['id'], text, idMark);
   if (!isRpcId(id)) return refuse(null, RPC_CODES.invalid_request, 'id: expected a string, an integer or null');
   if (body['id'] !== undefined) body['id'] = id;
   if (body['jsonrpc'] !== '2.0') return refuse(id, RPC_CODES.invalid_request, 'jsonrpc: expected "2.0"');

@@ -1,7 +1,16 @@
 // The HTTP edges of the listener: a request body read under a byte limit, JSON answers, and server-sent events.
 // Thin shells over node:http; what to answer is decided by the listener.
+import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { stringifyRpc } from './rpcId.js';
+import { restoreIds } from './rpcId.js';
+
+/** The mark of ids kept as sent (rpcId.ts): per process, so no caller can guess it. */
+export const ID_MARK = `agentd-exact-id-${randomUUID()}:`;
+
+/** `JSON.stringify(value)` with every marked id written back as the number the caller sent. */
+export function stringifyRpc(value: unknown): string {
+  return restoreIds(JSON.stringify(value), ID_MARK);
+}
 
 export type BodyRead = { ok: true; text: string } | { ok: false; reason: 'too_large' | 'aborted' | 'timeout' };
 

@@ -14,7 +14,8 @@ import type { A2aBackend, Principal } from './backend.js';
 import { buildAgentCard, type InstanceInfo, PROTOCOL_VERSION } from './card.js';
 import { ConnectionTracker } from './connections.js';
 import { readEnvelope } from './envelope.js';
-import { headerOf, readBody, sendJson } from './httpIo.js';
+import { headerOf, ID_MARK, readBody, sendJson } from './httpIo.js';
+import { isLongRequest, LongRequests, longRequestLimit } from './longRequests.js';
 import { authenticate } from './principals.js';
 import { BackendRequestHandler, CALL_KEY, type CallState } from './requestHandler.js';
 import { errorEnvelope, httpStatusOf, RPC_CODES, RpcError } from './rpcError.js';
@@ -55,6 +56,7 @@ export class A2aListener {
     return this.opts.config.a2a;
   }
   private readonly connections: ConnectionTracker;
+  private readonly long = new LongRequests();
 
   private constructor(
     private readonly server: Server,
@@ -62,13 +64,13 @@ export class A2aListener {
     tls: boolean,
   ) {
     const shed = new ShedLog(opts.log);
-    this.connections = new ConnectionTracker(server, tls ? 'secureConnection' : 'connection', {
+    this.connections = new ConnectionTracker(server, tls, {
       maxConnections: this.a2a.max_connections,
       headerTimeoutMs: this.a2a.header_timeout,
       onShed: (reason) => shed.count(reason, this.connections.size),
     });
     // node's own bounds cover what the tracker does not: a slow head after the first request on a kept-alive
-    // connection, and (https) a handshake that never ends.
+    // connection. The tracker's head deadline runs from TCP accept, so it bounds a TLS handshake too.
     server.headersTimeout = this.a2a.header_timeout;
     server.requestTimeout = this.a2a.header_timeout + this.a2a.body_timeout;
     const handler = new BackendRequestHandler(opts.backend, () => this.card());
@@ -167,7 +169,7 @@ export class A2aListener {
       const err = new RpcError(RPC_CODES.content_type, 'expected Content-Type: application/json');
       return this.refuse(res, null, err, { ...audit, outcome: err.code });
     }
-    const envelope = readEnvelope(read.text, headerOf(req, 'a2a-version'));
+    const envelope = readEnvelope(read.text, headerOf(req, 'a2a-version'), ID_MARK);
     if (!envelope.ok) {
       const failed = { ...audit, method: envelope.method ?? null, outcome: envelope.error.code };
       return this.refuse(res, envelope.id, envelope.error, failed);
@@ -175,7 +177,24 @@ export class A2aListener {
     const { request } = envelope;
     audit.method = request.method;
     if (this.opts.config.observability.log_content) audit.text = messageText(request.body);
-    await this.dispatch(res, caller, request, audit);
+    const release = isLongRequest(request.method, request.body) ? this.holdLong(caller) : () => {};
+    if (release === null) {
+      const limit = longRequestLimit(this.a2a);
+      const err = new RpcError(
+        RPC_CODES.quota_exceeded,
+        `principal ${caller.id} holds ${limit} streams or blocking sends already (a2a.max_long_requests): retry when one ends`,
+      );
+      return this.refuse(res, request.id, err, { ...audit, outcome: 'long_requests' });
+    }
+    try {
+      await this.dispatch(res, caller, request, audit);
+    } finally {
+      release();
+    }
+  }
+
+  private holdLong(caller: Principal): (() => void) | null {
+    return this.long.hold(caller.id, longRequestLimit(this.a2a));
   }
 
   private async dispatch(

@@ -1,5 +1,7 @@
 // The SDK's A2ARequestHandler over our A2aBackend: each method maps wire types to the backend's and back. The
 // backend owns durability and ownership; this only maps, waits (blocking sends) and follows (streams).
+
+import { createHmac, randomBytes } from 'node:crypto';
 import type {
   AgentCard,
   CancelTaskRequest,
@@ -16,7 +18,7 @@ import type { A2ARequestHandler, ServerCallContext } from '@a2a-js/sdk/server';
 import type { TaskRecord } from '../domain/task.js';
 import { describeError } from '../errors.js';
 import type { A2aBackend, Principal, TaskUpdate } from './backend.js';
-import { decodePageToken, encodePageToken } from './pageToken.js';
+import { decodePageToken, encodePageToken, type PageBinding } from './pageToken.js';
 import { asRpcError, RPC_CODES, RpcError, TASK_NOT_FOUND, toSdkError } from './rpcError.js';
 import {
   isSettledState,
@@ -40,7 +42,12 @@ export interface CallState {
 }
 
 export const CALL_KEY = 'agentd/call';
+const PAGE_TOKEN_REFUSED =
+  'params.pageToken: not a token ListTasks gave this caller for this query in this run of the daemon';
 const DEFAULT_PAGE_SIZE = 50;
+/** Signs page tokens; per process, so a token cannot be forged (and does not outlive a restart). */
+const PAGE_KEY = randomBytes(32);
+const signPage = (text: string): string => createHmac('sha256', PAGE_KEY).update(text).digest('base64url');
 
 export class BackendRequestHandler implements A2ARequestHandler {
   constructor(
@@ -93,13 +100,18 @@ export class BackendRequestHandler implements A2ARequestHandler {
     }
   }
 
-  /** One page, newest first; the status filter applies before the page is cut; the next page's token, if any. */
+  /** One page, by task id descending (newest first); the status filter applies before the page is cut; the next page's token, if any. */
   async listTasks(params: ListTasksRequest, context: ServerCallContext): Promise<ListTasksResponse> {
     const call = callOf(context);
     try {
       const pageSize = params.pageSize || DEFAULT_PAGE_SIZE;
-      const after = params.pageToken ? decodePageToken(params.pageToken) : undefined;
-      if (after === null) throw new RpcError(RPC_CODES.invalid_params, 'params.pageToken: not a token ListTasks gave');
+      const binding: PageBinding = {
+        principal: call.principal.id,
+        ...(params.contextId ? { contextId: params.contextId } : {}),
+        ...(params.status ? { status: String(params.status) } : {}),
+      };
+      const after = params.pageToken ? decodePageToken(params.pageToken, binding, signPage) : undefined;
+      if (after === null) throw new RpcError(RPC_CODES.invalid_params, PAGE_TOKEN_REFUSED);
       const state = stateOfWire(params.status);
       const query = {
         limit: pageSize + 1,
@@ -110,7 +122,7 @@ export class BackendRequestHandler implements A2ARequestHandler {
       const found = await this.backend.listTasks(call.principal, query);
       const page = found.tasks.slice(0, pageSize);
       const last = page.at(-1);
-      const nextPageToken = found.tasks.length > pageSize && last ? encodePageToken(last) : '';
+      const nextPageToken = found.tasks.length > pageSize && last ? encodePageToken(last, binding, signPage) : '';
       const tasks = page.map(toWireTask).map((task) => (params.includeArtifacts ? task : { ...task, artifacts: [] }));
       return { tasks, nextPageToken, pageSize, totalSize: found.total };
     } catch (err) {

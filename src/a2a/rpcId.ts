@@ -1,22 +1,18 @@
-// JSON-RPC ids kept exactly as sent: an integer id past 2^53 would come back rounded once parsed into a double,
-// so its digits travel as a marked string through the SDK and are written back raw in every answer.
-import { randomUUID } from 'node:crypto';
+// JSON-RPC ids kept as sent: an integer id past 2^53 would come back rounded once parsed into a double, so its
+// digits travel as a marked string through the SDK and are written back raw in every answer. Pure: the mark (a
+// per-process secret, so no caller can have text of its own rewritten) is made by the caller, in httpIo.ts.
 
-/** Per process, so no caller can guess it and have text of its own rewritten. */
-const MARK = `agentd-exact-id-${randomUUID()}:`;
-const MARKED = new RegExp(`"${MARK}(-?[0-9][0-9.eE+-]*)"`, 'g');
-
-/** The id to carry for the parsed `id`: itself, or (an integer past 2^53) its raw digits, marked. */
-export function exactId(parsed: unknown, text: string): unknown {
+/** The id to carry for the parsed `id`: itself, or (an integer past 2^53) its raw digits behind `mark`. */
+export function exactId(parsed: unknown, text: string, mark: string): unknown {
   if (typeof parsed !== 'number' || !Number.isInteger(parsed) || Number.isSafeInteger(parsed)) return parsed;
   const raw = rawIdText(text);
-  return raw === undefined ? parsed : `${MARK}${raw}`;
+  return raw === undefined ? parsed : `${mark}${raw}`;
 }
 
-/** `JSON.stringify(value)` with every marked id written back as the number the caller sent. */
-export function stringifyRpc(value: unknown): string {
-  const text = JSON.stringify(value);
-  return text.includes(MARK) ? text.replace(MARKED, '$1') : text;
+/** JSON text with every id marked by `mark` written back as the number the caller sent. */
+export function restoreIds(json: string, mark: string): string {
+  if (!json.includes(mark)) return json;
+  return json.replace(new RegExp(`"${mark}(-?[0-9][0-9.eE+-]*)"`, 'g'), '$1');
 }
 
 /** The raw text of the top-level object's last `"id"` member when it is a number (as JSON.parse keeps the last). */

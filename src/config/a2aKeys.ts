@@ -14,6 +14,7 @@ export const A2A_DEFAULTS = {
   max_connections: 512,
   header_timeout: 10_000,
   body_timeout: 30_000,
+  max_long_requests: 64,
   card_description: 'agentd: a durable agent daemon',
 } as const;
 

@@ -41,6 +41,8 @@ export interface A2aConfig {
   header_timeout: number;
   /** A request body not received in full this long after its head is refused with HTTP 408 (ms). Default 30 s. */
   body_timeout: number;
+  /** Streams and blocking sends one principal may hold at once; capped at half of max_connections. Default 64. */
+  max_long_requests: number;
   /** The public agent card: never the instruction (the card is unauthenticated). */
   card: { name: string | null; description: string };
 }

@@ -325,6 +325,11 @@ export const KEYS: KeyTable = {
     default: A2A_DEFAULTS.body_timeout,
     doc: 'A request body not received in full this long after its head gets HTTP 408 and the connection closes.',
   },
+  'a2a.max_long_requests': {
+    kind: intKind(1),
+    default: A2A_DEFAULTS.max_long_requests,
+    doc: 'Streams and blocking sends one principal may hold at once (at most half of a2a.max_connections).',
+  },
   'a2a.card.name': {
     kind: nullableStringKind(),
     default: null,

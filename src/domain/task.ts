@@ -43,8 +43,10 @@ export interface TaskFilter {
   limit: number;
 }
 
-/** A place in the task listing (newest first: `updated` descending, then id descending). */
+/**
+ * A place in the task listing, which runs by id descending (ULIDs: newest created first). The id never changes,
+ * so a task updated while a caller pages cannot move across the cursor and be skipped (issue 13).
+ */
 export interface TaskCursor {
-  updated: number;
   id: string;
 }

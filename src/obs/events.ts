@@ -68,6 +68,7 @@ export const EVENT_NAMES = [
   'mcp.tools_changed',
   'mcp.unreachable',
   'message.delivered',
+  'message.refused',
   'wake.note',
   'fold.after.fail',
   'mode.set',

@@ -1,6 +1,7 @@
 // The reply to a `status` message (reference §6.4 "status_for"): the instance as the asker may see it — the
 // operator (or no principal) sees everything, anyone else only their own conversations. Pure.
 import type { Conversation } from '../domain/conversation.js';
+import { actsForAll } from '../domain/principal.js';
 
 export interface StatusView {
   principal: string | null;
@@ -15,7 +16,7 @@ export interface StatusView {
 
 /** `Status: <n> running turns, <n> queued messages, <n> conversations[ (yours)][; paused][; draining]`. */
 export function statusText(view: StatusView): string {
-  const everything = view.principal === null || view.principal === 'operator';
+  const everything = actsForAll(view.principal);
   const visible = new Set(
     view.conversations.filter((c) => everything || c.principal === view.principal).map((c) => c.id),
   );

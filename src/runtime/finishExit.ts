@@ -3,6 +3,7 @@
 // anyway. Only work acting for the operator, or for nobody (timers, the startup prompt), may stop the daemon: a
 // user's turn cannot end everyone else's work.
 import type { Config } from '../config/types.js';
+import { actsForAll } from '../domain/principal.js';
 import type { CommittedTurn } from '../steering/turnFeed.js';
 import type { Producer, ProducerContext } from './producer.js';
 
@@ -14,7 +15,7 @@ export function classifyExitAsk(turn: CommittedTurn): ExitAsk {
   const { outcome } = turn;
   if (outcome.finish_exit !== true) return { exit: false };
   const principal = turn.event.principal;
-  if (principal !== null && principal !== 'operator') {
+  if (!actsForAll(principal)) {
     return { exit: 'refused', reason: `a turn for ${principal} may not stop the daemon` };
   }
   return { exit: true, status: outcome.finish_status ?? 'completed' };

@@ -1,5 +1,7 @@
 // message.send as a producer (reference §3.3): a turn's delivery into root, a new conversation or a named one
 // arrives there as an `agent_message` event that remembers its sender (whose run's end may wake it).
+import { QuotaExceeded } from '../budget/quotas.js';
+import { deliveryRefusal } from '../domain/principal.js';
 import type { Producer, ProducerContext } from '../runtime/producer.js';
 import { newUlid } from '../store/ulid.js';
 import type { DeliveryReceipt, DeliveryRequest } from '../tools/toolOutcome.js';
@@ -18,9 +20,32 @@ export class AgentMessages implements Producer {
   }
 }
 
-/** Accepts the delivery; resolves once it is durable (the tool's result says where it went). */
+/**
+ * Accepts the delivery; resolves once it is durable (the tool's result says where it went). Ownership is judged
+ * here, right before the accept: the owner of an existing conversation never changes, so a delivery accepted is
+ * never refused at its launch (reference §3.3), and a refused one is the sender's tool error, nothing else's.
+ */
 async function deliver(ctx: ProducerContext, req: DeliveryRequest): Promise<DeliveryReceipt> {
   const conversation = req.to === 'new' ? `conv-${newUlid(ctx.clock()).toLowerCase()}` : req.to;
+  await ctx.restored;
+  const { steering } = ctx.supervisor;
+  const principal = req.caller.principal;
+  const owner = steering.knownOwner(conversation);
+  const refusal = deliveryRefusal(req.to, owner, principal);
+  if (refusal !== null) {
+    ctx.log.warn('message.refused', { from: req.caller.conversation, to: conversation, principal, reason: refusal });
+    return { ok: false, error: `conversation "${req.to}" is not available` };
+  }
+  // Bound now, synchronously with the check: a message of another principal queued for the same name is the one
+  // refused at its launch, never this accepted delivery.
+  if (owner === undefined && req.to !== 'root' && principal !== null) {
+    try {
+      steering.claim(conversation, principal);
+    } catch (err) {
+      if (!(err instanceof QuotaExceeded)) throw err;
+      return { ok: false, error: err.message };
+    }
+  }
   const { record } = await ctx.accept({
     kind: 'agent_message',
     context_id: conversation,

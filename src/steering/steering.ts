@@ -10,10 +10,10 @@ import type { Conversation, ConversationControls } from '../domain/conversation.
 import type { Goal } from '../domain/goal.js';
 import type { InboxEvent } from '../domain/inbox.js';
 import type { ThinkJob } from '../domain/job.js';
+import { ownershipRefusal } from '../domain/principal.js';
 import { describeError } from '../errors.js';
 import type { Logger } from '../obs/log.js';
 import { newUlid } from '../store/ulid.js';
-import { ownershipRefusal } from '../supervisor/jobQueries.js';
 import type { EngineEventType } from '../supervisor/supervisorOptions.js';
 import type { ToolCaller, ToolResult } from '../tools/toolOutcome.js';
 import { type Activity, type CommittedTurn, type ContinuationDue, TurnFacts, type TurnFeed } from './turnFeed.js';
@@ -186,6 +186,20 @@ export class Steering {
   /** The principal that owns `ctx`, or null. */
   ownerOf(ctx: string): string | null {
     return this.deps.conversations.heads.ownerOf(ctx);
+  }
+
+  /**
+   * Opens `ctx` for `principal` when it does not exist yet (a delivery's target, bound before its accept); past the
+   * principal's `conversations` quota it throws QuotaExceeded and nothing is opened.
+   */
+  claim(ctx: string, principal: string | null): void {
+    if (!this.deps.conversations.heads.has(ctx)) this.deps.conversations.create(ctx, principal);
+  }
+
+  /** The owner of `ctx` (null: nobody's), or undefined when no such conversation was ever opened. */
+  knownOwner(ctx: string): string | null | undefined {
+    const heads = this.deps.conversations.heads;
+    return heads.has(ctx) ? heads.ownerOf(ctx) : undefined;
   }
 
   /**

@@ -9,8 +9,7 @@ export interface TaskListParams {
   principal: string | null;
   context_id: string | null;
   state: string | null;
-  /** The cursor: tasks after (updated, id) in newest-first order; null for the first page. */
-  after_updated: number | null;
+  /** The cursor: tasks whose id sorts below it; null for the first page. */
   after_id: string | null;
   limit: number;
 }
@@ -127,13 +126,13 @@ function memoryTasksCounters(db: Database.Database) {
        WHERE tasks.state NOT IN ('completed', 'failed', 'canceled', 'rejected')`,
     ),
     taskById: db.prepare<[string], { json: string }>('SELECT json FROM tasks WHERE id = ?'),
-    // The order must match taskQuery.ts's compareTasks; NULL parameters mean "any".
+    // The order must match taskQuery.ts's compareListing; NULL parameters mean "any".
     listTasks: db.prepare<[TaskListParams], { json: string }>(
       `SELECT json FROM tasks WHERE ${TASK_FILTER}
-       AND (@after_updated IS NULL OR updated < @after_updated OR (updated = @after_updated AND id < @after_id))
-       ORDER BY updated DESC, id DESC LIMIT @limit`,
+       AND (@after_id IS NULL OR id < @after_id)
+       ORDER BY id DESC LIMIT @limit`,
     ),
-    countTasks: db.prepare<[Omit<TaskListParams, 'after_updated' | 'after_id' | 'limit'>], { n: number }>(
+    countTasks: db.prepare<[Omit<TaskListParams, 'after_id' | 'limit'>], { n: number }>(
       `SELECT COUNT(*) AS n FROM tasks WHERE ${TASK_FILTER}`,
     ),
     taskForEvent: db.prepare<[string], { json: string }>(

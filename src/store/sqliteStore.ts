@@ -183,7 +183,6 @@ export class SqliteStore implements Store {
       list: (filter) => {
         const params = {
           ...taskFilterParams(filter),
-          after_updated: filter.after?.updated ?? null,
           after_id: filter.after?.id ?? null,
           limit: taskLimit(filter.limit),
         };

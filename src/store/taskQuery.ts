@@ -1,4 +1,4 @@
-// How a task listing filters, orders and limits (newest first by `updated`, then id): the MemoryStore runs it,
+// How a task listing filters, orders and limits (by id descending, an order no update changes): the MemoryStore runs it,
 // the SQLite store's query must agree (the shared behaviour suite checks both). Pure: no I/O.
 
 import type { TaskFilter, TaskRecord } from '../domain/task.js';
@@ -9,9 +9,14 @@ export function taskLimit(limit: number): number {
   return Number.isFinite(limit) ? Math.max(0, Math.floor(limit)) : 0;
 }
 
-/** Newest first: `updated` descending, then id descending in SQLite's byte order (ULIDs grow with time). */
+/** The most recently updated first: `updated` descending, then id descending in SQLite's byte order. */
 export function compareTasks(a: TaskRecord, b: TaskRecord): number {
   if (a.updated !== b.updated) return b.updated - a.updated;
+  return compareKeys(b.id, a.id);
+}
+
+/** The listing's order: id descending in SQLite's byte order (ULIDs grow with time; an id never changes). */
+export function compareListing(a: TaskRecord, b: TaskRecord): number {
   return compareKeys(b.id, a.id);
 }
 
@@ -19,7 +24,7 @@ export function compareTasks(a: TaskRecord, b: TaskRecord): number {
 export function matchesTask(task: TaskRecord, filter: Omit<TaskFilter, 'limit'>): boolean {
   if (filter.principal !== null && task.principal !== filter.principal) return false;
   if (filter.state !== undefined && task.state !== filter.state) return false;
-  if (filter.after !== undefined && compareTasks(task, { ...task, ...filter.after }) <= 0) return false;
+  if (filter.after !== undefined && compareKeys(task.id, filter.after.id) >= 0) return false;
   return filter.context_id === undefined || task.context_id === filter.context_id;
 }
 
@@ -34,7 +39,7 @@ export function selectTasks(tasks: Iterable<TaskRecord>, filter: TaskFilter): Ta
   if (limit === 0) return [];
   const picked: TaskRecord[] = [];
   for (const task of tasks) if (matchesTask(task, filter)) picked.push(task);
-  return picked.sort(compareTasks).slice(0, limit);
+  return picked.sort(compareListing).slice(0, limit);
 }
 
 /** The newest task answering `eventId` (a continued task is relinked to its latest event), or null. */

@@ -240,12 +240,3 @@ export function nextDispatchable(queue: readonly { ctx: string }[], gate: GateSt
   }
   return picked;
 }
-
-/**
- * Why a delivery on behalf of `principal` may not run in a conversation owned by `owner` (reference §3.3): the
- * operator and work acting for nobody reach any conversation; anyone else only their own.
- */
-export function ownershipRefusal(owner: string | null, principal: string | null): string | null {
-  if (principal === null || principal === 'operator' || owner === null || owner === principal) return null;
-  return 'the conversation belongs to another principal';
-}

@@ -6,6 +6,7 @@ import type { ConversationBook } from '../context/conversationBook.js';
 import type { Conversation } from '../domain/conversation.js';
 import type { ThinkJob } from '../domain/job.js';
 import type { Plan } from '../domain/plan.js';
+import { actsForAll } from '../domain/principal.js';
 import type { Logger } from '../obs/log.js';
 import type { Staging } from '../prep/staging.js';
 import type { Steering } from '../steering/steering.js';
@@ -25,8 +26,6 @@ export interface HostCapabilities {
   log: Logger;
   now(): number;
   conversation(id: string): Conversation;
-  /** Who owns conversation `id` (null: nobody yet); undefined when it is not open. Never opens one. */
-  ownerOf(id: string): string | null | undefined;
   setPlan(conv: Conversation, plan: Plan | null): void;
   /** The producers tools start work through (message.send, side.start); absent, those tools are not available. */
   ports?: WorkPorts;
@@ -81,8 +80,6 @@ export function hostCapabilities(parts: HostParts): HostCapabilities {
     log: parts.log,
     now: parts.now,
     conversation: (id) => conversations.open(id, null),
-    // From the heads: an evicted conversation still has its owner (undefined only for one never stored).
-    ownerOf: (id) => (conversations.heads.has(id) ? conversations.heads.ownerOf(id) : undefined),
     setPlan: (conv, plan) => conversations.setPlan(conv, plan),
     ...(parts.ports ? { ports: parts.ports } : {}),
     think: (job) => parts.thinks.run(job),
@@ -138,7 +135,6 @@ export function buildToolHost(caps: HostCapabilities, turn: HostTurn): InternalT
     instance: config.agent.name,
     memory: caps.store.memory,
     conversation: caps.conversation,
-    ownerOf: caps.ownerOf,
     setPlan: caps.setPlan,
     planMaxItems: config.context.plan.max_items,
     maxMessageDepth: config.limits.max_message_depth,
@@ -204,5 +200,5 @@ function watchUntil(caps: HostCapabilities, turn: HostTurn, check: () => boolean
 
 /** Whose work a turn's `status` tool may see: everything for the operator (or no principal), else its own. */
 function statusScope(principal: string | null): string | undefined {
-  return principal === null || principal === 'operator' ? undefined : principal;
+  return actsForAll(principal) ? undefined : principal;
 }

@@ -109,8 +109,6 @@ export interface InternalToolHost {
   port?<K extends WorkPortName>(name: K): WorkPortMap[K] | null;
   /** The runtime status the `status` tool reports. */
   status?(caller: ToolCaller): Record<string, unknown>;
-  /** Who owns conversation `id` (null: nobody yet); undefined when no such conversation is open. */
-  ownerOf?(id: string): string | null | undefined;
   /** Runs a think child and resolves with its value (or an error result `think <status>: <error>`). */
   think?(req: ThinkRequest): Promise<ToolResult>;
   /** Compacts the caller's conversation; resolves `{version, est_tokens, folded, note?}`. */

@@ -1,6 +1,8 @@
 // Fuzz (issue 13): generated JSON-RPC envelopes, parts and metadata thrown at a real daemon's listener. Every
 // answer is a well-formed JSON-RPC result or error (an SSE stream: every event), the daemon stays up, and its
-// memory stays bounded. A fixed seed and a bounded number of runs keep it reproducible and under 30 s.
+// memory stays bounded. A fixed seed and a bounded number of runs keep it reproducible and under 30 s. A second
+// daemon with principals is fuzzed as its callers: bearer tokens, junk ones and none (401), a user's operator
+// commands (-31403) and another principal's tasks (-32001).
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
@@ -12,7 +14,7 @@ const SEED = 1313;
 const RUNS = 250;
 const DEEP = '"__deep__"';
 /** Codes the listener may answer (reference §17.1); never -32603: nothing here drains, so it would be a crash. */
-const CODES = new Set([-32700, -32600, -32601, -32602, -32001, -32002, -32003, -32004, -32005, -32009]);
+const CODES = new Set([-32700, -32600, -32601, -32602, -32001, -32002, -32003, -32004, -32005, -32009, -31401, -31403]);
 const METHODS = [
   'SendMessage',
   'SendStreamingMessage',
@@ -100,6 +102,15 @@ function wellFormed(body: unknown, where: string): void {
   }
 }
 
+/** Messages are only noted (no turn): the fuzz exercises the listener and the backend, not the model. */
+const FUZZ_CONFIG = [
+  'agent:',
+  '  wake_on: [human_reply]',
+  'a2a:',
+  '  listen: http://127.0.0.1:0',
+  '  max_body_bytes: 262144',
+];
+
 /** The daemon's resident set in bytes (Linux /proc). */
 function rssOf(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
@@ -110,15 +121,7 @@ describe('fuzzing the A2A listener', { timeout: 120_000 }, () => {
   let daemon: Daemon;
   let stop: () => Promise<void>;
   before(async () => {
-    // Messages are only noted (no turn): the fuzz exercises the listener and the backend, not the model.
-    const lines = [
-      'agent:',
-      '  wake_on: [human_reply]',
-      'a2a:',
-      '  listen: http://127.0.0.1:0',
-      '  max_body_bytes: 262144',
-    ];
-    ({ daemon, stop } = await startOverModel(lines));
+    ({ daemon, stop } = await startOverModel(FUZZ_CONFIG));
   });
   after(() => stop());
 
@@ -147,5 +150,89 @@ describe('fuzzing the A2A listener', { timeout: 120_000 }, () => {
     assert.equal(card.status, 200);
     assert.ok(end - warm < 64 * 1024 * 1024, `RSS grew ${Math.round((end - warm) / 1e6)} MB over ${RUNS} requests`);
     assert.ok(end < 512 * 1024 * 1024, `RSS ${Math.round(end / 1e6)} MB`);
+  });
+});
+
+const TOKENS = { alice: 'alice-fuzz-token-123456', bob: 'bob-fuzz-token-12345678' };
+/** Bob's tasks, made before the fuzz: alice's requests name them to probe the ownership paths. */
+const bobTasks: string[] = [];
+/** Error codes the principals' fuzz was answered with: each path it claims to cover must have been taken. */
+const seenCodes = new Set<number>();
+const caller = fc.constantFrom('alice', 'alice', 'alice', 'bob', 'junk', 'none');
+const probe = fc
+  .record({
+    method: fc.constantFrom('GetTask', 'CancelTask', 'SubscribeToTask'),
+    pick: fc.nat({ max: 1_000 }),
+    id: fc.integer({ min: 1, max: 1_000 }),
+  })
+  .map(({ method, pick, id: n }) => ({ method, task: bobTasks[pick % Math.max(1, bobTasks.length)] ?? 'none', n }));
+
+function headersFor(who: string): Record<string, string> {
+  if (who === 'none') return JSON_V1;
+  const token = who === 'alice' ? TOKENS.alice : who === 'bob' ? TOKENS.bob : 'junk-token-that-is-nobodys';
+  return { ...JSON_V1, Authorization: `Bearer ${token}` };
+}
+
+describe('fuzzing the A2A listener as bearer-token principals', { timeout: 120_000 }, () => {
+  let daemon: Daemon;
+  let stop: () => Promise<void>;
+  before(async () => {
+    const lines = [
+      ...FUZZ_CONFIG,
+      '  principals:',
+      '    - {id: alice, role: user, match: {bearer: "{{secret:ALICE_TOKEN}}"}}',
+      '    - {id: bob, role: user, match: {bearer: "{{secret:BOB_TOKEN}}"}}',
+    ];
+    ({ daemon, stop } = await startOverModel(lines, { ALICE_TOKEN: TOKENS.alice, BOB_TOKEN: TOKENS.bob }));
+    for (const n of [1, 2, 3]) {
+      const params = {
+        message: { messageId: `bob-${n}`, parts: [{ text: 'mine' }] },
+        configuration: { returnImmediately: true },
+      };
+      const body = JSON.stringify({ jsonrpc: '2.0', id: n, method: 'SendMessage', params });
+      const reply = await rawRequest(daemon.url, body, headersFor('bob'));
+      bobTasks.push((reply.json()['result'] as { task: { id: string } }).task.id);
+    }
+  });
+  after(() => stop());
+
+  const property = fc.asyncProperty(
+    caller,
+    fc.oneof({ weight: 3, arbitrary: request }, { weight: 1, arbitrary: probe }),
+    async (who, sent) => {
+      const text =
+        typeof sent === 'string'
+          ? sent
+          : JSON.stringify({ jsonrpc: '2.0', id: sent.n, method: sent.method, params: { id: sent.task } });
+      const reply = await rawRequest(daemon.url, text, headersFor(who));
+      assert.ok([200, 400, 401, 403, 408, 413].includes(reply.status), `HTTP ${reply.status} as ${who}`);
+      if (who === 'none' || who === 'junk') {
+        assert.equal(reply.status, 401, `${who}: refused before anything is read`);
+        assert.equal((reply.json()['error'] as { code: number }).code, -31401);
+        seenCodes.add(-31401);
+        return;
+      }
+      if (String(reply.headers['content-type']).startsWith('text/event-stream')) {
+        for (const event of reply.text.split('\n\n').filter((e) => e.startsWith('data: ')))
+          wellFormed(JSON.parse(event.slice('data: '.length)), 'event');
+        return;
+      }
+      const body = JSON.parse(reply.text) as Record<string, unknown>;
+      wellFormed(body, `${who}: ${text.slice(0, 200)}`);
+      const code = (body['error'] as { code?: number } | undefined)?.code;
+      if (code !== undefined) seenCodes.add(code);
+      if (typeof sent !== 'string' && who === 'alice') {
+        assert.deepEqual(body['error'], { code: -32001, message: 'task not found' }, "bob's task is not alice's");
+      }
+    },
+  );
+
+  it('answers every caller well formed: 401 without a valid token, -31403 and -32001 where it is not theirs', async () => {
+    await fc.assert(property, { seed: SEED + 2, numRuns: RUNS });
+    assert.equal(daemon.child.exitCode, null, 'the daemon is still running');
+    for (const code of [-31401, -31403, -32001]) assert.ok(seenCodes.has(code), `the fuzz reached ${code}`);
+    const own = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'GetTask', params: { id: bobTasks[0] } });
+    const mine = await rawRequest(daemon.url, own, headersFor('bob'));
+    assert.equal((mine.json()['result'] as { id?: string } | undefined)?.id, bobTasks[0], 'premise: the task exists');
   });
 });

@@ -68,6 +68,8 @@ describe('the daemon against a hostile client', { timeout: 60_000 }, () => {
 
   it('an integer id past 2^53 comes back exactly as sent', async () => {
     const text = '{"jsonrpc":"2.0","id":12345678901234567891,"method":"GetTask","params":{"id":"nope"}}';
+    // Premise: a JSON round trip (what the SDK's answer goes through) rounds this id.
+    assert.equal(JSON.stringify(JSON.parse(text)['id']), '12345678901234567000');
     const reply = await rawRequest(daemon.url, text, OPERATOR);
     assert.match(reply.text, /^\{"jsonrpc":"2\.0","id":12345678901234567891,"error":\{"code":-32001/);
   });
@@ -75,6 +77,9 @@ describe('the daemon against a hostile client', { timeout: 60_000 }, () => {
   it('a data part nested 100,000 deep is invalid params, and the daemon goes on', async () => {
     const deep = `${'['.repeat(100_000)}${']'.repeat(100_000)}`;
     const text = `{"jsonrpc":"2.0","id":7,"method":"SendMessage","params":{"message":{"messageId":"deep","parts":[{"text":"hi"},{"data":${deep}}]}}}`;
+    // Premise: anything recursive over this value (the SDK's decoding, JSON.stringify) overflows the stack,
+    // which the daemon answered as -32603 "internal error" before the depth check.
+    assert.throws(() => JSON.stringify(JSON.parse(text)), RangeError);
     const reply = await rawRequest(daemon.url, text, OPERATOR);
     assert.deepEqual(reply.json()['error'], { code: -32602, message: 'params: nested deeper than 100 levels' });
     assert.equal((await rawRequest(daemon.url, null, {}, '/.well-known/agent-card.json')).status, 200);

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { startRig } from './harness.js';
-import { within } from './wait.js';
+import { waitUntil, within } from './wait.js';
 
 const ALICE = 'user:alice';
 const BOB = 'user:bob';
@@ -117,6 +117,52 @@ describe('a user turn and other principals’ conversations', { timeout: 60_000 
       assert.equal(operator?.conversations, 4, 'premise: the instance holds four conversations');
       assert.equal(alice?.conversations, 1, 'alice sees only her own');
       assert.equal(alice?.running_turns, 1, 'and only her own running turn');
+    } finally {
+      await rig.close();
+    }
+  });
+});
+
+// Judged where the delivery is accepted: a target that another principal's queued message will open before the
+// delivery launches (a name in its A2A namespace) is refused to the sender, never reported delivered.
+describe('message.send into a conversation that does not exist yet', { timeout: 60_000 }, () => {
+  it("is refused to a user's turn in another principal's namespace; the owner's conversation is untouched", async () => {
+    const playbook = {
+      turns: [{ content: 'ok' }],
+      match: [
+        {
+          when_contains: 'ping later please',
+          times: 1,
+          delay_ms: 1_000,
+          tool_calls: [{ name: 'message.send', arguments: { to: 'user:bob/later', text: 'sneaky' } }],
+        },
+      ],
+    };
+    const rig = await startRig(playbook, {}, { yaml: 'agent:\n  max_parallel_turns: 1\n' });
+    try {
+      const sent = (await rig.sup.accept({ context_id: 'a', text: 'ping later please', principal: ALICE })).record;
+      await waitUntil(() => rig.model.requests.length === 1, 10_000, "alice's turn asks the model");
+      // Bob's message (an A2A context of his: "user:bob/…") queues behind alice's turn (one slot): the
+      // conversation does not exist yet when she sends.
+      const bobs = (await rig.sup.accept({ context_id: 'user:bob/later', text: 'hello', principal: BOB })).record;
+      await within(rig.sup.outcomeOf(sent.id), 30_000, "alice's turn");
+      await within(rig.sup.outcomeOf(bobs.id), 30_000, "bob's turn");
+      await within(rig.sup.whenIdle(), 20_000, 'idle');
+      const results = toolResults(rig.model.requests);
+      assert.ok(
+        results.some((r) => r.includes('conversation \\"user:bob/later\\" is not available')),
+        `the sender is told: ${results.join(' | ')}`,
+      );
+      // Premise: judged only by the tool (before the accept) "later" was nobody's, the model was told
+      // {delivered: true}, and the delivery was refused at its launch once bob's turn had opened "later".
+      assert.ok(!results.some((r) => r.includes('delivered')), 'never reported delivered');
+      assert.equal(rig.named('turn.refused.not_owner').length, 0, 'nothing accepted is refused later');
+      assert.equal(rig.named('message.refused').length, 1);
+      assert.equal(rig.sup.conversation('user:bob/later')?.principal, BOB);
+      const texts = (rig.sup.conversation('user:bob/later')?.messages ?? []).map(
+        (m) => ('text' in m ? m.text : '') ?? '',
+      );
+      assert.ok(!texts.some((t) => t.includes('sneaky') || t.includes('refused')), texts.join(' | '));
     } finally {
       await rig.close();
     }

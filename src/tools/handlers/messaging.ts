@@ -1,7 +1,6 @@
 // message.send, status and ask_human: the tools that reach beyond the turn (another conversation, the runtime,
 // a person). Each uses a host capability; when the supervisor provides none, the tool says it is not available.
 import { describeError } from '../../errors.js';
-import { ownershipRefusal } from '../../supervisor/jobQueries.js';
 import {
   type HumanQuestion,
   type InternalToolHost,
@@ -30,12 +29,6 @@ export function messageSend(args: Args, caller: ToolCaller, host: InternalToolHo
   if (text.trim() === '') return toolError('message.send: text must not be empty');
   if (to === caller.conversation || (to === 'root' && caller.kind === 'root')) {
     return toolError(`message.send cannot deliver into its own conversation "${caller.conversation}"`);
-  }
-  // Another principal's conversation is refused here, before anything is accepted: refused at its launch instead,
-  // the delivery would already have been reported done and the owner's conversation would carry its failure.
-  const target = to === 'new' ? undefined : host.ownerOf?.(to);
-  if (target !== undefined && ownershipRefusal(target, caller.principal) !== null) {
-    return toolError(`message.send: conversation "${to}" is not available`);
   }
   const depth = caller.depth + 1;
   if (depth > host.maxMessageDepth) {

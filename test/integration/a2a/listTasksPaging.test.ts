@@ -71,7 +71,7 @@ describe('ListTasks paging', { timeout: 20_000 }, () => {
     assert.equal(page.result?.nextPageToken, undefined, 'no next page: the token is omitted');
   });
 
-  it('pages through every task once, newest first, and the last page has no token', async () => {
+  it('pages through every task once, newest created first, and the last page has no token', async () => {
     const seen: string[] = [];
     let token: string | undefined;
     let pages = 0;
@@ -93,8 +93,33 @@ describe('ListTasks paging', { timeout: 20_000 }, () => {
     assert.equal(seen.at(-1), oldWorking.id);
   });
 
-  it('a page token it did not give is -32602', async () => {
+  it('a page token it did not give, or gave for another query, is -32602', async () => {
     const reply = await list({ pageToken: 'not-a-token' });
     assert.equal(reply.error?.code, -32602);
+    const token = (await list({ pageSize: 10 })).result?.nextPageToken;
+    assert.ok(token);
+    const other = await list({ pageSize: 10, pageToken: token, contextId: 'ctx-1' });
+    assert.equal(other.error?.code, -32602);
+    assert.match(
+      other.error?.message ?? '',
+      /^params\.pageToken: not a token ListTasks gave this caller for this query/,
+    );
+  });
+
+  it('lists a task updated while a caller pages exactly once (the order does not follow updates)', async () => {
+    const first = await list({ pageSize: 50 });
+    const seen = (first.result?.tasks ?? []).map((t) => t.id);
+    assert.ok(!seen.includes(oldWorking.id), 'the old task is on a later page');
+    // Premise: in newest-updated-first order this update moves the task ahead of the cursor, onto a page already
+    // read, so following the token never reaches it.
+    await store.tasks.save({ ...oldWorking, updated: 99_000 });
+    let token = first.result?.nextPageToken;
+    for (let pages = 0; token !== undefined && pages < 10; pages++) {
+      const page = await list({ pageSize: 50, pageToken: token });
+      seen.push(...(page.result?.tasks ?? []).map((t) => t.id));
+      token = page.result?.nextPageToken;
+    }
+    assert.equal(seen.filter((id) => id === oldWorking.id).length, 1);
+    assert.equal(new Set(seen).size, NEWER + 1, 'each task once');
   });
 });

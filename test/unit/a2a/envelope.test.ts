@@ -2,26 +2,27 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { MAX_NESTING, nestedDeeper, readEnvelope } from '../../../src/a2a/envelope.js';
+import { ID_MARK, stringifyRpc } from '../../../src/a2a/httpIo.js';
 import { A2A_METHODS, paramsProblem } from '../../../src/a2a/params.js';
-import { rawIdText, stringifyRpc } from '../../../src/a2a/rpcId.js';
+import { rawIdText } from '../../../src/a2a/rpcId.js';
 
 const V = '1.0';
 const body = (value: unknown) => JSON.stringify(value);
 const request = (method: string, params: unknown, id: unknown = 1) => body({ jsonrpc: '2.0', id, method, params });
 
 function codeOf(text: string, ...version: [string | undefined] | []): number | 'ok' {
-  const result = readEnvelope(text, version.length === 0 ? V : version[0]);
+  const result = readEnvelope(text, version.length === 0 ? V : version[0], ID_MARK);
   return result.ok ? 'ok' : result.error.code;
 }
 
 describe('readEnvelope', () => {
   it('accepts a request and marks the streaming methods', () => {
-    const result = readEnvelope(request('SubscribeToTask', { id: 't' }, 'a'), V);
+    const result = readEnvelope(request('SubscribeToTask', { id: 't' }, 'a'), V, ID_MARK);
     assert.ok(result.ok);
     assert.equal(result.request.id, 'a');
     assert.equal(result.request.method, 'SubscribeToTask');
     assert.equal(result.request.streaming, true);
-    const plain = readEnvelope(request('GetTask', { id: 't' }), ' 1.0 ');
+    const plain = readEnvelope(request('GetTask', { id: 't' }), ' 1.0 ', ID_MARK);
     assert.ok(plain.ok && !plain.request.streaming);
   });
 
@@ -46,11 +47,11 @@ describe('readEnvelope', () => {
   });
 
   it('is -32601 for an unknown or removed method name, keeping the id', () => {
-    const result = readEnvelope(request('tasks/get', { id: 't' }, 9), V);
+    const result = readEnvelope(request('tasks/get', { id: 't' }, 9), V, ID_MARK);
     assert.ok(!result.ok);
     assert.equal(result.error.code, -32601);
     assert.equal(result.id, 9);
-    const long = readEnvelope(request('x'.repeat(500), {}), V);
+    const long = readEnvelope(request('x'.repeat(500), {}), V, ID_MARK);
     assert.ok(!long.ok && long.error.message.length < 100);
   });
 
@@ -111,7 +112,7 @@ describe('ids and nesting (issue 13)', () => {
     const text = `{"jsonrpc":"2.0","id":12345678901234567891,"method":"GetTask","params":{"id":1}}`;
     // The premise: parsed into a double the id is rounded.
     assert.equal(JSON.stringify(JSON.parse(text).id), '12345678901234567000');
-    const read = readEnvelope(text, V);
+    const read = readEnvelope(text, V, ID_MARK);
     assert.ok(!read.ok);
     assert.equal(stringifyRpc({ jsonrpc: '2.0', id: read.id }), '{"jsonrpc":"2.0","id":12345678901234567891}');
     assert.equal(rawIdText('{"id": "x", "params": {"id": 5}, "id" : -98765432109876543210}'), '-98765432109876543210');
@@ -123,7 +124,7 @@ describe('ids and nesting (issue 13)', () => {
     const text = `{"jsonrpc":"2.0","id":3,"method":"SendMessage","params":{"message":{"parts":[{"data":${deep}}]}}}`;
     // The premise: anything recursive over this value overflows the stack.
     assert.throws(() => JSON.stringify(JSON.parse(text)), RangeError);
-    const read = readEnvelope(text, V);
+    const read = readEnvelope(text, V, ID_MARK);
     assert.ok(!read.ok);
     assert.equal(read.error.code, -32602);
     assert.equal(read.id, 3);

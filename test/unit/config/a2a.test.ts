@@ -216,6 +216,7 @@ describe('a2a config', () => {
       'a2a.max_connections',
       'a2a.header_timeout',
       'a2a.body_timeout',
+      'a2a.max_long_requests',
       'a2a.card.name',
       'a2a.card.description',
     ]);

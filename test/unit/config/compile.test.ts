@@ -73,6 +73,7 @@ function expectedDefaults(storePath: string): Config {
       max_connections: 512,
       header_timeout: 10_000,
       body_timeout: 30_000,
+      max_long_requests: 64,
       card: { name: null, description: 'agentd: a durable agent daemon' },
     },
   };

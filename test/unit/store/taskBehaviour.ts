@@ -46,7 +46,7 @@ export function describeTasks(current: () => Store): void {
       assert.deepEqual(await store.tasks.get(task.id), fullTask);
     });
 
-    it('lists newest first by updated, then id, filtered by principal and context, limited', async () => {
+    it('lists by id descending (newest created first), filtered by principal and context, limited', async () => {
       const store = current();
       const a = taskRecord({ id: '01A0000000000000000000000A', updated: 300 });
       const b = taskRecord({ id: '01A0000000000000000000000B', updated: 300, context_id: 'ctx-2' });
@@ -54,11 +54,11 @@ export function describeTasks(current: () => Store): void {
       const d = taskRecord({ id: '01A0000000000000000000000D', updated: 200, principal: 'bob' });
       for (const t of [c, a, d, b]) await store.tasks.save(t);
       const ids = async (filter: TaskFilter) => (await store.tasks.list(filter)).map((t) => t.id);
-      assert.deepEqual(await ids({ principal: null, limit: 10 }), [b.id, a.id, d.id, c.id]);
-      assert.deepEqual(await ids({ principal: 'alice', limit: 10 }), [b.id, a.id, c.id]);
-      assert.deepEqual(await ids({ principal: 'alice', context_id: 'ctx-1', limit: 10 }), [a.id, c.id]);
+      assert.deepEqual(await ids({ principal: null, limit: 10 }), [d.id, c.id, b.id, a.id]);
+      assert.deepEqual(await ids({ principal: 'alice', limit: 10 }), [c.id, b.id, a.id]);
+      assert.deepEqual(await ids({ principal: 'alice', context_id: 'ctx-1', limit: 10 }), [c.id, a.id]);
       assert.deepEqual(await ids({ principal: null, context_id: 'ctx-2', limit: 10 }), [b.id]);
-      assert.deepEqual(await ids({ principal: 'alice', limit: 2 }), [b.id, a.id]);
+      assert.deepEqual(await ids({ principal: 'alice', limit: 2 }), [c.id, b.id]);
       assert.deepEqual(await ids({ principal: 'carol', limit: 10 }), []);
       assert.deepEqual(await ids({ principal: null, limit: 0 }), []);
       assert.deepEqual(await ids({ principal: null, limit: -1 }), [], 'a negative limit is no rows, never "all"');
@@ -73,16 +73,16 @@ export function describeTasks(current: () => Store): void {
       for (const t of [a, b, c, old]) await store.tasks.save(t);
       const ids = async (filter: TaskFilter) => (await store.tasks.list(filter)).map((t) => t.id);
       assert.deepEqual(await ids({ principal: 'alice', state: 'working', limit: 1 }), [old.id]);
-      assert.deepEqual(await ids({ principal: 'alice', limit: 2 }), [b.id, a.id]);
-      // After b (same `updated` as a, larger id): a, then the older ones.
-      assert.deepEqual(await ids({ principal: 'alice', after: { updated: 300, id: b.id }, limit: 2 }), [a.id, c.id]);
-      assert.deepEqual(await ids({ principal: 'alice', after: { updated: 200, id: c.id }, limit: 5 }), [old.id]);
+      assert.deepEqual(await ids({ principal: 'alice', limit: 2 }), [old.id, c.id]);
+      // After c: the smaller ids, whatever their `updated`.
+      assert.deepEqual(await ids({ principal: 'alice', after: { id: c.id }, limit: 2 }), [b.id, a.id]);
+      assert.deepEqual(await ids({ principal: 'alice', after: { id: b.id }, limit: 5 }), [a.id]);
       assert.equal(await store.tasks.count({ principal: 'alice' }), 4);
       assert.equal(await store.tasks.count({ principal: 'alice', state: 'completed' }), 3);
       assert.equal(await store.tasks.count({ principal: 'bob' }), 0);
     });
 
-    it('moves a task up the listing when it is updated', async () => {
+    it('keeps a task in its place in the listing when it is updated (a cursor cannot skip it)', async () => {
       const store = current();
       const old = taskRecord({ id: '01B0000000000000000000000A', updated: 100 });
       const recent = taskRecord({ id: '01B0000000000000000000000B', updated: 200 });
@@ -92,8 +92,8 @@ export function describeTasks(current: () => Store): void {
       assert.deepEqual(
         (await store.tasks.list({ principal: 'alice', limit: 10 })).map((t) => [t.id, t.state]),
         [
-          [old.id, 'completed'],
           [recent.id, 'working'],
+          [old.id, 'completed'],
         ],
       );
     });

@@ -1,7 +1,7 @@
 // The task listing rules the stores share: limit normalisation, newest-first order, filters, event lookup.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { compareTasks, selectTasks, taskLimit, taskOfEvent } from '../../../src/store/taskQuery.js';
+import { compareListing, compareTasks, selectTasks, taskLimit, taskOfEvent } from '../../../src/store/taskQuery.js';
 import { taskRecord } from './storeFixtures.js';
 
 describe('taskLimit', () => {
@@ -25,6 +25,18 @@ describe('compareTasks', () => {
   });
 });
 
+describe('compareListing', () => {
+  it('orders by id descending alone: an update does not move a task', () => {
+    const a = taskRecord({ id: '01A', updated: 9 });
+    const b = taskRecord({ id: '01B', updated: 1 });
+    assert.deepEqual(
+      [a, b].sort(compareListing).map((t) => t.id),
+      ['01B', '01A'],
+    );
+    assert.equal(compareListing(a, { ...a, updated: 10 }), 0);
+  });
+});
+
 describe('selectTasks', () => {
   it('filters by principal (null = any) and context, sorts, then limits', () => {
     const tasks = [
@@ -33,10 +45,11 @@ describe('selectTasks', () => {
       taskRecord({ id: '3', updated: 2, context_id: 'other' }),
     ];
     const ids = (f: Parameters<typeof selectTasks>[1]) => selectTasks(tasks, f).map((t) => t.id);
-    assert.deepEqual(ids({ principal: null, limit: 5 }), ['2', '3', '1']);
+    assert.deepEqual(ids({ principal: null, limit: 5 }), ['3', '2', '1']);
     assert.deepEqual(ids({ principal: 'alice', limit: 5 }), ['3', '1']);
     assert.deepEqual(ids({ principal: 'alice', context_id: 'ctx-1', limit: 5 }), ['1']);
-    assert.deepEqual(ids({ principal: null, limit: 1 }), ['2']);
+    assert.deepEqual(ids({ principal: null, limit: 1 }), ['3']);
+    assert.deepEqual(ids({ principal: null, after: { id: '3' }, limit: 5 }), ['2', '1']);
     assert.deepEqual(ids({ principal: null, limit: -3 }), []);
   });
 });
