@@ -70,4 +70,59 @@ describe('a reload takes effect', { timeout: 60_000 }, () => {
       await Promise.all([model.close(), mcp.close()]);
     }
   });
+
+  // A turn launched under a policy that judges `slow` on server kit; while its model answers, a reload removes kit
+  // and denies `slow`. Before the turn kept its launch-time judging, the call was judged by the new policy (denied)
+  // and kit's connection closed under it; now it runs on the connection the turn held, which closes at its end.
+  it("a running turn's judged call keeps its launch policies and server across a reload", async () => {
+    const mcp = await startMcpTestServer();
+    const model = await startScriptedModel({
+      turns: [{ content: 'ok' }],
+      match: [
+        {
+          when_contains: 'judged job',
+          times: 1,
+          delay_ms: 2_000,
+          tool_calls: [{ name: 'slow', arguments: { ms: 10 } }],
+        },
+      ],
+    });
+    const dir = mkdtempSync(join(tmpdir(), 'agentd-reload-'));
+    const file = join(dir, 'agent.yaml');
+    const base = 'agent:\n  preflight: never\nsecurity:\n  policies:\n';
+    writeFileSync(
+      file,
+      `${base}    - {name: slow-ok, match: {tool: slow}, action: allow}\nmcp:\n  servers:\n    kit: {url: ${mcp.url}}\n`,
+    );
+    const sources = { files: [file], env: { AGENTD_STATE_DIR: dir }, flags: { intelligence: model.url }, cwd: dir };
+    const events: Array<Record<string, unknown>> = [];
+    const log = createLogger({ level: 'debug', write: (line) => events.push(JSON.parse(line)) });
+    const reloadConfig = () => compileConfig(sources);
+    const runtime = await startRuntime(reloadConfig(), { log, warmWorkers: 0, reloadConfig, listen: null });
+    try {
+      const { record } = await runtime.supervisor.accept({
+        kind: 'timer',
+        context_id: 'j',
+        text: 'judged job',
+        principal: null,
+      });
+      await waitUntil(() => model.requests.length >= 1, 10_000, 'the turn asks the model');
+      writeFileSync(file, `${base}    - {name: no-slow, match: {tool: slow}, action: deny}\n`);
+      assert.equal(runtime.reload('api').result, 'applied');
+      assert.equal(runtime.tools.plan().judged.includes('slow'), false, 'turns launched now have no slow');
+      assert.equal(
+        events.some((e) => e.event === 'mcp.closed'),
+        false,
+        'kit stays open for the running turn',
+      );
+      assert.equal((await within(runtime.supervisor.outcomeOf(record.id), 20_000, 'judged job')).reply, 'ok');
+      const result = JSON.stringify(model.requests.at(-1)?.body);
+      assert.match(result, /slept/, 'the call ran on kit');
+      assert.doesNotMatch(result, /no-slow/);
+      await waitUntil(() => events.some((e) => e.event === 'mcp.closed' && e.server === 'kit'), 10_000, 'kit closed');
+    } finally {
+      await runtime.stop();
+      await Promise.all([model.close(), mcp.close()]);
+    }
+  });
 });
