@@ -158,4 +158,27 @@ describe('config reload', () => {
       assert.equal(await daemon.stop(), 0);
     }
   });
+
+  // Before the A2A producer read wake_on at each message, it kept the start config's: the message after the reload
+  // was still only noted. The instruction is read at each launch.
+  it('a reload that adds a2a_message to wake_on and sets agent.instruction: the next message wakes a turn with it', async () => {
+    const dir = tempStateDir();
+    const woken = (agent: string) =>
+      `a2a:\n  listen: http://127.0.0.1:0\nagent:\n  preflight: never\n${agent}intelligence:\n  endpoints: ${model.url}\n  model: wake-model\n`;
+    const daemon = await startDaemon(dir, woken('  wake_on: [human_reply]\n'));
+    try {
+      await ask(daemon, 'noted job');
+      assert.deepEqual(turnModels(model, 'noted job'), [], 'premise: the message is only noted');
+      writeFileSync(join(dir, 'agent.yaml'), woken('  instruction: Answer like a pirate.\n'));
+      daemon.child.kill('SIGHUP');
+      const reloaded = await nthEvent(daemon, 'config.reloaded', 1);
+      assert.deepEqual(reloaded.changed, ['agent.instruction', 'agent.wake_on']);
+      await ask(daemon, 'woken job');
+      assert.deepEqual(turnModels(model, 'woken job'), ['wake-model']);
+      const asked = model.requests.find((r) => JSON.stringify(r.body).includes('woken job'));
+      assert.match(JSON.stringify(asked?.body), /Answer like a pirate/);
+    } finally {
+      assert.equal(await daemon.stop(), 0);
+    }
+  });
 });
