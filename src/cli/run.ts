@@ -1,7 +1,7 @@
 // The `agentd` command: config → the runtime → the job or the daemon, and the one exit code it ends with.
 // A job-shaped run (a prompt, no listener) prints only the reply on stdout; events go to stderr.
 import { compileConfig } from '../config/compile.js';
-import type { ConfigSources, Config } from '../config/types.js';
+import type { Config, ConfigSources } from '../config/types.js';
 import { BUILTIN_PROMPT_TEMPLATE } from '../context/systemPrompt.js';
 import { describeError } from '../errors.js';
 import { createLogger, type Logger, redact } from '../obs/log.js';
