@@ -28,7 +28,12 @@ export async function runReloadCommand(argv: string[]): Promise<CliResult> {
     };
   }
   if (report.result === 'unchanged') return { code: EXIT.ok, stdout: `unchanged: generation ${report.generation}` };
-  const why = report.result === 'invalid' ? report.error : `restart required for ${report.paths.join(', ')}`;
+  const why =
+    report.result === 'invalid'
+      ? report.error
+      : report.result === 'stopping'
+        ? 'the instance is stopping'
+        : `restart required for ${report.paths.join(', ')}`;
   process.stderr.write(`agentd reload: refused (${report.result}): ${why}\n`);
   return { code: EXIT.config };
 }

@@ -111,7 +111,7 @@ export async function startRuntime(config: Readonly<Config>, opts: RuntimeOption
     undo.push(() => drain.run());
     const metrics = await serveMetrics(cfg.observability.metrics_addr, supervisor, log);
     if (metrics) undo.push(() => metrics.close());
-    const ops = await startOperations({ live, opts, store, supervisor, tools });
+    const ops = await startOperations({ live, opts, store, supervisor, tools, drain });
     undo.push(() => ops.stop());
     const parts = { store, supervisor, tasks, ports, drain, restoring, reload: ops.reload };
     const started = await startProducers(cfg, opts, parts);
@@ -142,6 +142,8 @@ export async function startRuntime(config: Readonly<Config>, opts: RuntimeOption
 
 interface Drain {
   run(): Promise<unknown>;
+  /** True once the drain started. */
+  readonly started: boolean;
   readonly requested: Promise<void>;
 }
 
@@ -157,6 +159,9 @@ function drainOnce(supervisor: Supervisor, cfg: Readonly<Config>, stopIntake: ()
   });
   return {
     requested,
+    get started() {
+      return draining !== null;
+    },
     run: () => {
       if (draining === null) {
         draining = stopIntake().then(() => supervisor.drain(cfg.lifecycle.drain_timeout));
@@ -178,8 +183,9 @@ async function startOperations(parts: {
   store: Store;
   supervisor: Supervisor;
   tools: ToolSurface;
+  drain: Drain;
 }) {
-  const { live, opts, store, supervisor, tools } = parts;
+  const { live, opts, store, supervisor, tools, drain } = parts;
   const { log } = opts;
   const cfg = live.view;
   const pressure = await watchPressure({
@@ -195,6 +201,7 @@ async function startOperations(parts: {
       return opts.reloadConfig();
     },
     settle: (next) => withListeners(next, opts),
+    stopping: () => drain.started,
     applied: (changed) => {
       if (!changed.some((p) => TOOL_INPUTS.some((root) => p.startsWith(root)))) return;
       tools.reconcile().catch((err: unknown) => log.error('mcp.unreachable', { err: describeError(err) }));
