@@ -43,6 +43,11 @@ export interface RuntimeOptions {
   reloadConfig?: () => Readonly<Config>;
   /** Stands in for the filesystem and cgroup readings of the pressure gate (tests). */
   pressureProbe?: PressureProbe;
+  /**
+   * false: pressure is measured and logged, but holds no turn (a one-shot job, whose only turn nothing else would
+   * ever start: holding it would wait forever). Default true.
+   */
+  pressureHolds?: boolean;
 }
 
 export interface Runtime {
@@ -191,7 +196,7 @@ async function startOperations(parts: {
   const pressure = await watchPressure({
     probe: opts.pressureProbe ?? systemProbe(store.kind === 'sqlite' ? cfg.store.path : null),
     minFree: () => cfg.store.min_free,
-    gate: (level) => supervisor.setPressure(level),
+    gate: (level) => supervisor.setPressure(opts.pressureHolds === false ? 'ok' : level),
     ...{ log, metrics: supervisor.metrics, now: Date.now },
   });
   const reloads = reloader({
