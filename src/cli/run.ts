@@ -27,7 +27,7 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv = process.en
   let sources: ConfigSources;
   const cwd = process.cwd();
   try {
-    if (argv[2] === 'reload') return await runReloadCommand(argv.slice(3));
+    if (argv[2] === 'reload') return await runReloadCommand(argv.slice(3), env);
     const parsed = parseArgs(argv);
     if ('print' in parsed) return { code: EXIT.ok, stdout: parsed.print };
     if (parsed.contextTemplate) return { code: EXIT.ok, stdout: `${BUILTIN_PROMPT_TEMPLATE}\n` };

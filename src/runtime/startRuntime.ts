@@ -217,7 +217,7 @@ async function startOperations(parts: {
 }
 
 /** Config paths the tool surface is planned from. */
-const TOOL_INPUTS = ['mcp.servers', 'security.', 'agent.tools', 'skills.sources'];
+const TOOL_INPUTS = ['mcp.servers', 'security.', 'agent.tools'];
 
 interface ProducerParts {
   reload(source: ReloadSource): ReloadReport;

@@ -181,4 +181,26 @@ describe('config reload', () => {
       assert.equal(await daemon.stop(), 0);
     }
   });
+
+  // Before `agentd reload` read AGENTD_TOKEN, a daemon with principals could only be asked with --token on the
+  // command line (visible in `ps`).
+  it('`agentd reload` takes the operator token from AGENTD_TOKEN', async () => {
+    const dir = tempStateDir();
+    const guarded = (turnModel: string) =>
+      plain(model.url, turnModel).replace(
+        'a2a:\n',
+        'a2a:\n  principals:\n    - {id: ops, role: operator, match: {bearer: ops-secret}}\n',
+      );
+    const daemon = await startDaemon(dir, guarded('old-model'));
+    try {
+      writeFileSync(join(dir, 'agent.yaml'), guarded('token-model'));
+      const anonymous = await runAgentd(['reload', '--url', daemon.url]);
+      assert.notEqual(anonymous.code, 0, 'premise: without a token the daemon refuses');
+      const applied = await runAgentd(['reload', '--url', daemon.url], { env: { AGENTD_TOKEN: 'ops-secret' } });
+      assert.equal(applied.code, 0, applied.stderr);
+      assert.equal(applied.stdout, 'reloaded: generation 2; changed: intelligence.model\n');
+    } finally {
+      assert.equal(await daemon.stop(), 0);
+    }
+  });
 });
