@@ -178,9 +178,9 @@ function drainOnce(supervisor: Supervisor, cfg: Readonly<Config>, stopIntake: ()
 }
 
 /**
- * The pressure gate's watch (its first reading taken before any producer starts) and the reloader. A reload that
- * changes the tool surface's inputs (MCP servers, policies, tool selection) re-plans it; a running turn keeps the
- * tools it launched with.
+ * The pressure gate's watch (its first reading taken before any producer starts) and the reloader, which refuses
+ * once a stop started. A reload that changes the tool surface's inputs (MCP servers, policies, tool selection)
+ * re-plans it in the same step and reconnects after; a running turn keeps the tools and judging it launched with.
  */
 async function startOperations(parts: {
   live: LiveConfig;
