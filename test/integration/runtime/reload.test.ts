@@ -125,4 +125,35 @@ describe('a reload takes effect', { timeout: 60_000 }, () => {
       await Promise.all([model.close(), mcp.close()]);
     }
   });
+
+  // The budget ledger kept the first settings a scope saw: after a reload lowered the instance budget, turns that no
+  // longer fit were still admitted. The turn before the reload shows that the old budget admits it.
+  it('a reload that lowers the instance budget refuses the next turn', async () => {
+    const spend = { content: 'spent', usage: { prompt_tokens: 6000, completion_tokens: 500 } };
+    const model = await startScriptedModel({ turns: [spend] });
+    const dir = mkdtempSync(join(tmpdir(), 'agentd-reload-'));
+    const file = join(dir, 'agent.yaml');
+    const budget = (tokens: number) =>
+      `agent:\n  preflight: never\nintelligence:\n  budget: {windows: [{per: week, tokens: ${tokens}}], on_exhausted: refuse}\n`;
+    writeFileSync(file, budget(100_000));
+    const sources = { files: [file], env: { AGENTD_STATE_DIR: dir }, flags: { intelligence: model.url }, cwd: dir };
+    const log = createLogger({ level: 'error', write: () => {} });
+    const reloadConfig = () => compileConfig(sources);
+    const runtime = await startRuntime(reloadConfig(), { log, warmWorkers: 0, reloadConfig, listen: null });
+    const ask = async (text: string) => {
+      const { record } = await runtime.supervisor.accept({ kind: 'timer', context_id: text, text, principal: null });
+      return within(runtime.supervisor.outcomeOf(record.id), 20_000, text);
+    };
+    try {
+      assert.equal((await ask('first')).status, 'completed');
+      assert.equal((await ask('second')).status, 'completed', 'premise: 13 000 of 100 000 admits a third turn');
+      writeFileSync(file, budget(14_000));
+      assert.equal(runtime.reload('api').result, 'applied');
+      assert.equal((await ask('third')).status, 'refused');
+      assert.equal(model.requests.length, 2);
+    } finally {
+      await runtime.stop();
+      await model.close();
+    }
+  });
 });
