@@ -27,7 +27,15 @@ export class A2aProducer implements Producer {
       accept: ctx.accept,
       drain: () => ctx.requestStop(),
       reload: () => ctx.reload(),
-      wake: config.agent,
+      // Read at each message: a reload changes wake_on for the next one (interfaces §3.6).
+      wake: {
+        get wake_on() {
+          return config.agent.wake_on;
+        },
+        get on_workflow_finished() {
+          return config.agent.on_workflow_finished;
+        },
+      },
       ready: ctx.restored,
     });
     ctx.tasks.bind(backend);

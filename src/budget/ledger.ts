@@ -18,8 +18,10 @@ import {
   type Reservation,
   release,
   reserve,
+  roll,
   type ScopeState,
   settle,
+  type WindowCounter,
   windowKey,
 } from './governor.js';
 
@@ -53,9 +55,10 @@ function usageTokens(usage: Usage): number {
 export class BudgetLedger {
   private readonly scopes = new Map<string, ScopeState>();
   private readonly dirty = new Set<string>();
-  /** Stored counters by `scope\nwindow`, read once at start and consulted as scopes come into use. */
-  private stored = new Map<string, BudgetCounter>();
-  /** What the store holds by `scope\nwindow`, as far as this ledger wrote it: flushes add the difference. */
+  /**
+   * What the store holds by `scope\nwindow` as far as this ledger knows (read at start, then what it wrote):
+   * scopes coming into use start from it, and flushes add the difference.
+   */
   private flushed = new Map<string, BudgetCounter>();
 
   constructor(private readonly deps: LedgerDeps) {}
@@ -70,12 +73,13 @@ export class BudgetLedger {
     );
   }
 
-  /** Reads the durable counters (start-up). */
+  /**
+   * Reads the durable counters (start-up), with or without a budget configured: a budget a reload adds later
+   * counts on from what an earlier run stored (interfaces §3.6), and the read is one small table.
+   */
   async load(): Promise<void> {
-    if (!this.active) return;
     const rows = await this.deps.store.budget.load();
-    this.stored = new Map(rows.map((c) => [`${c.scope}\n${c.window}`, c]));
-    this.flushed = new Map(this.stored);
+    this.flushed = new Map(rows.map((c) => [counterKey(c), c]));
   }
 
   /** The scopes a turn in `ctx` for `principal` answers to, in check order: principal, conversation, instance. */
@@ -181,26 +185,34 @@ export class BudgetLedger {
     });
   }
 
-  /** The scope's state, created (with its stored counters) on first use. */
+  /**
+   * The scope's state, created (with its stored counters) on first use, and rebuilt when a reload changed its
+   * policy: a scope keeps no settings of its own beyond the config in force (interfaces §3.6).
+   */
   private scope(name: string, policy: Readonly<BudgetConfig>): ScopeState {
-    let scope = this.scopes.get(name);
-    if (scope === undefined) {
-      scope = this.restored(name, policy);
-      this.scopes.set(name, scope);
-    }
+    const held = this.scopes.get(name);
+    if (held !== undefined && samePolicy(held.policy, policy)) return held;
+    const scope = this.restored(name, policy, held);
+    this.scopes.set(name, scope);
     return scope;
   }
 
-  private restored(name: string, policy: Readonly<BudgetConfig>): ScopeState {
-    const scope = newScope(name, policy, this.deps.now());
+  /** A scope under `policy`: each window's counts from `held` (same window, same bucket), else from the store. */
+  private restored(name: string, policy: Readonly<BudgetConfig>, held: ScopeState | undefined): ScopeState {
+    const now = this.deps.now();
+    const scope = newScope(name, policy, now);
+    if (held) roll(held, now);
     policy.windows.forEach((w, i) => {
-      const row = this.stored.get(`${name}\n${windowKey(w)}`);
-      const counter = scope.windows[i];
-      // A stored bucket counts only while it is still the current one (the window survives a restart inside it).
-      if (row && counter && row.index === counter.index)
+      const key = windowKey(w);
+      const counter = scope.windows[i] as WindowCounter;
+      const kept = held?.windows[held.policy.windows.findIndex((h) => windowKey(h) === key)];
+      const row = this.flushed.get(`${name}\n${key}`);
+      // A count carries only while it is still the current bucket (the window survives a restart inside it).
+      if (kept && kept.index === counter.index) Object.assign(counter, kept);
+      else if (row && row.index === counter.index)
         Object.assign(counter, { tokens: row.tokens, requests: row.requests });
     });
-    scope.lifetime = this.stored.get(`${name}\n${LIFETIME}`)?.tokens ?? 0;
+    scope.lifetime = held?.lifetime ?? this.flushed.get(`${name}\n${LIFETIME}`)?.tokens ?? 0;
     return scope;
   }
 
@@ -211,6 +223,11 @@ export class BudgetLedger {
   private touch(scopes: readonly ScopeState[]): void {
     for (const s of scopes) this.dirty.add(s.name);
   }
+}
+
+/** Same settings: a reload compiles fresh objects, so identity alone would rebuild every scope on every reload. */
+function samePolicy(a: Readonly<BudgetConfig>, b: Readonly<BudgetConfig>): boolean {
+  return a === b || JSON.stringify(a) === JSON.stringify(b);
 }
 
 function counterKey(c: BudgetCounter): string {

@@ -1,6 +1,7 @@
-// `agentd reload --url <a2a url> [--token <operator token>]`: asks a running daemon to reload its config through
-// the operator command over A2A (interfaces §3.6) and prints what it did. Exit 0 applied or unchanged, 2 refused
-// (an invalid file, a restart-only path), 1 when the daemon could not be asked.
+// `agentd reload --url <a2a url> [--token <operator token>]` (or AGENTD_TOKEN, which `ps` does not show): asks a
+// running daemon to reload its config through the operator command over A2A (interfaces §3.6) and prints what it
+// did. Exit 0 applied or unchanged, 2 refused (an invalid file, a restart-only path, a stopping instance), 1 when
+// the daemon could not be asked.
 import { randomUUID } from 'node:crypto';
 import { Command, CommanderError } from 'commander';
 import { DaemonError } from '../errors.js';
@@ -11,8 +12,8 @@ import type { CliResult } from './run.js';
 const TIMEOUT_MS = 30_000;
 
 /** Runs the subcommand; `argv` starts after `reload`. */
-export async function runReloadCommand(argv: string[]): Promise<CliResult> {
-  const opts = parseReloadArgs(argv);
+export async function runReloadCommand(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<CliResult> {
+  const opts = parseReloadArgs(argv, env);
   if ('print' in opts) return { code: EXIT.ok, stdout: opts.print };
   let report: ReloadReport;
   try {
@@ -28,17 +29,25 @@ export async function runReloadCommand(argv: string[]): Promise<CliResult> {
     };
   }
   if (report.result === 'unchanged') return { code: EXIT.ok, stdout: `unchanged: generation ${report.generation}` };
-  const why = report.result === 'invalid' ? report.error : `restart required for ${report.paths.join(', ')}`;
+  const why =
+    report.result === 'invalid'
+      ? report.error
+      : report.result === 'stopping'
+        ? 'the instance is stopping'
+        : `restart required for ${report.paths.join(', ')}`;
   process.stderr.write(`agentd reload: refused (${report.result}): ${why}\n`);
   return { code: EXIT.config };
 }
 
-function parseReloadArgs(argv: string[]): { url: string; token: string | null } | { print: string } {
+function parseReloadArgs(
+  argv: string[],
+  env: NodeJS.ProcessEnv,
+): { url: string; token: string | null } | { print: string } {
   let help = '';
   const program = new Command()
     .name('agentd reload')
     .requiredOption('--url <url>', "the daemon's A2A URL (a2a.listen)")
-    .option('--token <token>', "an operator principal's bearer token")
+    .option('--token <token>', "an operator principal's bearer token (default: AGENTD_TOKEN)")
     .allowExcessArguments(false)
     .exitOverride()
     .configureOutput({ writeErr: () => {}, writeOut: (text) => (help += text) });
@@ -50,7 +59,7 @@ function parseReloadArgs(argv: string[]): { url: string; token: string | null } 
     throw err;
   }
   const o = program.opts<{ url: string; token?: string }>();
-  return { url: o.url, token: o.token ?? null };
+  return { url: o.url, token: o.token ?? (env.AGENTD_TOKEN || null) };
 }
 
 /** Sends the `reload` command as a SendMessage and reads the report from the completed task. */

@@ -21,13 +21,15 @@ export function trapReloads(opts: { files: readonly string[]; watchFiles: boolea
 } {
   let target: Reload | null = null;
   let pending: ReloadSource | null = null;
+  let removed = false;
   const reload = (source: ReloadSource): void => {
+    if (removed) return;
     if (target === null) pending = source;
     else target(source);
   };
   const onHangup = (): void => reload('signal');
   process.on('SIGHUP', onHangup);
-  const watchers = opts.watchFiles ? watchConfigFiles({ ...opts, reload }) : [];
+  const watching = opts.watchFiles ? watchConfigFiles({ ...opts, reload }) : null;
   return {
     attach: (next) => {
       target = next;
@@ -35,22 +37,27 @@ export function trapReloads(opts: { files: readonly string[]; watchFiles: boolea
       pending = null;
     },
     remove: () => {
+      removed = true;
       process.off('SIGHUP', onHangup);
-      for (const w of watchers) w.close();
+      watching?.close();
+      target = null;
+      pending = null;
     },
   };
 }
 
-function watchConfigFiles(opts: {
+/** Watches the files' directories; `close` also drops a change still settling (nothing reloads after it). */
+export function watchConfigFiles(opts: {
   reload(source: ReloadSource): unknown;
   files: readonly string[];
   cwd: string;
   log: Logger;
-}) {
+  settleMs?: number;
+}): { close(): void } {
   let timer: NodeJS.Timeout | undefined;
   const soon = (): void => {
     clearTimeout(timer);
-    timer = setTimeout(() => void opts.reload('watch'), SETTLE_MS);
+    timer = setTimeout(() => void opts.reload('watch'), opts.settleMs ?? SETTLE_MS);
     timer.unref();
   };
   const byDir = new Map<string, Set<string>>();
@@ -69,5 +76,10 @@ function watchConfigFiles(opts: {
       opts.log.warn('config.watch.failed', { dir, err: describeError(err) });
     }
   }
-  return watchers;
+  return {
+    close: () => {
+      clearTimeout(timer);
+      for (const w of watchers) w.close();
+    },
+  };
 }

@@ -1,7 +1,7 @@
 // The `agentd` command: config → the runtime → the job or the daemon, and the one exit code it ends with.
 // A job-shaped run (a prompt, no listener) prints only the reply on stdout; events go to stderr.
 import { compileConfig } from '../config/compile.js';
-import type { Config } from '../config/types.js';
+import type { Config, ConfigSources } from '../config/types.js';
 import { BUILTIN_PROMPT_TEMPLATE } from '../context/systemPrompt.js';
 import { describeError } from '../errors.js';
 import { createLogger, type Logger, redact } from '../obs/log.js';
@@ -25,14 +25,16 @@ export interface CliResult {
 export async function runCli(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<CliResult> {
   let args: CliArgs;
   let config: Readonly<Config>;
+  let sources: ConfigSources;
   const cwd = process.cwd();
   try {
-    if (argv[2] === 'reload') return await runReloadCommand(argv.slice(3));
+    if (argv[2] === 'reload') return await runReloadCommand(argv.slice(3), env);
     const parsed = parseArgs(argv);
     if ('print' in parsed) return { code: EXIT.ok, stdout: parsed.print };
     if (parsed.contextTemplate) return { code: EXIT.ok, stdout: `${BUILTIN_PROMPT_TEMPLATE}\n` };
     args = parsed;
-    config = compileConfig({ files: args.configFiles, env, flags: args, cwd, oneShot: true });
+    sources = { files: args.configFiles, env, flags: args, cwd, oneShot: true };
+    config = compileConfig(sources);
   } catch (err) {
     return failBeforeStart(err);
   }
@@ -44,24 +46,27 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv = process.en
   if (args.capabilities) return { code: EXIT.ok, stdout: await capabilities(config, log, env) };
   const daemon = config.a2a.listen !== null;
   noteJobStore(config, cwd, log);
-  const reloads = trapReloads({ files: args.configFiles, watchFiles: args.watchConfig, cwd, log });
+  // Only a daemon reloads (interfaces §3.6): a job runs one prompt on the config it started with.
+  const reloads = daemon ? trapReloads({ files: args.configFiles, watchFiles: args.watchConfig, cwd, log }) : null;
   let runtime: Runtime;
   try {
     const killAt = new Set((env.AGENTD_TEST_KILL_AT ?? '').split(',').filter(Boolean));
-    // A one-shot job has no next turn to warm a worker for.
-    const sources = { files: args.configFiles, env, flags: args, cwd };
+    // The same sources as at start, so a reload's result differs only by what the files and env changed.
     const reloadConfig = () => compileConfig(sources);
-    runtime = await startRuntime(config, { log, env, killAt, reloadConfig, ...(daemon ? {} : { warmWorkers: 0 }) });
+    // A one-shot job has no next turn to warm a worker for, and runs its prompt under pressure (README "Pressure").
+    const job = daemon ? {} : { warmWorkers: 0, pressureHolds: false };
+    runtime = await startRuntime(config, { log, env, killAt, reloadConfig, ...job });
   } catch (err) {
-    reloads.remove();
+    reloads?.remove();
     return failBeforeStart(err);
   }
-  const signals = trapSignals(log, () => void runtime.requestStop());
-  reloads.attach((source) => runtime.reload(source));
+  const stopSignals: NodeJS.Signals[] = daemon ? ['SIGTERM', 'SIGINT'] : ['SIGTERM', 'SIGINT', 'SIGHUP'];
+  const signals = trapSignals(log, stopSignals, () => void runtime.requestStop());
+  reloads?.attach((source) => runtime.reload(source));
   try {
     return daemon ? await runDaemon(runtime) : await runJob(runtime);
   } finally {
-    reloads.remove();
+    reloads?.remove();
     await runtime.stop();
     signals();
   }
@@ -108,12 +113,12 @@ async function runJob(runtime: Runtime): Promise<CliResult> {
 }
 
 /**
- * The process's only signal handlers. The first SIGTERM / SIGINT starts a drain: no new turn starts, running
- * turns get lifecycle.drain_timeout, and the run still ends through its normal path with its own exit code (a
- * job's abandoned or unstarted prompt exits 1 and replays on the next start; a daemon exits 0). A second signal
- * exits at once. Returns the function that removes them.
+ * The stop signals' handlers (a daemon's SIGHUP reloads instead, see reloadTriggers.ts; a job's hangup stops it
+ * like SIGTERM). The first one starts a drain: no new turn starts, running turns get lifecycle.drain_timeout, and
+ * the run still ends through its normal path with its own exit code (a job's abandoned or unstarted prompt exits 1
+ * and replays on the next start; a daemon exits 0). A second signal exits at once. Returns what removes them.
  */
-function trapSignals(log: Logger, onFirst: () => void): () => void {
+function trapSignals(log: Logger, names: readonly NodeJS.Signals[], onFirst: () => void): () => void {
   let seen = false;
   const onSignal = (signal: NodeJS.Signals): void => {
     if (seen) {
@@ -123,10 +128,8 @@ function trapSignals(log: Logger, onFirst: () => void): () => void {
     seen = true;
     onFirst();
   };
-  process.on('SIGTERM', onSignal);
-  process.on('SIGINT', onSignal);
+  for (const name of names) process.on(name, onSignal);
   return () => {
-    process.off('SIGTERM', onSignal);
-    process.off('SIGINT', onSignal);
+    for (const name of names) process.off(name, onSignal);
   };
 }

@@ -5,7 +5,8 @@ import type { Config } from './types.js';
 
 /**
  * Paths a running instance cannot take over: what was bound, opened or spawned once at start (the store, the
- * listeners, the logger, the watchdog's limits, the warm pool, the startup prompt) and the instance's identity.
+ * listeners, the logger, the watchdog's limits, the warm pool, the startup prompt, the skills catalogue built from
+ * skills.sources) and the instance's identity.
  */
 export const RESTART_ONLY: readonly string[] = [
   'agent.name',
@@ -22,6 +23,7 @@ export const RESTART_ONLY: readonly string[] = [
   'observability.log_level',
   'lifecycle.pong_timeout',
   'lifecycle.progress_timeout',
+  'skills.sources',
 ];
 
 export type ReloadPlan =

@@ -16,6 +16,7 @@ export const EVENT_NAMES = [
   'config.reload.invalid',
   'config.reload.restart_required',
   'config.reload.unchanged',
+  'config.reload.stopping',
   'config.watch.failed',
   'pressure.warn',
   'pressure.shed',

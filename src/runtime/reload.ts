@@ -15,7 +15,8 @@ export type ReloadReport =
   | { result: 'applied'; generation: number; changed: string[] }
   | { result: 'unchanged'; generation: number }
   | { result: 'invalid'; generation: number; error: string }
-  | { result: 'restart_required'; generation: number; paths: string[] };
+  | { result: 'restart_required'; generation: number; paths: string[] }
+  | { result: 'stopping'; generation: number };
 
 export interface ReloaderDeps {
   live: LiveConfig;
@@ -25,6 +26,8 @@ export interface ReloaderDeps {
   settle(next: Readonly<Config>): Readonly<Config>;
   /** Runs after a swap: connections, instruction files. Never throws (its failures are logged). */
   applied(changed: readonly string[]): void;
+  /** True once a stop started: the config then stays as it is until the process ends. */
+  stopping(): boolean;
   log: Logger;
   metrics: Metrics;
 }
@@ -39,6 +42,11 @@ export function reloader(deps: ReloaderDeps): { reload(source: ReloadSource): Re
   );
   const count = (result: 'applied' | 'rejected' | 'other'): void => deps.metrics.configReloads.inc({ result });
   const reload = (source: ReloadSource): ReloadReport => {
+    if (deps.stopping()) {
+      deps.log.warn('config.reload.stopping', { source, generation });
+      count('other');
+      return { result: 'stopping', generation };
+    }
     let next: Readonly<Config>;
     try {
       next = deps.settle(deps.load());

@@ -43,6 +43,11 @@ export interface RuntimeOptions {
   reloadConfig?: () => Readonly<Config>;
   /** Stands in for the filesystem and cgroup readings of the pressure gate (tests). */
   pressureProbe?: PressureProbe;
+  /**
+   * false: pressure is measured and logged, but holds no turn (a one-shot job, whose only turn nothing else would
+   * ever start: holding it would wait forever). Default true.
+   */
+  pressureHolds?: boolean;
 }
 
 export interface Runtime {
@@ -111,7 +116,7 @@ export async function startRuntime(config: Readonly<Config>, opts: RuntimeOption
     undo.push(() => drain.run());
     const metrics = await serveMetrics(cfg.observability.metrics_addr, supervisor, log);
     if (metrics) undo.push(() => metrics.close());
-    const ops = await startOperations({ live, opts, store, supervisor, tools });
+    const ops = await startOperations({ live, opts, store, supervisor, tools, drain });
     undo.push(() => ops.stop());
     const parts = { store, supervisor, tasks, ports, drain, restoring, reload: ops.reload };
     const started = await startProducers(cfg, opts, parts);
@@ -143,6 +148,8 @@ export async function startRuntime(config: Readonly<Config>, opts: RuntimeOption
 interface Drain {
   /** `reason` is what `drain.start` says (`exit` for a turn's `finish {exit: true}`, reference §14.2 step 7). */
   run(reason?: string): Promise<unknown>;
+  /** True once the drain started. */
+  readonly started: boolean;
   readonly requested: Promise<void>;
 }
 
@@ -158,6 +165,9 @@ function drainOnce(supervisor: Supervisor, cfg: Readonly<Config>, stopIntake: ()
   });
   return {
     requested,
+    get started() {
+      return draining !== null;
+    },
     run: (reason = 'stop') => {
       if (draining === null) {
         draining = stopIntake().then(() => supervisor.drain(cfg.lifecycle.drain_timeout, reason));
@@ -169,9 +179,9 @@ function drainOnce(supervisor: Supervisor, cfg: Readonly<Config>, stopIntake: ()
 }
 
 /**
- * The pressure gate's watch (its first reading taken before any producer starts) and the reloader. A reload that
- * changes the tool surface's inputs (MCP servers, policies, tool selection) re-plans it; a running turn keeps the
- * tools it launched with.
+ * The pressure gate's watch (its first reading taken before any producer starts) and the reloader, which refuses
+ * once a stop started. A reload that changes the tool surface's inputs (MCP servers, policies, tool selection)
+ * re-plans it in the same step and reconnects after; a running turn keeps the tools and judging it launched with.
  */
 async function startOperations(parts: {
   live: LiveConfig;
@@ -179,14 +189,15 @@ async function startOperations(parts: {
   store: Store;
   supervisor: Supervisor;
   tools: ToolSurface;
+  drain: Drain;
 }) {
-  const { live, opts, store, supervisor, tools } = parts;
+  const { live, opts, store, supervisor, tools, drain } = parts;
   const { log } = opts;
   const cfg = live.view;
   const pressure = await watchPressure({
     probe: opts.pressureProbe ?? systemProbe(store.kind === 'sqlite' ? cfg.store.path : null),
     minFree: () => cfg.store.min_free,
-    gate: (level) => supervisor.setPressure(level),
+    gate: (level) => supervisor.setPressure(opts.pressureHolds === false ? 'ok' : level),
     ...{ log, metrics: supervisor.metrics, now: Date.now },
   });
   const reloads = reloader({
@@ -196,6 +207,7 @@ async function startOperations(parts: {
       return opts.reloadConfig();
     },
     settle: (next) => withListeners(next, opts),
+    stopping: () => drain.started,
     applied: (changed) => {
       if (!changed.some((p) => TOOL_INPUTS.some((root) => p.startsWith(root)))) return;
       tools.reconcile().catch((err: unknown) => log.error('mcp.unreachable', { err: describeError(err) }));
@@ -206,7 +218,7 @@ async function startOperations(parts: {
 }
 
 /** Config paths the tool surface is planned from. */
-const TOOL_INPUTS = ['mcp.servers', 'security.', 'agent.tools', 'skills.sources'];
+const TOOL_INPUTS = ['mcp.servers', 'security.', 'agent.tools'];
 
 interface ProducerParts {
   reload(source: ReloadSource): ReloadReport;

@@ -41,6 +41,7 @@ import {
   waitingJobs,
 } from './jobQueries.js';
 import { Jobs, registerJobGauges, supervisorHandlers } from './jobs.js';
+import type { PressureLevel } from './pressure.js';
 import { dispatchSupervisorEvent, Reactor, type SupervisorEvent, type SupervisorHandlers } from './reactor.js';
 import type { SupervisorOptions } from './supervisorOptions.js';
 import { type AcceptInput, inboxEvent, livenessLimits, storeCaches, workerPool } from './supervisorOptions.js';
@@ -84,7 +85,7 @@ export class Supervisor {
   private readonly reactor: Reactor;
   private readonly handlers: SupervisorHandlers;
   /** The operator's pause, the drain (the handlers set `paused`) and the pressure gate (`setPressure`). */
-  private readonly hold = { paused: false, draining: false, pressure: 'ok' as import('./pressure.js').PressureLevel };
+  private readonly hold = { paused: false, draining: false, pressure: 'ok' as PressureLevel };
   private readonly lease: InboxLease;
 
   constructor(private readonly opts: SupervisorOptions) {
@@ -271,7 +272,7 @@ export class Supervisor {
   }
 
   /** The pressure gate (reference §4): `shed` starts no turn, `warn` no goal continuation; running turns go on. */
-  setPressure(level: Supervisor['hold']['pressure']): void {
+  setPressure(level: PressureLevel): void {
     this.hold.pressure = level;
     this.reactor.schedule();
   }

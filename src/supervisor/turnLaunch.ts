@@ -124,6 +124,11 @@ export class TurnLauncher {
       const turn = turns.start(job, payload);
       turn.reservation = reservation;
       turn.notes = admitted.notes;
+      if (admitted.judging) {
+        turn.judging = admitted.judging;
+        const { tools } = this.deps.snapshot;
+        if (tools) turn.cleanups.push(tools.hold(admitted.judging));
+      }
       admitted.told();
       conversations.countTurn(job.ctx);
       const fields = { ctx: job.ctx, node: turn.node, worker_pid: turn.handle.pid, turn: turn.turnId };

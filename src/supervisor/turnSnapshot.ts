@@ -20,7 +20,7 @@ import {
   internalToolDefs,
   isReadOnlyInternal,
 } from '../tools/internalContracts.js';
-import type { ToolSurface } from '../tools/surface.js';
+import type { ToolSurface, TurnJudging } from '../tools/surface.js';
 import type { ToolPlan } from '../tools/toolPlan.js';
 
 export interface SnapshotDeps {
@@ -43,6 +43,8 @@ export interface TurnSnapshot {
   payload: SpawnPayload;
   notes: Msg[];
   told: () => void;
+  /** What the turn's judged calls go by, captured with its plan; null without a tool surface. */
+  judging: TurnJudging | null;
 }
 
 /** The notes a turn needs at the tail, and what records the instruction changes among them as told. */
@@ -82,7 +84,7 @@ export function snapshotPayload(deps: SnapshotDeps, job: TurnJob, conv: Conversa
     payload.code_tools_module = tools.codeToolsModule;
     payload.turn.gated = tools.gatedCodeTools();
   }
-  return { payload, notes, told };
+  return { payload, notes, told, judging: tools?.judging() ?? null };
 }
 
 // Builds a turn's snapshot (reference §10.1 "Root turn launch"): the spawn payload a worker reads first, the

@@ -12,6 +12,7 @@ import {
   type UpFrame,
 } from '../protocol/frames.js';
 import type { Msg, Usage } from '../protocol/messages.js';
+import type { TurnJudging } from '../tools/surface.js';
 import type { InternalToolHost } from '../tools/toolOutcome.js';
 import type { Child, ChildExit, Children, EndReason } from './children.js';
 import type { WorkerHandle } from './workerHandle.js';
@@ -162,6 +163,8 @@ export interface LiveTurn {
   /** What of `usage` already reached the budget windows (charged as each usage frame arrives). */
   charged: Usage;
   parked: Map<number, NodeJS.Timeout>;
+  /** The policies, judged routes and timeouts captured at launch; absent: those in force. */
+  judging?: TurnJudging;
   /** Run once when the turn's worker is gone (watches, pending approvals). */
   cleanups: Array<() => void>;
 }

@@ -7,7 +7,7 @@ import type { TaskHooks } from '../supervisor/supervisorOptions.js';
 import type { LiveTurn } from '../supervisor/turnWorkers.js';
 import { runInternalTool, type ToolCaller, type ToolResult } from './internalTools.js';
 import { denyMessage, judgeCall, type Verdict } from './policy.js';
-import type { ToolSurface } from './surface.js';
+import { routeIn, type ToolSurface, type TurnJudging } from './surface.js';
 import { markTurnEnded } from './turnEnd.js';
 
 /** What serving needs beyond the turn (whose tool host was built at spawn); built once per supervisor. */
@@ -49,7 +49,7 @@ export function serveToolRequest(deps: ToolServiceDeps, turn: LiveTurn, frame: T
   const proceed = frame.check_only
     ? () => reply(deps, turn, frame.id, { result: 'allowed', is_error: false }, frame.name)
     : () => execute(deps, turn, frame, caller);
-  const verdict = judge(deps, caller, frame);
+  const verdict = judge(deps, judgingOf(deps, turn), caller, frame);
   if (verdict.action === 'deny') {
     reply(deps, turn, frame.id, { result: denyMessage(verdict, frame.name), is_error: true }, frame.name);
   } else if (verdict.action === 'ask') {
@@ -59,9 +59,21 @@ export function serveToolRequest(deps: ToolServiceDeps, turn: LiveTurn, frame: T
   }
 }
 
-function judge(deps: ToolServiceDeps, caller: ToolCaller, frame: ToolRequest): Verdict {
-  const tool = deps.tools?.tool(frame.name);
-  const verdict = judgeCall(deps.config.security.policies, {
+/**
+ * What the turn's calls are judged by: what it launched with (a reload changes nothing under a running turn,
+ * interfaces §3.6), else the surface and config in force.
+ */
+function judgingOf(deps: ToolServiceDeps, turn: LiveTurn): TurnJudging {
+  if (turn.judging) return turn.judging;
+  if (deps.tools) return deps.tools.judging();
+  const { security, mcp, limits } = deps.config;
+  const none = { tools: new Map(), judged: new Set<string>() };
+  return { ...none, policies: security.policies, callTimeout: mcp.call_timeout, deadline: limits.run.deadline };
+}
+
+function judge(deps: ToolServiceDeps, judging: TurnJudging, caller: ToolCaller, frame: ToolRequest): Verdict {
+  const tool = judging.tools.get(frame.name);
+  const verdict = judgeCall(judging.policies, {
     tool: frame.name,
     ...(tool?.server ? { server: tool.server } : {}),
     tags: tool?.tags ?? [],
@@ -69,7 +81,7 @@ function judge(deps: ToolServiceDeps, caller: ToolCaller, frame: ToolRequest): V
     principal: caller.principal,
     args: frame.args,
   });
-  if (deps.config.security.policies.length > 0) {
+  if (judging.policies.length > 0) {
     deps.log.info('tool.policy', {
       tool: frame.name,
       rule: verdict.rule,
@@ -127,16 +139,17 @@ function approvalOf(r: ToolResult): boolean | null {
 }
 
 function execute(deps: ToolServiceDeps, turn: LiveTurn, frame: ToolRequest, caller: ToolCaller): void {
-  const judged = deps.tools?.judgedRoute(frame.name);
+  const judging = judgingOf(deps, turn);
+  const judged = routeIn(judging, frame.name);
   if (judged && deps.tools) {
-    const remaining = turn.startedAt + deps.config.limits.run.deadline - deps.now();
-    const timeoutMs = Math.max(100, Math.min(deps.config.mcp.call_timeout, remaining));
+    const remaining = turn.startedAt + judging.deadline - deps.now();
+    const timeoutMs = Math.max(100, Math.min(judging.callTimeout, remaining));
     const meta = {
       'agent/ctx': caller.conversation,
       'agent/instance': deps.config.agent.name,
       'agent/idempotency_key': `${deps.config.agent.name}/${caller.conversation}#${turn.turnId}.${frame.index ?? frame.id}`,
     };
-    replyLater(deps, turn, frame.id, deps.tools.callJudged(frame.name, frame.args, { meta, timeoutMs }), frame.name);
+    replyLater(deps, turn, frame.id, deps.tools.callRoute(judged, frame.args, { meta, timeoutMs }), frame.name);
     return;
   }
   const outcome = runInternalTool(frame.name, frame.args, caller, turn.host);

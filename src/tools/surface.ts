@@ -1,6 +1,6 @@
 // The tool surface: the registry over internal, code and MCP tools, each turn's plan, and the supervisor's own
 // MCP connections (listing at start, re-listing on tools/list_changed, and the calls a policy must judge).
-import type { Config, McpServerConfig } from '../config/types.js';
+import type { Config, McpServerConfig, PolicyRule } from '../config/types.js';
 import { DaemonError, describeError } from '../errors.js';
 import type { Logger } from '../obs/log.js';
 import type { McpServerSpec } from '../protocol/frames.js';
@@ -17,6 +17,19 @@ export interface CodeToolDef {
   name: string;
   description: string;
   input_schema: Record<string, unknown>;
+}
+
+/**
+ * What a turn's judged calls go by, captured at its launch: a reload never changes the policies, routes or
+ * timeouts under a running turn (interfaces §3.6).
+ */
+export interface TurnJudging {
+  policies: readonly PolicyRule[];
+  /** The registry as planned at launch (policy facts, judged routes). */
+  tools: ReadonlyMap<string, RegisteredTool>;
+  judged: ReadonlySet<string>;
+  callTimeout: number;
+  deadline: number;
 }
 
 export interface ToolSurfaceOptions {
@@ -49,6 +62,12 @@ export class ToolSurface {
   private byName = new Map<string, RegisteredTool>();
   private current: ToolPlan = emptyToolPlan();
   private gated: string[] = [];
+  /** Connections of servers a reload removed, open while a running turn still routes judged calls there. */
+  private readonly retiring = new Map<string, McpConnection>();
+  /** Running turns per server their judged calls route to. */
+  private readonly holds = new Map<string, number>();
+  /** The connect phase of the last reconcile: reconciles run one after another. */
+  private reconciling: Promise<unknown> = Promise.resolve();
 
   private constructor(private readonly opts: ToolSurfaceOptions) {
     for (const [name, server] of Object.entries(opts.config.mcp.servers)) {
@@ -81,9 +100,41 @@ export class ToolSurface {
 
   /** Where a judged MCP tool lives, or undefined when `name` is not one. */
   judgedRoute(name: string): { server: string; wire: string } | undefined {
-    if (!this.current.judged.includes(name)) return undefined;
-    const tool = this.byName.get(name);
-    return tool?.server && tool.wire ? { server: tool.server, wire: tool.wire } : undefined;
+    return routeIn(this.judging(), name);
+  }
+
+  /** What a turn launched now judges its calls by (the plan and the config in force). */
+  judging(): TurnJudging {
+    const { security, mcp, limits } = this.opts.config;
+    const judged = new Set(this.current.judged);
+    const { policies } = security;
+    return { policies, tools: this.byName, judged, callTimeout: mcp.call_timeout, deadline: limits.run.deadline };
+  }
+
+  /**
+   * A running turn routes its judged calls by `judging`: a server a reload removes meanwhile stays connected
+   * until the returned release (the turn's end) drops its last holder.
+   */
+  hold(judging: TurnJudging): () => void {
+    const servers = new Set(
+      [...judging.judged].map((n) => judging.tools.get(n)?.server).filter((s) => s !== undefined),
+    );
+    for (const s of servers) this.holds.set(s, (this.holds.get(s) ?? 0) + 1);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      for (const s of servers) {
+        const left = (this.holds.get(s) ?? 1) - 1;
+        if (left > 0) this.holds.set(s, left);
+        else this.holds.delete(s);
+        const conn = this.retiring.get(s);
+        if (left <= 0 && conn) {
+          this.retiring.delete(s);
+          this.closeConnection(s, conn);
+        }
+      }
+    };
   }
 
   /** Specs of the servers a turn's routes dial, so the worker connects to exactly those. */
@@ -152,9 +203,9 @@ export class ToolSurface {
     return (await this.live(server)).readSkill(skill, { timeoutMs });
   }
 
-  /** The server's connection, reconnected once if it went away. */
+  /** The server's connection (or a removed one a running turn still holds), reconnected once if it went away. */
   private async live(server: string): Promise<McpConnection> {
-    const conn = this.connections.get(server);
+    const conn = this.connections.get(server) ?? this.retiring.get(server);
     return conn && conn.lostReason === null ? conn : this.connect(server);
   }
 
@@ -172,10 +223,11 @@ export class ToolSurface {
 
   /**
    * Brings the MCP connections in line with the config now in force (a reload): a server no longer configured, or
-   * configured differently, is closed; a new one is connected (a failure is logged and leaves it out); the plan is
-   * built again (policies, tool selection). Never throws.
+   * configured differently, is closed once no running turn routes to it; a new one is connected (a failure is
+   * logged and leaves it out). The plan is built again at once, without the removed servers, so a turn launched
+   * while connections open already has the new policies, and again once they are open. Never rejects.
    */
-  async reconcile(): Promise<{ opened: string[]; closed: string[] }> {
+  reconcile(): Promise<{ opened: string[]; closed: string[] }> {
     const wanted = new Map(
       Object.entries(this.opts.config.mcp.servers).map(([n, s]) => [n, serverSpec(n, s, this.opts.baseEnv)]),
     );
@@ -184,20 +236,41 @@ export class ToolSurface {
     for (const name of closed) {
       const conn = this.connections.get(name);
       for (const map of [this.connections, this.listings, this.skillListings, this.specs]) map.delete(name);
-      await conn?.close().catch(() => undefined);
-      this.opts.log.info('mcp.closed', { server: name });
+      if (conn) this.retire(name, conn);
     }
     const opened = [...wanted.keys()].filter((name) => !this.specs.has(name));
     for (const name of opened) this.specs.set(name, wanted.get(name) as McpServerSpec);
-    await Promise.all(opened.map((name) => this.connect(name).catch(() => undefined)));
     this.rebuild();
-    return { opened, closed };
+    const connected = this.reconciling.then(async () => {
+      await Promise.all(opened.map((name) => this.connect(name).catch(() => undefined)));
+      this.rebuild();
+      return { opened, closed };
+    });
+    this.reconciling = connected;
+    return connected;
   }
 
   async close(): Promise<void> {
-    const all = [...this.connections.values()];
+    const all = [...this.connections.values(), ...this.retiring.values()];
     this.connections.clear();
+    this.retiring.clear();
     await Promise.all(all.map((c) => c.close()));
+  }
+
+  /** A removed server's connection: closed now, or once the last running turn routing to it ends. */
+  private retire(name: string, conn: McpConnection): void {
+    if ((this.holds.get(name) ?? 0) === 0) {
+      this.closeConnection(name, conn);
+      return;
+    }
+    const older = this.retiring.get(name);
+    if (older) this.closeConnection(name, older);
+    this.retiring.set(name, conn);
+  }
+
+  private closeConnection(name: string, conn: McpConnection): void {
+    conn.close().catch(() => undefined);
+    this.opts.log.info('mcp.closed', { server: name });
   }
 
   private async connect(name: string): Promise<McpConnection> {
@@ -212,6 +285,11 @@ export class ToolSurface {
     } catch (err) {
       this.opts.log.error('mcp.unreachable', { server: name, err: describeError(err) });
       throw new DaemonError('mcp_unreachable', `mcp '${name}': ${describeError(err)}`);
+    }
+    if (this.specs.get(name) !== spec) {
+      // A reload removed or changed the server while it connected: this connection is nobody's.
+      await conn.close().catch(() => undefined);
+      throw new DaemonError('mcp_unreachable', `mcp '${name}': removed by a reload while connecting`);
     }
     this.connections.set(name, conn);
     this.listings.set(name, { server: name, tools });
@@ -263,4 +341,11 @@ export class ToolSurface {
     const { policies } = config.security;
     this.gated = selected.filter((t) => t.class === 'code' && couldMatch(policies, t)).map((t) => t.name);
   }
+}
+
+/** Where a judged MCP tool lives under `judging`, or undefined when `name` is not one there. */
+export function routeIn(judging: TurnJudging, name: string): { server: string; wire: string } | undefined {
+  if (!judging.judged.has(name)) return undefined;
+  const tool = judging.tools.get(name);
+  return tool?.server && tool.wire ? { server: tool.server, wire: tool.wire } : undefined;
 }

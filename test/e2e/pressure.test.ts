@@ -12,6 +12,7 @@ import { type ScriptedModel, startScriptedModel } from '../doubles/scriptedModel
 import { clientFor } from '../integration/a2a/listenerHarness.js';
 import { waitUntil, within } from '../integration/wait.js';
 import { asTask, send, startDaemon } from './daemon.js';
+import { eventsNamed, runAgentd, tempStateDir } from './harness.js';
 
 /** A 48 MB tmpfs, or the reason there is none. */
 function mountSmallFs(): { dir: string } | { skip: string } {
@@ -72,6 +73,26 @@ describe('pressure shedding in the daemon', () => {
     } finally {
       assert.equal(await daemon.stop(), 0);
       execFileSync('umount', [fs.dir]);
+    }
+  });
+});
+
+describe('pressure in a one-shot job', () => {
+  // Before a job's pressure held no turn, its prompt waited for a pressure.cleared that nothing would bring: the
+  // run never ended (runAgentd's timeout fails the test).
+  it('logs pressure.shed and still runs the prompt', async () => {
+    const model = await startScriptedModel({ turns: [{ content: 'ran anyway' }] });
+    try {
+      const dir = tempStateDir();
+      // More free space than any disk has: the store's filesystem is always short of it.
+      writeFileSync(join(dir, 'agent.yaml'), 'store:\n  min_free: 9000000000000000\n');
+      const args = ['--config', join(dir, 'agent.yaml'), '--intelligence', model.url, '--prompt', 'a job'];
+      const run = await runAgentd(args, { env: { AGENTD_STATE_DIR: dir }, timeoutMs: 30_000 });
+      assert.equal(eventsNamed(run, 'pressure.shed').length, 1, 'premise: the store is short of min_free');
+      assert.equal(run.code, 0, run.stderr);
+      assert.equal(run.stdout, 'ran anyway\n');
+    } finally {
+      await model.close();
     }
   });
 });

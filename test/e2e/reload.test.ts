@@ -158,4 +158,49 @@ describe('config reload', () => {
       assert.equal(await daemon.stop(), 0);
     }
   });
+
+  // Before the A2A producer read wake_on at each message, it kept the start config's: the message after the reload
+  // was still only noted. The instruction is read at each launch.
+  it('a reload that adds a2a_message to wake_on and sets agent.instruction: the next message wakes a turn with it', async () => {
+    const dir = tempStateDir();
+    const woken = (agent: string) =>
+      `a2a:\n  listen: http://127.0.0.1:0\nagent:\n  preflight: never\n${agent}intelligence:\n  endpoints: ${model.url}\n  model: wake-model\n`;
+    const daemon = await startDaemon(dir, woken('  wake_on: [human_reply]\n'));
+    try {
+      await ask(daemon, 'noted job');
+      assert.deepEqual(turnModels(model, 'noted job'), [], 'premise: the message is only noted');
+      writeFileSync(join(dir, 'agent.yaml'), woken('  instruction: Answer like a pirate.\n'));
+      daemon.child.kill('SIGHUP');
+      const reloaded = await nthEvent(daemon, 'config.reloaded', 1);
+      assert.deepEqual(reloaded.changed, ['agent.instruction', 'agent.wake_on']);
+      await ask(daemon, 'woken job');
+      assert.deepEqual(turnModels(model, 'woken job'), ['wake-model']);
+      const asked = model.requests.find((r) => JSON.stringify(r.body).includes('woken job'));
+      assert.match(JSON.stringify(asked?.body), /Answer like a pirate/);
+    } finally {
+      assert.equal(await daemon.stop(), 0);
+    }
+  });
+
+  // Before `agentd reload` read AGENTD_TOKEN, a daemon with principals could only be asked with --token on the
+  // command line (visible in `ps`).
+  it('`agentd reload` takes the operator token from AGENTD_TOKEN', async () => {
+    const dir = tempStateDir();
+    const guarded = (turnModel: string) =>
+      plain(model.url, turnModel).replace(
+        'a2a:\n',
+        'a2a:\n  principals:\n    - {id: ops, role: operator, match: {bearer: ops-secret}}\n',
+      );
+    const daemon = await startDaemon(dir, guarded('old-model'));
+    try {
+      writeFileSync(join(dir, 'agent.yaml'), guarded('token-model'));
+      const anonymous = await runAgentd(['reload', '--url', daemon.url]);
+      assert.notEqual(anonymous.code, 0, 'premise: without a token the daemon refuses');
+      const applied = await runAgentd(['reload', '--url', daemon.url], { env: { AGENTD_TOKEN: 'ops-secret' } });
+      assert.equal(applied.code, 0, applied.stderr);
+      assert.equal(applied.stdout, 'reloaded: generation 2; changed: intelligence.model\n');
+    } finally {
+      assert.equal(await daemon.stop(), 0);
+    }
+  });
 });

@@ -22,6 +22,26 @@ describe('a signalled job', () => {
   });
   after(async () => model.close());
 
+  // A job has nothing to reload. Before only a daemon trapped SIGHUP for reloads, a job's hangup was a reload
+  // (config.reload.unchanged here; restart_required without a named store) and the turn ran on; now it drains.
+  it('SIGHUP mid-turn stops a job like SIGTERM: drained, its own code, no reload', async () => {
+    let signalled = false;
+    const run = await runAgentd(['--intelligence', model.url, '--prompt', 'refuse slowly'], {
+      env: { AGENTD_STATE_DIR: tempStateDir() },
+      onEvent: (ev, child) => {
+        if (ev.event === 'turn.spawn' && !signalled) {
+          signalled = true;
+          child.kill('SIGHUP');
+        }
+      },
+    });
+    assert.ok(signalled, 'premise: the signal was sent while the turn ran');
+    assert.equal(run.events.filter((e) => String(e.event).startsWith('config.reload')).length, 0);
+    assert.equal(eventsNamed(run, 'drain.start').length, 1);
+    assert.equal(run.code, 5, run.stderr);
+    assert.equal(run.stdout, 'no\n');
+  });
+
   it('SIGTERM mid-turn drains: the turn finishes and the job exits with its own code', async () => {
     let signalled = false;
     const run = await runAgentd(['--intelligence', model.url, '--prompt', 'refuse slowly'], {

@@ -71,4 +71,90 @@ describe('a reload takes effect', { timeout: 60_000 }, () => {
       await Promise.all([model.close(), mcp.close()]);
     }
   });
+
+  // A turn launched under a policy that judges `slow` on server kit; while its model answers, a reload removes kit
+  // and denies `slow`. Before the turn kept its launch-time judging, the call was judged by the new policy (denied)
+  // and kit's connection closed under it; now it runs on the connection the turn held, which closes at its end.
+  it("a running turn's judged call keeps its launch policies and server across a reload", async () => {
+    const mcp = await startMcpTestServer();
+    const model = await startScriptedModel({
+      turns: [{ content: 'ok' }],
+      match: [
+        {
+          when_contains: 'judged job',
+          times: 1,
+          delay_ms: 2_000,
+          tool_calls: [{ name: 'slow', arguments: { ms: 10 } }],
+        },
+      ],
+    });
+    const dir = mkdtempSync(join(tmpdir(), 'agentd-reload-'));
+    const file = join(dir, 'agent.yaml');
+    const base = 'agent:\n  preflight: never\nsecurity:\n  policies:\n';
+    writeFileSync(
+      file,
+      `${base}    - {name: slow-ok, match: {tool: slow}, action: allow}\nmcp:\n  servers:\n    kit: {url: ${mcp.url}}\n`,
+    );
+    const sources = { files: [file], env: { AGENTD_STATE_DIR: dir }, flags: { intelligence: model.url }, cwd: dir };
+    const events: Array<Record<string, unknown>> = [];
+    const log = createLogger({ level: 'debug', write: (line) => events.push(JSON.parse(line)) });
+    const reloadConfig = () => compileConfig(sources);
+    const runtime = await startRuntime(reloadConfig(), { log, warmWorkers: 0, reloadConfig, listen: null });
+    try {
+      const { record } = await runtime.supervisor.accept({
+        kind: 'timer',
+        context_id: 'j',
+        text: 'judged job',
+        principal: null,
+      });
+      await waitUntil(() => model.requests.length >= 1, 10_000, 'the turn asks the model');
+      writeFileSync(file, `${base}    - {name: no-slow, match: {tool: slow}, action: deny}\n`);
+      assert.equal(runtime.reload('api').result, 'applied');
+      assert.equal(runtime.tools.plan().judged.includes('slow'), false, 'turns launched now have no slow');
+      assert.equal(
+        events.some((e) => e.event === 'mcp.closed'),
+        false,
+        'kit stays open for the running turn',
+      );
+      assert.equal((await within(runtime.supervisor.outcomeOf(record.id), 20_000, 'judged job')).reply, 'ok');
+      const result = JSON.stringify(model.requests.at(-1)?.body);
+      assert.match(result, /slept/, 'the call ran on kit');
+      assert.doesNotMatch(result, /no-slow/);
+      await waitUntil(() => events.some((e) => e.event === 'mcp.closed' && e.server === 'kit'), 10_000, 'kit closed');
+    } finally {
+      await runtime.stop();
+      await Promise.all([model.close(), mcp.close()]);
+    }
+  });
+
+  // The budget ledger kept the first settings a scope saw: after a reload lowered the instance budget, turns that no
+  // longer fit were still admitted. The turn before the reload shows that the old budget admits it.
+  it('a reload that lowers the instance budget refuses the next turn', async () => {
+    const spend = { content: 'spent', usage: { prompt_tokens: 6000, completion_tokens: 500 } };
+    const model = await startScriptedModel({ turns: [spend] });
+    const dir = mkdtempSync(join(tmpdir(), 'agentd-reload-'));
+    const file = join(dir, 'agent.yaml');
+    const budget = (tokens: number) =>
+      `agent:\n  preflight: never\nintelligence:\n  budget: {windows: [{per: week, tokens: ${tokens}}], on_exhausted: refuse}\n`;
+    writeFileSync(file, budget(100_000));
+    const sources = { files: [file], env: { AGENTD_STATE_DIR: dir }, flags: { intelligence: model.url }, cwd: dir };
+    const log = createLogger({ level: 'error', write: () => {} });
+    const reloadConfig = () => compileConfig(sources);
+    const runtime = await startRuntime(reloadConfig(), { log, warmWorkers: 0, reloadConfig, listen: null });
+    const ask = async (text: string) => {
+      const { record } = await runtime.supervisor.accept({ kind: 'timer', context_id: text, text, principal: null });
+      return within(runtime.supervisor.outcomeOf(record.id), 20_000, text);
+    };
+    try {
+      assert.equal((await ask('first')).status, 'completed');
+      assert.equal((await ask('second')).status, 'completed', 'premise: 13 000 of 100 000 admits a third turn');
+      writeFileSync(file, budget(14_000));
+      assert.equal(runtime.reload('api').result, 'applied');
+      assert.equal((await ask('third')).status, 'refused');
+      assert.equal(model.requests.length, 2);
+    } finally {
+      await runtime.stop();
+      await model.close();
+    }
+  });
 });

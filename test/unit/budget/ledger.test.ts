@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { BudgetLedger } from '../../../src/budget/ledger.js';
 import { silentLogger } from '../../../src/obs/log.js';
+import { liveConfig } from '../../../src/runtime/liveConfig.js';
 import { MemoryStore } from '../../../src/store/memoryStore.js';
 import { compileIn, tempDir, writeConfig } from '../config/configFiles.js';
 
@@ -118,5 +119,43 @@ describe('BudgetLedger', () => {
     );
     const ledger = new BudgetLedger({ config: cfg, store: new MemoryStore(), log: silentLogger, now: () => NOW });
     assert.deepEqual(ledger.admitCall('c1', null, 50, null), { ok: true, wait_ms: 0, model: 'wire-small' });
+  });
+
+  // A reload swaps the live config under the ledger (interfaces §3.6). Before the ledger compared a scope's policy
+  // with the config in force, the first scope built kept its first settings: the lowered budget still admitted.
+  it('a reload that lowers the instance budget refuses what the old one admitted', () => {
+    const budget = (tokens: number) =>
+      config(`intelligence:\n  budget: {windows: [{per: hour, tokens: ${tokens}}], on_exhausted: refuse}\n`);
+    const live = liveConfig(budget(10_000));
+    const ledger = new BudgetLedger({ config: live.view, store: new MemoryStore(), log: silentLogger, now: () => NOW });
+    ledger.charge('c1', null, { input_tokens: 6000, output_tokens: 0 });
+    assert.equal(ledger.admitDispatch('c1', null, 3000).admission.kind, 'ok', 'premise: 9000 of 10000 fits');
+    live.swap(budget(8000));
+    const scope = ledger.scopesFor('c1', null)[0];
+    assert.equal(scope?.windows[0]?.tokens, 6000, 'the counts carry over to the new policy');
+    assert.equal(scope?.windows[0]?.reserved, 3000, 'and so does the running reservation');
+    assert.equal(ledger.admitDispatch('c1', null, 1000).admission.kind, 'refuse', '10000 of 8000 does not');
+    live.swap(budget(8000));
+    assert.equal(ledger.scopesFor('c1', null)[0], scope, 'an equal policy keeps the scope');
+  });
+
+  // Before load() read the counters without a budget at start, a budget a reload added counted from zero.
+  it('a budget added by reload counts on from the stored counters', async () => {
+    const store = new MemoryStore();
+    const withBudget = config(
+      'intelligence:\n  budget: {windows: [{per: hour, tokens: 10000}], lifetime_tokens: 50000}\n',
+    );
+    const earlier = new BudgetLedger({ config: withBudget, store, log: silentLogger, now: () => NOW });
+    earlier.charge('c1', null, { input_tokens: 4000, output_tokens: 0 });
+    earlier.flush();
+    await new Promise((resolve) => setImmediate(resolve));
+    const live = liveConfig(config('agent:\n  preflight: never\n'));
+    const ledger = new BudgetLedger({ config: live.view, store, log: silentLogger, now: () => NOW + 60_000 });
+    await ledger.load();
+    assert.equal(ledger.active, false, 'premise: no budget at start');
+    live.swap(withBudget);
+    const scope = ledger.scopesFor('c1', null)[0];
+    assert.equal(scope?.windows[0]?.tokens, 4000);
+    assert.equal(scope?.lifetime, 4000);
   });
 });

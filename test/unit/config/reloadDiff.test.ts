@@ -54,6 +54,9 @@ describe('isRestartOnly', () => {
     assert.equal(isRestartOnly('agent.name'), true);
     assert.equal(isRestartOnly('agent.names'), false);
     assert.equal(isRestartOnly('lifecycle.drain_timeout'), false);
+    // The skills catalogue is built once at start: a reload of its sources would be reported applied and not be.
+    assert.equal(isRestartOnly('skills.sources'), true);
+    assert.equal(isRestartOnly('skills.max_loaded'), false);
   });
 });
 

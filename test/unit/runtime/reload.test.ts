@@ -16,18 +16,35 @@ function setup(initial: Config) {
   const metrics = new Metrics();
   let next: () => Config = () => initial;
   const applied: string[][] = [];
+  const stop = { started: false };
   const r = reloader({
     live,
     load: () => next(),
     settle: (c) => c,
     applied: (changed) => applied.push([...changed]),
+    stopping: () => stop.started,
     log: createLogger({ level: 'debug', write: (line) => events.push(JSON.parse(line)) }),
     metrics,
   });
-  return { live, events, metrics, applied, r, set: (load: () => Config) => (next = load) };
+  return { live, events, metrics, applied, r, stop, set: (load: () => Config) => (next = load) };
 }
 
 describe('reloader', () => {
+  // Before the reloader asked whether a stop had started, a late SIGHUP or file change swapped the config (and
+  // reconnected MCP servers) under a draining instance.
+  it('refuses once a stop started: the config stays', () => {
+    const t = setup(config('old'));
+    t.set(() => config('new'));
+    t.stop.started = true;
+    assert.deepEqual(t.r.reload('watch'), { result: 'stopping', generation: 1 });
+    assert.equal(t.live.view.intelligence.model, 'old');
+    assert.deepEqual(t.applied, []);
+    assert.deepEqual(
+      t.events.map((e) => e.event),
+      ['config.reload.stopping'],
+    );
+  });
+
   it('applies a valid diff in one swap and counts the generation', () => {
     const t = setup(config('old'));
     t.set(() => config('new'));
