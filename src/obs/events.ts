@@ -5,6 +5,7 @@ export const EVENT_NAMES = [
   'proc.ready',
   'proc.exit',
   'store.opened',
+  'store.checked',
   'store.none',
   'restore.done',
   'drain.start',

@@ -120,7 +120,7 @@ describe('exhaustion', { timeout: 120_000 }, () => {
       assert.equal(retry?.code, 'EMFILE');
       assert.equal(typeof retry?.delay_ms, 'number');
       assert.equal(typeof retry?.attempt, 'number');
-      const refused = daemon.events.find((e) => e.event === 'child.exit' && e.spawnError === 'EMFILE');
+      const refused = daemon.events.find((e) => e.event === 'child.exit' && e.spawn_error === 'EMFILE');
       assert.equal(refused?.code, -24, 'premise: the worker "exited" with -EMFILE (what used to fold FAILED)');
       for (const s of sockets) s.destroy();
       await waitUntil(() => openFds(pid) < NOFILE / 2, 10_000, 'the flood is released');
