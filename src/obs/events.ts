@@ -36,6 +36,7 @@ export const EVENT_NAMES = [
   'turn.spawn',
   'turn.spawn.fail',
   'turn.spawn_retry',
+  'spare.spawn_fail',
   'turn.done',
   'turn.failed',
   'turn.reply',

@@ -14,6 +14,7 @@ import {
   pingIntervalMs,
   spareUsable,
 } from './liveness.js';
+import { spawnRetryDelay } from './backoff.js';
 
 /** How to start a worker: the node binary, its flags and the entry script. */
 export interface WorkerEntry {
@@ -179,6 +180,8 @@ export interface SpareWatch {
   /** A spare older than this with a ping still unanswered is not handed a turn. */
   answerWithinMs: number;
   onUnhealthy(pid: number, verdict: Extract<Liveness, { kind: 'unhealthy' }>): void;
+  /** A spare's spawn threw (ENOMEM, EAGAIN, …); the pool tries again no sooner than `retryInMs` later. */
+  onSpawnFailed?(err: unknown, retryInMs: number): void;
 }
 
 const UNWATCHED: SpareWatch = {
@@ -193,6 +196,9 @@ export class WorkerPool {
   private closed = false;
   /** When the watchdog last passed over the spares (null before its first pass). */
   private lastCheck: number | null = null;
+  /** Spawns that threw in a row, and when the next fill may try (a refused spawn backs off, never throws). */
+  private spawnFailures = 0;
+  private retryAt = 0;
 
   /** `spareEnv`: the environment spares start with (e.g. a preload hint); fresh workers inherit ours. */
   constructor(
@@ -224,9 +230,20 @@ export class WorkerPool {
   fill(): void {
     if (this.closed) return;
     this.spares = this.spares.filter((w) => w.alive);
-    while (this.spares.length < this.size) {
-      // A spare that dies before it is used is skipped by `take` and dropped here.
-      this.spares.push(new WorkerHandle(this.entry, null, this.spareEnv, this.watch.now));
+    const now = this.watch.now();
+    if (now < this.retryAt) return;
+    try {
+      while (this.spares.length < this.size) {
+        // A spare that dies before it is used is skipped by `take` and dropped here.
+        this.spares.push(new WorkerHandle(this.entry, null, this.spareEnv, this.watch.now));
+      }
+      this.spawnFailures = 0;
+    } catch (err) {
+      // fill runs from setImmediate, the watchdog and restore: a throw there would take the daemon down.
+      this.spawnFailures++;
+      const delay = spawnRetryDelay(this.spawnFailures);
+      this.retryAt = now + delay;
+      this.watch.onSpawnFailed?.(err, delay);
     }
   }
 
