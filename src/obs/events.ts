@@ -60,6 +60,7 @@ export const EVENT_NAMES = [
   'store.conversations.evicted',
   'a2a.quota.refused',
   'store.commit.fail',
+  'store.checkpoint.retry',
   'plan.updated',
   'think.spawn',
   'think.done',
