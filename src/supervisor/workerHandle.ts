@@ -47,6 +47,9 @@ export class WorkerHandle {
   private pingSeq = 0;
   /** The errno name (EMFILE, …) when the process could not be started; null once it runs. */
   spawnError: string | null = null;
+  /** True once the OS started the process (node's `spawn` event); what waits for it (`whenSpawned`) runs then. */
+  private started = false;
+  private onStarted: Array<() => void> = [];
   /** What the watchdog classifies (supervisor/liveness.ts); stamped with `now` as frames arrive. */
   readonly vitals: ChildVitals;
 
@@ -73,6 +76,10 @@ export class WorkerHandle {
       detached: true,
       stdio: ['pipe', 'pipe', 'inherit'],
       env: env ?? process.env,
+    });
+    this.child.once('spawn', () => {
+      this.started = true;
+      for (const run of this.onStarted.splice(0)) run();
     });
     const decoder = new FrameDecoder();
     this.child.stdin?.on('error', () => {});
@@ -111,6 +118,15 @@ export class WorkerHandle {
 
   get pid(): number {
     return this.child.pid ?? -1;
+  }
+
+  /**
+   * Runs `fn` once the process has started (at once for one already running, a spare): a launch's side effects
+   * wait for it, so a spawn that fails asynchronously (EMFILE arrives as an `error` event) leaves none behind.
+   */
+  whenSpawned(fn: () => void): void {
+    if (this.started) fn();
+    else if (this.spawnError === null && !this.closed) this.onStarted.push(fn);
   }
 
   /** False once the process has exited (a spare that died must not be handed a turn). */
