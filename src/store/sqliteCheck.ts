@@ -33,7 +33,11 @@ export interface IntegrityChecked {
  * the file and the recovery command when SQLite finds damage, `store_io` when the file could not be read, or the
  * `isBusy` error for the caller to map (another holder). Returns what ran, or null when nothing did.
  */
-export function checkIntegrity(file: string, mode: IntegrityCheck, now: () => number = Date.now): IntegrityChecked | null {
+export function checkIntegrity(
+  file: string,
+  mode: IntegrityCheck,
+  now: () => number = Date.now,
+): IntegrityChecked | null {
   if (mode === 'off' || !existsSync(file)) return null;
   const started = now();
   const pragma = mode === 'full' ? 'integrity_check' : 'quick_check';

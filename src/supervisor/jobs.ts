@@ -16,7 +16,15 @@ import { unparkAll } from '../tools/serving.js';
 import { foldRetryDelay, transientSpawnCode } from './backoff.js';
 import { deterministicResult, failedResult, kindForStatus } from './fold.js';
 import { ABANDONED, type FoldBack, logTurnDone, type Outcomes } from './foldBack.js';
-import { drainVictims, gatePicks, type Hold, nextWaitWake, prepLine, retryingFold, statusCounts } from './jobQueries.js';
+import {
+  drainVictims,
+  gatePicks,
+  type Hold,
+  nextWaitWake,
+  prepLine,
+  retryingFold,
+  statusCounts,
+} from './jobQueries.js';
 import {
   addJob,
   applyJobEvent,
@@ -229,7 +237,12 @@ function effectHandlers(c: EffectContext): EffectHandlers {
     // The step retries a refused fold once due; its wait keeps a timer armed (nextWaitWake) until then.
     retry_fold: ({ job }) => {
       const delayMs = foldRetryDelay(job.foldAttempts);
-      c.log.debug('store.checkpoint.retry', { ctx: job.ctx, inbox_event: job.eventId, attempt: job.foldAttempts, delay_ms: delayMs });
+      c.log.debug('store.checkpoint.retry', {
+        ctx: job.ctx,
+        inbox_event: job.eventId,
+        attempt: job.foldAttempts,
+        delay_ms: delayMs,
+      });
       c.wake();
     },
     send_cancel: ({ job, effect }) => job.turn && c.turns.cancel(job.turn.node, effect.reason),

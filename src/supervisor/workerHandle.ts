@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { checkUpFrame } from '../protocol/frameCheck.js';
 import { encodeFrame, FrameDecoder } from '../protocol/frameCodec.js';
 import type { DownFrame, UpFrame } from '../protocol/frames.js';
+import { spawnRetryDelay } from './backoff.js';
 import {
   type ChildVitals,
   classifyChild,
@@ -14,7 +15,6 @@ import {
   pingIntervalMs,
   spareUsable,
 } from './liveness.js';
-import { spawnRetryDelay } from './backoff.js';
 
 /** How to start a worker: the node binary, its flags and the entry script. */
 export interface WorkerEntry {

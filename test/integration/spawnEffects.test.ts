@@ -11,10 +11,14 @@ describe('a worker spawn that fails after spawn() returned', () => {
     // A binary that does not exist: spawn() returns a ChildProcess, then emits ENOENT; the same path EMFILE takes.
     // Premise: the launch counted the turn and logged turn.spawn {worker_pid: -1} before that error arrived.
     const missing = { execPath: '/nonexistent/agentd-node', args: [] };
-    const rig = await startRig({ turns: [{ content: 'never asked' }] }, {}, {
-      yaml: 'agent: {warm_workers: 0}\n',
-      workerEntry: missing,
-    });
+    const rig = await startRig(
+      { turns: [{ content: 'never asked' }] },
+      {},
+      {
+        yaml: 'agent: {warm_workers: 0}\n',
+        workerEntry: missing,
+      },
+    );
     try {
       const { record } = await rig.sup.accept({ context_id: 'c', text: 'hello', principal: 'operator' });
       const outcome = await within(rig.sup.outcomeOf(record.id), 20_000, 'the failed outcome');

@@ -5,10 +5,10 @@ import { mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
+import { exitCodeForError } from '../../../src/cli/exitCodes.js';
 import { DaemonError } from '../../../src/errors.js';
 import { checkIntegrity } from '../../../src/store/sqliteCheck.js';
 import { SqliteStore } from '../../../src/store/sqliteStore.js';
-import { exitCodeForError } from '../../../src/cli/exitCodes.js';
 
 const freshDir = () => mkdtempSync(path.join(tmpdir(), 'agentd-check-'));
 

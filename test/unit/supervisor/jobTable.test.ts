@@ -389,7 +389,11 @@ describe('job queries', () => {
     // A timer that fired 1 ms early finds the retry not yet due; the step must arm again. Premise: folding jobs
     // were not counted here, so this returned null and the retry was lost until some unrelated event came.
     assert.equal(nextWaitWake(tableOf(refused), due - 1, open), due);
-    assert.equal(nextWaitWake(tableOf(refused), due - 1, { paused: false, draining: true }), due, 'a drain waits for it');
+    assert.equal(
+      nextWaitWake(tableOf(refused), due - 1, { paused: false, draining: true }),
+      due,
+      'a drain waits for it',
+    );
     assert.equal(nextWaitWake(tableOf(refused), due, open), null, 'due: the step retries it, no timer needed');
     assert.equal(nextWaitWake(tableOf(jobIn('folding')), NOW, open), null, 'a fold not refused waits for no timer');
   });
