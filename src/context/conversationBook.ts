@@ -11,6 +11,7 @@ import { describeError } from '../errors.js';
 import type { Logger } from '../obs/log.js';
 import type { Msg } from '../protocol/messages.js';
 import type { ConversationCommit, Store } from '../store/store.js';
+import { CheckpointRefusals } from './checkpointRefusals.js';
 import type { CompactedParts } from './compaction.js';
 import { controlsOf } from './controls.js';
 import { appendMessage, hasUserMessageForEvent, newConversation } from './conversation.js';
@@ -46,6 +47,8 @@ export class ConversationBook {
   private trims = 0;
   private trimQueued = false;
   private readonly dirty = new Set<string>();
+  /** Refused checkpoints: logged once per conversation, retried on the fold backoff. */
+  private readonly refusals = new CheckpointRefusals();
   /** The revision the next commit of each conversation builds on (bumped as commits are asked for, in order). */
   private readonly next = new Map<string, number>();
   /**
@@ -288,10 +291,16 @@ export class ConversationBook {
     const prepared = this.prepare(conv);
     const { conversation, expectedRevision } = prepared.commit;
     return this.store.conversations.commit(conversation, expectedRevision).then(
-      () => prepared.settled(true),
+      () => {
+        prepared.settled(true);
+        const attempts = this.refusals.committed(conv.id);
+        if (attempts > 0) this.log.info('store.checkpoint.recovered', { ctx: conv.id, attempts });
+      },
       (err: unknown) => {
         prepared.settled(false);
-        this.log.error('store.checkpoint.fail', { ctx: conv.id, err: describeError(err) });
+        if (this.refusals.refused(conv.id, this.now())) {
+          this.log.error('store.checkpoint.fail', { ctx: conv.id, err: describeError(err) });
+        }
       },
     );
   }
@@ -299,7 +308,9 @@ export class ConversationBook {
   /** Commits every changed conversation (one the store refuses stays dirty and the next step retries it); trims. */
   checkpoint(): void {
     if (this.dirty.size > 0) {
-      const list = [...this.dirty].map((id) => this.byId.get(id)).filter((c) => c !== undefined);
+      const now = this.now();
+      const due = [...this.dirty].filter((id) => this.refusals.due(id, now));
+      const list = due.map((id) => this.byId.get(id)).filter((c) => c !== undefined);
       for (const conv of list) void this.saveNow(conv);
     }
     this.scheduleTrim();

@@ -61,6 +61,7 @@ export const EVENT_NAMES = [
   'a2a.quota.refused',
   'store.commit.fail',
   'store.checkpoint.retry',
+  'store.checkpoint.recovered',
   'plan.updated',
   'think.spawn',
   'think.done',
