@@ -20,6 +20,14 @@ export function isStoreIo(err: unknown): boolean {
   return err instanceof DaemonError && err.code === 'store_io';
 }
 
+/**
+ * A fold refusal that says the store cannot take commits now: an I/O-class one, or a revision conflict (what a
+ * fold meets after a checkpoint of its conversation was refused for I/O). A constraint or a bug is one fold's.
+ */
+function refusedForNow(err: unknown): boolean {
+  return isStoreIo(err) || (err instanceof DaemonError && err.code === 'store_conflict');
+}
+
 export class CommitHealth {
   readonly #failing = new Set<string>();
   #acceptRefusedAt: number | null = null;
@@ -35,7 +43,7 @@ export class CommitHealth {
    * fold is not an outage); without `err` the caller has classified it already.
    */
   failed(key: string, err?: unknown): void {
-    if (err !== undefined && !isStoreIo(err)) return;
+    if (err !== undefined && !refusedForNow(err)) return;
     if (key === ACCEPT) this.#acceptRefusedAt = this.now();
     else this.#failing.add(key);
     if (err !== undefined && key === ACCEPT) this.onFailure(key, describeError(err));

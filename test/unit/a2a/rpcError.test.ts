@@ -20,9 +20,9 @@ describe('asRpcError for a store that cannot commit', () => {
     });
   });
 
-  it('keeps the data through the SDK transport error, and other errors carry none', () => {
+  it('keeps its code through the SDK transport error, and other errors carry no data', () => {
     const sdk = toSdkError(asRpcError(refused, () => {}));
-    assert.deepEqual([sdk.envelopeCode, sdk.data], [-31503, { retryable: true }]);
+    assert.equal(sdk.envelopeCode, -31503);
     const plain = errorEnvelope(1, new RpcError(RPC_CODES.invalid_params, 'bad'));
     assert.equal('data' in (plain.error as object), false);
   });
