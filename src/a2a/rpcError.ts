@@ -22,6 +22,8 @@ export const RPC_CODES = {
   forbidden: -31403,
   /** A principal's quota (`a2a.principals[].quotas`) refused the message; nothing of it was stored. */
   quota_exceeded: -31429,
+  /** The store cannot commit (disk full, an I/O error); nothing was stored; the same messageId may be sent again. */
+  store_unavailable: -31503,
 } as const;
 
 export type RpcCode = (typeof RPC_CODES)[keyof typeof RPC_CODES];
@@ -33,6 +35,8 @@ export class RpcError extends Error {
     readonly code: RpcCode,
     message: string,
     readonly httpStatus = 200,
+    /** JSON-RPC `error.data`: `{retryable: true}` on an error the caller should send again. */
+    readonly data?: Readonly<Record<string, unknown>>,
   ) {
     super(message);
   }
@@ -74,18 +78,23 @@ export function asRpcError(err: unknown, onUnknown: (err: unknown) => void): Rpc
   if (err instanceof BackendError) return rpcErrorFromBackend(err);
   if (err instanceof QuotaExceeded) return new RpcError(RPC_CODES.quota_exceeded, err.message);
   // Retryable, and worded for callers (store/commitHealth.ts): the one store failure a caller reads.
-  if (err instanceof DaemonError && err.code === 'store_unavailable')
-    return new RpcError(RPC_CODES.internal, err.message);
+  if (err instanceof DaemonError && err.code === 'store_unavailable') {
+    return new RpcError(RPC_CODES.store_unavailable, err.message, 200, { retryable: true });
+  }
   onUnknown(err);
   return new RpcError(RPC_CODES.internal, 'internal error');
 }
 
 /** The SDK's transport handler keeps the code of its own JSON-RPC error class; anything else becomes -32603. */
 export function toSdkError(err: RpcError): JsonRpcTransportError {
-  return new JsonRpcTransportError({ jsonrpc: '2.0', id: null, error: { code: err.code, message: err.message } });
+  return new JsonRpcTransportError({ jsonrpc: '2.0', id: null, error: wireError(err) });
 }
 
 /** A JSON-RPC 2.0 error envelope. */
 export function errorEnvelope(id: string | number | null, err: RpcError): Record<string, unknown> {
-  return { jsonrpc: '2.0', id, error: { code: err.code, message: err.message } };
+  return { jsonrpc: '2.0', id, error: wireError(err) };
+}
+
+function wireError(err: RpcError): { code: number; message: string; data?: Record<string, unknown> } {
+  return { code: err.code, message: err.message, ...(err.data ? { data: { ...err.data } } : {}) };
 }

@@ -42,3 +42,19 @@ export function appendMessage(conv: Conversation, msg: Msg, now: number): Conver
 export function hasUserMessageForEvent(conv: Conversation, eventId: string): boolean {
   return conv.messages.some((m) => m.role === 'user' && m.event === eventId);
 }
+
+/**
+ * A copy of what a commit writes: the message list and the small mutable parts are copied; messages themselves
+ * are never changed once appended, so they are shared.
+ */
+export function commitSnapshot(conv: Conversation, cap = Number.POSITIVE_INFINITY): Conversation {
+  const copy: Conversation = {
+    ...conv,
+    messages: conv.messages.slice(0, Math.min(cap, conv.messages.length)),
+    summary: conv.summary === null ? null : structuredClone(conv.summary),
+    plan: conv.plan === null ? null : structuredClone(conv.plan),
+  };
+  if (conv.controls !== undefined) copy.controls = structuredClone(conv.controls);
+  if (conv.skills !== undefined) copy.skills = conv.skills.slice();
+  return copy;
+}

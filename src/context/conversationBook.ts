@@ -12,10 +12,10 @@ import { describeError } from '../errors.js';
 import type { Logger } from '../obs/log.js';
 import type { Msg } from '../protocol/messages.js';
 import type { ConversationCommit, Store } from '../store/store.js';
+import { CheckpointRefusals } from './checkpointRefusals.js';
 import type { CompactedParts } from './compaction.js';
-import { controlsOf } from './controls.js';
-import { appendMessage, hasUserMessageForEvent, newConversation } from './conversation.js';
-import { type CacheLimits, planEviction } from './conversationCache.js';
+import { appendMessage, commitSnapshot, hasUserMessageForEvent, newConversation } from './conversation.js';
+import { type CacheLimits, noPendingWork, planEviction } from './conversationCache.js';
 import { ConversationHeads } from './conversationHeads.js';
 
 /** The cache's default limits: the schema's defaults of `store.conversation_cache` (one source). */
@@ -55,6 +55,8 @@ export class ConversationBook {
   private trims = 0;
   private trimQueued = false;
   private readonly dirty = new Set<string>();
+  /** Refused checkpoints: logged once per conversation, retried on the fold backoff. */
+  private readonly refusals = new CheckpointRefusals();
   /** The revision the next commit of each conversation builds on (bumped as commits are asked for, in order). */
   private readonly next = new Map<string, number>();
   /**
@@ -135,7 +137,7 @@ export class ConversationBook {
     const cap = this.heldFrom(conv.id, foldOf);
     return {
       // The state as of now: the queued call runs later, after folds that append replies of their own.
-      commit: { conversation: snapshot(conv, cap), expectedRevision },
+      commit: { conversation: commitSnapshot(conv, cap), expectedRevision },
       settled: (ok) => {
         const left = (this.inFlight.get(conv.id) ?? 1) - 1;
         if (left === 0) this.inFlight.delete(conv.id);
@@ -317,10 +319,16 @@ export class ConversationBook {
     const prepared = this.prepare(conv);
     const { conversation, expectedRevision } = prepared.commit;
     return this.store.conversations.commit(conversation, expectedRevision).then(
-      () => prepared.settled(true),
+      () => {
+        prepared.settled(true);
+        const attempts = this.refusals.committed(conv.id);
+        if (attempts > 0) this.log.info('store.checkpoint.recovered', { ctx: conv.id, attempts });
+      },
       (err: unknown) => {
         prepared.settled(false);
-        this.log.error('store.checkpoint.fail', { ctx: conv.id, err: describeError(err) });
+        if (this.refusals.refused(conv.id, this.now())) {
+          this.log.error('store.checkpoint.fail', { ctx: conv.id, err: describeError(err) });
+        }
       },
     );
   }
@@ -328,7 +336,9 @@ export class ConversationBook {
   /** Commits every changed conversation (one the store refuses stays dirty and the next step retries it); trims. */
   checkpoint(): void {
     if (this.dirty.size > 0) {
-      const list = [...this.dirty].map((id) => this.byId.get(id)).filter((c) => c !== undefined);
+      const now = this.now();
+      const due = [...this.dirty].filter((id) => this.refusals.due(id, now));
+      const list = due.map((id) => this.byId.get(id)).filter((c) => c !== undefined);
       for (const conv of list) void this.saveNow(conv);
     }
     this.scheduleTrim();
@@ -373,25 +383,6 @@ export class ConversationBook {
   private evictable(conv: Conversation, busy: ReadonlySet<string>): boolean {
     const id = conv.id;
     if (busy.has(id) || this.dirty.has(id) || this.inFlight.has(id) || this.folding.has(id)) return false;
-    if ((this.usedAt.get(id) ?? 0) >= this.trims) return false;
-    const controls = conv.controls === undefined ? null : controlsOf(conv);
-    if (controls === null) return true;
-    return controls.goal?.status !== 'active' && (controls.pending_notes ?? []).length === 0;
+    return (this.usedAt.get(id) ?? 0) < this.trims && noPendingWork(conv);
   }
-}
-
-/**
- * A copy of what a commit writes: the message list and the small mutable parts are copied; messages themselves
- * are never changed once appended, so they are shared.
- */
-function snapshot(conv: Conversation, cap = Number.POSITIVE_INFINITY): Conversation {
-  const copy: Conversation = {
-    ...conv,
-    messages: conv.messages.slice(0, Math.min(cap, conv.messages.length)),
-    summary: conv.summary === null ? null : structuredClone(conv.summary),
-    plan: conv.plan === null ? null : structuredClone(conv.plan),
-  };
-  if (conv.controls !== undefined) copy.controls = structuredClone(conv.controls);
-  if (conv.skills !== undefined) copy.skills = conv.skills.slice();
-  return copy;
 }

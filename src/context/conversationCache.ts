@@ -1,5 +1,7 @@
 // Which idle conversations leave memory (`store.conversation_cache`): the least recently used first, until the
 // resident set is back within its entry and byte limits. Pure: the book says which may go and what each weighs.
+import type { Conversation } from '../domain/conversation.js';
+import { controlsOf } from './controls.js';
 
 /** How much of the conversations stays in memory. */
 export interface CacheLimits {
@@ -32,4 +34,11 @@ export function planEviction(resident: readonly ResidentConversation[], limits: 
     bytes -= r.bytes;
   }
   return evict;
+}
+
+/** No pending work rides on a conversation: no active goal, no notes waiting for a turn. */
+export function noPendingWork(conv: Conversation): boolean {
+  if (conv.controls === undefined) return true;
+  const controls = controlsOf(conv);
+  return controls.goal?.status !== 'active' && (controls.pending_notes ?? []).length === 0;
 }

@@ -102,6 +102,7 @@ export async function startRuntime(config: Readonly<Config>, opts: RuntimeOption
     const store = openStore(cfg.store);
     undo.push(() => store.close());
     log.info('store.opened', { kind: store.kind, path: store.location, generation: store.generation });
+    if (store.checked) log.info('store.checked', { ...store.checked });
     const tasks = new TaskHooksSlot();
     const ports = new WorkPortSlot();
     const supervisor = new Supervisor({

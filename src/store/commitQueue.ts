@@ -65,6 +65,7 @@ export function orderedStore(store: Store): Store {
     kind: store.kind,
     location: store.location,
     generation: store.generation,
+    ...(store.checked ? { checked: store.checked } : {}),
     ...(ports as Pick<Store, (typeof PORTS)[number]>),
     // Closing waits for what is already queued, so nothing enqueued before close is lost.
     close: () => queue.settled().then(() => store.close()),

@@ -1,10 +1,11 @@
 // The integrity check at open: SQLite's `quick_check` (or the full `integrity_check`) on a read-only connection,
 // before the opener writes anything (WAL setup, migrations, the generation bump). A read-only connection never
 // checkpoints on close, so a damaged file is left byte-identical for its recovery (README "Recovering a store").
+// Only SQLite's own verdict is corruption; a file it could not read (I/O, full disk, permissions) is an I/O error.
 import { existsSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { DaemonError, describeError } from '../errors.js';
-import { corruptError, isBusy } from './sqliteErrors.js';
+import { corruptError, isBusy, isCorruption, sqliteCode } from './sqliteErrors.js';
 
 /** `store.integrity_check`: quick (default), full, or off. */
 export type IntegrityCheck = 'quick' | 'full' | 'off';
@@ -18,15 +19,27 @@ const MAX_ERRORS = 3;
 
 /** What a failed check tells the operator to run (README "Recovering a store"). */
 export function recoveryHint(file: string): string {
-  return `recover it with: sqlite3 '${file}' .recover | sqlite3 '${file}.recovered' (README "Recovering a store")`;
+  return `recover it with: sqlite3 -readonly '${file}' .recover | sqlite3 '${file}.recovered' (README "Recovering a store")`;
+}
+
+/** What a check that ran reports (`store.checked`). */
+export interface IntegrityChecked {
+  mode: 'quick' | 'full';
+  ms: number;
 }
 
 /**
  * Checks the existing database `file`; a missing file passes (it is created next). Throws `store_corrupt` naming
- * the file and the recovery command, or returns the `isBusy` error for the caller to map (another holder).
+ * the file and the recovery command when SQLite finds damage, `store_io` when the file could not be read, or the
+ * `isBusy` error for the caller to map (another holder). Returns what ran, or null when nothing did.
  */
-export function checkIntegrity(file: string, mode: IntegrityCheck): void {
-  if (mode === 'off' || !existsSync(file)) return;
+export function checkIntegrity(
+  file: string,
+  mode: IntegrityCheck,
+  now: () => number = Date.now,
+): IntegrityChecked | null {
+  if (mode === 'off' || !existsSync(file)) return null;
+  const started = now();
   const pragma = mode === 'full' ? 'integrity_check' : 'quick_check';
   let db: Database.Database | null = null;
   let rows: string[];
@@ -38,15 +51,31 @@ export function checkIntegrity(file: string, mode: IntegrityCheck): void {
   } catch (err) {
     if (isBusy(err)) throw err;
     // Not a database at all: nothing to check or recover, the opener's usual refusal says so.
-    if ((err as { code?: unknown }).code === 'SQLITE_NOTADB') throw corruptError(file, describeError(err));
+    if (sqliteCode(err) === 'SQLITE_NOTADB') throw corruptError(file, describeError(err));
+    if (!isCorruption(err)) throw unreadable(file, pragma, err);
     rows = [describeError(err)];
   } finally {
     db?.close();
   }
-  if (rows.length === 1 && rows[0] === 'ok') return;
+  if (rows.length === 1 && rows[0] === 'ok') return { mode, ms: now() - started };
   const found = rows.join('; ').replace(/\s+/g, ' ').trim();
   throw new DaemonError(
     'store_corrupt',
     `store ${file} failed its ${pragma}: ${found}; nothing was written to it; ${recoveryHint(file)}`,
+  );
+}
+
+/**
+ * A check that could not read the file (SQLITE_IOERR*, FULL, CANTOPEN, a permission error) says nothing about
+ * damage: calling it corrupt would send the operator to a recovery that loses rows from a sound store.
+ */
+function unreadable(file: string, pragma: string, err: unknown): DaemonError {
+  const code = sqliteCode(err) ?? (err as { code?: unknown }).code;
+  const why = `${describeError(err)}${typeof code === 'string' ? ` (${code})` : ''}`;
+  return new DaemonError(
+    'store_io',
+    `store ${file} could not be read for its ${pragma}: ${why}; it is not known to be damaged and was not changed; ` +
+      'free disk space or fix its permissions and start again',
+    true,
   );
 }

@@ -2,9 +2,16 @@
 // The one place that reads SQLite result codes; messages always name the store's path.
 import { DaemonError, describeError } from '../errors.js';
 
-function sqliteCode(err: unknown): string | null {
+/** The SQLite result code `err` carries (`SQLITE_…`), or null. */
+export function sqliteCode(err: unknown): string | null {
   const code = (err as { code?: unknown } | null)?.code;
   return typeof code === 'string' && code.startsWith('SQLITE_') ? code : null;
+}
+
+/** True when SQLite itself says the file is damaged or not a database (never an I/O or permission failure). */
+export function isCorruption(err: unknown): boolean {
+  const code = sqliteCode(err);
+  return code !== null && (code === 'SQLITE_NOTADB' || code.startsWith('SQLITE_CORRUPT'));
 }
 
 /** True when `err` means another connection holds the database lock. */
@@ -31,7 +38,7 @@ export function storeFailure(err: unknown, file: string, doing: string): unknown
   const code = sqliteCode(err);
   if (code === null) return err;
   const detail = describeError(err);
-  if (code === 'SQLITE_NOTADB' || code.startsWith('SQLITE_CORRUPT')) return corruptError(file, detail);
+  if (isCorruption(err)) return corruptError(file, detail);
   if (code.startsWith('SQLITE_CONSTRAINT')) {
     return new DaemonError('internal', `store ${file}: ${doing} broke a constraint: ${detail}`);
   }

@@ -4,7 +4,7 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { DaemonError, describeError } from '../errors.js';
-import { checkIntegrity, type IntegrityCheck } from './sqliteCheck.js';
+import { checkIntegrity, type IntegrityCheck, type IntegrityChecked } from './sqliteCheck.js';
 import { corruptError, isBusy, lockedError, storeFailure } from './sqliteErrors.js';
 import { checkExisting, prepareSchema } from './sqliteSchema.js';
 
@@ -17,6 +17,8 @@ export interface OpenedDatabase {
   dir: string;
   file: string;
   generation: number;
+  /** The integrity check that ran at open, or null (off, or a new file). */
+  checked: IntegrityChecked | null;
 }
 
 /**
@@ -32,9 +34,10 @@ export function openSqliteDatabase(dirPath: string, integrity: IntegrityCheck = 
     throw new DaemonError('store_io', `store ${dir} cannot be created: ${describeError(err)}`);
   }
   let db: Database.Database;
+  let checked: IntegrityChecked | null;
   try {
     // Before anything below writes (journal mode, schema, generation): a damaged file stays as it was.
-    checkIntegrity(file, integrity);
+    checked = checkIntegrity(file, integrity);
     db = new Database(file, { timeout: 0 });
   } catch (err) {
     throw openFailure(err, dir, file);
@@ -49,7 +52,7 @@ export function openSqliteDatabase(dirPath: string, integrity: IntegrityCheck = 
     db.pragma('foreign_keys = ON');
     const generation = prepareSchema(db);
     writeFileSync(path.join(dir, PID_FILE), `${process.pid}\n`, { mode: 0o600 });
-    return { db, dir, file, generation };
+    return { db, dir, file, generation, checked };
   } catch (err) {
     db.close();
     throw openFailure(err, dir, file);

@@ -12,7 +12,7 @@ import type { Msg } from '../protocol/messages.js';
 import { planMessageWrite } from './conversationWrite.js';
 import { MemoryChanges } from './memoryChanges.js';
 import { isExpired, listLiveKeys } from './memoryKeys.js';
-import type { IntegrityCheck } from './sqliteCheck.js';
+import type { IntegrityCheck, IntegrityChecked } from './sqliteCheck.js';
 import { storeFailure } from './sqliteErrors.js';
 import { openSqliteDatabase, releasePidFile } from './sqliteOpen.js';
 import {
@@ -48,6 +48,7 @@ export class SqliteStore implements Store {
   readonly kind = 'sqlite' as const;
   readonly location: string;
   readonly generation: number;
+  readonly checked: IntegrityChecked | null;
   readonly inbox: InboxPort;
   readonly conversations: ConversationsPort;
   readonly budget: BudgetPort;
@@ -71,6 +72,7 @@ export class SqliteStore implements Store {
     this.#dir = opened.dir;
     this.location = opened.file;
     this.generation = opened.generation;
+    this.checked = opened.checked;
     this.#sql = prepareStatements(this.#db);
     this.inbox = this.#inboxPort();
     this.conversations = this.#conversationsPort();

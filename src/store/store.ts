@@ -143,6 +143,8 @@ export interface Store {
   readonly location: string;
   /** The manifest's generation counter, bumped once when this store was opened. */
   readonly generation: number;
+  /** The integrity check run at open (sqlite, an existing file, not `off`): its mode and how long it took. */
+  readonly checked?: { mode: 'quick' | 'full'; ms: number } | null;
   readonly inbox: InboxPort;
   readonly conversations: ConversationsPort;
   readonly budget: BudgetPort;

@@ -219,7 +219,15 @@ export class Children {
     const { child, hooks, timers } = entry;
     const { kind, ctx } = child;
     const spawnError = child.handle.spawnError;
-    this.deps.log.info('child.exit', { node, worker_pid: child.handle.pid, kind, ctx, code, signal, spawnError });
+    this.deps.log.info('child.exit', {
+      node,
+      worker_pid: child.handle.pid,
+      kind,
+      ctx,
+      code,
+      signal,
+      spawn_error: spawnError,
+    });
     for (const t of timers) clearTimeout(t);
     this.live.delete(node);
     const exit = { code, signal, spawnError: child.handle.spawnError };

@@ -117,7 +117,7 @@ export class FoldBack {
       );
     } catch (err) {
       if (!retried) log.error('store.checkpoint.fail', { ctx, inbox_event: eventId, err: describeError(err) });
-      this.deps.health?.failed(eventId);
+      this.deps.health?.failed(eventId, err);
       // The result rides along: what a committed turn leads to (a goal's accounting) needs its numbers.
       this.refused.set(eventId, result ? { ctx, outcome, result } : { ctx, outcome });
       this.deps.failed(eventId);

@@ -143,17 +143,24 @@ export function drainVictims(table: JobTable): Job[] {
 }
 
 /**
- * When the reactor must wake for a budget wait or a spawn backoff: the earliest wait still ahead; none while draining. A wait that has
- * ended but whose job the gate cannot pick yet (no free slot, paused) needs no timer: what frees the gate wakes it.
+ * When the reactor must wake for a budget wait, a spawn backoff or a refused fold's retry: the earliest wait still
+ * ahead. A drain wakes only for fold retries (it leaves a fold to them). A wait that has ended but whose job the
+ * gate cannot pick yet (no free slot, paused) needs no timer: what frees the gate wakes it. A fold retry whose
+ * timer fired a little early is still ahead here, so the step re-arms for it instead of losing it.
  */
 export function nextWaitWake(table: JobTable, now: number, hold: Hold): number | null {
-  if (hold.draining) return null;
   let earliest: number | null = null;
   for (const job of table.values()) {
-    const until = TIMED.has(job.state) ? job.wait?.untilMs : undefined;
+    const timed = retryingFold(job) || (!hold.draining && TIMED.has(job.state));
+    const until = timed ? job.wait?.untilMs : undefined;
     if (until !== undefined && until > now) earliest = Math.min(earliest ?? until, until);
   }
   return earliest;
+}
+
+/** A folding job whose commit the store refused: it is tried again once `wait.untilMs` has passed. */
+export function retryingFold(job: Job): boolean {
+  return job.state === 'folding' && job.foldAttempts > 0;
 }
 
 /** Jobs waiting for prep or the gate, in inbox order (a drain's leftovers). */

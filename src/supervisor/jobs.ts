@@ -16,7 +16,15 @@ import { unparkAll } from '../tools/serving.js';
 import { foldRetryDelay, transientSpawnCode } from './backoff.js';
 import { deterministicResult, failedResult, kindForStatus } from './fold.js';
 import { ABANDONED, type FoldBack, logTurnDone, type Outcomes } from './foldBack.js';
-import { drainVictims, gatePicks, type Hold, nextWaitWake, prepLine, statusCounts } from './jobQueries.js';
+import {
+  drainVictims,
+  gatePicks,
+  type Hold,
+  nextWaitWake,
+  prepLine,
+  retryingFold,
+  statusCounts,
+} from './jobQueries.js';
 import {
   addJob,
   applyJobEvent,
@@ -133,7 +141,7 @@ export class Jobs {
     for (const job of this.table.values()) {
       // Only once its backoff passed: under a busy reactor a retry at every step hammers a full disk.
       const due = now >= (job.wait?.untilMs ?? 0);
-      if (job.state === 'folding' && job.foldAttempts > 0 && due) c.folds.retry(job.eventId);
+      if (retryingFold(job) && due) c.folds.retry(job.eventId);
     }
     c.spending.waits.armFor(nextWaitWake(this.table, now, at));
     this.prune();
@@ -226,8 +234,17 @@ function effectHandlers(c: EffectContext): EffectHandlers {
       c.wake();
     },
     fold: (call) => foldJob(c, call),
-    // The step retries a refused fold; a timer brings one after the backoff even when nothing else happens.
-    retry_fold: ({ job }) => void setTimeout(c.wake, foldRetryDelay(job.foldAttempts)).unref(),
+    // The step retries a refused fold once due; its wait keeps a timer armed (nextWaitWake) until then.
+    retry_fold: ({ job }) => {
+      const delayMs = foldRetryDelay(job.foldAttempts);
+      c.log.debug('store.checkpoint.retry', {
+        ctx: job.ctx,
+        inbox_event: job.eventId,
+        attempt: job.foldAttempts,
+        delay_ms: delayMs,
+      });
+      c.wake();
+    },
     send_cancel: ({ job, effect }) => job.turn && c.turns.cancel(job.turn.node, effect.reason),
     kill_worker: ({ job }) => job.turn && c.turns.kill(job.turn.node, 'drain timeout'),
     announce: ({ input, data }) => {

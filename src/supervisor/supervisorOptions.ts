@@ -14,6 +14,7 @@ import { newUlid } from '../store/ulid.js';
 import type { ToolResult } from '../tools/internalTools.js';
 import type { ToolSurface } from '../tools/surface.js';
 import type { WorkPorts } from '../tools/toolOutcome.js';
+import { spawnErrorCode } from './backoff.js';
 import { type LivenessLimits, pingIntervalMs } from './liveness.js';
 import { defaultWorkerEntry, type SpareWatch, type WorkerEntry, WorkerPool } from './workerHandle.js';
 
@@ -53,6 +54,8 @@ function spareWatch(config: Readonly<Config>, log: Logger, now: () => number): S
     answerWithinMs: pingIntervalMs(limits),
     onUnhealthy: (pid, { health, detail }) =>
       log.warn('child.unhealthy', { node: null, kind: 'spare', worker_pid: pid, health, detail }),
+    onSpawnFailed: (err, retryInMs) =>
+      log.warn('spare.spawn_fail', { code: spawnErrorCode(err), err: describeError(err), retry_in_ms: retryInMs }),
   };
 }
 

@@ -129,10 +129,14 @@ export class TurnLauncher {
         const { tools } = this.deps.snapshot;
         if (tools) turn.cleanups.push(tools.hold(admitted.judging));
       }
-      admitted.told();
-      conversations.countTurn(job.ctx);
-      const fields = { ctx: job.ctx, node: turn.node, worker_pid: turn.handle.pid, turn: turn.turnId };
-      log.info('turn.spawn', { ...fields, inbox_event: job.event.id });
+      // Only a started process counts: a spawn that fails later (EMFILE) is retried with the changes still untold
+      // and the conversation's turn count as it was.
+      turn.handle.whenSpawned(() => {
+        admitted.told();
+        conversations.countTurn(job.ctx);
+        const fields = { ctx: job.ctx, node: turn.node, worker_pid: turn.handle.pid, turn: turn.turnId };
+        log.info('turn.spawn', { ...fields, inbox_event: job.event.id });
+      });
       return { type: 'spawned', node: turn.node, turnId: turn.turnId };
     } catch (err) {
       if (reservation) this.deps.budget.release(reservation);

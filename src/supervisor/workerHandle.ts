@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { checkUpFrame } from '../protocol/frameCheck.js';
 import { encodeFrame, FrameDecoder } from '../protocol/frameCodec.js';
 import type { DownFrame, UpFrame } from '../protocol/frames.js';
+import { spawnRetryDelay } from './backoff.js';
 import {
   type ChildVitals,
   classifyChild,
@@ -46,6 +47,9 @@ export class WorkerHandle {
   private pingSeq = 0;
   /** The errno name (EMFILE, …) when the process could not be started; null once it runs. */
   spawnError: string | null = null;
+  /** True once the OS started the process (node's `spawn` event); what waits for it (`whenSpawned`) runs then. */
+  private started = false;
+  private onStarted: Array<() => void> = [];
   /** What the watchdog classifies (supervisor/liveness.ts); stamped with `now` as frames arrive. */
   readonly vitals: ChildVitals;
 
@@ -72,6 +76,10 @@ export class WorkerHandle {
       detached: true,
       stdio: ['pipe', 'pipe', 'inherit'],
       env: env ?? process.env,
+    });
+    this.child.once('spawn', () => {
+      this.started = true;
+      for (const run of this.onStarted.splice(0)) run();
     });
     const decoder = new FrameDecoder();
     this.child.stdin?.on('error', () => {});
@@ -110,6 +118,15 @@ export class WorkerHandle {
 
   get pid(): number {
     return this.child.pid ?? -1;
+  }
+
+  /**
+   * Runs `fn` once the process has started (at once for one already running, a spare): a launch's side effects
+   * wait for it, so a spawn that fails asynchronously (EMFILE arrives as an `error` event) leaves none behind.
+   */
+  whenSpawned(fn: () => void): void {
+    if (this.started) fn();
+    else if (this.spawnError === null && !this.closed) this.onStarted.push(fn);
   }
 
   /** False once the process has exited (a spare that died must not be handed a turn). */
@@ -179,6 +196,8 @@ export interface SpareWatch {
   /** A spare older than this with a ping still unanswered is not handed a turn. */
   answerWithinMs: number;
   onUnhealthy(pid: number, verdict: Extract<Liveness, { kind: 'unhealthy' }>): void;
+  /** A spare's spawn threw (ENOMEM, EAGAIN, …); the pool tries again no sooner than `retryInMs` later. */
+  onSpawnFailed?(err: unknown, retryInMs: number): void;
 }
 
 const UNWATCHED: SpareWatch = {
@@ -193,6 +212,9 @@ export class WorkerPool {
   private closed = false;
   /** When the watchdog last passed over the spares (null before its first pass). */
   private lastCheck: number | null = null;
+  /** Spawns that threw in a row, and when the next fill may try (a refused spawn backs off, never throws). */
+  private spawnFailures = 0;
+  private retryAt = 0;
 
   /** `spareEnv`: the environment spares start with (e.g. a preload hint); fresh workers inherit ours. */
   constructor(
@@ -224,9 +246,20 @@ export class WorkerPool {
   fill(): void {
     if (this.closed) return;
     this.spares = this.spares.filter((w) => w.alive);
-    while (this.spares.length < this.size) {
-      // A spare that dies before it is used is skipped by `take` and dropped here.
-      this.spares.push(new WorkerHandle(this.entry, null, this.spareEnv, this.watch.now));
+    const now = this.watch.now();
+    if (now < this.retryAt) return;
+    try {
+      while (this.spares.length < this.size) {
+        // A spare that dies before it is used is skipped by `take` and dropped here.
+        this.spares.push(new WorkerHandle(this.entry, null, this.spareEnv, this.watch.now));
+      }
+      this.spawnFailures = 0;
+    } catch (err) {
+      // fill runs from setImmediate, the watchdog and restore: a throw there would take the daemon down.
+      this.spawnFailures++;
+      const delay = spawnRetryDelay(this.spawnFailures);
+      this.retryAt = now + delay;
+      this.watch.onSpawnFailed?.(err, delay);
     }
   }
 

@@ -1,11 +1,13 @@
 // Chaos (issue 13): the daemon is SIGKILLed at random moments, over several seeds, while a client streams messages
 // over A2A and sends again, with the same messageId, every send it lost. Afterwards every message has exactly one
-// completed task and appears once in its conversation, and SQLite's integrity_check passes on the store.
+// completed task and appears once in its conversation, and SQLite's integrity_check passes on the store. One sender
+// streams (SendStreamingMessage) and sends again whenever its stream broke, so accepted messages are sent twice and
+// the daemons' `inbox.duplicate` events show exactly-once was exercised, not just never needed.
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
-import { TaskState } from '@a2a-js/sdk';
+import { type StreamResponse, TaskState } from '@a2a-js/sdk';
 import type { Client } from '@a2a-js/sdk/client';
 import Database from 'better-sqlite3';
 import { SqliteStore } from '../../src/store/sqliteStore.js';
@@ -44,9 +46,16 @@ interface Chaos {
   kills: number;
   /** Sends that got no answer (the daemon died under them) and were sent again. */
   lost: number;
+  /** Sends waiting for their answer now, and the kills that found one or more. */
+  inFlight: number;
+  killsMidSend: number;
+  /** The daemons killed so far: their events count too (killAndRestart hands back only the new one). */
+  killed: Daemon[];
 }
 
 async function replaceDaemon(run: Chaos): Promise<void> {
+  if (run.inFlight > 0) run.killsMidSend++;
+  run.killed.push(run.daemon);
   run.daemon = await killAndRestart(run.daemon, run.dir, run.yaml);
   run.kills++;
   run.client = await clientFor(run.daemon.url);
@@ -60,15 +69,57 @@ async function deliver(run: Chaos, seed: number, i: number): Promise<string> {
     true,
   );
   for (let attempt = 1; attempt <= 20; attempt++) {
-    const id = await within(run.client.sendMessage(params), 5_000, `send ${i}`).then(
-      (r) => asTask(r).id,
-      () => null,
-    );
+    run.inFlight++;
+    const id = await within(run.client.sendMessage(params), 5_000, `send ${i}`)
+      .then(
+        (r) => asTask(r).id,
+        () => null,
+      )
+      .finally(() => run.inFlight--);
     if (id !== null) return id;
     run.lost++;
     await (run.restarting ?? delay(50));
   }
   throw new Error(`seed ${seed}: message ${i} was never acknowledged`);
+}
+
+/** Reads a SendStreamingMessage stream: the task it names, and whether it ended normally (not cut by a kill). */
+async function readStream(stream: AsyncGenerator<StreamResponse>): Promise<{ taskId: string | null; ended: boolean }> {
+  let taskId: string | null = null;
+  try {
+    for await (const event of stream) {
+      const p = event.payload;
+      if (p?.$case === 'task') taskId = p.value.id;
+      else if (p?.$case === 'statusUpdate') taskId ??= p.value.taskId;
+    }
+    return { taskId, ended: true };
+  } catch {
+    return { taskId, ended: false };
+  }
+}
+
+/**
+ * Streams message `i` and sends it again, same messageId, until a stream ends normally. A stream cut after the
+ * task was named is sent again too (as a client that lost its stream would): every answer must name the same task.
+ */
+async function deliverStreamed(run: Chaos, seed: number, i: number): Promise<string> {
+  const text = `seed ${seed} message ${i}`;
+  const params = send(text, { messageId: `chaos-${seed}-${i}`, contextId: `c${i % CONTEXTS}` });
+  let first: string | null = null;
+  for (let attempt = 1; attempt <= 20; attempt++) {
+    run.inFlight++;
+    const read = await within(readStream(run.client.sendMessageStream(params)), 15_000, `stream ${i}`)
+      .catch(() => ({ taskId: null, ended: false }))
+      .finally(() => run.inFlight--);
+    if (read.taskId !== null) {
+      first ??= read.taskId;
+      assert.equal(read.taskId, first, `${text}: a retried send names the task of the first one`);
+    }
+    if (read.ended && first !== null) return first;
+    run.lost++;
+    await (run.restarting ?? delay(50));
+  }
+  throw new Error(`seed ${seed}: streamed message ${i} never ended normally`);
 }
 
 async function allCompleted(run: Chaos, ids: ReadonlyMap<number, string>): Promise<void> {
@@ -117,7 +168,9 @@ async function checkStore(dir: string, seed: number, ids: ReadonlyMap<number, st
   }
 }
 
-describe('chaos: SIGKILL at random moments under a stream of A2A sends', { timeout: 120_000 }, () => {
+describe('chaos: SIGKILL at random moments under a stream of A2A sends', { timeout: 180_000 }, () => {
+  /** `inbox.duplicate` events of every daemon of every seed, killed ones included. */
+  let duplicates = 0;
   let model: ScriptedModel;
   before(async () => {
     model = await startScriptedModel({ turns: [{ content: 'ok', delay_ms: 20 }] });
@@ -138,14 +191,14 @@ describe('chaos: SIGKILL at random moments under a stream of A2A sends', { timeo
         restarting: null,
         kills: 0,
         lost: 0,
+        inFlight: 0,
+        killsMidSend: 0,
+        killed: [],
       };
       const ids = new Map<number, string>();
-      let streamed = false;
-      let midStream = 0;
       const killer = (async () => {
         for (let k = 0; k < KILLS; k++) {
           await delay(80 + Math.floor(random() * 400));
-          if (!streamed) midStream++;
           run.restarting = replaceDaemon(run);
           await run.restarting;
           run.restarting = null;
@@ -158,14 +211,15 @@ describe('chaos: SIGKILL at random moments under a stream of A2A sends', { timeo
         void killer.then(() => {
           killed = true;
         });
+        // The last conversation's sender streams; the others send and take the task at once.
         const sender = async (ctx: number) => {
+          const via = ctx === CONTEXTS - 1 ? deliverStreamed : deliver;
           for (let i = ctx; i < MAX_MESSAGES && (!killed || i < MESSAGES); i += CONTEXTS) {
-            ids.set(i, await deliver(run, seed, i));
+            ids.set(i, await via(run, seed, i));
             await delay(20 + Math.floor(random() * 80));
           }
         };
         await Promise.all(Array.from({ length: CONTEXTS }, (_, ctx) => sender(ctx)));
-        streamed = true;
         await killer;
         await allCompleted(run, ids);
       } finally {
@@ -177,9 +231,16 @@ describe('chaos: SIGKILL at random moments under a stream of A2A sends', { timeo
         assert.equal(code, 0, 'the last daemon drains');
       }
       assert.equal(run.kills, KILLS);
-      assert.equal(midStream, KILLS, 'premise: every kill landed while the client was sending');
+      assert.ok(run.killsMidSend >= 1, `premise: a kill landed while a send waited for its answer`);
       assert.ok(run.lost >= 1, `premise: some send was lost to a kill and sent again (${run.lost})`);
+      const events = [...run.killed, run.daemon].flatMap((d) => d.events);
+      duplicates += events.filter((e) => e.event === 'inbox.duplicate').length;
       await checkStore(dir, seed, ids);
     });
   }
+
+  it('premise over all seeds: some retried send found its message already accepted (inbox.duplicate)', () => {
+    // Without a duplicate the runs above never needed exactly-once: every lost send was lost before its commit.
+    assert.ok(duplicates >= 1, `inbox.duplicate events across the seeds: ${duplicates}`);
+  });
 });

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { closeSync, existsSync, openSync, readFileSync, renameSync, statSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
@@ -54,7 +54,7 @@ describe('store integrity check at open', () => {
       });
       assert.equal(run.code, 2, run.stderr);
       assert.match(run.stderr, new RegExp(`store ${file.replace(/[/.]/g, '\\$&')} failed its quick_check`));
-      assert.match(run.stderr, /sqlite3 '.*agentd\.db' \.recover/);
+      assert.match(run.stderr, /sqlite3 -readonly '.*agentd\.db' \.recover/);
       assert.equal(eventsNamed(run, 'store.opened').length, 0);
       assert.equal(digest(file), before, 'the damaged file is byte-identical');
       // The read-only check may leave an empty WAL beside it (SQLite's read-only WAL access), never content.
@@ -89,11 +89,18 @@ describe('store integrity check at open', () => {
   it('the README recovery steps rebuild a store the daemon opens again', async () => {
     const { dir, file } = await storeWithWork();
     damageTable(file, 'inbox');
+    writeFileSync(`${file}-wal`, 'stands for a WAL the crash left');
     // README "Recovering a store", the .dump route (works with every sqlite3 build, .recover needs sqlite_dbpage).
-    const script = `sqlite3 '${file}' .dump | sed 's/^ROLLBACK; -- due to errors$/COMMIT;/' | sqlite3 '${file}.recovered'`;
+    const script = [
+      `cd '${dir}'`,
+      `sqlite3 -readonly agentd.db .dump | sed 's/^ROLLBACK; -- due to errors$/COMMIT;/' | sqlite3 agentd.db.recovered`,
+      `test "$(sqlite3 agentd.db.recovered 'PRAGMA integrity_check')" = ok`,
+      'for f in agentd.db agentd.db-wal agentd.db-shm; do if [ -e "$f" ]; then mv "$f" "damaged-$f"; fi; done',
+      'mv agentd.db.recovered agentd.db',
+    ].join(' && ');
     execFileSync('sh', ['-c', script], { timeout: 20_000 });
-    renameSync(file, `${file}.damaged`);
-    renameSync(`${file}.recovered`, file);
+    // Premise: the old steps ran `rm -f agentd.db-wal`, losing what the WAL held; now it moves with the damaged file.
+    assert.equal(readFileSync(join(dir, 'damaged-agentd.db-wal'), 'utf8'), 'stands for a WAL the crash left');
     const db = new Database(file, { readonly: true });
     const messages = db.prepare('SELECT count(*) AS n FROM messages').get() as { n: number };
     db.close();

@@ -71,10 +71,12 @@ describe('fold commit refused for a while (disk full)', () => {
         assert.doesNotMatch(err.message, /store x|SQLITE/, 'no store detail reaches a caller');
         return true;
       });
-      await new Promise((r) => setTimeout(r, 1_200));
-      // Backoff 250, 500, 1000 ms: three or four attempts in this time, however busy the reactor is.
-      assert.ok(attempts >= 2 && attempts <= 4, `attempts in 1.2 s: ${attempts}`);
+      await waitUntil(() => attempts >= 3, 20_000, 'three refused fold commits');
       failing = false;
+      // Each refusal armed one backoff, doubling: counted from what was armed, not from how long a sleep lasted.
+      const armed = rig.named('store.checkpoint.retry').map((e) => e.delay_ms);
+      assert.deepEqual(armed.slice(0, 3), [250, 500, 1_000]);
+      assert.ok(attempts <= armed.length + 1, `no attempt without an armed backoff: ${attempts} vs ${armed.length}`);
       // Nothing else happens: the timer alone brings the fold in.
       const done = await within(outcome, 20_000, 'the outcome after the disk recovered');
       assert.equal(done.status, 'completed');

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { DaemonError } from '../../../src/errors.js';
-import { CommitHealth, STORE_UNAVAILABLE } from '../../../src/store/commitHealth.js';
+import { ACCEPT_PROBE_MS, CommitHealth, STORE_UNAVAILABLE } from '../../../src/store/commitHealth.js';
 
 const full = () => new DaemonError('store_io', 'store /x/agentd.db: commit failed: disk is full (SQLITE_FULL)', true);
 const unavailable = (err: unknown) =>
@@ -59,5 +59,39 @@ describe('CommitHealth', () => {
       (err) => err === conflict,
     );
     assert.equal(health.failing, false);
+  });
+
+  it('a fold refused for a constraint or a bug is no outage: only I/O-class refusals count', () => {
+    // Premise: every fold error marked the store failing, so one poison fold made the instance not ready.
+    const health = new CommitHealth();
+    health.failed('01A', new DaemonError('internal', 'store x: fold broke a constraint'));
+    health.failed('01B', new Error('a bug'));
+    assert.equal(health.failing, false);
+    health.failed('01C', full());
+    assert.equal(health.failing, true);
+  });
+
+  it("an accept's refusal clears on any commit that sticks, or lapses after ACCEPT_PROBE_MS", async () => {
+    // Premise: it cleared only on a later successful accept, which never comes while /readyz routes traffic away.
+    let t = 0;
+    const health = new CommitHealth(
+      () => {},
+      () => t,
+    );
+    await assert.rejects(
+      health.accept('accept', () => Promise.reject(full())),
+      unavailable,
+    );
+    assert.equal(health.failing, true);
+    health.succeeded('01F');
+    assert.equal(health.failing, false, 'a fold committed: the store takes commits');
+    await assert.rejects(
+      health.accept('accept', () => Promise.reject(full())),
+      unavailable,
+    );
+    t += ACCEPT_PROBE_MS - 1;
+    assert.equal(health.failing, true);
+    t += 1;
+    assert.equal(health.failing, false, 'ready again: the next accept probes the store');
   });
 });

@@ -382,6 +382,36 @@ describe('job queries', () => {
     assert.equal(nextWaitWake(waiting, NOW, { paused: false, draining: true }), null);
   });
 
+  it('nextWaitWake: a refused fold keeps a timer armed until its retry is due, a timer firing early included', () => {
+    const refused = ok(transition(jobIn('folding'), EVENTS.fold_failed, NOW)).job;
+    const due = NOW + 250;
+    assert.equal(refused.wait?.untilMs, due);
+    // A timer that fired 1 ms early finds the retry not yet due; the step must arm again. Premise: folding jobs
+    // were not counted here, so this returned null and the retry was lost until some unrelated event came.
+    assert.equal(nextWaitWake(tableOf(refused), due - 1, open), due);
+    assert.equal(
+      nextWaitWake(tableOf(refused), due - 1, { paused: false, draining: true }),
+      due,
+      'a drain waits for it',
+    );
+    assert.equal(nextWaitWake(tableOf(refused), due, open), null, 'due: the step retries it, no timer needed');
+    assert.equal(nextWaitWake(tableOf(jobIn('folding')), NOW, open), null, 'a fold not refused waits for no timer');
+  });
+
+  it('a fold refused again and again backs off 250 ms doubling to 10 s (delays counted on an injected clock)', () => {
+    let job = jobIn('folding');
+    let now = NOW;
+    const armed: number[] = [];
+    for (let i = 0; i < 8; i++) {
+      job = ok(transition(job, EVENTS.fold_failed, now)).job;
+      const wake = nextWaitWake(tableOf(job), now, open);
+      assert.ok(wake !== null, 'a timer is armed after every refusal');
+      armed.push(wake - now);
+      now = wake;
+    }
+    assert.deepEqual(armed, [250, 500, 1_000, 2_000, 4_000, 8_000, 10_000, 10_000]);
+  });
+
   it('isBusy: staging, launching, running, an unexpired wait and an exiting worker hold the conversation', () => {
     const busy: Record<JobState, boolean> = {
       queued: false,

@@ -68,3 +68,34 @@ describe('WorkerPool spares and a stalled supervisor', () => {
     assert.deepEqual(unhealthy, []);
   });
 });
+
+describe('WorkerPool.fill when a spawn throws', () => {
+  it('backs off instead of throwing out of fill (setImmediate, the watchdog, restore)', () => {
+    // An environment node's spawn rejects synchronously stands for ENOMEM / EAGAIN thrown by spawn itself. Premise:
+    // without the catch in fill() this call throws, and from setImmediate that is an uncaught exception.
+    const clock = { t: 5_000 };
+    const failures: Array<[string, number]> = [];
+    const watch: SpareWatch = {
+      now: () => clock.t,
+      limits: { pongTimeoutMs: 60_000, progressTimeoutMs: 60_000 },
+      answerWithinMs: 60_000,
+      onUnhealthy: () => {},
+      onSpawnFailed: (err, retryInMs) => failures.push([(err as { code?: string }).code ?? '', retryInMs]),
+    };
+    const p = new WorkerPool(SILENT, 2, { BROKEN: 'a\0b' }, watch);
+    pools.push(p);
+    assert.doesNotThrow(() => p.fill());
+    assert.deepEqual(p.sparePids, []);
+    assert.equal(failures.length, 1);
+    assert.equal(failures[0]?.[1], 100);
+    p.fill(); // within the backoff: not tried again
+    assert.equal(failures.length, 1);
+    clock.t += 100;
+    p.fill();
+    assert.deepEqual(
+      failures.map(([, ms]) => ms),
+      [100, 200],
+      'the delay doubles while spawns keep failing',
+    );
+  });
+});
