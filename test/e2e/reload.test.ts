@@ -189,14 +189,14 @@ describe('config reload', () => {
     const guarded = (turnModel: string) =>
       plain(model.url, turnModel).replace(
         'a2a:\n',
-        'a2a:\n  principals:\n    - {id: ops, role: operator, match: {bearer: ops-secret}}\n',
+        'a2a:\n  principals:\n    - {id: ops, role: operator, match: {bearer: ops-secret-token-1}}\n',
       );
     const daemon = await startDaemon(dir, guarded('old-model'));
     try {
       writeFileSync(join(dir, 'agent.yaml'), guarded('token-model'));
       const anonymous = await runAgentd(['reload', '--url', daemon.url]);
       assert.notEqual(anonymous.code, 0, 'premise: without a token the daemon refuses');
-      const applied = await runAgentd(['reload', '--url', daemon.url], { env: { AGENTD_TOKEN: 'ops-secret' } });
+      const applied = await runAgentd(['reload', '--url', daemon.url], { env: { AGENTD_TOKEN: 'ops-secret-token-1' } });
       assert.equal(applied.code, 0, applied.stderr);
       assert.equal(applied.stdout, 'reloaded: generation 2; changed: intelligence.model\n');
     } finally {
