@@ -7,6 +7,7 @@ import type { Logger } from '../obs/log.js';
 import type { Metrics } from '../obs/metrics.js';
 import type { Store } from '../store/store.js';
 import type { Children } from '../supervisor/children.js';
+import type { PressureCause, PressureLevel } from '../supervisor/pressure.js';
 import type { ThinkChildren } from '../supervisor/thinkChildren.js';
 import type { ToolSurface } from '../tools/surface.js';
 import type { WorkPorts } from '../tools/toolOutcome.js';
@@ -26,7 +27,7 @@ export interface DeskParts {
   tools: ToolSurface | undefined;
   ports: WorkPorts | undefined;
   /** The operator's hold: its pause reaches warm sessions at their next run boundary (reference §5 item 23). */
-  hold: { readonly paused: boolean };
+  hold: { readonly paused: boolean; readonly pressure: PressureLevel; readonly pressureCause: PressureCause | null };
   /** Checks run after every reactor step (a pause is one). */
   reactor: { watchers: Set<() => void> };
 }
@@ -42,6 +43,7 @@ export function subagentDesk(parts: DeskParts): SubagentDesk {
       spending.budget.flush();
     },
     think: (job) => parts.thinks.run(job),
+    pressure: () => ({ level: parts.hold.pressure, cause: parts.hold.pressureCause }),
     spawns: metrics.counter('agentd_subagent_spawns_total', 'Subagents spawned (and respawned), by mode.'),
     refusals: metrics.counter('agentd_subagent_refusals_total', 'subagent.run calls refused, by gate.'),
   });

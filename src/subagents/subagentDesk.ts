@@ -36,6 +36,8 @@ export interface DeskDeps extends RunnerDeps {
   ports: WorkPorts | undefined;
   spawns?: Counter;
   refusals?: Counter;
+  /** The pressure gate now (gates 7 and 10); absent: never under pressure. */
+  pressure?(): GateView['pressure'];
 }
 
 type Waiter = (record: SubagentRecord) => void;
@@ -160,7 +162,8 @@ export class SubagentDesk implements SubagentDeskPort {
       if (!ended) live++;
       if (!ended || now - r.updated < RECENT_MS) recent++;
     }
-    return { live, recent, callerDepth: caller.subagent?.depth ?? 0 };
+    const pressure = this.deps.pressure?.() ?? { level: 'ok', cause: null };
+    return { live, recent, callerDepth: caller.subagent?.depth ?? 0, pressure };
   }
 
   private byCall(caller: ToolCaller, key: string): SubagentRecord | undefined {

@@ -31,6 +31,7 @@ import { ABANDONED, FoldBack, Outcomes } from './foldBack.js';
 import { instanceStatus, type StatusParts, statusReply } from './instanceStatus.js';
 import {
   drainVictims,
+  type Hold,
   idle,
   isPending,
   liveTurns,
@@ -41,7 +42,7 @@ import {
   waitingJobs,
 } from './jobQueries.js';
 import { Jobs, registerJobGauges, supervisorHandlers } from './jobs.js';
-import type { PressureLevel } from './pressure.js';
+import type { PressureCause, PressureLevel } from './pressure.js';
 import { dispatchSupervisorEvent, Reactor, type SupervisorEvent, type SupervisorHandlers } from './reactor.js';
 import type { SupervisorOptions } from './supervisorOptions.js';
 import { type AcceptInput, inboxEvent, livenessLimits, storeCaches, workerPool } from './supervisorOptions.js';
@@ -85,7 +86,7 @@ export class Supervisor {
   private readonly reactor: Reactor;
   private readonly handlers: SupervisorHandlers;
   /** The operator's pause, the drain (the handlers set `paused`) and the pressure gate (`setPressure`). */
-  private readonly hold = { paused: false, draining: false, pressure: 'ok' as PressureLevel };
+  private readonly hold: Required<Hold> = { paused: false, draining: false, pressure: 'ok', pressureCause: null };
   private readonly lease: InboxLease;
 
   constructor(private readonly opts: SupervisorOptions) {
@@ -272,8 +273,9 @@ export class Supervisor {
   }
 
   /** The pressure gate (reference §4): `shed` starts no turn, `warn` no goal continuation; running turns go on. */
-  setPressure(level: PressureLevel): void {
+  setPressure(level: PressureLevel, cause: PressureCause | null = null): void {
     this.hold.pressure = level;
+    this.hold.pressureCause = cause;
     this.reactor.schedule();
   }
 
