@@ -69,6 +69,11 @@ export class SubagentDesk implements SubagentDeskPort {
     return this.live.size;
   }
 
+  /** The records `principal` may see; without one (the operator), all of them. */
+  seenBy(principal?: string | null): SubagentRecord[] {
+    return [...this.records.values()].filter((r) => principal === undefined || r.requested_by.principal === principal);
+  }
+
   forTurn(onEnd: OnCallerEnd): SubagentHost {
     return {
       run: (caller, args) => this.run(caller, args, onEnd),

@@ -133,7 +133,7 @@ export class Supervisor {
     });
     this.compactor = new Compactor({ ...base, conversations, thinks: this.thinks, metrics, onChange: wake });
     const parts = { children: this.children, thinks: this.thinks, spending: this.spending, metrics, hold: this.hold };
-    this.subagents = subagentDesk({ ...base, ...parts, tools: opts.tools, ports: opts.ports, reactor: this.reactor });
+    this.subagents = subagentDesk({ ...base, ...parts, opts, reactor: this.reactor });
     this.turns = this.turnWorkers();
     this.launcher = new TurnLauncher({
       ...{ ...base, turnIds: this.turnIds, conversations, turns: this.turns, steering: this.steering },
@@ -309,8 +309,8 @@ export class Supervisor {
   }
 
   private statusParts(): StatusParts {
-    const { config, store, jobs, conversations, hold } = this;
-    return { name: config.agent.name, generation: store.generation, jobs: jobs.jobs, conversations, hold };
+    const { config, store, jobs, conversations, hold, subagents } = this;
+    return { name: config.agent.name, generation: store.generation, jobs: jobs.jobs, conversations, hold, subagents };
   }
 
   /** Cancels the job answering inbox event `eventId`: a running turn is cancelled, a waiting one never starts. */
