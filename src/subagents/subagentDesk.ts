@@ -178,12 +178,12 @@ export class SubagentDesk implements SubagentDeskPort {
   /** Spawns and stores the record `running`; a spawn error leaves it `failed` (reference §1.4 gate 11). */
   private async spawn(record: SubagentRecord): Promise<SubagentRecord> {
     this.records.set(record.handle, record);
+    // Stored before `subagent.spawn` is announced: a crash right after it still finds the record (§5 item 2).
+    await this.deps.store.subagents.save(record);
     try {
       this.launch(record, 'subagent.spawn');
     } catch (err) {
       this.settle(record, 'failed', null, `spawn: ${describeError(err)}`);
-      await this.deps.store.subagents.save(record);
-      return record;
     }
     await this.deps.store.subagents.save(record);
     return record;
