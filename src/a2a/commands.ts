@@ -1,12 +1,14 @@
 // Commands over A2A: a data part `{"agentd": {"op": …, …args}}`. Deterministic (no model call). The operator's
 // (status, pause, resume, drain, reload, goal.*) act on the instance or start turns; mode steers the caller's own
-// conversation. Anyone else asking for an operator command gets `forbidden` (-31403, reference §17.1).
+// conversation; subagent.* reach the caller's own subagents (every one for the operator). Anyone else asking for
+// an operator command gets `forbidden` (-31403, reference §17.1).
 import { QuotaExceeded } from '../budget/quotas.js';
 import type { TaskRecord } from '../domain/task.js';
 import { describeError } from '../errors.js';
 import type { SupervisorPort } from '../runtime/producer.js';
 import type { ReloadReport } from '../runtime/reload.js';
 import { newUlid } from '../store/ulid.js';
+import { SUBAGENT_COMMANDS, subagentCommand } from '../subagents/subagentCommands.js';
 import { BackendError, type Principal, type SendRequest } from './backend.js';
 import { newTask, transition } from './tasks.js';
 
@@ -20,6 +22,7 @@ const COMMANDS = [
   'goal.set',
   'goal.get',
   'goal.clear',
+  ...SUBAGENT_COMMANDS,
 ] as const;
 
 const STEERING = new Set(['mode', 'goal.set', 'goal.get', 'goal.clear']);
@@ -71,6 +74,11 @@ function runCommand(principal: Principal, op: string, args: Record<string, unkno
   }
   // mode is any caller's, on its own conversation; goal.* are operator commands (a goal starts turns on its own).
   if (op === 'mode') return steer(principal, op, args, deps);
+  if (op.startsWith('subagent.')) {
+    const answer = subagentCommand(deps.supervisor.subagents, principal, op, args);
+    if (!answer.ok) throw new BackendError('invalid_params', answer.error);
+    return answer.result;
+  }
   if (STEERING.has(op) && principal.role === 'operator') return steer(principal, op, args, deps);
   if (principal.role !== 'operator') throw new BackendError('forbidden', `command "${op}" is for the operator`);
   const sup = deps.supervisor;

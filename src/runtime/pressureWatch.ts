@@ -7,6 +7,7 @@ import {
   NO_PRESSURE,
   nextPressure,
   PRESSURE_INTERVAL_MS,
+  type PressureCause,
   type PressureLevel,
   type PressureState,
   pressureDue,
@@ -18,7 +19,7 @@ export interface PressureWatchDeps {
   /** `store.min_free` in force (read at each reading). */
   minFree(): number;
   /** The supervisor's gate. */
-  gate(level: PressureLevel): void;
+  gate(level: PressureLevel, cause: PressureCause | null): void;
   log: Logger;
   metrics: Metrics;
   now(): number;
@@ -61,7 +62,7 @@ export async function watchPressure(deps: PressureWatchDeps): Promise<{ state():
       const fields = { level: state.level, cause, disk_free_bytes: state.diskFreeBytes, min_free: deps.minFree() };
       if (step.event === 'pressure.cleared') deps.log.info(step.event, fields);
       else deps.log.warn(step.event, fields);
-      deps.gate(state.level);
+      deps.gate(state.level, state.cause);
     }
   };
   await check();

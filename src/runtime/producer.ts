@@ -11,7 +11,10 @@ import type { TaskHooksSlot } from './taskSlot.js';
 import type { WorkPortSlot } from './workPortSlot.js';
 
 /** The operator-facing controls a producer may offer its callers (the A2A listener's commands, cancel). */
-export type SupervisorPort = Pick<Supervisor, 'steering' | 'intake' | 'cancelEvent' | 'pause' | 'resume' | 'status'>;
+export type SupervisorPort = Pick<
+  Supervisor,
+  'steering' | 'intake' | 'cancelEvent' | 'pause' | 'resume' | 'status' | 'subagents'
+>;
 
 /** What a producer starts with. */
 export interface ProducerContext {

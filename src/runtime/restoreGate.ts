@@ -47,6 +47,7 @@ export function gatedPort(supervisor: Supervisor, gate: Pick<RestoreGate, 'isOpe
   return {
     steering,
     intake: gatedMethods(supervisor.intake, check, 'intake'),
+    subagents: gatedMethods(supervisor.subagents, check, 'subagents'),
     cancelEvent: (...args) => {
       check('cancelEvent');
       return supervisor.cancelEvent(...args);

@@ -198,7 +198,7 @@ async function startOperations(parts: {
   const pressure = await watchPressure({
     probe: opts.pressureProbe ?? systemProbe(store.kind === 'sqlite' ? cfg.store.path : null),
     minFree: () => cfg.store.min_free,
-    gate: (level) => supervisor.setPressure(opts.pressureHolds === false ? 'ok' : level),
+    gate: (level, cause) => supervisor.setPressure(opts.pressureHolds === false ? 'ok' : level, cause),
     ...{ log, metrics: supervisor.metrics, now: Date.now },
   });
   const reloads = reloader({

@@ -7,9 +7,12 @@ import type { Logger } from '../obs/log.js';
 import type { Metrics } from '../obs/metrics.js';
 import type { Store } from '../store/store.js';
 import type { Children } from '../supervisor/children.js';
+import type { PressureCause, PressureLevel } from '../supervisor/pressure.js';
+import type { TaskHooks } from '../supervisor/supervisorOptions.js';
 import type { ThinkChildren } from '../supervisor/thinkChildren.js';
 import type { ToolSurface } from '../tools/surface.js';
 import type { WorkPorts } from '../tools/toolOutcome.js';
+import { subagentProgress } from './subagentActivity.js';
 import { SubagentDesk } from './subagentDesk.js';
 
 export type { SubagentDesk } from './subagentDesk.js';
@@ -23,10 +26,10 @@ export interface DeskParts {
   thinks: ThinkChildren;
   spending: Spending;
   metrics: Metrics;
-  tools: ToolSurface | undefined;
-  ports: WorkPorts | undefined;
+  /** The supervisor's options: its MCP tools, work ports and A2A task hooks (a subagent's activity feed). */
+  opts: { tools?: ToolSurface | undefined; ports?: WorkPorts | undefined; tasks?: TaskHooks | undefined };
   /** The operator's hold: its pause reaches warm sessions at their next run boundary (reference §5 item 23). */
-  hold: { readonly paused: boolean };
+  hold: { readonly paused: boolean; readonly pressure: PressureLevel; readonly pressureCause: PressureCause | null };
   /** Checks run after every reactor step (a pause is one). */
   reactor: { watchers: Set<() => void> };
 }
@@ -35,13 +38,16 @@ export function subagentDesk(parts: DeskParts): SubagentDesk {
   const { spending, metrics } = parts;
   const desk = new SubagentDesk({
     ...{ config: parts.config, store: parts.store, log: parts.log, now: parts.now, children: parts.children },
-    ...{ tools: parts.tools, ports: parts.ports, memory: parts.store.memory },
+    ...{ tools: parts.opts.tools, ports: parts.opts.ports, memory: parts.store.memory },
     admit: (ctx, principal, estimate) => spending.budget.admitCall(ctx, principal, estimate, null),
     spent: (ctx, usage) => {
       spending.thinkSpent(ctx, usage, 'subagent');
       spending.budget.flush();
     },
     think: (job) => parts.thinks.run(job),
+    progress: (live, event, fields) =>
+      subagentProgress({ log: parts.log, tasks: parts.opts.tasks }, live, event, fields, parts.now()),
+    pressure: () => ({ level: parts.hold.pressure, cause: parts.hold.pressureCause }),
     spawns: metrics.counter('agentd_subagent_spawns_total', 'Subagents spawned (and respawned), by mode.'),
     refusals: metrics.counter('agentd_subagent_refusals_total', 'subagent.run calls refused, by gate.'),
   });

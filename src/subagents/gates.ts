@@ -16,6 +16,8 @@ export interface GateView {
   recent: number;
   /** 0 for a turn; a subagent caller's own depth (the child would be one deeper). */
   callerDepth: number;
+  /** The pressure gate's level and cause (supervisor/pressure.ts): gates 7 and 10. */
+  pressure: { level: 'ok' | 'warn' | 'shed'; cause: string | null };
 }
 
 /** The spawn-rate token bucket (reference §1.4 gate 6): starts full, refills `burst` tokens per `periodMs`. */
@@ -107,7 +109,7 @@ export function parseCpuSeconds(value: unknown): number {
 
 const refuse = (gate: string, error: string, bucket: RateBucket): GateVerdict => ({ ok: false, gate, error, bucket });
 
-/** Gates 1-6 and 9 of the reference, in order; the rate token is spent even when a later gate refuses. */
+/** Gates 1-7, 9 and 10 of the reference, in order; the rate token is spent even when a later gate refuses. */
 export function checkRun(req: RunRequest, view: GateView, limits: SubagentLimits, bucket: RateBucket, now: number) {
   if (req.instruction.trim() === '')
     return refuse('instruction', 'subagent.run: instruction must be non-empty', bucket);
@@ -129,7 +131,18 @@ export function checkRun(req: RunRequest, view: GateView, limits: SubagentLimits
   const token = takeToken(bucket, now);
   if (!token.ok)
     return refuse('rate', 'subagent.run refused: spawn rate exceeded (limits.subagents.rate)', token.bucket);
-  return checkCaps(req, token.bucket);
+  const { level, cause } = view.pressure;
+  if (level === 'shed') {
+    const error = `subagent.run refused: ${cause} pressure (shedding new work; in-flight work drains)`;
+    return refuse('pressure', error, token.bucket);
+  }
+  const verdict = checkCaps(req, token.bucket);
+  // Gate 10 comes after the caps read: a bad priority is named before low-priority work is shed.
+  if (verdict.ok && verdict.priority === 'low' && level === 'warn') {
+    const error = `subagent.run refused: ${cause} pressure (low-priority work sheds at warn)`;
+    return refuse('pressure', error, token.bucket);
+  }
+  return verdict;
 }
 
 /** Gate 9: memory, cpu and priority read. */

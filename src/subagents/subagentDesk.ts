@@ -36,6 +36,8 @@ export interface DeskDeps extends RunnerDeps {
   ports: WorkPorts | undefined;
   spawns?: Counter;
   refusals?: Counter;
+  /** The pressure gate now (gates 7 and 10); absent: never under pressure. */
+  pressure?(): GateView['pressure'];
 }
 
 type Waiter = (record: SubagentRecord) => void;
@@ -65,6 +67,11 @@ export class SubagentDesk implements SubagentDeskPort {
   /** Live subagents (the gauge). */
   get liveCount(): number {
     return this.live.size;
+  }
+
+  /** The records `principal` may see; without one (the operator), all of them. */
+  seenBy(principal?: string | null): SubagentRecord[] {
+    return [...this.records.values()].filter((r) => principal === undefined || r.requested_by.principal === principal);
   }
 
   forTurn(onEnd: OnCallerEnd): SubagentHost {
@@ -160,7 +167,8 @@ export class SubagentDesk implements SubagentDeskPort {
       if (!ended) live++;
       if (!ended || now - r.updated < RECENT_MS) recent++;
     }
-    return { live, recent, callerDepth: caller.subagent?.depth ?? 0 };
+    const pressure = this.deps.pressure?.() ?? { level: 'ok', cause: null };
+    return { live, recent, callerDepth: caller.subagent?.depth ?? 0, pressure };
   }
 
   private byCall(caller: ToolCaller, key: string): SubagentRecord | undefined {
@@ -170,12 +178,12 @@ export class SubagentDesk implements SubagentDeskPort {
   /** Spawns and stores the record `running`; a spawn error leaves it `failed` (reference §1.4 gate 11). */
   private async spawn(record: SubagentRecord): Promise<SubagentRecord> {
     this.records.set(record.handle, record);
+    // Stored before `subagent.spawn` is announced: a crash right after it still finds the record (§5 item 2).
+    await this.deps.store.subagents.save(record);
     try {
       this.launch(record, 'subagent.spawn');
     } catch (err) {
       this.settle(record, 'failed', null, `spawn: ${describeError(err)}`);
-      await this.deps.store.subagents.save(record);
-      return record;
     }
     await this.deps.store.subagents.save(record);
     return record;

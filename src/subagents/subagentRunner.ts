@@ -8,6 +8,7 @@ import type { Config } from '../config/types.js';
 import type { ThinkJob } from '../domain/job.js';
 import type { SubagentRecord } from '../domain/subagent.js';
 import { describeError } from '../errors.js';
+import type { Activity } from '../obs/activity.js';
 import type { Logger } from '../obs/log.js';
 import { dispatchFrame, type FrameHandlers, type TurnResult, type UpFrame } from '../protocol/frames.js';
 import type { Usage } from '../protocol/messages.js';
@@ -33,6 +34,8 @@ export interface RunnerDeps {
   /** Spend, charged at once to that conversation, its owner and the instance. */
   spent(ctx: string, usage: Usage): void;
   think(job: ThinkJob): Promise<ToolResult>;
+  /** A progress frame of the worker (the live activity of its caller's conversation). */
+  progress?(live: LiveSubagent, event: string, fields: Record<string, unknown>): void;
 }
 
 /** What the runner reports to the desk. */
@@ -61,6 +64,8 @@ export interface LiveSubagent {
   done: boolean;
   parked: Set<NodeJS.Timeout>;
   cleanups: Array<() => void>;
+  /** Its live activity, published as its caller's conversation's (subagentActivity.ts). */
+  activity?: Activity;
 }
 
 export class SubagentRunner {
@@ -139,7 +144,7 @@ export class SubagentRunner {
     const handlers: FrameHandlers<UpFrame> = {
       ready: () => {},
       pong: () => {},
-      event: () => {},
+      event: (f) => this.deps.progress?.(live, f.event, f.fields),
       usage: (f) => this.deps.children.account(child, f),
       failed: (f) => {
         live.failed = f.error;

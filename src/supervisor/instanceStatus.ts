@@ -1,7 +1,9 @@
 // What `status` reports about the instance: counts for the operator command and the tool, and the `status` verdict's
 // text. Reads the job table and the conversation heads; changes nothing.
 import type { ConversationBook } from '../context/conversationBook.js';
+import type { SubagentRecord } from '../domain/subagent.js';
 import { statusText } from '../obs/statusView.js';
+import { liveSubagents } from '../subagents/subagentCommands.js';
 import { type Hold, statusCounts, waitingJobs } from './jobQueries.js';
 import type { JobTable } from './jobTable.js';
 
@@ -11,11 +13,15 @@ export interface StatusParts {
   jobs: JobTable;
   conversations: ConversationBook;
   hold: Required<Hold>;
+  /** The subagent desk's records, as a principal may see them (all without one). */
+  subagents: { seenBy(principal?: string): readonly SubagentRecord[] };
 }
 
 /** A snapshot of the instance, or with `principal` of that principal's work only (a user turn's `status`). */
 export function instanceStatus(at: StatusParts, principal?: string): Record<string, unknown> {
   const { paused, draining, pressure } = at.hold;
+  // A user's status shows only the subagents its own turns started, like the subagent.* tools (issue 15 item 7).
+  const subagents = liveSubagents(at.subagents.seenBy(principal));
   const { queued, running_turns } = statusCounts(at.jobs, principal);
   // From the heads: evicted conversations count too.
   const conversations =
@@ -29,6 +35,7 @@ export function instanceStatus(at: StatusParts, principal?: string): Record<stri
     pressure,
     paused,
     draining,
+    subagents,
   };
 }
 

@@ -2,7 +2,7 @@
 // collections, and the dispatch gate itself (reference §4). Pure: the clock and the think children's contexts are
 // arguments.
 import { JOB_STATES, type Job, type JobState, type JobTable } from './jobTable.js';
-import type { PressureLevel } from './pressure.js';
+import type { PressureCause, PressureLevel } from './pressure.js';
 
 const NONE: ReadonlySet<string> = new Set();
 
@@ -48,6 +48,8 @@ export interface Hold {
   draining: boolean;
   /** The pressure gate (reference §4): `shed` starts nothing, `warn` holds low-priority work (goal continuations). */
   pressure?: PressureLevel;
+  /** What the pressure is about (disk or memory), named in subagent.run's refusals (producers reference §1.4). */
+  pressureCause?: PressureCause | null;
 }
 
 /** Nothing may start: paused, draining or shedding; queued jobs keep their place. */

@@ -31,6 +31,7 @@ import { ABANDONED, FoldBack, Outcomes } from './foldBack.js';
 import { instanceStatus, type StatusParts, statusReply } from './instanceStatus.js';
 import {
   drainVictims,
+  type Hold,
   idle,
   isPending,
   liveTurns,
@@ -41,7 +42,7 @@ import {
   waitingJobs,
 } from './jobQueries.js';
 import { Jobs, registerJobGauges, supervisorHandlers } from './jobs.js';
-import type { PressureLevel } from './pressure.js';
+import type { PressureCause, PressureLevel } from './pressure.js';
 import { dispatchSupervisorEvent, Reactor, type SupervisorEvent, type SupervisorHandlers } from './reactor.js';
 import type { SupervisorOptions } from './supervisorOptions.js';
 import { type AcceptInput, inboxEvent, livenessLimits, storeCaches, workerPool } from './supervisorOptions.js';
@@ -85,7 +86,7 @@ export class Supervisor {
   private readonly reactor: Reactor;
   private readonly handlers: SupervisorHandlers;
   /** The operator's pause, the drain (the handlers set `paused`) and the pressure gate (`setPressure`). */
-  private readonly hold = { paused: false, draining: false, pressure: 'ok' as PressureLevel };
+  private readonly hold: Required<Hold> = { paused: false, draining: false, pressure: 'ok', pressureCause: null };
   private readonly lease: InboxLease;
 
   constructor(private readonly opts: SupervisorOptions) {
@@ -132,7 +133,7 @@ export class Supervisor {
     });
     this.compactor = new Compactor({ ...base, conversations, thinks: this.thinks, metrics, onChange: wake });
     const parts = { children: this.children, thinks: this.thinks, spending: this.spending, metrics, hold: this.hold };
-    this.subagents = subagentDesk({ ...base, ...parts, tools: opts.tools, ports: opts.ports, reactor: this.reactor });
+    this.subagents = subagentDesk({ ...base, ...parts, opts, reactor: this.reactor });
     this.turns = this.turnWorkers();
     this.launcher = new TurnLauncher({
       ...{ ...base, turnIds: this.turnIds, conversations, turns: this.turns, steering: this.steering },
@@ -272,8 +273,9 @@ export class Supervisor {
   }
 
   /** The pressure gate (reference §4): `shed` starts no turn, `warn` no goal continuation; running turns go on. */
-  setPressure(level: PressureLevel): void {
+  setPressure(level: PressureLevel, cause: PressureCause | null = null): void {
     this.hold.pressure = level;
+    this.hold.pressureCause = cause;
     this.reactor.schedule();
   }
 
@@ -307,8 +309,8 @@ export class Supervisor {
   }
 
   private statusParts(): StatusParts {
-    const { config, store, jobs, conversations, hold } = this;
-    return { name: config.agent.name, generation: store.generation, jobs: jobs.jobs, conversations, hold };
+    const { config, store, jobs, conversations, hold, subagents } = this;
+    return { name: config.agent.name, generation: store.generation, jobs: jobs.jobs, conversations, hold, subagents };
   }
 
   /** Cancels the job answering inbox event `eventId`: a running turn is cancelled, a waiting one never starts. */

@@ -13,7 +13,7 @@ import {
 
 const LIMITS = { depth: 3, breadth: 8, total: 64, rate: '8/2s' };
 const REQ: RunRequest = { instruction: 'count', mode: 'async', limits: {}, priority: 'normal' };
-const VIEW = { live: 0, recent: 0, callerDepth: 0 };
+const VIEW = { live: 0, recent: 0, callerDepth: 0, pressure: { level: 'ok' as const, cause: null } };
 const fresh = (rate = LIMITS.rate) => bucketFor(null, rate, 0);
 const error = (v: ReturnType<typeof checkRun>): string => (v.ok ? 'ok' : v.error);
 
@@ -57,6 +57,22 @@ describe('checkRun', () => {
     const spent = checkRun({ ...REQ, priority: 'urgent' }, VIEW, LIMITS, fresh('1/60s'), 0);
     assert.equal(error(spent), 'subagent.run: priority must be low|normal|high, got "urgent"');
     assert.equal(takeToken(spent.bucket, 1).ok, false);
+  });
+
+  it('sheds every spawn under shed (gate 7), only priority low at warn (gate 10), after the rate token', () => {
+    const shed = { ...VIEW, pressure: { level: 'shed' as const, cause: 'disk' } };
+    const warn = { ...VIEW, pressure: { level: 'warn' as const, cause: 'disk' } };
+    const refused = checkRun(REQ, shed, LIMITS, fresh('1/60s'), 0);
+    assert.equal(error(refused), 'subagent.run refused: disk pressure (shedding new work; in-flight work drains)');
+    assert.equal(takeToken(refused.bucket, 1).ok, false, 'gate 6 came first and spent its token');
+    assert.equal(
+      error(checkRun({ ...REQ, priority: 'low' }, warn, LIMITS, fresh(), 0)),
+      'subagent.run refused: disk pressure (low-priority work sheds at warn)',
+    );
+    // Gate 9 speaks before gate 10; at warn normal work runs, and without pressure low work runs (the premise).
+    assert.match(error(checkRun({ ...REQ, priority: 'urgent' }, warn, LIMITS, fresh(), 0)), /priority must be/);
+    assert.equal(checkRun(REQ, warn, LIMITS, fresh(), 0).ok, true);
+    assert.equal(checkRun({ ...REQ, priority: 'low' }, VIEW, LIMITS, fresh(), 0).ok, true);
   });
 
   it('reads memory and cpu caps (gate 9), refusing with the key named', () => {
