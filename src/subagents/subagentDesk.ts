@@ -299,7 +299,7 @@ export class SubagentDesk implements SubagentDeskPort {
       input_tokens: record.tokens.input_tokens + spent.input_tokens,
       output_tokens: record.tokens.output_tokens + spent.output_tokens,
     };
-    this.deps.spent(record.requested_by.ctx, spent);
+    this.deps.spent(record.requested_by.ctx, record.requested_by.principal, spent);
   }
 
   private onRun(live: LiveSubagent, turn: TurnResult): void {
@@ -313,8 +313,10 @@ export class SubagentDesk implements SubagentDeskPort {
       this.deps.log.info('subagent.turn', { handle: record.handle, status: turn.status, run: record.runs });
       // Every warm run is noted, whatever agent.wake_on says (reference §1.8).
       this.returnResult(record, turnNote(record.handle, record.result));
-      if (live.queued > 0) live.queued--;
-      this.runner.arm(live, live.queued > 0);
+      // A queued injection starts its run now, under its own deadline (reference §5 item 3).
+      const next = live.queued > 0;
+      if (next) live.queued--;
+      this.runner.arm(live, next);
       return;
     }
     const finish = turn.finish?.status;
