@@ -167,17 +167,23 @@ export class SubagentDesk implements SubagentDeskPort {
     return [...this.records.values()].find((r) => r.call_key === key && r.requested_by.principal === caller.principal);
   }
 
-  /** Spawns and stores the record `running`; a spawn error leaves it `failed` (reference §1.4 gate 11). */
+  /** Stores the record, then spawns it `running`; a spawn error leaves it `failed` (reference §1.4 gate 11). */
   private async spawn(record: SubagentRecord): Promise<SubagentRecord> {
     this.records.set(record.handle, record);
+    try {
+      // No worker runs without its record: a refused save is the caller's spawn failure, and nothing started.
+      await this.deps.store.subagents.save(structuredClone(record));
+    } catch (err) {
+      this.records.delete(record.handle);
+      throw err;
+    }
     try {
       this.launch(record, 'subagent.spawn');
     } catch (err) {
       this.settle(record, 'failed', null, `spawn: ${describeError(err)}`);
-      await this.deps.store.subagents.save(record);
       return record;
     }
-    await this.deps.store.subagents.save(record);
+    await this.save(record);
     return record;
   }
 
