@@ -73,6 +73,12 @@ export class Spending {
     this.budget.charge(ctx, this.deps.ownerOf(ctx), usage);
   }
 
+  /** A subagent's spend, charged to the principal its calls were admitted for (not the conversation's owner). */
+  subagentSpent(ctx: string, principal: string | null, usage: Usage): void {
+    this.count(usage, 'subagent');
+    this.budget.charge(ctx, principal, usage);
+  }
+
   private count(usage: Usage, kind: string): void {
     this.deps.metrics.tokens.inc({ direction: 'in', kind }, usage.input_tokens);
     this.deps.metrics.tokens.inc({ direction: 'out', kind }, usage.output_tokens);

@@ -40,8 +40,8 @@ export function subagentDesk(parts: DeskParts): SubagentDesk {
     ...{ config: parts.config, store: parts.store, log: parts.log, now: parts.now, children: parts.children },
     ...{ tools: parts.opts.tools, ports: parts.opts.ports, memory: parts.store.memory },
     admit: (ctx, principal, estimate) => spending.budget.admitCall(ctx, principal, estimate, null),
-    spent: (ctx, usage) => {
-      spending.thinkSpent(ctx, usage, 'subagent');
+    spent: (ctx, principal, usage) => {
+      spending.subagentSpent(ctx, principal, usage);
       spending.budget.flush();
     },
     think: (job) => parts.thinks.run(job),

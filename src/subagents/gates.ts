@@ -1,7 +1,13 @@
 // The gates of `subagent.run` in the reference's order, with its exact refusal texts (reference §1.4), and the
 // spawn-rate bucket. Pure policy: counts, limits and the clock come in as arguments; a decision comes out.
 import { parseDuration } from '../config/duration.js';
-import { SUBAGENT_MODES, type SubagentMode, type SubagentPriority } from '../domain/subagent.js';
+import {
+  isTerminal,
+  SUBAGENT_MODES,
+  type SubagentMode,
+  type SubagentPriority,
+  type SubagentRecord,
+} from '../domain/subagent.js';
 
 export interface SubagentLimits {
   depth: number;
@@ -18,6 +24,27 @@ export interface GateView {
   callerDepth: number;
   /** The pressure gate's level and cause (supervisor/pressure.ts): gates 7 and 10. */
   pressure: { level: 'ok' | 'warn' | 'shed'; cause: string | null };
+}
+
+/** How long an ended subagent still counts against `limits.subagents.total` (reference §5 item 4). */
+export const RECENT_MS = 3_600_000;
+
+/** Live and recent subagents, counting those being minted (gates 2 and 3). */
+export function countView(
+  records: Iterable<SubagentRecord>,
+  minting: number,
+  callerDepth: number,
+  now: number,
+  pressure: GateView['pressure'],
+): GateView {
+  let live = minting;
+  let recent = minting;
+  for (const r of records) {
+    const ended = isTerminal(r.status);
+    if (!ended) live++;
+    if (!ended || now - r.updated < RECENT_MS) recent++;
+  }
+  return { live, recent, callerDepth, pressure };
 }
 
 /** The spawn-rate token bucket (reference §1.4 gate 6): starts full, refills `burst` tokens per `periodMs`. */

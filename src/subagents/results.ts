@@ -1,6 +1,7 @@
 // How a subagent's answer comes back (reference §1.9): the distilled result (8 000-byte cap with the truncation
 // marker, JSON text parsed), the answer waiters get, and the wake note's text. Pure.
 import type { SubagentRecord } from '../domain/subagent.js';
+import type { ToolResult } from '../tools/toolOutcome.js';
 
 /** A string result longer than this many UTF-8 bytes is cut. */
 export const RESULT_CAP_BYTES = 8_000;
@@ -63,4 +64,9 @@ export function statusOf(r: SubagentRecord): Record<string, unknown> {
 export function listEntry(r: SubagentRecord): Record<string, unknown> {
   const instruction = [...r.instruction].slice(0, 80).join('');
   return { handle: r.handle, mode: r.mode, status: r.status, instruction, created: r.created };
+}
+
+/** A spawn that failed, as the caller's tool error (reference §1.4 gate 11). */
+export function spawnFailed(record: SubagentRecord): ToolResult {
+  return { result: `subagent.run: spawn failed: ${(record.error ?? '').replace(/^spawn: /, '')}`, is_error: true };
 }

@@ -19,8 +19,8 @@ import {
   toolOk,
   type WorkPorts,
 } from '../tools/toolOutcome.js';
-import { bucketFor, checkRun, type GateView, type RateBucket } from './gates.js';
-import { answerOf, distill, listEntry, resultNote, statusOf, turnNote } from './results.js';
+import { bucketFor, checkRun, countView, type GateView, type RateBucket } from './gates.js';
+import { answerOf, distill, listEntry, resultNote, spawnFailed, statusOf, turnNote } from './results.js';
 import type { OnCallerEnd, SubagentDeskPort, SubagentHost } from './subagentHost.js';
 import type { SubagentReturn } from './subagentProducer.js';
 import { buildRecord } from './subagentRecord.js';
@@ -28,7 +28,6 @@ import { type LiveSubagent, type RunnerDeps, SubagentRunner } from './subagentRu
 import { resolveTemplate } from './templates.js';
 
 /** Ended subagents count toward `limits.subagents.total` for this long (reference §5 item 4). */
-export const RECENT_MS = 3_600_000;
 
 export interface DeskDeps extends RunnerDeps {
   store: Store;
@@ -125,7 +124,13 @@ export class SubagentDesk implements SubagentDeskPort {
       limits: (args.limits as Record<string, unknown> | undefined) ?? {},
       priority: (args.priority as string | undefined) ?? 'normal',
     };
-    const verdict = checkRun(request, this.view(caller, now), limits, bucketFor(this.bucket, limits.rate, now), now);
+    const verdict = checkRun(
+      request,
+      this.gateView(caller, now),
+      limits,
+      bucketFor(this.bucket, limits.rate, now),
+      now,
+    );
     this.bucket = verdict.bucket;
     if (!verdict.ok) return this.refuse(caller, verdict.gate, verdict.error);
     this.minting++;
@@ -159,33 +164,32 @@ export class SubagentDesk implements SubagentDeskPort {
     return toolError(error);
   }
 
-  private view(caller: ToolCaller, now: number): GateView {
-    let live = this.minting;
-    let recent = this.minting;
-    for (const r of this.records.values()) {
-      const ended = isTerminal(r.status);
-      if (!ended) live++;
-      if (!ended || now - r.updated < RECENT_MS) recent++;
-    }
+  private gateView(caller: ToolCaller, now: number): GateView {
     const pressure = this.deps.pressure?.() ?? { level: 'ok', cause: null };
-    return { live, recent, callerDepth: caller.subagent?.depth ?? 0, pressure };
+    return countView(this.records.values(), this.minting, caller.subagent?.depth ?? 0, now, pressure);
   }
 
   private byCall(caller: ToolCaller, key: string): SubagentRecord | undefined {
     return [...this.records.values()].find((r) => r.call_key === key && r.requested_by.principal === caller.principal);
   }
 
-  /** Spawns and stores the record `running`; a spawn error leaves it `failed` (reference §1.4 gate 11). */
+  /** Stores the record, then spawns it `running`; a spawn error leaves it `failed` (reference §1.4 gate 11). */
   private async spawn(record: SubagentRecord): Promise<SubagentRecord> {
     this.records.set(record.handle, record);
-    // Stored before `subagent.spawn` is announced: a crash right after it still finds the record (§5 item 2).
-    await this.deps.store.subagents.save(record);
+    try {
+      // Stored before the worker starts (§5 item 2): a refused save fails the spawn and nothing runs.
+      await this.deps.store.subagents.save(structuredClone(record));
+    } catch (err) {
+      this.records.delete(record.handle);
+      throw err;
+    }
     try {
       this.launch(record, 'subagent.spawn');
     } catch (err) {
       this.settle(record, 'failed', null, `spawn: ${describeError(err)}`);
+      return record;
     }
-    await this.deps.store.subagents.save(record);
+    await this.save(record);
     return record;
   }
 
@@ -275,8 +279,7 @@ export class SubagentDesk implements SubagentDeskPort {
   }
 
   private list(caller: ToolCaller): ToolOutcome {
-    const mine = [...this.records.values()].filter((r) => r.requested_by.principal === caller.principal);
-    return toolOk({ subagents: mine.map(listEntry) });
+    return toolOk({ subagents: this.seenBy(caller.principal).map(listEntry) });
   }
 
   private kill(caller: ToolCaller, handle: string, reason: string): ToolOutcome {
@@ -307,7 +310,7 @@ export class SubagentDesk implements SubagentDeskPort {
       input_tokens: record.tokens.input_tokens + spent.input_tokens,
       output_tokens: record.tokens.output_tokens + spent.output_tokens,
     };
-    this.deps.spent(record.requested_by.ctx, spent);
+    this.deps.spent(record.requested_by.ctx, record.requested_by.principal, spent);
   }
 
   private onRun(live: LiveSubagent, turn: TurnResult): void {
@@ -321,8 +324,10 @@ export class SubagentDesk implements SubagentDeskPort {
       this.deps.log.info('subagent.turn', { handle: record.handle, status: turn.status, run: record.runs });
       // Every warm run is noted, whatever agent.wake_on says (reference §1.8).
       this.returnResult(record, turnNote(record.handle, record.result));
-      if (live.queued > 0) live.queued--;
-      this.runner.arm(live, live.queued > 0);
+      // A queued injection starts its run now, under its own deadline (reference §5 item 3).
+      const next = live.queued > 0;
+      if (next) live.queued--;
+      this.runner.arm(live, next);
       return;
     }
     const finish = turn.finish?.status;
@@ -391,8 +396,4 @@ export class SubagentDesk implements SubagentDeskPort {
         this.deps.log.error('store.checkpoint.fail', { handle: record.handle, err: describeError(err) }),
       );
   }
-}
-
-function spawnFailed(record: SubagentRecord): ToolResult {
-  return { result: `subagent.run: spawn failed: ${(record.error ?? '').replace(/^spawn: /, '')}`, is_error: true };
 }
