@@ -7,6 +7,7 @@ import { describeError } from '../errors.js';
 import type { Counter } from '../obs/metrics.js';
 import type { TurnResult } from '../protocol/frames.js';
 import type { Usage } from '../protocol/messages.js';
+import { addUsage } from '../protocol/usage.js';
 import type { Store } from '../store/store.js';
 import type { EndReason } from '../supervisor/children.js';
 import type { Args } from '../tools/handlers/handler.js';
@@ -306,10 +307,7 @@ export class SubagentDesk implements SubagentDeskPort {
 
   private onUsage(live: LiveSubagent, spent: Usage): void {
     const { record } = live;
-    record.tokens = {
-      input_tokens: record.tokens.input_tokens + spent.input_tokens,
-      output_tokens: record.tokens.output_tokens + spent.output_tokens,
-    };
+    record.tokens = addUsage(record.tokens, spent);
     this.deps.spent(record.requested_by.ctx, record.requested_by.principal, spent);
   }
 
