@@ -28,7 +28,8 @@ import { buildRecord } from './subagentRecord.js';
 import { type LiveSubagent, type RunnerDeps, SubagentRunner } from './subagentRunner.js';
 import { resolveTemplate } from './templates.js';
 
-/** Ended subagents count toward `limits.subagents.total` for this long (reference §5 item 4). */
+/** Why a sync subagent was cancelled with its caller. */
+const CALLER_ENDED = "its caller's turn ended";
 
 export interface DeskDeps extends RunnerDeps {
   store: Store;
@@ -114,17 +115,17 @@ export class SubagentDesk implements SubagentDeskPort {
     const resolved = resolveTemplate(raw, this.deps.config.subagents);
     if (!resolved.ok) return this.refuse(caller, 'template', resolved.error);
     const args = resolved.args;
-    const prior = caller.call ? this.byCall(caller, caller.call) : undefined;
-    // The same call of a turn replayed after a restart: the subagent it started, not a second one.
-    if (prior) return toolDefer(this.answerRun(prior, onEnd));
-    const now = this.deps.now();
-    const limits = this.deps.config.limits.subagents;
     const request = {
       instruction: typeof args.instruction === 'string' ? args.instruction : '',
       mode: (args.mode as string | undefined) ?? 'sync',
       limits: (args.limits as Record<string, unknown> | undefined) ?? {},
       priority: (args.priority as string | undefined) ?? 'normal',
     };
+    const prior = caller.call ? this.byCall(caller, caller.call, request) : undefined;
+    // The same call of a turn replayed after a restart: the subagent it started, not a second one.
+    if (prior) return toolDefer(this.answerRun(prior, onEnd));
+    const now = this.deps.now();
+    const limits = this.deps.config.limits.subagents;
     const verdict = checkRun(
       request,
       this.gateView(caller, now),
@@ -134,12 +135,18 @@ export class SubagentDesk implements SubagentDeskPort {
     );
     this.bucket = verdict.bucket;
     if (!verdict.ok) return this.refuse(caller, verdict.gate, verdict.error);
+    // A sync caller can end while its child's handle is minted and stored: the child then never starts.
+    const callerState = { ended: false };
+    if (verdict.mode === 'sync')
+      onEnd(() => {
+        callerState.ended = true;
+      });
     this.minting++;
     const started = this.deps.store.sequences
       .next('subagent')
       .then((n) => buildRecord(`sub-${n}`, caller, args, verdict, this.deps.config, this.deps.now()))
       .finally(() => this.minting--)
-      .then((record) => this.spawn(record));
+      .then((record) => this.spawn(record, callerState));
     return toolDefer(
       started.then(
         (record) => (record.status === 'failed' ? spawnFailed(record) : this.answerRun(record, onEnd)),
@@ -154,7 +161,7 @@ export class SubagentDesk implements SubagentDeskPort {
       return Promise.resolve({ result: { handle: record.handle, status: record.status }, is_error: false });
     }
     onEnd(() => {
-      if (!isTerminal(record.status)) this.cancelLive(record, "its caller's turn ended");
+      if (!isTerminal(record.status)) this.cancelLive(record, CALLER_ENDED);
     });
     return this.waitEnd(record, null, onEnd);
   }
@@ -170,12 +177,22 @@ export class SubagentDesk implements SubagentDeskPort {
     return countView(this.records.values(), this.minting, caller.subagent?.depth ?? 0, now, pressure);
   }
 
-  private byCall(caller: ToolCaller, key: string): SubagentRecord | undefined {
-    return [...this.records.values()].find((r) => r.call_key === key && r.requested_by.principal === caller.principal);
+  /**
+   * The record a replayed call started: same key, principal, mode and instruction. A call at the same place with
+   * other arguments (the model chose differently on replay) is a new call, not the old child.
+   */
+  private byCall(caller: ToolCaller, key: string, req: { mode: string; instruction: string }) {
+    return [...this.records.values()].find(
+      (r) =>
+        r.call_key === key &&
+        r.requested_by.principal === caller.principal &&
+        r.mode === req.mode &&
+        r.instruction === req.instruction,
+    );
   }
 
   /** Stores the record, then spawns it `running`; a spawn error leaves it `failed` (reference §1.4 gate 11). */
-  private async spawn(record: SubagentRecord): Promise<SubagentRecord> {
+  private async spawn(record: SubagentRecord, caller: { ended: boolean }): Promise<SubagentRecord> {
     this.records.set(record.handle, record);
     try {
       // Stored before the worker starts (§5 item 2): a refused save fails the spawn and nothing runs.
@@ -183,6 +200,10 @@ export class SubagentDesk implements SubagentDeskPort {
     } catch (err) {
       this.records.delete(record.handle);
       throw err;
+    }
+    if (caller.ended) {
+      this.settle(record, 'cancelled', null, CALLER_ENDED);
+      return record;
     }
     try {
       this.launch(record, 'subagent.spawn');

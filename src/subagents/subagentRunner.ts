@@ -16,6 +16,7 @@ import type { Child, Children, EndReason } from '../supervisor/children.js';
 import { runInternalTool } from '../tools/internalTools.js';
 import type { ToolSurface } from '../tools/surface.js';
 import type { InternalToolHost, ToolCaller, ToolResult } from '../tools/toolOutcome.js';
+import { markTurnEnded, whenTurnEnds } from '../tools/turnEnd.js';
 import type { SubagentDeskPort } from './subagentHost.js';
 import { subagentPayload, subagentTools } from './subagentPayload.js';
 
@@ -98,6 +99,7 @@ export class SubagentRunner {
         onExit: (ended, outcome) => {
           if (!live) return;
           for (const timer of live.parked) clearTimeout(timer);
+          markTurnEnded(live);
           for (const cleanup of live.cleanups.splice(0)) cleanup();
           this.events.onExit(live, ended, outcome, live.failed);
         },
@@ -176,7 +178,7 @@ export class SubagentRunner {
       turnId: runId,
       depth: 0,
       kind: 'conversation',
-      call: `${runId}#${frame.index ?? frame.id}`,
+      call: callKey(record, frame.index ?? frame.id),
       subagent: { handle: record.handle, depth: record.requested_by.depth },
     };
     const outcome = runInternalTool(frame.name, frame.args, caller, this.host(live, runId));
@@ -221,9 +223,18 @@ export class SubagentRunner {
           ...(req.schema ? { schema: req.schema } : {}),
           turnId: `${runId}.think-${++thinks}`,
         }),
-      subagents: this.desk.forTurn((cleanup) => live.cleanups.push(cleanup)),
+      subagents: this.desk.forTurn((cleanup) => whenTurnEnds(live, cleanup)),
     };
   }
+}
+
+/**
+ * The key of a subagent's tool call: its handle, the run it belongs to (warm runs finished so far + 1) and the
+ * call's index. A respawn replays the same run under the same keys (its nested children are found, not started
+ * twice); a later warm run has keys of its own (reference §5 item 2).
+ */
+export function callKey(record: Pick<SubagentRecord, 'handle' | 'runs'>, index: number): string {
+  return `${record.handle}.run${record.runs + 1}#${index}`;
 }
 
 function tryApply(apply: () => void): string {
