@@ -1,7 +1,6 @@
 // The key table: every config key path with its value kind, default and one-line doc (reference §19).
 // Typed against Config so a key missing from the table, or a default of the wrong type, does not compile.
 import { DIALECTS } from '../protocol/frames.js';
-import { rateKind, templatesKind } from '../subagents/subagentKeys.js';
 import { A2A_DEFAULTS, DEFAULT_MAX_BODY_BYTES, listenKind, principalsKind, tlsKind } from './a2aKeys.js';
 import { budgetKind, metricsAddrKind } from './budgetKeys.js';
 import { byteSizeKind } from './byteSize.js';
@@ -32,6 +31,7 @@ import {
 } from './modelDecls.js';
 import { policiesKind } from './policyRules.js';
 import { overridesKind, stringListKind, templateKind } from './promptKeys.js';
+import { rateKind, templatesKind } from './subagentKeys.js';
 import { type Config, WAKE_EVENTS } from './types.js';
 
 /** Dotted paths of Config's leaves; lists and free-key maps are leaves. */

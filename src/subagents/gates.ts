@@ -1,6 +1,6 @@
 // The gates of `subagent.run` in the reference's order, with its exact refusal texts (reference §1.4), and the
 // spawn-rate bucket. Pure policy: counts, limits and the clock come in as arguments; a decision comes out.
-import { parseDuration } from '../config/duration.js';
+import { parseCpuSeconds, parseRate, parseSize } from '../config/subagentKeys.js';
 import {
   isTerminal,
   SUBAGENT_MODES,
@@ -8,6 +8,8 @@ import {
   type SubagentPriority,
   type SubagentRecord,
 } from '../domain/subagent.js';
+
+export { parseCpuSeconds, parseRate, parseSize };
 
 export interface SubagentLimits {
   depth: number;
@@ -74,20 +76,6 @@ export type GateVerdict =
     }
   | { ok: false; error: string; gate: string; bucket: RateBucket };
 
-/** `<burst>/<period>` → its parts; null when either part does not read. */
-export function parseRate(text: string): { burst: number; periodMs: number } | null {
-  const match = /^\s*(\d+)\s*\/\s*(\S+)\s*$/.exec(text);
-  if (!match) return null;
-  const burst = Number(match[1]);
-  let periodMs: number;
-  try {
-    periodMs = parseDuration(match[2] ?? '');
-  } catch {
-    return null;
-  }
-  return burst >= 1 && periodMs >= 1 ? { burst, periodMs } : null;
-}
-
 /** The bucket for `rate` at `now`: kept while the rate text is unchanged, rebuilt full when a reload changed it. */
 export function bucketFor(prev: RateBucket | null, rate: string, now: number): RateBucket {
   if (prev !== null && prev.rate === rate) return prev;
@@ -101,37 +89,6 @@ export function takeToken(bucket: RateBucket, now: number): { bucket: RateBucket
   const tokens = Math.min(bucket.burst, bucket.tokens + refill);
   if (tokens < 1) return { bucket: { ...bucket, tokens, at: now }, ok: false };
   return { bucket: { ...bucket, tokens: tokens - 1, at: now }, ok: true };
-}
-
-const SIZE_UNITS: Record<string, number> = {
-  '': 1,
-  b: 1,
-  k: 1024,
-  kb: 1024,
-  kib: 1024,
-  m: 1024 ** 2,
-  mb: 1024 ** 2,
-  mib: 1024 ** 2,
-  g: 1024 ** 3,
-  gb: 1024 ** 3,
-  gib: 1024 ** 3,
-};
-
-/** Bytes of a size (`512MB`, `1.5g`, `4096`); all units binary. Throws a one-line reason. */
-export function parseSize(value: unknown): number {
-  if (typeof value === 'number' && Number.isFinite(value) && value > 0) return Math.floor(value);
-  const match = typeof value === 'string' ? /^\s*(\d+(?:\.\d+)?)\s*([a-zA-Z]*)\s*$/.exec(value) : null;
-  const unit = SIZE_UNITS[(match?.[2] ?? '').toLowerCase()];
-  if (!match || unit === undefined) throw new Error(`expected a size like 512MB or 2g, got ${JSON.stringify(value)}`);
-  return Math.floor(Number(match[1]) * unit);
-}
-
-/** Whole seconds of a CPU-time limit, floored at 1 s. Throws a one-line reason. */
-export function parseCpuSeconds(value: unknown): number {
-  const ms = typeof value === 'number' ? value * 1000 : parseDuration(String(value));
-  if (!Number.isFinite(ms) || ms < 0)
-    throw new Error(`expected a duration like 30s or 5m, got ${JSON.stringify(value)}`);
-  return Math.max(1, Math.floor(ms / 1000));
 }
 
 const refuse = (gate: string, error: string, bucket: RateBucket): GateVerdict => ({ ok: false, gate, error, bucket });
