@@ -206,6 +206,12 @@ export const KEYS: KeyTable = {
   'limits.subagents.total': { kind: intKind(1), default: 64, doc: 'Live plus last-hour subagents.' },
   'limits.subagents.rate': { kind: rateKind(), default: '8/2s', doc: 'Spawn rate: <burst>/<period>.' },
   'subagents.allow_freeform': { kind: boolKind(), default: true, doc: 'false: subagent.run must name a template.' },
+  'subagents.keep': { kind: intKind(0), default: 256, doc: 'Ended subagent records kept (newest first).' },
+  'subagents.keep_for': {
+    kind: durationKind(),
+    default: 86_400_000,
+    doc: 'How long an ended subagent record is kept.',
+  },
   'subagents.templates': {
     kind: templatesKind(),
     default: {},

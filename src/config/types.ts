@@ -237,6 +237,10 @@ export interface SubagentsConfig {
   allow_freeform: boolean;
   /** Default {}. */
   templates: Record<string, SubagentTemplate>;
+  /** Ended records kept at most, newest first. Default 256. */
+  keep: number;
+  /** Ended records older than this (ms since their end) are dropped. Default 24 h. */
+  keep_for: number;
 }
 
 export interface ContextConfig {

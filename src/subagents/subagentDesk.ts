@@ -22,11 +22,12 @@ import {
 } from '../tools/toolOutcome.js';
 import { bucketFor, checkRun, countView, type GateView, type RateBucket } from './gates.js';
 import { answerOf, distill, listEntry, resultNote, spawnFailed, statusOf, turnNote } from './results.js';
+import { planPrune } from './retention.js';
 import type { OnCallerEnd, SubagentDeskPort, SubagentHost } from './subagentHost.js';
-import type { SubagentReturn } from './subagentProducer.js';
 import { buildRecord } from './subagentRecord.js';
 import { type LiveSubagent, type RunnerDeps, SubagentRunner } from './subagentRunner.js';
 import { resolveTemplate } from './templates.js';
+import { SubagentWaiters } from './waiters.js';
 
 /** Why a sync subagent was cancelled with its caller. */
 const CALLER_ENDED = "its caller's turn ended";
@@ -41,12 +42,10 @@ export interface DeskDeps extends RunnerDeps {
   pressure?(): GateView['pressure'];
 }
 
-type Waiter = (record: SubagentRecord) => void;
-
 export class SubagentDesk implements SubagentDeskPort {
   private readonly records = new Map<string, SubagentRecord>();
   private readonly live = new Map<string, LiveSubagent>();
-  private readonly waiters = new Map<string, Set<Waiter>>();
+  private readonly waiters = new SubagentWaiters();
   private readonly runner: SubagentRunner;
   private bucket: RateBucket | null = null;
   /** subagent.run calls past the gates whose handle is being minted (they count as live). */
@@ -98,6 +97,7 @@ export class SubagentDesk implements SubagentDeskPort {
         this.settle(record, 'failed', null, 'interrupted by a restart (detached subagents are not respawned)');
       } else this.respawn(record);
     }
+    this.prune();
   }
 
   /** A drain: the workers die, the records stay unfinished, and the next start respawns them. */
@@ -163,7 +163,7 @@ export class SubagentDesk implements SubagentDeskPort {
     onEnd(() => {
       if (!isTerminal(record.status)) this.cancelLive(record, CALLER_ENDED);
     });
-    return this.waitEnd(record, null, onEnd);
+    return this.waiters.wait(record, null, onEnd);
   }
 
   private refuse(caller: ToolCaller, gate: string, error: string): ToolOutcome {
@@ -254,33 +254,7 @@ export class SubagentDesk implements SubagentDeskPort {
     const record = this.visible(caller, handle);
     if (!record) return toolError(`no such subagent "${handle}"`);
     if (isTerminal(record.status)) return toolOk(answerOf(record));
-    return toolDefer(this.waitEnd(record, timeoutMs, onEnd));
-  }
-
-  /** Resolves with the answer at the end, `{timed_out: true}` at the timeout; nothing once the caller is gone. */
-  private waitEnd(record: SubagentRecord, timeoutMs: number | null, onEnd: OnCallerEnd): Promise<ToolResult> {
-    if (isTerminal(record.status)) return Promise.resolve({ result: answerOf(record), is_error: false });
-    return new Promise((resolve) => {
-      let timer: NodeJS.Timeout | undefined;
-      const set = this.waiters.get(record.handle) ?? new Set<Waiter>();
-      this.waiters.set(record.handle, set);
-      const drop = (): void => {
-        clearTimeout(timer);
-        set.delete(waiter);
-      };
-      const waiter: Waiter = (ended) => {
-        drop();
-        resolve({ result: answerOf(ended), is_error: false });
-      };
-      set.add(waiter);
-      if (timeoutMs !== null) {
-        timer = setTimeout(() => {
-          drop();
-          resolve({ result: { handle: record.handle, status: record.status, timed_out: true }, is_error: false });
-        }, timeoutMs);
-      }
-      onEnd(drop);
-    });
+    return toolDefer(this.waiters.wait(record, timeoutMs, onEnd));
   }
 
   private send(caller: ToolCaller, handle: string, message: string): ToolOutcome {
@@ -322,7 +296,7 @@ export class SubagentDesk implements SubagentDeskPort {
     record.error = reason;
     record.updated = this.deps.now();
     void this.save(record);
-    this.answerWaiters(record);
+    this.waiters.answer(record);
     this.deps.children.cancel(live.child, reason);
   }
 
@@ -387,25 +361,28 @@ export class SubagentDesk implements SubagentDeskPort {
     void this.save(record);
     const tokens = record.tokens.input_tokens + record.tokens.output_tokens;
     this.deps.log.info('subagent.result', { handle: record.handle, status, tokens, ...(error ? { err: error } : {}) });
-    this.answerWaiters(record);
+    this.waiters.answer(record);
     if (this.deps.config.agent.wake_on.includes('subagent_result')) this.returnResult(record, resultNote(record));
+    this.prune();
   }
 
-  private answerWaiters(record: SubagentRecord): void {
-    for (const waiter of [...(this.waiters.get(record.handle) ?? [])]) waiter(record);
-    this.waiters.delete(record.handle);
+  /** Drops ended records past `subagents.keep` or older than `subagents.keep_for`, here and in the store. */
+  private prune(): void {
+    const { keep, keep_for } = this.deps.config.subagents;
+    const busy = new Set(this.live.keys());
+    const handles = planPrune(this.records.values(), { keep, keepForMs: keep_for }, busy, this.deps.now());
+    if (handles.length === 0) return;
+    for (const handle of handles) this.records.delete(handle);
+    this.deps.log.info('subagent.pruned', { count: handles.length });
+    void this.deps.store.subagents
+      .remove(handles)
+      .catch((err: unknown) => this.deps.log.error('store.checkpoint.fail', { op: 'prune', err: describeError(err) }));
   }
 
   /** Hands the note to the producer that returns results to the caller's conversation. */
   private returnResult(record: SubagentRecord, text: string): void {
-    const back = this.deps.ports?.port('subagent_result');
-    const ret: SubagentReturn = {
-      ctx: record.requested_by.ctx,
-      principal: record.requested_by.principal,
-      handle: record.handle,
-      text,
-    };
-    back?.(ret);
+    const { ctx, principal } = record.requested_by;
+    this.deps.ports?.port('subagent_result')?.({ ctx, principal, handle: record.handle, text });
   }
 
   private save(record: SubagentRecord): Promise<void> {

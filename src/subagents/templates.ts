@@ -3,6 +3,8 @@
 import { paramTypeOk } from '../config/subagentKeys.js';
 import type { SubagentsConfig, SubagentTemplate } from '../config/types.js';
 
+type TemplateConfig = Pick<SubagentsConfig, 'allow_freeform' | 'templates'>;
+
 /** The run arguments after a template was applied (the call's own grants win over the template's). */
 export type Resolved = { ok: true; args: Record<string, unknown> } | { ok: false; error: string };
 
@@ -42,7 +44,7 @@ function fill(instruction: string, values: Record<string, unknown>): string {
 }
 
 /** Applies `args.template` when given; refuses freeform runs when `subagents.allow_freeform` is false. */
-export function resolveTemplate(args: Record<string, unknown>, cfg: SubagentsConfig): Resolved {
+export function resolveTemplate(args: Record<string, unknown>, cfg: TemplateConfig): Resolved {
   const name = args.template;
   if (name === undefined) {
     if (!cfg.allow_freeform) {
@@ -72,7 +74,7 @@ export function resolveTemplate(args: Record<string, unknown>, cfg: SubagentsCon
 }
 
 /** The `## Subagent templates` prompt section listing each template and its params; "" without templates. */
-export function templatesSection(cfg: SubagentsConfig): string {
+export function templatesSection(cfg: TemplateConfig): string {
   const names = Object.keys(cfg.templates).sort();
   if (names.length === 0) return '';
   const lines = names.map((name) => {
