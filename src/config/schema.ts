@@ -125,6 +125,11 @@ export const KEYS: KeyTable = {
   'mcp.servers': { kind: mcpServersKind(), default: {}, doc: 'MCP servers by name: {url, …} or {command, …} (--mcp).' },
   'mcp.call_timeout': { kind: durationKind(100), default: 600_000, doc: 'Cap on one MCP call (also the deadline).' },
   'security.policies': { kind: policiesKind(), default: [], doc: 'Permission rules; first match wins, none allows.' },
+  'security.allow_trifecta': {
+    kind: boolKind(),
+    default: false,
+    doc: 'true: subagents may get MCP servers tagged private_data + untrusted_content + external_comms.',
+  },
   'security.read_only_tools': {
     kind: stringListKind('tool names'),
     default: [],

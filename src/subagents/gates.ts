@@ -26,6 +26,18 @@ export interface GateView {
   callerDepth: number;
   /** The pressure gate's level and cause (supervisor/pressure.ts): gates 7 and 10. */
   pressure: { level: 'ok' | 'warn' | 'shed'; cause: string | null };
+  /** Gate 8: the granted servers' tags form the lethal trifecta and security.allow_trifecta is off. */
+  trifecta?: boolean;
+}
+
+/**
+ * Whether servers with these tags together reach private data, take untrusted content and can send it out: the
+ * lethal trifecta of gate 8 (reference §1.4). Untagged servers add nothing.
+ */
+export function formsTrifecta(tagsPerServer: Iterable<readonly string[] | undefined>): boolean {
+  const all = new Set<string>();
+  for (const tags of tagsPerServer) for (const tag of tags ?? []) all.add(tag);
+  return ['private_data', 'untrusted_content', 'external_comms'].every((t) => all.has(t));
 }
 
 /** How long an ended subagent still counts against `limits.subagents.total` (reference §5 item 4). */
@@ -91,9 +103,13 @@ export function takeToken(bucket: RateBucket, now: number): { bucket: RateBucket
   return { bucket: { ...bucket, tokens: tokens - 1, at: now }, ok: true };
 }
 
+const TRIFECTA =
+  'subagent.run refused: the requested MCP servers form a lethal trifecta (untrusted input + sensitive + egress); ' +
+  'set security.allow_trifecta to override';
+
 const refuse = (gate: string, error: string, bucket: RateBucket): GateVerdict => ({ ok: false, gate, error, bucket });
 
-/** Gates 1-7, 9 and 10 of the reference, in order; the rate token is spent even when a later gate refuses. */
+/** Gates 1-10 of the reference, in order; the rate token is spent even when a later gate refuses. */
 export function checkRun(req: RunRequest, view: GateView, limits: SubagentLimits, bucket: RateBucket, now: number) {
   if (req.instruction.trim() === '')
     return refuse('instruction', 'subagent.run: instruction must be non-empty', bucket);
@@ -120,6 +136,7 @@ export function checkRun(req: RunRequest, view: GateView, limits: SubagentLimits
     const error = `subagent.run refused: ${cause} pressure (shedding new work; in-flight work drains)`;
     return refuse('pressure', error, token.bucket);
   }
+  if (view.trifecta) return refuse('trifecta', TRIFECTA, token.bucket);
   const verdict = checkCaps(req, token.bucket);
   // Gate 10 comes after the caps read: a bad priority is named before low-priority work is shed.
   if (verdict.ok && verdict.priority === 'low' && level === 'warn') {

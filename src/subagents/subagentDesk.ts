@@ -20,7 +20,7 @@ import {
   toolOk,
   type WorkPorts,
 } from '../tools/toolOutcome.js';
-import { bucketFor, checkRun, countView, type GateView, type RateBucket } from './gates.js';
+import { bucketFor, checkRun, countView, formsTrifecta, type GateView, type RateBucket } from './gates.js';
 import { answerOf, distill, listEntry, resultNote, spawnFailed, statusOf, turnNote } from './results.js';
 import { planPrune } from './retention.js';
 import type { OnCallerEnd, SubagentDeskPort, SubagentHost } from './subagentHost.js';
@@ -128,7 +128,7 @@ export class SubagentDesk implements SubagentDeskPort {
     const limits = this.deps.config.limits.subagents;
     const verdict = checkRun(
       request,
-      this.gateView(caller, now),
+      this.gateView(caller, now, args.servers),
       limits,
       bucketFor(this.bucket, limits.rate, now),
       now,
@@ -172,9 +172,13 @@ export class SubagentDesk implements SubagentDeskPort {
     return toolError(error);
   }
 
-  private gateView(caller: ToolCaller, now: number): GateView {
+  private gateView(caller: ToolCaller, now: number, asked: unknown): GateView {
     const pressure = this.deps.pressure?.() ?? { level: 'ok', cause: null };
-    return countView(this.records.values(), this.minting, caller.subagent?.depth ?? 0, now, pressure);
+    const view = countView(this.records.values(), this.minting, caller.subagent?.depth ?? 0, now, pressure);
+    const { mcp, security } = this.deps.config;
+    // The servers the child would get: the listed ones that exist, or every configured one (reference §1.4).
+    const names = Array.isArray(asked) ? asked.filter((n) => Object.hasOwn(mcp.servers, n)) : Object.keys(mcp.servers);
+    return { ...view, trifecta: !security.allow_trifecta && formsTrifecta(names.map((n) => mcp.servers[n]?.tags)) };
   }
 
   /**

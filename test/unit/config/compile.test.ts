@@ -23,7 +23,7 @@ function expectedDefaults(storePath: string): Config {
       conversation_budget: null,
     },
     mcp: { servers: {}, call_timeout: 600_000 },
-    security: { policies: [], read_only_tools: [] },
+    security: { policies: [], read_only_tools: [], allow_trifecta: false },
     intelligence: {
       endpoints: [],
       token: null,
