@@ -34,7 +34,7 @@ describe('subagent record pruning', () => {
       ] as const) {
         assert.deepEqual(result?.content, { handle, status: 'completed', result: 'done', error: null });
       }
-      const listed = (list?.content as { subagents: Array<{ handle: string }> }).subagents;
+      const listed = (list?.content as { subagents?: Array<{ handle: string }> } | undefined)?.subagents ?? [];
       assert.deepEqual(
         listed.map((s) => s.handle),
         ['sub-3'],
