@@ -1,7 +1,6 @@
 // The key table: every config key path with its value kind, default and one-line doc (reference §19).
 // Typed against Config so a key missing from the table, or a default of the wrong type, does not compile.
 import { DIALECTS } from '../protocol/frames.js';
-import { rateKind, templatesKind } from '../subagents/subagentKeys.js';
 import { A2A_DEFAULTS, DEFAULT_MAX_BODY_BYTES, listenKind, principalsKind, tlsKind } from './a2aKeys.js';
 import { budgetKind, metricsAddrKind } from './budgetKeys.js';
 import { byteSizeKind } from './byteSize.js';
@@ -32,6 +31,7 @@ import {
 } from './modelDecls.js';
 import { policiesKind } from './policyRules.js';
 import { overridesKind, stringListKind, templateKind } from './promptKeys.js';
+import { rateKind, templatesKind } from './subagentKeys.js';
 import { type Config, WAKE_EVENTS } from './types.js';
 
 /** Dotted paths of Config's leaves; lists and free-key maps are leaves. */
@@ -125,6 +125,11 @@ export const KEYS: KeyTable = {
   'mcp.servers': { kind: mcpServersKind(), default: {}, doc: 'MCP servers by name: {url, …} or {command, …} (--mcp).' },
   'mcp.call_timeout': { kind: durationKind(100), default: 600_000, doc: 'Cap on one MCP call (also the deadline).' },
   'security.policies': { kind: policiesKind(), default: [], doc: 'Permission rules; first match wins, none allows.' },
+  'security.allow_trifecta': {
+    kind: boolKind(),
+    default: false,
+    doc: 'true: subagents may get MCP servers tagged private_data + untrusted_content + external_comms.',
+  },
   'security.read_only_tools': {
     kind: stringListKind('tool names'),
     default: [],
@@ -206,6 +211,12 @@ export const KEYS: KeyTable = {
   'limits.subagents.total': { kind: intKind(1), default: 64, doc: 'Live plus last-hour subagents.' },
   'limits.subagents.rate': { kind: rateKind(), default: '8/2s', doc: 'Spawn rate: <burst>/<period>.' },
   'subagents.allow_freeform': { kind: boolKind(), default: true, doc: 'false: subagent.run must name a template.' },
+  'subagents.keep': { kind: intKind(0), default: 256, doc: 'Ended subagent records kept (newest first).' },
+  'subagents.keep_for': {
+    kind: durationKind(),
+    default: 86_400_000,
+    doc: 'How long an ended subagent record is kept.',
+  },
   'subagents.templates': {
     kind: templatesKind(),
     default: {},

@@ -10,10 +10,14 @@ export type PreflightMode = 'auto' | 'always' | 'never';
 /** `all` (default), `none`, or a list of names (internal: tools or families like `memory`; mcp: tools or servers). */
 export type ToolSelection = 'all' | 'none' | readonly string[];
 
-/** One configured MCP server: Streamable HTTP (`url`) or a stdio command. */
-export type McpServerConfig =
+/** What an MCP server's tools may touch, as the subagent trifecta gate reads it (producers reference §1.4). */
+export type McpServerTag = 'private_data' | 'untrusted_content' | 'external_comms';
+
+/** One configured MCP server: Streamable HTTP (`url`) or a stdio command; `tags` only when configured. */
+export type McpServerConfig = (
   | { url: string; headers: Record<string, string>; token: string | null }
-  | { command: string; args: string[]; env: Record<string, string>; cwd: string | null };
+  | { command: string; args: string[]; env: Record<string, string>; cwd: string | null }
+) & { tags?: McpServerTag[] };
 
 /** A permission rule (security.policies): the first rule whose every given condition holds decides. */
 export interface PolicyRule {
@@ -237,6 +241,10 @@ export interface SubagentsConfig {
   allow_freeform: boolean;
   /** Default {}. */
   templates: Record<string, SubagentTemplate>;
+  /** Ended records kept at most, newest first. Default 256. */
+  keep: number;
+  /** Ended records older than this (ms since their end) are dropped. Default 24 h. */
+  keep_for: number;
 }
 
 export interface ContextConfig {
@@ -337,6 +345,8 @@ export interface SecurityConfig {
   policies: readonly PolicyRule[];
   /** Tools plan mode may run besides read-only internal tools and MCP tools annotated readOnlyHint. Default []. */
   read_only_tools: readonly string[];
+  /** True: subagent.run may grant servers whose tags form the lethal trifecta. Default false. */
+  allow_trifecta: boolean;
 }
 
 export interface Config {

@@ -145,6 +145,7 @@ export const EVENT_NAMES = [
   'subagent.turn',
   'subagent.result',
   'subagent.respawn',
+  'subagent.pruned',
   'subagent.restore.bad_payload',
   'subagent.caps',
   'subagent.inject',

@@ -222,6 +222,9 @@ function subagentsPort(data: MemoryData): SubagentsPort {
     async list() {
       return [...data.subagents.values()].map(jsonCopy).sort(bySubagentAge);
     },
+    async remove(handles) {
+      for (const handle of handles) data.subagents.delete(handle);
+    },
   };
 }
 

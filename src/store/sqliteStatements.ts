@@ -31,6 +31,7 @@ function subagentRecords(db: Database.Database) {
        ON CONFLICT (handle) DO UPDATE SET json = excluded.json`,
     ),
     allSubagents: db.prepare<[], { json: string }>('SELECT json FROM subagents ORDER BY created, handle'),
+    deleteSubagent: db.prepare<[{ handle: string }], void>('DELETE FROM subagents WHERE handle = @handle'),
   };
 }
 

@@ -88,6 +88,12 @@ export class SqliteStore implements Store {
         this.#run('read subagent records', () =>
           this.#sql.allSubagents.all().map((row) => JSON.parse(row.json) as SubagentRecord),
         ),
+      remove: (handles) =>
+        this.#run('prune subagent records', () =>
+          this.#db.transaction(() => {
+            for (const handle of handles) this.#sql.deleteSubagent.run({ handle });
+          })(),
+        ),
     };
     this.sequences = {
       next: (name, count = 1) =>

@@ -135,6 +135,8 @@ export interface SubagentsPort {
   save(record: SubagentRecord): Promise<void>;
   /** Every stored record, ordered by `created`, then handle. */
   list(): Promise<SubagentRecord[]>;
+  /** Deletes the records with these handles (pruned ended ones); unknown handles are ignored. */
+  remove(handles: readonly string[]): Promise<void>;
 }
 
 export interface Store {

@@ -23,7 +23,7 @@ function expectedDefaults(storePath: string): Config {
       conversation_budget: null,
     },
     mcp: { servers: {}, call_timeout: 600_000 },
-    security: { policies: [], read_only_tools: [] },
+    security: { policies: [], read_only_tools: [], allow_trifecta: false },
     intelligence: {
       endpoints: [],
       token: null,
@@ -44,7 +44,7 @@ function expectedDefaults(storePath: string): Config {
       max_message_depth: 8,
       subagents: { depth: 3, breadth: 8, total: 64, rate: '8/2s' },
     },
-    subagents: { allow_freeform: true, templates: {} },
+    subagents: { allow_freeform: true, templates: {}, keep: 256, keep_for: 86_400_000 },
     context: {
       compact_at: 0.7,
       keep_last: 12,
