@@ -21,6 +21,7 @@ import {
   isReadOnlyInternal,
 } from '../tools/internalContracts.js';
 import type { ToolSurface, TurnJudging } from '../tools/surface.js';
+import { familyFacts, usableInTurn } from '../tools/toolFamilies.js';
 import type { ToolPlan } from '../tools/toolPlan.js';
 
 export interface SnapshotDeps {
@@ -73,6 +74,7 @@ export function snapshotPayload(deps: SnapshotDeps, job: TurnJob, conv: Conversa
     skills: [deps.skills.section(conv), templatesSection(config.subagents)].filter((s) => s !== '').join('\n\n'),
     route: job.prep?.route ?? null,
     mode: job.event.payload.mode ?? 'execute',
+    principal: job.principal,
   });
   for (const problem of build.problems) log.warn(problem.event, { ctx: job.ctx, err: problem.err });
   const { model } = build;
@@ -106,6 +108,8 @@ export interface TurnBuildInput {
   route?: string | null;
   /** The mode captured when the message was accepted (default execute). */
   mode?: 'plan' | 'execute';
+  /** Whom the turn acts for: tools only the operator may call are left out of other principals' turns. */
+  principal?: string | null;
 }
 
 /** The reminder a plan-mode turn reads last (seed 003: plan mode is one of the turn's reminders). */
@@ -157,8 +161,10 @@ export function telemetry(config: Readonly<Config>, agentPath: string): Telemetr
 /** The spawn payload for a conversation turn. */
 export function buildTurnPayload(input: TurnBuildInput): TurnBuild {
   const { config, plan } = input;
-  const tools = plan?.tools ?? grantedInternalDefs({ skills: config.skills.sources.length > 0 });
-  const internal = plan?.internal ?? tools.map((t) => t.name);
+  const turn = { principal: input.principal ?? null, goal: (input.conversation.controls?.goal ?? null) !== null };
+  const all = plan?.tools ?? grantedInternalDefs(familyFacts(config));
+  const tools = all.filter((t) => usableInTurn(t.name, turn));
+  const internal = (plan?.internal ?? all.map((t) => t.name)).filter((name) => usableInTurn(name, turn));
   const prompt = renderPrompt(
     {
       instance: config.agent.name,
