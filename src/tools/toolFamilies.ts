@@ -7,20 +7,19 @@ import { actsForAll } from '../domain/principal.js';
 export interface FamilyFacts {
   /** skills.*: `skills.sources` names a server (reference §8.4). */
   skills: boolean;
-  /** subagent.*: a turn may spawn one (depth ≥ 1, and freeform runs or a template; reference §1.4 gates). */
+  /**
+   * subagent.*: `subagent.run` can start one (freeform runs, or a template). A depth or breadth limit keeps the
+   * tool: its refusal text is part of the contract (producers reference P-2).
+   */
   subagents: boolean;
-  /** ask_human: someone can answer (an A2A listener) or the call may wait (`agent.ask_human_fallback: wait`). */
-  askHuman: boolean;
 }
 
 /** The facts of an instance's config (the A2A listener as the runtime serves it). */
 export function familyFacts(config: Readonly<Config>): FamilyFacts {
-  const { subagents, limits, a2a, agent } = config;
-  const spawnable = subagents.allow_freeform || Object.keys(subagents.templates).length > 0;
+  const { subagents } = config;
   return {
     skills: config.skills.sources.length > 0,
-    subagents: limits.subagents.depth >= 1 && spawnable,
-    askHuman: a2a.listen !== null || agent.ask_human_fallback === 'wait',
+    subagents: subagents.allow_freeform || Object.keys(subagents.templates).length > 0,
   };
 }
 
@@ -28,7 +27,6 @@ export function familyFacts(config: Readonly<Config>): FamilyFacts {
 export function familyUsable(family: string, facts: FamilyFacts): boolean {
   if (family === 'skills') return facts.skills;
   if (family === 'subagent') return facts.subagents;
-  if (family === 'ask_human') return facts.askHuman;
   return true;
 }
 
@@ -38,14 +36,20 @@ export interface TurnFacts {
   principal: string | null;
   /** The conversation has a goal (any status) when the turn launches. */
   goal: boolean;
+  /**
+   * ask_human can get an answer or wait: a person is reachable now (the A2A listener is up) or
+   * `agent.ask_human_fallback` is `wait`. Otherwise the call could only fail at once.
+   */
+  askHuman: boolean;
 }
 
 /**
- * Whether a turn can call internal tool `name`: goal.set and goal.clear are the operator's (a goal starts turns
+ * Whether a turn can call internal tool `name`: ask_human only with someone to ask (or leave to wait), goal.set and goal.clear are the operator's (a goal starts turns
  * by itself; reference §3.3), and goal.get, goal.complete and goal.clear act on a goal the conversation has —
  * a goal set in this turn is read, completed or cleared from its next turn on.
  */
 export function usableInTurn(name: string, turn: TurnFacts): boolean {
+  if (name === 'ask_human') return turn.askHuman;
   if ((name === 'goal.set' || name === 'goal.clear') && !actsForAll(turn.principal)) return false;
   if (name === 'goal.get' || name === 'goal.complete' || name === 'goal.clear') return turn.goal;
   return true;

@@ -64,19 +64,19 @@ describe('internalContracts', () => {
     }
   });
 
-  it('grants skills.*, subagent.* and ask_human only when their facts hold (issue 14 item 5)', () => {
-    const none = { skills: false, subagents: false, askHuman: false };
-    const conditional = (n: string) => n.startsWith('skills.') || n.startsWith('subagent.') || n === 'ask_human';
+  it('grants skills.* and subagent.* only when their facts hold (issue 14 item 5)', () => {
+    const none = { skills: false, subagents: false };
+    const conditional = (n: string) => n.startsWith('skills.') || n.startsWith('subagent.');
     assert.deepEqual(
       grantedInternalContracts(none).map((c) => c.name),
       NAMES.filter((n) => !conditional(n)),
     );
     assert.deepEqual(
       grantedInternalContracts({ ...none, skills: true }).map((c) => c.name),
-      NAMES.filter((n) => !conditional(n) || n.startsWith('skills.')),
+      NAMES.filter((n) => !n.startsWith('subagent.')),
     );
     assert.deepEqual(
-      grantedInternalContracts({ skills: true, subagents: true, askHuman: true }).map((c) => c.name),
+      grantedInternalContracts({ skills: true, subagents: true }).map((c) => c.name),
       NAMES,
     );
   });

@@ -10,41 +10,41 @@ import { checkInput } from '../../../src/tools/validation.js';
 const config = (env: Record<string, string> = {}) => compileConfig({ files: [], env, flags: {}, cwd: '/tmp' });
 
 describe('familyFacts', () => {
-  it('default settings: subagents usable; skills (no sources) and ask_human (nobody to ask, fallback fail) not', () => {
-    assert.deepEqual(familyFacts(config()), { skills: false, subagents: true, askHuman: false });
+  it('default settings: subagents usable, skills not (no skill sources)', () => {
+    assert.deepEqual(familyFacts(config()), { skills: false, subagents: true });
   });
-  it('an A2A listener or ask_human_fallback: wait makes ask_human usable', () => {
-    assert.equal(familyFacts(config({ AGENTD_A2A_LISTEN: 'http://127.0.0.1:0' })).askHuman, true);
-    assert.equal(familyFacts(config({ AGENTD_AGENT_ASK_HUMAN_FALLBACK: 'wait' })).askHuman, true);
-  });
-  it('subagents are unusable at depth 0, or with freeform runs off and no template', () => {
-    assert.equal(familyFacts(config({ AGENTD_LIMITS_SUBAGENTS_DEPTH: '0' })).subagents, false);
+  it('subagents are unusable with freeform runs off and no template; a depth limit keeps them (P-2)', () => {
     assert.equal(familyFacts(config({ AGENTD_SUBAGENTS_ALLOW_FREEFORM: 'false' })).subagents, false);
+    assert.equal(familyFacts(config({ AGENTD_LIMITS_SUBAGENTS_DEPTH: '0' })).subagents, true);
   });
   it('every other family is always usable (finish and status among them)', () => {
-    const none = { skills: false, subagents: false, askHuman: false };
-    for (const family of ['finish', 'status', 'memory', 'plan', 'goal', 'side', 'message', 'think']) {
+    const none = { skills: false, subagents: false };
+    for (const family of ['finish', 'status', 'memory', 'plan', 'goal', 'side', 'message', 'think', 'ask_human']) {
       assert.equal(familyUsable(family, none), true, family);
     }
   });
 });
 
 describe('usableInTurn', () => {
+  const op = { principal: 'operator', goal: false, askHuman: false };
   it("goal.set and goal.clear are the operator's; another principal's turn is not shown them", () => {
-    const alice = { principal: 'user:alice', goal: true };
+    const alice = { ...op, principal: 'user:alice', goal: true };
     assert.equal(usableInTurn('goal.set', alice), false);
     assert.equal(usableInTurn('goal.clear', alice), false);
     assert.equal(usableInTurn('goal.get', alice), true);
-    assert.equal(usableInTurn('goal.set', { principal: 'operator', goal: false }), true);
-    assert.equal(usableInTurn('goal.set', { principal: null, goal: false }), true);
+    assert.equal(usableInTurn('goal.set', op), true);
+    assert.equal(usableInTurn('goal.set', { ...op, principal: null }), true);
   });
   it('goal.get, goal.complete and goal.clear need a goal on the conversation', () => {
-    const none = { principal: 'operator', goal: false };
-    for (const name of ['goal.get', 'goal.complete', 'goal.clear']) assert.equal(usableInTurn(name, none), false);
     for (const name of ['goal.get', 'goal.complete', 'goal.clear']) {
-      assert.equal(usableInTurn(name, { ...none, goal: true }), true, name);
+      assert.equal(usableInTurn(name, op), false, name);
+      assert.equal(usableInTurn(name, { ...op, goal: true }), true, name);
     }
-    assert.equal(usableInTurn('memory.get', none), true);
+    assert.equal(usableInTurn('memory.get', op), true);
+  });
+  it('ask_human needs someone to ask, or leave to wait', () => {
+    assert.equal(usableInTurn('ask_human', op), false);
+    assert.equal(usableInTurn('ask_human', { ...op, askHuman: true }), true);
   });
 });
 
