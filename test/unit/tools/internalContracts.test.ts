@@ -64,14 +64,19 @@ describe('internalContracts', () => {
     }
   });
 
-  it('grants skills.* only to an instance with skill sources', () => {
-    const without = grantedInternalContracts({ skills: false }).map((c) => c.name);
+  it('grants skills.* and subagent.* only when their facts hold (issue 14 item 5)', () => {
+    const none = { skills: false, subagents: false };
+    const conditional = (n: string) => n.startsWith('skills.') || n.startsWith('subagent.');
     assert.deepEqual(
-      without,
-      NAMES.filter((n) => !n.startsWith('skills.')),
+      grantedInternalContracts(none).map((c) => c.name),
+      NAMES.filter((n) => !conditional(n)),
     );
     assert.deepEqual(
-      grantedInternalContracts({ skills: true }).map((c) => c.name),
+      grantedInternalContracts({ ...none, skills: true }).map((c) => c.name),
+      NAMES.filter((n) => !n.startsWith('subagent.')),
+    );
+    assert.deepEqual(
+      grantedInternalContracts({ skills: true, subagents: true }).map((c) => c.name),
       NAMES,
     );
   });
@@ -97,8 +102,10 @@ describe('internalToolDefs', () => {
     assert.deepEqual(defs[1], {
       name: 'memory.get',
       description: internalContract('memory.get')?.description,
-      input_schema: internalContract('memory.get')?.input_schema,
+      input_schema: { type: 'object', properties: { key: { type: 'string' } }, required: ['key'] },
     });
+    // The contract itself stays closed for the validator; only the model's copy is lean.
+    assert.equal(internalContract('memory.get')?.input_schema['additionalProperties'], false);
   });
 });
 
