@@ -361,6 +361,8 @@ export interface ConfigSources {
   files: string[];
   env: Record<string, string | undefined>;
   flags: ConfigFlags;
+  /** Config keys as YAML text, layered above the files (createAgent's inline options); `name` prefixes messages. */
+  inline?: { name: string; text: string };
   /** Base for relative paths (store.path); default process.cwd() by the caller. */
   cwd: string;
   /**

@@ -5,11 +5,15 @@ import type { TaskHooks } from '../supervisor/supervisorOptions.js';
 import type { LiveTurn } from '../supervisor/turnWorkers.js';
 import { type Activity, type ActivityEventName, applyProgress } from './activity.js';
 import type { Logger } from './log.js';
+import type { RunTap } from './runTap.js';
 
 const ACTIVITY_EVENTS = new Set<string>(['turn.think', 'turn.round', 'turn.tool', 'tool.park', 'tool.unpark']);
 
 export class ActivityBoard {
   private readonly byNode = new Map<number, Activity>();
+
+  /** `tap`: where every progress event also goes, for the one who started the run. */
+  constructor(readonly tap?: RunTap) {}
 
   /** The new state when it should be published, else null. */
   progress(turn: LiveTurn, event: string, fields: Record<string, unknown>, now: number): Activity | null {
@@ -42,6 +46,7 @@ export function publishProgress(
   fields: Record<string, unknown>,
   now: number,
 ): void {
+  feed.board.tap?.publish(turn.job.event.id, turn.turnId, event, fields);
   const engine = Object.hasOwn(ENGINE_PROGRESS, event) ? ENGINE_PROGRESS[event as keyof typeof ENGINE_PROGRESS] : null;
   if (engine) {
     feed.tasks?.onEngineEvent(turn.job.event.id, engine, { ctx: turn.job.ctx, ...fields });
