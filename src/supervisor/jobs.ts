@@ -289,6 +289,7 @@ function foldJob(c: EffectContext, { job, input, effect, cause, data }: EffectCa
 function settle(c: EffectContext, turn: LiveTurn, result: TurnResult): void {
   logTurnDone(c.log, { node: turn.node, ctx: turn.job.ctx, turn: turn.turnId }, result);
   c.metrics.turns.inc({ status: result.status });
+  c.metrics.turnDuration.observe({ status: result.status }, (c.now() - turn.startedAt) / 1000);
   c.spending.settleTurn(turn, result.usage);
   const conv = c.conversations.open(turn.job.ctx, turn.job.principal);
   // The notes the turn was built with belong to its fold: written with its inbox-done, never before.

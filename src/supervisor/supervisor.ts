@@ -72,7 +72,7 @@ export class Supervisor {
   readonly steering: Steering;
   readonly intake: ConversationIntake; // loads evicted conversations for producers; a principal's quotas
   readonly runTap = new RunTap(); // each run's progress, for the embedding API's `run().events`
-  private readonly activity = new ActivityBoard(this.runTap);
+  private readonly activity = new ActivityBoard(this.runTap, () => this.metrics);
   private readonly staging: Staging;
   private readonly spending: Spending;
   private readonly launcher: TurnLauncher;
