@@ -174,6 +174,9 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 function defaultValues(env: Record<string, string | undefined>): Map<string, unknown> {
   const values = new Map<string, unknown>(KEY_PATHS.map((path) => [path, KEYS[path].default]));
   values.set('store.path', env['AGENTD_STATE_DIR'] || DEFAULT_STORE_PATH);
+  // The standard OpenTelemetry variables turn tracing on too (reference §3.4); the traces URL wins, as the SDKs do.
+  const traces = env['OTEL_EXPORTER_OTLP_TRACES_ENDPOINT']?.replace(/\/v1\/traces\/?$/, '');
+  values.set('observability.otlp_endpoint', traces || env['OTEL_EXPORTER_OTLP_ENDPOINT'] || null);
   return values;
 }
 

@@ -7,6 +7,7 @@ import type { Config } from '../config/types.js';
 import { DaemonError, describeError } from '../errors.js';
 import type { Logger } from '../obs/log.js';
 import { type MetricsServer, serveMetrics } from '../obs/metricsServer.js';
+import { loadTracer } from '../obs/tracing.js';
 import { openStore } from '../store/openStore.js';
 import type { Accepted, Store } from '../store/store.js';
 import { Supervisor } from '../supervisor/supervisor.js';
@@ -110,8 +111,11 @@ export async function startRuntime(config: Readonly<Config>, opts: RuntimeOption
     if (store.checked) log.info('store.checked', { ...store.checked });
     const tasks = new TaskHooksSlot();
     const ports = new WorkPortSlot();
+    // The SDK is imported only when tracing is on; the last step of a stop exports what is left.
+    const tracer = await loadTracer(cfg.observability.otlp_endpoint);
+    if (tracer) undo.unshift(() => tracer.shutdown());
     const supervisor = new Supervisor({
-      ...{ config: cfg, store, log, tools, tasks, ports },
+      ...{ config: cfg, store, log, tools, tasks, ports, tracer },
       ...(opts.warmWorkers === undefined ? {} : { warmWorkers: opts.warmWorkers }),
       ...(opts.killAt ? { killAt: opts.killAt } : {}),
     });

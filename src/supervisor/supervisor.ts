@@ -172,9 +172,7 @@ export class Supervisor {
   private turnWorkers(): TurnWorkers {
     const [caps, service] = [this.hostCapabilities(), this.toolService()];
     return new TurnWorkers({
-      children: this.children,
-      log: this.log,
-      now: this.now,
+      ...{ children: this.children, log: this.log, now: this.now, tracer: this.opts.tracer ?? null },
       toolHost: (turn) => buildToolHost(caps, turn),
       serveTool: (turn, frame) => serveToolRequest(service, turn, frame),
       onProgress: (turn, event, fields) => this.progress(turn, event, fields),
