@@ -19,7 +19,7 @@ import { checkSecretLengths } from './secretLengths.js';
 import { resolveSecrets } from './secrets.js';
 import type { Setting } from './setting.js';
 import type { Config, ConfigSources, ProviderConfig } from './types.js';
-import { readYamlSource } from './yamlSource.js';
+import { readYamlSource, readYamlText } from './yamlSource.js';
 
 export { type ConfigKeyDoc, describeConfigKeys } from './describe.js';
 export { formatDuration, parseDuration } from './duration.js';
@@ -33,12 +33,14 @@ const MAX_PROBLEMS = 10;
 export function compileConfig(sources: ConfigSources): Readonly<Config> {
   const problems: string[] = [];
   const settings: Layered[] = [];
-  sources.files.forEach((file, layer) => {
-    const source = readYamlSource(file, sources.cwd);
+  const yamlSources = sources.files.map((file) => readYamlSource(file, sources.cwd));
+  // An embedder's inline options are one more layer above the files, below the environment and the flags.
+  if (sources.inline) yamlSources.push(readYamlText(sources.inline.text, sources.inline.name));
+  yamlSources.forEach((source, layer) => {
     settings.push(...source.settings.map((setting) => ({ setting, layer })));
     problems.push(...source.problems);
   });
-  const envLayer = sources.files.length;
+  const envLayer = yamlSources.length;
   settings.push(...readEnvSettings(sources.env).map((setting) => ({ setting, layer: envLayer })));
   settings.push(...readFlagSettings(sources.flags).map((setting) => ({ setting, layer: envLayer + 1 })));
 
@@ -172,6 +174,9 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 function defaultValues(env: Record<string, string | undefined>): Map<string, unknown> {
   const values = new Map<string, unknown>(KEY_PATHS.map((path) => [path, KEYS[path].default]));
   values.set('store.path', env['AGENTD_STATE_DIR'] || DEFAULT_STORE_PATH);
+  // The standard OpenTelemetry variables turn tracing on too (reference §3.4); the traces URL wins, as the SDKs do.
+  const traces = env['OTEL_EXPORTER_OTLP_TRACES_ENDPOINT']?.replace(/\/v1\/traces\/?$/, '');
+  values.set('observability.otlp_endpoint', traces || env['OTEL_EXPORTER_OTLP_ENDPOINT'] || null);
   return values;
 }
 

@@ -305,6 +305,11 @@ export const KEYS: KeyTable = {
     default: null,
     doc: 'HOST:PORT serving /metrics (Prometheus), /healthz and /readyz; port 0 = a free port; null = none.',
   },
+  'observability.otlp_endpoint': {
+    kind: nullableStringKind(),
+    default: null,
+    doc: 'OTLP/HTTP base URL traces go to (<url>/v1/traces); default OTEL_EXPORTER_OTLP_ENDPOINT; null = off.',
+  },
   'a2a.listen': {
     kind: listenKind(),
     default: null,

@@ -331,6 +331,8 @@ export interface ObservabilityConfig {
   log_content: boolean;
   /** `HOST:PORT` serving /metrics, /healthz and /readyz (port 0 = a free port). Default null: none. */
   metrics_addr: string | null;
+  /** OTLP/HTTP base URL for traces (`<url>/v1/traces`); default OTEL_EXPORTER_OTLP_ENDPOINT, else null: off. */
+  otlp_endpoint: string | null;
 }
 
 export interface McpConfig {
@@ -371,6 +373,8 @@ export interface ConfigSources {
   files: string[];
   env: Record<string, string | undefined>;
   flags: ConfigFlags;
+  /** Config keys as YAML text, layered above the files (createAgent's inline options); `name` prefixes messages. */
+  inline?: { name: string; text: string };
   /** Base for relative paths (store.path); default process.cwd() by the caller. */
   cwd: string;
   /**

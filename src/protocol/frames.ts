@@ -105,6 +105,8 @@ export interface Telemetry {
   agent_path: string;
   log_level: 'debug' | 'info' | 'warn' | 'error';
   log_content: boolean;
+  /** Set while tracing is on (reference §3.4): the turn's span as a W3C traceparent and where spans go. */
+  trace?: { traceparent: string; endpoint: string };
 }
 
 /** How to reach one MCP server. Credentials (headers, env) travel only here and in config, never into logs. */

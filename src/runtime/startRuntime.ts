@@ -7,6 +7,7 @@ import type { Config } from '../config/types.js';
 import { DaemonError, describeError } from '../errors.js';
 import type { Logger } from '../obs/log.js';
 import { type MetricsServer, serveMetrics } from '../obs/metricsServer.js';
+import { loadTracer } from '../obs/tracing.js';
 import { openStore } from '../store/openStore.js';
 import type { Accepted, Store } from '../store/store.js';
 import { Supervisor } from '../supervisor/supervisor.js';
@@ -67,6 +68,11 @@ export interface Runtime {
    * it, or refused as a whole with the running config kept (interfaces §3.6).
    */
   reload(source: ReloadSource): ReloadReport;
+  /**
+   * Starts a producer after the others (the embedding API's `serve()`), with `config` in place of the runtime's
+   * (its listener keys); it misses the restore's recovery, which ran at start.
+   */
+  startProducer(producer: Producer, config?: Readonly<Config>): Promise<void>;
   /** Resolves once a stop was asked for (a signal through cli/, or the operator's `drain` command). */
   readonly stopRequested: Promise<void>;
   /**
@@ -105,8 +111,11 @@ export async function startRuntime(config: Readonly<Config>, opts: RuntimeOption
     if (store.checked) log.info('store.checked', { ...store.checked });
     const tasks = new TaskHooksSlot();
     const ports = new WorkPortSlot();
+    // The SDK is imported only when tracing is on; the last step of a stop exports what is left.
+    const tracer = await loadTracer(cfg.observability.otlp_endpoint);
+    if (tracer) undo.unshift(() => tracer.shutdown());
     const supervisor = new Supervisor({
-      ...{ config: cfg, store, log, tools, tasks, ports },
+      ...{ config: cfg, store, log, tools, tasks, ports, tracer },
       ...(opts.warmWorkers === undefined ? {} : { warmWorkers: opts.warmWorkers }),
       ...(opts.killAt ? { killAt: opts.killAt } : {}),
     });
@@ -138,6 +147,10 @@ export async function startRuntime(config: Readonly<Config>, opts: RuntimeOption
       producers: started.list,
       unwind,
       reload,
+      startProducer: async (producer, config) => {
+        await started.registry.add(producer, config ? { ...started.ctx, config } : started.ctx);
+        started.list.push(producer);
+      },
     });
   } catch (err) {
     restoring.fail(err);
@@ -257,7 +270,7 @@ async function startProducers(cfg: Readonly<Config>, opts: RuntimeOptions, parts
     restored: restoring.done,
   };
   await registry.start(ctx);
-  return { registry, list };
+  return { registry, list, ctx };
 }
 
 function runtime(parts: {
@@ -271,6 +284,7 @@ function runtime(parts: {
   producers: Producer[];
   unwind(): Promise<void>;
   reload(source: ReloadSource): ReloadReport;
+  startProducer: Runtime['startProducer'];
 }): Runtime {
   let stopped: Promise<void> | null = null;
   return {
@@ -283,6 +297,7 @@ function runtime(parts: {
     metricsAddress: parts.metrics?.address ?? null,
     stopRequested: parts.drain.requested,
     reload: parts.reload,
+    startProducer: parts.startProducer,
     requestStop: () => parts.drain.run(),
     // Intake stops, running turns finish while their callers still listen; only then does everything close.
     stop: () => {
@@ -293,7 +308,7 @@ function runtime(parts: {
 }
 
 /** The config with the listeners the options ask for, checked as the config's own keys would be. */
-function withListeners(config: Readonly<Config>, opts: RuntimeOptions): Readonly<Config> {
+export function withListeners(config: Readonly<Config>, opts: RuntimeOptions): Readonly<Config> {
   if (opts.listen === undefined && opts.metrics === undefined) return config;
   const a2a = opts.listen === undefined ? config.a2a : { ...config.a2a, listen: opts.listen };
   const observability =

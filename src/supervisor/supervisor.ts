@@ -1,7 +1,6 @@
 // The supervisor: one event-driven reactor that owns durable state, runs each accepted event as one job of the job
 // table (inbox → prep → gate → launch → fold) and folds results back. The only writer of the store. It never
 // calls the model for a turn.
-
 import { Spending } from '../budget/spending.js';
 import type { Config } from '../config/types.js';
 import { Compactor } from '../context/compactor.js';
@@ -12,6 +11,7 @@ import type { ThinkJob } from '../domain/job.js';
 import { ActivityBoard, publishProgress } from '../obs/activityBoard.js';
 import type { Logger } from '../obs/log.js';
 import { Metrics } from '../obs/metrics.js';
+import { RunTap } from '../obs/runTap.js';
 import { Staging } from '../prep/staging.js';
 import type { Usage } from '../protocol/messages.js';
 import { Steering, type SteeringDeps } from '../steering/steering.js';
@@ -71,7 +71,8 @@ export class Supervisor {
   /** Plan mode, goals, side tasks, and what a committed turn leads to. */
   readonly steering: Steering;
   readonly intake: ConversationIntake; // loads evicted conversations for producers; a principal's quotas
-  private readonly activity = new ActivityBoard();
+  readonly runTap = new RunTap(); // each run's progress, for the embedding API's `run().events`
+  private readonly activity = new ActivityBoard(this.runTap, () => this.metrics);
   private readonly staging: Staging;
   private readonly spending: Spending;
   private readonly launcher: TurnLauncher;
@@ -171,9 +172,7 @@ export class Supervisor {
   private turnWorkers(): TurnWorkers {
     const [caps, service] = [this.hostCapabilities(), this.toolService()];
     return new TurnWorkers({
-      children: this.children,
-      log: this.log,
-      now: this.now,
+      ...{ children: this.children, log: this.log, now: this.now, tracer: this.opts.tracer ?? null },
       toolHost: (turn) => buildToolHost(caps, turn),
       serveTool: (turn, frame) => serveToolRequest(service, turn, frame),
       onProgress: (turn, event, fields) => this.progress(turn, event, fields),

@@ -7,6 +7,7 @@ import type { TaskRecord } from '../domain/task.js';
 import { describeError } from '../errors.js';
 import type { Logger } from '../obs/log.js';
 import type { Metrics } from '../obs/metrics.js';
+import type { Tracer } from '../obs/tracing.js';
 import { MemoryKeyCache } from '../store/memoryKeyCache.js';
 import { SequenceBlock } from '../store/sequenceBlock.js';
 import type { Store } from '../store/store.js';
@@ -38,6 +39,8 @@ export interface SupervisorOptions {
   killAt?: ReadonlySet<string>;
   /** Where turns, tokens, compactions and store latency are counted (served by the metrics listener). */
   metrics?: Metrics;
+  /** Traces (observability.otlp_endpoint); absent or null: off. */
+  tracer?: Tracer | null;
 }
 
 /** The watchdog's limits from config (lifecycle.pong_timeout, lifecycle.progress_timeout). */

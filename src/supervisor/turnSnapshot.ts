@@ -160,6 +160,9 @@ export function telemetry(config: Readonly<Config>, agentPath: string): Telemetr
     agent_path: agentPath,
     log_level: config.observability.log_level,
     log_content: config.observability.log_content,
+    ...(config.observability.otlp_endpoint === null
+      ? {}
+      : { trace: { traceparent: '', endpoint: config.observability.otlp_endpoint } }),
   };
 }
 

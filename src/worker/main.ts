@@ -22,6 +22,7 @@ import { startMcp } from './mcpServers.js';
 import type { TurnDeps } from './roundLoop.js';
 import { runTurn } from './roundLoop.js';
 import { readSpawnFrame } from './spawnFrame.js';
+import { type TurnSpans, turnSpans } from './turnSpans.js';
 import { InjectQueue, runSession } from './warmSession.js';
 
 /** How long stdio MCP servers get to exit on stdin EOF once the turn's frames are out, before SIGTERM. */
@@ -81,7 +82,10 @@ function turnDeps(
           turnId: payload.turn.turn_id,
         }),
       ),
-    progress: (event, fields) => void channel.send({ type: 'event', event, fields }),
+    progress: (event, fields) => {
+      w.spans?.on(event, fields);
+      void channel.send({ type: 'event', event, fields });
+    },
     // A warm run reports on top of what earlier runs used; cache counts travel apart (reference §5.3).
     usage: (usage) => void channel.send({ type: 'usage', ...addUsage(base, usage) }),
     log,
@@ -117,6 +121,8 @@ interface Worker {
   codeTools?: CodeTool[];
   /** A warm subagent's injected messages and pause flag. */
   injects: InjectQueue;
+  /** The turn's span recorder while tracing is on. */
+  spans?: TurnSpans;
 }
 
 type Outcome = { code: number; frames: UpFrame[] };
@@ -158,6 +164,7 @@ async function runPayload(w: Worker, payload: SpawnPayload): Promise<Outcome> {
         return { code: EXIT.generic, frames: [{ type: 'failed', error, error_kind: 'internal' }] };
       }
     }
+    w.spans = (await traceTurn(w, payload)) ?? undefined;
     const result = await runSession(payload, started, {
       run: (spec, at, base) => runTurn(spec, turnDeps(spec, w, at, w.mcp, base)),
       send: (frame) => w.channel.send(frame),
@@ -165,6 +172,7 @@ async function runPayload(w: Worker, payload: SpawnPayload): Promise<Outcome> {
       now: Date.now,
       log: w.log,
     });
+    await w.spans?.close().catch((err: unknown) => w.log.warn('loop.error', { err: `traces: ${describeError(err)}` }));
     const frames: UpFrame[] = [
       { type: 'usage', ...result.usage },
       { type: 'turn_done', turn: result },
@@ -174,6 +182,16 @@ async function runPayload(w: Worker, payload: SpawnPayload): Promise<Outcome> {
     const error = `worker: ${describeError(err)}`;
     w.log.error('loop.error', { err: error });
     return { code: EXIT.generic, frames: [{ type: 'failed', error, error_kind: 'internal' }] };
+  }
+}
+
+/** The span recorder when the spawn frame carries a trace context; a tracing failure never fails the turn. */
+async function traceTurn(w: Worker, payload: SpawnPayload): Promise<TurnSpans | null> {
+  try {
+    return await turnSpans(payload.telemetry, payload.intelligence);
+  } catch (err) {
+    w.log.warn('loop.error', { err: `traces: ${describeError(err)}` });
+    return null;
   }
 }
 
