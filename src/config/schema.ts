@@ -2,6 +2,7 @@
 // Typed against Config so a key missing from the table, or a default of the wrong type, does not compile.
 import { DIALECTS } from '../protocol/frames.js';
 import { rateKind, templatesKind } from '../subagents/subagentKeys.js';
+import { workflowsKind } from '../workflows/workflowKeys.js';
 import { A2A_DEFAULTS, DEFAULT_MAX_BODY_BYTES, listenKind, principalsKind, tlsKind } from './a2aKeys.js';
 import { budgetKind, metricsAddrKind } from './budgetKeys.js';
 import { byteSizeKind } from './byteSize.js';
@@ -206,6 +207,11 @@ export const KEYS: KeyTable = {
   'limits.subagents.total': { kind: intKind(1), default: 64, doc: 'Live plus last-hour subagents.' },
   'limits.subagents.rate': { kind: rateKind(), default: '8/2s', doc: 'Spawn rate: <burst>/<period>.' },
   'subagents.allow_freeform': { kind: boolKind(), default: true, doc: 'false: subagent.run must name a template.' },
+  workflows: {
+    kind: workflowsKind() as unknown as ValueKind<Config['workflows']>,
+    default: [],
+    doc: 'Workflow definitions: inline dialect-3 documents or {name?, file} (see docs/reference/workflow-nodes.md).',
+  },
   'subagents.templates': {
     kind: templatesKind(),
     default: {},

@@ -2,6 +2,7 @@
 // Plain data: no validation or execution here (validation.ts compiles, internalTools.ts runs).
 import type { ToolDef } from '../protocol/messages.js';
 import { SUBAGENT_CONTRACTS } from '../subagents/subagentContracts.js';
+import { WORKFLOW_CONTRACTS } from '../workflows/workflowContracts.js';
 import { MAX_CONDITION_LENGTH } from './condition.js';
 import { closed, open } from './schemaShapes.js';
 import { SKILL_CONTRACTS } from './skillContracts.js';
@@ -301,6 +302,7 @@ const CONTRACTS: InternalContract[] = [
   ...STEERING_CONTRACTS,
   ...SKILL_CONTRACTS,
   ...SUBAGENT_CONTRACTS,
+  ...WORKFLOW_CONTRACTS,
 ];
 
 /** Families granted only when the instance has what they need (skills.* needs skills.sources). */
@@ -335,6 +337,9 @@ const READ_ONLY_INTERNAL: ReadonlySet<string> = new Set([
   'subagent.status',
   'subagent.list',
   'subagent.await',
+  'workflow.status',
+  'workflow.list',
+  'workflow.wait',
 ]);
 
 /** True for an internal tool plan mode may run. */
