@@ -37,6 +37,11 @@ export class WorkflowDesk {
   readonly #versions = new Map<string, number>();
   readonly #waiters = new Map<string, Set<(run: Readonly<WorkflowRun>) => void>>();
   readonly #queued: StartRequest[] = [];
+  #markOpen: () => void = () => {};
+  /** Resolves once stored definitions are loaded and live runs restored: starts and reads wait for it. */
+  readonly opened = new Promise<void>((resolve) => {
+    this.#markOpen = resolve;
+  });
 
   constructor(private readonly deps: DeskDeps) {
     this.#configured = new Map(deps.configured.map((d) => [d.name, d]));
@@ -57,6 +62,7 @@ export class WorkflowDesk {
     }
     const runs = await this.engine.restore();
     if (runs > 0) this.deps.log.info('restore.runs', { runs });
+    this.#markOpen();
   }
 
   #loadStored(stored: StoredDefinition): void {
@@ -76,6 +82,7 @@ export class WorkflowDesk {
 
   /** Starts a run, or finds the one `startKey` already made (reference §2.9; §5 item 16). */
   async start(req: StartRequest): Promise<StartOutcome> {
+    await this.opened;
     const def = this.definitions().get(req.workflow);
     const plan = planStart(req, def, this.engine.live());
     if (plan.type === 'refuse' || !def) {
@@ -127,6 +134,7 @@ export class WorkflowDesk {
 
   /** A run by id: live, else stored. */
   async run(id: string): Promise<Readonly<WorkflowRun> | null> {
+    await this.opened;
     return this.engine.get(id) ?? (await this.deps.store.workflows.getRun(id));
   }
 
@@ -151,6 +159,7 @@ export class WorkflowDesk {
 
   /** Saves a new version of a runtime-created definition (`document` null deletes it); live runs keep theirs. */
   async define(name: string, document: Record<string, unknown> | null, def: WorkflowDef | null): Promise<number> {
+    await this.opened;
     const version = (this.#versions.get(name) ?? 0) + 1;
     await this.deps.store.workflows.saveDefinition({
       name,

@@ -36,7 +36,7 @@ export class WorkflowProducer implements Producer {
   #desk: WorkflowDesk | null = null;
   #unplug: (() => void) | null = null;
 
-  async start(ctx: ProducerContext): Promise<void> {
+  start(ctx: ProducerContext): void {
     const desk = new WorkflowDesk({
       store: ctx.store,
       log: ctx.log,
@@ -51,9 +51,11 @@ export class WorkflowProducer implements Producer {
     });
     this.#desk = desk;
     this.#unplug = ctx.ports.plug('workflows', () => desk);
-    await ctx.restored;
-    await desk.open();
-    await desk.fireOnce();
+    // The supervisor restores after every producer started: the desk opens once conversations are loaded.
+    ctx.restored
+      .then(() => desk.open())
+      .then(() => desk.fireOnce())
+      .catch((err: unknown) => ctx.log.error('producer.failed', { producer: this.name, err: describeError(err) }));
   }
 
   #noteEnd(ctx: ProducerContext, run: Readonly<WorkflowRun>): void {
