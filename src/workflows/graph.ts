@@ -41,8 +41,9 @@ export function topoOrder(steps: Readonly<Record<string, StepDef>>): { order: st
       }
     }
   }
+  const placed = new Set(order);
   const cycle = [...indegree]
-    .filter(([id, n]) => n > 0 && !order.includes(id))
+    .filter(([id, n]) => n > 0 && !placed.has(id))
     .map(([id]) => id)
     .sort();
   return { order, cycle };

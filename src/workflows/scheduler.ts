@@ -18,6 +18,18 @@ const IN_FLIGHT = new Set(['running', 'suspended']);
 
 type Readiness = 'ready' | 'prune' | 'wait' | { whenError: string };
 
+/** Dependency order per definition: computed once, not on every pass (a run keeps its definition object). */
+const ORDERS = new WeakMap<object, readonly string[]>();
+
+function orderOf(steps: WorkflowRun['definition']['steps']): readonly string[] {
+  let order = ORDERS.get(steps);
+  if (order === undefined) {
+    order = topoOrder(steps).order;
+    ORDERS.set(steps, order);
+  }
+  return order;
+}
+
 function readiness(run: WorkflowRun, id: string): Readiness {
   const step = run.definition.steps[id];
   const state = run.steps[id];
@@ -62,7 +74,7 @@ export function nextRunDecision(run: WorkflowRun, now: number): RunDecision {
   if (due.length > 0) return { type: 'due', steps: due };
   const ready: string[] = [];
   const prune: string[] = [];
-  for (const id of topoOrder(run.definition.steps).order) {
+  for (const id of orderOf(run.definition.steps)) {
     const verdict = readiness(run, id);
     if (typeof verdict === 'object')
       return { type: 'end', status: 'failed', error: `step "${id}": when: ${verdict.whenError}` };

@@ -169,8 +169,14 @@ export class WorkflowDesk {
       created: this.deps.clock(),
     });
     this.#versions.set(name, version);
-    if (def === null) this.#stored.delete(name);
-    else this.#stored.set(name, { def, version });
+    const op = this.#stored.has(name) ? 'update' : 'create';
+    if (def === null) {
+      this.#stored.delete(name);
+      this.deps.log.info('workflow.deleted', { name, version });
+    } else {
+      this.#stored.set(name, { def, version });
+      this.deps.log.info('workflow.defined', { name, hash: def.hash.slice(0, 12), op, version });
+    }
     return version;
   }
 

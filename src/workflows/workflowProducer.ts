@@ -17,14 +17,20 @@ declare module '../tools/toolOutcome.js' {
 
 const NOTE_CHARS = 400;
 
-/** The note a finished run leaves (reference §2.14), or null when `agent.wake_on` / `on_workflow_finished` say none. */
+/**
+ * The note a finished run leaves (reference §2.14), or null: as for a message.send run (steering/wakeNotes.ts), a
+ * failure is noted while `agent.wake_on` holds `workflow_failed`; a completion when `wake_on` holds
+ * `workflow_finished` or `on_workflow_finished` is `note`/`think` (think acts as note here).
+ */
 export function runNote(
   run: Readonly<WorkflowRun>,
   agent: Pick<AgentConfig, 'wake_on' | 'on_workflow_finished'>,
 ): string | null {
-  if (agent.on_workflow_finished === 'ignore') return null;
   const completed = run.status === 'completed';
-  if (!agent.wake_on.includes(completed ? 'workflow_finished' : 'workflow_failed')) return null;
+  const wanted = completed
+    ? agent.wake_on.includes('workflow_finished') || agent.on_workflow_finished !== 'ignore'
+    : agent.wake_on.includes('workflow_failed');
+  if (!wanted) return null;
   const detail = completed ? (JSON.stringify(run.output) ?? 'null') : (run.error ?? run.status);
   const chars = [...detail];
   const cut = chars.length > NOTE_CHARS ? `${chars.slice(0, NOTE_CHARS).join('')}…` : detail;
