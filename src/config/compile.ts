@@ -7,6 +7,7 @@ import { resolve } from 'node:path';
 import { DaemonError } from '../errors.js';
 import { registerSecret } from '../obs/log.js';
 import { isCredentialHeader } from '../obs/redactor.js';
+import { loadWorkflowFiles, type WorkflowEntry } from '../workflows/workflowKeys.js';
 import { checkA2a } from './a2aKeys.js';
 import { settleAwsAuth } from './awsAuth.js';
 import { readEnvSettings, readFlagSettings } from './envSource.js';
@@ -65,6 +66,8 @@ export function compileConfig(sources: ConfigSources): Readonly<Config> {
     files.map((f) => resolve(sources.cwd, f)),
   );
   settleIntelligence(values, accepted);
+  const workflows = loadWorkflowFiles(values.get('workflows') as WorkflowEntry[], sources.cwd);
+  values.set('workflows', workflows.defs);
   const storeDefaulted = sources.oneShot === true && settleJobStore(values, accepted, sources.env);
   // The tree has exactly the table's paths, and the KEYS type pins each path's value type to Config's.
   const config = buildTree(values) as unknown as Config;
@@ -72,6 +75,7 @@ export function compileConfig(sources: ConfigSources): Readonly<Config> {
   const aws = settleAwsAuth(config, originOf, awsSources(sources.env));
   for (const secret of aws.secrets) registerSecret(secret);
   const crossProblems = [
+    ...workflows.problems,
     ...aws.problems,
     ...checkIntelligence(config, originOf),
     ...checkA2a(config, originOf),

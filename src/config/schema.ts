@@ -1,6 +1,7 @@
 // The key table: every config key path with its value kind, default and one-line doc (reference §19).
 // Typed against Config so a key missing from the table, or a default of the wrong type, does not compile.
 import { DIALECTS } from '../protocol/frames.js';
+import { workflowsKind } from '../workflows/workflowKeys.js';
 import { A2A_DEFAULTS, DEFAULT_MAX_BODY_BYTES, listenKind, principalsKind, tlsKind } from './a2aKeys.js';
 import { budgetKind, metricsAddrKind } from './budgetKeys.js';
 import { byteSizeKind } from './byteSize.js';
@@ -216,6 +217,11 @@ export const KEYS: KeyTable = {
     kind: durationKind(),
     default: 86_400_000,
     doc: 'How long an ended subagent record is kept.',
+  },
+  workflows: {
+    kind: workflowsKind() as unknown as ValueKind<Config['workflows']>,
+    default: [],
+    doc: 'Workflow definitions: inline dialect-3 documents or {name?, file} (see docs/reference/workflow-nodes.md).',
   },
   'subagents.templates': {
     kind: templatesKind(),

@@ -1,5 +1,6 @@
 // The compiled configuration: fully defaulted, typed, frozen. Durations are milliseconds.
 // Produced only by compileConfig (config/compile.ts); nothing downstream reads raw YAML or process.env.
+import type { WorkflowDef } from '../domain/workflow.js';
 import type { Dialect, ModelFamily } from '../protocol/frames.js';
 import type { A2aConfig } from './a2aTypes.js';
 
@@ -366,6 +367,8 @@ export interface Config {
   store: StoreConfig;
   lifecycle: LifecycleConfig;
   observability: ObservabilityConfig;
+  /** Workflow definitions, loaded and validated (producers reference §2.1). Default []. */
+  workflows: readonly WorkflowDef[];
 }
 
 /** Inputs to compileConfig: config files in order, the environment, and the parsed CLI flags. */

@@ -7,6 +7,7 @@ import type { InboxEvent, InboxRecord } from '../domain/inbox.js';
 import type { MemoryEntry } from '../domain/memory.js';
 import type { SubagentRecord } from '../domain/subagent.js';
 import type { TaskRecord } from '../domain/task.js';
+import { type StoredDefinition, TERMINAL_RUN, type WorkflowRun } from '../domain/workflow.js';
 import { messageBytes } from './conversationWrite.js';
 import { MemoryChanges } from './memoryChanges.js';
 import { compareKeys, isExpired, listLiveKeys } from './memoryKeys.js';
@@ -22,6 +23,7 @@ import type {
   Store,
   SubagentsPort,
   TasksPort,
+  WorkflowsPort,
 } from './store.js';
 import { matchesTask, selectTasks, taskOfEvent } from './taskQuery.js';
 import { addCounter, bySubagentAge, checkRevision, compareInbox, keepsTask, scopedKey } from './writeRules.js';
@@ -47,6 +49,8 @@ class MemoryData {
   readonly tasks = new Map<string, TaskRecord>();
   readonly counters = new Map<string, BudgetCounter>();
   readonly subagents = new Map<string, SubagentRecord>();
+  readonly runs = new Map<string, WorkflowRun>();
+  readonly definitions: StoredDefinition[] = [];
   readonly changes = new MemoryChanges();
 
   /** Checks every revision first, then writes: a stale one leaves everything as it was (one transaction). */
@@ -228,6 +232,38 @@ function subagentsPort(data: MemoryData): SubagentsPort {
   };
 }
 
+function workflowsPort(data: MemoryData): WorkflowsPort {
+  const byCreated = (a: WorkflowRun, b: WorkflowRun) => a.created - b.created || a.id.localeCompare(b.id);
+  return {
+    async createRun(run) {
+      const taken = data.runs.get(run.id) ?? [...data.runs.values()].find((r) => r.startKey === run.startKey);
+      if (taken) return { run: jsonCopy(taken), created: false };
+      data.runs.set(run.id, jsonCopy(run));
+      return { run: jsonCopy(run), created: true };
+    },
+    async saveRun(run) {
+      data.runs.set(run.id, jsonCopy(run));
+    },
+    async getRun(id) {
+      const run = data.runs.get(id);
+      return run ? jsonCopy(run) : null;
+    },
+    async listRuns(filter) {
+      const runs = [...data.runs.values()].filter((r) => !filter.live || !TERMINAL_RUN.has(r.status));
+      return runs.sort(byCreated).map(jsonCopy);
+    },
+    async saveDefinition(def) {
+      data.definitions.push(jsonCopy(def));
+    },
+    async listDefinitions() {
+      const newest = new Map<string, StoredDefinition>();
+      for (const def of data.definitions)
+        if ((newest.get(def.name)?.version ?? -1) < def.version) newest.set(def.name, def);
+      return [...newest.values()].sort((a, b) => a.name.localeCompare(b.name)).map(jsonCopy);
+    },
+  };
+}
+
 /** A Store held in process memory. Its location is ":memory:" and its generation is always 1. */
 export class MemoryStore implements Store {
   readonly kind = 'memory' as const;
@@ -240,6 +276,7 @@ export class MemoryStore implements Store {
   readonly memory: MemoryPort;
   readonly sequences: SequencesPort;
   readonly subagents: SubagentsPort;
+  readonly workflows: WorkflowsPort;
 
   constructor() {
     const data = new MemoryData();
@@ -250,6 +287,7 @@ export class MemoryStore implements Store {
     this.memory = memoryPort(data);
     this.sequences = sequencesPort(data);
     this.subagents = subagentsPort(data);
+    this.workflows = workflowsPort(data);
   }
 
   async close(): Promise<void> {

@@ -22,7 +22,8 @@ const INBOX_COLUMNS = 'id, kind, ts, principal, payload, dedupe_key, status, out
 /** The prepared statements, named. */
 export type Statements = ReturnType<typeof inboxAndConversations> &
   ReturnType<typeof memoryTasksCounters> &
-  ReturnType<typeof subagentRecords>;
+  ReturnType<typeof subagentRecords> &
+  ReturnType<typeof workflowRecords>;
 
 /** The part of a prepared statement the store uses, named so the declarations can spell it. */
 export interface Statement<P extends unknown[], R> {
@@ -38,7 +39,7 @@ function prepare<P extends unknown[], R = unknown>(db: Database.Database, sql: s
 
 /** Prepares the store's statements on `db` (after the schema exists). */
 export function prepareStatements(db: Database.Database): Statements {
-  return { ...inboxAndConversations(db), ...memoryTasksCounters(db), ...subagentRecords(db) };
+  return { ...inboxAndConversations(db), ...memoryTasksCounters(db), ...subagentRecords(db), ...workflowRecords(db) };
 }
 
 function subagentRecords(db: Database.Database) {
@@ -50,6 +51,33 @@ function subagentRecords(db: Database.Database) {
     ),
     allSubagents: prepare<[], { json: string }>(db, 'SELECT json FROM subagents ORDER BY created, handle'),
     deleteSubagent: prepare<[{ handle: string }], void>(db, 'DELETE FROM subagents WHERE handle = @handle'),
+  };
+}
+
+type RunRow = { id: string; start_key: string; live: number; created: number; json: string };
+
+function workflowRecords(db: Database.Database) {
+  return {
+    insertRun: db.prepare<[RunRow], void>(
+      `INSERT INTO workflow_runs (id, start_key, live, created, json) VALUES (@id, @start_key, @live, @created, @json)
+       ON CONFLICT DO NOTHING`,
+    ),
+    saveRun: db.prepare<[RunRow], void>(
+      `INSERT INTO workflow_runs (id, start_key, live, created, json) VALUES (@id, @start_key, @live, @created, @json)
+       ON CONFLICT (id) DO UPDATE SET live = excluded.live, json = excluded.json`,
+    ),
+    runByIdOrKey: db.prepare<[{ id: string; key: string }], { json: string }>(
+      'SELECT json FROM workflow_runs WHERE id = @id OR start_key = @key LIMIT 1',
+    ),
+    allRuns: db.prepare<[], { json: string }>('SELECT json FROM workflow_runs ORDER BY created, id'),
+    liveRuns: db.prepare<[], { json: string }>('SELECT json FROM workflow_runs WHERE live = 1 ORDER BY created, id'),
+    saveDefinition: db.prepare<[{ name: string; version: number; created: number; json: string }], void>(
+      'INSERT OR REPLACE INTO workflow_definitions (name, version, created, json) VALUES (@name, @version, @created, @json)',
+    ),
+    newestDefinitions: db.prepare<[], { json: string }>(
+      `SELECT json FROM workflow_definitions d WHERE version = (SELECT max(version) FROM workflow_definitions
+       WHERE name = d.name) ORDER BY name`,
+    ),
   };
 }
 

@@ -27,6 +27,7 @@ import {
   toTask,
 } from './sqliteRows.js';
 import { prepareStatements, type Statements } from './sqliteStatements.js';
+import { sqliteWorkflowsPort } from './sqliteWorkflows.js';
 import type {
   BudgetPort,
   ConversationCommit,
@@ -39,6 +40,7 @@ import type {
   StoredConversation,
   SubagentsPort,
   TasksPort,
+  WorkflowsPort,
 } from './store.js';
 import { taskFilterParams, taskLimit } from './taskQuery.js';
 import { addCounter, checkRevision, compareInbox, scopedKey } from './writeRules.js';
@@ -56,6 +58,7 @@ export class SqliteStore implements Store {
   readonly memory: MemoryPort;
   readonly sequences: SequencesPort;
   readonly subagents: SubagentsPort;
+  readonly workflows: WorkflowsPort;
   readonly #dir: string;
   readonly #db: Database.Database;
   readonly #sql: Statements;
@@ -95,6 +98,7 @@ export class SqliteStore implements Store {
           })(),
         ),
     };
+    this.workflows = sqliteWorkflowsPort(this.#sql, (doing, op) => this.#run(doing, op));
     this.sequences = {
       next: (name, count = 1) =>
         this.#run('advance a sequence', () => {

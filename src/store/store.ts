@@ -8,6 +8,7 @@ import type { InboxEvent, InboxOutcome, InboxRecord } from '../domain/inbox.js';
 import type { MemoryEntry } from '../domain/memory.js';
 import type { SubagentRecord } from '../domain/subagent.js';
 import type { TaskFilter, TaskRecord } from '../domain/task.js';
+import type { StoredDefinition, WorkflowRun } from '../domain/workflow.js';
 import type { MemoryListing } from './memoryKeys.js';
 
 /** What `inbox.accept` did: `created` false when the event's id or (principal, dedupe_key) was already taken. */
@@ -139,6 +140,24 @@ export interface SubagentsPort {
   remove(handles: readonly string[]): Promise<void>;
 }
 
+/**
+ * Workflow runs and runtime-created definitions (producers reference §2.11): one JSON record each. Runs are keyed
+ * by id and by the key of the event that started them, so a replayed start finds its run instead of making one.
+ */
+export interface WorkflowsPort {
+  /** Inserts the run unless its id or start key is taken; resolves with the stored record and whether it is new. */
+  createRun(run: WorkflowRun): Promise<{ run: WorkflowRun; created: boolean }>;
+  /** Replaces the stored run with this id, durably. */
+  saveRun(run: WorkflowRun): Promise<void>;
+  getRun(id: string): Promise<WorkflowRun | null>;
+  /** Runs ordered by `created`, then id; `live` = only running or paused ones. */
+  listRuns(filter: { live?: boolean }): Promise<WorkflowRun[]>;
+  /** Appends one definition version (a `workflow.create` / `update`, or a deletion's tombstone). */
+  saveDefinition(def: StoredDefinition): Promise<void>;
+  /** The newest version of every stored definition (tombstones included), ordered by name. */
+  listDefinitions(): Promise<StoredDefinition[]>;
+}
+
 export interface Store {
   readonly kind: 'sqlite' | 'memory';
   /** Human-readable location (the database file path, or ":memory:"). */
@@ -154,5 +173,6 @@ export interface Store {
   readonly memory: MemoryPort;
   readonly sequences: SequencesPort;
   readonly subagents: SubagentsPort;
+  readonly workflows: WorkflowsPort;
   close(): Promise<void>;
 }

@@ -2,6 +2,7 @@
 // Plain data: no validation or execution here (validation.ts compiles, internalTools.ts runs).
 import type { ToolDef } from '../protocol/messages.js';
 import { SUBAGENT_CONTRACTS } from '../subagents/subagentContracts.js';
+import { WORKFLOW_CONTRACTS } from '../workflows/workflowContracts.js';
 import { MAX_CONDITION_LENGTH } from './condition.js';
 import { leanSchema } from './leanSchema.js';
 import { closed, open } from './schemaShapes.js';
@@ -300,6 +301,7 @@ const CONTRACTS: InternalContract[] = [
   ...STEERING_CONTRACTS,
   ...SKILL_CONTRACTS,
   ...SUBAGENT_CONTRACTS,
+  ...WORKFLOW_CONTRACTS,
 ];
 
 const BY_NAME: ReadonlyMap<string, InternalContract> = new Map(CONTRACTS.map((c) => [c.name, c]));
@@ -331,6 +333,9 @@ const READ_ONLY_INTERNAL: ReadonlySet<string> = new Set([
   'subagent.status',
   'subagent.list',
   'subagent.await',
+  'workflow.status',
+  'workflow.list',
+  'workflow.wait',
 ]);
 
 /** True for an internal tool plan mode may run. */

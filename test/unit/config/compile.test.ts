@@ -65,6 +65,7 @@ function expectedDefaults(storePath: string): Config {
     },
     lifecycle: { drain_timeout: 25_000, pong_timeout: 10_000, progress_timeout: 120_000 },
     observability: { log_level: 'info', log_content: false, metrics_addr: null, otlp_endpoint: null },
+    workflows: [],
     a2a: {
       listen: null,
       tls: null,

@@ -44,6 +44,15 @@ const NAMES = [
   'subagent.status',
   'subagent.list',
   'subagent.kill',
+  'workflow.run',
+  'workflow.status',
+  'workflow.list',
+  'workflow.cancel',
+  'workflow.wait',
+  'workflow.signal',
+  'workflow.create',
+  'workflow.update',
+  'workflow.delete',
 ];
 
 describe('internalContracts', () => {
@@ -110,7 +119,7 @@ describe('internalToolDefs', () => {
 });
 
 describe('isSuspending', () => {
-  it('is true for sleep, await, think, decide, context.compact, ask_human, goal.complete, subagent.run and .await', () => {
+  it('is true for sleep, await, think, decide, context.compact, ask_human, goal.complete, subagent.run and .await, workflow.run and .wait', () => {
     assert.deepEqual(
       NAMES.filter((n) => isSuspending(n)),
       [
@@ -123,6 +132,8 @@ describe('isSuspending', () => {
         'goal.complete',
         'subagent.run',
         'subagent.await',
+        'workflow.run',
+        'workflow.wait',
       ],
     );
     assert.equal(isSuspending('no.such'), false);
@@ -139,7 +150,7 @@ describe('internalFamilies', () => {
     ]);
   });
 
-  it('lists every internal tool as eight dotted families and seven bare names', () => {
+  it('lists every internal tool as nine dotted families and seven bare names', () => {
     assert.deepEqual(internalFamilies(NAMES), [
       'context.*',
       'goal.*',
@@ -149,6 +160,7 @@ describe('internalFamilies', () => {
       'side.*',
       'skills.*',
       'subagent.*',
+      'workflow.*',
       'ask_human',
       'await',
       'decide',
