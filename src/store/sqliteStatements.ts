@@ -58,23 +58,28 @@ type RunRow = { id: string; start_key: string; live: number; created: number; js
 
 function workflowRecords(db: Database.Database) {
   return {
-    insertRun: db.prepare<[RunRow], void>(
+    insertRun: prepare<[RunRow], void>(
+      db,
       `INSERT INTO workflow_runs (id, start_key, live, created, json) VALUES (@id, @start_key, @live, @created, @json)
        ON CONFLICT DO NOTHING`,
     ),
-    saveRun: db.prepare<[RunRow], void>(
+    saveRun: prepare<[RunRow], void>(
+      db,
       `INSERT INTO workflow_runs (id, start_key, live, created, json) VALUES (@id, @start_key, @live, @created, @json)
        ON CONFLICT (id) DO UPDATE SET live = excluded.live, json = excluded.json`,
     ),
-    runByIdOrKey: db.prepare<[{ id: string; key: string }], { json: string }>(
+    runByIdOrKey: prepare<[{ id: string; key: string }], { json: string }>(
+      db,
       'SELECT json FROM workflow_runs WHERE id = @id OR start_key = @key LIMIT 1',
     ),
-    allRuns: db.prepare<[], { json: string }>('SELECT json FROM workflow_runs ORDER BY created, id'),
-    liveRuns: db.prepare<[], { json: string }>('SELECT json FROM workflow_runs WHERE live = 1 ORDER BY created, id'),
-    saveDefinition: db.prepare<[{ name: string; version: number; created: number; json: string }], void>(
+    allRuns: prepare<[], { json: string }>(db, 'SELECT json FROM workflow_runs ORDER BY created, id'),
+    liveRuns: prepare<[], { json: string }>(db, 'SELECT json FROM workflow_runs WHERE live = 1 ORDER BY created, id'),
+    saveDefinition: prepare<[{ name: string; version: number; created: number; json: string }], void>(
+      db,
       'INSERT OR REPLACE INTO workflow_definitions (name, version, created, json) VALUES (@name, @version, @created, @json)',
     ),
-    newestDefinitions: db.prepare<[], { json: string }>(
+    newestDefinitions: prepare<[], { json: string }>(
+      db,
       `SELECT json FROM workflow_definitions d WHERE version = (SELECT max(version) FROM workflow_definitions
        WHERE name = d.name) ORDER BY name`,
     ),
