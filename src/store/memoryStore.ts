@@ -7,6 +7,7 @@ import type { InboxEvent, InboxRecord } from '../domain/inbox.js';
 import type { MemoryEntry } from '../domain/memory.js';
 import type { SubagentRecord } from '../domain/subagent.js';
 import type { TaskRecord } from '../domain/task.js';
+import type { TimerRecord } from '../domain/timer.js';
 import { messageBytes } from './conversationWrite.js';
 import { MemoryChanges } from './memoryChanges.js';
 import { compareKeys, isExpired, listLiveKeys } from './memoryKeys.js';
@@ -22,6 +23,7 @@ import type {
   Store,
   SubagentsPort,
   TasksPort,
+  TimersPort,
 } from './store.js';
 import { matchesTask, selectTasks, taskOfEvent } from './taskQuery.js';
 import { addCounter, bySubagentAge, checkRevision, compareInbox, keepsTask, scopedKey } from './writeRules.js';
@@ -225,6 +227,35 @@ function subagentsPort(data: MemoryData): SubagentsPort {
   };
 }
 
+function memoryTimersPort(): TimersPort {
+  const timers = new Map<string, TimerRecord>();
+  const keys = new Map<string, number>();
+  return {
+    async arm(timer) {
+      timers.set(timer.id, jsonCopy(timer));
+    },
+    async list() {
+      return [...timers.values()].map(jsonCopy).sort((a, b) => a.due - b.due || (a.id < b.id ? -1 : 1));
+    },
+    async settle(id, next) {
+      const had = timers.delete(id);
+      if (next !== undefined) timers.set(next.id, jsonCopy(next));
+      return had;
+    },
+    async cancelOwner(owner) {
+      const mine = [...timers.values()].filter((t) => t.owner === owner);
+      for (const t of mine) timers.delete(t.id);
+      return mine.length;
+    },
+    async seen(key) {
+      return keys.has(key);
+    },
+    async remember(key, at) {
+      if (!keys.has(key)) keys.set(key, at);
+    },
+  };
+}
+
 /** A Store held in process memory. Its location is ":memory:" and its generation is always 1. */
 export class MemoryStore implements Store {
   readonly kind = 'memory' as const;
@@ -237,6 +268,7 @@ export class MemoryStore implements Store {
   readonly memory: MemoryPort;
   readonly sequences: SequencesPort;
   readonly subagents: SubagentsPort;
+  readonly timers: TimersPort;
 
   constructor() {
     const data = new MemoryData();
@@ -247,6 +279,7 @@ export class MemoryStore implements Store {
     this.memory = memoryPort(data);
     this.sequences = sequencesPort(data);
     this.subagents = subagentsPort(data);
+    this.timers = memoryTimersPort();
   }
 
   async close(): Promise<void> {

@@ -27,6 +27,7 @@ import {
   toTask,
 } from './sqliteRows.js';
 import { prepareStatements, type Statements } from './sqliteStatements.js';
+import { sqliteTimersPort } from './sqliteTimers.js';
 import type {
   BudgetPort,
   ConversationCommit,
@@ -39,6 +40,7 @@ import type {
   StoredConversation,
   SubagentsPort,
   TasksPort,
+  TimersPort,
 } from './store.js';
 import { taskFilterParams, taskLimit } from './taskQuery.js';
 import { addCounter, checkRevision, compareInbox, scopedKey } from './writeRules.js';
@@ -56,6 +58,7 @@ export class SqliteStore implements Store {
   readonly memory: MemoryPort;
   readonly sequences: SequencesPort;
   readonly subagents: SubagentsPort;
+  readonly timers: TimersPort;
   readonly #dir: string;
   readonly #db: Database.Database;
   readonly #sql: Statements;
@@ -89,6 +92,7 @@ export class SqliteStore implements Store {
           this.#sql.allSubagents.all().map((row) => JSON.parse(row.json) as SubagentRecord),
         ),
     };
+    this.timers = sqliteTimersPort(this.#db, (doing, op) => this.#run(doing, op));
     this.sequences = {
       next: (name, count = 1) =>
         this.#run('advance a sequence', () => {

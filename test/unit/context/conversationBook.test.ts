@@ -77,6 +77,7 @@ describe('ConversationBook commits', () => {
       memory: sqlite.memory,
       sequences: sqlite.sequences,
       subagents: sqlite.subagents,
+      timers: sqlite.timers,
       close: () => sqlite.close(),
       conversations: {
         load: () => sqlite.conversations.load(),
