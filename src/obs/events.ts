@@ -154,6 +154,7 @@ export const EVENT_NAMES = [
   'timer.armed',
   'timer.fired',
   'timer.cancelled',
+  'timer.cancel.fail',
   'timer.dropped',
   'timer.fire.fail',
   'timer.unknown_owner',
