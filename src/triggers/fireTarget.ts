@@ -8,19 +8,16 @@ export interface FireTarget {
    * with that key as its dedupe key): a firing interrupted by a crash is made again with the same key.
    * `payload` is the start step's output (producers reference §3.2).
    */
-  fire(
-    triggerId: string,
-    occurrenceMs: number,
-    idempotencyKey: string,
-    payload: unknown,
-  ): Promise<FireResult | undefined>;
+  fire(triggerId: string, occurrenceMs: number, idempotencyKey: string, payload: unknown): Promise<void>;
+  /** The end of the run the firing with this key started (a webhook answered `respond: sync` waits for it). */
+  outcome?(idempotencyKey: string): Promise<FireResult>;
   /** Whether a run this trigger started is still live (the overlap policy asks). */
   live?(triggerId: string): boolean;
   /** Cancels the live runs this trigger started (overlap `cancel_previous`). */
   cancel?(triggerId: string): void;
 }
 
-/** What a firing's run ended with, for a webhook answered `respond: sync`; undefined when not waited for. */
+/** What a firing's run ended with (producers reference §3.7: `{status, output, error}`). */
 export interface FireResult {
   status: string;
   output?: unknown;
