@@ -98,7 +98,9 @@ export class WebhookRoutes {
     if (route.filter && !route.filter(payload)) return answer(res, 200, { status: 'filtered' }, log);
     const key = idempotencyKeyOf(route, payload.headers, payload.body);
     const stored = key === null ? null : `webhook/${route.id}/${createHash('sha256').update(key).digest('hex')}`;
-    if (stored !== null && (this.#inFlight.has(stored) || (await this.deps.keys.seen(stored)))) {
+    // In flight is asked again after the store's answer: a redelivery racing this one may have started meanwhile.
+    const seen = stored !== null && (this.#inFlight.has(stored) || (await this.deps.keys.seen(stored)));
+    if (stored !== null && (seen || this.#inFlight.has(stored))) {
       this.deps.log.info('webhook.duplicate', { trigger: route.id, path: route.path });
       return answer(res, 200, { status: 'duplicate', idempotency_key: key }, log);
     }

@@ -65,7 +65,11 @@ describe('webhooks on the A2A listener', () => {
       const b = await post(`${first.url}/hooks/ci`, '{"ref":"main"}', { 'Idempotency-Key': 'k1' });
       assert.equal(b.status, 200);
       assert.deepEqual(await b.json(), { status: 'duplicate', idempotency_key: 'k1' });
-      assert.equal(started.length, 1);
+      const racing = await Promise.all(
+        [1, 2].map(() => post(`${first.url}/hooks/ci`, '{}', { 'Idempotency-Key': 'k3' })),
+      );
+      assert.deepEqual(racing.map((r) => r.status).sort(), [200, 202], 'two deliveries at once: one starts');
+      assert.equal(started.length, 2);
       assert.deepEqual((started[0]?.payload as { body: unknown } | undefined)?.body, { ref: 'main' });
       assert.equal((await fetch(`${first.url}/hooks/ci`)).status, 405, 'GET is not among the methods');
       assert.equal((await post(`${first.url}/hooks/none`, '{}')).status, 404);
@@ -79,7 +83,7 @@ describe('webhooks on the A2A listener', () => {
       assert.deepEqual(await c.json(), { status: 'duplicate', idempotency_key: 'k1' });
       const d = await post(`${second.url}/hooks/ci`, '{}', { 'Idempotency-Key': 'k2' });
       assert.equal(d.status, 202, 'premise: a new key still starts a run after the restart');
-      assert.equal(started.length, 2);
+      assert.equal(started.length, 3);
     } finally {
       await second.runtime.stop();
     }
