@@ -6,7 +6,8 @@ export interface FireTarget {
   /**
    * Starts the work of one firing. Must be idempotent on `idempotencyKey` (the engine accepts it as an inbox event
    * with that key as its dedupe key): a firing interrupted by a crash is made again with the same key.
-   * `payload` is the start step's output (producers reference §3.2).
+   * `payload` is the start step's output (producers reference §3.2). Resolves once the start is accepted, never
+   * at the run's end: a schedule's timer (and the supervisor's drain) waits for it.
    */
   fire(triggerId: string, occurrenceMs: number, idempotencyKey: string, payload: unknown): Promise<void>;
   /** The end of the run the firing with this key started (a webhook answered `respond: sync` waits for it). */
