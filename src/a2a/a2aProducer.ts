@@ -42,7 +42,8 @@ export class A2aProducer implements Producer {
     this.ctx = ctx;
     this.backend = backend;
     const instance = { name: config.agent.name, version: VERSION };
-    this.listener = await A2aListener.start({ config, backend, log, instance });
+    const webhooks = ctx.webhooks;
+    this.listener = await A2aListener.start({ config, backend, log, instance, ...(webhooks ? { webhooks } : {}) });
     backend.setListening(true);
   }
 

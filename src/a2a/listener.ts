@@ -27,6 +27,8 @@ export interface A2aListenerOptions {
   backend: A2aBackend;
   log: Logger;
   instance: InstanceInfo;
+  /** Webhook routes (triggers/webhooks.ts): a request on a path they hold is theirs. */
+  webhooks?: { serve(req: IncomingMessage, res: ServerResponse, path: string): boolean };
 }
 
 const CARD_PATHS = new Set(['/.well-known/agent-card.json', '/.well-known/agent.json']);
@@ -139,6 +141,7 @@ export class A2aListener {
       });
       return;
     }
+    if (this.opts.webhooks?.serve(req, res, path)) return;
     if (req.method === 'OPTIONS') {
       res.writeHead(204, { Allow: 'GET, POST, OPTIONS' }).end();
       return;

@@ -173,6 +173,24 @@ export const EVENT_NAMES = [
   'restore.runs',
   'loop.paused',
   'loop.resumed',
+  // durable timers, schedules and webhooks (producers reference §3.4, §3.7, §3.8, §3.10)
+  'timer.armed',
+  'timer.fired',
+  'timer.cancelled',
+  'timer.cancel.fail',
+  'timer.dropped',
+  'timer.fire.fail',
+  'timer.unknown_owner',
+  'start.fired',
+  'start.schedule.armed',
+  'start.schedule.done',
+  'start.schedule.invalid',
+  'start.schedule.missed',
+  'start.schedule.skipped',
+  'webhook.delivery',
+  'webhook.denied',
+  'webhook.overflow',
+  'webhook.duplicate',
 ] as const;
 
 export type EventName = (typeof EVENT_NAMES)[number];

@@ -13,6 +13,7 @@ import type { Accepted, Store } from '../store/store.js';
 import { Supervisor } from '../supervisor/supervisor.js';
 import type { AcceptInput } from '../supervisor/supervisorOptions.js';
 import { ToolSurface, type ToolSurfaceOptions } from '../tools/surface.js';
+import { buildTriggers, type Triggers } from '../triggers/triggers.js';
 import { type LiveConfig, liveConfig } from './liveConfig.js';
 import { type PressureProbe, systemProbe } from './pressureProbe.js';
 import { watchPressure } from './pressureWatch.js';
@@ -59,6 +60,8 @@ export interface Runtime {
   readonly supervisor: Supervisor;
   /** The producers started, in start order. */
   readonly producers: readonly Producer[];
+  /** Schedules and webhook routes: the workflow engine registers its start nodes here. */
+  readonly triggers: Triggers;
   /** What the restore found: pending events replay. */
   readonly restored: { generation: number; pending: number };
   /** The bound metrics address (`HOST:PORT`), or null without a metrics listener. */
@@ -128,7 +131,8 @@ export async function startRuntime(config: Readonly<Config>, opts: RuntimeOption
     if (metrics) undo.push(() => metrics.close());
     const ops = await startOperations({ live, opts, store, supervisor, tools, drain });
     undo.push(() => ops.stop());
-    const parts = { store, supervisor, tasks, ports, drain, restoring, reload: ops.reload };
+    const triggers = buildTriggers(cfg, store, supervisor.timers, log);
+    const parts = { store, supervisor, tasks, ports, drain, restoring, reload: ops.reload, triggers };
     const started = await startProducers(cfg, opts, parts);
     intake.registry = started.registry;
     undo.push(() => started.registry.stop({ log }));
@@ -145,6 +149,7 @@ export async function startRuntime(config: Readonly<Config>, opts: RuntimeOption
       metrics,
       drain,
       producers: started.list,
+      triggers,
       unwind,
       reload,
       startProducer: async (producer, config) => {
@@ -236,6 +241,7 @@ const TOOL_INPUTS = ['mcp.servers', 'security.', 'agent.tools'];
 
 interface ProducerParts {
   reload(source: ReloadSource): ReloadReport;
+  triggers: Triggers;
   store: Store;
   supervisor: Supervisor;
   tasks: TaskHooksSlot;
@@ -250,7 +256,7 @@ interface ProducerParts {
  * twice), and their supervisor port refuses calls until then.
  */
 async function startProducers(cfg: Readonly<Config>, opts: RuntimeOptions, parts: ProducerParts) {
-  const { store, supervisor, tasks, ports, drain, restoring, reload } = parts;
+  const { store, supervisor, tasks, ports, drain, restoring, reload, triggers } = parts;
   const list = [...PRODUCERS.map((make) => make(cfg)).filter((p) => p !== null), ...(opts.producers ?? [])];
   const registry = new ProducerRegistry(list);
   const ctx: ProducerContext = {
@@ -268,6 +274,7 @@ async function startProducers(cfg: Readonly<Config>, opts: RuntimeOptions, parts
     turns: supervisor.steering.feed,
     ports,
     restored: restoring.done,
+    webhooks: triggers.webhooks,
   };
   await registry.start(ctx);
   return { registry, list, ctx };
@@ -282,6 +289,7 @@ function runtime(parts: {
   metrics: MetricsServer | null;
   drain: Drain;
   producers: Producer[];
+  triggers: Triggers;
   unwind(): Promise<void>;
   reload(source: ReloadSource): ReloadReport;
   startProducer: Runtime['startProducer'];
@@ -293,6 +301,7 @@ function runtime(parts: {
     tools: parts.tools,
     supervisor: parts.supervisor,
     producers: parts.producers,
+    triggers: parts.triggers,
     restored: parts.restored,
     metricsAddress: parts.metrics?.address ?? null,
     stopRequested: parts.drain.requested,

@@ -8,6 +8,7 @@ import type { MemoryEntry } from '../domain/memory.js';
 import type { SubagentRecord } from '../domain/subagent.js';
 import type { TaskRecord } from '../domain/task.js';
 import { type StoredDefinition, TERMINAL_RUN, type WorkflowRun } from '../domain/workflow.js';
+import type { TimerRecord } from '../domain/timer.js';
 import { messageBytes } from './conversationWrite.js';
 import { MemoryChanges } from './memoryChanges.js';
 import { compareKeys, isExpired, listLiveKeys } from './memoryKeys.js';
@@ -24,6 +25,7 @@ import type {
   SubagentsPort,
   TasksPort,
   WorkflowsPort,
+  TimersPort,
 } from './store.js';
 import { matchesTask, selectTasks, taskOfEvent } from './taskQuery.js';
 import { addCounter, bySubagentAge, checkRevision, compareInbox, keepsTask, scopedKey } from './writeRules.js';
@@ -264,6 +266,35 @@ function workflowsPort(data: MemoryData): WorkflowsPort {
   };
 }
 
+function memoryTimersPort(): TimersPort {
+  const timers = new Map<string, TimerRecord>();
+  const keys = new Map<string, number>();
+  return {
+    async arm(timer) {
+      timers.set(timer.id, jsonCopy(timer));
+    },
+    async list() {
+      return [...timers.values()].map(jsonCopy).sort((a, b) => a.due - b.due || (a.id < b.id ? -1 : 1));
+    },
+    async settle(id, next) {
+      const had = timers.delete(id);
+      if (next !== undefined) timers.set(next.id, jsonCopy(next));
+      return had;
+    },
+    async cancelOwner(owner) {
+      const mine = [...timers.values()].filter((t) => t.owner === owner);
+      for (const t of mine) timers.delete(t.id);
+      return mine.length;
+    },
+    async seen(key) {
+      return keys.has(key);
+    },
+    async remember(key, at) {
+      if (!keys.has(key)) keys.set(key, at);
+    },
+  };
+}
+
 /** A Store held in process memory. Its location is ":memory:" and its generation is always 1. */
 export class MemoryStore implements Store {
   readonly kind = 'memory' as const;
@@ -277,6 +308,7 @@ export class MemoryStore implements Store {
   readonly sequences: SequencesPort;
   readonly subagents: SubagentsPort;
   readonly workflows: WorkflowsPort;
+  readonly timers: TimersPort;
 
   constructor() {
     const data = new MemoryData();
@@ -288,6 +320,7 @@ export class MemoryStore implements Store {
     this.sequences = sequencesPort(data);
     this.subagents = subagentsPort(data);
     this.workflows = workflowsPort(data);
+    this.timers = memoryTimersPort();
   }
 
   async close(): Promise<void> {

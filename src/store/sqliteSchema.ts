@@ -7,7 +7,8 @@ import type Database from 'better-sqlite3';
  * conversations, messages, memory, sequences. 2: adds tasks. 3: adds conversation_controls (mode, goal, side
  * task), budget_counters and conversations.skills (the names of loaded skills, JSON; NULL = none). 4: inbox leases
  * (owner, lease_until), dedupe keys scoped to their principal, conversations.revision (the commit check). 5: adds
- * subagents (one JSON record per handle). 6: adds workflow_runs and workflow_definitions. An older store gains what is missing at open.
+ * subagents (one JSON record per handle). 6: adds workflow_runs and workflow_definitions, timers and fired_keys
+ * (durable timers and the keys of firings made). An older store gains what is missing at open.
  */
 export const SCHEMA_VERSION = 6;
 
@@ -103,8 +104,9 @@ CREATE TABLE IF NOT EXISTS subagents (
 `;
 
 /**
- * Version 6: workflow runs (one JSON record per run; `start_key` unique so a replayed start event finds its run) and
- * runtime-created workflow definitions (one row per version; a NULL document is a deletion).
+ * Version 6: workflow runs (one JSON record per run; `start_key` unique so a replayed start event finds its run),
+ * runtime-created workflow definitions (one row per version; a NULL document is a deletion), durable timers
+ * (producers reference §3.8) and the keys of firings already made.
  */
 const TABLES_V6 = `
 CREATE TABLE IF NOT EXISTS workflow_runs (
@@ -121,6 +123,18 @@ CREATE TABLE IF NOT EXISTS workflow_definitions (
   created  INTEGER NOT NULL,
   json     TEXT NOT NULL,
   PRIMARY KEY (name, version)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS timers (
+  id      TEXT PRIMARY KEY,
+  owner   TEXT NOT NULL,
+  kind    TEXT NOT NULL,
+  due     INTEGER NOT NULL,
+  payload TEXT NOT NULL
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS timers_owner ON timers (owner);
+CREATE TABLE IF NOT EXISTS fired_keys (
+  key TEXT PRIMARY KEY,
+  at  INTEGER NOT NULL
 ) WITHOUT ROWID;
 `;
 

@@ -28,6 +28,7 @@ import {
 } from './sqliteRows.js';
 import { prepareStatements, type Statements } from './sqliteStatements.js';
 import { sqliteWorkflowsPort } from './sqliteWorkflows.js';
+import { sqliteTimersPort } from './sqliteTimers.js';
 import type {
   BudgetPort,
   ConversationCommit,
@@ -41,6 +42,7 @@ import type {
   SubagentsPort,
   TasksPort,
   WorkflowsPort,
+  TimersPort,
 } from './store.js';
 import { taskFilterParams, taskLimit } from './taskQuery.js';
 import { addCounter, checkRevision, compareInbox, scopedKey } from './writeRules.js';
@@ -59,6 +61,7 @@ export class SqliteStore implements Store {
   readonly sequences: SequencesPort;
   readonly subagents: SubagentsPort;
   readonly workflows: WorkflowsPort;
+  readonly timers: TimersPort;
   readonly #dir: string;
   readonly #db: Database.Database;
   readonly #sql: Statements;
@@ -99,6 +102,7 @@ export class SqliteStore implements Store {
         ),
     };
     this.workflows = sqliteWorkflowsPort(this.#sql, (doing, op) => this.#run(doing, op));
+    this.timers = sqliteTimersPort(this.#db, (doing, op) => this.#run(doing, op));
     this.sequences = {
       next: (name, count = 1) =>
         this.#run('advance a sequence', () => {

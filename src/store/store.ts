@@ -9,6 +9,7 @@ import type { MemoryEntry } from '../domain/memory.js';
 import type { SubagentRecord } from '../domain/subagent.js';
 import type { TaskFilter, TaskRecord } from '../domain/task.js';
 import type { StoredDefinition, WorkflowRun } from '../domain/workflow.js';
+import type { TimerRecord } from '../domain/timer.js';
 import type { MemoryListing } from './memoryKeys.js';
 
 /** What `inbox.accept` did: `created` false when the event's id or (principal, dedupe_key) was already taken. */
@@ -158,6 +159,28 @@ export interface WorkflowsPort {
   listDefinitions(): Promise<StoredDefinition[]>;
 }
 
+/**
+ * Durable timers (producers reference §3.8) and the keys of firings already made (a schedule's occurrence, a
+ * webhook's idempotency key), so a firing survives a restart once.
+ */
+export interface TimersPort {
+  /** Inserts or replaces the timer with this id, durably. */
+  arm(timer: TimerRecord): Promise<void>;
+  /** Every stored timer, ordered by due, then id. */
+  list(): Promise<TimerRecord[]>;
+  /**
+   * Deletes timer `id` and arms `next` (when given) in one transaction: a firing and the timer it leads to.
+   * Resolves with whether `id` was still stored.
+   */
+  settle(id: string, next?: TimerRecord): Promise<boolean>;
+  /** Deletes every timer of `owner`; resolves with how many there were. */
+  cancelOwner(owner: string): Promise<number>;
+  /** Whether `key` was remembered. */
+  seen(key: string): Promise<boolean>;
+  /** Remembers `key` (at `at`, epoch ms) durably; remembering it again changes nothing. */
+  remember(key: string, at: number): Promise<void>;
+}
+
 export interface Store {
   readonly kind: 'sqlite' | 'memory';
   /** Human-readable location (the database file path, or ":memory:"). */
@@ -174,5 +197,6 @@ export interface Store {
   readonly sequences: SequencesPort;
   readonly subagents: SubagentsPort;
   readonly workflows: WorkflowsPort;
+  readonly timers: TimersPort;
   close(): Promise<void>;
 }

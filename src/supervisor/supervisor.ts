@@ -78,6 +78,7 @@ export class Supervisor {
   private readonly launcher: TurnLauncher;
   private readonly compactor: Compactor;
   readonly subagents: SubagentDesk;
+  readonly timers: ReturnType<typeof storeCaches>[2]; // durable timers (producers reference §3.8), re-armed at restore
   readonly metrics: Metrics;
   private restored = false;
   /** The store behind its commit queue (timing aside): what a drain waits on. */
@@ -98,7 +99,7 @@ export class Supervisor {
     this.log = opts.log;
     this.now = opts.now ?? Date.now;
     const base = { config: this.config, store: this.store, log: this.log, now: this.now };
-    [this.turnIds, this.memoryKeys] = storeCaches(this.store, this.log, this.now);
+    [this.turnIds, this.memoryKeys, this.timers] = storeCaches(this.store, this.log, this.now);
     this.reactor = new Reactor(() => this.tick(), this.log);
     const wake = (): void => this.reactor.schedule();
     this.jobs = new Jobs(base);
@@ -207,6 +208,7 @@ export class Supervisor {
     await this.turnIds.reserve();
     await this.memoryKeys.start();
     await this.subagents.restore();
+    await this.timers.start();
     const pending = await this.lease.restore();
     const generation = this.store.generation;
     this.log.info('restore.done', { generation, pending: pending.length, conversations: this.conversations.size });
@@ -308,8 +310,9 @@ export class Supervisor {
   }
 
   private statusParts(): StatusParts {
-    const { config, store, jobs, conversations, hold, subagents } = this;
-    return { name: config.agent.name, generation: store.generation, jobs: jobs.jobs, conversations, hold, subagents };
+    const { store, jobs, conversations, hold, subagents, timers } = this;
+    const name = this.config.agent.name;
+    return { name, generation: store.generation, jobs: jobs.jobs, conversations, hold, subagents, timers };
   }
 
   /** Cancels the job answering inbox event `eventId`: a running turn is cancelled, a waiting one never starts. */
@@ -337,6 +340,7 @@ export class Supervisor {
     this.subagents.stop();
     this.children.close();
     this.spending.waits.stop();
+    await this.timers.stop();
     this.checkpoint();
     // What the checkpoint and the last folds enqueued is durable before the drain reports.
     await settledWrites(this.durable);
@@ -367,10 +371,7 @@ export class Supervisor {
   private toolService(): ToolServiceDeps {
     return {
       progress: (t, event, fields) => this.progress(t, event, fields),
-      log: this.log,
-      now: this.now,
-      tools: this.opts.tools,
-      config: this.config,
+      ...{ log: this.log, now: this.now, tools: this.opts.tools, config: this.config, timers: this.timers },
       ...(this.opts.tasks ? { tasks: this.opts.tasks } : {}),
     };
   }

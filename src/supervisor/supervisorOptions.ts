@@ -13,8 +13,10 @@ import { SequenceBlock } from '../store/sequenceBlock.js';
 import type { Store } from '../store/store.js';
 import { newUlid } from '../store/ulid.js';
 import type { ToolResult } from '../tools/internalTools.js';
+import { TOOL_TIMER_KIND } from '../tools/serving.js';
 import type { ToolSurface } from '../tools/surface.js';
 import type { WorkPorts } from '../tools/toolOutcome.js';
+import { systemClock, TimerService } from '../triggers/timerService.js';
 import { spawnErrorCode } from './backoff.js';
 import { type LivenessLimits, pingIntervalMs } from './liveness.js';
 import { defaultWorkerEntry, type SpareWatch, type WorkerEntry, WorkerPool } from './workerHandle.js';
@@ -148,13 +150,28 @@ export interface TaskHooks {
 /** Turn ids reserved per store round trip. */
 const TURN_ID_BLOCK = 1000;
 
-/** What the tick reads synchronously from the store: turn ids reserved ahead, the first memory keys. */
-export function storeCaches(store: Store, log: Logger, now: () => number): [SequenceBlock, MemoryKeyCache] {
+/**
+ * What the tick reads synchronously from the store: turn ids reserved ahead, the first memory keys, the armed
+ * durable timers.
+ */
+export function storeCaches(
+  store: Store,
+  log: Logger,
+  now: () => number,
+): [SequenceBlock, MemoryKeyCache, TimerService] {
   const failed = (err: unknown): void => log.error('store.checkpoint.fail', { err: describeError(err) });
   return [
     new SequenceBlock(store.sequences, 'turn', TURN_ID_BLOCK, failed),
     new MemoryKeyCache(store.memory, MEMORY_KEYS_SHOWN, now, failed),
+    timerService(store, log, now),
   ];
+}
+
+/** The supervisor's durable timer service; a parked tool's timer is dropped at start (no turn survives a restart). */
+export function timerService(store: Store, log: Logger, now: () => number): TimerService {
+  const timers = new TimerService({ timers: store.timers, log, clock: { ...systemClock, now } });
+  timers.handle(TOOL_TIMER_KIND, null, { ephemeral: true });
+  return timers;
 }
 
 /** Spare workers; with MCP servers configured they import the MCP client while they wait. */

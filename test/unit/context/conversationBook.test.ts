@@ -78,6 +78,7 @@ describe('ConversationBook commits', () => {
       sequences: sqlite.sequences,
       subagents: sqlite.subagents,
       workflows: sqlite.workflows,
+      timers: sqlite.timers,
       close: () => sqlite.close(),
       conversations: {
         load: () => sqlite.conversations.load(),

@@ -115,6 +115,7 @@ describe('SqliteStore schema upgrade from version 1', () => {
     assert.ok(meta.tables.includes('budget_counters'));
     assert.ok(meta.tables.includes('conversation_controls'));
     assert.ok(meta.tables.includes('subagents'), 'schema 5 adds the subagent records');
+    assert.ok(meta.tables.includes('timers') && meta.tables.includes('fired_keys'), 'schema 6 adds timers and keys');
   });
 
   it('keeps the controls of a conversation (mode, goal, side task) across a reopen; none stay absent', async () => {

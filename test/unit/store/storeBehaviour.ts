@@ -7,6 +7,7 @@ import { describeConversations, describeMemory } from './storeBehaviourParts.js'
 import { conversation, inboxEvent, taskRecord, userMsg } from './storeFixtures.js';
 import { describeSubagents } from './subagentBehaviour.js';
 import { describeTasks } from './taskBehaviour.js';
+import { describeTimers } from './timerBehaviour.js';
 
 /** Registers the behaviour suite for the store `open()` resolves with (a fresh, empty store each call). */
 export function describeStoreBehaviour(name: string, open: () => Promise<Store>): void {
@@ -23,6 +24,7 @@ export function describeStoreBehaviour(name: string, open: () => Promise<Store>)
     describeTasks(() => store);
     describeCounters(() => store);
     describeSubagents(() => store);
+    describeTimers(() => store);
 
     it('reports a generation of at least 1', () => {
       assert.ok(store.generation >= 1);
