@@ -101,17 +101,7 @@ export async function startRuntime(config: Readonly<Config>, opts: RuntimeOption
     for (let step = undo.pop(); step; step = undo.pop()) await step();
   };
   try {
-    const tools = await ToolSurface.start({
-      config: cfg,
-      log,
-      baseEnv: opts.env ?? process.env,
-      ...(opts.codeTools ? { code: opts.codeTools } : {}),
-    });
-    undo.push(() => tools.close());
-    const store = openStore(cfg.store);
-    undo.push(() => store.close());
-    log.info('store.opened', { kind: store.kind, path: store.location, generation: store.generation });
-    if (store.checked) log.info('store.checked', { ...store.checked });
+    const { tools, store } = await openBase(cfg, opts, undo);
     const tasks = new TaskHooksSlot();
     const ports = new WorkPortSlot();
     // The SDK is imported only when tracing is on; the last step of a stop exports what is left.
@@ -162,6 +152,27 @@ export async function startRuntime(config: Readonly<Config>, opts: RuntimeOption
     await unwind();
     throw err;
   }
+}
+
+/** Starts the tool surface and opens the store, each with its undo step. */
+async function openBase(
+  cfg: Readonly<Config>,
+  opts: RuntimeOptions,
+  undo: Array<() => Promise<unknown> | unknown>,
+): Promise<{ tools: ToolSurface; store: ReturnType<typeof openStore> }> {
+  const { log } = opts;
+  const tools = await ToolSurface.start({
+    config: cfg,
+    log,
+    baseEnv: opts.env ?? process.env,
+    ...(opts.codeTools ? { code: opts.codeTools } : {}),
+  });
+  undo.push(() => tools.close());
+  const store = openStore(cfg.store);
+  undo.push(() => store.close());
+  log.info('store.opened', { kind: store.kind, path: store.location, generation: store.generation });
+  if (store.checked) log.info('store.checked', { ...store.checked });
+  return { tools, store };
 }
 
 interface Drain {

@@ -7,8 +7,8 @@ import type { InboxEvent, InboxRecord } from '../domain/inbox.js';
 import type { MemoryEntry } from '../domain/memory.js';
 import type { SubagentRecord } from '../domain/subagent.js';
 import type { TaskRecord } from '../domain/task.js';
-import { type StoredDefinition, TERMINAL_RUN, type WorkflowRun } from '../domain/workflow.js';
 import type { TimerRecord } from '../domain/timer.js';
+import { type StoredDefinition, TERMINAL_RUN, type WorkflowRun } from '../domain/workflow.js';
 import { messageBytes } from './conversationWrite.js';
 import { MemoryChanges } from './memoryChanges.js';
 import { compareKeys, isExpired, listLiveKeys } from './memoryKeys.js';
@@ -24,8 +24,8 @@ import type {
   Store,
   SubagentsPort,
   TasksPort,
-  WorkflowsPort,
   TimersPort,
+  WorkflowsPort,
 } from './store.js';
 import { matchesTask, selectTasks, taskOfEvent } from './taskQuery.js';
 import { addCounter, bySubagentAge, checkRevision, compareInbox, keepsTask, scopedKey } from './writeRules.js';

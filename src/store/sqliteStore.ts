@@ -27,8 +27,8 @@ import {
   toTask,
 } from './sqliteRows.js';
 import { prepareStatements, type Statements } from './sqliteStatements.js';
-import { sqliteWorkflowsPort } from './sqliteWorkflows.js';
 import { sqliteTimersPort } from './sqliteTimers.js';
+import { sqliteWorkflowsPort } from './sqliteWorkflows.js';
 import type {
   BudgetPort,
   ConversationCommit,
@@ -41,8 +41,8 @@ import type {
   StoredConversation,
   SubagentsPort,
   TasksPort,
-  WorkflowsPort,
   TimersPort,
+  WorkflowsPort,
 } from './store.js';
 import { taskFilterParams, taskLimit } from './taskQuery.js';
 import { addCounter, checkRevision, compareInbox, scopedKey } from './writeRules.js';

@@ -8,8 +8,8 @@ import type { InboxEvent, InboxOutcome, InboxRecord } from '../domain/inbox.js';
 import type { MemoryEntry } from '../domain/memory.js';
 import type { SubagentRecord } from '../domain/subagent.js';
 import type { TaskFilter, TaskRecord } from '../domain/task.js';
-import type { StoredDefinition, WorkflowRun } from '../domain/workflow.js';
 import type { TimerRecord } from '../domain/timer.js';
+import type { StoredDefinition, WorkflowRun } from '../domain/workflow.js';
 import type { MemoryListing } from './memoryKeys.js';
 
 /** What `inbox.accept` did: `created` false when the event's id or (principal, dedupe_key) was already taken. */

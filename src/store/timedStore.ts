@@ -4,7 +4,17 @@ import type { Store } from './store.js';
 
 export type LatencyObserver = (op: string, seconds: number) => void;
 
-const PORTS = ['inbox', 'conversations', 'budget', 'tasks', 'memory', 'sequences', 'subagents', 'workflows', 'timers'] as const;
+const PORTS = [
+  'inbox',
+  'conversations',
+  'budget',
+  'tasks',
+  'memory',
+  'sequences',
+  'subagents',
+  'workflows',
+  'timers',
+] as const;
 
 function timedPort<T extends object>(port: T, name: string, observe: LatencyObserver): T {
   return new Proxy(port, {
