@@ -40,8 +40,11 @@ const percentile = (sorted: number[], p: number): number =>
 function ask(child: ChildProcess, req: RunRequest): Promise<RunReply> {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error('bench runner: no answer in 300 s')), 300_000);
+    const exited = (code: number | null): void => reject(new Error(`bench runner exited ${code}`));
+    child.once('exit', exited);
     child.once('message', (reply) => {
       clearTimeout(timer);
+      child.off('exit', exited);
       resolve(reply as RunReply);
     });
     child.send(req);

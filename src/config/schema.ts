@@ -99,6 +99,16 @@ export const KEYS: KeyTable = {
   'agent.preflight': { kind: enumKind(['auto', 'always', 'never']), default: 'auto', doc: 'When to run preflight.' },
   'agent.max_parallel_turns': { kind: intKind(1), default: 4, doc: 'Conversation turns running at once.' },
   'agent.warm_workers': { kind: intKind(0), default: 1, doc: 'Spare turn workers kept started (daemons).' },
+  'agent.worker_max_turns': {
+    kind: intKind(1),
+    default: 100,
+    doc: 'Turns one worker process serves before it is replaced; 1 = a fresh process per turn.',
+  },
+  'agent.worker_max_rss': {
+    kind: byteSizeKind(),
+    default: 268_435_456,
+    doc: 'Resident memory past which a worker is replaced after its turn.',
+  },
   'agent.tools.internal': { kind: toolSelectionKind(), default: 'all', doc: 'Internal tools or families granted.' },
   'agent.tools.mcp': { kind: toolSelectionKind(), default: 'all', doc: 'MCP tools or servers granted.' },
   'agent.tools.code': { kind: toolSelectionKind(), default: 'all', doc: 'Code tools granted.' },

@@ -49,7 +49,7 @@ import { type AcceptInput, inboxEvent, livenessLimits, storeCaches, workerPool }
 import { ThinkChildren } from './thinkChildren.js';
 import { TurnLauncher } from './turnLaunch.js';
 import { type LiveTurn, TurnWorkers } from './turnWorkers.js';
-import type { WorkerPool } from './workerHandle.js';
+import type { WorkerPool } from './workerPool.js';
 
 export type { AcceptInput, SupervisorOptions } from './supervisorOptions.js';
 
