@@ -191,7 +191,7 @@ export class Supervisor {
       pending: (ctx) => ({
         // A message being prepared is still waiting: it goes before a continuation.
         queued: pendingContexts(this.jobs.jobs).has(ctx) || this.intake.accepting(ctx),
-        live: [...this.jobs.jobs.values()].some((j) => j.ctx === ctx && j.state === 'running'),
+        live: [...this.jobs.jobs.values()].some((j) => j.ctx === ctx && ['spawning', 'running'].includes(j.state)),
       }),
       paused: () => this.hold.paused,
       draining: () => this.hold.draining,
