@@ -52,7 +52,8 @@ function ask(child: ChildProcess, req: RunRequest): Promise<RunReply> {
 }
 
 function startRunner(env: NodeJS.ProcessEnv): Promise<ChildProcess> {
-  const child = fork(runnerPath, [], { env, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const execArgv = process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
+  const child = fork(runnerPath, [], { env, execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error('bench runner: not ready in 30 s')), 30_000);
     child.once('message', () => {
@@ -153,9 +154,13 @@ console.log(
   `| ${'scenario'.padEnd(54)} | p50 ms | p90 ms | CPU ms | peak MB | idle MB | turns/s | of ideal |\n` +
     `|${'-'.repeat(56)}|-------:|-------:|-------:|-------:|-------:|--------:|---------:|`,
 );
-for (const s of scenarios) {
-  for (const maxTurns of [undefined, '1']) {
-    const label = `${s.label}${maxTurns ? ', max_turns 1' : ''}`;
+// BENCH_ONLY=<index> runs one scenario, BENCH_MAX_TURNS=<n> one worker_max_turns (e.g. for a --cpu-prof run).
+const only = process.env.BENCH_ONLY === undefined ? null : Number(process.env.BENCH_ONLY);
+const maxTurnsList = process.env.BENCH_MAX_TURNS ? [process.env.BENCH_MAX_TURNS] : [undefined, '1'];
+for (const [index, s] of scenarios.entries()) {
+  if (only !== null && index !== only) continue;
+  for (const maxTurns of maxTurnsList) {
+    const label = `${s.label}${maxTurns ? `, max_turns ${maxTurns}` : ''}`;
     console.log(row(label, await measure(s, maxTurns)));
   }
 }

@@ -7,6 +7,7 @@ import { compileConfig } from '../src/config/compile.js';
 import { createLogger } from '../src/obs/log.js';
 import { openStore } from '../src/store/openStore.js';
 import { Supervisor } from '../src/supervisor/supervisor.js';
+import { defaultWorkerEntry } from '../src/supervisor/workerHandle.js';
 import { ToolSurface } from '../src/tools/surface.js';
 
 /** What the driver asks for: `turns` turns, `slots` at a time, each in a fresh conversation. */
@@ -30,7 +31,11 @@ const config = compileConfig({ files: [], env, flags, cwd: dir });
 const log = createLogger({ level: 'error' });
 const tools = await ToolSurface.start({ config, log, baseEnv: process.env });
 const store = openStore(config.store);
-const sup = new Supervisor({ config, store, log, tools });
+// BENCH_NODE_ARGS: node flags for the workers too (`--cpu-prof --cpu-prof-dir=…`; NODE_OPTIONS refuses --cpu-prof).
+const nodeArgs = process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
+const entry = defaultWorkerEntry();
+const workerEntry = { ...entry, args: [...nodeArgs, ...entry.args] };
+const sup = new Supervisor({ config, store, log, tools, workerEntry });
 await sup.restore();
 
 async function one(ctx: string, times: number[]): Promise<void> {
