@@ -18,6 +18,11 @@ async function turn(rig: Rig, ctx: string, text: string): Promise<{ status: stri
   return { status: outcome.status, pid: Number(rig.named('turn.spawn')[spawned]?.worker_pid) };
 }
 
+/** Waits until the worker `pid` went idle and is a spare again (its idle frame may come after the fold). */
+async function backInPool(rig: Rig, pid: number): Promise<void> {
+  await waitUntil(() => rig.sup.warmWorkerPids.includes(pid), 10_000, `worker ${pid} is back in the pool`);
+}
+
 /** Live processes whose parent is `pid` and whose command line holds `needle`. */
 function childrenOf(pid: number, needle: string): number[] {
   const found: number[] = [];
@@ -39,6 +44,7 @@ describe('reused workers', () => {
     const rig = await startRig({ turns: [{ content: 'fine' }] });
     try {
       const first = await turn(rig, 'alpha', 'the alpha secret is marker-7731');
+      await backInPool(rig, first.pid);
       const second = await turn(rig, 'beta', 'hello from beta');
       assert.equal(first.status, 'completed');
       assert.equal(second.status, 'completed');
@@ -58,7 +64,9 @@ describe('reused workers', () => {
     const rig = await startRig({ turns: [{ content: 'fine' }] }, { AGENTD_AGENT_WORKER_MAX_TURNS: '2' });
     try {
       const pids: number[] = [];
-      for (const ctx of ['r1', 'r2', 'r3']) pids.push((await turn(rig, ctx, 'hi')).pid);
+      pids.push((await turn(rig, 'r1', 'hi')).pid);
+      await backInPool(rig, Number(pids[0]));
+      for (const ctx of ['r2', 'r3']) pids.push((await turn(rig, ctx, 'hi')).pid);
       assert.equal(pids[1], pids[0], 'the second turn reuses the first worker');
       assert.notEqual(pids[2], pids[0], 'the third turn runs on another worker');
       await waitUntil(() => processGone(Number(pids[0])), 10_000, 'the recycled worker exits');
@@ -115,6 +123,7 @@ describe('reused workers', () => {
       const servers = childrenOf(first.pid, 'server-everything');
       assert.equal(servers.length, 1, 'the worker started its stdio server and kept it after the turn');
       const server = Number(servers[0]);
+      await backInPool(rig, first.pid);
       const ev = (await rig.sup.accept({ context_id: 'm2', text: 'hang now', principal: OP })).record;
       await waitUntil(() => rig.named('turn.spawn').length === 2, 10_000, 'the second turn starts');
       assert.equal(Number(rig.named('turn.spawn')[1]?.worker_pid), first.pid, 'the same worker runs it');
