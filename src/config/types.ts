@@ -92,6 +92,10 @@ export interface AgentConfig {
   max_parallel_turns: number;
   /** Spare worker processes kept started so a turn skips spawn and import time. Default 1; 0 disables. */
   warm_workers: number;
+  /** Turns one worker process serves before it is replaced; 1 = a process per turn (issue 14). Default 100. */
+  worker_max_turns: number;
+  /** Resident bytes past which a worker is replaced after its turn. Default 256 MiB. */
+  worker_max_rss: number;
   /** Which tools root and conversation turns get. Default all, all, all. */
   tools: { internal: ToolSelection; mcp: ToolSelection; code: ToolSelection };
   /** ask_human with no person reachable: `fail` (default, an error now) or `wait` (park until its timeout). */

@@ -56,6 +56,7 @@ export const EVENT_NAMES = [
   'tool.reply',
   'tool.result.schema',
   'child.exit',
+  'worker.recycle',
   'child.unhealthy',
   'store.checkpoint.fail',
   'store.conversation.loaded',

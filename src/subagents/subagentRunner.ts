@@ -148,6 +148,7 @@ export class SubagentRunner {
     const { child, record } = live;
     const handlers: FrameHandlers<UpFrame> = {
       ready: () => {},
+      idle: () => {}, // the child table takes it (children.ts)
       pong: () => {},
       event: (f) => this.deps.progress?.(live, f.event, f.fields),
       usage: (f) => this.deps.children.account(child, f),

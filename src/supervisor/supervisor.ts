@@ -49,7 +49,7 @@ import { type AcceptInput, inboxEvent, livenessLimits, storeCaches, workerPool }
 import { ThinkChildren } from './thinkChildren.js';
 import { TurnLauncher } from './turnLaunch.js';
 import { type LiveTurn, TurnWorkers } from './turnWorkers.js';
-import type { WorkerPool } from './workerHandle.js';
+import type { WorkerPool } from './workerPool.js';
 
 export type { AcceptInput, SupervisorOptions } from './supervisorOptions.js';
 
@@ -191,7 +191,7 @@ export class Supervisor {
       pending: (ctx) => ({
         // A message being prepared is still waiting: it goes before a continuation.
         queued: pendingContexts(this.jobs.jobs).has(ctx) || this.intake.accepting(ctx),
-        live: [...this.jobs.jobs.values()].some((j) => j.ctx === ctx && j.state === 'running'),
+        live: [...this.jobs.jobs.values()].some((j) => j.ctx === ctx && ['spawning', 'running'].includes(j.state)),
       }),
       paused: () => this.hold.paused,
       draining: () => this.hold.draining,

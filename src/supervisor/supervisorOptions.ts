@@ -19,7 +19,9 @@ import type { WorkPorts } from '../tools/toolOutcome.js';
 import { systemClock, TimerService } from '../triggers/timerService.js';
 import { spawnErrorCode } from './backoff.js';
 import { type LivenessLimits, pingIntervalMs } from './liveness.js';
-import { defaultWorkerEntry, type SpareWatch, type WorkerEntry, WorkerPool } from './workerHandle.js';
+import type { ReuseLimits } from './poolPolicy.js';
+import { defaultWorkerEntry, type WorkerEntry } from './workerHandle.js';
+import { type SpareWatch, WorkerPool } from './workerPool.js';
 
 export interface SupervisorOptions {
   config: Readonly<Config>;
@@ -48,6 +50,11 @@ export interface SupervisorOptions {
 /** The watchdog's limits from config (lifecycle.pong_timeout, lifecycle.progress_timeout). */
 export function livenessLimits(config: Readonly<Config>): LivenessLimits {
   return { pongTimeoutMs: config.lifecycle.pong_timeout, progressTimeoutMs: config.lifecycle.progress_timeout };
+}
+
+/** How long one worker process lives (agent.worker_max_turns, agent.worker_max_rss). */
+export function reuseLimits(config: Readonly<Config>): ReuseLimits {
+  return { maxTurns: config.agent.worker_max_turns, maxRssBytes: config.agent.worker_max_rss };
 }
 
 /** How the pool judges its spares: an unanswered ping older than one ping interval disqualifies a spare. */
@@ -180,5 +187,7 @@ export function workerPool(opts: SupervisorOptions, log: Logger, now: () => numb
   const spares = opts.warmWorkers ?? opts.config.agent.warm_workers;
   const env = { ...process.env, ...preload };
   const watch = spareWatch(opts.config, log, now);
-  return new WorkerPool(opts.workerEntry ?? defaultWorkerEntry(), spares, env, watch);
+  const maxDemand = opts.config.agent.max_parallel_turns;
+  const entry = opts.workerEntry ?? defaultWorkerEntry();
+  return new WorkerPool(entry, spares, env, watch, { maxDemand, reuse: reuseLimits(opts.config) });
 }

@@ -127,6 +127,7 @@ export class TurnWorkers {
     const { log } = this.deps;
     const handlers: FrameHandlers<UpFrame> = {
       ready: () => {},
+      idle: () => {}, // the child table takes it (children.ts)
       pong: () => {},
       event: (f) => {
         // Body text and tool cards carry content: they go to the task's own feed, never to the log.

@@ -16,6 +16,8 @@ function expectedDefaults(storePath: string): Config {
       preflight: 'auto',
       max_parallel_turns: 4,
       warm_workers: 1,
+      worker_max_turns: 100,
+      worker_max_rss: 268_435_456,
       tools: { internal: 'all', mcp: 'all', code: 'all' },
       ask_human_fallback: 'fail',
       wake_on: ['a2a_message', 'human_reply', 'subagent_result', 'workflow_failed'],
