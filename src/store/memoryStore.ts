@@ -9,12 +9,14 @@ import type { SubagentRecord } from '../domain/subagent.js';
 import type { TaskRecord } from '../domain/task.js';
 import { messageBytes } from './conversationWrite.js';
 import { MemoryChanges } from './memoryChanges.js';
+import { memoryFeedPort } from './memoryFeed.js';
 import { compareKeys, isExpired, listLiveKeys } from './memoryKeys.js';
 import type {
   Accepted,
   BudgetPort,
   ConversationCommit,
   ConversationsPort,
+  FeedPort,
   FoldCommit,
   InboxPort,
   MemoryPort,
@@ -23,7 +25,7 @@ import type {
   SubagentsPort,
   TasksPort,
 } from './store.js';
-import { matchesTask, selectTasks, taskOfEvent } from './taskQuery.js';
+import { matchesTask, prunableTasks, selectTasks, taskOfEvent } from './taskQuery.js';
 import { addCounter, bySubagentAge, checkRevision, compareInbox, keepsTask, scopedKey } from './writeRules.js';
 
 /** A JSON round trip: drops undefined fields and shares nothing with the caller, as storage would. */
@@ -172,6 +174,11 @@ function tasksPort(data: MemoryData): TasksPort {
       const task = taskOfEvent(data.tasks.values(), eventId);
       return task === null ? null : jsonCopy(task);
     },
+    async prune(keep, before) {
+      const ids = prunableTasks(data.tasks.values(), keep, before);
+      for (const id of ids) data.tasks.delete(id);
+      return ids.length;
+    },
   };
 }
 
@@ -237,6 +244,7 @@ export class MemoryStore implements Store {
   readonly memory: MemoryPort;
   readonly sequences: SequencesPort;
   readonly subagents: SubagentsPort;
+  readonly feed: FeedPort = memoryFeedPort();
 
   constructor() {
     const data = new MemoryData();

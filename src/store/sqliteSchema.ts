@@ -7,9 +7,10 @@ import type Database from 'better-sqlite3';
  * conversations, messages, memory, sequences. 2: adds tasks. 3: adds conversation_controls (mode, goal, side
  * task), budget_counters and conversations.skills (the names of loaded skills, JSON; NULL = none). 4: inbox leases
  * (owner, lease_until), dedupe keys scoped to their principal, conversations.revision (the commit check). 5: adds
- * subagents (one JSON record per handle). An older store gains what is missing at open.
+ * subagents (one JSON record per handle). 6: adds feed (the client feed's events). An older store gains what is
+ * missing at open.
  */
-export const SCHEMA_VERSION = 5;
+export const SCHEMA_VERSION = 6;
 
 /** Version 1's tables, exactly as released (test/unit/store/storeV1Fixture.ts freezes a v1 file). */
 const TABLES_V1 = `
@@ -102,6 +103,20 @@ CREATE TABLE IF NOT EXISTS subagents (
 ) WITHOUT ROWID;
 `;
 
+/**
+ * Version 6: the client feed (issue 18). AUTOINCREMENT: a seq is never reused, even after retention deleted the
+ * newest rows' predecessors or every row, so a client's cursor stays meaningful across restarts.
+ */
+const TABLES_V6 = `
+CREATE TABLE IF NOT EXISTS feed (
+  seq      INTEGER PRIMARY KEY AUTOINCREMENT,
+  ts       INTEGER NOT NULL,
+  kind     TEXT NOT NULL,
+  audience TEXT,
+  data     TEXT NOT NULL
+);
+`;
+
 /** Version 3 also adds conversations.skills. SQLite has no ADD COLUMN IF NOT EXISTS, so the column list is checked. */
 function addColumnV3(db: Database.Database): void {
   const columns = db.prepare(`SELECT name FROM pragma_table_info('conversations')`).pluck().all() as string[];
@@ -144,6 +159,7 @@ export function prepareSchema(db: Database.Database): number {
       addColumnV3(db);
       upgradeV4(db, from);
       db.exec(TABLES_V5);
+      db.exec(TABLES_V6);
       db.prepare(
         `INSERT INTO meta (key, value) VALUES ('schema_version', @v)
          ON CONFLICT (key) DO UPDATE SET value = max(value, @v)`,

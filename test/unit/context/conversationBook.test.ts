@@ -77,6 +77,7 @@ describe('ConversationBook commits', () => {
       memory: sqlite.memory,
       sequences: sqlite.sequences,
       subagents: sqlite.subagents,
+      feed: sqlite.feed,
       close: () => sqlite.close(),
       conversations: {
         load: () => sqlite.conversations.load(),
