@@ -13,9 +13,10 @@ import type { AcceptInput, EngineEventType, HumanAsk, TaskHooks } from '../super
 import type { ToolResult } from '../tools/internalTools.js';
 import type { A2aBackend, Principal, SendRequest, TaskQuery, TaskUpdate } from './backend.js';
 import { BackendError } from './backend.js';
-import { type CommandDeps, commandTask } from './commands.js';
+import { applyMode, type CommandDeps, commandTask, isReadOnly } from './commands.js';
 import { OpenQuestions } from './openQuestions.js';
 import { a2aDedupeKey, earlierTask, type NotedMessage, noteTaskId } from './sentMessages.js';
+import type { TaskFeed } from './taskFeed.js';
 import {
   consumed,
   conversationFor,
@@ -43,6 +44,8 @@ export interface TaskBackendDeps {
   wake?: Pick<AgentConfig, 'wake_on' | 'on_workflow_finished'>;
   /** Resolves once the runtime's restore has queued what was pending; callers are served only after it. */
   ready?: Promise<void>;
+  /** The client feed (issue 18): told every task change, message, answer, activity and instance command. */
+  feed?: TaskFeed;
 }
 
 /** What a turn still waiting on a person hears when the agent stops. */
@@ -100,6 +103,7 @@ export class TaskBackend implements A2aBackend, TaskHooks {
    * so a running turn can end. Commands, reads, watches and cancels keep working.
    */
   stopIntake(): void {
+    if (this.intake) this.deps.feed?.instanceChanged('drain');
     this.intake = false;
   }
 
@@ -133,7 +137,7 @@ export class TaskBackend implements A2aBackend, TaskHooks {
     if (earlier) return this.replayed(earlier);
     const admission = await this.deps.supervisor.intake.admit(principal.id, conversation, req.text);
     try {
-      this.applyMode(principal, conversation, req.metadata);
+      applyMode(this.deps.supervisor, principal, conversation, req.metadata);
       if (!a2aMessageWakes(this.wake)) {
         const note = a2aMessageNote(principal.id, req.text);
         const reply = 'noted; the agent reads it on its next turn';
@@ -142,20 +146,6 @@ export class TaskBackend implements A2aBackend, TaskHooks {
       return await this.accept(principal, contextId, conversation, req);
     } finally {
       admission.release();
-    }
-  }
-
-  /** `agentd/mode` metadata switches the conversation's mode before the message is accepted (its turn runs in it). */
-  private applyMode(principal: Principal, conversation: string, metadata: Record<string, unknown> | undefined): void {
-    const mode = metadata?.['agentd/mode'];
-    if (mode === undefined) return;
-    if (mode !== 'plan' && mode !== 'execute') {
-      throw new BackendError('invalid_params', 'metadata agentd/mode: expected plan or execute');
-    }
-    try {
-      this.deps.supervisor.steering.setMode(conversation, principal.id, mode);
-    } catch (err) {
-      throw new BackendError('invalid_params', describeError(err));
     }
   }
 
@@ -263,10 +253,12 @@ export class TaskBackend implements A2aBackend, TaskHooks {
 
   onActivity(eventId: string, activity: Record<string, unknown>): void {
     this.toWatchers(eventId, (task) => ({ kind: 'activity', task, activity }));
+    this.deps.feed?.activity(eventId, activity);
   }
 
   onEngineEvent(eventId: string, type: EngineEventType, fields: Record<string, unknown>): void {
     this.toWatchers(eventId, (task) => ({ kind: 'engine', task, type, fields }));
+    this.deps.feed?.engine(eventId, type, fields);
   }
 
   /** Tells the watchers of the event's task, at once and in order (a live task is known by its event). */
@@ -330,6 +322,7 @@ export class TaskBackend implements A2aBackend, TaskHooks {
       throw new BackendError('invalid_params', `message ${req.messageId} was already used for another request`);
     const fields = { task: task.id, state: task.state, principal: task.principal };
     this.deps.log.info('a2a.task', created ? fields : { ...fields, replayed: true });
+    if (created) this.deps.feed?.userMessage(task, req.text);
     if (created) this.notify(task);
     return this.remember(task);
   }
@@ -349,6 +342,7 @@ export class TaskBackend implements A2aBackend, TaskHooks {
       const question = open || task.question === null ? null : { ...task.question, answer: text };
       const working = transition(task, 'working', this.deps.now(), { question, message: null }) ?? task;
       const stored = await this.save(consumed(working, messageId));
+      this.deps.feed?.answer(stored, text);
       if (open) this.questions.close(taskId, { result: { reply: text, timed_out: false }, is_error: false });
       return stored;
     }
@@ -367,7 +361,10 @@ export class TaskBackend implements A2aBackend, TaskHooks {
   private async command(principal: Principal, req: SendRequest): Promise<TaskRecord> {
     const conversation = req.contextId ? conversationFor(principal, req.contextId) : null;
     const deps = { ...this.deps, conversation, now: this.deps.now() };
-    return this.save(await commandTask(principal, req, deps));
+    const task = await commandTask(principal, req, deps);
+    if (req.command?.op !== 'drain') this.deps.feed?.instanceChanged(req.command?.op ?? '');
+    // A read (status, goal.get, …) answers with a task it never stores: reads leave nothing behind (issue 18).
+    return isReadOnly(req.command?.op ?? '') ? task : this.save(task);
   }
 
   /** Nobody answered in time: the turn goes on without an answer, and the task is working again. */
@@ -390,6 +387,7 @@ export class TaskBackend implements A2aBackend, TaskHooks {
 
   private notify(task: TaskRecord): void {
     this.remember(task);
+    this.deps.feed?.task(task);
     this.watchers.tell(task.id, { kind: 'task', task });
   }
 }

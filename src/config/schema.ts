@@ -340,6 +340,26 @@ export const KEYS: KeyTable = {
     default: A2A_DEFAULTS.card_description,
     doc: "The public agent card's description (never agent.instruction: the card is unauthenticated).",
   },
+  'a2a.feed.retain_events': {
+    kind: intKind(1),
+    default: A2A_DEFAULTS.feed_retain_events,
+    doc: 'Client feed events kept (GET /feed); a client whose cursor fell out is told to reload.',
+  },
+  'a2a.feed.retain_age': {
+    kind: durationKind(1_000),
+    default: A2A_DEFAULTS.feed_retain_age,
+    doc: 'Client feed events older than this are dropped.',
+  },
+  'a2a.tasks.retain': {
+    kind: intKind(0),
+    default: A2A_DEFAULTS.tasks_retain,
+    doc: 'Terminal A2A tasks kept (newest first); running tasks are never dropped.',
+  },
+  'a2a.tasks.retain_age': {
+    kind: durationKind(1_000),
+    default: A2A_DEFAULTS.tasks_retain_age,
+    doc: 'Terminal A2A tasks last updated longer ago than this are dropped.',
+  },
 };
 
 /** Every key path, in table order. */
