@@ -27,7 +27,7 @@ import {
   stateForStatus,
   transition,
 } from './tasks.js';
-import { TaskWatchers } from './taskWatchers.js';
+import { CANCEL_FOLD_MS, SEED_WAKE, STOPPING, TaskWatchers, TURN_STOPPED } from './taskWatchers.js';
 
 export interface TaskBackendDeps {
   store: Store;
@@ -46,15 +46,9 @@ export interface TaskBackendDeps {
   ready?: Promise<void>;
   /** The client feed (issue 18): told every task change, message, answer, activity and instance command. */
   feed?: TaskFeed;
+  /** How long a cancel waits for the cancelled turn's fold; default CANCEL_FOLD_MS. */
+  cancelWaitMs?: number;
 }
-
-/** What a turn still waiting on a person hears when the agent stops. */
-const STOPPING: ToolResult = { result: 'ask_human: the agent is stopping; nobody will answer', is_error: true };
-
-const SEED_WAKE: Pick<AgentConfig, 'wake_on' | 'on_workflow_finished'> = {
-  wake_on: ['a2a_message', 'human_reply', 'workflow_failed'],
-  on_workflow_finished: 'ignore',
-};
 
 /**
  * Built after the supervisor, with a narrow port to it; the supervisor reaches the backend only through the
@@ -214,18 +208,32 @@ export class TaskBackend implements A2aBackend, TaskHooks {
     return { tasks: await this.deps.store.tasks.list(filter), total: await this.deps.store.tasks.count(filter) };
   }
 
+  /**
+   * Cancel really cancels (issue 18 item 5): a task whose turn may run asks the supervisor to cancel it and waits
+   * for that turn's fold, so CANCELED is shown only once the worker has ended its turn (or was killed), and the
+   * fold, not a second writer, sets it. A turn that completed meanwhile keeps its state and the cancel is refused.
+   */
   async cancelTask(principal: Principal, taskId: string): Promise<TaskRecord> {
     const task = await this.getTask(principal, taskId);
     if (!task) throw new BackendError('not_found', 'task not found');
     if (isTerminal(task.state)) throw new BackendError('not_cancelable', `task is already ${task.state}`);
-    const canceled = transition(task, 'canceled', this.deps.now(), { message: 'canceled by the caller' });
-    if (!canceled) throw new BackendError('not_cancelable', `task is already ${task.state}`);
-    // The store keeps a terminal state: a fold that landed since the read wins, and the cancel is refused.
+    this.questions.close(taskId, { result: 'the task was canceled', is_error: true });
+    if (task.inbox_event) {
+      const folded = this.watchers.untilTerminal(taskId, this.deps.cancelWaitMs ?? CANCEL_FOLD_MS);
+      // Followed first, then read again: a fold that landed since the first read is seen either way.
+      const now = await this.deps.store.tasks.get(taskId);
+      if (now === null || !isTerminal(now.state))
+        this.deps.supervisor.cancelEvent(task.inbox_event, 'task canceled over A2A');
+      const ended = now !== null && isTerminal(now.state) ? now : await folded;
+      if (ended && ended.state !== 'canceled')
+        throw new BackendError('not_cancelable', `task is already ${ended.state}`);
+      if (ended) return ended;
+    }
+    // No turn answered the cancel (none runs for it): the task is canceled here. The store keeps a terminal state.
+    const canceled = transition(task, 'canceled', this.deps.now(), { message: 'canceled by the caller' }) ?? task;
     const stored = await this.save(canceled);
     if (stored.state !== 'canceled') throw new BackendError('not_cancelable', `task is already ${stored.state}`);
-    this.questions.close(taskId, { result: 'the task was canceled', is_error: true });
-    if (task.inbox_event) this.deps.supervisor.cancelEvent(task.inbox_event, 'task canceled over A2A');
-    return canceled;
+    return stored;
   }
 
   async watch(principal: Principal, taskId: string, onUpdate: (u: TaskUpdate) => void): Promise<(() => void) | null> {
@@ -234,11 +242,10 @@ export class TaskBackend implements A2aBackend, TaskHooks {
   }
 
   // ---- TaskHooks (called by the supervisor) ----
-
   async taskForFold(eventId: string, outcome: InboxOutcome): Promise<TaskRecord | null> {
     const task = await this.deps.store.tasks.forEvent(eventId);
     if (!task) return null;
-    const message = outcome.reply || outcome.error || null;
+    const message = outcome.reply || outcome.error || (outcome.status === 'cancelled' ? TURN_STOPPED : null);
     const patch = { message, result: outcome.status === 'completed' ? outcome.reply : null, question: null };
     return transition(task, stateForStatus(outcome.status), this.deps.now(), patch);
   }
@@ -301,7 +308,6 @@ export class TaskBackend implements A2aBackend, TaskHooks {
   }
 
   // ---- internals ----
-
   /**
    * Accepts the message and records its task. A retry of a message already accepted (same caller, same A2A
    * messageId) gets that message's task back: no second event, no second turn (the inbox's idempotency key).

@@ -4,11 +4,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { DaemonClient, stateName } from '../../../src/client/daemonClient.js';
-import type { ScriptedModel } from '../../doubles/scriptedModel.js';
-import { waitUntil } from '../../integration/wait.js';
+import { type ScriptedModel, startScriptedModel } from '../../doubles/scriptedModel.js';
+import { processGone, waitUntil } from '../../integration/wait.js';
 import type { Daemon } from '../daemon.js';
-import { startOverModel } from '../daemon.js';
-import { runAgentd } from '../harness.js';
+import { startDaemon } from '../daemon.js';
+import { runAgentd, tempStateDir } from '../harness.js';
 
 const OPERATOR_TOKEN = 'op-token-0123456789abcdef0123456789';
 const ALICE_TOKEN = 'alice-token-0123456789abcdef012345678';
@@ -29,7 +29,16 @@ describe('agentd client subcommands', { timeout: 120_000 }, () => {
       '    - {id: alice, role: user, match: {bearer: "{{secret:ALICE_TOKEN}}"}}',
       '    - {id: root, role: operator, match: {bearer: "{{secret:OPERATOR_TOKEN}}"}}',
     ];
-    ({ daemon, model, stop } = await startOverModel(lines, { ALICE_TOKEN, OPERATOR_TOKEN }));
+    model = await startScriptedModel({
+      turns: [{ content: 'ok' }],
+      match: [{ when_contains: 'take your time', content: 'late', delay_ms: 60_000 }],
+    });
+    const yaml = [...lines, 'intelligence:', `  endpoints: ${model.url}`, ''].join('\n');
+    daemon = await startDaemon(tempStateDir(), yaml, { ALICE_TOKEN, OPERATOR_TOKEN });
+    stop = async () => {
+      await daemon.stop();
+      await model.close();
+    };
     operator = new DaemonClient({ url: daemon.url, token: OPERATOR_TOKEN });
   });
   after(() => stop());
@@ -98,6 +107,23 @@ describe('agentd client subcommands', { timeout: 120_000 }, () => {
     assert.match(anonymous.stderr, /authentication required/);
     const usage = await cli(['send'], null);
     assert.equal(usage.code, 2, 'a usage error exits 2');
+  });
+
+  it('cancel stops a turn inside a long model call; the task stays canceled', async () => {
+    const spawns = () => daemon.events.filter((e) => e.event === 'turn.spawn');
+    const before = spawns().length;
+    const sent = await cli(['send', '--no-wait', 'take your time']);
+    const id = sent.stdout.trim();
+    await waitUntil(() => spawns().length > before, 20_000, 'the turn starts');
+    const spawned = spawns().at(-1);
+    const canceled = await cli(['cancel', id]);
+    assert.equal(canceled.code, 0, canceled.stderr);
+    assert.equal(canceled.stdout, `${id} canceled\n`);
+    // The worker that ran it is gone within its cancel grace.
+    const pid = Number(spawned?.['worker_pid']);
+    await waitUntil(() => processGone(pid), 5_000, 'the worker exits');
+    await new Promise((r) => setTimeout(r, 500));
+    assert.equal(stateName(await operator.getTask(id)), 'canceled', 'it never flips back');
   });
 
   it('a user reads only its own tasks: the operator’s task is not found', async () => {
