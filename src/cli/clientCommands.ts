@@ -61,7 +61,7 @@ export async function runClientCommand(name: string, argv: string[], env: NodeJS
   const o = program.opts<Common & Record<string, unknown>>();
   try {
     if (name === 'tui') {
-      const { runTui } = await import('../client/tuiCommand.js');
+      const { runTui } = await import('./tuiCommand.js');
       return await runTui(program.args, o, env);
     }
     const client = new DaemonClient(resolveEndpoint(o, env));
