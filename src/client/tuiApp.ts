@@ -2,7 +2,7 @@
 // connection indicator, pause, goal and plan state; the transcript with tool cards; the working row; the question's
 // choices; the composer. State lives in tuiState.ts (pure); lines go to tuiCommands.ts.
 import { Box, Text, useApp, useInput, useStdout } from 'ink';
-import { createElement as h, type ReactElement, useEffect, useReducer, useState } from 'react';
+import { createElement as h, type ReactElement, useEffect, useReducer, useRef, useState } from 'react';
 import type { DaemonClient, FeedMessage } from './daemonClient.js';
 import { submitLine } from './tuiCommands.js';
 import { addRow, applyFeed, initialState, type Row, type TuiState, visibleRows, workingLine } from './tuiState.js';
@@ -57,7 +57,15 @@ export interface TuiProps {
 
 export function TuiApp({ client, ctx, onQuit }: TuiProps): ReactElement {
   const [state, dispatch] = useReducer(reduce, ctx, initialState);
-  const [draft, setDraft] = useState('');
+  const [draft, setDraftView] = useState('');
+  // Keys can arrive faster than React renders (text, then Enter): the draft is read from a ref, never a stale render.
+  const typed = useRef('');
+  const setDraft = (next: string | ((d: string) => string)): void => {
+    typed.current = typeof next === 'function' ? next(typed.current) : next;
+    setDraftView(typed.current);
+  };
+  const current = useRef(state);
+  current.current = state;
   const [plan, setPlan] = useState(false);
   const [now, setNow] = useState(Date.now());
   const app = useApp();
@@ -84,7 +92,7 @@ export function TuiApp({ client, ctx, onQuit }: TuiProps): ReactElement {
     app.exit();
   };
   const submit = (line: string): void => {
-    void submitLine(client, state, line, plan).then((done) => {
+    void submitLine(client, current.current, line, plan).then((done) => {
       if (done.quit) return quit();
       if (done.plan !== undefined) setPlan(done.plan);
       if (done.ctx !== undefined) dispatch({ type: 'view', ctx: done.ctx });
@@ -100,7 +108,7 @@ export function TuiApp({ client, ctx, onQuit }: TuiProps): ReactElement {
     // Typed text and Enter can arrive in one chunk (a fast typist, tmux send-keys): each line break submits.
     const parts = key.return ? [input.replace(/[\r\n]+$/, ''), ''] : input.split(/\r\n?|\n/);
     if (key.ctrl || key.meta) return;
-    let line = draft;
+    let line = typed.current;
     for (const [i, part] of parts.entries()) {
       line += part;
       if (i === parts.length - 1) break;
