@@ -55,21 +55,9 @@ export interface TuiProps {
   onQuit(): void;
 }
 
-export function TuiApp({ client, ctx, onQuit }: TuiProps): ReactElement {
-  const [state, dispatch] = useReducer(reduce, ctx, initialState);
-  const [draft, setDraftView] = useState('');
-  // Keys can arrive faster than React renders (text, then Enter): the draft is read from a ref, never a stale render.
-  const typed = useRef('');
-  const setDraft = (next: string | ((d: string) => string)): void => {
-    typed.current = typeof next === 'function' ? next(typed.current) : next;
-    setDraftView(typed.current);
-  };
-  const current = useRef(state);
-  current.current = state;
-  const [plan, setPlan] = useState(false);
+/** Follows the feed into the view (reconnecting by itself) and ticks the clock for the working row's elapsed time. */
+function useFeed(client: DaemonClient, dispatch: (a: Action) => void): number {
   const [now, setNow] = useState(Date.now());
-  const app = useApp();
-  const { stdout } = useStdout();
   useEffect(() => {
     const stop = new AbortController();
     void client
@@ -86,7 +74,30 @@ export function TuiApp({ client, ctx, onQuit }: TuiProps): ReactElement {
       stop.abort();
       clearInterval(tick);
     };
-  }, [client]);
+  }, [client, dispatch]);
+  return now;
+}
+
+/** The draft being typed. Keys can arrive faster than React renders (text, then Enter): it is kept in a ref. */
+function useDraft(): { draft: string; typed: { current: string }; setDraft(next: string): void } {
+  const [draft, setDraftView] = useState('');
+  const typed = useRef('');
+  const setDraft = (next: string): void => {
+    typed.current = next;
+    setDraftView(next);
+  };
+  return { draft, typed, setDraft };
+}
+
+export function TuiApp({ client, ctx, onQuit }: TuiProps): ReactElement {
+  const [state, dispatch] = useReducer(reduce, ctx, initialState);
+  const { draft, typed, setDraft } = useDraft();
+  const current = useRef(state);
+  current.current = state;
+  const [plan, setPlan] = useState(false);
+  const now = useFeed(client, dispatch);
+  const app = useApp();
+  const { stdout } = useStdout();
   const quit = (): void => {
     onQuit();
     app.exit();
@@ -101,13 +112,13 @@ export function TuiApp({ client, ctx, onQuit }: TuiProps): ReactElement {
   };
   useInput((input, key) => {
     if (key.ctrl && input === 'c') return quit();
-    if (key.tab) return dispatch({ type: 'view', expanded: !state.expanded });
-    if (key.pageUp) return dispatch({ type: 'view', scroll: state.scroll + 10 });
-    if (key.pageDown) return dispatch({ type: 'view', scroll: state.scroll - 10 });
-    if (key.backspace || key.delete) return setDraft((d) => d.slice(0, -1));
+    if (key.tab) return dispatch({ type: 'view', expanded: !current.current.expanded });
+    if (key.pageUp) return dispatch({ type: 'view', scroll: current.current.scroll + 10 });
+    if (key.pageDown) return dispatch({ type: 'view', scroll: current.current.scroll - 10 });
+    if (key.backspace || key.delete) return setDraft(typed.current.slice(0, -1));
+    if (key.ctrl || key.meta) return;
     // Typed text and Enter can arrive in one chunk (a fast typist, tmux send-keys): each line break submits.
     const parts = key.return ? [input.replace(/[\r\n]+$/, ''), ''] : input.split(/\r\n?|\n/);
-    if (key.ctrl || key.meta) return;
     let line = typed.current;
     for (const [i, part] of parts.entries()) {
       line += part;
@@ -117,20 +128,24 @@ export function TuiApp({ client, ctx, onQuit }: TuiProps): ReactElement {
     }
     setDraft(line);
   });
-  const height = Math.max(5, (stdout.rows ?? 24) - 6);
+  return view(state, { draft, plan, now, height: Math.max(5, (stdout.rows ?? 24) - 6) });
+}
+
+function view(state: TuiState, v: { draft: string; plan: boolean; now: number; height: number }): ReactElement {
   const rows = visibleRows(state);
   const end = Math.max(0, rows.length - state.scroll);
-  const shown = rows.slice(Math.max(0, end - height), end).flatMap((r) => rowLines(r, state.expanded));
+  const shown = rows.slice(Math.max(0, end - v.height), end).flatMap((r) => rowLines(r, state.expanded));
   const c = state.connection;
   const link = c.up ? h(Text, { color: 'green' }, '● live') : h(Text, { color: 'red' }, `✗ ${c.why ?? 'connecting'}`);
   const chrome = [
     state.ctx ? `#${state.ctx}` : 'all conversations',
-    plan ? 'plan mode' : null,
+    v.plan ? 'plan mode' : null,
     state.paused ? 'paused' : null,
     state.plan ? `plan: ${state.plan}` : null,
   ];
-  const working = workingLine(state, now);
+  const working = workingLine(state, v.now);
   const q = state.question;
+  const choices = q?.options?.map((o, i) => `${i + 1} ${o}`).join('   ');
   return h(
     Box,
     { flexDirection: 'column' },
@@ -144,13 +159,7 @@ export function TuiApp({ client, ctx, onQuit }: TuiProps): ReactElement {
     state.scroll > 0 ? h(Text, { dimColor: true }, `↑ ${state.scroll} rows back · PgDn to follow`) : null,
     h(Box, { flexDirection: 'column' }, ...shown),
     working ? h(Text, { color: 'yellow' }, `⠿ ${working}`) : null,
-    q?.options
-      ? h(
-          Text,
-          { color: 'yellow' },
-          `${q.options.map((o, i) => `${i + 1} ${o}`).join('   ')}   (number + Enter, or type a reply)`,
-        )
-      : null,
-    h(Text, null, `› ${draft}`),
+    choices ? h(Text, { color: 'yellow' }, `${choices}   (number + Enter, or type a reply)`) : null,
+    h(Text, null, `› ${v.draft}`),
   );
 }
