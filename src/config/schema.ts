@@ -32,6 +32,7 @@ import {
 import { policiesKind } from './policyRules.js';
 import { PRODUCER_KEYS } from './producerKeys.js';
 import { overridesKind, stringListKind, templateKind } from './promptKeys.js';
+import { RETENTION_KEYS } from './retentionKeys.js';
 import { type Config, WAKE_EVENTS } from './types.js';
 
 /** Dotted paths of Config's leaves; lists and free-key maps are leaves. */
@@ -351,6 +352,7 @@ export const KEYS: KeyTable = {
     default: A2A_DEFAULTS.card_description,
     doc: "The public agent card's description (never agent.instruction: the card is unauthenticated).",
   },
+  ...RETENTION_KEYS,
 };
 
 /** Every key path, in table order. */

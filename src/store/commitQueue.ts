@@ -50,6 +50,7 @@ const PORTS = [
   'subagents',
   'workflows',
   'timers',
+  'feed',
 ] as const;
 const ORDERED = Symbol('agentd.orderedStore');
 

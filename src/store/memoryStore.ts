@@ -11,12 +11,14 @@ import type { TimerRecord } from '../domain/timer.js';
 import { type StoredDefinition, TERMINAL_RUN, type WorkflowRun } from '../domain/workflow.js';
 import { messageBytes } from './conversationWrite.js';
 import { MemoryChanges } from './memoryChanges.js';
+import { memoryFeedPort } from './memoryFeed.js';
 import { compareKeys, isExpired, listLiveKeys } from './memoryKeys.js';
 import type {
   Accepted,
   BudgetPort,
   ConversationCommit,
   ConversationsPort,
+  FeedPort,
   FoldCommit,
   InboxPort,
   MemoryPort,
@@ -27,7 +29,7 @@ import type {
   TimersPort,
   WorkflowsPort,
 } from './store.js';
-import { matchesTask, selectTasks, taskOfEvent } from './taskQuery.js';
+import { matchesTask, prunableTasks, selectTasks, taskOfEvent } from './taskQuery.js';
 import { addCounter, bySubagentAge, checkRevision, compareInbox, keepsTask, scopedKey } from './writeRules.js';
 
 /** A JSON round trip: drops undefined fields and shares nothing with the caller, as storage would. */
@@ -178,6 +180,11 @@ function tasksPort(data: MemoryData): TasksPort {
       const task = taskOfEvent(data.tasks.values(), eventId);
       return task === null ? null : jsonCopy(task);
     },
+    async prune(keep, before) {
+      const ids = prunableTasks(data.tasks.values(), keep, before);
+      for (const id of ids) data.tasks.delete(id);
+      return ids.length;
+    },
   };
 }
 
@@ -309,6 +316,7 @@ export class MemoryStore implements Store {
   readonly subagents: SubagentsPort;
   readonly workflows: WorkflowsPort;
   readonly timers: TimersPort;
+  readonly feed: FeedPort = memoryFeedPort();
 
   constructor() {
     const data = new MemoryData();

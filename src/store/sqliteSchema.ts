@@ -8,7 +8,8 @@ import type Database from 'better-sqlite3';
  * task), budget_counters and conversations.skills (the names of loaded skills, JSON; NULL = none). 4: inbox leases
  * (owner, lease_until), dedupe keys scoped to their principal, conversations.revision (the commit check). 5: adds
  * subagents (one JSON record per handle). 6: adds workflow_runs and workflow_definitions, timers and fired_keys
- * (durable timers and the keys of firings made). An older store gains what is missing at open.
+ * (durable timers and the keys of firings made), and feed (the client feed's events). An older store gains what
+ * is missing at open.
  */
 export const SCHEMA_VERSION = 6;
 
@@ -106,7 +107,8 @@ CREATE TABLE IF NOT EXISTS subagents (
 /**
  * Version 6: workflow runs (one JSON record per run; `start_key` unique so a replayed start event finds its run),
  * runtime-created workflow definitions (one row per version; a NULL document is a deletion), durable timers
- * (producers reference §3.8) and the keys of firings already made.
+ * (producers reference §3.8) and the keys of firings already made, and the client feed (issue 18; AUTOINCREMENT:
+ * a seq is never reused, even after retention deleted every row, so a client's cursor stays meaningful).
  */
 const TABLES_V6 = `
 CREATE TABLE IF NOT EXISTS workflow_runs (
@@ -136,6 +138,13 @@ CREATE TABLE IF NOT EXISTS fired_keys (
   key TEXT PRIMARY KEY,
   at  INTEGER NOT NULL
 ) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS feed (
+  seq      INTEGER PRIMARY KEY AUTOINCREMENT,
+  ts       INTEGER NOT NULL,
+  kind     TEXT NOT NULL,
+  audience TEXT,
+  data     TEXT NOT NULL
+);
 `;
 
 /** Version 3 also adds conversations.skills. SQLite has no ADD COLUMN IF NOT EXISTS, so the column list is checked. */

@@ -14,6 +14,7 @@ import { MemoryChanges } from './memoryChanges.js';
 import { isExpired, listLiveKeys } from './memoryKeys.js';
 import type { IntegrityCheck, IntegrityChecked } from './sqliteCheck.js';
 import { storeFailure } from './sqliteErrors.js';
+import { sqliteFeedPort, sqliteTaskPrune } from './sqliteFeed.js';
 import { openSqliteDatabase, releasePidFile } from './sqliteOpen.js';
 import {
   conversationParams,
@@ -33,6 +34,7 @@ import type {
   BudgetPort,
   ConversationCommit,
   ConversationsPort,
+  FeedPort,
   FoldCommit,
   InboxPort,
   MemoryPort,
@@ -62,6 +64,7 @@ export class SqliteStore implements Store {
   readonly subagents: SubagentsPort;
   readonly workflows: WorkflowsPort;
   readonly timers: TimersPort;
+  readonly feed: FeedPort;
   readonly #dir: string;
   readonly #db: Database.Database;
   readonly #sql: Statements;
@@ -85,6 +88,7 @@ export class SqliteStore implements Store {
     this.budget = this.#budgetPort();
     this.tasks = this.#tasksPort();
     this.memory = this.#memoryPort();
+    this.feed = sqliteFeedPort(this.#db, (doing, op) => this.#run(doing, op));
     this.subagents = {
       save: (record) =>
         this.#run('save a subagent record', () => {
@@ -193,7 +197,9 @@ export class SqliteStore implements Store {
 
   #tasksPort(): TasksPort {
     const sql = this.#sql;
+    const prune = sqliteTaskPrune(this.#db);
     return {
+      prune: (keep, before) => this.#run('prune tasks', () => prune(keep, before)),
       save: (task) => this.#run('save a task', () => void sql.saveTask.run(taskParams(task))),
       get: (id) => this.#run('read a task', () => nullable(sql.taskById.get(id), toTask)),
       list: (filter) => {

@@ -4,6 +4,7 @@
 // is the contract every backend passes.
 import type { BudgetCounter } from '../domain/budget.js';
 import type { Conversation } from '../domain/conversation.js';
+import type { FeedBounds, FeedEntry, FeedEvent } from '../domain/feed.js';
 import type { InboxEvent, InboxOutcome, InboxRecord } from '../domain/inbox.js';
 import type { MemoryEntry } from '../domain/memory.js';
 import type { SubagentRecord } from '../domain/subagent.js';
@@ -107,6 +108,11 @@ export interface TasksPort {
   count(filter: Omit<TaskFilter, 'after' | 'limit'>): Promise<number>;
   /** The task an inbox event answers, or null. */
   forEvent(eventId: string): Promise<TaskRecord | null>;
+  /**
+   * Deletes terminal tasks past retention: those beyond the newest `keep` terminal ones (by `updated`, then id),
+   * and those last updated before `before`. A task still running is never deleted. Resolves with how many went.
+   */
+  prune(keep: number, before: number): Promise<number>;
 }
 
 /** A memory key changed: its new entry, or null when it was deleted. */
@@ -129,6 +135,17 @@ export interface SequencesPort {
    * resolves with its new value: the last of the `count` values reserved.
    */
   next(name: string, count?: number): Promise<number>;
+}
+
+/** The client feed (issue 18): events numbered in append order, read after a cursor, dropped by retention. */
+export interface FeedPort {
+  /** Numbers and stores the entries in one transaction, in order; resolves with them numbered. */
+  append(entries: readonly FeedEntry[]): Promise<FeedEvent[]>;
+  /** Up to `limit` retained events with seq > `after`, in seq order. */
+  after(after: number, limit: number): Promise<FeedEvent[]>;
+  bounds(): Promise<FeedBounds>;
+  /** Drops events beyond the newest `keep` and those older than `before` (ts); resolves with how many went. */
+  prune(keep: number, before: number): Promise<number>;
 }
 
 /** Subagent records by handle (reference §1.6): written whenever one changes, read back at restore. */
@@ -198,5 +215,6 @@ export interface Store {
   readonly subagents: SubagentsPort;
   readonly workflows: WorkflowsPort;
   readonly timers: TimersPort;
+  readonly feed: FeedPort;
   close(): Promise<void>;
 }

@@ -14,6 +14,7 @@ const PORTS = [
   'subagents',
   'workflows',
   'timers',
+  'feed',
 ] as const;
 
 function timedPort<T extends object>(port: T, name: string, observe: LatencyObserver): T {

@@ -78,6 +78,8 @@ function expectedDefaults(storePath: string): Config {
       body_timeout: 30_000,
       max_long_requests: 64,
       card: { name: null, description: 'agentd: a durable agent daemon' },
+      feed: { retain_events: 10_000, retain_age: 604_800_000 },
+      tasks: { retain: 1_000, retain_age: 604_800_000 },
     },
   };
 }

@@ -79,6 +79,7 @@ describe('ConversationBook commits', () => {
       subagents: sqlite.subagents,
       workflows: sqlite.workflows,
       timers: sqlite.timers,
+      feed: sqlite.feed,
       close: () => sqlite.close(),
       conversations: {
         load: () => sqlite.conversations.load(),

@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import type { Store } from '../../../src/store/store.js';
+import { describeFeed } from './feedBehaviour.js';
 import { describeConversations, describeMemory } from './storeBehaviourParts.js';
 import { conversation, inboxEvent, taskRecord, userMsg } from './storeFixtures.js';
 import { describeSubagents } from './subagentBehaviour.js';
@@ -25,6 +26,7 @@ export function describeStoreBehaviour(name: string, open: () => Promise<Store>)
     describeCounters(() => store);
     describeSubagents(() => store);
     describeTimers(() => store);
+    describeFeed(() => store);
 
     it('reports a generation of at least 1', () => {
       assert.ok(store.generation >= 1);
