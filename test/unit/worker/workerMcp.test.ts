@@ -162,15 +162,17 @@ describe('worker process with MCP servers', () => {
   it('a slow MCP call past the turn deadline ends the turn `deadline` promptly (exit 124)', async () => {
     const m = await model({ turns: [{ tool_calls: [{ name: 'slow', arguments: { ms: 30_000 } }] }, { content: 'x' }] });
     const payload = mcpPayload(m.url, [httpServer(server.url)], { slow: ['t', 'slow'] });
-    payload.limits.deadline_ms = 1_500;
+    // The deadline leaves room for the model's answer on a loaded machine, so it lands inside the slow call; 30 s of
+    // call against an 8 s bound still shows the call was cut, not waited for.
+    payload.limits.deadline_ms = 4_000;
     const started = Date.now();
     const w = run(payload);
-    const done = await w.waitFor((f) => f.type === 'turn_done', 10_000);
+    const done = await w.waitFor((f) => f.type === 'turn_done', 20_000);
     const took = Date.now() - started;
     assert.equal(await w.exit(), 124, w.stderr());
     assert.ok(done.type === 'turn_done');
     assert.equal(done.turn.status, 'deadline');
-    assert.ok(took < 4_000, `turn_done after ${took} ms`);
+    assert.ok(took < 8_000, `turn_done after ${took} ms`);
     const [result] = toolMessages(done.turn.messages);
     assert.equal(result?.is_error, true);
     assert.match(String(result?.content), /deadline|timed out/);
