@@ -11,7 +11,7 @@ function* walk(dir) {
   for (const name of readdirSync(dir)) {
     const path = join(dir, name);
     if (statSync(path).isDirectory()) yield* walk(path);
-    else if (/\.(ts|mjs|js)$/.test(name)) yield path;
+    else if (/\.(ts|tsx|mjs|js)$/.test(name)) yield path;
   }
 }
 

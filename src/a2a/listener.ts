@@ -22,6 +22,8 @@ import { BackendRequestHandler, CALL_KEY, type CallState } from './requestHandle
 import { errorEnvelope, httpStatusOf, RPC_CODES, RpcError } from './rpcError.js';
 import { streamResponses } from './rpcStream.js';
 import { ShedLog } from './shedLog.js';
+import { serveWebUi } from './webRoute.js';
+import { WebSessions } from './webSessions.js';
 
 export interface A2aListenerOptions {
   config: Readonly<Config>;
@@ -63,6 +65,8 @@ export class A2aListener {
   }
   private readonly connections: ConnectionTracker;
   private readonly long = new LongRequests();
+  /** Web UI sign-ins (webSessions.ts): in memory, so a restart signs every browser out. */
+  private readonly sessions = new WebSessions();
 
   private constructor(
     private readonly server: Server,
@@ -97,7 +101,7 @@ export class A2aListener {
     const listener = new A2aListener(server, opts, tls);
     const port = await bind(server, target);
     listener.boundUrl = `${target.protocol}//${target.hostname}:${port}`;
-    opts.log.info('a2a.listen', { bound: listener.boundUrl });
+    opts.log.info('a2a.listen', { bound: listener.boundUrl, ui: `${listener.boundUrl}/ui` });
     return listener;
   }
 
@@ -145,6 +149,7 @@ export class A2aListener {
       });
       return;
     }
+    if (serveWebUi(req, res, path, this.a2a, this.sessions)) return;
     if (this.opts.webhooks?.serve(req, res, path)) return;
     if (req.method === 'GET' && path === FEED_PATH && this.opts.feed) {
       this.onFeed(req, res, this.opts.feed).catch((err: unknown) => {
@@ -169,7 +174,7 @@ export class A2aListener {
 
   private async onRpc(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const audit: Audit = { principal: null, method: null, outcome: 'ok' };
-    const caller = authenticateRequest(this.a2a, req);
+    const caller = authenticateRequest(this.a2a, req, this.sessions);
     if ('refused' in caller) {
       const err = new RpcError(RPC_CODES.unauthenticated, caller.refused, 401);
       return this.refuse(res, null, err, { ...audit, outcome: 'unauthenticated' }, { 'WWW-Authenticate': 'Bearer' });
@@ -212,7 +217,7 @@ export class A2aListener {
   /** `GET /feed`: authenticated like any call, counted as a long request, ended when the listener closes. */
   private async onFeed(req: IncomingMessage, res: ServerResponse, feed: FeedHub): Promise<void> {
     const audit: Audit = { principal: null, method: 'feed', outcome: 'ok' };
-    const caller = authenticateRequest(this.a2a, req);
+    const caller = authenticateRequest(this.a2a, req, this.sessions);
     if ('refused' in caller) {
       const err = new RpcError(RPC_CODES.unauthenticated, caller.refused, 401);
       return this.refuse(res, null, err, { ...audit, outcome: 'unauthenticated' }, { 'WWW-Authenticate': 'Bearer' });

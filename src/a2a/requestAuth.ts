@@ -1,17 +1,43 @@
-// Who sent an HTTP request to the listener: one function for every route (JSON-RPC, the feed, and any route a
-// client UI adds), so each authenticates alike (reference §17.3). A cookie session would extend this one place.
+// Who sent an HTTP request to the listener: one function for every route (JSON-RPC, the feed, the web UI), so each
+// authenticates alike (reference §17.3). A web UI session cookie stands for the bearer token it was opened with.
 import type { IncomingMessage } from 'node:http';
 import { isLoopbackHost } from '../config/a2aKeys.js';
 import type { A2aConfig } from '../config/types.js';
 import { headerOf } from './httpIo.js';
 import { type Authentication, authenticate } from './principals.js';
+import { sameOrigin, type WebSessions } from './webSessions.js';
 
-/** The request's principal (bearer token, `any`, or the loopback operator), or why it is refused. */
-export function authenticateRequest(a2a: Readonly<A2aConfig>, req: IncomingMessage): Authentication {
+const SAFE_METHODS = new Set(['GET', 'HEAD']);
+
+/** True when the request came over TLS (cookies are then `Secure`, origins `https://`). */
+export function isSecure(req: IncomingMessage): boolean {
+  return 'encrypted' in req.socket && req.socket.encrypted === true;
+}
+
+/**
+ * The request's principal (bearer token, `any`, a web UI session, or the loopback operator), or why it is refused.
+ * An `Authorization` header wins over a cookie; a session rides only same-origin state-changing calls.
+ */
+export function authenticateRequest(
+  a2a: Readonly<A2aConfig>,
+  req: IncomingMessage,
+  sessions?: WebSessions,
+  now = Date.now(),
+): Authentication {
   const authorization = headerOf(req, 'authorization');
   const origin = headerOf(req, 'origin');
+  const remoteLoopback = isLoopbackHost(req.socket.remoteAddress ?? '');
+  if (authorization === undefined && sessions) {
+    const token = sessions.tokenOf(headerOf(req, 'cookie'), now);
+    if (token !== null) {
+      if (!SAFE_METHODS.has(req.method ?? '') && !sameOrigin(origin, headerOf(req, 'host'), isSecure(req))) {
+        return { refused: `cross-origin ${req.method} with a session cookie refused (Origin ${origin ?? 'absent'})` };
+      }
+      return authenticate(a2a, { remoteLoopback, authorization: `Bearer ${token}` });
+    }
+  }
   return authenticate(a2a, {
-    remoteLoopback: isLoopbackHost(req.socket.remoteAddress ?? ''),
+    remoteLoopback,
     ...(authorization === undefined ? {} : { authorization }),
     ...(origin === undefined ? {} : { origin }),
   });

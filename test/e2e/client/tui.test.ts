@@ -8,14 +8,12 @@ import { writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { type ScriptedModel, startScriptedModel } from '../../doubles/scriptedModel.js';
+import type { ScriptedModel } from '../../doubles/scriptedModel.js';
 import { processGone, waitUntil } from '../../integration/wait.js';
 import { type Daemon, startDaemon } from '../daemon.js';
 import { AGENTD_BIN, tempStateDir } from '../harness.js';
+import { EVERYTHING, startClientModel } from './clientScript.js';
 
-const EVERYTHING = fileURLToPath(
-  new URL('../../../../node_modules/@modelcontextprotocol/server-everything/dist/index.js', import.meta.url),
-);
 const SCREENSHOT = fileURLToPath(new URL('../../../../docs/tui-screenshot.txt', import.meta.url));
 const hasTmux = (() => {
   try {
@@ -68,27 +66,7 @@ describe('agentd tui in a real terminal', { skip: !hasTmux && 'tmux is not insta
   let dir: string;
   let yaml: string;
   before(async () => {
-    model = await startScriptedModel({
-      turns: [{ content: 'all done' }],
-      match: [
-        {
-          when_contains: 'quick tool please',
-          times: 1,
-          delay_ms: 1_500,
-          tool_calls: [{ name: 'trigger-long-running-operation', arguments: { duration: 3, steps: 3 } }],
-        },
-        {
-          when_contains: 'long tool please',
-          times: 1,
-          tool_calls: [{ name: 'trigger-long-running-operation', arguments: { duration: 120, steps: 120 } }],
-        },
-        {
-          when_contains: 'ask me please',
-          times: 1,
-          tool_calls: [{ name: 'ask_human', arguments: { question: 'Ship it?', schema: { enum: ['ship', 'hold'] } } }],
-        },
-      ],
-    });
+    model = await startClientModel({ enum: ['ship', 'hold'] });
     dir = tempStateDir();
     const port = await freePort();
     const mcp = `mcp:\n  servers:\n    everything: {command: "${process.execPath}", args: ["${EVERYTHING}", "stdio"]}\n`;

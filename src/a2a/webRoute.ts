@@ -1,0 +1,129 @@
+// The web UI served by the daemon itself (issue 18 item 4, interfaces §2 and §6.2): `GET /ui` and its bundled
+// assets under a strict CSP, and the sign-in that trades a bearer token for a session cookie. The page then speaks
+// the same JSON-RPC and `GET /feed` as every client; this module decides nothing about tasks.
+import { readFileSync } from 'node:fs';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { A2aConfig } from '../config/types.js';
+import { headerOf, readBody, sendJson } from './httpIo.js';
+import { type Authentication, authenticate } from './principals.js';
+import { authenticateRequest, isSecure } from './requestAuth.js';
+import { clearedCookie, sameOrigin, sessionCookie, type WebSessions } from './webSessions.js';
+
+export const UI_PREFIX = '/ui';
+/** Where `npm run build` bundles the page (scripts/build-web.mjs): beside this module's compiled folder. */
+const ASSETS = new URL('../client/web/', import.meta.url);
+const FILES: Record<string, { file: string; type: string }> = {
+  '/ui': { file: 'index.html', type: 'text/html; charset=utf-8' },
+  '/ui/': { file: 'index.html', type: 'text/html; charset=utf-8' },
+  '/ui/app.js': { file: 'app.js', type: 'text/javascript; charset=utf-8' },
+  '/ui/app.css': { file: 'app.css', type: 'text/css; charset=utf-8' },
+};
+
+/**
+ * Nothing but the daemon's own origin: no inline script or style, no foreign host, no framing, no form posts
+ * (interfaces §2.1's header, with `connect-src 'self'`: the page only ever talks to the daemon that served it).
+ */
+export const CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; font-src 'self'; " +
+  "connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+const SECURITY_HEADERS = {
+  'Content-Security-Policy': CSP,
+  'X-Content-Type-Options': 'nosniff',
+  'Referrer-Policy': 'no-referrer',
+  'X-Frame-Options': 'DENY',
+  'Permissions-Policy': 'camera=(), microphone=(), geolocation=()',
+  'Cross-Origin-Opener-Policy': 'same-origin',
+  'Cross-Origin-Resource-Policy': 'same-origin',
+};
+const SIGN_IN_BYTES = 4_096;
+
+const cache = new Map<string, Buffer | null>();
+function asset(file: string): Buffer | null {
+  if (!cache.has(file)) {
+    try {
+      cache.set(file, readFileSync(new URL(file, ASSETS)));
+    } catch {
+      cache.set(file, null);
+    }
+  }
+  return cache.get(file) ?? null;
+}
+
+/** Serves a `/ui…` request; false when the path is not the UI's. */
+export function serveWebUi(
+  req: IncomingMessage,
+  res: ServerResponse,
+  path: string,
+  a2a: Readonly<A2aConfig>,
+  sessions: WebSessions,
+): boolean {
+  if (path !== UI_PREFIX && !path.startsWith(`${UI_PREFIX}/`)) return false;
+  if (path === '/ui/session') {
+    serveSession(req, res, a2a, sessions).catch(() => sendJson(res, 500, { error: 'internal error' }));
+    return true;
+  }
+  const entry = FILES[path];
+  if (req.method !== 'GET' && req.method !== 'HEAD') {
+    sendJson(
+      res,
+      entry ? 405 : 404,
+      { error: entry ? 'method not allowed' : 'not found' },
+      { headers: SECURITY_HEADERS },
+    );
+    return true;
+  }
+  const body = entry ? asset(entry.file) : null;
+  if (!entry || body === null) {
+    const why = entry ? 'the web UI is not built (run npm run build)' : 'not found';
+    sendJson(res, entry ? 503 : 404, { error: why }, { headers: SECURITY_HEADERS });
+    return true;
+  }
+  res.writeHead(200, {
+    ...SECURITY_HEADERS,
+    'Content-Type': entry.type,
+    'Content-Length': body.length,
+    'Cache-Control': 'no-store',
+  });
+  res.end(req.method === 'HEAD' ? undefined : body);
+  return true;
+}
+
+/** `GET` who is signed in; `POST {token}` signs in; `DELETE` signs out. Changes only from the daemon's own origin. */
+async function serveSession(
+  req: IncomingMessage,
+  res: ServerResponse,
+  a2a: Readonly<A2aConfig>,
+  sessions: WebSessions,
+): Promise<void> {
+  const secure = isSecure(req);
+  const json = (status: number, body: unknown, headers: Record<string, string> = {}): void =>
+    sendJson(res, status, body, { headers: { ...SECURITY_HEADERS, 'Cache-Control': 'no-store', ...headers } });
+  if (req.method === 'GET') {
+    const who = headerOf(req, 'cookie') ? authenticateRequest(a2a, req, sessions) : { refused: 'not signed in' };
+    return 'refused' in who ? json(401, { error: who.refused }) : json(200, { principal: who.id, role: who.role });
+  }
+  if (!sameOrigin(headerOf(req, 'origin'), headerOf(req, 'host'), secure)) {
+    return json(403, { error: 'sign-in accepted only from the page this daemon serves (Origin mismatch)' });
+  }
+  if (req.method === 'DELETE') {
+    sessions.close(headerOf(req, 'cookie'));
+    return json(200, { signedOut: true }, { 'Set-Cookie': clearedCookie(secure) });
+  }
+  if (req.method !== 'POST') return json(405, { error: 'method not allowed' });
+  const read = await readBody(req, SIGN_IN_BYTES, a2a.body_timeout);
+  const token = read.ok ? tokenIn(read.text) : null;
+  if (token === null) return json(400, { error: 'expected a JSON body {"token": "…"}' });
+  const who: Authentication = authenticate(a2a, { remoteLoopback: false, authorization: `Bearer ${token}` });
+  if ('refused' in who) return json(401, { error: `sign-in refused: ${who.refused}` });
+  const id = sessions.open(token, Date.now());
+  return json(200, { principal: who.id, role: who.role }, { 'Set-Cookie': sessionCookie(id, secure) });
+}
+
+function tokenIn(text: string): string | null {
+  try {
+    const body = JSON.parse(text) as { token?: unknown };
+    return typeof body.token === 'string' && /^\S{1,1024}$/.test(body.token) ? body.token : null;
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,175 @@
+// The chat tab (issue 18 item 4): the conversations list, one conversation's transcript with tool cards, the plan,
+// the working row (thinking / tool / waiting), a question's form built from its schema, cancel, and the composer.
+import { useEffect, useState } from 'preact/hooks';
+import { type Question, type Row, type TuiState, workingLine } from '../tuiState.js';
+import { cancelTask, sendText } from './rpc.js';
+
+/** Conversations newest first, each with its last line. */
+function conversations(rows: readonly Row[]): Array<{ ctx: string; last: string }> {
+  const last = new Map<string, string>();
+  for (const r of rows) {
+    if (r.ctx === null) continue;
+    last.delete(r.ctx);
+    last.set(r.ctx, r.text);
+  }
+  return [...last].reverse().map(([ctx, text]) => ({ ctx, last: text }));
+}
+
+const MARK: Record<Row['kind'], string> = { user: '▌', agent: '●', tool: '⚙', question: '?', note: '·', error: '✗' };
+
+function Transcript({ rows }: { rows: readonly Row[] }) {
+  return (
+    <ol class="transcript" aria-label="Transcript" aria-live="polite">
+      {rows.map((r) => (
+        <li key={r.key} class={`row ${r.kind}`}>
+          <span class="mark" aria-hidden="true">
+            {MARK[r.kind]}
+          </span>
+          {r.kind === 'tool' ? (
+            <details class="card">
+              <summary>{r.text}</summary>
+              <pre>{r.detail}</pre>
+            </details>
+          ) : (
+            <span class="text">{r.text}</span>
+          )}
+        </li>
+      ))}
+    </ol>
+  );
+}
+
+function QuestionForm({ q, onError }: { q: Question; onError(why: string): void }) {
+  const [text, setText] = useState('');
+  const answer = (value: string) => sendText(value, { taskId: q.task }).catch((e: Error) => onError(e.message));
+  return (
+    <section class="question" aria-label="Question">
+      {q.options ? (
+        <fieldset>
+          <legend>{q.text}</legend>
+          {q.options.map((option, i) => (
+            <button type="button" key={option} onClick={() => answer(q.values?.[i] ?? option)}>
+              {option}
+            </button>
+          ))}
+        </fieldset>
+      ) : (
+        <form
+          aria-label={q.text}
+          onSubmit={(e) => {
+            e.preventDefault();
+            if (text.trim()) answer(text.trim()).then(() => setText(''));
+          }}
+        >
+          <label for="answer">{q.text}</label>
+          <input id="answer" value={text} onInput={(e) => setText((e.target as HTMLInputElement).value)} />
+          <button type="submit">Answer</button>
+        </form>
+      )}
+    </section>
+  );
+}
+
+function useNow(ms: number): number {
+  const [now, setNow] = useState(Date.now());
+  useEffect(() => {
+    const timer = setInterval(() => setNow(Date.now()), ms);
+    return () => clearInterval(timer);
+  }, [ms]);
+  return now;
+}
+
+function Composer({
+  ctx,
+  onSent,
+  onError,
+}: {
+  ctx: string | null;
+  onSent(ctx: string): void;
+  onError(w: string): void;
+}) {
+  const [text, setText] = useState('');
+  const submit = (e: Event) => {
+    e.preventDefault();
+    const message = text.trim();
+    if (!message) return;
+    sendText(message, { contextId: ctx }).then(
+      (task) => {
+        setText('');
+        onSent(task.contextId);
+      },
+      (err: Error) => onError(err.message),
+    );
+  };
+  return (
+    <form class="composer" onSubmit={submit}>
+      <label for="message" class="visually-hidden">
+        Message
+      </label>
+      <input
+        id="message"
+        placeholder="Message the agent"
+        autocomplete="off"
+        value={text}
+        onInput={(e) => setText((e.target as HTMLInputElement).value)}
+      />
+      <button type="submit">Send</button>
+    </form>
+  );
+}
+
+export function ChatView({ state }: { state: TuiState }) {
+  const [ctx, setCtx] = useState<string | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const now = useNow(1_000);
+  const list = conversations(state.rows);
+  const rows = ctx === null ? [] : state.rows.filter((r) => r.ctx === ctx);
+  const running = Object.entries(state.active).filter(([, c]) => ctx !== null && c === ctx);
+  const here = (task: string | undefined) => task !== undefined && state.active[task] === ctx;
+  const question = state.question && state.question.ctx === ctx ? state.question : null;
+  const working = here(state.working?.task) || question ? workingLine(state, now) : null;
+  return (
+    <div class="chat">
+      <nav class="conversations" aria-label="Conversations">
+        <button type="button" onClick={() => setCtx(null)} aria-pressed={ctx === null}>
+          + New conversation
+        </button>
+        <ul>
+          {list.map((c) => (
+            <li key={c.ctx}>
+              <button type="button" aria-pressed={ctx === c.ctx} onClick={() => setCtx(c.ctx)} title={c.ctx}>
+                <span class="ctx">{c.ctx.slice(-8)}</span> <span class="last">{c.last.slice(0, 60)}</span>
+              </button>
+            </li>
+          ))}
+        </ul>
+      </nav>
+      <main class="conversation" aria-label="Conversation">
+        {state.plan && <p class="plan">Plan: {state.plan}</p>}
+        <Transcript rows={rows} />
+        {working && (
+          <p class="working" role="status">
+            ⠿ {working}
+          </p>
+        )}
+        {running.map(([task]) => (
+          <button
+            type="button"
+            class="cancel"
+            key={task}
+            onClick={() => cancelTask(task).catch((e: Error) => setError(e.message))}
+          >
+            Cancel task {task.slice(-8)}
+          </button>
+        ))}
+        {question && <QuestionForm q={question} onError={setError} />}
+        {error && (
+          <p role="alert" class="error">
+            {error}
+          </p>
+        )}
+        <Composer ctx={ctx} onSent={setCtx} onError={setError} />
+      </main>
+    </div>
+  );
+}

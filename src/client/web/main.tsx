@@ -1,0 +1,123 @@
+// The web UI's root (issue 18 item 4): sign-in, the live feed folded by the TUI's own reducer (tuiState.ts), and
+// the tabs (chat, tasks, status). Served by the daemon at /ui; bundled by scripts/build-web.mjs.
+import { render } from 'preact';
+import { useEffect, useState } from 'preact/hooks';
+import type { FeedMessage } from '../feedReader.js';
+import { applyFeed, initialState, type TuiState } from '../tuiState.js';
+import { ChatView } from './chat.js';
+import { StatusView, TasksView } from './panels.js';
+import { command, signIn, signOut, type Who, whoAmI } from './rpc.js';
+
+type Tab = 'chat' | 'tasks' | 'status';
+
+/** Follows `GET /feed` (EventSource resumes with Last-Event-ID by itself) and folds each event into the state. */
+function useFeed(enabled: boolean): TuiState {
+  const [state, setState] = useState<TuiState>(() => initialState(null));
+  useEffect(() => {
+    if (!enabled) return;
+    const source = new EventSource('/feed', { withCredentials: true });
+    const connection = (up: boolean, why?: string) =>
+      setState((s) => ({ ...s, connection: { up, ever: s.connection.ever || up, ...(why ? { why } : {}) } }));
+    source.onopen = () => connection(true);
+    source.onerror = () => connection(false, 'reconnecting…');
+    source.onmessage = (e: MessageEvent<string>) => setState((s) => applyFeed(s, JSON.parse(e.data) as FeedMessage));
+    // The cursor fell out of retention: start over from what the daemon replays next.
+    source.addEventListener('reload', () => setState((s) => ({ ...initialState(null), connection: s.connection })));
+    return () => source.close();
+  }, [enabled]);
+  return state;
+}
+
+function SignIn({ onSignedIn }: { onSignedIn(who: Who): void }) {
+  const [token, setToken] = useState('');
+  const [error, setError] = useState<string | null>(null);
+  const submit = (e: Event) => {
+    e.preventDefault();
+    setError(null);
+    signIn(token.trim()).then(onSignedIn, (err: Error) => setError(err.message));
+  };
+  return (
+    <main class="signin">
+      <h1>agentd</h1>
+      <form onSubmit={submit} aria-label="Sign in">
+        <label for="token">Access token</label>
+        <input
+          id="token"
+          type="password"
+          autocomplete="current-password"
+          value={token}
+          onInput={(e) => setToken((e.target as HTMLInputElement).value)}
+          required
+        />
+        <button type="submit">Sign in</button>
+        {error && (
+          <p role="alert" class="error">
+            {error}
+          </p>
+        )}
+      </form>
+      <p class="hint">The token is one of the daemon's a2a.principals bearers. It is exchanged for a session cookie.</p>
+    </main>
+  );
+}
+
+function Header(props: { who: Who; tab: Tab; setTab(t: Tab): void; state: TuiState; onSignOut(): void }) {
+  const { who, tab, setTab, state } = props;
+  const [note, setNote] = useState<string | null>(null);
+  const instance = (op: 'pause' | 'resume') =>
+    command(op).then(
+      () => setNote(null),
+      (err: Error) => setNote(err.message),
+    );
+  return (
+    <header>
+      <span class="brand">agentd</span>
+      <span class={state.connection.up ? 'live' : 'down'} role="status">
+        {state.connection.up ? '● live' : `✗ ${state.connection.why ?? 'connecting…'}`}
+      </span>
+      {state.paused && <span class="paused">paused</span>}
+      <nav aria-label="Views">
+        {(['chat', 'tasks', 'status'] as const).map((t) => (
+          <button type="button" key={t} aria-pressed={tab === t} onClick={() => setTab(t)}>
+            {t}
+          </button>
+        ))}
+      </nav>
+      <span class="who">{who.principal}</span>
+      <button type="button" onClick={() => instance(state.paused ? 'resume' : 'pause')}>
+        {state.paused ? 'Resume' : 'Pause'}
+      </button>
+      <button type="button" onClick={props.onSignOut}>
+        Sign out
+      </button>
+      {note && (
+        <p role="alert" class="error">
+          {note}
+        </p>
+      )}
+    </header>
+  );
+}
+
+function App() {
+  const [who, setWho] = useState<Who | null | undefined>(undefined);
+  const [tab, setTab] = useState<Tab>('chat');
+  useEffect(() => {
+    whoAmI().then(setWho, () => setWho(null));
+  }, []);
+  const state = useFeed(Boolean(who));
+  if (who === undefined) return <p>Loading…</p>;
+  if (who === null) return <SignIn onSignedIn={setWho} />;
+  const out = () => signOut().then(() => setWho(null));
+  return (
+    <div class="app">
+      <Header who={who} tab={tab} setTab={setTab} state={state} onSignOut={out} />
+      {tab === 'chat' && <ChatView state={state} />}
+      {tab === 'tasks' && <TasksView state={state} />}
+      {tab === 'status' && <StatusView state={state} />}
+    </div>
+  );
+}
+
+const root = document.getElementById('root');
+if (root) render(<App />, root);

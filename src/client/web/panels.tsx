@@ -1,0 +1,113 @@
+// The tasks tab (every task the caller may see, with its state and a cancel button while it runs) and the status
+// tab (live turns, queue, budgets, workers: the `status` command's document), each re-read as the feed moves.
+import { useEffect, useState } from 'preact/hooks';
+import type { TuiState } from '../tuiState.js';
+import { cancelTask, command, listTasks, type WireTask } from './rpc.js';
+
+const TERMINAL = /COMPLETED|FAILED|CANCELED|REJECTED/;
+const state = (t: WireTask): string => t.status.state.replace(/^TASK_STATE_/, '').toLowerCase();
+const text = (t: WireTask): string =>
+  (t.artifacts?.[0]?.parts ?? t.status.message?.parts ?? []).map((p) => p.text ?? '').join('');
+
+/** Re-reads `load` whenever `key` changes (a feed event arrived) and every `everyMs`. */
+function useReload<T>(
+  load: () => Promise<T>,
+  key: unknown,
+  everyMs: number,
+): { value: T | null; error: string | null } {
+  const [value, setValue] = useState<T | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [tick, setTick] = useState(0);
+  useEffect(() => {
+    const timer = setInterval(() => setTick((n) => n + 1), everyMs);
+    return () => clearInterval(timer);
+  }, [everyMs]);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: key and tick are the triggers of a re-read.
+  useEffect(() => {
+    load().then(
+      (v) => {
+        setValue(v);
+        setError(null);
+      },
+      (e: Error) => setError(e.message),
+    );
+  }, [key, tick]);
+  return { value, error };
+}
+
+export function TasksView({ state: feed }: { state: TuiState }) {
+  const { value: tasks, error } = useReload(listTasks, feed.rows.length + Object.keys(feed.active).length, 5_000);
+  const [note, setNote] = useState<string | null>(null);
+  return (
+    <main class="tasks" aria-label="Tasks">
+      <h2>Tasks</h2>
+      {(error || note) && (
+        <p role="alert" class="error">
+          {error ?? note}
+        </p>
+      )}
+      <table>
+        <thead>
+          <tr>
+            <th scope="col">Task</th>
+            <th scope="col">State</th>
+            <th scope="col">Conversation</th>
+            <th scope="col">Result or message</th>
+            <th scope="col">
+              <span class="visually-hidden">Actions</span>
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {(tasks ?? []).map((t) => (
+            <tr key={t.id}>
+              <td title={t.id}>{t.id.slice(-8)}</td>
+              <td class={`state ${state(t)}`}>{state(t)}</td>
+              <td title={t.contextId}>{t.contextId.slice(-8)}</td>
+              <td>{text(t).slice(0, 80)}</td>
+              <td>
+                {!TERMINAL.test(t.status.state) && (
+                  <button type="button" onClick={() => cancelTask(t.id).catch((e: Error) => setNote(e.message))}>
+                    Cancel {t.id.slice(-8)}
+                  </button>
+                )}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </main>
+  );
+}
+
+/** One status field as a short line: numbers and strings as they are, anything else as compact JSON. */
+function show(value: unknown): string {
+  return typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean'
+    ? String(value)
+    : JSON.stringify(value);
+}
+
+export function StatusView({ state: feed }: { state: TuiState }) {
+  const { value, error } = useReload(() => command('status'), feed.working?.phase ?? feed.rows.length, 2_000);
+  const doc = (value && typeof value === 'object' ? value : {}) as Record<string, unknown>;
+  return (
+    <main class="status" aria-label="Status">
+      <h2>Status</h2>
+      {error && (
+        <p role="alert" class="error">
+          {error}
+        </p>
+      )}
+      <dl>
+        {Object.entries(doc).map(([key, v]) => (
+          <div key={key} class="field">
+            <dt>{key}</dt>
+            <dd>
+              <code>{show(v)}</code>
+            </dd>
+          </div>
+        ))}
+      </dl>
+    </main>
+  );
+}

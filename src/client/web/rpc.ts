@@ -1,0 +1,93 @@
+// The page's calls to the daemon that served it (issue 18 item 4): same-origin JSON-RPC riding the session cookie,
+// and the sign-in endpoints. No token is ever kept by the page: the cookie is HttpOnly.
+
+/** A task as the wire carries it (the fields the page reads; daemonClient.ts has the Node client's). */
+export interface WireTask {
+  id: string;
+  contextId: string;
+  status: { state: string; message?: { parts?: Array<{ text?: string }> } };
+  artifacts?: Array<{ parts?: Array<{ text?: string }> }>;
+}
+
+export interface Who {
+  principal: string;
+  role: string;
+}
+
+let next = 0;
+
+/** One JSON-RPC call on `/`; rejects with the daemon's message. */
+export async function rpc<T>(method: string, params: unknown): Promise<T> {
+  const res = await fetch('/', {
+    method: 'POST',
+    credentials: 'same-origin',
+    headers: { 'content-type': 'application/json', 'a2a-version': '1.0' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: ++next, method, params }),
+  });
+  const reply = (await res.json().catch(() => ({ error: { message: `HTTP ${res.status}` } }))) as {
+    result?: T;
+    error?: { message: string; code?: number };
+  };
+  if (reply.error) throw new Error(reply.error.message);
+  return reply.result as T;
+}
+
+const messageId = (): string => crypto.randomUUID();
+
+/** Sends text to a conversation (or answers a task's question); returns the task at once. */
+export async function sendText(text: string, to: { contextId?: string | null; taskId?: string }): Promise<WireTask> {
+  const message = {
+    messageId: messageId(),
+    role: 'ROLE_USER',
+    parts: [{ text }],
+    ...(to.contextId ? { contextId: to.contextId } : {}),
+    ...(to.taskId ? { taskId: to.taskId } : {}),
+  };
+  const { task } = await rpc<{ task: WireTask }>('SendMessage', {
+    message,
+    configuration: { returnImmediately: true },
+  });
+  return task;
+}
+
+/** Runs an agentd command (`status`, `pause`, `resume`, …) and returns its JSON result. */
+export async function command(op: string): Promise<unknown> {
+  const message = { messageId: messageId(), role: 'ROLE_USER', parts: [{ data: { agentd: { op } } }] };
+  const { task } = await rpc<{ task: WireTask }>('SendMessage', { message });
+  const text = (task.artifacts?.[0]?.parts ?? []).map((p) => p.text ?? '').join('');
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
+}
+
+export const cancelTask = (id: string): Promise<WireTask> => rpc<WireTask>('CancelTask', { id });
+
+export async function listTasks(): Promise<WireTask[]> {
+  const page = await rpc<{ tasks: WireTask[] }>('ListTasks', { pageSize: 50 });
+  return page.tasks;
+}
+
+/** Who the session cookie signs in, or null. */
+export async function whoAmI(): Promise<Who | null> {
+  const res = await fetch('/ui/session', { credentials: 'same-origin' });
+  return res.ok ? ((await res.json()) as Who) : null;
+}
+
+/** Trades a token for a session cookie; rejects with the daemon's reason. */
+export async function signIn(token: string): Promise<Who> {
+  const res = await fetch('/ui/session', {
+    method: 'POST',
+    credentials: 'same-origin',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ token }),
+  });
+  const body = (await res.json()) as Who & { error?: string };
+  if (!res.ok) throw new Error(body.error ?? `HTTP ${res.status}`);
+  return body;
+}
+
+export async function signOut(): Promise<void> {
+  await fetch('/ui/session', { method: 'DELETE', credentials: 'same-origin' });
+}

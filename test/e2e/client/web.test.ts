@@ -1,0 +1,166 @@
+// The web UI in a real headless Chromium (issue 18 item 4, interfaces §5 cases 8, 10, 12): served by the daemon at
+// /ui; a wrong token is refused; sign-in sets an HttpOnly SameSite=Strict cookie; a message shows activity then the
+// reply (scripted model); a yes/no question is answered with its buttons; a running task is cancelled (its worker
+// is gone); a second client's message appears live; the CSP header is sent and nothing outside the daemon loads; a
+// cookie call from another origin is refused.
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { after, before, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import type { BrowserContext, Page } from 'playwright-core';
+import { DaemonClient } from '../../../src/client/daemonClient.js';
+import type { ScriptedModel } from '../../doubles/scriptedModel.js';
+import { processGone, waitUntil } from '../../integration/wait.js';
+import { type Daemon, startDaemon } from '../daemon.js';
+import { tempStateDir } from '../harness.js';
+import { launchBrowser } from './browser.js';
+import { EVERYTHING, startClientModel } from './clientScript.js';
+
+const SCREENSHOT = fileURLToPath(new URL('../../../../docs/web-ui.png', import.meta.url));
+const OPERATOR_TOKEN = 'op-token-0123456789';
+const ALICE_TOKEN = 'alice-token-0123456789';
+const WAIT = { timeout: 20_000 };
+
+describe('the web UI in headless Chromium', { timeout: 240_000 }, () => {
+  let model: ScriptedModel;
+  let daemon: Daemon;
+  let browser: BrowserContext;
+  let page: Page;
+  const requested: string[] = [];
+  before(async () => {
+    model = await startClientModel({ type: 'boolean' });
+    const yaml = [
+      'a2a:',
+      '  listen: http://127.0.0.1:0',
+      '  principals:',
+      '    - {id: alice, role: user, match: {bearer: "{{secret:ALICE_TOKEN}}"}}',
+      '    - {id: root, role: operator, match: {bearer: "{{secret:OPERATOR_TOKEN}}"}}',
+      'intelligence:',
+      `  endpoints: ${model.url}`,
+      'mcp:',
+      '  servers:',
+      `    everything: {command: "${process.execPath}", args: ["${EVERYTHING}", "stdio"]}`,
+      '',
+    ].join('\n');
+    daemon = await startDaemon(tempStateDir(), yaml, { ALICE_TOKEN, OPERATOR_TOKEN });
+    browser = await launchBrowser();
+    page = browser.pages()[0] ?? (await browser.newPage());
+    page.setDefaultTimeout(20_000);
+    page.on('request', (r) => requested.push(r.url()));
+  });
+  after(async () => {
+    await browser?.close();
+    await daemon?.stop();
+    await model?.close();
+  });
+
+  it('serves /ui with a strict CSP, refuses a wrong token, and signs in with a HttpOnly SameSite=Strict cookie', async () => {
+    const res = await page.goto(`${daemon.url}/ui`);
+    const csp = res?.headers()['content-security-policy'] ?? '';
+    assert.match(csp, /default-src 'none'/);
+    assert.match(csp, /script-src 'self'/);
+    assert.match(csp, /connect-src 'self'/);
+    assert.match(csp, /frame-ancestors 'none'/);
+    await page.getByLabel('Access token').fill('not-a-token');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('alert').filter({ hasText: 'sign-in refused' }).waitFor(WAIT);
+    assert.equal((await browser.cookies()).length, 0, 'a refused sign-in sets no cookie');
+    await page.getByLabel('Access token').fill(OPERATOR_TOKEN);
+    await page.keyboard.press('Enter');
+    await page.getByText('● live').waitFor(WAIT);
+    const [cookie] = await browser.cookies();
+    assert.equal(cookie?.name, 'agentd_session');
+    assert.equal(cookie?.httpOnly, true);
+    assert.equal(cookie?.sameSite, 'Strict');
+    assert.ok(!cookie?.value.includes(OPERATOR_TOKEN), 'the cookie is a session id, not the token');
+  });
+
+  it('sends a message and shows thinking, then the tool, then the reply', async () => {
+    await page.getByLabel('Message').fill('quick tool please');
+    await page.getByLabel('Message').press('Enter');
+    await page.locator('.working', { hasText: 'thinking' }).waitFor(WAIT);
+    await page.locator('.working', { hasText: 'trigger-long-running-operation' }).waitFor(WAIT);
+    await page.locator('.row.agent', { hasText: 'all done' }).waitFor(WAIT);
+    await page.locator('.row.tool', { hasText: 'trigger-long-running-operation' }).waitFor(WAIT);
+    // The README's screenshot: `AGENTD_UPDATE_SCREENSHOTS=1` writes it to docs/web-ui.png.
+    const shot = await page.screenshot();
+    if (process.env.AGENTD_UPDATE_SCREENSHOTS === '1') writeFileSync(SCREENSHOT, shot);
+  });
+
+  it('answers a yes/no question with its buttons', async () => {
+    await page.getByLabel('Message').fill('ask me please');
+    await page.getByRole('button', { name: 'Send' }).click();
+    const yes = page.getByRole('group', { name: 'Ship it?' }).getByRole('button', { name: 'yes' });
+    await yes.waitFor(WAIT);
+    assert.equal(await page.getByRole('button', { name: 'no' }).count(), 1, 'both choices are offered');
+    await yes.click();
+    // The tool result the model reads carries the answer the button sends (`true`), not the label.
+    const toolResult = () =>
+      JSON.stringify(
+        (model.requests.at(-1)?.body as { messages?: Array<{ role: string }> })?.messages?.filter(
+          (m) => m.role === 'tool',
+        ),
+      );
+    await waitUntil(() => /reply[^,]*true/.test(toolResult()), 20_000, 'the model gets the answer true');
+    await page.locator('.row.agent', { hasText: 'all done' }).nth(1).waitFor(WAIT);
+    assert.equal(await page.getByRole('group', { name: 'Ship it?' }).count(), 0, 'the form is gone once answered');
+  });
+
+  it('cancels a running task: its worker is gone and the task shows canceled', async () => {
+    const spawns = () => daemon.events.filter((e) => e.event === 'turn.spawn');
+    const before = spawns().length;
+    await page.getByLabel('Message').fill('long tool please');
+    await page.getByLabel('Message').press('Enter');
+    await page.locator('.working', { hasText: 'trigger-long-running-operation' }).waitFor(WAIT);
+    await waitUntil(() => spawns().length > before, 10_000, 'the turn spawned');
+    const pid = Number(spawns().at(-1)?.['worker_pid']);
+    assert.ok(!processGone(pid), 'premise: the worker is alive mid-call');
+    await page.getByRole('button', { name: /^Cancel task/ }).click();
+    await page.locator('.row.error', { hasText: 'canceled' }).waitFor(WAIT);
+    await waitUntil(() => processGone(pid), 5_000, 'the worker is gone');
+  });
+
+  it("shows a second client's message live", async () => {
+    const alice = new DaemonClient({ url: daemon.url, token: ALICE_TOKEN });
+    await alice.send('hello from the second client', { wait: false });
+    await page
+      .getByRole('navigation', { name: 'Conversations' })
+      .getByText('hello from the second client')
+      .waitFor(WAIT);
+  });
+
+  it('refuses a cookie call from another origin, and loaded nothing from outside the daemon', async () => {
+    const [cookie] = await browser.cookies();
+    const call = (origin: string) =>
+      fetch(daemon.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', cookie: `agentd_session=${cookie?.value}`, origin },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ListTasks', params: {} }),
+      });
+    assert.equal((await call(daemon.url)).status, 200, 'premise: the same origin with the cookie is served');
+    assert.equal((await call('http://evil.example')).status, 401, 'another origin is refused');
+    assert.ok(requested.length > 3, 'premise: the page made requests');
+    const outside = requested.filter((u) => !u.startsWith(`${daemon.url}/`) && !u.startsWith('data:'));
+    assert.deepEqual(outside, [], 'every request went to the daemon');
+    assert.ok(!requested.some((u) => u.includes(OPERATOR_TOKEN)), 'no credential in a URL');
+  });
+
+  it('lists tasks with their states and shows the status page', async () => {
+    await page.getByRole('button', { name: 'tasks' }).click();
+    const table = page.getByRole('main', { name: 'Tasks' });
+    await table.locator('td.state.canceled').first().waitFor(WAIT);
+    assert.ok((await table.locator('td.state.completed').count()) >= 2, 'the completed turns are listed');
+    await page.getByRole('button', { name: 'status' }).click();
+    const status = page.getByRole('main', { name: 'Status' });
+    await status.locator('dt').first().waitFor(WAIT);
+    assert.ok((await status.locator('dt').count()) > 3, 'the status document is shown field by field');
+    await page.getByRole('button', { name: 'chat' }).click();
+  });
+
+  it('fits a phone-sized screen', async () => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    const width = await page.evaluate('document.documentElement.scrollWidth');
+    assert.ok(Number(width) <= 390, `no sideways scrolling on a phone (scrollWidth ${width})`);
+    assert.ok(await page.getByLabel('Message').isVisible(), 'the composer is on screen');
+  });
+});
