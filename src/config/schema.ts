@@ -27,6 +27,7 @@ import {
   providersKind,
   roleKind,
   routesKind,
+  PROMPT_CACHE_KEY,
   STRUCTURED_OUTPUT,
 } from './modelDecls.js';
 import { policiesKind } from './policyRules.js';
@@ -175,10 +176,15 @@ export const KEYS: KeyTable = {
     default: 'native',
     doc: 'Structured answers: native (provider response formats) or prompt (schema in the prompt only).',
   },
+  'intelligence.prompt_cache_key': {
+    kind: enumKind(PROMPT_CACHE_KEY),
+    default: 'auto',
+    doc: 'OpenAI prompt_cache_key per conversation: auto (only to api.openai.com), on, or off.',
+  },
   'intelligence.providers': {
     kind: providersKind(),
     default: {},
-    doc: 'Named connections: {endpoints, dialect, token, headers, structured_output, auth}.',
+    doc: 'Named connections: {endpoints, dialect, token, headers, structured_output, prompt_cache_key, auth}.',
   },
   'intelligence.models': {
     kind: modelsKind(),
