@@ -35,12 +35,21 @@ describe('usableInTurn', () => {
     assert.equal(usableInTurn('goal.set', op), true);
     assert.equal(usableInTurn('goal.set', { ...op, principal: null }), true);
   });
-  it('goal.get, goal.complete and goal.clear need a goal on the conversation', () => {
+  // The premise: goal.complete and goal.clear were shown only with a goal at launch, so the turn that set one
+  // could not complete or clear it.
+  it('a turn offered goal.set is offered goal.get, goal.complete and goal.clear too, goal or not', () => {
     for (const name of ['goal.get', 'goal.complete', 'goal.clear']) {
-      assert.equal(usableInTurn(name, op), false, name);
+      assert.equal(usableInTurn(name, op), true, name);
       assert.equal(usableInTurn(name, { ...op, goal: true }), true, name);
     }
     assert.equal(usableInTurn('memory.get', op), true);
+  });
+  it('another principal gets goal.get and goal.complete only while the conversation has a goal', () => {
+    const bob = { ...op, principal: 'user:bob' };
+    for (const name of ['goal.get', 'goal.complete']) {
+      assert.equal(usableInTurn(name, bob), false, name);
+      assert.equal(usableInTurn(name, { ...bob, goal: true }), true, name);
+    }
   });
   it('ask_human needs someone to ask, or leave to wait', () => {
     assert.equal(usableInTurn('ask_human', op), false);
