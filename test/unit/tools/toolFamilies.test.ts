@@ -92,6 +92,17 @@ describe('leanSchema', () => {
     assert.equal(shown.includes('instruction'), true);
     assert.deepEqual(checkInput('subagent.run', { instruction: 'x', workflow: 'w' }), { ok: true });
   });
+  it('hides rarely needed inputs from the model; the validator accepts them and they are honoured', () => {
+    const run = internalContract('subagent.run');
+    assert.ok(run);
+    const shown = Object.keys(modelDef(run).input_schema['properties'] as object);
+    for (const hidden of ['servers', 'priority', 'context', 'output_contract']) {
+      assert.equal(shown.includes(hidden), false, hidden);
+      assert.ok(Object.hasOwn(run.input_schema['properties'] as object, hidden), `${hidden} stays in the contract`);
+    }
+    const args = { instruction: 'x', servers: ['fs'], priority: 'high', context: [{ role: 'user', content: 'c' }] };
+    assert.deepEqual(checkInput('subagent.run', { ...args, output_contract: 'a list' }), { ok: true });
+  });
   it('the full contract still refuses what the lean view no longer says (closed objects, bounds)', () => {
     assert.equal(checkInput('memory.get', { key: 'k', extra: 1 }).ok, false);
     assert.equal(checkInput('memory.get', { key: '' }).ok, false);
