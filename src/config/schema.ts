@@ -24,10 +24,10 @@ import {
   authKind,
   confidenceKind,
   modelsKind,
+  PROMPT_CACHE_KEY,
   providersKind,
   roleKind,
   routesKind,
-  PROMPT_CACHE_KEY,
   STRUCTURED_OUTPUT,
 } from './modelDecls.js';
 import { policiesKind } from './policyRules.js';
