@@ -8,6 +8,7 @@ import { describeError } from '../errors.js';
 import { specForRef } from '../intel/models.js';
 import type { Logger } from '../obs/log.js';
 import type { Usage } from '../protocol/messages.js';
+import { chargedTokens } from '../protocol/usage.js';
 import type { Store } from '../store/store.js';
 import {
   type Admission,
@@ -45,11 +46,6 @@ export interface CallGrant {
   reason?: string;
   /** The governor refused (status `refused`) rather than found the window exhausted. */
   refused?: boolean;
-}
-
-/** What a budget counts: uncached input and output; prompt-cache reads and writes are not charged. */
-function usageTokens(usage: Usage): number {
-  return usage.input_tokens + usage.output_tokens;
 }
 
 export class BudgetLedger {
@@ -134,14 +130,14 @@ export class BudgetLedger {
   /** A dispatched turn ended: its reservation settles with what it spent. */
   settle(r: Reservation, usage: Usage): void {
     const scopes = this.reserved(r);
-    settle(scopes, r, usageTokens(usage), this.deps.now());
+    settle(scopes, r, chargedTokens(usage), this.deps.now());
     this.touch(scopes);
   }
 
   /** A running turn's spend as it arrives (a usage frame): charged now, drawn from its reservation. */
   draw(r: Reservation, usage: Usage): void {
     const scopes = this.reserved(r);
-    draw(scopes, r, usageTokens(usage), this.deps.now());
+    draw(scopes, r, chargedTokens(usage), this.deps.now());
     this.touch(scopes);
   }
 
@@ -155,7 +151,7 @@ export class BudgetLedger {
   /** Spend without a reservation (think children, compaction), to the scopes of the conversation it ran for. */
   charge(ctx: string, principal: string | null, usage: Usage): void {
     const scopes = this.scopesFor(ctx, principal);
-    charge(scopes, usageTokens(usage), this.deps.now());
+    charge(scopes, chargedTokens(usage), this.deps.now());
     this.touch(scopes);
   }
 

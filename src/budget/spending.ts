@@ -4,7 +4,7 @@ import type { Config } from '../config/types.js';
 import type { Logger } from '../obs/log.js';
 import type { Metrics } from '../obs/metrics.js';
 import type { Usage } from '../protocol/messages.js';
-import { addUsage, usageSince } from '../protocol/usage.js';
+import { addUsage, chargedTokens, usageSince } from '../protocol/usage.js';
 import type { Store } from '../store/store.js';
 import type { LiveTurn } from '../supervisor/turnWorkers.js';
 import { BudgetLedger, type CallGrant } from './ledger.js';
@@ -62,7 +62,7 @@ export class Spending {
       this.budget.settle(turn.reservation, rest);
       turn.reservation = null;
       this.waits.clear();
-    } else if (rest.input_tokens + rest.output_tokens > 0) {
+    } else if (chargedTokens(rest) > 0) {
       this.budget.charge(turn.job.ctx, turn.job.principal, rest);
     }
   }
@@ -82,7 +82,7 @@ export class Spending {
   private count(usage: Usage, kind: string): void {
     this.deps.metrics.tokens.inc({ direction: 'in', kind }, usage.input_tokens);
     this.deps.metrics.tokens.inc({ direction: 'out', kind }, usage.output_tokens);
-    // Prompt-cache tokens are counted apart and never charged to a budget (README, Budgets and usage accounting).
+    // Cache tokens are counted apart here; writes are charged to budgets as input (README, Prompt-cache tokens).
     if (usage.cache_read_tokens)
       this.deps.metrics.tokens.inc({ direction: 'cache_read', kind }, usage.cache_read_tokens);
     if (usage.cache_write_tokens) {

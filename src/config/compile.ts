@@ -142,17 +142,23 @@ export function jobStoreDefaulted(config: Readonly<Config>): boolean {
 
 /**
  * `intelligence.model` and `roles.turn` name the same thing: one set in a later layer than the other wins (so
- * `--model` overrides a file's `roles.turn`). A provider without structured_output takes the top-level one.
+ * `--model` overrides a file's `roles.turn`). A provider without structured_output or prompt_cache_key takes the
+ * top-level one.
  */
 function settleIntelligence(values: Map<string, unknown>, accepted: readonly Accepted[]): void {
   const model = lastSetting(accepted, 'intelligence.model');
   const turn = lastSetting(accepted, 'intelligence.roles.turn');
   if (model && turn && model.layer > turn.layer) values.set('intelligence.roles.turn', null);
   const inherited = values.get('intelligence.structured_output');
+  const cacheKey = values.get('intelligence.prompt_cache_key');
   const providers = values.get('intelligence.providers') as Record<string, Partial<ProviderConfig>>;
   const settled = Object.entries(providers).map(([name, provider]) => [
     name,
-    { ...provider, structured_output: provider.structured_output ?? inherited },
+    {
+      ...provider,
+      structured_output: provider.structured_output ?? inherited,
+      prompt_cache_key: provider.prompt_cache_key ?? cacheKey,
+    },
   ]);
   values.set('intelligence.providers', Object.fromEntries(settled));
 }

@@ -13,8 +13,9 @@ type Models = Record<string, ModelDecl>;
 const MODEL_KINDS = ['chat', 'reasoning', 'decision'] as const;
 const EFFORTS = ['low', 'medium', 'high'] as const;
 export const STRUCTURED_OUTPUT = ['native', 'prompt'] as const;
+export const PROMPT_CACHE_KEY = ['auto', 'on', 'off'] as const;
 
-const PROVIDER_KEYS = ['endpoints', 'dialect', 'token', 'headers', 'structured_output', 'auth'];
+const PROVIDER_KEYS = ['endpoints', 'dialect', 'token', 'headers', 'structured_output', 'prompt_cache_key', 'auth'];
 const AUTH_KEYS = ['kind', 'region', 'profile', 'access_key_id', 'secret_access_key', 'session_token'];
 const AUTH_SECRETS = ['access_key_id', 'secret_access_key', 'session_token'] as const;
 const MODEL_KEYS = ['model', 'kind', 'family', 'provider', 'reasoning', 'window', 'fallback'];
@@ -35,8 +36,8 @@ function readNamed<V>(value: unknown, what: string, read: (entry: unknown, at: S
 }
 
 /**
- * intelligence.providers: NAME → {endpoints, dialect?, token?, headers?, structured_output?, auth?}; merges by name.
- * A provider that omits structured_output gets `intelligence.structured_output` when the config compiles.
+ * intelligence.providers: NAME → {endpoints, dialect?, token?, headers?, structured_output?, prompt_cache_key?, auth?};
+ * merges by name. A provider that omits structured_output or prompt_cache_key gets the top-level one at compile.
  */
 export function providersKind(): ValueKind<Providers> {
   return {
@@ -67,6 +68,9 @@ function readProvider(value: unknown, at: SubPath): ProviderConfig {
       : {
           structured_output: choiceAt(provider['structured_output'], STRUCTURED_OUTPUT, [...at, 'structured_output']),
         }),
+    ...(provider['prompt_cache_key'] == null
+      ? {}
+      : { prompt_cache_key: choiceAt(provider['prompt_cache_key'], PROMPT_CACHE_KEY, [...at, 'prompt_cache_key']) }),
   };
   // structured_output, when absent, is inherited at compile time (compile.ts inheritStructuredOutput).
   return read as ProviderConfig;

@@ -24,6 +24,7 @@ import {
   authKind,
   confidenceKind,
   modelsKind,
+  PROMPT_CACHE_KEY,
   providersKind,
   roleKind,
   routesKind,
@@ -176,10 +177,15 @@ export const KEYS: KeyTable = {
     default: 'native',
     doc: 'Structured answers: native (provider response formats) or prompt (schema in the prompt only).',
   },
+  'intelligence.prompt_cache_key': {
+    kind: enumKind(PROMPT_CACHE_KEY),
+    default: 'auto',
+    doc: 'OpenAI prompt_cache_key per conversation: auto (only to api.openai.com), on, or off.',
+  },
   'intelligence.providers': {
     kind: providersKind(),
     default: {},
-    doc: 'Named connections: {endpoints, dialect, token, headers, structured_output, auth}.',
+    doc: 'Named connections: {endpoints, dialect, token, headers, structured_output, prompt_cache_key, auth}.',
   },
   'intelligence.models': {
     kind: modelsKind(),

@@ -137,6 +137,8 @@ export interface IntelligenceConfig {
   timeout: number;
   /** `native` (default): ask the provider to hold answers to their schema; `prompt`: the schema in the prompt only. */
   structured_output: 'native' | 'prompt';
+  /** OpenAI's `prompt_cache_key`: `auto` (default) sends it only to api.openai.com; other hosts may refuse it. */
+  prompt_cache_key: PromptCacheKeyMode;
   /** Named connections a declared model may use instead of the top-level endpoints. Default {}. */
   providers: Record<string, ProviderConfig>;
   /** Declared models by alias. Default {}. */
@@ -149,12 +151,15 @@ export interface IntelligenceConfig {
   budget: BudgetConfig | null;
 }
 
+export type PromptCacheKeyMode = 'auto' | 'on' | 'off';
+
 export interface ProviderConfig {
   endpoints: string[];
   dialect: Dialect;
   token: string | null;
   headers: Record<string, string>;
   structured_output: 'native' | 'prompt';
+  prompt_cache_key: PromptCacheKeyMode;
   /** Bedrock's AWS credentials and region (see IntelligenceConfig.auth). Absent when not declared. */
   auth?: AuthConfig | null;
 }

@@ -63,6 +63,7 @@ function declaredSpec(config: Readonly<Config>, alias: string, chain: readonly s
 
 type Connection = Pick<IntelligenceSpec, 'endpoints' | 'token' | 'dialect' | 'headers' | 'timeout_ms' | 'aws'> & {
   structured_output: 'native' | 'prompt';
+  prompt_cache_key: 'auto' | 'on' | 'off';
 };
 
 /** The provider's connection when the model names one, else the top-level intelligence connection. */
@@ -83,6 +84,7 @@ function connectionOf(config: Readonly<Config>, decl: ModelDecl | null): Connect
     headers: Object.entries(source.headers),
     timeout_ms: intel.timeout,
     structured_output: source.structured_output,
+    prompt_cache_key: source.prompt_cache_key,
     ...(source.dialect === 'bedrock' ? { aws: awsOf(source.auth) } : {}),
   };
 }

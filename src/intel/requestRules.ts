@@ -6,7 +6,10 @@ import type { ModelRequest, WireRequest } from './modelRequest.js';
 export type Effort = 'low' | 'medium' | 'high';
 
 /** The spec fields the rules read. */
-export type RuleSpec = Pick<IntelligenceSpec, 'dialect' | 'family' | 'kind' | 'reasoning' | 'structured_output'>;
+export type RuleSpec = Pick<
+  IntelligenceSpec,
+  'dialect' | 'family' | 'kind' | 'reasoning' | 'structured_output' | 'prompt_cache_key'
+> & { endpoints?: readonly string[] };
 
 /**
  * Thinking room per effort, in tokens: Anthropic's `thinking.budget_tokens`, and on both dialects the amount the
@@ -93,9 +96,23 @@ export function planWireRequest(spec: RuleSpec, req: ModelRequest): WireRequest 
     else wire.system = appendLine(req.system, schemaPromptLine(schema));
   }
   if (req.reasoning !== undefined) wire.reasoning = req.reasoning;
-  // Only the OpenAI wire has a cache-routing key; Anthropic marks breakpoints in the body instead.
-  if (req.cacheKey && spec.dialect === 'openai') wire.cacheKey = promptCacheKey(req.cacheKey);
+  if (req.cacheKey && sendsCacheKey(spec)) wire.cacheKey = promptCacheKey(req.cacheKey);
   return wire;
+}
+
+const OPENAI_HOST = 'api.openai.com';
+
+/**
+ * Whether the OpenAI wire carries `prompt_cache_key`: Anthropic marks breakpoints in the body instead, and many
+ * OpenAI-compatible servers (Azure, NIM, Groq, DeepSeek, relays) answer 400 to a field they do not know. So `auto`
+ * sends it only when every endpoint is api.openai.com (one body goes to each endpoint in turn); `on`/`off` decide.
+ */
+export function sendsCacheKey(spec: Pick<RuleSpec, 'dialect' | 'prompt_cache_key' | 'endpoints'>): boolean {
+  if (spec.dialect !== 'openai') return false;
+  const mode = spec.prompt_cache_key ?? 'auto';
+  if (mode !== 'auto') return mode === 'on';
+  const endpoints = spec.endpoints ?? [];
+  return endpoints.length > 0 && endpoints.every((url) => URL.canParse(url) && new URL(url).hostname === OPENAI_HOST);
 }
 
 const FNV_OFFSET = 0xcbf29ce484222325n;

@@ -43,6 +43,8 @@ export interface IntelligenceSpec {
   reasoning?: { effort: 'low' | 'medium' | 'high' } | null;
   /** `prompt`: never ask the provider for a response format; the schema goes in the prompt only. */
   structured_output?: 'native' | 'prompt';
+  /** OpenAI `prompt_cache_key`: absent or `auto` ⇒ only when every endpoint is api.openai.com. */
+  prompt_cache_key?: 'auto' | 'on' | 'off';
   /** Bedrock: the region and keys requests are SigV4-signed with (resolved when the config compiled). */
   aws?: AwsAuth | null;
   /** The model tried after every endpoint of this one failed (its own spec; reasoning parts never go to it). */

@@ -34,6 +34,15 @@ export function hasUsage(u: Usage): boolean {
   return u.input_tokens + u.output_tokens + (u.cache_read_tokens ?? 0) + (u.cache_write_tokens ?? 0) > 0;
 }
 
+/**
+ * The tokens a budget, `limits.run.tokens`, a goal's or a subagent's token limit is charged: uncached input, output
+ * and cache writes (a provider bills a write at least as input: Anthropic 1.25x). Cache reads are reported apart
+ * and not charged (they bill at about a tenth of input; README "Prompt-cache tokens").
+ */
+export function chargedTokens(u: Usage): number {
+  return u.input_tokens + u.output_tokens + (u.cache_write_tokens ?? 0);
+}
+
 /** `tokens_cache_read` / `tokens_cache_write` for an event, present only when non-zero. */
 export function cacheFields(u: Usage): { tokens_cache_read?: number; tokens_cache_write?: number } {
   const out: { tokens_cache_read?: number; tokens_cache_write?: number } = {};

@@ -13,6 +13,7 @@ import type { ThinkJob } from '../domain/job.js';
 import { ownershipRefusal } from '../domain/principal.js';
 import { describeError } from '../errors.js';
 import type { Logger } from '../obs/log.js';
+import { chargedTokens } from '../protocol/usage.js';
 import { newUlid } from '../store/ulid.js';
 import type { EngineEventType } from '../supervisor/supervisorOptions.js';
 import type { ToolCaller, ToolResult } from '../tools/toolOutcome.js';
@@ -252,7 +253,7 @@ export class Steering {
   /** The final accounting of an achieved goal: the achieving turn counts too. */
   private closeGoal(conv: Conversation, goal: Goal, turn: CommittedTurn): void {
     const usage = turn.result?.usage;
-    const tokens = goal.tokens + (usage ? usage.input_tokens + usage.output_tokens : 0);
+    const tokens = goal.tokens + (usage ? chargedTokens(usage) : 0);
     const done: Goal = { ...goal, turns: goal.turns + 1, tokens, accounted: true, updated: this.deps.now() };
     this.update(conv, { goal: done });
     this.deps.log.info('goal.achieved', { ctx: conv.id, turns: done.turns, tokens: done.tokens });
@@ -326,7 +327,7 @@ export class Steering {
       {
         status: turn.outcome.status,
         toolCalls: turn.result?.tool_calls ?? 0,
-        tokens: usage ? usage.input_tokens + usage.output_tokens : 0,
+        tokens: usage ? chargedTokens(usage) : 0,
         continuation: turn.event.kind === 'goal_continuation',
         planMode: turn.event.payload.mode === 'plan',
       },

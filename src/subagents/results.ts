@@ -1,6 +1,7 @@
 // How a subagent's answer comes back (reference §1.9): the distilled result (8 000-byte cap with the truncation
 // marker, JSON text parsed), the answer waiters get, and the wake note's text. Pure.
 import type { SubagentRecord } from '../domain/subagent.js';
+import { chargedTokens } from '../protocol/usage.js';
 import type { ToolResult } from '../tools/toolOutcome.js';
 
 /** A string result longer than this many UTF-8 bytes is cut. */
@@ -56,7 +57,7 @@ export function turnNote(handle: string, result: unknown): string {
 
 /** subagent.status's answer (reference §1.5). */
 export function statusOf(r: SubagentRecord): Record<string, unknown> {
-  const tokens = r.tokens.input_tokens + r.tokens.output_tokens;
+  const tokens = chargedTokens(r.tokens);
   return { handle: r.handle, status: r.status, mode: r.mode, result: r.result ?? null, error: r.error, tokens };
 }
 

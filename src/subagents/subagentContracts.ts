@@ -16,12 +16,12 @@ export const SUBAGENT_CONTRACTS: InternalContract[] = [
     name: 'subagent.run',
     family: 'subagent',
     description:
-      'Delegate a task to a subagent process: sync (default) waits for its result; async and detached return a ' +
-      'handle; warm stays for subagent.send.',
+      'Delegate a task to a subagent: sync (default) returns its result; async/detached a handle; warm takes ' +
+      'subagent.send.',
     input_schema: closed({
       instruction: { type: 'string', description: 'Self-contained.' },
       mode: { type: 'string', enum: ['sync', 'async', 'detached', 'warm'] },
-      template: { type: 'string', description: 'A configured template, instead of instruction.' },
+      template: { type: 'string', description: 'Instead of instruction.' },
       params: { type: 'object' },
       tools: { type: 'array', items: { type: 'string' }, description: 'Tool patterns: *, exact, prefix*.' },
       servers: { type: 'array', items: { type: 'string' }, description: 'MCP servers (default all).' },
@@ -40,6 +40,7 @@ export const SUBAGENT_CONTRACTS: InternalContract[] = [
     output_schema: open({ handle: { type: 'string' }, status: { type: 'string' }, result: {} }, ['handle', 'status']),
     suspends: true,
     ignored_inputs: ['workflow', 'skills'],
+    hidden_inputs: ['servers', 'priority', 'context', 'output_contract'],
   },
   {
     name: 'subagent.await',

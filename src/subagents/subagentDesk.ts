@@ -7,7 +7,7 @@ import { describeError } from '../errors.js';
 import type { Counter } from '../obs/metrics.js';
 import type { TurnResult } from '../protocol/frames.js';
 import type { Usage } from '../protocol/messages.js';
-import { addUsage } from '../protocol/usage.js';
+import { addUsage, chargedTokens } from '../protocol/usage.js';
 import type { Store } from '../store/store.js';
 import type { EndReason } from '../supervisor/children.js';
 import type { Args } from '../tools/handlers/handler.js';
@@ -363,7 +363,7 @@ export class SubagentDesk implements SubagentDeskPort {
     record.error = error;
     record.updated = this.deps.now();
     void this.save(record);
-    const tokens = record.tokens.input_tokens + record.tokens.output_tokens;
+    const tokens = chargedTokens(record.tokens);
     this.deps.log.info('subagent.result', { handle: record.handle, status, tokens, ...(error ? { err: error } : {}) });
     this.waiters.answer(record);
     if (this.deps.config.agent.wake_on.includes('subagent_result')) this.returnResult(record, resultNote(record));

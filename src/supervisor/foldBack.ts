@@ -9,7 +9,7 @@ import type { TaskRecord } from '../domain/task.js';
 import { describeError } from '../errors.js';
 import type { Logger } from '../obs/log.js';
 import type { TurnResult } from '../protocol/frames.js';
-import { cacheFields } from '../protocol/usage.js';
+import { cacheFields, chargedTokens } from '../protocol/usage.js';
 import type { CommitHealth } from '../store/commitHealth.js';
 import type { InboxPort, Store } from '../store/store.js';
 import { type FoldPlan, type NotRunKind, planFold, planNotRun } from './fold.js';
@@ -143,7 +143,7 @@ export function logTurnDone(log: Logger, at: { node: number; ctx: string; turn: 
     status: result.status,
     rounds: result.rounds,
     tool_calls: result.tool_calls,
-    tokens: result.usage.input_tokens + result.usage.output_tokens,
+    tokens: chargedTokens(result.usage),
     ...cacheFields(result.usage),
     ...(result.error ? { err: result.error } : {}),
   });

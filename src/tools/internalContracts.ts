@@ -29,6 +29,11 @@ export interface InternalContract {
   suspends: boolean;
   /** Inputs accepted for agentd compatibility and ignored: validated, never shown to the model. */
   ignored_inputs?: readonly string[];
+  /**
+   * Rarely needed inputs, honoured but not shown to the model (each costs bytes on every call); documented in the
+   * README for operators and instructions that ask for them.
+   */
+  hidden_inputs?: readonly string[];
 }
 
 const KEY = { type: 'string', minLength: 1 };
@@ -36,7 +41,7 @@ const DURATION = {
   type: ['string', 'number'],
   pattern: DURATION_PATTERN,
   minimum: 0,
-  description: 'e.g. "250ms", "10m", "1h", or seconds.',
+  description: '"250ms", "10m", "1h" or seconds.',
 };
 const STATUS = { type: 'string', enum: ['pending', 'in_progress', 'done', 'blocked', 'skipped'] };
 const ITEM_REF = { type: ['integer', 'string'], description: 'Item id or exact title.' };
@@ -56,10 +61,10 @@ const CONTRACTS: InternalContract[] = [
   {
     name: 'finish',
     family: 'finish',
-    description: 'End the task with a status and output; the rest of this round still runs.',
+    description: 'End the task (the rest of this round still runs).',
     input_schema: closed({
       status: { type: 'string', enum: ['completed', 'failed', 'refused', 'cancelled'] },
-      output: { description: 'Any JSON.' },
+      output: {},
       reason: { type: 'string' },
       exit: { type: 'boolean', description: 'Also stop the agent process.' },
     }),
@@ -80,7 +85,7 @@ const CONTRACTS: InternalContract[] = [
   {
     name: 'memory.set',
     family: 'memory',
-    description: 'Store a JSON value under a key in durable memory, optionally expiring after ttl.',
+    description: 'Store a JSON value in durable memory; ttl makes it expire.',
     input_schema: closed({ key: KEY, value: {}, ttl: DURATION }, ['key', 'value']),
     output_schema: open({ ok: { type: 'boolean' }, key: { type: 'string' } }, ['ok', 'key']),
     suspends: false,
@@ -140,16 +145,17 @@ const CONTRACTS: InternalContract[] = [
   {
     name: 'plan.update',
     family: 'plan',
-    description: 'Change one item (status, note, title, detail), insert an item, and/or reorder all items.',
+    description: 'Change one item (status, title, note or detail: "" clears), insert an item, and/or reorder all.',
     input_schema: closed({
       item: ITEM_REF,
       status: STATUS,
-      note: { type: 'string', description: '"" clears.' },
+      note: { type: 'string' },
       title: { type: 'string', minLength: 1 },
-      detail: { type: 'string', description: '"" clears.' },
-      insert: closed({ title: { type: 'string', minLength: 1 }, detail: { type: 'string' }, after: ITEM_REF }, [
-        'title',
-      ]),
+      detail: { type: 'string' },
+      insert: closed(
+        { title: { type: 'string', minLength: 1 }, detail: { type: 'string' }, after: { type: ['integer', 'string'] } },
+        ['title'],
+      ),
       reorder: {
         type: 'array',
         items: { type: 'integer' },
@@ -178,9 +184,7 @@ const CONTRACTS: InternalContract[] = [
   {
     name: 'await',
     family: 'await',
-    description:
-      'Wait until a condition holds, e.g. `exists(memory.report) && plan.done == plan.total`, or the timeout ' +
-      '(default 10m, max 24h).',
+    description: 'Wait until a condition holds or the timeout (default 10m, max 24h).',
     input_schema: closed(
       {
         condition: {
@@ -188,8 +192,8 @@ const CONTRACTS: InternalContract[] = [
           minLength: 1,
           maxLength: MAX_CONDITION_LENGTH,
           description:
-            'Over memory.<key> or memory["key"] (one .field deep), plan.done, plan.total, now_ms, literals, ' +
-            'exists(), comparisons, &&, ||, !, ().',
+            'e.g. exists(memory.report) && plan.done == plan.total; memory.<key> (one .field deep), now_ms, ' +
+            'literals, comparisons, && || ! ().',
         },
         timeout: DURATION,
       },
@@ -201,8 +205,7 @@ const CONTRACTS: InternalContract[] = [
   {
     name: 'think',
     family: 'think',
-    description:
-      'Reason in a separate model call without tools; returns its conclusion as JSON (shaped by output_schema).',
+    description: 'Reason in a separate model call (no tools); returns JSON shaped by output_schema.',
     input_schema: closed(
       {
         prompt: { type: 'string', minLength: 1 },
@@ -217,7 +220,7 @@ const CONTRACTS: InternalContract[] = [
   {
     name: 'decide',
     family: 'decide',
-    description: 'Pick one of 2-16 options in a separate model call; returns choice and confidence (0-1).',
+    description: 'Pick one of 2-16 options in a separate model call: its choice (verbatim) and confidence (0-1).',
     input_schema: closed(
       {
         question: { type: 'string', minLength: 1 },
@@ -227,7 +230,6 @@ const CONTRACTS: InternalContract[] = [
           minItems: 2,
           maxItems: 16,
           uniqueItems: true,
-          description: 'The choice is one of them verbatim.',
         },
         context: { type: 'string' },
       },
@@ -261,7 +263,7 @@ const CONTRACTS: InternalContract[] = [
   {
     name: 'message.send',
     family: 'message',
-    description: 'Start a turn in another conversation; returns once queued, without waiting for the reply.',
+    description: 'Start a turn in another conversation; returns once queued (no reply).',
     input_schema: closed(
       {
         to: { type: 'string', minLength: 1, description: '"root" (default), "new", or a conversation id.' },
@@ -354,7 +356,8 @@ export function internalToolDefs(): ToolDef[] {
 
 /** A contract as the model sees it: the input schema without validator-only keywords. */
 export function modelDef(c: InternalContract): ToolDef {
-  return { name: c.name, description: c.description, input_schema: leanSchema(c.input_schema, c.ignored_inputs) };
+  const omit = [...(c.ignored_inputs ?? []), ...(c.hidden_inputs ?? [])];
+  return { name: c.name, description: c.description, input_schema: leanSchema(c.input_schema, omit) };
 }
 
 /** The contracts a turn of this instance can use (tools/toolFamilies.ts decides the conditional families). */

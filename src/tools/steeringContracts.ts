@@ -8,8 +8,7 @@ export const STEERING_CONTRACTS: InternalContract[] = [
   {
     name: 'goal.set',
     family: 'goal',
-    description:
-      'Set (replace) the goal this conversation works toward: new turns start when it is idle, until goal.complete.',
+    description: 'Set the goal this conversation works toward: turns start by themselves until goal.complete.',
     input_schema: closed(
       {
         objective: { type: 'string', minLength: 1, description: 'What must be true when achieved.' },
@@ -39,8 +38,7 @@ export const STEERING_CONTRACTS: InternalContract[] = [
   {
     name: 'goal.complete',
     family: 'goal',
-    description:
-      'Claim the goal is achieved; a judge checks the evidence (if rejected: an error, the goal stays active).',
+    description: 'Claim the goal is achieved; a judge checks the evidence (rejected: an error, the goal stays).',
     input_schema: closed({ evidence: { type: 'string', minLength: 1 } }, ['evidence']),
     output_schema: open({ achieved: { type: 'boolean' }, turns: { type: 'integer' }, tokens: { type: 'integer' } }, [
       'achieved',

@@ -44,13 +44,15 @@ export interface TurnFacts {
 }
 
 /**
- * Whether a turn can call internal tool `name`: ask_human only with someone to ask (or leave to wait), goal.set and goal.clear are the operator's (a goal starts turns
- * by itself; reference §3.3), and goal.get, goal.complete and goal.clear act on a goal the conversation has —
- * a goal set in this turn is read, completed or cleared from its next turn on.
+ * Whether a turn can call internal tool `name`: ask_human only with someone to ask (or leave to wait); goal.set and
+ * goal.clear are the operator's (a goal starts turns by itself; reference §3.3); goal.get and goal.complete act on
+ * a goal the conversation has, or one this turn may set — a turn offered goal.set is offered the whole family, so
+ * it can complete or clear the goal it set.
  */
 export function usableInTurn(name: string, turn: TurnFacts): boolean {
   if (name === 'ask_human') return turn.askHuman;
-  if ((name === 'goal.set' || name === 'goal.clear') && !actsForAll(turn.principal)) return false;
-  if (name === 'goal.get' || name === 'goal.complete' || name === 'goal.clear') return turn.goal;
+  const operator = actsForAll(turn.principal);
+  if (name === 'goal.set' || name === 'goal.clear') return operator;
+  if (name === 'goal.get' || name === 'goal.complete') return turn.goal || operator;
   return true;
 }

@@ -7,7 +7,7 @@ import type { Logger } from '../obs/log.js';
 import type { FinishArgs, ProgressEvent, SpawnPayload, TurnResult } from '../protocol/frames.js';
 import type { ToolCall, Usage } from '../protocol/messages.js';
 import type { TurnStatus } from '../protocol/status.js';
-import { addUsage, cacheFields } from '../protocol/usage.js';
+import { addUsage, cacheFields, chargedTokens } from '../protocol/usage.js';
 import type { CallCode } from './codeRunner.js';
 import type { NextStep } from './nextStep.js';
 import { checkGuards, finishText, nextCallStep, nextStep } from './nextStep.js';
@@ -236,7 +236,7 @@ async function callRound(s: TurnState, deps: TurnDeps, signal: AbortSignal): Pro
     deadlineHit: s.deadlineHit,
     rounds: s.rounds,
     maxRounds: s.maxRounds,
-    tokensUsed: s.usage.input_tokens + s.usage.output_tokens,
+    tokensUsed: chargedTokens(s.usage),
     maxTokens: s.maxTokens,
   });
   if (stop) return { status: stop };

@@ -3,9 +3,10 @@
 import type { InternalContract } from '../tools/internalContracts.js';
 import { closed, open } from '../tools/schemaShapes.js';
 
-const NAME = { type: 'string', minLength: 1, description: 'The workflow name.' };
-const RUN = { type: 'string', minLength: 1, description: 'A run id from workflow.run ("<workflow>-<ULID>").' };
-const TIMEOUT = { type: ['string', 'number'], description: 'A duration ("30s", "5m") or seconds; default 1h.' };
+const NAME = { type: 'string', minLength: 1 };
+/** A run id from workflow.run; the name says enough to the model. */
+const RUN = { type: 'string', minLength: 1 };
+const TIMEOUT = { type: ['string', 'number'], description: '"30s", "5m" or seconds; default 1h.' };
 const RUN_ANSWER = open(
   { run: { type: 'string' }, status: { type: 'string' }, output: {}, error: {}, timed_out: { type: 'boolean' } },
   ['run', 'status'],
@@ -19,8 +20,7 @@ export const WORKFLOW_CONTRACTS: InternalContract[] = [
   {
     name: 'workflow.run',
     family: 'workflow',
-    description:
-      'Start a run of a workflow: {run, status: "running", workflow}; with wait, the run\'s {run, status, output, error}.',
+    description: 'Start a workflow run; with wait, its result.',
     input_schema: closed(
       {
         name: NAME,
@@ -37,7 +37,7 @@ export const WORKFLOW_CONTRACTS: InternalContract[] = [
   {
     name: 'workflow.status',
     family: 'workflow',
-    description: 'Runs by id (with step states and vars) or by workflow name (summaries).',
+    description: 'A run by id (steps, vars), or the runs of a workflow by name.',
     input_schema: closed({ run: RUN, name: NAME }),
     output_schema: open({ runs: { type: 'array' } }, ['runs']),
     suspends: false,
@@ -45,7 +45,7 @@ export const WORKFLOW_CONTRACTS: InternalContract[] = [
   {
     name: 'workflow.list',
     family: 'workflow',
-    description: 'The workflows in force: {workflows: [{name, description, armed, hash, starts, runs}]}.',
+    description: 'List the workflows in force.',
     input_schema: closed({}),
     output_schema: open({ workflows: { type: 'array' } }, ['workflows']),
     suspends: false,
@@ -61,7 +61,7 @@ export const WORKFLOW_CONTRACTS: InternalContract[] = [
   {
     name: 'workflow.wait',
     family: 'workflow',
-    description: "Wait for a run to end: {run, status, output, error}, or {run, status: 'running', timed_out: true}.",
+    description: 'Wait for a run to end (timed_out when the timeout passes first).',
     input_schema: closed({ run: RUN, timeout: TIMEOUT }, ['run']),
     output_schema: RUN_ANSWER,
     suspends: true,
@@ -85,7 +85,7 @@ export const WORKFLOW_CONTRACTS: InternalContract[] = [
   {
     name: 'workflow.update',
     family: 'workflow',
-    description: 'Replace a runtime-created workflow with a new version; live runs keep the version they started with.',
+    description: 'Replace a runtime-created workflow; live runs keep their version.',
     input_schema: closed({ name: NAME, definition: { type: 'object' } }, ['name', 'definition']),
     output_schema: DEFINED,
     suspends: false,
@@ -93,7 +93,7 @@ export const WORKFLOW_CONTRACTS: InternalContract[] = [
   {
     name: 'workflow.delete',
     family: 'workflow',
-    description: 'Delete a runtime-created workflow; live runs finish on their pinned version.',
+    description: 'Delete a runtime-created workflow; live runs finish on their version.',
     input_schema: closed({ name: NAME }, ['name']),
     output_schema: open({ ok: { type: 'boolean' } }, ['ok']),
     suspends: false,

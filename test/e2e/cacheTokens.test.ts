@@ -1,6 +1,6 @@
-// Anthropic prompt-cache tokens through the binary: they are reported apart and never counted as input, so a
-// per-turn token limit and a budget do not run out under prompt caching; /metrics counts them by direction
-// (issue 13 item 11, reference §5.3, §15).
+// Anthropic prompt-cache tokens through the binary: they are reported apart; cache reads are not charged, so a
+// per-turn token limit and a budget do not run out re-reading a cached prefix, while cache writes are charged as
+// input (issue 14); /metrics counts them by direction (issue 13 item 11, reference §5.3, §15).
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { TaskState } from '@a2a-js/sdk';
@@ -24,7 +24,7 @@ describe('anthropic cache tokens', () => {
   });
   after(async () => model.close());
 
-  it('a 1,000-token turn limit survives 10,600 cached tokens; cache reads and writes are reported apart', async () => {
+  it('a 1,000-token turn limit survives 10,000 cache reads; writes are charged; both reported apart', async () => {
     const env = {
       AGENTD_STATE_DIR: tempStateDir(),
       AGENTD_INTELLIGENCE_DIALECT: 'anthropic',
@@ -44,7 +44,8 @@ describe('anthropic cache tokens', () => {
     assert.equal(done?.tokens_cache_read, 10_000);
     assert.equal(done?.tokens_cache_write, 600);
     const folded = eventsNamed(run, 'turn.done', 'supervisor')[0];
-    assert.equal(folded?.tokens, 54, 'the folded count is input plus output, without the cache');
+    // Premise: before cache writes were charged, this was 54 and a turn writing the cache on every call was free.
+    assert.equal(folded?.tokens, 54 + 600, 'input, output and cache writes; cache reads are not charged');
     assert.equal(folded?.tokens_cache_read, 10_000);
   });
 
@@ -112,7 +113,7 @@ describe('cache tokens in a daemon: metrics and a budget', () => {
   });
   after(async () => model.close());
 
-  it('/metrics counts cache reads and writes apart; the budget ledger is charged input and output only', async () => {
+  it('/metrics counts cache reads and writes apart; the budget is charged input, output and writes', async () => {
     const yaml = [
       'a2a:',
       '  listen: http://127.0.0.1:0',

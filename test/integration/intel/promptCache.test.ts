@@ -42,7 +42,8 @@ describe('prompt caching on the wire', () => {
   });
 
   it('openai: one prompt_cache_key per conversation, kept across its turns, none naming it', async () => {
-    const rig = await startRig({ turns: [{ content: 'ok' }] });
+    // The scripted model is not api.openai.com: `auto` would send no key, so this rig turns it on.
+    const rig = await startRig({ turns: [{ content: 'ok' }] }, { AGENTD_INTELLIGENCE_PROMPT_CACHE_KEY: 'on' });
     try {
       await answer(rig, 'c1', 'first');
       await answer(rig, 'c1', 'second');
@@ -53,6 +54,17 @@ describe('prompt caching on the wire', () => {
       assert.equal(keys[1], keys[0], 'the same conversation: the same key');
       assert.notEqual(keys[2], keys[0], 'another conversation: another key');
       assert.ok(rig.model.requests.every((r) => !JSON.stringify(bodyOf(r).prompt_cache_key).includes('c1')));
+    } finally {
+      await rig.close();
+    }
+  });
+
+  it('openai with the default (auto) to another host: no prompt_cache_key at all', async () => {
+    const rig = await startRig({ turns: [{ content: 'ok' }] });
+    try {
+      assert.equal((await answer(rig, 'c1', 'first')).status, 'completed');
+      assert.equal(rig.model.requests.length, 1);
+      assert.equal('prompt_cache_key' in bodyOf(rig.model.requests[0]), false);
     } finally {
       await rig.close();
     }

@@ -35,6 +35,7 @@ function expectedDefaults(storePath: string): Config {
       auth: null,
       timeout: 120_000,
       structured_output: 'native',
+      prompt_cache_key: 'auto',
       providers: {},
       models: {},
       roles: { turn: null, preflight: null, preflight_confidence: null, compaction: null, think: null, decide: null },

@@ -39,6 +39,7 @@ describe('intelligence providers and models', () => {
         token: null,
         headers: {},
         structured_output: 'native',
+        prompt_cache_key: 'auto',
       },
     });
     assert.deepEqual(intel.models['smart'], {
@@ -190,6 +191,29 @@ describe('intelligence providers and models', () => {
     }
     assert.equal(keys.get('intelligence.roles.think')?.env, 'AGENTD_INTELLIGENCE_ROLES_THINK');
     assert.equal(keys.get('intelligence.structured_output')?.default, '"native"');
+    assert.equal(keys.get('intelligence.prompt_cache_key')?.default, '"auto"');
+    assert.equal(keys.get('intelligence.prompt_cache_key')?.env, 'AGENTD_INTELLIGENCE_PROMPT_CACHE_KEY');
+  });
+
+  it('prompt_cache_key: auto by default, a provider inherits it or keeps its own, a bad value is refused', () => {
+    const dir = tempDir();
+    const file = writeConfig(
+      dir,
+      'a.yaml',
+      [
+        'intelligence:',
+        '  providers:',
+        '    a: {endpoints: "http://a.test"}',
+        '    b: {endpoints: "http://b.test", prompt_cache_key: on}',
+      ].join('\n'),
+    );
+    const intel = compileIn(dir, { files: [file] }).intelligence;
+    assert.equal(intel.prompt_cache_key, 'auto');
+    assert.equal(intel.providers['a']?.prompt_cache_key, 'auto');
+    assert.equal(intel.providers['b']?.prompt_cache_key, 'on');
+    const off = compileIn(dir, { files: [file], env: { AGENTD_INTELLIGENCE_PROMPT_CACHE_KEY: 'off' } }).intelligence;
+    assert.equal(off.providers['a']?.prompt_cache_key, 'off');
+    assert.match(errorWith(['  prompt_cache_key: always']), /intelligence\.prompt_cache_key/);
   });
 });
 

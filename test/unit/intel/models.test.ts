@@ -19,6 +19,7 @@ const OPENAI = {
   headers: [],
   timeout_ms: 120_000,
   structured_output: 'native',
+  prompt_cache_key: 'auto',
 } as const;
 
 describe('specForJob', () => {
@@ -43,6 +44,7 @@ describe('specForJob', () => {
       headers: [],
       timeout_ms: 120_000,
       structured_output: 'native',
+      prompt_cache_key: 'auto',
       model: 'claude-opus-5-5',
       kind: 'reasoning',
       reasoning: { effort: 'high' },
@@ -62,6 +64,7 @@ describe('specForJob', () => {
         headers: [['X-A', 'b']],
         timeout_ms: 30_000,
         structured_output: 'native',
+        prompt_cache_key: 'auto',
         model: 'gpt-4o',
         kind: 'chat',
         reasoning: null,

@@ -166,9 +166,39 @@ describe('promptCacheKey', () => {
   });
   it('reaches the wire request on openai only: Anthropic and Bedrock mark breakpoints instead', () => {
     const req = request({ cacheKey: 'agentd/root' });
-    assert.equal(planWireRequest({ dialect: 'openai' }, req).cacheKey, promptCacheKey('agentd/root'));
-    assert.equal(planWireRequest({ dialect: 'anthropic' }, req).cacheKey, undefined);
-    assert.equal(planWireRequest({ dialect: 'bedrock' }, req).cacheKey, undefined);
-    assert.equal(planWireRequest({ dialect: 'openai' }, request()).cacheKey, undefined);
+    const openai = { dialect: 'openai', endpoints: ['https://api.openai.com/v1'] } as const;
+    assert.equal(planWireRequest(openai, req).cacheKey, promptCacheKey('agentd/root'));
+    assert.equal(planWireRequest({ ...openai, dialect: 'anthropic' }, req).cacheKey, undefined);
+    assert.equal(planWireRequest({ ...openai, dialect: 'bedrock', prompt_cache_key: 'on' }, req).cacheKey, undefined);
+    assert.equal(planWireRequest(openai, request()).cacheKey, undefined);
+  });
+  // The premise: before the setting, every openai-dialect host got the field, and Azure, NIM, Groq, DeepSeek and
+  // relays answer 400 to a field they do not know.
+  it('auto (the default): only when every endpoint is api.openai.com', () => {
+    const req = request({ cacheKey: 'agentd/root' });
+    const at = (...endpoints: string[]) => planWireRequest({ dialect: 'openai', endpoints }, req).cacheKey;
+    assert.equal(at('https://api.openai.com/v1'), promptCacheKey('agentd/root'));
+    assert.equal(
+      at('https://api.openai.com/v1/chat/completions', 'https://api.openai.com/v1'),
+      at('https://api.openai.com/v1'),
+    );
+    assert.equal(at('https://x.openai.azure.com/openai/v1'), undefined);
+    assert.equal(at('https://api.groq.com/openai/v1'), undefined);
+    assert.equal(at('https://api.openai.com/v1', 'https://api.deepseek.com/v1'), undefined, 'one body goes to each');
+    assert.equal(at('https://api.openai.com.relay.test/v1'), undefined);
+    assert.equal(at(), undefined);
+  });
+  it('on sends it to any openai-dialect host; off to none', () => {
+    const req = request({ cacheKey: 'agentd/root' });
+    const groq = ['https://api.groq.com/openai/v1'];
+    const openai = ['https://api.openai.com/v1'];
+    assert.equal(
+      planWireRequest({ dialect: 'openai', endpoints: groq, prompt_cache_key: 'on' }, req).cacheKey,
+      promptCacheKey('agentd/root'),
+    );
+    assert.equal(
+      planWireRequest({ dialect: 'openai', endpoints: openai, prompt_cache_key: 'off' }, req).cacheKey,
+      undefined,
+    );
   });
 });

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { addUsage, cacheFields, hasUsage, usageSince } from '../../../src/protocol/usage.js';
+import { addUsage, cacheFields, chargedTokens, hasUsage, usageSince } from '../../../src/protocol/usage.js';
 
 describe('usage arithmetic', () => {
   it('adds cache counts apart from input and leaves zero cache counts out', () => {
@@ -29,5 +29,12 @@ describe('usage arithmetic', () => {
     assert.deepEqual(cacheFields({ input_tokens: 1, output_tokens: 1, cache_write_tokens: 9 }), {
       tokens_cache_write: 9,
     });
+  });
+  it('chargedTokens: input, output and cache writes; cache reads are not charged', () => {
+    assert.equal(chargedTokens({ input_tokens: 3, output_tokens: 2 }), 5);
+    assert.equal(
+      chargedTokens({ input_tokens: 3, output_tokens: 2, cache_write_tokens: 40, cache_read_tokens: 900 }),
+      45,
+    );
   });
 });

@@ -30,16 +30,22 @@ function offered(opts: { env?: Record<string, string>; principal?: string; human
 }
 
 describe('buildTurnPayload tools', () => {
-  it('default settings: no ask_human (nobody to ask), goal.set but no goal.get/complete/clear (no goal)', () => {
+  it('default settings: no ask_human (nobody to ask); the whole goal family beside goal.set', () => {
     const { names, internal, system } = offered({});
-    for (const absent of ['ask_human', 'goal.get', 'goal.complete', 'goal.clear', 'skills.list']) {
+    for (const absent of ['ask_human', 'skills.list']) {
       assert.equal(names.includes(absent), false, absent);
       assert.equal(internal.includes(absent), false, absent);
     }
-    for (const present of ['finish', 'status', 'memory.get', 'goal.set', 'subagent.run', 'side.start']) {
-      assert.ok(names.includes(present), present);
-    }
+    const present = ['finish', 'status', 'memory.get', 'goal.set', 'goal.get', 'goal.complete', 'goal.clear'];
+    for (const name of [...present, 'subagent.run']) assert.ok(names.includes(name), name);
     assert.doesNotMatch(system, /ask_human/, 'the persona lists only what is offered');
+  });
+  it("another principal's turn without a goal gets no goal tool", () => {
+    const { names } = offered({ principal: 'user:alice' });
+    assert.equal(
+      names.some((n) => n.startsWith('goal.')),
+      false,
+    );
   });
   it('ask_human is offered with a person to ask, or with agent.ask_human_fallback: wait', () => {
     assert.ok(offered({ humanChannel: true }).names.includes('ask_human'));

@@ -35,12 +35,21 @@ describe('usableInTurn', () => {
     assert.equal(usableInTurn('goal.set', op), true);
     assert.equal(usableInTurn('goal.set', { ...op, principal: null }), true);
   });
-  it('goal.get, goal.complete and goal.clear need a goal on the conversation', () => {
+  // The premise: goal.complete and goal.clear were shown only with a goal at launch, so the turn that set one
+  // could not complete or clear it.
+  it('a turn offered goal.set is offered goal.get, goal.complete and goal.clear too, goal or not', () => {
     for (const name of ['goal.get', 'goal.complete', 'goal.clear']) {
-      assert.equal(usableInTurn(name, op), false, name);
+      assert.equal(usableInTurn(name, op), true, name);
       assert.equal(usableInTurn(name, { ...op, goal: true }), true, name);
     }
     assert.equal(usableInTurn('memory.get', op), true);
+  });
+  it('another principal gets goal.get and goal.complete only while the conversation has a goal', () => {
+    const bob = { ...op, principal: 'user:bob' };
+    for (const name of ['goal.get', 'goal.complete']) {
+      assert.equal(usableInTurn(name, bob), false, name);
+      assert.equal(usableInTurn(name, { ...bob, goal: true }), true, name);
+    }
   });
   it('ask_human needs someone to ask, or leave to wait', () => {
     assert.equal(usableInTurn('ask_human', op), false);
@@ -82,6 +91,17 @@ describe('leanSchema', () => {
     assert.equal(shown.includes('workflow'), false);
     assert.equal(shown.includes('instruction'), true);
     assert.deepEqual(checkInput('subagent.run', { instruction: 'x', workflow: 'w' }), { ok: true });
+  });
+  it('hides rarely needed inputs from the model; the validator accepts them and they are honoured', () => {
+    const run = internalContract('subagent.run');
+    assert.ok(run);
+    const shown = Object.keys(modelDef(run).input_schema['properties'] as object);
+    for (const hidden of ['servers', 'priority', 'context', 'output_contract']) {
+      assert.equal(shown.includes(hidden), false, hidden);
+      assert.ok(Object.hasOwn(run.input_schema['properties'] as object, hidden), `${hidden} stays in the contract`);
+    }
+    const args = { instruction: 'x', servers: ['fs'], priority: 'high', context: [{ role: 'user', content: 'c' }] };
+    assert.deepEqual(checkInput('subagent.run', { ...args, output_contract: 'a list' }), { ok: true });
   });
   it('the full contract still refuses what the lean view no longer says (closed objects, bounds)', () => {
     assert.equal(checkInput('memory.get', { key: 'k', extra: 1 }).ok, false);
