@@ -62,3 +62,9 @@ export interface NodeKind {
 
 export const done = (output: unknown): StepResult => ({ type: 'done', output });
 export const failed = (error: string): StepResult => ({ type: 'failed', error });
+
+/** A call's time limit: the step's `timeout` (else `fallbackMs`), never past the run's deadline (§5 item 13). */
+export function callLimitMs(ctx: Pick<StepContext, 'step' | 'run' | 'now'>, fallbackMs: number): number {
+  const own = ctx.step.timeoutMs ?? fallbackMs;
+  return ctx.run.deadlineMs === null ? own : Math.max(1, Math.min(own, ctx.run.deadlineMs - ctx.now));
+}

@@ -2,6 +2,7 @@
 // Validation, the engine and the generated docs/reference/workflow-nodes.md all read this one table.
 import { CONTROL_KINDS } from './kinds/controlKinds.js';
 import { DATA_KINDS } from './kinds/dataKinds.js';
+import { HTTP_KIND } from './kinds/httpKind.js';
 import { LIST_KINDS } from './kinds/listKinds.js';
 import { LATER_START_KINDS, START_KINDS } from './kinds/startKinds.js';
 import type { FieldSpec, KindCategory, NodeKind } from './nodeKind.js';
@@ -35,7 +36,6 @@ const NOT_BUILT: Readonly<Record<Exclude<KindCategory, 'start'>, Readonly<Record
     'mcp.tool': '*server *tool args idempotency',
     'mcp.resource': '*server *op uri name arguments reference argument',
     tool: '*name args',
-    http: '*url method headers query body json timeout expect allow_private sign idempotency',
     'a2a.send': '*to parts context timeout idempotency',
     'a2a.delegate': '*peer *objective output_contract timeout idempotency',
     'a2a.wait': 'conversation timeout',
@@ -89,6 +89,7 @@ const ALL: readonly NodeKind[] = [
   ...CONTROL_KINDS,
   ...DATA_KINDS,
   ...LIST_KINDS,
+  HTTP_KIND,
   ...Object.entries(NOT_BUILT).flatMap(([category, kinds]) =>
     Object.entries(kinds).map(([n, f]) => notBuilt(n, category as KindCategory, f)),
   ),
