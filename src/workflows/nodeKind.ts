@@ -27,7 +27,19 @@ export interface StepPorts {
   fetch: typeof fetch;
   /** Resolves a host name to its addresses (the private-address refusal checks every one). */
   lookup(host: string): Promise<string[]>;
+  /** Calls `tool` on the configured MCP server `server` (the supervisor's connection); never throws. */
+  mcp?: McpCaller;
+  /** `agent.name`, sent as `agent/instance` in an MCP call's `_meta`. */
+  instance?: string;
 }
+
+/** One MCP call as the `mcp.tool` kind makes it: a value back, `is_error` for a tool-level or transport problem. */
+export type McpCaller = (
+  server: string,
+  tool: string,
+  args: unknown,
+  call: { meta: Record<string, unknown>; timeoutMs: number; signal?: AbortSignal },
+) => Promise<{ result: unknown; is_error: boolean }>;
 
 export interface StepContext {
   run: Readonly<WorkflowRun>;
@@ -67,4 +79,14 @@ export const failed = (error: string): StepResult => ({ type: 'failed', error })
 export function callLimitMs(ctx: Pick<StepContext, 'step' | 'run' | 'now'>, fallbackMs: number): number {
   const own = ctx.step.timeoutMs ?? fallbackMs;
   return ctx.run.deadlineMs === null ? own : Math.max(1, Math.min(own, ctx.run.deadlineMs - ctx.now));
+}
+
+/** The step's key (stable across attempts), or the one the step pins with `idempotency.value`. */
+export function pinnedKey(ctx: Pick<StepContext, 'spec' | 'idempotencyKey'>): string {
+  const idem = ctx.spec['idempotency'];
+  if (idem !== null && typeof idem === 'object') {
+    const value = (idem as Record<string, unknown>)['value'];
+    if (typeof value === 'string' && value !== '') return value;
+  }
+  return ctx.idempotencyKey;
 }

@@ -4,6 +4,7 @@ import { CONTROL_KINDS } from './kinds/controlKinds.js';
 import { DATA_KINDS } from './kinds/dataKinds.js';
 import { HTTP_KIND } from './kinds/httpKind.js';
 import { LIST_KINDS } from './kinds/listKinds.js';
+import { MCP_TOOL_KIND } from './kinds/mcpToolKind.js';
 import { LATER_START_KINDS, START_KINDS } from './kinds/startKinds.js';
 import type { FieldSpec, KindCategory, NodeKind } from './nodeKind.js';
 
@@ -33,7 +34,6 @@ const NOT_BUILT: Readonly<Record<Exclude<KindCategory, 'start'>, Readonly<Record
     'search.fetch': '*url max_bytes',
   },
   integration: {
-    'mcp.tool': '*server *tool args idempotency',
     'mcp.resource': '*server *op uri name arguments reference argument',
     tool: '*name args',
     'a2a.send': '*to parts context timeout idempotency',
@@ -90,6 +90,7 @@ const ALL: readonly NodeKind[] = [
   ...DATA_KINDS,
   ...LIST_KINDS,
   HTTP_KIND,
+  MCP_TOOL_KIND,
   ...Object.entries(NOT_BUILT).flatMap(([category, kinds]) =>
     Object.entries(kinds).map(([n, f]) => notBuilt(n, category as KindCategory, f)),
   ),

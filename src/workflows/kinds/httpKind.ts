@@ -1,7 +1,7 @@
 // The `http` step (producers reference §2.8): one request, refused towards private addresses unless the step sets
 // `allow_private`, bounded by its timeout and the run's deadline, with the step's idempotency key in a header.
 
-import { callLimitMs, done, failed, type NodeKind, type StepContext, type StepResult } from '../nodeKind.js';
+import { callLimitMs, done, failed, type NodeKind, pinnedKey, type StepContext, type StepResult } from '../nodeKind.js';
 import { isPrivateAddress } from '../privateAddress.js';
 
 const DEFAULT_TIMEOUT_MS = 30_000;
@@ -60,7 +60,7 @@ function succeeded(status: number, expect: unknown): boolean {
 async function runHttp(ctx: StepContext): Promise<StepResult> {
   let url: URL;
   const place = keyPlace(ctx.spec);
-  const key = idempotencyValue(ctx);
+  const key = pinnedKey(ctx);
   try {
     url = buildUrl(ctx, place, key);
   } catch {
@@ -87,14 +87,6 @@ async function runHttp(ctx: StepContext): Promise<StepResult> {
   const headers = Object.fromEntries(response.headers.entries());
   const output = { status: response.status, ok: response.ok, headers, body, json };
   return succeeded(response.status, ctx.spec['expect']) ? done(output) : failed(`http status ${response.status}`);
-}
-
-/** The step's key, or the pinned `idempotency.value`. */
-export function idempotencyValue(ctx: StepContext): string {
-  const idem = ctx.spec['idempotency'];
-  if (idem !== null && typeof idem === 'object' && typeof (idem as Record<string, unknown>)['value'] === 'string')
-    return (idem as Record<string, string>)['value'] as string;
-  return ctx.idempotencyKey;
 }
 
 function checkHttp(fields: Readonly<Record<string, unknown>>): string[] {
