@@ -31,6 +31,38 @@ export interface StepPorts {
   mcp?: McpCaller;
   /** `agent.name`, sent as `agent/instance` in an MCP call's `_meta`. */
   instance?: string;
+  /** Runs one turn on a fresh conversation through the inbox (accept keyed by `key`) and resolves with its end. */
+  turn?(req: StepTurnRequest): Promise<StepTurnEnd>;
+  /** message.send's delivery (turn reference §3.2): durable once it resolves; keyed by `key`. */
+  deliver?(
+    req: StepDelivery,
+  ): Promise<{ ok: true; conversation: string; depth: number } | { ok: false; error: string }>;
+}
+
+export interface StepTurnRequest {
+  conversation: string;
+  text: string;
+  principal: string | null;
+  /** The inbox dedupe key: a step re-run after a crash finds the turn it already asked for. */
+  key: string;
+}
+
+export interface StepTurnEnd {
+  status: string;
+  /** The reply text. */
+  reply: string;
+  /** The structured answer, when the turn gave one (`finish.output` or a JSON value). */
+  value?: unknown;
+  error?: string;
+}
+
+export interface StepDelivery {
+  to: string;
+  text: string;
+  /** The run's conversation (the sender), or null. */
+  from: string | null;
+  principal: string | null;
+  key: string;
 }
 
 /** One MCP call as the `mcp.tool` kind makes it: a value back, `is_error` for a tool-level or transport problem. */

@@ -6,6 +6,7 @@ import { HTTP_KIND } from './kinds/httpKind.js';
 import { LIST_KINDS } from './kinds/listKinds.js';
 import { MCP_TOOL_KIND } from './kinds/mcpToolKind.js';
 import { LATER_START_KINDS, START_KINDS } from './kinds/startKinds.js';
+import { TURN_KINDS } from './kinds/turnKinds.js';
 import type { FieldSpec, KindCategory, NodeKind } from './nodeKind.js';
 
 /**
@@ -43,7 +44,6 @@ const NOT_BUILT: Readonly<Record<Exclude<KindCategory, 'start'>, Readonly<Record
     'workflow.wait': '*run timeout',
     'workflow.cancel': '*run reason',
     emit: 'note audit metric value',
-    message: '*to *text',
   },
   intelligence: {
     think: '*prompt output_schema reads check retries skills system',
@@ -52,7 +52,6 @@ const NOT_BUILT: Readonly<Record<Exclude<KindCategory, 'start'>, Readonly<Record
     summarize: '*input length prompt skills',
     judge: '*input *rubric prompt skills',
     route: '*input *choices prompt skills',
-    agent: '*instruction output_contract output_schema tools servers limits context skills system',
     subagent: '*instruction mode workflow tools servers limits priority context output_contract output_schema skills',
     human: '*question schema timeout',
   },
@@ -91,6 +90,7 @@ const ALL: readonly NodeKind[] = [
   ...LIST_KINDS,
   HTTP_KIND,
   MCP_TOOL_KIND,
+  ...TURN_KINDS,
   ...Object.entries(NOT_BUILT).flatMap(([category, kinds]) =>
     Object.entries(kinds).map(([n, f]) => notBuilt(n, category as KindCategory, f)),
   ),

@@ -7,6 +7,7 @@ import type { WorkflowRun } from '../domain/workflow.js';
 import { describeError } from '../errors.js';
 import type { Producer, ProducerContext } from '../runtime/producer.js';
 import type { McpCaller } from './nodeKind.js';
+import { turnPorts } from './turnPorts.js';
 import { WorkflowDesk } from './workflowDesk.js';
 
 declare module '../tools/toolOutcome.js' {
@@ -59,6 +60,7 @@ export class WorkflowProducer implements Producer {
         lookup: async (host) => (await lookup(host, { all: true })).map((a) => a.address),
         instance: ctx.config.agent.name,
         ...(ctx.mcp ? { mcp: mcpCaller(ctx.mcp) } : {}),
+        ...turnPorts(ctx),
       },
       configured: ctx.config.workflows,
       onRunEnded: (run) => this.#noteEnd(ctx, run),
