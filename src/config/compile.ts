@@ -7,7 +7,6 @@ import { resolve } from 'node:path';
 import { DaemonError } from '../errors.js';
 import { registerSecret } from '../obs/log.js';
 import { isCredentialHeader } from '../obs/redactor.js';
-import { loadWorkflowFiles, type WorkflowEntry } from '../workflows/workflowKeys.js';
 import { checkA2a } from './a2aKeys.js';
 import { settleAwsAuth } from './awsAuth.js';
 import { readEnvSettings, readFlagSettings } from './envSource.js';
@@ -20,6 +19,7 @@ import { checkSecretLengths } from './secretLengths.js';
 import { resolveSecrets } from './secrets.js';
 import type { Setting } from './setting.js';
 import type { Config, ConfigSources, ProviderConfig } from './types.js';
+import { loadWorkflowFiles, type WorkflowEntry } from './workflowKeys.js';
 import { readYamlSource, readYamlText } from './yamlSource.js';
 
 export { type ConfigKeyDoc, describeConfigKeys } from './describe.js';

@@ -1,9 +1,10 @@
 // The key table's rows for the producers of turns: subagents (reference §1.8) and workflows (§2).
-import { workflowsKind } from '../workflows/workflowKeys.js';
+
 import { boolKind, durationKind, intKind, type ValueKind } from './kinds.js';
 import type { KeyTable } from './schema.js';
 import { rateKind, templatesKind } from './subagentKeys.js';
 import type { Config } from './types.js';
+import { workflowsKind } from './workflowKeys.js';
 
 type ProducerKey =
   | 'limits.subagents.depth'

@@ -122,7 +122,7 @@ export async function startRuntime(config: Readonly<Config>, opts: RuntimeOption
     const ops = await startOperations({ live, opts, store, supervisor, tools, drain });
     undo.push(() => ops.stop());
     const triggers = buildTriggers(cfg, store, supervisor.timers, log);
-    const parts = { store, supervisor, tasks, ports, drain, restoring, reload: ops.reload, triggers };
+    const parts = { store, supervisor, tasks, ports, drain, restoring, reload: ops.reload, triggers, tools };
     const started = await startProducers(cfg, opts, parts);
     intake.registry = started.registry;
     undo.push(() => started.registry.stop({ log }));
@@ -259,6 +259,7 @@ interface ProducerParts {
   drain: Drain;
   ports: WorkPortSlot;
   restoring: RestoreGate;
+  tools: ToolSurface;
 }
 
 /**
@@ -267,7 +268,7 @@ interface ProducerParts {
  * twice), and their supervisor port refuses calls until then.
  */
 async function startProducers(cfg: Readonly<Config>, opts: RuntimeOptions, parts: ProducerParts) {
-  const { store, supervisor, tasks, ports, drain, restoring, reload, triggers } = parts;
+  const { store, supervisor, tasks, ports, drain, restoring, reload, triggers, tools } = parts;
   const list = [...PRODUCERS.map((make) => make(cfg)).filter((p) => p !== null), ...(opts.producers ?? [])];
   const registry = new ProducerRegistry(list);
   const ctx: ProducerContext = {
@@ -286,6 +287,7 @@ async function startProducers(cfg: Readonly<Config>, opts: RuntimeOptions, parts
     ports,
     restored: restoring.done,
     webhooks: triggers.webhooks,
+    mcp: tools,
   };
   await registry.start(ctx);
   return { registry, list, ctx };

@@ -53,6 +53,7 @@ async function deliver(ctx: ProducerContext, req: DeliveryRequest): Promise<Deli
     principal: req.caller.principal,
     msg_depth: req.depth,
     from: req.caller.conversation,
+    ...(req.dedupe === undefined ? {} : { dedupe_key: req.dedupe }),
   });
   const from = req.caller.conversation;
   ctx.log.info('message.delivered', { from, to: conversation, depth: req.depth, inbox_event: record.id });

@@ -169,7 +169,7 @@ export class ToolSurface {
   async callRoute(
     route: { server: string; wire: string },
     args: unknown,
-    call: { meta: Record<string, unknown>; timeoutMs: number },
+    call: { meta: Record<string, unknown>; timeoutMs: number; signal?: AbortSignal },
   ): Promise<ToolResult> {
     let conn: McpConnection;
     try {

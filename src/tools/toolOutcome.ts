@@ -37,6 +37,8 @@ export interface DeliveryRequest {
   /** The hop depth the delivered message carries (caller depth + 1, already checked against the limit). */
   depth: number;
   caller: ToolCaller;
+  /** The inbox dedupe key (a workflow step's): a delivery re-run after a crash finds the first one. */
+  dedupe?: string;
 }
 
 export type DeliveryReceipt = { ok: true; conversation: string; depth: number } | { ok: false; error: string };

@@ -27,7 +27,51 @@ export interface StepPorts {
   fetch: typeof fetch;
   /** Resolves a host name to its addresses (the private-address refusal checks every one). */
   lookup(host: string): Promise<string[]>;
+  /** Calls `tool` on the configured MCP server `server` (the supervisor's connection); never throws. */
+  mcp?: McpCaller;
+  /** `agent.name`, sent as `agent/instance` in an MCP call's `_meta`. */
+  instance?: string;
+  /** Runs one turn on a fresh conversation through the inbox (accept keyed by `key`) and resolves with its end. */
+  turn?(req: StepTurnRequest): Promise<StepTurnEnd>;
+  /** message.send's delivery (turn reference §3.2): durable once it resolves; keyed by `key`. */
+  deliver?(
+    req: StepDelivery,
+  ): Promise<{ ok: true; conversation: string; depth: number } | { ok: false; error: string }>;
 }
+
+export interface StepTurnRequest {
+  conversation: string;
+  text: string;
+  principal: string | null;
+  /** The inbox dedupe key: a step re-run after a crash finds the turn it already asked for. */
+  key: string;
+}
+
+export interface StepTurnEnd {
+  status: string;
+  /** The reply text. */
+  reply: string;
+  /** The structured answer, when the turn gave one (`finish.output` or a JSON value). */
+  value?: unknown;
+  error?: string;
+}
+
+export interface StepDelivery {
+  to: string;
+  text: string;
+  /** The run's conversation (the sender), or null. */
+  from: string | null;
+  principal: string | null;
+  key: string;
+}
+
+/** One MCP call as the `mcp.tool` kind makes it: a value back, `is_error` for a tool-level or transport problem. */
+export type McpCaller = (
+  server: string,
+  tool: string,
+  args: unknown,
+  call: { meta: Record<string, unknown>; timeoutMs: number; signal?: AbortSignal },
+) => Promise<{ result: unknown; is_error: boolean }>;
 
 export interface StepContext {
   run: Readonly<WorkflowRun>;
@@ -62,3 +106,19 @@ export interface NodeKind {
 
 export const done = (output: unknown): StepResult => ({ type: 'done', output });
 export const failed = (error: string): StepResult => ({ type: 'failed', error });
+
+/** A call's time limit: the step's `timeout` (else `fallbackMs`), never past the run's deadline (§5 item 13). */
+export function callLimitMs(ctx: Pick<StepContext, 'step' | 'run' | 'now'>, fallbackMs: number): number {
+  const own = ctx.step.timeoutMs ?? fallbackMs;
+  return ctx.run.deadlineMs === null ? own : Math.max(1, Math.min(own, ctx.run.deadlineMs - ctx.now));
+}
+
+/** The step's key (stable across attempts), or the one the step pins with `idempotency.value`. */
+export function pinnedKey(ctx: Pick<StepContext, 'spec' | 'idempotencyKey'>): string {
+  const idem = ctx.spec['idempotency'];
+  if (idem !== null && typeof idem === 'object') {
+    const value = (idem as Record<string, unknown>)['value'];
+    if (typeof value === 'string' && value !== '') return value;
+  }
+  return ctx.idempotencyKey;
+}

@@ -2,8 +2,11 @@
 // Validation, the engine and the generated docs/reference/workflow-nodes.md all read this one table.
 import { CONTROL_KINDS } from './kinds/controlKinds.js';
 import { DATA_KINDS } from './kinds/dataKinds.js';
+import { HTTP_KIND } from './kinds/httpKind.js';
 import { LIST_KINDS } from './kinds/listKinds.js';
+import { MCP_TOOL_KIND } from './kinds/mcpToolKind.js';
 import { LATER_START_KINDS, START_KINDS } from './kinds/startKinds.js';
+import { TURN_KINDS } from './kinds/turnKinds.js';
 import type { FieldSpec, KindCategory, NodeKind } from './nodeKind.js';
 
 /**
@@ -32,10 +35,8 @@ const NOT_BUILT: Readonly<Record<Exclude<KindCategory, 'start'>, Readonly<Record
     'search.fetch': '*url max_bytes',
   },
   integration: {
-    'mcp.tool': '*server *tool args idempotency',
     'mcp.resource': '*server *op uri name arguments reference argument',
     tool: '*name args',
-    http: '*url method headers query body json timeout expect allow_private sign idempotency',
     'a2a.send': '*to parts context timeout idempotency',
     'a2a.delegate': '*peer *objective output_contract timeout idempotency',
     'a2a.wait': 'conversation timeout',
@@ -43,7 +44,6 @@ const NOT_BUILT: Readonly<Record<Exclude<KindCategory, 'start'>, Readonly<Record
     'workflow.wait': '*run timeout',
     'workflow.cancel': '*run reason',
     emit: 'note audit metric value',
-    message: '*to *text',
   },
   intelligence: {
     think: '*prompt output_schema reads check retries skills system',
@@ -52,7 +52,6 @@ const NOT_BUILT: Readonly<Record<Exclude<KindCategory, 'start'>, Readonly<Record
     summarize: '*input length prompt skills',
     judge: '*input *rubric prompt skills',
     route: '*input *choices prompt skills',
-    agent: '*instruction output_contract output_schema tools servers limits context skills system',
     subagent: '*instruction mode workflow tools servers limits priority context output_contract output_schema skills',
     human: '*question schema timeout',
   },
@@ -89,6 +88,9 @@ const ALL: readonly NodeKind[] = [
   ...CONTROL_KINDS,
   ...DATA_KINDS,
   ...LIST_KINDS,
+  HTTP_KIND,
+  MCP_TOOL_KIND,
+  ...TURN_KINDS,
   ...Object.entries(NOT_BUILT).flatMap(([category, kinds]) =>
     Object.entries(kinds).map(([n, f]) => notBuilt(n, category as KindCategory, f)),
   ),

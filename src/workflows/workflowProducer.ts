@@ -6,6 +6,8 @@ import type { AgentConfig } from '../config/types.js';
 import type { WorkflowRun } from '../domain/workflow.js';
 import { describeError } from '../errors.js';
 import type { Producer, ProducerContext } from '../runtime/producer.js';
+import type { McpCaller } from './nodeKind.js';
+import { turnPorts } from './turnPorts.js';
 import { WorkflowDesk } from './workflowDesk.js';
 
 declare module '../tools/toolOutcome.js' {
@@ -37,6 +39,11 @@ export function runNote(
   return `workflow ${run.workflow} run ${run.id} ${run.status}: ${cut}`;
 }
 
+/** The `mcp.tool` kind's port over the supervisor's connections. */
+function mcpCaller(tools: NonNullable<ProducerContext['mcp']>): McpCaller {
+  return (server, tool, args, call) => tools.callRoute({ server, wire: tool }, args, call);
+}
+
 export class WorkflowProducer implements Producer {
   readonly name = 'workflows';
   #desk: WorkflowDesk | null = null;
@@ -51,6 +58,9 @@ export class WorkflowProducer implements Producer {
         memory: ctx.store.memory,
         fetch,
         lookup: async (host) => (await lookup(host, { all: true })).map((a) => a.address),
+        instance: ctx.config.agent.name,
+        ...(ctx.mcp ? { mcp: mcpCaller(ctx.mcp) } : {}),
+        ...turnPorts(ctx),
       },
       configured: ctx.config.workflows,
       onRunEnded: (run) => this.#noteEnd(ctx, run),

@@ -110,6 +110,7 @@ export async function startRig(
   const ctx: ProducerContext = {
     ...{ config, accept, clock: Date.now, store, log, supervisor: sup, tasks: slot ?? new TaskHooksSlot() },
     ...{ requestStop: () => {}, turns: sup.steering.feed, ports, restored },
+    ...(tools ? { mcp: tools } : {}),
     reload: () => ({ result: 'invalid', generation: 1, error: 'reload: the test harness has no config sources' }),
   };
   await producers.start(ctx);

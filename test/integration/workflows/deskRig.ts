@@ -7,6 +7,7 @@ import type { WorkflowRun } from '../../../src/domain/workflow.js';
 import { createLogger } from '../../../src/obs/log.js';
 import { SqliteStore } from '../../../src/store/sqliteStore.js';
 import { loadWorkflow } from '../../../src/workflows/definitions.js';
+import type { McpCaller } from '../../../src/workflows/nodeKind.js';
 import { WorkflowDesk } from '../../../src/workflows/workflowDesk.js';
 
 export interface Logged {
@@ -37,7 +38,11 @@ export function defs(...docs: unknown[]) {
 }
 
 /** Opens one life of the desk on `dir` (restoring what the last life left), fetch stubbed unless given. */
-export async function openDesk(dir: string, docs: unknown[], opts: { fetch?: typeof fetch } = {}): Promise<DeskLife> {
+export async function openDesk(
+  dir: string,
+  docs: unknown[],
+  opts: { fetch?: typeof fetch; mcp?: McpCaller } = {},
+): Promise<DeskLife> {
   const store = new SqliteStore(dir);
   const events: Logged[] = [];
   const ended: Readonly<WorkflowRun>[] = [];
@@ -46,7 +51,12 @@ export async function openDesk(dir: string, docs: unknown[], opts: { fetch?: typ
     store,
     log,
     clock: () => Date.now(),
-    ports: { memory: store.memory, fetch: opts.fetch ?? fetch, lookup: async () => ['127.0.0.1'] },
+    ports: {
+      memory: store.memory,
+      fetch: opts.fetch ?? fetch,
+      lookup: async () => ['127.0.0.1'],
+      ...(opts.mcp ? { mcp: opts.mcp } : {}),
+    },
     configured: defs(...docs),
     onRunEnded: (run) => ended.push(run),
   });

@@ -3,9 +3,9 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
-import type { Coerced, ValueKind } from '../config/kinds.js';
 import type { WorkflowDef } from '../domain/workflow.js';
-import { loadWorkflow } from './definitions.js';
+import { loadWorkflow } from '../workflows/definitions.js';
+import type { Coerced, ValueKind } from './kinds.js';
 
 /** An entry before files are read: a loaded definition, or a file still to load. */
 export type WorkflowEntry = WorkflowDef | { file: string; name?: string };

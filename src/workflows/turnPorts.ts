@@ -1,0 +1,64 @@
+// The turn side of workflow steps (producers reference §2.8 `agent`, turn reference §3.2 `message`): an agent step's
+// turn goes through the durable inbox like any producer's, and its end comes back from the fold feed.
+import type { InboxOutcome } from '../domain/inbox.js';
+import type { TurnResult } from '../protocol/frames.js';
+import type { ProducerContext } from '../runtime/producer.js';
+import type { StepDelivery, StepPorts, StepTurnEnd, StepTurnRequest } from './nodeKind.js';
+
+function endOf(outcome: InboxOutcome, result?: TurnResult): StepTurnEnd {
+  const value = result?.value ?? result?.finish?.output;
+  return {
+    status: outcome.status,
+    reply: outcome.reply,
+    ...(value !== undefined ? { value } : {}),
+    ...(outcome.error ? { error: outcome.error } : {}),
+  };
+}
+
+/** Accepts the step's turn (idempotent per key) and resolves when it folded, now or in an earlier life. */
+function stepTurn(ctx: ProducerContext): (req: StepTurnRequest) => Promise<StepTurnEnd> {
+  return async (req) => {
+    let settle: (end: StepTurnEnd) => void = () => {};
+    const ended = new Promise<StepTurnEnd>((resolve) => {
+      settle = resolve;
+    });
+    // Listening before the accept: a fast turn cannot fold between the two.
+    const unsubscribe = ctx.turns.onCommitted((turn) => {
+      if (turn.event.dedupe_key === req.key) settle(endOf(turn.outcome, turn.result));
+    });
+    try {
+      const { record } = await ctx.accept({
+        kind: 'workflow_step',
+        context_id: req.conversation,
+        text: req.text,
+        principal: req.principal,
+        dedupe_key: req.key,
+      });
+      if (record.status === 'done' && record.outcome) settle(endOf(record.outcome));
+      return await ended;
+    } finally {
+      unsubscribe();
+    }
+  };
+}
+
+/** The `message` step's delivery through the `deliver` work port (agentMessages.ts), keyed by the step. */
+function stepDelivery(ctx: ProducerContext): NonNullable<StepPorts['deliver']> {
+  return async (req: StepDelivery) => {
+    const deliver = ctx.ports.port('deliver');
+    if (!deliver) return { ok: false, error: 'message delivery is not available in this process' };
+    const caller = {
+      conversation: req.from ?? 'root',
+      principal: req.principal,
+      turnId: req.key,
+      depth: 0,
+      kind: 'conversation' as const,
+    };
+    return deliver({ to: req.to, text: req.text, depth: 1, caller, dedupe: req.key });
+  };
+}
+
+/** The turn-side ports a workflow desk in this runtime gets. */
+export function turnPorts(ctx: ProducerContext): Pick<StepPorts, 'turn' | 'deliver'> {
+  return { turn: stepTurn(ctx), deliver: stepDelivery(ctx) };
+}
