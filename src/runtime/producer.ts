@@ -6,6 +6,7 @@ import type { TurnFeed } from '../steering/turnFeed.js';
 import type { Accepted, Store } from '../store/store.js';
 import type { Supervisor } from '../supervisor/supervisor.js';
 import type { AcceptInput } from '../supervisor/supervisorOptions.js';
+import type { ScheduleRunner } from '../triggers/scheduleRunner.js';
 import type { WebhookRoutes } from '../triggers/webhooks.js';
 import type { ReloadReport } from './reload.js';
 import type { TaskHooksSlot } from './taskSlot.js';
@@ -47,6 +48,8 @@ export interface ProducerContext {
   restored: Promise<void>;
   /** Webhook routes the A2A listener serves (the workflow engine registers them). */
   webhooks?: WebhookRoutes;
+  /** Schedules on the supervisor's durable timers (the workflow engine arms its schedule starts there). */
+  schedules?: ScheduleRunner;
 }
 
 /**

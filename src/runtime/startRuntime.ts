@@ -286,6 +286,7 @@ async function startProducers(cfg: Readonly<Config>, opts: RuntimeOptions, parts
     ports,
     restored: restoring.done,
     webhooks: triggers.webhooks,
+    schedules: triggers.schedules,
   };
   await registry.start(ctx);
   return { registry, list, ctx };

@@ -28,6 +28,8 @@ export interface DeskDeps {
   ports: StepPorts;
   configured: readonly WorkflowDef[];
   onRunEnded(run: Readonly<WorkflowRun>): void;
+  /** A runtime definition was saved (null: deleted): its start nodes are re-armed at once. */
+  onDefined?(name: string, def: WorkflowDef | null): Promise<void>;
 }
 
 export class WorkflowDesk {
@@ -177,6 +179,7 @@ export class WorkflowDesk {
       this.#stored.set(name, { def, version });
       this.deps.log.info('workflow.defined', { name, hash: def.hash.slice(0, 12), op, version });
     }
+    await this.deps.onDefined?.(name, def);
     return version;
   }
 

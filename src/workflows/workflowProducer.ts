@@ -2,10 +2,13 @@
 // runs), fires `once` starts, offers the desk to the workflow.* tools through the `workflows` work port, and leaves
 // the wake note of a finished run in the conversation that started it.
 import { lookup } from 'node:dns/promises';
+import { resolveSecrets } from '../config/secrets.js';
 import type { AgentConfig } from '../config/types.js';
 import type { WorkflowRun } from '../domain/workflow.js';
 import { describeError } from '../errors.js';
+import { registerSecret } from '../obs/redactor.js';
 import type { Producer, ProducerContext } from '../runtime/producer.js';
+import { StartTriggers } from './startTriggers.js';
 import { WorkflowDesk } from './workflowDesk.js';
 
 declare module '../tools/toolOutcome.js' {
@@ -40,10 +43,16 @@ export function runNote(
 export class WorkflowProducer implements Producer {
   readonly name = 'workflows';
   #desk: WorkflowDesk | null = null;
+  #starts: StartTriggers | null = null;
   #unplug: (() => void) | null = null;
 
+  /** The desk once started (tests and embedders reach definitions and runs through it). */
+  get desk(): WorkflowDesk | null {
+    return this.#desk;
+  }
+
   start(ctx: ProducerContext): void {
-    const desk = new WorkflowDesk({
+    const desk: WorkflowDesk = new WorkflowDesk({
       store: ctx.store,
       log: ctx.log,
       clock: ctx.clock,
@@ -54,12 +63,22 @@ export class WorkflowProducer implements Producer {
       },
       configured: ctx.config.workflows,
       onRunEnded: (run) => this.#noteEnd(ctx, run),
+      onDefined: (name, def): Promise<void> => starts.arm(name, def),
+    });
+    const starts = new StartTriggers({
+      desk,
+      log: ctx.log,
+      secret,
+      ...(ctx.schedules ? { schedules: ctx.schedules } : {}),
+      ...(ctx.webhooks ? { webhooks: ctx.webhooks } : {}),
     });
     this.#desk = desk;
+    this.#starts = starts;
     this.#unplug = ctx.ports.plug('workflows', () => desk);
     // The supervisor restores after every producer started: the desk opens once conversations are loaded.
     ctx.restored
       .then(() => desk.open())
+      .then(() => starts.armAll())
       .then(() => desk.fireOnce())
       .catch((err: unknown) => ctx.log.error('producer.failed', { producer: this.name, err: describeError(err) }));
   }
@@ -78,8 +97,16 @@ export class WorkflowProducer implements Producer {
   async stop(): Promise<void> {
     this.#unplug?.();
     this.#unplug = null;
+    this.#starts?.stop();
     await this.#desk?.stop();
   }
+}
+
+/** `{{secret:NAME}}` in a webhook's auth, read from the environment; the value is registered for redaction. */
+function secret(text: string): string {
+  const resolved = resolveSecrets(text, process.env);
+  for (const used of resolved.used) registerSecret(used.value);
+  return String(resolved.value);
 }
 
 /** Registered in runtime/producerList.ts: always on (no definitions ⇒ it only serves workflow.create). */
