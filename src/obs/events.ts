@@ -195,6 +195,7 @@ export const EVENT_NAMES = [
   // start nodes wired to workflows (producers reference §3.2)
   'start.arm.fail',
   'start.refused',
+  'start.loop.stopped',
 ] as const;
 
 export type EventName = (typeof EVENT_NAMES)[number];

@@ -59,10 +59,8 @@ const NOT_BUILT: Readonly<Record<Exclude<KindCategory, 'start'>, Readonly<Record
 };
 
 const LATER_START_FIELDS: Readonly<Record<(typeof LATER_START_KINDS)[number], string>> = {
-  loop: 'interval delay until max_iterations backoff inputs',
   subscribe: '*server *uri debounce_ms coalesce filter deliver on_no_listener window inputs',
   signal: '*name filter deliver inputs',
-  event: '*on filter inputs',
   a2a: 'command roles inputs',
 };
 

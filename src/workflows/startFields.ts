@@ -1,9 +1,14 @@
 // The fields of `schedule` and `webhook` start nodes (producers reference §3.4, §3.7): checked at load (a problem
 // names the field; the parser prefixes workflow and step) and turned into the triggers' own shapes. Pure.
 import { parseRate } from '../config/subagentKeys.js';
+import type { LoopSpec } from '../triggers/loopPolicy.js';
 import { type ScheduleFields, validateSchedule } from '../triggers/schedule.js';
 import type { WebhookAuth, WebhookPayload, WebhookRoute } from '../triggers/webhookPolicy.js';
 import { compileCel, evalPredicate } from './cel.js';
+import { parseWorkflowDuration } from './durations.js';
+
+/** The reference's cap on a loop's iterations (§2.13). */
+export const MAX_LOOP_ITERATIONS = 10_000;
 
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
@@ -108,10 +113,65 @@ function authOf(auth: unknown, secret: (text: string) => string): WebhookAuth {
 
 /** A CEL filter over `{payload}`; an error counts as false (reference §3.7). */
 function filterOf(source: string): (payload: WebhookPayload) => boolean {
-  const compiled = compileCel(source);
-  if (!compiled.ok) return () => false;
-  return (payload) => {
-    const out = evalPredicate(compiled.program, { payload });
-    return out.ok && out.value === true;
+  return (payload) => celHolds(source, { payload });
+}
+
+/** A loop node's durations and bounds (fields checked at load). */
+export function loopSpecOf(fields: Readonly<Record<string, unknown>>): LoopSpec {
+  const ms = (v: unknown): number | null => {
+    if (v === undefined) return null;
+    const parsed = parseWorkflowDuration(v);
+    return parsed.ok ? parsed.ms : null;
   };
+  const backoff = isObject(fields['backoff']) ? ms(fields['backoff']['initial']) : null;
+  const max = fields['max_iterations'];
+  return {
+    intervalMs: ms(fields['interval']) ?? 0,
+    delayMs: ms(fields['delay']) ?? 0,
+    maxIterations: typeof max === 'number' ? max : MAX_LOOP_ITERATIONS,
+    backoffMs: backoff,
+  };
+}
+
+/** Load problems of a loop node. */
+export function loopProblems(fields: Readonly<Record<string, unknown>>): string[] {
+  const problems: string[] = [];
+  for (const key of ['interval', 'delay'])
+    if (fields[key] !== undefined) {
+      const parsed = parseWorkflowDuration(fields[key]);
+      if (!parsed.ok) problems.push(`${key}: ${parsed.error}`);
+    }
+  const max = fields['max_iterations'];
+  if (max !== undefined && !(Number.isInteger(max) && (max as number) >= 1 && (max as number) <= MAX_LOOP_ITERATIONS))
+    problems.push(`max_iterations: must be an integer from 1 to ${MAX_LOOP_ITERATIONS}`);
+  const backoff = fields['backoff'];
+  if (backoff !== undefined) {
+    const initial = isObject(backoff) ? parseWorkflowDuration(backoff['initial']) : null;
+    if (initial === null || !initial.ok) problems.push('backoff: must be {initial: <duration>}');
+  }
+  return problems;
+}
+
+/** The lifecycle events an `event` start may name, each in both spellings (reference §3.7, §5 item 20). */
+export const RUN_EVENTS: Readonly<Record<string, 'workflow.finished' | 'workflow.failed'>> = {
+  'workflow.finished': 'workflow.finished',
+  workflow_finished: 'workflow.finished',
+  'workflow.failed': 'workflow.failed',
+  workflow_failed: 'workflow.failed',
+};
+
+/** Load problems of an event node. */
+export function eventProblems(fields: Readonly<Record<string, unknown>>): string[] {
+  const on = fields['on'];
+  return typeof on === 'string' && on in RUN_EVENTS
+    ? []
+    : [`on: must be one of ${Object.keys(RUN_EVENTS).join(', ')} (got ${JSON.stringify(on ?? null)})`];
+}
+
+/** A CEL predicate over `scope`; an error or a non-true value is false (reference §3.5, §3.7). */
+export function celHolds(source: string, scope: Readonly<Record<string, unknown>>): boolean {
+  const compiled = compileCel(source);
+  if (!compiled.ok) return false;
+  const out = evalPredicate(compiled.program, scope);
+  return out.ok && out.value === true;
 }

@@ -1,13 +1,15 @@
-// Arms the long-lived start nodes of the armed definitions on the trigger parts (producers reference §3.2, §3.4,
-// §3.7): each `schedule` on the schedule runner, each `webhook` on the webhook routes, with the workflow desk as
-// their FireTarget. Definitions created, changed or deleted at run time are re-armed at once (§5 item 14).
-import type { WorkflowDef, WorkflowRun } from '../domain/workflow.js';
+// Arms the long-lived start nodes of the armed definitions (producers reference §3.2-3.7): each `schedule` on the
+// schedule runner and each `webhook` on the webhook routes, with the workflow desk as their FireTarget; `loop`s on
+// LoopStarts; `event`s fire from here when a run ends. Definitions created, changed or deleted at run time are
+// re-armed at once (§5 item 14).
+import type { StepDef, WorkflowDef, WorkflowRun } from '../domain/workflow.js';
 import { describeError } from '../errors.js';
 import type { Logger } from '../obs/log.js';
 import type { FireResult, FireTarget } from '../triggers/fireTarget.js';
 import type { ScheduleRunner } from '../triggers/scheduleRunner.js';
 import type { WebhookRoutes } from '../triggers/webhooks.js';
-import { routeOf, scheduleOf } from './startFields.js';
+import { LoopStarts } from './loopStarts.js';
+import { celHolds, RUN_EVENTS, routeOf, scheduleOf } from './startFields.js';
 import type { WorkflowDesk } from './workflowDesk.js';
 
 export interface StartTriggerDeps {
@@ -15,6 +17,7 @@ export interface StartTriggerDeps {
   schedules?: ScheduleRunner;
   webhooks?: WebhookRoutes;
   log: Logger;
+  clock(): number;
   /** Resolves `{{secret:NAME}}` in a webhook's auth values. */
   secret(text: string): string;
 }
@@ -57,9 +60,35 @@ export function deskTarget(desk: WorkflowDesk, workflow: string, node: string, l
 
 export class StartTriggers {
   /** Armed trigger ids per workflow, with the webhook paths to unregister. */
-  readonly #armed = new Map<string, { schedules: string[]; paths: string[] }>();
+  readonly #armed = new Map<string, { schedules: string[]; paths: string[]; events: StepDef[] }>();
+  readonly #loops: LoopStarts;
 
-  constructor(private readonly deps: StartTriggerDeps) {}
+  constructor(private readonly deps: StartTriggerDeps) {
+    this.#loops = new LoopStarts(deps);
+  }
+
+  /** A run ended: its loop decides its next iteration, and `event` starts of other workflows may fire. */
+  runEnded(run: Readonly<WorkflowRun>): void {
+    this.#loops.runEnded(run);
+    const event = run.status === 'completed' ? 'workflow.finished' : 'workflow.failed';
+    const payload = { run: run.id, workflow: run.workflow, status: run.status };
+    for (const [workflow, { events }] of this.#armed) {
+      // A workflow's own runs never fire its event starts: no endless self-retrigger (reference §5 item 20).
+      if (workflow === run.workflow) continue;
+      for (const step of events) {
+        if (RUN_EVENTS[String(step.fields['on'])] !== event) continue;
+        const filter = step.fields['filter'];
+        if (typeof filter === 'string' && !celHolds(filter, { payload })) continue;
+        const target = deskTarget(this.deps.desk, workflow, step.id, this.deps.log);
+        const key = `event/${workflow}.${step.id}/${run.id}`;
+        const trigger = `${workflow}.${step.id}`;
+        target.fire(trigger, this.deps.clock(), key, { event, payload }).then(
+          () => this.deps.log.info('start.fired', { trigger, kind: 'event', run: run.id }),
+          (err: unknown) => this.deps.log.error('start.arm.fail', { trigger, err: describeError(err) }),
+        );
+      }
+    }
+  }
 
   /** Arms every armed definition's long-lived starts. */
   async armAll(): Promise<void> {
@@ -74,9 +103,10 @@ export class StartTriggers {
     // A schedule still there keeps its stored next occurrence when unchanged (the runner compares its fields).
     await this.#disarm(name, keep);
     if (def === null || !def.armed) return;
-    const armed = { schedules: [] as string[], paths: [] as string[] };
+    const armed = { schedules: [] as string[], paths: [] as string[], events: [] as StepDef[] };
     this.#armed.set(name, armed);
     for (const step of Object.values(def.steps)) {
+      if (step.kind === 'event') armed.events.push(step);
       const target = () => deskTarget(this.deps.desk, name, step.id, this.deps.log);
       try {
         if (step.kind === 'schedule' && this.deps.schedules) {
@@ -87,7 +117,7 @@ export class StartTriggers {
           const route = routeOf(name, step.id, step.fields, this.deps.secret);
           this.deps.webhooks.register(route, target());
           armed.paths.push(route.path);
-        }
+        } else if (step.kind === 'loop') await this.#loops.arm(name, step);
       } catch (err) {
         this.deps.log.error('start.arm.fail', { workflow: name, node: step.id, err: describeError(err) });
       }
@@ -99,11 +129,13 @@ export class StartTriggers {
     this.#armed.delete(name);
     for (const path of armed?.paths ?? []) this.deps.webhooks?.unregister(path);
     for (const id of armed?.schedules ?? []) if (!keep.has(id)) await this.deps.schedules?.remove(id);
+    for (const id of this.#loops.idsOf(name)) this.#loops.disarm(id);
   }
 
   /** Unregisters the webhook routes; schedules keep their stored timers for the next life. */
   stop(): void {
     for (const { paths } of this.#armed.values()) for (const path of paths) this.deps.webhooks?.unregister(path);
     this.#armed.clear();
+    this.#loops.stop();
   }
 }

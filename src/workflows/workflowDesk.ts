@@ -140,6 +140,17 @@ export class WorkflowDesk {
     return this.engine.get(id) ?? (await this.deps.store.workflows.getRun(id));
   }
 
+  /** Runs whose start key begins with `prefix` (a loop's iterations), by the number after the prefix. */
+  async runsByKeyPrefix(prefix: string): Promise<Readonly<WorkflowRun>[]> {
+    await this.opened;
+    const runs = await this.deps.store.workflows.listRuns({});
+    const n = (r: Readonly<WorkflowRun>): number => Number(r.startKey.slice(prefix.length));
+    return runs
+      .filter((r) => r.startKey.startsWith(prefix))
+      .map((r) => this.engine.get(r.id) ?? r)
+      .sort((a, b) => n(a) - n(b));
+  }
+
   /** Resolves with the run once it is terminal, or null after `timeoutMs`. */
   async wait(id: string, timeoutMs: number): Promise<Readonly<WorkflowRun> | null> {
     const run = await this.run(id);

@@ -62,12 +62,16 @@ export class WorkflowProducer implements Producer {
         lookup: async (host) => (await lookup(host, { all: true })).map((a) => a.address),
       },
       configured: ctx.config.workflows,
-      onRunEnded: (run) => this.#noteEnd(ctx, run),
+      onRunEnded: (run) => {
+        this.#noteEnd(ctx, run);
+        starts.runEnded(run);
+      },
       onDefined: (name, def): Promise<void> => starts.arm(name, def),
     });
     const starts = new StartTriggers({
       desk,
       log: ctx.log,
+      clock: ctx.clock,
       secret,
       ...(ctx.schedules ? { schedules: ctx.schedules } : {}),
       ...(ctx.webhooks ? { webhooks: ctx.webhooks } : {}),

@@ -2,7 +2,7 @@
 // `webhook` when their trigger fires. A start node is never executed; firing it creates the run with the node `done`
 // and the payload as its output.
 import type { NodeKind } from '../nodeKind.js';
-import { scheduleProblems, webhookProblems } from '../startFields.js';
+import { eventProblems, loopProblems, scheduleProblems, webhookProblems } from '../startFields.js';
 
 export const START_KINDS: readonly NodeKind[] = [
   {
@@ -61,7 +61,37 @@ export const START_KINDS: readonly NodeKind[] = [
     },
     check: (fields) => webhookProblems(fields),
   },
+  {
+    name: 'loop',
+    category: 'start',
+    implemented: true,
+    doc: 'Fires when armed (after `delay`), then `interval` after each of its runs ends, never overlapping itself, until `until` holds or `max_iterations` ran. Iterations are counted from the stored runs, so a restart keeps the count and the interval. Payload `{iteration}`.',
+    fields: {
+      interval: { doc: 'Wait after a run ends before the next (default 0).' },
+      delay: { doc: 'Wait before the first iteration.' },
+      until: {
+        raw: true,
+        doc: 'CEL over `{outcome: {ok, output}, last}`: true stops the loop (an error counts as false).',
+      },
+      max_iterations: { doc: 'At most this many iterations (default and cap 10000).' },
+      backoff: { doc: '`{initial}`: the wait after a failed iteration (default the interval).' },
+      inputs: { doc: "The run's inputs." },
+    },
+    check: (fields) => loopProblems(fields),
+  },
+  {
+    name: 'event',
+    category: 'start',
+    implemented: true,
+    doc: "Fires when another workflow's run ends: `workflow.finished` (completed) or `workflow.failed` (failed, stalled, cancelled, refused); either spelling (`workflow_finished`) works. A workflow's own runs never fire it. Payload `{event, payload: {run, workflow, status}}`.",
+    fields: {
+      on: { required: true, doc: 'workflow.finished | workflow.failed.' },
+      filter: { raw: true, doc: 'CEL over `{payload}`: false starts nothing.' },
+      inputs: { doc: "The run's inputs." },
+    },
+    check: (fields) => eventProblems(fields),
+  },
 ];
 
 /** The start kinds of the catalogue that this build refuses at load (the triggers issue builds them). */
-export const LATER_START_KINDS = ['loop', 'subscribe', 'signal', 'event', 'a2a'] as const;
+export const LATER_START_KINDS = ['subscribe', 'signal', 'a2a'] as const;

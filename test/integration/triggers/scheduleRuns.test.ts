@@ -41,7 +41,7 @@ async function life(dir: string, clock: FakeClock, events: string[], rearm = tru
     onRunEnded: () => {},
   });
   await desk.open();
-  const starts = new StartTriggers({ desk, schedules, log, secret: (t) => t });
+  const starts = new StartTriggers({ desk, schedules, log, clock: clock.now, secret: (t) => t });
   // Without re-arming (the premise), the stored timer is dropped as from a daemon that re-arms from "now".
   if (!rearm) await store.timers.cancelOwner('trigger:tick.s');
   const arming = starts.armAll();

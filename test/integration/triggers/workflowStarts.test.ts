@@ -133,4 +133,53 @@ describe('schedule and webhook start nodes start real runs', () => {
       await runtime.stop();
     }
   });
+
+  it('P-24: a loop created at run time fires in the same life until `until`; event starts fire on its runs, never on their own', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'agentd-starts-'));
+    const { runtime, events, workflows } = await daemon(dir, 'agent: {name: t}\n');
+    const define = async (doc: Record<string, unknown>) => {
+      const loaded = loadWorkflow(doc);
+      assert.ok(loaded.ok, loaded.ok ? '' : loaded.errors.join('; '));
+      await workflows.desk?.define(String(doc['name']), doc, loaded.def);
+    };
+    try {
+      await workflows.desk?.opened;
+      const finish = (output: string) => ({ kind: 'finish', depends_on: ['s'], output });
+      await define({
+        name: 'reactor',
+        steps: {
+          s: { kind: 'event', on: 'workflow_finished', filter: "CEL: payload.workflow == 'looper'" },
+          f: finish('{{steps.s.output.payload.run}}'),
+        },
+      });
+      await define({
+        name: 'echo',
+        steps: { s: { kind: 'event', on: 'workflow.finished' }, f: finish('{{steps.s.output.payload.workflow}}') },
+      });
+      await define({
+        name: 'looper',
+        steps: {
+          s: { kind: 'loop', interval: '10ms', until: 'CEL: last >= 3', max_iterations: 20 },
+          f: finish('{{steps.s.output.iteration}}'),
+        },
+      });
+      await waitUntil(() => events.some((e) => e['event'] === 'start.loop.stopped'), 10_000, 'the loop stopped');
+      await waitUntil(() => doneOf(events, 'echo').length >= 6, 10_000, 'echo saw the looper and reactor runs');
+      await new Promise((r) => setTimeout(r, 300)); // time for a self-retrigger to show, were there one
+      assert.deepEqual(
+        events.filter((e) => e['event'] === 'start.loop.stopped').map((e) => e['reason']),
+        ['until'],
+      );
+      const looper = (await runtime.store.workflows.listRuns({})).filter((r) => r.workflow === 'looper');
+      assert.deepEqual(
+        looper.map((r) => r.output),
+        [1, 2, 3],
+      );
+      assert.equal(runsOf(events, 'reactor').length, 3, 'one reactor run per looper run');
+      // Without the own-run guard (startTriggers.ts runEnded) each echo run fires echo again: the count grows past 6.
+      assert.equal(runsOf(events, 'echo').length, 6, 'echo never fires on its own runs');
+    } finally {
+      await runtime.stop();
+    }
+  });
 });
