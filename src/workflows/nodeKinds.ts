@@ -60,7 +60,6 @@ const NOT_BUILT: Readonly<Record<Exclude<KindCategory, 'start'>, Readonly<Record
 
 const LATER_START_FIELDS: Readonly<Record<(typeof LATER_START_KINDS)[number], string>> = {
   subscribe: '*server *uri debounce_ms coalesce filter deliver on_no_listener window inputs',
-  signal: '*name filter deliver inputs',
   a2a: 'command roles inputs',
 };
 

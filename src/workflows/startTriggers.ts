@@ -60,7 +60,7 @@ export function deskTarget(desk: WorkflowDesk, workflow: string, node: string, l
 
 export class StartTriggers {
   /** Armed trigger ids per workflow, with the webhook paths to unregister. */
-  readonly #armed = new Map<string, { schedules: string[]; paths: string[]; events: StepDef[] }>();
+  readonly #armed = new Map<string, { schedules: string[]; paths: string[]; events: StepDef[]; signals: StepDef[] }>();
   readonly #loops: LoopStarts;
 
   constructor(private readonly deps: StartTriggerDeps) {
@@ -90,6 +90,31 @@ export class StartTriggers {
     }
   }
 
+  /**
+   * Fires every armed signal start named `name` whose filter passes (reference §3.7); each run is keyed by the
+   * signal's `key`, so a replayed signal starts nothing new. Resolves with the runs started.
+   */
+  async signal(name: string, payload: unknown, key: string): Promise<number> {
+    let delivered = 0;
+    for (const [workflow, { signals }] of this.#armed)
+      for (const step of signals) {
+        if (step.fields['name'] !== name) continue;
+        const filter = step.fields['filter'];
+        if (typeof filter === 'string' && !celHolds(filter, { payload })) continue;
+        const got = await this.deps.desk.start({
+          workflow,
+          node: step.id,
+          startKey: `signal/${workflow}.${step.id}/${key}`,
+          payload: { signal: name, payload },
+          principal: null,
+          conversation: null,
+        });
+        this.deps.log.info('start.fired', { trigger: `${workflow}.${step.id}`, kind: 'signal' });
+        if (got.ok && got.created) delivered++;
+      }
+    return delivered;
+  }
+
   /** Arms every armed definition's long-lived starts. */
   async armAll(): Promise<void> {
     for (const def of this.deps.desk.definitions().values()) await this.arm(def.name, def);
@@ -103,10 +128,16 @@ export class StartTriggers {
     // A schedule still there keeps its stored next occurrence when unchanged (the runner compares its fields).
     await this.#disarm(name, keep);
     if (def === null || !def.armed) return;
-    const armed = { schedules: [] as string[], paths: [] as string[], events: [] as StepDef[] };
+    const armed = {
+      schedules: [] as string[],
+      paths: [] as string[],
+      events: [] as StepDef[],
+      signals: [] as StepDef[],
+    };
     this.#armed.set(name, armed);
     for (const step of Object.values(def.steps)) {
       if (step.kind === 'event') armed.events.push(step);
+      if (step.kind === 'signal') armed.signals.push(step);
       const target = () => deskTarget(this.deps.desk, name, step.id, this.deps.log);
       try {
         if (step.kind === 'schedule' && this.deps.schedules) {

@@ -30,6 +30,8 @@ export interface DeskDeps {
   onRunEnded(run: Readonly<WorkflowRun>): void;
   /** A runtime definition was saved (null: deleted): its start nodes are re-armed at once. */
   onDefined?(name: string, def: WorkflowDef | null): Promise<void>;
+  /** A named signal: fires the matching signal starts; resolves with the runs it started. */
+  onSignal?(name: string, payload: unknown, key: string): Promise<number>;
 }
 
 export class WorkflowDesk {
@@ -192,6 +194,12 @@ export class WorkflowDesk {
     }
     await this.deps.onDefined?.(name, def);
     return version;
+  }
+
+  /** Delivers signal `name` (keyed by `key`, so a replay starts nothing twice); resolves with the delivered count. */
+  async signal(name: string, payload: unknown, key: string): Promise<number> {
+    await this.opened;
+    return (await this.deps.onSignal?.(name, payload, key)) ?? 0;
   }
 
   /** True when `name` is a configured definition (runtime edits cannot touch it). */

@@ -67,6 +67,7 @@ export class WorkflowProducer implements Producer {
         starts.runEnded(run);
       },
       onDefined: (name, def): Promise<void> => starts.arm(name, def),
+      onSignal: (name, payload, key): Promise<number> => starts.signal(name, payload, key),
     });
     const starts = new StartTriggers({
       desk,

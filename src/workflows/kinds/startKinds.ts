@@ -91,7 +91,20 @@ export const START_KINDS: readonly NodeKind[] = [
     },
     check: (fields) => eventProblems(fields),
   },
+  {
+    name: 'signal',
+    category: 'start',
+    implemented: true,
+    doc: 'Fires on a named signal (`workflow.signal`) whose payload passes `filter`; `workflow.signal` reports how many runs it started. Payload `{signal, payload}`.',
+    fields: {
+      name: { required: true, doc: 'The signal name.' },
+      filter: { raw: true, doc: 'CEL over `{payload}`: false starts nothing.' },
+      deliver: { doc: 'Reserved: refused in this build.' },
+      inputs: { doc: "The run's inputs." },
+    },
+    check: (fields) => (fields['deliver'] === undefined ? [] : ['deliver: not implemented in this build']),
+  },
 ];
 
 /** The start kinds of the catalogue that this build refuses at load (the triggers issue builds them). */
-export const LATER_START_KINDS = ['subscribe', 'signal', 'a2a'] as const;
+export const LATER_START_KINDS = ['subscribe', 'a2a'] as const;

@@ -105,7 +105,7 @@ describe('schedule and webhook start nodes start real runs', () => {
     }
   });
 
-  it('a webhook of a workflow created at run time is served at once, and gone once it is deleted', async () => {
+  it('webhook and signal starts of workflows created at run time fire at once; a deleted webhook is gone', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'agentd-starts-'));
     const { runtime, url, events, workflows } = await daemon(dir, 'agent: {name: t}\n');
     try {
@@ -129,6 +129,21 @@ describe('schedule and webhook start nodes start real runs', () => {
       await waitUntil(() => doneOf(events, 'fresh').length === 1, 10_000, 'the created workflow ran');
       await desk.define('fresh', null, null);
       assert.equal((await post(`${url}/hooks/new`, '{}')).status, 404, 'deleted: the route is gone');
+
+      const onGo = loadWorkflow({
+        name: 'ongo',
+        steps: {
+          s: { kind: 'signal', name: 'go', filter: 'CEL: payload.n > 1' },
+          f: { kind: 'finish', depends_on: ['s'], output: '{{steps.s.output.payload.n}}' },
+        },
+      });
+      assert.ok(onGo.ok);
+      assert.equal(await desk.signal('go', { n: 2 }, 'k1'), 0, 'premise: no signal start before the create');
+      await desk.define('ongo', { name: 'ongo' }, onGo.def);
+      assert.equal(await desk.signal('go', { n: 2 }, 'k1'), 1, 'the real delivered count');
+      assert.equal(await desk.signal('go', { n: 2 }, 'k1'), 0, 'a replayed signal starts nothing new');
+      assert.equal(await desk.signal('go', { n: 0 }, 'k2'), 0, 'the filter refuses');
+      await waitUntil(() => doneOf(events, 'ongo').length === 1, 10_000, 'the signalled run ended');
     } finally {
       await runtime.stop();
     }
