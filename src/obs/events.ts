@@ -195,6 +195,10 @@ export const EVENT_NAMES = [
   'webhook.denied',
   'webhook.overflow',
   'webhook.duplicate',
+  // start nodes wired to workflows (producers reference §3.2)
+  'start.arm.fail',
+  'start.refused',
+  'start.loop.stopped',
 ] as const;
 
 export type EventName = (typeof EVENT_NAMES)[number];

@@ -7,6 +7,7 @@ import type { Accepted, Store } from '../store/store.js';
 import type { Supervisor } from '../supervisor/supervisor.js';
 import type { AcceptInput } from '../supervisor/supervisorOptions.js';
 import type { ToolSurface } from '../tools/surface.js';
+import type { ScheduleRunner } from '../triggers/scheduleRunner.js';
 import type { WebhookRoutes } from '../triggers/webhooks.js';
 import type { ReloadReport } from './reload.js';
 import type { TaskHooksSlot } from './taskSlot.js';
@@ -50,6 +51,8 @@ export interface ProducerContext {
   webhooks?: WebhookRoutes;
   /** The supervisor's MCP connections, for producers whose work calls MCP tools itself (workflow steps). */
   mcp?: Pick<ToolSurface, 'callRoute'>;
+  /** Schedules on the supervisor's durable timers (the workflow engine arms its schedule starts there). */
+  schedules?: ScheduleRunner;
 }
 
 /**

@@ -288,6 +288,7 @@ async function startProducers(cfg: Readonly<Config>, opts: RuntimeOptions, parts
     restored: restoring.done,
     webhooks: triggers.webhooks,
     mcp: tools,
+    schedules: triggers.schedules,
   };
   await registry.start(ctx);
   return { registry, list, ctx };

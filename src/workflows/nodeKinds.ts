@@ -58,13 +58,8 @@ const NOT_BUILT: Readonly<Record<Exclude<KindCategory, 'start'>, Readonly<Record
 };
 
 const LATER_START_FIELDS: Readonly<Record<(typeof LATER_START_KINDS)[number], string>> = {
-  loop: 'interval delay until max_iterations backoff inputs',
-  schedule: 'cron every tz jitter catch_up at inputs',
   subscribe: '*server *uri debounce_ms coalesce filter deliver on_no_listener window inputs',
-  signal: '*name filter deliver inputs',
-  event: '*on filter inputs',
   a2a: 'command roles inputs',
-  webhook: '*path methods auth parallelism on_overflow rate idempotency respond filter inputs',
 };
 
 function notBuilt(name: string, category: KindCategory, fieldList: string): NodeKind {

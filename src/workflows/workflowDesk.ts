@@ -28,6 +28,10 @@ export interface DeskDeps {
   ports: StepPorts;
   configured: readonly WorkflowDef[];
   onRunEnded(run: Readonly<WorkflowRun>): void;
+  /** A runtime definition was saved (null: deleted): its start nodes are re-armed at once. */
+  onDefined?(name: string, def: WorkflowDef | null): Promise<void>;
+  /** A named signal: fires the matching signal starts; resolves with the runs it started. */
+  onSignal?(name: string, payload: unknown, key: string): Promise<number>;
 }
 
 export class WorkflowDesk {
@@ -138,6 +142,17 @@ export class WorkflowDesk {
     return this.engine.get(id) ?? (await this.deps.store.workflows.getRun(id));
   }
 
+  /** Runs whose start key begins with `prefix` (a loop's iterations), by the number after the prefix. */
+  async runsByKeyPrefix(prefix: string): Promise<Readonly<WorkflowRun>[]> {
+    await this.opened;
+    const runs = await this.deps.store.workflows.listRuns({});
+    const n = (r: Readonly<WorkflowRun>): number => Number(r.startKey.slice(prefix.length));
+    return runs
+      .filter((r) => r.startKey.startsWith(prefix))
+      .map((r) => this.engine.get(r.id) ?? r)
+      .sort((a, b) => n(a) - n(b));
+  }
+
   /** Resolves with the run once it is terminal, or null after `timeoutMs`. */
   async wait(id: string, timeoutMs: number): Promise<Readonly<WorkflowRun> | null> {
     const run = await this.run(id);
@@ -177,7 +192,14 @@ export class WorkflowDesk {
       this.#stored.set(name, { def, version });
       this.deps.log.info('workflow.defined', { name, hash: def.hash.slice(0, 12), op, version });
     }
+    await this.deps.onDefined?.(name, def);
     return version;
+  }
+
+  /** Delivers signal `name` (keyed by `key`, so a replay starts nothing twice); resolves with the delivered count. */
+  async signal(name: string, payload: unknown, key: string): Promise<number> {
+    await this.opened;
+    return (await this.deps.onSignal?.(name, payload, key)) ?? 0;
   }
 
   /** True when `name` is a configured definition (runtime edits cannot touch it). */

@@ -2,11 +2,14 @@
 // runs), fires `once` starts, offers the desk to the workflow.* tools through the `workflows` work port, and leaves
 // the wake note of a finished run in the conversation that started it.
 import { lookup } from 'node:dns/promises';
+import { resolveSecrets } from '../config/secrets.js';
 import type { AgentConfig } from '../config/types.js';
 import type { WorkflowRun } from '../domain/workflow.js';
 import { describeError } from '../errors.js';
+import { registerSecret } from '../obs/redactor.js';
 import type { Producer, ProducerContext } from '../runtime/producer.js';
 import type { McpCaller } from './nodeKind.js';
+import { StartTriggers } from './startTriggers.js';
 import { turnPorts } from './turnPorts.js';
 import { WorkflowDesk } from './workflowDesk.js';
 
@@ -47,10 +50,16 @@ function mcpCaller(tools: NonNullable<ProducerContext['mcp']>): McpCaller {
 export class WorkflowProducer implements Producer {
   readonly name = 'workflows';
   #desk: WorkflowDesk | null = null;
+  #starts: StartTriggers | null = null;
   #unplug: (() => void) | null = null;
 
+  /** The desk once started (tests and embedders reach definitions and runs through it). */
+  get desk(): WorkflowDesk | null {
+    return this.#desk;
+  }
+
   start(ctx: ProducerContext): void {
-    const desk = new WorkflowDesk({
+    const desk: WorkflowDesk = new WorkflowDesk({
       store: ctx.store,
       log: ctx.log,
       clock: ctx.clock,
@@ -63,13 +72,28 @@ export class WorkflowProducer implements Producer {
         ...turnPorts(ctx),
       },
       configured: ctx.config.workflows,
-      onRunEnded: (run) => this.#noteEnd(ctx, run),
+      onRunEnded: (run) => {
+        this.#noteEnd(ctx, run);
+        starts.runEnded(run);
+      },
+      onDefined: (name, def): Promise<void> => starts.arm(name, def),
+      onSignal: (name, payload, key): Promise<number> => starts.signal(name, payload, key),
+    });
+    const starts = new StartTriggers({
+      desk,
+      log: ctx.log,
+      clock: ctx.clock,
+      secret,
+      ...(ctx.schedules ? { schedules: ctx.schedules } : {}),
+      ...(ctx.webhooks ? { webhooks: ctx.webhooks } : {}),
     });
     this.#desk = desk;
+    this.#starts = starts;
     this.#unplug = ctx.ports.plug('workflows', () => desk);
     // The supervisor restores after every producer started: the desk opens once conversations are loaded.
     ctx.restored
       .then(() => desk.open())
+      .then(() => starts.armAll())
       .then(() => desk.fireOnce())
       .catch((err: unknown) => ctx.log.error('producer.failed', { producer: this.name, err: describeError(err) }));
   }
@@ -88,8 +112,16 @@ export class WorkflowProducer implements Producer {
   async stop(): Promise<void> {
     this.#unplug?.();
     this.#unplug = null;
+    this.#starts?.stop();
     await this.#desk?.stop();
   }
+}
+
+/** `{{secret:NAME}}` in a webhook's auth, read from the environment; the value is registered for redaction. */
+function secret(text: string): string {
+  const resolved = resolveSecrets(text, process.env);
+  for (const used of resolved.used) registerSecret(used.value);
+  return String(resolved.value);
 }
 
 /** Registered in runtime/producerList.ts: always on (no definitions ⇒ it only serves workflow.create). */

@@ -169,9 +169,12 @@ function remove(args: Args, _caller: ToolCaller, host: InternalToolHost): ToolOu
   return toolDefer(desk.define(name, null, null).then(() => ok({ ok: true })));
 }
 
-/** No `wait on: signal` or signal start is built yet, so a signal reaches nobody: the count says so (not stale). */
-function signal(_args: Args, _caller: ToolCaller, host: InternalToolHost): ToolOutcome {
-  return deskOf(host) ? toolOk({ delivered: 0 }) : toolUnavailable('workflow.signal');
+/** Fires the signal starts named `name` at once and answers the real count of runs started (reference §5 item 8). */
+function signal(args: Args, caller: ToolCaller, host: InternalToolHost): ToolOutcome {
+  const desk = deskOf(host);
+  if (!desk) return toolUnavailable('workflow.signal');
+  const key = `tool:${caller.call ?? `${caller.turnId}#${host.now()}`}`;
+  return toolDefer(desk.signal(String(args['name']), args['payload'] ?? null, key).then((n) => ok({ delivered: n })));
 }
 
 /** Name → body, spread into the internal handler table. */

@@ -1,6 +1,8 @@
-// Start nodes built in this issue (producers reference §2.4, §3.3): `once` fires at boot, `manual` only on request.
-// A start node is never executed; firing it creates the run with the node `done` and the payload as its output.
+// Start nodes (producers reference §2.4, §3.2-3.7): `once` fires at boot, `manual` only on request, `schedule` and
+// `webhook` when their trigger fires. A start node is never executed; firing it creates the run with the node `done`
+// and the payload as its output.
 import type { NodeKind } from '../nodeKind.js';
+import { eventProblems, loopProblems, scheduleProblems, webhookProblems } from '../startFields.js';
 
 export const START_KINDS: readonly NodeKind[] = [
   {
@@ -21,7 +23,88 @@ export const START_KINDS: readonly NodeKind[] = [
     doc: 'Fires only when asked: the `workflow.run` tool or A2A command, or a `workflow` step.',
     fields: { inputs: { doc: "Default inputs, overridden by the caller's." } },
   },
+  {
+    name: 'schedule',
+    category: 'start',
+    implemented: true,
+    doc: 'Fires on a cron (with an IANA `tz`), an `every` interval or once `at` a wall-clock time; occurrences are durable timers, so a restart keeps them, and `catch_up` decides what an outage missed. Payload `{scheduled_for}`.',
+    fields: {
+      cron: { doc: 'Five-field cron, read in `tz`.' },
+      every: { doc: 'An interval (e.g. `2s`, `1h`) on a grid from first arming.' },
+      at: { doc: 'A wall-clock date and time (`2026-03-29T02:30`, read in `tz`): fires once.' },
+      tz: { doc: 'IANA time zone (default UTC).' },
+      jitter: { doc: 'A bounded, deterministic delay added to each occurrence.' },
+      catch_up: { doc: 'none | one (default) | all: occurrences missed while down.' },
+      overlap: { doc: 'skip | queue (default) | cancel_previous: a firing while its last run is live.' },
+      inputs: { doc: "The run's inputs." },
+    },
+    check: (fields) => scheduleProblems(fields),
+  },
+  {
+    name: 'webhook',
+    category: 'start',
+    implemented: true,
+    doc: 'Fires on an authenticated HTTP request to `path` on the A2A listener; payload `{method, path, headers, body, raw_body}`. A redelivered idempotency key starts nothing new.',
+    fields: {
+      path: { required: true, doc: 'The route, e.g. `/hooks/ci`.' },
+      methods: { doc: 'Accepted methods (default `[POST]`).' },
+      auth: {
+        doc: '`{none: true}` | `{bearer}` | `{header: {name, equals}}` | `{hmac: {secret, header, prefix}}`; `{{secret:NAME}}` reads the environment.',
+      },
+      rate: { doc: '`<n>/<duration>`: deliveries beyond it are answered 429.' },
+      parallelism: { doc: 'Deliveries started at once.' },
+      on_overflow: { doc: 'reject (503, default) | drop (200 dropped) | queue.' },
+      idempotency: { doc: 'Header name (default `Idempotency-Key`), `{field: <body path>}`, or false.' },
+      respond: { doc: "ack (202 once accepted, default) | sync (the run's `{status, output, error}`)." },
+      filter: { raw: true, doc: 'CEL over `{payload}`: false answers 200 filtered and starts nothing.' },
+      inputs: { doc: "The run's inputs." },
+    },
+    check: (fields) => webhookProblems(fields),
+  },
+  {
+    name: 'loop',
+    category: 'start',
+    implemented: true,
+    doc: 'Fires when armed (after `delay`), then `interval` after each of its runs ends, never overlapping itself, until `until` holds or `max_iterations` ran. Iterations are counted from the stored runs, so a restart keeps the count and the interval. Payload `{iteration}`.',
+    fields: {
+      interval: { doc: 'Wait after a run ends before the next (default 0).' },
+      delay: { doc: 'Wait before the first iteration.' },
+      until: {
+        raw: true,
+        doc: 'CEL over `{outcome: {ok, output}, last}`: true stops the loop (an error counts as false).',
+      },
+      max_iterations: { doc: 'At most this many iterations (default and cap 10000).' },
+      backoff: { doc: '`{initial}`: the wait after a failed iteration (default the interval).' },
+      inputs: { doc: "The run's inputs." },
+    },
+    check: (fields) => loopProblems(fields),
+  },
+  {
+    name: 'event',
+    category: 'start',
+    implemented: true,
+    doc: "Fires when another workflow's run ends: `workflow.finished` (completed) or `workflow.failed` (failed, stalled, cancelled, refused); either spelling (`workflow_finished`) works. A workflow's own runs never fire it. Payload `{event, payload: {run, workflow, status}}`.",
+    fields: {
+      on: { required: true, doc: 'workflow.finished | workflow.failed.' },
+      filter: { raw: true, doc: 'CEL over `{payload}`: false starts nothing.' },
+      inputs: { doc: "The run's inputs." },
+    },
+    check: (fields) => eventProblems(fields),
+  },
+  {
+    name: 'signal',
+    category: 'start',
+    implemented: true,
+    doc: 'Fires on a named signal (`workflow.signal`) whose payload passes `filter`; `workflow.signal` reports how many runs it started. Payload `{signal, payload}`.',
+    fields: {
+      name: { required: true, doc: 'The signal name.' },
+      filter: { raw: true, doc: 'CEL over `{payload}`: false starts nothing.' },
+      deliver: { doc: 'Reserved: refused in this build.' },
+      inputs: { doc: "The run's inputs." },
+    },
+    check: (fields) => (fields['deliver'] === undefined ? [] : ['deliver: not implemented in this build']),
+  },
 ];
 
 /** The start kinds of the catalogue that this build refuses at load (the triggers issue builds them). */
-export const LATER_START_KINDS = ['loop', 'schedule', 'subscribe', 'signal', 'event', 'a2a', 'webhook'] as const;
+export const LATER_START_KINDS = ['subscribe', 'a2a'] as const;

@@ -1,0 +1,41 @@
+// A loop start's next step as pure policy (producers reference §3.5, §5 item 14): what follows the run of the last
+// iteration (stop on `until` or `max_iterations`, else the next firing `interval` after its end, or
+// `backoff.initial` after a failure). The due time comes from the stored end of the last run, never from "now",
+// so a restart keeps the interval.
+
+export interface LoopSpec {
+  intervalMs: number;
+  delayMs: number;
+  maxIterations: number;
+  /** The wait after a failed iteration (default the interval). */
+  backoffMs: number | null;
+}
+
+/** The last iteration as the store has it. */
+export interface LoopLast {
+  iteration: number;
+  live: boolean;
+  ok: boolean;
+  /** When it ended (ms). */
+  finished: number;
+  /** `until` over its outcome: true stops the loop (a CEL error counts as false). */
+  untilMet: boolean;
+}
+
+export type LoopStep =
+  | { type: 'fire'; iteration: number; atMs: number }
+  | { type: 'wait' }
+  | { type: 'stop'; reason: 'until' | 'max_iterations' };
+
+/** Decides the loop's next step from its last iteration (null: never fired) at `armedMs`. */
+export function nextLoopStep(spec: LoopSpec, last: LoopLast | null, armedMs: number): LoopStep {
+  if (last === null)
+    return spec.maxIterations < 1 ? { type: 'stop', reason: 'max_iterations' } : fire(1, armedMs + spec.delayMs);
+  if (last.live) return { type: 'wait' };
+  if (last.untilMet) return { type: 'stop', reason: 'until' };
+  if (last.iteration >= spec.maxIterations) return { type: 'stop', reason: 'max_iterations' };
+  const gap = last.ok ? spec.intervalMs : (spec.backoffMs ?? spec.intervalMs);
+  return fire(last.iteration + 1, last.finished + gap);
+}
+
+const fire = (iteration: number, atMs: number): LoopStep => ({ type: 'fire', iteration, atMs });

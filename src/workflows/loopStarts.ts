@@ -1,0 +1,104 @@
+// Loop start nodes (producers reference §3.5): each iteration is a run keyed `loop/<workflow>.<node>/<n>`, so the
+// stored runs are the loop's durable state (its count, the last outcome and when it ended); the next firing is
+// computed from them by loopPolicy.ts and held as an in-memory timer that the next life computes again.
+import type { StepDef, WorkflowRun } from '../domain/workflow.js';
+import type { Logger } from '../obs/log.js';
+import { type LoopLast, nextLoopStep } from '../triggers/loopPolicy.js';
+import { celHolds, loopSpecOf } from './startFields.js';
+import type { WorkflowDesk } from './workflowDesk.js';
+
+interface Armed {
+  workflow: string;
+  step: StepDef;
+  timer: NodeJS.Timeout | null;
+}
+
+const prefixOf = (id: string): string => `loop/${id}/`;
+
+export class LoopStarts {
+  readonly #armed = new Map<string, Armed>();
+
+  constructor(private readonly deps: { desk: WorkflowDesk; log: Logger; clock(): number }) {}
+
+  /** Arms the loop node `step` of `workflow` (the runs it made in earlier lives count). */
+  async arm(workflow: string, step: StepDef): Promise<void> {
+    const id = `${workflow}.${step.id}`;
+    this.disarm(id);
+    this.#armed.set(id, { workflow, step, timer: null });
+    const runs = await this.deps.desk.runsByKeyPrefix(prefixOf(id));
+    await this.#next(id, runs.at(-1) ?? null);
+  }
+
+  /** Stops a loop (its definition changed, was deleted or disarmed). */
+  disarm(id: string): void {
+    const armed = this.#armed.get(id);
+    if (armed?.timer) clearTimeout(armed.timer);
+    this.#armed.delete(id);
+  }
+
+  /** Ids of the armed loops of `workflow`. */
+  idsOf(workflow: string): string[] {
+    return [...this.#armed.values()].filter((a) => a.workflow === workflow).map((a) => `${a.workflow}.${a.step.id}`);
+  }
+
+  /** A run ended: when it was a loop's iteration, the loop decides its next one. */
+  runEnded(run: Readonly<WorkflowRun>): void {
+    const id = `${run.workflow}.${run.start.node}`;
+    if (this.#armed.has(id) && run.startKey.startsWith(prefixOf(id))) void this.#next(id, run);
+  }
+
+  stop(): void {
+    for (const id of [...this.#armed.keys()]) this.disarm(id);
+  }
+
+  async #next(id: string, run: Readonly<WorkflowRun> | null): Promise<void> {
+    const armed = this.#armed.get(id);
+    if (!armed) return;
+    const last = run === null ? null : this.#lastOf(armed, run);
+    const step = nextLoopStep(loopSpecOf(armed.step.fields), last, this.deps.clock());
+    if (step.type === 'stop') {
+      this.deps.log.info('start.loop.stopped', { workflow: armed.workflow, node: armed.step.id, reason: step.reason });
+      this.#armed.delete(id);
+      return;
+    }
+    if (step.type === 'wait') return;
+    const delay = Math.max(0, step.atMs - this.deps.clock());
+    armed.timer = setTimeout(() => void this.#fire(id, step.iteration), delay);
+  }
+
+  #lastOf(armed: Armed, run: Readonly<WorkflowRun>): LoopLast {
+    const iteration = Number(run.startKey.slice(run.startKey.lastIndexOf('/') + 1));
+    const live = this.deps.desk.engine.get(run.id) !== undefined;
+    const ok = run.status === 'completed';
+    const until = armed.step.fields['until'];
+    const scope = { outcome: { ok, output: run.output }, last: run.output };
+    return {
+      iteration,
+      live,
+      ok,
+      finished: run.finished ?? run.updated,
+      untilMet: !live && typeof until === 'string' && celHolds(until, scope),
+    };
+  }
+
+  async #fire(id: string, iteration: number): Promise<void> {
+    const armed = this.#armed.get(id);
+    if (!armed) return;
+    armed.timer = null;
+    const { workflow, step } = armed;
+    const got = await this.deps.desk.start({
+      workflow,
+      node: step.id,
+      startKey: `${prefixOf(id)}${iteration}`,
+      payload: { iteration },
+      principal: null,
+      conversation: null,
+    });
+    this.deps.log.info('start.fired', { trigger: id, kind: 'loop', iteration });
+    // A refused start (concurrency drop, bad inputs) ends nothing: the loop stops rather than spin.
+    if (!got.ok) {
+      this.deps.log.info('start.loop.stopped', { workflow, node: step.id, reason: 'refused', error: got.error });
+      this.#armed.delete(id);
+    }
+  }
+}

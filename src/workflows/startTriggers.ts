@@ -1,0 +1,172 @@
+// Arms the long-lived start nodes of the armed definitions (producers reference §3.2-3.7): each `schedule` on the
+// schedule runner and each `webhook` on the webhook routes, with the workflow desk as their FireTarget; `loop`s on
+// LoopStarts; `event`s fire from here when a run ends. Definitions created, changed or deleted at run time are
+// re-armed at once (§5 item 14).
+import type { StepDef, WorkflowDef, WorkflowRun } from '../domain/workflow.js';
+import { describeError } from '../errors.js';
+import type { Logger } from '../obs/log.js';
+import type { FireResult, FireTarget } from '../triggers/fireTarget.js';
+import type { ScheduleRunner } from '../triggers/scheduleRunner.js';
+import type { WebhookRoutes } from '../triggers/webhooks.js';
+import { LoopStarts } from './loopStarts.js';
+import { celHolds, RUN_EVENTS, routeOf, scheduleOf } from './startFields.js';
+import type { WorkflowDesk } from './workflowDesk.js';
+
+export interface StartTriggerDeps {
+  desk: WorkflowDesk;
+  schedules?: ScheduleRunner;
+  webhooks?: WebhookRoutes;
+  log: Logger;
+  clock(): number;
+  /** Resolves `{{secret:NAME}}` in a webhook's auth values. */
+  secret(text: string): string;
+}
+
+/** Runs a firing started, by its idempotency key, kept for `respond: sync` (bounded: the oldest are forgotten). */
+const KEPT_KEYS = 1_024;
+
+/**
+ * The desk as the target of one start node: a firing starts a run keyed by the firing's idempotency key, so a
+ * replayed firing finds the run it made instead of making a second one (reference §5 item 16).
+ */
+export function deskTarget(desk: WorkflowDesk, workflow: string, node: string, log: Logger): FireTarget {
+  const runs = new Map<string, string>();
+  const mine = (): Readonly<WorkflowRun>[] =>
+    desk.engine.live().filter((r) => r.workflow === workflow && r.start.node === node);
+  return {
+    async fire(_trigger, _occurrence, key, payload) {
+      // Start-node runs act for nobody: the operator's reach (reference §3.9).
+      const got = await desk.start({ workflow, node, startKey: key, payload, principal: null, conversation: null });
+      if (!got.ok) {
+        log.info('start.refused', { workflow, node, reason: got.error });
+        return;
+      }
+      runs.set(key, got.run.id);
+      if (runs.size > KEPT_KEYS) runs.delete(runs.keys().next().value as string);
+    },
+    async outcome(key): Promise<FireResult> {
+      const id = runs.get(key);
+      if (id === undefined) return { status: 'gone' };
+      const run = await desk.wait(id, 2 ** 31 - 1);
+      return run === null ? { status: 'gone' } : { status: run.status, output: run.output, error: run.error };
+    },
+    live: () => mine().length > 0,
+    cancel: () => {
+      for (const run of mine())
+        void desk.engine.cancel(run.id, 'cancelled by a newer firing (overlap cancel_previous)');
+    },
+  };
+}
+
+export class StartTriggers {
+  /** Armed trigger ids per workflow, with the webhook paths to unregister. */
+  readonly #armed = new Map<string, { schedules: string[]; paths: string[]; events: StepDef[]; signals: StepDef[] }>();
+  readonly #loops: LoopStarts;
+
+  constructor(private readonly deps: StartTriggerDeps) {
+    this.#loops = new LoopStarts(deps);
+  }
+
+  /** A run ended: its loop decides its next iteration, and `event` starts of other workflows may fire. */
+  runEnded(run: Readonly<WorkflowRun>): void {
+    this.#loops.runEnded(run);
+    const event = run.status === 'completed' ? 'workflow.finished' : 'workflow.failed';
+    const payload = { run: run.id, workflow: run.workflow, status: run.status };
+    for (const [workflow, { events }] of this.#armed) {
+      // A workflow's own runs never fire its event starts: no endless self-retrigger (reference §5 item 20).
+      if (workflow === run.workflow) continue;
+      for (const step of events) {
+        if (RUN_EVENTS[String(step.fields['on'])] !== event) continue;
+        const filter = step.fields['filter'];
+        if (typeof filter === 'string' && !celHolds(filter, { payload })) continue;
+        const target = deskTarget(this.deps.desk, workflow, step.id, this.deps.log);
+        const key = `event/${workflow}.${step.id}/${run.id}`;
+        const trigger = `${workflow}.${step.id}`;
+        target.fire(trigger, this.deps.clock(), key, { event, payload }).then(
+          () => this.deps.log.info('start.fired', { trigger, kind: 'event', run: run.id }),
+          (err: unknown) => this.deps.log.error('start.arm.fail', { trigger, err: describeError(err) }),
+        );
+      }
+    }
+  }
+
+  /**
+   * Fires every armed signal start named `name` whose filter passes (reference §3.7); each run is keyed by the
+   * signal's `key`, so a replayed signal starts nothing new. Resolves with the runs started.
+   */
+  async signal(name: string, payload: unknown, key: string): Promise<number> {
+    let delivered = 0;
+    for (const [workflow, { signals }] of this.#armed)
+      for (const step of signals) {
+        if (step.fields['name'] !== name) continue;
+        const filter = step.fields['filter'];
+        if (typeof filter === 'string' && !celHolds(filter, { payload })) continue;
+        const got = await this.deps.desk.start({
+          workflow,
+          node: step.id,
+          startKey: `signal/${workflow}.${step.id}/${key}`,
+          payload: { signal: name, payload },
+          principal: null,
+          conversation: null,
+        });
+        this.deps.log.info('start.fired', { trigger: `${workflow}.${step.id}`, kind: 'signal' });
+        if (got.ok && got.created) delivered++;
+      }
+    return delivered;
+  }
+
+  /** Arms every armed definition's long-lived starts. */
+  async armAll(): Promise<void> {
+    for (const def of this.deps.desk.definitions().values()) await this.arm(def.name, def);
+  }
+
+  /** Disarms what `name` had armed, then arms `def` (null: deleted). */
+  async arm(name: string, def: WorkflowDef | null): Promise<void> {
+    const keep = new Set(
+      def?.armed ? Object.values(def.steps).flatMap((s) => (s.kind === 'schedule' ? [`${name}.${s.id}`] : [])) : [],
+    );
+    // A schedule still there keeps its stored next occurrence when unchanged (the runner compares its fields).
+    await this.#disarm(name, keep);
+    if (def === null || !def.armed) return;
+    const armed = {
+      schedules: [] as string[],
+      paths: [] as string[],
+      events: [] as StepDef[],
+      signals: [] as StepDef[],
+    };
+    this.#armed.set(name, armed);
+    for (const step of Object.values(def.steps)) {
+      if (step.kind === 'event') armed.events.push(step);
+      if (step.kind === 'signal') armed.signals.push(step);
+      const target = () => deskTarget(this.deps.desk, name, step.id, this.deps.log);
+      try {
+        if (step.kind === 'schedule' && this.deps.schedules) {
+          const id = `${name}.${step.id}`;
+          await this.deps.schedules.add({ id, schedule: scheduleOf(step.fields), principal: null }, target());
+          armed.schedules.push(id);
+        } else if (step.kind === 'webhook' && this.deps.webhooks) {
+          const route = routeOf(name, step.id, step.fields, this.deps.secret);
+          this.deps.webhooks.register(route, target());
+          armed.paths.push(route.path);
+        } else if (step.kind === 'loop') await this.#loops.arm(name, step);
+      } catch (err) {
+        this.deps.log.error('start.arm.fail', { workflow: name, node: step.id, err: describeError(err) });
+      }
+    }
+  }
+
+  async #disarm(name: string, keep: ReadonlySet<string>): Promise<void> {
+    const armed = this.#armed.get(name);
+    this.#armed.delete(name);
+    for (const path of armed?.paths ?? []) this.deps.webhooks?.unregister(path);
+    for (const id of armed?.schedules ?? []) if (!keep.has(id)) await this.deps.schedules?.remove(id);
+    for (const id of this.#loops.idsOf(name)) this.#loops.disarm(id);
+  }
+
+  /** Unregisters the webhook routes; schedules keep their stored timers for the next life. */
+  stop(): void {
+    for (const { paths } of this.#armed.values()) for (const path of paths) this.deps.webhooks?.unregister(path);
+    this.#armed.clear();
+    this.#loops.stop();
+  }
+}
