@@ -7,7 +7,7 @@ import type { Config } from '../config/types.js';
 import { DaemonError, describeError } from '../errors.js';
 import type { Logger } from '../obs/log.js';
 import { type MetricsServer, serveMetrics } from '../obs/metricsServer.js';
-import { openStore } from '../store/openStore.js';
+import { connectStore } from '../store/openStore.js';
 import type { Accepted, Store } from '../store/store.js';
 import { Supervisor } from '../supervisor/supervisor.js';
 import type { AcceptInput } from '../supervisor/supervisorOptions.js';
@@ -99,7 +99,9 @@ export async function startRuntime(config: Readonly<Config>, opts: RuntimeOption
       ...(opts.codeTools ? { code: opts.codeTools } : {}),
     });
     undo.push(() => tools.close());
-    const store = openStore(cfg.store);
+    const store = await connectStore(cfg.store, (err) =>
+      log.warn('store.connection_lost', { error: describeError(err) }),
+    );
     undo.push(() => store.close());
     log.info('store.opened', { kind: store.kind, path: store.location, generation: store.generation });
     if (store.checked) log.info('store.checked', { ...store.checked });
