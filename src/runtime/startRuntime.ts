@@ -99,9 +99,7 @@ export async function startRuntime(config: Readonly<Config>, opts: RuntimeOption
       ...(opts.codeTools ? { code: opts.codeTools } : {}),
     });
     undo.push(() => tools.close());
-    const store = await connectStore(cfg.store, (err) =>
-      log.warn('store.connection_lost', { error: describeError(err) }),
-    );
+    const store = await connectStore(cfg.store, log);
     undo.push(() => store.close());
     log.info('store.opened', { kind: store.kind, path: store.location, generation: store.generation });
     if (store.checked) log.info('store.checked', { ...store.checked });

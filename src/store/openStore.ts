@@ -3,6 +3,7 @@
 import { DaemonError } from '../errors.js';
 import { orderedStore } from './commitQueue.js';
 import { MemoryStore } from './memoryStore.js';
+import type { LeaseLog } from './postgresLeases.js';
 import { PostgresStore } from './postgresStore.js';
 import type { IntegrityCheck } from './sqliteCheck.js';
 import { SqliteStore } from './sqliteStore.js';
@@ -32,10 +33,11 @@ export function openStore(cfg: StoreChoice): Store {
 
 /**
  * Opens any store, behind the commit queue: postgres connects and migrates first (store_unreachable when the
- * database does not answer, naming its host); the others as `openStore`. `onLost` hears a dropped connection.
+ * database does not answer, naming its host); the others as `openStore`. `log` hears the replica's lease events.
  */
-export async function connectStore(cfg: StoreChoice, onLost: (err: Error) => void = () => {}): Promise<Store> {
+export async function connectStore(cfg: StoreChoice, log?: LeaseLog): Promise<Store> {
   if (cfg.kind !== 'postgres') return openStore(cfg);
   if (!cfg.url) throw new DaemonError('config_invalid', 'store.kind postgres needs store.url');
-  return orderedStore(await PostgresStore.open({ url: cfg.url, poolSize: cfg.pool_size ?? 10 }, onLost));
+  const opts = { url: cfg.url, poolSize: cfg.pool_size ?? 10 };
+  return orderedStore(await PostgresStore.open(log ? { ...opts, log } : opts));
 }

@@ -29,9 +29,11 @@ CREATE TABLE inbox (
   status      TEXT NOT NULL CHECK (status IN ('pending', 'done')),
   outcome     TEXT,
   owner       TEXT,
-  lease_until BIGINT
+  lease_until BIGINT,
+  conversation TEXT COLLATE "C" GENERATED ALWAYS AS (payload::jsonb ->> 'context_id') STORED
 );
 CREATE INDEX inbox_pending ON inbox (ts, id) WHERE status = 'pending';
+CREATE INDEX inbox_pending_conversation ON inbox (conversation) WHERE status = 'pending';
 CREATE TABLE conversations (
   id            TEXT COLLATE "C" PRIMARY KEY,
   kind          TEXT NOT NULL,

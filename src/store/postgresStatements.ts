@@ -14,10 +14,6 @@ export const SQL = {
   inboxByDedupe: `SELECT ${INBOX_COLUMNS} FROM inbox WHERE dedupe_key = $1`,
   markInboxDone: `UPDATE inbox SET status = 'done', outcome = coalesce($2, outcome), owner = NULL, lease_until = NULL
     WHERE id = $1`,
-  // Pending events with no live lease, or already leased to this owner; the caller sorts (RETURNING has no order).
-  claimInbox: `UPDATE inbox SET owner = $1, lease_until = $2
-    WHERE status = 'pending' AND (owner IS NULL OR owner = $1 OR lease_until IS NULL OR lease_until <= $3)
-    RETURNING ${INBOX_COLUMNS}`,
 
   conversations: `SELECT ${CONVERSATION_COLUMNS} FROM conversations ORDER BY id`,
   conversationById: `SELECT ${CONVERSATION_COLUMNS} FROM conversations WHERE id = $1`,

@@ -1,18 +1,20 @@
 // The replicas' Store: every port over one PostgreSQL database shared by N agentd processes (issue 19). Same
 // semantics as the SQLite store (the behaviour suite runs on both); writes that touch a conversation pass the
-// write fence (postgresFence.ts) inside their transaction, so a replica whose lease moved on commits nothing.
+// lease fence (postgresLeases.ts) inside their transaction, so a replica whose lease moved on commits nothing.
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
 import type pg from 'pg';
 import type { BudgetCounter } from '../domain/budget.js';
-import type { Conversation, ConversationControls } from '../domain/conversation.js';
+import type { Conversation } from '../domain/conversation.js';
 import type { InboxEvent } from '../domain/inbox.js';
 import type { SubagentRecord } from '../domain/subagent.js';
 import type { TaskRecord } from '../domain/task.js';
-import { DaemonError } from '../errors.js';
-import type { Msg } from '../protocol/messages.js';
+import { DaemonError, describeError } from '../errors.js';
 import { planMessageWrite } from './conversationWrite.js';
 import { MemoryChanges } from './memoryChanges.js';
 import { isExpired, listLiveKeys } from './memoryKeys.js';
 import { createPool, describeUrl, type PostgresOptions, pgFailure, unreachableError } from './postgresConnect.js';
+import { LeaseBook, type LeaseLog } from './postgresLeases.js';
 import { migrate } from './postgresSchema.js';
 import { SQL } from './postgresStatements.js';
 import {
@@ -23,7 +25,6 @@ import {
   type MemoryRow,
   memoryParams,
   taskParams,
-  toInboxEvent,
   toInboxRecord,
   toMemoryEntry,
   toStoredConversation,
@@ -43,12 +44,24 @@ import type {
   TasksPort,
 } from './store.js';
 import { taskFilterParams, taskLimit } from './taskQuery.js';
-import { checkRevision, compareInbox, scopedKey } from './writeRules.js';
-
-/** Runs inside a write's transaction before it commits; throws (store_fenced) to undo the write. */
-export type WriteFence = (client: pg.PoolClient, conversations: readonly string[]) => Promise<void>;
+import { checkRevision, scopedKey } from './writeRules.js';
 
 type Query = (sql: string, params?: unknown[]) => Promise<pg.QueryResult>;
+
+/** How a replica opens its store: the connection, its identity among the replicas, its log and clock. */
+export interface ReplicaOptions extends PostgresOptions {
+  /** This process's part of the lease holder's name; default host:pid:random (a restart adopts after the TTL). */
+  replica?: string;
+  /** Hears lease.*, store.fenced and store.connection_lost. */
+  log?: LeaseLog;
+  now?: () => number;
+}
+
+const SILENT: LeaseLog = { info: () => {}, warn: () => {} };
+
+function defaultReplica(): string {
+  return `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
+}
 
 /** A Store over a PostgreSQL database; open it with `PostgresStore.open`. */
 export class PostgresStore implements Store {
@@ -61,13 +74,14 @@ export class PostgresStore implements Store {
   readonly sequences: SequencesPort;
   readonly subagents: SubagentsPort;
   readonly #changes = new MemoryChanges();
-  #fence: WriteFence | null = null;
   #closed = false;
 
   private constructor(
     readonly pool: pg.Pool,
     readonly location: string,
     readonly generation: number,
+    /** This replica's leases: what the inbox claim holds and the fence checks. */
+    readonly leases: LeaseBook,
   ) {
     this.inbox = this.#inboxPort();
     this.conversations = this.#conversationsPort();
@@ -98,9 +112,10 @@ export class PostgresStore implements Store {
    * credential) when no connection opens, store_corrupt for a newer schema. `onLost` hears a dropped idle
    * connection (the pool reconnects on the next call).
    */
-  static async open(opts: PostgresOptions, onLost: (err: Error) => void = () => {}): Promise<PostgresStore> {
+  static async open(opts: ReplicaOptions): Promise<PostgresStore> {
     const where = describeUrl(opts.url);
-    const pool = createPool(opts, onLost);
+    const log = opts.log ?? SILENT;
+    const pool = createPool(opts, (err) => log.warn('store.connection_lost', { error: describeError(err) }));
     let client: pg.PoolClient;
     try {
       client = await pool.connect();
@@ -111,18 +126,14 @@ export class PostgresStore implements Store {
     try {
       const generation = await migrate(client, where);
       client.release();
-      return new PostgresStore(pool, where, generation);
+      const leases = new LeaseBook(opts.replica ?? defaultReplica(), log, opts.now ?? Date.now);
+      return new PostgresStore(pool, where, generation, leases);
     } catch (err) {
       // The pool ends only once every client is back.
       client.release();
       await pool.end().catch(() => {});
       throw pgFailure(err, where, 'migrate the schema');
     }
-  }
-
-  /** Installs the write fence the lease keeper owns (replicas); without one every write goes through. */
-  setFence(fence: WriteFence | null): void {
-    this.#fence = fence;
   }
 
   async close(): Promise<void> {
@@ -150,10 +161,9 @@ export class PostgresStore implements Store {
           if (row === undefined) throw new Error(`inbox event ${event.id} was refused but nothing holds its key`);
           return { record: toInboxRecord(row), created: false };
         }),
+      // The owner is this replica (several share one agent.name); the claim is the lease cycle.
       claim: (owner, leaseMs, now) =>
-        this.#read('claim the inbox', async (q) =>
-          (await q(SQL.claimInbox, [owner, now + leaseMs, now])).rows.map((r) => toInboxEvent(r)).sort(compareInbox),
-        ),
+        this.#write('claim the inbox', [], (q) => this.leases.claim(q, owner, leaseMs, now)),
       complete: (id, fold) =>
         this.#write(
           'complete inbox event',
@@ -291,7 +301,7 @@ export class PostgresStore implements Store {
       const c = client;
       await c.query('BEGIN');
       const result = await op((sql, params) => c.query(sql, params));
-      if (this.#fence !== null && conversations.length > 0) await this.#fence(c, conversations);
+      if (conversations.length > 0) await this.leases.check((sql, params) => c.query(sql, params), conversations);
       await c.query('COMMIT');
       return result;
     } catch (err) {

@@ -4,11 +4,10 @@
 // take effect in call order.
 import type Database from 'better-sqlite3';
 import type { BudgetCounter } from '../domain/budget.js';
-import type { Conversation, ConversationControls } from '../domain/conversation.js';
+import type { Conversation } from '../domain/conversation.js';
 import type { InboxEvent } from '../domain/inbox.js';
 import type { SubagentRecord } from '../domain/subagent.js';
 import type { TaskRecord } from '../domain/task.js';
-import type { Msg } from '../protocol/messages.js';
 import { planMessageWrite } from './conversationWrite.js';
 import { MemoryChanges } from './memoryChanges.js';
 import { isExpired, listLiveKeys } from './memoryKeys.js';
