@@ -14,7 +14,6 @@ export const EVENT_NAMES = [
   'lease.acquired',
   'lease.lost',
   'lease.adopted',
-  'lease.renew_failed',
   'restore.done',
   'drain.start',
   'drain.done',

@@ -36,6 +36,17 @@ const SQL = {
   claimHeld: `UPDATE inbox SET owner = $1, lease_until = $2
     WHERE status = 'pending' AND conversation IN (SELECT conversation_id FROM conversation_leases WHERE holder = $1)
     RETURNING ${INBOX_COLUMNS}`,
+  // The accepting replica takes a free (or expired) lease of the new message's conversation at once.
+  take: `INSERT INTO conversation_leases (conversation_id, holder, epoch, lease_until) VALUES ($1, $2, 1, $3)
+    ON CONFLICT (conversation_id) DO UPDATE SET holder = excluded.holder,
+      epoch = conversation_leases.epoch + 1, lease_until = excluded.lease_until
+    WHERE conversation_leases.holder IS NULL OR conversation_leases.lease_until <= $4
+    RETURNING conversation_id, epoch`,
+  // After a fold: the lease goes back once its conversation has no pending message, so the replica that accepts
+  // the next one takes it at once.
+  releaseIdle: `UPDATE conversation_leases SET holder = NULL, lease_until = 0
+    WHERE conversation_id = $1 AND holder = $2 AND epoch = $3
+      AND NOT EXISTS (SELECT 1 FROM inbox WHERE status = 'pending' AND conversation = $1)`,
   fence:
     'SELECT conversation_id, holder, epoch, lease_until FROM conversation_leases WHERE conversation_id = ANY($1) FOR SHARE',
 } as const;
@@ -55,6 +66,8 @@ export class LeaseBook {
   #holder: string;
   /** The claim's clock minus the wall clock at the last claim: the fence reads lease times on the claim's clock. */
   #skew = 0;
+  /** The lease length of the last claim (what an accept takes a lease for). */
+  #leaseMs = 0;
 
   constructor(
     /** This process among the replicas (several may share one agent.name). */
@@ -82,6 +95,7 @@ export class LeaseBook {
   async claim(q: Query, owner: string, leaseMs: number, now: number): Promise<InboxEvent[]> {
     this.#holder = `${owner}@${this.replica}`;
     this.#skew = now - this.wall();
+    this.#leaseMs = leaseMs;
     const holder = this.#holder;
     const until = now + leaseMs;
     const renewed = (await q(SQL.renew, [holder, until])).rows as Held[];
@@ -93,7 +107,27 @@ export class LeaseBook {
     return rows.map((row) => toInboxEvent(row)).sort(compareInbox);
   }
 
-  #settle(renewed: readonly Held[], taken: readonly Held[], until: number): void {
+  /**
+   * Inside an accept's transaction: takes the conversation's lease when nobody holds it live, so the replica that
+   * accepted a message runs it (before its first claim, this replica takes nothing: the claim will).
+   */
+  async takeOnAccept(q: Query, conversation: string): Promise<void> {
+    if (this.#leaseMs === 0) return;
+    const now = this.wall() + this.#skew;
+    const until = now + this.#leaseMs;
+    const taken = (await q(SQL.take, [conversation, this.#holder, until, now])).rows as Held[];
+    this.#settle([], taken, until - Math.floor(this.#leaseMs / 5), false);
+  }
+
+  /** Inside a fold's transaction, after the event is done: gives the lease back when nothing else is pending. */
+  async releaseIdle(q: Query, conversation: string): Promise<void> {
+    const mine = this.#held.get(conversation);
+    if (mine === undefined) return;
+    const released = await q(SQL.releaseIdle, [conversation, this.#holder, mine.epoch]);
+    if (released.rowCount === 1) this.#held.delete(conversation);
+  }
+
+  #settle(renewed: readonly Held[], taken: readonly Held[], until: number, whole = true): void {
     const still = new Set<string>();
     for (const { conversation_id: ctx, epoch } of renewed) {
       still.add(ctx);
@@ -108,7 +142,7 @@ export class LeaseBook {
       this.log.info(epoch > 1 ? 'lease.adopted' : 'lease.acquired', { ctx, epoch, replica: this.#holder });
     }
     for (const [ctx, { epoch }] of this.#held) {
-      if (still.has(ctx)) continue;
+      if (!whole || still.has(ctx)) continue;
       this.#held.delete(ctx);
       this.log.info('lease.lost', { ctx, epoch, replica: this.#holder });
     }

@@ -11,6 +11,7 @@ export const SQL = {
   insertInbox: `INSERT INTO inbox (${INBOX_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, 'pending', NULL)
     ON CONFLICT DO NOTHING`,
   inboxById: `SELECT ${INBOX_COLUMNS} FROM inbox WHERE id = $1`,
+  conversationOfEvent: 'SELECT conversation FROM inbox WHERE id = $1',
   inboxByDedupe: `SELECT ${INBOX_COLUMNS} FROM inbox WHERE dedupe_key = $1`,
   markInboxDone: `UPDATE inbox SET status = 'done', outcome = coalesce($2, outcome), owner = NULL, lease_until = NULL
     WHERE id = $1`,

@@ -155,6 +155,7 @@ export class PostgresStore implements Store {
           const inserted = await q(SQL.insertInbox, [p.id, p.kind, p.ts, p.principal, p.payload, p.dedupe_key]);
           if (inserted.rowCount === 1) {
             if (task !== undefined) await saveTask(q, task);
+            await this.leases.takeOnAccept(q, event.payload.context_id);
             return { record: { ...structuredClone(event), status: 'pending' as const }, created: true };
           }
           const row = await holder(q, event);
@@ -172,6 +173,8 @@ export class PostgresStore implements Store {
             const revisions = await this.#commitAll(q, fold.conversations);
             await q(SQL.markInboxDone, [id, JSON.stringify(fold.outcome)]);
             if (fold.task !== undefined) await saveTask(q, fold.task);
+            const ctx = (await q(SQL.conversationOfEvent, [id])).rows[0]?.conversation;
+            if (typeof ctx === 'string') await this.leases.releaseIdle(q, ctx);
             return revisions;
           },
         ),
