@@ -1,27 +1,30 @@
-// The embedding API: an agent inside your own program. createAgent compiles the config and starts the same
-// runtime the CLI does (tool surface, store, supervisor, and on request the A2A and metrics listeners).
+// The embedding API: an agent inside your own program. createAgent compiles the config (inline options as one more
+// layer) and starts the same runtime the CLI does; run() accepts one message durably and follows its turn.
 import { A2aProducer } from './a2a/a2aProducer.js';
+import { type InlineOptions, inlineLayer } from './agentOptions.js';
 import { compileConfig } from './config/compile.js';
-import type { Config, ConfigFlags } from './config/types.js';
+import type { Config } from './config/types.js';
 import type { InboxOutcome } from './domain/inbox.js';
+import type { RunResult } from './domain/runEvent.js';
 import { DaemonError } from './errors.js';
 import { createLogger, type Logger } from './obs/log.js';
+import { type MetricsServer, serveMetrics } from './obs/metricsServer.js';
+import type { Usage } from './protocol/messages.js';
+import { RunEvents, type RunHandle } from './runHandle.js';
 import type { Producer } from './runtime/producer.js';
-import { startRuntime } from './runtime/startRuntime.js';
-import type { Supervisor } from './supervisor/supervisor.js';
+import { type Runtime, startRuntime, withListeners } from './runtime/startRuntime.js';
 import { type CodeTool, loadCodeTools, moduleSpecifier } from './tools/codeTools.js';
 
-export interface CreateAgentOptions {
-  /** Config sources, as the CLI has them: YAML files, an environment (default process.env), flags. */
-  config?: { files?: string[]; env?: Record<string, string | undefined>; flags?: ConfigFlags; cwd?: string };
+export interface CreateAgentOptions extends InlineOptions {
   /**
-   * Code tools. Their `run` functions execute in each turn's worker process, which imports `toolsModule` to find
-   * them: pass the module (a path or URL) that exports these same tools as `tools` (or as its default export).
+   * Code tools (see defineTool). Their `run` functions execute in each turn's worker process, which imports
+   * `toolsModule` to find them: pass the module (a path or URL) that exports these same tools as `tools`.
    */
   tools?: CodeTool[];
   toolsModule?: string | URL;
+  /** Where JSON-line events go (default: stderr at `observability.log_level`). */
   log?: Logger;
-  /** Serve A2A at this URL (e.g. `http://127.0.0.1:0`), overriding `a2a.listen`; null: no listener. */
+  /** Serve A2A at this URL (e.g. `http://127.0.0.1:0`) from the start, overriding `a2a.listen`; null: none. */
   listen?: string | null;
   /** Serve /metrics, /healthz, /readyz at this HOST:PORT, overriding `observability.metrics_addr`; null: none. */
   metrics?: string | null;
@@ -29,31 +32,59 @@ export interface CreateAgentOptions {
   producers?: Producer[];
 }
 
-export interface SendOptions {
-  /** Default `root`. */
+export interface RunOptions {
+  /** The conversation the message belongs to (default `root`). */
   conversation?: string;
-  /** Default `operator`. */
+  /** Who sends it: its quotas, budgets and tool policies apply (default `operator`). */
   principal?: string;
+  /** Aborting it cancels the run, as `cancel()` does. */
+  signal?: AbortSignal;
+  /** Sets the conversation's mode for this message and the ones after it (`plan`: propose, do not act). */
+  mode?: 'plan' | 'execute';
+}
+
+/** @deprecated use RunOptions. */
+export type SendOptions = Pick<RunOptions, 'conversation' | 'principal'>;
+
+export interface ServeOptions {
+  /** A2A at this URL (default `a2a.listen`, else none), e.g. `http://127.0.0.1:8080`; port 0 picks a free one. */
+  listen?: string;
+  /** /metrics, /healthz and /readyz at this HOST:PORT (default `observability.metrics_addr`, else none). */
+  metrics?: string;
 }
 
 export interface Agent {
   readonly config: Readonly<Config>;
-  readonly supervisor: Supervisor;
   /** The A2A listener's bound URL, or null without one. */
   readonly a2aUrl: string | null;
   /** The metrics listener's bound `HOST:PORT`, or null without one. */
   readonly metricsAddress: string | null;
+  /** Accepts `input` durably (resolved `id`), then runs its turn; see RunHandle. Throws only when not accepted. */
+  run(input: string, opts?: RunOptions): Promise<RunHandle>;
   /** Accepts the message durably, then resolves with its turn's outcome: `{status, reply, error?}`. */
   send(text: string, opts?: SendOptions): Promise<InboxOutcome>;
+  /** Starts the A2A and metrics listeners on this agent's runtime; resolves with their bound addresses. */
+  serve(opts?: ServeOptions): Promise<{ a2aUrl: string | null; metricsAddress: string | null }>;
   /** Drains running turns (up to lifecycle.drain_timeout), then stops listeners, the store and MCP servers. */
   close(): Promise<void>;
+}
+
+const runtimes = new WeakMap<Agent, Runtime>();
+
+/** The runtime behind an agent (tests and the package's own modules; not exported from the package). */
+export function runtimeOf(agent: Agent): Runtime {
+  const runtime = runtimes.get(agent);
+  if (!runtime) throw new DaemonError('usage_invalid', 'runtimeOf: not an agent made by createAgent');
+  return runtime;
 }
 
 /** Starts an agent. Throws a DaemonError (`config_invalid`, `store_locked`, `mcp_unreachable`, …) on failure. */
 export async function createAgent(opts: CreateAgentOptions = {}): Promise<Agent> {
   const env = opts.config?.env ?? process.env;
+  const inline = inlineLayer(opts);
   const config = compileConfig({
     files: opts.config?.files ?? [],
+    ...(inline ? { inline } : {}),
     env,
     flags: opts.config?.flags ?? {},
     cwd: opts.config?.cwd ?? process.cwd(),
@@ -69,22 +100,92 @@ export async function createAgent(opts: CreateAgentOptions = {}): Promise<Agent>
     ...(opts.metrics === undefined ? {} : { metrics: opts.metrics }),
     ...(opts.producers ? { producers: opts.producers } : {}),
   });
-  const { supervisor } = runtime;
-  const a2a = runtime.producers.find((p): p is A2aProducer => p instanceof A2aProducer);
-  return {
+  const listeners = { metrics: null as MetricsServer | null };
+  const a2aUrl = () => runtime.producers.find((p): p is A2aProducer => p instanceof A2aProducer)?.url ?? null;
+  const metricsAddress = () => listeners.metrics?.address ?? runtime.metricsAddress;
+  const agent: Agent = {
     config: runtime.config,
-    supervisor,
-    a2aUrl: a2a?.url ?? null,
-    metricsAddress: runtime.metricsAddress,
+    get a2aUrl() {
+      return a2aUrl();
+    },
+    get metricsAddress() {
+      return metricsAddress();
+    },
+    run: (input, o = {}) => startRun(runtime, input, o),
     send: async (text, o = {}) => {
-      const { record } = await supervisor.accept({
+      const { record } = await runtime.supervisor.accept({
         context_id: o.conversation ?? 'root',
         text,
         principal: o.principal ?? 'operator',
       });
-      return supervisor.outcomeOf(record.id);
+      return runtime.supervisor.outcomeOf(record.id);
     },
-    close: () => runtime.stop(),
+    serve: async (o = {}) => {
+      if (o.listen !== undefined && a2aUrl() === null) {
+        await runtime.startProducer(new A2aProducer(), withListeners(runtime.config, { log, listen: o.listen }));
+      }
+      if (o.metrics !== undefined && metricsAddress() === null) {
+        listeners.metrics = await serveMetrics(o.metrics, runtime.supervisor, log);
+      }
+      return { a2aUrl: a2aUrl(), metricsAddress: metricsAddress() };
+    },
+    close: async () => {
+      await runtime.stop();
+      await listeners.metrics?.close();
+    },
+  };
+  runtimes.set(agent, runtime);
+  return agent;
+}
+
+/** Accepts one message and follows its turn: progress from the run tap, the end from the committed fold. */
+async function startRun(runtime: Runtime, input: string, o: RunOptions): Promise<RunHandle> {
+  const { supervisor } = runtime;
+  const conversation = o.conversation ?? 'root';
+  const principal = o.principal ?? 'operator';
+  if (o.signal?.aborted) throw new DaemonError('usage_invalid', 'agent.run: the signal was aborted before the run');
+  if (o.mode !== undefined && supervisor.conversation(conversation)) {
+    supervisor.steering.setMode(conversation, principal, o.mode);
+  }
+  const events = new RunEvents();
+  const seen: { turnId: string | null; usage: Usage | null; id: string | null } = {
+    turnId: null,
+    usage: null,
+    id: null,
+  };
+  // The tap is watched once the run id is known: a worker's progress arrives on I/O, after this continuation.
+  const stopCommitted = supervisor.steering.feed.onCommitted((turn) => {
+    if (turn.event.id === seen.id && turn.result) seen.usage = turn.result.usage;
+  });
+  const { record } = await supervisor.accept({ context_id: conversation, text: input, principal });
+  seen.id = record.id;
+  events.push({ type: 'accepted', runId: record.id, conversation });
+  const stopTap = supervisor.runTap.watch(record.id, (event) => {
+    if ('turnId' in event) seen.turnId = event.turnId;
+    if (event.type === 'round') seen.usage = event.usage;
+    events.push(event);
+  });
+  const cancel = () => supervisor.cancelEvent(record.id, 'cancelled by the embedding program');
+  o.signal?.addEventListener('abort', cancel, { once: true });
+  const result = supervisor.outcomeOf(record.id).then((outcome) => {
+    stopTap();
+    stopCommitted();
+    o.signal?.removeEventListener('abort', cancel);
+    const done = runResult(outcome, seen);
+    events.push({ type: 'done', runId: record.id, result: done });
+    return done;
+  });
+  return { id: record.id, result, events, cancel };
+}
+
+function runResult(outcome: InboxOutcome, seen: { turnId: string | null; usage: Usage | null }): RunResult {
+  return {
+    status: outcome.status,
+    reply: outcome.reply,
+    usage: seen.usage ?? { input_tokens: 0, output_tokens: 0 },
+    turnId: seen.turnId,
+    ...(outcome.error ? { error: outcome.error } : {}),
+    ...(outcome.error_kind ? { errorKind: outcome.error_kind } : {}),
   };
 }
 

@@ -3,14 +3,17 @@
 import type { Config } from '../config/types.js';
 import type { Producer, ProducerContext } from '../runtime/producer.js';
 import { VERSION } from '../runtime/version.js';
+import { FeedHub } from './feedHub.js';
 import { A2aListener } from './listener.js';
 import { TaskBackend } from './taskBackend.js';
+import { TaskFeed } from './taskFeed.js';
 
 export class A2aProducer implements Producer {
   readonly name = 'a2a';
   private listener: A2aListener | null = null;
   private backend: TaskBackend | null = null;
   private ctx: ProducerContext | null = null;
+  private feed: FeedHub | null = null;
 
   /** The bound URL once started (`a2a.listen` with port 0 gets a free one). */
   get url(): string | null {
@@ -19,6 +22,13 @@ export class A2aProducer implements Producer {
 
   async start(ctx: ProducerContext): Promise<void> {
     const { config, log } = ctx;
+    // Retention read at each pass: a reload's keys apply to the next one (issue 18 item 1).
+    const feed = new FeedHub(ctx.store, log, ctx.clock, () => ({
+      events: config.a2a.feed.retain_events,
+      eventsAgeMs: config.a2a.feed.retain_age,
+      tasks: config.a2a.tasks.retain,
+      tasksAgeMs: config.a2a.tasks.retain_age,
+    }));
     const backend = new TaskBackend({
       store: ctx.store,
       log,
@@ -37,12 +47,19 @@ export class A2aProducer implements Producer {
         },
       },
       ready: ctx.restored,
+      feed: new TaskFeed(feed, () => ctx.supervisor.status()),
     });
     ctx.tasks.bind(backend);
     this.ctx = ctx;
     this.backend = backend;
+    this.feed = feed;
     const instance = { name: config.agent.name, version: VERSION };
-    this.listener = await A2aListener.start({ config, backend, log, instance });
+    const webhooks = ctx.webhooks;
+    this.listener = await A2aListener.start({
+      ...{ config, backend, log, instance, feed },
+      ...(webhooks ? { webhooks } : {}),
+    });
+    feed.start();
     backend.setListening(true);
   }
 
@@ -54,6 +71,7 @@ export class A2aProducer implements Producer {
   async stop(): Promise<void> {
     this.backend?.close();
     await this.listener?.close();
+    await this.feed?.close();
     if (this.backend) this.ctx?.tasks.unbind(this.backend);
     this.listener = null;
   }

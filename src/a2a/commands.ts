@@ -7,10 +7,31 @@ import type { TaskRecord } from '../domain/task.js';
 import { describeError } from '../errors.js';
 import type { SupervisorPort } from '../runtime/producer.js';
 import type { ReloadReport } from '../runtime/reload.js';
+import type { Store } from '../store/store.js';
 import { newUlid } from '../store/ulid.js';
 import { SUBAGENT_COMMANDS, subagentCommand } from '../subagents/subagentCommands.js';
 import { BackendError, type Principal, type SendRequest } from './backend.js';
+import { READ_COMMANDS, readCommand } from './readCommands.js';
 import { newTask, transition } from './tasks.js';
+
+/** `agentd/mode` metadata switches the conversation's mode before the message is accepted (its turn runs in it). */
+export function applyMode(
+  supervisor: SupervisorPort,
+  principal: Principal,
+  conversation: string,
+  metadata: Record<string, unknown> | undefined,
+): void {
+  const mode = metadata?.['agentd/mode'];
+  if (mode === undefined) return;
+  if (mode !== 'plan' && mode !== 'execute') {
+    throw new BackendError('invalid_params', 'metadata agentd/mode: expected plan or execute');
+  }
+  try {
+    supervisor.steering.setMode(conversation, principal.id, mode);
+  } catch (err) {
+    throw new BackendError('invalid_params', describeError(err));
+  }
+}
 
 const COMMANDS = [
   'status',
@@ -23,7 +44,15 @@ const COMMANDS = [
   'goal.get',
   'goal.clear',
   ...SUBAGENT_COMMANDS,
+  ...READ_COMMANDS,
 ] as const;
+
+/** Commands that change nothing: their task is answered, never stored (issue 18 item 1). */
+const READ_ONLY = new Set<string>(['status', 'goal.get', 'subagent.status', ...READ_COMMANDS]);
+
+export function isReadOnly(op: string): boolean {
+  return READ_ONLY.has(op);
+}
 
 const STEERING = new Set(['mode', 'goal.set', 'goal.get', 'goal.clear']);
 
@@ -34,6 +63,8 @@ export interface CommandDeps {
   reload?(): ReloadReport;
   /** The caller's conversation named by the message's context id; null when the message named none. */
   conversation: string | null;
+  /** Where the read commands (conversation.get, questions) read; absent = they are unsupported. */
+  store?: Pick<Store, 'conversations' | 'tasks'>;
 }
 
 /** Runs the request's command and returns the completed task that answers it (no turn); throws BackendError. */
@@ -54,11 +85,19 @@ export async function commandTask(
   });
   let result: unknown;
   try {
-    const run = () => runCommand(principal, op, req.command?.args ?? {}, deps);
+    const args = req.command?.args ?? {};
+    const run = () => runCommand(principal, op, args, deps);
+    const reads = (READ_COMMANDS as readonly string[]).includes(op);
+    if (reads && !deps.store) throw new BackendError('unsupported', `command "${op}": this instance has no store`);
     // Steering works on a conversation in memory: one evicted since its last use is loaded, and held while the
     // command runs. A command the caller may not run is refused before anything is loaded.
     const steers = conversation !== null && (op === 'mode' || (STEERING.has(op) && principal.role === 'operator'));
-    result = steers ? await deps.supervisor.intake.withLoaded(conversation, run) : run();
+    result =
+      reads && deps.store
+        ? await readCommand(deps.store, principal, op, conversation, args)
+        : steers
+          ? await deps.supervisor.intake.withLoaded(conversation, run)
+          : run();
   } catch (err) {
     // A quota's refusal keeps its own error (-31429), like a message's.
     if (err instanceof BackendError || err instanceof QuotaExceeded) throw err;

@@ -6,7 +6,6 @@ import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { AgentCard } from '@a2a-js/sdk';
 import { JsonRpcTransportHandler, ServerCallContext } from '@a2a-js/sdk/server';
-import { isLoopbackHost } from '../config/a2aKeys.js';
 import type { A2aConfig, Config } from '../config/types.js';
 import { DaemonError, describeError } from '../errors.js';
 import type { Logger } from '../obs/log.js';
@@ -14,9 +13,11 @@ import type { A2aBackend, Principal } from './backend.js';
 import { buildAgentCard, type InstanceInfo, PROTOCOL_VERSION } from './card.js';
 import { ConnectionTracker } from './connections.js';
 import { readEnvelope } from './envelope.js';
+import type { FeedHub } from './feedHub.js';
+import { serveFeed } from './feedRoute.js';
 import { headerOf, ID_MARK, readBody, sendJson } from './httpIo.js';
 import { isLongRequest, LongRequests, longRequestLimit } from './longRequests.js';
-import { authenticate } from './principals.js';
+import { authenticateRequest } from './requestAuth.js';
 import { BackendRequestHandler, CALL_KEY, type CallState } from './requestHandler.js';
 import { errorEnvelope, httpStatusOf, RPC_CODES, RpcError } from './rpcError.js';
 import { streamResponses } from './rpcStream.js';
@@ -27,10 +28,15 @@ export interface A2aListenerOptions {
   backend: A2aBackend;
   log: Logger;
   instance: InstanceInfo;
+  /** Webhook routes (triggers/webhooks.ts): a request on a path they hold is theirs. */
+  webhooks?: { serve(req: IncomingMessage, res: ServerResponse, path: string): boolean };
+  /** The client feed served at `GET /feed`; absent = 404 there. */
+  feed?: FeedHub;
 }
 
 const CARD_PATHS = new Set(['/.well-known/agent-card.json', '/.well-known/agent.json']);
 const RPC_PATHS = new Set(['/', '/a2a']);
+const FEED_PATH = '/feed';
 const JSON_TYPES = /^application\/(json|a2a\+json)\s*(;|$)/i;
 /** How long close() lets answered requests flush before it cuts the remaining connections. */
 const CLOSE_GRACE_MS = 1_000;
@@ -139,6 +145,20 @@ export class A2aListener {
       });
       return;
     }
+    if (this.opts.webhooks?.serve(req, res, path)) return;
+    if (req.method === 'GET' && path === FEED_PATH && this.opts.feed) {
+      this.onFeed(req, res, this.opts.feed).catch((err: unknown) => {
+        this.opts.log.error('a2a.request', {
+          principal: null,
+          method: 'feed',
+          outcome: 'crash',
+          error: describeError(err),
+        });
+        if (!res.headersSent) sendJson(res, 500, { error: 'internal error' });
+        else res.end();
+      });
+      return;
+    }
     if (req.method === 'OPTIONS') {
       res.writeHead(204, { Allow: 'GET, POST, OPTIONS' }).end();
       return;
@@ -149,11 +169,7 @@ export class A2aListener {
 
   private async onRpc(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const audit: Audit = { principal: null, method: null, outcome: 'ok' };
-    const caller = authenticate(this.a2a, {
-      remoteLoopback: isLoopbackHost(req.socket.remoteAddress ?? ''),
-      ...optional('authorization', headerOf(req, 'authorization')),
-      ...optional('origin', headerOf(req, 'origin')),
-    });
+    const caller = authenticateRequest(this.a2a, req);
     if ('refused' in caller) {
       const err = new RpcError(RPC_CODES.unauthenticated, caller.refused, 401);
       return this.refuse(res, null, err, { ...audit, outcome: 'unauthenticated' }, { 'WWW-Authenticate': 'Bearer' });
@@ -190,6 +206,32 @@ export class A2aListener {
       await this.dispatch(res, caller, request, audit);
     } finally {
       release();
+    }
+  }
+
+  /** `GET /feed`: authenticated like any call, counted as a long request, ended when the listener closes. */
+  private async onFeed(req: IncomingMessage, res: ServerResponse, feed: FeedHub): Promise<void> {
+    const audit: Audit = { principal: null, method: 'feed', outcome: 'ok' };
+    const caller = authenticateRequest(this.a2a, req);
+    if ('refused' in caller) {
+      const err = new RpcError(RPC_CODES.unauthenticated, caller.refused, 401);
+      return this.refuse(res, null, err, { ...audit, outcome: 'unauthenticated' }, { 'WWW-Authenticate': 'Bearer' });
+    }
+    Object.assign(audit, { principal: caller.id, role: caller.role });
+    const release = this.holdLong(caller);
+    if (release === null) {
+      const err = new RpcError(RPC_CODES.quota_exceeded, `principal ${caller.id} holds its streams already`, 429);
+      return this.refuse(res, null, err, { ...audit, outcome: 'long_requests' });
+    }
+    const controller = new AbortController();
+    this.calls.add(controller);
+    res.on('close', () => controller.abort());
+    try {
+      await serveFeed(req, res, caller, feed, controller.signal);
+    } finally {
+      release();
+      this.calls.delete(controller);
+      this.audit(audit);
     }
   }
 

@@ -13,9 +13,10 @@ import type { AcceptInput, EngineEventType, HumanAsk, TaskHooks } from '../super
 import type { ToolResult } from '../tools/internalTools.js';
 import type { A2aBackend, Principal, SendRequest, TaskQuery, TaskUpdate } from './backend.js';
 import { BackendError } from './backend.js';
-import { type CommandDeps, commandTask } from './commands.js';
+import { applyMode, type CommandDeps, commandTask, isReadOnly } from './commands.js';
 import { OpenQuestions } from './openQuestions.js';
 import { a2aDedupeKey, earlierTask, type NotedMessage, noteTaskId } from './sentMessages.js';
+import type { TaskFeed } from './taskFeed.js';
 import {
   consumed,
   conversationFor,
@@ -26,7 +27,7 @@ import {
   stateForStatus,
   transition,
 } from './tasks.js';
-import { TaskWatchers } from './taskWatchers.js';
+import { CANCEL_FOLD_MS, SEED_WAKE, STOPPING, TaskWatchers, TURN_STOPPED } from './taskWatchers.js';
 
 export interface TaskBackendDeps {
   store: Store;
@@ -43,15 +44,11 @@ export interface TaskBackendDeps {
   wake?: Pick<AgentConfig, 'wake_on' | 'on_workflow_finished'>;
   /** Resolves once the runtime's restore has queued what was pending; callers are served only after it. */
   ready?: Promise<void>;
+  /** The client feed (issue 18): told every task change, message, answer, activity and instance command. */
+  feed?: TaskFeed;
+  /** How long a cancel waits for the cancelled turn's fold; default CANCEL_FOLD_MS. */
+  cancelWaitMs?: number;
 }
-
-/** What a turn still waiting on a person hears when the agent stops. */
-const STOPPING: ToolResult = { result: 'ask_human: the agent is stopping; nobody will answer', is_error: true };
-
-const SEED_WAKE: Pick<AgentConfig, 'wake_on' | 'on_workflow_finished'> = {
-  wake_on: ['a2a_message', 'human_reply', 'workflow_failed'],
-  on_workflow_finished: 'ignore',
-};
 
 /**
  * Built after the supervisor, with a narrow port to it; the supervisor reaches the backend only through the
@@ -100,6 +97,7 @@ export class TaskBackend implements A2aBackend, TaskHooks {
    * so a running turn can end. Commands, reads, watches and cancels keep working.
    */
   stopIntake(): void {
+    if (this.intake) this.deps.feed?.instanceChanged('drain');
     this.intake = false;
   }
 
@@ -133,7 +131,7 @@ export class TaskBackend implements A2aBackend, TaskHooks {
     if (earlier) return this.replayed(earlier);
     const admission = await this.deps.supervisor.intake.admit(principal.id, conversation, req.text);
     try {
-      this.applyMode(principal, conversation, req.metadata);
+      applyMode(this.deps.supervisor, principal, conversation, req.metadata);
       if (!a2aMessageWakes(this.wake)) {
         const note = a2aMessageNote(principal.id, req.text);
         const reply = 'noted; the agent reads it on its next turn';
@@ -142,20 +140,6 @@ export class TaskBackend implements A2aBackend, TaskHooks {
       return await this.accept(principal, contextId, conversation, req);
     } finally {
       admission.release();
-    }
-  }
-
-  /** `agentd/mode` metadata switches the conversation's mode before the message is accepted (its turn runs in it). */
-  private applyMode(principal: Principal, conversation: string, metadata: Record<string, unknown> | undefined): void {
-    const mode = metadata?.['agentd/mode'];
-    if (mode === undefined) return;
-    if (mode !== 'plan' && mode !== 'execute') {
-      throw new BackendError('invalid_params', 'metadata agentd/mode: expected plan or execute');
-    }
-    try {
-      this.deps.supervisor.steering.setMode(conversation, principal.id, mode);
-    } catch (err) {
-      throw new BackendError('invalid_params', describeError(err));
     }
   }
 
@@ -224,18 +208,32 @@ export class TaskBackend implements A2aBackend, TaskHooks {
     return { tasks: await this.deps.store.tasks.list(filter), total: await this.deps.store.tasks.count(filter) };
   }
 
+  /**
+   * Cancel really cancels (issue 18 item 5): a task whose turn may run asks the supervisor to cancel it and waits
+   * for that turn's fold, so CANCELED is shown only once the worker has ended its turn (or was killed), and the
+   * fold, not a second writer, sets it. A turn that completed meanwhile keeps its state and the cancel is refused.
+   */
   async cancelTask(principal: Principal, taskId: string): Promise<TaskRecord> {
     const task = await this.getTask(principal, taskId);
     if (!task) throw new BackendError('not_found', 'task not found');
     if (isTerminal(task.state)) throw new BackendError('not_cancelable', `task is already ${task.state}`);
-    const canceled = transition(task, 'canceled', this.deps.now(), { message: 'canceled by the caller' });
-    if (!canceled) throw new BackendError('not_cancelable', `task is already ${task.state}`);
-    // The store keeps a terminal state: a fold that landed since the read wins, and the cancel is refused.
+    this.questions.close(taskId, { result: 'the task was canceled', is_error: true });
+    if (task.inbox_event) {
+      const folded = this.watchers.untilTerminal(taskId, this.deps.cancelWaitMs ?? CANCEL_FOLD_MS);
+      // Followed first, then read again: a fold that landed since the first read is seen either way.
+      const now = await this.deps.store.tasks.get(taskId);
+      if (now === null || !isTerminal(now.state))
+        this.deps.supervisor.cancelEvent(task.inbox_event, 'task canceled over A2A');
+      const ended = now !== null && isTerminal(now.state) ? now : await folded;
+      if (ended && ended.state !== 'canceled')
+        throw new BackendError('not_cancelable', `task is already ${ended.state}`);
+      if (ended) return ended;
+    }
+    // No turn answered the cancel (none runs for it): the task is canceled here. The store keeps a terminal state.
+    const canceled = transition(task, 'canceled', this.deps.now(), { message: 'canceled by the caller' }) ?? task;
     const stored = await this.save(canceled);
     if (stored.state !== 'canceled') throw new BackendError('not_cancelable', `task is already ${stored.state}`);
-    this.questions.close(taskId, { result: 'the task was canceled', is_error: true });
-    if (task.inbox_event) this.deps.supervisor.cancelEvent(task.inbox_event, 'task canceled over A2A');
-    return canceled;
+    return stored;
   }
 
   async watch(principal: Principal, taskId: string, onUpdate: (u: TaskUpdate) => void): Promise<(() => void) | null> {
@@ -244,11 +242,10 @@ export class TaskBackend implements A2aBackend, TaskHooks {
   }
 
   // ---- TaskHooks (called by the supervisor) ----
-
   async taskForFold(eventId: string, outcome: InboxOutcome): Promise<TaskRecord | null> {
     const task = await this.deps.store.tasks.forEvent(eventId);
     if (!task) return null;
-    const message = outcome.reply || outcome.error || null;
+    const message = outcome.reply || outcome.error || (outcome.status === 'cancelled' ? TURN_STOPPED : null);
     const patch = { message, result: outcome.status === 'completed' ? outcome.reply : null, question: null };
     return transition(task, stateForStatus(outcome.status), this.deps.now(), patch);
   }
@@ -263,10 +260,12 @@ export class TaskBackend implements A2aBackend, TaskHooks {
 
   onActivity(eventId: string, activity: Record<string, unknown>): void {
     this.toWatchers(eventId, (task) => ({ kind: 'activity', task, activity }));
+    this.deps.feed?.activity(eventId, activity);
   }
 
   onEngineEvent(eventId: string, type: EngineEventType, fields: Record<string, unknown>): void {
     this.toWatchers(eventId, (task) => ({ kind: 'engine', task, type, fields }));
+    this.deps.feed?.engine(eventId, type, fields);
   }
 
   /** Tells the watchers of the event's task, at once and in order (a live task is known by its event). */
@@ -309,7 +308,6 @@ export class TaskBackend implements A2aBackend, TaskHooks {
   }
 
   // ---- internals ----
-
   /**
    * Accepts the message and records its task. A retry of a message already accepted (same caller, same A2A
    * messageId) gets that message's task back: no second event, no second turn (the inbox's idempotency key).
@@ -330,6 +328,7 @@ export class TaskBackend implements A2aBackend, TaskHooks {
       throw new BackendError('invalid_params', `message ${req.messageId} was already used for another request`);
     const fields = { task: task.id, state: task.state, principal: task.principal };
     this.deps.log.info('a2a.task', created ? fields : { ...fields, replayed: true });
+    if (created) this.deps.feed?.userMessage(task, req.text);
     if (created) this.notify(task);
     return this.remember(task);
   }
@@ -349,6 +348,7 @@ export class TaskBackend implements A2aBackend, TaskHooks {
       const question = open || task.question === null ? null : { ...task.question, answer: text };
       const working = transition(task, 'working', this.deps.now(), { question, message: null }) ?? task;
       const stored = await this.save(consumed(working, messageId));
+      this.deps.feed?.answer(stored, text);
       if (open) this.questions.close(taskId, { result: { reply: text, timed_out: false }, is_error: false });
       return stored;
     }
@@ -367,7 +367,10 @@ export class TaskBackend implements A2aBackend, TaskHooks {
   private async command(principal: Principal, req: SendRequest): Promise<TaskRecord> {
     const conversation = req.contextId ? conversationFor(principal, req.contextId) : null;
     const deps = { ...this.deps, conversation, now: this.deps.now() };
-    return this.save(await commandTask(principal, req, deps));
+    const task = await commandTask(principal, req, deps);
+    if (req.command?.op !== 'drain') this.deps.feed?.instanceChanged(req.command?.op ?? '');
+    // A read (status, goal.get, …) answers with a task it never stores: reads leave nothing behind (issue 18).
+    return isReadOnly(req.command?.op ?? '') ? task : this.save(task);
   }
 
   /** Nobody answered in time: the turn goes on without an answer, and the task is working again. */
@@ -390,6 +393,7 @@ export class TaskBackend implements A2aBackend, TaskHooks {
 
   private notify(task: TaskRecord): void {
     this.remember(task);
+    this.deps.feed?.task(task);
     this.watchers.tell(task.id, { kind: 'task', task });
   }
 }

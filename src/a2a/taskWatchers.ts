@@ -1,10 +1,27 @@
-// Who follows which task (streams, blocking sends), and the blocking wait for a task to settle. Owns only the
-// subscriptions: it reads no store itself and decides nothing about states beyond "settled".
+// Who follows which task (streams, blocking sends), and the waits for a task to settle or to end. Owns only the
+// subscriptions: it reads no store itself and decides nothing about states beyond "settled" and "terminal".
+import type { AgentConfig } from '../config/types.js';
 import type { TaskRecord } from '../domain/task.js';
+import type { ToolResult } from '../tools/internalTools.js';
 import { BackendError, type TaskUpdate } from './backend.js';
 import { isTerminal } from './tasks.js';
 
 type Watcher = (u: TaskUpdate) => void;
+
+/** How long a cancel waits for the cancelled turn's fold (the worker's cancel grace is 2 s). */
+export const CANCEL_FOLD_MS = 10_000;
+
+/** A cancelled turn's task message, set by its fold: the worker has ended the turn. */
+export const TURN_STOPPED = 'canceled: the turn was stopped';
+
+/** What a turn still waiting on a person hears when the agent stops. */
+export const STOPPING: ToolResult = { result: 'ask_human: the agent is stopping; nobody will answer', is_error: true };
+
+/** The seed's wake_on when the backend is given none. */
+export const SEED_WAKE: Pick<AgentConfig, 'wake_on' | 'on_workflow_finished'> = {
+  wake_on: ['a2a_message', 'human_reply', 'workflow_failed'],
+  on_workflow_finished: 'ignore',
+};
 
 export class TaskWatchers {
   private readonly byTask = new Map<string, Set<Watcher>>();
@@ -22,6 +39,22 @@ export class TaskWatchers {
       set.delete(onUpdate);
       if (set.size === 0) this.byTask.delete(taskId);
     };
+  }
+
+  /** Resolves with the task once an update shows it terminal; null after `ms` without one. Follows it at once. */
+  untilTerminal(taskId: string, ms: number): Promise<TaskRecord | null> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        off();
+        resolve(null);
+      }, ms);
+      const off = this.subscribe(taskId, (u) => {
+        if (u.kind !== 'task' || !isTerminal(u.task.state)) return;
+        clearTimeout(timer);
+        off();
+        resolve(u.task);
+      });
+    });
   }
 
   tell(taskId: string, update: TaskUpdate): void {

@@ -52,7 +52,16 @@ function buildProgram(): Command {
       'print the built-in system prompt template (context.template replaces it) and exit',
       false,
     )
-    .addHelpText('after', '\nAsk a running daemon to reload its config:\n  agentd reload --url URL [--token TOKEN]')
+    .addHelpText(
+      'after',
+      [
+        '\nTalk to a running daemon (--url URL or AGENTD_URL, --token TOKEN or AGENTD_TOKEN, --json):',
+        '  agentd send TEXT [--no-wait] [--conversation ID] [--plan]   agentd tasks   agentd status',
+        '  agentd cancel TASK   agentd answer TASK TEXT   agentd pause|resume|drain',
+        '  agentd goal set|get|clear [OBJECTIVE]   agentd log [--since SEQ]   agentd tui [--start --config FILE]',
+        '  agentd reload --url URL [--token TOKEN]',
+      ].join('\n'),
+    )
     .allowExcessArguments(false)
     .exitOverride()
     .configureOutput({ writeErr: () => {} });

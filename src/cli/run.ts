@@ -9,6 +9,7 @@ import { type Runtime, startRuntime } from '../runtime/startRuntime.js';
 import { StartupPrompt } from '../runtime/startupPrompt.js';
 import { ToolSurface } from '../tools/surface.js';
 import { type CliArgs, parseArgs, VERSION } from './args.js';
+import { CLIENT_COMMANDS, runClientCommand } from './clientCommands.js';
 import { runDaemon } from './daemon.js';
 import { EXIT, exitCodeForError, exitCodeForOutcome } from './exitCodes.js';
 import { noteJobStore } from './jobStore.js';
@@ -29,6 +30,8 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv = process.en
   const cwd = process.cwd();
   try {
     if (argv[2] === 'reload') return await runReloadCommand(argv.slice(3), env);
+    if (argv[2] !== undefined && CLIENT_COMMANDS.has(argv[2]))
+      return await runClientCommand(argv[2], argv.slice(3), env);
     const parsed = parseArgs(argv);
     if ('print' in parsed) return { code: EXIT.ok, stdout: parsed.print };
     if (parsed.contextTemplate) return { code: EXIT.ok, stdout: `${BUILTIN_PROMPT_TEMPLATE}\n` };

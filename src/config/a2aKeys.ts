@@ -16,6 +16,10 @@ export const A2A_DEFAULTS = {
   body_timeout: 30_000,
   max_long_requests: 64,
   card_description: 'agentd: a durable agent daemon',
+  feed_retain_events: 10_000,
+  feed_retain_age: 7 * 24 * 3_600_000,
+  tasks_retain: 1_000,
+  tasks_retain_age: 7 * 24 * 3_600_000,
 } as const;
 
 const LISTEN_SHAPE = 'expected http://HOST:PORT or https://HOST:PORT';

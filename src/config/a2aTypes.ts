@@ -45,4 +45,8 @@ export interface A2aConfig {
   max_long_requests: number;
   /** The public agent card: never the instruction (the card is unauthenticated). */
   card: { name: string | null; description: string };
+  /** The client feed's retention (issue 18): events past the newest `retain_events` or older than `retain_age` go. */
+  feed: { retain_events: number; retain_age: number };
+  /** Terminal tasks' retention: past the newest `retain` terminal tasks, or older than `retain_age` (ms), they go. */
+  tasks: { retain: number; retain_age: number };
 }

@@ -7,6 +7,7 @@ import { resolve } from 'node:path';
 import { DaemonError } from '../errors.js';
 import { registerSecret } from '../obs/log.js';
 import { isCredentialHeader } from '../obs/redactor.js';
+import { loadWorkflowFiles, type WorkflowEntry } from '../workflows/workflowKeys.js';
 import { checkA2a } from './a2aKeys.js';
 import { settleAwsAuth } from './awsAuth.js';
 import { readEnvSettings, readFlagSettings } from './envSource.js';
@@ -20,7 +21,7 @@ import { resolveSecrets } from './secrets.js';
 import type { Setting } from './setting.js';
 import { checkStore } from './storeKeys.js';
 import type { Config, ConfigSources, ProviderConfig } from './types.js';
-import { readYamlSource } from './yamlSource.js';
+import { readYamlSource, readYamlText } from './yamlSource.js';
 
 export { type ConfigKeyDoc, describeConfigKeys } from './describe.js';
 export { formatDuration, parseDuration } from './duration.js';
@@ -34,12 +35,14 @@ const MAX_PROBLEMS = 10;
 export function compileConfig(sources: ConfigSources): Readonly<Config> {
   const problems: string[] = [];
   const settings: Layered[] = [];
-  sources.files.forEach((file, layer) => {
-    const source = readYamlSource(file, sources.cwd);
+  const yamlSources = sources.files.map((file) => readYamlSource(file, sources.cwd));
+  // An embedder's inline options are one more layer above the files, below the environment and the flags.
+  if (sources.inline) yamlSources.push(readYamlText(sources.inline.text, sources.inline.name));
+  yamlSources.forEach((source, layer) => {
     settings.push(...source.settings.map((setting) => ({ setting, layer })));
     problems.push(...source.problems);
   });
-  const envLayer = sources.files.length;
+  const envLayer = yamlSources.length;
   settings.push(...readEnvSettings(sources.env).map((setting) => ({ setting, layer: envLayer })));
   settings.push(...readFlagSettings(sources.flags).map((setting) => ({ setting, layer: envLayer + 1 })));
 
@@ -64,6 +67,8 @@ export function compileConfig(sources: ConfigSources): Readonly<Config> {
     files.map((f) => resolve(sources.cwd, f)),
   );
   settleIntelligence(values, accepted);
+  const workflows = loadWorkflowFiles(values.get('workflows') as WorkflowEntry[], sources.cwd);
+  values.set('workflows', workflows.defs);
   const storeDefaulted = sources.oneShot === true && settleJobStore(values, accepted, sources.env);
   // The tree has exactly the table's paths, and the KEYS type pins each path's value type to Config's.
   const config = buildTree(values) as unknown as Config;
@@ -71,6 +76,7 @@ export function compileConfig(sources: ConfigSources): Readonly<Config> {
   const aws = settleAwsAuth(config, originOf, awsSources(sources.env));
   for (const secret of aws.secrets) registerSecret(secret);
   const crossProblems = [
+    ...workflows.problems,
     ...aws.problems,
     ...checkIntelligence(config, originOf),
     ...checkA2a(config, originOf),
@@ -174,6 +180,9 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 function defaultValues(env: Record<string, string | undefined>): Map<string, unknown> {
   const values = new Map<string, unknown>(KEY_PATHS.map((path) => [path, KEYS[path].default]));
   values.set('store.path', env['AGENTD_STATE_DIR'] || DEFAULT_STORE_PATH);
+  // The standard OpenTelemetry variables turn tracing on too (reference §3.4); the traces URL wins, as the SDKs do.
+  const traces = env['OTEL_EXPORTER_OTLP_TRACES_ENDPOINT']?.replace(/\/v1\/traces\/?$/, '');
+  values.set('observability.otlp_endpoint', traces || env['OTEL_EXPORTER_OTLP_ENDPOINT'] || null);
   return values;
 }
 

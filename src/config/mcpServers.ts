@@ -3,12 +3,13 @@
 import { isCredentialHeader } from '../obs/redactor.js';
 import { checkUrl, type SecretResolver, type SubPath, type ValueKind } from './kinds.js';
 import { closedMapping, isMapping, problemAt, shaped, textAt, textListAt, textMapAt } from './mappings.js';
-import type { McpServerConfig } from './types.js';
+import type { McpServerConfig, McpServerTag } from './types.js';
 
 type Servers = Record<string, McpServerConfig>;
 
 const HTTP_KEYS = ['url', 'headers', 'token'] as const;
 const STDIO_KEYS = ['command', 'args', 'env', 'cwd'] as const;
+const SERVER_TAGS: readonly McpServerTag[] = ['private_data', 'untrusted_content', 'external_comms'];
 const SERVER_NAME = /^[A-Za-z0-9_-]+$/;
 /** Anything that looks like `scheme://` is a URL attempt, never a command. */
 const URL_LIKE = /^[A-Za-z][A-Za-z0-9+.-]*:\/\//;
@@ -39,7 +40,19 @@ function checkName(name: string, at: SubPath): string {
 
 function readServer(value: unknown, at: SubPath): McpServerConfig {
   const expected = 'a mapping with url or command';
-  const server = closedMapping(value, [...HTTP_KEYS, ...STDIO_KEYS], at, expected);
+  const server = closedMapping(value, [...HTTP_KEYS, ...STDIO_KEYS, 'tags'], at, expected);
+  const tags = server['tags'] === undefined ? {} : { tags: readTags(server['tags'], [...at, 'tags']) };
+  return { ...readTransport(server, at), ...tags };
+}
+
+function readTags(value: unknown, at: SubPath): McpServerTag[] {
+  const tags = textListAt(value, at);
+  const bad = tags.find((t) => !SERVER_TAGS.includes(t as McpServerTag));
+  if (bad !== undefined) problemAt(at, `unknown tag "${bad}" (tags: ${SERVER_TAGS.join(', ')})`);
+  return tags as McpServerTag[];
+}
+
+function readTransport(server: Record<string, unknown>, at: SubPath): McpServerConfig {
   const hasUrl = server['url'] !== undefined;
   if (hasUrl === (server['command'] !== undefined)) {
     problemAt(at, hasUrl ? 'give url or command, not both' : 'expected url (Streamable HTTP) or command (stdio)');

@@ -1,7 +1,6 @@
 // The key table: every config key path with its value kind, default and one-line doc (reference §19).
 // Typed against Config so a key missing from the table, or a default of the wrong type, does not compile.
 import { DIALECTS } from '../protocol/frames.js';
-import { rateKind, templatesKind } from '../subagents/subagentKeys.js';
 import { A2A_DEFAULTS, DEFAULT_MAX_BODY_BYTES, listenKind, principalsKind, tlsKind } from './a2aKeys.js';
 import { budgetKind, metricsAddrKind } from './budgetKeys.js';
 import { byteSizeKind } from './byteSize.js';
@@ -31,7 +30,9 @@ import {
   STRUCTURED_OUTPUT,
 } from './modelDecls.js';
 import { policiesKind } from './policyRules.js';
+import { PRODUCER_KEYS } from './producerKeys.js';
 import { overridesKind, stringListKind, templateKind } from './promptKeys.js';
+import { RETENTION_KEYS } from './retentionKeys.js';
 import { type Config, WAKE_EVENTS } from './types.js';
 
 /** Dotted paths of Config's leaves; lists and free-key maps are leaves. */
@@ -82,7 +83,7 @@ function roleSpec(role: 'turn' | 'compaction' | 'think' | 'decide', doc: string)
   };
 }
 
-type KeyTable = { [P in ConfigKeyPath]: KeySpec<ValueAt<Config, P>> };
+export type KeyTable = { [P in ConfigKeyPath]: KeySpec<ValueAt<Config, P>> };
 
 /** The default of store.path when $AGENTD_STATE_DIR is unset; compileConfig resolves it against cwd. */
 export const DEFAULT_STORE_PATH = './.agentd';
@@ -99,6 +100,16 @@ export const KEYS: KeyTable = {
   'agent.preflight': { kind: enumKind(['auto', 'always', 'never']), default: 'auto', doc: 'When to run preflight.' },
   'agent.max_parallel_turns': { kind: intKind(1), default: 4, doc: 'Conversation turns running at once.' },
   'agent.warm_workers': { kind: intKind(0), default: 1, doc: 'Spare turn workers kept started (daemons).' },
+  'agent.worker_max_turns': {
+    kind: intKind(1),
+    default: 100,
+    doc: 'Turns one worker process serves before it is replaced; 1 = a fresh process per turn.',
+  },
+  'agent.worker_max_rss': {
+    kind: byteSizeKind(),
+    default: 268_435_456,
+    doc: 'Resident memory past which a worker is replaced after its turn.',
+  },
   'agent.tools.internal': { kind: toolSelectionKind(), default: 'all', doc: 'Internal tools or families granted.' },
   'agent.tools.mcp': { kind: toolSelectionKind(), default: 'all', doc: 'MCP tools or servers granted.' },
   'agent.tools.code': { kind: toolSelectionKind(), default: 'all', doc: 'Code tools granted.' },
@@ -125,6 +136,11 @@ export const KEYS: KeyTable = {
   'mcp.servers': { kind: mcpServersKind(), default: {}, doc: 'MCP servers by name: {url, …} or {command, …} (--mcp).' },
   'mcp.call_timeout': { kind: durationKind(100), default: 600_000, doc: 'Cap on one MCP call (also the deadline).' },
   'security.policies': { kind: policiesKind(), default: [], doc: 'Permission rules; first match wins, none allows.' },
+  'security.allow_trifecta': {
+    kind: boolKind(),
+    default: false,
+    doc: 'true: subagents may get MCP servers tagged private_data + untrusted_content + external_comms.',
+  },
   'security.read_only_tools': {
     kind: stringListKind('tool names'),
     default: [],
@@ -201,16 +217,7 @@ export const KEYS: KeyTable = {
   'limits.run.tokens': { kind: intKind(0), default: 2_000_000, doc: 'Reported tokens per turn; 0 = unlimited.' },
   'limits.run.deadline': { kind: durationKind(1_000), default: 3_600_000, doc: 'Whole-run deadline (--deadline).' },
   'limits.max_message_depth': { kind: intKind(1), default: 8, doc: 'Hop cap for message deliveries.' },
-  'limits.subagents.depth': { kind: intKind(0), default: 3, doc: 'Delegation depth subagents may not reach.' },
-  'limits.subagents.breadth': { kind: intKind(1), default: 8, doc: 'Live subagents at once.' },
-  'limits.subagents.total': { kind: intKind(1), default: 64, doc: 'Live plus last-hour subagents.' },
-  'limits.subagents.rate': { kind: rateKind(), default: '8/2s', doc: 'Spawn rate: <burst>/<period>.' },
-  'subagents.allow_freeform': { kind: boolKind(), default: true, doc: 'false: subagent.run must name a template.' },
-  'subagents.templates': {
-    kind: templatesKind(),
-    default: {},
-    doc: 'Named subagents: {instruction, params: {<p>: {type, required, enum, default}}, servers, tools, limits, mode}.',
-  },
+  ...PRODUCER_KEYS,
   'context.compact_at': { kind: fractionKind(0, 1), default: 0.7, doc: 'Window fraction that triggers compaction.' },
   'context.keep_last': { kind: intKind(0), default: 12, doc: 'Messages compaction always keeps.' },
   'context.model_window': { kind: nullableIntKind(1), default: null, doc: 'Context window; null = guessed.' },
@@ -306,6 +313,11 @@ export const KEYS: KeyTable = {
     default: null,
     doc: 'HOST:PORT serving /metrics (Prometheus), /healthz and /readyz; port 0 = a free port; null = none.',
   },
+  'observability.otlp_endpoint': {
+    kind: nullableStringKind(),
+    default: null,
+    doc: 'OTLP/HTTP base URL traces go to (<url>/v1/traces); default OTEL_EXPORTER_OTLP_ENDPOINT; null = off.',
+  },
   'a2a.listen': {
     kind: listenKind(),
     default: null,
@@ -352,6 +364,7 @@ export const KEYS: KeyTable = {
     default: A2A_DEFAULTS.card_description,
     doc: "The public agent card's description (never agent.instruction: the card is unauthenticated).",
   },
+  ...RETENTION_KEYS,
 };
 
 /** Every key path, in table order. */

@@ -1,19 +1,26 @@
 // The compiled configuration: fully defaulted, typed, frozen. Durations are milliseconds.
 // Produced only by compileConfig (config/compile.ts); nothing downstream reads raw YAML or process.env.
+import type { WorkflowDef } from '../domain/workflow.js';
 import type { Dialect, ModelFamily } from '../protocol/frames.js';
 import type { A2aConfig } from './a2aTypes.js';
+import type { SubagentsConfig } from './subagentTypes.js';
 
 export type { A2aConfig, A2aPrincipalConfig, PrincipalQuotas } from './a2aTypes.js';
+export type { SubagentsConfig, SubagentTemplate, TemplateParam } from './subagentTypes.js';
 
 export type PreflightMode = 'auto' | 'always' | 'never';
 
 /** `all` (default), `none`, or a list of names (internal: tools or families like `memory`; mcp: tools or servers). */
 export type ToolSelection = 'all' | 'none' | readonly string[];
 
-/** One configured MCP server: Streamable HTTP (`url`) or a stdio command. */
-export type McpServerConfig =
+/** What an MCP server's tools may touch, as the subagent trifecta gate reads it (producers reference §1.4). */
+export type McpServerTag = 'private_data' | 'untrusted_content' | 'external_comms';
+
+/** One configured MCP server: Streamable HTTP (`url`) or a stdio command; `tags` only when configured. */
+export type McpServerConfig = (
   | { url: string; headers: Record<string, string>; token: string | null }
-  | { command: string; args: string[]; env: Record<string, string>; cwd: string | null };
+  | { command: string; args: string[]; env: Record<string, string>; cwd: string | null }
+) & { tags?: McpServerTag[] };
 
 /** A permission rule (security.policies): the first rule whose every given condition holds decides. */
 export interface PolicyRule {
@@ -85,6 +92,10 @@ export interface AgentConfig {
   max_parallel_turns: number;
   /** Spare worker processes kept started so a turn skips spawn and import time. Default 1; 0 disables. */
   warm_workers: number;
+  /** Turns one worker process serves before it is replaced; 1 = a process per turn (issue 14). Default 100. */
+  worker_max_turns: number;
+  /** Resident bytes past which a worker is replaced after its turn. Default 256 MiB. */
+  worker_max_rss: number;
   /** Which tools root and conversation turns get. Default all, all, all. */
   tools: { internal: ToolSelection; mcp: ToolSelection; code: ToolSelection };
   /** ask_human with no person reachable: `fail` (default, an error now) or `wait` (park until its timeout). */
@@ -212,33 +223,6 @@ export interface LimitsConfig {
   };
 }
 
-/** One typed parameter of a subagent template (checked at call time). */
-export interface TemplateParam {
-  type: 'string' | 'integer' | 'number' | 'boolean';
-  required?: boolean;
-  enum?: unknown[];
-  default?: unknown;
-  description?: string;
-}
-
-/** `subagents.templates.<name>` (reference §1.3): a named, parameterised `subagent.run`. */
-export interface SubagentTemplate {
-  /** `{{name}}` placeholders are filled from the call's params. */
-  instruction: string;
-  params: Record<string, TemplateParam>;
-  servers?: string[];
-  tools?: string[];
-  limits?: Record<string, unknown>;
-  mode?: 'sync' | 'async' | 'detached' | 'warm';
-}
-
-export interface SubagentsConfig {
-  /** False: `subagent.run` must name a template. Default true. */
-  allow_freeform: boolean;
-  /** Default {}. */
-  templates: Record<string, SubagentTemplate>;
-}
-
 export interface ContextConfig {
   /** Default 0.7, in (0, 1]. */
   compact_at: number;
@@ -329,6 +313,8 @@ export interface ObservabilityConfig {
   log_content: boolean;
   /** `HOST:PORT` serving /metrics, /healthz and /readyz (port 0 = a free port). Default null: none. */
   metrics_addr: string | null;
+  /** OTLP/HTTP base URL for traces (`<url>/v1/traces`); default OTEL_EXPORTER_OTLP_ENDPOINT, else null: off. */
+  otlp_endpoint: string | null;
 }
 
 export interface McpConfig {
@@ -343,6 +329,8 @@ export interface SecurityConfig {
   policies: readonly PolicyRule[];
   /** Tools plan mode may run besides read-only internal tools and MCP tools annotated readOnlyHint. Default []. */
   read_only_tools: readonly string[];
+  /** True: subagent.run may grant servers whose tags form the lethal trifecta. Default false. */
+  allow_trifecta: boolean;
 }
 
 export interface Config {
@@ -360,6 +348,8 @@ export interface Config {
   store: StoreConfig;
   lifecycle: LifecycleConfig;
   observability: ObservabilityConfig;
+  /** Workflow definitions, loaded and validated (producers reference §2.1). Default []. */
+  workflows: readonly WorkflowDef[];
 }
 
 /** Inputs to compileConfig: config files in order, the environment, and the parsed CLI flags. */
@@ -367,6 +357,8 @@ export interface ConfigSources {
   files: string[];
   env: Record<string, string | undefined>;
   flags: ConfigFlags;
+  /** Config keys as YAML text, layered above the files (createAgent's inline options); `name` prefixes messages. */
+  inline?: { name: string; text: string };
   /** Base for relative paths (store.path); default process.cwd() by the caller. */
   cwd: string;
   /**

@@ -34,6 +34,11 @@ export function readYamlSource(file: string, cwd: string): YamlSource {
     const code = (err as NodeJS.ErrnoException).code ?? 'unknown error';
     return { settings: [], problems: [`${file}: cannot read config file: ${READ_FAILURES[code] ?? code}`] };
   }
+  return readYamlText(text, file);
+}
+
+/** Parses YAML `text` named `file` in its messages (a config file's contents, or createAgent's inline options). */
+export function readYamlText(text: string, file: string): YamlSource {
   const lines = new LineCounter();
   const doc = parseDocument(text, { lineCounter: lines, prettyErrors: true });
   const syntax = doc.errors[0];

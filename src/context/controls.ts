@@ -43,6 +43,8 @@ export interface GoalTurn {
 export interface GoalFacts {
   /** A message for this conversation is waiting (user input goes first). */
   queued: boolean;
+  /** A later turn of it already runs (it may start while this one folds): its own fold decides the next step. */
+  live?: boolean;
   paused: boolean;
   draining: boolean;
 }
@@ -77,6 +79,7 @@ export function nextGoalStep(goal: Goal, turn: GoalTurn, facts: GoalFacts, now: 
   if (turn.planMode) return { kind: 'hold', goal: spent, why: 'plan mode' };
   if (facts.paused || facts.draining) return { kind: 'hold', goal: spent, why: 'paused' };
   if (facts.queued) return { kind: 'hold', goal: spent, why: 'a message is waiting' };
+  if (facts.live) return { kind: 'hold', goal: spent, why: 'a turn is running' };
   return { kind: 'continue', goal: { ...spent, continuations: spent.continuations + 1 } };
 }
 

@@ -64,8 +64,9 @@ export interface SubagentRecord {
   error: string | null;
   requested_by: SubagentCaller;
   /**
-   * `<inbox event>#<call index>` of the `subagent.run` call that spawned it: a turn replayed after a crash that
-   * makes the same call again finds this record instead of spawning a second child (reference §5 item 2).
+   * The `subagent.run` call that spawned it: `<inbox event>#<call index>` from a turn, `<handle>.run<n>#<call
+   * index>` from a subagent. A replay making the same call (same mode and instruction) finds this record instead
+   * of spawning a second child (reference §5 item 2).
    */
   call_key: string | null;
   /** Cumulative usage of every run. */

@@ -25,13 +25,30 @@ export interface AnthropicMessage {
   content: AnthropicBlock[];
 }
 
+/** A prompt-cache breakpoint: the provider caches the request up to and including the block that carries it. */
+export const CACHE_BREAKPOINT = { type: 'ephemeral' } as const;
+
+export interface AnthropicSystemBlock {
+  type: 'text';
+  text: string;
+  cache_control?: typeof CACHE_BREAKPOINT;
+}
+
+export interface AnthropicTool {
+  name: string;
+  description: string;
+  input_schema: unknown;
+  cache_control?: typeof CACHE_BREAKPOINT;
+}
+
 /** No `temperature` field, ever (reference §5.3). */
 export interface AnthropicBody {
   model: string;
   max_tokens: number;
-  system?: string;
+  /** Blocks when there is a system prompt to mark for the cache; a string when only hoisted messages remain. */
+  system?: string | AnthropicSystemBlock[];
   messages: AnthropicMessage[];
-  tools?: Array<{ name: string; description: string; input_schema: unknown }>;
+  tools?: AnthropicTool[];
   thinking?: { type: 'enabled'; budget_tokens: number };
   output_config?: { format: { type: 'json_schema'; schema: unknown } };
 }
@@ -64,7 +81,7 @@ function pushBlocks(out: AnthropicMessage[], role: AnthropicMessage['role'], blo
 
 /** Splits the transcript into hoisted system text and alternating user/assistant messages. */
 function convertTranscript(req: WireRequest, nameMap: ToolNameMap): { system: string[]; messages: AnthropicMessage[] } {
-  const system: string[] = req.system.trim() === '' ? [] : [req.system];
+  const system: string[] = [];
   const messages: AnthropicMessage[] = [];
   for (const msg of req.messages) {
     switch (msg.role) {
@@ -95,18 +112,41 @@ function convertTranscript(req: WireRequest, nameMap: ToolNameMap): { system: st
   return { system, messages };
 }
 
+/**
+ * The top-level system: the system prompt as its own block with a cache breakpoint (the cache holds tools, then
+ * system, then messages: reference §8.2's stable prefix), then the hoisted summary, plan and notes, which change
+ * from turn to turn, as a second block after it. Without a prompt, the hoisted text alone as a string.
+ */
+function systemField(prompt: string, hoisted: string[]): AnthropicBody['system'] {
+  const rest = hoisted.join('\n\n');
+  if (prompt.trim() === '') return hoisted.length > 0 ? rest : undefined;
+  const blocks: AnthropicSystemBlock[] = [{ type: 'text', text: prompt, cache_control: CACHE_BREAKPOINT }];
+  if (hoisted.length > 0) blocks.push({ type: 'text', text: rest });
+  return blocks;
+}
+
+/** The system field as one text (blocks joined by a blank line, as the hoisting joins messages). */
+export function systemText(system: AnthropicBody['system']): string {
+  if (system === undefined) return '';
+  return typeof system === 'string' ? system : system.map((b) => b.text).join('\n\n');
+}
+
 /** Builds the request body and the reverse map for tool names sanitized on the wire. */
 export function buildAnthropicRequest(req: WireRequest): { body: AnthropicBody; nameMap: ToolNameMap } {
   const nameMap: ToolNameMap = new Map();
   // Tools first so their spelling wins the reverse map over replayed calls of tools no longer offered.
-  const tools = req.tools.map((t) => ({
+  const tools: AnthropicTool[] = req.tools.map((t) => ({
     name: wireToolName(t.name, nameMap),
     description: t.description,
     input_schema: t.input_schema,
   }));
-  const { system, messages } = convertTranscript(req, nameMap);
+  // The first breakpoint closes the tool list: a turn whose system prompt changed still reads the tools cached.
+  const lastTool = tools.at(-1);
+  if (lastTool) lastTool.cache_control = CACHE_BREAKPOINT;
+  const { system: hoisted, messages } = convertTranscript(req, nameMap);
   const body: AnthropicBody = { model: req.model, max_tokens: req.maxTokens, messages };
-  if (system.length > 0) body.system = system.join('\n\n');
+  const system = systemField(req.system, hoisted);
+  if (system !== undefined) body.system = system;
   if (tools.length > 0) body.tools = tools;
   if (req.thinkingBudget !== undefined) body.thinking = { type: 'enabled', budget_tokens: req.thinkingBudget };
   if (req.outputSchema !== undefined) {

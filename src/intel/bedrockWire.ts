@@ -3,7 +3,7 @@
 // an Anthropic body and its blocks re-shaped into Converse's; a response is re-shaped the other way and parsed by
 // the Anthropic parser. Pure: no I/O; signing happens in the client (awsSigner.ts).
 import type { AnthropicBlock, AnthropicBody } from './anthropicWire.js';
-import { buildAnthropicRequest, parseAnthropicResponse } from './anthropicWire.js';
+import { buildAnthropicRequest, parseAnthropicResponse, systemText } from './anthropicWire.js';
 import type { ModelResponse, ToolNameMap, WireRequest } from './modelRequest.js';
 import { intelError, isRecord, providerError } from './modelRequest.js';
 
@@ -73,7 +73,7 @@ function converseBody(anthropic: AnthropicBody, temperature: number | undefined)
     inferenceConfig: { maxTokens: anthropic.max_tokens },
   };
   if (temperature !== undefined) body.inferenceConfig.temperature = temperature;
-  if (anthropic.system !== undefined) body.system = [{ text: anthropic.system }];
+  if (anthropic.system !== undefined) body.system = [{ text: systemText(anthropic.system) }];
   if (anthropic.tools !== undefined) {
     const tools = anthropic.tools.map((t) => ({
       toolSpec: { name: t.name, description: t.description, inputSchema: { json: t.input_schema } },

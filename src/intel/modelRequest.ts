@@ -23,6 +23,8 @@ export interface ModelRequest {
    * Re-sent only to the model that produced them; dropped entirely when a call falls back to another model.
    */
   reasoning?: ReadonlyMap<Msg, unknown>;
+  /** The scope whose calls share a prompt prefix (the turn's `<instance>/<conversation>`); see promptCacheKey. */
+  cacheKey?: string;
 }
 
 export type StopReason = 'end_turn' | 'tool_use' | 'max_tokens' | 'other';
@@ -66,6 +68,8 @@ export interface WireRequest {
   /** Present only for native structured generation. */
   outputSchema?: Record<string, unknown>;
   reasoning?: ReadonlyMap<Msg, unknown>;
+  /** OpenAI `prompt_cache_key` (a digest, never the conversation id itself). */
+  cacheKey?: string;
 }
 
 /** Wire tool name → the runtime's name, for the tools and replayed calls of one request. */

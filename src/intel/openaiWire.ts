@@ -10,6 +10,7 @@ import {
   renderToolContent,
   replayParts,
   tokenCount,
+  usageOf,
   wireToolName,
 } from './modelRequest.js';
 import { usesCompletionTokens } from './requestRules.js';
@@ -37,6 +38,8 @@ export interface OpenAiBody {
   tools?: Array<{ type: 'function'; function: { name: string; description: string; parameters: unknown } }>;
   tool_choice?: 'auto';
   response_format?: { type: 'json_schema'; json_schema: { name: string; schema: unknown; strict: boolean } };
+  /** Routes the calls of one conversation to the same prompt cache. */
+  prompt_cache_key?: string;
 }
 
 function assistantMessage(msg: Extract<Msg, { role: 'assistant' }>, req: WireRequest, nameMap: ToolNameMap) {
@@ -87,6 +90,7 @@ export function buildOpenAiRequest(req: WireRequest): { body: OpenAiBody; nameMa
   else body.max_tokens = req.maxTokens;
   if (req.temperature !== undefined) body.temperature = req.temperature;
   if (req.effort !== undefined) body.reasoning_effort = req.effort;
+  if (req.cacheKey !== undefined) body.prompt_cache_key = req.cacheKey;
   if (tools.length > 0) {
     body.tools = tools;
     body.tool_choice = 'auto';
@@ -131,6 +135,16 @@ function parseStopReason(reason: unknown): StopReason {
   return 'other';
 }
 
+/**
+ * `prompt_tokens` includes the cached part (`prompt_tokens_details.cached_tokens`): input is the rest, and the
+ * cached part is reported apart, as on the Anthropic wire (reference §5.3, README "Prompt-cache tokens").
+ */
+function parseUsage(usage: Record<string, unknown>): ModelResponse['usage'] {
+  const details = usage.prompt_tokens_details;
+  const cached = Math.min(tokenCount(isRecord(details) ? details.cached_tokens : 0), tokenCount(usage.prompt_tokens));
+  return usageOf(tokenCount(usage.prompt_tokens) - cached, usage.completion_tokens, cached, 0);
+}
+
 function reasoningTokens(usage: Record<string, unknown>): number {
   const details = usage.completion_tokens_details;
   return isRecord(details) ? tokenCount(details.reasoning_tokens) : 0;
@@ -154,7 +168,7 @@ export function parseOpenAiResponse(json: unknown, nameMap: ToolNameMap, model =
     typeof thought === 'string' && thought !== '' ? { model, dialect: 'openai', parts: thought } : undefined;
   const response: ModelResponse = {
     toolCalls: parseToolCalls(choice.message.tool_calls, nameMap),
-    usage: { input_tokens: tokenCount(usage.prompt_tokens), output_tokens: tokenCount(usage.completion_tokens) },
+    usage: parseUsage(usage),
     stopReason: parseStopReason(choice.finish_reason),
     hasReasoning: reasoning !== undefined || reasoningTokens(usage) > 0,
   };

@@ -93,5 +93,21 @@ export function planWireRequest(spec: RuleSpec, req: ModelRequest): WireRequest 
     else wire.system = appendLine(req.system, schemaPromptLine(schema));
   }
   if (req.reasoning !== undefined) wire.reasoning = req.reasoning;
+  // Only the OpenAI wire has a cache-routing key; Anthropic marks breakpoints in the body instead.
+  if (req.cacheKey && spec.dialect === 'openai') wire.cacheKey = promptCacheKey(req.cacheKey);
   return wire;
+}
+
+const FNV_OFFSET = 0xcbf29ce484222325n;
+const FNV_PRIME = 0x100000001b3n;
+const U64 = 0xffffffffffffffffn;
+
+/**
+ * OpenAI's `prompt_cache_key` for a scope: calls of one conversation share it, so the provider routes them to the
+ * cache holding their common prefix. A digest (FNV-1a, 64 bits): the provider asks for no user data in the key.
+ */
+export function promptCacheKey(scope: string): string {
+  let hash = FNV_OFFSET;
+  for (const byte of new TextEncoder().encode(scope)) hash = ((hash ^ BigInt(byte)) * FNV_PRIME) & U64;
+  return `agentd-${hash.toString(16).padStart(16, '0')}`;
 }

@@ -5,11 +5,38 @@ import type { TaskHooks } from '../supervisor/supervisorOptions.js';
 import type { LiveTurn } from '../supervisor/turnWorkers.js';
 import { type Activity, type ActivityEventName, applyProgress } from './activity.js';
 import type { Logger } from './log.js';
+import type { Metrics } from './metrics.js';
+import type { RunTap } from './runTap.js';
 
 const ACTIVITY_EVENTS = new Set<string>(['turn.think', 'turn.round', 'turn.tool', 'tool.park', 'tool.unpark']);
 
 export class ActivityBoard {
   private readonly byNode = new Map<number, Activity>();
+  /** When each live turn's current model call started (its `turn.think`), for the model latency histogram. */
+  private readonly modelCallSince = new Map<number, number>();
+
+  /**
+   * `tap`: where every progress event also goes, for the one who started the run; `metrics`: where model and tool
+   * call latencies are observed.
+   */
+  constructor(
+    readonly tap?: RunTap,
+    private readonly metrics?: () => Metrics,
+  ) {}
+
+  /** Model call latency from `turn.think` to `turn.round`; tool latency as the worker measured it. */
+  time(turn: LiveTurn, event: string, fields: Record<string, unknown>, now: number): void {
+    const metrics = this.metrics?.();
+    if (!metrics) return;
+    if (event === 'turn.think') this.modelCallSince.set(turn.node, now);
+    else if (event === 'turn.round') {
+      const since = this.modelCallSince.get(turn.node);
+      this.modelCallSince.delete(turn.node);
+      if (since !== undefined) metrics.modelLatency.observe({}, (now - since) / 1000);
+    } else if (event === 'turn.tool_done' && typeof fields.ms === 'number') {
+      metrics.toolLatency.observe({ tool: String(fields.tool) }, fields.ms / 1000);
+    }
+  }
 
   /** The new state when it should be published, else null. */
   progress(turn: LiveTurn, event: string, fields: Record<string, unknown>, now: number): Activity | null {
@@ -24,6 +51,7 @@ export class ActivityBoard {
 
   /** Forgets a turn that ended; true when it had any activity. */
   remove(node: number): boolean {
+    this.modelCallSince.delete(node);
     return this.byNode.delete(node);
   }
 }
@@ -42,6 +70,8 @@ export function publishProgress(
   fields: Record<string, unknown>,
   now: number,
 ): void {
+  feed.board.tap?.publish(turn.job.event.id, turn.turnId, event, fields);
+  feed.board.time(turn, event, fields, now);
   const engine = Object.hasOwn(ENGINE_PROGRESS, event) ? ENGINE_PROGRESS[event as keyof typeof ENGINE_PROGRESS] : null;
   if (engine) {
     feed.tasks?.onEngineEvent(turn.job.event.id, engine, { ctx: turn.job.ctx, ...fields });

@@ -1,147 +1,151 @@
-// The instance's metrics and their Prometheus text exposition (format 0.0.4), written here rather than taken from
-// prom-client: a few counters, gauges read at scrape time and one histogram need no dependency. No I/O.
+// The instance's metrics on prom-client: agentd's counters and gauges (names kept), latency histograms, and the
+// process and Node metrics every Node service exports (CPU, memory, event-loop lag, GC, heap). No I/O.
+import {
+  collectDefaultMetrics,
+  Counter as PromCounter,
+  Gauge as PromGauge,
+  Histogram as PromHistogram,
+  Registry,
+} from 'prom-client';
 
 type Labels = Readonly<Record<string, string>>;
 
-/** Upper bounds (seconds) of the store latency histogram's buckets. */
-const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
+/** Upper bounds (seconds) of the store latency buckets. */
+const STORE_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
+/** Upper bounds (seconds) of the model, tool and turn latency buckets: calls take from milliseconds to minutes. */
+const CALL_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600];
 
-interface Family {
-  name: string;
-  help: string;
-  type: 'counter' | 'gauge' | 'histogram';
-  render(): string[];
+/** Store ports whose call is one durable commit: the accept, the fold, a conversation checkpoint. */
+const COMMIT_OPS = new Set(['inbox.accept', 'inbox.complete', 'conversations.commit']);
+
+/** The process and Node metrics, registered once per process (each agent's registry is merged with it). */
+let processRegistry: Registry | null = null;
+function processMetrics(): Registry {
+  if (!processRegistry) {
+    processRegistry = new Registry();
+    collectDefaultMetrics({ register: processRegistry });
+  }
+  return processRegistry;
 }
 
-function labelText(labels: Labels): string {
-  const pairs = Object.entries(labels).map(
-    ([k, v]) => `${k}="${v.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n')}"`,
-  );
-  return pairs.length === 0 ? '' : `{${pairs.join(',')}}`;
-}
+/** A counter with a fixed set of label names; `inc` adds. */
+export class Counter {
+  private readonly metric: PromCounter<string>;
 
-function keyOf(labels: Labels): string {
-  return JSON.stringify(Object.entries(labels).sort());
-}
-
-/** A counter with labels; `inc` adds. */
-export class Counter implements Family {
-  readonly type = 'counter';
-  private readonly values = new Map<string, { labels: Labels; value: number }>();
-
-  constructor(
-    readonly name: string,
-    readonly help: string,
-  ) {}
+  constructor(registry: Registry, name: string, help: string, labelNames: readonly string[] = []) {
+    this.metric = new PromCounter({ name, help, labelNames, registers: [registry] });
+  }
 
   inc(labels: Labels = {}, by = 1): void {
-    if (by <= 0) return;
-    const key = keyOf(labels);
-    const entry = this.values.get(key) ?? { labels, value: 0 };
-    entry.value += by;
-    this.values.set(key, entry);
-  }
-
-  get(labels: Labels = {}): number {
-    return this.values.get(keyOf(labels))?.value ?? 0;
-  }
-
-  render(): string[] {
-    return [...this.values.values()].map((e) => `${this.name}${labelText(e.labels)} ${e.value}`);
+    if (by > 0) this.metric.inc({ ...labels }, by);
   }
 }
 
-/** A gauge read when scraped. */
-export class Gauge implements Family {
-  readonly type = 'gauge';
-  constructor(
-    readonly name: string,
-    readonly help: string,
-    private readonly read: () => number,
-  ) {}
+/** A histogram of seconds by label set. */
+export class Histogram {
+  private readonly metric: PromHistogram<string>;
 
-  render(): string[] {
-    return [`${this.name} ${this.read()}`];
+  constructor(registry: Registry, name: string, help: string, labelNames: readonly string[], buckets: number[]) {
+    this.metric = new PromHistogram({ name, help, labelNames, buckets, registers: [registry] });
   }
-}
-
-/** A histogram of seconds by label set, with cumulative buckets. */
-export class Histogram implements Family {
-  readonly type = 'histogram';
-  private readonly series = new Map<string, { labels: Labels; counts: number[]; sum: number; count: number }>();
-
-  constructor(
-    readonly name: string,
-    readonly help: string,
-    private readonly buckets: readonly number[] = LATENCY_BUCKETS,
-  ) {}
 
   observe(labels: Labels, seconds: number): void {
-    const key = keyOf(labels);
-    let s = this.series.get(key);
-    if (!s) {
-      s = { labels, counts: this.buckets.map(() => 0), sum: 0, count: 0 };
-      this.series.set(key, s);
-    }
-    const { counts } = s;
-    this.buckets.forEach((le, i) => {
-      if (seconds <= le) counts[i] = (counts[i] ?? 0) + 1;
-    });
-    s.sum += seconds;
-    s.count++;
-  }
-
-  render(): string[] {
-    const lines: string[] = [];
-    for (const s of this.series.values()) {
-      this.buckets.forEach((le, i) => {
-        lines.push(`${this.name}_bucket${labelText({ ...s.labels, le: String(le) })} ${s.counts[i]}`);
-      });
-      lines.push(`${this.name}_bucket${labelText({ ...s.labels, le: '+Inf' })} ${s.count}`);
-      lines.push(`${this.name}_sum${labelText(s.labels)} ${s.sum}`);
-      lines.push(`${this.name}_count${labelText(s.labels)} ${s.count}`);
-    }
-    return lines;
+    this.metric.observe({ ...labels }, seconds);
   }
 }
 
 /** The metrics an instance keeps. Gauges are registered by whoever owns the value (the supervisor). */
 export class Metrics {
-  readonly turns = new Counter('agentd_turns_total', 'Turns that ran, by final status.');
-  readonly tokens = new Counter('agentd_tokens_total', 'Model tokens reported, by direction (in, out) and kind.');
-  readonly compactions = new Counter('agentd_compactions_total', 'Conversation compactions, by kind.');
-  readonly budgetWaits = new Counter('agentd_budget_waits_total', 'Turns the budget asked to wait.');
-  readonly budgetRefusals = new Counter('agentd_budget_refusals_total', 'Turns the budget did not let run.');
-  readonly storeLatency = new Histogram('agentd_store_op_seconds', 'Store operation latency, by operation.');
-  readonly configReloads = new Counter(
+  private readonly registry = new Registry();
+  readonly turns = this.labelled('agentd_turns_total', 'Turns that ran, by final status.', ['status']);
+  readonly tokens = this.labelled('agentd_tokens_total', 'Model tokens reported, by direction (in, out) and kind.', [
+    'direction',
+    'kind',
+  ]);
+  readonly compactions = this.labelled('agentd_compactions_total', 'Conversation compactions, by kind.', ['kind']);
+  readonly budgetWaits = this.labelled('agentd_budget_waits_total', 'Turns the budget asked to wait.', []);
+  readonly budgetRefusals = this.labelled('agentd_budget_refusals_total', 'Turns the budget did not let run.', []);
+  readonly configReloads = this.labelled(
     'agentd_config_reloads_total',
     'Config reloads, by result (applied, rejected, other).',
+    ['result'],
   );
-  private readonly families: Family[] = [
-    this.turns,
-    this.tokens,
-    this.compactions,
-    this.budgetWaits,
-    this.budgetRefusals,
-    this.storeLatency,
-    this.configReloads,
-  ];
+  private readonly storeOps = this.histogram(
+    'agentd_store_op_seconds',
+    'Store operation latency, by operation.',
+    STORE_BUCKETS,
+  );
+  private readonly storeCommits = this.histogram(
+    'agentd_store_commit_seconds',
+    'Store commit latency (accept, fold, conversation checkpoint), by operation.',
+    STORE_BUCKETS,
+  );
+  /** Turn duration, from the worker's spawn to its result, by final status. */
+  readonly turnDuration = new Histogram(
+    this.registry,
+    'agentd_turn_duration_seconds',
+    'Turn duration, by status.',
+    ['status'],
+    CALL_BUCKETS,
+  );
+  /** Model call latency as the supervisor sees it (the worker's call start to its answer). */
+  readonly modelLatency = new Histogram(
+    this.registry,
+    'agentd_model_call_seconds',
+    'Model call latency.',
+    [],
+    CALL_BUCKETS,
+  );
+  /** Tool call latency measured by the worker, by tool. */
+  readonly toolLatency = new Histogram(
+    this.registry,
+    'agentd_tool_call_seconds',
+    'Tool call latency, by tool.',
+    ['tool'],
+    CALL_BUCKETS,
+  );
+
+  /** The store latency observer: every port call, and commits apart. */
+  readonly storeLatency = {
+    observe: (labels: { op: string }, seconds: number): void => {
+      this.storeOps.observe(labels, seconds);
+      if (COMMIT_OPS.has(labels.op)) this.storeCommits.observe(labels, seconds);
+    },
+  };
 
   /** A counter kept by the part that owns what it counts (the subagent desk's spawns and refusals). */
-  counter(name: string, help: string): Counter {
-    const counter = new Counter(name, help);
-    this.families.push(counter);
-    return counter;
+  counter(name: string, help: string, labelNames: readonly string[] = []): Counter {
+    return this.labelled(name, help, labelNames);
   }
 
+  /** A gauge read when scraped; registering a name again replaces the earlier reader. */
   gauge(name: string, help: string, read: () => number): void {
-    this.families.push(new Gauge(name, help, read));
+    if (this.registry.getSingleMetric(name)) this.registry.removeSingleMetric(name);
+    new PromGauge({
+      name,
+      help,
+      registers: [this.registry],
+      collect() {
+        this.set(read());
+      },
+    });
   }
 
-  /** The Prometheus text exposition of every family. */
-  render(): string {
-    const out: string[] = [];
-    for (const f of this.families) out.push(`# HELP ${f.name} ${f.help}`, `# TYPE ${f.name} ${f.type}`, ...f.render());
-    return `${out.join('\n')}\n`;
+  /** The Prometheus text exposition: this instance's metrics, then the process's. */
+  async render(): Promise<string> {
+    return Registry.merge([this.registry, processMetrics()]).metrics();
+  }
+
+  /** The exposition's content type. */
+  get contentType(): string {
+    return this.registry.contentType;
+  }
+
+  private labelled(name: string, help: string, labelNames: readonly string[]): Counter {
+    return new Counter(this.registry, name, help, labelNames);
+  }
+
+  private histogram(name: string, help: string, buckets: number[]): Histogram {
+    return new Histogram(this.registry, name, help, ['op'], buckets);
   }
 }

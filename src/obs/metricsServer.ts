@@ -26,7 +26,13 @@ export function startMetricsServer(opts: {
   const server = http.createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];
     if (req.method !== 'GET' && req.method !== 'HEAD') return reply(res, 405, 'method not allowed\n');
-    if (path === '/metrics') return reply(res, 200, opts.metrics.render(), 'text/plain; version=0.0.4; charset=utf-8');
+    if (path === '/metrics') {
+      opts.metrics.render().then(
+        (text) => reply(res, 200, text, opts.metrics.contentType),
+        (err: unknown) => reply(res, 500, `metrics failed: ${err instanceof Error ? err.message : String(err)}\n`),
+      );
+      return;
+    }
     if (path === '/healthz') return reply(res, 200, 'ok\n');
     if (path === '/readyz') {
       if (opts.ready()) return reply(res, 200, 'ready\n');

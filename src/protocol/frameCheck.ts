@@ -32,6 +32,7 @@ const UP_CHECKS: Record<UpFrame['type'], Check> = {
   tool_request: (f) => isNum(f.id) && isStr(f.name),
   budget_request: (f) => isNum(f.id) && isNum(f.estimate),
   turn_done: (f) => isTurnResult(f.turn),
+  idle: (f) => isCount(f.rss),
 };
 
 const DOWN_CHECKS: Record<DownFrame['type'], Check> = {

@@ -105,6 +105,8 @@ export interface Telemetry {
   agent_path: string;
   log_level: 'debug' | 'info' | 'warn' | 'error';
   log_content: boolean;
+  /** Set while tracing is on (reference §3.4): the turn's span as a W3C traceparent and where spans go. */
+  trace?: { traceparent: string; endpoint: string };
 }
 
 /** How to reach one MCP server. Credentials (headers, env) travel only here and in config, never into logs. */
@@ -136,6 +138,11 @@ export interface SpawnPayload {
    * (obs/redactor.ts). Added by the spawn itself; never logged or stored.
    */
   redact?: string[];
+  /**
+   * The worker may serve another turn after this one: it clears the turn, reports `idle` and reads the next spawn
+   * frame. Absent or false: it exits after the turn (`agent.worker_max_turns: 1`, or its last turn).
+   */
+  reuse?: boolean;
 }
 
 /** What a worker reports at the end of its turn (reference §1.4 TurnResult). */
@@ -212,7 +219,9 @@ export type UpFrame =
    */
   | { type: 'tool_request'; id: number; name: string; args: unknown; index?: number; check_only?: boolean }
   | { type: 'budget_request'; id: number; estimate: number }
-  | { type: 'turn_done'; turn: TurnResult };
+  | { type: 'turn_done'; turn: TurnResult }
+  /** After `turn_done` of a `reuse` spawn: the turn is cleared and the worker waits for a spawn; `rss` in bytes. */
+  | { type: 'idle'; rss: number };
 
 export type FrameOf<U extends { type: string }, K extends U['type']> = Extract<U, { type: K }>;
 

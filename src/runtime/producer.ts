@@ -6,6 +6,7 @@ import type { TurnFeed } from '../steering/turnFeed.js';
 import type { Accepted, Store } from '../store/store.js';
 import type { Supervisor } from '../supervisor/supervisor.js';
 import type { AcceptInput } from '../supervisor/supervisorOptions.js';
+import type { WebhookRoutes } from '../triggers/webhooks.js';
 import type { ReloadReport } from './reload.js';
 import type { TaskHooksSlot } from './taskSlot.js';
 import type { WorkPortSlot } from './workPortSlot.js';
@@ -44,6 +45,8 @@ export interface ProducerContext {
    * port refuses calls until then (a conversation not yet loaded cannot be steered).
    */
   restored: Promise<void>;
+  /** Webhook routes the A2A listener serves (the workflow engine registers them). */
+  webhooks?: WebhookRoutes;
 }
 
 /**

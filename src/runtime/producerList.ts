@@ -6,6 +6,7 @@ import { goalContinuations } from '../steering/goalContinuations.js';
 import { sideTasks } from '../steering/sideTasks.js';
 import { wakeNotes } from '../steering/wakeNoteProducer.js';
 import { subagentResults } from '../subagents/subagentProducer.js';
+import { workflowProducer } from '../workflows/workflowProducer.js';
 import { finishExit } from './finishExit.js';
 import type { ProducerFactory } from './producer.js';
 import { startupPrompt } from './startupPrompt.js';
@@ -16,6 +17,7 @@ export const PRODUCERS: readonly ProducerFactory[] = [
   goalContinuations, // an active goal at an idle boundary: goal_continuation events
   wakeNotes, // a message.send run folded: a note, or a wake_note event (on_workflow_finished: think)
   subagentResults, // a subagent ended (or a warm run did): its note in the conversation that started it
+  workflowProducer, // workflow definitions and runs: once starts, workflow.* tools, run notes
   a2aProducer, // a2a.listen: callers' messages as a2a_message events
   startupPrompt, // agent.prompt / --prompt: one startup_prompt event per store
   finishExit, // a daemon: a committed finish {exit: true} drains it (accepts nothing)

@@ -7,11 +7,13 @@ import type { Config } from '../config/types.js';
 import { DaemonError, describeError } from '../errors.js';
 import type { Logger } from '../obs/log.js';
 import { type MetricsServer, serveMetrics } from '../obs/metricsServer.js';
+import { loadTracer } from '../obs/tracing.js';
 import { connectStore } from '../store/openStore.js';
 import type { Accepted, Store } from '../store/store.js';
 import { Supervisor } from '../supervisor/supervisor.js';
 import type { AcceptInput } from '../supervisor/supervisorOptions.js';
 import { ToolSurface, type ToolSurfaceOptions } from '../tools/surface.js';
+import { buildTriggers, type Triggers } from '../triggers/triggers.js';
 import { type LiveConfig, liveConfig } from './liveConfig.js';
 import { type PressureProbe, systemProbe } from './pressureProbe.js';
 import { watchPressure } from './pressureWatch.js';
@@ -58,6 +60,8 @@ export interface Runtime {
   readonly supervisor: Supervisor;
   /** The producers started, in start order. */
   readonly producers: readonly Producer[];
+  /** Schedules and webhook routes: the workflow engine registers its start nodes here. */
+  readonly triggers: Triggers;
   /** What the restore found: pending events replay. */
   readonly restored: { generation: number; pending: number };
   /** The bound metrics address (`HOST:PORT`), or null without a metrics listener. */
@@ -67,6 +71,11 @@ export interface Runtime {
    * it, or refused as a whole with the running config kept (interfaces §3.6).
    */
   reload(source: ReloadSource): ReloadReport;
+  /**
+   * Starts a producer after the others (the embedding API's `serve()`), with `config` in place of the runtime's
+   * (its listener keys); it misses the restore's recovery, which ran at start.
+   */
+  startProducer(producer: Producer, config?: Readonly<Config>): Promise<void>;
   /** Resolves once a stop was asked for (a signal through cli/, or the operator's `drain` command). */
   readonly stopRequested: Promise<void>;
   /**
@@ -92,21 +101,14 @@ export async function startRuntime(config: Readonly<Config>, opts: RuntimeOption
     for (let step = undo.pop(); step; step = undo.pop()) await step();
   };
   try {
-    const tools = await ToolSurface.start({
-      config: cfg,
-      log,
-      baseEnv: opts.env ?? process.env,
-      ...(opts.codeTools ? { code: opts.codeTools } : {}),
-    });
-    undo.push(() => tools.close());
-    const store = await connectStore(cfg.store, log);
-    undo.push(() => store.close());
-    log.info('store.opened', { kind: store.kind, path: store.location, generation: store.generation });
-    if (store.checked) log.info('store.checked', { ...store.checked });
+    const { tools, store } = await openBase(cfg, opts, undo);
     const tasks = new TaskHooksSlot();
     const ports = new WorkPortSlot();
+    // The SDK is imported only when tracing is on; the last step of a stop exports what is left.
+    const tracer = await loadTracer(cfg.observability.otlp_endpoint);
+    if (tracer) undo.unshift(() => tracer.shutdown());
     const supervisor = new Supervisor({
-      ...{ config: cfg, store, log, tools, tasks, ports },
+      ...{ config: cfg, store, log, tools, tasks, ports, tracer },
       ...(opts.warmWorkers === undefined ? {} : { warmWorkers: opts.warmWorkers }),
       ...(opts.killAt ? { killAt: opts.killAt } : {}),
     });
@@ -119,7 +121,8 @@ export async function startRuntime(config: Readonly<Config>, opts: RuntimeOption
     if (metrics) undo.push(() => metrics.close());
     const ops = await startOperations({ live, opts, store, supervisor, tools, drain });
     undo.push(() => ops.stop());
-    const parts = { store, supervisor, tasks, ports, drain, restoring, reload: ops.reload };
+    const triggers = buildTriggers(cfg, store, supervisor.timers, log);
+    const parts = { store, supervisor, tasks, ports, drain, restoring, reload: ops.reload, triggers };
     const started = await startProducers(cfg, opts, parts);
     intake.registry = started.registry;
     undo.push(() => started.registry.stop({ log }));
@@ -136,14 +139,40 @@ export async function startRuntime(config: Readonly<Config>, opts: RuntimeOption
       metrics,
       drain,
       producers: started.list,
+      triggers,
       unwind,
       reload,
+      startProducer: async (producer, config) => {
+        await started.registry.add(producer, config ? { ...started.ctx, config } : started.ctx);
+        started.list.push(producer);
+      },
     });
   } catch (err) {
     restoring.fail(err);
     await unwind();
     throw err;
   }
+}
+
+/** Starts the tool surface and opens the store, each with its undo step. */
+async function openBase(
+  cfg: Readonly<Config>,
+  opts: RuntimeOptions,
+  undo: Array<() => Promise<unknown> | unknown>,
+): Promise<{ tools: ToolSurface; store: Store }> {
+  const { log } = opts;
+  const tools = await ToolSurface.start({
+    config: cfg,
+    log,
+    baseEnv: opts.env ?? process.env,
+    ...(opts.codeTools ? { code: opts.codeTools } : {}),
+  });
+  undo.push(() => tools.close());
+  const store = await connectStore(cfg.store, log);
+  undo.push(() => store.close());
+  log.info('store.opened', { kind: store.kind, path: store.location, generation: store.generation });
+  if (store.checked) log.info('store.checked', { ...store.checked });
+  return { tools, store };
 }
 
 interface Drain {
@@ -223,6 +252,7 @@ const TOOL_INPUTS = ['mcp.servers', 'security.', 'agent.tools'];
 
 interface ProducerParts {
   reload(source: ReloadSource): ReloadReport;
+  triggers: Triggers;
   store: Store;
   supervisor: Supervisor;
   tasks: TaskHooksSlot;
@@ -237,7 +267,7 @@ interface ProducerParts {
  * twice), and their supervisor port refuses calls until then.
  */
 async function startProducers(cfg: Readonly<Config>, opts: RuntimeOptions, parts: ProducerParts) {
-  const { store, supervisor, tasks, ports, drain, restoring, reload } = parts;
+  const { store, supervisor, tasks, ports, drain, restoring, reload, triggers } = parts;
   const list = [...PRODUCERS.map((make) => make(cfg)).filter((p) => p !== null), ...(opts.producers ?? [])];
   const registry = new ProducerRegistry(list);
   const ctx: ProducerContext = {
@@ -255,9 +285,10 @@ async function startProducers(cfg: Readonly<Config>, opts: RuntimeOptions, parts
     turns: supervisor.steering.feed,
     ports,
     restored: restoring.done,
+    webhooks: triggers.webhooks,
   };
   await registry.start(ctx);
-  return { registry, list };
+  return { registry, list, ctx };
 }
 
 function runtime(parts: {
@@ -269,8 +300,10 @@ function runtime(parts: {
   metrics: MetricsServer | null;
   drain: Drain;
   producers: Producer[];
+  triggers: Triggers;
   unwind(): Promise<void>;
   reload(source: ReloadSource): ReloadReport;
+  startProducer: Runtime['startProducer'];
 }): Runtime {
   let stopped: Promise<void> | null = null;
   return {
@@ -279,10 +312,12 @@ function runtime(parts: {
     tools: parts.tools,
     supervisor: parts.supervisor,
     producers: parts.producers,
+    triggers: parts.triggers,
     restored: parts.restored,
     metricsAddress: parts.metrics?.address ?? null,
     stopRequested: parts.drain.requested,
     reload: parts.reload,
+    startProducer: parts.startProducer,
     requestStop: () => parts.drain.run(),
     // Intake stops, running turns finish while their callers still listen; only then does everything close.
     stop: () => {
@@ -293,7 +328,7 @@ function runtime(parts: {
 }
 
 /** The config with the listeners the options ask for, checked as the config's own keys would be. */
-function withListeners(config: Readonly<Config>, opts: RuntimeOptions): Readonly<Config> {
+export function withListeners(config: Readonly<Config>, opts: RuntimeOptions): Readonly<Config> {
   if (opts.listen === undefined && opts.metrics === undefined) return config;
   const a2a = opts.listen === undefined ? config.a2a : { ...config.a2a, listen: opts.listen };
   const observability =

@@ -40,7 +40,18 @@ function startNow<T>(op: () => Promise<T>): Promise<T> {
   }
 }
 
-const PORTS = ['inbox', 'conversations', 'budget', 'tasks', 'memory', 'sequences', 'subagents'] as const;
+const PORTS = [
+  'inbox',
+  'conversations',
+  'budget',
+  'tasks',
+  'memory',
+  'sequences',
+  'subagents',
+  'workflows',
+  'timers',
+  'feed',
+] as const;
 const ORDERED = Symbol('agentd.orderedStore');
 
 function orderedPort<T extends object>(port: T, queue: CommitQueue): T {

@@ -7,14 +7,18 @@ import type { InboxEvent, InboxRecord } from '../domain/inbox.js';
 import type { MemoryEntry } from '../domain/memory.js';
 import type { SubagentRecord } from '../domain/subagent.js';
 import type { TaskRecord } from '../domain/task.js';
+import type { TimerRecord } from '../domain/timer.js';
+import { type StoredDefinition, TERMINAL_RUN, type WorkflowRun } from '../domain/workflow.js';
 import { messageBytes } from './conversationWrite.js';
 import { MemoryChanges } from './memoryChanges.js';
+import { memoryFeedPort } from './memoryFeed.js';
 import { compareKeys, isExpired, listLiveKeys } from './memoryKeys.js';
 import type {
   Accepted,
   BudgetPort,
   ConversationCommit,
   ConversationsPort,
+  FeedPort,
   FoldCommit,
   InboxPort,
   MemoryPort,
@@ -22,8 +26,10 @@ import type {
   Store,
   SubagentsPort,
   TasksPort,
+  TimersPort,
+  WorkflowsPort,
 } from './store.js';
-import { matchesTask, selectTasks, taskOfEvent } from './taskQuery.js';
+import { matchesTask, prunableTasks, selectTasks, taskOfEvent } from './taskQuery.js';
 import { addCounter, bySubagentAge, checkRevision, compareInbox, keepsTask, scopedKey } from './writeRules.js';
 
 /** A JSON round trip: drops undefined fields and shares nothing with the caller, as storage would. */
@@ -47,6 +53,8 @@ class MemoryData {
   readonly tasks = new Map<string, TaskRecord>();
   readonly counters = new Map<string, BudgetCounter>();
   readonly subagents = new Map<string, SubagentRecord>();
+  readonly runs = new Map<string, WorkflowRun>();
+  readonly definitions: StoredDefinition[] = [];
   readonly changes = new MemoryChanges();
 
   /** Checks every revision first, then writes: a stale one leaves everything as it was (one transaction). */
@@ -172,6 +180,11 @@ function tasksPort(data: MemoryData): TasksPort {
       const task = taskOfEvent(data.tasks.values(), eventId);
       return task === null ? null : jsonCopy(task);
     },
+    async prune(keep, before) {
+      const ids = prunableTasks(data.tasks.values(), keep, before);
+      for (const id of ids) data.tasks.delete(id);
+      return ids.length;
+    },
   };
 }
 
@@ -222,6 +235,70 @@ function subagentsPort(data: MemoryData): SubagentsPort {
     async list() {
       return [...data.subagents.values()].map(jsonCopy).sort(bySubagentAge);
     },
+    async remove(handles) {
+      for (const handle of handles) data.subagents.delete(handle);
+    },
+  };
+}
+
+function workflowsPort(data: MemoryData): WorkflowsPort {
+  const byCreated = (a: WorkflowRun, b: WorkflowRun) => a.created - b.created || a.id.localeCompare(b.id);
+  return {
+    async createRun(run) {
+      const taken = data.runs.get(run.id) ?? [...data.runs.values()].find((r) => r.startKey === run.startKey);
+      if (taken) return { run: jsonCopy(taken), created: false };
+      data.runs.set(run.id, jsonCopy(run));
+      return { run: jsonCopy(run), created: true };
+    },
+    async saveRun(run) {
+      data.runs.set(run.id, jsonCopy(run));
+    },
+    async getRun(id) {
+      const run = data.runs.get(id);
+      return run ? jsonCopy(run) : null;
+    },
+    async listRuns(filter) {
+      const runs = [...data.runs.values()].filter((r) => !filter.live || !TERMINAL_RUN.has(r.status));
+      return runs.sort(byCreated).map(jsonCopy);
+    },
+    async saveDefinition(def) {
+      data.definitions.push(jsonCopy(def));
+    },
+    async listDefinitions() {
+      const newest = new Map<string, StoredDefinition>();
+      for (const def of data.definitions)
+        if ((newest.get(def.name)?.version ?? -1) < def.version) newest.set(def.name, def);
+      return [...newest.values()].sort((a, b) => a.name.localeCompare(b.name)).map(jsonCopy);
+    },
+  };
+}
+
+function memoryTimersPort(): TimersPort {
+  const timers = new Map<string, TimerRecord>();
+  const keys = new Map<string, number>();
+  return {
+    async arm(timer) {
+      timers.set(timer.id, jsonCopy(timer));
+    },
+    async list() {
+      return [...timers.values()].map(jsonCopy).sort((a, b) => a.due - b.due || (a.id < b.id ? -1 : 1));
+    },
+    async settle(id, next) {
+      const had = timers.delete(id);
+      if (next !== undefined) timers.set(next.id, jsonCopy(next));
+      return had;
+    },
+    async cancelOwner(owner) {
+      const mine = [...timers.values()].filter((t) => t.owner === owner);
+      for (const t of mine) timers.delete(t.id);
+      return mine.length;
+    },
+    async seen(key) {
+      return keys.has(key);
+    },
+    async remember(key, at) {
+      if (!keys.has(key)) keys.set(key, at);
+    },
   };
 }
 
@@ -237,6 +314,9 @@ export class MemoryStore implements Store {
   readonly memory: MemoryPort;
   readonly sequences: SequencesPort;
   readonly subagents: SubagentsPort;
+  readonly workflows: WorkflowsPort;
+  readonly timers: TimersPort;
+  readonly feed: FeedPort = memoryFeedPort();
 
   constructor() {
     const data = new MemoryData();
@@ -247,6 +327,8 @@ export class MemoryStore implements Store {
     this.memory = memoryPort(data);
     this.sequences = sequencesPort(data);
     this.subagents = subagentsPort(data);
+    this.workflows = workflowsPort(data);
+    this.timers = memoryTimersPort();
   }
 
   async close(): Promise<void> {

@@ -13,7 +13,8 @@ interface Migration {
 /**
  * 1: the SQLite store's schema 5 (inbox with leases, conversations with revisions, messages, controls, memory,
  * sequences, tasks, budget counters, subagents). 2: conversation leases with a fencing epoch, the tool journal
- * and durable cancel requests (reference interfaces §4.4).
+ * and durable cancel requests (reference interfaces §4.4). 3: the SQLite store's schema 6 (workflow runs and
+ * definitions, durable timers and fired keys, the client feed).
  */
 const MIGRATIONS: readonly Migration[] = [
   {
@@ -113,6 +114,45 @@ CREATE TABLE cancel_requests (
   task_id   TEXT COLLATE "C" PRIMARY KEY,
   principal TEXT,
   ts        BIGINT NOT NULL
+);`,
+  },
+  {
+    version: 3,
+    // feed.seq comes from a sequence: never reused, even once retention deleted every row (a cursor stays valid).
+    sql: `
+CREATE TABLE workflow_runs (
+  id        TEXT COLLATE "C" PRIMARY KEY,
+  start_key TEXT COLLATE "C" NOT NULL UNIQUE,
+  live      BOOLEAN NOT NULL,
+  created   BIGINT NOT NULL,
+  json      TEXT NOT NULL
+);
+CREATE INDEX workflow_runs_live ON workflow_runs (created, id) WHERE live;
+CREATE TABLE workflow_definitions (
+  name    TEXT COLLATE "C" NOT NULL,
+  version INTEGER NOT NULL,
+  created BIGINT NOT NULL,
+  json    TEXT NOT NULL,
+  PRIMARY KEY (name, version)
+);
+CREATE TABLE timers (
+  id      TEXT COLLATE "C" PRIMARY KEY,
+  owner   TEXT NOT NULL,
+  kind    TEXT NOT NULL,
+  due     BIGINT NOT NULL,
+  payload TEXT NOT NULL
+);
+CREATE INDEX timers_owner ON timers (owner);
+CREATE TABLE fired_keys (
+  key TEXT PRIMARY KEY,
+  at  BIGINT NOT NULL
+);
+CREATE TABLE feed (
+  seq      BIGSERIAL PRIMARY KEY,
+  ts       BIGINT NOT NULL,
+  kind     TEXT NOT NULL,
+  audience TEXT,
+  data     TEXT NOT NULL
 );`,
   },
 ];

@@ -7,6 +7,8 @@ const CONVERSATION_COLUMNS =
 const TASK_FILTER = `($1::text IS NULL OR principal = $1) AND ($2::text IS NULL OR context_id = $2)
   AND ($3::text IS NULL OR state = $3)`;
 
+const TERMINAL_STATES = `('completed', 'failed', 'canceled', 'rejected')`;
+
 export const SQL = {
   insertInbox: `INSERT INTO inbox (${INBOX_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, 'pending', NULL)
     ON CONFLICT DO NOTHING`,
@@ -79,4 +81,41 @@ export const SQL = {
   saveSubagent: `INSERT INTO subagents (handle, created, json) VALUES ($1, $2, $3)
     ON CONFLICT (handle) DO UPDATE SET json = excluded.json`,
   allSubagents: 'SELECT json FROM subagents ORDER BY created, handle',
+  deleteSubagents: 'DELETE FROM subagents WHERE handle = ANY($1::text[])',
+  pruneTasks: `DELETE FROM tasks WHERE state IN ${TERMINAL_STATES} AND (updated < $2 OR id IN (
+      SELECT id FROM tasks WHERE state IN ${TERMINAL_STATES} ORDER BY updated DESC, id DESC OFFSET $1))`,
+
+  insertRun: `INSERT INTO workflow_runs (id, start_key, live, created, json) VALUES ($1, $2, $3, $4, $5)
+    ON CONFLICT DO NOTHING`,
+  saveRun: `INSERT INTO workflow_runs (id, start_key, live, created, json) VALUES ($1, $2, $3, $4, $5)
+    ON CONFLICT (id) DO UPDATE SET live = excluded.live, json = excluded.json`,
+  runByIdOrKey: 'SELECT json FROM workflow_runs WHERE id = $1 OR start_key = $2 LIMIT 1',
+  runById: 'SELECT json FROM workflow_runs WHERE id = $1',
+  allRuns: 'SELECT json FROM workflow_runs ORDER BY created, id',
+  liveRuns: 'SELECT json FROM workflow_runs WHERE live ORDER BY created, id',
+  saveDefinition: `INSERT INTO workflow_definitions (name, version, created, json) VALUES ($1, $2, $3, $4)
+    ON CONFLICT (name, version) DO UPDATE SET created = excluded.created, json = excluded.json`,
+  newestDefinitions: `SELECT DISTINCT ON (name) json FROM workflow_definitions ORDER BY name, version DESC`,
+
+  armTimer: `INSERT INTO timers (id, owner, kind, due, payload) VALUES ($1, $2, $3, $4, $5)
+    ON CONFLICT (id) DO UPDATE SET owner = excluded.owner, kind = excluded.kind, due = excluded.due,
+      payload = excluded.payload`,
+  allTimers: 'SELECT id, owner, kind, due, payload FROM timers ORDER BY due, id',
+  dropTimer: 'DELETE FROM timers WHERE id = $1',
+  dropOwnerTimers: 'DELETE FROM timers WHERE owner = $1',
+  seenKey: 'SELECT 1 FROM fired_keys WHERE key = $1',
+  rememberKey: 'INSERT INTO fired_keys (key, at) VALUES ($1, $2) ON CONFLICT DO NOTHING',
+
+  // Appends from every replica take this lock in their transaction, so seq order is commit order: a reader's
+  // cursor never passes a seq that commits later.
+  lockFeed: 'SELECT pg_advisory_xact_lock(7305020)',
+  appendFeed: `INSERT INTO feed (ts, kind, audience, data)
+    SELECT ts, kind, audience, data
+    FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[]) WITH ORDINALITY AS e (ts, kind, audience, data, n)
+    ORDER BY n RETURNING seq, ts, kind, audience, data`,
+  feedAfter: 'SELECT seq, ts, kind, audience, data FROM feed WHERE seq > $1 ORDER BY seq LIMIT $2',
+  feedBounds: `SELECT (SELECT min(seq) FROM feed) AS oldest,
+      (SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM feed_seq_seq) AS newest`,
+  pruneFeed: `DELETE FROM feed WHERE ts < $2
+    OR seq <= (SELECT seq FROM feed ORDER BY seq DESC LIMIT 1 OFFSET $1)`,
 } as const;

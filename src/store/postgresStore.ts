@@ -15,6 +15,7 @@ import { MemoryChanges } from './memoryChanges.js';
 import { isExpired, listLiveKeys } from './memoryKeys.js';
 import { createPool, describeUrl, type PostgresOptions, pgFailure, unreachableError } from './postgresConnect.js';
 import { LeaseBook, type LeaseLog } from './postgresLeases.js';
+import { type PgRunner, pgFeedPort, pgTimersPort, pgWorkflowsPort } from './postgresProducerPorts.js';
 import { migrate } from './postgresSchema.js';
 import { SQL } from './postgresStatements.js';
 import {
@@ -35,6 +36,7 @@ import type {
   BudgetPort,
   ConversationCommit,
   ConversationsPort,
+  FeedPort,
   InboxPort,
   MemoryPort,
   SequencesPort,
@@ -42,6 +44,8 @@ import type {
   StoredConversation,
   SubagentsPort,
   TasksPort,
+  TimersPort,
+  WorkflowsPort,
 } from './store.js';
 import { taskFilterParams, taskLimit } from './taskQuery.js';
 import { checkRevision, scopedKey } from './writeRules.js';
@@ -73,6 +77,9 @@ export class PostgresStore implements Store {
   readonly memory: MemoryPort;
   readonly sequences: SequencesPort;
   readonly subagents: SubagentsPort;
+  readonly workflows: WorkflowsPort;
+  readonly timers: TimersPort;
+  readonly feed: FeedPort;
   readonly #changes = new MemoryChanges();
   #closed = false;
 
@@ -104,7 +111,18 @@ export class PostgresStore implements Store {
         this.#read('read subagent records', async (q) =>
           (await q(SQL.allSubagents)).rows.map((row) => JSON.parse(row.json) as SubagentRecord),
         ),
+      remove: (handles) =>
+        this.#read('prune subagent records', async (q) => {
+          await q(SQL.deleteSubagents, [handles]);
+        }),
     };
+    const runner: PgRunner = {
+      read: (doing, op) => this.#read(doing, op),
+      tx: (doing, op) => this.#write(doing, [], op),
+    };
+    this.workflows = pgWorkflowsPort(runner);
+    this.timers = pgTimersPort(runner);
+    this.feed = pgFeedPort(runner);
   }
 
   /**
@@ -237,6 +255,8 @@ export class PostgresStore implements Store {
       },
       forEvent: (eventId) =>
         this.#read('read a task', async (q) => one((await q(SQL.taskForEvent, [eventId])).rows, toTask)),
+      prune: (keep, before) =>
+        this.#read('prune tasks', async (q) => (await q(SQL.pruneTasks, [Math.max(0, keep), before])).rowCount ?? 0),
     };
   }
 

@@ -7,9 +7,11 @@ import type Database from 'better-sqlite3';
  * conversations, messages, memory, sequences. 2: adds tasks. 3: adds conversation_controls (mode, goal, side
  * task), budget_counters and conversations.skills (the names of loaded skills, JSON; NULL = none). 4: inbox leases
  * (owner, lease_until), dedupe keys scoped to their principal, conversations.revision (the commit check). 5: adds
- * subagents (one JSON record per handle). An older store gains what is missing at open.
+ * subagents (one JSON record per handle). 6: adds workflow_runs and workflow_definitions, timers and fired_keys
+ * (durable timers and the keys of firings made), and feed (the client feed's events). An older store gains what
+ * is missing at open.
  */
-export const SCHEMA_VERSION = 5;
+export const SCHEMA_VERSION = 6;
 
 /** Version 1's tables, exactly as released (test/unit/store/storeV1Fixture.ts freezes a v1 file). */
 const TABLES_V1 = `
@@ -102,6 +104,49 @@ CREATE TABLE IF NOT EXISTS subagents (
 ) WITHOUT ROWID;
 `;
 
+/**
+ * Version 6: workflow runs (one JSON record per run; `start_key` unique so a replayed start event finds its run),
+ * runtime-created workflow definitions (one row per version; a NULL document is a deletion), durable timers
+ * (producers reference §3.8) and the keys of firings already made, and the client feed (issue 18; AUTOINCREMENT:
+ * a seq is never reused, even after retention deleted every row, so a client's cursor stays meaningful).
+ */
+const TABLES_V6 = `
+CREATE TABLE IF NOT EXISTS workflow_runs (
+  id        TEXT PRIMARY KEY,
+  start_key TEXT NOT NULL UNIQUE,
+  live      INTEGER NOT NULL,
+  created   INTEGER NOT NULL,
+  json      TEXT NOT NULL
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS workflow_runs_live ON workflow_runs (created, id) WHERE live = 1;
+CREATE TABLE IF NOT EXISTS workflow_definitions (
+  name     TEXT NOT NULL,
+  version  INTEGER NOT NULL,
+  created  INTEGER NOT NULL,
+  json     TEXT NOT NULL,
+  PRIMARY KEY (name, version)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS timers (
+  id      TEXT PRIMARY KEY,
+  owner   TEXT NOT NULL,
+  kind    TEXT NOT NULL,
+  due     INTEGER NOT NULL,
+  payload TEXT NOT NULL
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS timers_owner ON timers (owner);
+CREATE TABLE IF NOT EXISTS fired_keys (
+  key TEXT PRIMARY KEY,
+  at  INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS feed (
+  seq      INTEGER PRIMARY KEY AUTOINCREMENT,
+  ts       INTEGER NOT NULL,
+  kind     TEXT NOT NULL,
+  audience TEXT,
+  data     TEXT NOT NULL
+);
+`;
+
 /** Version 3 also adds conversations.skills. SQLite has no ADD COLUMN IF NOT EXISTS, so the column list is checked. */
 function addColumnV3(db: Database.Database): void {
   const columns = db.prepare(`SELECT name FROM pragma_table_info('conversations')`).pluck().all() as string[];
@@ -144,6 +189,7 @@ export function prepareSchema(db: Database.Database): number {
       addColumnV3(db);
       upgradeV4(db, from);
       db.exec(TABLES_V5);
+      db.exec(TABLES_V6);
       db.prepare(
         `INSERT INTO meta (key, value) VALUES ('schema_version', @v)
          ON CONFLICT (key) DO UPDATE SET value = max(value, @v)`,

@@ -13,6 +13,7 @@ import { MemoryChanges } from './memoryChanges.js';
 import { isExpired, listLiveKeys } from './memoryKeys.js';
 import type { IntegrityCheck, IntegrityChecked } from './sqliteCheck.js';
 import { storeFailure } from './sqliteErrors.js';
+import { sqliteFeedPort, sqliteTaskPrune } from './sqliteFeed.js';
 import { openSqliteDatabase, releasePidFile } from './sqliteOpen.js';
 import {
   conversationParams,
@@ -27,10 +28,13 @@ import {
   toTask,
 } from './sqliteRows.js';
 import { prepareStatements, type Statements } from './sqliteStatements.js';
+import { sqliteTimersPort } from './sqliteTimers.js';
+import { sqliteWorkflowsPort } from './sqliteWorkflows.js';
 import type {
   BudgetPort,
   ConversationCommit,
   ConversationsPort,
+  FeedPort,
   FoldCommit,
   InboxPort,
   MemoryPort,
@@ -39,6 +43,8 @@ import type {
   StoredConversation,
   SubagentsPort,
   TasksPort,
+  TimersPort,
+  WorkflowsPort,
 } from './store.js';
 import { taskFilterParams, taskLimit } from './taskQuery.js';
 import { addCounter, checkRevision, compareInbox, scopedKey } from './writeRules.js';
@@ -56,6 +62,9 @@ export class SqliteStore implements Store {
   readonly memory: MemoryPort;
   readonly sequences: SequencesPort;
   readonly subagents: SubagentsPort;
+  readonly workflows: WorkflowsPort;
+  readonly timers: TimersPort;
+  readonly feed: FeedPort;
   readonly #dir: string;
   readonly #db: Database.Database;
   readonly #sql: Statements;
@@ -79,6 +88,7 @@ export class SqliteStore implements Store {
     this.budget = this.#budgetPort();
     this.tasks = this.#tasksPort();
     this.memory = this.#memoryPort();
+    this.feed = sqliteFeedPort(this.#db, (doing, op) => this.#run(doing, op));
     this.subagents = {
       save: (record) =>
         this.#run('save a subagent record', () => {
@@ -88,7 +98,15 @@ export class SqliteStore implements Store {
         this.#run('read subagent records', () =>
           this.#sql.allSubagents.all().map((row) => JSON.parse(row.json) as SubagentRecord),
         ),
+      remove: (handles) =>
+        this.#run('prune subagent records', () =>
+          this.#db.transaction(() => {
+            for (const handle of handles) this.#sql.deleteSubagent.run({ handle });
+          })(),
+        ),
     };
+    this.workflows = sqliteWorkflowsPort(this.#sql, (doing, op) => this.#run(doing, op));
+    this.timers = sqliteTimersPort(this.#db, (doing, op) => this.#run(doing, op));
     this.sequences = {
       next: (name, count = 1) =>
         this.#run('advance a sequence', () => {
@@ -179,7 +197,9 @@ export class SqliteStore implements Store {
 
   #tasksPort(): TasksPort {
     const sql = this.#sql;
+    const prune = sqliteTaskPrune(this.#db);
     return {
+      prune: (keep, before) => this.#run('prune tasks', () => prune(keep, before)),
       save: (task) => this.#run('save a task', () => void sql.saveTask.run(taskParams(task))),
       get: (id) => this.#run('read a task', () => nullable(sql.taskById.get(id), toTask)),
       list: (filter) => {

@@ -4,10 +4,13 @@
 // (replicas); test/unit/store/storeBehaviour.ts is the contract every backend passes.
 import type { BudgetCounter } from '../domain/budget.js';
 import type { Conversation } from '../domain/conversation.js';
+import type { FeedBounds, FeedEntry, FeedEvent } from '../domain/feed.js';
 import type { InboxEvent, InboxOutcome, InboxRecord } from '../domain/inbox.js';
 import type { MemoryEntry } from '../domain/memory.js';
 import type { SubagentRecord } from '../domain/subagent.js';
 import type { TaskFilter, TaskRecord } from '../domain/task.js';
+import type { TimerRecord } from '../domain/timer.js';
+import type { StoredDefinition, WorkflowRun } from '../domain/workflow.js';
 import type { MemoryListing } from './memoryKeys.js';
 
 /** What `inbox.accept` did: `created` false when the event's id or (principal, dedupe_key) was already taken. */
@@ -105,6 +108,11 @@ export interface TasksPort {
   count(filter: Omit<TaskFilter, 'after' | 'limit'>): Promise<number>;
   /** The task an inbox event answers, or null. */
   forEvent(eventId: string): Promise<TaskRecord | null>;
+  /**
+   * Deletes terminal tasks past retention: those beyond the newest `keep` terminal ones (by `updated`, then id),
+   * and those last updated before `before`. A task still running is never deleted. Resolves with how many went.
+   */
+  prune(keep: number, before: number): Promise<number>;
 }
 
 /** A memory key changed: its new entry, or null when it was deleted. */
@@ -129,12 +137,65 @@ export interface SequencesPort {
   next(name: string, count?: number): Promise<number>;
 }
 
+/** The client feed (issue 18): events numbered in append order, read after a cursor, dropped by retention. */
+export interface FeedPort {
+  /** Numbers and stores the entries in one transaction, in order; resolves with them numbered. */
+  append(entries: readonly FeedEntry[]): Promise<FeedEvent[]>;
+  /** Up to `limit` retained events with seq > `after`, in seq order. */
+  after(after: number, limit: number): Promise<FeedEvent[]>;
+  bounds(): Promise<FeedBounds>;
+  /** Drops events beyond the newest `keep` and those older than `before` (ts); resolves with how many went. */
+  prune(keep: number, before: number): Promise<number>;
+}
+
 /** Subagent records by handle (reference §1.6): written whenever one changes, read back at restore. */
 export interface SubagentsPort {
   /** Inserts or replaces the record with this handle, durably. */
   save(record: SubagentRecord): Promise<void>;
   /** Every stored record, ordered by `created`, then handle. */
   list(): Promise<SubagentRecord[]>;
+  /** Deletes the records with these handles (pruned ended ones); unknown handles are ignored. */
+  remove(handles: readonly string[]): Promise<void>;
+}
+
+/**
+ * Workflow runs and runtime-created definitions (producers reference §2.11): one JSON record each. Runs are keyed
+ * by id and by the key of the event that started them, so a replayed start finds its run instead of making one.
+ */
+export interface WorkflowsPort {
+  /** Inserts the run unless its id or start key is taken; resolves with the stored record and whether it is new. */
+  createRun(run: WorkflowRun): Promise<{ run: WorkflowRun; created: boolean }>;
+  /** Replaces the stored run with this id, durably. */
+  saveRun(run: WorkflowRun): Promise<void>;
+  getRun(id: string): Promise<WorkflowRun | null>;
+  /** Runs ordered by `created`, then id; `live` = only running or paused ones. */
+  listRuns(filter: { live?: boolean }): Promise<WorkflowRun[]>;
+  /** Appends one definition version (a `workflow.create` / `update`, or a deletion's tombstone). */
+  saveDefinition(def: StoredDefinition): Promise<void>;
+  /** The newest version of every stored definition (tombstones included), ordered by name. */
+  listDefinitions(): Promise<StoredDefinition[]>;
+}
+
+/**
+ * Durable timers (producers reference §3.8) and the keys of firings already made (a schedule's occurrence, a
+ * webhook's idempotency key), so a firing survives a restart once.
+ */
+export interface TimersPort {
+  /** Inserts or replaces the timer with this id, durably. */
+  arm(timer: TimerRecord): Promise<void>;
+  /** Every stored timer, ordered by due, then id. */
+  list(): Promise<TimerRecord[]>;
+  /**
+   * Deletes timer `id` and arms `next` (when given) in one transaction: a firing and the timer it leads to.
+   * Resolves with whether `id` was still stored.
+   */
+  settle(id: string, next?: TimerRecord): Promise<boolean>;
+  /** Deletes every timer of `owner`; resolves with how many there were. */
+  cancelOwner(owner: string): Promise<number>;
+  /** Whether `key` was remembered. */
+  seen(key: string): Promise<boolean>;
+  /** Remembers `key` (at `at`, epoch ms) durably; remembering it again changes nothing. */
+  remember(key: string, at: number): Promise<void>;
 }
 
 export interface Store {
@@ -152,5 +213,8 @@ export interface Store {
   readonly memory: MemoryPort;
   readonly sequences: SequencesPort;
   readonly subagents: SubagentsPort;
+  readonly workflows: WorkflowsPort;
+  readonly timers: TimersPort;
+  readonly feed: FeedPort;
   close(): Promise<void>;
 }

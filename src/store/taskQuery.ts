@@ -1,7 +1,7 @@
 // How a task listing filters, orders and limits (by id descending, an order no update changes): the MemoryStore runs it,
 // the SQLite store's query must agree (the shared behaviour suite checks both). Pure: no I/O.
 
-import type { TaskFilter, TaskRecord } from '../domain/task.js';
+import type { TaskFilter, TaskRecord, TaskState } from '../domain/task.js';
 import { compareKeys } from './memoryKeys.js';
 
 /** The number of rows a listing may return: a whole number, never negative (SQL would read -1 as "no limit"). */
@@ -49,4 +49,15 @@ export function taskOfEvent(tasks: Iterable<TaskRecord>, eventId: string): TaskR
     if (task.inbox_event === eventId && (found === null || compareTasks(task, found) < 0)) found = task;
   }
   return found;
+}
+
+const FINAL: ReadonlySet<TaskState> = new Set(['completed', 'failed', 'canceled', 'rejected']);
+
+/**
+ * The ids of terminal tasks past retention (issue 18): beyond the newest `keep` terminal ones (by `updated`, then
+ * id), or last updated before `before`. Running tasks are never chosen.
+ */
+export function prunableTasks(tasks: Iterable<TaskRecord>, keep: number, before: number): string[] {
+  const terminal = [...tasks].filter((t) => FINAL.has(t.state)).sort(compareTasks);
+  return terminal.filter((t, i) => i >= keep || t.updated < before).map((t) => t.id);
 }

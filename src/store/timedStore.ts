@@ -4,7 +4,18 @@ import type { Store } from './store.js';
 
 export type LatencyObserver = (op: string, seconds: number) => void;
 
-const PORTS = ['inbox', 'conversations', 'budget', 'tasks', 'memory', 'sequences', 'subagents'] as const;
+const PORTS = [
+  'inbox',
+  'conversations',
+  'budget',
+  'tasks',
+  'memory',
+  'sequences',
+  'subagents',
+  'workflows',
+  'timers',
+  'feed',
+] as const;
 
 function timedPort<T extends object>(port: T, name: string, observe: LatencyObserver): T {
   return new Proxy(port, {

@@ -48,8 +48,8 @@ export function subagentDesk(parts: DeskParts): SubagentDesk {
     progress: (live, event, fields) =>
       subagentProgress({ log: parts.log, tasks: parts.opts.tasks }, live, event, fields, parts.now()),
     pressure: () => ({ level: parts.hold.pressure, cause: parts.hold.pressureCause }),
-    spawns: metrics.counter('agentd_subagent_spawns_total', 'Subagents spawned (and respawned), by mode.'),
-    refusals: metrics.counter('agentd_subagent_refusals_total', 'subagent.run calls refused, by gate.'),
+    spawns: metrics.counter('agentd_subagent_spawns_total', 'Subagents spawned (and respawned), by mode.', ['mode']),
+    refusals: metrics.counter('agentd_subagent_refusals_total', 'subagent.run calls refused, by gate.', ['gate']),
   });
   metrics.gauge('agentd_subagents_live', 'Subagent processes running now.', () => desk.liveCount);
   let paused = parts.hold.paused;

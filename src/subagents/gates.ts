@@ -1,6 +1,6 @@
 // The gates of `subagent.run` in the reference's order, with its exact refusal texts (reference §1.4), and the
 // spawn-rate bucket. Pure policy: counts, limits and the clock come in as arguments; a decision comes out.
-import { parseDuration } from '../config/duration.js';
+import { parseCpuSeconds, parseRate, parseSize } from '../config/subagentKeys.js';
 import {
   isTerminal,
   SUBAGENT_MODES,
@@ -8,6 +8,8 @@ import {
   type SubagentPriority,
   type SubagentRecord,
 } from '../domain/subagent.js';
+
+export { parseCpuSeconds, parseRate, parseSize };
 
 export interface SubagentLimits {
   depth: number;
@@ -24,6 +26,18 @@ export interface GateView {
   callerDepth: number;
   /** The pressure gate's level and cause (supervisor/pressure.ts): gates 7 and 10. */
   pressure: { level: 'ok' | 'warn' | 'shed'; cause: string | null };
+  /** Gate 8: the granted servers' tags form the lethal trifecta and security.allow_trifecta is off. */
+  trifecta?: boolean;
+}
+
+/**
+ * Whether servers with these tags together reach private data, take untrusted content and can send it out: the
+ * lethal trifecta of gate 8 (reference §1.4). Untagged servers add nothing.
+ */
+export function formsTrifecta(tagsPerServer: Iterable<readonly string[] | undefined>): boolean {
+  const all = new Set<string>();
+  for (const tags of tagsPerServer) for (const tag of tags ?? []) all.add(tag);
+  return ['private_data', 'untrusted_content', 'external_comms'].every((t) => all.has(t));
 }
 
 /** How long an ended subagent still counts against `limits.subagents.total` (reference §5 item 4). */
@@ -74,20 +88,6 @@ export type GateVerdict =
     }
   | { ok: false; error: string; gate: string; bucket: RateBucket };
 
-/** `<burst>/<period>` → its parts; null when either part does not read. */
-export function parseRate(text: string): { burst: number; periodMs: number } | null {
-  const match = /^\s*(\d+)\s*\/\s*(\S+)\s*$/.exec(text);
-  if (!match) return null;
-  const burst = Number(match[1]);
-  let periodMs: number;
-  try {
-    periodMs = parseDuration(match[2] ?? '');
-  } catch {
-    return null;
-  }
-  return burst >= 1 && periodMs >= 1 ? { burst, periodMs } : null;
-}
-
 /** The bucket for `rate` at `now`: kept while the rate text is unchanged, rebuilt full when a reload changed it. */
 export function bucketFor(prev: RateBucket | null, rate: string, now: number): RateBucket {
   if (prev !== null && prev.rate === rate) return prev;
@@ -103,40 +103,13 @@ export function takeToken(bucket: RateBucket, now: number): { bucket: RateBucket
   return { bucket: { ...bucket, tokens: tokens - 1, at: now }, ok: true };
 }
 
-const SIZE_UNITS: Record<string, number> = {
-  '': 1,
-  b: 1,
-  k: 1024,
-  kb: 1024,
-  kib: 1024,
-  m: 1024 ** 2,
-  mb: 1024 ** 2,
-  mib: 1024 ** 2,
-  g: 1024 ** 3,
-  gb: 1024 ** 3,
-  gib: 1024 ** 3,
-};
-
-/** Bytes of a size (`512MB`, `1.5g`, `4096`); all units binary. Throws a one-line reason. */
-export function parseSize(value: unknown): number {
-  if (typeof value === 'number' && Number.isFinite(value) && value > 0) return Math.floor(value);
-  const match = typeof value === 'string' ? /^\s*(\d+(?:\.\d+)?)\s*([a-zA-Z]*)\s*$/.exec(value) : null;
-  const unit = SIZE_UNITS[(match?.[2] ?? '').toLowerCase()];
-  if (!match || unit === undefined) throw new Error(`expected a size like 512MB or 2g, got ${JSON.stringify(value)}`);
-  return Math.floor(Number(match[1]) * unit);
-}
-
-/** Whole seconds of a CPU-time limit, floored at 1 s. Throws a one-line reason. */
-export function parseCpuSeconds(value: unknown): number {
-  const ms = typeof value === 'number' ? value * 1000 : parseDuration(String(value));
-  if (!Number.isFinite(ms) || ms < 0)
-    throw new Error(`expected a duration like 30s or 5m, got ${JSON.stringify(value)}`);
-  return Math.max(1, Math.floor(ms / 1000));
-}
+const TRIFECTA =
+  'subagent.run refused: the requested MCP servers form a lethal trifecta (untrusted input + sensitive + egress); ' +
+  'set security.allow_trifecta to override';
 
 const refuse = (gate: string, error: string, bucket: RateBucket): GateVerdict => ({ ok: false, gate, error, bucket });
 
-/** Gates 1-7, 9 and 10 of the reference, in order; the rate token is spent even when a later gate refuses. */
+/** Gates 1-10 of the reference, in order; the rate token is spent even when a later gate refuses. */
 export function checkRun(req: RunRequest, view: GateView, limits: SubagentLimits, bucket: RateBucket, now: number) {
   if (req.instruction.trim() === '')
     return refuse('instruction', 'subagent.run: instruction must be non-empty', bucket);
@@ -163,6 +136,7 @@ export function checkRun(req: RunRequest, view: GateView, limits: SubagentLimits
     const error = `subagent.run refused: ${cause} pressure (shedding new work; in-flight work drains)`;
     return refuse('pressure', error, token.bucket);
   }
+  if (view.trifecta) return refuse('trifecta', TRIFECTA, token.bucket);
   const verdict = checkCaps(req, token.bucket);
   // Gate 10 comes after the caps read: a bad priority is named before low-priority work is shed.
   if (verdict.ok && verdict.priority === 'low' && level === 'warn') {

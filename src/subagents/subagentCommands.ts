@@ -1,11 +1,12 @@
-// subagent.status, subagent.kill and subagent.send as A2A commands (issue 15 item 7): the same desk, the same
-// texts as the tools. A caller reaches only the subagents its own turns started ("no such subagent" otherwise, as
+// subagent.status, subagent.kill, subagent.send and subagent.list as A2A commands (issue 15 item 7): the same
+// desk, the same texts as the tools. A caller reaches only the subagents its own turns started ("no such subagent" otherwise, as
 // the tools say); the operator reaches every one, acting as the principal that started it.
 import { isTerminal, type SubagentRecord } from '../domain/subagent.js';
 import type { ToolCaller, ToolOutcome } from '../tools/toolOutcome.js';
+import { listEntry } from './results.js';
 import type { SubagentDesk } from './subagentDesk.js';
 
-export const SUBAGENT_COMMANDS = ['subagent.status', 'subagent.kill', 'subagent.send'] as const;
+export const SUBAGENT_COMMANDS = ['subagent.status', 'subagent.kill', 'subagent.send', 'subagent.list'] as const;
 
 export interface CommandPrincipal {
   id: string;
@@ -22,6 +23,11 @@ export function subagentCommand(
   op: string,
   args: Record<string, unknown>,
 ): SubagentCommandResult {
+  // The caller's own subagents; the operator's list holds every principal's.
+  if (op === 'subagent.list') {
+    const seen = desk.seenBy(principal.role === 'operator' ? undefined : principal.id);
+    return { ok: true, result: { subagents: seen.map(listEntry) } };
+  }
   const handle = typeof args.handle === 'string' ? args.handle : '';
   if (handle === '') return { ok: false, error: `command "${op}" needs a handle` };
   const owner =

@@ -4,7 +4,7 @@
 import type { InternalContract } from '../tools/internalContracts.js';
 import { closed, open } from '../tools/schemaShapes.js';
 
-const HANDLE = { type: 'string', minLength: 1, description: 'A handle from subagent.run ("sub-<n>").' };
+const HANDLE = { type: 'string', minLength: 1 };
 const ANSWER = open(
   { handle: { type: 'string' }, status: { type: 'string' }, result: {}, error: {}, timed_out: { type: 'boolean' } },
   ['handle', 'status'],
@@ -16,41 +16,35 @@ export const SUBAGENT_CONTRACTS: InternalContract[] = [
     name: 'subagent.run',
     family: 'subagent',
     description:
-      'Delegate a task to a subagent in its own process: sync (default) waits for {handle, status, result, error}; ' +
-      'async and detached return a handle at once; warm stays alive for subagent.send.',
+      'Delegate a task to a subagent process: sync (default) waits for its result; async and detached return a ' +
+      'handle; warm stays for subagent.send.',
     input_schema: closed({
-      instruction: { type: 'string', description: 'What the subagent must do, self-contained.' },
+      instruction: { type: 'string', description: 'Self-contained.' },
       mode: { type: 'string', enum: ['sync', 'async', 'detached', 'warm'] },
-      template: { type: 'string', description: 'A configured template instead of an instruction.' },
-      params: { type: 'object', description: "The template's parameters." },
-      tools: {
-        type: 'array',
-        items: { type: 'string' },
-        description: 'Tool patterns granted (`*`, exact, `prefix*`).',
-      },
-      servers: { type: 'array', items: { type: 'string' }, description: 'MCP servers granted (default all).' },
-      limits: {
-        type: 'object',
-        description: 'steps, tokens, deadline ("10m"), memory ("512MB"), cpu ("5m").',
-      },
+      template: { type: 'string', description: 'A configured template, instead of instruction.' },
+      params: { type: 'object' },
+      tools: { type: 'array', items: { type: 'string' }, description: 'Tool patterns: *, exact, prefix*.' },
+      servers: { type: 'array', items: { type: 'string' }, description: 'MCP servers (default all).' },
+      limits: { type: 'object', description: 'steps, tokens, deadline, memory, cpu.' },
       priority: { type: 'string', enum: ['low', 'normal', 'high'] },
       context: {
         type: 'array',
         items: closed({ role: { type: 'string' }, content: { type: 'string' } }, ['role', 'content']),
-        description: 'Messages the subagent reads before the instruction.',
+        description: 'Read before the instruction.',
       },
-      output_contract: { type: 'string', description: 'What the answer must look like, in words.' },
-      output_schema: { type: 'object', description: 'A JSON Schema the answer must match.' },
+      output_contract: { type: 'string', description: "The answer's shape, in words." },
+      output_schema: { type: 'object', description: 'JSON Schema of the answer.' },
       workflow: { type: 'string', description: 'Accepted and ignored (agentd compatibility).' },
       skills: { type: 'array', items: { type: 'string' }, description: 'Accepted and ignored.' },
     }),
     output_schema: open({ handle: { type: 'string' }, status: { type: 'string' }, result: {} }, ['handle', 'status']),
     suspends: true,
+    ignored_inputs: ['workflow', 'skills'],
   },
   {
     name: 'subagent.await',
     family: 'subagent',
-    description: "Wait for a subagent's end and get {handle, status, result, error}; timeout gives timed_out: true.",
+    description: "Wait for a subagent's end and its result; a timeout gives timed_out.",
     input_schema: closed({ handle: HANDLE, timeout: { type: ['string', 'number'], description: 'e.g. "30s".' } }, [
       'handle',
     ]),
@@ -60,7 +54,7 @@ export const SUBAGENT_CONTRACTS: InternalContract[] = [
   {
     name: 'subagent.send',
     family: 'subagent',
-    description: 'Send a warm subagent its next message; each message is one run with its own result.',
+    description: 'Send a warm subagent its next message (one run each).',
     input_schema: closed({ handle: HANDLE, message: { type: 'string', minLength: 1 } }, ['handle', 'message']),
     output_schema: OK,
     suspends: false,
@@ -68,7 +62,7 @@ export const SUBAGENT_CONTRACTS: InternalContract[] = [
   {
     name: 'subagent.status',
     family: 'subagent',
-    description: "A subagent's status, mode, latest result, error and tokens.",
+    description: "A subagent's status, result, error and tokens.",
     input_schema: closed({ handle: HANDLE }, ['handle']),
     output_schema: open({ handle: { type: 'string' }, status: { type: 'string' } }, ['handle', 'status']),
     suspends: false,
@@ -76,7 +70,7 @@ export const SUBAGENT_CONTRACTS: InternalContract[] = [
   {
     name: 'subagent.list',
     family: 'subagent',
-    description: 'Your subagents: handle, mode, status, instruction (80 chars), created.',
+    description: 'Your subagents: handle, mode, status.',
     input_schema: closed({}),
     output_schema: open({ subagents: { type: 'array' } }, ['subagents']),
     suspends: false,
@@ -84,7 +78,7 @@ export const SUBAGENT_CONTRACTS: InternalContract[] = [
   {
     name: 'subagent.kill',
     family: 'subagent',
-    description: 'Stop a running subagent; its status becomes cancelled with the reason.',
+    description: 'Stop a subagent (status cancelled).',
     input_schema: closed({ handle: HANDLE, reason: { type: 'string' } }, ['handle']),
     output_schema: OK,
     suspends: false,

@@ -20,15 +20,17 @@ import {
   toolOk,
   type WorkPorts,
 } from '../tools/toolOutcome.js';
-import { bucketFor, checkRun, countView, type GateView, type RateBucket } from './gates.js';
+import { bucketFor, checkRun, countView, formsTrifecta, type GateView, type RateBucket } from './gates.js';
 import { answerOf, distill, listEntry, resultNote, spawnFailed, statusOf, turnNote } from './results.js';
+import { planPrune } from './retention.js';
 import type { OnCallerEnd, SubagentDeskPort, SubagentHost } from './subagentHost.js';
-import type { SubagentReturn } from './subagentProducer.js';
 import { buildRecord } from './subagentRecord.js';
 import { type LiveSubagent, type RunnerDeps, SubagentRunner } from './subagentRunner.js';
 import { resolveTemplate } from './templates.js';
+import { SubagentWaiters } from './waiters.js';
 
-/** Ended subagents count toward `limits.subagents.total` for this long (reference §5 item 4). */
+/** Why a sync subagent was cancelled with its caller. */
+const CALLER_ENDED = "its caller's turn ended";
 
 export interface DeskDeps extends RunnerDeps {
   store: Store;
@@ -40,12 +42,10 @@ export interface DeskDeps extends RunnerDeps {
   pressure?(): GateView['pressure'];
 }
 
-type Waiter = (record: SubagentRecord) => void;
-
 export class SubagentDesk implements SubagentDeskPort {
   private readonly records = new Map<string, SubagentRecord>();
   private readonly live = new Map<string, LiveSubagent>();
-  private readonly waiters = new Map<string, Set<Waiter>>();
+  private readonly waiters = new SubagentWaiters();
   private readonly runner: SubagentRunner;
   private bucket: RateBucket | null = null;
   /** subagent.run calls past the gates whose handle is being minted (they count as live). */
@@ -97,6 +97,7 @@ export class SubagentDesk implements SubagentDeskPort {
         this.settle(record, 'failed', null, 'interrupted by a restart (detached subagents are not respawned)');
       } else this.respawn(record);
     }
+    this.prune();
   }
 
   /** A drain: the workers die, the records stay unfinished, and the next start respawns them. */
@@ -114,32 +115,38 @@ export class SubagentDesk implements SubagentDeskPort {
     const resolved = resolveTemplate(raw, this.deps.config.subagents);
     if (!resolved.ok) return this.refuse(caller, 'template', resolved.error);
     const args = resolved.args;
-    const prior = caller.call ? this.byCall(caller, caller.call) : undefined;
-    // The same call of a turn replayed after a restart: the subagent it started, not a second one.
-    if (prior) return toolDefer(this.answerRun(prior, onEnd));
-    const now = this.deps.now();
-    const limits = this.deps.config.limits.subagents;
     const request = {
       instruction: typeof args.instruction === 'string' ? args.instruction : '',
       mode: (args.mode as string | undefined) ?? 'sync',
       limits: (args.limits as Record<string, unknown> | undefined) ?? {},
       priority: (args.priority as string | undefined) ?? 'normal',
     };
+    const prior = caller.call ? this.byCall(caller, caller.call, request) : undefined;
+    // The same call of a turn replayed after a restart: the subagent it started, not a second one.
+    if (prior) return toolDefer(this.answerRun(prior, onEnd));
+    const now = this.deps.now();
+    const limits = this.deps.config.limits.subagents;
     const verdict = checkRun(
       request,
-      this.gateView(caller, now),
+      this.gateView(caller, now, args.servers),
       limits,
       bucketFor(this.bucket, limits.rate, now),
       now,
     );
     this.bucket = verdict.bucket;
     if (!verdict.ok) return this.refuse(caller, verdict.gate, verdict.error);
+    // A sync caller can end while its child's handle is minted and stored: the child then never starts.
+    const callerState = { ended: false };
+    if (verdict.mode === 'sync')
+      onEnd(() => {
+        callerState.ended = true;
+      });
     this.minting++;
     const started = this.deps.store.sequences
       .next('subagent')
       .then((n) => buildRecord(`sub-${n}`, caller, args, verdict, this.deps.config, this.deps.now()))
       .finally(() => this.minting--)
-      .then((record) => this.spawn(record));
+      .then((record) => this.spawn(record, callerState));
     return toolDefer(
       started.then(
         (record) => (record.status === 'failed' ? spawnFailed(record) : this.answerRun(record, onEnd)),
@@ -154,9 +161,9 @@ export class SubagentDesk implements SubagentDeskPort {
       return Promise.resolve({ result: { handle: record.handle, status: record.status }, is_error: false });
     }
     onEnd(() => {
-      if (!isTerminal(record.status)) this.cancelLive(record, "its caller's turn ended");
+      if (!isTerminal(record.status)) this.cancelLive(record, CALLER_ENDED);
     });
-    return this.waitEnd(record, null, onEnd);
+    return this.waiters.wait(record, null, onEnd);
   }
 
   private refuse(caller: ToolCaller, gate: string, error: string): ToolOutcome {
@@ -165,17 +172,31 @@ export class SubagentDesk implements SubagentDeskPort {
     return toolError(error);
   }
 
-  private gateView(caller: ToolCaller, now: number): GateView {
+  private gateView(caller: ToolCaller, now: number, asked: unknown): GateView {
     const pressure = this.deps.pressure?.() ?? { level: 'ok', cause: null };
-    return countView(this.records.values(), this.minting, caller.subagent?.depth ?? 0, now, pressure);
+    const view = countView(this.records.values(), this.minting, caller.subagent?.depth ?? 0, now, pressure);
+    const { mcp, security } = this.deps.config;
+    // The servers the child would get: the listed ones that exist, or every configured one (reference §1.4).
+    const names = Array.isArray(asked) ? asked.filter((n) => Object.hasOwn(mcp.servers, n)) : Object.keys(mcp.servers);
+    return { ...view, trifecta: !security.allow_trifecta && formsTrifecta(names.map((n) => mcp.servers[n]?.tags)) };
   }
 
-  private byCall(caller: ToolCaller, key: string): SubagentRecord | undefined {
-    return [...this.records.values()].find((r) => r.call_key === key && r.requested_by.principal === caller.principal);
+  /**
+   * The record a replayed call started: same key, principal, mode and instruction. A call at the same place with
+   * other arguments (the model chose differently on replay) is a new call, not the old child.
+   */
+  private byCall(caller: ToolCaller, key: string, req: { mode: string; instruction: string }) {
+    return [...this.records.values()].find(
+      (r) =>
+        r.call_key === key &&
+        r.requested_by.principal === caller.principal &&
+        r.mode === req.mode &&
+        r.instruction === req.instruction,
+    );
   }
 
   /** Stores the record, then spawns it `running`; a spawn error leaves it `failed` (reference §1.4 gate 11). */
-  private async spawn(record: SubagentRecord): Promise<SubagentRecord> {
+  private async spawn(record: SubagentRecord, caller: { ended: boolean }): Promise<SubagentRecord> {
     this.records.set(record.handle, record);
     try {
       // Stored before the worker starts (§5 item 2): a refused save fails the spawn and nothing runs.
@@ -183,6 +204,10 @@ export class SubagentDesk implements SubagentDeskPort {
     } catch (err) {
       this.records.delete(record.handle);
       throw err;
+    }
+    if (caller.ended) {
+      this.settle(record, 'cancelled', null, CALLER_ENDED);
+      return record;
     }
     try {
       this.launch(record, 'subagent.spawn');
@@ -233,33 +258,7 @@ export class SubagentDesk implements SubagentDeskPort {
     const record = this.visible(caller, handle);
     if (!record) return toolError(`no such subagent "${handle}"`);
     if (isTerminal(record.status)) return toolOk(answerOf(record));
-    return toolDefer(this.waitEnd(record, timeoutMs, onEnd));
-  }
-
-  /** Resolves with the answer at the end, `{timed_out: true}` at the timeout; nothing once the caller is gone. */
-  private waitEnd(record: SubagentRecord, timeoutMs: number | null, onEnd: OnCallerEnd): Promise<ToolResult> {
-    if (isTerminal(record.status)) return Promise.resolve({ result: answerOf(record), is_error: false });
-    return new Promise((resolve) => {
-      let timer: NodeJS.Timeout | undefined;
-      const set = this.waiters.get(record.handle) ?? new Set<Waiter>();
-      this.waiters.set(record.handle, set);
-      const drop = (): void => {
-        clearTimeout(timer);
-        set.delete(waiter);
-      };
-      const waiter: Waiter = (ended) => {
-        drop();
-        resolve({ result: answerOf(ended), is_error: false });
-      };
-      set.add(waiter);
-      if (timeoutMs !== null) {
-        timer = setTimeout(() => {
-          drop();
-          resolve({ result: { handle: record.handle, status: record.status, timed_out: true }, is_error: false });
-        }, timeoutMs);
-      }
-      onEnd(drop);
-    });
+    return toolDefer(this.waiters.wait(record, timeoutMs, onEnd));
   }
 
   private send(caller: ToolCaller, handle: string, message: string): ToolOutcome {
@@ -301,7 +300,7 @@ export class SubagentDesk implements SubagentDeskPort {
     record.error = reason;
     record.updated = this.deps.now();
     void this.save(record);
-    this.answerWaiters(record);
+    this.waiters.answer(record);
     this.deps.children.cancel(live.child, reason);
   }
 
@@ -366,25 +365,28 @@ export class SubagentDesk implements SubagentDeskPort {
     void this.save(record);
     const tokens = record.tokens.input_tokens + record.tokens.output_tokens;
     this.deps.log.info('subagent.result', { handle: record.handle, status, tokens, ...(error ? { err: error } : {}) });
-    this.answerWaiters(record);
+    this.waiters.answer(record);
     if (this.deps.config.agent.wake_on.includes('subagent_result')) this.returnResult(record, resultNote(record));
+    this.prune();
   }
 
-  private answerWaiters(record: SubagentRecord): void {
-    for (const waiter of [...(this.waiters.get(record.handle) ?? [])]) waiter(record);
-    this.waiters.delete(record.handle);
+  /** Drops ended records past `subagents.keep` or older than `subagents.keep_for`, here and in the store. */
+  private prune(): void {
+    const { keep, keep_for } = this.deps.config.subagents;
+    const busy = new Set(this.live.keys());
+    const handles = planPrune(this.records.values(), { keep, keepForMs: keep_for }, busy, this.deps.now());
+    if (handles.length === 0) return;
+    for (const handle of handles) this.records.delete(handle);
+    this.deps.log.info('subagent.pruned', { count: handles.length });
+    void this.deps.store.subagents
+      .remove(handles)
+      .catch((err: unknown) => this.deps.log.error('store.checkpoint.fail', { op: 'prune', err: describeError(err) }));
   }
 
   /** Hands the note to the producer that returns results to the caller's conversation. */
   private returnResult(record: SubagentRecord, text: string): void {
-    const back = this.deps.ports?.port('subagent_result');
-    const ret: SubagentReturn = {
-      ctx: record.requested_by.ctx,
-      principal: record.requested_by.principal,
-      handle: record.handle,
-      text,
-    };
-    back?.(ret);
+    const { ctx, principal } = record.requested_by;
+    this.deps.ports?.port('subagent_result')?.({ ctx, principal, handle: record.handle, text });
   }
 
   private save(record: SubagentRecord): Promise<void> {

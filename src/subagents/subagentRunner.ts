@@ -2,6 +2,7 @@
 // its frames (internal tools, per-call budget admission, usage, each run's end) and its kernel caps. Decides nothing
 // about records or waiters: it reports runs and the exit to the desk (reference §1.4, §1.7, §1.11).
 import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import type { CallGrant } from '../budget/ledger.js';
 import type { Config } from '../config/types.js';
@@ -16,6 +17,7 @@ import type { Child, Children, EndReason } from '../supervisor/children.js';
 import { runInternalTool } from '../tools/internalTools.js';
 import type { ToolSurface } from '../tools/surface.js';
 import type { InternalToolHost, ToolCaller, ToolResult } from '../tools/toolOutcome.js';
+import { markTurnEnded, whenTurnEnds } from '../tools/turnEnd.js';
 import type { SubagentDeskPort } from './subagentHost.js';
 import { subagentPayload, subagentTools } from './subagentPayload.js';
 
@@ -98,6 +100,7 @@ export class SubagentRunner {
         onExit: (ended, outcome) => {
           if (!live) return;
           for (const timer of live.parked) clearTimeout(timer);
+          markTurnEnded(live);
           for (const cleanup of live.cleanups.splice(0)) cleanup();
           this.events.onExit(live, ended, outcome, live.failed);
         },
@@ -119,9 +122,10 @@ export class SubagentRunner {
   }
 
   /**
-   * RLIMIT_CPU through util-linux `prlimit` and the niceness through os.setPriority, both best effort. The memory
-   * cap is reported but not applied: a running Node worker already maps more address space than RLIMIT_AS would
-   * allow, so the cap would kill it at its next allocation.
+   * RLIMIT_CPU and RLIMIT_AS through util-linux `prlimit`, the niceness through os.setPriority, all best effort
+   * (reference §1.4 "Payload"). V8 reserves far more address space than it uses (~700 MB at start), so a node
+   * started under RLIMIT_AS = `limits.memory` dies at once: the cap is set on the running worker, at what it has
+   * mapped plus `limits.memory`; growing past that fails its allocations (V8 aborts the worker).
    */
   private applyCaps(live: LiveSubagent): void {
     const { pid } = live.child.handle;
@@ -130,19 +134,21 @@ export class SubagentRunner {
     const nice = priority === 'low' ? 10 : priority === 'high' ? -5 : 0;
     if (nice !== 0) applied.nice = tryApply(() => setPriority(pid, nice));
     if (limits.cpu_seconds !== undefined) {
-      const cpu = `--cpu=${limits.cpu_seconds}:${limits.cpu_seconds + 5}`;
-      applied.cpu = tryApply(() => {
-        const run = spawnSync('prlimit', [`--pid=${pid}`, cpu], { stdio: 'ignore', timeout: 2_000 });
-        if (run.status !== 0) throw new Error(run.error ? describeError(run.error) : `prlimit exit ${run.status}`);
-      });
+      const { cpu_seconds: cpu } = limits;
+      applied.cpu = tryApply(() => prlimit(pid, `--cpu=${cpu}:${cpu + 5}`));
     }
-    if (nice !== 0 || limits.cpu_seconds !== undefined) this.deps.log.info('subagent.caps', applied);
+    if (limits.memory_bytes !== undefined) {
+      const { memory_bytes: memory } = limits;
+      applied.memory = tryApply(() => prlimit(pid, `--as=${mappedBytes(pid) + memory}`));
+    }
+    if (Object.keys(applied).length > 2) this.deps.log.info('subagent.caps', applied);
   }
 
   private onFrame(live: LiveSubagent, frame: UpFrame): void {
     const { child, record } = live;
     const handlers: FrameHandlers<UpFrame> = {
       ready: () => {},
+      idle: () => {}, // the child table takes it (children.ts)
       pong: () => {},
       event: (f) => this.deps.progress?.(live, f.event, f.fields),
       usage: (f) => this.deps.children.account(child, f),
@@ -176,7 +182,7 @@ export class SubagentRunner {
       turnId: runId,
       depth: 0,
       kind: 'conversation',
-      call: `${runId}#${frame.index ?? frame.id}`,
+      call: callKey(record, frame.index ?? frame.id),
       subagent: { handle: record.handle, depth: record.requested_by.depth },
     };
     const outcome = runInternalTool(frame.name, frame.args, caller, this.host(live, runId));
@@ -221,9 +227,30 @@ export class SubagentRunner {
           ...(req.schema ? { schema: req.schema } : {}),
           turnId: `${runId}.think-${++thinks}`,
         }),
-      subagents: this.desk.forTurn((cleanup) => live.cleanups.push(cleanup)),
+      subagents: this.desk.forTurn((cleanup) => whenTurnEnds(live, cleanup)),
     };
   }
+}
+
+/**
+ * The key of a subagent's tool call: its handle, the run it belongs to (warm runs finished so far + 1) and the
+ * call's index. A respawn replays the same run under the same keys (its nested children are found, not started
+ * twice); a later warm run has keys of its own (reference §5 item 2).
+ */
+export function callKey(record: Pick<SubagentRecord, 'handle' | 'runs'>, index: number): string {
+  return `${record.handle}.run${record.runs + 1}#${index}`;
+}
+
+function prlimit(pid: number, limit: string): void {
+  const run = spawnSync('prlimit', [`--pid=${pid}`, limit], { stdio: 'ignore', timeout: 2_000 });
+  if (run.status !== 0) throw new Error(run.error ? describeError(run.error) : `prlimit exit ${run.status}`);
+}
+
+/** The address space `pid` has mapped now (VmSize). */
+function mappedBytes(pid: number): number {
+  const kb = /VmSize:\s*(\d+)\s*kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+  if (kb === undefined) throw new Error(`no VmSize for pid ${pid}`);
+  return Number(kb) * 1024;
 }
 
 function tryApply(apply: () => void): string {

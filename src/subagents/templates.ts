@@ -1,22 +1,12 @@
 // Subagent templates (reference §1.3): `subagent.run {template, params}` resolved to the run's instruction and
 // grants, params checked at call time with refusals that name the field. Pure.
-import type { SubagentsConfig, SubagentTemplate, TemplateParam } from '../config/types.js';
+import { paramTypeOk } from '../config/subagentKeys.js';
+import type { SubagentsConfig, SubagentTemplate } from '../config/types.js';
+
+type TemplateConfig = Pick<SubagentsConfig, 'allow_freeform' | 'templates'>;
 
 /** The run arguments after a template was applied (the call's own grants win over the template's). */
 export type Resolved = { ok: true; args: Record<string, unknown> } | { ok: false; error: string };
-
-function typeOk(param: TemplateParam, value: unknown): boolean {
-  switch (param.type) {
-    case 'string':
-      return typeof value === 'string';
-    case 'integer':
-      return Number.isSafeInteger(value);
-    case 'number':
-      return typeof value === 'number' && Number.isFinite(value);
-    case 'boolean':
-      return typeof value === 'boolean';
-  }
-}
 
 /** Checks `params` against the template's declarations; returns the values with defaults, or the refusal. */
 export function checkParams(
@@ -33,7 +23,8 @@ export function checkParams(
       if (param.required) return { ok: false, error: `subagent.run: params.${name}: required` };
       continue;
     }
-    if (!typeOk(param, value)) return { ok: false, error: `subagent.run: params.${name}: expected ${param.type}` };
+    if (!paramTypeOk(param.type, value))
+      return { ok: false, error: `subagent.run: params.${name}: expected ${param.type}` };
     if (param.enum && !param.enum.some((e) => e === value)) {
       const allowed = param.enum.map((e) => JSON.stringify(e)).join(', ');
       return { ok: false, error: `subagent.run: params.${name}: must be one of ${allowed}` };
@@ -53,7 +44,7 @@ function fill(instruction: string, values: Record<string, unknown>): string {
 }
 
 /** Applies `args.template` when given; refuses freeform runs when `subagents.allow_freeform` is false. */
-export function resolveTemplate(args: Record<string, unknown>, cfg: SubagentsConfig): Resolved {
+export function resolveTemplate(args: Record<string, unknown>, cfg: TemplateConfig): Resolved {
   const name = args.template;
   if (name === undefined) {
     if (!cfg.allow_freeform) {
@@ -83,7 +74,7 @@ export function resolveTemplate(args: Record<string, unknown>, cfg: SubagentsCon
 }
 
 /** The `## Subagent templates` prompt section listing each template and its params; "" without templates. */
-export function templatesSection(cfg: SubagentsConfig): string {
+export function templatesSection(cfg: TemplateConfig): string {
   const names = Object.keys(cfg.templates).sort();
   if (names.length === 0) return '';
   const lines = names.map((name) => {

@@ -10,7 +10,8 @@ import type { Usage } from '../protocol/messages.js';
 import type { TurnErrorKind, TurnStatus } from '../protocol/status.js';
 import { addUsage, hasUsage, usageSince } from '../protocol/usage.js';
 import { classifyChild, DEFAULT_LIVENESS, type Liveness, type LivenessLimits, pingIntervalMs } from './liveness.js';
-import type { WorkerHandle, WorkerPool } from './workerHandle.js';
+import type { WorkerHandle } from './workerHandle.js';
+import type { WorkerPool } from './workerPool.js';
 
 export type ChildKind = 'turn' | 'preflight' | 'compaction' | 'think' | 'decide' | 'subagent';
 
@@ -116,13 +117,14 @@ export class Children {
     try {
       // Every secret, principals' tokens included: the worker's stderr is its own (inherited), and a model error that
       // echoes a caller's token must be redacted there too (README "Secrets"). Frames are redacted again on receipt.
-      handle.send({ type: 'spawn', ...spec.payload, redact: knownSecrets() });
+      handle.send({ type: 'spawn', ...spec.payload, redact: knownSecrets(), reuse: this.deps.pool.mayReuse(handle) });
     } catch (err) {
       this.live.delete(node);
       handle.kill();
       throw err;
     }
     handle.markRunning(now + spec.payload.limits.deadline_ms + DEADLINE_GRACE_MS);
+    this.deps.pool.noteDemand(this.live.size);
     return child;
   }
 
@@ -205,6 +207,7 @@ export class Children {
     const frame = redactDeep(received);
     try {
       if (frame.type === 'usage') this.account(entry.child, frame);
+      else if (frame.type === 'idle') this.onIdle(entry, frame.rss);
       else entry.hooks.onFrame(frame);
     } catch (err) {
       const { kind, ctx } = entry.child;
@@ -213,25 +216,44 @@ export class Children {
     }
   }
 
+  /**
+   * The worker finished its turn and cleared it: its child ends here as if it exited 0, and the process goes back
+   * to the pool, unless the turn was being ended (its process group dies, as a cancel promises) or the worker is
+   * past its turns or memory (replaced).
+   */
+  private onIdle(entry: Entry, rssBytes: number): void {
+    const { child } = entry;
+    const { node, kind, ctx, handle } = child;
+    const next = this.deps.pool.afterTurn(handle, rssBytes, child.endReason !== null);
+    if (next.kind === 'recycle') {
+      this.deps.log.debug('worker.recycle', { node, kind, ctx, worker_pid: handle.pid, reason: next.reason });
+      handle.kill();
+      return;
+    }
+    handle.detach();
+    this.settle(entry, { code: 0, signal: null, spawnError: null }, 'idle after its turn', true);
+    this.deps.pool.release(handle);
+  }
+
   private onClose(node: number, code: number | null, signal: NodeJS.Signals | null): void {
     const entry = this.live.get(node);
     if (!entry) return;
+    const exit = { code, signal, spawnError: entry.child.handle.spawnError };
+    this.settle(entry, exit, code !== null ? `exit code ${code}` : `signal ${signal}`);
+  }
+
+  /** The child is over (its process exited, or went idle): its hooks hear it once, and its think children die. */
+  private settle(entry: Entry, exit: ChildExit, outcome: string, idle = false): void {
     const { child, hooks, timers } = entry;
-    const { kind, ctx } = child;
-    const spawnError = child.handle.spawnError;
-    this.deps.log.info('child.exit', {
-      node,
-      worker_pid: child.handle.pid,
-      kind,
-      ctx,
-      code,
-      signal,
-      spawn_error: spawnError,
-    });
+    const { node, kind, ctx } = child;
+    const { code, signal, spawnError } = exit;
+    const fields = { node, worker_pid: child.handle.pid, kind, ctx, code, signal, spawn_error: spawnError };
+    // A reused worker's child ends without its process: `idle` says the process stays for another turn.
+    this.deps.log.info('child.exit', idle ? { ...fields, idle } : fields);
     for (const t of timers) clearTimeout(t);
     this.live.delete(node);
-    const exit = { code, signal, spawnError: child.handle.spawnError };
-    hooks.onExit(child.endReason, code !== null ? `exit code ${code}` : `signal ${signal}`, exit);
+    this.deps.pool.noteDemand(this.live.size);
+    hooks.onExit(child.endReason, outcome, exit);
     this.killChildrenOf(node, 'its turn ended');
   }
 }

@@ -2,6 +2,7 @@
 // text. Reads the job table and the conversation heads; changes nothing.
 import type { ConversationBook } from '../context/conversationBook.js';
 import type { SubagentRecord } from '../domain/subagent.js';
+import type { TimerRecord } from '../domain/timer.js';
 import { statusText } from '../obs/statusView.js';
 import { liveSubagents } from '../subagents/subagentCommands.js';
 import { type Hold, statusCounts, waitingJobs } from './jobQueries.js';
@@ -15,6 +16,8 @@ export interface StatusParts {
   hold: Required<Hold>;
   /** The subagent desk's records, as a principal may see them (all without one). */
   subagents: { seenBy(principal?: string): readonly SubagentRecord[] };
+  /** The armed durable timers, earliest first. */
+  timers?: { list(): TimerRecord[] };
 }
 
 /** A snapshot of the instance, or with `principal` of that principal's work only (a user turn's `status`). */
@@ -36,7 +39,15 @@ export function instanceStatus(at: StatusParts, principal?: string): Record<stri
     paused,
     draining,
     subagents,
+    // The operator's view only: a timer's owner and payload are another principal's business.
+    ...(principal === undefined && at.timers ? { timers: timersSummary(at.timers.list()) } : {}),
   };
+}
+
+/** How many timers are armed, the next due time, and the next few (owner, kind, due). */
+function timersSummary(list: readonly TimerRecord[]) {
+  const next = list.slice(0, 5).map(({ owner, kind, due }) => ({ owner, kind, due }));
+  return { armed: list.length, next_due: list[0]?.due ?? null, next };
 }
 
 /** The `status` verdict's reply: the instance as `principal` may see it. */

@@ -289,6 +289,12 @@ function foldJob(c: EffectContext, { job, input, effect, cause, data }: EffectCa
 function settle(c: EffectContext, turn: LiveTurn, result: TurnResult): void {
   logTurnDone(c.log, { node: turn.node, ctx: turn.job.ctx, turn: turn.turnId }, result);
   c.metrics.turns.inc({ status: result.status });
+  c.metrics.turnDuration.observe({ status: result.status }, (c.now() - turn.startedAt) / 1000);
+  turn.span?.set({
+    'gen_ai.usage.input_tokens': result.usage.input_tokens,
+    'gen_ai.usage.output_tokens': result.usage.output_tokens,
+  });
+  turn.span?.end(result.status === 'completed' ? undefined : result.status);
   c.spending.settleTurn(turn, result.usage);
   const conv = c.conversations.open(turn.job.ctx, turn.job.principal);
   // The notes the turn was built with belong to its fold: written with its inbox-done, never before.

@@ -1,7 +1,6 @@
 // The supervisor: one event-driven reactor that owns durable state, runs each accepted event as one job of the job
 // table (inbox → prep → gate → launch → fold) and folds results back. The only writer of the store. It never
 // calls the model for a turn.
-
 import { Spending } from '../budget/spending.js';
 import type { Config } from '../config/types.js';
 import { Compactor } from '../context/compactor.js';
@@ -12,6 +11,7 @@ import type { ThinkJob } from '../domain/job.js';
 import { ActivityBoard, publishProgress } from '../obs/activityBoard.js';
 import type { Logger } from '../obs/log.js';
 import { Metrics } from '../obs/metrics.js';
+import { RunTap } from '../obs/runTap.js';
 import { Staging } from '../prep/staging.js';
 import type { Usage } from '../protocol/messages.js';
 import { Steering, type SteeringDeps } from '../steering/steering.js';
@@ -49,7 +49,7 @@ import { type AcceptInput, inboxEvent, livenessLimits, storeCaches, workerPool }
 import { ThinkChildren } from './thinkChildren.js';
 import { TurnLauncher } from './turnLaunch.js';
 import { type LiveTurn, TurnWorkers } from './turnWorkers.js';
-import type { WorkerPool } from './workerHandle.js';
+import type { WorkerPool } from './workerPool.js';
 
 export type { AcceptInput, SupervisorOptions } from './supervisorOptions.js';
 
@@ -71,12 +71,14 @@ export class Supervisor {
   /** Plan mode, goals, side tasks, and what a committed turn leads to. */
   readonly steering: Steering;
   readonly intake: ConversationIntake; // loads evicted conversations for producers; a principal's quotas
-  private readonly activity = new ActivityBoard();
+  readonly runTap = new RunTap(); // each run's progress, for the embedding API's `run().events`
+  private readonly activity = new ActivityBoard(this.runTap, () => this.metrics);
   private readonly staging: Staging;
   private readonly spending: Spending;
   private readonly launcher: TurnLauncher;
   private readonly compactor: Compactor;
   readonly subagents: SubagentDesk;
+  readonly timers: ReturnType<typeof storeCaches>[2]; // durable timers (producers reference §3.8), re-armed at restore
   readonly metrics: Metrics;
   private restored = false;
   /** The store behind its commit queue (timing aside): what a drain waits on. */
@@ -97,7 +99,7 @@ export class Supervisor {
     this.log = opts.log;
     this.now = opts.now ?? Date.now;
     const base = { config: this.config, store: this.store, log: this.log, now: this.now };
-    [this.turnIds, this.memoryKeys] = storeCaches(this.store, this.log, this.now);
+    [this.turnIds, this.memoryKeys, this.timers] = storeCaches(this.store, this.log, this.now);
     this.reactor = new Reactor(() => this.tick(), this.log);
     const wake = (): void => this.reactor.schedule();
     this.jobs = new Jobs(base);
@@ -137,7 +139,7 @@ export class Supervisor {
     this.turns = this.turnWorkers();
     this.launcher = new TurnLauncher({
       ...{ ...base, turnIds: this.turnIds, conversations, turns: this.turns, steering: this.steering },
-      snapshot: this.staging.snapshotParts,
+      snapshot: { ...this.staging.snapshotParts, humanChannel: () => this.opts.tasks?.humanChannel ?? false },
       wantsStaging: (job, conv) => this.staging.wants(job, conv),
       messageWaiting: (ctx) => messageWaiting(jobs.jobs, ctx),
       budget: this.spending.budget,
@@ -171,9 +173,7 @@ export class Supervisor {
   private turnWorkers(): TurnWorkers {
     const [caps, service] = [this.hostCapabilities(), this.toolService()];
     return new TurnWorkers({
-      children: this.children,
-      log: this.log,
-      now: this.now,
+      ...{ children: this.children, log: this.log, now: this.now, tracer: this.opts.tracer ?? null },
       toolHost: (turn) => buildToolHost(caps, turn),
       serveTool: (turn, frame) => serveToolRequest(service, turn, frame),
       onProgress: (turn, event, fields) => this.progress(turn, event, fields),
@@ -191,7 +191,7 @@ export class Supervisor {
       pending: (ctx) => ({
         // A message being prepared is still waiting: it goes before a continuation.
         queued: pendingContexts(this.jobs.jobs).has(ctx) || this.intake.accepting(ctx),
-        live: [...this.jobs.jobs.values()].some((j) => j.ctx === ctx && j.state === 'running'),
+        live: [...this.jobs.jobs.values()].some((j) => j.ctx === ctx && ['spawning', 'running'].includes(j.state)),
       }),
       paused: () => this.hold.paused,
       draining: () => this.hold.draining,
@@ -208,6 +208,7 @@ export class Supervisor {
     await this.turnIds.reserve();
     await this.memoryKeys.start();
     await this.subagents.restore();
+    await this.timers.start();
     const pending = await this.lease.restore();
     const generation = this.store.generation;
     this.log.info('restore.done', { generation, pending: pending.length, conversations: this.conversations.size });
@@ -309,8 +310,9 @@ export class Supervisor {
   }
 
   private statusParts(): StatusParts {
-    const { config, store, jobs, conversations, hold, subagents } = this;
-    return { name: config.agent.name, generation: store.generation, jobs: jobs.jobs, conversations, hold, subagents };
+    const { store, jobs, conversations, hold, subagents, timers } = this;
+    const name = this.config.agent.name;
+    return { name, generation: store.generation, jobs: jobs.jobs, conversations, hold, subagents, timers };
   }
 
   /** Cancels the job answering inbox event `eventId`: a running turn is cancelled, a waiting one never starts. */
@@ -338,6 +340,7 @@ export class Supervisor {
     this.subagents.stop();
     this.children.close();
     this.spending.waits.stop();
+    await this.timers.stop();
     this.checkpoint();
     // What the checkpoint and the last folds enqueued is durable before the drain reports.
     await settledWrites(this.durable);
@@ -368,10 +371,7 @@ export class Supervisor {
   private toolService(): ToolServiceDeps {
     return {
       progress: (t, event, fields) => this.progress(t, event, fields),
-      log: this.log,
-      now: this.now,
-      tools: this.opts.tools,
-      config: this.config,
+      ...{ log: this.log, now: this.now, tools: this.opts.tools, config: this.config, timers: this.timers },
       ...(this.opts.tasks ? { tasks: this.opts.tasks } : {}),
     };
   }

@@ -7,16 +7,21 @@ import type { TaskRecord } from '../domain/task.js';
 import { describeError } from '../errors.js';
 import type { Logger } from '../obs/log.js';
 import type { Metrics } from '../obs/metrics.js';
+import type { Tracer } from '../obs/tracing.js';
 import { MemoryKeyCache } from '../store/memoryKeyCache.js';
 import { SequenceBlock } from '../store/sequenceBlock.js';
 import type { Store } from '../store/store.js';
 import { newUlid } from '../store/ulid.js';
 import type { ToolResult } from '../tools/internalTools.js';
+import { TOOL_TIMER_KIND } from '../tools/serving.js';
 import type { ToolSurface } from '../tools/surface.js';
 import type { WorkPorts } from '../tools/toolOutcome.js';
+import { systemClock, TimerService } from '../triggers/timerService.js';
 import { spawnErrorCode } from './backoff.js';
 import { type LivenessLimits, pingIntervalMs } from './liveness.js';
-import { defaultWorkerEntry, type SpareWatch, type WorkerEntry, WorkerPool } from './workerHandle.js';
+import type { ReuseLimits } from './poolPolicy.js';
+import { defaultWorkerEntry, type WorkerEntry } from './workerHandle.js';
+import { type SpareWatch, WorkerPool } from './workerPool.js';
 
 export interface SupervisorOptions {
   config: Readonly<Config>;
@@ -38,11 +43,18 @@ export interface SupervisorOptions {
   killAt?: ReadonlySet<string>;
   /** Where turns, tokens, compactions and store latency are counted (served by the metrics listener). */
   metrics?: Metrics;
+  /** Traces (observability.otlp_endpoint); absent or null: off. */
+  tracer?: Tracer | null;
 }
 
 /** The watchdog's limits from config (lifecycle.pong_timeout, lifecycle.progress_timeout). */
 export function livenessLimits(config: Readonly<Config>): LivenessLimits {
   return { pongTimeoutMs: config.lifecycle.pong_timeout, progressTimeoutMs: config.lifecycle.progress_timeout };
+}
+
+/** How long one worker process lives (agent.worker_max_turns, agent.worker_max_rss). */
+export function reuseLimits(config: Readonly<Config>): ReuseLimits {
+  return { maxTurns: config.agent.worker_max_turns, maxRssBytes: config.agent.worker_max_rss };
 }
 
 /** How the pool judges its spares: an unanswered ping older than one ping interval disqualifies a spare. */
@@ -145,13 +157,28 @@ export interface TaskHooks {
 /** Turn ids reserved per store round trip. */
 const TURN_ID_BLOCK = 1000;
 
-/** What the tick reads synchronously from the store: turn ids reserved ahead, the first memory keys. */
-export function storeCaches(store: Store, log: Logger, now: () => number): [SequenceBlock, MemoryKeyCache] {
+/**
+ * What the tick reads synchronously from the store: turn ids reserved ahead, the first memory keys, the armed
+ * durable timers.
+ */
+export function storeCaches(
+  store: Store,
+  log: Logger,
+  now: () => number,
+): [SequenceBlock, MemoryKeyCache, TimerService] {
   const failed = (err: unknown): void => log.error('store.checkpoint.fail', { err: describeError(err) });
   return [
     new SequenceBlock(store.sequences, 'turn', TURN_ID_BLOCK, failed),
     new MemoryKeyCache(store.memory, MEMORY_KEYS_SHOWN, now, failed),
+    timerService(store, log, now),
   ];
+}
+
+/** The supervisor's durable timer service; a parked tool's timer is dropped at start (no turn survives a restart). */
+export function timerService(store: Store, log: Logger, now: () => number): TimerService {
+  const timers = new TimerService({ timers: store.timers, log, clock: { ...systemClock, now } });
+  timers.handle(TOOL_TIMER_KIND, null, { ephemeral: true });
+  return timers;
 }
 
 /** Spare workers; with MCP servers configured they import the MCP client while they wait. */
@@ -160,5 +187,7 @@ export function workerPool(opts: SupervisorOptions, log: Logger, now: () => numb
   const spares = opts.warmWorkers ?? opts.config.agent.warm_workers;
   const env = { ...process.env, ...preload };
   const watch = spareWatch(opts.config, log, now);
-  return new WorkerPool(opts.workerEntry ?? defaultWorkerEntry(), spares, env, watch);
+  const maxDemand = opts.config.agent.max_parallel_turns;
+  const entry = opts.workerEntry ?? defaultWorkerEntry();
+  return new WorkerPool(entry, spares, env, watch, { maxDemand, reuse: reuseLimits(opts.config) });
 }

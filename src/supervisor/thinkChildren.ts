@@ -149,6 +149,7 @@ export class ThinkChildren {
     const { child, job } = entry;
     const handlers: FrameHandlers<UpFrame> = {
       ready: () => {},
+      idle: () => {}, // the child table takes it (children.ts)
       pong: () => {},
       event: () => {},
       usage: (f) => this.deps.children.account(child, f),

@@ -21,6 +21,7 @@ import {
   isReadOnlyInternal,
 } from '../tools/internalContracts.js';
 import type { ToolSurface, TurnJudging } from '../tools/surface.js';
+import { familyFacts, usableInTurn } from '../tools/toolFamilies.js';
 import type { ToolPlan } from '../tools/toolPlan.js';
 
 export interface SnapshotDeps {
@@ -32,6 +33,8 @@ export interface SnapshotDeps {
   tools: ToolSurface | undefined;
   skills: SkillBook;
   instructions: InstructionFiles;
+  /** A person can be asked now (the A2A listener is up); absent: nobody. */
+  humanChannel?: () => boolean;
 }
 
 /**
@@ -73,6 +76,8 @@ export function snapshotPayload(deps: SnapshotDeps, job: TurnJob, conv: Conversa
     skills: [deps.skills.section(conv), templatesSection(config.subagents)].filter((s) => s !== '').join('\n\n'),
     route: job.prep?.route ?? null,
     mode: job.event.payload.mode ?? 'execute',
+    principal: job.principal,
+    humanChannel: deps.humanChannel?.() ?? false,
   });
   for (const problem of build.problems) log.warn(problem.event, { ctx: job.ctx, err: problem.err });
   const { model } = build;
@@ -106,6 +111,10 @@ export interface TurnBuildInput {
   route?: string | null;
   /** The mode captured when the message was accepted (default execute). */
   mode?: 'plan' | 'execute';
+  /** Whom the turn acts for: tools only the operator may call are left out of other principals' turns. */
+  principal?: string | null;
+  /** A person can be asked now: ask_human is shown (as it is with `agent.ask_human_fallback: wait`). */
+  humanChannel?: boolean;
 }
 
 /** The reminder a plan-mode turn reads last (seed 003: plan mode is one of the turn's reminders). */
@@ -151,14 +160,23 @@ export function telemetry(config: Readonly<Config>, agentPath: string): Telemetr
     agent_path: agentPath,
     log_level: config.observability.log_level,
     log_content: config.observability.log_content,
+    ...(config.observability.otlp_endpoint === null
+      ? {}
+      : { trace: { traceparent: '', endpoint: config.observability.otlp_endpoint } }),
   };
 }
 
 /** The spawn payload for a conversation turn. */
 export function buildTurnPayload(input: TurnBuildInput): TurnBuild {
   const { config, plan } = input;
-  const tools = plan?.tools ?? grantedInternalDefs({ skills: config.skills.sources.length > 0 });
-  const internal = plan?.internal ?? tools.map((t) => t.name);
+  const turn = {
+    principal: input.principal ?? null,
+    goal: (input.conversation.controls?.goal ?? null) !== null,
+    askHuman: input.humanChannel === true || config.agent.ask_human_fallback === 'wait',
+  };
+  const all = plan?.tools ?? grantedInternalDefs(familyFacts(config));
+  const tools = all.filter((t) => usableInTurn(t.name, turn));
+  const internal = (plan?.internal ?? all.map((t) => t.name)).filter((name) => usableInTurn(name, turn));
   const prompt = renderPrompt(
     {
       instance: config.agent.name,

@@ -4,6 +4,7 @@
 import type { Reservation } from '../budget/governor.js';
 import type { TurnJob } from '../domain/job.js';
 import type { Logger } from '../obs/log.js';
+import type { SpanHandle, Tracer } from '../obs/tracing.js';
 import {
   dispatchFrame,
   type FrameHandlers,
@@ -21,6 +22,8 @@ export interface TurnWorkerDeps {
   children: Children;
   log: Logger;
   now(): number;
+  /** With tracing on, each turn is an `invoke_agent` span its worker's spans nest under. */
+  tracer: Tracer | null;
   /** The tool host of a turn being spawned (its internal tools' capabilities, seen from that turn). */
   toolHost(turn: Pick<LiveTurn, 'node' | 'job' | 'turnId' | 'cleanups'>): InternalToolHost;
   /** A tool_request from a live turn. */
@@ -50,6 +53,7 @@ export class TurnWorkers {
   /** Starts a worker on `payload`; throws (with nothing left running) when the worker cannot be started. */
   start(job: TurnJob, payload: SpawnPayload): LiveTurn {
     let turn: LiveTurn | undefined;
+    const span = this.traceTurn(job, payload);
     const child = this.deps.children.spawn(
       { kind: 'turn', ctx: job.ctx, parentNode: null, payload },
       {
@@ -73,9 +77,28 @@ export class TurnWorkers {
       notes: [],
       charged: { input_tokens: 0, output_tokens: 0 },
       parked: new Map(),
+      ...(span ? { span } : {}),
     };
     this.live.set(child.node, turn);
     return turn;
+  }
+
+  /** The turn's span, its traceparent put in the spawn frame (null with tracing off). */
+  private traceTurn(job: TurnJob, payload: SpawnPayload): SpanHandle | null {
+    const tracer = this.deps.tracer;
+    const endpoint = payload.telemetry.trace?.endpoint ?? null;
+    if (!tracer || endpoint === null) return null;
+    const span = tracer.start(
+      'invoke_agent',
+      {
+        'gen_ai.operation.name': 'invoke_agent',
+        'gen_ai.conversation.id': job.ctx,
+        'agentd.turn': payload.turn.turn_id,
+      },
+      null,
+    );
+    payload.telemetry.trace = { traceparent: span.traceparent, endpoint };
+    return span;
   }
 
   /** The live turn on `node`, if its worker still runs. */
@@ -104,6 +127,7 @@ export class TurnWorkers {
     const { log } = this.deps;
     const handlers: FrameHandlers<UpFrame> = {
       ready: () => {},
+      idle: () => {}, // the child table takes it (children.ts)
       pong: () => {},
       event: (f) => {
         // Body text and tool cards carry content: they go to the task's own feed, never to the log.
@@ -167,4 +191,6 @@ export interface LiveTurn {
   judging?: TurnJudging;
   /** Run once when the turn's worker is gone (watches, pending approvals). */
   cleanups: Array<() => void>;
+  /** Its `invoke_agent` span while tracing is on; ended when the turn settles. */
+  span?: SpanHandle;
 }

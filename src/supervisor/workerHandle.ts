@@ -6,15 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { checkUpFrame } from '../protocol/frameCheck.js';
 import { encodeFrame, FrameDecoder } from '../protocol/frameCodec.js';
 import type { DownFrame, UpFrame } from '../protocol/frames.js';
-import { spawnRetryDelay } from './backoff.js';
-import {
-  type ChildVitals,
-  classifyChild,
-  type Liveness,
-  type LivenessLimits,
-  pingIntervalMs,
-  spareUsable,
-} from './liveness.js';
+import type { ChildVitals } from './liveness.js';
 
 /** How to start a worker: the node binary, its flags and the entry script. */
 export interface WorkerEntry {
@@ -52,6 +44,8 @@ export class WorkerHandle {
   private onStarted: Array<() => void> = [];
   /** What the watchdog classifies (supervisor/liveness.ts); stamped with `now` as frames arrive. */
   readonly vitals: ChildVitals;
+  /** Turns this process has finished and gone idle after (a reused worker, `agent.worker_max_turns`). */
+  served = 0;
 
   /** Spawns the worker. Without callbacks it is a spare: events wait until `attach`. */
   constructor(
@@ -140,6 +134,18 @@ export class WorkerHandle {
     for (const replay of this.early.splice(0)) replay();
   }
 
+  /**
+   * Unbinds a worker that finished its turn and went idle: it is a spare again, pinged but expected to do nothing
+   * until its next spawn frame.
+   */
+  detach(): void {
+    this.callbacks = null;
+    this.served++;
+    this.vitals.phase = 'spare';
+    this.vitals.deadlineAt = null;
+    this.vitals.lastEventAt = this.now();
+  }
+
   /** The worker has its turn: progress is expected from now on, and it dies past `deadlineAt`. */
   markRunning(deadlineAt: number | null): void {
     this.vitals.phase = 'running';
@@ -184,121 +190,4 @@ export class WorkerHandle {
     if (cb) call(cb);
     else this.early.push(() => call(this.callbacks as WorkerCallbacks));
   }
-}
-
-// Spare workers started before they are needed, so spawning and importing leave a turn's critical path.
-// Each worker still runs exactly one turn: its snapshot is the first frame it reads (DESIGN.md process model).
-// Spares are pinged like any child; one that does not answer is replaced, never handed a turn.
-/** How the pool judges its spares: the clock, the limits, and who hears of one found unhealthy. */
-export interface SpareWatch {
-  now(): number;
-  limits: LivenessLimits;
-  /** A spare older than this with a ping still unanswered is not handed a turn. */
-  answerWithinMs: number;
-  onUnhealthy(pid: number, verdict: Extract<Liveness, { kind: 'unhealthy' }>): void;
-  /** A spare's spawn threw (ENOMEM, EAGAIN, …); the pool tries again no sooner than `retryInMs` later. */
-  onSpawnFailed?(err: unknown, retryInMs: number): void;
-}
-
-const UNWATCHED: SpareWatch = {
-  now: Date.now,
-  limits: { pongTimeoutMs: Number.POSITIVE_INFINITY, progressTimeoutMs: Number.POSITIVE_INFINITY },
-  answerWithinMs: Number.POSITIVE_INFINITY,
-  onUnhealthy: () => {},
-};
-
-export class WorkerPool {
-  private spares: WorkerHandle[] = [];
-  private closed = false;
-  /** When the watchdog last passed over the spares (null before its first pass). */
-  private lastCheck: number | null = null;
-  /** Spawns that threw in a row, and when the next fill may try (a refused spawn backs off, never throws). */
-  private spawnFailures = 0;
-  private retryAt = 0;
-
-  /** `spareEnv`: the environment spares start with (e.g. a preload hint); fresh workers inherit ours. */
-  constructor(
-    private readonly entry: WorkerEntry,
-    private readonly size: number,
-    private readonly spareEnv?: NodeJS.ProcessEnv,
-    private readonly watch: SpareWatch = UNWATCHED,
-  ) {}
-
-  /** A live, answering spare bound to `callbacks`, or a freshly spawned worker when none is ready. */
-  take(callbacks: WorkerCallbacks): WorkerHandle {
-    const now = this.watch.now();
-    // The watchdog's pass is overdue: this supervisor's loop stalled, so a pong may sit unread in the pipe and an
-    // unanswered ping says nothing about the spare (as in Children.check; the next pass judges it).
-    const stalled = this.lastCheck !== null && now - this.lastCheck > pingIntervalMs(this.watch.limits);
-    for (let spare = this.spares.shift(); spare; spare = this.spares.shift()) {
-      if (!spare.alive) continue;
-      if (!stalled && !spareUsable(spare.vitals, now, this.watch.answerWithinMs, this.watch.limits)) {
-        this.discard(spare, now);
-        continue;
-      }
-      spare.attach(callbacks);
-      return spare;
-    }
-    return new WorkerHandle(this.entry, callbacks, undefined, this.watch.now);
-  }
-
-  /** Starts spares up to the pool size (off the caller's path: call it after a turn has started). */
-  fill(): void {
-    if (this.closed) return;
-    this.spares = this.spares.filter((w) => w.alive);
-    const now = this.watch.now();
-    if (now < this.retryAt) return;
-    try {
-      while (this.spares.length < this.size) {
-        // A spare that dies before it is used is skipped by `take` and dropped here.
-        this.spares.push(new WorkerHandle(this.entry, null, this.spareEnv, this.watch.now));
-      }
-      this.spawnFailures = 0;
-    } catch (err) {
-      // fill runs from setImmediate, the watchdog and restore: a throw there would take the daemon down.
-      this.spawnFailures++;
-      const delay = spawnRetryDelay(this.spawnFailures);
-      this.retryAt = now + delay;
-      this.watch.onSpawnFailed?.(err, delay);
-    }
-  }
-
-  /** The watchdog's pass over the spares: an unhealthy one is killed and replaced, the others are pinged. */
-  check(now: number): void {
-    this.lastCheck = now;
-    let replaced = false;
-    for (const spare of this.spares) {
-      if (!spare.alive) continue;
-      if (classifyChild(spare.vitals, now, this.watch.limits).kind === 'healthy') spare.ping();
-      else {
-        this.discard(spare, now);
-        replaced = true;
-      }
-    }
-    if (replaced) this.fill();
-  }
-
-  /** Kills every spare; later takes still spawn fresh workers. */
-  close(): void {
-    this.closed = true;
-    for (const spare of this.spares.splice(0)) spare.kill();
-  }
-
-  /** Process ids of the live spares (observability and tests). */
-  get sparePids(): number[] {
-    return this.spares.filter((w) => w.alive).map((w) => w.pid);
-  }
-
-  /** Drops a spare that may not run a turn, saying why. */
-  private discard(spare: WorkerHandle, now: number): void {
-    const verdict = classifyChild(spare.vitals, now, this.watch.limits);
-    this.watch.onUnhealthy(spare.pid, verdict.kind === 'unhealthy' ? verdict : unanswered(spare.vitals, now));
-    this.spares = this.spares.filter((w) => w !== spare);
-    spare.kill();
-  }
-}
-
-function unanswered(vitals: ChildVitals, now: number): Extract<Liveness, { kind: 'unhealthy' }> {
-  const ms = now - (vitals.pingSentAt ?? now);
-  return { kind: 'unhealthy', health: 'stuck', detail: `a ping unanswered for ${ms} ms when a turn needed a worker` };
 }

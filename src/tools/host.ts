@@ -17,7 +17,7 @@ import type { ThinkChildren } from '../supervisor/thinkChildren.js';
 import type { LiveTurn } from '../supervisor/turnWorkers.js';
 import type { InternalToolHost, ToolResult } from './internalTools.js';
 import type { SkillHost, SteeringHost, WorkPortName, WorkPorts } from './toolOutcome.js';
-import { turnEnded } from './turnEnd.js';
+import { whenTurnEnds } from './turnEnd.js';
 
 /** What the supervisor lends to internal tools. */
 export interface HostCapabilities {
@@ -157,7 +157,7 @@ export function buildToolHost(caps: HostCapabilities, turn: HostTurn): InternalT
     wake: caps.wake,
     status: () => caps.status(statusScope(turn.job.principal)),
     ...(caps.skills ? { skills: caps.skills } : {}),
-    ...(caps.subagents ? { subagents: caps.subagents.forTurn((cleanup) => turn.cleanups.push(cleanup)) } : {}),
+    ...(caps.subagents ? { subagents: caps.subagents.forTurn((cleanup) => whenTurnEnds(turn, cleanup)) } : {}),
     think: (req) =>
       caps.think({
         purpose: req.purpose,
@@ -192,9 +192,8 @@ function watchUntil(caps: HostCapabilities, turn: HostTurn, check: () => boolean
       if (check()) finish(true);
     });
     const timer = setTimeout(() => finish(false), Math.max(0, timeoutAt - caps.now()));
-    // A turn that ended while the await read the store already ran its cleanups: nothing would end this wait.
-    if (turnEnded(turn)) finish(false);
-    else turn.cleanups.push(() => finish(false));
+    // A turn that ended while the await read the store already ran its cleanups: this wait ends at once.
+    whenTurnEnds(turn, () => finish(false));
   });
 }
 

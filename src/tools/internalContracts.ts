@@ -2,10 +2,13 @@
 // Plain data: no validation or execution here (validation.ts compiles, internalTools.ts runs).
 import type { ToolDef } from '../protocol/messages.js';
 import { SUBAGENT_CONTRACTS } from '../subagents/subagentContracts.js';
+import { WORKFLOW_CONTRACTS } from '../workflows/workflowContracts.js';
 import { MAX_CONDITION_LENGTH } from './condition.js';
+import { leanSchema } from './leanSchema.js';
 import { closed, open } from './schemaShapes.js';
 import { SKILL_CONTRACTS } from './skillContracts.js';
 import { STEERING_CONTRACTS } from './steeringContracts.js';
+import { type FamilyFacts, familyUsable } from './toolFamilies.js';
 
 type Schema = Record<string, unknown>;
 
@@ -24,17 +27,19 @@ export interface InternalContract {
   output_schema: Schema;
   /** True when the call parks until the supervisor answers it later (reference §13). */
   suspends: boolean;
+  /** Inputs accepted for agentd compatibility and ignored: validated, never shown to the model. */
+  ignored_inputs?: readonly string[];
 }
 
-const KEY = { type: 'string', minLength: 1, description: 'The memory key.' };
+const KEY = { type: 'string', minLength: 1 };
 const DURATION = {
   type: ['string', 'number'],
   pattern: DURATION_PATTERN,
   minimum: 0,
-  description: 'A duration like "250ms", "2s", "10m", "1h", or a number of seconds.',
+  description: 'e.g. "250ms", "10m", "1h", or seconds.',
 };
 const STATUS = { type: 'string', enum: ['pending', 'in_progress', 'done', 'blocked', 'skipped'] };
-const ITEM_REF = { type: ['integer', 'string'], description: 'An item id, or its exact title.' };
+const ITEM_REF = { type: ['integer', 'string'], description: 'Item id or exact title.' };
 const PLAN = open(
   {
     goal: { type: 'string' },
@@ -51,11 +56,11 @@ const CONTRACTS: InternalContract[] = [
   {
     name: 'finish',
     family: 'finish',
-    description: 'End the task with a final status and output; the rest of this round still runs first.',
+    description: 'End the task with a status and output; the rest of this round still runs.',
     input_schema: closed({
       status: { type: 'string', enum: ['completed', 'failed', 'refused', 'cancelled'] },
-      output: { description: 'The final result (any JSON value).' },
-      reason: { type: 'string', description: 'Why the task ends this way.' },
+      output: { description: 'Any JSON.' },
+      reason: { type: 'string' },
       exit: { type: 'boolean', description: 'Also stop the agent process.' },
     }),
     output_schema: open({ ok: { type: 'boolean' } }, ['ok']),
@@ -64,7 +69,7 @@ const CONTRACTS: InternalContract[] = [
   {
     name: 'memory.get',
     family: 'memory',
-    description: 'Read a durable memory value by key; found is false when the key is absent or expired.',
+    description: 'Read a durable memory value; found is false when absent or expired.',
     input_schema: closed({ key: KEY }, ['key']),
     output_schema: open(
       { found: { type: 'boolean' }, key: { type: 'string' }, value: {}, meta: { type: ['object', 'null'] } },
@@ -76,17 +81,17 @@ const CONTRACTS: InternalContract[] = [
     name: 'memory.set',
     family: 'memory',
     description: 'Store a JSON value under a key in durable memory, optionally expiring after ttl.',
-    input_schema: closed({ key: KEY, value: { description: 'Any JSON value.' }, ttl: DURATION }, ['key', 'value']),
+    input_schema: closed({ key: KEY, value: {}, ttl: DURATION }, ['key', 'value']),
     output_schema: open({ ok: { type: 'boolean' }, key: { type: 'string' } }, ['ok', 'key']),
     suspends: false,
   },
   {
     name: 'memory.list',
     family: 'memory',
-    description: 'List memory keys (sorted) that start with a prefix; truncated is true when more exist.',
+    description: 'List memory keys (sorted) by prefix; truncated means more exist.',
     input_schema: closed({
-      prefix: { type: 'string', description: 'Only keys starting with this.' },
-      limit: { type: 'integer', minimum: 1, description: 'At most this many keys (default 100).' },
+      prefix: { type: 'string' },
+      limit: { type: 'integer', minimum: 1, description: 'Default 100.' },
     }),
     output_schema: open({ keys: { type: 'array', items: { type: 'string' } }, truncated: { type: 'boolean' } }, [
       'keys',
@@ -97,7 +102,7 @@ const CONTRACTS: InternalContract[] = [
   {
     name: 'memory.delete',
     family: 'memory',
-    description: 'Delete a memory key; deleted tells whether it existed.',
+    description: 'Delete a memory key.',
     input_schema: closed({ key: KEY }, ['key']),
     output_schema: open({ deleted: { type: 'boolean' } }, ['deleted']),
     suspends: false,
@@ -105,7 +110,7 @@ const CONTRACTS: InternalContract[] = [
   {
     name: 'plan.create',
     family: 'plan',
-    description: "Create (or replace) this conversation's plan: a goal and an ordered checklist of items.",
+    description: "Create or replace this conversation's plan: a goal and ordered items.",
     input_schema: closed(
       {
         goal: { type: 'string', minLength: 1 },
@@ -127,7 +132,7 @@ const CONTRACTS: InternalContract[] = [
   {
     name: 'plan.get',
     family: 'plan',
-    description: "Read this conversation's plan and its progress (plan is null when there is none).",
+    description: "Read this conversation's plan and progress (null if none).",
     input_schema: closed({}),
     output_schema: PLAN_VIEW,
     suspends: false,
@@ -135,20 +140,20 @@ const CONTRACTS: InternalContract[] = [
   {
     name: 'plan.update',
     family: 'plan',
-    description: 'Change one plan item (status, note, title, detail), insert an item, and/or reorder all items.',
+    description: 'Change one item (status, note, title, detail), insert an item, and/or reorder all items.',
     input_schema: closed({
       item: ITEM_REF,
       status: STATUS,
-      note: { type: 'string', description: 'A short note on the item; "" clears it.' },
+      note: { type: 'string', description: '"" clears.' },
       title: { type: 'string', minLength: 1 },
-      detail: { type: 'string', description: '"" clears it.' },
+      detail: { type: 'string', description: '"" clears.' },
       insert: closed({ title: { type: 'string', minLength: 1 }, detail: { type: 'string' }, after: ITEM_REF }, [
         'title',
       ]),
       reorder: {
         type: 'array',
         items: { type: 'integer' },
-        description: 'Every item id exactly once, in the new order.',
+        description: 'All item ids in the new order.',
       },
     }),
     output_schema: PLAN_VIEW,
@@ -157,7 +162,7 @@ const CONTRACTS: InternalContract[] = [
   {
     name: 'plan.clear',
     family: 'plan',
-    description: "Remove this conversation's plan; ok tells whether there was one.",
+    description: "Remove this conversation's plan.",
     input_schema: closed({}),
     output_schema: open({ ok: { type: 'boolean' } }, ['ok']),
     suspends: false,
@@ -165,7 +170,7 @@ const CONTRACTS: InternalContract[] = [
   {
     name: 'sleep',
     family: 'sleep',
-    description: 'Wait for a duration on a durable timer, then continue.',
+    description: 'Wait for a duration on a durable timer.',
     input_schema: closed({ duration: DURATION }, ['duration']),
     output_schema: open({ slept_ms: { type: 'integer', minimum: 0 } }, ['slept_ms']),
     suspends: true,
@@ -174,8 +179,8 @@ const CONTRACTS: InternalContract[] = [
     name: 'await',
     family: 'await',
     description:
-      'Wait until a condition over memory, the plan and the clock holds (e.g. `exists(memory.report) && ' +
-      'plan.done == plan.total`), or until the timeout (default 10m, at most 24h).',
+      'Wait until a condition holds, e.g. `exists(memory.report) && plan.done == plan.total`, or the timeout ' +
+      '(default 10m, max 24h).',
     input_schema: closed(
       {
         condition: {
@@ -183,8 +188,8 @@ const CONTRACTS: InternalContract[] = [
           minLength: 1,
           maxLength: MAX_CONDITION_LENGTH,
           description:
-            'An expression over memory.<key> or memory["key"] (one .field deep), plan.done, plan.total, now_ms, ' +
-            'literals, exists(memory.<key>), ==, !=, <, <=, >, >=, &&, ||, ! and parentheses.',
+            'Over memory.<key> or memory["key"] (one .field deep), plan.done, plan.total, now_ms, literals, ' +
+            'exists(), comparisons, &&, ||, !, ().',
         },
         timeout: DURATION,
       },
@@ -197,13 +202,12 @@ const CONTRACTS: InternalContract[] = [
     name: 'think',
     family: 'think',
     description:
-      'Reason about a request in a separate model call without tools and get its conclusion back as JSON ' +
-      '(shaped by output_schema when given); reads adds memory values to what it sees.',
+      'Reason in a separate model call without tools; returns its conclusion as JSON (shaped by output_schema).',
     input_schema: closed(
       {
-        prompt: { type: 'string', minLength: 1, description: 'What to think about.' },
-        output_schema: { type: 'object', description: 'A JSON Schema the answer must match.' },
-        reads: { type: 'array', items: KEY, maxItems: 32, description: 'Memory keys to show the reasoning.' },
+        prompt: { type: 'string', minLength: 1 },
+        output_schema: { type: 'object', description: 'JSON Schema of the answer.' },
+        reads: { type: 'array', items: KEY, maxItems: 32, description: 'Memory keys it sees.' },
       },
       ['prompt'],
     ),
@@ -213,8 +217,7 @@ const CONTRACTS: InternalContract[] = [
   {
     name: 'decide',
     family: 'decide',
-    description:
-      'Choose one of 2-16 options for a question in a separate model call; returns the choice and a confidence (0-1).',
+    description: 'Pick one of 2-16 options in a separate model call; returns choice and confidence (0-1).',
     input_schema: closed(
       {
         question: { type: 'string', minLength: 1 },
@@ -224,9 +227,9 @@ const CONTRACTS: InternalContract[] = [
           minItems: 2,
           maxItems: 16,
           uniqueItems: true,
-          description: 'The distinct choices; the answer is one of them verbatim.',
+          description: 'The choice is one of them verbatim.',
         },
-        context: { type: 'string', description: 'Background that bears on the choice.' },
+        context: { type: 'string' },
       },
       ['question', 'options'],
     ),
@@ -239,10 +242,10 @@ const CONTRACTS: InternalContract[] = [
   {
     name: 'context.compact',
     family: 'context',
-    description: "Compact this conversation's history into a summary to free context; reports its estimated size.",
+    description: "Summarize this conversation's history to free context.",
     input_schema: closed({
-      target_tokens: { type: 'integer', minimum: 1, description: 'Aim for at most this many tokens.' },
-      keep_last: { type: 'integer', minimum: 0, description: 'Keep this many recent messages verbatim.' },
+      target_tokens: { type: 'integer', minimum: 1 },
+      keep_last: { type: 'integer', minimum: 0, description: 'Recent messages kept verbatim.' },
     }),
     output_schema: open(
       {
@@ -258,9 +261,7 @@ const CONTRACTS: InternalContract[] = [
   {
     name: 'message.send',
     family: 'message',
-    description:
-      'Send a message that starts a turn in another conversation ("root", "new" for a fresh one, or a ' +
-      'conversation id); returns once it is durably queued, without waiting for the reply.',
+    description: 'Start a turn in another conversation; returns once queued, without waiting for the reply.',
     input_schema: closed(
       {
         to: { type: 'string', minLength: 1, description: '"root" (default), "new", or a conversation id.' },
@@ -277,7 +278,7 @@ const CONTRACTS: InternalContract[] = [
   {
     name: 'status',
     family: 'status',
-    description: "Report the agent's current runtime status (conversations, turns, limits) as an object.",
+    description: "The agent's runtime status (conversations, turns, limits).",
     input_schema: closed({}),
     output_schema: { type: 'object' },
     suspends: false,
@@ -285,13 +286,12 @@ const CONTRACTS: InternalContract[] = [
   {
     name: 'ask_human',
     family: 'ask_human',
-    description:
-      'Ask a person a question and wait for the reply; reply is null and timed_out true when nobody answers in time.',
+    description: 'Ask a person and wait for the reply (null, timed_out true, when none comes in time).',
     input_schema: closed(
       {
-        question: { type: 'string', description: 'The question, self-contained (cut at 2000 bytes).' },
-        schema: { type: 'object', description: 'A JSON Schema the reply must match.' },
-        timeout: { ...DURATION, description: 'How long to wait (default 24h).' },
+        question: { type: 'string', description: 'Self-contained (cut at 2000 bytes).' },
+        schema: { type: 'object', description: 'JSON Schema of the reply.' },
+        timeout: { ...DURATION, description: 'Default 24h.' },
       },
       ['question'],
     ),
@@ -301,10 +301,8 @@ const CONTRACTS: InternalContract[] = [
   ...STEERING_CONTRACTS,
   ...SKILL_CONTRACTS,
   ...SUBAGENT_CONTRACTS,
+  ...WORKFLOW_CONTRACTS,
 ];
-
-/** Families granted only when the instance has what they need (skills.* needs skills.sources). */
-const CONDITIONAL_FAMILIES = new Set(['skills']);
 
 const BY_NAME: ReadonlyMap<string, InternalContract> = new Map(CONTRACTS.map((c) => [c.name, c]));
 
@@ -335,6 +333,9 @@ const READ_ONLY_INTERNAL: ReadonlySet<string> = new Set([
   'subagent.status',
   'subagent.list',
   'subagent.await',
+  'workflow.status',
+  'workflow.list',
+  'workflow.wait',
 ]);
 
 /** True for an internal tool plan mode may run. */
@@ -346,23 +347,24 @@ export function internalContract(name: string): InternalContract | undefined {
   return BY_NAME.get(name);
 }
 
-/** The definitions the model sees, in table order. */
+/** The definitions the model sees, in table order (lean schemas: see leanSchema). */
 export function internalToolDefs(): ToolDef[] {
-  return CONTRACTS.map((c) => ({ name: c.name, description: c.description, input_schema: c.input_schema }));
+  return CONTRACTS.map(modelDef);
 }
 
-/** The contracts this instance offers: skills.* only when it has skill sources. */
-export function grantedInternalContracts(has: { skills: boolean }): InternalContract[] {
-  return CONTRACTS.filter((c) => !CONDITIONAL_FAMILIES.has(c.family) || (c.family === 'skills' && has.skills));
+/** A contract as the model sees it: the input schema without validator-only keywords. */
+export function modelDef(c: InternalContract): ToolDef {
+  return { name: c.name, description: c.description, input_schema: leanSchema(c.input_schema, c.ignored_inputs) };
+}
+
+/** The contracts a turn of this instance can use (tools/toolFamilies.ts decides the conditional families). */
+export function grantedInternalContracts(facts: FamilyFacts): InternalContract[] {
+  return CONTRACTS.filter((c) => familyUsable(c.family, facts));
 }
 
 /** grantedInternalContracts as the definitions the model sees. */
-export function grantedInternalDefs(has: { skills: boolean }): ToolDef[] {
-  return grantedInternalContracts(has).map((c) => ({
-    name: c.name,
-    description: c.description,
-    input_schema: c.input_schema,
-  }));
+export function grantedInternalDefs(facts: FamilyFacts): ToolDef[] {
+  return grantedInternalContracts(facts).map(modelDef);
 }
 
 /** Whether calling `name` parks until the supervisor answers it later. */

@@ -5,6 +5,7 @@ import { createPlan, type PlanItemInput, type PlanUpdateArgs, updatePlan } from 
 import { planProgress } from '../context/render.js';
 import type { Plan } from '../domain/plan.js';
 import { SUBAGENT_HANDLERS } from '../subagents/subagentTools.js';
+import { WORKFLOW_HANDLERS } from '../workflows/workflowTools.js';
 import { contextCompact } from './handlers/context.js';
 import { type Args, durationMs, type Handler } from './handlers/handler.js';
 import { askHuman, messageSend, status } from './handlers/messaging.js';
@@ -152,4 +153,5 @@ export const HANDLERS: Readonly<Record<string, Handler>> = {
   'skills.load': skillsLoad,
   'skills.unload': skillsUnload,
   ...SUBAGENT_HANDLERS,
+  ...WORKFLOW_HANDLERS,
 };

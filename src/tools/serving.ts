@@ -1,13 +1,16 @@
 // Serves a worker's `tool_request`: grant check, the permission check (security.policies), then the internal
 // tool or a judged MCP call, answering at once, when a parked tool wakes, or when a deferred result settles.
 import type { Config } from '../config/types.js';
+import { describeError } from '../errors.js';
 import type { Logger } from '../obs/log.js';
 import type { UpFrame } from '../protocol/frames.js';
 import type { TaskHooks } from '../supervisor/supervisorOptions.js';
 import type { LiveTurn } from '../supervisor/turnWorkers.js';
+import type { TimerService } from '../triggers/timerService.js';
 import { runInternalTool, type ToolCaller, type ToolResult } from './internalTools.js';
 import { denyMessage, judgeCall, type Verdict } from './policy.js';
 import { routeIn, type ToolSurface, type TurnJudging } from './surface.js';
+import type { ToolOutcome } from './toolOutcome.js';
 import { markTurnEnded } from './turnEnd.js';
 
 /** What serving needs beyond the turn (whose tool host was built at spawn); built once per supervisor. */
@@ -20,12 +23,25 @@ export interface ToolServiceDeps {
   /** Live activity: a turn parked on a tool is `waiting`. */
   progress?(turn: LiveTurn, event: 'tool.park' | 'tool.unpark', fields: Record<string, unknown>): void;
   now(): number;
+  /** The durable timer service a parked tool (sleep) waits on; without it, an in-memory timer. */
+  timers?: TimerService;
 }
 
 type ToolRequest = Extract<UpFrame, { type: 'tool_request' }>;
 
 /** setTimeout's ceiling; a longer park re-arms. */
 const MAX_TIMER_MS = 2_147_483_647;
+
+/** The timer kind of a parked tool call: its owner is the turn, which never survives a restart. */
+export const TOOL_TIMER_KIND = 'tool';
+
+/** The timer owner of a turn: ending the turn deletes its timers (producers reference §5 item 19). */
+export function turnTimerOwner(turnId: string): string {
+  return `turn:${turnId}`;
+}
+
+/** Turns whose timers are already deleted at their end. */
+const timersCleaned = new WeakSet<LiveTurn>();
 
 /** Runs one tool call for `turn` and answers it. Never throws. */
 export function serveToolRequest(deps: ToolServiceDeps, turn: LiveTurn, frame: ToolRequest): void {
@@ -155,14 +171,46 @@ function execute(deps: ToolServiceDeps, turn: LiveTurn, frame: ToolRequest, call
   const outcome = runInternalTool(frame.name, frame.args, caller, turn.host);
   if (outcome.kind === 'ready') reply(deps, turn, frame.id, outcome, frame.name);
   else if (outcome.kind === 'defer') replyLater(deps, turn, frame.id, outcome.promise, frame.name);
-  else {
-    deps.log.debug('tool.park', { node: turn.node, req: frame.id, tool: frame.name, wake_at: outcome.wakeAt });
-    deps.progress?.(turn, 'tool.park', { tool: frame.name });
-    parkUntil(deps, turn, frame.id, outcome.wakeAt, () => {
-      deps.progress?.(turn, 'tool.unpark', { tool: frame.name });
-      reply(deps, turn, frame.id, outcome.complete(deps.now()), frame.name);
-    });
+  else park(deps, turn, frame, outcome);
+}
+
+/**
+ * Parks the call on a durable timer owned by the turn (its row deleted when the turn ends, however it ends), or,
+ * without a timer service, on an in-memory one.
+ */
+function park(
+  deps: ToolServiceDeps,
+  turn: LiveTurn,
+  frame: ToolRequest,
+  outcome: Extract<ToolOutcome, { kind: 'park' }>,
+) {
+  deps.log.debug('tool.park', { node: turn.node, req: frame.id, tool: frame.name, wake_at: outcome.wakeAt });
+  deps.progress?.(turn, 'tool.park', { tool: frame.name });
+  let answered = false;
+  const answer = (r: ToolResult): void => {
+    if (answered) return;
+    answered = true;
+    reply(deps, turn, frame.id, r, frame.name);
+  };
+  const wake = (): void => {
+    deps.progress?.(turn, 'tool.unpark', { tool: frame.name });
+    answer(outcome.complete(deps.now()));
+  };
+  const { timers } = deps;
+  if (timers === undefined) {
+    parkUntil(deps, turn, frame.id, outcome.wakeAt, wake);
+    return;
   }
+  const owner = turnTimerOwner(turn.turnId);
+  if (!timersCleaned.has(turn)) {
+    timersCleaned.add(turn);
+    const failed = (err: unknown) => deps.log.error('timer.cancel.fail', { owner, err: describeError(err) });
+    turn.cleanups.push(() => void timers.cancelOwner(owner).catch(failed));
+  }
+  const payload = { node: turn.node, req: frame.id, tool: frame.name };
+  timers.arm({ owner, kind: TOOL_TIMER_KIND, due: outcome.wakeAt, payload }, wake).catch((err: unknown) => {
+    answer({ result: `${frame.name}: its timer could not be stored (${describeError(err)})`, is_error: true });
+  });
 }
 
 /**

@@ -6,7 +6,7 @@ export const SKILL_CONTRACTS: InternalContract[] = [
   {
     name: 'skills.list',
     family: 'skills',
-    description: 'List the skills in the catalogue and which are loaded on this conversation.',
+    description: 'List catalogue skills and which are loaded here.',
     input_schema: closed({}),
     output_schema: open({ skills: { type: 'array' }, loaded: { type: 'array' } }, ['skills', 'loaded']),
     suspends: false,
@@ -14,8 +14,8 @@ export const SKILL_CONTRACTS: InternalContract[] = [
   {
     name: 'skills.load',
     family: 'skills',
-    description: "Load a skill on this conversation and read its instructions (they join the prompt's skills).",
-    input_schema: closed({ name: { type: 'string', minLength: 1, description: 'The skill name.' } }, ['name']),
+    description: 'Load a skill here and read its instructions.',
+    input_schema: closed({ name: { type: 'string', minLength: 1 } }, ['name']),
     output_schema: open(
       { loaded: { type: 'boolean' }, name: { type: 'string' }, hash: { type: 'string' }, body: { type: 'string' } },
       ['loaded', 'name', 'body'],

@@ -9,12 +9,11 @@ export const STEERING_CONTRACTS: InternalContract[] = [
     name: 'goal.set',
     family: 'goal',
     description:
-      'Set the goal this conversation keeps working toward between turns (replaces any current goal); the ' +
-      'runtime continues with a new turn whenever the conversation is otherwise idle, until goal.complete.',
+      'Set (replace) the goal this conversation works toward: new turns start when it is idle, until goal.complete.',
     input_schema: closed(
       {
-        objective: { type: 'string', minLength: 1, description: 'What must be true when the goal is achieved.' },
-        token_budget: { type: 'integer', minimum: 1, description: 'Tokens all of the goal turns may spend.' },
+        objective: { type: 'string', minLength: 1, description: 'What must be true when achieved.' },
+        token_budget: { type: 'integer', minimum: 1, description: 'Tokens all goal turns may spend.' },
       },
       ['objective'],
     ),
@@ -24,7 +23,7 @@ export const STEERING_CONTRACTS: InternalContract[] = [
   {
     name: 'goal.get',
     family: 'goal',
-    description: "This conversation's goal with what it has spent (turns, tokens), or null.",
+    description: "This conversation's goal and its spend, or null.",
     input_schema: closed({}),
     output_schema: open({ goal: { anyOf: [GOAL, { type: 'null' }] } }, ['goal']),
     suspends: false,
@@ -32,7 +31,7 @@ export const STEERING_CONTRACTS: InternalContract[] = [
   {
     name: 'goal.clear',
     family: 'goal',
-    description: "Drop this conversation's goal: no more continuation turns.",
+    description: "Drop this conversation's goal.",
     input_schema: closed({}),
     output_schema: open({ cleared: { type: 'boolean' } }, ['cleared']),
     suspends: false,
@@ -41,12 +40,8 @@ export const STEERING_CONTRACTS: InternalContract[] = [
     name: 'goal.complete',
     family: 'goal',
     description:
-      'Claim the goal is achieved; a judge checks the evidence against the objective. Rejected evidence is an ' +
-      'error saying why, and the goal stays active.',
-    input_schema: closed(
-      { evidence: { type: 'string', minLength: 1, description: 'What shows the objective is met, concretely.' } },
-      ['evidence'],
-    ),
+      'Claim the goal is achieved; a judge checks the evidence (if rejected: an error, the goal stays active).',
+    input_schema: closed({ evidence: { type: 'string', minLength: 1 } }, ['evidence']),
     output_schema: open({ achieved: { type: 'boolean' }, turns: { type: 'integer' }, tokens: { type: 'integer' } }, [
       'achieved',
     ]),
@@ -56,8 +51,7 @@ export const STEERING_CONTRACTS: InternalContract[] = [
     name: 'side.start',
     family: 'side',
     description:
-      "Fork a side task: a new conversation (yours, seeded with this one's summary) that works on the " +
-      'instruction on its own; its result comes back here as a note.',
+      "Fork a side task: a new conversation seeded with this one's summary; its result returns here as a note.",
     input_schema: closed({ instruction: { type: 'string', minLength: 1 } }, ['instruction']),
     output_schema: open({ conversation: { type: 'string' } }, ['conversation']),
     suspends: false,
@@ -65,7 +59,7 @@ export const STEERING_CONTRACTS: InternalContract[] = [
   {
     name: 'side.promote',
     family: 'side',
-    description: 'Keep a side task of this conversation as a normal conversation: it stops reporting back here.',
+    description: 'Make a side task a normal conversation that stops reporting here.',
     input_schema: closed({ conversation: { type: 'string', minLength: 1 } }, ['conversation']),
     output_schema: open({ promoted: { type: 'boolean' } }, ['promoted']),
     suspends: false,

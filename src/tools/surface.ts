@@ -4,12 +4,13 @@ import type { Config, McpServerConfig, PolicyRule } from '../config/types.js';
 import { DaemonError, describeError } from '../errors.js';
 import type { Logger } from '../obs/log.js';
 import type { McpServerSpec } from '../protocol/frames.js';
-import { grantedInternalContracts } from './internalContracts.js';
+import { grantedInternalContracts, modelDef } from './internalContracts.js';
 import type { ToolResult } from './internalTools.js';
 import type { McpConnection, McpSkillInfo } from './mcp/mcpConnection.js';
 import { stdioEnv } from './mcp/mcpEnv.js';
 import { couldMatch } from './policy.js';
 import { buildRegistry, type McpToolListing, type RegisteredTool, selectTools } from './registry.js';
+import { familyFacts } from './toolFamilies.js';
 import { emptyToolPlan, planTools, type ToolPlan } from './toolPlan.js';
 
 /** A code tool as the registry sees it; its `run` lives in `module`, which the worker imports. */
@@ -325,12 +326,7 @@ export class ToolSurface {
   private rebuild(): void {
     const { config, log } = this.opts;
     const registry = buildRegistry({
-      internal: grantedInternalContracts({ skills: config.skills.sources.length > 0 }).map((c) => ({
-        name: c.name,
-        description: c.description,
-        input_schema: c.input_schema,
-        family: c.family,
-      })),
+      internal: grantedInternalContracts(familyFacts(config)).map((c) => ({ ...modelDef(c), family: c.family })),
       code: this.opts.code?.defs ?? [],
       mcp: [...this.listings.values()],
     });

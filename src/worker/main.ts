@@ -1,5 +1,6 @@
 // The turn worker process (reference §1.5): spawn frame in, `ready`, one turn (a `usage` frame after every model
-// call), `usage` + `turn_done` out, exit with the status's code. The only worker module that touches process.*.
+// call), `usage` + `turn_done` out; then, for a `reuse` spawn, the turn is cleared, `idle` goes out and the next
+// spawn frame is read; otherwise exit with the status's code. The only worker module that touches process.*.
 import { describeError } from '../errors.js';
 import { callModel } from '../intel/modelClient.js';
 import type { Logger } from '../obs/log.js';
@@ -13,15 +14,17 @@ import type { Usage } from '../protocol/messages.js';
 import { exitCodeForTurn } from '../protocol/status.js';
 import { addUsage } from '../protocol/usage.js';
 import { type CodeTool, loadCodeTools } from '../tools/codeTools.js';
+import type { McpConnection } from '../tools/mcp/mcpConnection.js';
 import { admitViaSupervisor } from './budgetAdmission.js';
 import { type CheckPermission, codeRunner } from './codeRunner.js';
 import { ControlChannel } from './controlChannel.js';
 import { LongCalls } from './longCalls.js';
 import type { McpStartup, WorkerMcp } from './mcpServers.js';
-import { startMcp } from './mcpServers.js';
+import { startMcp, workerMcp } from './mcpServers.js';
 import type { TurnDeps } from './roundLoop.js';
 import { runTurn } from './roundLoop.js';
 import { readSpawnFrame } from './spawnFrame.js';
+import { type TurnSpans, turnSpans } from './turnSpans.js';
 import { InjectQueue, runSession } from './warmSession.js';
 
 /** How long stdio MCP servers get to exit on stdin EOF once the turn's frames are out, before SIGTERM. */
@@ -81,7 +84,10 @@ function turnDeps(
           turnId: payload.turn.turn_id,
         }),
       ),
-    progress: (event, fields) => void channel.send({ type: 'event', event, fields }),
+    progress: (event, fields) => {
+      w.spans?.on(event, fields);
+      void channel.send({ type: 'event', event, fields });
+    },
     // A warm run reports on top of what earlier runs used; cache counts travel apart (reference §5.3).
     usage: (usage) => void channel.send({ type: 'usage', ...addUsage(base, usage) }),
     log,
@@ -113,13 +119,21 @@ interface Worker {
   calls: LongCalls;
   /** The turn's MCP connections once they are open. */
   mcp?: WorkerMcp;
-  /** The embedding program's code tools, imported from `code_tools_module`. */
+  /** Every MCP connection this process opened, by server spec: kept between turns, closed when it exits. */
+  kept: Map<string, McpConnection>;
+  /** The embedding program's code tools, imported from `code_tools_module` (a module is imported once). */
   codeTools?: CodeTool[];
+  codeToolsModule?: string;
+  /** Turns served and cleared; a spawn frame read after the first is a reused worker's next turn. */
+  served: number;
   /** A warm subagent's injected messages and pause flag. */
   injects: InjectQueue;
+  /** The turn's span recorder while tracing is on. */
+  spans?: TurnSpans;
 }
 
-type Outcome = { code: number; frames: UpFrame[] };
+/** `reusable`: the turn ended with its `turn_done` (a `failed` worker exits). */
+type Outcome = { code: number; frames: UpFrame[]; reusable?: boolean };
 
 /** Connects the plan's MCP servers (§1.5 step 6); cancel or the turn deadline interrupts the connects. */
 async function connectServers(w: Worker, payload: SpawnPayload, started: number): Promise<McpStartup> {
@@ -132,7 +146,7 @@ async function connectServers(w: Worker, payload: SpawnPayload, started: number)
   const left = deadline_ms - (Date.now() - started);
   const timer = deadline_ms > 0 ? setTimeout(() => stop.abort(), Math.max(0, left)) : undefined;
   try {
-    return await startMcp(payload.mcp_servers, { signal: stop.signal, log: w.log });
+    return await startMcp(payload.mcp_servers, { signal: stop.signal, log: w.log, kept: w.kept });
   } finally {
     clearTimeout(timer);
     w.cancel.signal.removeEventListener('abort', onCancel);
@@ -149,15 +163,17 @@ async function runPayload(w: Worker, payload: SpawnPayload): Promise<Outcome> {
       return { code: EXIT.mcp, frames: [{ type: 'failed', error: startup.error, error_kind: 'mcp' }] };
     }
     if (startup.ok) w.mcp = startup.mcp;
-    if (payload.code_tools_module && (payload.turn.code_tools?.length ?? 0) > 0) {
+    const module = payload.code_tools_module;
+    if (module && (payload.turn.code_tools?.length ?? 0) > 0 && w.codeToolsModule !== module) {
       try {
-        const module = payload.code_tools_module;
         w.codeTools = await w.calls.during('startup', () => loadCodeTools(module));
+        w.codeToolsModule = module;
       } catch (err) {
         const error = describeError(err);
         return { code: EXIT.generic, frames: [{ type: 'failed', error, error_kind: 'internal' }] };
       }
     }
+    w.spans = (await traceTurn(w, payload)) ?? undefined;
     const result = await runSession(payload, started, {
       run: (spec, at, base) => runTurn(spec, turnDeps(spec, w, at, w.mcp, base)),
       send: (frame) => w.channel.send(frame),
@@ -165,11 +181,14 @@ async function runPayload(w: Worker, payload: SpawnPayload): Promise<Outcome> {
       now: Date.now,
       log: w.log,
     });
+    await w.spans?.close().catch((err: unknown) => w.log.warn('loop.error', { err: `traces: ${describeError(err)}` }));
     const frames: UpFrame[] = [
       { type: 'usage', ...result.usage },
       { type: 'turn_done', turn: result },
     ];
-    return { code: exitCodeForTurn(result.status, result.error_kind), frames };
+    // A cancelled or timed-out turn may leave calls in flight (an MCP server still working): its process goes.
+    const reusable = result.status !== 'cancelled' && result.status !== 'deadline';
+    return { code: exitCodeForTurn(result.status, result.error_kind), frames, reusable };
   } catch (err) {
     const error = `worker: ${describeError(err)}`;
     w.log.error('loop.error', { err: error });
@@ -177,14 +196,49 @@ async function runPayload(w: Worker, payload: SpawnPayload): Promise<Outcome> {
   }
 }
 
-/** Sends the terminal frames, waits until they are written, closes MCP connections, then exits. */
-async function report(w: Worker, outcome: Promise<Outcome>): Promise<void> {
-  const { code, frames } = await outcome;
+/** The span recorder when the spawn frame carries a trace context; a tracing failure never fails the turn. */
+async function traceTurn(w: Worker, payload: SpawnPayload): Promise<TurnSpans | null> {
+  try {
+    return await turnSpans(payload.telemetry, payload.intelligence);
+  } catch (err) {
+    w.log.warn('loop.error', { err: `traces: ${describeError(err)}` });
+    return null;
+  }
+}
+
+/**
+ * Sends the terminal frames and waits until they are written; then a reusable turn of a `reuse` spawn clears the
+ * turn and goes idle, anything else closes the MCP connections and exits.
+ */
+async function report(w: Worker, payload: SpawnPayload, outcome: Promise<Outcome>): Promise<void> {
+  const { code, frames, reusable } = await outcome;
   w.phase = 'done';
   for (const frame of frames) await w.channel.send(frame);
-  await w.mcp?.close(MCP_CLOSE_GRACE_MS).catch(() => {});
+  if (payload.reuse === true && reusable === true && !w.cancel.signal.aborted) {
+    clearTurn(w);
+    await w.channel.send({ type: 'idle', rss: process.memoryUsage.rss() });
+    return;
+  }
+  await workerMcp(w.kept)
+    .close(MCP_CLOSE_GRACE_MS)
+    .catch(() => {});
   w.channel.close();
   process.exit(code);
+}
+
+/**
+ * Drops everything of the turn that ended: its cancel, long calls, injected messages and MCP routes. What stays is
+ * the process's own: imported modules (code tools' module state included, README "Workers"), MCP connections,
+ * registered secrets. The payload and transcript were locals of the turn and are garbage now.
+ */
+function clearTurn(w: Worker): void {
+  w.cancel = new AbortController();
+  w.calls = new LongCalls();
+  w.injects = new InjectQueue();
+  w.mcp = undefined;
+  w.spans = undefined;
+  w.served++;
+  w.phase = 'await_spawn';
 }
 
 function start(w: Worker, frame: unknown): void {
@@ -202,7 +256,7 @@ function start(w: Worker, frame: unknown): void {
   });
   w.log.info('loop.start', { turn: payload.turn.turn_id, kind: payload.turn.kind, tools: payload.turn.tools.length });
   void w.channel.send({ type: 'ready' });
-  void report(w, runPayload(w, payload));
+  void report(w, payload, runPayload(w, payload));
 }
 
 /** Answers a ping at once, from any phase (a spare is pinged before its spawn frame). */
@@ -231,13 +285,15 @@ function main(): void {
     cancel: new AbortController(),
     calls: new LongCalls(),
     injects: new InjectQueue(),
+    kept: new Map(),
+    served: 0,
   } as Worker;
   // A spare started for a config with MCP servers imports the MCP client while it waits for its turn.
   if (process.env.AGENTD_WORKER_PRELOAD === 'mcp') void import('../tools/mcp/mcpConnection.js').catch(() => {});
   // A crash must not print a raw stack (which could hold a secret) into the supervisor's event stream.
   process.on('uncaughtException', (err) => {
     w.log.error('loop.error', { err: `worker crashed: ${describeError(err)}` });
-    w.mcp?.killNow();
+    workerMcp(w.kept).killNow();
     process.exit(EXIT.generic);
   });
   const handlers = frameHandlers(w);
@@ -249,6 +305,8 @@ function main(): void {
           pong(w, down.seq);
           return;
         }
+        // A reused worker may still read a frame meant for its previous turn (a cancel crossing its idle).
+        if (w.served > 0 && typeof down !== 'string' && down.type !== 'spawn') return;
         w.phase = 'running';
         start(w, frame);
       } else if (typeof down !== 'string') {
@@ -261,7 +319,7 @@ function main(): void {
       if (w.phase === 'done') return;
       // The supervisor is gone (or garbled the pipe): never outlive it as an orphan, nor leave servers behind.
       w.log.error('loop.error', { err: `supervisor channel closed: ${reason}` });
-      w.mcp?.killNow();
+      workerMcp(w.kept).killNow();
       process.exit(w.phase === 'await_spawn' && kind === 'garbage' ? EXIT.config : EXIT.generic);
     },
   });

@@ -1,6 +1,6 @@
 // The worker's MCP connections (reference §1.5 step 6, §11.4): connect every server of the turn's plan before any
-// model call, dial calls through them, close them at the end. The MCP client is imported only when a turn has
-// servers, so a turn without MCP routes never pays the SDK's import cost.
+// model call, dial calls through them, close them when the worker exits (a reused worker keeps them between
+// turns). The MCP client is imported only when a turn has servers, so a turn without MCP never pays its import.
 import { describeError } from '../errors.js';
 import type { Logger } from '../obs/log.js';
 import type { McpServerSpec } from '../protocol/frames.js';
@@ -27,9 +27,15 @@ export interface McpStartOptions {
   log: Logger;
   /** Per server; default 60 s. */
   connectTimeoutMs?: number;
+  /**
+   * This worker's connections from earlier turns, by server spec: a live one with the same spec is used again
+   * (no connect), a new one is added. Tool lists stay per turn: the turn's plan decides what the model sees.
+   */
+  kept?: Map<string, McpConnection>;
 }
 
-function workerMcp(connections: ReadonlyMap<string, McpConnection>): WorkerMcp {
+/** Close and kill over every connection of `connections` (a turn's, or all a worker keeps). */
+export function workerMcp(connections: ReadonlyMap<string, McpConnection>): WorkerMcp {
   return {
     callMcp: (call) => {
       const connection = connections.get(call.server);
@@ -70,8 +76,16 @@ export async function startMcp(specs: readonly McpServerSpec[], opts: McpStartOp
   try {
     await Promise.all(
       specs.map(async (spec) => {
+        const key = JSON.stringify(spec);
+        const old = opts.kept?.get(key);
+        if (old && old.lostReason === null) {
+          connections.set(spec.name, old);
+          return;
+        }
         try {
-          connections.set(spec.name, await McpConnection.connect(spec, connectOpts));
+          const connection = await McpConnection.connect(spec, connectOpts);
+          connections.set(spec.name, connection);
+          opts.kept?.set(key, connection);
         } catch (err) {
           if (first.failure) return;
           first.failure = { server: spec.name, reason: err instanceof Error ? err.message : String(err) };
@@ -87,5 +101,7 @@ export async function startMcp(specs: readonly McpServerSpec[], opts: McpStartOp
   const interrupted = opts.signal.aborted;
   if (!interrupted) opts.log.error('mcp.unreachable', { server, err: reason });
   await workerMcp(connections).close(0);
+  const closed = new Set(connections.values());
+  for (const [key, connection] of opts.kept ?? []) if (closed.has(connection)) opts.kept?.delete(key);
   return { ok: false, error: `mcp '${server}': ${reason}`, interrupted };
 }

@@ -145,5 +145,6 @@ export function buildRequest(s: TurnState): ModelRequest {
   };
   const reasoning = replayable(s);
   if (reasoning) req.reasoning = reasoning;
+  if (s.spec.idempotency_prefix !== '') req.cacheKey = s.spec.idempotency_prefix;
   return req;
 }

@@ -23,7 +23,10 @@ export interface Turn {
   /** A string, or an object sent as its JSON text. */
   content?: string | Record<string, unknown> | unknown[];
   tool_calls?: Array<{ name: string; arguments?: unknown }>;
-  /** Cache counts go out on the Anthropic and Converse wires only (apart from the input, as those APIs report). */
+  /**
+   * Cache counts go out apart from the input on the Anthropic and Converse wires (as those APIs report), and on
+   * the OpenAI wire inside `prompt_tokens` with `prompt_tokens_details.cached_tokens` (cache writes: not reported).
+   */
   usage?: { prompt_tokens: number; completion_tokens: number; cache_read_tokens?: number; cache_write_tokens?: number };
   /** Holds the answer this long (a hang, when longer than the client waits); a client hang-up cancels it. */
   delay_ms?: number;
@@ -75,6 +78,12 @@ export interface ScriptedModel {
   close(): Promise<void>;
 }
 
+/** The tool names a recorded request offered the model, as spelled on its wire (OpenAI or Anthropic). */
+export function offeredTools(r: RecordedRequest | undefined): string[] {
+  const body = (r?.body ?? {}) as { tools?: Array<{ name?: string; function?: { name: string } }> };
+  return (body.tools ?? []).map((t) => t.function?.name ?? t.name ?? '');
+}
+
 /** Picks the answer for a request; a turn with `times` is used up after that many answers. */
 export function chooseTurn(
   playbook: Playbook,
@@ -114,6 +123,18 @@ function finishReason(turn: Turn, calls: number): string {
   return calls > 0 ? 'tool_calls' : 'stop';
 }
 
+function openAiUsage(u: NonNullable<Turn['usage']>): Record<string, unknown> {
+  const cached = u.cache_read_tokens ?? 0;
+  const prompt = u.prompt_tokens + cached;
+  const usage: Record<string, unknown> = {
+    prompt_tokens: prompt,
+    completion_tokens: u.completion_tokens,
+    total_tokens: prompt + u.completion_tokens,
+  };
+  if (cached > 0) usage.prompt_tokens_details = { cached_tokens: cached };
+  return usage;
+}
+
 function completion(turn: Turn, model: unknown, seq: number): Record<string, unknown> {
   const calls = turn.tool_calls ?? [];
   const content =
@@ -129,8 +150,7 @@ function completion(turn: Turn, model: unknown, seq: number): Record<string, unk
       },
     }));
   }
-  const base = turn.usage ?? { prompt_tokens: 11, completion_tokens: calls.length > 0 ? 7 : 5 };
-  const usage: Record<string, unknown> = { ...base, total_tokens: base.prompt_tokens + base.completion_tokens };
+  const usage = openAiUsage(turn.usage ?? { prompt_tokens: 11, completion_tokens: calls.length > 0 ? 7 : 5 });
   if (turn.reasoning !== undefined) {
     message.reasoning_content = turn.reasoning;
     usage.completion_tokens_details = { reasoning_tokens: Math.max(1, Math.ceil(turn.reasoning.length / 4)) };

@@ -144,10 +144,28 @@ function checkPairs(messages: unknown[], i: number): string | null {
   return orphan ? `messages.${i}: tool_result ${String(orphan.tool_use_id)} has no tool_use just before it` : null;
 }
 
+/** The API's prompt-cache rules: system a string or text blocks, ephemeral breakpoints only, at most 4 of them. */
+function checkCacheControl(b: Record<string, unknown>): string | null {
+  const system = b.system;
+  if (system !== undefined && typeof system !== 'string') {
+    if (!Array.isArray(system)) return 'system: must be a string or a list of text blocks';
+    const bad = system.findIndex((x) => (x as Block | null)?.type !== 'text' || typeof (x as Block).text !== 'string');
+    if (bad >= 0) return `system.${bad}: must be a text block`;
+  }
+  const marked = [...(Array.isArray(system) ? system : []), ...(Array.isArray(b.tools) ? b.tools : [])]
+    .concat(Array.isArray(b.messages) ? b.messages.flatMap(blocksOf) : [])
+    .map((x) => (x as Block | null)?.cache_control)
+    .filter((c) => c !== undefined);
+  if (marked.some((c) => (c as Block | null)?.type !== 'ephemeral')) return 'cache_control.type: must be ephemeral';
+  return marked.length > 4 ? `a maximum of 4 blocks with cache_control may be provided. Found ${marked.length}.` : null;
+}
+
 /** Null when the body follows the API's rules; else the message of the 400 the real API would answer. */
 export function checkAnthropicRequest(body: unknown): string | null {
   if (typeof body !== 'object' || body === null) return 'the body is not a JSON object';
   const b = body as Record<string, unknown>;
+  const cache = checkCacheControl(b);
+  if (cache) return cache;
   if (typeof b.model !== 'string') return 'model: field required';
   if (typeof b.max_tokens !== 'number') return 'max_tokens: field required';
   if (!Array.isArray(b.messages)) return 'messages: field required';

@@ -115,6 +115,10 @@ describe('the A2A daemon with people and processes', () => {
 
       const canceled = await client.cancelTask({ tenant: '', id: task.id, metadata: undefined });
       assert.equal(canceled.status?.state, TaskState.TASK_STATE_CANCELED);
+      // CANCELED comes from the cancelled turn's fold, not from a relabel before the worker ended: before,
+      // CancelTask answered at once with "canceled by the caller" while the turn ran on.
+      const reason = canceled.status?.message?.parts.map((p) => (p.content?.$case === 'text' ? p.content.value : ''));
+      assert.deepEqual(reason, ['canceled: the turn was stopped']);
       await waitUntil(() => !alive(workerPid) && !alive(server.pid), 10_000, 'the worker and its MCP server exit');
       await waitUntil(
         () => daemon.events.some((e) => e.event === 'turn.done' && e.comp === 'supervisor'),

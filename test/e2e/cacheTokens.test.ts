@@ -68,6 +68,32 @@ describe('anthropic cache tokens', () => {
   });
 });
 
+describe('openai cached tokens', () => {
+  it('are reported apart: prompt_tokens less cached_tokens is the input (issue 14 item 5)', async () => {
+    const model = await startScriptedModel({
+      turns: [
+        { tool_calls: [{ name: 'memory.list', arguments: {} }], usage: cached },
+        { content: 'done', usage: cached },
+      ],
+    });
+    try {
+      // Premise: the double sends prompt_tokens 5,020 with cached_tokens 5,000; counted as input, the first round
+      // would spend 5,027 tokens, over this limit, and the job would exit 7 before the second model call.
+      const env = { AGENTD_STATE_DIR: tempStateDir(), AGENTD_LIMITS_RUN_TOKENS: '1000' };
+      const run = await runAgentd(['--intelligence', model.url, '--prompt', 'list memory'], { env });
+      assert.equal(run.code, 0, run.stderr);
+      assert.equal(model.requests.length, 2);
+      const done = eventsNamed(run, 'turn.done', 'worker')[0];
+      assert.equal(done?.tokens_in, 40);
+      assert.equal(done?.tokens_cache_read, 10_000);
+      assert.equal(done?.tokens_cache_write, undefined, 'OpenAI reports no cache writes');
+      assert.equal(eventsNamed(run, 'turn.done', 'supervisor')[0]?.tokens, 54);
+    } finally {
+      await model.close();
+    }
+  });
+});
+
 describe('cache tokens in a daemon: metrics and a budget', () => {
   // 50,000 cached tokens per call against a 20,000-token lifetime budget: were the cache charged (the old rule), the
   // first round alone would exhaust it and the second model call of the first message would be refused.

@@ -2,7 +2,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Task } from '@a2a-js/sdk';
+import type { SendMessageRequest, Task } from '@a2a-js/sdk';
 import { type ScriptedModel, startScriptedModel } from '../doubles/scriptedModel.js';
 import { userMessage } from '../integration/a2a/listenerHarness.js';
 import { waitUntil, within } from '../integration/wait.js';
@@ -64,7 +64,7 @@ export async function killAndRestart(daemon: Daemon, dir: string, yaml: string):
   return startDaemon(dir, yaml);
 }
 
-export function send(text: string, extra: Record<string, unknown> = {}, returnImmediately = false) {
+export function send(text: string, extra: Record<string, unknown> = {}, returnImmediately = false): SendMessageRequest {
   return {
     tenant: '',
     message: userMessage(text, extra),

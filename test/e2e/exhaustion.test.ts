@@ -85,7 +85,9 @@ describe('exhaustion', { timeout: 120_000 }, () => {
 
   it('fd exhaustion: spawns fail with EMFILE and retry; every acknowledged message completes', async () => {
     const dir = tempStateDir();
-    const yaml = `a2a:\n  listen: http://127.0.0.1:0\nagent:\n  warm_workers: 0\nintelligence:\n  endpoints: ${model.url}\n`;
+    // One process per turn and no spare: every message during the flood needs a spawn (a reused worker would not).
+    const agent0 = 'agent:\n  warm_workers: 0\n  worker_max_turns: 1\n';
+    const yaml = `a2a:\n  listen: http://127.0.0.1:0\n${agent0}intelligence:\n  endpoints: ${model.url}\n`;
     const daemon = await startDaemon(dir, yaml, {}, [], ['prlimit', `--nofile=${NOFILE}:${NOFILE}`, '--']);
     const pid = daemon.child.pid ?? 0;
     const agent = new Agent({ keepAlive: true, maxSockets: 1 });

@@ -50,7 +50,7 @@ describe('intelligence', () => {
     assert.ok(sent.every((r) => r.wire === 'anthropic'));
     const body = sent[0]?.body as Body;
     assert.equal('temperature' in body, false);
-    assert.match(String(body.system), /\[note\] turn ended with status loop_detected/);
+    assert.match(JSON.stringify(body.system), /\[note\] turn ended with status loop_detected/);
     assert.ok(
       body.messages.every((m) => m.role !== 'system'),
       'no system message left in place',

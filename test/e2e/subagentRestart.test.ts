@@ -9,8 +9,12 @@ import { eventsNamed, runAgentd, tempStateDir } from './harness.js';
 
 const SUB = 'You are a subagent of';
 
-/** The root's calls by round: async + detached, then a sync call it parks on, then the list. */
-function playbook(subagentDelayMs: number): Playbook {
+/**
+ * The root's calls by round: async + detached, then a sync call it parks on, the list, and an await of the async
+ * one. A job ends when its prompt's turn does and its drain kills what still runs: without the await, a loaded
+ * machine could end the second life before the respawned sub-1 answered, and "sub-1 completes once" failed.
+ */
+function playbook(subagentDelayMs: number, alphaDelayMs = subagentDelayMs): Playbook {
   return {
     turns: [
       {
@@ -22,9 +26,14 @@ function playbook(subagentDelayMs: number): Playbook {
       { content: 'x' },
       { tool_calls: [{ name: 'subagent.run', arguments: { instruction: 'sigma', mode: 'sync' } }] },
       { tool_calls: [{ name: 'subagent.list', arguments: {} }] },
+      { tool_calls: [{ name: 'subagent.await', arguments: { handle: 'sub-1' } }] },
       { content: 'done' },
     ],
-    match: [{ when_contains: SUB, delay_ms: subagentDelayMs, content: 'finished' }],
+    match: [
+      // sub-1's own request (its instruction unescaped; its caller's requests hold it inside tool arguments).
+      { when_contains: '"content":"alpha"', delay_ms: alphaDelayMs, content: 'finished' },
+      { when_contains: SUB, delay_ms: subagentDelayMs, content: 'finished' },
+    ],
   };
 }
 
@@ -56,7 +65,8 @@ describe('subagents across a crash', () => {
       'premise: all three were running, the sync caller parked on sub-3',
     );
 
-    const fast = await startScriptedModel(playbook(0));
+    // sub-1 answers last, after the root's other rounds could have ended the job (the premise of the await).
+    const fast = await startScriptedModel(playbook(0, 2_000));
     models.push(fast);
     const life2 = await runAgentd(['--intelligence', fast.url, '--prompt', 'delegate'], { env });
     assert.equal(life2.code, 0, life2.stderr.slice(-3000));
@@ -104,6 +114,8 @@ describe('subagents across a crash', () => {
         ['sub-1', 'sub-2', 'sub-3'],
         'no duplicate handles',
       );
+      const awaited = tools.find((m) => m.name === 'subagent.await')?.content;
+      assert.deepEqual(awaited, { handle: 'sub-1', status: 'completed', result: 'finished', error: null });
     } finally {
       await store.close();
     }

@@ -52,7 +52,7 @@ describe('the child table', () => {
       const ev = await consult(rig);
       assert.equal((await within(rig.sup.outcomeOf(ev.id), 30_000, 'think turn')).status, 'completed');
       // The scripted model reports 11 in / 5 out per call: one call by the think child, two by the turn.
-      const metrics = rig.sup.metrics.render();
+      const metrics = await rig.sup.metrics.render();
       assert.match(metrics, /agentd_tokens_total\{direction="in",kind="think"\} 11\b/);
       assert.match(metrics, /agentd_tokens_total\{direction="out",kind="think"\} 5\b/);
       assert.match(metrics, /agentd_tokens_total\{direction="in",kind="turn"\} 22\b/);

@@ -5,7 +5,7 @@ import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { createAgent } from '../../src/agent.js';
+import { createAgent, runtimeOf } from '../../src/agent.js';
 import { silentLogger } from '../../src/obs/log.js';
 import { type ScriptedModel, startScriptedModel } from '../doubles/scriptedModel.js';
 import { tools } from '../fixtures/codeTools.js';
@@ -54,7 +54,10 @@ describe('code tools', () => {
     try {
       const outcome = await within(agent.send('use code tools'), 20_000, 'code tool turn');
       assert.equal(outcome.status, 'completed', outcome.error);
-      const results = agent.supervisor.conversation('root')?.messages.filter((m) => m.role === 'tool') ?? [];
+      const results =
+        runtimeOf(agent)
+          .supervisor.conversation('root')
+          ?.messages.filter((m) => m.role === 'tool') ?? [];
       const [sum, invalid, boom] = results.map((m) => (m.role === 'tool' ? m : null));
       assert.equal(sum?.is_error, false);
       const value = sum?.content as { sum: number; pid: number } | undefined;
@@ -78,7 +81,9 @@ describe('code tools', () => {
     try {
       const outcome = await within(agent.send('touch it'), 20_000, 'gated turn');
       assert.equal(outcome.status, 'completed', outcome.error);
-      const denied = agent.supervisor.conversation('root')?.messages.find((m) => m.role === 'tool');
+      const denied = runtimeOf(agent)
+        .supervisor.conversation('root')
+        ?.messages.find((m) => m.role === 'tool');
       assert.ok(denied?.role === 'tool' && denied.is_error);
       assert.match(String(denied.content), /no-touch/);
       assert.equal(existsSync(marker), false, 'the tool never ran');

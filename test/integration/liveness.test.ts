@@ -109,7 +109,7 @@ describe('liveness: running turns', () => {
       assert.match(outcome.error ?? '', /worker unhealthy \(no_progress\): no progress for/);
       assert.equal(rig.named('child.unhealthy').find((e) => e.kind === 'turn')?.health, 'no_progress');
       // The one usage rule: what the killed worker reported was charged when it reported it.
-      const metrics = rig.sup.metrics.render();
+      const metrics = await rig.sup.metrics.render();
       assert.match(metrics, /agentd_tokens_total\{direction="in",kind="turn"\} 7\b/);
       assert.match(metrics, /agentd_tokens_total\{direction="out",kind="turn"\} 3\b/);
     } finally {

@@ -117,6 +117,9 @@ describe('goals', () => {
       // A person writes while the goal works: the message goes before the next continuation.
       const user = (await rig.sup.accept({ context_id: 'g', text: 'by the way, hello', principal: OP })).record;
       assert.ok(user);
+      // A reused worker frees the conversation before its fold commits: idle can come between a fold and the
+      // continuation the goal producer accepts after it, so wait for the outcome, then for quiet.
+      await waitUntil(() => rig.named('goal.achieved').length === 1, 20_000, 'the goal is achieved');
       await settle(rig);
       const texts = userTexts(rig, 'g');
       assert.equal(texts.length, 4, texts.join(' | '));

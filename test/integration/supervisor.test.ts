@@ -165,7 +165,8 @@ describe('Supervisor lifecycle', () => {
   });
 
   it('a turn runs on the spare worker that was started before the message arrived', async () => {
-    const rig = await startRig({ turns: [{ content: 'warm answer' }] });
+    // One turn per process, so the spare that ran the turn exits and a new one takes its place (reuse: workerReuse).
+    const rig = await startRig({ turns: [{ content: 'warm answer' }] }, { AGENTD_AGENT_WORKER_MAX_TURNS: '1' });
     try {
       await waitUntil(() => rig.sup.warmWorkerPids.length === 1, 10_000, 'a spare worker is started');
       const [sparePid] = rig.sup.warmWorkerPids;

@@ -22,7 +22,10 @@ describe('A2A on evicted conversations', () => {
         assert.equal(done?.state, 'completed');
         await within(rig.sup.whenIdle(), 20_000, 'idle');
       };
-      const evicted = (ctx: string) => () => rig.sup.conversation(ctx) === undefined;
+      // Probed without touching it: `sup.conversation()` marks it used, which holds its eviction off until the next
+      // step (with reused workers no worker exit brings one after the fold).
+      const book = (rig.sup as unknown as { conversations: { isResident(id: string): boolean } }).conversations;
+      const evicted = (ctx: string) => () => !book.isResident(ctx);
       await run('c1', 'first words');
       await run('c2', 'elsewhere');
       await waitUntil(evicted('user:alice/c1'), 10_000, 'c1 evicted (premise: steering it needs a load)');

@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { RPC_CODES } from '../../../src/a2a/rpcError.js';
-import { type Agent, createAgent } from '../../../src/agent.js';
+import { type Agent, createAgent, runtimeOf } from '../../../src/agent.js';
 import { createLogger } from '../../../src/obs/log.js';
 import { SqliteStore } from '../../../src/store/sqliteStore.js';
 import { type ScriptedModel, startScriptedModel } from '../../doubles/scriptedModel.js';
@@ -149,7 +149,7 @@ describe('quotas count accepted messages not yet in their conversations', () => 
   it('refuses a burst past conversations and stored_bytes; a retry still gets its task; steering counts', async () => {
     const { agent, model } = await startAgent(BURST_CONFIG);
     try {
-      agent.supervisor.pause();
+      runtimeOf(agent).supervisor.pause();
       // conversations: 2: six concurrent sends to six new contexts; two are accepted, four refused.
       const burst = await within(
         Promise.all([1, 2, 3, 4, 5, 6].map((i) => sendNow(agent, TOKENS.ALICE_TOKEN, text(`n${i}`, 'hi')))),
@@ -188,9 +188,9 @@ describe('quotas count accepted messages not yet in their conversations', () => 
       assert.equal(retry.error, undefined, 'a retry of an accepted message is not refused by a quota');
       assert.equal(retry.result?.task?.id, replies[0]?.result?.task?.id, 'the original task');
 
-      agent.supervisor.resume();
-      await within(agent.supervisor.whenIdle(), 60_000, 'the accepted messages run');
-      assert.equal(agent.supervisor.status().queued, 0);
+      runtimeOf(agent).supervisor.resume();
+      await within(runtimeOf(agent).supervisor.whenIdle(), 60_000, 'the accepted messages run');
+      assert.equal(runtimeOf(agent).supervisor.status().queued, 0);
     } finally {
       await agent.close();
       await model.close();

@@ -59,6 +59,8 @@ async function setup() {
     drain: () => {},
     supervisor,
     accept: () => Promise.reject(new Error('no accepts here')),
+    // This fake supervisor never folds a cancelled turn: the cancel falls back to marking the task itself.
+    cancelWaitMs: 200,
   });
   const fold = (state: 'completed' | 'failed') =>
     store.inbox.complete(event.id, {

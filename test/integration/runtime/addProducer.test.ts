@@ -5,7 +5,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { createAgent } from '../../../src/agent.js';
+import { createAgent, runtimeOf } from '../../../src/agent.js';
 import type { InboxEvent } from '../../../src/domain/inbox.js';
 import { createLogger } from '../../../src/obs/log.js';
 import type { Producer, ProducerContext } from '../../../src/runtime/producer.js';
@@ -47,7 +47,11 @@ describe('a producer of your own', () => {
       await waitUntil(() => heartbeat.accepted.length >= 2, 10_000, 'two heartbeats');
       const [first] = heartbeat.accepted;
       assert.equal(first?.kind, 'timer');
-      const outcome = await within(agent.supervisor.outcomeOf(String(first?.id)), 20_000, 'the heartbeat turn');
+      const outcome = await within(
+        runtimeOf(agent).supervisor.outcomeOf(String(first?.id)),
+        20_000,
+        'the heartbeat turn',
+      );
       assert.equal(outcome.reply, 'all quiet');
     } finally {
       await agent.close();

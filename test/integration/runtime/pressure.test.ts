@@ -59,7 +59,7 @@ describe('the pressure gate', { timeout: 60_000 }, () => {
       assert.equal(t.runtime.supervisor.status().pressure, 'shed');
       assert.equal(t.runtime.supervisor.status().queued, 1, 'the job keeps its place');
       assert.equal(t.runtime.supervisor.ready, false, '/readyz says not ready');
-      assert.match(t.runtime.supervisor.metrics.render(), /^agentd_pressure_level 2$/m);
+      assert.match(await t.runtime.supervisor.metrics.render(), /^agentd_pressure_level 2$/m);
       assert.equal(t.named('pressure.shed').length, 1, 'the transition is logged once');
       t.reading.diskFreeBytes = 10_000 * MB;
       const outcome = await within(t.runtime.supervisor.outcomeOf(accepted.record.id), 20_000, 'the queued turn');

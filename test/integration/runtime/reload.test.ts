@@ -64,8 +64,8 @@ describe('a reload takes effect', { timeout: 60_000 }, () => {
       assert.equal(runtime.tools.plan().mcp_servers.includes('kit'), false);
       assert.equal((await asBob()).status, 401, 'bob is gone again');
       assert.equal(runtime.reload('api').result, 'unchanged');
-      assert.match(runtime.supervisor.metrics.render(), /^agentd_config_generation 3$/m);
-      assert.match(runtime.supervisor.metrics.render(), /^agentd_config_reloads_total\{result="applied"\} 2$/m);
+      assert.match(await runtime.supervisor.metrics.render(), /^agentd_config_generation 3$/m);
+      assert.match(await runtime.supervisor.metrics.render(), /^agentd_config_reloads_total\{result="applied"\} 2$/m);
     } finally {
       await runtime.stop();
       await Promise.all([model.close(), mcp.close()]);

@@ -32,7 +32,16 @@ describe('startRuntime', () => {
     assert.deepEqual(order, ['store.opened', 'metrics.listen', 'a2a.listen', 'restore.done']);
     assert.deepEqual(
       runtime.producers.map((p) => p.name),
-      ['agent_messages', 'side_tasks', 'goal_continuations', 'wake_notes', 'subagent_results', 'a2a', 'finish_exit'],
+      [
+        'agent_messages',
+        'side_tasks',
+        'goal_continuations',
+        'wake_notes',
+        'subagent_results',
+        'workflows',
+        'a2a',
+        'finish_exit',
+      ],
     );
     await runtime.stop();
     const url = String(named('a2a.listen')[0]?.bound);

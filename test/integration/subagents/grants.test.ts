@@ -62,7 +62,7 @@ describe('subagent grants (P-4)', () => {
 });
 
 describe('subagent caps (P-3)', () => {
-  it('reports memory_bytes and cpu_seconds; applies RLIMIT_CPU 300/305 and nice 10 to the worker', async () => {
+  it('reports memory_bytes and cpu_seconds; applies RLIMIT_CPU 300/305, RLIMIT_AS and nice 10 to the worker', async () => {
     const playbook: Playbook = {
       turns: [
         {
@@ -92,6 +92,13 @@ describe('subagent caps (P-3)', () => {
       await waitUntil(() => rig.named('subagent.caps').length === 1, 5_000, 'the caps applied');
       const limits = readFileSync(`/proc/${pid}/limits`, 'utf8');
       assert.match(limits, /Max cpu time\s+300\s+305\s+seconds/);
+      // RLIMIT_AS: what the running worker had mapped plus 512 MB (a node started under 512 MB would not start);
+      // unlimited when the memory cap is not applied.
+      const as = /Max address space\s+(\d+)\s+(\d+)\s+bytes/.exec(limits);
+      assert.ok(as, `an address-space limit is set: ${limits}`);
+      const mapped = Number(/VmSize:\s*(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]) * 1024;
+      assert.ok(Number(as[1]) > 536_870_912 && Number(as[1]) <= mapped + 536_870_912, `${as[1]} vs ${mapped}`);
+      assert.equal(rig.named('subagent.caps')[0]?.memory, 'applied');
       // /proc/<pid>/stat: field 19 is the niceness (fields after the parenthesised name).
       const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
       const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');

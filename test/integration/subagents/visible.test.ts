@@ -1,6 +1,7 @@
 // Subagents as the operator and other principals see them (issue 15 items 7 and 8), over a real supervisor, worker
 // processes, a SQLite store and the A2A task backend: live subagents in status (principal-scoped), their worker's
-// progress as activity of the conversation that started them, and subagent.status / kill / send as A2A commands.
+// progress as activity of the conversation that started them, and subagent.status / kill / send / list as A2A
+// commands.
 // Premises: mallory's refusals are the scoping's (the operator's same commands answer); before this, the worker's
 // progress frames were dropped (no `activity` line named a subagent) and status had no `subagents` entry.
 import assert from 'node:assert/strict';
@@ -48,6 +49,14 @@ describe('subagents seen from outside (status, activity, A2A commands)', { timeo
         await assert.rejects(command(rig, MALLORY, op, { handle: 'sub-1', message: 'hi' }), { message: error });
       }
       assert.equal(rig.named('subagent.kill').length, 0, "mallory's kill reached nothing");
+      const listOf = async (who: Principal) =>
+        ((await command(rig, who, 'subagent.list', {})) as { subagents: Array<{ handle: string }> }).subagents;
+      assert.deepEqual(await listOf(MALLORY), [], "mallory's list shows none");
+      assert.deepEqual(
+        (await listOf(OPERATOR)).map((s) => s.handle),
+        ['sub-1'],
+        "the operator's list shows the subagent",
+      );
 
       const status = (await command(rig, OPERATOR, 'subagent.status', { handle: 'sub-1' })) as { status?: string };
       assert.equal(status.status, 'running');

@@ -22,7 +22,7 @@ function spending(): { spending: Spending; metrics: Metrics } {
 }
 
 describe('Spending.settleTurn', () => {
-  it('charges the rest once, input and output only; the turn is charged its cache counts too', () => {
+  it('charges the rest once, input and output only; the turn is charged its cache counts too', async () => {
     const { spending: s, metrics } = spending();
     const turn = {
       job: { ctx: 'c1', principal: null },
@@ -39,7 +39,7 @@ describe('Spending.settleTurn', () => {
     assert.deepEqual(turn.charged, final);
     s.settleTurn(live, final);
     assert.equal(lifetime(), 39, 'a second settle charges nothing');
-    const text = metrics.render();
+    const text = await metrics.render();
     assert.match(text, /^agentd_tokens_total\{direction="cache_read",kind="turn"\} 1000$/m);
     assert.match(text, /^agentd_tokens_total\{direction="in",kind="turn"\} 10$/m);
   });

@@ -204,6 +204,15 @@ describe('a2a config', () => {
     assert.match(errorOf('a2a:\n  card:\n    summary: x\n'), /a2a\.card\.summary/);
   });
 
+  it('reads the feed and task retention keys, and refuses keeping no feed events', () => {
+    const config = compileYaml(
+      'a2a:\n  feed: {retain_events: 50, retain_age: 1h}\n  tasks: {retain: 0, retain_age: 2d}\n',
+    );
+    assert.deepEqual(config.a2a.feed, { retain_events: 50, retain_age: 3_600_000 });
+    assert.deepEqual(config.a2a.tasks, { retain: 0, retain_age: 172_800_000 });
+    assert.match(errorOf('a2a:\n  feed: {retain_events: 0}\n'), /a2a\.feed\.retain_events/);
+  });
+
   it('documents every a2a key', () => {
     const paths = describeConfigKeys()
       .map((k) => k.path)
@@ -219,6 +228,10 @@ describe('a2a config', () => {
       'a2a.max_long_requests',
       'a2a.card.name',
       'a2a.card.description',
+      'a2a.feed.retain_events',
+      'a2a.feed.retain_age',
+      'a2a.tasks.retain',
+      'a2a.tasks.retain_age',
     ]);
   });
 });

@@ -16,6 +16,8 @@ function expectedDefaults(storePath: string): Config {
       preflight: 'auto',
       max_parallel_turns: 4,
       warm_workers: 1,
+      worker_max_turns: 100,
+      worker_max_rss: 268_435_456,
       tools: { internal: 'all', mcp: 'all', code: 'all' },
       ask_human_fallback: 'fail',
       wake_on: ['a2a_message', 'human_reply', 'subagent_result', 'workflow_failed'],
@@ -23,7 +25,7 @@ function expectedDefaults(storePath: string): Config {
       conversation_budget: null,
     },
     mcp: { servers: {}, call_timeout: 600_000 },
-    security: { policies: [], read_only_tools: [] },
+    security: { policies: [], read_only_tools: [], allow_trifecta: false },
     intelligence: {
       endpoints: [],
       token: null,
@@ -44,7 +46,7 @@ function expectedDefaults(storePath: string): Config {
       max_message_depth: 8,
       subagents: { depth: 3, breadth: 8, total: 64, rate: '8/2s' },
     },
-    subagents: { allow_freeform: true, templates: {} },
+    subagents: { allow_freeform: true, templates: {}, keep: 256, keep_for: 86_400_000 },
     context: {
       compact_at: 0.7,
       keep_last: 12,
@@ -67,7 +69,8 @@ function expectedDefaults(storePath: string): Config {
       lease_ttl: 15_000,
     },
     lifecycle: { drain_timeout: 25_000, pong_timeout: 10_000, progress_timeout: 120_000 },
-    observability: { log_level: 'info', log_content: false, metrics_addr: null },
+    observability: { log_level: 'info', log_content: false, metrics_addr: null, otlp_endpoint: null },
+    workflows: [],
     a2a: {
       listen: null,
       tls: null,
@@ -78,6 +81,8 @@ function expectedDefaults(storePath: string): Config {
       body_timeout: 30_000,
       max_long_requests: 64,
       card: { name: null, description: 'agentd: a durable agent daemon' },
+      feed: { retain_events: 10_000, retain_age: 604_800_000 },
+      tasks: { retain: 1_000, retain_age: 604_800_000 },
     },
   };
 }

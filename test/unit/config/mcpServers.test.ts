@@ -38,6 +38,15 @@ describe('mcp.servers', () => {
     });
   });
 
+  it('reads optional tags per server and refuses an unknown tag, naming the server', () => {
+    const dir = tempDir();
+    const yaml = 'mcp:\n  servers:\n    web: {url: "http://x.test", tags: [untrusted_content, external_comms]}\n';
+    const servers = compileIn(dir, { files: [writeConfig(dir, 'a.yaml', yaml)] }).mcp.servers;
+    assert.deepEqual(servers.web?.tags, ['untrusted_content', 'external_comms']);
+    const bad = writeConfig(dir, 'b.yaml', 'mcp:\n  servers:\n    web: {command: ./s, tags: [secret]}\n');
+    assert.match(compileError(dir, { files: [bad] }), /mcp\.servers\.web\.tags: unknown tag "secret"/);
+  });
+
   it('registers a resolved token for redaction', () => {
     const dir = tempDir();
     const file = writeConfig(dir, 'a.yaml', 'mcp: {servers: {gh: {url: "http://x.test", token: plain-mcp-token-1}}}\n');

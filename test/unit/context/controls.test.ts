@@ -38,6 +38,13 @@ describe('nextGoalStep', () => {
     assert.ok(plan.kind === 'hold' && plan.why === 'plan mode');
   });
 
+  it('holds while a later turn of the conversation already runs (it started during this fold)', () => {
+    // Without the hold a continuation is accepted beside a running one, and the goal runs one turn too many.
+    const live = nextGoalStep(newGoal('g', null, 0), worked, { ...idle, live: true }, 1);
+    assert.ok(live.kind === 'hold' && live.why === 'a turn is running');
+    assert.equal(nextGoalStep(newGoal('g', null, 0), worked, idle, 1).kind, 'continue');
+  });
+
   it('stops on a cancel or a budget refusal, saying why', () => {
     const cancelled = nextGoalStep(newGoal('g', null, 0), { ...worked, status: 'cancelled' }, idle, 1);
     assert.ok(cancelled.kind === 'stop' && cancelled.event === 'goal.stopped');

@@ -77,6 +77,9 @@ describe('ConversationBook commits', () => {
       memory: sqlite.memory,
       sequences: sqlite.sequences,
       subagents: sqlite.subagents,
+      workflows: sqlite.workflows,
+      timers: sqlite.timers,
+      feed: sqlite.feed,
       close: () => sqlite.close(),
       conversations: {
         load: () => sqlite.conversations.load(),

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { buildAnthropicRequest, parseAnthropicResponse } from '../../../src/intel/anthropicWire.js';
+import { buildAnthropicRequest, parseAnthropicResponse, systemText } from '../../../src/intel/anthropicWire.js';
 import type { ReasoningParts, WireRequest } from '../../../src/intel/modelRequest.js';
 import { planWireRequest } from '../../../src/intel/requestRules.js';
 import type { Msg } from '../../../src/protocol/messages.js';
@@ -38,7 +38,7 @@ describe('buildAnthropicRequest', () => {
       }),
     );
     assert.equal(
-      body.system,
+      systemText(body.system),
       'You are the agent.\n\nSummary of earlier conversation:\nnarrative\n\nPlan (0/1 done): ship\n\n[note] turn ended',
     );
     assert.deepEqual(body.messages, [
@@ -49,6 +49,36 @@ describe('buildAnthropicRequest', () => {
   it('omits system when there is none', () => {
     const { body } = buildAnthropicRequest(request({ system: ' ', messages: [{ role: 'user', text: 'x', ts: 1 }] }));
     assert.equal('system' in body, false);
+  });
+  it('marks the stable prefix for the prompt cache: after the last tool and after the system prompt (issue 14)', () => {
+    const tools = [
+      { name: 'memory.get', description: 'read', input_schema: { type: 'object' } },
+      { name: 'add', description: 'add', input_schema: { type: 'object' } },
+    ];
+    const messages: Msg[] = [
+      { role: 'system', text: 'Plan (0/1 done): ship', ts: 1 },
+      { role: 'user', text: 'hi', ts: 1 },
+    ];
+    const { body } = buildAnthropicRequest(request({ tools, messages }));
+    assert.deepEqual(
+      body.tools?.map((t) => t.cache_control),
+      [undefined, { type: 'ephemeral' }],
+    );
+    // The prompt is its own block with the breakpoint; the hoisted plan, which changes, follows unmarked.
+    assert.deepEqual(body.system, [
+      { type: 'text', text: 'You are the agent.', cache_control: { type: 'ephemeral' } },
+      { type: 'text', text: 'Plan (0/1 done): ship' },
+    ]);
+    assert.equal(JSON.stringify(body.messages).includes('cache_control'), false, 'messages change every round');
+  });
+  it('sets no breakpoint without tools or a prompt: hoisted text alone stays a plain string', () => {
+    const messages: Msg[] = [
+      { role: 'note', text: 'a note', ts: 1 },
+      { role: 'user', text: 'x', ts: 1 },
+    ];
+    const { body } = buildAnthropicRequest(request({ system: '', messages }));
+    assert.equal(body.system, '[note] a note');
+    assert.equal('tools' in body, false);
   });
   it('sends tool_use blocks and tool_result blocks (is_error, string content), merged to keep alternation', () => {
     const { body } = buildAnthropicRequest(
@@ -82,7 +112,7 @@ describe('buildAnthropicRequest', () => {
         ],
       },
     ]);
-    assert.match(body.system ?? '', /\[note\] mid-round note$/);
+    assert.match(systemText(body.system), /\[note\] mid-round note$/);
   });
   it('skips empty text and empty assistant messages, merging the users around them', () => {
     const { body } = buildAnthropicRequest(
@@ -108,7 +138,9 @@ describe('buildAnthropicRequest', () => {
   it('lists tools with sanitized names and maps them back', () => {
     const tools = [{ name: 'memory.set', description: 'd', input_schema: { type: 'object' } }];
     const { body, nameMap } = buildAnthropicRequest(request({ tools }));
-    assert.deepEqual(body.tools, [{ name: 'memory_set', description: 'd', input_schema: { type: 'object' } }]);
+    assert.deepEqual(body.tools, [
+      { name: 'memory_set', description: 'd', input_schema: { type: 'object' }, cache_control: { type: 'ephemeral' } },
+    ]);
     assert.equal(nameMap.get('memory_set'), 'memory.set');
     assert.equal('tools' in buildAnthropicRequest(request()).body, false);
   });

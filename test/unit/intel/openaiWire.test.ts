@@ -107,6 +107,13 @@ describe('buildOpenAiRequest: reasoning', () => {
   });
 });
 
+describe('prompt_cache_key', () => {
+  it('is sent when the request has a cache key, and absent otherwise', () => {
+    assert.equal(buildOpenAiRequest(request({ cacheKey: 'agentd-00ff' })).body.prompt_cache_key, 'agentd-00ff');
+    assert.equal('prompt_cache_key' in buildOpenAiRequest(request()).body, false);
+  });
+});
+
 describe('parseOpenAiResponse', () => {
   const ok = (message: unknown, extra: Record<string, unknown> = {}) => ({
     choices: [{ message, finish_reason: 'stop' }],
@@ -122,6 +129,15 @@ describe('parseOpenAiResponse', () => {
       stopReason: 'end_turn',
       hasReasoning: false,
     });
+  });
+  it('reports cached prompt tokens apart: input is prompt_tokens less the cached part (issue 14 item 5)', () => {
+    const usage = { prompt_tokens: 5011, completion_tokens: 5, prompt_tokens_details: { cached_tokens: 5000 } };
+    const r = parseOpenAiResponse(ok({ content: 'hi' }, { usage }), new Map());
+    // Premise: without the split, the 5,000 cached tokens would count as input (input_tokens 5011).
+    assert.deepEqual(r.usage, { input_tokens: 11, output_tokens: 5, cache_read_tokens: 5000 });
+    const odd = { prompt_tokens: 10, completion_tokens: 1, prompt_tokens_details: { cached_tokens: 50 } };
+    const clamped = parseOpenAiResponse(ok({ content: 'hi' }, { usage: odd }), new Map());
+    assert.deepEqual(clamped.usage, { input_tokens: 0, output_tokens: 1, cache_read_tokens: 10 }, 'never negative');
   });
   it('treats empty content as no text and missing usage as 0', () => {
     const r = parseOpenAiResponse({ choices: [{ message: { content: '' }, finish_reason: 'length' }] }, new Map());

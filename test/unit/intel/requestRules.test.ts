@@ -5,6 +5,7 @@ import type { RuleSpec } from '../../../src/intel/requestRules.js';
 import {
   outputCap,
   planWireRequest,
+  promptCacheKey,
   schemaPromptLine,
   THINKING_ROOM,
   temperatureFor,
@@ -152,5 +153,22 @@ describe('planWireRequest', () => {
   it('passes the reasoning map through untouched', () => {
     const reasoning = new Map<Msg, unknown>();
     assert.equal(planWireRequest({ dialect: 'openai' }, request({ reasoning })).reasoning, reasoning);
+  });
+});
+
+describe('promptCacheKey', () => {
+  it('is one stable digest per scope, naming no conversation', () => {
+    const key = promptCacheKey('agentd/root');
+    assert.match(key, /^agentd-[0-9a-f]{16}$/);
+    assert.equal(promptCacheKey('agentd/root'), key);
+    assert.notEqual(promptCacheKey('agentd/c-2'), key);
+    assert.equal(key.includes('root'), false);
+  });
+  it('reaches the wire request on openai only: Anthropic and Bedrock mark breakpoints instead', () => {
+    const req = request({ cacheKey: 'agentd/root' });
+    assert.equal(planWireRequest({ dialect: 'openai' }, req).cacheKey, promptCacheKey('agentd/root'));
+    assert.equal(planWireRequest({ dialect: 'anthropic' }, req).cacheKey, undefined);
+    assert.equal(planWireRequest({ dialect: 'bedrock' }, req).cacheKey, undefined);
+    assert.equal(planWireRequest({ dialect: 'openai' }, request()).cacheKey, undefined);
   });
 });

@@ -45,17 +45,17 @@ describe('reloader', () => {
     );
   });
 
-  it('applies a valid diff in one swap and counts the generation', () => {
+  it('applies a valid diff in one swap and counts the generation', async () => {
     const t = setup(config('old'));
     t.set(() => config('new'));
     assert.deepEqual(t.r.reload('signal'), { result: 'applied', generation: 2, changed: ['intelligence.model'] });
     assert.equal(t.live.view.intelligence.model, 'new');
     assert.deepEqual(t.applied, [['intelligence.model']]);
-    assert.match(t.metrics.render(), /^agentd_config_reloads_total\{result="applied"\} 1$/m);
-    assert.match(t.metrics.render(), /^agentd_config_generation 2$/m);
+    assert.match(await t.metrics.render(), /^agentd_config_reloads_total\{result="applied"\} 1$/m);
+    assert.match(await t.metrics.render(), /^agentd_config_generation 2$/m);
   });
 
-  it('keeps the running config on an invalid file or a restart-only change, and says why', () => {
+  it('keeps the running config on an invalid file or a restart-only change, and says why', async () => {
     const t = setup(config('old'));
     t.set(() => {
       throw new DaemonError('config_invalid', "agent.yaml:3: unknown key 'agent.nmae'");
@@ -69,15 +69,15 @@ describe('reloader', () => {
     assert.deepEqual(t.r.reload('watch'), { result: 'restart_required', generation: 1, paths: ['store.path'] });
     assert.equal(t.live.view.intelligence.model, 'old', 'the model change in the refused diff did not apply');
     assert.deepEqual(t.applied, []);
-    assert.match(t.metrics.render(), /^agentd_config_reloads_total\{result="rejected"\} 2$/m);
+    assert.match(await t.metrics.render(), /^agentd_config_reloads_total\{result="rejected"\} 2$/m);
     const names = t.events.map((e) => e.event);
     assert.deepEqual(names, ['config.reload.invalid', 'config.reload.restart_required']);
   });
 
-  it('an unchanged config is neither applied nor rejected', () => {
+  it('an unchanged config is neither applied nor rejected', async () => {
     const t = setup(config('same'));
     t.set(() => config('same'));
     assert.deepEqual(t.r.reload('api'), { result: 'unchanged', generation: 1 });
-    assert.match(t.metrics.render(), /^agentd_config_reloads_total\{result="other"\} 1$/m);
+    assert.match(await t.metrics.render(), /^agentd_config_reloads_total\{result="other"\} 1$/m);
   });
 });

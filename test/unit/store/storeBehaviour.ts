@@ -3,10 +3,13 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import type { Store } from '../../../src/store/store.js';
+import { describeFeed } from './feedBehaviour.js';
 import { describeConversations, describeMemory } from './storeBehaviourParts.js';
 import { conversation, inboxEvent, taskRecord, userMsg } from './storeFixtures.js';
 import { describeSubagents } from './subagentBehaviour.js';
 import { describeTasks } from './taskBehaviour.js';
+import { describeTimers } from './timerBehaviour.js';
+import { describeWorkflows } from './workflowBehaviour.js';
 
 /** Registers the behaviour suite for the store `open()` resolves with (a fresh, empty store each call). */
 export function describeStoreBehaviour(name: string, open: () => Promise<Store>): void {
@@ -23,6 +26,9 @@ export function describeStoreBehaviour(name: string, open: () => Promise<Store>)
     describeTasks(() => store);
     describeCounters(() => store);
     describeSubagents(() => store);
+    describeTimers(() => store);
+    describeFeed(() => store);
+    describeWorkflows(() => store);
 
     it('reports a generation of at least 1', () => {
       assert.ok(store.generation >= 1);

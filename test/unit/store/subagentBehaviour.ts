@@ -52,5 +52,16 @@ export function describeSubagents(current: () => Store): void {
       );
       assert.deepEqual(listed[0], done);
     });
+
+    it('removes records by handle and ignores unknown handles', async () => {
+      const store = current();
+      await store.subagents.save(subagentRecord());
+      await store.subagents.save(subagentRecord({ handle: 'sub-2', created: 200 }));
+      await store.subagents.remove(['sub-1', 'sub-9']);
+      assert.deepEqual(
+        (await store.subagents.list()).map((r) => r.handle),
+        ['sub-2'],
+      );
+    });
   });
 }

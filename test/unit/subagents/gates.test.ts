@@ -4,6 +4,7 @@ import { describe, it } from 'node:test';
 import {
   bucketFor,
   checkRun,
+  formsTrifecta,
   parseCpuSeconds,
   parseRate,
   parseSize,
@@ -119,5 +120,24 @@ describe('sizes and cpu', () => {
     assert.throws(() => parseSize('12 parsecs'));
     assert.equal(parseCpuSeconds('5m'), 300);
     assert.equal(parseCpuSeconds('200ms'), 1);
+  });
+});
+
+describe('gate 8: the lethal trifecta', () => {
+  it('holds only when the servers together have all three tags', () => {
+    assert.equal(formsTrifecta([['private_data'], ['untrusted_content', 'external_comms']]), true);
+    assert.equal(formsTrifecta([['private_data'], undefined, ['external_comms']]), false);
+    assert.equal(formsTrifecta([]), false);
+  });
+
+  it('refuses with the reference text after the pressure gate and before the caps are read', () => {
+    const text =
+      'subagent.run refused: the requested MCP servers form a lethal trifecta (untrusted input + sensitive + egress); ' +
+      'set security.allow_trifecta to override';
+    const trifecta = { ...VIEW, trifecta: true };
+    assert.equal(error(checkRun({ ...REQ, limits: { memory: 'lots' } }, trifecta, LIMITS, fresh(), 0)), text);
+    const shed = { ...trifecta, pressure: { level: 'shed' as const, cause: 'disk' } };
+    assert.match(error(checkRun(REQ, shed, LIMITS, fresh(), 0)), /disk pressure/);
+    assert.equal(error(checkRun(REQ, VIEW, LIMITS, fresh(), 0)), 'ok', 'premise: the same call passes untagged');
   });
 });

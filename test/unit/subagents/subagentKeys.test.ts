@@ -7,7 +7,7 @@ describe('subagent config keys', () => {
   it('default to the reference: depth 3, breadth 8, total 64, rate 8/2s; freeform on, no templates', () => {
     const config = compileIn(tempDir(), {});
     assert.deepEqual(config.limits.subagents, { depth: 3, breadth: 8, total: 64, rate: '8/2s' });
-    assert.deepEqual(config.subagents, { allow_freeform: true, templates: {} });
+    assert.deepEqual(config.subagents, { allow_freeform: true, templates: {}, keep: 256, keep_for: 86_400_000 });
   });
 
   it('reads templates and refuses a bad rate or a template field, naming the path', () => {
@@ -29,5 +29,37 @@ describe('subagent config keys', () => {
       'subagents:\n  templates:\n    review:\n      instruction: x\n      prompt: y\n',
     );
     assert.match(compileError(dir, { files: [field] }), /subagents\.templates.*review.*prompt/s);
+  });
+});
+
+describe('subagent template values at load', () => {
+  const cases: Array<[string, string, RegExp]> = [
+    ['memory', '      limits: {memory: lots}\n', /review\.limits\.memory.*expected a size/],
+    ['cpu', '      limits: {cpu: soon}\n', /review\.limits\.cpu/],
+    ['steps', '      limits: {steps: -1}\n', /review\.limits\.steps.*whole number/],
+    [
+      'default',
+      '      params:\n        n: {type: integer, default: "3"}\n',
+      /review\.params\.n\.default.*expected integer/,
+    ],
+    ['enum', '      params:\n        t: {type: string, enum: [1, 2]}\n', /review\.params\.t\.enum.*expected string/],
+    ['default outside enum', '      params:\n        t: {type: string, enum: [a], default: b}\n', /params\.t\.default/],
+  ];
+  for (const [what, body, expected] of cases) {
+    it(`refuses a template whose ${what} does not read, naming the template and field`, () => {
+      const dir = tempDir();
+      const file = writeConfig(dir, 'bad.yaml', `subagents:\n  templates:\n    review:\n      instruction: x\n${body}`);
+      const error = compileError(dir, { files: [file] });
+      assert.match(error, expected);
+      assert.equal(error.split('\n').length, 1, 'one line');
+    });
+  }
+
+  it('accepts values that read', () => {
+    const dir = tempDir();
+    const body =
+      '      limits: {memory: 512MB, cpu: 30s, steps: 5}\n      params:\n        t: {type: string, enum: [a], default: a}\n';
+    const file = writeConfig(dir, 'good.yaml', `subagents:\n  templates:\n    review:\n      instruction: x\n${body}`);
+    assert.equal(compileIn(dir, { files: [file] }).subagents.templates.review?.limits?.memory, '512MB');
   });
 });

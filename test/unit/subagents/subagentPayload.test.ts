@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { subagentTools } from '../../../src/subagents/subagentPayload.js';
+import { callKey } from '../../../src/subagents/subagentRunner.js';
 import { emptyToolPlan, type ToolPlan } from '../../../src/tools/toolPlan.js';
 import { subagentRecord } from '../store/subagentBehaviour.js';
 
@@ -51,5 +52,13 @@ describe('subagentTools', () => {
     assert.deepEqual(names(subagentTools(plan(), subagentRecord({ spec: prefix }), true)), ['memory.get', 'c']);
     const none = { ...subagentRecord().spec, allowed_tools: [] };
     assert.deepEqual(names(subagentTools(plan(), subagentRecord({ spec: none }), true)), []);
+  });
+});
+
+describe('callKey', () => {
+  it('keeps a run under one key across respawns and gives each warm run its own', () => {
+    const first = callKey({ handle: 'sub-4', runs: 0 }, 2);
+    assert.equal(first, 'sub-4.run1#2');
+    assert.notEqual(callKey({ handle: 'sub-4', runs: 1 }, 2), first, 'the next warm run');
   });
 });

@@ -4,7 +4,7 @@ import { describe, it } from 'node:test';
 import type { SubagentsConfig } from '../../../src/config/types.js';
 import { resolveTemplate, templatesSection } from '../../../src/subagents/templates.js';
 
-const CFG: SubagentsConfig = {
+const CFG: Pick<SubagentsConfig, 'allow_freeform' | 'templates'> = {
   allow_freeform: true,
   templates: {
     review: {

@@ -3,12 +3,8 @@
 // spare; one the supervisor could not read because its own loop stalled does not.
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
-import {
-  type SpareWatch,
-  type WorkerCallbacks,
-  type WorkerHandle,
-  WorkerPool,
-} from '../../../src/supervisor/workerHandle.js';
+import type { WorkerCallbacks, WorkerHandle } from '../../../src/supervisor/workerHandle.js';
+import { type SpareWatch, WorkerPool } from '../../../src/supervisor/workerPool.js';
 
 /** A process that reads its stdin and never writes a frame. */
 const SILENT = { execPath: process.execPath, args: ['-e', 'process.stdin.resume(); setInterval(() => {}, 60_000)'] };

@@ -44,6 +44,15 @@ const NAMES = [
   'subagent.status',
   'subagent.list',
   'subagent.kill',
+  'workflow.run',
+  'workflow.status',
+  'workflow.list',
+  'workflow.cancel',
+  'workflow.wait',
+  'workflow.signal',
+  'workflow.create',
+  'workflow.update',
+  'workflow.delete',
 ];
 
 describe('internalContracts', () => {
@@ -64,14 +73,19 @@ describe('internalContracts', () => {
     }
   });
 
-  it('grants skills.* only to an instance with skill sources', () => {
-    const without = grantedInternalContracts({ skills: false }).map((c) => c.name);
+  it('grants skills.* and subagent.* only when their facts hold (issue 14 item 5)', () => {
+    const none = { skills: false, subagents: false };
+    const conditional = (n: string) => n.startsWith('skills.') || n.startsWith('subagent.');
     assert.deepEqual(
-      without,
-      NAMES.filter((n) => !n.startsWith('skills.')),
+      grantedInternalContracts(none).map((c) => c.name),
+      NAMES.filter((n) => !conditional(n)),
     );
     assert.deepEqual(
-      grantedInternalContracts({ skills: true }).map((c) => c.name),
+      grantedInternalContracts({ ...none, skills: true }).map((c) => c.name),
+      NAMES.filter((n) => !n.startsWith('subagent.')),
+    );
+    assert.deepEqual(
+      grantedInternalContracts({ skills: true, subagents: true }).map((c) => c.name),
       NAMES,
     );
   });
@@ -97,13 +111,15 @@ describe('internalToolDefs', () => {
     assert.deepEqual(defs[1], {
       name: 'memory.get',
       description: internalContract('memory.get')?.description,
-      input_schema: internalContract('memory.get')?.input_schema,
+      input_schema: { type: 'object', properties: { key: { type: 'string' } }, required: ['key'] },
     });
+    // The contract itself stays closed for the validator; only the model's copy is lean.
+    assert.equal(internalContract('memory.get')?.input_schema['additionalProperties'], false);
   });
 });
 
 describe('isSuspending', () => {
-  it('is true for sleep, await, think, decide, context.compact, ask_human, goal.complete, subagent.run and .await', () => {
+  it('is true for sleep, await, think, decide, context.compact, ask_human, goal.complete, subagent.run and .await, workflow.run and .wait', () => {
     assert.deepEqual(
       NAMES.filter((n) => isSuspending(n)),
       [
@@ -116,6 +132,8 @@ describe('isSuspending', () => {
         'goal.complete',
         'subagent.run',
         'subagent.await',
+        'workflow.run',
+        'workflow.wait',
       ],
     );
     assert.equal(isSuspending('no.such'), false);
@@ -132,7 +150,7 @@ describe('internalFamilies', () => {
     ]);
   });
 
-  it('lists every internal tool as eight dotted families and seven bare names', () => {
+  it('lists every internal tool as nine dotted families and seven bare names', () => {
     assert.deepEqual(internalFamilies(NAMES), [
       'context.*',
       'goal.*',
@@ -142,6 +160,7 @@ describe('internalFamilies', () => {
       'side.*',
       'skills.*',
       'subagent.*',
+      'workflow.*',
       'ask_human',
       'await',
       'decide',

@@ -1,9 +1,55 @@
 // The value kinds of the subagent config keys (reference §1.3, §1.13): `limits.subagents.rate` and
-// `subagents.templates`. Pure; problems name the field (`params.topic.type`), never echo a secret.
-import { type Coerced, describeType, type SubPath, type ValueKind } from '../config/kinds.js';
-import type { SubagentTemplate, TemplateParam } from '../config/types.js';
+// `subagents.templates`, and the subagent value readers the gates share (rate, size, CPU time). Pure; problems
+// name the field (`params.topic.type`), never echo a secret.
 import { SUBAGENT_MODES } from '../domain/subagent.js';
-import { parseRate } from './gates.js';
+import { parseDuration } from './duration.js';
+import { type Coerced, describeType, type SubPath, type ValueKind } from './kinds.js';
+import type { SubagentTemplate, TemplateParam } from './types.js';
+
+/** `<burst>/<period>` → its parts; null when either part does not read. */
+export function parseRate(text: string): { burst: number; periodMs: number } | null {
+  const match = /^\s*(\d+)\s*\/\s*(\S+)\s*$/.exec(text);
+  if (!match) return null;
+  const burst = Number(match[1]);
+  let periodMs: number;
+  try {
+    periodMs = parseDuration(match[2] ?? '');
+  } catch {
+    return null;
+  }
+  return burst >= 1 && periodMs >= 1 ? { burst, periodMs } : null;
+}
+
+const SIZE_UNITS: Record<string, number> = {
+  '': 1,
+  b: 1,
+  k: 1024,
+  kb: 1024,
+  kib: 1024,
+  m: 1024 ** 2,
+  mb: 1024 ** 2,
+  mib: 1024 ** 2,
+  g: 1024 ** 3,
+  gb: 1024 ** 3,
+  gib: 1024 ** 3,
+};
+
+/** Bytes of a size (`512MB`, `1.5g`, `4096`); all units binary. Throws a one-line reason. */
+export function parseSize(value: unknown): number {
+  if (typeof value === 'number' && Number.isFinite(value) && value > 0) return Math.floor(value);
+  const match = typeof value === 'string' ? /^\s*(\d+(?:\.\d+)?)\s*([a-zA-Z]*)\s*$/.exec(value) : null;
+  const unit = SIZE_UNITS[(match?.[2] ?? '').toLowerCase()];
+  if (!match || unit === undefined) throw new Error(`expected a size like 512MB or 2g, got ${JSON.stringify(value)}`);
+  return Math.floor(Number(match[1]) * unit);
+}
+
+/** Whole seconds of a CPU-time limit, floored at 1 s. Throws a one-line reason. */
+export function parseCpuSeconds(value: unknown): number {
+  const ms = typeof value === 'number' ? value * 1000 : parseDuration(String(value));
+  if (!Number.isFinite(ms) || ms < 0)
+    throw new Error(`expected a duration like 30s or 5m, got ${JSON.stringify(value)}`);
+  return Math.max(1, Math.floor(ms / 1000));
+}
 
 const ok = <V>(value: V): Coerced<V> => ({ ok: true, value });
 const fail = <V>(problem: string, at?: SubPath): Coerced<V> =>
@@ -42,8 +88,58 @@ function checkParam(name: string, v: unknown): Coerced<TemplateParam> {
   }
   if (v.required !== undefined && typeof v.required !== 'boolean')
     return fail('expected true or false', [...at, 'required']);
-  if (v.enum !== undefined && !Array.isArray(v.enum)) return fail('expected a list', [...at, 'enum']);
+  const type = v.type as TemplateParam['type'];
+  if (v.enum !== undefined) {
+    if (!Array.isArray(v.enum)) return fail('expected a list', [...at, 'enum']);
+    const bad = v.enum.findIndex((e) => !paramTypeOk(type, e));
+    if (bad >= 0) return fail(`expected ${type} values, got ${describeType(v.enum[bad])}`, [...at, 'enum']);
+  }
+  if (v.default !== undefined) {
+    if (!paramTypeOk(type, v.default))
+      return fail(`expected ${type}, got ${describeType(v.default)}`, [...at, 'default']);
+    if (Array.isArray(v.enum) && !v.enum.includes(v.default)) return fail('not one of the enum', [...at, 'default']);
+  }
   return ok(v as unknown as TemplateParam);
+}
+
+/** Whether `value` is of a template parameter's declared type. */
+export function paramTypeOk(type: TemplateParam['type'], value: unknown): boolean {
+  switch (type) {
+    case 'string':
+      return typeof value === 'string';
+    case 'integer':
+      return Number.isSafeInteger(value);
+    case 'number':
+      return typeof value === 'number' && Number.isFinite(value);
+    case 'boolean':
+      return typeof value === 'boolean';
+  }
+}
+
+/** A template's `limits` read as subagent.run reads them: a bad value is a load error naming the field. */
+function checkLimits(v: Record<string, unknown>): { field: string; problem: string } | null {
+  const count = (n: unknown) => Number.isSafeInteger(n) && (n as number) >= 0;
+  const reads: Record<string, (x: unknown) => void> = {
+    steps: (x) => {
+      if (!count(x)) throw new Error(`expected a whole number, got ${describeType(x)}`);
+    },
+    tokens: (x) => {
+      if (!count(x)) throw new Error(`expected a whole number, got ${describeType(x)}`);
+    },
+    deadline: (x) => {
+      if (typeof x !== 'number') parseDuration(String(x));
+    },
+    memory: parseSize,
+    cpu: parseCpuSeconds,
+  };
+  for (const [field, value] of Object.entries(v)) {
+    try {
+      reads[field]?.(value);
+    } catch (err) {
+      return { field, problem: (err as Error).message };
+    }
+  }
+  return null;
 }
 
 function checkTemplate(v: unknown): Coerced<SubagentTemplate> {
@@ -69,6 +165,8 @@ function checkTemplate(v: unknown): Coerced<SubagentTemplate> {
     if (!isObj(v.limits)) return fail('expected a mapping', ['limits']);
     const bad = unknownField(v.limits, LIMIT_FIELDS);
     if (bad) return fail(`unknown field "${bad}" (allowed: ${LIMIT_FIELDS.join(', ')})`, ['limits', bad]);
+    const unread = checkLimits(v.limits);
+    if (unread) return fail(unread.problem, ['limits', unread.field]);
   }
   if (v.mode !== undefined && !SUBAGENT_MODES.includes(v.mode as (typeof SUBAGENT_MODES)[number])) {
     return fail(`expected one of ${SUBAGENT_MODES.join(', ')}`, ['mode']);

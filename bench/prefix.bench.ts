@@ -1,0 +1,66 @@
+// The fixed prefix of a model call (issue 14 item 5): system prompt + tool schemas as the wire sends them, for a
+// one-tool agent (the code tool `add`) with default settings, on the OpenAI and Anthropic wires. Prints figures.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createAgent } from '../src/agent.js';
+import { estimateText } from '../src/context/estimate.js';
+import { startScriptedModel } from '../test/doubles/scriptedModel.js';
+import { tools } from './addTool.js';
+
+interface Prefix {
+  system: string;
+  tools: unknown[];
+  body: string;
+}
+
+/** The system text and tool list of a recorded request body, whichever wire it came on. */
+function prefixOf(body: Record<string, unknown>): Prefix {
+  const messages = (body.messages ?? []) as Array<{ role: string; content: unknown }>;
+  const raw = body.system ?? messages.find((m) => m.role === 'system')?.content ?? '';
+  const system = Array.isArray(raw) ? raw.map((b: { text?: string }) => b.text ?? '').join('\n\n') : String(raw);
+  return { system, tools: (body.tools ?? []) as unknown[], body: JSON.stringify(body) };
+}
+
+async function firstRequest(dialect: 'openai' | 'anthropic'): Promise<Prefix> {
+  const model = await startScriptedModel({ turns: [{ content: 'ok' }] });
+  const dir = mkdtempSync(join(tmpdir(), 'agentd-prefix-'));
+  const env = { AGENTD_STATE_DIR: dir, AGENTD_OBSERVABILITY_LOG_LEVEL: 'error', AGENTD_AGENT_PREFLIGHT: 'never' };
+  const flags = { intelligence: model.url, model: dialect === 'anthropic' ? 'claude-x' : 'gpt-x' };
+  const agent = await createAgent({
+    config: { env: { ...env, AGENTD_INTELLIGENCE_DIALECT: dialect }, flags, cwd: dir },
+    tools,
+    toolsModule: new URL('./addTool.js', import.meta.url),
+    listen: null,
+    metrics: null,
+  });
+  try {
+    const outcome = await agent.send('hello');
+    if (outcome.status !== 'completed') throw new Error(`${dialect}: ${outcome.status} ${outcome.error ?? ''}`);
+  } finally {
+    await agent.close();
+    await model.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+  const body = model.requests[0]?.body;
+  if (typeof body !== 'object' || body === null) throw new Error(`${dialect}: no request recorded`);
+  return prefixOf(body as Record<string, unknown>);
+}
+
+const bytes = (s: string): number => Buffer.byteLength(s, 'utf8');
+const cell = (n: number, w = 7): string => String(n).padStart(w);
+
+console.log('fixed prefix per model call, one code tool (add), default settings; tokens ≈ ceil(chars / 4)');
+console.log(
+  `${'wire'.padEnd(10)} ${'tools'.padStart(5)} ${'system B'.padStart(9)} ${'tools B'.padStart(8)} ${'prefix B'.padStart(9)} ${'≈tokens'.padStart(8)} ${'request B'.padStart(10)}`,
+);
+for (const dialect of ['openai', 'anthropic'] as const) {
+  const p = await firstRequest(dialect);
+  const toolsText = JSON.stringify(p.tools);
+  const prefix = bytes(p.system) + bytes(toolsText);
+  const tokens = estimateText(p.system) + estimateText(toolsText);
+  console.log(
+    `${dialect.padEnd(10)} ${cell(p.tools.length, 5)} ${cell(bytes(p.system), 9)} ${cell(bytes(toolsText), 8)} ` +
+      `${cell(prefix, 9)} ${cell(tokens, 8)} ${cell(bytes(p.body), 10)}`,
+  );
+}

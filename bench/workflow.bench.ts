@@ -1,0 +1,79 @@
+// Workflow engine throughput over a real SQLite store: a linear run of 510 assigns (a definition holds at most 512
+// top-level steps, reference §2.13, so 1,000 steps wait for `foreach` bodies) and a `map` over 1,000 items (the
+// stand-in for `foreach`, not built yet). Prints steps per second and run-record writes per step; asserts nothing.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { WorkflowRun } from '../src/domain/workflow.js';
+import { silentLogger } from '../src/obs/log.js';
+import { SqliteStore } from '../src/store/sqliteStore.js';
+import { loadWorkflow } from '../src/workflows/definitions.js';
+import { WorkflowDesk } from '../src/workflows/workflowDesk.js';
+
+const STEPS = Number(process.env.BENCH_WORKFLOW_STEPS ?? 510);
+const ITEMS = Number(process.env.BENCH_WORKFLOW_ITEMS ?? 1_000);
+
+function linear(n: number): unknown {
+  const steps: Record<string, unknown> = { s: { kind: 'manual' } };
+  let prev = 's';
+  for (let i = 0; i < n; i++) {
+    steps[`a${i}`] = { kind: 'assign', depends_on: prev, writes: 'n', value: `CEL: ${i} + 1` };
+    prev = `a${i}`;
+  }
+  steps['f'] = { kind: 'finish', depends_on: prev, output: '{{vars.n}}' };
+  return { name: 'linear', steps };
+}
+
+const mapped = {
+  name: 'mapped',
+  steps: {
+    s: { kind: 'manual' },
+    m: { kind: 'map', depends_on: 's', over: '{{inputs.items}}', expr: 'item * 10' },
+    f: { kind: 'finish', depends_on: 'm', output: 'CEL: size(steps.m.output)' },
+  },
+};
+
+async function measure(doc: unknown, inputs: Record<string, unknown>, units: number, unit: string): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'agentd-wf-bench-'));
+  const store = new SqliteStore(dir);
+  let writes = 0;
+  const save = store.workflows.saveRun.bind(store.workflows);
+  store.workflows.saveRun = (run: WorkflowRun) => {
+    writes += 1;
+    return save(run);
+  };
+  const loaded = loadWorkflow(doc);
+  if (!loaded.ok) throw new Error(loaded.errors.join('; '));
+  const desk = new WorkflowDesk({
+    store,
+    log: silentLogger,
+    clock: Date.now,
+    ports: { memory: store.memory, fetch, lookup: async () => [] },
+    configured: [loaded.def],
+    onRunEnded: () => {},
+  });
+  await desk.open();
+  const started = process.hrtime.bigint();
+  const got = await desk.start({
+    workflow: loaded.def.name,
+    inputs,
+    startKey: 'bench',
+    principal: null,
+    conversation: null,
+  });
+  if (!got.ok) throw new Error(got.error);
+  const run = await desk.wait(got.run.id, 600_000);
+  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+  const steps = run?.stepsRun ?? 0;
+  console.log(
+    `${loaded.def.name.padEnd(7)} ${String(units).padStart(5)} ${unit}: ${run?.status} in ${seconds.toFixed(2)} s — ` +
+      `${(steps / seconds).toFixed(0)} steps/s, ${(units / seconds).toFixed(0)} ${unit}/s, ` +
+      `${(writes / Math.max(1, steps)).toFixed(2)} run-record writes per step (${writes} writes, ${steps} steps)`,
+  );
+  await desk.stop();
+  await store.close();
+  rmSync(dir, { recursive: true, force: true });
+}
+
+await measure(linear(STEPS), {}, STEPS, 'steps');
+await measure(mapped, { items: Array.from({ length: ITEMS }, (_, i) => i) }, ITEMS, 'items');

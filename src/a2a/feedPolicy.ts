@@ -1,0 +1,49 @@
+// The client feed's rules (issue 18 item 1), pure: who sees an event, and where a reconnecting client resumes.
+import { AUDIENCE_ALL, type FeedBounds, type FeedEvent } from '../domain/feed.js';
+import type { Principal } from './backend.js';
+
+/** The operator sees every event; anyone else the instance-wide ones and those of its own conversations. */
+export function canSee(viewer: Pick<Principal, 'id' | 'role'>, event: Pick<FeedEvent, 'audience'>): boolean {
+  if (viewer.role === 'operator') return true;
+  return event.audience === AUDIENCE_ALL || event.audience === viewer.id;
+}
+
+/** Where a stream starts: after `from`; `reload` when the client's state cannot be brought up to date by replay. */
+export interface ResumePlan {
+  from: number;
+  reload: boolean;
+}
+
+/**
+ * A cursor (`since` / `Last-Event-ID`; null = everything retained) against the retained range. Events after the
+ * cursor that retention dropped ⇒ reload from the oldest retained; a cursor past the newest seq ever given (a
+ * store that was replaced) ⇒ reload from the start. Otherwise replay exactly what follows the cursor.
+ */
+export function planResume(cursor: number | null, bounds: FeedBounds): ResumePlan {
+  const oldest = bounds.oldest ?? bounds.newest + 1;
+  if (cursor === null) return { from: oldest - 1, reload: false };
+  if (cursor > bounds.newest) return { from: oldest - 1, reload: true };
+  if (cursor < oldest - 1) return { from: oldest - 1, reload: true };
+  return { from: cursor, reload: false };
+}
+
+/**
+ * Reads `?since=` and `Last-Event-ID` (the header wins: a browser's EventSource sends it on reconnect with the
+ * first URL). `latest` = only what happens from now on. Null = from the oldest retained; a string = refusal.
+ */
+export function readCursor(
+  since: string | null,
+  lastEventId: string | undefined,
+  newest: number,
+): number | null | { refused: string } {
+  const raw = lastEventId !== undefined && lastEventId !== '' ? lastEventId : since;
+  if (raw === null || raw === '') return null;
+  if (raw === 'latest') return newest;
+  if (!/^\d{1,15}$/.test(raw)) return { refused: `feed cursor ${JSON.stringify(raw.slice(0, 40))}: expected a seq` };
+  return Number(raw);
+}
+
+/** `text` cut to `max` characters, marked when cut (tool arguments and results in tool cards). */
+export function clip(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max)}…` : text;
+}

@@ -1,0 +1,101 @@
+// What the task backend tells the client feed (issue 18 item 1): tasks' states, the messages of a conversation
+// (the caller's, the agent's reply, an answer), questions waiting, a turn's activity, tool cards, plan checklist
+// changes and the instance's pause/drain state. Builds entries only; the FeedHub numbers and stores them.
+import { AUDIENCE_ALL } from '../domain/feed.js';
+import type { TaskRecord } from '../domain/task.js';
+import type { FeedSink } from './feedHub.js';
+import { clip } from './feedPolicy.js';
+
+const TERMINAL = new Set(['completed', 'failed', 'canceled', 'rejected']);
+/** A tool card's argument summary and result preview (the feed is not the transcript). */
+const ARGS_CHARS = 200;
+const RESULT_CHARS = 500;
+/** Instance commands whose effect every client shows. */
+const INSTANCE_OPS = new Set(['pause', 'resume', 'drain']);
+
+export class TaskFeed {
+  /** Live tasks by inbox event: a turn's activity names its event, the feed names the task and its owner. */
+  private readonly byEvent = new Map<string, TaskRecord>();
+  /** The last state published per task that may still change: a repeated notify adds nothing. */
+  private readonly published = new Map<string, string>();
+
+  constructor(
+    private readonly sink: FeedSink,
+    /** The instance's state as `status` reports it (paused, draining, running turns, queued). */
+    private readonly instance: () => Record<string, unknown>,
+  ) {}
+
+  /** A task was saved or changed: its state, and a question it now asks or the reply it now carries. */
+  task(task: TaskRecord): void {
+    const mark = `${task.state}:${task.updated}:${task.question?.id ?? ''}`;
+    if (this.published.get(task.id) === mark) return;
+    const terminal = TERMINAL.has(task.state);
+    if (terminal) this.published.delete(task.id);
+    else this.published.set(task.id, mark);
+    if (task.inbox_event !== null) {
+      if (terminal) this.byEvent.delete(task.inbox_event);
+      else this.byEvent.set(task.inbox_event, task);
+    }
+    const audience = task.principal;
+    const ids = { task: task.id, context_id: task.context_id };
+    this.sink.publish({ kind: 'task', audience, data: { ...ids, state: task.state, message: task.message } });
+    if (task.state === 'input_required' && task.question) {
+      const { id, text, schema } = task.question;
+      this.sink.publish({ kind: 'question', audience, data: { ...ids, question: { id, text, schema } } });
+    }
+    if (task.state === 'completed' && task.inbox_event !== null && task.result !== null) {
+      this.sink.publish({ kind: 'message', audience, data: { ...ids, role: 'agent', text: task.result } });
+    }
+  }
+
+  /** The caller's own message, once accepted (a retry publishes nothing again: the caller saw it). */
+  userMessage(task: TaskRecord, text: string): void {
+    const data = { task: task.id, context_id: task.context_id, role: 'user', principal: task.principal, text };
+    this.sink.publish({ kind: 'message', audience: task.principal, data });
+  }
+
+  /** A person answered the task's question. */
+  answer(task: TaskRecord, text: string): void {
+    const data = { task: task.id, context_id: task.context_id, principal: task.principal, text };
+    this.sink.publish({ kind: 'answer', audience: task.principal, data });
+  }
+
+  /** A turn's activity changed (phase, tool or round); a turn without a task is the operator's to see. */
+  activity(eventId: string, activity: Record<string, unknown>): void {
+    const task = this.byEvent.get(eventId);
+    const data = { ...activity, ...(task ? { task: task.id, context_id: task.context_id } : {}) };
+    this.sink.publish({ kind: 'activity', audience: task?.principal ?? null, data });
+  }
+
+  /** A tool card (a finished call) or a plan checklist change; body text and the rest stay on the task stream. */
+  engine(eventId: string, type: string, fields: Record<string, unknown>): void {
+    const task = this.byEvent.get(eventId);
+    const ids = task ? { task: task.id, context_id: task.context_id } : { ctx: fields['ctx'] };
+    const audience = task?.principal ?? null;
+    if (type === 'tool_card') {
+      const card = {
+        call_id: fields['id'],
+        name: fields['tool'],
+        args: clip(JSON.stringify(fields['arguments'] ?? {}), ARGS_CHARS),
+        status: fields['is_error'] === true ? 'error' : 'ok',
+        result: clip(String(fields['result'] ?? ''), RESULT_CHARS),
+        ms: fields['ms'],
+      };
+      this.sink.publish({ kind: 'tool', audience, data: { ...ids, ...card } });
+    } else if (type === 'checklist') {
+      this.sink.publish({ kind: 'plan', audience, data: { ...ids, op: fields['op'], progress: fields['progress'] } });
+    }
+  }
+
+  /** After an instance command (pause, resume, drain) or the start of a drain: the instance's state, for all. */
+  instanceChanged(op: string): void {
+    if (!INSTANCE_OPS.has(op)) return;
+    let state: Record<string, unknown> = {};
+    try {
+      state = this.instance();
+    } catch {
+      // Before the restore finished the supervisor answers nothing; the op alone still tells clients.
+    }
+    this.sink.publish({ kind: 'state', audience: AUDIENCE_ALL, data: { op, ...state } });
+  }
+}

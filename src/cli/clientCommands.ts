@@ -1,0 +1,191 @@
+// The client subcommands (issue 18 item 2): `agentd send|tasks|status|cancel|answer|pause|resume|drain|goal|log|tui`
+// talk to a running daemon over its A2A listener (src/client/). stdout carries only the answer (a reply, a task
+// id, a listing); errors go to stderr with a non-zero exit; `--json` prints machine-readable output.
+import { Command, CommanderError } from 'commander';
+import {
+  DaemonClient,
+  DaemonClientError,
+  isTerminal,
+  stateName,
+  taskText,
+  type WireTask,
+} from '../client/daemonClient.js';
+import { DaemonError } from '../errors.js';
+import { resolveEndpoint } from './clientEndpoint.js';
+import { runLog } from './clientLog.js';
+import { EXIT } from './exitCodes.js';
+import type { CliResult } from './run.js';
+
+export const CLIENT_COMMANDS = new Set([
+  'send',
+  'tasks',
+  'status',
+  'cancel',
+  'answer',
+  'pause',
+  'resume',
+  'drain',
+  'goal',
+  'log',
+  'tui',
+]);
+
+interface Common {
+  url?: string;
+  token?: string;
+  config?: string;
+  json?: boolean;
+}
+
+type Action = (client: DaemonClient, args: string[], o: Common & Record<string, unknown>) => Promise<CliResult>;
+
+const json = (value: unknown): CliResult => ({ code: EXIT.ok, stdout: JSON.stringify(value, null, 2) });
+
+/** Runs `agentd <name> …`; `argv` starts after the subcommand's name. */
+export async function runClientCommand(name: string, argv: string[], env: NodeJS.ProcessEnv): Promise<CliResult> {
+  let help = '';
+  const program = commandFor(name)
+    .option('--url <url>', "the daemon's A2A URL (default: AGENTD_URL, or a2a.listen of --config)")
+    .option('--token <token>', 'a bearer token (default: AGENTD_TOKEN)')
+    .option('--config <file>', 'a config file whose a2a.listen names the daemon')
+    .option('--json', 'print JSON for scripts', false)
+    .exitOverride()
+    .configureOutput({ writeErr: () => {}, writeOut: (text) => (help += text) });
+  try {
+    program.parse(argv, { from: 'user' });
+  } catch (err) {
+    if (err instanceof CommanderError && err.code === 'commander.helpDisplayed') return { code: EXIT.ok, stdout: help };
+    if (err instanceof CommanderError) return usage(name, err.message.replace(/^error: /, ''));
+    throw err;
+  }
+  const o = program.opts<Common & Record<string, unknown>>();
+  try {
+    if (name === 'tui') {
+      const { runTui } = await import('./tuiCommand.js');
+      return await runTui(program.args, o, env);
+    }
+    const client = new DaemonClient(resolveEndpoint(o, env));
+    return await ACTIONS[name]!(client, program.args, o);
+  } catch (err) {
+    if (err instanceof DaemonError && err.code === 'usage_invalid') return usage(name, err.message);
+    const why = err instanceof DaemonClientError && typeof err.code === 'number' ? ` (${err.code})` : '';
+    process.stderr.write(`agentd ${name}: ${err instanceof Error ? err.message : String(err)}${why}\n`);
+    return { code: EXIT.generic };
+  }
+}
+
+function usage(name: string, message: string): CliResult {
+  process.stderr.write(`agentd ${name}: ${message}\n`);
+  return { code: EXIT.config };
+}
+
+function commandFor(name: string): Command {
+  const c = new Command(`agentd ${name}`).allowExcessArguments(false);
+  switch (name) {
+    case 'send':
+      return c
+        .argument('<text>', 'the message')
+        .option('--no-wait', 'print the task id at once instead of waiting for the reply')
+        .option('--conversation <id>', 'the conversation (context id) to continue')
+        .option('--plan', 'run the turn in plan mode', false);
+    case 'tasks':
+      return c
+        .option('--limit <n>', 'tasks per page', '20')
+        .option('--page <token>', 'the page token a previous listing printed')
+        .option('--conversation <id>', 'only this conversation');
+    case 'cancel':
+      return c.argument('<task>', 'the task id');
+    case 'answer':
+      return c.argument('<task>', 'the task asking').argument('<text>', 'the answer').option('--wait', 'wait', false);
+    case 'goal':
+      return c
+        .argument('<action>', 'set, get or clear')
+        .argument('[objective]', 'the objective (set)')
+        .option('--conversation <id>', 'the conversation (default: root)', 'root')
+        .option('--budget <tokens>', 'a token budget for the goal (set)');
+    case 'log':
+      return c.option('--since <seq>', 'resume after this seq (default: only new events; 0 = all retained)');
+    case 'tui':
+      return c
+        .option('--start', 'start a daemon with --config and stop it on quit', false)
+        .option('--conversation <id>', 'the conversation to open');
+    default:
+      return c;
+  }
+}
+
+/** A settled send's answer: the reply on stdout, or why not on stderr with exit 1 (a question: exit 0). */
+function settled(task: WireTask): CliResult {
+  const state = stateName(task);
+  if (state === 'completed') return { code: EXIT.ok, stdout: taskText(task) };
+  const text = task.status.message?.parts?.map((p) => p.text ?? '').join('') ?? '';
+  if (state === 'input_required') {
+    process.stderr.write(`agentd: task ${task.id} asks: ${text}\n  answer with: agentd answer ${task.id} TEXT\n`);
+    return { code: EXIT.ok };
+  }
+  process.stderr.write(`agentd: task ${task.id} ${state}${text ? `: ${text}` : ''}\n`);
+  return { code: EXIT.generic };
+}
+
+const ACTIONS: Record<string, Action> = {
+  async send(client, [text], o) {
+    const conversation = o.conversation as string | undefined;
+    const task = await client.send(text ?? '', {
+      wait: o.wait !== false,
+      plan: o.plan === true,
+      ...(conversation ? { contextId: conversation } : {}),
+    });
+    if (o.json) return json(task);
+    if (o.wait === false) return { code: EXIT.ok, stdout: task.id };
+    return settled(task);
+  },
+  async tasks(client, _args, o) {
+    const limit = Number(o.limit);
+    if (!Number.isInteger(limit) || limit < 1) throw new DaemonError('usage_invalid', '--limit: expected a count');
+    const page = await client.listTasks({
+      pageSize: limit,
+      ...(o.page ? { pageToken: String(o.page) } : {}),
+      ...(o.conversation ? { contextId: String(o.conversation) } : {}),
+    });
+    if (o.json) return json(page);
+    const lines = page.tasks.map((t) =>
+      [t.id, stateName(t).padEnd(14), t.contextId, t.status.timestamp ?? ''].join('  '),
+    );
+    if (page.nextPageToken) process.stderr.write(`more: agentd tasks --page ${page.nextPageToken}\n`);
+    return { code: EXIT.ok, stdout: lines.join('\n') };
+  },
+  async status(client, _args, o) {
+    const status = (await client.command('status')) as Record<string, unknown>;
+    if (o.json) return json(status);
+    const lines = Object.entries(status).map(([k, v]) => `${k}: ${typeof v === 'object' ? JSON.stringify(v) : v}`);
+    return { code: EXIT.ok, stdout: lines.join('\n') };
+  },
+  async cancel(client, [id], o) {
+    const task = await client.cancel(id ?? '');
+    return o.json ? json(task) : { code: EXIT.ok, stdout: `${task.id} ${stateName(task)}` };
+  },
+  async answer(client, [id, text], o) {
+    const task = await client.answer(id ?? '', text ?? '', o.wait === true);
+    if (o.json) return json(task);
+    return isTerminal(task) ? settled(task) : { code: EXIT.ok, stdout: `${task.id} ${stateName(task)}` };
+  },
+  pause: (client, _a, o) => instance(client, 'pause', o),
+  resume: (client, _a, o) => instance(client, 'resume', o),
+  drain: (client, _a, o) => instance(client, 'drain', o),
+  async goal(client, [action, objective], o) {
+    const ctx = String(o.conversation);
+    if (action === 'set') {
+      if (!objective) throw new DaemonError('usage_invalid', 'goal set needs an objective');
+      const budget = o.budget === undefined ? {} : { token_budget: Number(o.budget) };
+      return json(await client.command('goal.set', { objective, ...budget }, ctx));
+    }
+    if (action === 'get' || action === 'clear') return json(await client.command(`goal.${action}`, {}, ctx));
+    throw new DaemonError('usage_invalid', `goal ${action ?? ''}: expected set, get or clear`);
+  },
+  log: (client, _args, o) => runLog(client, o),
+};
+
+async function instance(client: DaemonClient, op: string, o: Common): Promise<CliResult> {
+  const result = await client.command(op);
+  return o.json ? json(result) : { code: EXIT.ok, stdout: `${op}: ok` };
+}

@@ -1,0 +1,98 @@
+// What the terminal UI does with a submitted line (issue 18 item 3): a slash command, an answer to the open
+// question (a number picks a choice), or a message to the conversation in view. Talks to the daemon only through
+// DaemonClient; reports back as rows and view changes.
+import { type DaemonClient, DaemonClientError, stateName } from './daemonClient.js';
+import type { TuiState } from './tuiState.js';
+
+export interface Submitted {
+  /** A local note to show (a command's result or an error). */
+  note?: string;
+  error?: boolean;
+  /** The conversation to view from now on (a send opened one, or /conversation switched). */
+  ctx?: string | null;
+  /** Sends the next messages in plan mode (/plan) or not (/execute). */
+  plan?: boolean;
+  quit?: boolean;
+}
+
+export const SLASH_HELP =
+  '/cancel /plan /execute /goal [TEXT|clear] /pause /resume /conversation [ID] /quit · Tab: expand tool cards · PgUp/PgDn: scroll';
+
+/** Runs one submitted line; never throws (a daemon error becomes an error note). */
+export async function submitLine(
+  client: DaemonClient,
+  state: TuiState,
+  line: string,
+  plan: boolean,
+): Promise<Submitted> {
+  const text = line.trim();
+  if (text === '') return {};
+  try {
+    if (text.startsWith('/')) return await slash(client, state, text);
+    const q = state.question;
+    if (q) {
+      const picked = /^\d+$/.test(text) && q.options ? q.values?.[Number(text) - 1] : undefined;
+      await client.answer(q.task, picked ?? text);
+      return {};
+    }
+    const task = await client.send(text, { wait: false, plan, ...(state.ctx ? { contextId: state.ctx } : {}) });
+    return { ctx: task.contextId };
+  } catch (err) {
+    const code = err instanceof DaemonClientError && typeof err.code === 'number' ? ` (${err.code})` : '';
+    return { note: `${err instanceof Error ? err.message : String(err)}${code}`, error: true };
+  }
+}
+
+async function slash(client: DaemonClient, state: TuiState, text: string): Promise<Submitted> {
+  const [cmd = '', ...rest] = text.split(/\s+/);
+  const arg = rest.join(' ');
+  const ctx = state.ctx ?? undefined;
+  switch (cmd) {
+    case '/quit':
+    case '/exit':
+      return { quit: true };
+    case '/cancel': {
+      const mine = Object.entries(state.active).filter(([, c]) => state.ctx === null || c === state.ctx);
+      const id = arg || mine.at(-1)?.[0];
+      if (!id) return { note: 'nothing to cancel' };
+      const task = await client.cancel(id);
+      return { note: `task ${task.id} ${stateName(task)}` };
+    }
+    case '/plan':
+    case '/execute': {
+      const mode = cmd === '/plan' ? 'plan' : 'execute';
+      if (ctx) await client.command('mode', { mode }, ctx);
+      return { plan: mode === 'plan', note: `${mode} mode` };
+    }
+    case '/goal':
+      return goal(client, arg, ctx ?? 'root');
+    case '/pause':
+    case '/resume':
+      await client.command(cmd.slice(1));
+      return { note: cmd === '/pause' ? 'agentd paused' : 'agentd resumed' };
+    case '/conversation': {
+      if (arg) return { ctx: arg, note: `conversation ${arg}` };
+      const known = [...new Set(state.rows.map((r) => r.ctx).filter((c): c is string => c !== null))];
+      return { note: known.length ? `conversations: ${known.join(', ')}` : 'no conversations yet' };
+    }
+    case '/help':
+      return { note: SLASH_HELP };
+    default:
+      return { note: `unknown command ${cmd}; ${SLASH_HELP}`, error: true };
+  }
+}
+
+async function goal(client: DaemonClient, arg: string, ctx: string): Promise<Submitted> {
+  if (arg === '') {
+    const got = (await client.command('goal.get', {}, ctx)) as {
+      goal?: { objective?: string; status?: string } | null;
+    };
+    return { note: got.goal ? `goal: ${got.goal.objective} (${got.goal.status ?? 'active'})` : 'no goal' };
+  }
+  if (arg === 'clear') {
+    await client.command('goal.clear', {}, ctx);
+    return { note: 'goal cleared' };
+  }
+  await client.command('goal.set', { objective: arg }, ctx);
+  return { note: `goal set: ${arg}` };
+}

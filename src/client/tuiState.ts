@@ -1,0 +1,188 @@
+// The terminal UI's view of the daemon (issue 18 item 3), pure: feed events in, rows and chrome out. Rows are keyed
+// by what they show (a task's message, a tool call, a question), so a replayed event never adds a second row. No
+// I/O and no clock: elapsed time is rendered from `started_ms` by the caller.
+import type { FeedMessage } from './feedReader.js';
+
+export type RowKind = 'user' | 'agent' | 'tool' | 'question' | 'note' | 'error';
+
+export interface Row {
+  key: string;
+  kind: RowKind;
+  /** The conversation (context id) it belongs to; null = every view shows it. */
+  ctx: string | null;
+  text: string;
+  /** A tool card's arguments and result, shown when cards are expanded. */
+  detail?: string;
+}
+
+export interface Question {
+  task: string;
+  ctx: string;
+  text: string;
+  /** The choices its schema allows (yes/no, an enum), else null: free text. */
+  options: string[] | null;
+  /** What each option sends (yes/no send true/false). */
+  values: string[] | null;
+}
+
+export interface TuiState {
+  rows: Row[];
+  /** The conversation in view; null = all. */
+  ctx: string | null;
+  /** Non-terminal tasks by id, with their conversation (for /cancel and the working row). */
+  active: Record<string, string>;
+  working: { task: string; phase: string; tool: string | null; started_ms: number } | null;
+  question: Question | null;
+  plan: string | null;
+  paused: boolean;
+  connection: { up: boolean; why?: string; ever: boolean };
+  expanded: boolean;
+  /** Rows scrolled back from the bottom (0 = following). */
+  scroll: number;
+}
+
+const MAX_ROWS = 1_000;
+const TERMINAL = new Set(['completed', 'failed', 'canceled', 'rejected']);
+
+export function initialState(ctx: string | null): TuiState {
+  return {
+    rows: [],
+    ctx,
+    active: {},
+    working: null,
+    question: null,
+    plan: null,
+    paused: false,
+    connection: { up: false, ever: false },
+    expanded: false,
+    scroll: 0,
+  };
+}
+
+/** Adds a row unless one with its key exists (a replayed event changes nothing). */
+export function addRow(state: TuiState, row: Row): TuiState {
+  if (state.rows.some((r) => r.key === row.key)) return state;
+  return { ...state, rows: [...state.rows, row].slice(-MAX_ROWS) };
+}
+
+/** Choices from an ask's schema: boolean ⇒ yes/no; an enum ⇒ its values; a one-property object is unwrapped. */
+export function choicesOf(schema: unknown): { options: string[]; values: string[] } | null {
+  if (typeof schema !== 'object' || schema === null) return null;
+  const s = schema as { type?: string; enum?: unknown[]; properties?: Record<string, unknown> };
+  if (s.type === 'object' && s.properties && Object.keys(s.properties).length === 1) {
+    return choicesOf(Object.values(s.properties)[0]);
+  }
+  if (s.type === 'boolean') return { options: ['yes', 'no'], values: ['true', 'false'] };
+  if (Array.isArray(s.enum) && s.enum.length > 0) {
+    const values = s.enum.map(String);
+    return { options: values, values };
+  }
+  return null;
+}
+
+const str = (v: unknown): string => (typeof v === 'string' ? v : v === undefined || v === null ? '' : String(v));
+
+/** Folds one feed event into the view. */
+export function applyFeed(state: TuiState, e: FeedMessage): TuiState {
+  const d = e.data;
+  const task = str(d['task']);
+  const ctx = typeof d['context_id'] === 'string' ? d['context_id'] : null;
+  switch (e.kind) {
+    case 'message': {
+      const kind = d['role'] === 'agent' ? 'agent' : 'user';
+      return addRow(state, { key: `msg:${task}:${kind}:${e.seq}`, kind, ctx, text: str(d['text']) });
+    }
+    case 'task':
+      return onTask(state, task, ctx, str(d['state']), str(d['message']));
+    case 'activity':
+      if (!task || !(task in state.active)) return state;
+      return {
+        ...state,
+        working: {
+          task,
+          phase: str(d['phase']),
+          tool: (d['tool'] as string | null) ?? null,
+          started_ms: Number(d['started_ms']),
+        },
+      };
+    case 'tool': {
+      const status = str(d['status']);
+      const text =
+        `${str(d['name'])} ${status === 'ok' ? '✓' : '✗'} ${d['ms'] === undefined ? '' : `${d['ms']}ms`}`.trim();
+      const detail = `args: ${str(d['args'])}\nresult: ${str(d['result'])}`;
+      return addRow(state, { key: `tool:${task}:${str(d['call_id'])}`, kind: 'tool', ctx, text, detail });
+    }
+    case 'plan':
+      return {
+        ...state,
+        plan: `${str(d['op'])} ${typeof d['progress'] === 'string' ? d['progress'] : JSON.stringify(d['progress'] ?? '')}`.trim(),
+      };
+    case 'question':
+      return onQuestion(state, task, ctx ?? '', d['question'] as { id?: string; text?: string; schema?: unknown });
+    case 'answer':
+      return addRow(
+        { ...state, question: null },
+        { key: `answer:${task}:${e.seq}`, kind: 'user', ctx, text: str(d['text']) },
+      );
+    case 'state':
+      return { ...state, paused: d['paused'] === true };
+    default:
+      return state;
+  }
+}
+
+function onTask(state: TuiState, task: string, ctx: string | null, taskState: string, message: string): TuiState {
+  const active = { ...state.active };
+  if (TERMINAL.has(taskState)) delete active[task];
+  else active[task] = ctx ?? '';
+  let next: TuiState = { ...state, active };
+  if (TERMINAL.has(taskState) && state.working?.task === task) next.working = null;
+  if (taskState !== 'input_required' && state.question?.task === task) next.question = null;
+  if (taskState === 'working' && !state.working && ctx !== null) {
+    next.working = { task, phase: 'working', tool: null, started_ms: Number.NaN };
+  }
+  if (taskState === 'failed' || taskState === 'rejected' || taskState === 'canceled') {
+    next = addRow(next, {
+      key: `end:${task}`,
+      kind: 'error',
+      ctx,
+      text: `${taskState}${message ? `: ${message}` : ''}`,
+    });
+  }
+  return next;
+}
+
+function onQuestion(
+  state: TuiState,
+  task: string,
+  ctx: string,
+  q: { id?: string; text?: string; schema?: unknown } | undefined,
+): TuiState {
+  const text = str(q?.text);
+  const choices = choicesOf(q?.schema);
+  const question: Question = { task, ctx, text, options: choices?.options ?? null, values: choices?.values ?? null };
+  const next = addRow(state, { key: `q:${task}:${str(q?.id)}`, kind: 'question', ctx, text });
+  return { ...next, question };
+}
+
+/** The rows of the conversation in view. */
+export function visibleRows(state: TuiState): Row[] {
+  return state.ctx === null ? state.rows : state.rows.filter((r) => r.ctx === null || r.ctx === state.ctx);
+}
+
+/** `8s`, `1m14s`, `2h03m`. */
+export function elapsed(ms: number): string {
+  const s = Math.max(0, Math.floor(ms / 1000));
+  if (s < 60) return `${s}s`;
+  if (s < 3600) return `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s`;
+  return `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, '0')}m`;
+}
+
+/** The working row: `thinking · 12s`, `read_file · 3s`, `waiting · 40s`; null when nothing runs. */
+export function workingLine(state: TuiState, now: number): string | null {
+  const w = state.working;
+  if (!w)
+    return state.question ? (state.question.options ? 'waiting for your choice' : 'waiting for your answer') : null;
+  const what = w.phase === 'tool' && w.tool ? w.tool : w.phase;
+  return Number.isFinite(w.started_ms) ? `${what} · ${elapsed(now - w.started_ms)}` : what;
+}

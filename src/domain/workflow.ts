@@ -1,0 +1,111 @@
+// Workflow definitions and runs as plain data (producers reference §2.2, §2.10): what the store keeps and the
+// scheduler reads. No behaviour here.
+
+/** What a step does once its retries are spent (reference §2.7 item 8). */
+export type OnError = { kind: 'fail' } | { kind: 'continue' } | { kind: 'goto'; target: string };
+
+/** One step as loaded: the common fields parsed, the kind's own fields kept as written (rendered at execution). */
+export interface StepDef {
+  id: string;
+  kind: string;
+  dependsOn: string[];
+  /** CEL source of the `when` guard (compiled at load, so known to parse). */
+  when: string | null;
+  retry: { max: number; backoffMs: number };
+  timeoutMs: number | null;
+  onError: OnError;
+  onReplay: 'retry' | 'skip' | 'fail';
+  description: string | null;
+  /** JSON Schema a `done` output must match (reference §2.7 item 6). */
+  outputSchema: Record<string, unknown> | null;
+  /** The kind's own fields, unrendered. */
+  fields: Record<string, unknown>;
+}
+
+export type OverflowPolicy = 'queue' | 'drop' | 'replace';
+
+/** A loaded, validated dialect-3 workflow. `hash` is SHA-256 over its canonical JSON (reference §2.2). */
+export interface WorkflowDef {
+  name: string;
+  description: string;
+  armed: boolean;
+  inputsSchema: Record<string, unknown> | null;
+  outputsSchema: Record<string, unknown> | null;
+  concurrency: { maxRuns: number; onOverflow: OverflowPolicy };
+  limits: { steps: number | null; tokens: number | null; deadlineMs: number | null };
+  priority: 'low' | 'normal' | 'high';
+  steps: Record<string, StepDef>;
+  hash: string;
+}
+
+/** Step statuses (reference §2.10). */
+export type StepStatus =
+  | 'pending'
+  | 'running'
+  | 'done'
+  | 'failed'
+  | 'skipped'
+  | 'pruned'
+  | 'cancelled'
+  | 'timeout'
+  | 'suspended';
+
+/** Why a suspended step waits, with the wall-clock time it is due (re-armed from the store at start). */
+export interface StepWait {
+  kind: 'sleep' | 'retry_backoff' | 'run';
+  dueMs: number | null;
+  /** `run`: the run waited on. */
+  run?: string;
+  error?: string;
+}
+
+export interface StepState {
+  status: StepStatus;
+  attempt: number;
+  output: unknown;
+  error: string | null;
+  /** A goto target or chosen switch case: ready whatever its deps. */
+  forced: boolean;
+  wait: StepWait | null;
+  startedMs: number | null;
+  endedMs: number | null;
+}
+
+export type RunStatus = 'running' | 'paused' | 'completed' | 'failed' | 'refused' | 'cancelled' | 'stalled';
+
+export const TERMINAL_RUN: ReadonlySet<RunStatus> = new Set(['completed', 'failed', 'refused', 'cancelled', 'stalled']);
+
+/** One durable run, pinned to the definition it started with. */
+export interface WorkflowRun {
+  id: string;
+  workflow: string;
+  /** The definition this run executes (pinned: editing the workflow never changes a live run). */
+  definition: WorkflowDef;
+  status: RunStatus;
+  /** The durable event (or key) that started it: a replayed start finds this run instead of making another. */
+  startKey: string;
+  start: { node: string; payload: unknown; ts: number };
+  inputs: Record<string, unknown>;
+  vars: Record<string, unknown>;
+  steps: Record<string, StepState>;
+  principal: string | null;
+  /** The conversation that started it (a turn's `workflow.run`): its wake note goes there. */
+  conversation: string | null;
+  deadlineMs: number | null;
+  stepsRun: number;
+  output: unknown;
+  error: string | null;
+  created: number;
+  updated: number;
+  finished: number | null;
+}
+
+/** A definition created at run time (`workflow.create` / `update` / `delete`), one row per version. */
+export interface StoredDefinition {
+  name: string;
+  version: number;
+  /** The document as given (re-validated at load). Null: deleted at this version. */
+  document: Record<string, unknown> | null;
+  hash: string | null;
+  created: number;
+}

@@ -1,0 +1,50 @@
+// The OpenTelemetry SDK behind agentd's traces (reference §3.4): a tracer provider exporting OTLP/HTTP JSON to
+// `<endpoint>/v1/traces`. Imported only (dynamically, by obs/tracing.ts) when tracing is on, in the supervisor
+// and in a worker whose spawn frame carries a trace context: with tracing off no OTel module is loaded at all.
+import { type Attributes, ROOT_CONTEXT, SpanKind, SpanStatusCode, TraceFlags, trace } from '@opentelemetry/api';
+import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { resourceFromAttributes } from '@opentelemetry/resources';
+import { BasicTracerProvider, BatchSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import type { SpanHandle, Tracer } from './tracing.js';
+
+const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/;
+
+/** The parent context a W3C `traceparent` names, or the root. */
+function parentOf(traceparent: string | null) {
+  const m = traceparent ? TRACEPARENT.exec(traceparent) : null;
+  if (!m) return ROOT_CONTEXT;
+  const flags = Number.parseInt(m[3] ?? '01', 16) & TraceFlags.SAMPLED;
+  return trace.setSpanContext(ROOT_CONTEXT, {
+    traceId: m[1] ?? '',
+    spanId: m[2] ?? '',
+    traceFlags: flags,
+    isRemote: true,
+  });
+}
+
+/** A tracer exporting to `endpoint` as `service.name=agentd`. */
+export function openTracer(endpoint: string, version: string): Tracer {
+  const exporter = new OTLPTraceExporter({ url: `${endpoint.replace(/\/+$/, '')}/v1/traces` });
+  const provider = new BasicTracerProvider({
+    resource: resourceFromAttributes({ 'service.name': 'agentd', 'service.version': version }),
+    spanProcessors: [new BatchSpanProcessor(exporter, { scheduledDelayMillis: 1000 })],
+  });
+  const tracer = provider.getTracer('agentd', version);
+  return {
+    start(name: string, attributes: Attributes, parent: string | null, startMs?: number): SpanHandle {
+      const options = { kind: SpanKind.INTERNAL, attributes, ...(startMs === undefined ? {} : { startTime: startMs }) };
+      const span = tracer.startSpan(name, options, parentOf(parent));
+      const { traceId, spanId } = span.spanContext();
+      return {
+        traceparent: `00-${traceId}-${spanId}-01`,
+        set: (more) => void span.setAttributes(more),
+        end: (error, endMs) => {
+          span.setStatus(error ? { code: SpanStatusCode.ERROR, message: error } : { code: SpanStatusCode.OK });
+          span.end(endMs);
+        },
+      };
+    },
+    flush: () => provider.forceFlush(),
+    shutdown: () => provider.shutdown(),
+  };
+}

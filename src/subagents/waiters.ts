@@ -1,0 +1,44 @@
+// Who waits for a subagent's end (a sync subagent.run, subagent.await): answered once when it ends, at their
+// timeout, or dropped when their own turn ends (reference §1.9 step 3, §5 item 1). In memory only.
+import { isTerminal, type SubagentRecord } from '../domain/subagent.js';
+import type { ToolResult } from '../tools/toolOutcome.js';
+import { answerOf } from './results.js';
+import type { OnCallerEnd } from './subagentHost.js';
+
+type Waiter = (record: SubagentRecord) => void;
+
+export class SubagentWaiters {
+  private readonly byHandle = new Map<string, Set<Waiter>>();
+
+  /** Resolves with the answer at the end, `{timed_out: true}` at the timeout; nothing once the caller is gone. */
+  wait(record: SubagentRecord, timeoutMs: number | null, onEnd: OnCallerEnd): Promise<ToolResult> {
+    if (isTerminal(record.status)) return Promise.resolve({ result: answerOf(record), is_error: false });
+    return new Promise((resolve) => {
+      let timer: NodeJS.Timeout | undefined;
+      const set = this.byHandle.get(record.handle) ?? new Set<Waiter>();
+      this.byHandle.set(record.handle, set);
+      const drop = (): void => {
+        clearTimeout(timer);
+        set.delete(waiter);
+      };
+      const waiter: Waiter = (ended) => {
+        drop();
+        resolve({ result: answerOf(ended), is_error: false });
+      };
+      set.add(waiter);
+      if (timeoutMs !== null) {
+        timer = setTimeout(() => {
+          drop();
+          resolve({ result: { handle: record.handle, status: record.status, timed_out: true }, is_error: false });
+        }, timeoutMs);
+      }
+      onEnd(drop);
+    });
+  }
+
+  /** Answers every waiter of `record` with its answer now. */
+  answer(record: SubagentRecord): void {
+    for (const waiter of [...(this.byHandle.get(record.handle) ?? [])]) waiter(record);
+    this.byHandle.delete(record.handle);
+  }
+}

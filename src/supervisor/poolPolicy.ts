@@ -1,0 +1,51 @@
+// When a worker serves another turn and how many spares the pool keeps (issue 14; DESIGN.md process model).
+// Pure: counts, sizes and the clock in, a decision out; nothing here touches a process.
+
+/** How long a worker may live: turns served and resident memory (`agent.worker_max_turns`, `…_max_rss`). */
+export interface ReuseLimits {
+  maxTurns: number;
+  maxRssBytes: number;
+}
+
+/** Whether the worker about to run its `served + 1`-th turn may stay for another one after it. */
+export function mayReuse(served: number, limits: ReuseLimits): boolean {
+  return served + 1 < limits.maxTurns;
+}
+
+export type AfterTurn = { kind: 'reuse' } | { kind: 'recycle'; reason: string };
+
+/**
+ * What to do with a worker that finished a turn and went idle: a turn the supervisor was ending (cancel, deadline,
+ * unhealthy, a failed frame) takes its process group with it; past either limit the worker is replaced.
+ */
+export function afterTurn(
+  w: { served: number; rssBytes: number; ending: boolean; poolClosed: boolean },
+  limits: ReuseLimits,
+): AfterTurn {
+  if (w.ending) return { kind: 'recycle', reason: 'its turn was being ended' };
+  if (w.poolClosed) return { kind: 'recycle', reason: 'the pool is closed' };
+  if (w.served >= limits.maxTurns) return { kind: 'recycle', reason: `served ${w.served} turns` };
+  if (w.rssBytes > limits.maxRssBytes) {
+    return { kind: 'recycle', reason: `rss ${Math.round(w.rssBytes / 1_048_576)} MB over the bound` };
+  }
+  return { kind: 'reuse' };
+}
+
+/** The highest number of children live at once lately; it decays to the current count after `windowMs`. */
+export interface DemandPeak {
+  value: number;
+  at: number;
+}
+
+export function nextPeak(peak: DemandPeak, live: number, now: number, windowMs: number): DemandPeak {
+  if (live >= peak.value || now - peak.at > windowMs) return { value: live, at: now };
+  return peak;
+}
+
+/**
+ * Spares to keep: enough that the recent peak of parallel children finds a started worker each (a burst does not
+ * wait for cold spawns), at least `base` (`agent.warm_workers`); the peak counts at most `max` (`agent.max_parallel_turns`).
+ */
+export function spareTarget(d: { base: number; peak: number; live: number; max: number }): number {
+  return Math.max(d.base, Math.min(d.peak, d.max) - d.live);
+}

@@ -1,0 +1,120 @@
+// The node-kind registry (producers reference §2.4): every kind of the catalogue, built or refused at load.
+// Validation, the engine and the generated docs/reference/workflow-nodes.md all read this one table.
+import { CONTROL_KINDS } from './kinds/controlKinds.js';
+import { DATA_KINDS } from './kinds/dataKinds.js';
+import { LIST_KINDS } from './kinds/listKinds.js';
+import { LATER_START_KINDS, START_KINDS } from './kinds/startKinds.js';
+import type { FieldSpec, KindCategory, NodeKind } from './nodeKind.js';
+
+/**
+ * Catalogue kinds this build does not run yet, with their fields (`*` = required) so strict field checks still
+ * apply: a definition that uses one is refused at load, never accepted and ignored.
+ */
+const NOT_BUILT: Readonly<Record<Exclude<KindCategory, 'start'>, Readonly<Record<string, string>>>> = {
+  control: {
+    parallel: '*branches on_error',
+    foreach: '*over *body batch collect on_error as',
+    batch: '*over *body by size parallel rate collect on_error',
+    iterate: '*body while until max_iterations collect',
+    race: '*branches timeout min_success',
+    join: '*handles timeout min partials',
+    subgraph: '*body',
+    workflow: '*name inputs mode start version cascade',
+    wait: '*on server uri condition signal run subagent conversation webhook timeout',
+  },
+  data: {
+    'artifact.create': '*name mime content from_step sensitive',
+    'artifact.get': '*id',
+    'artifact.delete': '*id',
+    'knowledge.search': '*query top_k filters',
+    'knowledge.get': 'id uri',
+    'search.query': '*query kind limit freshness',
+    'search.fetch': '*url max_bytes',
+  },
+  integration: {
+    'mcp.tool': '*server *tool args idempotency',
+    'mcp.resource': '*server *op uri name arguments reference argument',
+    tool: '*name args',
+    http: '*url method headers query body json timeout expect allow_private sign idempotency',
+    'a2a.send': '*to parts context timeout idempotency',
+    'a2a.delegate': '*peer *objective output_contract timeout idempotency',
+    'a2a.wait': 'conversation timeout',
+    'workflow.signal': '*name payload run',
+    'workflow.wait': '*run timeout',
+    'workflow.cancel': '*run reason',
+    emit: 'note audit metric value',
+    message: '*to *text',
+  },
+  intelligence: {
+    think: '*prompt output_schema reads check retries skills system',
+    classify: '*input *classes prompt skills',
+    extract: '*input *output_schema prompt skills',
+    summarize: '*input length prompt skills',
+    judge: '*input *rubric prompt skills',
+    route: '*input *choices prompt skills',
+    agent: '*instruction output_contract output_schema tools servers limits context skills system',
+    subagent: '*instruction mode workflow tools servers limits priority context output_contract output_schema skills',
+    human: '*question schema timeout',
+  },
+};
+
+const LATER_START_FIELDS: Readonly<Record<(typeof LATER_START_KINDS)[number], string>> = {
+  loop: 'interval delay until max_iterations backoff inputs',
+  schedule: 'cron every tz jitter catch_up at inputs',
+  subscribe: '*server *uri debounce_ms coalesce filter deliver on_no_listener window inputs',
+  signal: '*name filter deliver inputs',
+  event: '*on filter inputs',
+  a2a: 'command roles inputs',
+  webhook: '*path methods auth parallelism on_overflow rate idempotency respond filter inputs',
+};
+
+function notBuilt(name: string, category: KindCategory, fieldList: string): NodeKind {
+  const fields: Record<string, FieldSpec> = {};
+  for (const word of fieldList.split(' ')) {
+    const required = word.startsWith('*');
+    fields[required ? word.slice(1) : word] = { required, doc: '' };
+  }
+  return {
+    name,
+    category,
+    implemented: false,
+    doc: 'Not built yet: a definition that uses it is refused at load.',
+    fields,
+  };
+}
+
+const ALL: readonly NodeKind[] = [
+  ...START_KINDS,
+  ...LATER_START_KINDS.map((k) => notBuilt(k, 'start', LATER_START_FIELDS[k])),
+  ...CONTROL_KINDS,
+  ...DATA_KINDS,
+  ...LIST_KINDS,
+  ...Object.entries(NOT_BUILT).flatMap(([category, kinds]) =>
+    Object.entries(kinds).map(([n, f]) => notBuilt(n, category as KindCategory, f)),
+  ),
+];
+
+export const NODE_KINDS: ReadonlyMap<string, NodeKind> = new Map(ALL.map((k) => [k.name, k]));
+
+/** The kind named `name`, or undefined when it is not in the catalogue. */
+export function nodeKind(name: string): NodeKind | undefined {
+  return NODE_KINDS.get(name);
+}
+
+export const isStartKind = (name: string): boolean => NODE_KINDS.get(name)?.category === 'start';
+
+/** Common fields every step may carry (reference §2.3); a kind's own field of the same name is read as the kind's. */
+export const COMMON_FIELDS: Readonly<Record<string, string>> = {
+  kind: 'The node kind.',
+  depends_on: 'Step ids (a list or one string) that must finish first.',
+  when: 'CEL guard; false prunes the step (and what only it feeds).',
+  retry: '`{max (≤ 20), backoff}`: attempts after the first; backoff doubles, ±20 % deterministic spread.',
+  timeout: 'Per-attempt limit; an overrun is a `timeout` (retried like a failure).',
+  on_error: 'fail (default) | continue | goto:<step>.',
+  on_replay: 'retry (default) | skip | fail: what a restart does with a step that was in flight.',
+  output_schema: 'JSON Schema the step output must match.',
+  description: 'Free text.',
+};
+
+/** Common fields the reference lists but this build refuses rather than ignores. */
+export const REFUSED_COMMON = ['cache', 'budget', 'skills', 'otel', 'idempotent'] as const;

@@ -1,0 +1,170 @@
+// The workflow engine's shell (producers reference §2.6-2.11): holds the live runs, drives each through the pure
+// scheduler (scheduler.ts) and transitions (runState.ts), and commits every change through the store before it
+// acts on it. The only writer of run records; one drive loop per run at a time.
+import { TERMINAL_RUN, type WorkflowRun } from '../domain/workflow.js';
+import type { Logger } from '../obs/log.js';
+import type { Store } from '../store/store.js';
+import type { StepPorts } from './nodeKind.js';
+import { nodeKind } from './nodeKinds.js';
+import { applyResult, beginStep, endRun, pruneSteps, type RunEvent, replayInFlight, resolveDue } from './runState.js';
+import { nextRunDecision } from './scheduler.js';
+import { executeStep } from './stepExecution.js';
+import { WakeTimers } from './wakeTimers.js';
+
+/** Decisions applied per drive before yielding to the event loop (a long inline run does not starve the rest). */
+const DECISIONS_PER_SLICE = 256;
+
+export interface EngineDeps {
+  store: Pick<Store, 'workflows' | 'memory'>;
+  log: Logger;
+  clock(): number;
+  ports: StepPorts;
+  /** Called once per run that reaches a terminal status (after it is committed). */
+  onRunEnded(run: Readonly<WorkflowRun>): void;
+}
+
+export class RunEngine {
+  readonly #live = new Map<string, WorkflowRun>();
+  readonly #cancels = new Map<string, AbortController>();
+  readonly #driving = new Map<string, Promise<void>>();
+  readonly #again = new Set<string>();
+  readonly #timers: WakeTimers;
+  #stopped = false;
+
+  constructor(private readonly deps: EngineDeps) {
+    this.#timers = new WakeTimers(deps.clock, (id) => this.drive(id));
+  }
+
+  /** Live runs in memory (a copy of none: callers must not mutate). */
+  live(): readonly Readonly<WorkflowRun>[] {
+    return [...this.#live.values()];
+  }
+
+  get(id: string): Readonly<WorkflowRun> | undefined {
+    return this.#live.get(id);
+  }
+
+  /** Loads the stored live runs, replays their in-flight steps (reference §2.11) and drives them. */
+  async restore(): Promise<number> {
+    const runs = await this.deps.store.workflows.listRuns({ live: true });
+    for (const run of runs) {
+      const events = replayInFlight(run, this.deps.clock());
+      this.#log(events);
+      if (events.length > 0) await this.#save(run);
+      this.#adopt(run);
+    }
+    return runs.length;
+  }
+
+  /** Takes a committed run into the live set and drives it. */
+  adopt(run: WorkflowRun): void {
+    this.#adopt(run);
+  }
+
+  #adopt(run: WorkflowRun): void {
+    if (TERMINAL_RUN.has(run.status)) return;
+    this.#live.set(run.id, run);
+    this.#cancels.set(run.id, new AbortController());
+    this.drive(run.id);
+  }
+
+  /** Cancels a live run: in-flight steps are aborted and marked cancelled; false when it is not live. */
+  async cancel(id: string, reason: string): Promise<boolean> {
+    const run = this.#live.get(id);
+    if (!run) return false;
+    this.#cancels.get(id)?.abort();
+    await this.#end(run, endRun(run, 'cancelled', reason, null, this.deps.clock()));
+    return true;
+  }
+
+  /** Schedules a pass over run `id` (coalesced with one already running). */
+  drive(id: string): void {
+    if (this.#stopped || !this.#live.has(id)) return;
+    if (this.#driving.has(id)) {
+      this.#again.add(id);
+      return;
+    }
+    const loop = (async () => {
+      do {
+        this.#again.delete(id);
+        await this.#pass(id);
+      } while (this.#again.has(id) && !this.#stopped);
+    })()
+      .catch((err: unknown) => this.deps.log.warn('run.save.fail', { run: id, error: (err as Error).message }))
+      .finally(() => this.#driving.delete(id));
+    this.#driving.set(id, loop);
+  }
+
+  /** Stops driving: timers disarmed, in-flight steps aborted; resolves once every drive loop returned. */
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    this.#timers.clear();
+    for (const controller of this.#cancels.values()) controller.abort();
+    await Promise.allSettled([...this.#driving.values()]);
+  }
+
+  async #pass(id: string): Promise<void> {
+    for (let i = 0; i < DECISIONS_PER_SLICE; i++) {
+      const run = this.#live.get(id);
+      if (!run || this.#stopped) return;
+      const now = this.deps.clock();
+      const decision = nextRunDecision(run, now);
+      switch (decision.type) {
+        case 'end':
+          if (decision.event)
+            this.deps.log.info(decision.event, { run: id, workflow: run.workflow, error: decision.error });
+          await this.#end(run, endRun(run, decision.status, decision.error, null, now));
+          return;
+        case 'prune':
+          await this.#commit(run, pruneSteps(run, decision.steps, now));
+          break;
+        case 'due':
+          await this.#commit(run, resolveDue(run, decision.steps, now));
+          break;
+        case 'ready':
+          await this.#runStep(run, decision.steps[0] as string);
+          break;
+        case 'idle':
+          this.#timers.arm(id, decision.wakeAt);
+          return;
+      }
+    }
+    setImmediate(() => this.drive(id));
+  }
+
+  async #runStep(run: WorkflowRun, id: string): Promise<void> {
+    const step = run.definition.steps[id];
+    const kind = step && nodeKind(step.kind);
+    if (!step || !kind) throw new Error(`run ${run.id}: step "${id}" has no kind`);
+    this.#log(beginStep(run, id, this.deps.clock()));
+    if (kind.effect) await this.#save(run);
+    const cancel = this.#cancels.get(run.id)?.signal ?? new AbortController().signal;
+    const result = await executeStep(run, step, kind, this.deps.ports, this.deps.clock(), cancel);
+    if (TERMINAL_RUN.has(run.status) || this.#stopped) return;
+    const events = applyResult(run, id, result, this.deps.clock());
+    if (TERMINAL_RUN.has(run.status)) await this.#end(run, events);
+    else await this.#commit(run, events);
+  }
+
+  async #commit(run: WorkflowRun, events: RunEvent[]): Promise<void> {
+    await this.#save(run);
+    this.#log(events);
+  }
+
+  async #end(run: WorkflowRun, events: RunEvent[]): Promise<void> {
+    this.#timers.arm(run.id, null);
+    this.#live.delete(run.id);
+    this.#cancels.get(run.id)?.abort();
+    this.#cancels.delete(run.id);
+    await this.#commit(run, events);
+    this.deps.onRunEnded(run);
+  }
+
+  async #save(run: WorkflowRun): Promise<void> {
+    await this.deps.store.workflows.saveRun(run);
+  }
+
+  #log(events: readonly RunEvent[]): void {
+    for (const { event, level, fields } of events) this.deps.log[level ?? 'info'](event as never, fields);
+  }
+}

@@ -1,0 +1,70 @@
+// How a run starts (producers reference §2.9), as a pure decision: which start node, whether the workflow's
+// concurrency admits it, and the inputs after the schema check. The desk commits what this decides.
+import type { WorkflowDef, WorkflowRun } from '../domain/workflow.js';
+import { schemaProblem } from './jsonSchema.js';
+import { isStartKind } from './nodeKinds.js';
+
+export interface StartAsk {
+  workflow: string;
+  /** Start node id; default: the first `manual` start by id, else the first start node by id. */
+  node?: string;
+  inputs?: Record<string, unknown>;
+}
+
+export type StartPlan =
+  | { type: 'start'; node: string; inputs: Record<string, unknown>; replace: string | null }
+  | { type: 'queue' }
+  | { type: 'refuse'; event: 'start.unknown_workflow' | 'run.dropped' | 'run.inputs.invalid' | null; error: string };
+
+/** Live runs across all workflows beyond which starts wait or drop (reference §2.13 `limits.max_runs`). */
+export const MAX_LIVE_RUNS = 8;
+
+function startNode(def: WorkflowDef, asked: string | undefined): string | null {
+  const starts = Object.values(def.steps)
+    .filter((s) => isStartKind(s.kind))
+    .sort((a, b) => a.id.localeCompare(b.id));
+  if (asked !== undefined) return starts.some((s) => s.id === asked) ? asked : null;
+  return (starts.find((s) => s.kind === 'manual') ?? starts[0])?.id ?? null;
+}
+
+/** Decides a start of `ask` given the definitions and the live runs (oldest first). */
+export function planStart(
+  ask: StartAsk,
+  def: WorkflowDef | undefined,
+  live: readonly Readonly<WorkflowRun>[],
+): StartPlan {
+  if (!def) return { type: 'refuse', event: 'start.unknown_workflow', error: `no such workflow "${ask.workflow}"` };
+  const node = startNode(def, ask.node);
+  if (node === null)
+    return {
+      type: 'refuse',
+      event: null,
+      error:
+        ask.node === undefined
+          ? `workflow "${def.name}" has no start node`
+          : `workflow "${def.name}" has no start node "${ask.node}"`,
+    };
+  const mine = live.filter((r) => r.workflow === def.name);
+  let replace: string | null = null;
+  if (mine.length >= def.concurrency.maxRuns || live.length >= MAX_LIVE_RUNS) {
+    if (def.concurrency.onOverflow === 'drop')
+      return { type: 'refuse', event: 'run.dropped', error: `workflow "${def.name}": run dropped (concurrency)` };
+    if (def.concurrency.onOverflow === 'queue' || mine.length === 0) return { type: 'queue' };
+    replace = mine[0]?.id ?? null;
+  }
+  const defaults = def.steps[node]?.fields['inputs'];
+  const inputs = {
+    ...(defaults !== null && typeof defaults === 'object' ? (defaults as Record<string, unknown>) : {}),
+    ...(ask.inputs ?? {}),
+  };
+  if (def.inputsSchema !== null) {
+    const problem = schemaProblem(def.inputsSchema, inputs);
+    if (problem !== null)
+      return {
+        type: 'refuse',
+        event: 'run.inputs.invalid',
+        error: `workflow "${def.name}": inputs do not match inputs.schema: ${problem}`,
+      };
+  }
+  return { type: 'start', node, inputs, replace };
+}

@@ -1,0 +1,101 @@
+// The scheduler's pass over one run (producers reference §2.6): which steps are ready, which are pruned, which
+// waits are due, and whether the run ends. Pure: the run and the clock in, a decision out.
+import { type StepState, TERMINAL_RUN, type WorkflowRun } from '../domain/workflow.js';
+import { compileCel, evalPredicate } from './cel.js';
+import { topoOrder } from './graph.js';
+import { runScope } from './runScope.js';
+
+export type RunDecision =
+  | { type: 'end'; status: 'failed' | 'stalled'; error: string; event?: 'run.deadline' | 'run.stalled' }
+  | { type: 'prune'; steps: string[] }
+  | { type: 'due'; steps: string[] }
+  | { type: 'ready'; steps: string[] }
+  | { type: 'idle'; wakeAt: number | null };
+
+const FAILED = new Set(['failed', 'cancelled', 'timeout']);
+const SATISFIED = new Set(['done', 'skipped', 'pruned']);
+const IN_FLIGHT = new Set(['running', 'suspended']);
+
+type Readiness = 'ready' | 'prune' | 'wait' | { whenError: string };
+
+/** Dependency order per definition: computed once, not on every pass (a run keeps its definition object). */
+const ORDERS = new WeakMap<object, readonly string[]>();
+
+function orderOf(steps: WorkflowRun['definition']['steps']): readonly string[] {
+  let order = ORDERS.get(steps);
+  if (order === undefined) {
+    order = topoOrder(steps).order;
+    ORDERS.set(steps, order);
+  }
+  return order;
+}
+
+function readiness(run: WorkflowRun, id: string): Readiness {
+  const step = run.definition.steps[id];
+  const state = run.steps[id];
+  if (!step || !state || state.status !== 'pending') return 'wait';
+  if (state.forced) return 'ready';
+  const deps = step.dependsOn.map((d) => run.steps[d]?.status ?? 'pending');
+  if (deps.length > 0 && deps.every((s) => s === 'pruned')) return 'prune';
+  if (deps.some((s) => FAILED.has(s)) || !deps.every((s) => SATISFIED.has(s))) return 'wait';
+  if (step.when === null) return 'ready';
+  const compiled = compileCel(step.when);
+  const held = compiled.ok ? evalPredicate(compiled.program, runScope(run)) : compiled;
+  if (!held.ok) return { whenError: held.error };
+  return held.value === true ? 'ready' : 'prune';
+}
+
+/** The failed step that ended first (its error explains a failure-stall). */
+function firstFailure(run: WorkflowRun): [string, StepState] | undefined {
+  return Object.entries(run.steps)
+    .filter(([, s]) => FAILED.has(s.status))
+    .sort(([a, x], [b, y]) => (x.endedMs ?? 0) - (y.endedMs ?? 0) || a.localeCompare(b))[0];
+}
+
+/** The earliest due wait of a suspended step, or null. */
+function earliestDue(run: WorkflowRun): number | null {
+  const due = Object.values(run.steps)
+    .filter((s) => s.status === 'suspended' && s.wait?.dueMs != null)
+    .map((s) => s.wait?.dueMs as number);
+  return due.length === 0 ? null : Math.min(...due);
+}
+
+/** One scheduling decision for a live run at `now`; apply it and ask again until `idle` or `end`. */
+export function nextRunDecision(run: WorkflowRun, now: number): RunDecision {
+  if (TERMINAL_RUN.has(run.status)) return { type: 'idle', wakeAt: null };
+  if (run.deadlineMs !== null && now >= run.deadlineMs)
+    return { type: 'end', status: 'failed', error: 'deadline exceeded', event: 'run.deadline' };
+  const cap = run.definition.limits.steps;
+  if (cap !== null && run.stepsRun >= cap)
+    return { type: 'end', status: 'failed', error: `exhausted steps: limit ${cap}` };
+  const due = Object.entries(run.steps)
+    .filter(([, s]) => s.status === 'suspended' && s.wait?.dueMs != null && s.wait.dueMs <= now)
+    .map(([id]) => id);
+  if (due.length > 0) return { type: 'due', steps: due };
+  const ready: string[] = [];
+  const prune: string[] = [];
+  for (const id of orderOf(run.definition.steps)) {
+    const verdict = readiness(run, id);
+    if (typeof verdict === 'object')
+      return { type: 'end', status: 'failed', error: `step "${id}": when: ${verdict.whenError}` };
+    if (verdict === 'ready') ready.push(id);
+    else if (verdict === 'prune') prune.push(id);
+  }
+  if (prune.length > 0) return { type: 'prune', steps: prune };
+  if (ready.length > 0) return { type: 'ready', steps: ready };
+  if (Object.values(run.steps).some((s) => IN_FLIGHT.has(s.status))) {
+    const wake = earliestDue(run);
+    return {
+      type: 'idle',
+      wakeAt: run.deadlineMs === null ? wake : Math.min(wake ?? Number.POSITIVE_INFINITY, run.deadlineMs),
+    };
+  }
+  const failure = firstFailure(run);
+  if (failure)
+    return {
+      type: 'end',
+      status: 'failed',
+      error: `no ready step and no finish reached — step "${failure[0]}" failed first: ${failure[1].error ?? 'failed'}`,
+    };
+  return { type: 'end', status: 'stalled', error: 'no ready step and no finish reached', event: 'run.stalled' };
+}

@@ -1,0 +1,203 @@
+// The workflow desk: the definitions in force (configured, then created at run time), run starts keyed by the
+// event that asked for them, waiters on runs, and the engine that drives them (producers reference §2.1, §2.9).
+import type { StoredDefinition, WorkflowDef, WorkflowRun } from '../domain/workflow.js';
+import type { Logger } from '../obs/log.js';
+import type { Store } from '../store/store.js';
+import { newUlid } from '../store/ulid.js';
+import { loadWorkflow } from './definitions.js';
+import type { StepPorts } from './nodeKind.js';
+import { isStartKind } from './nodeKinds.js';
+import { RunEngine } from './runEngine.js';
+import { planStart, type StartAsk } from './runStart.js';
+import { newRun } from './runState.js';
+
+export interface StartRequest extends StartAsk {
+  /** The durable key of what asked (an inbox event id, a tool call id): a replay finds the run it made. */
+  startKey: string;
+  principal: string | null;
+  conversation: string | null;
+  payload?: unknown;
+}
+
+export type StartOutcome = { ok: true; run: Readonly<WorkflowRun>; created: boolean } | { ok: false; error: string };
+
+export interface DeskDeps {
+  store: Pick<Store, 'workflows' | 'memory'>;
+  log: Logger;
+  clock(): number;
+  ports: StepPorts;
+  configured: readonly WorkflowDef[];
+  onRunEnded(run: Readonly<WorkflowRun>): void;
+}
+
+export class WorkflowDesk {
+  readonly engine: RunEngine;
+  readonly #configured: Map<string, WorkflowDef>;
+  readonly #stored = new Map<string, { def: WorkflowDef; version: number }>();
+  readonly #versions = new Map<string, number>();
+  readonly #waiters = new Map<string, Set<(run: Readonly<WorkflowRun>) => void>>();
+  readonly #queued: StartRequest[] = [];
+  #markOpen: () => void = () => {};
+  /** Resolves once stored definitions are loaded and live runs restored: starts and reads wait for it. */
+  readonly opened = new Promise<void>((resolve) => {
+    this.#markOpen = resolve;
+  });
+
+  constructor(private readonly deps: DeskDeps) {
+    this.#configured = new Map(deps.configured.map((d) => [d.name, d]));
+    this.engine = new RunEngine({ ...deps, onRunEnded: (run) => this.#ended(run) });
+  }
+
+  /** Loads stored definitions (configured ones win), logs each, and restores the live runs. */
+  async open(): Promise<void> {
+    for (const stored of await this.deps.store.workflows.listDefinitions()) this.#loadStored(stored);
+    for (const def of this.definitions().values()) {
+      const starts = Object.values(def.steps).filter((s) => isStartKind(s.kind)).length;
+      this.deps.log.info('workflow.loaded', {
+        name: def.name,
+        hash: def.hash.slice(0, 12),
+        steps: Object.keys(def.steps).length,
+        starts,
+      });
+    }
+    const runs = await this.engine.restore();
+    if (runs > 0) this.deps.log.info('restore.runs', { runs });
+    this.#markOpen();
+  }
+
+  #loadStored(stored: StoredDefinition): void {
+    this.#versions.set(stored.name, stored.version);
+    if (stored.document === null || this.#configured.has(stored.name)) return;
+    const loaded = loadWorkflow(stored.document);
+    if (loaded.ok) this.#stored.set(stored.name, { def: loaded.def, version: stored.version });
+    else this.deps.log.warn('workflow.stored.invalid', { name: stored.name, error: loaded.errors.join('; ') });
+  }
+
+  /** Every definition in force by name: configured ones, then the runtime-created ones. */
+  definitions(): ReadonlyMap<string, WorkflowDef> {
+    const all = new Map(this.#configured);
+    for (const [name, { def }] of this.#stored) if (!all.has(name)) all.set(name, def);
+    return all;
+  }
+
+  /** Starts a run, or finds the one `startKey` already made (reference §2.9; §5 item 16). */
+  async start(req: StartRequest): Promise<StartOutcome> {
+    await this.opened;
+    const def = this.definitions().get(req.workflow);
+    const plan = planStart(req, def, this.engine.live());
+    if (plan.type === 'refuse' || !def) {
+      const error = plan.type === 'refuse' ? plan.error : `no such workflow "${req.workflow}"`;
+      if (plan.type === 'refuse' && plan.event)
+        this.deps.log.warn(plan.event, { workflow: req.workflow, reason: error });
+      return { ok: false, error };
+    }
+    if (plan.type === 'queue') {
+      this.#queued.push(req);
+      return { ok: false, error: `workflow "${req.workflow}": queued behind its concurrency limit` };
+    }
+    if (plan.replace !== null) await this.engine.cancel(plan.replace, 'replaced by a newer run');
+    const origin = {
+      ...req,
+      id: `${def.name}-${newUlid()}`,
+      node: plan.node,
+      inputs: plan.inputs,
+      payload: req.payload ?? null,
+    };
+    const { run, created } = await this.deps.store.workflows.createRun(newRun(def, origin, this.deps.clock()));
+    if (created) {
+      this.deps.log.info('run.start', { run: run.id, workflow: def.name, node: plan.node, start_key: req.startKey });
+      this.engine.adopt(run);
+    }
+    return { ok: true, run: this.engine.get(run.id) ?? run, created };
+  }
+
+  /** Fires every armed `once` start node: one run per store (`once:<workflow>.<node>`), skipped in a later life. */
+  async fireOnce(): Promise<Readonly<WorkflowRun>[]> {
+    const runs: Readonly<WorkflowRun>[] = [];
+    for (const def of this.definitions().values()) {
+      if (!def.armed) continue;
+      for (const step of Object.values(def.steps).filter((s) => s.kind === 'once')) {
+        const got = await this.start({
+          workflow: def.name,
+          node: step.id,
+          startKey: `once:${def.name}.${step.id}`,
+          principal: null,
+          conversation: null,
+        });
+        if (got.ok && !got.created)
+          this.deps.log.info('start.once.skipped', { workflow: def.name, node: step.id, run: got.run.id });
+        if (got.ok) runs.push(got.run);
+      }
+    }
+    return runs;
+  }
+
+  /** A run by id: live, else stored. */
+  async run(id: string): Promise<Readonly<WorkflowRun> | null> {
+    await this.opened;
+    return this.engine.get(id) ?? (await this.deps.store.workflows.getRun(id));
+  }
+
+  /** Resolves with the run once it is terminal, or null after `timeoutMs`. */
+  async wait(id: string, timeoutMs: number): Promise<Readonly<WorkflowRun> | null> {
+    const run = await this.run(id);
+    if (run === null || !this.engine.get(id)) return run;
+    return new Promise((resolve) => {
+      const waiters = this.#waiters.get(id) ?? new Set();
+      const timer = setTimeout(() => {
+        waiters.delete(done);
+        resolve(null);
+      }, timeoutMs);
+      const done = (ended: Readonly<WorkflowRun>): void => {
+        clearTimeout(timer);
+        resolve(ended);
+      };
+      waiters.add(done);
+      this.#waiters.set(id, waiters);
+    });
+  }
+
+  /** Saves a new version of a runtime-created definition (`document` null deletes it); live runs keep theirs. */
+  async define(name: string, document: Record<string, unknown> | null, def: WorkflowDef | null): Promise<number> {
+    await this.opened;
+    const version = (this.#versions.get(name) ?? 0) + 1;
+    await this.deps.store.workflows.saveDefinition({
+      name,
+      version,
+      document,
+      hash: def?.hash ?? null,
+      created: this.deps.clock(),
+    });
+    this.#versions.set(name, version);
+    const op = this.#stored.has(name) ? 'update' : 'create';
+    if (def === null) {
+      this.#stored.delete(name);
+      this.deps.log.info('workflow.deleted', { name, version });
+    } else {
+      this.#stored.set(name, { def, version });
+      this.deps.log.info('workflow.defined', { name, hash: def.hash.slice(0, 12), op, version });
+    }
+    return version;
+  }
+
+  /** True when `name` is a configured definition (runtime edits cannot touch it). */
+  isConfigured(name: string): boolean {
+    return this.#configured.has(name);
+  }
+
+  #ended(run: Readonly<WorkflowRun>): void {
+    const waiters = this.#waiters.get(run.id);
+    this.#waiters.delete(run.id);
+    for (const waiter of waiters ?? []) waiter(run);
+    this.deps.onRunEnded(run);
+    const next = this.#queued.findIndex((q) => q.workflow === run.workflow);
+    const [queued] = next < 0 ? this.#queued.splice(0, 1) : this.#queued.splice(next, 1);
+    if (queued) void this.start(queued);
+  }
+
+  async stop(): Promise<void> {
+    await this.engine.stop();
+    for (const [id, waiters] of this.#waiters)
+      for (const waiter of waiters) void this.run(id).then((r) => r && waiter(r));
+  }
+}

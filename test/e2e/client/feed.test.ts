@@ -1,0 +1,165 @@
+// The client feed over real daemons (issue 18 item 1): a client following the feed across a daemon restart gets
+// every event once, in order, with seqs that keep counting; a cursor that retention dropped is told to reload;
+// a user sees only its own conversations' events.
+import assert from 'node:assert/strict';
+import { createServer } from 'node:net';
+import { after, before, describe, it } from 'node:test';
+import { DaemonClient, type FeedMessage } from '../../../src/client/daemonClient.js';
+import { type ScriptedModel, startScriptedModel } from '../../doubles/scriptedModel.js';
+import { waitUntil } from '../../integration/wait.js';
+import { startDaemon } from '../daemon.js';
+import { tempStateDir } from '../harness.js';
+
+/** A port free now, so a restarted daemon listens where the client reconnects. */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+const config = (port: number, model: string, extra: string[] = []) =>
+  ['a2a:', `  listen: http://127.0.0.1:${port}`, ...extra, 'intelligence:', `  endpoints: ${model}`, ''].join('\n');
+
+describe('the client feed', { timeout: 120_000 }, () => {
+  let model: ScriptedModel;
+  before(async () => {
+    model = await startScriptedModel({ turns: [{ content: 'ok' }] });
+  });
+  after(() => model.close());
+
+  it('resumes across a daemon restart with every event once, in order', async () => {
+    const dir = tempStateDir();
+    const port = await freePort();
+    const yaml = config(port, model.url);
+    let daemon = await startDaemon(dir, yaml);
+    const client = new DaemonClient({ url: daemon.url });
+    const seen: FeedMessage[] = [];
+    const links: boolean[] = [];
+    const stop = new AbortController();
+    const following = client.feed(
+      { onEvent: (e) => seen.push(e), onConnection: (up) => links.push(up) },
+      { since: 0, signal: stop.signal },
+    );
+    const replies = () => seen.filter((e) => e.kind === 'message' && e.data['role'] === 'agent').length;
+    try {
+      await client.send('first');
+      await client.send('second');
+      await waitUntil(() => replies() === 2, 20_000, 'both replies are in the feed');
+      assert.equal(await daemon.stop(), 0);
+      daemon = await startDaemon(dir, yaml);
+      await client.send('third');
+      await client.send('fourth');
+      await waitUntil(() => replies() === 4, 20_000, 'the replies after the restart are in the feed');
+      // The premise: the client really lost its connection and came back.
+      assert.deepEqual(links.slice(0, 3), [true, false, true]);
+    } finally {
+      stop.abort();
+      await following;
+      await daemon.stop();
+    }
+    const seqs = seen.map((e) => e.seq);
+    assert.deepEqual(
+      seqs,
+      seqs.map((_, i) => i + 1),
+      'seq 1, 2, 3, … with no gap and no duplicate',
+    );
+    const texts = seen.filter((e) => e.kind === 'message').map((e) => `${e.data['role']}:${e.data['text']}`);
+    assert.deepEqual(texts, [
+      'user:first',
+      'agent:ok',
+      'user:second',
+      'agent:ok',
+      'user:third',
+      'agent:ok',
+      'user:fourth',
+      'agent:ok',
+    ]);
+  });
+
+  it('tells a client whose cursor fell out of retention to reload', async () => {
+    const dir = tempStateDir();
+    const port = await freePort();
+    const yaml = config(port, model.url, ['  feed: {retain_events: 2}']);
+    let daemon = await startDaemon(dir, yaml);
+    const client = new DaemonClient({ url: daemon.url });
+    await client.send('one');
+    await client.send('two');
+    // Retention runs at start: the restarted daemon keeps only the newest two events.
+    await daemon.stop();
+    daemon = await startDaemon(dir, yaml);
+    try {
+      let reloads = 0;
+      const seen: FeedMessage[] = [];
+      const stop = new AbortController();
+      const following = client.feed(
+        { onEvent: (e) => seen.push(e), onReload: () => reloads++ },
+        { since: 1, signal: stop.signal },
+      );
+      await waitUntil(() => seen.length === 2, 10_000, 'the two retained events arrive');
+      stop.abort();
+      await following;
+      assert.equal(reloads, 1);
+      assert.ok(seen[0]!.seq > 2, `seq ${seen[0]!.seq} follows what retention dropped`);
+      // A cursor inside the retained range replays without a reload (the premise of the check above).
+      let quiet = 0;
+      const again = new AbortController();
+      const last = seen[0]!.seq;
+      const replay: FeedMessage[] = [];
+      const second = client.feed(
+        { onEvent: (e) => replay.push(e), onReload: () => quiet++ },
+        { since: last, signal: again.signal },
+      );
+      await waitUntil(() => replay.length === 1, 10_000, 'the event after the cursor arrives');
+      again.abort();
+      await second;
+      assert.equal(quiet, 0);
+    } finally {
+      await daemon.stop();
+    }
+  });
+
+  it('shows a user only its own conversations', async () => {
+    const dir = tempStateDir();
+    const port = await freePort();
+    const tokens = {
+      ALICE_TOKEN: 'alice-token-0123456789abcdef012345678',
+      OPERATOR_TOKEN: 'op-token-0123456789abcdef0123456789',
+    };
+    const principals = [
+      '  principals:',
+      '    - {id: alice, role: user, match: {bearer: "{{secret:ALICE_TOKEN}}"}}',
+      '    - {id: root, role: operator, match: {bearer: "{{secret:OPERATOR_TOKEN}}"}}',
+    ];
+    const daemon = await startDaemon(dir, config(port, model.url, principals), tokens);
+    try {
+      const operator = new DaemonClient({ url: daemon.url, token: tokens.OPERATOR_TOKEN });
+      const alice = new DaemonClient({ url: daemon.url, token: tokens.ALICE_TOKEN });
+      await operator.send('from the operator');
+      await alice.send('from alice');
+      const read = async (c: DaemonClient) => {
+        const seen: FeedMessage[] = [];
+        const stop = new AbortController();
+        const f = c.feed({ onEvent: (e) => seen.push(e) }, { since: 0, signal: stop.signal });
+        await waitUntil(() => seen.some((e) => e.data['text'] === 'from alice'), 10_000, 'alice’s message arrives');
+        await new Promise((r) => setTimeout(r, 300));
+        stop.abort();
+        await f;
+        return seen.filter((e) => e.kind === 'message' && e.data['role'] === 'user').map((e) => e.data['text']);
+      };
+      assert.deepEqual(await read(operator), ['from the operator', 'from alice']);
+      assert.deepEqual(await read(alice), ['from alice']);
+      const anonymous = new DaemonClient({ url: daemon.url });
+      await assert.rejects(
+        anonymous.feed({ onEvent: () => {} }, { signal: new AbortController().signal }),
+        /HTTP 401 authentication required/,
+      );
+    } finally {
+      await daemon.stop();
+    }
+  });
+});

@@ -1,0 +1,167 @@
+// The terminal UI in a real terminal (issue 18 item 3, interfaces §5 cases 2, 4, 5, 6): tmux send-keys and
+// capture-pane against the scripted model. A prompt shows thinking, then the tool, then the reply; ask_human is
+// answered by picking an option; /cancel stops a long tool call; a daemon restart under an attached TUI reconnects
+// with no duplicated row. Skipped where tmux is missing.
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { after, before, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { type ScriptedModel, startScriptedModel } from '../../doubles/scriptedModel.js';
+import { processGone, waitUntil } from '../../integration/wait.js';
+import { type Daemon, startDaemon } from '../daemon.js';
+import { AGENTD_BIN, tempStateDir } from '../harness.js';
+
+const EVERYTHING = fileURLToPath(
+  new URL('../../../../node_modules/@modelcontextprotocol/server-everything/dist/index.js', import.meta.url),
+);
+const SCREENSHOT = fileURLToPath(new URL('../../../../docs/tui-screenshot.txt', import.meta.url));
+const hasTmux = (() => {
+  try {
+    execFileSync('tmux', ['-V']);
+    return true;
+  } catch {
+    return false;
+  }
+})();
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** One tmux session running a command; `screen()` is what the terminal shows now. */
+function terminal(name: string, command: string) {
+  execFileSync('tmux', ['new-session', '-d', '-s', name, '-x', '120', '-y', '40', command]);
+  return {
+    screen: (): string => {
+      try {
+        return execFileSync('tmux', ['capture-pane', '-p', '-t', name], { encoding: 'utf8' });
+      } catch {
+        return '';
+      }
+    },
+    type: (text: string): void => {
+      execFileSync('tmux', ['send-keys', '-t', name, '-l', text]);
+      execFileSync('tmux', ['send-keys', '-t', name, 'Enter']);
+    },
+    close: (): void => {
+      try {
+        execFileSync('tmux', ['kill-session', '-t', name]);
+      } catch {
+        // Already gone.
+      }
+    },
+  };
+}
+
+describe('agentd tui in a real terminal', { skip: !hasTmux && 'tmux is not installed', timeout: 180_000 }, () => {
+  let model: ScriptedModel;
+  let daemon: Daemon;
+  let dir: string;
+  let yaml: string;
+  before(async () => {
+    model = await startScriptedModel({
+      turns: [{ content: 'all done' }],
+      match: [
+        {
+          when_contains: 'quick tool please',
+          times: 1,
+          delay_ms: 1_500,
+          tool_calls: [{ name: 'trigger-long-running-operation', arguments: { duration: 3, steps: 3 } }],
+        },
+        {
+          when_contains: 'long tool please',
+          times: 1,
+          tool_calls: [{ name: 'trigger-long-running-operation', arguments: { duration: 120, steps: 120 } }],
+        },
+        {
+          when_contains: 'ask me please',
+          times: 1,
+          tool_calls: [{ name: 'ask_human', arguments: { question: 'Ship it?', schema: { enum: ['ship', 'hold'] } } }],
+        },
+      ],
+    });
+    dir = tempStateDir();
+    const port = await freePort();
+    const mcp = `mcp:\n  servers:\n    everything: {command: "${process.execPath}", args: ["${EVERYTHING}", "stdio"]}\n`;
+    yaml = `a2a:\n  listen: http://127.0.0.1:${port}\nintelligence:\n  endpoints: ${model.url}\n${mcp}`;
+    daemon = await startDaemon(dir, yaml);
+  });
+  after(async () => {
+    await daemon.stop();
+    await model.close();
+  });
+
+  const attach = (name: string) =>
+    terminal(name, `AGENTD_URL=${daemon.url} ${process.execPath} ${AGENTD_BIN} tui; sleep 5`);
+
+  it('shows thinking, then the tool, then the reply; an ask is answered by picking an option', async () => {
+    const tui = attach('agentd-tui-chat');
+    try {
+      await waitUntil(() => tui.screen().includes('● live'), 15_000, 'the TUI connects');
+      tui.type('quick tool please');
+      await waitUntil(() => /⠿ thinking/.test(tui.screen()), 10_000, 'the working row shows thinking');
+      await waitUntil(() => /⠿ trigger-long-running-operation/.test(tui.screen()), 20_000, 'then the tool name');
+      await waitUntil(() => tui.screen().includes('● all done'), 20_000, 'then the reply');
+      // The README's screenshot: `AGENTD_UPDATE_SCREENSHOTS=1` writes this capture to docs/tui-screenshot.txt.
+      if (process.env.AGENTD_UPDATE_SCREENSHOTS === '1') writeFileSync(SCREENSHOT, tui.screen().trimEnd() + '\n');
+      tui.type('ask me please');
+      await waitUntil(() => tui.screen().includes('1 ship   2 hold'), 20_000, 'the choices are shown');
+      tui.type('2');
+      await waitUntil(() => tui.screen().includes('▌ hold'), 10_000, 'the answer is sent as the option');
+      await waitUntil(() => tui.screen().split('● all done').length === 3, 20_000, 'the turn goes on and replies');
+      assert.match(JSON.stringify(model.requests.at(-1)?.body), /hold/, 'the model got the picked option');
+    } finally {
+      tui.close();
+    }
+  });
+
+  it('/cancel stops a long tool call: its worker is gone and the task shows canceled', async () => {
+    const tui = attach('agentd-tui-cancel');
+    try {
+      await waitUntil(() => tui.screen().includes('● live'), 15_000, 'the TUI connects');
+      const spawns = () => daemon.events.filter((e) => e.event === 'turn.spawn');
+      const before = spawns().length;
+      tui.type('long tool please');
+      await waitUntil(() => /⠿ trigger-long-running-operation/.test(tui.screen()), 30_000, 'the long call runs');
+      const pid = Number(spawns().slice(before).at(-1)?.['worker_pid'] ?? spawns().at(-1)?.['worker_pid']);
+      assert.ok(!processGone(pid), 'premise: the worker is alive mid-call');
+      tui.type('/cancel');
+      await waitUntil(() => tui.screen().includes('canceled'), 15_000, 'the task shows canceled');
+      await waitUntil(() => processGone(pid), 5_000, 'the worker is gone');
+    } finally {
+      tui.close();
+    }
+  });
+
+  it('reconnects across a daemon restart with no duplicated row', async () => {
+    const tui = attach('agentd-tui-restart');
+    try {
+      await waitUntil(() => tui.screen().includes('● live'), 15_000, 'the TUI connects');
+      tui.type('before the restart');
+      await waitUntil(() => tui.screen().includes('▌ before the restart'), 10_000, 'the prompt shows');
+      await new Promise((r) => setTimeout(r, 1_500));
+      const replies = (tui.screen().match(/● all done/g) ?? []).length;
+      assert.equal(await daemon.stop(), 0);
+      await waitUntil(() => tui.screen().includes('✗'), 10_000, 'the TUI shows it lost the daemon');
+      daemon = await startDaemon(dir, yaml);
+      await waitUntil(() => tui.screen().includes('● live'), 15_000, 'the TUI reconnects');
+      tui.type('after the restart');
+      await waitUntil(() => tui.screen().includes('▌ after the restart'), 10_000, 'a new prompt works');
+      await waitUntil(() => (tui.screen().match(/● all done/g) ?? []).length === replies + 1, 20_000, 'its reply');
+      const screen = tui.screen();
+      assert.equal(screen.split('▌ before the restart').length, 2, `one row for the old prompt:\n${screen}`);
+      assert.equal(screen.split('▌ after the restart').length, 2, `one row for the new prompt:\n${screen}`);
+    } finally {
+      tui.close();
+    }
+  });
+});

@@ -1,0 +1,70 @@
+// A SIGKILL between steps (producers reference §2.11, P-16 shape): the next life resumes the run from its last
+// committed step — steps done before the kill never run again, the run finishes exactly once.
+import assert from 'node:assert/strict';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { dirname, join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { waitUntil } from '../wait.js';
+import { tempStoreDir } from './deskRig.js';
+
+const LIFE = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'doubles', 'workflowLife.js');
+const tmp = tempStoreDir();
+after(() => tmp.remove());
+
+const DOC = {
+  name: 'w',
+  steps: {
+    s: { kind: 'once' },
+    a: { kind: 'memory.set', depends_on: 's', key: 'a', value: 'CEL: now_ms' },
+    nap: { kind: 'sleep', depends_on: 'a', duration: '800ms' },
+    b: { kind: 'memory.set', depends_on: 'nap', key: 'b', value: 'CEL: now_ms' },
+    f: { kind: 'finish', depends_on: 'b', output: 'done' },
+  },
+};
+
+interface Life {
+  child: ChildProcess;
+  events: Array<Record<string, unknown>>;
+  exited: Promise<number | null>;
+}
+
+function live(dir: string): Life {
+  const child = spawn(process.execPath, [LIFE, dir, JSON.stringify(DOC)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const events: Array<Record<string, unknown>> = [];
+  let buffered = '';
+  child.stdout?.on('data', (chunk: Buffer) => {
+    buffered += chunk.toString();
+    const lines = buffered.split('\n');
+    buffered = lines.pop() ?? '';
+    for (const line of lines) if (line.trim() !== '') events.push(JSON.parse(line) as Record<string, unknown>);
+  });
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return { child, events, exited };
+}
+
+const starts = (life: Life, step: string) => life.events.filter((e) => e.event === 'step.start' && e.step === step);
+
+describe('a run across a SIGKILL', () => {
+  it('resumes after the kill: a and the start never run again, the run completes once', async () => {
+    const first = live(tmp.dir);
+    // Killed while nap sleeps: a is committed done, nap is suspended with its due time in the store.
+    await waitUntil(() => starts(first, 'nap').length > 0, 15_000, 'nap started');
+    await new Promise((r) => setTimeout(r, 150));
+    first.child.kill('SIGKILL');
+    await first.exited;
+    assert.equal(first.events.filter((e) => e.event === 'run.done').length, 0, 'premise: life 1 died before the end');
+
+    const second = live(tmp.dir);
+    assert.equal(await Promise.race([second.exited, new Promise((r) => setTimeout(() => r('hung'), 15_000))]), 0);
+    assert.equal(second.events.filter((e) => e.event === 'run.start').length, 0, 'no second run');
+    assert.equal(second.events.filter((e) => e.event === 'start.once.skipped').length, 1);
+    assert.equal(starts(second, 'a').length, 0, 'a ran in life 1 only');
+    assert.equal(starts(second, 'b').length, 1);
+    const done = second.events.filter((e) => e.event === 'run.done');
+    assert.deepEqual(
+      done.map((e) => e.status),
+      ['completed'],
+    );
+  });
+});

@@ -1,0 +1,73 @@
+// A workflow desk over a real SQLite store in a temporary directory, with its events captured: the engine's
+// integration tests open, stop and reopen it on the same directory to stand for a daemon's lives.
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { WorkflowRun } from '../../../src/domain/workflow.js';
+import { createLogger } from '../../../src/obs/log.js';
+import { SqliteStore } from '../../../src/store/sqliteStore.js';
+import { loadWorkflow } from '../../../src/workflows/definitions.js';
+import { WorkflowDesk } from '../../../src/workflows/workflowDesk.js';
+
+export interface Logged {
+  event: string;
+  [field: string]: unknown;
+}
+
+export interface DeskLife {
+  desk: WorkflowDesk;
+  store: SqliteStore;
+  events: Logged[];
+  ended: Readonly<WorkflowRun>[];
+  close(): Promise<void>;
+}
+
+export function tempStoreDir(): { dir: string; remove(): void } {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'agentd-wf-'));
+  return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** Loads documents, failing the test on a validation error. */
+export function defs(...docs: unknown[]) {
+  return docs.map((doc) => {
+    const loaded = loadWorkflow(doc);
+    if (!loaded.ok) throw new Error(loaded.errors.join('; '));
+    return loaded.def;
+  });
+}
+
+/** Opens one life of the desk on `dir` (restoring what the last life left), fetch stubbed unless given. */
+export async function openDesk(dir: string, docs: unknown[], opts: { fetch?: typeof fetch } = {}): Promise<DeskLife> {
+  const store = new SqliteStore(dir);
+  const events: Logged[] = [];
+  const ended: Readonly<WorkflowRun>[] = [];
+  const log = createLogger({ level: 'debug', write: (line) => events.push(JSON.parse(line) as Logged) });
+  const desk = new WorkflowDesk({
+    store,
+    log,
+    clock: () => Date.now(),
+    ports: { memory: store.memory, fetch: opts.fetch ?? fetch, lookup: async () => ['127.0.0.1'] },
+    configured: defs(...docs),
+    onRunEnded: (run) => ended.push(run),
+  });
+  await desk.open();
+  return {
+    desk,
+    store,
+    events,
+    ended,
+    close: async () => {
+      await desk.stop();
+      await store.close();
+    },
+  };
+}
+
+/** Resolves with the run once it ended (waiting at most `ms`), failing loudly otherwise. */
+export async function settled(life: DeskLife, runId: string, ms = 5_000): Promise<Readonly<WorkflowRun>> {
+  const run = await life.desk.wait(runId, ms);
+  if (run === null || life.desk.engine.get(runId)) throw new Error(`run ${runId} did not end within ${ms} ms`);
+  return run;
+}
+
+export const named = (events: readonly Logged[], name: string): Logged[] => events.filter((e) => e.event === name);

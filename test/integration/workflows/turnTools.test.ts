@@ -1,0 +1,71 @@
+// A turn drives workflows through its tools over real workers and the scripted model (producers reference §2.12,
+// §2.14): workflow.create stores a definition, workflow.run starts it, workflow.wait suspends the turn until the run
+// ends, and the conversation that started the run gets the workflow_finished note.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { Playbook, Turn } from '../../doubles/scriptedModel.js';
+import { answer, startRig } from '../harness.js';
+import { notes, toolResults } from '../subagents/subagentParts.js';
+import { waitUntil } from '../wait.js';
+
+const DEFINITION = {
+  name: 'double',
+  description: 'Doubles x after a short nap.',
+  steps: {
+    s: { kind: 'manual' },
+    nap: { kind: 'sleep', depends_on: 's', duration: '300ms' },
+    v: { kind: 'assign', depends_on: 'nap', value: 'CEL: inputs.x * 2' },
+    f: { kind: 'finish', depends_on: 'v', output: { doubled: '{{vars.v}}' } },
+  },
+};
+
+describe('workflow tools in a turn', () => {
+  it('creates, runs and waits for a workflow; the run pins a stored definition and the conversation gets the note', async () => {
+    // The wait's run id is only known once the run started: the test fills it in before the model answers.
+    const waitTurn: Turn = {
+      delay_ms: 1_000,
+      tool_calls: [{ name: 'workflow.wait', arguments: { run: 'unknown', timeout: '10s' } }],
+    };
+    const playbook: Playbook = {
+      turns: [
+        { tool_calls: [{ name: 'workflow.create', arguments: { definition: DEFINITION } }] },
+        { tool_calls: [{ name: 'workflow.run', arguments: { name: 'double', inputs: { x: 21 } } }] },
+        waitTurn,
+        { tool_calls: [{ name: 'workflow.list', arguments: {} }] },
+        { content: 'done' },
+      ],
+    };
+    const rig = await startRig(playbook, {}, { yaml: 'agent:\n  wake_on: [workflow_finished, workflow_failed]\n' });
+    try {
+      const outcome = answer(rig, 'boss', 'go');
+      await waitUntil(() => rig.named('run.start').length > 0, 20_000, 'the run started');
+      const runId = String(rig.named('run.start')[0]?.['run']);
+      waitTurn.tool_calls = [{ name: 'workflow.wait', arguments: { run: runId, timeout: '10s' } }];
+      assert.equal((await outcome).status, 'completed');
+
+      const [created, ran, waited, listed] = toolResults(rig, 'boss');
+      assert.equal(created?.is_error, false, JSON.stringify(created?.content));
+      assert.deepEqual(Object.keys(created?.content as object).sort(), ['armed', 'hash', 'name']);
+      assert.deepEqual(ran?.content, { run: runId, status: 'running', workflow: 'double' });
+      assert.deepEqual(waited?.content, { run: runId, status: 'completed', output: { doubled: 42 }, error: null });
+      const workflows =
+        (listed?.content as { workflows: Array<{ name: string; starts: unknown }> } | undefined)?.workflows ?? [];
+      assert.deepEqual(
+        workflows.map((w) => [w.name, w.starts]),
+        [['double', [{ node: 's', kind: 'manual' }]]],
+      );
+
+      await waitUntil(() => notes(rig.sup.conversation('boss')?.messages).length > 0, 5_000, 'the note arrived');
+      assert.deepEqual(notes(rig.sup.conversation('boss')?.messages), [
+        `workflow double run ${runId} completed: {"doubled":42}`,
+      ]);
+      const stored = await rig.store.workflows.listDefinitions();
+      assert.deepEqual(
+        stored.map((d) => [d.name, d.version]),
+        [['double', 1]],
+      );
+    } finally {
+      await rig.close();
+    }
+  });
+});

@@ -1,0 +1,52 @@
+// The client feed's rules: who sees an event, where a reconnecting client resumes, how a cursor is read.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { canSee, planResume, readCursor } from '../../../src/a2a/feedPolicy.js';
+
+const ALICE = { id: 'user:alice', role: 'user' as const };
+const OPERATOR = { id: 'operator', role: 'operator' as const };
+
+describe('canSee', () => {
+  it('shows a user its own events and instance-wide ones, never another principal’s or the operator’s', () => {
+    assert.equal(canSee(ALICE, { audience: 'user:alice' }), true);
+    assert.equal(canSee(ALICE, { audience: '*' }), true);
+    assert.equal(canSee(ALICE, { audience: 'user:bob' }), false);
+    assert.equal(canSee(ALICE, { audience: null }), false);
+  });
+
+  it('shows the operator everything', () => {
+    for (const audience of ['user:bob', '*', null]) assert.equal(canSee(OPERATOR, { audience }), true);
+  });
+});
+
+describe('planResume', () => {
+  it('replays exactly what follows a cursor inside the retained range', () => {
+    assert.deepEqual(planResume(7, { oldest: 3, newest: 10 }), { from: 7, reload: false });
+    assert.deepEqual(planResume(2, { oldest: 3, newest: 10 }), { from: 2, reload: false }, 'just before the oldest');
+    assert.deepEqual(planResume(10, { oldest: 3, newest: 10 }), { from: 10, reload: false });
+  });
+
+  it('starts from the oldest retained without a cursor', () => {
+    assert.deepEqual(planResume(null, { oldest: 3, newest: 10 }), { from: 2, reload: false });
+    assert.deepEqual(planResume(null, { oldest: null, newest: 0 }), { from: 0, reload: false });
+  });
+
+  it('tells a client whose cursor fell out of retention to reload, then goes on from the oldest', () => {
+    assert.deepEqual(planResume(1, { oldest: 3, newest: 10 }), { from: 2, reload: true });
+    assert.deepEqual(planResume(4, { oldest: null, newest: 10 }), { from: 10, reload: true }, 'all pruned');
+  });
+
+  it('tells a client ahead of the store (a replaced store) to reload from the start', () => {
+    assert.deepEqual(planResume(50, { oldest: 1, newest: 10 }), { from: 0, reload: true });
+  });
+});
+
+describe('readCursor', () => {
+  it('prefers Last-Event-ID over ?since=, reads latest as the newest seq, refuses garbage', () => {
+    assert.equal(readCursor('3', '8', 20), 8);
+    assert.equal(readCursor('3', undefined, 20), 3);
+    assert.equal(readCursor(null, undefined, 20), null);
+    assert.equal(readCursor('latest', undefined, 20), 20);
+    assert.deepEqual(readCursor('-1', undefined, 20), { refused: 'feed cursor "-1": expected a seq' });
+  });
+});

@@ -1,0 +1,73 @@
+// The public API report: every name src/index.ts exports and its signature, read from the emitted declarations
+// (dist/src/index.d.ts) with the TypeScript checker, one block per name, sorted. Members inherited from types the
+// package does not export are listed too: they are part of what a user sees.
+import ts from 'typescript';
+
+const FLAGS = ts.TypeFormatFlags.NoTruncation | ts.TypeFormatFlags.InTypeAlias;
+
+function membersOf(checker: ts.TypeChecker, type: ts.Type, at: ts.Node): string[] {
+  const lines = checker.getPropertiesOfType(type).map((p) => {
+    const optional = p.flags & ts.SymbolFlags.Optional ? '?' : '';
+    const text = checker.typeToString(checker.getTypeOfSymbolAtLocation(p, at), at, FLAGS);
+    return `  ${p.name}${optional}: ${text};`;
+  });
+  for (const sig of type.getCallSignatures()) lines.push(`  ${checker.signatureToString(sig, at, FLAGS)};`);
+  for (const sig of type.getConstructSignatures()) lines.push(`  new ${checker.signatureToString(sig, at, FLAGS)};`);
+  return lines;
+}
+
+function describeSymbol(checker: ts.TypeChecker, exported: ts.Symbol, at: ts.Node): string {
+  const symbol = exported.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(exported) : exported;
+  const name = exported.name;
+  const parts: string[] = [];
+  if (symbol.flags & ts.SymbolFlags.Interface) {
+    const type = checker.getDeclaredTypeOfSymbol(symbol);
+    const params = (type as ts.InterfaceType).typeParameters?.map((t) => checker.typeToString(t)) ?? [];
+    const generic = params.length ? `<${params.join(', ')}>` : '';
+    parts.push(`interface ${name}${generic} {`, ...membersOf(checker, type, at), '}');
+  }
+  if (symbol.flags & ts.SymbolFlags.TypeAlias) {
+    parts.push(`type ${name} = ${checker.typeToString(checker.getDeclaredTypeOfSymbol(symbol), at, FLAGS)};`);
+  }
+  if (symbol.flags & ts.SymbolFlags.Class) {
+    const instance = checker.getDeclaredTypeOfSymbol(symbol);
+    const statics = checker.getTypeOfSymbolAtLocation(symbol, at);
+    parts.push(`class ${name} {`, ...membersOf(checker, instance, at), ...membersOf(checker, statics, at), '}');
+  } else if (symbol.flags & (ts.SymbolFlags.Function | ts.SymbolFlags.Variable)) {
+    const type = checker.getTypeOfSymbolAtLocation(symbol, at);
+    const kind = symbol.flags & ts.SymbolFlags.Function ? 'function' : 'const';
+    parts.push(`${kind} ${name}: ${checker.typeToString(type, at, FLAGS)};`);
+  }
+  return parts.join('\n');
+}
+
+/** The report of the declarations at `indexDts`: a Markdown document with one code block. */
+export function apiReport(indexDts: string): string {
+  const program = ts.createProgram([indexDts], {
+    module: ts.ModuleKind.NodeNext,
+    moduleResolution: ts.ModuleResolutionKind.NodeNext,
+    target: ts.ScriptTarget.ES2022,
+    strict: true,
+    skipLibCheck: true,
+    types: ['node'],
+  });
+  const checker = program.getTypeChecker();
+  const file = program.getSourceFile(indexDts);
+  if (!file) throw new Error(`api report: cannot read ${indexDts}`);
+  const moduleSymbol = checker.getSymbolAtLocation(file);
+  if (!moduleSymbol) throw new Error(`api report: ${indexDts} is not a module`);
+  const blocks = checker
+    .getExportsOfModule(moduleSymbol)
+    .sort((a, b) => a.name.localeCompare(b.name))
+    .map((s) => describeSymbol(checker, s, file));
+  const header = [
+    '# API report: agentd',
+    '',
+    'Generated from `dist/src/index.d.ts` by test/unit/package/apiSurface.ts; do not edit by hand.',
+    'Regenerate: `npm run api-report`.',
+    '',
+  ];
+  // Types are named without the machine's paths (`import("/…/config/types").Config` → `Config`).
+  const body = blocks.join('\n\n').replace(/import\("[^"]*"\)\./g, '');
+  return `${[...header, '```ts', body, '```'].join('\n')}\n`;
+}

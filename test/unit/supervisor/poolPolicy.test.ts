@@ -1,0 +1,49 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { afterTurn, mayReuse, nextPeak, spareTarget } from '../../../src/supervisor/poolPolicy.js';
+
+const limits = { maxTurns: 3, maxRssBytes: 100 };
+const idle = { served: 1, rssBytes: 50, ending: false, poolClosed: false };
+
+describe('mayReuse', () => {
+  it('lets a worker stay until its last allowed turn, and never with worker_max_turns 1', () => {
+    assert.deepEqual(
+      [0, 1, 2].map((served) => mayReuse(served, limits)),
+      [true, true, false],
+    );
+    assert.equal(mayReuse(0, { ...limits, maxTurns: 1 }), false);
+  });
+});
+
+describe('afterTurn', () => {
+  it('reuses a worker under both limits', () => {
+    assert.deepEqual(afterTurn(idle, limits), { kind: 'reuse' });
+  });
+
+  it('recycles a worker whose turn was being ended, past its turns or its memory, or when the pool closed', () => {
+    assert.equal(afterTurn({ ...idle, ending: true }, limits).kind, 'recycle');
+    assert.equal(afterTurn({ ...idle, poolClosed: true }, limits).kind, 'recycle');
+    assert.deepEqual(afterTurn({ ...idle, served: 3 }, limits), { kind: 'recycle', reason: 'served 3 turns' });
+    assert.equal(afterTurn({ ...idle, rssBytes: 101 }, limits).kind, 'recycle');
+    assert.equal(afterTurn({ ...idle, rssBytes: 100 }, limits).kind, 'reuse');
+  });
+});
+
+describe('nextPeak', () => {
+  it('rises at once and falls to the current count only after the window', () => {
+    const peak = nextPeak({ value: 0, at: 0 }, 5, 1_000, 30_000);
+    assert.deepEqual(peak, { value: 5, at: 1_000 });
+    assert.deepEqual(nextPeak(peak, 1, 20_000, 30_000), peak);
+    assert.deepEqual(nextPeak(peak, 1, 31_001, 30_000), { value: 1, at: 31_001 });
+  });
+});
+
+describe('spareTarget', () => {
+  it('follows the recent peak of parallel children, at least the base, at most max_parallel_turns', () => {
+    assert.equal(spareTarget({ base: 1, peak: 0, live: 0, max: 16 }), 1);
+    assert.equal(spareTarget({ base: 1, peak: 16, live: 0, max: 16 }), 16);
+    assert.equal(spareTarget({ base: 1, peak: 16, live: 12, max: 16 }), 4);
+    assert.equal(spareTarget({ base: 1, peak: 40, live: 0, max: 16 }), 16);
+    assert.equal(spareTarget({ base: 0, peak: 0, live: 0, max: 4 }), 0);
+  });
+});
