@@ -1,6 +1,8 @@
 // Two replicas of the built agentd over one real PostgreSQL (issue 19; interfaces reference §5 case 17, in part): a
-// message sent to R1 is answered, GetTask on R2 returns the same completed task, the transcript holds the exchange
-// and the conversation's lease is given back once nothing is pending. (A follow-up on R2 is not served yet.)
+// message sent to R1 is answered, GetTask on R2 returns the same completed task, a follow-up on R2 (same contextId)
+// runs on the whole transcript, which holds both exchanges in order, and the lease is given back once nothing is
+// pending. Without the book reading a conversation another replica wrote, R2 ran the follow-up on an empty
+// transcript and its commit was refused (expected revision 0, stored 3), so the follow-up never answered.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
@@ -25,7 +27,7 @@ describe('two replicas over one PostgreSQL', () => {
     await stopLazyServer();
   });
 
-  it('answers on R1, serves the task from R2, one lease given back after the fold', async () => {
+  it('answers on R1, serves the task and a follow-up from R2, one lease given back after the fold', async () => {
     const yaml = [
       'a2a:',
       '  listen: http://127.0.0.1:0',
@@ -48,6 +50,18 @@ describe('two replicas over one PostgreSQL', () => {
     const seen = await (await clientFor(r2.url)).getTask({ tenant: '', id: first.id });
     assert.equal(seen.id, first.id);
     assert.equal(artifactText(seen), 'reply from the fleet');
+    const follow = await within(
+      (await clientFor(r2.url)).sendMessage(send('second question', { contextId: first.contextId })),
+      30_000,
+      'a follow-up on R2',
+    ).catch((err: unknown) => {
+      process.stderr.write(`R1:\n${r1.stderr()}\nR2:\n${r2.stderr()}\n`);
+      throw err;
+    });
+    assert.equal(asTask(follow).contextId, first.contextId);
+    assert.equal(artifactText(asTask(follow)), 'reply from the fleet');
+    const lastAsk = JSON.stringify(model.requests.at(-1)?.body ?? '');
+    assert.match(lastAsk, /first question[\s\S]*second question/, 'R2 sent the model the whole transcript');
     const db = new pg.Client({ connectionString: url });
     await db.connect();
     try {
@@ -60,7 +74,12 @@ describe('two replicas over one PostgreSQL', () => {
         .map((r) => JSON.parse(r.json) as { role: string; text?: string })
         .filter((m) => m.role === 'user' || (m.role === 'assistant' && m.text))
         .map((m) => `${m.role}:${m.text}`);
-      assert.deepEqual(said, ['user:first question', 'assistant:reply from the fleet']);
+      assert.deepEqual(said, [
+        'user:first question',
+        'assistant:reply from the fleet',
+        'user:second question',
+        'assistant:reply from the fleet',
+      ]);
       const leases = await db.query('SELECT holder, epoch FROM conversation_leases');
       assert.equal(leases.rows.length, 1, 'one lease row for the one conversation');
       assert.equal(leases.rows[0].holder, null, 'given back by the fold: nothing is pending');
