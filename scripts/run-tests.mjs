@@ -29,7 +29,17 @@ if (files.length === 0) {
 // Every test is bounded (5 min), and a file whose tests ended exits even if a handle leaked: a hang fails the
 // suite's time budget in CI instead of stopping it.
 const bounds = ['--test-timeout=300000', '--test-force-exit'];
+// One PostgreSQL server for the whole run (each file makes its own database on it), unless one is given.
+const env = { ...process.env };
+let postgres = null;
+if (!env.AGENTD_TEST_POSTGRES_URL) {
+  const { startTestServer } = await import('../dist/test/doubles/postgresServer.js');
+  postgres = await startTestServer();
+  env.AGENTD_TEST_POSTGRES_URL = postgres.url;
+}
 const result = spawnSync(process.execPath, ['--test', '--test-concurrency=2', ...bounds, ...files], {
   stdio: 'inherit',
+  env,
 });
+await postgres?.stop();
 process.exit(result.status ?? 1);

@@ -10,6 +10,10 @@ export type DaemonErrorCode =
   /** The store takes no commits right now (disk full): retryable, and its message is safe to show a caller. */
   | 'store_unavailable'
   | 'store_conflict'
+  /** The PostgreSQL store cannot be reached at start (exit 2, naming the host). */
+  | 'store_unreachable'
+  /** A write for a conversation whose lease this replica no longer holds (a stale fencing epoch). */
+  | 'store_fenced'
   | 'intel_unavailable'
   | 'intel_fatal'
   | 'mcp_unreachable'

@@ -38,6 +38,7 @@ export function exitCodeForError(err: unknown): ExitCode {
     case 'usage_invalid':
     case 'store_locked':
     case 'store_corrupt':
+    case 'store_unreachable':
       return EXIT.config;
     case 'intel_unavailable':
     case 'intel_fatal':

@@ -18,6 +18,7 @@ import { DEFAULT_STORE_PATH, KEY_PATHS, KEYS, keySpec } from './schema.js';
 import { checkSecretLengths } from './secretLengths.js';
 import { resolveSecrets } from './secrets.js';
 import type { Setting } from './setting.js';
+import { checkStore } from './storeKeys.js';
 import type { Config, ConfigSources, ProviderConfig } from './types.js';
 import { loadWorkflowFiles, type WorkflowEntry } from './workflowKeys.js';
 import { readYamlSource, readYamlText } from './yamlSource.js';
@@ -81,6 +82,7 @@ export function compileConfig(sources: ConfigSources): Readonly<Config> {
     ...checkA2a(config, originOf),
     ...checkPromptKeys(config, originOf),
     ...checkSecretLengths(config, originOf),
+    ...checkStore(config, originOf),
   ];
   if (crossProblems.length > 0) throw new DaemonError('config_invalid', joinProblems(crossProblems));
   if (storeDefaulted) defaultedConfigs.add(config);

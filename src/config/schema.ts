@@ -260,9 +260,21 @@ export const KEYS: KeyTable = {
     doc: "Replaces the compaction summarizer's guidance (the schema stays); null = built in.",
   },
   'store.kind': {
-    kind: enumKind(['sqlite', 'memory']),
+    kind: enumKind(['sqlite', 'memory', 'postgres']),
     default: 'sqlite',
     doc: 'Store backend; a one-shot job that names no store (store.*, AGENTD_STATE_DIR, --state-dir) uses memory.',
+  },
+  'store.url': {
+    kind: nullableStringKind(),
+    default: null,
+    doc: 'postgres: the database URL (postgres://user:pass@host:5432/db); use {{secret:PG_URL}}.',
+    sensitive: true,
+  },
+  'store.pool_size': { kind: intKind(1), default: 10, doc: 'postgres: connections in the pool at most.' },
+  'store.lease_ttl': {
+    kind: durationKind(1_000),
+    default: 15_000,
+    doc: "postgres: a conversation lease's life; renewed every third of it, adopted by another replica once expired.",
   },
   'store.path': { kind: stringKind(), default: DEFAULT_STORE_PATH, doc: 'State directory; default $AGENTD_STATE_DIR.' },
   'store.conversation_cache.entries': {

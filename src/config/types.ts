@@ -46,7 +46,7 @@ export interface PolicyRule {
   /** For `ask`: how long to wait for a person (ms). Default 5 minutes. */
   timeout: number;
 }
-export type StoreKind = 'sqlite' | 'memory';
+export type StoreKind = 'sqlite' | 'memory' | 'postgres';
 
 /** The unit a budget window is aligned to. */
 export type WindowUnit = 'second' | 'minute' | 'hour' | 'day' | 'week';
@@ -294,6 +294,12 @@ export interface StoreConfig {
   min_free: number;
   /** The sqlite file's check at open, before any write: quick_check (default), integrity_check, or none. */
   integrity_check: 'quick' | 'full' | 'off';
+  /** postgres: the database URL (a secret). Default null; required for kind postgres. */
+  url: string | null;
+  /** postgres: pooled connections at most. Default 10. */
+  pool_size: number;
+  /** postgres: a conversation lease's life (ms), renewed every third of it. Default 15 000. */
+  lease_ttl: number;
 }
 
 export interface LifecycleConfig {

@@ -93,7 +93,11 @@ export class ConversationBook {
    */
   fetch(id: string): Promise<Conversation | undefined> {
     const resident = this.get(id);
-    if (resident || !this.heads.has(id)) return Promise.resolve(resident);
+    // On a shared store (replicas) another replica may have created or moved the conversation: an idle copy is
+    // read again, and one never seen here is looked for (reference interfaces §4.4).
+    const shared = this.store.kind === 'postgres';
+    if (resident && !(shared && this.idle(id))) return Promise.resolve(resident);
+    if (!resident && !shared && !this.heads.has(id)) return Promise.resolve(undefined);
     let pending = this.loading.get(id);
     if (pending === undefined) {
       pending = this.loadOne(id).finally(() => this.loading.delete(id));
@@ -107,12 +111,19 @@ export class ConversationBook {
     if (stored === null) return undefined;
     // A conversation created meanwhile would be a fork of the stored one: `open` refuses while it is not resident.
     const { conversation, revision } = stored;
+    if (!this.heads.has(id)) this.heads.add(id, conversation.principal);
     this.byId.set(id, conversation);
     this.next.set(id, revision);
     this.usedAt.set(id, this.trims);
     this.heads.recount(id, conversation.messages);
     this.log.debug('store.conversation.loaded', { ctx: id, messages: conversation.messages.length });
     return conversation;
+  }
+
+  /** Nothing of this replica rides on the resident copy: no commit on its way, no change unsaved, no job. */
+  private idle(id: string): boolean {
+    const held = [this.inFlight, this.dirty, this.folding, this.loading, this.opts.busy?.() ?? new Set()];
+    return !held.some((set) => set.has(id));
   }
 
   isResident(id: string): boolean {

@@ -8,6 +8,12 @@ export const EVENT_NAMES = [
   'store.checked',
   'store.none',
   'store.default_ignored',
+  // replicas over PostgreSQL (issue 19)
+  'store.connection_lost',
+  'store.fenced',
+  'lease.acquired',
+  'lease.lost',
+  'lease.adopted',
   'restore.done',
   'drain.start',
   'drain.done',

@@ -8,7 +8,7 @@ import { DaemonError, describeError } from '../errors.js';
 import type { Logger } from '../obs/log.js';
 import { type MetricsServer, serveMetrics } from '../obs/metricsServer.js';
 import { loadTracer } from '../obs/tracing.js';
-import { openStore } from '../store/openStore.js';
+import { connectStore } from '../store/openStore.js';
 import type { Accepted, Store } from '../store/store.js';
 import { Supervisor } from '../supervisor/supervisor.js';
 import type { AcceptInput } from '../supervisor/supervisorOptions.js';
@@ -159,7 +159,7 @@ async function openBase(
   cfg: Readonly<Config>,
   opts: RuntimeOptions,
   undo: Array<() => Promise<unknown> | unknown>,
-): Promise<{ tools: ToolSurface; store: ReturnType<typeof openStore> }> {
+): Promise<{ tools: ToolSurface; store: Store }> {
   const { log } = opts;
   const tools = await ToolSurface.start({
     config: cfg,
@@ -168,7 +168,7 @@ async function openBase(
     ...(opts.codeTools ? { code: opts.codeTools } : {}),
   });
   undo.push(() => tools.close());
-  const store = openStore(cfg.store);
+  const store = await connectStore(cfg.store, log);
   undo.push(() => store.close());
   log.info('store.opened', { kind: store.kind, path: store.location, generation: store.generation });
   if (store.checked) log.info('store.checked', { ...store.checked });

@@ -9,6 +9,11 @@ import type { InboxPort } from './store.js';
 /** How long a claim holds the inbox's pending events for this instance when nothing else is configured. */
 export const INBOX_LEASE_MS = 30_000;
 
+/** Replicas (postgres) lease conversations for `store.lease_ttl`; one process holds everything for INBOX_LEASE_MS. */
+export function inboxLeaseMs(store: { kind: string }, config: { store: { lease_ttl: number } }): number {
+  return store.kind === 'postgres' ? config.store.lease_ttl : INBOX_LEASE_MS;
+}
+
 export interface InboxLeaseDeps {
   inbox: Pick<InboxPort, 'claim'>;
   /** The instance's name (`agent.name`): a restart under the same name takes its events back at once. */

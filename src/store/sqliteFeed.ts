@@ -3,7 +3,8 @@ import type Database from 'better-sqlite3';
 import type { FeedEntry, FeedEvent, FeedKind } from '../domain/feed.js';
 import type { FeedPort } from './store.js';
 
-interface FeedRow {
+/** A feed event as both SQL stores keep it (data as JSON text). */
+export interface FeedRow {
   seq: number;
   ts: number;
   kind: string;
@@ -13,7 +14,7 @@ interface FeedRow {
 
 const TERMINAL_STATES = `('completed', 'failed', 'canceled', 'rejected')`;
 
-function toEvent(row: FeedRow): FeedEvent {
+export function toEvent(row: FeedRow): FeedEvent {
   const data = JSON.parse(row.data) as Record<string, unknown>;
   return { seq: row.seq, ts: row.ts, kind: row.kind as FeedKind, audience: row.audience, data };
 }

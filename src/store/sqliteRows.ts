@@ -1,7 +1,7 @@
 // Row shapes of the SQLite store and their mapping to and from the Store's plain data: the one place that
 // knows which columns hold JSON and how absent optional fields are stored (NULL) and read back (omitted).
 
-import type { Conversation, Summary } from '../domain/conversation.js';
+import type { Conversation, ConversationControls, Summary } from '../domain/conversation.js';
 import {
   type InboxEvent,
   type InboxKind,
@@ -127,6 +127,36 @@ export function conversationParams(conv: Conversation, revision: number): Conver
     message_count: conv.messages.length,
     skills: conv.skills && conv.skills.length > 0 ? JSON.stringify(conv.skills) : null,
   };
+}
+
+/** Stored conversations from their rows, every message row (ordered by conversation, then index) and controls. */
+export function toStoredConversations(
+  rows: Iterable<ConversationRow>,
+  messages: Iterable<MessageRow>,
+  controls: Iterable<{ id: string; json: string }>,
+): Array<{ conversation: Conversation; revision: number }> {
+  const byId = new Map<string, string[]>();
+  for (const row of messages) {
+    const list = byId.get(row.conversation_id);
+    if (list === undefined) byId.set(row.conversation_id, [row.json]);
+    else list.push(row.json);
+  }
+  const controlsOf = new Map([...controls].map((row) => [row.id, row.json]));
+  return [...rows].map((row) => toStoredConversation(row, byId.get(row.id) ?? [], controlsOf.get(row.id)));
+}
+
+/** One stored conversation from its row, its messages' JSON in order and its controls' JSON (if any). */
+export function toStoredConversation(
+  row: ConversationRow,
+  messages: readonly string[],
+  controls: string | undefined,
+): { conversation: Conversation; revision: number } {
+  const conversation = toConversation(
+    row,
+    messages.map((json) => JSON.parse(json) as Msg),
+  );
+  if (controls !== undefined) conversation.controls = JSON.parse(controls) as ConversationControls;
+  return { conversation, revision: row.revision };
 }
 
 export function toConversation(row: ConversationRow, messages: Msg[]): Conversation {

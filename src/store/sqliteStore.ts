@@ -4,11 +4,10 @@
 // take effect in call order.
 import type Database from 'better-sqlite3';
 import type { BudgetCounter } from '../domain/budget.js';
-import type { Conversation, ConversationControls } from '../domain/conversation.js';
+import type { Conversation } from '../domain/conversation.js';
 import type { InboxEvent } from '../domain/inbox.js';
 import type { SubagentRecord } from '../domain/subagent.js';
 import type { TaskRecord } from '../domain/task.js';
-import type { Msg } from '../protocol/messages.js';
 import { planMessageWrite } from './conversationWrite.js';
 import { MemoryChanges } from './memoryChanges.js';
 import { isExpired, listLiveKeys } from './memoryKeys.js';
@@ -21,10 +20,11 @@ import {
   inboxParams,
   memoryParams,
   taskParams,
-  toConversation,
   toInboxEvent,
   toInboxRecord,
   toMemoryEntry,
+  toStoredConversation,
+  toStoredConversations,
   toTask,
 } from './sqliteRows.js';
 import { prepareStatements, type Statements } from './sqliteStatements.js';
@@ -248,30 +248,15 @@ export class SqliteStore implements Store {
   }
 
   #loadConversations(): StoredConversation[] {
-    const byId = new Map<string, Msg[]>();
-    for (const row of this.#sql.allMessages.iterate()) {
-      const msg = JSON.parse(row.json) as Msg;
-      const list = byId.get(row.conversation_id);
-      if (list === undefined) byId.set(row.conversation_id, [msg]);
-      else list.push(msg);
-    }
-    const controls = new Map(this.#sql.allControls.all().map((row) => [row.id, row.json]));
-    return this.#sql.conversations.all().map((row) => {
-      const conversation = toConversation(row, byId.get(row.id) ?? []);
-      const json = controls.get(row.id);
-      if (json !== undefined) conversation.controls = JSON.parse(json) as ConversationControls;
-      return { conversation, revision: row.revision };
-    });
+    const sql = this.#sql;
+    return toStoredConversations(sql.conversations.all(), sql.allMessages.iterate(), sql.allControls.all());
   }
 
   #loadConversation(id: string): StoredConversation | null {
     const row = this.#sql.conversationById.get(id);
     if (row === undefined) return null;
-    const messages = this.#sql.messagesOf.all(id).map((m) => JSON.parse(m.json) as Msg);
-    const conversation = toConversation(row, messages);
-    const controls = this.#sql.controlsOf.get(id);
-    if (controls !== undefined) conversation.controls = JSON.parse(controls.json) as ConversationControls;
-    return { conversation, revision: row.revision };
+    const messages = this.#sql.messagesOf.all(id).map((m) => m.json);
+    return toStoredConversation(row, messages, this.#sql.controlsOf.get(id)?.json);
   }
 
   /** Writes each conversation on top of its expected revision; call inside a transaction (a stale one undoes all). */

@@ -4,7 +4,8 @@ import type Database from 'better-sqlite3';
 import type { TimerRecord } from '../domain/timer.js';
 import type { TimersPort } from './store.js';
 
-interface TimerRow {
+/** A timer as both SQL stores keep it (payload as JSON text). */
+export interface TimerRow {
   id: string;
   owner: string;
   kind: string;
@@ -12,8 +13,8 @@ interface TimerRow {
   payload: string;
 }
 
-const toTimer = (row: TimerRow): TimerRecord => ({ ...row, payload: JSON.parse(row.payload) as unknown });
-const timerParams = (t: TimerRecord): TimerRow => ({
+export const toTimer = (row: TimerRow): TimerRecord => ({ ...row, payload: JSON.parse(row.payload) as unknown });
+export const timerParams = (t: TimerRecord): TimerRow => ({
   id: t.id,
   owner: t.owner,
   kind: t.kind,

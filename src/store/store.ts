@@ -1,7 +1,7 @@
 // The Store's ports, one per aggregate and unit of work: the inbox, conversations, budget counters, A2A tasks, the
 // memory tool's keys, sequences and subagent records. Every method returns a Promise so a networked backend fits
-// behind the same contract. Implementations: sqliteStore.ts (default), memoryStore.ts (tests); test/unit/store/storeBehaviour.ts
-// is the contract every backend passes.
+// behind the same contract. Implementations: sqliteStore.ts (default), memoryStore.ts (tests), postgresStore.ts
+// (replicas); test/unit/store/storeBehaviour.ts is the contract every backend passes.
 import type { BudgetCounter } from '../domain/budget.js';
 import type { Conversation } from '../domain/conversation.js';
 import type { FeedBounds, FeedEntry, FeedEvent } from '../domain/feed.js';
@@ -199,7 +199,7 @@ export interface TimersPort {
 }
 
 export interface Store {
-  readonly kind: 'sqlite' | 'memory';
+  readonly kind: 'sqlite' | 'memory' | 'postgres';
   /** Human-readable location (the database file path, or ":memory:"). */
   readonly location: string;
   /** The manifest's generation counter, bumped once when this store was opened. */

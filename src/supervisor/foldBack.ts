@@ -6,7 +6,7 @@ import type { Conversation } from '../domain/conversation.js';
 import type { InboxOutcome, InboxRecord } from '../domain/inbox.js';
 import type { TurnJob } from '../domain/job.js';
 import type { TaskRecord } from '../domain/task.js';
-import { describeError } from '../errors.js';
+import { DaemonError, describeError } from '../errors.js';
 import type { Logger } from '../obs/log.js';
 import type { TurnResult } from '../protocol/frames.js';
 import { cacheFields, chargedTokens } from '../protocol/usage.js';
@@ -118,8 +118,9 @@ export class FoldBack {
     } catch (err) {
       if (!retried) log.error('store.checkpoint.fail', { ctx, inbox_event: eventId, err: describeError(err) });
       this.deps.health?.failed(eventId, err);
-      // The result rides along: what a committed turn leads to (a goal's accounting) needs its numbers.
-      this.refused.set(eventId, result ? { ctx, outcome, result } : { ctx, outcome });
+      // The result rides along: what a committed turn leads to (a goal's accounting) needs its numbers. A fenced
+      // fold is never retried: another replica holds the conversation and runs the event again (issue 19).
+      if (!isFenced(err)) this.refused.set(eventId, result ? { ctx, outcome, result } : { ctx, outcome });
       this.deps.failed(eventId);
       return;
     }
@@ -237,4 +238,8 @@ function settledAnswer(eventId: string, record: InboxRecord | null, draining: bo
   }
   if (record.status === 'done') return record.outcome ?? { status: 'completed', reply: '' };
   return draining ? ABANDONED : null;
+}
+
+function isFenced(err: unknown): boolean {
+  return err instanceof DaemonError && err.code === 'store_fenced';
 }

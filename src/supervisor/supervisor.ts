@@ -17,7 +17,7 @@ import type { Usage } from '../protocol/messages.js';
 import { Steering, type SteeringDeps } from '../steering/steering.js';
 import { CommitHealth } from '../store/commitHealth.js';
 import { orderedStore, settledWrites } from '../store/commitQueue.js';
-import { INBOX_LEASE_MS, InboxLease } from '../store/inboxLease.js';
+import { InboxLease, inboxLeaseMs } from '../store/inboxLease.js';
 import type { MemoryKeyCache } from '../store/memoryKeyCache.js';
 import type { SequenceBlock } from '../store/sequenceBlock.js';
 import type { Accepted, Store } from '../store/store.js';
@@ -151,8 +151,8 @@ export class Supervisor {
     this.handlers = supervisorHandlers({ ...context, hold: this.hold, thinks: this.thinks, activity: this.activity });
     registerJobGauges(this.metrics, this.jobs);
     this.lease = new InboxLease({
-      ...{ inbox: this.store.inbox, owner: this.config.agent.name, leaseMs: opts.inboxLeaseMs ?? INBOX_LEASE_MS },
-      ...{ now: this.now, log: this.log, known: (id) => jobs.jobs.has(id) },
+      ...{ inbox: this.store.inbox, leaseMs: opts.inboxLeaseMs ?? inboxLeaseMs(this.store, this.config) },
+      ...{ owner: this.config.agent.name, now: this.now, log: this.log, known: (id) => jobs.jobs.has(id) },
       recover: (events) => this.intake.beforeReplay(events, this.opts.tasks),
       claimed: (events) => this.hold.draining || this.handle({ type: 'inbox_replayed', events }),
     });

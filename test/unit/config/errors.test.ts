@@ -63,12 +63,12 @@ describe('compileConfig validation', () => {
     const file = writeConfig(
       dir,
       'a.yaml',
-      'store: {kind: postgres}\ncontext: {compact_at: 1.5}\nintelligence: {endpoints: [ftp://x.test]}\n',
+      'store: {kind: disk}\ncontext: {compact_at: 1.5}\nintelligence: {endpoints: [ftp://x.test]}\n',
     );
     assert.equal(
       compileError(dir, { files: [file] }),
       [
-        'a.yaml:1: store.kind: expected one of sqlite, memory, got "postgres"',
+        'a.yaml:1: store.kind: expected one of sqlite, memory, postgres, got "disk"',
         'a.yaml:2: context.compact_at: expected a number in (0, 1], got 1.5',
         'a.yaml:3: intelligence.endpoints: "ftp://x.test" is not an http:// or https:// URL',
       ].join('; '),
@@ -104,7 +104,7 @@ describe('compileConfig validation', () => {
     assert.equal(
       message,
       "a.yaml:1: unknown key 'agent.nam' (did you mean 'agent.name'?); " +
-        'AGENTD_STORE_KIND: store.kind: expected one of sqlite, memory, got "disk"',
+        'AGENTD_STORE_KIND: store.kind: expected one of sqlite, memory, postgres, got "disk"',
     );
   });
 });

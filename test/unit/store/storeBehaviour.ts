@@ -9,6 +9,7 @@ import { conversation, inboxEvent, taskRecord, userMsg } from './storeFixtures.j
 import { describeSubagents } from './subagentBehaviour.js';
 import { describeTasks } from './taskBehaviour.js';
 import { describeTimers } from './timerBehaviour.js';
+import { describeWorkflows } from './workflowBehaviour.js';
 
 /** Registers the behaviour suite for the store `open()` resolves with (a fresh, empty store each call). */
 export function describeStoreBehaviour(name: string, open: () => Promise<Store>): void {
@@ -27,6 +28,7 @@ export function describeStoreBehaviour(name: string, open: () => Promise<Store>)
     describeSubagents(() => store);
     describeTimers(() => store);
     describeFeed(() => store);
+    describeWorkflows(() => store);
 
     it('reports a generation of at least 1', () => {
       assert.ok(store.generation >= 1);

@@ -1,0 +1,182 @@
+// Conversation leases and the write fence of a replica (issue 19 items 2 and 3; reference interfaces §4.4).
+// A replica runs a conversation's events only while it holds the conversation's lease; taking a lease bumps its
+// epoch, the fencing token every write for that conversation is checked against inside its own transaction.
+// The inbox claim is the lease cycle: it renews the leases with pending work, releases idle ones, adopts expired
+// ones (a higher epoch) and leases the pending events of the conversations held, in replay order.
+import type pg from 'pg';
+import type { InboxEvent } from '../domain/inbox.js';
+import { DaemonError } from '../errors.js';
+import type { Logger } from '../obs/log.js';
+import type { InboxRow } from './sqliteRows.js';
+import { toInboxEvent } from './sqliteRows.js';
+import { compareInbox } from './writeRules.js';
+
+type Query = (sql: string, params?: unknown[]) => Promise<pg.QueryResult>;
+
+/** What a replica's leases tell: the lease events and refused writes, with their counts for the metrics. */
+export type LeaseLog = Pick<Logger, 'info' | 'warn'>;
+
+const INBOX_COLUMNS = 'id, kind, ts, principal, payload, dedupe_key, status, outcome';
+
+const SQL = {
+  // Leases with pending work stay ours; a lease whose conversation has none is released (the epoch stays).
+  renew: `UPDATE conversation_leases l SET lease_until = $2
+    WHERE holder = $1 AND EXISTS (SELECT 1 FROM inbox i WHERE i.status = 'pending' AND i.conversation = l.conversation_id)
+    RETURNING conversation_id, epoch`,
+  // Runs right after renew: a held lease renew did not stamp with this cycle's `until` has no pending work.
+  release: `UPDATE conversation_leases SET holder = NULL, lease_until = 0 WHERE holder = $1 AND lease_until <> $2`,
+  // A conversation with pending work and no live holder is taken; an existing row's epoch goes up by one.
+  acquire: `INSERT INTO conversation_leases (conversation_id, holder, epoch, lease_until)
+    SELECT DISTINCT conversation, $1, 1, $2::bigint FROM inbox WHERE status = 'pending' AND conversation IS NOT NULL
+    ON CONFLICT (conversation_id) DO UPDATE SET holder = excluded.holder,
+      epoch = conversation_leases.epoch + 1, lease_until = excluded.lease_until
+    WHERE (conversation_leases.holder IS NULL OR conversation_leases.lease_until <= $3)
+      AND conversation_leases.holder IS DISTINCT FROM $1
+    RETURNING conversation_id, epoch, holder`,
+  claimHeld: `UPDATE inbox SET owner = $1, lease_until = $2
+    WHERE status = 'pending' AND conversation IN (SELECT conversation_id FROM conversation_leases WHERE holder = $1)
+    RETURNING ${INBOX_COLUMNS}`,
+  // The accepting replica takes a free (or expired) lease of the new message's conversation at once.
+  take: `INSERT INTO conversation_leases (conversation_id, holder, epoch, lease_until) VALUES ($1, $2, 1, $3)
+    ON CONFLICT (conversation_id) DO UPDATE SET holder = excluded.holder,
+      epoch = conversation_leases.epoch + 1, lease_until = excluded.lease_until
+    WHERE conversation_leases.holder IS NULL OR conversation_leases.lease_until <= $4
+    RETURNING conversation_id, epoch`,
+  // After a fold: the lease goes back once its conversation has no pending message, so the replica that accepts
+  // the next one takes it at once.
+  releaseIdle: `UPDATE conversation_leases SET holder = NULL, lease_until = 0
+    WHERE conversation_id = $1 AND holder = $2 AND epoch = $3
+      AND NOT EXISTS (SELECT 1 FROM inbox WHERE status = 'pending' AND conversation = $1)`,
+  fence:
+    'SELECT conversation_id, holder, epoch, lease_until FROM conversation_leases WHERE conversation_id = ANY($1) FOR SHARE',
+} as const;
+
+/** A lease row as the cycle's statements return it. */
+interface Held {
+  conversation_id: string;
+  epoch: number;
+}
+
+/** The leases this replica holds: conversation → epoch, and the time each must be renewed by. */
+export class LeaseBook {
+  readonly #held = new Map<string, { epoch: number; until: number }>();
+  /** Counters for the replica's metrics. */
+  readonly counts = { adoptions: 0, fenced: 0 };
+  /** The lease holder's name: the claiming owner (agent.name) at this replica. */
+  #holder: string;
+  /** The claim's clock minus the wall clock at the last claim: the fence reads lease times on the claim's clock. */
+  #skew = 0;
+  /** The lease length of the last claim (what an accept takes a lease for). */
+  #leaseMs = 0;
+
+  constructor(
+    /** This process among the replicas (several may share one agent.name). */
+    readonly replica: string,
+    private readonly log: LeaseLog,
+    private readonly wall: () => number,
+  ) {
+    this.#holder = replica;
+  }
+
+  /** Who holds this replica's leases in the table. */
+  get holder(): string {
+    return this.#holder;
+  }
+
+  /** Conversations held now, with their epochs. */
+  held(): ReadonlyMap<string, { epoch: number; until: number }> {
+    return this.#held;
+  }
+
+  /**
+   * One lease cycle and the inbox claim, inside the caller's transaction: returns the pending events of every
+   * conversation held, in replay order (ts, then id: the original order and ids).
+   */
+  async claim(q: Query, owner: string, leaseMs: number, now: number): Promise<InboxEvent[]> {
+    this.#holder = `${owner}@${this.replica}`;
+    this.#skew = now - this.wall();
+    this.#leaseMs = leaseMs;
+    const holder = this.#holder;
+    const until = now + leaseMs;
+    const renewed = (await q(SQL.renew, [holder, until])).rows as Held[];
+    await q(SQL.release, [holder, until]);
+    const taken = (await q(SQL.acquire, [holder, until, now])).rows as Held[];
+    const rows = (await q(SQL.claimHeld, [holder, until])).rows as InboxRow[];
+    // The hold ends a fifth of the lease early here: writes stop before another replica may adopt.
+    this.#settle(renewed, taken, until - Math.floor(leaseMs / 5));
+    return rows.map((row) => toInboxEvent(row)).sort(compareInbox);
+  }
+
+  /**
+   * Inside an accept's transaction: takes the conversation's lease when nobody holds it live, so the replica that
+   * accepted a message runs it (before its first claim, this replica takes nothing: the claim will).
+   */
+  async takeOnAccept(q: Query, conversation: string): Promise<void> {
+    if (this.#leaseMs === 0) return;
+    const now = this.wall() + this.#skew;
+    const until = now + this.#leaseMs;
+    const taken = (await q(SQL.take, [conversation, this.#holder, until, now])).rows as Held[];
+    this.#settle([], taken, until - Math.floor(this.#leaseMs / 5), false);
+  }
+
+  /** Inside a fold's transaction, after the event is done: gives the lease back when nothing else is pending. */
+  async releaseIdle(q: Query, conversation: string): Promise<void> {
+    const mine = this.#held.get(conversation);
+    if (mine === undefined) return;
+    const released = await q(SQL.releaseIdle, [conversation, this.#holder, mine.epoch]);
+    if (released.rowCount === 1) this.#held.delete(conversation);
+  }
+
+  #settle(renewed: readonly Held[], taken: readonly Held[], until: number, whole = true): void {
+    const still = new Set<string>();
+    for (const { conversation_id: ctx, epoch } of renewed) {
+      still.add(ctx);
+      const mine = this.#held.get(ctx);
+      if (mine !== undefined && mine.epoch === epoch) mine.until = until;
+      else this.#held.set(ctx, { epoch, until });
+    }
+    for (const { conversation_id: ctx, epoch } of taken) {
+      still.add(ctx);
+      this.#held.set(ctx, { epoch, until });
+      if (epoch > 1) this.counts.adoptions += 1;
+      this.log.info(epoch > 1 ? 'lease.adopted' : 'lease.acquired', { ctx, epoch, replica: this.#holder });
+    }
+    for (const [ctx, { epoch }] of this.#held) {
+      if (!whole || still.has(ctx)) continue;
+      this.#held.delete(ctx);
+      this.log.info('lease.lost', { ctx, epoch, replica: this.#holder });
+    }
+  }
+
+  /**
+   * The fence, inside a write's transaction: refuses (store_fenced) a write for a conversation whose lease another
+   * replica holds live, or whose epoch moved past the one this replica holds, or whose hold ran past its time
+   * (renewal failed: the replica stops writing before the TTL lets another take it).
+   */
+  async check(q: Query, conversations: readonly string[]): Promise<void> {
+    const now = this.wall() + this.#skew;
+    const rows = (await q(SQL.fence, [conversations])).rows as Array<{
+      conversation_id: string;
+      holder: string | null;
+      epoch: number;
+      lease_until: number;
+    }>;
+    for (const row of rows) {
+      const mine = this.#held.get(row.conversation_id);
+      const foreign = row.holder !== null && row.holder !== this.#holder && row.lease_until > now;
+      const stale = mine !== undefined && (mine.epoch !== row.epoch || mine.until <= now);
+      if (foreign || stale) this.#refuse(row.conversation_id, mine?.epoch ?? null, row.epoch);
+    }
+  }
+
+  #refuse(ctx: string, held: number | null, stored: number): never {
+    this.counts.fenced += 1;
+    // The first refusal is where this replica learns it lost the conversation.
+    if (this.#held.delete(ctx)) this.log.info('lease.lost', { ctx, epoch: held, replica: this.#holder });
+    this.log.warn('store.fenced', { ctx, epoch: held, current_epoch: stored, replica: this.#holder });
+    throw new DaemonError(
+      'store_fenced',
+      `conversation ${ctx}: write refused: its lease is at epoch ${stored}, ${this.#holder} holds ${held ?? 'none'}`,
+    );
+  }
+}

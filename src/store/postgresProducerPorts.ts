@@ -1,0 +1,114 @@
+// The PostgreSQL store's ports for the producers' records (schema 3): workflow runs and definitions, durable
+// timers and fired keys, the client feed. Same semantics as sqliteWorkflows.ts, sqliteTimers.ts, sqliteFeed.ts.
+import type pg from 'pg';
+import type { TimerRecord } from '../domain/timer.js';
+import { type StoredDefinition, TERMINAL_RUN, type WorkflowRun } from '../domain/workflow.js';
+import { SQL } from './postgresStatements.js';
+import { type FeedRow, toEvent } from './sqliteFeed.js';
+import { type TimerRow, timerParams, toTimer } from './sqliteTimers.js';
+import type { FeedPort, TimersPort, WorkflowsPort } from './store.js';
+
+type Query = (sql: string, params?: unknown[]) => Promise<pg.QueryResult>;
+
+/** How a port runs its statements: `read` on any pooled connection, `tx` in one transaction. */
+export interface PgRunner {
+  read<T>(doing: string, op: (q: Query) => Promise<T>): Promise<T>;
+  tx<T>(doing: string, op: (q: Query) => Promise<T>): Promise<T>;
+}
+
+const runParams = (run: WorkflowRun) => [
+  run.id,
+  run.startKey,
+  !TERMINAL_RUN.has(run.status),
+  run.created,
+  JSON.stringify(run),
+];
+
+const parseJson = <T>(rows: Array<{ json: string }>): T[] => rows.map((row) => JSON.parse(row.json) as T);
+
+export function pgWorkflowsPort(db: PgRunner): WorkflowsPort {
+  return {
+    createRun: (record) =>
+      db.tx('create a workflow run', async (q) => {
+        if ((await q(SQL.insertRun, runParams(record))).rowCount === 1) return { run: record, created: true };
+        const [stored] = parseJson<WorkflowRun>((await q(SQL.runByIdOrKey, [record.id, record.startKey])).rows);
+        return { run: stored ?? record, created: false };
+      }),
+    saveRun: (record) =>
+      db.read('save a workflow run', async (q) => {
+        await q(SQL.saveRun, runParams(record));
+      }),
+    getRun: (id) =>
+      db.read('read a workflow run', async (q) => parseJson<WorkflowRun>((await q(SQL.runById, [id])).rows)[0] ?? null),
+    listRuns: (filter) =>
+      db.read('list workflow runs', async (q) =>
+        parseJson<WorkflowRun>((await q(filter.live ? SQL.liveRuns : SQL.allRuns)).rows),
+      ),
+    saveDefinition: (def) =>
+      db.read('save a workflow definition', async (q) => {
+        await q(SQL.saveDefinition, [def.name, def.version, def.created, JSON.stringify(def)]);
+      }),
+    listDefinitions: () =>
+      db.read('read workflow definitions', async (q) =>
+        parseJson<StoredDefinition>((await q(SQL.newestDefinitions)).rows),
+      ),
+  };
+}
+
+const timerValues = (t: TimerRecord) => {
+  const p = timerParams(t);
+  return [p.id, p.owner, p.kind, p.due, p.payload];
+};
+
+export function pgTimersPort(db: PgRunner): TimersPort {
+  return {
+    arm: (timer) =>
+      db.read('arm a timer', async (q) => {
+        await q(SQL.armTimer, timerValues(timer));
+      }),
+    list: () => db.read('read timers', async (q) => ((await q(SQL.allTimers)).rows as TimerRow[]).map(toTimer)),
+    settle: (id, next) =>
+      db.tx('settle a timer', async (q) => {
+        const had = (await q(SQL.dropTimer, [id])).rowCount === 1;
+        if (next !== undefined) await q(SQL.armTimer, timerValues(next));
+        return had;
+      }),
+    cancelOwner: (owner) =>
+      db.read('cancel timers', async (q) => (await q(SQL.dropOwnerTimers, [owner])).rowCount ?? 0),
+    seen: (key) => db.read('read fired keys', async (q) => (await q(SQL.seenKey, [key])).rows.length > 0),
+    remember: (key, at) =>
+      db.read('remember a fired key', async (q) => {
+        await q(SQL.rememberKey, [key, at]);
+      }),
+  };
+}
+
+export function pgFeedPort(db: PgRunner): FeedPort {
+  return {
+    append: (entries) =>
+      entries.length === 0
+        ? Promise.resolve([])
+        : db.tx('append to the feed', async (q) => {
+            await q(SQL.lockFeed);
+            const cols = [
+              entries.map((e) => e.ts),
+              entries.map((e) => e.kind),
+              entries.map((e) => e.audience),
+              entries.map((e) => JSON.stringify(e.data)),
+            ];
+            const rows = (await q(SQL.appendFeed, cols)).rows as FeedRow[];
+            return rows.sort((a, b) => a.seq - b.seq).map(toEvent);
+          }),
+    after: (seq, limit) =>
+      db.read('read the feed', async (q) =>
+        ((await q(SQL.feedAfter, [seq, Math.max(0, limit)])).rows as FeedRow[]).map(toEvent),
+      ),
+    bounds: () =>
+      db.read('read the feed', async (q) => {
+        const row = (await q(SQL.feedBounds)).rows[0] as { oldest: number | null; newest: number } | undefined;
+        return { oldest: row?.oldest ?? null, newest: row?.newest ?? 0 };
+      }),
+    prune: (keep, before) =>
+      db.read('prune the feed', async (q) => (await q(SQL.pruneFeed, [Math.max(0, keep), before])).rowCount ?? 0),
+  };
+}

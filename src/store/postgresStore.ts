@@ -1,0 +1,388 @@
+// The replicas' Store: every port over one PostgreSQL database shared by N agentd processes (issue 19). Same
+// semantics as the SQLite store (the behaviour suite runs on both); writes that touch a conversation pass the
+// lease fence (postgresLeases.ts) inside their transaction, so a replica whose lease moved on commits nothing.
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import type pg from 'pg';
+import type { BudgetCounter } from '../domain/budget.js';
+import type { Conversation } from '../domain/conversation.js';
+import type { InboxEvent } from '../domain/inbox.js';
+import type { SubagentRecord } from '../domain/subagent.js';
+import type { TaskRecord } from '../domain/task.js';
+import { DaemonError, describeError } from '../errors.js';
+import { planMessageWrite } from './conversationWrite.js';
+import { MemoryChanges } from './memoryChanges.js';
+import { isExpired, listLiveKeys } from './memoryKeys.js';
+import { createPool, describeUrl, type PostgresOptions, pgFailure, unreachableError } from './postgresConnect.js';
+import { LeaseBook, type LeaseLog } from './postgresLeases.js';
+import { type PgRunner, pgFeedPort, pgTimersPort, pgWorkflowsPort } from './postgresProducerPorts.js';
+import { migrate } from './postgresSchema.js';
+import { SQL } from './postgresStatements.js';
+import {
+  type ConversationRow,
+  conversationParams,
+  type InboxRow,
+  inboxParams,
+  type MemoryRow,
+  memoryParams,
+  taskParams,
+  toInboxRecord,
+  toMemoryEntry,
+  toStoredConversation,
+  toStoredConversations,
+  toTask,
+} from './sqliteRows.js';
+import type {
+  BudgetPort,
+  ConversationCommit,
+  ConversationsPort,
+  FeedPort,
+  InboxPort,
+  MemoryPort,
+  SequencesPort,
+  Store,
+  StoredConversation,
+  SubagentsPort,
+  TasksPort,
+  TimersPort,
+  WorkflowsPort,
+} from './store.js';
+import { taskFilterParams, taskLimit } from './taskQuery.js';
+import { checkRevision, scopedKey } from './writeRules.js';
+
+type Query = (sql: string, params?: unknown[]) => Promise<pg.QueryResult>;
+
+/** How a replica opens its store: the connection, its identity among the replicas, its log and clock. */
+export interface ReplicaOptions extends PostgresOptions {
+  /** This process's part of the lease holder's name; default host:pid:random (a restart adopts after the TTL). */
+  replica?: string;
+  /** Hears lease.*, store.fenced and store.connection_lost. */
+  log?: LeaseLog;
+  now?: () => number;
+}
+
+const SILENT: LeaseLog = { info: () => {}, warn: () => {} };
+
+function defaultReplica(): string {
+  return `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
+}
+
+/** A Store over a PostgreSQL database; open it with `PostgresStore.open`. */
+export class PostgresStore implements Store {
+  readonly kind = 'postgres' as const;
+  readonly inbox: InboxPort;
+  readonly conversations: ConversationsPort;
+  readonly budget: BudgetPort;
+  readonly tasks: TasksPort;
+  readonly memory: MemoryPort;
+  readonly sequences: SequencesPort;
+  readonly subagents: SubagentsPort;
+  readonly workflows: WorkflowsPort;
+  readonly timers: TimersPort;
+  readonly feed: FeedPort;
+  readonly #changes = new MemoryChanges();
+  #closed = false;
+
+  private constructor(
+    readonly pool: pg.Pool,
+    readonly location: string,
+    readonly generation: number,
+    /** This replica's leases: what the inbox claim holds and the fence checks. */
+    readonly leases: LeaseBook,
+  ) {
+    this.inbox = this.#inboxPort();
+    this.conversations = this.#conversationsPort();
+    this.budget = this.#budgetPort();
+    this.tasks = this.#tasksPort();
+    this.memory = this.#memoryPort();
+    this.sequences = {
+      next: (name, count = 1) =>
+        this.#read('advance a sequence', async (q) => {
+          const { rows } = await q(SQL.nextSequence, [name, Math.max(1, Math.floor(count))]);
+          return Number(rows[0].value);
+        }),
+    };
+    this.subagents = {
+      save: (record) =>
+        this.#read('save a subagent record', async (q) => {
+          await q(SQL.saveSubagent, [record.handle, record.created, JSON.stringify(record)]);
+        }),
+      list: (): Promise<SubagentRecord[]> =>
+        this.#read('read subagent records', async (q) =>
+          (await q(SQL.allSubagents)).rows.map((row) => JSON.parse(row.json) as SubagentRecord),
+        ),
+      remove: (handles) =>
+        this.#read('prune subagent records', async (q) => {
+          await q(SQL.deleteSubagents, [handles]);
+        }),
+    };
+    const runner: PgRunner = {
+      read: (doing, op) => this.#read(doing, op),
+      tx: (doing, op) => this.#write(doing, [], op),
+    };
+    this.workflows = pgWorkflowsPort(runner);
+    this.timers = pgTimersPort(runner);
+    this.feed = pgFeedPort(runner);
+  }
+
+  /**
+   * Connects, applies the migrations and bumps the generation. Throws store_unreachable (the host named, no
+   * credential) when no connection opens, store_corrupt for a newer schema. `onLost` hears a dropped idle
+   * connection (the pool reconnects on the next call).
+   */
+  static async open(opts: ReplicaOptions): Promise<PostgresStore> {
+    const where = describeUrl(opts.url);
+    const log = opts.log ?? SILENT;
+    const pool = createPool(opts, (err) => log.warn('store.connection_lost', { error: describeError(err) }));
+    let client: pg.PoolClient;
+    try {
+      client = await pool.connect();
+    } catch (err) {
+      await pool.end().catch(() => {});
+      throw unreachableError(where, err);
+    }
+    try {
+      const generation = await migrate(client, where);
+      client.release();
+      const leases = new LeaseBook(opts.replica ?? defaultReplica(), log, opts.now ?? Date.now);
+      return new PostgresStore(pool, where, generation, leases);
+    } catch (err) {
+      // The pool ends only once every client is back.
+      client.release();
+      await pool.end().catch(() => {});
+      throw pgFailure(err, where, 'migrate the schema');
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await this.pool.end();
+  }
+
+  #inboxPort(): InboxPort {
+    const holder = async (q: Query, event: InboxEvent): Promise<InboxRow | undefined> => {
+      const byId = (await q(SQL.inboxById, [event.id])).rows[0] as InboxRow | undefined;
+      if (byId !== undefined || event.dedupe_key === undefined) return byId;
+      return (await q(SQL.inboxByDedupe, [scopedKey(event.principal, event.dedupe_key)])).rows[0] as InboxRow;
+    };
+    return {
+      accept: (event, task) =>
+        this.#write('accept inbox event', [], async (q) => {
+          const p = inboxParams(event);
+          const inserted = await q(SQL.insertInbox, [p.id, p.kind, p.ts, p.principal, p.payload, p.dedupe_key]);
+          if (inserted.rowCount === 1) {
+            if (task !== undefined) await saveTask(q, task);
+            await this.leases.takeOnAccept(q, event.payload.context_id);
+            return { record: { ...structuredClone(event), status: 'pending' as const }, created: true };
+          }
+          const row = await holder(q, event);
+          if (row === undefined) throw new Error(`inbox event ${event.id} was refused but nothing holds its key`);
+          return { record: toInboxRecord(row), created: false };
+        }),
+      // The owner is this replica (several share one agent.name); the claim is the lease cycle.
+      claim: (owner, leaseMs, now) =>
+        this.#write('claim the inbox', [], (q) => this.leases.claim(q, owner, leaseMs, now)),
+      complete: (id, fold) =>
+        this.#write(
+          'complete inbox event',
+          fold.conversations.map((c) => c.conversation.id),
+          async (q) => {
+            const revisions = await this.#commitAll(q, fold.conversations);
+            await q(SQL.markInboxDone, [id, JSON.stringify(fold.outcome)]);
+            if (fold.task !== undefined) await saveTask(q, fold.task);
+            const ctx = (await q(SQL.conversationOfEvent, [id])).rows[0]?.conversation;
+            if (typeof ctx === 'string') await this.leases.releaseIdle(q, ctx);
+            return revisions;
+          },
+        ),
+      find: (id) => this.#read('read the inbox', async (q) => one((await q(SQL.inboxById, [id])).rows, toInboxRecord)),
+      findByKey: (principal, key) =>
+        this.#read('read the inbox', async (q) =>
+          one((await q(SQL.inboxByDedupe, [scopedKey(principal, key)])).rows, toInboxRecord),
+        ),
+    };
+  }
+
+  #conversationsPort(): ConversationsPort {
+    return {
+      load: () => this.#read('load conversations', (q) => loadConversations(q)),
+      get: (id) => this.#read('load a conversation', (q) => loadConversation(q, id)),
+      heads: () =>
+        this.#read('read conversation heads', async (q) =>
+          (await q(SQL.conversationHeads)).rows.map(({ active_goal, ...head }) => ({
+            id: head.id,
+            principal: head.principal,
+            revision: head.revision,
+            bytes: Number(head.bytes),
+            activeGoal: active_goal === true,
+          })),
+        ),
+      commit: (conversation, expectedRevision) =>
+        this.#write('save conversations', [conversation.id], async (q) => {
+          const [revision] = await this.#commitAll(q, [{ conversation, expectedRevision }]);
+          return revision ?? expectedRevision + 1;
+        }),
+    };
+  }
+
+  #budgetPort(): BudgetPort {
+    return {
+      load: () =>
+        this.#read('read budget counters', async (q) => (await q(SQL.budgetCounters)).rows as BudgetCounter[]),
+      add: (deltas) =>
+        this.#write('add to budget counters', [], async (q) => {
+          for (const d of deltas) await q(SQL.addBudgetCounter, [d.scope, d.window, d.index, d.tokens, d.requests]);
+        }),
+    };
+  }
+
+  #tasksPort(): TasksPort {
+    return {
+      save: (task) => this.#write('save a task', [task.conversation], (q) => saveTask(q, task)),
+      get: (id) => this.#read('read a task', async (q) => one((await q(SQL.taskById, [id])).rows, toTask)),
+      list: (filter) => {
+        const f = taskFilterParams(filter);
+        const params = [f.principal, f.context_id, f.state, filter.after?.id ?? null, taskLimit(filter.limit)];
+        return this.#read('list tasks', async (q) => (await q(SQL.listTasks, params)).rows.map((r) => toTask(r)));
+      },
+      count: (filter) => {
+        const f = taskFilterParams(filter);
+        return this.#read('count tasks', async (q) => {
+          const { rows } = await q(SQL.countTasks, [f.principal, f.context_id, f.state]);
+          return Number(rows[0]?.n ?? 0);
+        });
+      },
+      forEvent: (eventId) =>
+        this.#read('read a task', async (q) => one((await q(SQL.taskForEvent, [eventId])).rows, toTask)),
+      prune: (keep, before) =>
+        this.#read('prune tasks', async (q) => (await q(SQL.pruneTasks, [Math.max(0, keep), before])).rowCount ?? 0),
+    };
+  }
+
+  #memoryPort(): MemoryPort {
+    const changes = this.#changes;
+    return {
+      get: (key, now) =>
+        this.#read('read memory', async (q) => {
+          const row = (await q(SQL.memoryGet, [key])).rows[0] as MemoryRow | undefined;
+          if (row === undefined) return null;
+          if (isExpired(row.expires, now)) {
+            await q(SQL.memoryDeleteExpired, [key, now]);
+            return null;
+          }
+          return toMemoryEntry(row);
+        }),
+      set: (entry) =>
+        this.#read('write memory', async (q) => {
+          const p = memoryParams(entry);
+          await q(SQL.memorySet, [p.key, p.value, p.expires, p.updated]);
+          changes.emit({ key: entry.key, entry: toMemoryEntry(p) });
+        }),
+      list: (prefix, limit, now) =>
+        this.#read('list memory', async (q) =>
+          listLiveKeys((await q(SQL.memoryKeysFrom, [prefix])).rows, prefix, limit, now),
+        ),
+      delete: (key) =>
+        this.#read('delete memory', async (q) => {
+          const existed = (await q(SQL.memoryDelete, [key])).rowCount === 1;
+          if (existed) changes.emit({ key, entry: null });
+          return existed;
+        }),
+      onChange: (listener) => changes.subscribe(listener),
+    };
+  }
+
+  /** Writes each conversation on top of its expected revision; inside a transaction (a stale one undoes all). */
+  async #commitAll(q: Query, list: readonly ConversationCommit[]): Promise<number[]> {
+    const revisions: number[] = [];
+    for (const { conversation, expectedRevision } of list) {
+      const stored = (await q(SQL.storedTranscript, [conversation.id])).rows[0] as
+        | { version: number; count: number; revision: number }
+        | undefined;
+      checkRevision(conversation.id, expectedRevision, stored?.revision ?? 0);
+      await writeOne(q, conversation, stored ?? null, expectedRevision + 1);
+      revisions.push(expectedRevision + 1);
+    }
+    return revisions;
+  }
+
+  /** One statement on any pooled connection (autocommit). */
+  async #read<T>(doing: string, op: (q: Query) => Promise<T>): Promise<T> {
+    try {
+      return await op((sql, params) => this.pool.query(sql, params));
+    } catch (err) {
+      throw pgFailure(err, this.location, doing);
+    }
+  }
+
+  /** `op` in one transaction, checked by the fence for `conversations` before it commits. */
+  async #write<T>(doing: string, conversations: readonly string[], op: (q: Query) => Promise<T>): Promise<T> {
+    let client: pg.PoolClient | undefined;
+    try {
+      client = await this.pool.connect();
+      const c = client;
+      await c.query('BEGIN');
+      const result = await op((sql, params) => c.query(sql, params));
+      if (conversations.length > 0) await this.leases.check((sql, params) => c.query(sql, params), conversations);
+      await c.query('COMMIT');
+      return result;
+    } catch (err) {
+      await client?.query('ROLLBACK').catch(() => {});
+      throw pgFailure(err, this.location, doing);
+    } finally {
+      client?.release();
+    }
+  }
+}
+
+async function saveTask(q: Query, task: TaskRecord): Promise<void> {
+  const p = taskParams(task);
+  await q(SQL.saveTask, [p.id, p.context_id, p.conversation, p.state, p.principal, p.inbox_event, p.updated, p.json]);
+}
+
+async function writeOne(
+  q: Query,
+  conv: Conversation,
+  stored: { version: number; count: number } | null,
+  revision: number,
+): Promise<void> {
+  const write = planMessageWrite(stored, conv.version, conv.messages.length);
+  const p = conversationParams(conv, revision);
+  const row = [p.id, p.kind, p.version, p.summary, p.plan, p.principal, p.turns, p.created, p.updated];
+  const upserted = await q(SQL.upsertConversation, [...row, p.message_count, p.skills, p.revision]);
+  // A row another writer inserted after our read (two first commits at once): the revision moved on.
+  if (upserted.rowCount !== 1) {
+    throw new DaemonError('store_conflict', `conversation ${conv.id}: another writer committed it first`);
+  }
+  if (conv.controls) await q(SQL.saveControls, [conv.id, JSON.stringify(conv.controls)]);
+  let from = 0;
+  if (write.kind === 'rewrite') await q(SQL.deleteMessages, [conv.id]);
+  else from = write.from;
+  if (from >= conv.messages.length) return;
+  const idx: number[] = [];
+  const json: string[] = [];
+  for (let i = from; i < conv.messages.length; i++) {
+    idx.push(i);
+    json.push(JSON.stringify(conv.messages[i]));
+  }
+  await q(SQL.insertMessages, [conv.id, idx, json]);
+}
+
+async function loadConversations(q: Query): Promise<StoredConversation[]> {
+  const messages = (await q(SQL.allMessages)).rows;
+  const controls = (await q(SQL.allControls)).rows;
+  return toStoredConversations((await q(SQL.conversations)).rows, messages, controls);
+}
+
+async function loadConversation(q: Query, id: string): Promise<StoredConversation | null> {
+  const row = (await q(SQL.conversationById, [id])).rows[0] as ConversationRow | undefined;
+  if (row === undefined) return null;
+  const messages = (await q(SQL.messagesOf, [id])).rows.map((m) => m.json as string);
+  return toStoredConversation(row, messages, (await q(SQL.controlsOf, [id])).rows[0]?.json);
+}
+
+function one<R, T>(rows: R[], map: (row: R) => T): T | null {
+  const row = rows[0];
+  return row === undefined ? null : map(row);
+}
