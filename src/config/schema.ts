@@ -34,6 +34,10 @@ import { policiesKind } from './policyRules.js';
 import { PRODUCER_KEYS } from './producerKeys.js';
 import { overridesKind, stringListKind, templateKind } from './promptKeys.js';
 import { RETENTION_KEYS } from './retentionKeys.js';
+import { STORE_KEYS } from './storeKeyTable.js';
+
+export { DEFAULT_STORE_PATH } from './storeKeyTable.js';
+
 import { type Config, WAKE_EVENTS } from './types.js';
 
 /** Dotted paths of Config's leaves; lists and free-key maps are leaves. */
@@ -85,9 +89,6 @@ function roleSpec(role: 'turn' | 'compaction' | 'think' | 'decide', doc: string)
 }
 
 export type KeyTable = { [P in ConfigKeyPath]: KeySpec<ValueAt<Config, P>> };
-
-/** The default of store.path when $AGENTD_STATE_DIR is unset; compileConfig resolves it against cwd. */
-export const DEFAULT_STORE_PATH = './.agentd';
 
 export const KEYS: KeyTable = {
   'agent.name': { kind: stringKind(), default: 'agentd', doc: 'Instance id; a segment of idempotency keys.' },
@@ -259,44 +260,7 @@ export const KEYS: KeyTable = {
     default: null,
     doc: "Replaces the compaction summarizer's guidance (the schema stays); null = built in.",
   },
-  'store.kind': {
-    kind: enumKind(['sqlite', 'memory', 'postgres']),
-    default: 'sqlite',
-    doc: 'Store backend; a one-shot job that names no store (store.*, AGENTD_STATE_DIR, --state-dir) uses memory.',
-  },
-  'store.url': {
-    kind: nullableStringKind(),
-    default: null,
-    doc: 'postgres: the database URL (postgres://user:pass@host:5432/db); use {{secret:PG_URL}}.',
-    sensitive: true,
-  },
-  'store.pool_size': { kind: intKind(1), default: 10, doc: 'postgres: connections in the pool at most.' },
-  'store.lease_ttl': {
-    kind: durationKind(1_000),
-    default: 15_000,
-    doc: "postgres: a conversation lease's life; renewed every third of it, adopted by another replica once expired.",
-  },
-  'store.path': { kind: stringKind(), default: DEFAULT_STORE_PATH, doc: 'State directory; default $AGENTD_STATE_DIR.' },
-  'store.conversation_cache.entries': {
-    kind: intKind(1),
-    default: 500,
-    doc: 'Conversations kept in memory at most; idle ones past it are evicted (least recently used first).',
-  },
-  'store.conversation_cache.bytes': {
-    kind: intKind(1),
-    default: 67_108_864,
-    doc: "Bytes of conversations' messages kept in memory at most; idle ones past it are evicted.",
-  },
-  'store.min_free': {
-    kind: byteSizeKind(),
-    default: 256_000_000,
-    doc: "Free space under which the store's filesystem sheds (no turn starts; warn under twice it); 0 = off.",
-  },
-  'store.integrity_check': {
-    kind: enumKind(['quick', 'full', 'off']),
-    default: 'quick',
-    doc: 'Check of an existing sqlite store at open, before any write: quick_check, integrity_check, or none.',
-  },
+  ...STORE_KEYS,
   'lifecycle.drain_timeout': { kind: durationKind(), default: 25_000, doc: 'How long a drain waits for turns.' },
   'lifecycle.pong_timeout': {
     kind: durationKind(0, 150),
