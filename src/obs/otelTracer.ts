@@ -41,6 +41,7 @@ export function openTracer(endpoint: string, version: string): Tracer {
         traceparent: `00-${traceId}-${spanId}-${sampled}`,
         set: (more) => void span.setAttributes(more),
         end: (error, endMs) => {
+          if (!span.isRecording()) return; // ended already: the first end's status stands
           span.setStatus(error ? { code: SpanStatusCode.ERROR, message: error } : { code: SpanStatusCode.OK });
           span.end(endMs);
         },

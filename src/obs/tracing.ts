@@ -9,7 +9,7 @@ export interface SpanHandle {
   /** The W3C traceparent naming this span: children in other processes start under it. */
   readonly traceparent: string;
   set(attributes: SpanAttributes): void;
-  /** Ends it, with `error` as its ERROR status (else OK), at `endMs` (default now). */
+  /** Ends it, with `error` as its ERROR status (else OK), at `endMs` (default now); a second end does nothing. */
   end(error?: string, endMs?: number): void;
 }
 
