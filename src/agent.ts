@@ -144,9 +144,6 @@ async function startRun(runtime: Runtime, input: string, o: RunOptions): Promise
   const conversation = o.conversation ?? 'root';
   const principal = o.principal ?? 'operator';
   if (o.signal?.aborted) throw new DaemonError('usage_invalid', 'agent.run: the signal was aborted before the run');
-  if (o.mode !== undefined && supervisor.conversation(conversation)) {
-    supervisor.steering.setMode(conversation, principal, o.mode);
-  }
   const events = new RunEvents();
   const seen: { turnId: string | null; usage: Usage | null; id: string | null } = {
     turnId: null,
@@ -157,25 +154,62 @@ async function startRun(runtime: Runtime, input: string, o: RunOptions): Promise
   const stopCommitted = supervisor.steering.feed.onCommitted((turn) => {
     if (turn.event.id === seen.id && turn.result) seen.usage = turn.result.usage;
   });
-  const { record } = await supervisor.accept({ context_id: conversation, text: input, principal });
+  let accepted: Awaited<ReturnType<typeof supervisor.accept>>;
+  try {
+    // The mode rides on the message itself: a new or evicted conversation has no resident mode to set first.
+    const mode = o.mode === undefined ? {} : { mode: o.mode };
+    accepted = await supervisor.accept({ context_id: conversation, text: input, principal, ...mode });
+  } catch (err) {
+    stopCommitted();
+    throw err;
+  }
+  const { record } = accepted;
   seen.id = record.id;
+  const cancel = () => supervisor.cancelEvent(record.id, 'cancelled by the embedding program');
+  if (o.mode !== undefined) keepMode(runtime, { conversation, principal, mode: o.mode }, cancel, stopCommitted);
   events.push({ type: 'accepted', runId: record.id, conversation });
   const stopTap = supervisor.runTap.watch(record.id, (event) => {
     if ('turnId' in event) seen.turnId = event.turnId;
     if (event.type === 'round') seen.usage = event.usage;
     events.push(event);
   });
-  const cancel = () => supervisor.cancelEvent(record.id, 'cancelled by the embedding program');
   o.signal?.addEventListener('abort', cancel, { once: true });
-  const result = supervisor.outcomeOf(record.id).then((outcome) => {
-    stopTap();
-    stopCommitted();
-    o.signal?.removeEventListener('abort', cancel);
-    const done = runResult(outcome, seen);
-    events.push({ type: 'done', runId: record.id, result: done });
-    return done;
-  });
+  // An abort while accept was awaited fired no listener: it is honoured here.
+  if (o.signal?.aborted) cancel();
+  const result = supervisor
+    .outcomeOf(record.id)
+    .then((outcome) => {
+      const done = runResult(outcome, seen);
+      events.push({ type: 'done', runId: record.id, result: done });
+      return done;
+    })
+    .finally(() => {
+      stopTap();
+      stopCommitted();
+      o.signal?.removeEventListener('abort', cancel);
+      events.end();
+    });
   return { id: record.id, result, events, cancel };
+}
+
+/**
+ * Sets the conversation's mode for the messages after this one (this one carries it already). A refusal (another
+ * principal's conversation) cancels the accepted message and throws, as a refused run.
+ */
+function keepMode(
+  runtime: Runtime,
+  run: { conversation: string; principal: string; mode: 'plan' | 'execute' },
+  cancel: () => void,
+  stopCommitted: () => void,
+): void {
+  try {
+    runtime.supervisor.steering.setMode(run.conversation, run.principal, run.mode);
+  } catch (err) {
+    cancel();
+    stopCommitted();
+    const why = err instanceof Error ? err.message : String(err);
+    throw new DaemonError('usage_invalid', `agent.run: mode for conversation "${run.conversation}": ${why}`);
+  }
 }
 
 function runResult(outcome: InboxOutcome, seen: { turnId: string | null; usage: Usage | null }): RunResult {

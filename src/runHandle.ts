@@ -28,6 +28,13 @@ export class RunEvents implements AsyncIterable<RunEvent> {
     this.waiters.clear();
   }
 
+  /** Ends the log where it is (a run whose result rejected): iterators finish after what they have read. */
+  end(): void {
+    this.ended = true;
+    for (const wake of [...this.waiters]) wake();
+    this.waiters.clear();
+  }
+
   async *[Symbol.asyncIterator](): AsyncIterator<RunEvent> {
     let next = 0;
     for (;;) {
@@ -38,6 +45,7 @@ export class RunEvents implements AsyncIterable<RunEvent> {
         if (event.type === 'done') return;
         continue;
       }
+      if (this.ended) return;
       await new Promise<void>((wake) => this.waiters.add(wake));
     }
   }

@@ -187,9 +187,17 @@ function defaultValues(env: Record<string, string | undefined>): Map<string, unk
   const values = new Map<string, unknown>(KEY_PATHS.map((path) => [path, KEYS[path].default]));
   values.set('store.path', env['AGENTD_STATE_DIR'] || DEFAULT_STORE_PATH);
   // The standard OpenTelemetry variables turn tracing on too (reference §3.4); the traces URL wins, as the SDKs do.
+  // OTEL_SDK_DISABLED=true and OTEL_TRACES_EXPORTER=none switch them off, as they do for the OTel SDKs.
+  const off = env['OTEL_SDK_DISABLED']?.trim().toLowerCase() === 'true' || tracesExporterOff(env);
   const traces = env['OTEL_EXPORTER_OTLP_TRACES_ENDPOINT']?.replace(/\/v1\/traces\/?$/, '');
-  values.set('observability.otlp_endpoint', traces || env['OTEL_EXPORTER_OTLP_ENDPOINT'] || null);
+  values.set('observability.otlp_endpoint', off ? null : traces || env['OTEL_EXPORTER_OTLP_ENDPOINT'] || null);
   return values;
+}
+
+/** OTEL_TRACES_EXPORTER lists exporters; `none` alone means no traces. */
+function tracesExporterOff(env: Record<string, string | undefined>): boolean {
+  const listed = (env['OTEL_TRACES_EXPORTER'] ?? '').split(',').map((s) => s.trim().toLowerCase());
+  return listed.length === 1 && listed[0] === 'none';
 }
 
 /** Resolves a setting's secrets and coerces it by its key's kind; problems are worded here, once. */

@@ -220,6 +220,17 @@ export function urlListKind(): ValueKind<string[]> {
   };
 }
 
+/** An http(s) URL, or null. */
+export function nullableUrlKind(): ValueKind<string | null> {
+  const check = (v: unknown): Coerced<string | null> => {
+    if (v === null) return ok(null);
+    if (typeof v !== 'string') return fail(`expected an http:// or https:// URL, got ${showValue(v)}`);
+    const problem = checkUrl(v);
+    return problem ? fail(problem) : ok(v);
+  };
+  return { type: 'URL or null', fromYaml: check, fromText: check };
+}
+
 /** A map of free string keys to strings (HTTP headers). Values are never echoed: they often carry credentials. */
 export function stringMapKind(): ValueKind<Record<string, string>> {
   return {

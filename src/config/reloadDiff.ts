@@ -21,6 +21,8 @@ export const RESTART_ONLY: readonly string[] = [
   'a2a.body_timeout',
   'observability.metrics_addr',
   'observability.log_level',
+  // The tracer is built once at start (runtime/startRuntime.ts); a new endpoint takes a restart.
+  'observability.otlp_endpoint',
   'lifecycle.pong_timeout',
   'lifecycle.progress_timeout',
   'skills.sources',

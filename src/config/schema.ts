@@ -13,6 +13,7 @@ import {
   intKind,
   nullableIntKind,
   nullableStringKind,
+  nullableUrlKind,
   stringKind,
   stringMapKind,
   toolSelectionKind,
@@ -284,7 +285,7 @@ export const KEYS: KeyTable = {
     doc: 'HOST:PORT serving /metrics (Prometheus), /healthz and /readyz; port 0 = a free port; null = none.',
   },
   'observability.otlp_endpoint': {
-    kind: nullableStringKind(),
+    kind: nullableUrlKind(),
     default: null,
     doc: 'OTLP/HTTP base URL traces go to (<url>/v1/traces); default OTEL_EXPORTER_OTLP_ENDPOINT; null = off.',
   },

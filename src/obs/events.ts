@@ -132,6 +132,7 @@ export const EVENT_NAMES = [
   'context.compaction.apply_fail',
   'context.compacted',
   'metrics.listen',
+  'trace.export_failed',
   // worker side
   'loop.start',
   'loop.error',

@@ -24,7 +24,8 @@ function parentOf(traceparent: string | null) {
 
 /** A tracer exporting to `endpoint` as `service.name=agentd`. */
 export function openTracer(endpoint: string, version: string): Tracer {
-  const exporter = new OTLPTraceExporter({ url: `${endpoint.replace(/\/+$/, '')}/v1/traces` });
+  // A collector that never answers gives up well before the OTel default of 10 s (callers bound their wait too).
+  const exporter = new OTLPTraceExporter({ url: `${endpoint.replace(/\/+$/, '')}/v1/traces`, timeoutMillis: 5_000 });
   const provider = new BasicTracerProvider({
     resource: resourceFromAttributes({ 'service.name': 'agentd', 'service.version': version }),
     spanProcessors: [new BatchSpanProcessor(exporter, { scheduledDelayMillis: 1000 })],
@@ -34,11 +35,13 @@ export function openTracer(endpoint: string, version: string): Tracer {
     start(name: string, attributes: Attributes, parent: string | null, startMs?: number): SpanHandle {
       const options = { kind: SpanKind.INTERNAL, attributes, ...(startMs === undefined ? {} : { startTime: startMs }) };
       const span = tracer.startSpan(name, options, parentOf(parent));
-      const { traceId, spanId } = span.spanContext();
+      const { traceId, spanId, traceFlags } = span.spanContext();
+      const sampled = (traceFlags & TraceFlags.SAMPLED) === TraceFlags.SAMPLED ? '01' : '00';
       return {
-        traceparent: `00-${traceId}-${spanId}-01`,
+        traceparent: `00-${traceId}-${spanId}-${sampled}`,
         set: (more) => void span.setAttributes(more),
         end: (error, endMs) => {
+          if (!span.isRecording()) return; // ended already: the first end's status stands
           span.setStatus(error ? { code: SpanStatusCode.ERROR, message: error } : { code: SpanStatusCode.OK });
           span.end(endMs);
         },

@@ -9,7 +9,7 @@ export interface SpanHandle {
   /** The W3C traceparent naming this span: children in other processes start under it. */
   readonly traceparent: string;
   set(attributes: SpanAttributes): void;
-  /** Ends it, with `error` as its ERROR status (else OK), at `endMs` (default now). */
+  /** Ends it, with `error` as its ERROR status (else OK), at `endMs` (default now); a second end does nothing. */
   end(error?: string, endMs?: number): void;
 }
 
@@ -19,6 +19,31 @@ export interface Tracer {
   /** Exports what has ended. */
   flush(): Promise<void>;
   shutdown(): Promise<void>;
+}
+
+/**
+ * Flushes or shuts `tracer` down, waiting at most `boundMs`: a collector that is down or never answers must not
+ * hold a turn or a stop (reference §3.4: tracing is best effort). Resolves with why it failed, or null.
+ */
+export async function settleTracer(
+  tracer: Pick<Tracer, 'flush' | 'shutdown'>,
+  action: 'flush' | 'shutdown',
+  boundMs: number,
+): Promise<string | null> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<string>((resolve) => {
+    timer = setTimeout(() => resolve(`${action} took longer than ${boundMs} ms`), boundMs);
+    timer.unref?.();
+  });
+  const done = tracer[action]().then(
+    () => null,
+    (err: unknown) => `${action} failed: ${err instanceof Error ? err.message : String(err)}`,
+  );
+  try {
+    return await Promise.race([done, late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** The tracer for `endpoint`, or null with tracing off (nothing imported then). */

@@ -7,7 +7,7 @@ import type { Config } from '../config/types.js';
 import { DaemonError, describeError } from '../errors.js';
 import type { Logger } from '../obs/log.js';
 import { type MetricsServer, serveMetrics } from '../obs/metricsServer.js';
-import { loadTracer } from '../obs/tracing.js';
+import { loadTracer, settleTracer, type Tracer } from '../obs/tracing.js';
 import { connectStore } from '../store/openStore.js';
 import type { Accepted, Store } from '../store/store.js';
 import { Supervisor } from '../supervisor/supervisor.js';
@@ -106,7 +106,7 @@ export async function startRuntime(config: Readonly<Config>, opts: RuntimeOption
     const ports = new WorkPortSlot();
     // The SDK is imported only when tracing is on; the last step of a stop exports what is left.
     const tracer = await loadTracer(cfg.observability.otlp_endpoint);
-    if (tracer) undo.unshift(() => tracer.shutdown());
+    if (tracer) undo.unshift(() => shutDownTracer(tracer, log));
     const supervisor = new Supervisor({
       ...{ config: cfg, store, log, tools, tasks, ports, tracer },
       ...(opts.warmWorkers === undefined ? {} : { warmWorkers: opts.warmWorkers }),
@@ -152,6 +152,12 @@ export async function startRuntime(config: Readonly<Config>, opts: RuntimeOption
     await unwind();
     throw err;
   }
+}
+
+/** The stop's last step: exports what is left, bounded; a collector that is down is logged, never thrown. */
+async function shutDownTracer(tracer: Tracer, log: Logger): Promise<void> {
+  const failed = await settleTracer(tracer, 'shutdown', TRACE_SHUTDOWN_MS);
+  if (failed) log.warn('trace.export_failed', { err: failed });
 }
 
 /** Starts the tool surface and opens the store, each with its undo step. */
@@ -248,6 +254,9 @@ async function startOperations(parts: {
 }
 
 /** Config paths the tool surface is planned from. */
+/** How long a stop waits for the last spans to export (a collector that never answers must not hold it). */
+const TRACE_SHUTDOWN_MS = 2_000;
+
 const TOOL_INPUTS = ['mcp.servers', 'security.', 'agent.tools'];
 
 interface ProducerParts {

@@ -233,7 +233,7 @@ export class Supervisor {
     try {
       if (!this.conversations.isResident(ctx)) await this.conversations.fetch(ctx); // evicted: its mode is stored
       // The mode is captured here, at the request boundary: a later switch never changes this message's turn.
-      event = inboxEvent(input, this.now(), this.steering.modeOf(ctx));
+      event = inboxEvent(input, this.now(), input.mode ?? this.steering.modeOf(ctx));
       const task = this.opts.tasks?.taskFor?.(event) ?? undefined;
       accepted = await this.commits.accept('accept', () => this.store.inbox.accept(event, task));
     } finally {

@@ -82,6 +82,8 @@ interface AcceptBase {
   msg_depth?: number;
   /** The A2A task this message answers. */
   task?: { id: string; context_id: string };
+  /** This message's mode, when its caller chose one (else the conversation's mode at accept). */
+  mode?: 'plan' | 'execute';
 }
 
 /** A message to accept into the durable inbox; `kind` names its producer (default `a2a_message`, a caller's). */

@@ -154,13 +154,18 @@ export interface TurnBuild {
   problems: PromptProblem[];
 }
 
-export function telemetry(config: Readonly<Config>, agentPath: string): Telemetry {
+/**
+ * A child's telemetry. `traced`: the supervisor opens a span for it and puts its traceparent here (a conversation
+ * turn); children with no parent span in reach (think children, subagents) carry no trace context, so their
+ * spans never start orphan traces (reference §3.4).
+ */
+export function telemetry(config: Readonly<Config>, agentPath: string, traced = true): Telemetry {
   return {
     instance: config.agent.name,
     agent_path: agentPath,
     log_level: config.observability.log_level,
     log_content: config.observability.log_content,
-    ...(config.observability.otlp_endpoint === null
+    ...(config.observability.otlp_endpoint === null || !traced
       ? {}
       : { trace: { traceparent: '', endpoint: config.observability.otlp_endpoint } }),
   };

@@ -54,14 +54,20 @@ export class TurnWorkers {
   start(job: TurnJob, payload: SpawnPayload): LiveTurn {
     let turn: LiveTurn | undefined;
     const span = this.traceTurn(job, payload);
-    const child = this.deps.children.spawn(
-      { kind: 'turn', ctx: job.ctx, parentNode: null, payload },
-      {
-        onFrame: (frame) => turn && this.onFrame(turn, frame),
-        onUsage: (spent) => turn && this.onUsage(turn, spent),
-        onExit: (ended, _outcome, exit) => turn && this.onExit(turn, ended, exit),
-      },
-    );
+    let child: Child;
+    try {
+      child = this.deps.children.spawn(
+        { kind: 'turn', ctx: job.ctx, parentNode: null, payload },
+        {
+          onFrame: (frame) => turn && this.onFrame(turn, frame),
+          onUsage: (spent) => turn && this.onUsage(turn, spent),
+          onExit: (ended, _outcome, exit) => turn && this.onExit(turn, ended, exit),
+        },
+      );
+    } catch (err) {
+      span?.end('the worker could not be started');
+      throw err;
+    }
     const who = { node: child.node, job, turnId: payload.turn.turn_id, cleanups: [] as Array<() => void> };
     turn = {
       ...who,
@@ -157,6 +163,9 @@ export class TurnWorkers {
   private onExit(turn: LiveTurn, ended: EndReason | null, exit: ChildExit): void {
     turn.settled = true;
     this.live.delete(turn.node);
+    // A worker gone without turn_done (killed, drained, crashed) leaves its span open; after a turn_done this is a
+    // no-op (span ends are idempotent).
+    turn.span?.end('the worker exited before its turn was done');
     this.deps.onExit(turn, ended, exit);
   }
 }

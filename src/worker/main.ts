@@ -29,6 +29,8 @@ import { InjectQueue, runSession } from './warmSession.js';
 
 /** How long stdio MCP servers get to exit on stdin EOF once the turn's frames are out, before SIGTERM. */
 const MCP_CLOSE_GRACE_MS = 250;
+/** How long a finished turn's worker waits for its spans to export before it goes idle or exits. */
+const SPAN_EXPORT_MS = 1_000;
 
 type Phase = 'await_spawn' | 'running' | 'done';
 
@@ -181,7 +183,6 @@ async function runPayload(w: Worker, payload: SpawnPayload): Promise<Outcome> {
       now: Date.now,
       log: w.log,
     });
-    await w.spans?.close().catch((err: unknown) => w.log.warn('loop.error', { err: `traces: ${describeError(err)}` }));
     const frames: UpFrame[] = [
       { type: 'usage', ...result.usage },
       { type: 'turn_done', turn: result },
@@ -201,9 +202,20 @@ async function traceTurn(w: Worker, payload: SpawnPayload): Promise<TurnSpans | 
   try {
     return await turnSpans(payload.telemetry, payload.intelligence);
   } catch (err) {
-    w.log.warn('loop.error', { err: `traces: ${describeError(err)}` });
+    w.log.warn('trace.export_failed', { err: `traces: ${describeError(err)}` });
     return null;
   }
+}
+
+/**
+ * Exports the turn's spans after its turn_done is on its way, so the turn never waits on a collector; a collector
+ * that is down or silent costs at most SPAN_EXPORT_MS before the worker goes idle or exits (reference §3.4).
+ */
+async function exportSpans(w: Worker): Promise<void> {
+  const spans = w.spans;
+  w.spans = undefined;
+  const failed = await spans?.close(SPAN_EXPORT_MS).catch((err: unknown) => describeError(err));
+  if (failed) w.log.warn('trace.export_failed', { err: failed });
 }
 
 /**
@@ -214,6 +226,7 @@ async function report(w: Worker, payload: SpawnPayload, outcome: Promise<Outcome
   const { code, frames, reusable } = await outcome;
   w.phase = 'done';
   for (const frame of frames) await w.channel.send(frame);
+  await exportSpans(w);
   if (payload.reuse === true && reusable === true && !w.cancel.signal.aborted) {
     clearTurn(w);
     await w.channel.send({ type: 'idle', rss: process.memoryUsage.rss() });

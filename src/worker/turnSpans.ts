@@ -1,7 +1,7 @@
 // A worker's spans (reference §3.4), made from its own progress events: a `chat` span per model call (turn.think
 // to turn.round, with the GenAI attributes and the call's tokens) and an `execute_tool` span per tool call, all
 // under the turn span its spawn frame names. Loaded with the SDK only when the frame carries a trace context.
-import { loadTracer, type SpanHandle, type Tracer } from '../obs/tracing.js';
+import { loadTracer, type SpanHandle, settleTracer, type Tracer } from '../obs/tracing.js';
 import type { IntelligenceSpec, Telemetry } from '../protocol/frames.js';
 
 /** GenAI `gen_ai.provider.name` by dialect. */
@@ -12,8 +12,11 @@ const num = (v: unknown): number => (typeof v === 'number' ? v : 0);
 export interface TurnSpans {
   /** Every progress event of the turn goes through here. */
   on(event: string, fields: Record<string, unknown>): void;
-  /** Ends what is still open (a call the turn never saw answered) and exports the spans. */
-  close(): Promise<void>;
+  /**
+   * Ends what is still open (a call the turn never saw answered) and exports the spans, waiting at most
+   * `boundMs`; resolves with why the export failed, or null.
+   */
+  close(boundMs: number): Promise<string | null>;
 }
 
 /** The turn's span recorder, or null when the spawn frame carries no trace context. */
@@ -60,10 +63,10 @@ function recorder(tracer: Tracer, parent: string | null, intel: IntelligenceSpec
         tool = null;
       }
     },
-    async close() {
+    close(boundMs) {
       chat?.end('no answer');
       tool?.end('not finished');
-      await tracer.shutdown();
+      return settleTracer(tracer, 'shutdown', boundMs);
     },
   };
 }

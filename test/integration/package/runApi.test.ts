@@ -145,4 +145,42 @@ describe('agent.run', () => {
       await a.close();
     }
   });
+
+  it('a signal aborted while the message is being accepted still cancels the run', async () => {
+    const a = await agent();
+    try {
+      const controller = new AbortController();
+      // The abort lands while accept awaits its durable commit: no listener is attached yet, so without the check
+      // after accept the abort is lost and the quick answer below comes back `completed`.
+      const starting = a.run('answer quickly', { signal: controller.signal, conversation: 'aborted-early' });
+      controller.abort();
+      const run = await starting;
+      const result = await within(run.result, 20_000, 'the aborted run');
+      assert.equal(result.status, 'cancelled');
+    } finally {
+      await a.close();
+    }
+  });
+
+  it('mode applies to a new conversation: this message and the next run in plan mode', async () => {
+    const a = await agent();
+    const planNote = (i: number) => JSON.stringify(model.requests[i]?.body).includes('Plan mode:');
+    try {
+      const before = model.requests.length;
+      // A conversation that does not exist yet: before the mode rode on the message, it was silently ignored.
+      const first = await a.run('propose something', { conversation: 'fresh-plan', mode: 'plan' });
+      assert.equal((await within(first.result, 20_000, 'the plan run')).status, 'completed');
+      assert.equal(planNote(before), true, 'the first turn carries the plan-mode reminder');
+      const after = model.requests.length;
+      const second = await a.run('and then?', { conversation: 'fresh-plan' });
+      await within(second.result, 20_000, 'the next run');
+      assert.equal(planNote(after), true, 'the mode stays for the conversation');
+      const other = model.requests.length;
+      const plain = await a.run('no mode here', { conversation: 'fresh-plain' });
+      await within(plain.result, 20_000, 'the plain run');
+      assert.equal(planNote(other), false, 'the premise: a turn without plan mode has no reminder');
+    } finally {
+      await a.close();
+    }
+  });
 });

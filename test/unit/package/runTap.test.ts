@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { RunEvent } from '../../../src/domain/runEvent.js';
 import { RunTap, runEventOf } from '../../../src/obs/runTap.js';
+import { RunEvents } from '../../../src/runHandle.js';
 
 describe('runEventOf', () => {
   it('maps each reported progress event and drops the rest', () => {
@@ -29,5 +30,26 @@ describe('RunTap', () => {
     stop();
     tap.publish('a', 't', 'turn.think', { round: 2 });
     assert.deepEqual(seen, [{ type: 'thinking', runId: 'a', turnId: 't', round: 1 }]);
+  });
+});
+
+describe('RunEvents', () => {
+  it('ends a waiting iterator when the run ends without a done event (its result rejected)', async () => {
+    const events = new RunEvents();
+    events.push({ type: 'accepted', runId: 'r', conversation: 'c' });
+    const read: string[] = [];
+    const reading = (async () => {
+      for await (const e of events) read.push(e.type);
+      return 'ended';
+    })();
+    // Without end() the iterator waits for a done event forever: the race below would time out instead.
+    setImmediate(() => events.end());
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise((r) => {
+      timer = setTimeout(() => r('still waiting'), 5_000);
+    });
+    assert.equal(await Promise.race([reading, late]), 'ended');
+    clearTimeout(timer);
+    assert.deepEqual(read, ['accepted']);
   });
 });
