@@ -130,6 +130,8 @@ interface Worker {
   injects: InjectQueue;
   /** The turn's span recorder while tracing is on. */
   spans?: TurnSpans;
+  /** The control pipe ended (the supervisor is gone): the turn's report is the last thing this process does. */
+  channelEnded?: boolean;
 }
 
 /** `reusable`: the turn ended with its `turn_done` (a `failed` worker exits). */
@@ -214,7 +216,8 @@ async function report(w: Worker, payload: SpawnPayload, outcome: Promise<Outcome
   const { code, frames, reusable } = await outcome;
   w.phase = 'done';
   for (const frame of frames) await w.channel.send(frame);
-  if (payload.reuse === true && reusable === true && !w.cancel.signal.aborted) {
+  // A supervisor gone while the last frames went out has no one to hand this worker a turn: exit, never idle.
+  if (payload.reuse === true && reusable === true && !w.cancel.signal.aborted && !w.channelEnded) {
     clearTurn(w);
     await w.channel.send({ type: 'idle', rss: process.memoryUsage.rss() });
     return;
@@ -316,6 +319,7 @@ function main(): void {
       }
     },
     onEnd: (reason, kind) => {
+      w.channelEnded = true;
       if (w.phase === 'done') return;
       // The supervisor is gone (or garbled the pipe): never outlive it as an orphan, nor leave servers behind.
       w.log.error('loop.error', { err: `supervisor channel closed: ${reason}` });
