@@ -87,7 +87,10 @@ export class TaskFeed {
     }
   }
 
-  /** After an instance command (pause, resume, drain) or the start of a drain: the instance's state, for all. */
+  /**
+   * After an instance command (pause, resume, drain) or the start of a drain: everyone hears the op and the
+   * paused/draining flags; the full status (turns, queues, conversations) is the operator's view only.
+   */
   instanceChanged(op: string): void {
     if (!INSTANCE_OPS.has(op)) return;
     let state: Record<string, unknown> = {};
@@ -96,6 +99,8 @@ export class TaskFeed {
     } catch {
       // Before the restore finished the supervisor answers nothing; the op alone still tells clients.
     }
-    this.sink.publish({ kind: 'state', audience: AUDIENCE_ALL, data: { op, ...state } });
+    const flags = { paused: state['paused'] === true, draining: state['draining'] === true };
+    this.sink.publish({ kind: 'state', audience: AUDIENCE_ALL, data: { op, ...flags } });
+    if (Object.keys(state).length > 0) this.sink.publish({ kind: 'state', audience: null, data: { op, ...state } });
   }
 }

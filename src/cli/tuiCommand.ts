@@ -90,8 +90,11 @@ function startDaemon(
 }
 
 /** SIGTERM (a drain), then the daemon's own exit code. */
-function stopDaemon(child: ChildProcess): Promise<number> {
+export function stopDaemon(child: ChildProcess): Promise<number> {
   return new Promise((resolve) => {
+    // A daemon that already died emits no more `exit`: waiting for one would hang the TUI's own exit.
+    if (child.exitCode !== null) return resolve(child.exitCode);
+    if (child.signalCode !== null) return resolve(EXIT.generic);
     const timer = setTimeout(() => child.kill('SIGKILL'), STOP_WAIT_MS);
     child.once('exit', (code) => {
       clearTimeout(timer);

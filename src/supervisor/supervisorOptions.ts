@@ -189,7 +189,16 @@ export function workerPool(opts: SupervisorOptions, log: Logger, now: () => numb
   const spares = opts.warmWorkers ?? opts.config.agent.warm_workers;
   const env = { ...process.env, ...preload };
   const watch = spareWatch(opts.config, log, now);
-  const maxDemand = opts.config.agent.max_parallel_turns;
+  const config = opts.config;
+  // Read at each use: a reload of these keys applies to the next turn (opts.config is the live view, §3.6).
+  const lifetime = {
+    get maxDemand() {
+      return config.agent.max_parallel_turns;
+    },
+    get reuse() {
+      return reuseLimits(config);
+    },
+  };
   const entry = opts.workerEntry ?? defaultWorkerEntry();
-  return new WorkerPool(entry, spares, env, watch, { maxDemand, reuse: reuseLimits(opts.config) });
+  return new WorkerPool(entry, spares, env, watch, lifetime);
 }

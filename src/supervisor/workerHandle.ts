@@ -36,6 +36,8 @@ export class WorkerHandle {
   /** Frames and the exit that arrive before `attach` (a spare worker has none in practice; kept for safety). */
   private early: Array<() => void> = [];
   private closed = false;
+  /** An idle worker sent a frame of no turn: it is killed and never handed another. */
+  private strayed = false;
   private pingSeq = 0;
   /** The errno name (EMFILE, …) when the process could not be started; null once it runs. */
   spawnError: string | null = null;
@@ -90,7 +92,15 @@ export class WorkerHandle {
         const f = checkUpFrame(raw);
         if (typeof f !== 'string') {
           this.note(f);
-          if (f.type !== 'pong') this.deliver((cb) => cb.onFrame(f));
+          if (f.type === 'pong') continue;
+          if (this.callbacks === null && this.served > 0) {
+            // An idle worker has no turn: a stray frame belongs to its last one and must never reach the next turn
+            // (maybe another conversation's), so the worker that sent it is not trusted with one.
+            this.strayed = true;
+            this.kill();
+            return;
+          }
+          this.deliver((cb) => cb.onFrame(f));
           continue;
         }
         this.deliver((cb) => cb.onProtocolError(`${f}; the worker is killed`));
@@ -125,7 +135,7 @@ export class WorkerHandle {
 
   /** False once the process has exited (a spare that died must not be handed a turn). */
   get alive(): boolean {
-    return !this.closed && this.child.exitCode === null && this.child.signalCode === null;
+    return !this.closed && !this.strayed && this.child.exitCode === null && this.child.signalCode === null;
   }
 
   /** Binds a spare to its turn; anything that arrived meanwhile is delivered now, in order. */

@@ -169,7 +169,7 @@ export class WorkerPool {
   check(now: number): void {
     this.lastCheck = now;
     this.noteDemand(this.live);
-    for (let extra = this.spares.length - this.target; extra > 0; extra--) this.spares.pop()?.kill();
+    this.trim(this.spares.length - this.target);
     let replaced = false;
     for (const spare of this.spares) {
       if (!spare.alive) continue;
@@ -180,6 +180,14 @@ export class WorkerPool {
       }
     }
     if (replaced) this.fill();
+  }
+
+  /** Stops `extra` spares, the longest idle first (a fresh spare idles since its spawn, a reused one since its turn). */
+  private trim(extra: number): void {
+    if (extra <= 0) return;
+    const idlest = [...this.spares].sort((a, b) => a.vitals.lastEventAt - b.vitals.lastEventAt).slice(0, extra);
+    for (const spare of idlest) spare.kill();
+    this.spares = this.spares.filter((w) => !idlest.includes(w));
   }
 
   /** Kills every spare; later takes still spawn fresh workers. */

@@ -11,7 +11,7 @@ import { checkDownFrame } from '../protocol/frameCheck.js';
 import type { DownFrame, FrameHandlers, IntelligenceSpec, SpawnPayload, UpFrame } from '../protocol/frames.js';
 import { dispatchFrame } from '../protocol/frames.js';
 import type { Usage } from '../protocol/messages.js';
-import { exitCodeForTurn } from '../protocol/status.js';
+import { exitCodeForTurn, type TurnStatus } from '../protocol/status.js';
 import { addUsage } from '../protocol/usage.js';
 import { type CodeTool, loadCodeTools } from '../tools/codeTools.js';
 import type { McpConnection } from '../tools/mcp/mcpConnection.js';
@@ -132,9 +132,17 @@ interface Worker {
   injects: InjectQueue;
   /** The turn's span recorder while tracing is on. */
   spans?: TurnSpans;
+  /** The control pipe ended (the supervisor is gone): the turn's report is the last thing this process does. */
+  channelEnded?: boolean;
 }
 
-/** `reusable`: the turn ended with its `turn_done` (a `failed` worker exits). */
+/**
+ * Only a turn that ended cleanly leaves its worker for another: a cancelled or timed-out turn may leave calls in
+ * flight (an MCP server still working), and after a failed, looping or exhausted one its state is not trusted.
+ */
+const REUSABLE_AFTER: ReadonlySet<TurnStatus> = new Set<TurnStatus>(['completed', 'refused']);
+
+/** `reusable`: the turn ended with its `turn_done` and a status in REUSABLE_AFTER. */
 type Outcome = { code: number; frames: UpFrame[]; reusable?: boolean };
 
 /** Connects the plan's MCP servers (§1.5 step 6); cancel or the turn deadline interrupts the connects. */
@@ -187,8 +195,7 @@ async function runPayload(w: Worker, payload: SpawnPayload): Promise<Outcome> {
       { type: 'usage', ...result.usage },
       { type: 'turn_done', turn: result },
     ];
-    // A cancelled or timed-out turn may leave calls in flight (an MCP server still working): its process goes.
-    const reusable = result.status !== 'cancelled' && result.status !== 'deadline';
+    const reusable = REUSABLE_AFTER.has(result.status);
     return { code: exitCodeForTurn(result.status, result.error_kind), frames, reusable };
   } catch (err) {
     const error = `worker: ${describeError(err)}`;
@@ -227,7 +234,8 @@ async function report(w: Worker, payload: SpawnPayload, outcome: Promise<Outcome
   w.phase = 'done';
   for (const frame of frames) await w.channel.send(frame);
   await exportSpans(w);
-  if (payload.reuse === true && reusable === true && !w.cancel.signal.aborted) {
+  // A supervisor gone while the last frames went out has no one to hand this worker a turn: exit, never idle.
+  if (payload.reuse === true && reusable === true && !w.cancel.signal.aborted && !w.channelEnded) {
     clearTurn(w);
     await w.channel.send({ type: 'idle', rss: process.memoryUsage.rss() });
     return;
@@ -329,6 +337,7 @@ function main(): void {
       }
     },
     onEnd: (reason, kind) => {
+      w.channelEnded = true;
       if (w.phase === 'done') return;
       // The supervisor is gone (or garbled the pipe): never outlive it as an orphan, nor leave servers behind.
       w.log.error('loop.error', { err: `supervisor channel closed: ${reason}` });

@@ -97,6 +97,28 @@ describe('reused workers', () => {
     }
   });
 
+  it('a failed turn takes its worker with it; the next turn gets a fresh one', async () => {
+    const rig = await startRig({
+      match: [{ when_contains: 'doomed', http_status: 400, body: '{"error":{"message":"bad request"}}' }],
+      turns: [{ content: 'fine' }],
+    });
+    try {
+      const first = await turn(rig, 'f1', 'hi');
+      await backInPool(rig, first.pid);
+      // Premise: a completed turn's worker is reused, so the doomed turn below runs in that same process.
+      const failed = await turn(rig, 'f2', 'a doomed request');
+      assert.equal(failed.pid, first.pid);
+      assert.equal(failed.status, 'failed');
+      await waitUntil(() => processGone(failed.pid), 10_000, 'the failed turn’s worker exits');
+      const next = await turn(rig, 'f3', 'hi');
+      assert.equal(next.status, 'completed');
+      assert.notEqual(next.pid, failed.pid);
+      assert.equal(rig.named('child.exit').filter((e) => e.worker_pid === failed.pid && e.idle === true).length, 1);
+    } finally {
+      await rig.close();
+    }
+  });
+
   it('agent.worker_max_turns: 1 runs each turn in its own process', async () => {
     const rig = await startRig({ turns: [{ content: 'fine' }] }, { AGENTD_AGENT_WORKER_MAX_TURNS: '1' });
     try {

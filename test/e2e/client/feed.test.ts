@@ -141,18 +141,33 @@ describe('the client feed', { timeout: 120_000 }, () => {
       const alice = new DaemonClient({ url: daemon.url, token: tokens.ALICE_TOKEN });
       await operator.send('from the operator');
       await alice.send('from alice');
-      const read = async (c: DaemonClient) => {
+      // The operator's pause reaches everyone as flags; its full status (turns, queues) only operators.
+      await operator.command('pause');
+      await operator.command('resume');
+      const states: Record<string, FeedMessage[]> = {};
+      const read = async (c: DaemonClient, who: string) => {
         const seen: FeedMessage[] = [];
         const stop = new AbortController();
         const f = c.feed({ onEvent: (e) => seen.push(e) }, { since: 0, signal: stop.signal });
-        await waitUntil(() => seen.some((e) => e.data['text'] === 'from alice'), 10_000, 'alice’s message arrives');
+        await waitUntil(() => seen.some((e) => e.data['op'] === 'resume'), 10_000, 'the resume arrives');
         await new Promise((r) => setTimeout(r, 300));
         stop.abort();
         await f;
+        states[who] = seen.filter((e) => e.kind === 'state');
         return seen.filter((e) => e.kind === 'message' && e.data['role'] === 'user').map((e) => e.data['text']);
       };
-      assert.deepEqual(await read(operator), ['from the operator', 'from alice']);
-      assert.deepEqual(await read(alice), ['from alice']);
+      assert.deepEqual(await read(operator, 'root'), ['from the operator', 'from alice']);
+      assert.deepEqual(await read(alice, 'alice'), ['from alice']);
+      assert.deepEqual(
+        states['alice']?.map((e) => e.data),
+        [
+          { op: 'pause', paused: true, draining: false },
+          { op: 'resume', paused: false, draining: false },
+        ],
+      );
+      // Premise: the operator's view carries more than the flags (before the fix everyone got this one).
+      const full = states['root']?.filter((e) => Object.keys(e.data).length > 3) ?? [];
+      assert.equal(full.length, 2);
       const anonymous = new DaemonClient({ url: daemon.url });
       await assert.rejects(
         anonymous.feed({ onEvent: () => {} }, { signal: new AbortController().signal }),

@@ -36,7 +36,9 @@ function freePort(): Promise<number> {
 }
 
 /** One tmux session running a command; `screen()` is what the terminal shows now. */
-function terminal(name: string, command: string) {
+function terminal(base: string, command: string) {
+  // One tmux server serves every test run on the machine: a run's own sessions carry its pid.
+  const name = `${base}-${process.pid}`;
   execFileSync('tmux', ['new-session', '-d', '-s', name, '-x', '120', '-y', '40', command]);
   return {
     screen: (): string => {

@@ -95,3 +95,37 @@ describe('WorkerPool.fill when a spawn throws', () => {
     );
   });
 });
+
+describe('WorkerPool.check after a demand peak lapsed', () => {
+  it('stops the longest idle spares first, fresh or reused', () => {
+    const clock = { t: 1_000 };
+    const watch: SpareWatch = {
+      now: () => clock.t,
+      limits: { pongTimeoutMs: 600_000, progressTimeoutMs: 600_000 },
+      answerWithinMs: 600_000,
+      onUnhealthy: () => {},
+    };
+    const p = new WorkerPool(SILENT, 1, undefined, watch, {
+      maxDemand: 3,
+      reuse: { maxTurns: 10, maxRssBytes: Number.POSITIVE_INFINITY },
+    });
+    pools.push(p);
+    p.noteDemand(3);
+    p.noteDemand(0);
+    p.fill();
+    const [a, b, oldest] = [p.take(NO_CALLBACKS), p.take(NO_CALLBACKS), p.sparePids[0]];
+    started.push(a, b);
+    clock.t = 2_000;
+    a.detach();
+    assert.equal(p.release(a), true);
+    clock.t = 5_000;
+    p.fill();
+    const freshest = p.sparePids.find((pid) => pid !== a.pid && pid !== oldest);
+    // Premise: a reused worker (idle since 2000) sits in front of a fresh spare spawned at 1000 and one at 5000, so
+    // trimming from the back (pop) would stop the newest spare and keep one idle since 1000.
+    assert.deepEqual(p.sparePids, [a.pid, oldest, freshest]);
+    clock.t = 40_000;
+    p.check(clock.t);
+    assert.deepEqual(p.sparePids, [freshest]);
+  });
+});
