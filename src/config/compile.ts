@@ -19,6 +19,7 @@ import { DEFAULT_STORE_PATH, KEY_PATHS, KEYS, keySpec } from './schema.js';
 import { checkSecretLengths } from './secretLengths.js';
 import { resolveSecrets } from './secrets.js';
 import type { Setting } from './setting.js';
+import { checkTemplateServers } from './subagentKeys.js';
 import type { Config, ConfigSources, ProviderConfig } from './types.js';
 import { readYamlSource, readYamlText } from './yamlSource.js';
 
@@ -80,6 +81,7 @@ export function compileConfig(sources: ConfigSources): Readonly<Config> {
     ...checkIntelligence(config, originOf),
     ...checkA2a(config, originOf),
     ...checkPromptKeys(config, originOf),
+    ...checkTemplateServers(config, originOf),
     ...checkSecretLengths(config, originOf),
   ];
   if (crossProblems.length > 0) throw new DaemonError('config_invalid', joinProblems(crossProblems));

@@ -18,7 +18,7 @@ export interface SubagentLimits {
   rate: string;
 }
 
-/** What the gates count: live records, live + recently ended records, and the caller's own depth. */
+/** What the gates count: live records, live + recently active subagents, and the caller's own depth. */
 export interface GateView {
   live: number;
   recent: number;
@@ -40,25 +40,17 @@ export function formsTrifecta(tagsPerServer: Iterable<readonly string[] | undefi
   return ['private_data', 'untrusted_content', 'external_comms'].every((t) => all.has(t));
 }
 
-/** How long an ended subagent still counts against `limits.subagents.total` (reference §5 item 4). */
-export const RECENT_MS = 3_600_000;
-
-/** Live and recent subagents, counting those being minted (gates 2 and 3). */
+/** Live subagents and the count gate 4 reads (spawnLog.ts), with those being minted (gates 3 and 4). */
 export function countView(
   records: Iterable<SubagentRecord>,
+  recent: number,
   minting: number,
   callerDepth: number,
-  now: number,
   pressure: GateView['pressure'],
 ): GateView {
   let live = minting;
-  let recent = minting;
-  for (const r of records) {
-    const ended = isTerminal(r.status);
-    if (!ended) live++;
-    if (!ended || now - r.updated < RECENT_MS) recent++;
-  }
-  return { live, recent, callerDepth, pressure };
+  for (const r of records) if (!isTerminal(r.status)) live++;
+  return { live, recent: recent + minting, callerDepth, pressure };
 }
 
 /** The spawn-rate token bucket (reference §1.4 gate 6): starts full, refills `burst` tokens per `periodMs`. */

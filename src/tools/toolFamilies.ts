@@ -44,8 +44,9 @@ export interface TurnFacts {
 }
 
 /**
- * Whether a turn can call internal tool `name`: ask_human only with someone to ask (or leave to wait), goal.set and goal.clear are the operator's (a goal starts turns
- * by itself; reference §3.3), and goal.get, goal.complete and goal.clear act on a goal the conversation has —
+ * Whether a turn can call internal tool `name`: ask_human only with someone to ask (or leave to wait), goal.set
+ * and goal.clear are the operator's (a goal starts turns by itself; reference §3.3), and goal.get, goal.complete
+ * and goal.clear act on a goal the conversation has —
  * a goal set in this turn is read, completed or cleared from its next turn on.
  */
 export function usableInTurn(name: string, turn: TurnFacts): boolean {
