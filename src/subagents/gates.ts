@@ -16,11 +16,15 @@ export interface SubagentLimits {
   breadth: number;
   total: number;
   rate: string;
+  /** 0: breadth − 1 (at least 1). */
+  per_caller: number;
 }
 
 /** What the gates count: live records, live + recently active subagents, and the caller's own depth. */
 export interface GateView {
   live: number;
+  /** Live subagents of this caller (its turn, or the calling subagent). */
+  callerLive?: number;
   recent: number;
   /** 0 for a turn; a subagent caller's own depth (the child would be one deeper). */
   callerDepth: number;
@@ -111,6 +115,12 @@ export function checkRun(req: RunRequest, view: GateView, limits: SubagentLimits
   if (view.live >= limits.breadth) {
     const error = `subagent.run refused: ${view.live} subagents live (limits.subagents.breadth = ${limits.breadth})`;
     return refuse('breadth', error, bucket);
+  }
+  // One caller may not take every breadth slot (reference §5 item 24, RFC 0009's per-node child cap).
+  const perCaller = limits.per_caller > 0 ? limits.per_caller : Math.max(1, limits.breadth - 1);
+  if ((view.callerLive ?? 0) >= perCaller) {
+    const error = `subagent.run refused: ${view.callerLive} subagents live for this caller (limits.subagents.per_caller = ${perCaller})`;
+    return refuse('per_caller', error, bucket);
   }
   if (view.recent >= limits.total) {
     const error = `subagent.run refused: ${view.recent} subagents spawned (limits.subagents.total = ${limits.total})`;

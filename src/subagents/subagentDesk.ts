@@ -25,7 +25,7 @@ import { answerOf, distill, listEntry, resultNote, spawnFailed, statusOf, turnNo
 import { planPrune } from './retention.js';
 import { countRecent, noteActivity, type SpawnLog, seedSpawnLog } from './spawnLog.js';
 import type { OnCallerEnd, SubagentDeskPort, SubagentHost } from './subagentHost.js';
-import { buildRecord, findByCall, grantedServers, spawnFields } from './subagentRecord.js';
+import { buildRecord, countCallerLive, findByCall, grantedServers, spawnFields } from './subagentRecord.js';
 import { type LiveSubagent, type RunnerDeps, SubagentRunner } from './subagentRunner.js';
 import { resolveTemplate } from './templates.js';
 import { SubagentWaiters } from './waiters.js';
@@ -185,10 +185,15 @@ export class SubagentDesk implements SubagentDeskPort {
     const pressure = this.deps.pressure?.() ?? { level: 'ok', cause: null };
     const recent = countRecent(this.spawnLog, this.records.values(), now);
     const view = countView(this.records.values(), recent, this.minting, caller.subagent?.depth ?? 0, pressure);
+    const callerLive = countCallerLive(this.records.values(), caller);
     const { mcp, security } = this.deps.config;
     // Gate 8 judges the servers the child would get, a nested one's narrowed to its parent's.
     const names = grantedServers(asked, Object.keys(mcp.servers), this.parentSpec(caller));
-    return { ...view, trifecta: !security.allow_trifecta && formsTrifecta(names.map((n) => mcp.servers[n]?.tags)) };
+    return {
+      ...view,
+      callerLive,
+      trifecta: !security.allow_trifecta && formsTrifecta(names.map((n) => mcp.servers[n]?.tags)),
+    };
   }
 
   /** Stores the record, then spawns it `running`; a spawn error leaves it `failed` (reference §1.4 gate 11). */

@@ -2,7 +2,7 @@
 // respawn needs, credential-free), its caller one hop deeper, and its limits. Pure.
 import { parseDuration } from '../config/duration.js';
 import type { Config } from '../config/types.js';
-import type { SubagentRecord, SubagentSpec } from '../domain/subagent.js';
+import { isTerminal, type SubagentRecord, type SubagentSpec } from '../domain/subagent.js';
 import type { Args } from '../tools/handlers/handler.js';
 import type { ToolCaller } from '../tools/toolOutcome.js';
 import type { GateVerdict } from './gates.js';
@@ -152,4 +152,21 @@ export function spawnFields(record: SubagentRecord, node: number, pid: number, c
     ...{ attempt: record.attempt, priority, servers: configured.filter((s) => !servers || servers.includes(s)).length },
     ...{ memory_bytes: limits.memory_bytes ?? null, cpu_seconds: limits.cpu_seconds ?? null },
   };
+}
+
+/** The live subagents `caller` started: a subagent's by its handle, a turn's by its conversation and event. */
+export function countCallerLive(records: Iterable<SubagentRecord>, caller: ToolCaller): number {
+  const event = caller.call?.split('#')[0] ?? null;
+  let n = 0;
+  for (const r of records) {
+    if (isTerminal(r.status)) continue;
+    const by = r.requested_by;
+    if (
+      caller.subagent
+        ? by.subagent === caller.subagent.handle
+        : by.subagent === null && by.ctx === caller.conversation && by.event === event
+    )
+      n++;
+  }
+  return n;
 }

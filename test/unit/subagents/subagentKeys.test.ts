@@ -6,7 +6,7 @@ import { compileError, compileIn, tempDir, writeConfig } from '../config/configF
 describe('subagent config keys', () => {
   it('default to the reference: depth 3, breadth 8, total 64, rate 8/2s; freeform on, no templates', () => {
     const config = compileIn(tempDir(), {});
-    assert.deepEqual(config.limits.subagents, { depth: 3, breadth: 8, total: 64, rate: '8/2s' });
+    assert.deepEqual(config.limits.subagents, { depth: 3, breadth: 8, total: 64, rate: '8/2s', per_caller: 0 });
     assert.deepEqual(config.subagents, { allow_freeform: true, templates: {}, keep: 256, keep_for: 86_400_000 });
   });
 
