@@ -43,11 +43,12 @@ describe('subagent caps on fresh workers', () => {
       );
       // Premise: spawned with `reuse`, a capped worker went idle after its run (child.exit {idle: true}) and the
       // pool took it back, caps and all, for the next turn.
-      const exits = rig.named('child.exit').filter((e) => e.kind === 'subagent');
-      assert.equal(exits.length, 2);
+      const exits = () => rig.named('child.exit').filter((e) => e.kind === 'subagent');
+      // A worker's exit follows its result: wait for both.
+      await waitUntil(() => exits().length === 2, 10_000, 'both subagent children end');
       assert.ok(
-        exits.every((e) => e.idle === undefined),
-        JSON.stringify(exits),
+        exits().every((e) => e.idle === undefined),
+        JSON.stringify(exits()),
       );
       for (const c of caps) await waitUntil(() => processGone(c.pid as number), 10_000, 'the capped worker exits');
     } finally {
