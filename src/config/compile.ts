@@ -19,6 +19,7 @@ import { checkSecretLengths } from './secretLengths.js';
 import { resolveSecrets } from './secrets.js';
 import type { Setting } from './setting.js';
 import { checkStore } from './storeKeys.js';
+import { checkTemplateServers } from './subagentKeys.js';
 import type { Config, ConfigSources, ProviderConfig } from './types.js';
 import { loadWorkflowFiles, type WorkflowEntry } from './workflowKeys.js';
 import { readYamlSource, readYamlText } from './yamlSource.js';
@@ -81,6 +82,7 @@ export function compileConfig(sources: ConfigSources): Readonly<Config> {
     ...checkIntelligence(config, originOf),
     ...checkA2a(config, originOf),
     ...checkPromptKeys(config, originOf),
+    ...checkTemplateServers(config, originOf),
     ...checkSecretLengths(config, originOf),
     ...checkStore(config, originOf),
   ];

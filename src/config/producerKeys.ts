@@ -11,6 +11,7 @@ type ProducerKey =
   | 'limits.subagents.breadth'
   | 'limits.subagents.total'
   | 'limits.subagents.rate'
+  | 'limits.subagents.per_caller'
   | 'subagents.allow_freeform'
   | 'subagents.keep'
   | 'subagents.keep_for'
@@ -22,6 +23,11 @@ export const PRODUCER_KEYS: Pick<KeyTable, ProducerKey> = {
   'limits.subagents.breadth': { kind: intKind(1), default: 8, doc: 'Live subagents at once.' },
   'limits.subagents.total': { kind: intKind(1), default: 64, doc: 'Live plus last-hour subagents.' },
   'limits.subagents.rate': { kind: rateKind(), default: '8/2s', doc: 'Spawn rate: <burst>/<period>.' },
+  'limits.subagents.per_caller': {
+    kind: intKind(0),
+    default: 0,
+    doc: 'Live subagents one turn or subagent may hold; 0 = breadth - 1 (at least 1).',
+  },
   'subagents.allow_freeform': { kind: boolKind(), default: true, doc: 'false: subagent.run must name a template.' },
   'subagents.keep': { kind: intKind(0), default: 256, doc: 'Ended subagent records kept (newest first).' },
   'subagents.keep_for': {

@@ -4,7 +4,8 @@
 import { SUBAGENT_MODES } from '../domain/subagent.js';
 import { parseDuration } from './duration.js';
 import { type Coerced, describeType, type SubPath, type ValueKind } from './kinds.js';
-import type { SubagentTemplate, TemplateParam } from './types.js';
+import type { OriginOf } from './roleRules.js';
+import type { Config, SubagentTemplate, TemplateParam } from './types.js';
 
 /** `<burst>/<period>` → its parts; null when either part does not read. */
 export function parseRate(text: string): { burst: number; periodMs: number } | null {
@@ -126,8 +127,10 @@ function checkLimits(v: Record<string, unknown>): { field: string; problem: stri
     tokens: (x) => {
       if (!count(x)) throw new Error(`expected a whole number, got ${describeType(x)}`);
     },
+    // A number is seconds, as subagent.run reads it; a negative or non-finite one would silently fall back.
     deadline: (x) => {
       if (typeof x !== 'number') parseDuration(String(x));
+      else if (!Number.isFinite(x) || x <= 0) throw new Error(`expected a positive duration, got ${x}`);
     },
     memory: parseSize,
     cpu: parseCpuSeconds,
@@ -191,4 +194,22 @@ export function templatesKind(): ValueKind<Record<string, SubagentTemplate>> {
       return ok(out);
     },
   };
+}
+
+/** Every server a template grants is configured: a misspelt name would silently grant nothing (reference §1.3). */
+export function checkTemplateServers(config: Readonly<Config>, originOf: OriginOf): string[] {
+  const configured = Object.keys(config.mcp.servers);
+  const problems: string[] = [];
+  for (const [name, template] of Object.entries(config.subagents.templates)) {
+    (template.servers ?? []).forEach((server, i) => {
+      if (configured.includes(server)) return;
+      const origin = originOf('subagents.templates', [name, 'servers', i]);
+      const known = configured.length === 0 ? 'mcp.servers is empty' : `configured: ${configured.join(', ')}`;
+      problems.push(
+        `${origin === undefined ? '' : `${origin}: `}subagents.templates.${name}.servers: '${server}' is not a ` +
+          `configured MCP server (${known})`,
+      );
+    });
+  }
+  return problems;
 }

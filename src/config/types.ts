@@ -225,6 +225,8 @@ export interface LimitsConfig {
     total: number;
     /** Spawn rate `<burst>/<period>`. Default "8/2s". */
     rate: string;
+    /** Live subagents one caller (a turn, or a subagent) may hold; 0 = breadth − 1, at least 1. Default 0. */
+    per_caller: number;
   };
 }
 

@@ -43,6 +43,8 @@ export interface SubagentSpec {
   instruction: string;
   /** `tools` grant patterns (`*`, exact, `prefix*`); absent = no narrowing. */
   allowed_tools?: string[];
+  /** A nested child's calling subagents' `tools` grants, outermost first: a tool must match one of each. */
+  inherited_tools?: string[][];
   /** Granted MCP servers; absent = every configured server. */
   servers?: string[];
   limits: { max_steps: number; max_tokens: number; deadline_ms: number; memory_bytes?: number; cpu_seconds?: number };

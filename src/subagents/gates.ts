@@ -16,11 +16,15 @@ export interface SubagentLimits {
   breadth: number;
   total: number;
   rate: string;
+  /** 0: breadth − 1 (at least 1). */
+  per_caller: number;
 }
 
-/** What the gates count: live records, live + recently ended records, and the caller's own depth. */
+/** What the gates count: live records, live + recently active subagents, and the caller's own depth. */
 export interface GateView {
   live: number;
+  /** Live subagents of this caller (its turn, or the calling subagent). */
+  callerLive?: number;
   recent: number;
   /** 0 for a turn; a subagent caller's own depth (the child would be one deeper). */
   callerDepth: number;
@@ -40,25 +44,17 @@ export function formsTrifecta(tagsPerServer: Iterable<readonly string[] | undefi
   return ['private_data', 'untrusted_content', 'external_comms'].every((t) => all.has(t));
 }
 
-/** How long an ended subagent still counts against `limits.subagents.total` (reference §5 item 4). */
-export const RECENT_MS = 3_600_000;
-
-/** Live and recent subagents, counting those being minted (gates 2 and 3). */
+/** Live subagents and the count gate 4 reads (spawnLog.ts), with those being minted (gates 3 and 4). */
 export function countView(
   records: Iterable<SubagentRecord>,
+  recent: number,
   minting: number,
   callerDepth: number,
-  now: number,
   pressure: GateView['pressure'],
 ): GateView {
   let live = minting;
-  let recent = minting;
-  for (const r of records) {
-    const ended = isTerminal(r.status);
-    if (!ended) live++;
-    if (!ended || now - r.updated < RECENT_MS) recent++;
-  }
-  return { live, recent, callerDepth, pressure };
+  for (const r of records) if (!isTerminal(r.status)) live++;
+  return { live, recent: recent + minting, callerDepth, pressure };
 }
 
 /** The spawn-rate token bucket (reference §1.4 gate 6): starts full, refills `burst` tokens per `periodMs`. */
@@ -119,6 +115,12 @@ export function checkRun(req: RunRequest, view: GateView, limits: SubagentLimits
   if (view.live >= limits.breadth) {
     const error = `subagent.run refused: ${view.live} subagents live (limits.subagents.breadth = ${limits.breadth})`;
     return refuse('breadth', error, bucket);
+  }
+  // One caller may not take every breadth slot (reference §5 item 24, RFC 0009's per-node child cap).
+  const perCaller = limits.per_caller > 0 ? limits.per_caller : Math.max(1, limits.breadth - 1);
+  if ((view.callerLive ?? 0) >= perCaller) {
+    const error = `subagent.run refused: ${view.callerLive} subagents live for this caller (limits.subagents.per_caller = ${perCaller})`;
+    return refuse('per_caller', error, bucket);
   }
   if (view.recent >= limits.total) {
     const error = `subagent.run refused: ${view.recent} subagents spawned (limits.subagents.total = ${limits.total})`;

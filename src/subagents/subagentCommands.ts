@@ -1,6 +1,6 @@
 // subagent.status, subagent.kill, subagent.send and subagent.list as A2A commands (issue 15 item 7): the same
-// desk, the same texts as the tools. A caller reaches only the subagents its own turns started ("no such subagent" otherwise, as
-// the tools say); the operator reaches every one, acting as the principal that started it.
+// desk, the same texts as the tools. A caller reaches only the subagents its own turns started ("no such
+// subagent" otherwise, as the tools say); the operator reaches every one, acting as the principal that started it.
 import { isTerminal, type SubagentRecord } from '../domain/subagent.js';
 import type { ToolCaller, ToolOutcome } from '../tools/toolOutcome.js';
 import { listEntry } from './results.js';

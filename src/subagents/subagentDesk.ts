@@ -23,8 +23,9 @@ import {
 import { bucketFor, checkRun, countView, formsTrifecta, type GateView, type RateBucket } from './gates.js';
 import { answerOf, distill, listEntry, resultNote, spawnFailed, statusOf, turnNote } from './results.js';
 import { planPrune } from './retention.js';
+import { countRecent, noteActivity, type SpawnLog, seedSpawnLog } from './spawnLog.js';
 import type { OnCallerEnd, SubagentDeskPort, SubagentHost } from './subagentHost.js';
-import { buildRecord } from './subagentRecord.js';
+import { buildRecord, countCallerLive, findByCall, grantedServers, spawnFields } from './subagentRecord.js';
 import { type LiveSubagent, type RunnerDeps, SubagentRunner } from './subagentRunner.js';
 import { resolveTemplate } from './templates.js';
 import { SubagentWaiters } from './waiters.js';
@@ -48,6 +49,7 @@ export class SubagentDesk implements SubagentDeskPort {
   private readonly waiters = new SubagentWaiters();
   private readonly runner: SubagentRunner;
   private bucket: RateBucket | null = null;
+  private spawnLog: SpawnLog = new Map();
   /** subagent.run calls past the gates whose handle is being minted (they count as live). */
   private minting = 0;
   private stopping = false;
@@ -88,6 +90,7 @@ export class SubagentDesk implements SubagentDeskPort {
   /** Loads the records; respawns the unfinished (async, sync, warm) and fails interrupted detached ones. */
   async restore(): Promise<void> {
     for (const record of await this.deps.store.subagents.list()) this.records.set(record.handle, record);
+    this.spawnLog = seedSpawnLog(this.records.values());
     for (const record of this.records.values()) {
       if (isTerminal(record.status)) continue;
       if (record.spec === undefined || typeof record.spec.instruction !== 'string') {
@@ -121,7 +124,7 @@ export class SubagentDesk implements SubagentDeskPort {
       limits: (args.limits as Record<string, unknown> | undefined) ?? {},
       priority: (args.priority as string | undefined) ?? 'normal',
     };
-    const prior = caller.call ? this.byCall(caller, caller.call, request) : undefined;
+    const prior = caller.call ? findByCall(this.records.values(), caller, caller.call, request) : undefined;
     // The same call of a turn replayed after a restart: the subagent it started, not a second one.
     if (prior) return toolDefer(this.answerRun(prior, onEnd));
     const now = this.deps.now();
@@ -142,9 +145,10 @@ export class SubagentDesk implements SubagentDeskPort {
         callerState.ended = true;
       });
     this.minting++;
+    const parent = this.parentSpec(caller);
     const started = this.deps.store.sequences
       .next('subagent')
-      .then((n) => buildRecord(`sub-${n}`, caller, args, verdict, this.deps.config, this.deps.now()))
+      .then((n) => buildRecord(`sub-${n}`, caller, args, verdict, this.deps.config, this.deps.now(), parent))
       .finally(() => this.minting--)
       .then((record) => this.spawn(record, callerState));
     return toolDefer(
@@ -172,27 +176,24 @@ export class SubagentDesk implements SubagentDeskPort {
     return toolError(error);
   }
 
-  private gateView(caller: ToolCaller, now: number, asked: unknown): GateView {
-    const pressure = this.deps.pressure?.() ?? { level: 'ok', cause: null };
-    const view = countView(this.records.values(), this.minting, caller.subagent?.depth ?? 0, now, pressure);
-    const { mcp, security } = this.deps.config;
-    // The servers the child would get: the listed ones that exist, or every configured one (reference §1.4).
-    const names = Array.isArray(asked) ? asked.filter((n) => Object.hasOwn(mcp.servers, n)) : Object.keys(mcp.servers);
-    return { ...view, trifecta: !security.allow_trifecta && formsTrifecta(names.map((n) => mcp.servers[n]?.tags)) };
+  /** The calling subagent's spec: a nested child stays within its grants. */
+  private parentSpec(caller: ToolCaller) {
+    return caller.subagent ? this.records.get(caller.subagent.handle)?.spec : undefined;
   }
 
-  /**
-   * The record a replayed call started: same key, principal, mode and instruction. A call at the same place with
-   * other arguments (the model chose differently on replay) is a new call, not the old child.
-   */
-  private byCall(caller: ToolCaller, key: string, req: { mode: string; instruction: string }) {
-    return [...this.records.values()].find(
-      (r) =>
-        r.call_key === key &&
-        r.requested_by.principal === caller.principal &&
-        r.mode === req.mode &&
-        r.instruction === req.instruction,
-    );
+  private gateView(caller: ToolCaller, now: number, asked: unknown): GateView {
+    const pressure = this.deps.pressure?.() ?? { level: 'ok', cause: null };
+    const recent = countRecent(this.spawnLog, this.records.values(), now);
+    const view = countView(this.records.values(), recent, this.minting, caller.subagent?.depth ?? 0, pressure);
+    const callerLive = countCallerLive(this.records.values(), caller);
+    const { mcp, security } = this.deps.config;
+    // Gate 8 judges the servers the child would get, a nested one's narrowed to its parent's.
+    const names = grantedServers(asked, Object.keys(mcp.servers), this.parentSpec(caller));
+    return {
+      ...view,
+      callerLive,
+      trifecta: !security.allow_trifecta && formsTrifecta(names.map((n) => mcp.servers[n]?.tags)),
+    };
   }
 
   /** Stores the record, then spawns it `running`; a spawn error leaves it `failed` (reference §1.4 gate 11). */
@@ -206,7 +207,8 @@ export class SubagentDesk implements SubagentDeskPort {
       throw err;
     }
     if (caller.ended) {
-      this.settle(record, 'cancelled', null, CALLER_ENDED);
+      // It never ran: nothing to return to the caller's conversation.
+      this.settle(record, 'cancelled', null, CALLER_ENDED, false);
       return record;
     }
     try {
@@ -234,18 +236,10 @@ export class SubagentDesk implements SubagentDeskPort {
     this.live.set(record.handle, live);
     record.status = 'running';
     record.updated = this.deps.now();
+    noteActivity(this.spawnLog, record.handle, record.updated);
     this.deps.spawns?.inc({ mode: record.mode });
-    const { limits } = record.spec;
-    this.deps.log.info(event, {
-      ...{ handle: record.handle, mode: record.mode, node: live.child.node, pid: live.child.handle.pid },
-      ...{ depth: record.requested_by.depth, attempt: record.attempt, priority: record.spec.priority },
-      ...{
-        servers: Object.keys(this.deps.config.mcp.servers).filter(
-          (s) => !record.spec.servers || record.spec.servers.includes(s),
-        ).length,
-      },
-      ...{ memory_bytes: limits.memory_bytes ?? null, cpu_seconds: limits.cpu_seconds ?? null },
-    });
+    const { node, handle } = live.child;
+    this.deps.log.info(event, spawnFields(record, node, handle.pid, Object.keys(this.deps.config.mcp.servers)));
   }
 
   private visible(caller: ToolCaller, handle: string): SubagentRecord | undefined {
@@ -357,16 +351,18 @@ export class SubagentDesk implements SubagentDeskPort {
   }
 
   /** Records a terminal status durably, answers every waiter, logs `subagent.result` and returns the note. */
-  private settle(record: SubagentRecord, status: SubagentStatus, result: unknown, error: string | null): void {
+  private settle(record: SubagentRecord, status: SubagentStatus, result: unknown, error: string | null, note = true) {
     record.status = status;
     record.result = result;
     record.error = error;
     record.updated = this.deps.now();
+    noteActivity(this.spawnLog, record.handle, record.updated);
     void this.save(record);
     const tokens = chargedTokens(record.tokens);
     this.deps.log.info('subagent.result', { handle: record.handle, status, tokens, ...(error ? { err: error } : {}) });
     this.waiters.answer(record);
-    if (this.deps.config.agent.wake_on.includes('subagent_result')) this.returnResult(record, resultNote(record));
+    const wake = note && this.deps.config.agent.wake_on.includes('subagent_result');
+    if (wake) this.returnResult(record, resultNote(record));
     this.prune();
   }
 

@@ -29,8 +29,9 @@ export interface SubagentTools {
  */
 export function subagentTools(plan: ToolPlan | undefined, record: SubagentRecord, nested: boolean): SubagentTools {
   const own = new Set([...SUBAGENT_OWN_TOOLS, ...(nested ? NESTED : [])]);
-  const { servers, allowed_tools } = record.spec;
-  const granted = (name: string): boolean => !allowed_tools || allowed_tools.some((p) => matchPattern(p, name));
+  const { servers, allowed_tools, inherited_tools } = record.spec;
+  const grants = [...(inherited_tools ?? []), ...(allowed_tools ? [allowed_tools] : [])];
+  const granted = (name: string): boolean => grants.every((grant) => grant.some((p) => matchPattern(p, name)));
   const out: SubagentTools = { tools: [], internal: [], mcp_routes: {}, code: [] };
   const candidates = plan?.tools ?? internalToolDefs();
   const internal = new Set(plan?.internal ?? candidates.map((t) => t.name));
@@ -68,6 +69,15 @@ export function seedMessages(record: SubagentRecord, now: number): Msg[] {
   return [...seeds, { role: 'user', text: record.instruction, ts: now }];
 }
 
+/**
+ * The worker's own narrowing, applied to catalogue and dispatch: the `tools` patterns; for a nested child under
+ * inherited grants, the names that passed all of them.
+ */
+function allowedTools(spec: SubagentRecord['spec'], tools: SubagentTools): { allowed_tools?: string[] } {
+  if (spec.inherited_tools) return { allowed_tools: tools.tools.map((t) => t.name) };
+  return spec.allowed_tools ? { allowed_tools: spec.allowed_tools } : {};
+}
+
 /** The payload a subagent's worker reads first; MCP server specs and the code module are the caller's to add. */
 export function subagentPayload(config: Readonly<Config>, record: SubagentRecord, tools: SubagentTools, now: number) {
   const { spec, handle } = record;
@@ -99,7 +109,7 @@ export function subagentPayload(config: Readonly<Config>, record: SubagentRecord
       max_tokens_per_call: 0,
       turn_id: runId,
       subagent: { handle, warm: record.mode === 'warm' },
-      ...(spec.allowed_tools ? { allowed_tools: spec.allowed_tools } : {}),
+      ...allowedTools(spec, tools),
       ...(spec.output_schema ? { output_schema: spec.output_schema } : {}),
     },
   };

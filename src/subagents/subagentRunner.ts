@@ -1,9 +1,10 @@
 // The process side of a subagent: its worker in the child table (own process group, pings, deadline, kill ladder),
 // its frames (internal tools, per-call budget admission, usage, each run's end) and its kernel caps. Decides nothing
 // about records or waiters: it reports runs and the exit to the desk (reference §1.4, §1.7, §1.11).
-import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
 import { setPriority } from 'node:os';
+import { promisify } from 'node:util';
 import type { CallGrant } from '../budget/ledger.js';
 import type { Config } from '../config/types.js';
 import type { ThinkJob } from '../domain/job.js';
@@ -17,9 +18,12 @@ import type { Child, Children, EndReason } from '../supervisor/children.js';
 import { runInternalTool } from '../tools/internalTools.js';
 import type { ToolSurface } from '../tools/surface.js';
 import type { InternalToolHost, ToolCaller, ToolResult } from '../tools/toolOutcome.js';
-import { markTurnEnded, whenTurnEnds } from '../tools/turnEnd.js';
+import { endTurn, type TurnEnd, turnEnd, whenTurnEnds } from '../tools/turnEnd.js';
 import type { SubagentDeskPort } from './subagentHost.js';
 import { subagentPayload, subagentTools } from './subagentPayload.js';
+import { callKey } from './subagentRecord.js';
+
+const run = promisify(execFile);
 
 /** As the child table grants a turn: the deadline plus this before the watchdog kills. */
 const DEADLINE_GRACE_MS = 5_000;
@@ -65,7 +69,10 @@ export interface LiveSubagent {
   /** Its end was recorded (once). */
   done: boolean;
   parked: Set<NodeJS.Timeout>;
-  cleanups: Array<() => void>;
+  /** Its end as a caller: nested sync children and waits end with it. */
+  end: TurnEnd;
+  /** Its kernel caps wait for its first `ready` frame. */
+  capsPending: boolean;
   /** Its live activity, published as its caller's conversation's (subagentActivity.ts). */
   activity?: Activity;
 }
@@ -92,25 +99,27 @@ export class SubagentRunner {
       payload.code_tools_module = tools.codeToolsModule;
     }
     let live: LiveSubagent | undefined;
+    const { limits, priority } = record.spec;
+    // A worker under RLIMIT_AS, RLIMIT_CPU or a niceness never serves another turn (reference §1.4 "Payload").
+    const capped = priority !== 'normal' || limits.memory_bytes !== undefined || limits.cpu_seconds !== undefined;
+    const spec = { kind: 'subagent' as const, ctx: record.requested_by.ctx, parentNode: null, payload };
     const child = this.deps.children.spawn(
-      { kind: 'subagent', ctx: record.requested_by.ctx, parentNode: null, payload },
+      { ...spec, ...(capped ? { reuse: false as const } : {}) },
       {
         onFrame: (frame) => live && this.onFrame(live, frame),
         onUsage: (spent) => live && this.events.onUsage(live, spent),
         onExit: (ended, outcome) => {
           if (!live) return;
           for (const timer of live.parked) clearTimeout(timer);
-          markTurnEnded(live);
-          for (const cleanup of live.cleanups.splice(0)) cleanup();
+          endTurn(live.end);
           this.events.onExit(live, ended, outcome, live.failed);
         },
       },
     );
     live = {
       ...{ record, child, internal: new Set(granted.internal), running: true, queued: 0 },
-      ...{ killed: null, failed: null, done: false, parked: new Set(), cleanups: [] },
+      ...{ killed: null, failed: null, done: false, parked: new Set(), end: turnEnd(), capsPending: capped },
     };
-    this.applyCaps(live);
     return live;
   }
 
@@ -123,31 +132,32 @@ export class SubagentRunner {
 
   /**
    * RLIMIT_CPU and RLIMIT_AS through util-linux `prlimit`, the niceness through os.setPriority, all best effort
-   * (reference §1.4 "Payload"). V8 reserves far more address space than it uses (~700 MB at start), so a node
-   * started under RLIMIT_AS = `limits.memory` dies at once: the cap is set on the running worker, at what it has
-   * mapped plus `limits.memory`; growing past that fails its allocations (V8 aborts the worker).
+   * (reference §1.4 "Payload"), off the reactor (`subagent.caps` once settled). V8 reserves far more address space
+   * than it uses (~700 MB at start, its code range among it), so the caps wait for the worker's `ready` frame: a
+   * cap set before that kills a fresh node ("Fatal process OOM in CodeRange"). RLIMIT_AS is what the running
+   * worker has mapped plus `limits.memory`; growing past that fails its allocations (V8 aborts the worker).
    */
-  private applyCaps(live: LiveSubagent): void {
+  private async applyCaps(live: LiveSubagent): Promise<void> {
+    live.capsPending = false;
     const { pid } = live.child.handle;
     const { priority, limits } = live.record.spec;
     const applied: Record<string, unknown> = { handle: live.record.handle, pid };
     const nice = priority === 'low' ? 10 : priority === 'high' ? -5 : 0;
-    if (nice !== 0) applied.nice = tryApply(() => setPriority(pid, nice));
-    if (limits.cpu_seconds !== undefined) {
-      const { cpu_seconds: cpu } = limits;
-      applied.cpu = tryApply(() => prlimit(pid, `--cpu=${cpu}:${cpu + 5}`));
+    if (nice !== 0) applied.nice = await tryApply(async () => setPriority(pid, nice));
+    const { cpu_seconds: cpu, memory_bytes: memory } = limits;
+    if (cpu !== undefined) applied.cpu = await tryApply(() => prlimit(pid, `--cpu=${cpu}:${cpu + 5}`));
+    if (memory !== undefined) {
+      applied.memory = await tryApply(async () => prlimit(pid, `--as=${(await mappedBytes(pid)) + memory}`));
     }
-    if (limits.memory_bytes !== undefined) {
-      const { memory_bytes: memory } = limits;
-      applied.memory = tryApply(() => prlimit(pid, `--as=${mappedBytes(pid) + memory}`));
-    }
-    if (Object.keys(applied).length > 2) this.deps.log.info('subagent.caps', applied);
+    this.deps.log.info('subagent.caps', applied);
   }
 
   private onFrame(live: LiveSubagent, frame: UpFrame): void {
     const { child, record } = live;
     const handlers: FrameHandlers<UpFrame> = {
-      ready: () => {},
+      ready: () => {
+        if (live.capsPending) void this.applyCaps(live);
+      },
       idle: () => {}, // the child table takes it (children.ts)
       pong: () => {},
       event: (f) => this.deps.progress?.(live, f.event, f.fields),
@@ -227,35 +237,25 @@ export class SubagentRunner {
           ...(req.schema ? { schema: req.schema } : {}),
           turnId: `${runId}.think-${++thinks}`,
         }),
-      subagents: this.desk.forTurn((cleanup) => whenTurnEnds(live, cleanup)),
+      subagents: this.desk.forTurn((cleanup) => whenTurnEnds(live.end, cleanup)),
     };
   }
 }
 
-/**
- * The key of a subagent's tool call: its handle, the run it belongs to (warm runs finished so far + 1) and the
- * call's index. A respawn replays the same run under the same keys (its nested children are found, not started
- * twice); a later warm run has keys of its own (reference §5 item 2).
- */
-export function callKey(record: Pick<SubagentRecord, 'handle' | 'runs'>, index: number): string {
-  return `${record.handle}.run${record.runs + 1}#${index}`;
-}
-
-function prlimit(pid: number, limit: string): void {
-  const run = spawnSync('prlimit', [`--pid=${pid}`, limit], { stdio: 'ignore', timeout: 2_000 });
-  if (run.status !== 0) throw new Error(run.error ? describeError(run.error) : `prlimit exit ${run.status}`);
+async function prlimit(pid: number, limit: string): Promise<void> {
+  await run('prlimit', [`--pid=${pid}`, limit], { timeout: 2_000 });
 }
 
 /** The address space `pid` has mapped now (VmSize). */
-function mappedBytes(pid: number): number {
-  const kb = /VmSize:\s*(\d+)\s*kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+async function mappedBytes(pid: number): Promise<number> {
+  const kb = /VmSize:\s*(\d+)\s*kB/.exec(await readFile(`/proc/${pid}/status`, 'utf8'))?.[1];
   if (kb === undefined) throw new Error(`no VmSize for pid ${pid}`);
   return Number(kb) * 1024;
 }
 
-function tryApply(apply: () => void): string {
+async function tryApply(apply: () => Promise<void>): Promise<string> {
   try {
-    apply();
+    await apply();
     return 'applied';
   } catch (err) {
     return `not applied: ${describeError(err)}`;

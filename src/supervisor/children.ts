@@ -48,6 +48,8 @@ export interface ChildSpec {
   /** The turn that started it (a think child dies with it); null for a turn or a preflight. */
   parentNode: number | null;
   payload: SpawnPayload;
+  /** false: the worker never goes back to the pool (it carries kernel caps, a subagent's RLIMIT_AS or nice). */
+  reuse?: false;
 }
 
 export interface Child {
@@ -117,7 +119,8 @@ export class Children {
     try {
       // Every secret, principals' tokens included: the worker's stderr is its own (inherited), and a model error that
       // echoes a caller's token must be redacted there too (README "Secrets"). Frames are redacted again on receipt.
-      handle.send({ type: 'spawn', ...spec.payload, redact: knownSecrets(), reuse: this.deps.pool.mayReuse(handle) });
+      const reuse = spec.reuse !== false && this.deps.pool.mayReuse(handle);
+      handle.send({ type: 'spawn', ...spec.payload, redact: knownSecrets(), reuse });
     } catch (err) {
       this.live.delete(node);
       handle.kill();

@@ -127,7 +127,7 @@ export class TurnLauncher {
       if (admitted.judging) {
         turn.judging = admitted.judging;
         const { tools } = this.deps.snapshot;
-        if (tools) turn.cleanups.push(tools.hold(admitted.judging));
+        if (tools) turn.end.cleanups.push(tools.hold(admitted.judging));
       }
       // Only a started process counts: a spawn that fails later (EMFILE) is retried with the changes still untold
       // and the conversation's turn count as it was.

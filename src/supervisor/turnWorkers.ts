@@ -15,6 +15,7 @@ import {
 import type { Msg, Usage } from '../protocol/messages.js';
 import type { TurnJudging } from '../tools/surface.js';
 import type { InternalToolHost } from '../tools/toolOutcome.js';
+import { type TurnEnd, turnEnd } from '../tools/turnEnd.js';
 import type { Child, ChildExit, Children, EndReason } from './children.js';
 import type { WorkerHandle } from './workerHandle.js';
 
@@ -25,7 +26,7 @@ export interface TurnWorkerDeps {
   /** With tracing on, each turn is an `invoke_agent` span its worker's spans nest under. */
   tracer: Tracer | null;
   /** The tool host of a turn being spawned (its internal tools' capabilities, seen from that turn). */
-  toolHost(turn: Pick<LiveTurn, 'node' | 'job' | 'turnId' | 'cleanups'>): InternalToolHost;
+  toolHost(turn: Pick<LiveTurn, 'node' | 'job' | 'turnId' | 'end'>): InternalToolHost;
   /** A tool_request from a live turn. */
   serveTool(turn: LiveTurn, frame: Extract<UpFrame, { type: 'tool_request' }>): void;
   /** A progress frame (turn.think / turn.round / turn.tool) from a live turn. */
@@ -68,7 +69,7 @@ export class TurnWorkers {
       span?.end('the worker could not be started');
       throw err;
     }
-    const who = { node: child.node, job, turnId: payload.turn.turn_id, cleanups: [] as Array<() => void> };
+    const who = { node: child.node, job, turnId: payload.turn.turn_id, end: turnEnd() };
     turn = {
       ...who,
       host: this.deps.toolHost(who),
@@ -199,7 +200,7 @@ export interface LiveTurn {
   /** The policies, judged routes and timeouts captured at launch; absent: those in force. */
   judging?: TurnJudging;
   /** Run once when the turn's worker is gone (watches, pending approvals). */
-  cleanups: Array<() => void>;
+  end: TurnEnd;
   /** Its `invoke_agent` span while tracing is on; ended when the turn settles. */
   span?: SpanHandle;
 }

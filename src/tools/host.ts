@@ -98,7 +98,7 @@ export function hostCapabilities(parts: HostParts): HostCapabilities {
 }
 
 /** What a turn's host is built from: who it is and where its waits are cleaned up. */
-export type HostTurn = Pick<LiveTurn, 'node' | 'job' | 'turnId' | 'cleanups'>;
+export type HostTurn = Pick<LiveTurn, 'node' | 'job' | 'turnId' | 'end'>;
 
 /** goal.* and side.* as the turn's tools see them: refusals become strings, the judge dies with the turn. */
 function steeringFor(steering: Steering, ports: WorkPorts | undefined, turn: HostTurn): SteeringHost {
@@ -157,7 +157,7 @@ export function buildToolHost(caps: HostCapabilities, turn: HostTurn): InternalT
     wake: caps.wake,
     status: () => caps.status(statusScope(turn.job.principal)),
     ...(caps.skills ? { skills: caps.skills } : {}),
-    ...(caps.subagents ? { subagents: caps.subagents.forTurn((cleanup) => whenTurnEnds(turn, cleanup)) } : {}),
+    ...(caps.subagents ? { subagents: caps.subagents.forTurn((cleanup) => whenTurnEnds(turn.end, cleanup)) } : {}),
     think: (req) =>
       caps.think({
         purpose: req.purpose,
@@ -193,7 +193,7 @@ function watchUntil(caps: HostCapabilities, turn: HostTurn, check: () => boolean
     });
     const timer = setTimeout(() => finish(false), Math.max(0, timeoutAt - caps.now()));
     // A turn that ended while the await read the store already ran its cleanups: this wait ends at once.
-    whenTurnEnds(turn, () => finish(false));
+    whenTurnEnds(turn.end, () => finish(false));
   });
 }
 

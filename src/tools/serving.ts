@@ -11,7 +11,7 @@ import { runInternalTool, type ToolCaller, type ToolResult } from './internalToo
 import { denyMessage, judgeCall, type Verdict } from './policy.js';
 import { routeIn, type ToolSurface, type TurnJudging } from './surface.js';
 import type { ToolOutcome } from './toolOutcome.js';
-import { markTurnEnded } from './turnEnd.js';
+import { endTurn } from './turnEnd.js';
 
 /** What serving needs beyond the turn (whose tool host was built at spawn); built once per supervisor. */
 export interface ToolServiceDeps {
@@ -205,7 +205,7 @@ function park(
   if (!timersCleaned.has(turn)) {
     timersCleaned.add(turn);
     const failed = (err: unknown) => deps.log.error('timer.cancel.fail', { owner, err: describeError(err) });
-    turn.cleanups.push(() => void timers.cancelOwner(owner).catch(failed));
+    turn.end.cleanups.push(() => void timers.cancelOwner(owner).catch(failed));
   }
   const payload = { node: turn.node, req: frame.id, tool: frame.name };
   timers.arm({ owner, kind: TOOL_TIMER_KIND, due: outcome.wakeAt, payload }, wake).catch((err: unknown) => {
@@ -249,6 +249,5 @@ function reply(deps: ToolServiceDeps, turn: LiveTurn, id: number, r: ToolResult,
 export function unparkAll(turn: LiveTurn): void {
   for (const timer of turn.parked.values()) clearTimeout(timer);
   turn.parked.clear();
-  markTurnEnded(turn);
-  for (const cleanup of turn.cleanups.splice(0)) cleanup();
+  endTurn(turn.end);
 }

@@ -1,23 +1,25 @@
-// Which turns have ended (their worker is gone and their cleanups ran). A wait or a sync child registered after
+// Whether a turn has ended (its worker is gone and its cleanups ran). A wait or a sync child registered after
 // that moment (an await still reading the store, a subagent still being minted) must not outlive its turn.
-// Keyed by the turn's cleanups list: the LiveTurn and the host's view of it are different objects sharing it.
-const ended = new WeakSet<object>();
+// One object per turn, shared by the LiveTurn and the host's view of it (they are different objects).
 
-interface Ends {
+/** A turn's end: the flag and what runs at it. */
+export interface TurnEnd {
+  ended: boolean;
   cleanups: Array<() => void>;
 }
 
-/** Marks `turn` ended; its later cleanups run at once. */
-export function markTurnEnded(turn: Ends): void {
-  ended.add(turn.cleanups);
+export function turnEnd(): TurnEnd {
+  return { ended: false, cleanups: [] };
 }
 
-export function turnEnded(turn: Ends): boolean {
-  return ended.has(turn.cleanups);
+/** Marks the turn ended and runs its cleanups; cleanups registered later run at once. */
+export function endTurn(end: TurnEnd): void {
+  end.ended = true;
+  for (const cleanup of end.cleanups.splice(0)) cleanup();
 }
 
-/** Runs `cleanup` when `turn` ends, or now when it already has. */
-export function whenTurnEnds(turn: Ends, cleanup: () => void): void {
-  if (turnEnded(turn)) cleanup();
-  else turn.cleanups.push(cleanup);
+/** Runs `cleanup` when the turn ends, or now when it already has. */
+export function whenTurnEnds(end: TurnEnd, cleanup: () => void): void {
+  if (end.ended) cleanup();
+  else end.cleanups.push(cleanup);
 }

@@ -31,7 +31,8 @@ describe('nested subagent.run call keys', () => {
       await waitUntil(() => rig.named('subagent.turn').length === 2, 10_000, 'both warm runs ended');
       const records = await rig.store.subagents.list();
       const children = records.filter((r) => r.requested_by.subagent === 'sub-1');
-      // Keyed `sub-1.1#0` for both runs, the second run's call found the first run's child: one nested record.
+      // Premise: keyed by handle and attempt only (`sub-1.1#0` for both runs), the second run's call would find
+      // the first run's child and this list would hold one nested record, not two.
       assert.deepEqual(
         children.map((r) => [r.handle, r.call_key, r.requested_by.depth]),
         [

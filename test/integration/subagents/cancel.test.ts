@@ -8,7 +8,7 @@ import type { Store } from '../../../src/store/store.js';
 import type { Playbook } from '../../doubles/scriptedModel.js';
 import { startRig } from '../harness.js';
 import { processGone, waitUntil, within } from '../wait.js';
-import { SUB } from './subagentParts.js';
+import { notes, SUB } from './subagentParts.js';
 
 describe('a sync subagent and its caller', () => {
   it('cancelling the caller cancels the subagent: both processes gone, both cancelled', async () => {
@@ -90,6 +90,13 @@ describe('a sync caller that ends while its subagent is minted', () => {
       );
       assert.equal(record?.status, 'cancelled');
       assert.equal(record?.error, "its caller's turn ended");
+      // It never ran, so nothing returns to the caller's conversation. Premise: settled like any end, it posted
+      // "subagent sub-1 cancelled: its caller's turn ended" there (the note is posted before the record is saved).
+      assert.deepEqual(
+        notes(rig.sup.conversation('root')?.messages).filter((n) => n.startsWith('subagent ')),
+        [],
+      );
+      assert.equal(rig.named('subagent.spawn').length, 0, 'it was never spawned');
       for (const spawned of rig.named('subagent.spawn')) {
         const pid = spawned.pid as number;
         await waitUntil(() => groupGone(pid), 10_000, 'the subagent worker group is gone');

@@ -12,13 +12,27 @@ import {
   takeToken,
 } from '../../../src/subagents/gates.js';
 
-const LIMITS = { depth: 3, breadth: 8, total: 64, rate: '8/2s' };
+const LIMITS = { depth: 3, breadth: 8, total: 64, rate: '8/2s', per_caller: 0 };
 const REQ: RunRequest = { instruction: 'count', mode: 'async', limits: {}, priority: 'normal' };
 const VIEW = { live: 0, recent: 0, callerDepth: 0, pressure: { level: 'ok' as const, cause: null } };
 const fresh = (rate = LIMITS.rate) => bucketFor(null, rate, 0);
 const error = (v: ReturnType<typeof checkRun>): string => (v.ok ? 'ok' : v.error);
 
 describe('checkRun', () => {
+  it('keeps one caller from taking every breadth slot: breadth − 1 by default, or limits.subagents.per_caller', () => {
+    assert.equal(
+      error(checkRun(REQ, { ...VIEW, live: 7, recent: 7, callerLive: 7 }, LIMITS, fresh(), 0)),
+      'subagent.run refused: 7 subagents live for this caller (limits.subagents.per_caller = 7)',
+    );
+    // Another caller still gets the eighth slot.
+    assert.equal(error(checkRun(REQ, { ...VIEW, live: 7, recent: 7, callerLive: 0 }, LIMITS, fresh(), 0)), 'ok');
+    const two = { ...LIMITS, per_caller: 2 };
+    assert.equal(
+      error(checkRun(REQ, { ...VIEW, live: 2, recent: 2, callerLive: 2 }, two, fresh(), 0)),
+      'subagent.run refused: 2 subagents live for this caller (limits.subagents.per_caller = 2)',
+    );
+  });
+
   it('refuses in the reference order with its texts', () => {
     assert.equal(
       error(checkRun({ ...REQ, instruction: '  ' }, VIEW, LIMITS, fresh(), 0)),

@@ -6,7 +6,7 @@ import { compileError, compileIn, tempDir, writeConfig } from '../config/configF
 describe('subagent config keys', () => {
   it('default to the reference: depth 3, breadth 8, total 64, rate 8/2s; freeform on, no templates', () => {
     const config = compileIn(tempDir(), {});
-    assert.deepEqual(config.limits.subagents, { depth: 3, breadth: 8, total: 64, rate: '8/2s' });
+    assert.deepEqual(config.limits.subagents, { depth: 3, breadth: 8, total: 64, rate: '8/2s', per_caller: 0 });
     assert.deepEqual(config.subagents, { allow_freeform: true, templates: {}, keep: 256, keep_for: 86_400_000 });
   });
 
@@ -37,6 +37,14 @@ describe('subagent template values at load', () => {
     ['memory', '      limits: {memory: lots}\n', /review\.limits\.memory.*expected a size/],
     ['cpu', '      limits: {cpu: soon}\n', /review\.limits\.cpu/],
     ['steps', '      limits: {steps: -1}\n', /review\.limits\.steps.*whole number/],
+    // A number is seconds; -5 used to pass the load and silently fall back to limits.run.deadline at call time.
+    ['deadline', '      limits: {deadline: -5}\n', /review\.limits\.deadline.*positive duration, got -5/],
+    // An unknown server used to pass the load and grant nothing at call time.
+    [
+      'servers',
+      '      servers: [nope]\n',
+      /subagents\.templates\.review\.servers: 'nope' is not a configured MCP server/,
+    ],
     [
       'default',
       '      params:\n        n: {type: integer, default: "3"}\n',
@@ -58,8 +66,16 @@ describe('subagent template values at load', () => {
   it('accepts values that read', () => {
     const dir = tempDir();
     const body =
-      '      limits: {memory: 512MB, cpu: 30s, steps: 5}\n      params:\n        t: {type: string, enum: [a], default: a}\n';
-    const file = writeConfig(dir, 'good.yaml', `subagents:\n  templates:\n    review:\n      instruction: x\n${body}`);
-    assert.equal(compileIn(dir, { files: [file] }).subagents.templates.review?.limits?.memory, '512MB');
+      '      limits: {memory: 512MB, cpu: 30s, steps: 5, deadline: 30}\n      servers: [fs]\n' +
+      '      params:\n        t: {type: string, enum: [a], default: a}\n';
+    const mcp = 'mcp:\n  servers:\n    fs: {command: node}\n';
+    const file = writeConfig(
+      dir,
+      'good.yaml',
+      `${mcp}subagents:\n  templates:\n    review:\n      instruction: x\n${body}`,
+    );
+    const config = compileIn(dir, { files: [file] });
+    assert.equal(config.subagents.templates.review?.limits?.memory, '512MB');
+    assert.deepEqual(config.subagents.templates.review?.servers, ['fs']);
   });
 });

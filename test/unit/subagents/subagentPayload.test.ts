@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { subagentTools } from '../../../src/subagents/subagentPayload.js';
-import { callKey } from '../../../src/subagents/subagentRunner.js';
+import { callKey } from '../../../src/subagents/subagentRecord.js';
 import { emptyToolPlan, type ToolPlan } from '../../../src/tools/toolPlan.js';
 import { subagentRecord } from '../store/subagentBehaviour.js';
 

@@ -12,6 +12,7 @@ import { awaitCondition } from '../../../src/tools/handlers/waiting.js';
 import { buildToolHost, type HostCapabilities } from '../../../src/tools/host.js';
 import { unparkAll } from '../../../src/tools/serving.js';
 import type { ToolCaller } from '../../../src/tools/toolOutcome.js';
+import { turnEnd } from '../../../src/tools/turnEnd.js';
 import { within } from '../../integration/wait.js';
 
 /** The real SQLite memory, with reads held until `release()` and its subscriptions counted. */
@@ -59,7 +60,7 @@ describe('await after its turn ended', () => {
       wake: () => {},
       status: () => ({}),
     } as unknown as HostCapabilities;
-    const turn = { node: 1, turnId: 't1', job: { ctx: 'c', event: { id: 'e1' } }, cleanups: [], parked: new Map() };
+    const turn = { node: 1, turnId: 't1', job: { ctx: 'c', event: { id: 'e1' } }, end: turnEnd(), parked: new Map() };
     const host = buildToolHost(caps, turn as unknown as LiveTurn);
     const caller = {
       conversation: 'c',
@@ -79,7 +80,8 @@ describe('await after its turn ended', () => {
     assert.deepEqual(result, { result: { satisfied: false, timed_out: true }, is_error: false });
     assert.equal(watchers.size, 0, 'no watch remains');
     assert.equal(held.state.subscribed, 0, 'no memory subscription remains');
-    assert.equal(turn.cleanups.length, 0);
+    assert.equal(turn.end.cleanups.length, 0);
+    assert.equal(turn.end.ended, true);
     await store.close();
   });
 });
