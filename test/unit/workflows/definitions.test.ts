@@ -22,7 +22,7 @@ describe('loadWorkflow', () => {
 
   it('P-13: an unknown field names the workflow, the step, the field and what is allowed', () => {
     assert.deepEqual(errors(base({ ...ok3, x: { kind: 'agent', depends_on: 's', prompt: 'hi', instruction: 'x' } })), [
-      'workflow "w" step "x": unknown field "prompt" for kind "agent" (allowed: instruction, output_contract, output_schema, tools, servers, limits, context, skills, system)',
+      'workflow "w" step "x": unknown field "prompt" for kind "agent" (allowed: instruction, output_contract, tools, servers, limits, context, skills, system)',
     ]);
   });
 
@@ -33,9 +33,12 @@ describe('loadWorkflow', () => {
     assert.deepEqual(errors(base({ ...ok3, v: { kind: 'teleport', depends_on: 's' } })), [
       'workflow "w" step "v": unknown kind "teleport"',
     ]);
-    assert.deepEqual(errors(base({ ...ok3, v: { kind: 'agent', depends_on: 's', instruction: 'x' } })), [
-      'workflow "w" step "v": kind "agent" is not implemented in this build (see docs/reference/workflow-nodes.md)',
-    ]);
+    assert.deepEqual(
+      errors(base({ ...ok3, v: { kind: 'a2a.delegate', depends_on: 's', peer: 'p', objective: 'o' } })),
+      [
+        'workflow "w" step "v": kind "a2a.delegate" is not implemented in this build (see docs/reference/workflow-nodes.md)',
+      ],
+    );
   });
 
   it('refuses unknown top-level fields, other dialects and a common field this build does not implement', () => {
