@@ -1,7 +1,7 @@
 // The one ordered commit queue: every store write of the runtime runs through it, one after another, in the
 // order it was asked for, so a backend whose calls overlap (a network database) still commits in reactor order.
 // The reactor stays synchronous: it enqueues and awaits only where durability is promised (accept, fold).
-import type { Store } from './store.js';
+import { STORE_PORTS, type Store } from './store.js';
 
 export class CommitQueue {
   #tail: Promise<unknown> = Promise.resolve();
@@ -40,18 +40,6 @@ function startNow<T>(op: () => Promise<T>): Promise<T> {
   }
 }
 
-const PORTS = [
-  'inbox',
-  'conversations',
-  'budget',
-  'tasks',
-  'memory',
-  'sequences',
-  'subagents',
-  'workflows',
-  'timers',
-  'feed',
-] as const;
 const ORDERED = Symbol('agentd.orderedStore');
 
 function orderedPort<T extends object>(port: T, queue: CommitQueue): T {
@@ -71,13 +59,13 @@ function orderedPort<T extends object>(port: T, queue: CommitQueue): T {
 export function orderedStore(store: Store): Store {
   if ((store as Store & { [ORDERED]?: CommitQueue })[ORDERED] !== undefined) return store;
   const queue = new CommitQueue();
-  const ports = Object.fromEntries(PORTS.map((name) => [name, orderedPort(store[name], queue)]));
+  const ports = Object.fromEntries(STORE_PORTS.map((name) => [name, orderedPort(store[name], queue)]));
   return {
     kind: store.kind,
     location: store.location,
     generation: store.generation,
     ...(store.checked ? { checked: store.checked } : {}),
-    ...(ports as Pick<Store, (typeof PORTS)[number]>),
+    ...(ports as Pick<Store, (typeof STORE_PORTS)[number]>),
     // Closing waits for what is already queued, so nothing enqueued before close is lost.
     close: () => queue.settled().then(() => store.close()),
     [ORDERED]: queue,

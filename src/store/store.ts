@@ -198,6 +198,20 @@ export interface TimersPort {
   remember(key: string, at: number): Promise<void>;
 }
 
+/** The Store's ports by name: the wrappers (commit order, latency) wrap each one; a new port is added here once. */
+export const STORE_PORTS = [
+  'inbox',
+  'conversations',
+  'budget',
+  'tasks',
+  'memory',
+  'sequences',
+  'subagents',
+  'workflows',
+  'timers',
+  'feed',
+] as const;
+
 export interface Store {
   readonly kind: 'sqlite' | 'memory' | 'postgres';
   /** Human-readable location (the database file path, or ":memory:"). */

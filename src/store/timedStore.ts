@@ -1,21 +1,8 @@
 // A Store wrapper that times every port call (until its promise settles) into a latency observer (the store
 // latency metric, op = "port.method"). Adds no behaviour: every call forwards to the wrapped store, errors included.
-import type { Store } from './store.js';
+import { STORE_PORTS, type Store } from './store.js';
 
 export type LatencyObserver = (op: string, seconds: number) => void;
-
-const PORTS = [
-  'inbox',
-  'conversations',
-  'budget',
-  'tasks',
-  'memory',
-  'sequences',
-  'subagents',
-  'workflows',
-  'timers',
-  'feed',
-] as const;
 
 function timedPort<T extends object>(port: T, name: string, observe: LatencyObserver): T {
   return new Proxy(port, {
@@ -36,12 +23,12 @@ function timedPort<T extends object>(port: T, name: string, observe: LatencyObse
 
 /** `store` with each port call timed by `observe("port.method", seconds)`. */
 export function timedStore(store: Store, observe: LatencyObserver): Store {
-  const ports = Object.fromEntries(PORTS.map((name) => [name, timedPort(store[name], name, observe)]));
+  const ports = Object.fromEntries(STORE_PORTS.map((name) => [name, timedPort(store[name], name, observe)]));
   return {
     kind: store.kind,
     location: store.location,
     generation: store.generation,
-    ...(ports as Pick<Store, (typeof PORTS)[number]>),
+    ...(ports as Pick<Store, (typeof STORE_PORTS)[number]>),
     close: () => store.close(),
   };
 }
