@@ -37,24 +37,26 @@ function freePort(): Promise<number> {
 
 /** One tmux session running a command; `screen()` is what the terminal shows now. */
 function terminal(base: string, command: string) {
-  // One tmux server serves every test run on the machine: a run's own sessions carry its pid.
+  // Each terminal has its own tmux server (-L socket): with one shared server, a session started while the last one
+  // is being killed can meet the exiting server ("server exited unexpectedly").
   const name = `${base}-${process.pid}`;
-  execFileSync('tmux', ['new-session', '-d', '-s', name, '-x', '120', '-y', '40', command]);
+  const tmux = (args: string[], encoding?: 'utf8') => execFileSync('tmux', ['-L', name, ...args], { encoding });
+  tmux(['new-session', '-d', '-s', name, '-x', '120', '-y', '40', command]);
   return {
     screen: (): string => {
       try {
-        return execFileSync('tmux', ['capture-pane', '-p', '-t', name], { encoding: 'utf8' });
+        return tmux(['capture-pane', '-p', '-t', name], 'utf8') as string;
       } catch {
         return '';
       }
     },
     type: (text: string): void => {
-      execFileSync('tmux', ['send-keys', '-t', name, '-l', text]);
-      execFileSync('tmux', ['send-keys', '-t', name, 'Enter']);
+      tmux(['send-keys', '-t', name, '-l', text]);
+      tmux(['send-keys', '-t', name, 'Enter']);
     },
     close: (): void => {
       try {
-        execFileSync('tmux', ['kill-session', '-t', name]);
+        tmux(['kill-server']);
       } catch {
         // Already gone.
       }
