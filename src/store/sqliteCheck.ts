@@ -19,7 +19,7 @@ const MAX_ERRORS = 3;
 
 /** What a failed check tells the operator to run (README "Recovering a store"). */
 export function recoveryHint(file: string): string {
-  return `recover it with: sqlite3 -readonly '${file}' .recover | sqlite3 '${file}.recovered' (README "Recovering a store")`;
+  return `recover it with: sqlite3 -readonly '${file}' .recover | sqlite3 '${file}.recovered' (docs/concepts/durability.md, "Recovering a store")`;
 }
 
 /** What a check that ran reports (`store.checked`). */
