@@ -29,7 +29,7 @@ import {
 } from './tasks.js';
 import { CANCEL_FOLD_MS, SEED_WAKE, STOPPING, TaskWatchers, TURN_STOPPED } from './taskWatchers.js';
 
-export interface TaskBackendDeps {
+export interface TaskBackendDeps extends Pick<CommandDeps, 'reload' | 'pairing'> {
   store: Store;
   /** The supervisor's controls: steering, cancel, pause/resume, status. */
   supervisor: SupervisorPort;
@@ -39,7 +39,6 @@ export interface TaskBackendDeps {
   now(): number;
   /** Starts a drain (operator command `drain`). */
   drain(): void;
-  reload?: CommandDeps['reload'];
   /** `agent.wake_on` and `agent.on_workflow_finished` (default: the seed's). */
   wake?: Pick<AgentConfig, 'wake_on' | 'on_workflow_finished'>;
   /** Resolves once the runtime's restore has queued what was pending; callers are served only after it. */

@@ -1,6 +1,6 @@
-// The client subcommands (issue 18 item 2): `agentd send|tasks|status|cancel|answer|pause|resume|drain|goal|log|tui`
-// talk to a running daemon over its A2A listener (src/client/). stdout carries only the answer (a reply, a task
-// id, a listing); errors go to stderr with a non-zero exit; `--json` prints machine-readable output.
+// The client subcommands (issue 18 item 2): `agentd send|tasks|status|cancel|answer|pause|resume|drain|goal|log|
+// pair|tui` talk to a running daemon over its A2A listener (src/client/). stdout carries only the answer (a reply,
+// a task id, a listing); errors go to stderr with a non-zero exit; `--json` prints machine-readable output.
 import { Command, CommanderError } from 'commander';
 import {
   DaemonClient,
@@ -27,6 +27,7 @@ export const CLIENT_COMMANDS = new Set([
   'drain',
   'goal',
   'log',
+  'pair',
   'tui',
 ]);
 
@@ -183,6 +184,12 @@ const ACTIONS: Record<string, Action> = {
     throw new DaemonError('usage_invalid', `goal ${action ?? ''}: expected set, get or clear`);
   },
   log: (client, _args, o) => runLog(client, o),
+  async pair(client, _args, o) {
+    const issued = (await client.command('pairing.code')) as { code: string; expires_at: string };
+    if (o.json) return json(issued);
+    process.stderr.write(`agentd pair: single use, until ${issued.expires_at}; enter it at ${client.url}/ui\n`);
+    return { code: EXIT.ok, stdout: issued.code };
+  },
 };
 
 async function instance(client: DaemonClient, op: string, o: Common): Promise<CliResult> {
