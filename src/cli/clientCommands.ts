@@ -87,7 +87,7 @@ function commandFor(name: string): Command {
       return c
         .argument('<text>', 'the message')
         .option('--no-wait', 'print the task id at once instead of waiting for the reply')
-        .option('--conversation <id>', 'the conversation (context id) to continue')
+        .option('--conversation <id>', 'the conversation (context id) to continue; latest = your most recent one')
         .option('--plan', 'run the turn in plan mode', false);
     case 'tasks':
       return c
@@ -109,7 +109,7 @@ function commandFor(name: string): Command {
     case 'tui':
       return c
         .option('--start', 'start a daemon with --config and stop it on quit', false)
-        .option('--conversation <id>', 'the conversation to open');
+        .option('--conversation <id>', 'the conversation to open: an id, latest (default) or new');
     default:
       return c;
   }
@@ -130,7 +130,9 @@ function settled(task: WireTask): CliResult {
 
 const ACTIONS: Record<string, Action> = {
   async send(client, [text], o) {
-    const conversation = o.conversation as string | undefined;
+    let conversation = o.conversation as string | undefined;
+    // `latest` continues the caller's most recent conversation (none yet: a new one).
+    if (conversation === 'latest') conversation = (await client.history('latest', 1)).contextId ?? undefined;
     const task = await client.send(text ?? '', {
       wait: o.wait !== false,
       plan: o.plan === true,

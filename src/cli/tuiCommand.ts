@@ -37,8 +37,8 @@ export async function runTui(
     ({ url, token } = resolveEndpoint(o, env));
   }
   const client = new DaemonClient({ url, token });
-  const ctx = typeof o.conversation === 'string' ? o.conversation : null;
-  const ui = render(createElement(TuiApp, { client, ctx, onQuit: () => {} }), { exitOnCtrlC: false });
+  const open = typeof o.conversation === 'string' ? o.conversation : 'latest';
+  const ui = render(createElement(TuiApp, { client, open, onQuit: () => {} }), { exitOnCtrlC: false });
   // A closed terminal (SIGHUP) or a stop signal ends the UI like /quit, so a started daemon is stopped too.
   const onSignal = (): void => ui.unmount();
   for (const signal of ['SIGHUP', 'SIGTERM', 'SIGINT'] as const) process.once(signal, onSignal);
