@@ -37,6 +37,7 @@ describe('the web UI in headless Chromium', { timeout: 240_000 }, () => {
       '    - {id: root, role: operator, match: {bearer: "{{secret:OPERATOR_TOKEN}}"}}',
       'intelligence:',
       `  endpoints: ${model.url}`,
+      '  budget: {windows: [{per: day, tokens: 50000000}]}',
       'mcp:',
       '  servers:',
       `    everything: {command: "${process.execPath}", args: ["${EVERYTHING}", "stdio"]}`,
@@ -154,6 +155,20 @@ describe('the web UI in headless Chromium', { timeout: 240_000 }, () => {
     const status = page.getByRole('main', { name: 'Status' });
     await status.locator('dt').first().waitFor(WAIT);
     assert.ok((await status.locator('dt').count()) > 3, 'the status document is shown field by field');
+    // Live turns, the queue, the workers and the budget (issue 18 item 4's status page).
+    const field = (name: string) =>
+      status.locator('.field', { has: page.locator('dt', { hasText: new RegExp(`^${name}$`) }) });
+    for (const name of ['running_turns', 'queued', 'workers', 'budget']) {
+      assert.equal(await field(name).count(), 1, `the status page shows ${name}`);
+    }
+    assert.match(
+      (await field('workers').locator('dd').textContent()) ?? '',
+      /"busy":\d+,"spare":\d+,"target":\d+,"max":\d+/,
+    );
+    assert.match(
+      (await field('budget').locator('dd').textContent()) ?? '',
+      /"per":"day","tokens":[1-9]\d*,"max_tokens":50000000/,
+    );
     await page.getByRole('button', { name: 'chat' }).click();
   });
 
