@@ -94,7 +94,9 @@ describe('the web UI in headless Chromium', { timeout: 240_000 }, () => {
     const yes = page.getByRole('group', { name: 'Ship it?' }).getByRole('button', { name: 'yes' });
     await yes.waitFor(WAIT);
     assert.equal(await page.getByRole('button', { name: 'no' }).count(), 1, 'both choices are offered');
-    await yes.click();
+    // By keyboard alone: the choice is a real button that takes focus and answers to Enter.
+    await yes.focus();
+    await page.keyboard.press('Enter');
     // The tool result the model reads carries the answer the button sends (`true`), not the label.
     const toolResult = () =>
       JSON.stringify(
@@ -170,6 +172,15 @@ describe('the web UI in headless Chromium', { timeout: 240_000 }, () => {
       /"per":"day","tokens":[1-9]\d*,"max_tokens":50000000/,
     );
     await page.getByRole('button', { name: 'chat' }).click();
+  });
+
+  it('names every control for assistive technology', async () => {
+    const unnamed = await page.evaluate(`[...document.querySelectorAll('button, input, textarea, select')]
+      .filter((el) => !(el.getAttribute('aria-label') || (el.labels && el.labels.length) || el.textContent.trim()))
+      .map((el) => el.outerHTML.slice(0, 80))`);
+    const controls = await page.locator('button, input, textarea').count();
+    assert.ok(controls > 3, 'premise: the chat view has controls');
+    assert.deepEqual(unnamed, [], 'every button and field has a label or text');
   });
 
   it('fits a phone-sized screen', async () => {
