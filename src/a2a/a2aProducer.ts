@@ -1,10 +1,14 @@
 // The A2A listener as a producer (reference §17): its task backend turns callers' messages into `a2a_message`
 // events and owns their tasks; the listener serves them over HTTP. Off unless `a2a.listen` is set.
+import { randomInt } from 'node:crypto';
+import { isLoopbackHost } from '../config/a2aKeys.js';
 import type { Config } from '../config/types.js';
 import type { Producer, ProducerContext } from '../runtime/producer.js';
 import { VERSION } from '../runtime/version.js';
 import { FeedHub } from './feedHub.js';
 import { A2aListener } from './listener.js';
+import { PairingCodes } from './pairingCodes.js';
+import { IMPLICIT_OPERATOR } from './principals.js';
 import { TaskBackend } from './taskBackend.js';
 import { TaskFeed } from './taskFeed.js';
 
@@ -29,6 +33,8 @@ export class A2aProducer implements Producer {
       tasks: config.a2a.tasks.retain,
       tasksAgeMs: config.a2a.tasks.retain_age,
     }));
+    // In memory only: a restart voids every code (a session it opened ends with the process too).
+    const pairing = new PairingCodes(randomInt);
     const backend = new TaskBackend({
       store: ctx.store,
       log,
@@ -37,6 +43,7 @@ export class A2aProducer implements Producer {
       accept: ctx.accept,
       drain: () => ctx.requestStop(),
       reload: () => ctx.reload(),
+      pairing: (principal) => pairing.issue(principal, ctx.clock()),
       // Read at each message: a reload changes wake_on for the next one (interfaces §3.6).
       wake: {
         get wake_on() {
@@ -56,11 +63,23 @@ export class A2aProducer implements Producer {
     const instance = { name: config.agent.name, version: VERSION };
     const webhooks = ctx.webhooks;
     this.listener = await A2aListener.start({
-      ...{ config, backend, log, instance, feed },
+      ...{ config, backend, log, instance, feed, pairing },
       ...(webhooks ? { webhooks } : {}),
     });
     feed.start();
     backend.setListening(true);
+    this.printPairingCode(pairing, this.listener.url, ctx);
+  }
+
+  /**
+   * A loopback daemon prints one pairing code at start, so whoever started it can open the web UI without a
+   * configured token (interfaces §2.2). A code is short-lived and single use; a non-loopback daemon prints none
+   * (its log may travel): an operator asks for one with `agentd pair`.
+   */
+  private printPairingCode(pairing: PairingCodes, url: string, ctx: ProducerContext): void {
+    if (!isLoopbackHost(new URL(url).hostname)) return;
+    const { code, expiresAt } = pairing.issue(IMPLICIT_OPERATOR, ctx.clock());
+    ctx.log.info('ui.pairing_code', { code, expires_in_ms: expiresAt - ctx.clock(), ui: `${url}/ui` });
   }
 
   /** New messages are refused with a `draining` error; streams of running tasks stay open to hear their end. */

@@ -39,6 +39,7 @@ const COMMANDS = [
   'resume',
   'drain',
   'reload',
+  'pairing.code',
   'mode',
   'goal.set',
   'goal.get',
@@ -47,8 +48,11 @@ const COMMANDS = [
   ...READ_COMMANDS,
 ] as const;
 
-/** Commands that change nothing: their task is answered, never stored (issue 18 item 1). */
-const READ_ONLY = new Set<string>(['status', 'goal.get', 'subagent.status', ...READ_COMMANDS]);
+/**
+ * Commands whose task is answered, never stored (issue 18 item 1): reads, and `pairing.code`, whose answer is a
+ * credential that must not reach the store.
+ */
+const READ_ONLY = new Set<string>(['status', 'goal.get', 'subagent.status', 'pairing.code', ...READ_COMMANDS]);
 
 export function isReadOnly(op: string): boolean {
   return READ_ONLY.has(op);
@@ -63,6 +67,8 @@ export interface CommandDeps {
   reload?(): ReloadReport;
   /** The caller's conversation named by the message's context id; null when the message named none. */
   conversation: string | null;
+  /** Mints a web UI pairing code for the caller (`pairing.code`, pairingCodes.ts); absent = unsupported. */
+  pairing?(principal: Principal): { code: string; expiresAt: number };
   /** Where the read commands (conversation.get, questions) read; absent = they are unsupported. */
   store?: Pick<Store, 'conversations' | 'tasks'>;
 }
@@ -134,6 +140,11 @@ function runCommand(principal: Principal, op: string, args: Record<string, unkno
     case 'reload':
       if (!deps.reload) throw new BackendError('unsupported', 'command "reload": this instance has no config sources');
       return deps.reload();
+    case 'pairing.code': {
+      if (!deps.pairing) throw new BackendError('unsupported', 'command "pairing.code": this instance has no web UI');
+      const { code, expiresAt } = deps.pairing(principal);
+      return { code, principal: principal.id, expires_at: new Date(expiresAt).toISOString(), ui: '/ui' };
+    }
     default:
       return sup.status();
   }

@@ -17,12 +17,13 @@ import type { FeedHub } from './feedHub.js';
 import { serveFeed } from './feedRoute.js';
 import { headerOf, ID_MARK, readBody, sendJson } from './httpIo.js';
 import { isLongRequest, LongRequests, longRequestLimit } from './longRequests.js';
+import type { PairingCodes } from './pairingCodes.js';
 import { authenticateRequest } from './requestAuth.js';
 import { BackendRequestHandler, CALL_KEY, type CallState } from './requestHandler.js';
 import { errorEnvelope, httpStatusOf, RPC_CODES, RpcError } from './rpcError.js';
 import { streamResponses } from './rpcStream.js';
 import { ShedLog } from './shedLog.js';
-import { serveWebUi } from './webRoute.js';
+import { serveWebUi, type WebDesk } from './webRoute.js';
 import { WebSessions } from './webSessions.js';
 
 export interface A2aListenerOptions {
@@ -34,6 +35,8 @@ export interface A2aListenerOptions {
   webhooks?: { serve(req: IncomingMessage, res: ServerResponse, path: string): boolean };
   /** The client feed served at `GET /feed`; absent = 404 there. */
   feed?: FeedHub;
+  /** One-time pairing codes the web UI's sign-in redeems; absent = sign-in by token only. */
+  pairing?: PairingCodes;
 }
 
 const CARD_PATHS = new Set(['/.well-known/agent-card.json', '/.well-known/agent.json']);
@@ -67,12 +70,14 @@ export class A2aListener {
   private readonly long = new LongRequests();
   /** Web UI sign-ins (webSessions.ts): in memory, so a restart signs every browser out. */
   private readonly sessions = new WebSessions();
+  private readonly web: WebDesk;
 
   private constructor(
     private readonly server: Server,
     private readonly opts: A2aListenerOptions,
     tls: boolean,
   ) {
+    this.web = { sessions: this.sessions, log: opts.log, ...(opts.pairing ? { pairing: opts.pairing } : {}) };
     const shed = new ShedLog(opts.log);
     this.connections = new ConnectionTracker(server, tls, {
       maxConnections: this.a2a.max_connections,
@@ -149,7 +154,7 @@ export class A2aListener {
       });
       return;
     }
-    if (serveWebUi(req, res, path, this.a2a, this.sessions)) return;
+    if (serveWebUi(req, res, path, this.a2a, this.web)) return;
     if (this.opts.webhooks?.serve(req, res, path)) return;
     if (req.method === 'GET' && path === FEED_PATH && this.opts.feed) {
       this.onFeed(req, res, this.opts.feed).catch((err: unknown) => {

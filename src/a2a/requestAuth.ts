@@ -28,12 +28,14 @@ export function authenticateRequest(
   const origin = headerOf(req, 'origin');
   const remoteLoopback = isLoopbackHost(req.socket.remoteAddress ?? '');
   if (authorization === undefined && sessions) {
-    const token = sessions.tokenOf(headerOf(req, 'cookie'), now);
-    if (token !== null) {
+    const cookie = headerOf(req, 'cookie');
+    const token = sessions.tokenOf(cookie, now);
+    const paired = token === null ? sessions.pairedOf(cookie, now) : null;
+    if (token !== null || paired !== null) {
       if (!SAFE_METHODS.has(req.method ?? '') && !sameOrigin(origin, headerOf(req, 'host'), isSecure(req))) {
         return { refused: `cross-origin ${req.method} with a session cookie refused (Origin ${origin ?? 'absent'})` };
       }
-      return authenticate(a2a, { remoteLoopback, authorization: `Bearer ${token}` });
+      return paired ?? authenticate(a2a, { remoteLoopback, authorization: `Bearer ${token}` });
     }
   }
   return authenticate(a2a, {

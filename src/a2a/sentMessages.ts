@@ -5,6 +5,7 @@ import { createHash } from 'node:crypto';
 import type { TaskRecord } from '../domain/task.js';
 import type { Store } from '../store/store.js';
 import type { Principal } from './backend.js';
+import { rebuiltTask } from './tasks.js';
 
 /** A message that is only noted in its conversation (wake_on leaves out a2a_message), and the reply it gets. */
 export interface NotedMessage {
@@ -28,7 +29,10 @@ export function noteTaskId(principal: string, messageId: string): string {
 
 /**
  * The task of a message `principal` already sent with `messageId` (accepted as a turn, or noted), or null: none
- * was, the message carries no id, or its task was lost (the accept's own dedupe then rebuilds it).
+ * was, the message carries no id, or its task was lost while its turn is pending (the accept's own dedupe then
+ * rebuilds it). A task pruned by retention after its turn ended is rebuilt from the inbox row's outcome, not
+ * stored again: the retry gets the message's task as it ended, never a refusal or a turn meant for a new message
+ * (interfaces §4.4: deduplicated by principal and messageId).
  */
 export async function earlierTask(
   store: Pick<Store, 'inbox' | 'tasks'>,
@@ -40,5 +44,7 @@ export async function earlierTask(
   if (noted) return noted;
   const record = await store.inbox.findByKey(principal, a2aDedupeKey(messageId));
   const taskId = record?.payload.task?.id;
-  return taskId === undefined ? null : store.tasks.get(taskId);
+  if (record === null || taskId === undefined) return null;
+  const stored = await store.tasks.get(taskId);
+  return stored ?? (record.status === 'done' ? rebuiltTask(record) : null);
 }

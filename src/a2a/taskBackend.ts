@@ -1,7 +1,7 @@
 // A2A tasks over the supervisor: each caller's messages go to conversations it owns, a task's state follows its
 // turn, a person answers questions through the task, and operators run commands. The listener only maps wire types.
 import type { AgentConfig } from '../config/types.js';
-import type { InboxEvent, InboxOutcome } from '../domain/inbox.js';
+import type { InboxEvent, InboxOutcome, InboxRecord } from '../domain/inbox.js';
 import type { TaskRecord } from '../domain/task.js';
 import { describeError } from '../errors.js';
 import type { Logger } from '../obs/log.js';
@@ -20,16 +20,17 @@ import type { TaskFeed } from './taskFeed.js';
 import {
   consumed,
   conversationFor,
+  endedTask,
   isTerminal,
   newTask,
   owns,
+  rebuiltTask,
   startingTask,
-  stateForStatus,
   transition,
 } from './tasks.js';
-import { CANCEL_FOLD_MS, SEED_WAKE, STOPPING, TaskWatchers, TURN_STOPPED } from './taskWatchers.js';
+import { CANCEL_FOLD_MS, SEED_WAKE, STOPPING, TaskWatchers } from './taskWatchers.js';
 
-export interface TaskBackendDeps {
+export interface TaskBackendDeps extends Pick<CommandDeps, 'reload' | 'pairing'> {
   store: Store;
   /** The supervisor's controls: steering, cancel, pause/resume, status. */
   supervisor: SupervisorPort;
@@ -39,7 +40,6 @@ export interface TaskBackendDeps {
   now(): number;
   /** Starts a drain (operator command `drain`). */
   drain(): void;
-  reload?: CommandDeps['reload'];
   /** `agent.wake_on` and `agent.on_workflow_finished` (default: the seed's). */
   wake?: Pick<AgentConfig, 'wake_on' | 'on_workflow_finished'>;
   /** Resolves once the runtime's restore has queued what was pending; callers are served only after it. */
@@ -73,12 +73,12 @@ export class TaskBackend implements A2aBackend, TaskHooks {
   readonly taskFor = startingTask;
 
   /** The task an accepted event answers; rebuilt (and saved) when an older store lost it after the inbox write. */
-  private async taskOf(ev: InboxEvent): Promise<TaskRecord | null> {
+  private async taskOf(ev: InboxEvent | InboxRecord): Promise<TaskRecord | null> {
     const t = ev.payload.task;
     if (!t) return null;
     const existing = await this.deps.store.tasks.get(t.id);
     if (existing) return existing;
-    const task = this.taskFor(ev);
+    const task = rebuiltTask(ev);
     if (task) await this.deps.store.tasks.save(task);
     return task;
   }
@@ -245,9 +245,7 @@ export class TaskBackend implements A2aBackend, TaskHooks {
   async taskForFold(eventId: string, outcome: InboxOutcome): Promise<TaskRecord | null> {
     const task = await this.deps.store.tasks.forEvent(eventId);
     if (!task) return null;
-    const message = outcome.reply || outcome.error || (outcome.status === 'cancelled' ? TURN_STOPPED : null);
-    const patch = { message, result: outcome.status === 'completed' ? outcome.reply : null, question: null };
-    return transition(task, stateForStatus(outcome.status), this.deps.now(), patch);
+    return endedTask(task, outcome, this.deps.now());
   }
 
   /** Tells watchers what the store holds: a cancel that landed before the fold's commit keeps its state. */

@@ -11,9 +11,6 @@ type Watcher = (u: TaskUpdate) => void;
 /** How long a cancel waits for the cancelled turn's fold (the worker's cancel grace is 2 s). */
 export const CANCEL_FOLD_MS = 10_000;
 
-/** A cancelled turn's task message, set by its fold: the worker has ended the turn. */
-export const TURN_STOPPED = 'canceled: the turn was stopped';
-
 /** What a turn still waiting on a person hears when the agent stops. */
 export const STOPPING: ToolResult = { result: 'ask_human: the agent is stopping; nobody will answer', is_error: true };
 

@@ -1,7 +1,7 @@
 // A2A task policy (reference §17.2, §14.2): how a task starts, moves between states and ends. Pure: plain data
 // in, a new copy out; no store, no clock. A terminal state (completed, failed, canceled, rejected) never changes.
 
-import type { InboxEvent } from '../domain/inbox.js';
+import type { InboxEvent, InboxOutcome, InboxRecord } from '../domain/inbox.js';
 import type { TaskRecord, TaskState } from '../domain/task.js';
 import type { TurnStatus } from '../protocol/status.js';
 import type { Principal } from './backend.js';
@@ -84,6 +84,26 @@ export function transition(task: TaskRecord, state: TaskState, now: number, patc
     history: history.slice(-TASK_HISTORY_LIMIT),
     updated: now,
   };
+}
+
+/** A cancelled turn's task message, set by its fold: the worker has ended the turn. */
+export const TURN_STOPPED = 'canceled: the turn was stopped';
+
+/** The task as its turn's outcome ends it (§14.2): the reply, else the error; null when it had ended already. */
+export function endedTask(task: TaskRecord, outcome: InboxOutcome, now: number): TaskRecord | null {
+  const message = outcome.reply || outcome.error || (outcome.status === 'cancelled' ? TURN_STOPPED : null);
+  const patch = { message, result: outcome.status === 'completed' ? outcome.reply : null, question: null };
+  return transition(task, stateForStatus(outcome.status), now, patch);
+}
+
+/**
+ * The task an inbox row answers, rebuilt from the row alone (its task was lost, or pruned by retention): working
+ * while the row is pending, ended by its stored outcome once done. Null when the row names no task.
+ */
+export function rebuiltTask(record: InboxEvent & Partial<Pick<InboxRecord, 'status' | 'outcome'>>): TaskRecord | null {
+  const start = startingTask(record);
+  if (start === null || record.status !== 'done' || record.outcome === undefined) return start;
+  return endedTask(start, record.outcome, record.ts) ?? start;
 }
 
 /** The terminal state a turn's status gives its task (§14.2): refused → rejected, anything unlisted → failed. */

@@ -4,7 +4,9 @@
 import { readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { A2aConfig } from '../config/types.js';
+import type { Logger } from '../obs/log.js';
 import { headerOf, readBody, sendJson } from './httpIo.js';
+import type { PairingCodes } from './pairingCodes.js';
 import { type Authentication, authenticate } from './principals.js';
 import { authenticateRequest, isSecure } from './requestAuth.js';
 import { clearedCookie, sameOrigin, sessionCookie, type WebSessions } from './webSessions.js';
@@ -37,6 +39,13 @@ const SECURITY_HEADERS = {
 };
 const SIGN_IN_BYTES = 4_096;
 
+/** What the sign-in needs beside the config: the sessions, the pairing codes, and where a pairing is logged. */
+export interface WebDesk {
+  sessions: WebSessions;
+  pairing?: PairingCodes;
+  log: Logger;
+}
+
 const cache = new Map<string, Buffer | null>();
 function asset(file: string): Buffer | null {
   if (!cache.has(file)) {
@@ -55,11 +64,11 @@ export function serveWebUi(
   res: ServerResponse,
   path: string,
   a2a: Readonly<A2aConfig>,
-  sessions: WebSessions,
+  desk: WebDesk,
 ): boolean {
   if (path !== UI_PREFIX && !path.startsWith(`${UI_PREFIX}/`)) return false;
   if (path === '/ui/session') {
-    serveSession(req, res, a2a, sessions).catch(() => sendJson(res, 500, { error: 'internal error' }));
+    serveSession(req, res, a2a, desk).catch(() => sendJson(res, 500, { error: 'internal error' }));
     return true;
   }
   const entry = FILES[path];
@@ -88,13 +97,17 @@ export function serveWebUi(
   return true;
 }
 
-/** `GET` who is signed in; `POST {token}` signs in; `DELETE` signs out. Changes only from the daemon's own origin. */
+/**
+ * `GET` who is signed in; `POST {token}` or `POST {code}` (a one-time pairing code) signs in; `DELETE` signs out.
+ * Changes only from the daemon's own origin.
+ */
 async function serveSession(
   req: IncomingMessage,
   res: ServerResponse,
   a2a: Readonly<A2aConfig>,
-  sessions: WebSessions,
+  desk: WebDesk,
 ): Promise<void> {
+  const { sessions } = desk;
   const secure = isSecure(req);
   const json = (status: number, body: unknown, headers: Record<string, string> = {}): void =>
     sendJson(res, status, body, { headers: { ...SECURITY_HEADERS, 'Cache-Control': 'no-store', ...headers } });
@@ -111,18 +124,32 @@ async function serveSession(
   }
   if (req.method !== 'POST') return json(405, { error: 'method not allowed' });
   const read = await readBody(req, SIGN_IN_BYTES, a2a.body_timeout);
-  const token = read.ok ? tokenIn(read.text) : null;
-  if (token === null) return json(400, { error: 'expected a JSON body {"token": "…"}' });
-  const who: Authentication = authenticate(a2a, { remoteLoopback: false, authorization: `Bearer ${token}` });
+  const given = read.ok ? credentialIn(read.text) : null;
+  if (given === null) return json(400, { error: 'expected a JSON body {"token": "…"} or {"code": "…"}' });
+  const now = Date.now();
+  if ('code' in given) {
+    const redeemed = desk.pairing?.redeem(given.code, now) ?? { refused: 'pairing is off', locked: false };
+    if ('refused' in redeemed) {
+      desk.log.warn('ui.pairing_refused', { reason: redeemed.refused });
+      return json(redeemed.locked ? 429 : 401, { error: `sign-in refused: ${redeemed.refused}` });
+    }
+    const { principal } = redeemed;
+    // The code is spent: it is never logged again, only who paired.
+    desk.log.info('ui.paired', { principal: principal.id });
+    const id = sessions.openPaired(principal, now);
+    return json(200, { principal: principal.id, role: principal.role }, { 'Set-Cookie': sessionCookie(id, secure) });
+  }
+  const who: Authentication = authenticate(a2a, { remoteLoopback: false, authorization: `Bearer ${given.token}` });
   if ('refused' in who) return json(401, { error: `sign-in refused: ${who.refused}` });
-  const id = sessions.open(token, Date.now());
+  const id = sessions.open(given.token, now);
   return json(200, { principal: who.id, role: who.role }, { 'Set-Cookie': sessionCookie(id, secure) });
 }
 
-function tokenIn(text: string): string | null {
+function credentialIn(text: string): { token: string } | { code: string } | null {
   try {
-    const body = JSON.parse(text) as { token?: unknown };
-    return typeof body.token === 'string' && /^\S{1,1024}$/.test(body.token) ? body.token : null;
+    const body = JSON.parse(text) as { token?: unknown; code?: unknown };
+    if (typeof body.code === 'string' && /^[\w -]{1,64}$/.test(body.code)) return { code: body.code };
+    return typeof body.token === 'string' && /^\S{1,1024}$/.test(body.token) ? { token: body.token } : null;
   } catch {
     return null;
   }

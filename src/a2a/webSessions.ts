@@ -1,7 +1,9 @@
 // Browser sessions of the web UI (issue 18 item 4): a sign-in with a bearer token mints an opaque session id kept
 // in memory only and sent back as an `HttpOnly; SameSite=Strict` cookie. The session keeps the token, so each request
-// is authenticated again by `a2a.principals` (a reload that drops the principal ends its sessions at once).
+// is authenticated again by `a2a.principals` (a reload that drops the principal ends its sessions at once). A
+// session opened with a one-time pairing code (pairingCodes.ts) keeps the principal the code was issued for.
 import { randomBytes } from 'node:crypto';
+import type { Principal } from './backend.js';
 
 /** The cookie's name; its value is 32 random bytes in hex, never the token itself. */
 export const SESSION_COOKIE = 'agentd_session';
@@ -9,28 +11,45 @@ export const SESSION_COOKIE = 'agentd_session';
 const SESSION_TTL_MS = 12 * 3_600_000;
 const MAX_SESSIONS = 1_000;
 
-interface Session {
-  token: string;
-  expires: number;
-}
+type Session = ({ token: string } | { principal: Principal }) & { expires: number };
 
 export class WebSessions {
   private readonly sessions = new Map<string, Session>();
 
   /** A new session for `token` (already checked by the caller); returns its id. */
   open(token: string, now: number): string {
+    return this.add({ token, expires: now + SESSION_TTL_MS }, now);
+  }
+
+  /** A new session acting as `principal` (a pairing code was redeemed for it); returns its id. */
+  openPaired(principal: Principal, now: number): string {
+    return this.add({ principal, expires: now + SESSION_TTL_MS }, now);
+  }
+
+  private add(session: Session, now: number): string {
     this.sweep(now);
     if (this.sessions.size >= MAX_SESSIONS) {
       const oldest = this.sessions.keys().next().value;
       if (oldest !== undefined) this.sessions.delete(oldest);
     }
     const id = randomBytes(32).toString('hex');
-    this.sessions.set(id, { token, expires: now + SESSION_TTL_MS });
+    this.sessions.set(id, session);
     return id;
   }
 
-  /** The token of the session the cookie header names, or null (none, unknown or expired). */
+  /** The token of the session the cookie header names, or null (none, unknown, expired, or a paired one). */
   tokenOf(cookieHeader: string | undefined, now: number): string | null {
+    const session = this.live(cookieHeader, now);
+    return session && 'token' in session ? session.token : null;
+  }
+
+  /** The principal of the paired session the cookie header names, or null. */
+  pairedOf(cookieHeader: string | undefined, now: number): Principal | null {
+    const session = this.live(cookieHeader, now);
+    return session && 'principal' in session ? session.principal : null;
+  }
+
+  private live(cookieHeader: string | undefined, now: number): Session | null {
     const id = sessionIdOf(cookieHeader);
     if (id === null) return null;
     const session = this.sessions.get(id);
@@ -39,7 +58,7 @@ export class WebSessions {
       this.sessions.delete(id);
       return null;
     }
-    return session.token;
+    return session;
   }
 
   close(cookieHeader: string | undefined): void {

@@ -24,6 +24,7 @@ import {
   settle,
   type WindowCounter,
   windowKey,
+  windowStart,
 } from './governor.js';
 
 const LIFETIME = 'lifetime';
@@ -76,6 +77,37 @@ export class BudgetLedger {
   async load(): Promise<void> {
     const rows = await this.deps.store.budget.load();
     this.flushed = new Map(rows.map((c) => [counterKey(c), c]));
+  }
+
+  /**
+   * The instance budget as it stands (`intelligence.budget`; null without one), for the operator's `status`: each
+   * window's use in its current bucket against its caps, and when that bucket ends (interfaces §1.8: shown, where
+   * agentd sends it and no client renders it). Per-conversation and per-principal scopes are not listed.
+   */
+  instanceSummary(): Record<string, unknown> | null {
+    const policy = this.deps.config.intelligence.budget;
+    if (policy === null) return null;
+    const scope = this.scope('instance', policy);
+    const now = this.deps.now();
+    roll(scope, now);
+    const windows = policy.windows.map((w, i) => {
+      const c = scope.windows[i] as WindowCounter;
+      const resets = new Date(windowStart(w, c.index + 1)).toISOString();
+      return {
+        per: w.per,
+        tokens: c.tokens + c.reserved,
+        max_tokens: w.tokens,
+        requests: c.requests,
+        max_requests: w.requests,
+        resets,
+      };
+    });
+    return {
+      windows,
+      lifetime_tokens: scope.lifetime,
+      max_lifetime_tokens: policy.lifetime_tokens,
+      on_exhausted: policy.on_exhausted,
+    };
   }
 
   /** The scopes a turn in `ctx` for `principal` answers to, in check order: principal, conversation, instance. */

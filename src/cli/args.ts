@@ -59,6 +59,7 @@ function buildProgram(): Command {
         '  agentd send TEXT [--no-wait] [--conversation ID] [--plan]   agentd tasks   agentd status',
         '  agentd cancel TASK   agentd answer TASK TEXT   agentd pause|resume|drain',
         '  agentd goal set|get|clear [OBJECTIVE]   agentd log [--since SEQ]   agentd tui [--start --config FILE]',
+        '  agentd pair (a one-time code for the web UI at /ui)',
         '  agentd reload --url URL [--token TOKEN]',
       ].join('\n'),
     )

@@ -1,6 +1,6 @@
-// The client subcommands (issue 18 item 2): `agentd send|tasks|status|cancel|answer|pause|resume|drain|goal|log|tui`
-// talk to a running daemon over its A2A listener (src/client/). stdout carries only the answer (a reply, a task
-// id, a listing); errors go to stderr with a non-zero exit; `--json` prints machine-readable output.
+// The client subcommands (issue 18 item 2): `agentd send|tasks|status|cancel|answer|pause|resume|drain|goal|log|
+// pair|tui` talk to a running daemon over its A2A listener (src/client/). stdout carries only the answer (a reply,
+// a task id, a listing); errors go to stderr with a non-zero exit; `--json` prints machine-readable output.
 import { Command, CommanderError } from 'commander';
 import {
   DaemonClient,
@@ -27,6 +27,7 @@ export const CLIENT_COMMANDS = new Set([
   'drain',
   'goal',
   'log',
+  'pair',
   'tui',
 ]);
 
@@ -86,7 +87,7 @@ function commandFor(name: string): Command {
       return c
         .argument('<text>', 'the message')
         .option('--no-wait', 'print the task id at once instead of waiting for the reply')
-        .option('--conversation <id>', 'the conversation (context id) to continue')
+        .option('--conversation <id>', 'the conversation (context id) to continue; latest = your most recent one')
         .option('--plan', 'run the turn in plan mode', false);
     case 'tasks':
       return c
@@ -108,7 +109,7 @@ function commandFor(name: string): Command {
     case 'tui':
       return c
         .option('--start', 'start a daemon with --config and stop it on quit', false)
-        .option('--conversation <id>', 'the conversation to open');
+        .option('--conversation <id>', 'the conversation to open: an id, latest (default) or new');
     default:
       return c;
   }
@@ -129,7 +130,9 @@ function settled(task: WireTask): CliResult {
 
 const ACTIONS: Record<string, Action> = {
   async send(client, [text], o) {
-    const conversation = o.conversation as string | undefined;
+    let conversation = o.conversation as string | undefined;
+    // `latest` continues the caller's most recent conversation (none yet: a new one).
+    if (conversation === 'latest') conversation = (await client.history('latest', 1)).contextId ?? undefined;
     const task = await client.send(text ?? '', {
       wait: o.wait !== false,
       plan: o.plan === true,
@@ -183,6 +186,12 @@ const ACTIONS: Record<string, Action> = {
     throw new DaemonError('usage_invalid', `goal ${action ?? ''}: expected set, get or clear`);
   },
   log: (client, _args, o) => runLog(client, o),
+  async pair(client, _args, o) {
+    const issued = (await client.command('pairing.code')) as { code: string; expires_at: string };
+    if (o.json) return json(issued);
+    process.stderr.write(`agentd pair: single use, until ${issued.expires_at}; enter it at ${client.url}/ui\n`);
+    return { code: EXIT.ok, stdout: issued.code };
+  },
 };
 
 async function instance(client: DaemonClient, op: string, o: Common): Promise<CliResult> {

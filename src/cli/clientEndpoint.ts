@@ -1,7 +1,8 @@
-// Where the client subcommands find the daemon (issue 18 item 2): `--url`/`--token`, else AGENTD_URL/AGENTD_TOKEN
-// (a token in the environment stays out of `ps`), else `a2a.listen` of the local config (`--config FILE`).
-import { readFileSync } from 'node:fs';
-import { parse } from 'yaml';
+// Where the client subcommands find the daemon (issue 18 item 2): each of URL and token from its flag (`--url`,
+// `--token`), else AGENTD_URL / AGENTD_TOKEN (a token in the environment stays out of `ps`), else the local config
+// (`--config FILE`, compiled by compileConfig like the daemon's own: STYLE.md rule 4).
+import { compileConfig } from '../config/compile.js';
+import type { Config } from '../config/types.js';
 import { DaemonError } from '../errors.js';
 
 export interface Endpoint {
@@ -9,39 +10,68 @@ export interface Endpoint {
   token: string | null;
 }
 
+export interface EndpointFlags {
+  url?: string;
+  token?: string;
+  config?: string;
+}
+
 const WILDCARD = new Set(['0.0.0.0', '::', '[::]', '']);
 
-/** The daemon's URL and token; a usage error (exit 2) names what is missing. */
-export function resolveEndpoint(
-  flags: { url?: string; token?: string; config?: string },
-  env: NodeJS.ProcessEnv,
-): Endpoint {
-  const token = flags.token ?? (env.AGENTD_TOKEN || null);
-  const url = flags.url ?? (env.AGENTD_URL || null) ?? (flags.config ? listenOf(flags.config) : null);
+/** The daemon's URL and token; a usage error (exit 2) names what is missing or wrong, in one line. */
+export function resolveEndpoint(flags: EndpointFlags, env: NodeJS.ProcessEnv, cwd: string = process.cwd()): Endpoint {
+  const local = flags.config === undefined ? null : localEndpoint(flags.config, env, cwd);
+  const token = tokenOf(flags, env, local);
+  const url = flags.url ?? (env.AGENTD_URL || null) ?? local?.url() ?? null;
   if (url === null) {
     throw new DaemonError('usage_invalid', 'no daemon to talk to: pass --url URL, set AGENTD_URL, or --config FILE');
   }
+  const origin = flags.url !== undefined ? '--url' : env.AGENTD_URL ? 'AGENTD_URL' : `--config ${flags.config}`;
+  let parsed: URL;
   try {
-    new URL(url);
+    parsed = new URL(url);
   } catch {
-    throw new DaemonError('usage_invalid', `--url ${JSON.stringify(url)}: not a URL (expected http://HOST:PORT)`);
+    throw new DaemonError('usage_invalid', `${origin} ${JSON.stringify(url)}: not a URL (expected http://HOST:PORT)`);
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+    throw new DaemonError('usage_invalid', `${origin} ${JSON.stringify(url)}: expected an http:// or https:// URL`);
   }
   return { url, token };
 }
 
-/** `a2a.listen` of a config file, as a client reaches it: a wildcard host is loopback; port 0 cannot be reached. */
-function listenOf(file: string): string {
-  let doc: unknown;
+/** The token alone (`agentd tui --start` learns the URL from the daemon it starts). */
+export function resolveToken(flags: EndpointFlags, env: NodeJS.ProcessEnv, cwd: string = process.cwd()): string | null {
+  return tokenOf(flags, env, flags.config === undefined ? null : localEndpoint(flags.config, env, cwd));
+}
+
+function tokenOf(flags: EndpointFlags, env: NodeJS.ProcessEnv, local: { token: string | null } | null): string | null {
+  return flags.token ?? (env.AGENTD_TOKEN || null) ?? local?.token ?? null;
+}
+
+/**
+ * The endpoint a config file names: `a2a.listen` as a client reaches it, and the bearer of its first operator
+ * principal (the local config's owner runs the daemon). The URL is derived lazily: a `--url` beside `--config`
+ * needs no listener in the file. A config that does not compile is a usage error naming the file.
+ */
+function localEndpoint(file: string, env: NodeJS.ProcessEnv, cwd: string) {
+  let config: Readonly<Config>;
   try {
-    doc = parse(readFileSync(file, 'utf8'));
+    config = compileConfig({ files: [file], env, flags: {}, cwd });
   } catch (err) {
-    throw new DaemonError('usage_invalid', `--config ${file}: ${err instanceof Error ? err.message : String(err)}`);
+    const why = err instanceof Error ? err.message : String(err);
+    throw new DaemonError('usage_invalid', `--config ${file}: ${why}`);
   }
-  const listen = (doc as { a2a?: { listen?: unknown } } | null)?.a2a?.listen;
-  if (typeof listen !== 'string') throw new DaemonError('usage_invalid', `--config ${file}: no a2a.listen to reach`);
+  const operator = config.a2a.principals.find((p) => p.role === 'operator' && 'bearer' in p.match);
+  const token = operator && 'bearer' in operator.match ? operator.match.bearer : null;
+  return { token, url: () => listenOf(file, config.a2a.listen) };
+}
+
+/** `a2a.listen` as a client reaches it: a wildcard host is loopback; port 0 cannot be reached. */
+function listenOf(file: string, listen: string | null): string {
+  if (listen === null) throw new DaemonError('usage_invalid', `--config ${file}: no a2a.listen to reach`);
   const target = new URL(listen);
   if (target.port === '0')
-    throw new DaemonError('usage_invalid', `--config ${file}: a2a.listen has port 0; pass --url`);
+    throw new DaemonError('usage_invalid', `--config ${file}: a2a.listen has port 0 (a free port); pass --url`);
   if (WILDCARD.has(target.hostname)) target.hostname = '127.0.0.1';
   return target.origin;
 }

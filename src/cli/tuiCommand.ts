@@ -10,7 +10,7 @@ import { createElement } from 'react';
 import { DaemonClient } from '../client/daemonClient.js';
 import { TuiApp } from '../client/tuiApp.js';
 import { DaemonError } from '../errors.js';
-import { resolveEndpoint } from './clientEndpoint.js';
+import { resolveEndpoint, resolveToken } from './clientEndpoint.js';
 import { EXIT } from './exitCodes.js';
 import type { CliResult } from './run.js';
 
@@ -24,19 +24,21 @@ export async function runTui(
 ): Promise<CliResult> {
   let daemon: ChildProcess | null = null;
   let url: string;
+  let token: string | null;
   if (o.start === true) {
     if (!o.config) throw new DaemonError('usage_invalid', '--start needs --config FILE (a config with a2a.listen)');
+    // Compiled before the daemon starts: a config that does not compile is exit 2 with nothing started.
+    token = resolveToken(o, env);
     const started = await startDaemon(o.config, env);
     daemon = started.child;
     url = started.url;
     process.stderr.write(`agentd tui: endpoint ${url} · daemon logs → ${started.log}\n`);
   } else {
-    url = resolveEndpoint(o, env).url;
+    ({ url, token } = resolveEndpoint(o, env));
   }
-  const token = o.token ?? (env.AGENTD_TOKEN || null);
   const client = new DaemonClient({ url, token });
-  const ctx = typeof o.conversation === 'string' ? o.conversation : null;
-  const ui = render(createElement(TuiApp, { client, ctx, onQuit: () => {} }), { exitOnCtrlC: false });
+  const open = typeof o.conversation === 'string' ? o.conversation : 'latest';
+  const ui = render(createElement(TuiApp, { client, open, onQuit: () => {} }), { exitOnCtrlC: false });
   // A closed terminal (SIGHUP) or a stop signal ends the UI like /quit, so a started daemon is stopped too.
   const onSignal = (): void => ui.unmount();
   for (const signal of ['SIGHUP', 'SIGTERM', 'SIGINT'] as const) process.once(signal, onSignal);

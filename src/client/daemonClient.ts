@@ -51,6 +51,14 @@ export interface SendOptions {
   messageId?: string;
 }
 
+/** A conversation's user and agent messages (`conversation.get`), and which conversation it is. */
+export interface History {
+  /** The context id; null when `latest` found none. */
+  contextId: string | null;
+  messages: Array<{ role: 'user' | 'agent'; text: string }>;
+  total: number;
+}
+
 const SHORT_MS = 30_000;
 const TERMINAL = new Set(['TASK_STATE_COMPLETED', 'TASK_STATE_FAILED', 'TASK_STATE_CANCELED', 'TASK_STATE_REJECTED']);
 
@@ -136,6 +144,22 @@ export class DaemonClient {
     } catch {
       return text;
     }
+  }
+
+  /** The newest `limit` messages of conversation `which`; `latest` = the caller's most recent conversation. */
+  async history(which: string, limit = 100): Promise<History> {
+    const latest = which === 'latest';
+    const args = { limit, ...(latest ? { latest: true } : {}) };
+    const got = (await this.command('conversation.get', args, latest ? undefined : which)) as Partial<{
+      context_id: string;
+      messages: History['messages'];
+      total: number;
+    }>;
+    return {
+      contextId: latest ? (got.context_id ?? null) : which,
+      messages: got.messages ?? [],
+      total: got.total ?? 0,
+    };
   }
 
   getTask(id: string): Promise<WireTask> {

@@ -3,14 +3,24 @@
 // choices; the composer. State lives in tuiState.ts (pure); lines go to tuiCommands.ts.
 import { Box, Text, useApp, useInput, useStdout } from 'ink';
 import { createElement as h, type ReactElement, useEffect, useReducer, useRef, useState } from 'react';
-import type { DaemonClient, FeedMessage } from './daemonClient.js';
+import type { DaemonClient, FeedMessage, History } from './daemonClient.js';
 import { submitLine } from './tuiCommands.js';
-import { addRow, applyFeed, initialState, type Row, type TuiState, visibleRows, workingLine } from './tuiState.js';
+import {
+  addRow,
+  applyFeed,
+  initialState,
+  type Row,
+  type TuiState,
+  visibleRows,
+  withHistory,
+  workingLine,
+} from './tuiState.js';
 
 type Action =
   | { type: 'feed'; event: FeedMessage }
   | { type: 'connection'; up: boolean; why?: string }
   | { type: 'note'; text: string; error?: boolean }
+  | { type: 'history'; ctx: string; messages: History['messages'] }
   | { type: 'view'; ctx?: string | null; expanded?: boolean; scroll?: number };
 
 let notes = 0;
@@ -26,6 +36,8 @@ function reduce(state: TuiState, a: Action): TuiState {
       };
     case 'note':
       return addRow(state, { key: `note:${++notes}`, kind: a.error ? 'error' : 'note', ctx: null, text: a.text });
+    case 'history':
+      return { ...withHistory(state, a.ctx, a.messages), ctx: a.ctx, scroll: 0 };
     case 'view':
       return {
         ...state,
@@ -51,8 +63,27 @@ function rowLines(row: Row, expanded: boolean): ReactElement[] {
 
 export interface TuiProps {
   client: DaemonClient;
-  ctx: string | null;
+  /** The conversation to open: `latest` (the caller's most recent one), `new`, or a context id. */
+  open: string;
   onQuit(): void;
+}
+
+/** How many stored messages a conversation opens with. */
+const HISTORY_MESSAGES = 100;
+
+/** Opens a conversation in the view with its stored messages (`latest`: the caller's newest one, if any). */
+function openConversation(client: DaemonClient, which: string, dispatch: (a: Action) => void): void {
+  if (which === 'new') return;
+  client.history(which, HISTORY_MESSAGES).then(
+    (h) => {
+      if (h.contextId !== null) dispatch({ type: 'history', ctx: h.contextId, messages: h.messages });
+    },
+    (err: unknown) => {
+      // A context id the daemon does not know yet is a conversation the first message starts.
+      const text = err instanceof Error ? err.message : String(err);
+      dispatch({ type: 'note', text: /not found/.test(text) ? `new conversation ${which}` : text });
+    },
+  );
 }
 
 /** Follows the feed into the view (reconnecting by itself) and ticks the clock for the working row's elapsed time. */
@@ -66,7 +97,8 @@ function useFeed(client: DaemonClient, dispatch: (a: Action) => void): number {
           onEvent: (event) => dispatch({ type: 'feed', event }),
           onConnection: (up, why) => dispatch({ type: 'connection', up, ...(why ? { why } : {}) }),
         },
-        { since: 0, signal: stop.signal },
+        // From now on: a conversation's past comes from its stored messages (openConversation), not a feed replay.
+        { since: 'latest', signal: stop.signal },
       )
       .catch((err: unknown) => dispatch({ type: 'connection', up: false, why: String(err) }));
     const tick = setInterval(() => setNow(Date.now()), 1_000);
@@ -89,13 +121,18 @@ function useDraft(): { draft: string; typed: { current: string }; setDraft(next:
   return { draft, typed, setDraft };
 }
 
-export function TuiApp({ client, ctx, onQuit }: TuiProps): ReactElement {
-  const [state, dispatch] = useReducer(reduce, ctx, initialState);
+export function TuiApp({ client, open, onQuit }: TuiProps): ReactElement {
+  const [state, dispatch] = useReducer(reduce, open === 'latest' || open === 'new' ? null : open, initialState);
   const { draft, typed, setDraft } = useDraft();
   const current = useRef(state);
   current.current = state;
   const [plan, setPlan] = useState(false);
   const now = useFeed(client, dispatch);
+  // Once the daemon first answers (it may start after the TUI), not before: its stored messages come with it.
+  const reached = state.connection.ever;
+  useEffect(() => {
+    if (reached) openConversation(client, open, dispatch);
+  }, [client, open, reached]);
   const app = useApp();
   const { stdout } = useStdout();
   const quit = (): void => {
@@ -107,6 +144,7 @@ export function TuiApp({ client, ctx, onQuit }: TuiProps): ReactElement {
       if (done.quit) return quit();
       if (done.plan !== undefined) setPlan(done.plan);
       if (done.ctx !== undefined) dispatch({ type: 'view', ctx: done.ctx });
+      if (done.open !== undefined) openConversation(client, done.open, dispatch);
       if (done.note) dispatch({ type: 'note', text: done.note, ...(done.error ? { error: true } : {}) });
     });
   };

@@ -10,13 +10,15 @@ export interface Submitted {
   error?: boolean;
   /** The conversation to view from now on (a send opened one, or /conversation switched). */
   ctx?: string | null;
+  /** A conversation whose stored messages to load into the view (/conversation ID). */
+  open?: string;
   /** Sends the next messages in plan mode (/plan) or not (/execute). */
   plan?: boolean;
   quit?: boolean;
 }
 
 export const SLASH_HELP =
-  '/cancel /plan /execute /goal [TEXT|clear] /pause /resume /conversation [ID] /quit · Tab: expand tool cards · PgUp/PgDn: scroll';
+  '/cancel /plan /execute /goal [TEXT|clear] /pause /resume /conversation [ID|latest|new] /new /quit · Tab: expand tool cards · PgUp/PgDn: scroll';
 
 /** Runs one submitted line; never throws (a daemon error becomes an error note). */
 export async function submitLine(
@@ -71,10 +73,13 @@ async function slash(client: DaemonClient, state: TuiState, text: string): Promi
       await client.command(cmd.slice(1));
       return { note: cmd === '/pause' ? 'agentd paused' : 'agentd resumed' };
     case '/conversation': {
-      if (arg) return { ctx: arg, note: `conversation ${arg}` };
+      if (arg === 'new') return { ctx: null, note: 'new conversation: the next message starts one' };
+      if (arg) return { ...(arg === 'latest' ? {} : { ctx: arg }), open: arg, note: `conversation ${arg}` };
       const known = [...new Set(state.rows.map((r) => r.ctx).filter((c): c is string => c !== null))];
       return { note: known.length ? `conversations: ${known.join(', ')}` : 'no conversations yet' };
     }
+    case '/new':
+      return { ctx: null, note: 'new conversation: the next message starts one' };
     case '/help':
       return { note: SLASH_HELP };
     default:

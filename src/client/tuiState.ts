@@ -65,6 +65,33 @@ export function addRow(state: TuiState, row: Row): TuiState {
   return { ...state, rows: [...state.rows, row].slice(-MAX_ROWS) };
 }
 
+/**
+ * A conversation's stored messages (`conversation.get`, read when the view opens it), placed before the rows the
+ * feed brought since. The newest stored messages may be the feed's rows already (a message can land between the
+ * feed's start and the read): each one the view shows for that conversation is taken off the history's end once.
+ */
+export function withHistory(
+  state: TuiState,
+  ctx: string,
+  messages: ReadonlyArray<{ role: string; text: string }>,
+): TuiState {
+  const shown = new Map<string, number>();
+  const said = (kind: string, text: string) => `${kind}\n${text}`;
+  for (const r of state.rows)
+    if (r.ctx === ctx) shown.set(said(r.kind, r.text), (shown.get(said(r.kind, r.text)) ?? 0) + 1);
+  const kept: Row[] = [];
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const m = messages[i];
+    if (!m) continue;
+    const kind: RowKind = m.role === 'agent' ? 'agent' : 'user';
+    const seen = shown.get(said(kind, m.text)) ?? 0;
+    if (seen > 0) shown.set(said(kind, m.text), seen - 1);
+    else kept.unshift({ key: `hist:${ctx}:${i}`, kind, ctx, text: m.text });
+  }
+  const fresh = kept.filter((r) => !state.rows.some((x) => x.key === r.key));
+  return { ...state, rows: [...fresh, ...state.rows].slice(-MAX_ROWS) };
+}
+
 /** Choices from an ask's schema: boolean ⇒ yes/no; an enum ⇒ its values; a one-property object is unwrapped. */
 export function choicesOf(schema: unknown): { options: string[]; values: string[] } | null {
   if (typeof schema !== 'object' || schema === null) return null;

@@ -18,6 +18,9 @@ export interface StatusParts {
   subagents: { seenBy(principal?: string): readonly SubagentRecord[] };
   /** The armed durable timers, earliest first. */
   timers?: { list(): TimerRecord[] };
+  /** The worker pool (spares kept warm, the spare target, the parallel-turn cap) and the instance budget's state. */
+  workers?(): Record<string, number>;
+  budget?(): Record<string, unknown> | null;
 }
 
 /** A snapshot of the instance, or with `principal` of that principal's work only (a user turn's `status`). */
@@ -41,6 +44,8 @@ export function instanceStatus(at: StatusParts, principal?: string): Record<stri
     subagents,
     // The operator's view only: a timer's owner and payload are another principal's business.
     ...(principal === undefined && at.timers ? { timers: timersSummary(at.timers.list()) } : {}),
+    ...(principal === undefined && at.workers ? { workers: { busy: running_turns, ...at.workers() } } : {}),
+    ...(principal === undefined && at.budget ? { budget: at.budget() } : {}),
   };
 }
 

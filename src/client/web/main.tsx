@@ -28,35 +28,69 @@ function useFeed(enabled: boolean): TuiState {
   return state;
 }
 
-function SignIn({ onSignedIn }: { onSignedIn(who: Who): void }) {
-  const [token, setToken] = useState('');
-  const [error, setError] = useState<string | null>(null);
+/** One labelled field and its button: the token form and the pairing-code form are both this. */
+function CredentialForm(props: {
+  label: string;
+  field: string;
+  button: string;
+  secret: boolean;
+  onSubmit(v: string): void;
+}) {
+  const [value, setValue] = useState('');
   const submit = (e: Event) => {
     e.preventDefault();
+    props.onSubmit(value.trim());
+  };
+  return (
+    <form onSubmit={submit} aria-label={props.button}>
+      <label for={props.field}>{props.label}</label>
+      <input
+        id={props.field}
+        {...(props.secret
+          ? { type: 'password' as const, autocomplete: 'current-password' }
+          : { type: 'text' as const, autocomplete: 'one-time-code' })}
+        spellcheck={false}
+        value={value}
+        onInput={(e) => setValue((e.target as HTMLInputElement).value)}
+        required
+      />
+      <button type="submit">{props.button}</button>
+    </form>
+  );
+}
+
+function SignIn({ onSignedIn }: { onSignedIn(who: Who): void }) {
+  const [error, setError] = useState<string | null>(null);
+  const submit = (credential: { token: string } | { code: string }) => {
     setError(null);
-    signIn(token.trim()).then(onSignedIn, (err: Error) => setError(err.message));
+    signIn(credential).then(onSignedIn, (err: Error) => setError(err.message));
   };
   return (
     <main class="signin">
       <h1>agentd</h1>
-      <form onSubmit={submit} aria-label="Sign in">
-        <label for="token">Access token</label>
-        <input
-          id="token"
-          type="password"
-          autocomplete="current-password"
-          value={token}
-          onInput={(e) => setToken((e.target as HTMLInputElement).value)}
-          required
-        />
-        <button type="submit">Sign in</button>
-        {error && (
-          <p role="alert" class="error">
-            {error}
-          </p>
-        )}
-      </form>
-      <p class="hint">The token is one of the daemon's a2a.principals bearers. It is exchanged for a session cookie.</p>
+      <CredentialForm
+        label="Access token"
+        field="token"
+        button="Sign in"
+        secret
+        onSubmit={(token) => submit({ token })}
+      />
+      <CredentialForm
+        label="Pairing code"
+        field="code"
+        button="Pair"
+        secret={false}
+        onSubmit={(code) => submit({ code })}
+      />
+      {error && (
+        <p role="alert" class="error">
+          {error}
+        </p>
+      )}
+      <p class="hint">
+        Sign in with one of the daemon's a2a.principals bearers, or with the one-time pairing code the daemon printed
+        (or `agentd pair` prints). Either is exchanged for a session cookie.
+      </p>
     </main>
   );
 }

@@ -75,13 +75,13 @@ export async function whoAmI(): Promise<Who | null> {
   return res.ok ? ((await res.json()) as Who) : null;
 }
 
-/** Trades a token for a session cookie; rejects with the daemon's reason. */
-export async function signIn(token: string): Promise<Who> {
+/** Trades a token, or a one-time pairing code, for a session cookie; rejects with the daemon's reason. */
+export async function signIn(credential: { token: string } | { code: string }): Promise<Who> {
   const res = await fetch('/ui/session', {
     method: 'POST',
     credentials: 'same-origin',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ token }),
+    body: JSON.stringify(credential),
   });
   const body = (await res.json()) as Who & { error?: string };
   if (!res.ok) throw new Error(body.error ?? `HTTP ${res.status}`);

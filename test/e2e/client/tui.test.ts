@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import type { ScriptedModel } from '../../doubles/scriptedModel.js';
 import { processGone, waitUntil } from '../../integration/wait.js';
 import { type Daemon, startDaemon } from '../daemon.js';
-import { AGENTD_BIN, tempStateDir } from '../harness.js';
+import { AGENTD_BIN, runAgentd, tempStateDir } from '../harness.js';
 import { EVERYTHING, startClientModel } from './clientScript.js';
 
 const SCREENSHOT = fileURLToPath(new URL('../../../../docs/tui-screenshot.txt', import.meta.url));
@@ -82,8 +82,8 @@ describe('agentd tui in a real terminal', { skip: !hasTmux && 'tmux is not insta
     await model.close();
   });
 
-  const attach = (name: string) =>
-    terminal(name, `AGENTD_URL=${daemon.url} ${process.execPath} ${AGENTD_BIN} tui; sleep 5`);
+  const attach = (name: string, flags = '') =>
+    terminal(name, `AGENTD_URL=${daemon.url} ${process.execPath} ${AGENTD_BIN} tui ${flags}; sleep 5`);
 
   it('shows thinking, then the tool, then the reply; an ask is answered by picking an option', async () => {
     const tui = attach('agentd-tui-chat');
@@ -144,6 +144,30 @@ describe('agentd tui in a real terminal', { skip: !hasTmux && 'tmux is not insta
       assert.equal(screen.split('▌ after the restart').length, 2, `one row for the new prompt:\n${screen}`);
     } finally {
       tui.close();
+    }
+  });
+
+  it('opens the latest conversation with its stored messages; new opens none; send --conversation latest continues it', async () => {
+    const fresh = attach('agentd-tui-new', '--conversation new');
+    const latest = attach('agentd-tui-latest');
+    try {
+      await waitUntil(() => latest.screen().includes('▌ after the restart'), 15_000, 'the latest conversation opens');
+      const ctx = /#(ctx-[0-9a-z]+)/.exec(latest.screen())?.[1];
+      assert.ok(ctx, `the header names the conversation:\n${latest.screen()}`);
+      await waitUntil(() => fresh.screen().includes('● live'), 15_000, 'the new view connects');
+      // The feed starts from now: before, every attach replayed the whole retained feed into the view.
+      assert.ok(!fresh.screen().includes('after the restart'), `a new view shows no old row:\n${fresh.screen()}`);
+      assert.match(fresh.screen(), /all conversations/);
+      const run = await runAgentd(['send', '--json', '--conversation', 'latest', 'continue please'], {
+        env: { AGENTD_URL: daemon.url },
+      });
+      assert.equal(run.code, 0, run.stderr);
+      assert.equal((JSON.parse(run.stdout) as { contextId: string }).contextId, ctx, 'the same conversation');
+      assert.match(JSON.stringify(model.requests.at(-1)?.body), /after the restart/, 'the model saw its history');
+      await waitUntil(() => latest.screen().includes('▌ continue please'), 10_000, 'the open view follows it live');
+    } finally {
+      fresh.close();
+      latest.close();
     }
   });
 });

@@ -37,6 +37,7 @@ describe('the web UI in headless Chromium', { timeout: 240_000 }, () => {
       '    - {id: root, role: operator, match: {bearer: "{{secret:OPERATOR_TOKEN}}"}}',
       'intelligence:',
       `  endpoints: ${model.url}`,
+      '  budget: {windows: [{per: day, tokens: 50000000}]}',
       'mcp:',
       '  servers:',
       `    everything: {command: "${process.execPath}", args: ["${EVERYTHING}", "stdio"]}`,
@@ -93,7 +94,9 @@ describe('the web UI in headless Chromium', { timeout: 240_000 }, () => {
     const yes = page.getByRole('group', { name: 'Ship it?' }).getByRole('button', { name: 'yes' });
     await yes.waitFor(WAIT);
     assert.equal(await page.getByRole('button', { name: 'no' }).count(), 1, 'both choices are offered');
-    await yes.click();
+    // By keyboard alone: the choice is a real button that takes focus and answers to Enter.
+    await yes.focus();
+    await page.keyboard.press('Enter');
     // The tool result the model reads carries the answer the button sends (`true`), not the label.
     const toolResult = () =>
       JSON.stringify(
@@ -154,7 +157,30 @@ describe('the web UI in headless Chromium', { timeout: 240_000 }, () => {
     const status = page.getByRole('main', { name: 'Status' });
     await status.locator('dt').first().waitFor(WAIT);
     assert.ok((await status.locator('dt').count()) > 3, 'the status document is shown field by field');
+    // Live turns, the queue, the workers and the budget (issue 18 item 4's status page).
+    const field = (name: string) =>
+      status.locator('.field', { has: page.locator('dt', { hasText: new RegExp(`^${name}$`) }) });
+    for (const name of ['running_turns', 'queued', 'workers', 'budget']) {
+      assert.equal(await field(name).count(), 1, `the status page shows ${name}`);
+    }
+    assert.match(
+      (await field('workers').locator('dd').textContent()) ?? '',
+      /"busy":\d+,"spare":\d+,"target":\d+,"max":\d+/,
+    );
+    assert.match(
+      (await field('budget').locator('dd').textContent()) ?? '',
+      /"per":"day","tokens":[1-9]\d*,"max_tokens":50000000/,
+    );
     await page.getByRole('button', { name: 'chat' }).click();
+  });
+
+  it('names every control for assistive technology', async () => {
+    const unnamed = await page.evaluate(`[...document.querySelectorAll('button, input, textarea, select')]
+      .filter((el) => !(el.getAttribute('aria-label') || (el.labels && el.labels.length) || el.textContent.trim()))
+      .map((el) => el.outerHTML.slice(0, 80))`);
+    const controls = await page.locator('button, input, textarea').count();
+    assert.ok(controls > 3, 'premise: the chat view has controls');
+    assert.deepEqual(unnamed, [], 'every button and field has a label or text');
   });
 
   it('fits a phone-sized screen', async () => {

@@ -57,6 +57,39 @@ describe('SendMessage idempotency beyond new messages', () => {
     }
   });
 
+  it('a retry of a message whose task was pruned gets that task as it ended, and starts nothing', async () => {
+    const rig = await startRig(
+      { turns: [{ content: 'the answer' }, { content: 'a second turn' }] },
+      {},
+      { tasks: true },
+    );
+    try {
+      const backend = rig.backend;
+      assert.ok(backend);
+      const req = { text: 'once only', contextId: 'c', messageId: 'pruned-1' };
+      const first = await backend.send(ALICE, req);
+      const done = await within(backend.settled(ALICE, first.id, new AbortController().signal), 20_000, 'done');
+      assert.equal(done?.state, 'completed');
+      await within(rig.sup.whenIdle(), 20_000, 'idle');
+      // Retention drops every terminal task (a2a.tasks.retain 0); the inbox row keeps the turn's outcome.
+      assert.equal(await rig.store.tasks.prune(0, Date.now() + 1), 1);
+      assert.equal(await rig.store.tasks.get(first.id), null, 'premise: the task is gone');
+      const retry = await backend.send(ALICE, req);
+      // Before, the retry rebuilt the task as a fresh WORKING one that no turn would ever end.
+      assert.equal(retry.id, first.id, 'the same task');
+      assert.equal(retry.state, 'completed');
+      assert.equal(retry.result, 'the answer');
+      await within(rig.sup.whenIdle(), 20_000, 'idle');
+      assert.equal(rig.named('turn.spawn').length, 1, 'no second turn');
+      assert.equal(await rig.store.tasks.get(first.id), null, 'a replay writes nothing');
+      // The premise of "same messageId": another one is a new message with its own turn.
+      const other = await backend.send(ALICE, { ...req, messageId: 'pruned-2' });
+      assert.notEqual(other.id, first.id);
+    } finally {
+      await rig.close();
+    }
+  });
+
   it('with wake_on without a2a_message, a retry gets the same noted task and leaves one note', async () => {
     const rig = await startRig({ turns: [{ content: 'unused' }] });
     try {

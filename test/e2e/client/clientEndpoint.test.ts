@@ -1,0 +1,104 @@
+// Where the client subcommands find the daemon (issue 18 item 2): flags, then AGENTD_URL/AGENTD_TOKEN, then the
+// local config compiled by compileConfig (its secrets resolved, a wildcard listen reached on loopback). A config
+// that does not compile, a missing or a malformed endpoint is one line on stderr and exit 2.
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { type ScriptedModel, startScriptedModel } from '../../doubles/scriptedModel.js';
+import type { Daemon } from '../daemon.js';
+import { startDaemon } from '../daemon.js';
+import { runAgentd, tempStateDir } from '../harness.js';
+
+const OPERATOR_TOKEN = 'op-token-0123456789abcdef0123456789';
+const DEAD_URL = 'http://127.0.0.1:9';
+
+describe('agentd client endpoint', { timeout: 120_000 }, () => {
+  let daemon: Daemon;
+  let model: ScriptedModel;
+  let dir: string;
+  /** A client-side config naming the daemon as an operator would write it: wildcard listen, the token a secret. */
+  let clientConfig: string;
+  const principals = [
+    '  principals:',
+    '    - {id: root, role: operator, match: {bearer: "{{secret:OPERATOR_TOKEN}}"}}',
+  ];
+
+  before(async () => {
+    model = await startScriptedModel({ turns: [{ content: 'ok' }] });
+    const yaml = ['a2a:', '  listen: http://127.0.0.1:0', ...principals, 'intelligence:', `  endpoints: ${model.url}`];
+    dir = tempStateDir();
+    daemon = await startDaemon(dir, `${yaml.join('\n')}\n`, { OPERATOR_TOKEN });
+    const port = new URL(daemon.url).port;
+    clientConfig = join(dir, 'client.yaml');
+    const client = [
+      'a2a:',
+      `  listen: http://0.0.0.0:${port}`,
+      ...principals,
+      'intelligence:',
+      `  endpoints: ${model.url}`,
+    ];
+    writeFileSync(clientConfig, `${client.join('\n')}\n`);
+  });
+  after(async () => {
+    await daemon.stop();
+    await model.close();
+  });
+
+  it('takes the URL and the operator token from --config, its secret resolved', async () => {
+    const run = await runAgentd(['status', '--json', '--config', clientConfig], { env: { OPERATOR_TOKEN } });
+    assert.equal(run.code, 0, run.stderr);
+    assert.equal((JSON.parse(run.stdout) as { paused: boolean }).paused, false);
+    // The premise: the same call without a token is refused, so the config's token is what let it through (the
+    // raw YAML holds only `{{secret:OPERATOR_TOKEN}}`, which the daemon would refuse too).
+    const bare = await runAgentd(['status', '--url', daemon.url]);
+    assert.equal(bare.code, 1);
+    assert.match(bare.stderr, /401|credential|token/i);
+  });
+
+  it('prefers flags to the environment, and the environment to the config', async () => {
+    const env = { OPERATOR_TOKEN, AGENTD_URL: DEAD_URL };
+    const flagWins = await runAgentd(['status', '--url', daemon.url, '--config', clientConfig], { env });
+    assert.equal(flagWins.code, 0, flagWins.stderr);
+    const envWins = await runAgentd(['status', '--config', clientConfig], { env });
+    assert.equal(envWins.code, 1, 'AGENTD_URL (a dead port) was taken over the config');
+    assert.match(envWins.stderr, /cannot reach http:\/\/127\.0\.0\.1:9/);
+    const badToken = await runAgentd(['status', '--config', clientConfig], {
+      env: { OPERATOR_TOKEN, AGENTD_TOKEN: 'not-the-token-0123456789abcdef' },
+    });
+    assert.equal(badToken.code, 1, 'AGENTD_TOKEN was taken over the config');
+  });
+
+  it('a config that does not compile is one line and exit 2, before any call', async () => {
+    const missingSecret = await runAgentd(['status', '--config', clientConfig]);
+    assert.equal(missingSecret.code, 2);
+    assert.match(missingSecret.stderr, /^agentd status: --config .*client\.yaml: .*'OPERATOR_TOKEN' not set/);
+    assert.equal(missingSecret.stderr.trim().split('\n').length, 1, missingSecret.stderr);
+    const typo = join(dir, 'typo.yaml');
+    writeFileSync(typo, 'a2a:\n  listn: http://127.0.0.1:1\n');
+    const unknown = await runAgentd(['send', 'hi', '--config', typo]);
+    assert.equal(unknown.code, 2);
+    assert.match(unknown.stderr, /typo\.yaml:2.*a2a\.listn/);
+    assert.equal(unknown.stderr.trim().split('\n').length, 1, unknown.stderr);
+  });
+
+  it('a missing or malformed endpoint is one line and exit 2', async () => {
+    const none = await runAgentd(['tasks']);
+    assert.equal(none.code, 2);
+    assert.match(
+      none.stderr,
+      /^agentd tasks: no daemon to talk to: pass --url URL, set AGENTD_URL, or --config FILE\n$/,
+    );
+    const notUrl = await runAgentd(['tasks'], { env: { AGENTD_URL: 'localhost-8420' } });
+    assert.equal(notUrl.code, 2);
+    assert.match(notUrl.stderr, /^agentd tasks: AGENTD_URL "localhost-8420": not a URL/);
+    const ftp = await runAgentd(['tasks', '--url', 'ftp://127.0.0.1:21']);
+    assert.equal(ftp.code, 2);
+    assert.match(ftp.stderr, /--url "ftp:\/\/127\.0\.0\.1:21": expected an http/);
+    const noListen = join(dir, 'nolisten.yaml');
+    writeFileSync(noListen, `intelligence:\n  endpoints: ${model.url}\n`);
+    const noTarget = await runAgentd(['tasks', '--config', noListen]);
+    assert.equal(noTarget.code, 2);
+    assert.match(noTarget.stderr, /nolisten\.yaml: no a2a\.listen to reach/);
+  });
+});
