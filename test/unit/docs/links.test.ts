@@ -1,5 +1,6 @@
 // Every relative link and anchor in README.md, CONTRIBUTING.md and docs/**/*.md resolves: the file exists and, for
 // `#anchor`, the target page has a heading with that GitHub slug. Text in code blocks and code spans is not a link.
+// And CONTRIBUTING.md's architecture map names every folder of src/.
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
@@ -91,5 +92,19 @@ describe('documentation links', () => {
       'a.md: c.md — no such file',
       'a.md: b.md#nowhere — no heading #nowhere',
     ]);
+  });
+});
+
+describe('CONTRIBUTING.md', () => {
+  it('the architecture map names every folder of src/, and only those', () => {
+    const text = readFileSync(join(root, 'CONTRIBUTING.md'), 'utf8');
+    const map = text.slice(
+      text.indexOf('## The architecture map'),
+      text.indexOf('\n## ', text.indexOf('## The architecture map') + 1),
+    );
+    const rows = [...map.matchAll(/^\| `([a-z0-9]+)\/` \|/gm)].map((m) => m[1]);
+    const folders = readdirSync(join(root, 'src')).filter((name) => statSync(join(root, 'src', name)).isDirectory());
+    assert.ok(folders.includes('supervisor') && rows.length > 0, 'premise: both the folders and the rows were read');
+    assert.deepEqual([...rows].sort(), [...folders].sort());
   });
 });
