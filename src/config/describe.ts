@@ -1,5 +1,6 @@
 // The key table rendered for people: path, type, default, env variable and flag of every key (docs/reference/config.md).
 // Pure: reads only the schema.
+import { formatByteSize } from './byteSize.js';
 import { formatDuration } from './duration.js';
 import { FLAG_KEYS, flagName } from './envSource.js';
 import { DEFAULT_STORE_PATH, envNameOf, KEY_PATHS, KEYS } from './schema.js';
@@ -36,5 +37,6 @@ export function describeConfigKeys(): ConfigKeyDoc[] {
 function renderDefault(path: string, type: string, value: unknown): string {
   if (path === 'store.path') return `$AGENTD_STATE_DIR, else ${DEFAULT_STORE_PATH}`;
   if (type === 'duration' && typeof value === 'number') return formatDuration(value);
+  if (type.startsWith('size in bytes') && typeof value === 'number') return formatByteSize(value);
   return JSON.stringify(value);
 }
