@@ -28,7 +28,7 @@ export interface CreateAgentOptions extends InlineOptions {
   listen?: string | null;
   /** Serve /metrics, /healthz, /readyz at this HOST:PORT, overriding `observability.metrics_addr`; null: none. */
   metrics?: string | null;
-  /** Producers of your own, started after the built-in ones (see the README's "add a producer"). */
+  /** Producers of your own, started after the built-in ones (see CONTRIBUTING.md, "Add a producer"). */
   producers?: Producer[];
 }
 

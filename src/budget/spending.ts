@@ -82,7 +82,7 @@ export class Spending {
   private count(usage: Usage, kind: string): void {
     this.deps.metrics.tokens.inc({ direction: 'in', kind }, usage.input_tokens);
     this.deps.metrics.tokens.inc({ direction: 'out', kind }, usage.output_tokens);
-    // Cache tokens are counted apart here; writes are charged to budgets as input (README, Prompt-cache tokens).
+    // Cache tokens are counted apart here; writes are charged to budgets as input (docs/guide/budgets.md, Prompt-cache tokens).
     if (usage.cache_read_tokens)
       this.deps.metrics.tokens.inc({ direction: 'cache_read', kind }, usage.cache_read_tokens);
     if (usage.cache_write_tokens) {

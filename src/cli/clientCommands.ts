@@ -14,22 +14,10 @@ import { DaemonError } from '../errors.js';
 import { resolveEndpoint } from './clientEndpoint.js';
 import { runLog } from './clientLog.js';
 import { EXIT } from './exitCodes.js';
+import { CLIENT_FLAGS, CLIENT_SUBCOMMANDS, declareFlags } from './flagTable.js';
 import type { CliResult } from './run.js';
 
-export const CLIENT_COMMANDS = new Set([
-  'send',
-  'tasks',
-  'status',
-  'cancel',
-  'answer',
-  'pause',
-  'resume',
-  'drain',
-  'goal',
-  'log',
-  'pair',
-  'tui',
-]);
+export const CLIENT_COMMANDS: ReadonlySet<string> = new Set(CLIENT_SUBCOMMANDS.map((c) => c.name));
 
 interface Common {
   url?: string;
@@ -46,10 +34,6 @@ const json = (value: unknown): CliResult => ({ code: EXIT.ok, stdout: JSON.strin
 export async function runClientCommand(name: string, argv: string[], env: NodeJS.ProcessEnv): Promise<CliResult> {
   let help = '';
   const program = commandFor(name)
-    .option('--url <url>', "the daemon's A2A URL (default: AGENTD_URL, or a2a.listen of --config)")
-    .option('--token <token>', 'a bearer token (default: AGENTD_TOKEN)')
-    .option('--config <file>', 'a config file whose a2a.listen names the daemon')
-    .option('--json', 'print JSON for scripts', false)
     .exitOverride()
     .configureOutput({ writeErr: () => {}, writeOut: (text) => (help += text) });
   try {
@@ -80,39 +64,11 @@ function usage(name: string, message: string): CliResult {
   return { code: EXIT.config };
 }
 
+/** The subcommand's parser, built from its entry in the flag table plus the flags every client command takes. */
 function commandFor(name: string): Command {
-  const c = new Command(`agentd ${name}`).allowExcessArguments(false);
-  switch (name) {
-    case 'send':
-      return c
-        .argument('<text>', 'the message')
-        .option('--no-wait', 'print the task id at once instead of waiting for the reply')
-        .option('--conversation <id>', 'the conversation (context id) to continue; latest = your most recent one')
-        .option('--plan', 'run the turn in plan mode', false);
-    case 'tasks':
-      return c
-        .option('--limit <n>', 'tasks per page', '20')
-        .option('--page <token>', 'the page token a previous listing printed')
-        .option('--conversation <id>', 'only this conversation');
-    case 'cancel':
-      return c.argument('<task>', 'the task id');
-    case 'answer':
-      return c.argument('<task>', 'the task asking').argument('<text>', 'the answer').option('--wait', 'wait', false);
-    case 'goal':
-      return c
-        .argument('<action>', 'set, get or clear')
-        .argument('[objective]', 'the objective (set)')
-        .option('--conversation <id>', 'the conversation (default: root)', 'root')
-        .option('--budget <tokens>', 'a token budget for the goal (set)');
-    case 'log':
-      return c.option('--since <seq>', 'resume after this seq (default: only new events; 0 = all retained)');
-    case 'tui':
-      return c
-        .option('--start', 'start a daemon with --config and stop it on quit', false)
-        .option('--conversation <id>', 'the conversation to open: an id, latest (default) or new');
-    default:
-      return c;
-  }
+  const spec = CLIENT_SUBCOMMANDS.find((c) => c.name === name);
+  const command = new Command(`agentd ${name}`).allowExcessArguments(false);
+  return declareFlags(command, [...(spec?.flags ?? []), ...CLIENT_FLAGS], spec?.args);
 }
 
 /** A settled send's answer: the reply on stdout, or why not on stderr with exit 1 (a question: exit 0). */

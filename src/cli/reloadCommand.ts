@@ -7,6 +7,7 @@ import { Command, CommanderError } from 'commander';
 import { DaemonError } from '../errors.js';
 import type { ReloadReport } from '../runtime/reload.js';
 import { EXIT } from './exitCodes.js';
+import { declareFlags, RELOAD_COMMAND } from './flagTable.js';
 import type { CliResult } from './run.js';
 
 const TIMEOUT_MS = 30_000;
@@ -44,10 +45,7 @@ function parseReloadArgs(
   env: NodeJS.ProcessEnv,
 ): { url: string; token: string | null } | { print: string } {
   let help = '';
-  const program = new Command()
-    .name('agentd reload')
-    .requiredOption('--url <url>', "the daemon's A2A URL (a2a.listen)")
-    .option('--token <token>', "an operator principal's bearer token (default: AGENTD_TOKEN)")
+  const program = declareFlags(new Command().name('agentd reload'), RELOAD_COMMAND.flags)
     .allowExcessArguments(false)
     .exitOverride()
     .configureOutput({ writeErr: () => {}, writeOut: (text) => (help += text) });

@@ -56,7 +56,7 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv = process.en
     const killAt = new Set((env.AGENTD_TEST_KILL_AT ?? '').split(',').filter(Boolean));
     // The same sources as at start, so a reload's result differs only by what the files and env changed.
     const reloadConfig = () => compileConfig(sources);
-    // A one-shot job has no next turn to warm a worker for, and runs its prompt under pressure (README "Pressure").
+    // A one-shot job has no next turn to warm a worker for, and runs its prompt under pressure (docs/guide/operations.md "Pressure").
     const job = daemon ? {} : { warmWorkers: 0, pressureHolds: false };
     runtime = await startRuntime(config, { log, env, killAt, reloadConfig, ...job });
   } catch (err) {

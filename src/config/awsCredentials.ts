@@ -35,7 +35,7 @@ type Keys = Pick<AwsAuth, 'access_key_id' | 'secret_access_key' | 'session_token
 type Found = { ok: true; keys: Keys; source: 'config' | 'env' | 'profile' };
 type Lookup = Found | { ok: false; problem: string };
 
-/** Profile settings that name a way of getting keys agentd does not implement (README, Bedrock). */
+/** Profile settings that name a way of getting keys agentd does not implement (docs/guide/models.md, "Claude on Bedrock"). */
 const UNSUPPORTED = ['credential_process', 'sso_session', 'sso_start_url', 'role_arn', 'web_identity_token_file'];
 
 function fileIn(env: AwsSources['env'], name: string, home: string, fallback: string): string {

@@ -28,6 +28,20 @@ export function parseByteSize(text: string): number | null {
   return Number.isSafeInteger(bytes) ? bytes : null;
 }
 
+/** A size as a user would write it: the unit that divides it into the smallest number (`268435456` → `256MiB`). */
+export function formatByteSize(bytes: number): string {
+  let best = String(bytes);
+  let smallest = bytes;
+  for (const unit of ['kB', 'MB', 'GB', 'TB', 'KiB', 'MiB', 'GiB', 'TiB']) {
+    const size = UNITS[unit.toLowerCase()] as number;
+    if (bytes > 0 && bytes % size === 0 && bytes / size < smallest) {
+      smallest = bytes / size;
+      best = `${smallest}${unit}`;
+    }
+  }
+  return best;
+}
+
 /** A non-negative size in bytes. */
 export function byteSizeKind(): ValueKind<number> {
   const check = (v: unknown): Coerced<number> => {

@@ -1,7 +1,8 @@
-// The key table rendered for people: path, type, default, env variable and flag of every key (README table).
+// The key table rendered for people: path, type, default, env variable and flag of every key (docs/reference/config.md).
 // Pure: reads only the schema.
+import { formatByteSize } from './byteSize.js';
 import { formatDuration } from './duration.js';
-import { FLAG_KEYS } from './envSource.js';
+import { FLAG_KEYS, flagName } from './envSource.js';
 import { DEFAULT_STORE_PATH, envNameOf, KEY_PATHS, KEYS } from './schema.js';
 
 export interface ConfigKeyDoc {
@@ -18,7 +19,8 @@ export interface ConfigKeyDoc {
 
 /** Every config key with its type, default, env variable, flag and one-line doc, in table order. */
 export function describeConfigKeys(): ConfigKeyDoc[] {
-  const flagOf = new Map(Object.entries(FLAG_KEYS).map(([flag, path]) => [path, `--${flag}`]));
+  const flags = Object.entries(FLAG_KEYS) as [keyof typeof FLAG_KEYS, string][];
+  const flagOf = new Map(flags.map(([flag, path]) => [path, flagName(flag)]));
   return KEY_PATHS.map((path) => {
     const spec = KEYS[path];
     return {
@@ -35,5 +37,6 @@ export function describeConfigKeys(): ConfigKeyDoc[] {
 function renderDefault(path: string, type: string, value: unknown): string {
   if (path === 'store.path') return `$AGENTD_STATE_DIR, else ${DEFAULT_STORE_PATH}`;
   if (type === 'duration' && typeof value === 'number') return formatDuration(value);
+  if (type.startsWith('size in bytes') && typeof value === 'number') return formatByteSize(value);
   return JSON.stringify(value);
 }

@@ -45,7 +45,7 @@ export function readEnvSettings(env: Record<string, string | undefined>): Settin
 }
 
 /** The flag as typed: `stateDir` is `--state-dir`. */
-function flagName(flag: keyof ConfigFlags): string {
+export function flagName(flag: keyof ConfigFlags): string {
   return `--${flag.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
 }
 

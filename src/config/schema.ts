@@ -124,7 +124,7 @@ export const KEYS: KeyTable = {
   'agent.wake_on': {
     kind: enumListKind(WAKE_EVENTS),
     default: ['a2a_message', 'human_reply', 'subagent_result', 'workflow_failed'],
-    doc: 'Happenings that leave a [note] the next turn reads (see README, Wake notes).',
+    doc: 'Happenings that leave a [note] the next turn reads (see docs/guide/daemon-and-a2a.md, Wake notes).',
   },
   'agent.on_workflow_finished': {
     kind: enumKind(['ignore', 'note', 'think']),

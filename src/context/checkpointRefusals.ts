@@ -1,6 +1,6 @@
 // Which conversations' checkpoints the store refused (disk full), so a full disk costs one log line per
 // conversation and its recovery, not one per reactor step, and a refused write waits out the same backoff a
-// refused fold does (README "Durability and the store"). Pure: the clock is an argument, nothing is logged here.
+// refused fold does (docs/concepts/durability.md). Pure: the clock is an argument, nothing is logged here.
 import { foldRetryDelay } from '../supervisor/backoff.js';
 
 interface Refused {

@@ -137,7 +137,7 @@ function parseStopReason(reason: unknown): StopReason {
 
 /**
  * `prompt_tokens` includes the cached part (`prompt_tokens_details.cached_tokens`): input is the rest, and the
- * cached part is reported apart, as on the Anthropic wire (reference §5.3, README "Prompt-cache tokens").
+ * cached part is reported apart, as on the Anthropic wire (reference §5.3, docs/guide/budgets.md "Prompt-cache tokens").
  */
 function parseUsage(usage: Record<string, unknown>): ModelResponse['usage'] {
   const details = usage.prompt_tokens_details;

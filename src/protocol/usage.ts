@@ -37,7 +37,7 @@ export function hasUsage(u: Usage): boolean {
 /**
  * The tokens a budget, `limits.run.tokens`, a goal's or a subagent's token limit is charged: uncached input, output
  * and cache writes (a provider bills a write at least as input: Anthropic 1.25x). Cache reads are reported apart
- * and not charged (they bill at about a tenth of input; README "Prompt-cache tokens").
+ * and not charged (they bill at about a tenth of input; docs/guide/budgets.md "Prompt-cache tokens").
  */
 export function chargedTokens(u: Usage): number {
   return u.input_tokens + u.output_tokens + (u.cache_write_tokens ?? 0);

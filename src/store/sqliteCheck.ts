@@ -1,6 +1,6 @@
 // The integrity check at open: SQLite's `quick_check` (or the full `integrity_check`) on a read-only connection,
 // before the opener writes anything (WAL setup, migrations, the generation bump). A read-only connection never
-// checkpoints on close, so a damaged file is left byte-identical for its recovery (README "Recovering a store").
+// checkpoints on close, so a damaged file is left byte-identical for its recovery (docs/concepts/durability.md "Recovering a store").
 // Only SQLite's own verdict is corruption; a file it could not read (I/O, full disk, permissions) is an I/O error.
 import { existsSync } from 'node:fs';
 import Database from 'better-sqlite3';
@@ -17,7 +17,7 @@ export type IntegrityCheck = 'quick' | 'full' | 'off';
  */
 const MAX_ERRORS = 3;
 
-/** What a failed check tells the operator to run (README "Recovering a store"). */
+/** What a failed check tells the operator to run (docs/concepts/durability.md "Recovering a store"). */
 export function recoveryHint(file: string): string {
   return `recover it with: sqlite3 -readonly '${file}' .recover | sqlite3 '${file}.recovered' (docs/concepts/durability.md, "Recovering a store")`;
 }

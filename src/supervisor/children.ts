@@ -118,7 +118,7 @@ export class Children {
     this.live.set(node, { child, hooks, timers: [] });
     try {
       // Every secret, principals' tokens included: the worker's stderr is its own (inherited), and a model error that
-      // echoes a caller's token must be redacted there too (README "Secrets"). Frames are redacted again on receipt.
+      // echoes a caller's token must be redacted there too (docs/guide/configuration.md, secrets). Frames are redacted again on receipt.
       const reuse = spec.reuse !== false && this.deps.pool.mayReuse(handle);
       handle.send({ type: 'spawn', ...spec.payload, redact: knownSecrets(), reuse });
     } catch (err) {

@@ -31,7 +31,7 @@ export interface InternalContract {
   ignored_inputs?: readonly string[];
   /**
    * Rarely needed inputs, honoured but not shown to the model (each costs bytes on every call); documented in the
-   * README for operators and instructions that ask for them.
+   * guide (docs/guide/tools-and-mcp.md) for operators and instructions that ask for them.
    */
   hidden_inputs?: readonly string[];
 }

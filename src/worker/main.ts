@@ -249,7 +249,7 @@ async function report(w: Worker, payload: SpawnPayload, outcome: Promise<Outcome
 
 /**
  * Drops everything of the turn that ended: its cancel, long calls, injected messages and MCP routes. What stays is
- * the process's own: imported modules (code tools' module state included, README "Workers"), MCP connections,
+ * the process's own: imported modules (code tools' module state included, docs/concepts/life-of-a-turn.md "Workers"), MCP connections,
  * registered secrets. The payload and transcript were locals of the turn and are garbage now.
  */
 function clearTurn(w: Worker): void {

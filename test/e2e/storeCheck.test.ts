@@ -86,11 +86,11 @@ describe('store integrity check at open', () => {
     assert.equal(run.stdout, 'stored answer\n');
   });
 
-  it('the README recovery steps rebuild a store the daemon opens again', async () => {
+  it('the documented recovery steps rebuild a store the daemon opens again', async () => {
     const { dir, file } = await storeWithWork();
     damageTable(file, 'inbox');
     writeFileSync(`${file}-wal`, 'stands for a WAL the crash left');
-    // README "Recovering a store", the .dump route (works with every sqlite3 build, .recover needs sqlite_dbpage).
+    // docs/concepts/durability.md "Recovering a store", the .dump route (works with every sqlite3 build, .recover needs sqlite_dbpage).
     const script = [
       `cd '${dir}'`,
       `sqlite3 -readonly agentd.db .dump | sed 's/^ROLLBACK; -- due to errors$/COMMIT;/' | sqlite3 agentd.db.recovered`,

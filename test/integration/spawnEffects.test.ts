@@ -1,4 +1,4 @@
-// A launch's side effects wait for a started process (issue 13 item 1, README "Durability and the store"): a worker
+// A launch's side effects wait for a started process (issue 13 item 1, docs/concepts/durability.md): a worker
 // spawn that fails asynchronously (node reports EMFILE, ENOENT, … as an `error` event after `spawn` returned) must
 // not count a turn on the conversation, log `turn.spawn` with worker_pid -1, or mark instruction changes as told.
 import assert from 'node:assert/strict';

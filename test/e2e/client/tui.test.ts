@@ -93,7 +93,7 @@ describe('agentd tui in a real terminal', { skip: !hasTmux && 'tmux is not insta
       await waitUntil(() => /⠿ thinking/.test(tui.screen()), 10_000, 'the working row shows thinking');
       await waitUntil(() => /⠿ trigger-long-running-operation/.test(tui.screen()), 20_000, 'then the tool name');
       await waitUntil(() => tui.screen().includes('● all done'), 20_000, 'then the reply');
-      // The README's screenshot: `AGENTD_UPDATE_SCREENSHOTS=1` writes this capture to docs/tui-screenshot.txt.
+      // The screenshot in docs/guide/interfaces.md: `AGENTD_UPDATE_SCREENSHOTS=1` writes this capture to docs/tui-screenshot.txt.
       if (process.env.AGENTD_UPDATE_SCREENSHOTS === '1') writeFileSync(SCREENSHOT, tui.screen().trimEnd() + '\n');
       tui.type('ask me please');
       await waitUntil(() => tui.screen().includes('1 ship   2 hold'), 20_000, 'the choices are shown');

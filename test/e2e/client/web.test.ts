@@ -83,7 +83,7 @@ describe('the web UI in headless Chromium', { timeout: 240_000 }, () => {
     await page.locator('.working', { hasText: 'trigger-long-running-operation' }).waitFor(WAIT);
     await page.locator('.row.agent', { hasText: 'all done' }).waitFor(WAIT);
     await page.locator('.row.tool', { hasText: 'trigger-long-running-operation' }).waitFor(WAIT);
-    // The README's screenshot: `AGENTD_UPDATE_SCREENSHOTS=1` writes it to docs/web-ui.png.
+    // The screenshot in docs/guide/interfaces.md: `AGENTD_UPDATE_SCREENSHOTS=1` writes it to docs/web-ui.png.
     const shot = await page.screenshot();
     if (process.env.AGENTD_UPDATE_SCREENSHOTS === '1') writeFileSync(SCREENSHOT, shot);
   });

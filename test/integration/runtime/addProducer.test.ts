@@ -1,4 +1,4 @@
-// The README's "add a producer" example, run: a timer producer handed to createAgent accepts `timer` events
+// CONTRIBUTING.md's "Add a producer" example, run: a timer producer handed to createAgent accepts `timer` events
 // through the seam, its turns run, and close() stops it (no event after the stop).
 import assert from 'node:assert/strict';
 import { mkdtempSync } from 'node:fs';
@@ -12,7 +12,7 @@ import type { Producer, ProducerContext } from '../../../src/runtime/producer.js
 import { startScriptedModel } from '../../doubles/scriptedModel.js';
 import { waitUntil, within } from '../wait.js';
 
-/** The README's Heartbeat, as written there (everyMs instead of the config key it reads in src/). */
+/** CONTRIBUTING.md's Heartbeat, as written there (everyMs instead of the config key it reads in src/). */
 class Heartbeat implements Producer {
   readonly name = 'heartbeat';
   readonly accepted: InboxEvent[] = [];

@@ -1,4 +1,4 @@
-// The store's retryable refusal on the wire (issue 13 item 8, README "Durability and the store"): its own code and
+// The store's retryable refusal on the wire (issue 13 item 8, docs/concepts/durability.md): its own code and
 // `data.retryable`, where it used to be -32603 like every internal error and a client could not tell it apart.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';

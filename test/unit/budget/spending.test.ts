@@ -1,5 +1,5 @@
 // Spending: a turn's usage frames and its final settle reach the ledger once, cache tokens counted in the metrics
-// and in what the turn was charged; cache writes reach the budget as input, cache reads never (README, Prompt-cache
+// and in what the turn was charged; cache writes reach the budget as input, cache reads never (docs/guide/budgets.md, Prompt-cache
 // tokens).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { byteSizeKind, parseByteSize } from '../../../src/config/byteSize.js';
+import { byteSizeKind, formatByteSize, parseByteSize } from '../../../src/config/byteSize.js';
 import { compileError, compileIn, tempDir, writeConfig } from './configFiles.js';
 
 describe('parseByteSize', () => {
@@ -31,5 +31,21 @@ describe('store.min_free', () => {
     const dir = tempDir();
     const file = writeConfig(dir, 'a.yaml', 'store:\n  min_free: plenty\n');
     assert.match(compileError(dir, { files: [file] }), /a\.yaml:2: store\.min_free: expected a size such as 256MB/);
+  });
+});
+
+describe('formatByteSize', () => {
+  it('writes the unit that gives the smallest number, and reads back to the same bytes', () => {
+    const cases: Array<[number, string]> = [
+      [268_435_456, '256MiB'],
+      [256_000_000, '256MB'],
+      [1_024, '1KiB'],
+      [1_536, '1536'],
+      [0, '0'],
+    ];
+    for (const [bytes, text] of cases) {
+      assert.equal(formatByteSize(bytes), text);
+      assert.equal(parseByteSize(text), bytes);
+    }
   });
 });

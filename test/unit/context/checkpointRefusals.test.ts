@@ -1,4 +1,4 @@
-// A full disk under the conversation checkpoint (issue 13, README "Durability and the store"): one
+// A full disk under the conversation checkpoint (issue 13, docs/concepts/durability.md): one
 // `store.checkpoint.fail` per conversation and one `store.checkpoint.recovered`, retried on the fold backoff
 // instead of at every reactor step (the review counted 107 lines in 8 s).
 import assert from 'node:assert/strict';

@@ -1,5 +1,5 @@
-// The open-time check tells damage from a file it could not read (issue 13 item 7, README "Durability and the
-// store"): only SQLite's verdict is corruption; an I/O failure is store_io and sends nobody to a recovery.
+// The open-time check tells damage from a file it could not read (issue 13 item 7, docs/concepts/durability.md):
+// only SQLite's verdict is corruption; an I/O failure is store_io and sends nobody to a recovery.
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';

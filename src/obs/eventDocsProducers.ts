@@ -1,0 +1,78 @@
+// What the producers' events mean: steering, A2A and the client feed, subagents, workflows, timers and triggers
+// (one line per event or group, `names :: when :: fields`; see eventDocs.ts).
+import { type EventSection, eventSection } from './eventDocs.js';
+
+const STEERING = eventSection(
+  'Steering: modes, goals, side tasks',
+  `
+mode.set / proposal :: a conversation's mode changed / a plan-mode turn proposed :: \`ctx, mode\` / \`ctx, inbox_event, chars\`
+goal.set / goal.cleared :: a goal was set (with its token budget) / cleared :: ctx, token_budget?
+goal.continued / goal.continuation.dropped :: a goal's next turn was queued / a queued continuation was dropped before it ran (the goal changed or ended) :: ctx, inbox_event, reason?
+goal.held :: a goal's continuation waits (debug: a person's answer, a running child) :: ctx, why
+goal.achieved / goal.stuck / goal.budget_limited / goal.stopped :: a goal ended: met / no progress / out of its token budget / stopped (see [Steering](../guide/steering.md#steering-a-conversation-plan-mode-goals-side-tasks)) :: ctx, turns, tokens, reason?
+side.started / side.reported / side.promoted :: a side task's conversation started / reported back to its caller / was promoted to the caller's conversation :: ctx, side, status?, inbox_event?
+`,
+);
+
+const A2A = eventSection(
+  'A2A and the client feed',
+  `
+a2a.listen :: the A2A listener is up :: bound, ui
+a2a.request :: the audit line of every A2A request: info when it succeeded, warn when refused, error when it failed inside the listener :: principal, method, outcome, op?, error?
+a2a.task / a2a.answer.replayed :: a task changed state / an early answer reached a replayed turn :: \`task, state, principal\` / \`task\`
+a2a.quota.refused :: a principal's message was refused by one of its quotas (warn) :: quota, limit, principal, wanted, ctx
+a2a.connection.shed :: connections were closed for \`a2a.max_connections\` or \`a2a.header_timeout\` (one line per burst) :: reason, shed, open
+feed.append_failed :: a batch of client feed events could not be stored :: events, error
+feed.pruned :: feed retention dropped old events and terminal tasks :: events, tasks
+feed.prune_failed :: a feed retention pass failed (it runs again on the next tick) :: error
+ui.pairing_code :: a loopback daemon printed a one-time web UI pairing code at start (single use, 10 min; never logged again) :: code, expires_in_ms, ui
+ui.paired / ui.pairing_refused :: a browser signed in with a pairing code / a code was refused (warn: wrong, used, expired, or pairing locked for a minute) :: \`principal\` / \`reason\`
+`,
+);
+
+const SUBAGENTS = eventSection(
+  'Subagents',
+  `
+subagent.spawn / subagent.respawn :: a subagent's worker started / a warm subagent's worker started again for its next run :: handle, mode, node, worker_pid, …
+subagent.refused :: \`subagent.run\` was refused by a gate (depth, breadth, total, per_caller, rate, trifecta, …) :: ctx, gate, err
+subagent.turn / subagent.result :: a subagent's run ended / it settled with its result :: \`handle, status, run\` / \`handle, status, tokens, err?\`
+subagent.kill :: a subagent was cancelled (its worker sealed, then killed) :: handle, reason
+subagent.inject :: a warm subagent took a message for its next run (worker side) :: bytes
+subagent.caps :: a subagent's kernel caps (memory, niceness) were applied to its worker :: handle, …
+subagent.pruned :: ended subagent records were pruned (\`subagents.keep\`, \`subagents.keep_for\`) :: count
+subagent.restore.bad_payload :: a stored subagent record could not be read at restore; it is skipped (warn) :: handle
+`,
+);
+
+const WORKFLOWS = eventSection(
+  'Workflows',
+  `
+workflow.loaded / workflow.stored.invalid :: a workflow definition was loaded at start / a stored definition no longer loads (warn; skipped) :: \`name, hash, steps, starts\` / \`name, error\`
+workflow.defined / workflow.deleted :: a workflow was created or updated / deleted at runtime :: name, hash?, op?, version
+start.unknown_workflow / start.once.skipped :: a start named no workflow / a \`once\` start already ran in an earlier life :: workflow, node?, run?
+run.start / run.done :: a run started / ended :: \`run, workflow, node, start_key\` / \`run, workflow, status, err\`
+run.dropped / run.inputs.invalid :: a start was refused: concurrency \`drop\` / its inputs failed the schema :: workflow, error
+run.deadline / run.stalled :: a run failed its deadline / stopped with no ready step and no finish reached :: run, error
+run.save.fail :: a run's state could not be stored (warn; the next step tries again) :: run, error
+step.start / step.done :: a step started / ended :: run, step, kind, attempt, status?
+step.retry / step.goto :: a failed step is tried again / its \`on_error\` goes to another step :: \`run, step, attempt, backoff_ms\` / \`run, from, to\`
+restore.runs :: unfinished runs were found at start and resumed :: runs
+restore.step.replay / restore.step.skipped / restore.step.failed :: at restore, a step that was running is run again / ended as skipped / failed (by its kind's replay rule) :: run, step, kind
+`,
+);
+
+const TRIGGERS = eventSection(
+  'Timers, schedules, webhooks and start nodes',
+  `
+timer.armed / timer.cancelled / timer.fired :: a durable timer was stored / its owner ended (debug) / it fired and was settled :: \`id, owner, kind, due, late_ms?\` / \`owner, timers\`
+timer.dropped / timer.unknown_owner / timer.fire.fail / timer.cancel.fail :: a previous life's turn timer at start / a timer no handler knows (deleted) / a handler failed (tried again in 5 s; the row stays) / deleting an owner's timers failed :: id, owner, kind, reason?, err?
+start.fired :: a trigger fired :: trigger, kind, …
+start.schedule.armed / start.schedule.done / start.schedule.invalid / start.schedule.missed / start.schedule.skipped :: a schedule armed (\`restored: true\` when its stored occurrence was kept) / an \`at\` consumed / a bad schedule / catch_up at a late firing / an overlap \`skip\` :: trigger, scheduled_for?, next_ms?, fired?, skipped?, catch_up?, errors?
+webhook.delivery / webhook.denied / webhook.duplicate / webhook.overflow :: a webhook request was answered / its auth failed / its key was seen / it was over \`parallelism\` :: trigger, path, outcome, on_overflow?
+start.arm.fail / start.refused :: a start node could not be armed (error) / a firing's run was refused :: workflow, node, reason?, err?
+start.loop.stopped :: a \`loop\` start stopped: \`until\` held, \`max_iterations\` reached, or its run was refused :: workflow, node, reason, error?
+`,
+);
+
+/** The producers' sections of the event reference, in page order. */
+export const PRODUCER_EVENT_SECTIONS: readonly EventSection[] = [STEERING, A2A, SUBAGENTS, WORKFLOWS, TRIGGERS];
