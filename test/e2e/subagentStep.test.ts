@@ -1,6 +1,7 @@
-// A workflow `subagent` step across a SIGKILL of the daemon (producers reference §2.11, §1.12, §5 item 12): the
-// next life respawns the child once (attempt 2), the replayed step finds it by its call key instead of spawning a
-// second one, and the run completes once with the child's answer.
+// A workflow `subagent` step across a SIGKILL of the daemon (P-7 in a workflow's shape; producers reference §2.11,
+// §1.12, §5 items 2, 11): the next life respawns the sync child once (attempt 2), the replayed step finds it by its
+// call key instead of spawning a second one, and the run completes once with the child's answer; the detached
+// sibling is not respawned and is failed with a reason (agentd leaves it running forever).
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { SqliteStore } from '../../src/store/sqliteStore.js';
@@ -20,8 +21,9 @@ workflows:
   - name: w
     steps:
       s: {kind: once}
+      dt: {kind: subagent, depends_on: s, mode: detached, instruction: "watch in the background"}
       sub: {kind: subagent, depends_on: s, instruction: "count the letters"}
-      f: {kind: finish, depends_on: sub, output: "{{steps.sub.output.result}}"}
+      f: {kind: finish, depends_on: [dt, sub], output: "{{steps.sub.output.result}}"}
 `;
 }
 
@@ -41,7 +43,12 @@ describe('a subagent step across a crash', () => {
     });
     models.push(slow);
     const life1 = await startDaemon(dir, yaml(slow));
-    await waitUntil(() => named(life1.events, 'subagent.spawn').length === 1, 30_000, 'the step spawned its child');
+    const spawned = () => named(life1.events, 'subagent.spawn').map((e) => [e.handle, e.mode]);
+    await waitUntil(() => spawned().length === 2, 30_000, 'both steps spawned their children');
+    assert.deepEqual(spawned(), [
+      ['sub-1', 'detached'],
+      ['sub-2', 'sync'],
+    ]);
     const exited = new Promise((resolve) => life1.child.once('exit', resolve));
     life1.child.kill('SIGKILL');
     await within(exited, 10_000, 'the killed daemon exits');
@@ -58,9 +65,9 @@ describe('a subagent step across a crash', () => {
       );
       assert.deepEqual(
         named(life2.events, 'subagent.respawn').map((e) => [e.handle, e.attempt]),
-        [['sub-1', 2]],
+        [['sub-2', 2]],
       );
-      // Keyed by the bare attempt (2 after the replay), the step missed sub-1 and spawned sub-2 here.
+      // Keyed by the bare attempt (2 after the replay), the step missed sub-2 and spawned sub-3 here.
       assert.equal(named(life2.events, 'subagent.spawn').length, 0, 'the replayed step found its child');
       assert.deepEqual(
         named(life2.events, 'restore.step.replay').map((e) => e.step),
@@ -75,8 +82,12 @@ describe('a subagent step across a crash', () => {
       const records = await store.subagents.list();
       assert.deepEqual(
         records.map((r) => [r.handle, r.status, r.attempt]),
-        [['sub-1', 'completed', 2]],
+        [
+          ['sub-1', 'failed', 1],
+          ['sub-2', 'completed', 2],
+        ],
       );
+      assert.match(String(records[0]?.error), /not respawned/);
       const runs = await store.workflows.listRuns({});
       assert.deepEqual(
         runs.map((r) => [r.status, r.output]),
