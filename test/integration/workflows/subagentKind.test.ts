@@ -155,6 +155,39 @@ describe('the subagent step', () => {
     }
   });
 
+  it("the step's timeout bounds the child's deadline and cancels it when it passes", async () => {
+    const playbook: Playbook = { turns: [], match: [{ when_contains: SUB, delay_ms: 60_000, content: 'never' }] };
+    const rig = await startRig(playbook, {}, { yaml: workflow('instruction: "take forever", timeout: 1s') });
+    try {
+      const end = await runEnd(rig);
+      assert.equal(end['status'], 'failed');
+      assert.equal(end['err'], 'step "sub" failed: step timed out after 1000 ms');
+      await waitUntil(() => rig.named('subagent.result').length === 1, 10_000, 'the child ended');
+      const [record] = await rig.store.subagents.list();
+      assert.equal(record?.status, 'cancelled');
+      assert.equal(record?.error, 'its workflow step timed out');
+      assert.equal(record?.spec.limits.deadline_ms, 1_000, "the child's deadline is the step's timeout");
+    } finally {
+      await rig.close();
+    }
+  });
+
+  it("a gate's refusal fails the step with subagent.run's text, and nothing spawns", async () => {
+    const yaml = `limits:\n  subagents: {depth: 0}\n${workflow('instruction: "x"')}`;
+    const rig = await startRig({ turns: [] }, {}, { yaml });
+    try {
+      const end = await runEnd(rig);
+      assert.equal(end['status'], 'failed');
+      assert.equal(
+        end['err'],
+        'step "sub" failed: subagent.run refused: delegation depth 0 reaches limits.subagents.depth = 0',
+      );
+      assert.equal(rig.named('subagent.spawn').length, 0);
+    } finally {
+      await rig.close();
+    }
+  });
+
   it('a child that does not complete fails the step with its status (agentd: done)', async () => {
     const playbook: Playbook = {
       turns: [],
