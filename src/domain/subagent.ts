@@ -36,6 +36,9 @@ export interface SubagentCaller {
   /** The calling subagent's handle when a subagent delegates further. */
   subagent: string | null;
   depth: number;
+  /** A workflow `subagent` step's run and step (its spend also counts against the run's `limits.tokens`). */
+  run?: string;
+  step?: string;
 }
 
 /** What a child is spawned from, again after a restart: credential-free (reference §1.12). */

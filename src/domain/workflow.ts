@@ -69,6 +69,11 @@ export interface StepState {
   wait: StepWait | null;
   startedMs: number | null;
   endedMs: number | null;
+  /**
+   * Attempts a restart interrupted (reference §2.11): an effect keyed per attempt subtracts them, so the replay
+   * finds what the interrupted attempt started (a subagent step's child) instead of starting it twice.
+   */
+  replays?: number;
 }
 
 export type RunStatus = 'running' | 'paused' | 'completed' | 'failed' | 'refused' | 'cancelled' | 'stalled';
@@ -93,6 +98,8 @@ export interface WorkflowRun {
   conversation: string | null;
   deadlineMs: number | null;
   stepsRun: number;
+  /** Tokens its steps spent (subagent steps, as their usage arrives); bounded by `limits.tokens` (reference §2.6). */
+  tokens?: number;
   output: unknown;
   error: string | null;
   created: number;

@@ -40,9 +40,10 @@ export function subagentDesk(parts: DeskParts): SubagentDesk {
     ...{ config: parts.config, store: parts.store, log: parts.log, now: parts.now, children: parts.children },
     ...{ tools: parts.opts.tools, ports: parts.opts.ports, memory: parts.store.memory },
     admit: (ctx, principal, estimate) => spending.budget.admitCall(ctx, principal, estimate, null),
-    spent: (ctx, principal, usage) => {
+    spent: (ctx, principal, usage, run) => {
       spending.subagentSpent(ctx, principal, usage);
       spending.budget.flush();
+      if (run !== undefined) parts.opts.ports?.port('run_spent')?.(run, usage);
     },
     think: (job) => parts.thinks.run(job),
     progress: (live, event, fields) =>

@@ -301,7 +301,8 @@ export class SubagentDesk implements SubagentDeskPort {
   private onUsage(live: LiveSubagent, spent: Usage): void {
     const { record } = live;
     record.tokens = addUsage(record.tokens, spent);
-    this.deps.spent(record.requested_by.ctx, record.requested_by.principal, spent);
+    const { ctx, principal, run } = record.requested_by;
+    this.deps.spent(ctx, principal, spent, run);
   }
 
   private onRun(live: LiveSubagent, turn: TurnResult): void {
@@ -361,7 +362,9 @@ export class SubagentDesk implements SubagentDeskPort {
     const tokens = chargedTokens(record.tokens);
     this.deps.log.info('subagent.result', { handle: record.handle, status, tokens, ...(error ? { err: error } : {}) });
     this.waiters.answer(record);
-    const wake = note && this.deps.config.agent.wake_on.includes('subagent_result');
+    // A sync step's child answers its step, not a conversation (the run's own end is noted).
+    const stepChild = record.mode === 'sync' && record.requested_by.run !== undefined;
+    const wake = note && !stepChild && this.deps.config.agent.wake_on.includes('subagent_result');
     if (wake) this.returnResult(record, resultNote(record));
     this.prune();
   }

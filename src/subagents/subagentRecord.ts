@@ -108,6 +108,7 @@ export function buildRecord(
       event: caller.call?.split('#')[0] ?? null,
       subagent: caller.subagent?.handle ?? null,
       depth: (caller.subagent?.depth ?? 0) + 1,
+      ...(caller.workflow ? { run: caller.workflow.run, step: caller.workflow.step } : {}),
     },
     call_key: caller.call ?? null,
     tokens: { input_tokens: 0, output_tokens: 0 },

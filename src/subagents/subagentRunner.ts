@@ -37,8 +37,11 @@ export interface RunnerDeps {
   memory: InternalToolHost['memory'];
   /** Per-call admission against the scopes of the conversation that started the subagent. */
   admit(ctx: string, principal: string | null, estimate: number): CallGrant;
-  /** Spend, charged at once to the scopes it was admitted against: that conversation, principal and instance. */
-  spent(ctx: string, principal: string | null, usage: Usage): void;
+  /**
+   * Spend, charged at once to the scopes it was admitted against: that conversation, principal and instance, and
+   * the workflow run `run` whose step started it.
+   */
+  spent(ctx: string, principal: string | null, usage: Usage, run?: string): void;
   think(job: ThinkJob): Promise<ToolResult>;
   /** A progress frame of the worker (the live activity of its caller's conversation). */
   progress?(live: LiveSubagent, event: string, fields: Record<string, unknown>): void;

@@ -18,6 +18,8 @@ export interface ToolCaller {
   call?: string;
   /** Set when a subagent calls: its handle and depth (its own subagents are one deeper). */
   subagent?: { handle: string; depth: number };
+  /** Set when a workflow step calls (a `subagent` step): the run and step it acts for. */
+  workflow?: { run: string; step: string };
 }
 
 /** A think child's request (reference §13): no tools, a structured answer, bound to the caller's conversation. */

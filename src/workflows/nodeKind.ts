@@ -37,7 +37,28 @@ export interface StepPorts {
   deliver?(
     req: StepDelivery,
   ): Promise<{ ok: true; conversation: string; depth: number } | { ok: false; error: string }>;
+  /** Runs a subagent through the supervisor's desk (the `subagent` step); a sync one resolves at its end. */
+  subagent?(req: StepSubagentRequest): Promise<StepSubagentEnd>;
 }
+
+/** A `subagent` step's call, acting for the run (its principal, the conversation that started it, depth 0). */
+export interface StepSubagentRequest {
+  /** subagent.run's arguments as the step rendered them (instruction or template + params, grants, limits, mode). */
+  args: Record<string, unknown>;
+  run: string;
+  step: string;
+  principal: string | null;
+  conversation: string | null;
+  /** The call key: a step replayed after a restart finds the subagent its interrupted attempt started. */
+  key: string;
+  /** Aborted when the step ends early (cancel, timeout, the run's end): a sync child is cancelled with it. */
+  signal: AbortSignal;
+}
+
+/** The desk's answer: a sync child's end `{handle, status, result, error}`, else `{handle, status}` at once. */
+export type StepSubagentEnd =
+  | { ok: true; sync: boolean; answer: { handle: string; status: string; result?: unknown; error?: unknown } }
+  | { ok: false; error: string };
 
 export interface StepTurnRequest {
   conversation: string;

@@ -6,6 +6,7 @@ import { HTTP_KIND } from './kinds/httpKind.js';
 import { LIST_KINDS } from './kinds/listKinds.js';
 import { MCP_TOOL_KIND } from './kinds/mcpToolKind.js';
 import { LATER_START_KINDS, START_KINDS } from './kinds/startKinds.js';
+import { SUBAGENT_KIND } from './kinds/subagentKind.js';
 import { TURN_KINDS } from './kinds/turnKinds.js';
 import type { FieldSpec, KindCategory, NodeKind } from './nodeKind.js';
 
@@ -52,7 +53,6 @@ const NOT_BUILT: Readonly<Record<Exclude<KindCategory, 'start'>, Readonly<Record
     summarize: '*input length prompt skills',
     judge: '*input *rubric prompt skills',
     route: '*input *choices prompt skills',
-    subagent: '*instruction mode workflow tools servers limits priority context output_contract output_schema skills',
     human: '*question schema timeout',
   },
 };
@@ -86,6 +86,7 @@ const ALL: readonly NodeKind[] = [
   HTTP_KIND,
   MCP_TOOL_KIND,
   ...TURN_KINDS,
+  SUBAGENT_KIND,
   ...Object.entries(NOT_BUILT).flatMap(([category, kinds]) =>
     Object.entries(kinds).map(([n, f]) => notBuilt(n, category as KindCategory, f)),
   ),

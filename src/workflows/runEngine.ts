@@ -14,6 +14,9 @@ import { WakeTimers } from './wakeTimers.js';
 /** Decisions applied per drive before yielding to the event loop (a long inline run does not starve the rest). */
 const DECISIONS_PER_SLICE = 256;
 
+/** The abort reason of in-flight steps when the engine stops (a drain): what they started is the next life's. */
+export const ENGINE_STOPPED = 'workflow engine stopped';
+
 export interface EngineDeps {
   store: Pick<Store, 'workflows' | 'memory'>;
   log: Logger;
@@ -72,8 +75,24 @@ export class RunEngine {
   async cancel(id: string, reason: string): Promise<boolean> {
     const run = this.#live.get(id);
     if (!run) return false;
-    this.#cancels.get(id)?.abort();
+    this.#cancels.get(id)?.abort(reason);
     await this.#end(run, endRun(run, 'cancelled', reason, null, this.deps.clock()));
+    return true;
+  }
+
+  /**
+   * Adds spend of a step of run `id` (a subagent's usage as it arrives) durably; past the run's `limits.tokens` the
+   * run fails at once, in-flight steps aborted (reference §2.6). False when the run is not live.
+   */
+  async charge(id: string, tokens: number): Promise<boolean> {
+    const run = this.#live.get(id);
+    if (!run || !(tokens > 0)) return false;
+    run.tokens = (run.tokens ?? 0) + tokens;
+    const cap = run.definition.limits.tokens;
+    if (cap !== null && run.tokens >= cap) {
+      const error = `exhausted tokens: limits.tokens = ${cap}`;
+      await this.#end(run, endRun(run, 'failed', error, null, this.deps.clock()));
+    } else await this.#save(run);
     return true;
   }
 
@@ -99,7 +118,7 @@ export class RunEngine {
   async stop(): Promise<void> {
     this.#stopped = true;
     this.#timers.clear();
-    for (const controller of this.#cancels.values()) controller.abort();
+    for (const controller of this.#cancels.values()) controller.abort(ENGINE_STOPPED);
     await Promise.allSettled([...this.#driving.values()]);
   }
 
@@ -154,7 +173,7 @@ export class RunEngine {
   async #end(run: WorkflowRun, events: RunEvent[]): Promise<void> {
     this.#timers.arm(run.id, null);
     this.#live.delete(run.id);
-    this.#cancels.get(run.id)?.abort();
+    this.#cancels.get(run.id)?.abort(run.error ?? `run ${run.status}`);
     this.#cancels.delete(run.id);
     await this.#commit(run, events);
     this.deps.onRunEnded(run);

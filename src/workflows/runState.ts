@@ -257,6 +257,7 @@ export function replayInFlight(run: WorkflowRun, now: number): RunEvent[] {
       events.push({ event: 'restore.step.failed', fields }, ended(run, id, state, now));
     } else {
       state.status = 'pending';
+      state.replays = (state.replays ?? 0) + 1;
       events.push({ event: 'restore.step.replay', fields });
     }
   }

@@ -68,6 +68,9 @@ export function nextRunDecision(run: WorkflowRun, now: number): RunDecision {
   const cap = run.definition.limits.steps;
   if (cap !== null && run.stepsRun >= cap)
     return { type: 'end', status: 'failed', error: `exhausted steps: limit ${cap}` };
+  const tokens = run.definition.limits.tokens;
+  if (tokens !== null && (run.tokens ?? 0) >= tokens)
+    return { type: 'end', status: 'failed', error: `exhausted tokens: limits.tokens = ${tokens}` };
   const due = Object.entries(run.steps)
     .filter(([, s]) => s.status === 'suspended' && s.wait?.dueMs != null && s.wait.dueMs <= now)
     .map(([id]) => id);

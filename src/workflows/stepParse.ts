@@ -131,7 +131,9 @@ export function parseStep(id: string, raw: unknown, ids: ReadonlySet<string>): P
   if (fields['output_schema'] !== undefined) {
     const problem = schemaCompileProblem(fields['output_schema']);
     if (problem !== null) problems.push(`output_schema: ${problem}`);
-    else step.outputSchema = fields['output_schema'] as Record<string, unknown>;
+    // A kind that declares the field reads it itself (reference §2.3): a subagent step's schema is its child's.
+    else if (kind?.fields['output_schema'] === undefined)
+      step.outputSchema = fields['output_schema'] as Record<string, unknown>;
   }
   return { step, problems };
 }

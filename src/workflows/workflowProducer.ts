@@ -7,9 +7,11 @@ import type { AgentConfig } from '../config/types.js';
 import type { WorkflowRun } from '../domain/workflow.js';
 import { describeError } from '../errors.js';
 import { registerSecret } from '../obs/redactor.js';
+import { chargedTokens } from '../protocol/usage.js';
 import type { Producer, ProducerContext } from '../runtime/producer.js';
 import type { McpCaller } from './nodeKind.js';
 import { StartTriggers } from './startTriggers.js';
+import { endRunSubagents, stepSubagents } from './stepSubagents.js';
 import { turnPorts } from './turnPorts.js';
 import { WorkflowDesk } from './workflowDesk.js';
 
@@ -51,7 +53,7 @@ export class WorkflowProducer implements Producer {
   readonly name = 'workflows';
   #desk: WorkflowDesk | null = null;
   #starts: StartTriggers | null = null;
-  #unplug: (() => void) | null = null;
+  #unplug: Array<() => void> = [];
 
   /** The desk once started (tests and embedders reach definitions and runs through it). */
   get desk(): WorkflowDesk | null {
@@ -70,10 +72,12 @@ export class WorkflowProducer implements Producer {
         instance: ctx.config.agent.name,
         ...(ctx.mcp ? { mcp: mcpCaller(ctx.mcp) } : {}),
         ...turnPorts(ctx),
+        subagent: stepSubagents(ctx),
       },
       configured: ctx.config.workflows,
       onRunEnded: (run) => {
         this.#noteEnd(ctx, run);
+        endRunSubagents(ctx, run);
         starts.runEnded(run);
       },
       onDefined: (name, def): Promise<void> => starts.arm(name, def),
@@ -89,7 +93,14 @@ export class WorkflowProducer implements Producer {
     });
     this.#desk = desk;
     this.#starts = starts;
-    this.#unplug = ctx.ports.plug('workflows', () => desk);
+    this.#unplug = [
+      ctx.ports.plug('workflows', () => desk),
+      ctx.ports.plug('run_spent', (run, usage) => {
+        desk.engine
+          .charge(run, chargedTokens(usage))
+          .catch((err: unknown) => ctx.log.warn('run.save.fail', { run, error: describeError(err) }));
+      }),
+    ];
     // The supervisor restores after every producer started: the desk opens once conversations are loaded.
     ctx.restored
       .then(() => desk.open())
@@ -110,8 +121,7 @@ export class WorkflowProducer implements Producer {
   }
 
   async stop(): Promise<void> {
-    this.#unplug?.();
-    this.#unplug = null;
+    for (const unplug of this.#unplug.splice(0)) unplug();
     this.#starts?.stop();
     await this.#desk?.stop();
   }

@@ -46,6 +46,7 @@ function summary(run: Readonly<WorkflowRun>): Record<string, unknown> {
     status: run.status,
     start: run.start.node,
     steps,
+    tokens: run.tokens ?? 0,
     created: run.created,
     updated: run.updated,
     finished: run.finished,

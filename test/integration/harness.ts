@@ -28,6 +28,8 @@ export interface Rig {
   /** The task backend, with `tasks: true`. */
   backend?: TaskBackend;
   store: Store;
+  /** The work ports producers plugged in (the workflow desk is `ports.port('workflows')?.()`). */
+  ports: WorkPortSlot;
   model: ScriptedModel;
   events: Array<Record<string, unknown>>;
   named(name: string): Array<Record<string, unknown>>;
@@ -122,6 +124,7 @@ export async function startRig(
     sup,
     ...(backend ? { backend } : {}),
     store,
+    ports,
     model,
     events,
     named: (name) => events.filter((e) => e.event === name),
