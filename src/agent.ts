@@ -6,12 +6,12 @@ import { compileConfig } from './config/compile.js';
 import type { Config } from './config/types.js';
 import type { InboxOutcome } from './domain/inbox.js';
 import type { RunResult } from './domain/runEvent.js';
+import { embedProducer, type Producer } from './embeddedProducer.js';
 import { DaemonError } from './errors.js';
 import { createLogger, type Logger } from './obs/log.js';
 import { type MetricsServer, serveMetrics } from './obs/metricsServer.js';
 import type { Usage } from './protocol/messages.js';
 import { RunEvents, type RunHandle } from './runHandle.js';
-import type { Producer } from './runtime/producer.js';
 import { type Runtime, startRuntime, withListeners } from './runtime/startRuntime.js';
 import { type CodeTool, loadCodeTools, moduleSpecifier } from './tools/codeTools.js';
 
@@ -28,7 +28,7 @@ export interface CreateAgentOptions extends InlineOptions {
   listen?: string | null;
   /** Serve /metrics, /healthz, /readyz at this HOST:PORT, overriding `observability.metrics_addr`; null: none. */
   metrics?: string | null;
-  /** Producers of your own, started after the built-in ones (see the README's "add a producer"). */
+  /** Producers of your own, started after the built-in ones (docs/guide/embedding.md, "A producer of your own"). */
   producers?: Producer[];
 }
 
@@ -92,14 +92,19 @@ export async function createAgent(opts: CreateAgentOptions = {}): Promise<Agent>
   const log =
     opts.log ?? createLogger({ level: config.observability.log_level, base: { pid: process.pid, comp: 'supervisor' } });
   const code = await resolveCodeTools(opts);
+  const up = supervisorOnceUp();
   const runtime = await startRuntime(config, {
     log,
     env,
     ...(code ? { codeTools: code } : {}),
     ...(opts.listen === undefined ? {} : { listen: opts.listen }),
     ...(opts.metrics === undefined ? {} : { metrics: opts.metrics }),
-    ...(opts.producers ? { producers: opts.producers } : {}),
+    ...(opts.producers ? { producers: opts.producers.map((p) => embedProducer(p, up.outcomeOf)) } : {}),
+  }).catch((err: unknown) => {
+    up.fail(err);
+    throw err;
   });
+  up.open(runtime);
   const listeners = { metrics: null as MetricsServer | null };
   const a2aUrl = () => runtime.producers.find((p): p is A2aProducer => p instanceof A2aProducer)?.url ?? null;
   const metricsAddress = () => listeners.metrics?.address ?? runtime.metricsAddress;
@@ -136,6 +141,19 @@ export async function createAgent(opts: CreateAgentOptions = {}): Promise<Agent>
   };
   runtimes.set(agent, runtime);
   return agent;
+}
+
+/** Outcomes for producers started before startRuntime returns: they wait for its supervisor. */
+function supervisorOnceUp() {
+  let open: (runtime: Runtime) => void = () => {};
+  let fail: (err: unknown) => void = () => {};
+  const ready = new Promise<Runtime>((resolve, reject) => {
+    open = resolve;
+    fail = reject;
+  });
+  ready.catch(() => {}); // nobody may be waiting
+  const outcomeOf = (id: string) => ready.then((r) => r.supervisor.outcomeOf(id));
+  return { open, fail, outcomeOf };
 }
 
 /** Accepts one message and follows its turn: progress from the run tap, the end from the committed fold. */
