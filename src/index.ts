@@ -28,4 +28,4 @@ export {
 } from './protocol/status.js';
 export type { RunHandle } from './runHandle.js';
 export type { CodeTool, CodeToolContext } from './tools/codeTools.js';
-export { defineTool, type Tool, type ToolDefinition } from './tools/defineTool.js';
+export { defineTool, type Tool, type ToolDefinition, type ToolInput } from './tools/defineTool.js';
