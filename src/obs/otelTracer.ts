@@ -1,6 +1,7 @@
-// The OpenTelemetry SDK behind agentd's traces (reference §3.4): a tracer provider exporting OTLP/HTTP JSON to
-// `<endpoint>/v1/traces`. Imported only (dynamically, by obs/tracing.ts) when tracing is on, in the supervisor
-// and in a worker whose spawn frame carries a trace context: with tracing off no OTel module is loaded at all.
+// The OpenTelemetry SDK behind agentd's traces (reference §3.4): a tracer provider exporting OTLP/HTTP JSON to the
+// traces URL `observability.otlp_endpoint` names, as is (the OTLP exporter spec's rule for a traces endpoint).
+// Imported only (dynamically, by obs/tracing.ts) when tracing is on, in the supervisor and in a worker whose spawn
+// frame carries a trace context: with tracing off no OTel module is loaded at all.
 import { type Attributes, ROOT_CONTEXT, SpanKind, SpanStatusCode, TraceFlags, trace } from '@opentelemetry/api';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { resourceFromAttributes } from '@opentelemetry/resources';
@@ -22,10 +23,10 @@ function parentOf(traceparent: string | null) {
   });
 }
 
-/** A tracer exporting to `endpoint` as `service.name=agentd`. */
+/** A tracer exporting to the traces URL `endpoint` as `service.name=agentd`. */
 export function openTracer(endpoint: string, version: string): Tracer {
   // A collector that never answers gives up well before the OTel default of 10 s (callers bound their wait too).
-  const exporter = new OTLPTraceExporter({ url: `${endpoint.replace(/\/+$/, '')}/v1/traces`, timeoutMillis: 5_000 });
+  const exporter = new OTLPTraceExporter({ url: endpoint, timeoutMillis: 5_000 });
   const provider = new BasicTracerProvider({
     resource: resourceFromAttributes({ 'service.name': 'agentd', 'service.version': version }),
     spanProcessors: [new BatchSpanProcessor(exporter, { scheduledDelayMillis: 1000 })],

@@ -76,6 +76,7 @@ export class TurnWorkers {
       handle: child.handle,
       child,
       internal: new Set(payload.turn.internal),
+      offered: new Set([...payload.turn.tools.map((t) => t.name), ...payload.turn.internal]),
       gated: new Set(payload.turn.gated ?? []),
       startedAt: child.startedAt,
       settled: false,
@@ -181,6 +182,8 @@ export interface LiveTurn {
   child: Child;
   /** Internal tool names this turn may round-trip. */
   internal: ReadonlySet<string>;
+  /** Every tool name the model was offered: the only names a metric label may take from this turn. */
+  offered: ReadonlySet<string>;
   /** Code tools the worker runs only after the supervisor's permission check. */
   gated: ReadonlySet<string>;
   /** What its internal tools run against: built once, at spawn, for every tool request of the turn. */

@@ -32,7 +32,10 @@ function attr(span: OtlpSpan | undefined, key: string): string | number | undefi
   return v?.stringValue ?? (v?.intValue === undefined ? undefined : Number(v.intValue));
 }
 
-/** An OTLP/HTTP JSON receiver: every span posted to /v1/traces. */
+/** Not /v1/traces: the configured endpoint is used as is, so spans arrive only if nothing is appended to it. */
+const TRACES_PATH = '/collector/traces';
+
+/** An OTLP/HTTP JSON receiver: every span posted to its traces URL. */
 async function startReceiver(): Promise<{ url: string; spans: OtlpSpan[]; close(): Promise<void> }> {
   const spans: OtlpSpan[] = [];
   const server = http.createServer((req, res) => {
@@ -41,7 +44,7 @@ async function startReceiver(): Promise<{ url: string; spans: OtlpSpan[]; close(
       body += c.toString();
     });
     req.on('end', () => {
-      if (req.url === '/v1/traces') {
+      if (req.url === TRACES_PATH) {
         const doc = JSON.parse(body) as { resourceSpans: Array<{ scopeSpans: Array<{ spans: OtlpSpan[] }> }> };
         for (const rs of doc.resourceSpans) for (const ss of rs.scopeSpans) spans.push(...ss.spans);
       }
@@ -49,7 +52,7 @@ async function startReceiver(): Promise<{ url: string; spans: OtlpSpan[]; close(
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}${TRACES_PATH}`;
   return { url, spans, close: () => new Promise((r) => server.close(() => r())) };
 }
 

@@ -15,7 +15,7 @@ const config = compileConfig({
 describe('telemetry', () => {
   it('gives a turn a trace context and an untraced child none', () => {
     // The premise: with tracing on, a turn's telemetry names the endpoint its spans go to.
-    assert.deepEqual(telemetry(config, 'turn/root').trace, { traceparent: '', endpoint: 'http://127.0.0.1:4318' });
+    assert.deepEqual(telemetry(config, 'turn/root').trace, { traceparent: '', endpoint: 'http://127.0.0.1:4318/v1/traces' });
     assert.equal(telemetry(config, 'think/root', false).trace, undefined);
   });
 });
