@@ -2,7 +2,9 @@
 // Decides nothing about conversations or the inbox: it reports each turn's turn_done and its worker's exit.
 
 import type { Reservation } from '../budget/governor.js';
+import type { InboxEvent } from '../domain/inbox.js';
 import type { TurnJob } from '../domain/job.js';
+import { ChildTraces } from '../obs/childTraces.js';
 import type { Logger } from '../obs/log.js';
 import type { SpanHandle, Tracer } from '../obs/tracing.js';
 import {
@@ -44,8 +46,17 @@ export interface TurnWorkerDeps {
 /** The live turn workers by node: resources only (a job's state is in the job table). */
 export class TurnWorkers {
   private readonly live = new Map<number, LiveTurn>();
+  private readonly traces: ChildTraces | null;
 
-  constructor(private readonly deps: TurnWorkerDeps) {}
+  constructor(private readonly deps: TurnWorkerDeps) {
+    this.traces = deps.tracer ? new ChildTraces(deps.tracer, deps.now) : null;
+    if (this.traces) deps.children.traceWith(this.traces);
+  }
+
+  /** With tracing on, the message's `accept` span, which its turn's span starts under. */
+  traceAccept(event: InboxEvent): void {
+    this.traces?.accepted(event);
+  }
 
   get size(): number {
     return this.live.size;
@@ -103,7 +114,7 @@ export class TurnWorkers {
         'gen_ai.conversation.id': job.ctx,
         'agentd.turn': payload.turn.turn_id,
       },
-      null,
+      this.traces?.turnParent(job.ctx) ?? null,
     );
     payload.telemetry.trace = { traceparent: span.traceparent, endpoint };
     return span;
