@@ -2,6 +2,7 @@
 // layer) and starts the same runtime the CLI does; run() accepts one message durably and follows its turn.
 import { A2aProducer } from './a2a/a2aProducer.js';
 import { type InlineOptions, inlineLayer } from './agentOptions.js';
+import { checkAgentOptions } from './agentOptionsCheck.js';
 import { compileConfig } from './config/compile.js';
 import type { Config } from './config/types.js';
 import type { InboxOutcome } from './domain/inbox.js';
@@ -78,8 +79,12 @@ export function runtimeOf(agent: Agent): Runtime {
   return runtime;
 }
 
-/** Starts an agent. Throws a DaemonError (`config_invalid`, `store_locked`, `mcp_unreachable`, …) on failure. */
+/**
+ * Starts an agent. Throws a DaemonError on failure: `usage_invalid` for an unknown option or one of the wrong type
+ * (before anything starts), `config_invalid` for a value the config refuses, `store_locked`, `mcp_unreachable`, …
+ */
 export async function createAgent(opts: CreateAgentOptions = {}): Promise<Agent> {
+  checkAgentOptions(opts);
   const env = opts.config?.env ?? process.env;
   const inline = inlineLayer(opts);
   const config = compileConfig({
@@ -247,7 +252,9 @@ async function resolveCodeTools(opts: CreateAgentOptions) {
   if (opts.toolsModule === undefined) {
     throw new DaemonError('usage_invalid', 'createAgent: `tools` need `toolsModule`, the module that exports them');
   }
-  const exported = await loadCodeTools(opts.toolsModule);
+  const exported = await loadCodeTools(opts.toolsModule).catch((err: unknown) => {
+    throw new DaemonError('usage_invalid', `createAgent: ${err instanceof Error ? err.message : String(err)}`);
+  });
   const names = new Set(exported.map((t) => t.name));
   const chosen = opts.tools?.length ? opts.tools : exported;
   for (const tool of chosen) {
