@@ -10,8 +10,10 @@ const FLAGS = ts.TypeFormatFlags.NoTruncation | ts.TypeFormatFlags.InTypeAlias;
 function membersOf(checker: ts.TypeChecker, type: ts.Type, at: ts.Node): string[] {
   const lines = checker.getPropertiesOfType(type).map((p) => {
     const optional = p.flags & ts.SymbolFlags.Optional ? '?' : '';
+    const decl = p.declarations?.[0];
+    const readonly = decl && ts.getCombinedModifierFlags(decl) & ts.ModifierFlags.Readonly ? 'readonly ' : '';
     const text = checker.typeToString(checker.getTypeOfSymbolAtLocation(p, at), at, FLAGS);
-    return `  ${p.name}${optional}: ${text};`;
+    return `  ${readonly}${p.name}${optional}: ${text};`;
   });
   for (const sig of type.getCallSignatures()) lines.push(`  ${checker.signatureToString(sig, at, FLAGS)};`);
   for (const sig of type.getConstructSignatures()) lines.push(`  new ${checker.signatureToString(sig, at, FLAGS)};`);
