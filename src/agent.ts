@@ -2,16 +2,17 @@
 // layer) and starts the same runtime the CLI does; run() accepts one message durably and follows its turn.
 import { A2aProducer } from './a2a/a2aProducer.js';
 import { type InlineOptions, inlineLayer } from './agentOptions.js';
+import { checkAgentOptions } from './agentOptionsCheck.js';
 import { compileConfig } from './config/compile.js';
 import type { Config } from './config/types.js';
 import type { InboxOutcome } from './domain/inbox.js';
 import type { RunResult } from './domain/runEvent.js';
+import { embedProducer, type Producer } from './embeddedProducer.js';
 import { DaemonError } from './errors.js';
 import { createLogger, type Logger } from './obs/log.js';
 import { type MetricsServer, serveMetrics } from './obs/metricsServer.js';
 import type { Usage } from './protocol/messages.js';
 import { RunEvents, type RunHandle } from './runHandle.js';
-import type { Producer } from './runtime/producer.js';
 import { type Runtime, startRuntime, withListeners } from './runtime/startRuntime.js';
 import { type CodeTool, loadCodeTools, moduleSpecifier } from './tools/codeTools.js';
 
@@ -28,7 +29,7 @@ export interface CreateAgentOptions extends InlineOptions {
   listen?: string | null;
   /** Serve /metrics, /healthz, /readyz at this HOST:PORT, overriding `observability.metrics_addr`; null: none. */
   metrics?: string | null;
-  /** Producers of your own, started after the built-in ones (see CONTRIBUTING.md, "Add a producer"). */
+  /** Producers of your own, started after the built-in ones (docs/guide/embedding.md, "A producer of your own"). */
   producers?: Producer[];
 }
 
@@ -78,8 +79,12 @@ export function runtimeOf(agent: Agent): Runtime {
   return runtime;
 }
 
-/** Starts an agent. Throws a DaemonError (`config_invalid`, `store_locked`, `mcp_unreachable`, …) on failure. */
+/**
+ * Starts an agent. Throws a DaemonError on failure: `usage_invalid` for an unknown option or one of the wrong type
+ * (before anything starts), `config_invalid` for a value the config refuses, `store_locked`, `mcp_unreachable`, …
+ */
 export async function createAgent(opts: CreateAgentOptions = {}): Promise<Agent> {
+  checkAgentOptions(opts);
   const env = opts.config?.env ?? process.env;
   const inline = inlineLayer(opts);
   const config = compileConfig({
@@ -92,14 +97,19 @@ export async function createAgent(opts: CreateAgentOptions = {}): Promise<Agent>
   const log =
     opts.log ?? createLogger({ level: config.observability.log_level, base: { pid: process.pid, comp: 'supervisor' } });
   const code = await resolveCodeTools(opts);
+  const up = supervisorOnceUp();
   const runtime = await startRuntime(config, {
     log,
     env,
     ...(code ? { codeTools: code } : {}),
     ...(opts.listen === undefined ? {} : { listen: opts.listen }),
     ...(opts.metrics === undefined ? {} : { metrics: opts.metrics }),
-    ...(opts.producers ? { producers: opts.producers } : {}),
+    ...(opts.producers ? { producers: opts.producers.map((p) => embedProducer(p, up.outcomeOf)) } : {}),
+  }).catch((err: unknown) => {
+    up.fail(err);
+    throw err;
   });
+  up.open(runtime);
   const listeners = { metrics: null as MetricsServer | null };
   const a2aUrl = () => runtime.producers.find((p): p is A2aProducer => p instanceof A2aProducer)?.url ?? null;
   const metricsAddress = () => listeners.metrics?.address ?? runtime.metricsAddress;
@@ -136,6 +146,19 @@ export async function createAgent(opts: CreateAgentOptions = {}): Promise<Agent>
   };
   runtimes.set(agent, runtime);
   return agent;
+}
+
+/** Outcomes for producers started before startRuntime returns: they wait for its supervisor. */
+function supervisorOnceUp() {
+  let open: (runtime: Runtime) => void = () => {};
+  let fail: (err: unknown) => void = () => {};
+  const ready = new Promise<Runtime>((resolve, reject) => {
+    open = resolve;
+    fail = reject;
+  });
+  ready.catch(() => {}); // nobody may be waiting
+  const outcomeOf = (id: string) => ready.then((r) => r.supervisor.outcomeOf(id));
+  return { open, fail, outcomeOf };
 }
 
 /** Accepts one message and follows its turn: progress from the run tap, the end from the committed fold. */
@@ -229,7 +252,9 @@ async function resolveCodeTools(opts: CreateAgentOptions) {
   if (opts.toolsModule === undefined) {
     throw new DaemonError('usage_invalid', 'createAgent: `tools` need `toolsModule`, the module that exports them');
   }
-  const exported = await loadCodeTools(opts.toolsModule);
+  const exported = await loadCodeTools(opts.toolsModule).catch((err: unknown) => {
+    throw new DaemonError('usage_invalid', `createAgent: ${err instanceof Error ? err.message : String(err)}`);
+  });
   const names = new Set(exported.map((t) => t.name));
   const chosen = opts.tools?.length ? opts.tools : exported;
   for (const tool of chosen) {

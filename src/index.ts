@@ -14,11 +14,18 @@ export { compileConfig } from './config/compile.js';
 export type { Config, ConfigFlags, ConfigSources } from './config/types.js';
 export type { InboxOutcome } from './domain/inbox.js';
 export type { RunEvent, RunEventType, RunResult } from './domain/runEvent.js';
+export type { AcceptedMessage, Producer, ProducerContext, ProducerMessage } from './embeddedProducer.js';
 export { DaemonError, type DaemonErrorCode } from './errors.js';
 export { createLogger, type Logger } from './obs/log.js';
 export type { Usage } from './protocol/messages.js';
-export { TURN_ERROR_KINDS, TURN_STATUSES, type TurnErrorKind, type TurnStatus } from './protocol/status.js';
+export {
+  FINISH_STATUSES,
+  type FinishStatus,
+  TURN_ERROR_KINDS,
+  TURN_STATUSES,
+  type TurnErrorKind,
+  type TurnStatus,
+} from './protocol/status.js';
 export type { RunHandle } from './runHandle.js';
-export type { Producer, ProducerContext, ProducerFactory } from './runtime/producer.js';
 export type { CodeTool, CodeToolContext } from './tools/codeTools.js';
-export { defineTool, type Tool, type ToolDefinition } from './tools/defineTool.js';
+export { defineTool, type Tool, type ToolDefinition, type ToolInput } from './tools/defineTool.js';

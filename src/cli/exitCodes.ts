@@ -3,7 +3,13 @@
 import type { InboxOutcome } from '../domain/inbox.js';
 import { DaemonError } from '../errors.js';
 import { EXIT, type ExitCode } from '../protocol/exitTable.js';
-import { errorKindOf, exitCodeForTurn, type TurnErrorKind, type TurnStatus } from '../protocol/status.js';
+import {
+  errorKindOf,
+  exitCodeForTurn,
+  type FinishStatus,
+  type TurnErrorKind,
+  type TurnStatus,
+} from '../protocol/status.js';
 
 export { EXIT, type ExitCode } from '../protocol/exitTable.js';
 
@@ -24,7 +30,7 @@ export function exitCodeForOutcome(outcome: InboxOutcome): ExitCode {
 }
 
 /** Exit code for a `finish` call's status in a job-shaped run (reference §14.2 step 7). */
-export function exitCodeForFinish(status: string | undefined): ExitCode {
+export function exitCodeForFinish(status: FinishStatus | undefined): ExitCode {
   if (status === undefined || status === 'completed') return EXIT.ok;
   if (status === 'refused') return EXIT.refused;
   return EXIT.generic;

@@ -188,12 +188,21 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 function defaultValues(env: Record<string, string | undefined>): Map<string, unknown> {
   const values = new Map<string, unknown>(KEY_PATHS.map((path) => [path, KEYS[path].default]));
   values.set('store.path', env['AGENTD_STATE_DIR'] || DEFAULT_STORE_PATH);
-  // The standard OpenTelemetry variables turn tracing on too (reference §3.4); the traces URL wins, as the SDKs do.
-  // OTEL_SDK_DISABLED=true and OTEL_TRACES_EXPORTER=none switch them off, as they do for the OTel SDKs.
+  // OTEL_SDK_DISABLED=true and OTEL_TRACES_EXPORTER=none switch the standard variables off, as for the OTel SDKs.
   const off = env['OTEL_SDK_DISABLED']?.trim().toLowerCase() === 'true' || tracesExporterOff(env);
-  const traces = env['OTEL_EXPORTER_OTLP_TRACES_ENDPOINT']?.replace(/\/v1\/traces\/?$/, '');
-  values.set('observability.otlp_endpoint', off ? null : traces || env['OTEL_EXPORTER_OTLP_ENDPOINT'] || null);
+  values.set('observability.otlp_endpoint', off ? null : tracesEndpointOf(env));
   return values;
+}
+
+/**
+ * The traces URL the standard OpenTelemetry variables name (reference §3.4; OTLP exporter spec): the per-signal
+ * OTEL_EXPORTER_OTLP_TRACES_ENDPOINT as is, else OTEL_EXPORTER_OTLP_ENDPOINT as a base with `v1/traces` added.
+ */
+function tracesEndpointOf(env: Record<string, string | undefined>): string | null {
+  const traces = env['OTEL_EXPORTER_OTLP_TRACES_ENDPOINT']?.trim();
+  if (traces) return traces;
+  const base = env['OTEL_EXPORTER_OTLP_ENDPOINT']?.trim();
+  return base ? `${base.replace(/\/+$/, '')}/v1/traces` : null;
 }
 
 /** OTEL_TRACES_EXPORTER lists exporters; `none` alone means no traces. */

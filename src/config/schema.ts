@@ -287,7 +287,7 @@ export const KEYS: KeyTable = {
   'observability.otlp_endpoint': {
     kind: nullableUrlKind(),
     default: null,
-    doc: 'OTLP/HTTP base URL traces go to (<url>/v1/traces); default OTEL_EXPORTER_OTLP_ENDPOINT; null = off.',
+    doc: 'OTLP/HTTP traces URL, used as is (http://host:4318/v1/traces); default from the OTEL_* variables; null = off.',
   },
   'a2a.listen': {
     kind: listenKind(),

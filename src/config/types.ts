@@ -320,7 +320,7 @@ export interface ObservabilityConfig {
   log_content: boolean;
   /** `HOST:PORT` serving /metrics, /healthz and /readyz (port 0 = a free port). Default null: none. */
   metrics_addr: string | null;
-  /** OTLP/HTTP base URL for traces (`<url>/v1/traces`); default OTEL_EXPORTER_OTLP_ENDPOINT, else null: off. */
+  /** The OTLP/HTTP traces URL, used as is; default from OTEL_EXPORTER_OTLP_TRACES_ENDPOINT / _ENDPOINT, else null. */
   otlp_endpoint: string | null;
 }
 

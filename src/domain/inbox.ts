@@ -1,6 +1,6 @@
 // Inbox events: what a producer hands the runtime (one durable accept each), and how each one ended.
 // Plain data only: no I/O, no imports from store/ or supervisor/.
-import type { TurnErrorKind, TurnStatus } from '../protocol/status.js';
+import type { FinishStatus, TurnErrorKind, TurnStatus } from '../protocol/status.js';
 
 /** Every producer's kind; `timer`, `subagent` and `workflow_step` are reserved for the producers still to come. */
 export const INBOX_KINDS = [
@@ -81,7 +81,8 @@ export interface InboxOutcome {
   error?: string;
   /** Where `error` came from; records stored before kinds existed lack it (read them with `errorKindOf`). */
   error_kind?: TurnErrorKind;
-  finish_status?: string;
+  /** The status the turn's `finish` call gave (its turn `completed`). */
+  finish_status?: FinishStatus;
   /** The turn called `finish {exit: true}`: kept with the outcome so a fold retried after a store error still asks. */
   finish_exit?: true;
 }

@@ -10,6 +10,9 @@ import type { RunTap } from './runTap.js';
 
 const ACTIVITY_EVENTS = new Set<string>(['turn.think', 'turn.round', 'turn.tool', 'tool.park', 'tool.unpark']);
 
+/** The tool label of a call to a name the model was not offered: the label set stays as small as the tool set. */
+export const UNOFFERED_TOOL = '_unoffered';
+
 export class ActivityBoard {
   private readonly byNode = new Map<number, Activity>();
   /** When each live turn's current model call started (its `turn.think`), for the model latency histogram. */
@@ -34,7 +37,8 @@ export class ActivityBoard {
       this.modelCallSince.delete(turn.node);
       if (since !== undefined) metrics.modelLatency.observe({}, (now - since) / 1000);
     } else if (event === 'turn.tool_done' && typeof fields.ms === 'number') {
-      metrics.toolLatency.observe({ tool: String(fields.tool) }, fields.ms / 1000);
+      const name = String(fields.tool);
+      metrics.toolLatency.observe({ tool: turn.offered.has(name) ? name : UNOFFERED_TOOL }, fields.ms / 1000);
     }
   }
 

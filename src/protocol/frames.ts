@@ -1,7 +1,7 @@
 // Frame types between supervisor and turn worker: one union per direction (reference §1.3-1.4).
 // Both sides import this module; a new frame type without a handler fails to compile (see `FrameHandlers`).
 import type { Msg, ToolDef, Usage } from './messages.js';
-import type { TurnErrorKind, TurnStatus } from './status.js';
+import type { FinishStatus, TurnErrorKind, TurnStatus } from './status.js';
 
 /** Bumped when a frame's shape changes incompatibly; carried in the spawn frame. */
 export const PROTOCOL_VERSION = 1;
@@ -165,7 +165,7 @@ export interface TurnResult {
 
 /** Arguments of the `finish` tool as the model passed them. */
 export interface FinishArgs {
-  status?: 'completed' | 'failed' | 'refused' | 'cancelled';
+  status?: FinishStatus;
   output?: unknown;
   reason?: string;
   exit?: boolean;

@@ -17,6 +17,14 @@ export const TURN_STATUSES = [
 export type TurnStatus = (typeof TURN_STATUSES)[number];
 
 /**
+ * What a `finish` call says of the task (reference §13, the finish tool): it drives the instance's exit code, never
+ * the turn's status (a turn that called finish is `completed`).
+ */
+export const FINISH_STATUSES = ['completed', 'failed', 'refused', 'cancelled'] as const;
+
+export type FinishStatus = (typeof FINISH_STATUSES)[number];
+
+/**
  * Where a turn's error came from, set where the error is made and carried with its text: `intel` the model
  * endpoint, `mcp` a required MCP server, `budget` the budget, `deadline` / `cancelled` / `refused` the supervisor's
  * stop, `loop` loop detection, `answer` an answer no check accepted, `worker` a worker that died or went silent,

@@ -4,11 +4,12 @@
 // user's turn cannot end everyone else's work.
 import type { Config } from '../config/types.js';
 import { actsForAll } from '../domain/principal.js';
+import type { FinishStatus } from '../protocol/status.js';
 import type { CommittedTurn } from '../steering/turnFeed.js';
 import type { Producer, ProducerContext } from './producer.js';
 
 /** What a committed turn means for the process: nothing, an exit with a finish status, or an exit refused. */
-export type ExitAsk = { exit: false } | { exit: true; status: string } | { exit: 'refused'; reason: string };
+export type ExitAsk = { exit: false } | { exit: true; status: FinishStatus } | { exit: 'refused'; reason: string };
 
 /** Decides whether a committed turn stops the daemon, from its outcome (a retried fold has no result). Pure. */
 export function classifyExitAsk(turn: CommittedTurn): ExitAsk {
@@ -23,11 +24,11 @@ export function classifyExitAsk(turn: CommittedTurn): ExitAsk {
 
 export class FinishExit implements Producer {
   readonly name = 'finish_exit';
-  private asked: { ctx: string; status: string } | null = null;
+  private asked: { ctx: string; status: FinishStatus } | null = null;
   private unsubscribe: () => void = () => {};
 
   /** The turn that asked the daemon to exit (its conversation and finish status), once one has. */
-  get exitAsked(): { ctx: string; status: string } | null {
+  get exitAsked(): { ctx: string; status: FinishStatus } | null {
     return this.asked;
   }
 

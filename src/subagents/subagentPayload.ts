@@ -92,7 +92,7 @@ export function subagentPayload(config: Readonly<Config>, record: SubagentRecord
       max_tokens: spec.limits.max_tokens,
       deadline_ms: spec.limits.deadline_ms,
     },
-    telemetry: telemetry(config, `sub/${handle}`, false),
+    telemetry: telemetry(config, `sub/${handle}`),
     turn: {
       kind: 'turn',
       system: subagentSystem(config.agent.name, spec.output_contract),

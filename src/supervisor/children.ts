@@ -3,6 +3,7 @@
 // watchdog (reference §1.6) over children and spares. Decides nothing about turns, tools or budgets: each child's
 // hooks do.
 import { describeError } from '../errors.js';
+import type { ChildTracing } from '../obs/childTraces.js';
 import type { Logger } from '../obs/log.js';
 import { knownSecrets, redactDeep } from '../obs/redactor.js';
 import type { SpawnPayload, UpFrame } from '../protocol/frames.js';
@@ -88,12 +89,18 @@ export class Children {
   private readonly interval: number;
   private lastCheck: number | null = null;
   private watch: NodeJS.Timeout | null;
+  private tracing: ChildTracing | null = null;
 
   constructor(private readonly deps: ChildrenDeps) {
     this.limits = deps.limits ?? DEFAULT_LIVENESS;
     this.interval = pingIntervalMs(this.limits);
     this.watch = setInterval(() => this.check(), this.interval);
     this.watch.unref();
+  }
+
+  /** With tracing on: which trace each child joins (obs/childTraces.ts), set before its spawn frame goes. */
+  traceWith(tracing: ChildTracing): void {
+    this.tracing = tracing;
   }
 
   /** Starts a worker on `spec.payload`; throws (with nothing left running) when it cannot be started. */
@@ -120,9 +127,11 @@ export class Children {
       // Every secret, principals' tokens included: the worker's stderr is its own (inherited), and a model error that
       // echoes a caller's token must be redacted there too (docs/guide/configuration.md, secrets). Frames are redacted again on receipt.
       const reuse = spec.reuse !== false && this.deps.pool.mayReuse(handle);
+      this.tracing?.spawned(child, spec.payload);
       handle.send({ type: 'spawn', ...spec.payload, redact: knownSecrets(), reuse });
     } catch (err) {
       this.live.delete(node);
+      this.tracing?.gone(child, 'the worker could not be started');
       handle.kill();
       throw err;
     }
@@ -256,6 +265,7 @@ export class Children {
     for (const t of timers) clearTimeout(t);
     this.live.delete(node);
     this.deps.pool.noteDemand(this.live.size);
+    this.tracing?.gone(child, child.endReason?.error ?? (code === 0 || idle ? null : outcome));
     hooks.onExit(child.endReason, outcome, exit);
     this.killChildrenOf(node, 'its turn ended');
   }

@@ -316,7 +316,10 @@ export interface HandlerContext extends EffectContext {
 export function supervisorHandlers(c: HandlerContext): SupervisorHandlers {
   const { jobs } = c;
   return {
-    inbox_accepted: (e) => jobs.add(e.event, 'accepted'),
+    inbox_accepted: (e) => {
+      c.turns.traceAccept(e.event);
+      jobs.add(e.event, 'accepted');
+    },
     inbox_replayed: (e) => {
       for (const event of e.events) jobs.add(event, 'replayed');
     },

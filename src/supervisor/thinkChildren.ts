@@ -126,7 +126,7 @@ export class ThinkChildren {
         max_tokens: triage ? 0 : config.limits.run.tokens,
         deadline_ms: limits.deadline_ms,
       },
-      telemetry: telemetry(config, `${job.purpose === 'preflight' ? 'preflight' : 'think'}/${job.ctx}`, false),
+      telemetry: telemetry(config, `${job.purpose === 'preflight' ? 'preflight' : 'think'}/${job.ctx}`),
       turn: {
         kind: 'think',
         system: job.system,

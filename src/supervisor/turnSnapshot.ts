@@ -155,17 +155,16 @@ export interface TurnBuild {
 }
 
 /**
- * A child's telemetry. `traced`: the supervisor opens a span for it and puts its traceparent here (a conversation
- * turn); children with no parent span in reach (think children, subagents) carry no trace context, so their
- * spans never start orphan traces (reference §3.4).
+ * A child's telemetry. With tracing on it names the endpoint; the child table sets its traceparent at spawn
+ * (obs/childTraces.ts), or drops the trace context of a child with no parent span in reach (reference §3.4).
  */
-export function telemetry(config: Readonly<Config>, agentPath: string, traced = true): Telemetry {
+export function telemetry(config: Readonly<Config>, agentPath: string): Telemetry {
   return {
     instance: config.agent.name,
     agent_path: agentPath,
     log_level: config.observability.log_level,
     log_content: config.observability.log_content,
-    ...(config.observability.otlp_endpoint === null || !traced
+    ...(config.observability.otlp_endpoint === null
       ? {}
       : { trace: { traceparent: '', endpoint: config.observability.otlp_endpoint } }),
   };

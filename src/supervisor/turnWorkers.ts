@@ -2,7 +2,9 @@
 // Decides nothing about conversations or the inbox: it reports each turn's turn_done and its worker's exit.
 
 import type { Reservation } from '../budget/governor.js';
+import type { InboxEvent } from '../domain/inbox.js';
 import type { TurnJob } from '../domain/job.js';
+import { ChildTraces } from '../obs/childTraces.js';
 import type { Logger } from '../obs/log.js';
 import type { SpanHandle, Tracer } from '../obs/tracing.js';
 import {
@@ -44,8 +46,17 @@ export interface TurnWorkerDeps {
 /** The live turn workers by node: resources only (a job's state is in the job table). */
 export class TurnWorkers {
   private readonly live = new Map<number, LiveTurn>();
+  private readonly traces: ChildTraces | null;
 
-  constructor(private readonly deps: TurnWorkerDeps) {}
+  constructor(private readonly deps: TurnWorkerDeps) {
+    this.traces = deps.tracer ? new ChildTraces(deps.tracer, deps.now) : null;
+    if (this.traces) deps.children.traceWith(this.traces);
+  }
+
+  /** With tracing on, the message's `accept` span, which its turn's span starts under. */
+  traceAccept(event: InboxEvent): void {
+    this.traces?.accepted(event);
+  }
 
   get size(): number {
     return this.live.size;
@@ -76,6 +87,7 @@ export class TurnWorkers {
       handle: child.handle,
       child,
       internal: new Set(payload.turn.internal),
+      offered: new Set([...payload.turn.tools.map((t) => t.name), ...payload.turn.internal]),
       gated: new Set(payload.turn.gated ?? []),
       startedAt: child.startedAt,
       settled: false,
@@ -102,7 +114,7 @@ export class TurnWorkers {
         'gen_ai.conversation.id': job.ctx,
         'agentd.turn': payload.turn.turn_id,
       },
-      null,
+      this.traces?.turnParent(job.ctx) ?? null,
     );
     payload.telemetry.trace = { traceparent: span.traceparent, endpoint };
     return span;
@@ -181,6 +193,8 @@ export interface LiveTurn {
   child: Child;
   /** Internal tool names this turn may round-trip. */
   internal: ReadonlySet<string>;
+  /** Every tool name the model was offered: the only names a metric label may take from this turn. */
+  offered: ReadonlySet<string>;
   /** Code tools the worker runs only after the supervisor's permission check. */
   gated: ReadonlySet<string>;
   /** What its internal tools run against: built once, at spawn, for every tool request of the turn. */

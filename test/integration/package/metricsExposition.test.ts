@@ -40,7 +40,11 @@ describe('/metrics', () => {
         {
           when_contains: 'look it up',
           times: 1,
-          tool_calls: [{ name: 'lookup_order', arguments: { order: 'ORD-1', log } }],
+          tool_calls: [
+            { name: 'lookup_order', arguments: { order: 'ORD-1', log } },
+            // A name the model made up: labelled by its own name it would add a label value per invention.
+            { name: 'made_up_7f3a', arguments: {} },
+          ],
         },
       ],
     });
@@ -73,6 +77,8 @@ describe('/metrics', () => {
       assert.match(text, /^agentd_turn_duration_seconds_count\{status="completed"\} 1$/m);
       assert.match(text, /^agentd_model_call_seconds_count 2$/m);
       assert.match(text, /^agentd_tool_call_seconds_count\{tool="lookup_order"\} 1$/m);
+      assert.match(text, /^agentd_tool_call_seconds_count\{tool="_unoffered"\} 1$/m);
+      assert.doesNotMatch(text, /made_up_7f3a/);
       assert.match(text, /^agentd_store_commit_seconds_count\{op="inbox\.accept"\} 1$/m);
       assert.match(text, /^agentd_store_commit_seconds_count\{op="inbox\.complete"\} 1$/m);
     } finally {

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { createAgent } from '../../../src/agent.js';
+import { type CreateAgentOptions, createAgent } from '../../../src/agent.js';
 import { silentLogger } from '../../../src/obs/log.js';
 import type { SpawnPayload } from '../../../src/protocol/frames.js';
 import { type ScriptedModel, startScriptedModel } from '../../doubles/scriptedModel.js';
@@ -32,7 +32,10 @@ function attr(span: OtlpSpan | undefined, key: string): string | number | undefi
   return v?.stringValue ?? (v?.intValue === undefined ? undefined : Number(v.intValue));
 }
 
-/** An OTLP/HTTP JSON receiver: every span posted to /v1/traces. */
+/** Not /v1/traces: the configured endpoint is used as is, so spans arrive only if nothing is appended to it. */
+const TRACES_PATH = '/collector/traces';
+
+/** An OTLP/HTTP JSON receiver: every span posted to its traces URL. */
 async function startReceiver(): Promise<{ url: string; spans: OtlpSpan[]; close(): Promise<void> }> {
   const spans: OtlpSpan[] = [];
   const server = http.createServer((req, res) => {
@@ -41,7 +44,7 @@ async function startReceiver(): Promise<{ url: string; spans: OtlpSpan[]; close(
       body += c.toString();
     });
     req.on('end', () => {
-      if (req.url === '/v1/traces') {
+      if (req.url === TRACES_PATH) {
         const doc = JSON.parse(body) as { resourceSpans: Array<{ scopeSpans: Array<{ spans: OtlpSpan[] }> }> };
         for (const rs of doc.resourceSpans) for (const ss of rs.scopeSpans) spans.push(...ss.spans);
       }
@@ -49,7 +52,7 @@ async function startReceiver(): Promise<{ url: string; spans: OtlpSpan[]; close(
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}${TRACES_PATH}`;
   return { url, spans, close: () => new Promise((r) => server.close(() => r())) };
 }
 
@@ -79,6 +82,8 @@ describe('traces', () => {
     model = await startScriptedModel({
       turns: [{ content: 'done', usage: { prompt_tokens: 30, completion_tokens: 4 } }],
       match: [
+        { when_contains: 'ponder this', times: 1, tool_calls: [{ name: 'think', arguments: { prompt: 'why 7?' } }] },
+        { when_contains: 'why 7?', times: 1, content: '{"answer": "because"}' },
         {
           when_contains: 'trace me',
           times: 1,
@@ -93,15 +98,19 @@ describe('traces', () => {
     await receiver.close();
   });
 
-  it('one turn with a tool round is one trace: turn → chat → execute_tool → chat, with GenAI attributes', async () => {
-    const agent = await createAgent({
+  /** An agent on the scripted model, tracing to the receiver. */
+  const tracingAgent = (more: Partial<CreateAgentOptions> = {}) =>
+    createAgent({
       intelligence: model.url,
       model: 'test-model',
       store: 'memory',
       config: { env: {}, values: { observability: { otlp_endpoint: receiver.url } } },
-      toolsModule: new URL('../../fixtures/definedTools.js', import.meta.url),
       log: silentLogger,
+      ...more,
     });
+
+  it('one turn with a tool round is one trace: turn → chat → execute_tool → chat, with GenAI attributes', async () => {
+    const agent = await tracingAgent({ toolsModule: new URL('../../fixtures/definedTools.js', import.meta.url) });
     try {
       const run = await agent.run('trace me');
       assert.equal((await within(run.result, 30_000, 'the turn')).status, 'completed');
@@ -110,8 +119,13 @@ describe('traces', () => {
     }
     await waitUntil(() => receiver.spans.some((s) => s.name === 'invoke_agent'), 10_000, 'the turn span');
     const turn = receiver.spans.find((s) => s.name === 'invoke_agent');
+    // The message's accept span opens the trace; the turn starts under it.
+    const accept = receiver.spans.find((s) => s.name === 'accept');
+    assert.equal(accept?.traceId, turn?.traceId, 'accept and turn are one trace');
+    assert.equal(turn?.parentSpanId, accept?.spanId);
+    assert.equal(attr(accept, 'gen_ai.conversation.id'), 'root');
     const children = receiver.spans
-      .filter((s) => s.traceId === turn?.traceId && s !== turn)
+      .filter((s) => s.traceId === turn?.traceId && s !== turn && s !== accept)
       .sort((a, b) => (BigInt(a.startTimeUnixNano) < BigInt(b.startTimeUnixNano) ? -1 : 1));
     assert.deepEqual(
       children.map((s) => s.name),
@@ -130,6 +144,32 @@ describe('traces', () => {
     assert.equal(attr(second, 'gen_ai.usage.input_tokens'), 30);
     assert.equal(attr(tool, 'gen_ai.tool.name'), 'lookup_order');
     assert.equal(attr(turn, 'gen_ai.usage.input_tokens'), 50);
+  });
+
+  it("a think child's model call is in its turn's trace, under the turn span", async () => {
+    const agent = await tracingAgent();
+    try {
+      const run = await agent.run('ponder this', { conversation: 'thinker' });
+      assert.equal((await within(run.result, 30_000, 'the turn')).status, 'completed');
+    } finally {
+      await agent.close();
+    }
+    const isTurn = (s: OtlpSpan) => s.name === 'invoke_agent' && attr(s, 'gen_ai.conversation.id') === 'thinker';
+    await waitUntil(() => receiver.spans.some(isTurn), 10_000, 'the turn span');
+    const turn = receiver.spans.find(isTurn);
+    // Before, a think child carried no trace context: its chat span was in no trace at all.
+    await waitUntil(
+      () => receiver.spans.filter((s) => s.traceId === turn?.traceId && s.name === 'chat test-model').length === 3,
+      10_000,
+      "the turn's two model calls and the think child's one",
+    );
+    const under = receiver.spans.filter((s) => s.traceId === turn?.traceId && s.parentSpanId === turn?.spanId);
+    assert.deepEqual(under.map((s) => s.name).sort(), [
+      'chat test-model',
+      'chat test-model',
+      'chat test-model',
+      'execute_tool think',
+    ]);
   });
 
   it('with tracing off the worker loads no OpenTelemetry module; with a trace context it does', async () => {

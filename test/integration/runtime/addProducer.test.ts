@@ -1,29 +1,30 @@
-// CONTRIBUTING.md's "Add a producer" example, run: a timer producer handed to createAgent accepts `timer` events
-// through the seam, its turns run, and close() stops it (no event after the stop).
+// An embedding program's producer (docs/guide/embedding.md), run: a timer producer handed to createAgent accepts
+// `timer` messages through the narrow public context, learns their outcomes, and close() stops it.
 import assert from 'node:assert/strict';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { createAgent, runtimeOf } from '../../../src/agent.js';
-import type { InboxEvent } from '../../../src/domain/inbox.js';
+import { createAgent } from '../../../src/agent.js';
+import type { AcceptedMessage, Producer, ProducerContext } from '../../../src/embeddedProducer.js';
 import { createLogger } from '../../../src/obs/log.js';
-import type { Producer, ProducerContext } from '../../../src/runtime/producer.js';
 import { startScriptedModel } from '../../doubles/scriptedModel.js';
 import { waitUntil, within } from '../wait.js';
 
-/** CONTRIBUTING.md's Heartbeat, as written there (everyMs instead of the config key it reads in src/). */
+/** The guide's Heartbeat, as written there. */
 class Heartbeat implements Producer {
   readonly name = 'heartbeat';
-  readonly accepted: InboxEvent[] = [];
+  readonly accepted: AcceptedMessage[] = [];
+  ctx: ProducerContext | null = null;
   private timer: NodeJS.Timeout | undefined;
   constructor(private readonly everyMs: number) {}
 
   start(ctx: ProducerContext): void {
+    this.ctx = ctx;
     this.timer = setInterval(() => {
       ctx
         .accept({ kind: 'timer', context_id: 'root', text: 'heartbeat: anything unusual?', principal: 'operator' })
-        .then(({ record }) => this.accepted.push(record))
+        .then((accepted) => this.accepted.push(accepted))
         .catch((err: unknown) => ctx.log.warn('producer.failed', { producer: this.name, err: String(err) }));
     }, this.everyMs);
   }
@@ -46,13 +47,14 @@ describe('a producer of your own', () => {
     try {
       await waitUntil(() => heartbeat.accepted.length >= 2, 10_000, 'two heartbeats');
       const [first] = heartbeat.accepted;
-      assert.equal(first?.kind, 'timer');
-      const outcome = await within(
-        runtimeOf(agent).supervisor.outcomeOf(String(first?.id)),
-        20_000,
-        'the heartbeat turn',
-      );
+      assert.equal(first?.created, true);
+      const ctx = heartbeat.ctx;
+      assert.ok(ctx);
+      const outcome = await within(ctx.outcomeOf(String(first?.id)), 20_000, 'the heartbeat turn');
       assert.equal(outcome.reply, 'all quiet');
+      // The context is narrow at run time too, not only in its type: no store, no supervisor.
+      const keys = ['accept', 'clock', 'config', 'log', 'outcomeOf', 'requestStop', 'restored'];
+      assert.deepEqual(Object.keys(ctx).sort(), keys);
     } finally {
       await agent.close();
       await model.close();

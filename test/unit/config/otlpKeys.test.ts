@@ -21,12 +21,28 @@ describe('observability.otlp_endpoint', () => {
 
   it('follows OTEL_EXPORTER_OTLP_ENDPOINT unless OTEL_SDK_DISABLED or OTEL_TRACES_EXPORTER=none', () => {
     const on = { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318' };
+    const traces = 'http://127.0.0.1:4318/v1/traces';
     // The premise: the variable alone turns tracing on.
-    assert.equal(endpointOf(on), 'http://127.0.0.1:4318');
+    assert.equal(endpointOf(on), traces);
     assert.equal(endpointOf({ ...on, OTEL_SDK_DISABLED: 'true' }), null);
-    assert.equal(endpointOf({ ...on, OTEL_SDK_DISABLED: 'false' }), 'http://127.0.0.1:4318');
+    assert.equal(endpointOf({ ...on, OTEL_SDK_DISABLED: 'false' }), traces);
     assert.equal(endpointOf({ ...on, OTEL_TRACES_EXPORTER: 'none' }), null);
-    assert.equal(endpointOf({ ...on, OTEL_TRACES_EXPORTER: 'otlp' }), 'http://127.0.0.1:4318');
+    assert.equal(endpointOf({ ...on, OTEL_TRACES_EXPORTER: 'otlp' }), traces);
+  });
+
+  it('takes a traces endpoint as is and adds v1/traces to the base endpoint only, as the OTLP spec says', () => {
+    // A per-signal URL with a path of its own: before, `/v1/traces` was stripped and added back to any value.
+    const custom = 'https://otel.example.com/ingest/traces';
+    assert.equal(endpointOf({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: custom }), custom);
+    assert.equal(
+      endpointOf({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: custom, OTEL_EXPORTER_OTLP_ENDPOINT: 'http://other:4318' }),
+      custom,
+      'the traces variable wins',
+    );
+    assert.equal(endpointOf({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318/base/' }), 'http://c:4318/base/v1/traces');
+    const dir = tempDir();
+    const file = writeConfig(dir, 'agent.yaml', `observability:\n  otlp_endpoint: ${custom}\n`);
+    assert.equal(compileIn(dir, { files: [file] }).observability.otlp_endpoint, custom);
   });
 
   it('is restart-only', () => {

@@ -72,7 +72,7 @@ function describeInbox(current: () => Store): void {
       const store = current();
       const event = inboxEvent({ dedupe_key: 'k1', principal: null });
       await store.inbox.accept(event);
-      const outcome = { status: 'completed' as const, reply: 'hi there', finish_status: 'stop' };
+      const outcome = { status: 'completed' as const, reply: 'hi there', finish_status: 'failed' as const };
       await store.inbox.complete(event.id, { outcome, conversations: [] });
       assert.deepEqual(await pending(store), []);
       assert.deepEqual(await store.inbox.findByKey(null, 'k1'), { ...event, status: 'done', outcome });

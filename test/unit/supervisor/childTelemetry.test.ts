@@ -1,5 +1,5 @@
-// telemetry(): only a traced child (a conversation turn, whose span the supervisor opens) carries a trace context;
-// think children and subagents carry none, so they never start orphan traces (reference §3.4).
+// telemetry(): with tracing on every child's names the traces endpoint; which trace it joins is set at spawn by the
+// child table (obs/childTraces.ts, test/unit/obs/childTraces.test.ts), which drops it when no parent is in reach.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { compileConfig } from '../../../src/config/compile.js';
@@ -13,9 +13,11 @@ const config = compileConfig({
 });
 
 describe('telemetry', () => {
-  it('gives a turn a trace context and an untraced child none', () => {
-    // The premise: with tracing on, a turn's telemetry names the endpoint its spans go to.
-    assert.deepEqual(telemetry(config, 'turn/root').trace, { traceparent: '', endpoint: 'http://127.0.0.1:4318' });
-    assert.equal(telemetry(config, 'think/root', false).trace, undefined);
+  it('names the endpoint for every child with tracing on, and none with it off', () => {
+    const trace = { traceparent: '', endpoint: 'http://127.0.0.1:4318/v1/traces' };
+    assert.deepEqual(telemetry(config, 'turn/root').trace, trace);
+    assert.deepEqual(telemetry(config, 'think/root').trace, trace);
+    const off = compileConfig({ files: [], env: {}, flags: {}, cwd: process.cwd() });
+    assert.equal(telemetry(off, 'turn/root').trace, undefined);
   });
 });
