@@ -32,6 +32,8 @@ export interface GateView {
   pressure: { level: 'ok' | 'warn' | 'shed'; cause: string | null };
   /** Gate 8: the granted servers' tags form the lethal trifecta and security.allow_trifecta is off. */
   trifecta?: boolean;
+  /** A calling subagent's subtree (or one above it) spent its `limits.tokens`: why (ceiling.ts). */
+  ceiling?: string;
 }
 
 /**
@@ -130,6 +132,8 @@ export function checkRun(req: RunRequest, view: GateView, limits: SubagentLimits
     const error = `subagent.run refused: delegation depth ${view.callerDepth} reaches limits.subagents.depth = ${limits.depth}`;
     return refuse('depth', error, bucket);
   }
+  // Not one of agentd's gates: the subtree token ceiling (reference §5 item 24), before the rate token is spent.
+  if (view.ceiling !== undefined) return refuse('ceiling', `subagent.run refused: ${view.ceiling}`, bucket);
   const token = takeToken(bucket, now);
   if (!token.ok)
     return refuse('rate', 'subagent.run refused: spawn rate exceeded (limits.subagents.rate)', token.bucket);

@@ -155,3 +155,15 @@ describe('gate 8: the lethal trifecta', () => {
     assert.equal(error(checkRun(REQ, VIEW, LIMITS, fresh(), 0)), 'ok', 'premise: the same call passes untagged');
   });
 });
+
+describe('the subtree ceiling gate', () => {
+  it('refuses a nested spawn once a caller above spent its limits.tokens, after depth and before the rate', () => {
+    const ceiling = 'subtree token ceiling: sub-1 and its subagents spent 1000 of limits.tokens = 1000';
+    const empty = { ...fresh('1/1h'), tokens: 0 };
+    const verdict = checkRun(REQ, { ...VIEW, ceiling }, LIMITS, empty, 0);
+    assert.equal(error(verdict), `subagent.run refused: ${ceiling}`);
+    assert.equal(verdict.ok ? '' : verdict.gate, 'ceiling');
+    const deep = checkRun(REQ, { ...VIEW, ceiling, callerDepth: 3 }, LIMITS, empty, 0);
+    assert.equal(deep.ok ? '' : deep.gate, 'depth');
+  });
+});
