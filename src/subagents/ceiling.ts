@@ -51,3 +51,9 @@ export function chargeTree(chain: readonly SubagentRecord[], tokens: number): vo
 export function ceilingReason(hit: CeilingHit): string {
   return `subtree token ceiling: ${hit.handle} and its subagents spent ${hit.spent} of limits.tokens = ${hit.limit}`;
 }
+
+/** The chain's refusal, or null while every ceiling has room. */
+export function refusalOf(chain: readonly SubagentRecord[]): string | null {
+  const hit = ceilingHit(chain);
+  return hit ? ceilingReason(hit) : null;
+}

@@ -4,7 +4,7 @@
 import type { Config } from '../config/types.js';
 import type { SubagentRecord } from '../domain/subagent.js';
 import type { ToolCaller } from '../tools/toolOutcome.js';
-import { ceilingHit, ceilingReason, lineage, remainder } from './ceiling.js';
+import { lineage, refusalOf, remainder } from './ceiling.js';
 import { countView, formsTrifecta, type GateView } from './gates.js';
 import { countCallerLive, grantedServers } from './subagentRecord.js';
 
@@ -32,12 +32,12 @@ export function gateViewOf(input: ViewInput): GateView {
   const { mcp, security } = config;
   // Gate 8 judges the servers the child would get, a nested one's narrowed to its parent's.
   const names = grantedServers(input.asked, Object.keys(mcp.servers), parentSpec(records, caller));
-  const hit = ceilingHit(lineage(records, caller.subagent?.handle ?? null));
+  const ceiling = refusalOf(lineage(records, caller.subagent?.handle ?? null));
   return {
     ...view,
     callerLive: countCallerLive(records.values(), caller),
     trifecta: !security.allow_trifecta && formsTrifecta(names.map((n) => mcp.servers[n]?.tags)),
-    ...(hit ? { ceiling: ceilingReason(hit) } : {}),
+    ...(ceiling ? { ceiling } : {}),
   };
 }
 

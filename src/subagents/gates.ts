@@ -93,6 +93,15 @@ export function bucketFor(prev: RateBucket | null, rate: string, now: number): R
   return { rate, ...parsed, tokens: parsed.burst, at: now };
 }
 
+/**
+ * The bucket a start begins with: full, less the spawns the stored spawn log shows within one period, so a
+ * restart does not hand out a fresh burst (gate 6 holds across a restart; agentd's bucket starts full).
+ */
+export function seedBucket(rate: string, spentWithin: (periodMs: number) => number, now: number): RateBucket {
+  const fresh = bucketFor(null, rate, now);
+  return { ...fresh, tokens: Math.max(0, fresh.burst - spentWithin(fresh.periodMs)) };
+}
+
 /** Refills by the time passed, then spends one token if there is one. */
 export function takeToken(bucket: RateBucket, now: number): { bucket: RateBucket; ok: boolean } {
   const refill = (Math.max(0, now - bucket.at) * bucket.burst) / bucket.periodMs;

@@ -28,6 +28,13 @@ export class SpawnJournal {
     this.port.noteActivity(handle, now, now - RECENT_MS).catch(this.failed);
   }
 
+  /** Handles whose last spawn or end is at or after `since` (what a restart's rate bucket starts short of). */
+  countSince(since: number): number {
+    let n = 0;
+    for (const at of this.log.values()) if (at >= since) n++;
+    return n;
+  }
+
   /** What gate 4 counts: live records plus handles active within the window. */
   count(records: Iterable<SubagentRecord>, now: number): number {
     return countRecent(this.log, records, now);

@@ -20,9 +20,9 @@ import {
   toolOk,
   type WorkPorts,
 } from '../tools/toolOutcome.js';
-import { ceilingHit, ceilingReason, chargeTree, lineage } from './ceiling.js';
+import { chargeTree, lineage, refusalOf } from './ceiling.js';
 import { FullResults } from './fullResults.js';
-import { bucketFor, checkRun, type GateView, type RateBucket } from './gates.js';
+import { bucketFor, checkRun, type GateView, type RateBucket, seedBucket } from './gates.js';
 import { capToCeiling, gateViewOf, parentSpec } from './gateView.js';
 import { answerOf, listEntry, resultNote, spawnFailed, statusOf, turnNote } from './results.js';
 import { planPrune } from './retention.js';
@@ -98,15 +98,15 @@ export class SubagentDesk implements SubagentDeskPort {
   }
 
   /** Why the subagent's next model call is refused: its subtree (or one above it) spent its ceiling; or null. */
-  ceiling(record: SubagentRecord): string | null {
-    const hit = ceilingHit(lineage(this.records, record.handle));
-    return hit ? ceilingReason(hit) : null;
-  }
+  ceiling = (record: SubagentRecord): string | null => refusalOf(lineage(this.records, record.handle));
 
   /** Loads the records; respawns the unfinished (async, sync, warm) and fails interrupted detached ones. */
   async restore(): Promise<void> {
     for (const record of await this.deps.store.subagents.list()) this.records.set(record.handle, record);
-    await this.spawnLog.load(this.records.values(), this.deps.now());
+    const now = this.deps.now();
+    await this.spawnLog.load(this.records.values(), now);
+    const rate = this.deps.config.limits.subagents.rate;
+    this.bucket = seedBucket(rate, (periodMs) => this.spawnLog.countSince(now - periodMs), now);
     for (const record of this.records.values()) {
       if (isTerminal(record.status)) continue;
       if (record.spec === undefined || typeof record.spec.instruction !== 'string') {

@@ -77,4 +77,28 @@ describe('the spawn log across a restart', () => {
       await second.close();
     }
   });
+  it('keeps the spawn-rate bucket spent across a restart (gate 6)', async () => {
+    const yaml = 'limits:\n  subagents:\n    rate: "1/1h"\n';
+    const playbook: Playbook = {
+      turns: [{ tool_calls: [run('one')] }, { content: 'ok' }],
+      match: [{ when_contains: SUB, content: 'done' }],
+    };
+    const first = await startRig(playbook, {}, { yaml });
+    const dir = first.dir;
+    try {
+      assert.equal((await answer(first, 'root', 'go')).status, 'completed');
+      assert.equal(first.named('subagent.spawn').length, 1);
+    } finally {
+      await first.close();
+    }
+    const second = await startRig(playbook, {}, { yaml, dir });
+    try {
+      assert.equal((await answer(second, 'root2', 'go')).status, 'completed');
+      const [refused] = toolResults(second, 'root2');
+      // Premise: the bucket was rebuilt full at every start, so a restart handed out a fresh burst of one.
+      assert.equal(refused?.content, 'subagent.run refused: spawn rate exceeded (limits.subagents.rate)');
+    } finally {
+      await second.close();
+    }
+  });
 });

@@ -9,6 +9,7 @@ import {
   parseRate,
   parseSize,
   type RunRequest,
+  seedBucket,
   takeToken,
 } from '../../../src/subagents/gates.js';
 
@@ -165,5 +166,17 @@ describe('the subtree ceiling gate', () => {
     assert.equal(verdict.ok ? '' : verdict.gate, 'ceiling');
     const deep = checkRun(REQ, { ...VIEW, ceiling, callerDepth: 3 }, LIMITS, empty, 0);
     assert.equal(deep.ok ? '' : deep.gate, 'depth');
+  });
+});
+
+describe('seedBucket', () => {
+  it('starts a restart short of the spawns its stored log shows within one period', () => {
+    const asked: number[] = [];
+    const seeded = seedBucket('2/1m', (periodMs) => (asked.push(periodMs), 1), 5_000);
+    assert.deepEqual(asked, [60_000]);
+    assert.equal(seeded.tokens, 1);
+    assert.equal(takeToken(seeded, 5_000).ok, true);
+    assert.equal(takeToken(takeToken(seeded, 5_000).bucket, 5_000).ok, false, 'a fresh bucket would give two');
+    assert.equal(seedBucket('2/1m', () => 9, 0).tokens, 0, 'never below empty');
   });
 });
