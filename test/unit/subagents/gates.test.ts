@@ -172,7 +172,14 @@ describe('the subtree ceiling gate', () => {
 describe('seedBucket', () => {
   it('starts a restart short of the spawns its stored log shows within one period', () => {
     const asked: number[] = [];
-    const seeded = seedBucket('2/1m', (periodMs) => (asked.push(periodMs), 1), 5_000);
+    const seeded = seedBucket(
+      '2/1m',
+      (periodMs) => {
+        asked.push(periodMs);
+        return 1;
+      },
+      5_000,
+    );
     assert.deepEqual(asked, [60_000]);
     assert.equal(seeded.tokens, 1);
     assert.equal(takeToken(seeded, 5_000).ok, true);
