@@ -3,6 +3,7 @@
 // §5 item 4). A thin shell over the pure log; a failed write is logged, the gate goes on from memory.
 import type { SubagentRecord } from '../domain/subagent.js';
 import type { SubagentsPort } from '../store/store.js';
+import { type RateBucket, seedBucket } from './gates.js';
 import { countRecent, noteActivity, RECENT_MS, type SpawnLog, seedSpawnLog } from './spawnLog.js';
 
 export class SpawnJournal {
@@ -28,8 +29,12 @@ export class SpawnJournal {
     this.port.noteActivity(handle, now, now - RECENT_MS).catch(this.failed);
   }
 
-  /** Handles whose last spawn or end is at or after `since` (what a restart's rate bucket starts short of). */
-  countSince(since: number): number {
+  /** The rate bucket a start begins with: short of the handles active within one period (gates.ts seedBucket). */
+  bucket(rate: string, now: number): RateBucket {
+    return seedBucket(rate, (periodMs) => this.countSince(now - periodMs), now);
+  }
+
+  private countSince(since: number): number {
     let n = 0;
     for (const at of this.log.values()) if (at >= since) n++;
     return n;

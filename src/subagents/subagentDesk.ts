@@ -22,7 +22,7 @@ import {
 } from '../tools/toolOutcome.js';
 import { chargeTree, lineage, refusalOf } from './ceiling.js';
 import { FullResults } from './fullResults.js';
-import { bucketFor, checkRun, type GateView, type RateBucket, seedBucket } from './gates.js';
+import { bucketFor, checkRun, type GateView, type RateBucket } from './gates.js';
 import { capToCeiling, gateViewOf, parentSpec } from './gateView.js';
 import { answerOf, listEntry, resultNote, spawnFailed, statusOf, turnNote } from './results.js';
 import { planPrune } from './retention.js';
@@ -103,10 +103,8 @@ export class SubagentDesk implements SubagentDeskPort {
   /** Loads the records; respawns the unfinished (async, sync, warm) and fails interrupted detached ones. */
   async restore(): Promise<void> {
     for (const record of await this.deps.store.subagents.list()) this.records.set(record.handle, record);
-    const now = this.deps.now();
-    await this.spawnLog.load(this.records.values(), now);
-    const rate = this.deps.config.limits.subagents.rate;
-    this.bucket = seedBucket(rate, (periodMs) => this.spawnLog.countSince(now - periodMs), now);
+    await this.spawnLog.load(this.records.values(), this.deps.now());
+    this.bucket = this.spawnLog.bucket(this.deps.config.limits.subagents.rate, this.deps.now());
     for (const record of this.records.values()) {
       if (isTerminal(record.status)) continue;
       if (record.spec === undefined || typeof record.spec.instruction !== 'string') {
@@ -311,6 +309,8 @@ export class SubagentDesk implements SubagentDeskPort {
     const produced = turn.value !== undefined ? turn.value : (turn.text ?? null);
     if (record.mode === 'warm' && turn.status !== 'cancelled' && live.killed === null) {
       record.runs++;
+      // Each warm run has fresh limits (reference §1.8): its subtree ceiling starts again too.
+      record.tree_tokens = 0;
       this.full.keep(record, produced, record.runs);
       record.updated = this.deps.now();
       void this.save(record);

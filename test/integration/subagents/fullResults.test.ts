@@ -107,4 +107,34 @@ describe('the subtree token ceiling', () => {
       await rig.close();
     }
   });
+  it('gives each warm run a fresh ceiling, as it gives each run fresh limits', async () => {
+    const call = (name: string, args: Record<string, unknown>) => ({
+      delay_ms: 1_000,
+      tool_calls: [{ name, arguments: args }],
+    });
+    const playbook: Playbook = {
+      turns: [
+        {
+          tool_calls: [
+            { name: 'subagent.run', arguments: { instruction: 'w', mode: 'warm', limits: { tokens: 100 } } },
+          ],
+        },
+        call('subagent.send', { handle: 'sub-1', message: 'again' }),
+        call('subagent.kill', { handle: 'sub-1' }),
+        { content: 'ok' },
+      ],
+      match: [{ when_contains: SUB, usage: { prompt_tokens: 100, completion_tokens: 0 }, content: 'run answer' }],
+    };
+    const rig = await startRig(playbook, {}, { yaml: 'agent:\n  wake_on: [a2a_message]\n' });
+    try {
+      assert.equal((await answer(rig, 'root', 'go')).status, 'completed');
+      // Premise: the first run spent all 100; a ceiling carried over refused the second run's model call.
+      assert.deepEqual(
+        rig.named('subagent.turn').map((e) => e.status),
+        ['completed', 'completed'],
+      );
+    } finally {
+      await rig.close();
+    }
+  });
 });

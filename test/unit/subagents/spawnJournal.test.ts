@@ -25,4 +25,13 @@ describe('SpawnJournal', () => {
     assert.equal(after.count([kept], 3_000), 2, 'the kept records still count as well');
     assert.deepEqual(failures, []);
   });
+
+  it('starts the rate bucket short of the spawns within one period, from the stored log', async () => {
+    const store = new MemoryStore();
+    new SpawnJournal(store.subagents, () => {}).note('sub-1', 1_000);
+    const after = new SpawnJournal(store.subagents, () => {});
+    await after.load([], 2_000);
+    assert.equal(after.bucket('2/1h', 2_000).tokens, 1);
+    assert.equal(after.bucket('2/1s', 2_500).tokens, 2, 'the spawn is older than one period');
+  });
 });
