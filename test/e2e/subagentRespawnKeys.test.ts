@@ -27,7 +27,8 @@ const playbook: Playbook = {
       times: 1,
       tool_calls: [
         { name: 'subagent.run', arguments: { instruction: 'inner', mode: 'async' } },
-        { name: 'slow', arguments: { ms: 3000 } },
+        // Long enough that a loaded machine still kills the first life inside it.
+        { name: 'slow', arguments: { ms: 8000 } },
       ],
     },
     { when_contains: SUB, content: 'outer done' },
@@ -74,6 +75,7 @@ describe('a respawned subagent keeps its call keys', () => {
     models.push(second);
     const life2 = await runAgentd(['--mcp', `test=${server.url}`, '--intelligence', second.url, '--prompt', 'x'], {
       env,
+      timeoutMs: 60_000,
     });
     assert.equal(life2.code, 0, life2.stderr.slice(-3000));
     assert.equal(life2.stdout, 'done\n');
