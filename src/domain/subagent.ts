@@ -76,6 +76,16 @@ export interface SubagentRecord {
   call_key: string | null;
   /** Cumulative usage of every run. */
   tokens: Usage;
+  /**
+   * Charged tokens of this subagent and every subagent below it: what its `limits.tokens` bounds (the subtree
+   * ceiling, reference §5 item 24). Absent in records stored before it was kept: 0.
+   */
+  tree_tokens?: number;
+  /**
+   * Set when `result` was cut: the whole text of result `run` is stored, `bytes` long, of which `result` shows
+   * the first `shown`; subagent.result reads the rest (reference §5 item 24).
+   */
+  stored_result?: { run: number; bytes: number; shown: number } | null;
   /** Warm runs finished so far. */
   runs: number;
   created: number;

@@ -24,6 +24,7 @@ import type {
   MemoryPort,
   SequencesPort,
   Store,
+  StoredResult,
   SubagentsPort,
   TasksPort,
   TimersPort,
@@ -53,6 +54,8 @@ class MemoryData {
   readonly tasks = new Map<string, TaskRecord>();
   readonly counters = new Map<string, BudgetCounter>();
   readonly subagents = new Map<string, SubagentRecord>();
+  readonly subagentResults = new Map<string, StoredResult>();
+  readonly spawnActivity = new Map<string, number>();
   readonly runs = new Map<string, WorkflowRun>();
   readonly definitions: StoredDefinition[] = [];
   readonly changes = new MemoryChanges();
@@ -236,7 +239,27 @@ function subagentsPort(data: MemoryData): SubagentsPort {
       return [...data.subagents.values()].map(jsonCopy).sort(bySubagentAge);
     },
     async remove(handles) {
-      for (const handle of handles) data.subagents.delete(handle);
+      for (const handle of handles) {
+        data.subagents.delete(handle);
+        data.subagentResults.delete(handle);
+      }
+    },
+    async saveResult(handle, result) {
+      data.subagentResults.set(handle, { ...result });
+    },
+    async readResult(handle) {
+      const stored = data.subagentResults.get(handle);
+      return stored ? { ...stored } : null;
+    },
+    async noteActivity(handle, at, forgetBefore) {
+      data.spawnActivity.set(handle, at);
+      for (const [h, when] of data.spawnActivity) if (when < forgetBefore) data.spawnActivity.delete(h);
+    },
+    async activity(since) {
+      return [...data.spawnActivity]
+        .filter(([, at]) => at >= since)
+        .map(([handle, at]) => ({ handle, at }))
+        .sort((a, b) => (a.handle < b.handle ? -1 : a.handle > b.handle ? 1 : 0));
     },
   };
 }

@@ -1,12 +1,14 @@
-// The PostgreSQL store's ports for the producers' records (schema 3): workflow runs and definitions, durable
-// timers and fired keys, the client feed. Same semantics as sqliteWorkflows.ts, sqliteTimers.ts, sqliteFeed.ts.
+// The PostgreSQL store's ports for the producers' records: subagent records, results and spawn log (schemas 1, 4),
+// workflow runs and definitions, durable timers and fired keys, the client feed (schema 3). Same semantics as
+// sqliteSubagents.ts, sqliteWorkflows.ts, sqliteTimers.ts, sqliteFeed.ts.
 import type pg from 'pg';
+import type { SubagentRecord } from '../domain/subagent.js';
 import type { TimerRecord } from '../domain/timer.js';
 import { type StoredDefinition, TERMINAL_RUN, type WorkflowRun } from '../domain/workflow.js';
 import { SQL } from './postgresStatements.js';
 import { type FeedRow, toEvent } from './sqliteFeed.js';
 import { type TimerRow, timerParams, toTimer } from './sqliteTimers.js';
-import type { FeedPort, TimersPort, WorkflowsPort } from './store.js';
+import type { FeedPort, SubagentsPort, TimersPort, WorkflowsPort } from './store.js';
 
 type Query = (sql: string, params?: unknown[]) => Promise<pg.QueryResult>;
 
@@ -25,6 +27,40 @@ const runParams = (run: WorkflowRun) => [
 ];
 
 const parseJson = <T>(rows: Array<{ json: string }>): T[] => rows.map((row) => JSON.parse(row.json) as T);
+
+export function pgSubagentsPort(db: PgRunner): SubagentsPort {
+  return {
+    save: (record) =>
+      db.read('save a subagent record', async (q) => {
+        await q(SQL.saveSubagent, [record.handle, record.created, JSON.stringify(record)]);
+      }),
+    list: () =>
+      db.read('read subagent records', async (q) => parseJson<SubagentRecord>((await q(SQL.allSubagents)).rows)),
+    remove: (handles) =>
+      db.tx('prune subagent records', async (q) => {
+        await q(SQL.deleteSubagents, [handles]);
+        await q(SQL.deleteSubagentResults, [handles]);
+      }),
+    saveResult: (handle, result) =>
+      db.read('save a subagent result', async (q) => {
+        await q(SQL.saveSubagentResult, [handle, result.run, result.body]);
+      }),
+    readResult: (handle) =>
+      db.read('read a subagent result', async (q) => {
+        const [row] = (await q(SQL.subagentResult, [handle])).rows;
+        return row ? { run: Number(row.run), body: String(row.body) } : null;
+      }),
+    noteActivity: (handle, at, forgetBefore) =>
+      db.tx('note a subagent spawn', async (q) => {
+        await q(SQL.noteSpawn, [handle, at]);
+        await q(SQL.forgetSpawns, [forgetBefore]);
+      }),
+    activity: (since) =>
+      db.read('read the subagent spawn log', async (q) =>
+        (await q(SQL.spawnsSince, [since])).rows.map((row) => ({ handle: String(row.handle), at: Number(row.at) })),
+      ),
+  };
+}
 
 export function pgWorkflowsPort(db: PgRunner): WorkflowsPort {
   return {

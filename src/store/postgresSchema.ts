@@ -14,7 +14,8 @@ interface Migration {
  * 1: the SQLite store's schema 5 (inbox with leases, conversations with revisions, messages, controls, memory,
  * sequences, tasks, budget counters, subagents). 2: conversation leases with a fencing epoch, the tool journal
  * and durable cancel requests (reference interfaces §4.4). 3: the SQLite store's schema 6 (workflow runs and
- * definitions, durable timers and fired keys, the client feed).
+ * definitions, durable timers and fired keys, the client feed). 4: the SQLite store's schema 7 (a cut subagent
+ * result's whole text, the subagent spawn log).
  */
 const MIGRATIONS: readonly Migration[] = [
   {
@@ -153,6 +154,19 @@ CREATE TABLE feed (
   kind     TEXT NOT NULL,
   audience TEXT,
   data     TEXT NOT NULL
+);`,
+  },
+  {
+    version: 4,
+    sql: `
+CREATE TABLE subagent_results (
+  handle TEXT COLLATE "C" PRIMARY KEY,
+  run    INTEGER NOT NULL,
+  body   TEXT NOT NULL
+);
+CREATE TABLE subagent_spawns (
+  handle TEXT COLLATE "C" PRIMARY KEY,
+  at     BIGINT NOT NULL
 );`,
   },
 ];

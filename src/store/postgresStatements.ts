@@ -82,6 +82,14 @@ export const SQL = {
     ON CONFLICT (handle) DO UPDATE SET json = excluded.json`,
   allSubagents: 'SELECT json FROM subagents ORDER BY created, handle',
   deleteSubagents: 'DELETE FROM subagents WHERE handle = ANY($1::text[])',
+  deleteSubagentResults: 'DELETE FROM subagent_results WHERE handle = ANY($1::text[])',
+  saveSubagentResult: `INSERT INTO subagent_results (handle, run, body) VALUES ($1, $2, $3)
+    ON CONFLICT (handle) DO UPDATE SET run = excluded.run, body = excluded.body`,
+  subagentResult: 'SELECT run, body FROM subagent_results WHERE handle = $1',
+  noteSpawn: `INSERT INTO subagent_spawns (handle, at) VALUES ($1, $2)
+    ON CONFLICT (handle) DO UPDATE SET at = excluded.at`,
+  forgetSpawns: 'DELETE FROM subagent_spawns WHERE at < $1',
+  spawnsSince: 'SELECT handle, at FROM subagent_spawns WHERE at >= $1 ORDER BY handle',
   pruneTasks: `DELETE FROM tasks WHERE state IN ${TERMINAL_STATES} AND (updated < $2 OR id IN (
       SELECT id FROM tasks WHERE state IN ${TERMINAL_STATES} ORDER BY updated DESC, id DESC OFFSET $1))`,
 

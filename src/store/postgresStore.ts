@@ -7,7 +7,6 @@ import type pg from 'pg';
 import type { BudgetCounter } from '../domain/budget.js';
 import type { Conversation } from '../domain/conversation.js';
 import type { InboxEvent } from '../domain/inbox.js';
-import type { SubagentRecord } from '../domain/subagent.js';
 import type { TaskRecord } from '../domain/task.js';
 import { DaemonError, describeError } from '../errors.js';
 import { planMessageWrite } from './conversationWrite.js';
@@ -15,7 +14,7 @@ import { MemoryChanges } from './memoryChanges.js';
 import { isExpired, listLiveKeys } from './memoryKeys.js';
 import { createPool, describeUrl, type PostgresOptions, pgFailure, unreachableError } from './postgresConnect.js';
 import { LeaseBook, type LeaseLog } from './postgresLeases.js';
-import { type PgRunner, pgFeedPort, pgTimersPort, pgWorkflowsPort } from './postgresProducerPorts.js';
+import { type PgRunner, pgFeedPort, pgSubagentsPort, pgTimersPort, pgWorkflowsPort } from './postgresProducerPorts.js';
 import { migrate } from './postgresSchema.js';
 import { SQL } from './postgresStatements.js';
 import {
@@ -102,24 +101,11 @@ export class PostgresStore implements Store {
           return Number(rows[0].value);
         }),
     };
-    this.subagents = {
-      save: (record) =>
-        this.#read('save a subagent record', async (q) => {
-          await q(SQL.saveSubagent, [record.handle, record.created, JSON.stringify(record)]);
-        }),
-      list: (): Promise<SubagentRecord[]> =>
-        this.#read('read subagent records', async (q) =>
-          (await q(SQL.allSubagents)).rows.map((row) => JSON.parse(row.json) as SubagentRecord),
-        ),
-      remove: (handles) =>
-        this.#read('prune subagent records', async (q) => {
-          await q(SQL.deleteSubagents, [handles]);
-        }),
-    };
     const runner: PgRunner = {
       read: (doing, op) => this.#read(doing, op),
       tx: (doing, op) => this.#write(doing, [], op),
     };
+    this.subagents = pgSubagentsPort(runner);
     this.workflows = pgWorkflowsPort(runner);
     this.timers = pgTimersPort(runner);
     this.feed = pgFeedPort(runner);

@@ -8,10 +8,11 @@ import type Database from 'better-sqlite3';
  * task), budget_counters and conversations.skills (the names of loaded skills, JSON; NULL = none). 4: inbox leases
  * (owner, lease_until), dedupe keys scoped to their principal, conversations.revision (the commit check). 5: adds
  * subagents (one JSON record per handle). 6: adds workflow_runs and workflow_definitions, timers and fired_keys
- * (durable timers and the keys of firings made), and feed (the client feed's events). An older store gains what
- * is missing at open.
+ * (durable timers and the keys of firings made), and feed (the client feed's events). 7: adds subagent_results
+ * (a cut result's whole text) and subagent_spawns (the spawn log `limits.subagents.total` counts). An older store
+ * gains what is missing at open.
  */
-export const SCHEMA_VERSION = 6;
+export const SCHEMA_VERSION = 7;
 
 /** Version 1's tables, exactly as released (test/unit/store/storeV1Fixture.ts freezes a v1 file). */
 const TABLES_V1 = `
@@ -147,6 +148,22 @@ CREATE TABLE IF NOT EXISTS feed (
 );
 `;
 
+/**
+ * Version 7: a subagent result's whole text when the distilled one was cut (one per handle, the newest; reference
+ * §5 item 24), and each subagent's last spawn or end (the spawn log; rows outlive their records).
+ */
+const TABLES_V7 = `
+CREATE TABLE IF NOT EXISTS subagent_results (
+  handle TEXT PRIMARY KEY,
+  run    INTEGER NOT NULL,
+  body   TEXT NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS subagent_spawns (
+  handle TEXT PRIMARY KEY,
+  at     INTEGER NOT NULL
+) WITHOUT ROWID;
+`;
+
 /** Version 3 also adds conversations.skills. SQLite has no ADD COLUMN IF NOT EXISTS, so the column list is checked. */
 function addColumnV3(db: Database.Database): void {
   const columns = db.prepare(`SELECT name FROM pragma_table_info('conversations')`).pluck().all() as string[];
@@ -190,6 +207,7 @@ export function prepareSchema(db: Database.Database): number {
       upgradeV4(db, from);
       db.exec(TABLES_V5);
       db.exec(TABLES_V6);
+      db.exec(TABLES_V7);
       db.prepare(
         `INSERT INTO meta (key, value) VALUES ('schema_version', @v)
          ON CONFLICT (key) DO UPDATE SET value = max(value, @v)`,

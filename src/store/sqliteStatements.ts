@@ -51,6 +51,29 @@ function subagentRecords(db: Database.Database) {
     ),
     allSubagents: prepare<[], { json: string }>(db, 'SELECT json FROM subagents ORDER BY created, handle'),
     deleteSubagent: prepare<[{ handle: string }], void>(db, 'DELETE FROM subagents WHERE handle = @handle'),
+    saveSubagentResult: prepare<[{ handle: string; run: number; body: string }], void>(
+      db,
+      `INSERT INTO subagent_results (handle, run, body) VALUES (@handle, @run, @body)
+       ON CONFLICT (handle) DO UPDATE SET run = excluded.run, body = excluded.body`,
+    ),
+    subagentResult: prepare<[{ handle: string }], { run: number; body: string }>(
+      db,
+      'SELECT run, body FROM subagent_results WHERE handle = @handle',
+    ),
+    deleteSubagentResult: prepare<[{ handle: string }], void>(
+      db,
+      'DELETE FROM subagent_results WHERE handle = @handle',
+    ),
+    noteSpawn: prepare<[{ handle: string; at: number }], void>(
+      db,
+      `INSERT INTO subagent_spawns (handle, at) VALUES (@handle, @at)
+       ON CONFLICT (handle) DO UPDATE SET at = excluded.at`,
+    ),
+    forgetSpawns: prepare<[{ before: number }], void>(db, 'DELETE FROM subagent_spawns WHERE at < @before'),
+    spawnsSince: prepare<[{ since: number }], { handle: string; at: number }>(
+      db,
+      'SELECT handle, at FROM subagent_spawns WHERE at >= @since ORDER BY handle',
+    ),
   };
 }
 

@@ -6,7 +6,6 @@ import type Database from 'better-sqlite3';
 import type { BudgetCounter } from '../domain/budget.js';
 import type { Conversation } from '../domain/conversation.js';
 import type { InboxEvent } from '../domain/inbox.js';
-import type { SubagentRecord } from '../domain/subagent.js';
 import type { TaskRecord } from '../domain/task.js';
 import { planMessageWrite } from './conversationWrite.js';
 import { MemoryChanges } from './memoryChanges.js';
@@ -28,6 +27,7 @@ import {
   toTask,
 } from './sqliteRows.js';
 import { prepareStatements, type Statements } from './sqliteStatements.js';
+import { sqliteSubagentsPort } from './sqliteSubagents.js';
 import { sqliteTimersPort } from './sqliteTimers.js';
 import { sqliteWorkflowsPort } from './sqliteWorkflows.js';
 import type {
@@ -89,22 +89,7 @@ export class SqliteStore implements Store {
     this.tasks = this.#tasksPort();
     this.memory = this.#memoryPort();
     this.feed = sqliteFeedPort(this.#db, (doing, op) => this.#run(doing, op));
-    this.subagents = {
-      save: (record) =>
-        this.#run('save a subagent record', () => {
-          this.#sql.saveSubagent.run({ handle: record.handle, created: record.created, json: JSON.stringify(record) });
-        }),
-      list: () =>
-        this.#run('read subagent records', () =>
-          this.#sql.allSubagents.all().map((row) => JSON.parse(row.json) as SubagentRecord),
-        ),
-      remove: (handles) =>
-        this.#run('prune subagent records', () =>
-          this.#db.transaction(() => {
-            for (const handle of handles) this.#sql.deleteSubagent.run({ handle });
-          })(),
-        ),
-    };
+    this.subagents = sqliteSubagentsPort(this.#db, this.#sql, (doing, op) => this.#run(doing, op));
     this.workflows = sqliteWorkflowsPort(this.#sql, (doing, op) => this.#run(doing, op));
     this.timers = sqliteTimersPort(this.#db, (doing, op) => this.#run(doing, op));
     this.sequences = {

@@ -1,7 +1,8 @@
 // The Store's ports, one per aggregate and unit of work: the inbox, conversations, budget counters, A2A tasks, the
-// memory tool's keys, sequences and subagent records. Every method returns a Promise so a networked backend fits
-// behind the same contract. Implementations: sqliteStore.ts (default), memoryStore.ts (tests), postgresStore.ts
-// (replicas); test/unit/store/storeBehaviour.ts is the contract every backend passes.
+// memory tool's keys, sequences, subagent records (with their whole results and spawn log). Every method returns a
+// Promise so a networked backend fits behind the same contract. Implementations: sqliteStore.ts (default),
+// memoryStore.ts (tests), postgresStore.ts (replicas); test/unit/store/storeBehaviour.ts is the contract every
+// backend passes.
 import type { BudgetCounter } from '../domain/budget.js';
 import type { Conversation } from '../domain/conversation.js';
 import type { FeedBounds, FeedEntry, FeedEvent } from '../domain/feed.js';
@@ -148,14 +149,38 @@ export interface FeedPort {
   prune(keep: number, before: number): Promise<number>;
 }
 
+/** A subagent's whole result text, kept when its distilled result was cut (reference §5 item 24). */
+export interface StoredResult {
+  /** Which result of the subagent it is (a warm session's run; 1 for a one-shot subagent). */
+  run: number;
+  body: string;
+}
+
+/** When a subagent was last spawned or ended (what `limits.subagents.total` counts, spawnLog.ts). */
+export interface SpawnActivity {
+  handle: string;
+  at: number;
+}
+
 /** Subagent records by handle (reference §1.6): written whenever one changes, read back at restore. */
 export interface SubagentsPort {
   /** Inserts or replaces the record with this handle, durably. */
   save(record: SubagentRecord): Promise<void>;
   /** Every stored record, ordered by `created`, then handle. */
   list(): Promise<SubagentRecord[]>;
-  /** Deletes the records with these handles (pruned ended ones); unknown handles are ignored. */
+  /** Deletes the records with these handles and their stored results; unknown handles are ignored. */
   remove(handles: readonly string[]): Promise<void>;
+  /** Stores the whole text of a cut result, durably; it replaces the handle's earlier one. */
+  saveResult(handle: string, result: StoredResult): Promise<void>;
+  /** The handle's stored whole result, or null. */
+  readResult(handle: string): Promise<StoredResult | null>;
+  /**
+   * Notes the handle's activity at `at` (replacing its earlier one) and forgets every entry older than
+   * `forgetBefore`, in one transaction. Kept apart from the records: removing a record leaves its entry.
+   */
+  noteActivity(handle: string, at: number, forgetBefore: number): Promise<void>;
+  /** Every entry at or after `since`, ordered by handle. */
+  activity(since: number): Promise<SpawnActivity[]>;
 }
 
 /**

@@ -32,6 +32,8 @@ export interface GateView {
   pressure: { level: 'ok' | 'warn' | 'shed'; cause: string | null };
   /** Gate 8: the granted servers' tags form the lethal trifecta and security.allow_trifecta is off. */
   trifecta?: boolean;
+  /** A calling subagent's subtree (or one above it) spent its `limits.tokens`: why (ceiling.ts). */
+  ceiling?: string;
 }
 
 /**
@@ -91,6 +93,15 @@ export function bucketFor(prev: RateBucket | null, rate: string, now: number): R
   return { rate, ...parsed, tokens: parsed.burst, at: now };
 }
 
+/**
+ * The bucket a start begins with: full, less the spawns the stored spawn log shows within one period, so a
+ * restart does not hand out a fresh burst (gate 6 holds across a restart; agentd's bucket starts full).
+ */
+export function seedBucket(rate: string, spentWithin: (periodMs: number) => number, now: number): RateBucket {
+  const fresh = bucketFor(null, rate, now);
+  return { ...fresh, tokens: Math.max(0, fresh.burst - spentWithin(fresh.periodMs)) };
+}
+
 /** Refills by the time passed, then spends one token if there is one. */
 export function takeToken(bucket: RateBucket, now: number): { bucket: RateBucket; ok: boolean } {
   const refill = (Math.max(0, now - bucket.at) * bucket.burst) / bucket.periodMs;
@@ -130,6 +141,8 @@ export function checkRun(req: RunRequest, view: GateView, limits: SubagentLimits
     const error = `subagent.run refused: delegation depth ${view.callerDepth} reaches limits.subagents.depth = ${limits.depth}`;
     return refuse('depth', error, bucket);
   }
+  // Not one of agentd's gates: the subtree token ceiling (reference §5 item 24), before the rate token is spent.
+  if (view.ceiling !== undefined) return refuse('ceiling', `subagent.run refused: ${view.ceiling}`, bucket);
   const token = takeToken(bucket, now);
   if (!token.ok)
     return refuse('rate', 'subagent.run refused: spawn rate exceeded (limits.subagents.rate)', token.bucket);

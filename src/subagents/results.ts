@@ -1,5 +1,6 @@
 // How a subagent's answer comes back (reference §1.9): the distilled result (8 000-byte cap with the truncation
-// marker, JSON text parsed), the answer waiters get, and the wake note's text. Pure.
+// marker, JSON text parsed; a cut text is kept whole and read in pages, §5 item 24), the answer waiters get, and
+// the wake note's text. Pure.
 import type { SubagentRecord } from '../domain/subagent.js';
 import { chargedTokens } from '../protocol/usage.js';
 import type { ToolResult } from '../tools/toolOutcome.js';
@@ -10,29 +11,74 @@ export const TRUNCATION_MARKER = '… [truncated]';
 /** How much of a result a wake note quotes. */
 export const NOTE_CHARS = 400;
 
-/** Cuts a long string at a character boundary; parses a short one that is JSON; passes anything else. */
-export function distill(result: unknown): unknown {
-  if (typeof result !== 'string') return result;
-  if (Buffer.byteLength(result, 'utf8') > RESULT_CAP_BYTES) {
-    let bytes = 0;
-    let cut = '';
-    for (const ch of result) {
-      bytes += Buffer.byteLength(ch, 'utf8');
-      if (bytes > RESULT_CAP_BYTES) break;
-      cut += ch;
-    }
-    return `${cut}${TRUNCATION_MARKER}`;
+/** A distilled result; `whole` is the full text when it was cut (stored, so it can still be read). */
+export interface Distilled {
+  value: unknown;
+  whole: { body: string; bytes: number; shown: number } | null;
+}
+
+/** A UTF-8 continuation byte (10xxxxxx) never starts a character. */
+const continues = (bytes: Buffer, at: number): boolean => at < bytes.length && ((bytes[at] ?? 0) & 0xc0) === 0x80;
+
+/** `end` moved back to a character boundary. */
+function boundaryBefore(bytes: Buffer, end: number): number {
+  let at = Math.min(end, bytes.length);
+  while (at > 0 && continues(bytes, at)) at--;
+  return at;
+}
+
+/** The first bytes of `text` up to `cap`, cut at a character boundary. */
+function headOf(text: string, cap: number): string {
+  const bytes = Buffer.from(text, 'utf8');
+  return bytes.subarray(0, boundaryBefore(bytes, cap)).toString('utf8');
+}
+
+/** Cuts a long string at a character boundary (keeping it whole beside); parses a short one that is JSON. */
+export function distillWhole(result: unknown): Distilled {
+  if (typeof result !== 'string') return { value: result, whole: null };
+  const bytes = Buffer.byteLength(result, 'utf8');
+  if (bytes > RESULT_CAP_BYTES) {
+    const cut = headOf(result, RESULT_CAP_BYTES);
+    const shown = Buffer.byteLength(cut, 'utf8');
+    return { value: `${cut}${TRUNCATION_MARKER}`, whole: { body: result, bytes, shown } };
   }
   try {
-    return JSON.parse(result);
+    return { value: JSON.parse(result), whole: null };
   } catch {
-    return result;
+    return { value: result, whole: null };
   }
+}
+
+/** The distilled result alone (reference §1.9 step 1). */
+export function distill(result: unknown): unknown {
+  return distillWhole(result).value;
+}
+
+/** Where the rest of a cut result is read: its size and the offset subagent.result goes on from. */
+function fullResult(record: SubagentRecord): Record<string, unknown> {
+  const stored = record.stored_result;
+  if (!stored) return {};
+  return { full_result: { bytes: stored.bytes, run: stored.run, next_offset: stored.shown, read: 'subagent.result' } };
 }
 
 /** What `subagent.run` (sync), `subagent.await` and a respawned waiter answer: always a success value. */
 export function answerOf(record: SubagentRecord): { handle: string; status: string; result: unknown; error: unknown } {
-  return { handle: record.handle, status: record.status, result: record.result ?? null, error: record.error };
+  const { handle, status, error } = record;
+  return { handle, status, result: record.result ?? null, error, ...fullResult(record) };
+}
+
+/** One page of a stored whole result: `pageBytes` from `offset` (both in UTF-8 bytes, moved to char boundaries). */
+export function pageOf(
+  body: string,
+  offset: number,
+  pageBytes = RESULT_CAP_BYTES,
+): { offset: number; text: string; next_offset: number | null } {
+  const bytes = Buffer.from(body, 'utf8');
+  let start = Math.max(0, Math.min(Math.floor(offset), bytes.length));
+  while (continues(bytes, start)) start++;
+  const end = boundaryBefore(bytes, start + pageBytes);
+  const text = bytes.subarray(start, end).toString('utf8');
+  return { offset: start, text, next_offset: end < bytes.length ? end : null };
 }
 
 function excerpt(text: string): string {
@@ -58,7 +104,8 @@ export function turnNote(handle: string, result: unknown): string {
 /** subagent.status's answer (reference §1.5). */
 export function statusOf(r: SubagentRecord): Record<string, unknown> {
   const tokens = chargedTokens(r.tokens);
-  return { handle: r.handle, status: r.status, mode: r.mode, result: r.result ?? null, error: r.error, tokens };
+  const answer = { handle: r.handle, status: r.status, mode: r.mode, result: r.result ?? null, error: r.error };
+  return { ...answer, tokens, ...fullResult(r) };
 }
 
 /** One subagent.list entry: the instruction cut to 80 characters. */

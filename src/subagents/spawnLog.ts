@@ -1,6 +1,6 @@
 // What `limits.subagents.total` counts (reference §5 item 4): subagents live or active within the last hour. A
 // log of each handle's last activity (its spawn, then its end), kept apart from the records, so pruning a record
-// (retention.ts) does not free a slot. In memory, seeded from the kept records at restore. Pure.
+// (retention.ts) does not free a slot. Kept durably by spawnJournal.ts. Pure.
 import { isTerminal, type SubagentRecord } from '../domain/subagent.js';
 
 /** How long an ended subagent still counts against `limits.subagents.total`. */

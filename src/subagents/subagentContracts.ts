@@ -84,6 +84,26 @@ export const SUBAGENT_CONTRACTS: InternalContract[] = [
     output_schema: OK,
     suspends: false,
   },
+  {
+    name: 'subagent.result',
+    family: 'subagent',
+    description:
+      'Read a subagent result that was cut at 8000 bytes (its answer has full_result): one page from offset, ' +
+      'then next_offset until null.',
+    input_schema: closed(
+      {
+        handle: HANDLE,
+        offset: { type: 'integer', minimum: 0, description: 'Bytes; full_result.next_offset first.' },
+        run: { type: 'integer', minimum: 1, description: 'full_result.run: refuses if a newer result replaced it.' },
+      },
+      ['handle'],
+    ),
+    output_schema: open(
+      { handle: { type: 'string' }, text: { type: 'string' }, next_offset: { type: ['integer', 'null'] } },
+      ['handle', 'text', 'next_offset'],
+    ),
+    suspends: false,
+  },
 ];
 
 /** The internal tools a subagent itself gets (reference §5 item 5): subagent.* only while depth allows. */

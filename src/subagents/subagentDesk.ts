@@ -20,12 +20,15 @@ import {
   toolOk,
   type WorkPorts,
 } from '../tools/toolOutcome.js';
-import { bucketFor, checkRun, countView, formsTrifecta, type GateView, type RateBucket } from './gates.js';
-import { answerOf, distill, listEntry, resultNote, spawnFailed, statusOf, turnNote } from './results.js';
+import { chargeTree, lineage, refusalOf } from './ceiling.js';
+import { FullResults } from './fullResults.js';
+import { bucketFor, checkRun, type GateView, type RateBucket } from './gates.js';
+import { capToCeiling, gateViewOf, parentSpec } from './gateView.js';
+import { answerOf, listEntry, resultNote, spawnFailed, statusOf, turnNote } from './results.js';
 import { planPrune } from './retention.js';
-import { countRecent, noteActivity, type SpawnLog, seedSpawnLog } from './spawnLog.js';
+import { SpawnJournal } from './spawnJournal.js';
 import type { OnCallerEnd, SubagentDeskPort, SubagentHost } from './subagentHost.js';
-import { buildRecord, countCallerLive, findByCall, grantedServers, spawnFields } from './subagentRecord.js';
+import { buildRecord, findByCall, runRequestOf, spawnFields } from './subagentRecord.js';
 import { type LiveSubagent, type RunnerDeps, SubagentRunner } from './subagentRunner.js';
 import { resolveTemplate } from './templates.js';
 import { SubagentWaiters } from './waiters.js';
@@ -49,7 +52,8 @@ export class SubagentDesk implements SubagentDeskPort {
   private readonly waiters = new SubagentWaiters();
   private readonly runner: SubagentRunner;
   private bucket: RateBucket | null = null;
-  private spawnLog: SpawnLog = new Map();
+  private readonly spawnLog: SpawnJournal;
+  private readonly full: FullResults;
   /** subagent.run calls past the gates whose handle is being minted (they count as live). */
   private minting = 0;
   private stopping = false;
@@ -64,6 +68,8 @@ export class SubagentDesk implements SubagentDeskPort {
       },
       this,
     );
+    this.spawnLog = new SpawnJournal(deps.store.subagents, (err) => this.storeFailed({ op: 'spawn log' }, err));
+    this.full = new FullResults(deps.store.subagents, (handle, err) => this.storeFailed({ handle }, err));
   }
 
   /** Live subagents (the gauge). */
@@ -84,13 +90,21 @@ export class SubagentDesk implements SubagentDeskPort {
       status: (caller, handle) => this.status(caller, handle),
       list: (caller) => this.list(caller),
       kill: (caller, handle, reason) => this.kill(caller, handle, reason),
+      result: (caller, handle, offset, run) => {
+        const record = this.visible(caller, handle);
+        return record ? this.full.read(record, offset, run) : toolError(`no such subagent "${handle}"`);
+      },
     };
   }
+
+  /** Why the subagent's next model call is refused: its subtree (or one above it) spent its ceiling; or null. */
+  ceiling = (record: SubagentRecord): string | null => refusalOf(lineage(this.records, record.handle));
 
   /** Loads the records; respawns the unfinished (async, sync, warm) and fails interrupted detached ones. */
   async restore(): Promise<void> {
     for (const record of await this.deps.store.subagents.list()) this.records.set(record.handle, record);
-    this.spawnLog = seedSpawnLog(this.records.values());
+    await this.spawnLog.load(this.records.values(), this.deps.now());
+    this.bucket = this.spawnLog.bucket(this.deps.config.limits.subagents.rate, this.deps.now());
     for (const record of this.records.values()) {
       if (isTerminal(record.status)) continue;
       if (record.spec === undefined || typeof record.spec.instruction !== 'string') {
@@ -118,12 +132,7 @@ export class SubagentDesk implements SubagentDeskPort {
     const resolved = resolveTemplate(raw, this.deps.config.subagents);
     if (!resolved.ok) return this.refuse(caller, 'template', resolved.error);
     const args = resolved.args;
-    const request = {
-      instruction: typeof args.instruction === 'string' ? args.instruction : '',
-      mode: (args.mode as string | undefined) ?? 'sync',
-      limits: (args.limits as Record<string, unknown> | undefined) ?? {},
-      priority: (args.priority as string | undefined) ?? 'normal',
-    };
+    const request = runRequestOf(args);
     const prior = caller.call ? findByCall(this.records.values(), caller, caller.call, request) : undefined;
     // The same call of a turn replayed after a restart: the subagent it started, not a second one.
     if (prior) return toolDefer(this.answerRun(prior, onEnd));
@@ -131,7 +140,11 @@ export class SubagentDesk implements SubagentDeskPort {
     const limits = this.deps.config.limits.subagents;
     const verdict = checkRun(
       request,
-      this.gateView(caller, now, args.servers),
+      gateViewOf({
+        ...{ records: this.records, caller, asked: args.servers, minting: this.minting, config: this.deps.config },
+        recent: this.spawnLog.count(this.records.values(), now),
+        pressure: this.deps.pressure?.() ?? { level: 'ok', cause: null },
+      }),
       limits,
       bucketFor(this.bucket, limits.rate, now),
       now,
@@ -145,10 +158,11 @@ export class SubagentDesk implements SubagentDeskPort {
         callerState.ended = true;
       });
     this.minting++;
-    const parent = this.parentSpec(caller);
+    const parent = parentSpec(this.records, caller);
     const started = this.deps.store.sequences
       .next('subagent')
       .then((n) => buildRecord(`sub-${n}`, caller, args, verdict, this.deps.config, this.deps.now(), parent))
+      .then((record) => capToCeiling(record, this.records))
       .finally(() => this.minting--)
       .then((record) => this.spawn(record, callerState));
     return toolDefer(
@@ -174,26 +188,6 @@ export class SubagentDesk implements SubagentDeskPort {
     this.deps.log.info('subagent.refused', { ctx: caller.conversation, gate, err: error });
     this.deps.refusals?.inc({ gate });
     return toolError(error);
-  }
-
-  /** The calling subagent's spec: a nested child stays within its grants. */
-  private parentSpec(caller: ToolCaller) {
-    return caller.subagent ? this.records.get(caller.subagent.handle)?.spec : undefined;
-  }
-
-  private gateView(caller: ToolCaller, now: number, asked: unknown): GateView {
-    const pressure = this.deps.pressure?.() ?? { level: 'ok', cause: null };
-    const recent = countRecent(this.spawnLog, this.records.values(), now);
-    const view = countView(this.records.values(), recent, this.minting, caller.subagent?.depth ?? 0, pressure);
-    const callerLive = countCallerLive(this.records.values(), caller);
-    const { mcp, security } = this.deps.config;
-    // Gate 8 judges the servers the child would get, a nested one's narrowed to its parent's.
-    const names = grantedServers(asked, Object.keys(mcp.servers), this.parentSpec(caller));
-    return {
-      ...view,
-      callerLive,
-      trifecta: !security.allow_trifecta && formsTrifecta(names.map((n) => mcp.servers[n]?.tags)),
-    };
   }
 
   /** Stores the record, then spawns it `running`; a spawn error leaves it `failed` (reference §1.4 gate 11). */
@@ -236,7 +230,7 @@ export class SubagentDesk implements SubagentDeskPort {
     this.live.set(record.handle, live);
     record.status = 'running';
     record.updated = this.deps.now();
-    noteActivity(this.spawnLog, record.handle, record.updated);
+    this.spawnLog.note(record.handle, record.updated);
     this.deps.spawns?.inc({ mode: record.mode });
     const { node, handle } = live.child;
     this.deps.log.info(event, spawnFields(record, node, handle.pid, Object.keys(this.deps.config.mcp.servers)));
@@ -302,6 +296,7 @@ export class SubagentDesk implements SubagentDeskPort {
     const { record } = live;
     record.tokens = addUsage(record.tokens, spent);
     const { ctx, principal, run } = record.requested_by;
+    chargeTree(lineage(this.records, record.handle), chargedTokens(spent));
     this.deps.spent(ctx, principal, spent, run);
   }
 
@@ -309,8 +304,10 @@ export class SubagentDesk implements SubagentDeskPort {
     const { record } = live;
     const produced = turn.value !== undefined ? turn.value : (turn.text ?? null);
     if (record.mode === 'warm' && turn.status !== 'cancelled' && live.killed === null) {
-      record.result = distill(produced);
       record.runs++;
+      // Each warm run has fresh limits (reference §1.8): its subtree ceiling starts again too.
+      record.tree_tokens = 0;
+      this.full.keep(record, produced, record.runs);
       record.updated = this.deps.now();
       void this.save(record);
       this.deps.log.info('subagent.turn', { handle: record.handle, status: turn.status, run: record.runs });
@@ -325,8 +322,8 @@ export class SubagentDesk implements SubagentDeskPort {
     const finish = turn.finish?.status;
     const status: SubagentStatus = finish && finish !== 'completed' ? finish : turn.status;
     // A warm session's closing run has no result of its own: the last run's stays (reference §5 item 3).
-    const result = record.mode === 'warm' && produced === null ? record.result : distill(produced);
-    this.finish(live, status, result, turn.error ?? turn.finish?.reason ?? null);
+    if (!(record.mode === 'warm' && produced === null)) this.full.keep(record, produced, record.runs + 1);
+    this.finish(live, status, record.result, turn.error ?? turn.finish?.reason ?? null);
   }
 
   private onExit(live: LiveSubagent, ended: EndReason | null, outcome: string, failed: string | null): void {
@@ -354,10 +351,12 @@ export class SubagentDesk implements SubagentDeskPort {
   /** Records a terminal status durably, answers every waiter, logs `subagent.result` and returns the note. */
   private settle(record: SubagentRecord, status: SubagentStatus, result: unknown, error: string | null, note = true) {
     record.status = status;
+    // Another result than the kept one (none, at a failure): nothing stored stands behind it.
+    if (result !== record.result) record.stored_result = null;
     record.result = result;
     record.error = error;
     record.updated = this.deps.now();
-    noteActivity(this.spawnLog, record.handle, record.updated);
+    this.spawnLog.note(record.handle, record.updated);
     void this.save(record);
     const tokens = chargedTokens(record.tokens);
     this.deps.log.info('subagent.result', { handle: record.handle, status, tokens, ...(error ? { err: error } : {}) });
@@ -377,9 +376,7 @@ export class SubagentDesk implements SubagentDeskPort {
     if (handles.length === 0) return;
     for (const handle of handles) this.records.delete(handle);
     this.deps.log.info('subagent.pruned', { count: handles.length });
-    void this.deps.store.subagents
-      .remove(handles)
-      .catch((err: unknown) => this.deps.log.error('store.checkpoint.fail', { op: 'prune', err: describeError(err) }));
+    void this.deps.store.subagents.remove(handles).catch((err: unknown) => this.storeFailed({ op: 'prune' }, err));
   }
 
   /** Hands the note to the producer that returns results to the caller's conversation. */
@@ -391,8 +388,10 @@ export class SubagentDesk implements SubagentDeskPort {
   private save(record: SubagentRecord): Promise<void> {
     return this.deps.store.subagents
       .save(structuredClone(record))
-      .catch((err: unknown) =>
-        this.deps.log.error('store.checkpoint.fail', { handle: record.handle, err: describeError(err) }),
-      );
+      .catch((err: unknown) => this.storeFailed({ handle: record.handle }, err));
+  }
+
+  private storeFailed(fields: Record<string, unknown>, err: unknown): void {
+    this.deps.log.error('store.checkpoint.fail', { ...fields, err: describeError(err) });
   }
 }

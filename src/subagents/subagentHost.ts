@@ -1,5 +1,6 @@
 // What subagent.* reach in the supervisor: the desk's operations seen from one caller, and the desk bound to the
 // turn (or subagent) that calls, so waits and sync children end with it. Types only.
+import type { SubagentRecord } from '../domain/subagent.js';
 import type { Args } from '../tools/handlers/handler.js';
 import type { ToolCaller, ToolOutcome } from '../tools/toolOutcome.js';
 
@@ -11,6 +12,8 @@ export interface SubagentHost {
   status(caller: ToolCaller, handle: string): ToolOutcome;
   list(caller: ToolCaller): ToolOutcome;
   kill(caller: ToolCaller, handle: string, reason: string): ToolOutcome;
+  /** A page of a cut result's whole text from `offset` (bytes); `run`: the result the caller expects, if any. */
+  result(caller: ToolCaller, handle: string, offset: number, run: number | null): ToolOutcome;
 }
 
 /** Registers a cleanup run once the calling turn's worker is gone. */
@@ -19,4 +22,6 @@ export type OnCallerEnd = (cleanup: () => void) => void;
 export interface SubagentDeskPort {
   /** The operations as one turn sees them: a sync child and every wait end with that turn. */
   forTurn(onEnd: OnCallerEnd): SubagentHost;
+  /** Why the subagent's next model call is refused (the subtree token ceiling), or null. */
+  ceiling(record: SubagentRecord): string | null;
 }

@@ -82,6 +82,8 @@ function allowedTools(spec: SubagentRecord['spec'], tools: SubagentTools): { all
 export function subagentPayload(config: Readonly<Config>, record: SubagentRecord, tools: SubagentTools, now: number) {
   const { spec, handle } = record;
   const runId = `${handle}.${record.attempt}`;
+  // The turn id keys MCP idempotency (`<prefix>#<turn_id>.<n>`): a respawn replays its run under the same keys.
+  const keyed = `${handle}.run${record.runs + 1}`;
   const payload: SpawnPayload = {
     version: PROTOCOL_VERSION,
     intelligence: specForJob(config, 'turn'),
@@ -107,7 +109,7 @@ export function subagentPayload(config: Readonly<Config>, record: SubagentRecord
       idempotency_prefix: `${config.agent.name}/sub/${handle}`,
       tool_meta: { 'agent/run_id': runId, 'agent/ctx': record.requested_by.ctx, 'agent/instance': config.agent.name },
       max_tokens_per_call: 0,
-      turn_id: runId,
+      turn_id: keyed,
       subagent: { handle, warm: record.mode === 'warm' },
       ...allowedTools(spec, tools),
       ...(spec.output_schema ? { output_schema: spec.output_schema } : {}),

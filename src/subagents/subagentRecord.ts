@@ -171,3 +171,18 @@ export function countCallerLive(records: Iterable<SubagentRecord>, caller: ToolC
   }
   return n;
 }
+
+/** What the gates judge of a `subagent.run` call, with the reference's defaults (§1.4). */
+export function runRequestOf(args: Args): {
+  instruction: string;
+  mode: string;
+  limits: Record<string, unknown>;
+  priority: string;
+} {
+  return {
+    instruction: typeof args.instruction === 'string' ? args.instruction : '',
+    mode: (args.mode as string | undefined) ?? 'sync',
+    limits: (args.limits as Record<string, unknown> | undefined) ?? {},
+    priority: (args.priority as string | undefined) ?? 'normal',
+  };
+}

@@ -171,7 +171,10 @@ export class SubagentRunner {
       tool_request: (f) => this.serveTool(live, f),
       budget_request: (f) => {
         const { ctx, principal } = record.requested_by;
-        child.handle.send({ type: 'budget_grant', id: f.id, ...this.deps.admit(ctx, principal, f.estimate) });
+        // A subtree past its ceiling stops the spender, as an exhausted window would (reference §5 item 24).
+        const over = this.desk.ceiling(record);
+        const grant = over ? { ok: false, wait_ms: 0, reason: over } : this.deps.admit(ctx, principal, f.estimate);
+        child.handle.send({ type: 'budget_grant', id: f.id, ...grant });
       },
       turn_done: (f) => this.events.onRun(live, f.turn),
     };

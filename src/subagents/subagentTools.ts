@@ -32,6 +32,13 @@ export function subagentKill(args: Args, caller: ToolCaller, host: InternalToolH
   return host.subagents.kill(caller, args.handle as string, reason);
 }
 
+export function subagentResult(args: Args, caller: ToolCaller, host: InternalToolHost): ToolOutcome {
+  if (!host.subagents) return toolUnavailable('subagent.result');
+  const offset = typeof args.offset === 'number' ? args.offset : 0;
+  const run = typeof args.run === 'number' ? args.run : null;
+  return host.subagents.result(caller, args.handle as string, offset, run);
+}
+
 /** Name → body, spread into the internal handler table. */
 export const SUBAGENT_HANDLERS = {
   'subagent.run': subagentRun,
@@ -40,4 +47,5 @@ export const SUBAGENT_HANDLERS = {
   'subagent.status': subagentStatus,
   'subagent.list': subagentList,
   'subagent.kill': subagentKill,
+  'subagent.result': subagentResult,
 };

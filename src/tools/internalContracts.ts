@@ -335,6 +335,7 @@ const READ_ONLY_INTERNAL: ReadonlySet<string> = new Set([
   'subagent.status',
   'subagent.list',
   'subagent.await',
+  'subagent.result',
   'workflow.status',
   'workflow.list',
   'workflow.wait',

@@ -2,26 +2,16 @@
 // and `tools` omitted it gets the parent's servers and tools, not every configured one, and gate 8 judges that
 // narrowed set. Two real MCP servers, `a` and `b`, with the same tool names (registered as `a.echo`, `b.echo`).
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { type McpTestServer, startMcpTestServer } from '../../doubles/mcpTestServer.js';
+import { describe, it } from 'node:test';
 import type { Playbook } from '../../doubles/scriptedModel.js';
 import { answer, startRig } from '../harness.js';
-import { SUB, toolResults } from './subagentParts.js';
+import { SUB, toolResults, twoMcpServers } from './subagentParts.js';
 
 const toolNames = (body: unknown): string[] =>
   ((body as { tools?: Array<{ function?: { name?: string } }> }).tools ?? []).map((t) => t.function?.name ?? '');
 
 describe('nested subagent grants', () => {
-  let a: McpTestServer;
-  let b: McpTestServer;
-  before(async () => {
-    a = await startMcpTestServer();
-    b = await startMcpTestServer();
-  });
-  after(async () => {
-    await a.close();
-    await b.close();
-  });
+  const servers = twoMcpServers();
 
   it("gets only its parent's servers and tools, and gate 8 judges that set", async () => {
     const nested = { name: 'subagent.run', arguments: { instruction: 'nested work', output_contract: 'n' } };
@@ -36,8 +26,8 @@ describe('nested subagent grants', () => {
     };
     // `a` and `b` together form the lethal trifecta; `a` alone does not.
     const yaml =
-      `mcp:\n  servers:\n    a:\n      url: ${a.url}\n      tags: [private_data, untrusted_content]\n` +
-      `    b:\n      url: ${b.url}\n      tags: [external_comms]\n`;
+      `mcp:\n  servers:\n    a:\n      url: ${servers.a.url}\n      tags: [private_data, untrusted_content]\n` +
+      `    b:\n      url: ${servers.b.url}\n      tags: [external_comms]\n`;
     const rig = await startRig(playbook, {}, { yaml });
     try {
       assert.equal((await answer(rig, 'root', 'go')).status, 'completed');

@@ -47,3 +47,58 @@ describe('subagent record pruning', () => {
     }
   });
 });
+
+describe('the spawn log across a restart', () => {
+  it('still counts a spawn of the last hour whose record was pruned before the restart', async () => {
+    const yaml = 'subagents:\n  keep: 0\nlimits:\n  subagents:\n    total: 1\n';
+    const first = await startRig({ turns: [{ tool_calls: [run('one')] }, { content: 'ok' }], match: [] }, {}, { yaml });
+    const dir = first.dir;
+    try {
+      assert.equal((await answer(first, 'root', 'go')).status, 'completed');
+    } finally {
+      await first.close();
+    }
+    const playbook: Playbook = {
+      turns: [{ tool_calls: [run('two')] }, { content: 'ok' }],
+      match: [{ when_contains: SUB, content: 'done' }],
+    };
+    const second = await startRig(playbook, {}, { yaml, dir });
+    try {
+      // Premise: no record is left to count (keep 0), so a log rebuilt from the records alone let `two` run.
+      assert.deepEqual(await second.store.subagents.list(), []);
+      assert.equal((await answer(second, 'root2', 'go')).status, 'completed');
+      const [refused] = toolResults(second, 'root2');
+      assert.equal(refused?.content, 'subagent.run refused: 1 subagents spawned (limits.subagents.total = 1)');
+      assert.deepEqual(
+        (await second.store.subagents.activity(0)).map((e) => e.handle),
+        ['sub-1'],
+      );
+    } finally {
+      await second.close();
+    }
+  });
+  it('keeps the spawn-rate bucket spent across a restart (gate 6)', async () => {
+    const yaml = 'limits:\n  subagents:\n    rate: "1/1h"\n';
+    const playbook: Playbook = {
+      turns: [{ tool_calls: [run('one')] }, { content: 'ok' }],
+      match: [{ when_contains: SUB, content: 'done' }],
+    };
+    const first = await startRig(playbook, {}, { yaml });
+    const dir = first.dir;
+    try {
+      assert.equal((await answer(first, 'root', 'go')).status, 'completed');
+      assert.equal(first.named('subagent.spawn').length, 1);
+    } finally {
+      await first.close();
+    }
+    const second = await startRig(playbook, {}, { yaml, dir });
+    try {
+      assert.equal((await answer(second, 'root2', 'go')).status, 'completed');
+      const [refused] = toolResults(second, 'root2');
+      // Premise: the bucket was rebuilt full at every start, so a restart handed out a fresh burst of one.
+      assert.equal(refused?.content, 'subagent.run refused: spawn rate exceeded (limits.subagents.rate)');
+    } finally {
+      await second.close();
+    }
+  });
+});

@@ -81,7 +81,7 @@ describe('SqliteStore schema upgrade from version 1', () => {
     const meta = readMeta(dir);
     assert.equal(meta.version, 1);
     assert.equal(meta.tables.includes('tasks'), false);
-    assert.equal(SCHEMA_VERSION, 6);
+    assert.equal(SCHEMA_VERSION, 7);
   });
 
   it('gains the tasks table at open and keeps the inbox, conversations, memory and sequences', async () => {
@@ -116,6 +116,10 @@ describe('SqliteStore schema upgrade from version 1', () => {
     assert.ok(meta.tables.includes('conversation_controls'));
     assert.ok(meta.tables.includes('subagents'), 'schema 5 adds the subagent records');
     assert.ok(meta.tables.includes('timers') && meta.tables.includes('fired_keys'), 'schema 6 adds timers and keys');
+    assert.ok(
+      meta.tables.includes('subagent_results') && meta.tables.includes('subagent_spawns'),
+      'schema 7 adds whole subagent results and the spawn log',
+    );
   });
 
   it('keeps the controls of a conversation (mode, goal, side task) across a reopen; none stay absent', async () => {

@@ -1,4 +1,5 @@
-// Subagent records in the Store behaviour suite (storeBehaviour.ts), alike in every backend (schema 5).
+// Subagent records, their stored whole results and the spawn log in the Store behaviour suite (storeBehaviour.ts),
+// alike in every backend (schemas 5 and 7).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { SubagentRecord } from '../../../src/domain/subagent.js';
@@ -61,6 +62,42 @@ export function describeSubagents(current: () => Store): void {
       assert.deepEqual(
         (await store.subagents.list()).map((r) => r.handle),
         ['sub-2'],
+      );
+    });
+
+    it('keeps the newest whole result per handle, durably, and removes it with its record', async () => {
+      const store = current();
+      const body = `${'é'.repeat(6000)}tail`;
+      await store.subagents.save(subagentRecord());
+      await store.subagents.save(subagentRecord({ handle: 'sub-2', created: 200 }));
+      assert.equal(await store.subagents.readResult('sub-1'), null);
+      await store.subagents.saveResult('sub-1', { run: 1, body: 'first' });
+      await store.subagents.saveResult('sub-1', { run: 2, body });
+      await store.subagents.saveResult('sub-2', { run: 1, body: 'other' });
+      assert.deepEqual(await store.subagents.readResult('sub-1'), { run: 2, body });
+      await store.subagents.remove(['sub-1']);
+      assert.equal(await store.subagents.readResult('sub-1'), null, 'pruned with its record');
+      assert.deepEqual(await store.subagents.readResult('sub-2'), { run: 1, body: 'other' });
+    });
+
+    it('keeps the spawn log apart from the records and forgets entries past the window', async () => {
+      const store = current();
+      await store.subagents.noteActivity('sub-1', 1_000, 0);
+      await store.subagents.noteActivity('sub-2', 2_000, 0);
+      await store.subagents.noteActivity('sub-1', 3_000, 0);
+      assert.deepEqual(await store.subagents.activity(0), [
+        { handle: 'sub-1', at: 3_000 },
+        { handle: 'sub-2', at: 2_000 },
+      ]);
+      assert.deepEqual(await store.subagents.activity(2_500), [{ handle: 'sub-1', at: 3_000 }]);
+      await store.subagents.save(subagentRecord({ handle: 'sub-2' }));
+      await store.subagents.remove(['sub-2']);
+      assert.equal((await store.subagents.activity(0)).length, 2, 'removing a record leaves its entry');
+      await store.subagents.noteActivity('sub-3', 5_000, 2_500);
+      assert.deepEqual(
+        (await store.subagents.activity(0)).map((e) => e.handle),
+        ['sub-1', 'sub-3'],
+        'entries older than forgetBefore are gone',
       );
     });
   });

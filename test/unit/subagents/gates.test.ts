@@ -9,6 +9,7 @@ import {
   parseRate,
   parseSize,
   type RunRequest,
+  seedBucket,
   takeToken,
 } from '../../../src/subagents/gates.js';
 
@@ -153,5 +154,36 @@ describe('gate 8: the lethal trifecta', () => {
     const shed = { ...trifecta, pressure: { level: 'shed' as const, cause: 'disk' } };
     assert.match(error(checkRun(REQ, shed, LIMITS, fresh(), 0)), /disk pressure/);
     assert.equal(error(checkRun(REQ, VIEW, LIMITS, fresh(), 0)), 'ok', 'premise: the same call passes untagged');
+  });
+});
+
+describe('the subtree ceiling gate', () => {
+  it('refuses a nested spawn once a caller above spent its limits.tokens, after depth and before the rate', () => {
+    const ceiling = 'subtree token ceiling: sub-1 and its subagents spent 1000 of limits.tokens = 1000';
+    const empty = { ...fresh('1/1h'), tokens: 0 };
+    const verdict = checkRun(REQ, { ...VIEW, ceiling }, LIMITS, empty, 0);
+    assert.equal(error(verdict), `subagent.run refused: ${ceiling}`);
+    assert.equal(verdict.ok ? '' : verdict.gate, 'ceiling');
+    const deep = checkRun(REQ, { ...VIEW, ceiling, callerDepth: 3 }, LIMITS, empty, 0);
+    assert.equal(deep.ok ? '' : deep.gate, 'depth');
+  });
+});
+
+describe('seedBucket', () => {
+  it('starts a restart short of the spawns its stored log shows within one period', () => {
+    const asked: number[] = [];
+    const seeded = seedBucket(
+      '2/1m',
+      (periodMs) => {
+        asked.push(periodMs);
+        return 1;
+      },
+      5_000,
+    );
+    assert.deepEqual(asked, [60_000]);
+    assert.equal(seeded.tokens, 1);
+    assert.equal(takeToken(seeded, 5_000).ok, true);
+    assert.equal(takeToken(takeToken(seeded, 5_000).bucket, 5_000).ok, false, 'a fresh bucket would give two');
+    assert.equal(seedBucket('2/1m', () => 9, 0).tokens, 0, 'never below empty');
   });
 });

@@ -44,6 +44,7 @@ const NAMES = [
   'subagent.status',
   'subagent.list',
   'subagent.kill',
+  'subagent.result',
   'workflow.run',
   'workflow.status',
   'workflow.list',
