@@ -250,12 +250,12 @@ export class TaskBackend implements A2aBackend, TaskHooks {
     return transition(task, stateForStatus(outcome.status), this.deps.now(), patch);
   }
 
+  /** The feed's entries of the task's end, committed with the fold (issue 18: a crash cannot lose them). */
+  readonly feedForFold = (task: TaskRecord) => this.deps.feed?.folded(task, this.deps.now()) ?? [];
   /** Tells watchers what the store holds: a cancel that landed before the fold's commit keeps its state. */
   afterFold(task: TaskRecord): void {
-    this.deps.store.tasks.get(task.id).then(
-      (stored) => this.notify(stored ?? task),
-      () => this.notify(task),
-    );
+    const told = (stored: TaskRecord | null) => this.notify(stored ?? task);
+    this.deps.store.tasks.get(task.id).then(told, () => told(null));
   }
 
   onActivity(eventId: string, activity: Record<string, unknown>): void {

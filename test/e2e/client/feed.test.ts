@@ -4,9 +4,9 @@
 import assert from 'node:assert/strict';
 import { createServer } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { DaemonClient, type FeedMessage } from '../../../src/client/daemonClient.js';
+import { DaemonClient, type FeedMessage, stateName } from '../../../src/client/daemonClient.js';
 import { type ScriptedModel, startScriptedModel } from '../../doubles/scriptedModel.js';
-import { waitUntil } from '../../integration/wait.js';
+import { waitUntil, within } from '../../integration/wait.js';
 import { startDaemon } from '../daemon.js';
 import { tempStateDir } from '../harness.js';
 
@@ -79,6 +79,35 @@ describe('the client feed', { timeout: 120_000 }, () => {
       'user:fourth',
       'agent:ok',
     ]);
+  });
+
+  it('a crash right after a fold commits loses none of its feed events', async () => {
+    // Before, the task's end and the reply were appended to the feed after the fold's commit, in a second
+    // transaction: a crash between the two left a completed task whose end no client ever saw.
+    const dir = tempStateDir();
+    const yaml = config(await freePort(), model.url);
+    const first = await startDaemon(dir, yaml, { AGENTD_TEST_KILL_AT: 'fold.after_commit' });
+    const died = new Promise((resolve) => first.child.once('exit', (_code, signal) => resolve(signal)));
+    const task = await new DaemonClient({ url: first.url }).send('crash after this fold', { wait: false });
+    assert.equal(await within(died, 30_000, 'the daemon dies at the kill point'), 'SIGKILL');
+    const second = await startDaemon(dir, yaml);
+    try {
+      const client = new DaemonClient({ url: second.url });
+      assert.equal(stateName(await client.getTask(task.id)), 'completed', 'premise: the fold had committed');
+      const seen: FeedMessage[] = [];
+      const stop = new AbortController();
+      const following = client.feed({ onEvent: (e) => seen.push(e) }, { since: 0, signal: stop.signal });
+      const mine = () =>
+        seen
+          .filter((e) => e.data['task'] === task.id && e.kind !== 'activity')
+          .map((e) => `${e.kind}:${e.data['state'] ?? e.data['text']}`);
+      await waitUntil(() => mine().includes('message:ok'), 10_000, "the task's end and its reply are in the feed");
+      stop.abort();
+      await following;
+      assert.deepEqual(mine(), ['message:crash after this fold', 'task:working', 'task:completed', 'message:ok']);
+    } finally {
+      await second.stop();
+    }
   });
 
   it('tells a client whose cursor fell out of retention to reload', async () => {
