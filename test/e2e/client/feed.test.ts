@@ -2,7 +2,7 @@
 // every event once, in order, with seqs that keep counting; a cursor that retention dropped is told to reload;
 // a user sees only its own conversations' events.
 import assert from 'node:assert/strict';
-import { createServer } from 'node:net';
+import { connect, createServer } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { DaemonClient, type FeedMessage, stateName } from '../../../src/client/daemonClient.js';
 import { type ScriptedModel, startScriptedModel } from '../../doubles/scriptedModel.js';
@@ -107,6 +107,39 @@ describe('the client feed', { timeout: 120_000 }, () => {
       assert.deepEqual(mine(), ['message:crash after this fold', 'task:working', 'task:completed', 'message:ok']);
     } finally {
       await second.stop();
+    }
+  });
+
+  it('drops a client that stops reading, with a reload hint, instead of buffering for it without bound', async () => {
+    // Before, every event was written whatever res.write answered: a stalled client's share of the daemon's memory
+    // grew with every event, and it was never dropped.
+    const daemon = await startDaemon(tempStateDir(), config(await freePort(), model.url));
+    const socket = connect(Number(new URL(daemon.url).port), '127.0.0.1');
+    try {
+      const client = new DaemonClient({ url: daemon.url });
+      await client.command('pause'); // the messages below queue: only their feed events are made
+      let received = '';
+      let closed = false;
+      socket.on('data', (c: Buffer) => {
+        received += c.toString();
+      });
+      socket.on('close', () => {
+        closed = true;
+      });
+      socket.write('GET /feed?since=latest HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
+      await waitUntil(() => received.includes('event: hello'), 10_000, 'the stream starts');
+      socket.pause(); // the client stops reading: the socket's buffers fill up
+      const dropped = () =>
+        daemon.events.some((e) => e.event === 'a2a.request' && e.method === 'feed' && e.outcome === 'behind');
+      const big = 'x'.repeat(256 * 1024);
+      for (let i = 0; i < 200 && !dropped(); i++) await client.send(`${i} ${big}`, { wait: false });
+      await waitUntil(dropped, 20_000, 'the daemon drops the stalled client');
+      socket.resume();
+      await waitUntil(() => closed, 20_000, 'the stream ends');
+      assert.match(received, /event: reload\ndata: \{"reason":"behind","from":\d+\}/, 'the last event says reload');
+    } finally {
+      socket.destroy();
+      await daemon.stop();
     }
   });
 
