@@ -6,9 +6,11 @@ import { describeError } from '../errors.js';
 import type { Logger } from '../obs/log.js';
 import type { Store } from '../store/store.js';
 
-/** What publishers need: one call, never blocking, never throwing. */
+/** What publishers need: calls that never block and never throw. */
 export interface FeedSink {
   publish(entry: Omit<FeedEntry, 'ts'>): void;
+  /** Entries were committed in another transaction (a fold's): live streams get them from the store. */
+  committed(): void;
 }
 
 export interface FeedRetention {
@@ -20,6 +22,8 @@ export interface FeedRetention {
 
 /** How often retention runs (and once at start). */
 const PRUNE_EVERY_MS = 60_000;
+/** Events read per step when live streams catch up with the store. */
+const DELIVER_PAGE = 512;
 
 export class FeedHub implements FeedSink {
   private pending: FeedEntry[] = [];
@@ -27,6 +31,8 @@ export class FeedHub implements FeedSink {
   private readonly listeners = new Set<(events: readonly FeedEvent[]) => void>();
   private timer: NodeJS.Timeout | null = null;
   private closed = false;
+  /** The newest seq live streams were given: they get every later one in seq order, whoever appended it. */
+  private delivered = 0;
 
   constructor(
     private readonly store: Store,
@@ -34,7 +40,14 @@ export class FeedHub implements FeedSink {
     private readonly now: () => number,
     /** Read at each pass: a reload's retention applies to the next one. */
     private readonly retention: () => FeedRetention,
-  ) {}
+  ) {
+    this.chain = store.feed.bounds().then(
+      (b) => {
+        this.delivered = b.newest;
+      },
+      () => {},
+    );
+  }
 
   /** Runs retention now and then every minute. */
   start(): void {
@@ -48,6 +61,10 @@ export class FeedHub implements FeedSink {
     if (this.closed) return;
     this.pending.push({ ts: this.now(), ...entry });
     if (this.pending.length === 1) queueMicrotask(() => this.flush());
+  }
+
+  committed(): void {
+    if (!this.closed) this.chain = this.chain.then(() => this.deliver());
   }
 
   /** Calls `listener` with every batch stored from now on, in seq order; returns the unsubscribe. */
@@ -78,12 +95,28 @@ export class FeedHub implements FeedSink {
     this.pending = [];
     this.chain = this.chain.then(async () => {
       try {
-        const events = await this.store.feed.append(batch);
-        for (const listener of this.listeners) listener(events);
+        await this.store.feed.append(batch);
       } catch (err) {
         this.log.error('feed.append_failed', { events: batch.length, error: describeError(err) });
       }
+      await this.deliver();
     });
+  }
+
+  /** Gives live streams what the store holds past `delivered`: this hub's appends and the folds' alike. */
+  private async deliver(): Promise<void> {
+    try {
+      for (;;) {
+        const events = await this.store.feed.after(this.delivered, DELIVER_PAGE);
+        const last = events.at(-1);
+        if (!last) return;
+        this.delivered = last.seq;
+        for (const listener of this.listeners) listener(events);
+        if (events.length < DELIVER_PAGE) return;
+      }
+    } catch (err) {
+      this.log.warn('feed.deliver_failed', { error: describeError(err) });
+    }
   }
 
   private prune(): void {

@@ -11,6 +11,16 @@ import { headerOf, sendJson } from './httpIo.js';
 const PAGE = 256;
 /** A comment line this often keeps proxies and idle timers from closing a quiet stream. */
 const KEEPALIVE_MS = 15_000;
+/**
+ * Live events held for a client that does not read (its socket is full): past this many bytes it is sent a reload
+ * hint and dropped, so a stalled client never grows the daemon's memory without bound. It resumes from its cursor.
+ */
+export const FEED_BEHIND_BYTES = 4 * 1024 * 1024;
+/** How long a dropped client's last bytes may take before its socket is destroyed. */
+const DROP_GRACE_MS = 5_000;
+
+/** How a stream ended: the caller left (or the listener closed), or it fell too far behind and was dropped. */
+export type FeedEnd = 'ended' | 'behind';
 
 /** Streams the feed to `viewer` until `signal` aborts (the caller left or the listener closes). */
 export async function serveFeed(
@@ -19,22 +29,34 @@ export async function serveFeed(
   viewer: Principal,
   hub: FeedHub,
   signal: AbortSignal,
-): Promise<void> {
+): Promise<FeedEnd> {
   const live: FeedEvent[] = [];
+  let held = 0;
   let wake: (() => void) | null = null;
+  let overflow: () => void = () => {};
+  // Resolves once the events held for this client pass the bound: a wait for its socket to drain ends there.
+  const behind = new Promise<void>((resolve) => {
+    overflow = resolve;
+  });
   // Subscribed before the first read: an event stored meanwhile is in `live` and skipped by its seq if replayed.
   const off = hub.subscribe((events) => {
     live.push(...events);
+    for (const e of events) held += JSON.stringify(e.data).length;
+    if (held > FEED_BEHIND_BYTES) overflow();
     wake?.();
   });
   const onAbort = (): void => wake?.();
   signal.addEventListener('abort', onAbort);
-  const keepalive = setInterval(() => res.write(': keepalive\n\n'), KEEPALIVE_MS);
+  // A keepalive only while the socket drains: a stalled client gets nothing more queued.
+  const keepalive = setInterval(() => res.writableNeedDrain || res.write(': keepalive\n\n'), KEEPALIVE_MS);
   try {
     const bounds = await hub.bounds();
     const url = new URL(req.url ?? '/', 'http://feed');
     const cursor = readCursor(url.searchParams.get('since'), headerOf(req, 'last-event-id'), bounds.newest);
-    if (cursor !== null && typeof cursor === 'object') return sendJson(res, 400, { error: cursor.refused });
+    if (cursor !== null && typeof cursor === 'object') {
+      sendJson(res, 400, { error: cursor.refused });
+      return 'ended';
+    }
     const plan = planResume(cursor, bounds);
     res.writeHead(200, {
       'Content-Type': 'text/event-stream; charset=utf-8',
@@ -47,12 +69,16 @@ export async function serveFeed(
     for (;;) {
       const page = await hub.read(last, PAGE);
       last = send(res, viewer, page, last);
-      if (page.length < PAGE || signal.aborted) break;
+      await Promise.race([drained(res, signal), behind]);
+      if (page.length < PAGE || signal.aborted || held > FEED_BEHIND_BYTES) break;
     }
     while (!signal.aborted) {
+      if (held > FEED_BEHIND_BYTES) return dropBehind(res, last);
       const batch = live.splice(0).filter((e) => e.seq > last);
+      held = 0;
       if (batch.length > 0) {
         last = send(res, viewer, batch, last);
+        await Promise.race([drained(res, signal), behind]);
         continue;
       }
       await new Promise<void>((resolve) => {
@@ -60,12 +86,36 @@ export async function serveFeed(
       });
       wake = null;
     }
+    return 'ended';
   } finally {
     off();
     clearInterval(keepalive);
     signal.removeEventListener('abort', onAbort);
     if (!res.writableEnded) res.end();
   }
+}
+
+/** Resolves once the socket took what was written (`drain`), or the stream is over; at once when nothing waits. */
+function drained(res: ServerResponse, signal: AbortSignal): Promise<void> {
+  if (!res.writableNeedDrain || signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = (): void => {
+      res.off('drain', done);
+      res.off('close', done);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    res.on('drain', done);
+    res.on('close', done);
+    signal.addEventListener('abort', done, { once: true });
+  });
+}
+
+/** Ends a stream that fell behind with a reload hint (its cursor still resumes); destroyed if it never drains. */
+function dropBehind(res: ServerResponse, last: number): FeedEnd {
+  res.end(`event: reload\ndata: ${JSON.stringify({ reason: 'behind', from: last })}\n\n`);
+  setTimeout(() => res.destroy(), DROP_GRACE_MS).unref();
+  return 'behind';
 }
 
 /**

@@ -237,7 +237,8 @@ export class A2aListener {
     this.calls.add(controller);
     res.on('close', () => controller.abort());
     try {
-      await serveFeed(req, res, caller, feed, controller.signal);
+      // A client dropped for not reading (feedRoute.ts FEED_BEHIND_BYTES) is audited as `behind`.
+      if ((await serveFeed(req, res, caller, feed, controller.signal)) === 'behind') audit.outcome = 'behind';
     } finally {
       release();
       this.calls.delete(controller);

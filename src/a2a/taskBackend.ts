@@ -209,9 +209,9 @@ export class TaskBackend implements A2aBackend, TaskHooks {
   }
 
   /**
-   * Cancel really cancels (issue 18 item 5): a task whose turn may run asks the supervisor to cancel it and waits
-   * for that turn's fold, so CANCELED is shown only once the worker has ended its turn (or was killed), and the
-   * fold, not a second writer, sets it. A turn that completed meanwhile keeps its state and the cancel is refused.
+   * Cancel really cancels (issue 18 item 5): waits for the cancelled turn's fold, which lands once its worker and MCP
+   * servers are gone (cancel grace, then killpg) and alone sets CANCELED: never early, never flipped back; a turn that
+   * completed first keeps its end. Past `cancelWaitMs` (a fold the store refuses) the task is answered as it stands.
    */
   async cancelTask(principal: Principal, taskId: string): Promise<TaskRecord> {
     const task = await this.getTask(principal, taskId);
@@ -227,9 +227,9 @@ export class TaskBackend implements A2aBackend, TaskHooks {
       const ended = now !== null && isTerminal(now.state) ? now : await folded;
       if (ended && ended.state !== 'canceled')
         throw new BackendError('not_cancelable', `task is already ${ended.state}`);
-      if (ended) return ended;
+      return ended ?? (await this.getTask(principal, taskId)) ?? task;
     }
-    // No turn answered the cancel (none runs for it): the task is canceled here. The store keeps a terminal state.
+    // No turn runs for it (a noted message's task): the task is canceled here. The store keeps a terminal state.
     const canceled = transition(task, 'canceled', this.deps.now(), { message: 'canceled by the caller' }) ?? task;
     const stored = await this.save(canceled);
     if (stored.state !== 'canceled') throw new BackendError('not_cancelable', `task is already ${stored.state}`);
@@ -248,12 +248,12 @@ export class TaskBackend implements A2aBackend, TaskHooks {
     return endedTask(task, outcome, this.deps.now());
   }
 
+  /** The feed's entries of the task's end, committed with the fold (issue 18: a crash cannot lose them). */
+  readonly feedForFold = (task: TaskRecord) => this.deps.feed?.folded(task, this.deps.now()) ?? [];
   /** Tells watchers what the store holds: a cancel that landed before the fold's commit keeps its state. */
   afterFold(task: TaskRecord): void {
-    this.deps.store.tasks.get(task.id).then(
-      (stored) => this.notify(stored ?? task),
-      () => this.notify(task),
-    );
+    const told = (stored: TaskRecord | null) => this.notify(stored ?? task);
+    this.deps.store.tasks.get(task.id).then(told, () => told(null));
   }
 
   onActivity(eventId: string, activity: Record<string, unknown>): void {

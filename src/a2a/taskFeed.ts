@@ -1,7 +1,7 @@
 // What the task backend tells the client feed (issue 18 item 1): tasks' states, the messages of a conversation
 // (the caller's, the agent's reply, an answer), questions waiting, a turn's activity, tool cards, plan checklist
 // changes and the instance's pause/drain state. Builds entries only; the FeedHub numbers and stores them.
-import { AUDIENCE_ALL } from '../domain/feed.js';
+import { AUDIENCE_ALL, type FeedEntry } from '../domain/feed.js';
 import type { TaskRecord } from '../domain/task.js';
 import type { FeedSink } from './feedHub.js';
 import { clip } from './feedPolicy.js';
@@ -27,25 +27,32 @@ export class TaskFeed {
 
   /** A task was saved or changed: its state, and a question it now asks or the reply it now carries. */
   task(task: TaskRecord): void {
-    const mark = `${task.state}:${task.updated}:${task.question?.id ?? ''}`;
-    if (this.published.get(task.id) === mark) return;
+    const mark = markOf(task);
     const terminal = TERMINAL.has(task.state);
+    if (this.published.get(task.id) === mark) {
+      // A fold committed this end with its entries (folded): streams read them from the store now.
+      if (!terminal) return;
+      this.published.delete(task.id);
+      this.sink.committed();
+      return;
+    }
     if (terminal) this.published.delete(task.id);
     else this.published.set(task.id, mark);
     if (task.inbox_event !== null) {
       if (terminal) this.byEvent.delete(task.inbox_event);
       else this.byEvent.set(task.inbox_event, task);
     }
-    const audience = task.principal;
-    const ids = { task: task.id, context_id: task.context_id };
-    this.sink.publish({ kind: 'task', audience, data: { ...ids, state: task.state, message: task.message } });
-    if (task.state === 'input_required' && task.question) {
-      const { id, text, schema } = task.question;
-      this.sink.publish({ kind: 'question', audience, data: { ...ids, question: { id, text, schema } } });
-    }
-    if (task.state === 'completed' && task.inbox_event !== null && task.result !== null) {
-      this.sink.publish({ kind: 'message', audience, data: { ...ids, role: 'agent', text: task.result } });
-    }
+    for (const entry of entriesOf(task)) this.sink.publish(entry);
+  }
+
+  /**
+   * The entries of a task's end that its fold commits in its own transaction, so a crash right after the fold
+   * loses none of them; the task's later notify (afterFold) publishes nothing twice.
+   */
+  folded(task: TaskRecord, now: number): FeedEntry[] {
+    this.published.set(task.id, markOf(task));
+    if (task.inbox_event !== null) this.byEvent.delete(task.inbox_event);
+    return entriesOf(task).map((entry) => ({ ts: now, ...entry }));
   }
 
   /** The caller's own message, once accepted (a retry publishes nothing again: the caller saw it). */
@@ -103,4 +110,23 @@ export class TaskFeed {
     this.sink.publish({ kind: 'state', audience: AUDIENCE_ALL, data: { op, ...flags } });
     if (Object.keys(state).length > 0) this.sink.publish({ kind: 'state', audience: null, data: { op, ...state } });
   }
+}
+
+const markOf = (task: TaskRecord): string => `${task.state}:${task.updated}:${task.question?.id ?? ''}`;
+
+/** What a task's state shows on the feed: the state, a question it asks, the reply it carries. */
+function entriesOf(task: TaskRecord): Array<Omit<FeedEntry, 'ts'>> {
+  const audience = task.principal;
+  const ids = { task: task.id, context_id: task.context_id };
+  const entries: Array<Omit<FeedEntry, 'ts'>> = [
+    { kind: 'task', audience, data: { ...ids, state: task.state, message: task.message } },
+  ];
+  if (task.state === 'input_required' && task.question) {
+    const { id, text, schema } = task.question;
+    entries.push({ kind: 'question', audience, data: { ...ids, question: { id, text, schema } } });
+  }
+  if (task.state === 'completed' && task.inbox_event !== null && task.result !== null) {
+    entries.push({ kind: 'message', audience, data: { ...ids, role: 'agent', text: task.result } });
+  }
+  return entries;
 }

@@ -8,7 +8,10 @@ import { isTerminal } from './tasks.js';
 
 type Watcher = (u: TaskUpdate) => void;
 
-/** How long a cancel waits for the cancelled turn's fold (the worker's cancel grace is 2 s). */
+/**
+ * How long a cancel waits for the cancelled turn's fold: it comes once the worker is gone, within the cancel grace
+ * (2 s) and its killpg; past this bound (a store refusing the fold) the cancel answers with the task as it stands.
+ */
 export const CANCEL_FOLD_MS = 10_000;
 
 /** What a turn still waiting on a person hears when the agent stops. */

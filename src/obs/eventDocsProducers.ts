@@ -23,6 +23,7 @@ a2a.task / a2a.answer.replayed :: a task changed state / an early answer reached
 a2a.quota.refused :: a principal's message was refused by one of its quotas (warn) :: quota, limit, principal, wanted, ctx
 a2a.connection.shed :: connections were closed for \`a2a.max_connections\` or \`a2a.header_timeout\` (one line per burst) :: reason, shed, open
 feed.append_failed :: a batch of client feed events could not be stored :: events, error
+feed.deliver_failed :: the feed could not be read to give live streams the newest events (they get them at the next append or on reconnect) :: error
 feed.pruned :: feed retention dropped old events and terminal tasks :: events, tasks
 feed.prune_failed :: a feed retention pass failed (it runs again on the next tick) :: error
 ui.pairing_code :: a loopback daemon printed a one-time web UI pairing code at start (single use, 10 min; never logged again) :: code, expires_in_ms, ui

@@ -60,6 +60,7 @@ export const EVENT_NAMES = [
   'a2a.request',
   'a2a.connection.shed',
   'feed.append_failed',
+  'feed.deliver_failed',
   'feed.pruned',
   'feed.prune_failed',
   'root.finish',

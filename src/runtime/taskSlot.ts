@@ -2,6 +2,7 @@
 // supervisor at construction; the A2A producer, started later with a port to that supervisor, plugs its task
 // backend in. Construction thus runs one way (supervisor, then backend) and neither holds a setter on the other.
 // Until something is bound (or with no listener at all) the slot answers as "no tasks, nobody to ask".
+import type { FeedEntry } from '../domain/feed.js';
 import type { InboxEvent, InboxOutcome } from '../domain/inbox.js';
 import type { TaskRecord } from '../domain/task.js';
 import type { EngineEventType, HumanAsk, TaskHooks } from '../supervisor/supervisorOptions.js';
@@ -34,6 +35,10 @@ export class TaskHooksSlot implements TaskHooks {
 
   recover(pending: readonly InboxEvent[]): Promise<void> {
     return this.target?.recover?.(pending) ?? Promise.resolve();
+  }
+
+  feedForFold(task: TaskRecord): FeedEntry[] {
+    return this.target?.feedForFold?.(task) ?? [];
   }
 
   afterFold(task: TaskRecord): void {

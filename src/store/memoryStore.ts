@@ -73,7 +73,7 @@ class MemoryData {
   }
 }
 
-function inboxPort(data: MemoryData): InboxPort {
+function inboxPort(data: MemoryData, feed: FeedPort): InboxPort {
   return {
     async accept(event, task): Promise<Accepted> {
       const key = event.dedupe_key === undefined ? undefined : scopedKey(event.principal, event.dedupe_key);
@@ -106,6 +106,8 @@ function inboxPort(data: MemoryData): InboxPort {
       if (record !== undefined) Object.assign(record, { status: 'done', outcome });
       data.leases.delete(eventId);
       if (task !== undefined && !keepsTask(data.tasks.get(task.id))) data.tasks.set(task.id, task);
+      // The memory feed numbers and stores synchronously at the call: with the writes above, one step.
+      if (fold.feed?.length) await feed.append(fold.feed);
       return revisions;
     },
     async find(id) {
@@ -343,7 +345,7 @@ export class MemoryStore implements Store {
 
   constructor() {
     const data = new MemoryData();
-    this.inbox = inboxPort(data);
+    this.inbox = inboxPort(data, this.feed);
     this.conversations = conversationsPort(data);
     this.budget = budgetPort(data);
     this.tasks = tasksPort(data);

@@ -2,6 +2,7 @@
 // workflow runs and definitions, durable timers and fired keys, the client feed (schema 3). Same semantics as
 // sqliteSubagents.ts, sqliteWorkflows.ts, sqliteTimers.ts, sqliteFeed.ts.
 import type pg from 'pg';
+import type { FeedEntry, FeedEvent } from '../domain/feed.js';
 import type { SubagentRecord } from '../domain/subagent.js';
 import type { TimerRecord } from '../domain/timer.js';
 import { type StoredDefinition, TERMINAL_RUN, type WorkflowRun } from '../domain/workflow.js';
@@ -119,22 +120,23 @@ export function pgTimersPort(db: PgRunner): TimersPort {
   };
 }
 
+/** Appends entries inside the transaction of `q` (a fold's, or the port's own), under the feed's order lock. */
+export async function pgAppendFeed(q: Query, entries: readonly FeedEntry[]): Promise<FeedEvent[]> {
+  await q(SQL.lockFeed);
+  const cols = [
+    entries.map((e) => e.ts),
+    entries.map((e) => e.kind),
+    entries.map((e) => e.audience),
+    entries.map((e) => JSON.stringify(e.data)),
+  ];
+  const rows = (await q(SQL.appendFeed, cols)).rows as FeedRow[];
+  return rows.sort((a, b) => a.seq - b.seq).map(toEvent);
+}
+
 export function pgFeedPort(db: PgRunner): FeedPort {
   return {
     append: (entries) =>
-      entries.length === 0
-        ? Promise.resolve([])
-        : db.tx('append to the feed', async (q) => {
-            await q(SQL.lockFeed);
-            const cols = [
-              entries.map((e) => e.ts),
-              entries.map((e) => e.kind),
-              entries.map((e) => e.audience),
-              entries.map((e) => JSON.stringify(e.data)),
-            ];
-            const rows = (await q(SQL.appendFeed, cols)).rows as FeedRow[];
-            return rows.sort((a, b) => a.seq - b.seq).map(toEvent);
-          }),
+      entries.length === 0 ? Promise.resolve([]) : db.tx('append to the feed', (q) => pgAppendFeed(q, entries)),
     after: (seq, limit) =>
       db.read('read the feed', async (q) =>
         ((await q(SQL.feedAfter, [seq, Math.max(0, limit)])).rows as FeedRow[]).map(toEvent),

@@ -14,7 +14,14 @@ import { MemoryChanges } from './memoryChanges.js';
 import { isExpired, listLiveKeys } from './memoryKeys.js';
 import { createPool, describeUrl, type PostgresOptions, pgFailure, unreachableError } from './postgresConnect.js';
 import { LeaseBook, type LeaseLog } from './postgresLeases.js';
-import { type PgRunner, pgFeedPort, pgSubagentsPort, pgTimersPort, pgWorkflowsPort } from './postgresProducerPorts.js';
+import {
+  type PgRunner,
+  pgAppendFeed,
+  pgFeedPort,
+  pgSubagentsPort,
+  pgTimersPort,
+  pgWorkflowsPort,
+} from './postgresProducerPorts.js';
 import { migrate } from './postgresSchema.js';
 import { SQL } from './postgresStatements.js';
 import {
@@ -177,6 +184,7 @@ export class PostgresStore implements Store {
             const revisions = await this.#commitAll(q, fold.conversations);
             await q(SQL.markInboxDone, [id, JSON.stringify(fold.outcome)]);
             if (fold.task !== undefined) await saveTask(q, fold.task);
+            if (fold.feed?.length) await pgAppendFeed(q, fold.feed);
             const ctx = (await q(SQL.conversationOfEvent, [id])).rows[0]?.conversation;
             if (typeof ctx === 'string') await this.leases.releaseIdle(q, ctx);
             return revisions;

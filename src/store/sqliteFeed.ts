@@ -19,11 +19,18 @@ export function toEvent(row: FeedRow): FeedEvent {
   return { seq: row.seq, ts: row.ts, kind: row.kind as FeedKind, audience: row.audience, data };
 }
 
-/** The feed port over `db`; `run` wraps each call as the store does (errors named, a Promise back). */
-export function sqliteFeedPort(db: Database.Database, run: <T>(doing: string, op: () => T) => Promise<T>): FeedPort {
+/** Appends entries in one transaction (a savepoint inside another one, such as a fold's). */
+export function sqliteFeedAppend(db: Database.Database): (entries: readonly FeedEntry[]) => FeedEvent[] {
   const insert = db.prepare<[{ ts: number; kind: string; audience: string | null; data: string }], FeedRow>(
     'INSERT INTO feed (ts, kind, audience, data) VALUES (@ts, @kind, @audience, @data) RETURNING *',
   );
+  return db.transaction((entries: readonly FeedEntry[]) =>
+    entries.map((e) => toEvent(insert.get({ ...e, data: JSON.stringify(e.data) }) as FeedRow)),
+  );
+}
+
+/** The feed port over `db`; `run` wraps each call as the store does (errors named, a Promise back). */
+export function sqliteFeedPort(db: Database.Database, run: <T>(doing: string, op: () => T) => Promise<T>): FeedPort {
   const after = db.prepare<[number, number], FeedRow>('SELECT * FROM feed WHERE seq > ? ORDER BY seq LIMIT ?');
   const oldest = db.prepare<[], { seq: number }>('SELECT seq FROM feed ORDER BY seq LIMIT 1');
   const newest = db.prepare<[], { seq: number }>(`SELECT seq FROM sqlite_sequence WHERE name = 'feed'`);
@@ -31,9 +38,7 @@ export function sqliteFeedPort(db: Database.Database, run: <T>(doing: string, op
     `DELETE FROM feed WHERE ts < @before
        OR seq <= (SELECT seq FROM feed ORDER BY seq DESC LIMIT 1 OFFSET @keep)`,
   );
-  const append = db.transaction((entries: readonly FeedEntry[]) =>
-    entries.map((e) => toEvent(insert.get({ ...e, data: JSON.stringify(e.data) }) as FeedRow)),
-  );
+  const append = sqliteFeedAppend(db);
   return {
     append: (entries) => run('append to the feed', () => (entries.length === 0 ? [] : append(entries))),
     after: (seq, limit) => run('read the feed', () => after.all(seq, Math.max(0, limit)).map(toEvent)),

@@ -12,7 +12,7 @@ import { MemoryChanges } from './memoryChanges.js';
 import { isExpired, listLiveKeys } from './memoryKeys.js';
 import type { IntegrityCheck, IntegrityChecked } from './sqliteCheck.js';
 import { storeFailure } from './sqliteErrors.js';
-import { sqliteFeedPort, sqliteTaskPrune } from './sqliteFeed.js';
+import { sqliteFeedAppend, sqliteFeedPort, sqliteTaskPrune } from './sqliteFeed.js';
 import { openSqliteDatabase, releasePidFile } from './sqliteOpen.js';
 import {
   conversationParams,
@@ -112,10 +112,12 @@ export class SqliteStore implements Store {
 
   #inboxPort(): InboxPort {
     const sql = this.#sql;
+    const appendFeed = sqliteFeedAppend(this.#db);
     const complete = this.#db.transaction((id: string, fold: FoldCommit) => {
       const revisions = this.#commitAll(fold.conversations);
       sql.markInboxDone.run({ id, outcome: JSON.stringify(fold.outcome) });
       if (fold.task !== undefined) sql.saveTask.run(taskParams(fold.task));
+      if (fold.feed?.length) appendFeed(fold.feed);
       return revisions;
     });
     const holder = (event: InboxEvent) =>

@@ -32,6 +32,8 @@ export interface FoldCommit {
   outcome: InboxOutcome;
   conversations: ConversationCommit[];
   task?: TaskRecord;
+  /** The client feed's entries of this fold (the task's end, the reply), appended in its transaction (issue 18). */
+  feed?: readonly FeedEntry[];
 }
 
 /** A stored conversation and its commit revision (bumped by every commit; compaction also bumps `version`). */

@@ -23,8 +23,8 @@ export interface FoldBackDeps {
   conversations: ConversationBook;
   outcomes: Outcomes;
   tasks: TaskHooks | undefined;
-  /** Called just before the commit (the test-only crash point). */
-  beforeCommit: () => void;
+  /** The test-only crash points: `fold.before_commit`, and `fold.after_commit` before anyone hears of it. */
+  killPoint: (name: string) => void;
   /** The event's fold is durable (`result` is absent for a turn that did not run). */
   committed: (eventId: string, outcome: InboxOutcome, result?: TurnResult) => void;
   /** The store refused the event's fold; `retry` tries again. */
@@ -73,7 +73,7 @@ export class FoldBack {
     this.deps.conversations.append(conv, plan.append);
     const jobShape = config.a2a.listen === null;
     logOutcome(log, job.ctx, plan.outcome, { logContent: config.observability.log_content, jobShape, deterministic });
-    this.deps.beforeCommit();
+    this.deps.killPoint('fold.before_commit');
     this.commit(job.event.id, conv.id, plan.outcome, result);
   }
 
@@ -107,7 +107,8 @@ export class FoldBack {
       // Prepared right before the call: nothing is enqueued between the revision reserved and its commit.
       const conv = conversations.get(ctx);
       const prepared = conv ? conversations.prepare(conv, eventId) : null;
-      const fold = { outcome, conversations: prepared ? [prepared.commit] : [], ...(task ? { task } : {}) };
+      const feed = task ? tasks?.feedForFold?.(task) : undefined;
+      const fold = { outcome, conversations: prepared ? [prepared.commit] : [], ...(task ? { task, feed } : {}) };
       await store.inbox.complete(eventId, fold).then(
         () => prepared?.settled(true),
         (err: unknown) => {
@@ -124,6 +125,7 @@ export class FoldBack {
       this.deps.failed(eventId);
       return;
     }
+    this.deps.killPoint('fold.after_commit');
     this.deps.health?.succeeded(eventId);
     // What the fold leads to (a proposal on the feed, notes, a goal's next turn) comes before the task's final
     // update, and must never take the fold, its waiters or the reactor down with it.

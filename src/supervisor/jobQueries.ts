@@ -249,3 +249,9 @@ export function nextDispatchable(queue: readonly { ctx: string }[], gate: GateSt
   }
   return picked;
 }
+
+/** Drops finished jobs whose worker is gone (they answer no query any more). */
+export function pruneJobs(table: JobTable): JobTable {
+  const kept = [...table].filter(([, j]) => !((j.state === 'done' || j.state === 'abandoned') && !j.workerLive));
+  return kept.length === table.size ? table : new Map(kept);
+}

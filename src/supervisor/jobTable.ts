@@ -56,6 +56,8 @@ export interface Job {
   readonly workerLive: boolean;
   /** Why a cancel was asked while the job launched or ran; it folds (or its worker ends the turn) as cancelled. */
   readonly cancelReason?: string;
+  /** A cancelled job's turn_done came while its worker runs: it folds once the worker is gone (a drain kills it). */
+  readonly turnDone?: true;
   /** Failed commit attempts of its fold. */
   readonly foldAttempts: number;
   readonly spawnAttempts?: number; // spawns refused for lack of resources so far (the backoff grows with them)
@@ -315,8 +317,11 @@ function goneEnd(job: Job, e: Extract<JobEvent, { type: 'worker_gone' }>): JobEn
 function fromRunning(job: Job, e: JobEvent, now: number): JobStep {
   switch (e.type) {
     case 'turn_done':
+      // CANCELED shows only once the worker and its MCP servers are gone (issue 18 item 5; the kill ladder bounds it).
+      if (job.cancelReason !== undefined) return go(job, 'running', now, [], { turnDone: true });
       return go(job, 'folding', now, [{ kind: 'fold', from: 'turn' }]);
     case 'worker_gone':
+      if (job.turnDone) return go(job, 'folding', now, [{ kind: 'fold', from: 'turn' }, wake], { workerLive: false });
       return go(job, 'folding', now, [synthetic(goneEnd(job, e)), wake], { workerLive: false });
     case 'spawn_failed':
       return spawnFailed(job, e, now);
@@ -324,6 +329,7 @@ function fromRunning(job: Job, e: JobEvent, now: number): JobStep {
       if (job.cancelReason !== undefined) return go(job, 'running', now, []);
       return go(job, 'running', now, [{ kind: 'send_cancel', reason: e.reason }], { cancelReason: e.reason });
     case 'drain_abandon':
+      if (job.turnDone) return go(job, 'running', now, [{ kind: 'kill_worker' }]);
       return go(job, 'abandoned', now, [{ kind: 'kill_worker' }, { kind: 'announce_abandoned' }]);
     default:
       return refuse(job, e, 'illegal');
@@ -390,10 +396,4 @@ export function applyJobEvent(table: JobTable, eventId: string, event: JobEvent,
   const step = transition(job, event, now);
   if (step.refused) return step;
   return { refused: false, table: new Map(table).set(eventId, step.job), job: step.job, effects: step.effects };
-}
-
-/** Drops finished jobs whose worker is gone (they answer no query any more). */
-export function pruneJobs(table: JobTable): JobTable {
-  const kept = [...table].filter(([, j]) => !((j.state === 'done' || j.state === 'abandoned') && !j.workerLive));
-  return kept.length === table.size ? table : new Map(kept);
 }

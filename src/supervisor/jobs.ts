@@ -22,18 +22,11 @@ import {
   type Hold,
   nextWaitWake,
   prepLine,
+  pruneJobs,
   retryingFold,
   statusCounts,
 } from './jobQueries.js';
-import {
-  addJob,
-  applyJobEvent,
-  type Job,
-  type JobEffect,
-  type JobEvent,
-  type JobTable,
-  pruneJobs,
-} from './jobTable.js';
+import { addJob, applyJobEvent, type Job, type JobEffect, type JobEvent, type JobTable } from './jobTable.js';
 import type { SupervisorEvent, SupervisorHandlers } from './reactor.js';
 import type { ThinkChildren } from './thinkChildren.js';
 import type { TurnLauncher } from './turnLaunch.js';
@@ -262,9 +255,12 @@ function effectHandlers(c: EffectContext): EffectHandlers {
 function foldJob(c: EffectContext, { job, input, effect, cause, data }: EffectCall<'fold'>): void {
   const conv = c.conversations.open(job.ctx, job.principal);
   switch (effect.from) {
-    case 'turn':
-      if (data.turn && data.result) settle(c, data.turn, data.result);
+    case 'turn': {
+      // A cancelled turn folds at its worker's exit, with the result its turn_done left on the turn.
+      const result = data.result ?? data.turn?.result;
+      if (data.turn && result) settle(c, data.turn, result);
       return;
+    }
     case 'reply':
       c.folds.finish(input, conv, deterministicResult(data.reply ?? '', c.now()), true);
       return;

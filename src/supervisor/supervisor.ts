@@ -114,7 +114,7 @@ export class Supervisor {
     this.spending = new Spending({ ...base, metrics, wake, onRoom, ownerOf });
     this.folds = new FoldBack({
       ...{ ...base, conversations, outcomes: this.outcomes, tasks: opts.tasks, health: this.commits },
-      beforeCommit: () => this.killPoint('fold.before_commit'),
+      killPoint: (name) => this.killPoint(name),
       committed: (eventId, outcome, result) =>
         this.handle({ type: 'fold_committed', eventId, outcome, ...(result ? { result } : {}) }),
       failed: (eventId) => this.handle({ type: 'fold_failed', eventId }),

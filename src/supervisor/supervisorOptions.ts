@@ -2,6 +2,7 @@
 // watchdog's limits), the shape of a message to accept, and the hooks of whoever owns tasks.
 import type { Config } from '../config/types.js';
 import { MEMORY_KEYS_SHOWN } from '../context/systemPrompt.js';
+import type { FeedEntry } from '../domain/feed.js';
 import type { InboxEvent, InboxOutcome, MessagePayload } from '../domain/inbox.js';
 import type { TaskRecord } from '../domain/task.js';
 import { describeError } from '../errors.js';
@@ -144,6 +145,8 @@ export interface TaskHooks {
   taskFor?(event: InboxEvent): TaskRecord | null;
   /** At restore, before the claimed events queue: rebuild the tasks a crash lost after their inbox write. */
   recover?(pending: readonly InboxEvent[]): Promise<void>;
+  /** The client feed's entries of the task's end, committed in the fold's own transaction (issue 18). */
+  feedForFold?(task: TaskRecord): FeedEntry[];
   /** After the fold committed: tell watchers. */
   afterFold(task: TaskRecord): void;
   /** Coarse live activity of the turn answering `eventId` (published only when phase, tool or round changed). */

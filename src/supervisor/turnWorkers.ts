@@ -166,6 +166,7 @@ export class TurnWorkers {
       turn_done: (f) => {
         if (turn.settled) return;
         turn.settled = true;
+        turn.result = f.turn;
         this.deps.children.account(turn.child, f.turn.usage);
         this.deps.onTurnDone(turn, f.turn);
       },
@@ -202,6 +203,8 @@ export interface LiveTurn {
   startedAt: number;
   /** Set once its turn_done arrived or its worker is gone: nothing more is sent to it. */
   settled: boolean;
+  /** What its turn_done reported (a cancelled turn folds it only once its worker is gone). */
+  result?: TurnResult;
   /** The turn's usage as its worker last reported it (a killed worker is charged this). */
   usage: Usage;
   /** The notes the turn was built with at the transcript's tail: the fold appends them before its delta. */

@@ -2,7 +2,6 @@
 // MCP server down; a question to a person survives a restart (asked again, or an early answer handed over);
 // wake_on decides whether an A2A message starts a turn or is only noted.
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { TaskState } from '@a2a-js/sdk';
@@ -12,36 +11,11 @@ import { clientFor } from '../integration/a2a/listenerHarness.js';
 import { waitUntil, within } from '../integration/wait.js';
 import { artifactText, asTask, type Daemon, send, startDaemon } from './daemon.js';
 import { tempStateDir } from './harness.js';
+import { alive, childrenOf } from './processes.js';
 
 const EVERYTHING = fileURLToPath(
   new URL('../../../node_modules/@modelcontextprotocol/server-everything/dist/index.js', import.meta.url),
 );
-
-/** Live processes whose parent is `pid`, with their command lines (Linux /proc). */
-function childrenOf(pid: number): Array<{ pid: number; cmd: string }> {
-  const found: Array<{ pid: number; cmd: string }> = [];
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      if (Number(fields[1]) !== pid || fields[0] === 'Z') continue;
-      found.push({ pid: Number(name), cmd: readFileSync(`/proc/${name}/cmdline`, 'utf8').replaceAll('\0', ' ') });
-    } catch {
-      // The process ended while we looked.
-    }
-  }
-  return found;
-}
-
-function alive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
-  } catch {
-    return false;
-  }
-}
 
 async function storedNotes(dir: string, conversation: string): Promise<string[]> {
   const store = new SqliteStore(dir);
@@ -119,7 +93,8 @@ describe('the A2A daemon with people and processes', () => {
       // CancelTask answered at once with "canceled by the caller" while the turn ran on.
       const reason = canceled.status?.message?.parts.map((p) => (p.content?.$case === 'text' ? p.content.value : ''));
       assert.deepEqual(reason, ['canceled: the turn was stopped']);
-      await waitUntil(() => !alive(workerPid) && !alive(server.pid), 10_000, 'the worker and its MCP server exit');
+      // Answered only once both are gone: before, the fold showed CANCELED while they were still stopping.
+      assert.ok(!alive(workerPid) && !alive(server.pid), 'the worker and its MCP server are gone when CANCELED shows');
       await waitUntil(
         () => daemon.events.some((e) => e.event === 'turn.done' && e.comp === 'supervisor'),
         10_000,

@@ -2,11 +2,11 @@
 // every event once, in order, with seqs that keep counting; a cursor that retention dropped is told to reload;
 // a user sees only its own conversations' events.
 import assert from 'node:assert/strict';
-import { createServer } from 'node:net';
+import { connect, createServer } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { DaemonClient, type FeedMessage } from '../../../src/client/daemonClient.js';
+import { DaemonClient, type FeedMessage, stateName } from '../../../src/client/daemonClient.js';
 import { type ScriptedModel, startScriptedModel } from '../../doubles/scriptedModel.js';
-import { waitUntil } from '../../integration/wait.js';
+import { waitUntil, within } from '../../integration/wait.js';
 import { startDaemon } from '../daemon.js';
 import { tempStateDir } from '../harness.js';
 
@@ -79,6 +79,68 @@ describe('the client feed', { timeout: 120_000 }, () => {
       'user:fourth',
       'agent:ok',
     ]);
+  });
+
+  it('a crash right after a fold commits loses none of its feed events', async () => {
+    // Before, the task's end and the reply were appended to the feed after the fold's commit, in a second
+    // transaction: a crash between the two left a completed task whose end no client ever saw.
+    const dir = tempStateDir();
+    const yaml = config(await freePort(), model.url);
+    const first = await startDaemon(dir, yaml, { AGENTD_TEST_KILL_AT: 'fold.after_commit' });
+    const died = new Promise((resolve) => first.child.once('exit', (_code, signal) => resolve(signal)));
+    const task = await new DaemonClient({ url: first.url }).send('crash after this fold', { wait: false });
+    assert.equal(await within(died, 30_000, 'the daemon dies at the kill point'), 'SIGKILL');
+    const second = await startDaemon(dir, yaml);
+    try {
+      const client = new DaemonClient({ url: second.url });
+      assert.equal(stateName(await client.getTask(task.id)), 'completed', 'premise: the fold had committed');
+      const seen: FeedMessage[] = [];
+      const stop = new AbortController();
+      const following = client.feed({ onEvent: (e) => seen.push(e) }, { since: 0, signal: stop.signal });
+      const mine = () =>
+        seen
+          .filter((e) => e.data['task'] === task.id && e.kind !== 'activity')
+          .map((e) => `${e.kind}:${e.data['state'] ?? e.data['text']}`);
+      await waitUntil(() => mine().includes('message:ok'), 10_000, "the task's end and its reply are in the feed");
+      stop.abort();
+      await following;
+      assert.deepEqual(mine(), ['message:crash after this fold', 'task:working', 'task:completed', 'message:ok']);
+    } finally {
+      await second.stop();
+    }
+  });
+
+  it('drops a client that stops reading, with a reload hint, instead of buffering for it without bound', async () => {
+    // Before, every event was written whatever res.write answered: a stalled client's share of the daemon's memory
+    // grew with every event, and it was never dropped.
+    const daemon = await startDaemon(tempStateDir(), config(await freePort(), model.url));
+    const socket = connect(Number(new URL(daemon.url).port), '127.0.0.1');
+    try {
+      const client = new DaemonClient({ url: daemon.url });
+      await client.command('pause'); // the messages below queue: only their feed events are made
+      let received = '';
+      let closed = false;
+      socket.on('data', (c: Buffer) => {
+        received += c.toString();
+      });
+      socket.on('close', () => {
+        closed = true;
+      });
+      socket.write('GET /feed?since=latest HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
+      await waitUntil(() => received.includes('event: hello'), 10_000, 'the stream starts');
+      socket.pause(); // the client stops reading: the socket's buffers fill up
+      const dropped = () =>
+        daemon.events.some((e) => e.event === 'a2a.request' && e.method === 'feed' && e.outcome === 'behind');
+      const big = 'x'.repeat(256 * 1024);
+      for (let i = 0; i < 200 && !dropped(); i++) await client.send(`${i} ${big}`, { wait: false });
+      await waitUntil(dropped, 20_000, 'the daemon drops the stalled client');
+      socket.resume();
+      await waitUntil(() => closed, 20_000, 'the stream ends');
+      assert.match(received, /event: reload\ndata: \{"reason":"behind","from":\d+\}/, 'the last event says reload');
+    } finally {
+      socket.destroy();
+      await daemon.stop();
+    }
   });
 
   it('tells a client whose cursor fell out of retention to reload', async () => {

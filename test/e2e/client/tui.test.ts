@@ -1,7 +1,7 @@
 // The terminal UI in a real terminal (issue 18 item 3, interfaces §5 cases 2, 4, 5, 6): tmux send-keys and
 // capture-pane against the scripted model. A prompt shows thinking, then the tool, then the reply; ask_human is
-// answered by picking an option; /cancel stops a long tool call; a daemon restart under an attached TUI reconnects
-// with no duplicated row. Skipped where tmux is missing.
+// answered by picking an option; /cancel stops a long tool call (canceled shows once its processes are gone); a
+// daemon restart under an attached TUI reconnects with no duplicated row. Skipped where tmux is missing.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
@@ -9,10 +9,11 @@ import { createServer } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import type { ScriptedModel } from '../../doubles/scriptedModel.js';
-import { processGone, waitUntil } from '../../integration/wait.js';
+import { waitUntil } from '../../integration/wait.js';
 import { type Daemon, startDaemon } from '../daemon.js';
 import { AGENTD_BIN, runAgentd, tempStateDir } from '../harness.js';
-import { EVERYTHING, startClientModel } from './clientScript.js';
+import { moment, spawnCount, turnInCall } from './cancelProbe.js';
+import { MCP_SERVERS, startClientModel } from './clientScript.js';
 
 const SCREENSHOT = fileURLToPath(new URL('../../../../docs/tui-screenshot.txt', import.meta.url));
 const hasTmux = (() => {
@@ -73,8 +74,8 @@ describe('agentd tui in a real terminal', { skip: !hasTmux && 'tmux is not insta
     model = await startClientModel({ enum: ['ship', 'hold'] });
     dir = tempStateDir();
     const port = await freePort();
-    const mcp = `mcp:\n  servers:\n    everything: {command: "${process.execPath}", args: ["${EVERYTHING}", "stdio"]}\n`;
-    yaml = `a2a:\n  listen: http://127.0.0.1:${port}\nintelligence:\n  endpoints: ${model.url}\n${mcp}`;
+    const mcp = MCP_SERVERS.join('\n');
+    yaml = `a2a:\n  listen: http://127.0.0.1:${port}\nintelligence:\n  endpoints: ${model.url}\n${mcp}\n`;
     daemon = await startDaemon(dir, yaml);
   });
   after(async () => {
@@ -106,19 +107,22 @@ describe('agentd tui in a real terminal', { skip: !hasTmux && 'tmux is not insta
     }
   });
 
-  it('/cancel stops a long tool call: its worker is gone and the task shows canceled', async () => {
+  it('/cancel stops a long tool call: canceled shows only once its worker and MCP server are gone', async () => {
     const tui = attach('agentd-tui-cancel');
     try {
       await waitUntil(() => tui.screen().includes('● live'), 15_000, 'the TUI connects');
-      const spawns = () => daemon.events.filter((e) => e.event === 'turn.spawn');
-      const before = spawns().length;
+      const before = spawnCount(daemon);
       tui.type('long tool please');
-      await waitUntil(() => /⠿ trigger-long-running-operation/.test(tui.screen()), 30_000, 'the long call runs');
-      const pid = Number(spawns().slice(before).at(-1)?.['worker_pid'] ?? spawns().at(-1)?.['worker_pid']);
-      assert.ok(!processGone(pid), 'premise: the worker is alive mid-call');
+      const procs = await turnInCall(daemon, before, 'hold_on', 'lingeringMcpServer');
+      await waitUntil(() => /⠿ hold_on/.test(tui.screen()), 30_000, 'the long call shows');
+      const start = moment('mid-call', procs);
+      assert.ok(start.workerAlive && start.mcpAlive, 'premise: the worker and its MCP server run mid-call');
       tui.type('/cancel');
       await waitUntil(() => tui.screen().includes('canceled'), 15_000, 'the task shows canceled');
-      await waitUntil(() => processGone(pid), 5_000, 'the worker is gone');
+      // The MCP server is slow to stop: before, the screen showed canceled while both still ran (about 1.3 s).
+      const shown = moment('TUI screen', procs);
+      assert.equal(shown.workerAlive, false, 'the worker was gone when canceled showed');
+      assert.equal(shown.mcpAlive, false, 'the MCP server was gone when canceled showed');
     } finally {
       tui.close();
     }

@@ -1,6 +1,6 @@
-// TaskBackend against reads that race: a cancel and a fold landing between a read and its commit keep the first
-// terminal state, and a blocking wait whose read is overtaken by the task's end still hears it. A real SQLite
-// store, with its task reads held on cue.
+// TaskBackend against reads that race: a fold landing between a cancel's read and its wait keeps its end, a cancel
+// never relabels a task whose turn has not folded, and a blocking wait whose read is overtaken by the task's end
+// still hears it. A real SQLite store, with its task reads held on cue.
 import assert from 'node:assert/strict';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -59,7 +59,7 @@ async function setup() {
     drain: () => {},
     supervisor,
     accept: () => Promise.reject(new Error('no accepts here')),
-    // This fake supervisor never folds a cancelled turn: the cancel falls back to marking the task itself.
+    // This fake supervisor never folds a cancelled turn: the cancel's wait for the fold ends after this bound.
     cancelWaitMs: 200,
   });
   const fold = (state: 'completed' | 'failed') =>
@@ -88,15 +88,16 @@ describe('TaskBackend under racing writes', () => {
     }
   });
 
-  it('a cancel that commits between a fold’s read and its commit keeps CANCELED', async () => {
-    const { store, backend, task, fold } = await setup();
+  it('a cancel whose turn does not fold within its wait writes nothing: the fold alone sets the end', async () => {
+    // Before, the cancel marked the task CANCELED itself after its wait, while the turn (and its worker) ran on.
+    const { store, backend, task, cancels, fold } = await setup();
     try {
-      const folded = await backend.taskForFold(task.inbox_event ?? '', { status: 'completed', reply: 'done' });
-      assert.equal(folded?.state, 'completed', 'premise: the fold read the task while it was working');
-      const canceled = await backend.cancelTask(ALICE, task.id);
-      assert.equal(canceled.state, 'canceled');
+      const answered = await backend.cancelTask(ALICE, task.id);
+      assert.deepEqual(cancels, [task.inbox_event], 'premise: the supervisor was asked to cancel the turn');
+      assert.equal(answered.state, 'working', 'answered as it stands: no relabel before the fold');
+      assert.equal((await store.tasks.get(task.id))?.state, 'working');
       await fold('completed');
-      assert.equal((await store.tasks.get(task.id))?.state, 'canceled', 'the first end stays');
+      assert.equal((await store.tasks.get(task.id))?.state, 'completed', 'the fold sets the end');
     } finally {
       await store.close();
     }

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { FeedEntry } from '../../../src/domain/feed.js';
 import type { Store } from '../../../src/store/store.js';
-import { taskRecord } from './storeFixtures.js';
+import { conversation, inboxEvent, taskRecord, userMsg } from './storeFixtures.js';
 
 function entry(ts: number, text = `e${ts}`): FeedEntry {
   return { ts, kind: 'message', audience: 'user:alice', data: { text } };
@@ -30,6 +30,32 @@ export function describeFeed(current: () => Store): void {
       );
       assert.equal((await store.feed.after(0, 2)).length, 2);
       assert.deepEqual(await store.feed.bounds(), { oldest: 1, newest: 3 });
+    });
+
+    it("appends a fold's entries in the fold's transaction: all with it, none when it is refused", async () => {
+      // A crash between a fold and a separate append lost the task's end and the reply from the feed (issue 18).
+      const store = current();
+      await store.feed.append([entry(10)]);
+      const event = inboxEvent();
+      await store.inbox.accept(event);
+      const conv = conversation({ messages: [userMsg('q')] });
+      await store.conversations.commit(conv, 0);
+      const fold = {
+        outcome: { status: 'completed' as const, reply: 'a' },
+        conversations: [{ conversation: { ...conv, messages: [userMsg('q'), userMsg('a')] }, expectedRevision: 0 }],
+        feed: [entry(20, 'the end'), entry(21, 'the reply')],
+      };
+      await assert.rejects(store.inbox.complete(event.id, fold), /expected revision 0/);
+      assert.deepEqual(await store.feed.bounds(), { oldest: 1, newest: 1 }, 'a refused fold appends nothing');
+      const stored = { ...fold, conversations: [{ ...fold.conversations[0]!, expectedRevision: 1 }] };
+      await store.inbox.complete(event.id, stored);
+      assert.deepEqual(
+        (await store.feed.after(1, 10)).map((e) => [e.seq, e.data.text]),
+        [
+          [2, 'the end'],
+          [3, 'the reply'],
+        ],
+      );
     });
 
     it('prunes by count and by age, and never reuses a seq', async () => {

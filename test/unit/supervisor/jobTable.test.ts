@@ -17,6 +17,7 @@ import {
   nextWaitWake,
   pendingContexts,
   prepLine,
+  pruneJobs,
   statusCounts,
   waitingJobs,
 } from '../../../src/supervisor/jobQueries.js';
@@ -31,7 +32,6 @@ import {
   type JobStep,
   type JobTable,
   newJob,
-  pruneJobs,
   transition,
 } from '../../../src/supervisor/jobTable.js';
 
@@ -251,6 +251,22 @@ describe('transition effects', () => {
     assert.deepEqual(ok(transition(cancelling.job, EVENTS.cancel, NOW)).effects, []);
     const gone = ok(transition(cancelling.job, EVENTS.worker_gone, NOW));
     assert.deepEqual(gone.effects, [synthetic('cancelled', 'cancelled by operator', 'cancelled'), { kind: 'wake' }]);
+  });
+
+  it('a cancelled turn that reports turn_done folds only once its worker is gone (issue 18 item 5)', () => {
+    // Before, turn_done folded at once, so CANCELED was stored while the worker and its MCP servers still ran.
+    const cancelling = ok(transition(jobIn('running'), EVENTS.cancel, NOW)).job;
+    const done = ok(transition(cancelling, EVENTS.turn_done, NOW));
+    assert.equal(done.job.state, 'running', 'no fold while the worker runs');
+    assert.deepEqual(done.effects, []);
+    const gone = ok(transition(done.job, EVENTS.worker_gone, NOW));
+    assert.equal(gone.job.state, 'folding');
+    assert.equal(gone.job.workerLive, false);
+    assert.deepEqual(gone.effects, [{ kind: 'fold', from: 'turn' }, { kind: 'wake' }], "the turn's own result");
+    const drained = ok(transition(done.job, EVENTS.drain_abandon, NOW));
+    assert.equal(drained.job.state, 'running', 'a drain kills the worker; the done turn still folds, never replays');
+    assert.deepEqual(drained.effects, [{ kind: 'kill_worker' }]);
+    assert.deepEqual(effects('running', EVENTS.turn_done), [{ kind: 'fold', from: 'turn' }], 'uncancelled: at once');
   });
 
   it('a worker gone without turn_done fails its turn, with the end reason, its kind, code and signal', () => {
