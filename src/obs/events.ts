@@ -14,6 +14,7 @@ export const EVENT_NAMES = [
   'lease.acquired',
   'lease.lost',
   'lease.adopted',
+  'lease.work_stopped',
   'restore.done',
   'drain.start',
   'drain.done',

@@ -212,8 +212,25 @@ export const STORE_PORTS = [
   'feed',
 ] as const;
 
+/**
+ * What the supervisor sees of a shared store's conversation leases (replicas, interfaces reference §4.4): whether
+ * this replica holds a conversation now, and which ones it lost (another replica adopted it, a write was fenced, or
+ * its hold ran out unrenewed) so it stops their work and writes nothing more for them.
+ */
+export interface LeaseView {
+  holds(conversation: string): boolean;
+  /** Calls `listener` once per conversation lost; returns the unsubscribe. */
+  onLost(listener: (conversation: string) => void): () => void;
+  /** Drops the holds whose time ran out unrenewed (each is reported lost). */
+  expire(): void;
+  /** The lease length the holds renew on (ms); 0 before the first claim. */
+  readonly leaseMs: number;
+}
+
 export interface Store {
   readonly kind: 'sqlite' | 'memory' | 'postgres';
+  /** Conversation leases when replicas share the store (postgres); absent for a store one process owns. */
+  readonly leases?: LeaseView;
   /** Human-readable location (the database file path, or ":memory:"). */
   readonly location: string;
   /** The manifest's generation counter, bumped once when this store was opened. */
