@@ -11,6 +11,7 @@ import type { SubagentRecord } from '../domain/subagent.js';
 import type { TaskRecord } from '../domain/task.js';
 import { DaemonError, describeError } from '../errors.js';
 import { planMessageWrite } from './conversationWrite.js';
+import { pgJournalPort } from './journalPorts.js';
 import { MemoryChanges } from './memoryChanges.js';
 import { isExpired, listLiveKeys } from './memoryKeys.js';
 import { createPool, describeUrl, type PostgresOptions, pgFailure, unreachableError } from './postgresConnect.js';
@@ -38,6 +39,7 @@ import type {
   ConversationsPort,
   FeedPort,
   InboxPort,
+  JournalPort,
   MemoryPort,
   SequencesPort,
   Store,
@@ -80,6 +82,7 @@ export class PostgresStore implements Store {
   readonly workflows: WorkflowsPort;
   readonly timers: TimersPort;
   readonly feed: FeedPort;
+  readonly journal: JournalPort;
   readonly #changes = new MemoryChanges();
   #closed = false;
 
@@ -123,6 +126,7 @@ export class PostgresStore implements Store {
     this.workflows = pgWorkflowsPort(runner);
     this.timers = pgTimersPort(runner);
     this.feed = pgFeedPort(runner);
+    this.journal = pgJournalPort(runner);
   }
 
   /**

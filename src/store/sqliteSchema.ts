@@ -8,10 +8,10 @@ import type Database from 'better-sqlite3';
  * task), budget_counters and conversations.skills (the names of loaded skills, JSON; NULL = none). 4: inbox leases
  * (owner, lease_until), dedupe keys scoped to their principal, conversations.revision (the commit check). 5: adds
  * subagents (one JSON record per handle). 6: adds workflow_runs and workflow_definitions, timers and fired_keys
- * (durable timers and the keys of firings made), and feed (the client feed's events). An older store gains what
- * is missing at open.
+ * (durable timers and the keys of firings made), and feed (the client feed's events). 7: adds tool_journal
+ * (completed tool calls by idempotency key, issue 19). An older store gains what is missing at open.
  */
-export const SCHEMA_VERSION = 6;
+export const SCHEMA_VERSION = 7;
 
 /** Version 1's tables, exactly as released (test/unit/store/storeV1Fixture.ts freezes a v1 file). */
 const TABLES_V1 = `
@@ -147,6 +147,16 @@ CREATE TABLE IF NOT EXISTS feed (
 );
 `;
 
+/** Version 7: the tool journal (one answer per idempotency key; `result` is `{result, is_error}` as JSON). */
+const TABLES_V7 = `
+CREATE TABLE IF NOT EXISTS tool_journal (
+  key       TEXT PRIMARY KEY,
+  args_hash TEXT NOT NULL,
+  result    TEXT NOT NULL,
+  ts        INTEGER NOT NULL
+) WITHOUT ROWID;
+`;
+
 /** Version 3 also adds conversations.skills. SQLite has no ADD COLUMN IF NOT EXISTS, so the column list is checked. */
 function addColumnV3(db: Database.Database): void {
   const columns = db.prepare(`SELECT name FROM pragma_table_info('conversations')`).pluck().all() as string[];
@@ -190,6 +200,7 @@ export function prepareSchema(db: Database.Database): number {
       upgradeV4(db, from);
       db.exec(TABLES_V5);
       db.exec(TABLES_V6);
+      db.exec(TABLES_V7);
       db.prepare(
         `INSERT INTO meta (key, value) VALUES ('schema_version', @v)
          ON CONFLICT (key) DO UPDATE SET value = max(value, @v)`,

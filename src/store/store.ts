@@ -6,6 +6,7 @@ import type { BudgetCounter } from '../domain/budget.js';
 import type { Conversation } from '../domain/conversation.js';
 import type { FeedBounds, FeedEntry, FeedEvent } from '../domain/feed.js';
 import type { InboxEvent, InboxOutcome, InboxRecord } from '../domain/inbox.js';
+import type { JournalEntry } from '../domain/journal.js';
 import type { MemoryEntry } from '../domain/memory.js';
 import type { SubagentRecord } from '../domain/subagent.js';
 import type { TaskFilter, TaskRecord } from '../domain/task.js';
@@ -198,6 +199,14 @@ export interface TimersPort {
   remember(key: string, at: number): Promise<void>;
 }
 
+/** The tool journal (issue 19 item 3): completed tool calls by idempotency key, so a rerun does not repeat them. */
+export interface JournalPort {
+  /** Records a completed call durably; a key already recorded keeps its first entry (resolves false). */
+  record(entry: JournalEntry): Promise<boolean>;
+  /** The entries whose key starts with `prefix` (one message's calls), ordered by key. */
+  list(prefix: string): Promise<JournalEntry[]>;
+}
+
 /** The Store's ports by name: the wrappers (commit order, latency) wrap each one; a new port is added here once. */
 export const STORE_PORTS = [
   'inbox',
@@ -210,6 +219,7 @@ export const STORE_PORTS = [
   'workflows',
   'timers',
   'feed',
+  'journal',
 ] as const;
 
 /**
@@ -247,5 +257,6 @@ export interface Store {
   readonly workflows: WorkflowsPort;
   readonly timers: TimersPort;
   readonly feed: FeedPort;
+  readonly journal: JournalPort;
   close(): Promise<void>;
 }

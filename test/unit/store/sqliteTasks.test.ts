@@ -81,7 +81,7 @@ describe('SqliteStore schema upgrade from version 1', () => {
     const meta = readMeta(dir);
     assert.equal(meta.version, 1);
     assert.equal(meta.tables.includes('tasks'), false);
-    assert.equal(SCHEMA_VERSION, 6);
+    assert.equal(SCHEMA_VERSION, 7);
   });
 
   it('gains the tasks table at open and keeps the inbox, conversations, memory and sequences', async () => {
