@@ -176,7 +176,7 @@ export class LeaseBook implements LeaseView {
   /**
    * The fence, inside a write's transaction: refuses (store_fenced) a write for a conversation whose lease another
    * replica holds live, or whose epoch moved past the one this replica holds, or whose hold ran past its time
-   * (renewal failed: the replica stops writing before the TTL lets another take it).
+   * (renewal failed: the replica stops writing before the TTL lets another take it), or that it gave up.
    */
   async check(q: Query, conversations: readonly string[]): Promise<void> {
     const now = this.wall() + this.#skew;
@@ -189,7 +189,8 @@ export class LeaseBook implements LeaseView {
     for (const row of rows) {
       const mine = this.#held.get(row.conversation_id);
       const foreign = row.holder !== null && row.holder !== this.#holder && row.lease_until > now;
-      const stale = mine !== undefined && (mine.epoch !== row.epoch || mine.until <= now);
+      // A row still naming this replica that it no longer holds: given up (expired unrenewed) or lost.
+      const stale = mine === undefined ? row.holder === this.#holder : mine.epoch !== row.epoch || mine.until <= now;
       if (foreign || stale) this.#refuse(row.conversation_id, mine?.epoch ?? null, row.epoch);
     }
   }

@@ -235,6 +235,10 @@ export interface LeaseView {
   expire(): void;
   /** The lease length the holds renew on (ms); 0 before the first claim. */
   readonly leaseMs: number;
+  /** Conversations held now. */
+  held(): ReadonlyMap<string, unknown>;
+  /** Since start: leases taken from an expired holder, writes the fence refused. */
+  readonly counts: { readonly adoptions: number; readonly fenced: number };
 }
 
 export interface Store {

@@ -24,5 +24,6 @@ export function loseConversation(c: HandlerContext, ctx: string, fencedFold?: st
   }
   // A fold still on its way commits the book's copy: the copy goes with that fold's end (or its refusal).
   if (!folding) c.conversations.forget(ctx);
+  if (stopped === 0 && fencedFold === undefined) return;
   c.log.info('lease.work_stopped', { ctx, jobs: stopped, ...(fencedFold ? { inbox_event: fencedFold } : {}) });
 }
