@@ -15,6 +15,8 @@ export const EVENT_NAMES = [
   'lease.lost',
   'lease.adopted',
   'lease.work_stopped',
+  'tool.journal_hit',
+  'tool.journal_fail',
   'restore.done',
   'drain.start',
   'drain.done',

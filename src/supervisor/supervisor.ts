@@ -175,7 +175,7 @@ export class Supervisor {
     return new TurnWorkers({
       ...{ children: this.children, log: this.log, now: this.now, tracer: this.opts.tracer ?? null },
       toolHost: (turn) => buildToolHost(caps, turn),
-      serveTool: (turn, frame) => serveToolRequest(service, turn, frame),
+      ...{ serveTool: (turn, frame) => serveToolRequest(service, turn, frame), journal: this.store.journal },
       onProgress: (turn, event, fields) => this.progress(turn, event, fields),
       admit: (turn, frame) =>
         turn.handle.send({ type: 'budget_grant', id: frame.id, ...this.spending.grant(turn, frame.estimate) }),
