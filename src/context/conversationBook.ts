@@ -3,7 +3,6 @@
 // checkpoint. Writes go through the store's one commit queue, in order, each on top of the revision the book
 // expects: an accept or a fold that is acknowledged after its own commit was preceded by every write asked for
 // before it. A conversation is used only while resident: async entry points `fetch` it first.
-
 import { KEYS } from '../config/schema.js';
 import type { Conversation, ConversationControls } from '../domain/conversation.js';
 import type { TurnJob } from '../domain/job.js';
@@ -159,7 +158,7 @@ export class ConversationBook {
           return;
         }
         if ((this.next.get(conv.id) ?? 0) > expectedRevision) this.next.set(conv.id, expectedRevision);
-        this.dirty.add(conv.id);
+        if (this.byId.has(conv.id)) this.dirty.add(conv.id); // a forgotten one stays forgotten
       },
     };
   }
@@ -376,14 +375,15 @@ export class ConversationBook {
     }));
     this.trims++;
     const evicted = planEviction(resident, limits);
-    for (const id of evicted) {
-      this.byId.delete(id);
-      this.next.delete(id);
-      this.usedAt.delete(id);
-    }
+    for (const id of evicted) this.forget(id);
     if (evicted.length > 0) {
       this.log.debug('store.conversations.evicted', { count: evicted.length, resident: this.byId.size });
     }
+  }
+
+  /** Drops the resident copy and its unsaved changes: evicted, or another replica holds it now (interfaces §4.4). */
+  forget(id: string): void {
+    for (const held of [this.byId, this.next, this.usedAt, this.folding, this.dirty]) held.delete(id);
   }
 
   /**

@@ -48,7 +48,10 @@ store.conversations.evicted :: idle conversations left memory past \`store.conve
 store.connection_lost :: (postgres) an idle pooled connection dropped; the pool reconnects on the next call :: error
 store.fenced :: (postgres, warn) a write for a conversation this replica no longer holds was refused :: ctx, epoch, current_epoch, replica
 lease.acquired / lease.adopted :: (postgres) this replica took a conversation's lease (\`adopted\`: from an expired holder, epoch > 1) :: ctx, epoch, replica
-lease.lost :: (postgres) another replica holds the conversation now (found by the claim or by a fenced write) :: ctx, epoch, replica
+lease.lost :: (postgres) this replica no longer holds the conversation: another replica holds it (found by the claim or by a fenced write), its hold ran out unrenewed, or the claim released it idle :: ctx, epoch, replica
+lease.work_stopped :: (postgres) after a lost lease: the conversation's jobs here were stopped (a running worker's process group killed, waiting ones dropped) and its copy forgotten; \`inbox_event\`: a fold the fence refused :: ctx, jobs, inbox_event?
+tool.journal_hit :: (worker) an MCP call of a rerun was answered from the tool journal, not sent again :: key, tool
+tool.journal_fail :: (warn) the tool journal could not be read or written (the call runs, or its record is lost) :: ctx, key, err
 inbox.lease.claimed / inbox.lease.fail :: the inbox lease claimed pending messages (another replica's expired ones included) / a claim failed (warn; tried again on the next tick) :: \`events\` / \`err\`
 drain.start / drain.done :: SIGTERM / SIGINT, the operator's \`drain\`, or \`finish {exit: true}\` (\`reason: "exit"\`) :: \`reason, live, queued\` / \`abandoned\`
 agent.paused / agent.resumed :: the operator's \`pause\` / \`resume\`: no turn starts while paused :: \`queued, live\` / \`queued\`

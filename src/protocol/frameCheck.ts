@@ -31,6 +31,8 @@ const UP_CHECKS: Record<UpFrame['type'], Check> = {
   failed: (f) => isStr(f.error),
   tool_request: (f) => isNum(f.id) && isStr(f.name),
   budget_request: (f) => isNum(f.id) && isNum(f.estimate),
+  journal_lookup: (f) => isNum(f.id) && isStr(f.key) && isStr(f.args_hash),
+  journal_record: (f) => isStr(f.key) && isStr(f.args_hash) && typeof f.is_error === 'boolean',
   turn_done: (f) => isTurnResult(f.turn),
   idle: (f) => isCount(f.rss),
 };

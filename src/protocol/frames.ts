@@ -83,6 +83,11 @@ export interface TurnSpec {
   budget_admission: boolean;
   /** `<instance>/<conversation>`; idempotency keys are `<prefix>#<turn_id>.<n>`. */
   idempotency_prefix: string;
+  /**
+   * `<prefix>#<inbox event>.`: MCP calls are keyed `<journal_scope><n>` instead, the same in every run of the
+   * message's turn, and answered from the tool journal when that run already completed them (§4.4).
+   */
+  journal_scope?: string;
   tool_meta?: Record<string, unknown>;
   temperature?: number;
   /** 0 ⇒ 4096. */
@@ -221,6 +226,10 @@ export type UpFrame =
    */
   | { type: 'tool_request'; id: number; name: string; args: unknown; index?: number; check_only?: boolean }
   | { type: 'budget_request'; id: number; estimate: number }
+  /** The tool journal (interfaces reference §4.4): answered by `tool_result` with the entry or null. */
+  | { type: 'journal_lookup'; id: number; key: string; args_hash: string }
+  /** A completed MCP call, recorded so a rerun of the same message answers it from the journal. */
+  | { type: 'journal_record'; key: string; args_hash: string; result: unknown; is_error: boolean }
   | { type: 'turn_done'; turn: TurnResult }
   /** After `turn_done` of a `reuse` spawn: the turn is cleared and the worker waits for a spawn; `rss` in bytes. */
   | { type: 'idle'; rss: number };

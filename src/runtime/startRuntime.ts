@@ -5,6 +5,7 @@
 import { checkA2a, listenProblem } from '../config/a2aKeys.js';
 import type { Config } from '../config/types.js';
 import { DaemonError, describeError } from '../errors.js';
+import { registerLeaseGauges } from '../obs/leaseGauges.js';
 import type { Logger } from '../obs/log.js';
 import { type MetricsServer, serveMetrics } from '../obs/metricsServer.js';
 import { loadTracer, settleTracer, type Tracer } from '../obs/tracing.js';
@@ -117,6 +118,7 @@ export async function startRuntime(config: Readonly<Config>, opts: RuntimeOption
       await intake.registry?.stopIntake({ log });
     });
     undo.push(() => drain.run());
+    if (store.leases) registerLeaseGauges(supervisor.metrics, store.leases);
     const metrics = await serveMetrics(cfg.observability.metrics_addr, supervisor, log);
     if (metrics) undo.push(() => metrics.close());
     const ops = await startOperations({ live, opts, store, supervisor, tools, drain });

@@ -4,7 +4,7 @@
 import type { InboxEvent } from '../domain/inbox.js';
 import { describeError } from '../errors.js';
 import type { Logger } from '../obs/log.js';
-import type { InboxPort } from './store.js';
+import type { InboxPort, LeaseView } from './store.js';
 
 /** How long a claim holds the inbox's pending events for this instance when nothing else is configured. */
 export const INBOX_LEASE_MS = 30_000;
@@ -31,16 +31,22 @@ export interface InboxLeaseDeps {
 
 export class InboxLease {
   private timer: NodeJS.Timeout | undefined;
+  /** Replicas: gives up unrenewed holds ten times a lease, so a stalled renewal stops work before the TTL ends. */
+  private expiry: NodeJS.Timeout | undefined;
+  private unsubscribe: (() => void) | undefined;
   private inFlight = false;
 
   constructor(private readonly deps: InboxLeaseDeps) {}
 
-  /** At start-up: claims every pending event this instance may run and queues them all, then keeps claiming. */
-  async restore(): Promise<InboxEvent[]> {
+  /**
+   * At start-up: claims every pending event this instance may run and queues them all, then keeps claiming.
+   * Replicas: `lost` hears each conversation whose lease this replica lost (its work stops, interfaces §4.4).
+   */
+  async restore(leases?: LeaseView, lost?: (conversation: string) => void): Promise<InboxEvent[]> {
     const pending = await this.claim();
     await this.deps.recover(pending);
     this.deps.claimed(pending);
-    this.start();
+    this.start(leases, lost);
     return pending;
   }
 
@@ -50,15 +56,23 @@ export class InboxLease {
   }
 
   /** Claims again every third of the lease, until `stop`. */
-  private start(): void {
+  private start(leases?: LeaseView, lost?: (conversation: string) => void): void {
     if (this.timer !== undefined) return;
     this.timer = setInterval(() => this.renew(), Math.max(1, Math.floor(this.deps.leaseMs / 3)));
     this.timer.unref();
+    if (leases === undefined || lost === undefined) return;
+    this.unsubscribe = leases.onLost(lost);
+    this.expiry = setInterval(() => leases.expire(), Math.max(1, Math.floor(this.deps.leaseMs / 10)));
+    this.expiry.unref();
   }
 
   stop(): void {
     clearInterval(this.timer);
+    clearInterval(this.expiry);
+    this.unsubscribe?.();
     this.timer = undefined;
+    this.expiry = undefined;
+    this.unsubscribe = undefined;
   }
 
   private renew(): void {

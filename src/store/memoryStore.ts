@@ -10,6 +10,7 @@ import type { TaskRecord } from '../domain/task.js';
 import type { TimerRecord } from '../domain/timer.js';
 import { type StoredDefinition, TERMINAL_RUN, type WorkflowRun } from '../domain/workflow.js';
 import { messageBytes } from './conversationWrite.js';
+import { memoryJournalPort } from './journalPorts.js';
 import { MemoryChanges } from './memoryChanges.js';
 import { memoryFeedPort } from './memoryFeed.js';
 import { compareKeys, isExpired, listLiveKeys } from './memoryKeys.js';
@@ -21,6 +22,7 @@ import type {
   FeedPort,
   FoldCommit,
   InboxPort,
+  JournalPort,
   MemoryPort,
   SequencesPort,
   Store,
@@ -342,6 +344,7 @@ export class MemoryStore implements Store {
   readonly workflows: WorkflowsPort;
   readonly timers: TimersPort;
   readonly feed: FeedPort = memoryFeedPort();
+  readonly journal: JournalPort = memoryJournalPort();
 
   constructor() {
     const data = new MemoryData();

@@ -9,6 +9,7 @@ import { DaemonError } from '../errors.js';
 import type { Logger } from '../obs/log.js';
 import type { InboxRow } from './sqliteRows.js';
 import { toInboxEvent } from './sqliteRows.js';
+import type { LeaseView } from './store.js';
 import { compareInbox } from './writeRules.js';
 
 type Query = (sql: string, params?: unknown[]) => Promise<pg.QueryResult>;
@@ -58,8 +59,9 @@ interface Held {
 }
 
 /** The leases this replica holds: conversation → epoch, and the time each must be renewed by. */
-export class LeaseBook {
+export class LeaseBook implements LeaseView {
   readonly #held = new Map<string, { epoch: number; until: number }>();
+  readonly #lost = new Set<(conversation: string) => void>();
   /** Counters for the replica's metrics. */
   readonly counts = { adoptions: 0, fenced: 0 };
   /** The lease holder's name: the claiming owner (agent.name) at this replica. */
@@ -81,6 +83,33 @@ export class LeaseBook {
   /** Who holds this replica's leases in the table. */
   get holder(): string {
     return this.#holder;
+  }
+
+  get leaseMs(): number {
+    return this.#leaseMs;
+  }
+
+  /** Held and within its hold (which ends a fifth of the lease early). */
+  holds(conversation: string): boolean {
+    const mine = this.#held.get(conversation);
+    return mine !== undefined && mine.until > this.wall() + this.#skew;
+  }
+
+  onLost(listener: (conversation: string) => void): () => void {
+    this.#lost.add(listener);
+    return () => this.#lost.delete(listener);
+  }
+
+  /** A hold that could not be renewed in time is given up here, before the TTL lets another replica adopt it. */
+  expire(): void {
+    const now = this.wall() + this.#skew;
+    for (const [ctx, { epoch, until }] of this.#held) if (until <= now) this.#lose(ctx, epoch);
+  }
+
+  #lose(ctx: string, epoch: number | null): void {
+    if (!this.#held.delete(ctx)) return;
+    this.log.info('lease.lost', { ctx, epoch, replica: this.#holder });
+    for (const listener of this.#lost) listener(ctx);
   }
 
   /** Conversations held now, with their epochs. */
@@ -141,17 +170,13 @@ export class LeaseBook {
       if (epoch > 1) this.counts.adoptions += 1;
       this.log.info(epoch > 1 ? 'lease.adopted' : 'lease.acquired', { ctx, epoch, replica: this.#holder });
     }
-    for (const [ctx, { epoch }] of this.#held) {
-      if (!whole || still.has(ctx)) continue;
-      this.#held.delete(ctx);
-      this.log.info('lease.lost', { ctx, epoch, replica: this.#holder });
-    }
+    for (const [ctx, { epoch }] of this.#held) if (whole && !still.has(ctx)) this.#lose(ctx, epoch);
   }
 
   /**
    * The fence, inside a write's transaction: refuses (store_fenced) a write for a conversation whose lease another
    * replica holds live, or whose epoch moved past the one this replica holds, or whose hold ran past its time
-   * (renewal failed: the replica stops writing before the TTL lets another take it).
+   * (renewal failed: the replica stops writing before the TTL lets another take it), or that it gave up.
    */
   async check(q: Query, conversations: readonly string[]): Promise<void> {
     const now = this.wall() + this.#skew;
@@ -164,7 +189,8 @@ export class LeaseBook {
     for (const row of rows) {
       const mine = this.#held.get(row.conversation_id);
       const foreign = row.holder !== null && row.holder !== this.#holder && row.lease_until > now;
-      const stale = mine !== undefined && (mine.epoch !== row.epoch || mine.until <= now);
+      // A row still naming this replica that it no longer holds: given up (expired unrenewed) or lost.
+      const stale = mine === undefined ? row.holder === this.#holder : mine.epoch !== row.epoch || mine.until <= now;
       if (foreign || stale) this.#refuse(row.conversation_id, mine?.epoch ?? null, row.epoch);
     }
   }
@@ -172,7 +198,7 @@ export class LeaseBook {
   #refuse(ctx: string, held: number | null, stored: number): never {
     this.counts.fenced += 1;
     // The first refusal is where this replica learns it lost the conversation.
-    if (this.#held.delete(ctx)) this.log.info('lease.lost', { ctx, epoch: held, replica: this.#holder });
+    this.#lose(ctx, held);
     this.log.warn('store.fenced', { ctx, epoch: held, current_epoch: stored, replica: this.#holder });
     throw new DaemonError(
       'store_fenced',

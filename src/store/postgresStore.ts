@@ -10,6 +10,7 @@ import type { InboxEvent } from '../domain/inbox.js';
 import type { TaskRecord } from '../domain/task.js';
 import { DaemonError, describeError } from '../errors.js';
 import { planMessageWrite } from './conversationWrite.js';
+import { pgJournalPort } from './journalPorts.js';
 import { MemoryChanges } from './memoryChanges.js';
 import { isExpired, listLiveKeys } from './memoryKeys.js';
 import { createPool, describeUrl, type PostgresOptions, pgFailure, unreachableError } from './postgresConnect.js';
@@ -44,6 +45,7 @@ import type {
   ConversationsPort,
   FeedPort,
   InboxPort,
+  JournalPort,
   MemoryPort,
   SequencesPort,
   Store,
@@ -86,6 +88,7 @@ export class PostgresStore implements Store {
   readonly workflows: WorkflowsPort;
   readonly timers: TimersPort;
   readonly feed: FeedPort;
+  readonly journal: JournalPort;
   readonly #changes = new MemoryChanges();
   #closed = false;
 
@@ -116,6 +119,7 @@ export class PostgresStore implements Store {
     this.workflows = pgWorkflowsPort(runner);
     this.timers = pgTimersPort(runner);
     this.feed = pgFeedPort(runner);
+    this.journal = pgJournalPort(runner);
   }
 
   /**

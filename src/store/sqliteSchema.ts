@@ -9,8 +9,8 @@ import type Database from 'better-sqlite3';
  * (owner, lease_until), dedupe keys scoped to their principal, conversations.revision (the commit check). 5: adds
  * subagents (one JSON record per handle). 6: adds workflow_runs and workflow_definitions, timers and fired_keys
  * (durable timers and the keys of firings made), and feed (the client feed's events). 7: adds subagent_results
- * (a cut result's whole text) and subagent_spawns (the spawn log `limits.subagents.total` counts). An older store
- * gains what is missing at open.
+ * (a cut result's whole text), subagent_spawns (the spawn log `limits.subagents.total` counts) and tool_journal
+ * (completed tool calls by idempotency key, issue 19). An older store gains what is missing at open.
  */
 export const SCHEMA_VERSION = 7;
 
@@ -150,7 +150,8 @@ CREATE TABLE IF NOT EXISTS feed (
 
 /**
  * Version 7: a subagent result's whole text when the distilled one was cut (one per handle, the newest; reference
- * §5 item 24), and each subagent's last spawn or end (the spawn log; rows outlive their records).
+ * §5 item 24), each subagent's last spawn or end (the spawn log; rows outlive their records), and the tool journal
+ * (one answer per idempotency key; `result` is `{result, is_error}` as JSON).
  */
 const TABLES_V7 = `
 CREATE TABLE IF NOT EXISTS subagent_results (
@@ -161,6 +162,12 @@ CREATE TABLE IF NOT EXISTS subagent_results (
 CREATE TABLE IF NOT EXISTS subagent_spawns (
   handle TEXT PRIMARY KEY,
   at     INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS tool_journal (
+  key       TEXT PRIMARY KEY,
+  args_hash TEXT NOT NULL,
+  result    TEXT NOT NULL,
+  ts        INTEGER NOT NULL
 ) WITHOUT ROWID;
 `;
 

@@ -8,6 +8,7 @@ import type { Conversation } from '../domain/conversation.js';
 import type { InboxEvent } from '../domain/inbox.js';
 import type { TaskRecord } from '../domain/task.js';
 import { planMessageWrite } from './conversationWrite.js';
+import { sqliteJournalPort } from './journalPorts.js';
 import { MemoryChanges } from './memoryChanges.js';
 import { isExpired, listLiveKeys } from './memoryKeys.js';
 import type { IntegrityCheck, IntegrityChecked } from './sqliteCheck.js';
@@ -37,6 +38,7 @@ import type {
   FeedPort,
   FoldCommit,
   InboxPort,
+  JournalPort,
   MemoryPort,
   SequencesPort,
   Store,
@@ -65,6 +67,7 @@ export class SqliteStore implements Store {
   readonly workflows: WorkflowsPort;
   readonly timers: TimersPort;
   readonly feed: FeedPort;
+  readonly journal: JournalPort;
   readonly #dir: string;
   readonly #db: Database.Database;
   readonly #sql: Statements;
@@ -89,6 +92,7 @@ export class SqliteStore implements Store {
     this.tasks = this.#tasksPort();
     this.memory = this.#memoryPort();
     this.feed = sqliteFeedPort(this.#db, (doing, op) => this.#run(doing, op));
+    this.journal = sqliteJournalPort(this.#db, (doing, op) => this.#run(doing, op));
     this.subagents = sqliteSubagentsPort(this.#db, this.#sql, (doing, op) => this.#run(doing, op));
     this.workflows = sqliteWorkflowsPort(this.#sql, (doing, op) => this.#run(doing, op));
     this.timers = sqliteTimersPort(this.#db, (doing, op) => this.#run(doing, op));

@@ -7,6 +7,7 @@ import type { BudgetCounter } from '../domain/budget.js';
 import type { Conversation } from '../domain/conversation.js';
 import type { FeedBounds, FeedEntry, FeedEvent } from '../domain/feed.js';
 import type { InboxEvent, InboxOutcome, InboxRecord } from '../domain/inbox.js';
+import type { JournalEntry } from '../domain/journal.js';
 import type { MemoryEntry } from '../domain/memory.js';
 import type { SubagentRecord } from '../domain/subagent.js';
 import type { TaskFilter, TaskRecord } from '../domain/task.js';
@@ -225,6 +226,14 @@ export interface TimersPort {
   remember(key: string, at: number): Promise<void>;
 }
 
+/** The tool journal (issue 19 item 3): completed tool calls by idempotency key, so a rerun does not repeat them. */
+export interface JournalPort {
+  /** Records a completed call durably; a key already recorded keeps its first entry (resolves false). */
+  record(entry: JournalEntry): Promise<boolean>;
+  /** The entries whose key starts with `prefix` (one message's calls), ordered by key. */
+  list(prefix: string): Promise<JournalEntry[]>;
+}
+
 /** The Store's ports by name: the wrappers (commit order, latency) wrap each one; a new port is added here once. */
 export const STORE_PORTS = [
   'inbox',
@@ -237,10 +246,32 @@ export const STORE_PORTS = [
   'workflows',
   'timers',
   'feed',
+  'journal',
 ] as const;
+
+/**
+ * What the supervisor sees of a shared store's conversation leases (replicas, interfaces reference §4.4): whether
+ * this replica holds a conversation now, and which ones it lost (another replica adopted it, a write was fenced, or
+ * its hold ran out unrenewed) so it stops their work and writes nothing more for them.
+ */
+export interface LeaseView {
+  holds(conversation: string): boolean;
+  /** Calls `listener` once per conversation lost; returns the unsubscribe. */
+  onLost(listener: (conversation: string) => void): () => void;
+  /** Drops the holds whose time ran out unrenewed (each is reported lost). */
+  expire(): void;
+  /** The lease length the holds renew on (ms); 0 before the first claim. */
+  readonly leaseMs: number;
+  /** Conversations held now. */
+  held(): ReadonlyMap<string, unknown>;
+  /** Since start: leases taken from an expired holder, writes the fence refused. */
+  readonly counts: { readonly adoptions: number; readonly fenced: number };
+}
 
 export interface Store {
   readonly kind: 'sqlite' | 'memory' | 'postgres';
+  /** Conversation leases when replicas share the store (postgres); absent for a store one process owns. */
+  readonly leases?: LeaseView;
   /** Human-readable location (the database file path, or ":memory:"). */
   readonly location: string;
   /** The manifest's generation counter, bumped once when this store was opened. */
@@ -257,5 +288,6 @@ export interface Store {
   readonly workflows: WorkflowsPort;
   readonly timers: TimersPort;
   readonly feed: FeedPort;
+  readonly journal: JournalPort;
   close(): Promise<void>;
 }

@@ -28,6 +28,7 @@ export function timedStore(store: Store, observe: LatencyObserver): Store {
     kind: store.kind,
     location: store.location,
     generation: store.generation,
+    ...(store.leases ? { leases: store.leases } : {}),
     ...(ports as Pick<Store, (typeof STORE_PORTS)[number]>),
     close: () => store.close(),
   };

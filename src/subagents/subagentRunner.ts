@@ -169,6 +169,9 @@ export class SubagentRunner {
         live.failed = f.error;
       },
       tool_request: (f) => this.serveTool(live, f),
+      // A subagent's spawn has no journal scope: nothing to look up or record (reference interfaces §4.4).
+      journal_lookup: (f) => child.handle.send({ type: 'tool_result', id: f.id, result: null, is_error: false }),
+      journal_record: () => {},
       budget_request: (f) => {
         const { ctx, principal } = record.requested_by;
         // A subtree past its ceiling stops the spender, as an exhausted window would (reference §5 item 24).

@@ -27,8 +27,11 @@ export interface FoldBackDeps {
   killPoint: (name: string) => void;
   /** The event's fold is durable (`result` is absent for a turn that did not run). */
   committed: (eventId: string, outcome: InboxOutcome, result?: TurnResult) => void;
-  /** The store refused the event's fold; `retry` tries again. */
-  failed: (eventId: string) => void;
+  /**
+   * The store refused the event's fold; `retry` tries again. `fencedCtx`: the lease fence refused it, another
+   * replica holds that conversation and runs the event (never retried here).
+   */
+  failed: (eventId: string, fencedCtx?: string) => void;
   /** Hears each fold's commit refused or stuck (readiness, new accepts). */
   health?: CommitHealth;
 }
@@ -121,7 +124,8 @@ export class FoldBack {
       this.deps.health?.failed(eventId, err);
       // The result rides along: what a committed turn leads to (a goal's accounting) needs its numbers. A fenced
       // fold is never retried: another replica holds the conversation and runs the event again (issue 19).
-      if (!isFenced(err)) this.refused.set(eventId, result ? { ctx, outcome, result } : { ctx, outcome });
+      if (isFenced(err)) return this.deps.failed(eventId, ctx);
+      this.refused.set(eventId, result ? { ctx, outcome, result } : { ctx, outcome });
       this.deps.failed(eventId);
       return;
     }
@@ -179,6 +183,9 @@ export const ABANDONED: InboxOutcome = {
   error_kind: 'cancelled',
 };
 
+/** How often a waiter for another replica's event reads the store (ms). */
+const FOLLOW_MS = 250;
+
 export class Outcomes {
   private readonly waiters = new Map<string, Array<(o: InboxOutcome) => void>>();
 
@@ -188,7 +195,7 @@ export class Outcomes {
    */
   of(
     eventId: string,
-    at: { known: boolean; inbox: Pick<InboxPort, 'find'>; draining: boolean },
+    at: { known: boolean; inbox: Pick<InboxPort, 'find'>; draining: boolean; shared?: boolean },
   ): Promise<InboxOutcome> {
     if (at.known) return this.wait(eventId);
     // Registered before the read, so a fold that commits meanwhile is not missed; dropped when the read answers.
@@ -199,10 +206,37 @@ export class Outcomes {
     });
     return at.inbox.find(eventId).then((record) => {
       const answer = settledAnswer(eventId, record, at.draining);
+      // Replicas: an event pending and not run here is another replica's; its outcome comes from the store.
+      if (answer === null && at.shared) this.follow(eventId, at.inbox);
       if (answer === null) return waiting;
       this.drop(eventId, hear);
       return answer;
     });
+  }
+
+  /**
+   * The event runs on another replica (interfaces reference §4.4): its waiters hear the outcome once the store
+   * has it, read every `everyMs` while anyone waits.
+   */
+  follow(eventId: string, inbox: Pick<InboxPort, 'find'>, everyMs = FOLLOW_MS): void {
+    let reading = false;
+    const timer = setInterval(() => {
+      if (!this.waiters.has(eventId)) clearInterval(timer);
+      if (reading || !this.waiters.has(eventId)) return;
+      reading = true;
+      inbox
+        .find(eventId)
+        .then((record) => {
+          if (record?.status !== 'done') return;
+          clearInterval(timer);
+          this.resolve(eventId, record.outcome ?? { status: 'completed', reply: '' });
+        })
+        .catch(() => {})
+        .finally(() => {
+          reading = false;
+        });
+    }, everyMs);
+    timer.unref();
   }
 
   wait(eventId: string): Promise<InboxOutcome> {

@@ -12,6 +12,7 @@ import type { Metrics } from '../obs/metrics.js';
 import type { Staging } from '../prep/staging.js';
 import type { TurnResult } from '../protocol/frames.js';
 import type { Steering } from '../steering/steering.js';
+import type { Store } from '../store/store.js';
 import { unparkAll } from '../tools/serving.js';
 import { foldRetryDelay, transientSpawnCode } from './backoff.js';
 import { deterministicResult, failedResult, kindForStatus } from './fold.js';
@@ -27,6 +28,7 @@ import {
   statusCounts,
 } from './jobQueries.js';
 import { addJob, applyJobEvent, type Job, type JobEffect, type JobEvent, type JobTable } from './jobTable.js';
+import { loseConversation } from './leaseLoss.js';
 import type { SupervisorEvent, SupervisorHandlers } from './reactor.js';
 import type { ThinkChildren } from './thinkChildren.js';
 import type { TurnLauncher } from './turnLaunch.js';
@@ -40,6 +42,8 @@ export interface EffectData {
   reply?: string;
   /** The committed fold's outcome. */
   outcome?: InboxOutcome;
+  /** Abandoned because another replica holds the conversation now: its waiters follow the store instead. */
+  handedOver?: boolean;
 }
 
 /** Everything an effect can be given: the job (as it now is), its input, the job event that caused it (none at add). */
@@ -141,6 +145,15 @@ export class Jobs {
     return picks.length;
   }
 
+  /** Drops a job whose fold the lease fence refused: another replica runs its event (interfaces reference §4.4). */
+  drop(eventId: string): void {
+    if (!this.table.has(eventId)) return;
+    const kept = new Map(this.table);
+    kept.delete(eventId);
+    this.table = kept;
+    this.inputs.delete(eventId);
+  }
+
   /** Forgets finished jobs whose worker is gone. */
   private prune(): void {
     const kept = pruneJobs(this.table);
@@ -239,7 +252,8 @@ function effectHandlers(c: EffectContext): EffectHandlers {
       c.wake();
     },
     send_cancel: ({ job, effect }) => job.turn && c.turns.cancel(job.turn.node, effect.reason),
-    kill_worker: ({ job }) => job.turn && c.turns.kill(job.turn.node, 'drain timeout'),
+    kill_worker: ({ job, data }) =>
+      job.turn && c.turns.kill(job.turn.node, data.handedOver ? 'lease lost' : 'drain timeout'),
     announce: ({ input, data }) => {
       const outcome = data.outcome;
       if (!outcome) return;
@@ -247,7 +261,7 @@ function effectHandlers(c: EffectContext): EffectHandlers {
         data.result ? { event: input.event, outcome, result: data.result } : { event: input.event, outcome },
       );
     },
-    announce_abandoned: ({ job }) => c.outcomes.resolve(job.eventId, ABANDONED),
+    announce_abandoned: ({ job, data }) => data.handedOver || c.outcomes.resolve(job.eventId, ABANDONED),
   };
 }
 
@@ -304,6 +318,7 @@ function settle(c: EffectContext, turn: LiveTurn, result: TurnResult): void {
 export interface HandlerContext extends EffectContext {
   /** The operator's hold and the drain: read by every step. */
   hold: Hold;
+  store: Store;
   thinks: ThinkChildren;
   activity: ActivityBoard;
 }
@@ -314,7 +329,8 @@ export function supervisorHandlers(c: HandlerContext): SupervisorHandlers {
   return {
     inbox_accepted: (e) => {
       c.turns.traceAccept(e.event);
-      jobs.add(e.event, 'accepted');
+      // Replicas: a message whose conversation another replica holds is run by that one (its claim takes it).
+      if (c.store.leases?.holds(e.event.payload.context_id) ?? true) jobs.add(e.event, 'accepted');
     },
     inbox_replayed: (e) => {
       for (const event of e.events) jobs.add(event, 'replayed');
@@ -347,7 +363,11 @@ export function supervisorHandlers(c: HandlerContext): SupervisorHandlers {
       const data = { outcome: e.outcome, ...(e.result ? { result: e.result } : {}) };
       jobs.apply(e.eventId, { type: 'fold_committed' }, data);
     },
-    fold_failed: (e) => jobs.apply(e.eventId, { type: 'fold_failed' }),
+    fold_failed: (e) =>
+      e.fencedCtx === undefined
+        ? jobs.apply(e.eventId, { type: 'fold_failed' })
+        : loseConversation(c, e.fencedCtx, e.eventId),
+    lease_lost: (e) => loseConversation(c, e.ctx),
   };
 }
 

@@ -88,8 +88,10 @@ export type SupervisorEvent =
   | { type: 'resume' }
   /** The store took a fold's transaction: its outcome may be announced. */
   | { type: 'fold_committed'; eventId: string; outcome: InboxOutcome; result?: TurnResult }
-  /** The store refused a fold's transaction: it is retried while its job folds. */
-  | { type: 'fold_failed'; eventId: string };
+  /** The store refused a fold's transaction: it is retried while its job folds (not when the lease fence did). */
+  | { type: 'fold_failed'; eventId: string; fencedCtx?: string | undefined }
+  /** Replicas: another replica holds the conversation now (interfaces reference §4.4). */
+  | { type: 'lease_lost'; ctx: string };
 
 export type SupervisorEventType = SupervisorEvent['type'];
 

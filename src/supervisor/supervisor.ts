@@ -117,7 +117,7 @@ export class Supervisor {
       killPoint: (name) => this.killPoint(name),
       committed: (eventId, outcome, result) =>
         this.handle({ type: 'fold_committed', eventId, outcome, ...(result ? { result } : {}) }),
-      failed: (eventId) => this.handle({ type: 'fold_failed', eventId }),
+      failed: (eventId, fencedCtx) => this.handle({ type: 'fold_failed', eventId, fencedCtx }),
     });
     this.pool = workerPool(opts, this.log, this.now);
     this.children = new Children({ ...base, pool: this.pool, limits: livenessLimits(this.config) });
@@ -175,7 +175,7 @@ export class Supervisor {
     return new TurnWorkers({
       ...{ children: this.children, log: this.log, now: this.now, tracer: this.opts.tracer ?? null },
       toolHost: (turn) => buildToolHost(caps, turn),
-      serveTool: (turn, frame) => serveToolRequest(service, turn, frame),
+      ...{ serveTool: (turn, frame) => serveToolRequest(service, turn, frame), journal: this.store.journal },
       onProgress: (turn, event, fields) => this.progress(turn, event, fields),
       admit: (turn, frame) =>
         turn.handle.send({ type: 'budget_grant', id: frame.id, ...this.spending.grant(turn, frame.estimate) }),
@@ -209,7 +209,7 @@ export class Supervisor {
     await this.memoryKeys.start();
     await this.subagents.restore();
     await this.timers.start();
-    const pending = await this.lease.restore();
+    const pending = await this.lease.restore(this.store.leases, (ctx) => this.handle({ type: 'lease_lost', ctx }));
     const generation = this.store.generation;
     this.log.info('restore.done', { generation, pending: pending.length, conversations: this.conversations.size });
     // A goal whose next continuation a crash or a drain lost picks up again (one already queued replays instead).
@@ -254,8 +254,8 @@ export class Supervisor {
    * event, or one a drain abandoned, resolves with a `failed` / `cancelled` outcome that says so.
    */
   outcomeOf(eventId: string): Promise<InboxOutcome> {
-    const known = isPending(this.jobs.jobs, eventId);
-    return this.outcomes.of(eventId, { known, inbox: this.store.inbox, draining: this.hold.draining });
+    const [known, shared] = [isPending(this.jobs.jobs, eventId), this.store.leases !== undefined];
+    return this.outcomes.of(eventId, { known, inbox: this.store.inbox, draining: this.hold.draining, shared });
   }
 
   /** The conversations a think child works on (a compaction, a preflight): no message of them starts meanwhile. */

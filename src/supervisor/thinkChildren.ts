@@ -157,6 +157,8 @@ export class ThinkChildren {
       tool_request: (f) =>
         child.handle.send({ type: 'tool_result', id: f.id, result: 'no tools in a think child', is_error: true }),
       budget_request: (f) => child.handle.send({ type: 'budget_grant', id: f.id, ok: true, wait_ms: 0 }),
+      journal_lookup: (f) => child.handle.send({ type: 'tool_result', id: f.id, result: null, is_error: false }),
+      journal_record: () => {},
       turn_done: ({ turn }) => {
         this.deps.log.info('think.done', { ctx: job.ctx, purpose: job.purpose, status: turn.status });
         this.deps.children.account(child, turn.usage);

@@ -69,6 +69,7 @@ export function snapshotPayload(deps: SnapshotDeps, job: TurnJob, conv: Conversa
     config,
     conversation: view,
     turnId,
+    eventId: job.event.id,
     plan: tools?.plan(),
     memoryKeys: deps.memoryKeys(),
     instruction,
@@ -98,6 +99,8 @@ export interface TurnBuildInput {
   config: Readonly<Config>;
   conversation: Conversation;
   turnId: string;
+  /** The inbox event the turn answers: its MCP calls are keyed and journaled by it (interfaces reference §4.4). */
+  eventId?: string;
   /** The registry's plan for this turn; without one the turn gets every internal tool and nothing else. */
   plan: ToolPlan | undefined;
   memoryKeys: string[];
@@ -227,6 +230,7 @@ function turnPayload(
       max_rounds: 0,
       budget_admission: false,
       idempotency_prefix: `${config.agent.name}/${conversation.id}`,
+      ...(input.eventId ? { journal_scope: `${config.agent.name}/${conversation.id}#${input.eventId}.` } : {}),
       tool_meta: { 'agent/ctx': conversation.id, 'agent/instance': config.agent.name },
       max_tokens_per_call: 0,
       turn_id: turnId,

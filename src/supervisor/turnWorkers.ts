@@ -4,6 +4,7 @@
 import type { Reservation } from '../budget/governor.js';
 import type { InboxEvent } from '../domain/inbox.js';
 import type { TurnJob } from '../domain/job.js';
+import { describeError } from '../errors.js';
 import { ChildTraces } from '../obs/childTraces.js';
 import type { Logger } from '../obs/log.js';
 import type { SpanHandle, Tracer } from '../obs/tracing.js';
@@ -15,6 +16,7 @@ import {
   type UpFrame,
 } from '../protocol/frames.js';
 import type { Msg, Usage } from '../protocol/messages.js';
+import type { JournalPort } from '../store/store.js';
 import type { TurnJudging } from '../tools/surface.js';
 import type { InternalToolHost } from '../tools/toolOutcome.js';
 import { type TurnEnd, turnEnd } from '../tools/turnEnd.js';
@@ -41,6 +43,8 @@ export interface TurnWorkerDeps {
   onTurnDone(turn: LiveTurn, result: TurnResult): void;
   /** Once, after the worker is gone: why the supervisor (or a `failed` frame) ended it, and how it exited. */
   onExit(turn: LiveTurn, ended: EndReason | null, exit: ChildExit): void;
+  /** The tool journal the workers' MCP calls are looked up in and recorded to (interfaces reference §4.4). */
+  journal?: JournalPort;
 }
 
 /** The live turn workers by node: resources only (a job's state is in the job table). */
@@ -163,6 +167,19 @@ export class TurnWorkers {
       },
       tool_request: (f) => this.deps.serveTool(turn, f),
       budget_request: (f) => this.deps.admit(turn, f),
+      journal_lookup: (f) => void this.lookUp(turn, f),
+      journal_record: (f) => {
+        const entry = {
+          key: f.key,
+          args_hash: f.args_hash,
+          result: f.result,
+          is_error: f.is_error,
+          ts: this.deps.now(),
+        };
+        this.deps.journal?.record(entry).catch((err: unknown) => {
+          log.warn('tool.journal_fail', { ctx: turn.job.ctx, key: f.key, err: describeError(err) });
+        });
+      },
       turn_done: (f) => {
         if (turn.settled) return;
         turn.settled = true;
@@ -172,6 +189,18 @@ export class TurnWorkers {
       },
     };
     dispatchFrame(handlers, frame);
+  }
+
+  /** Answers a journal lookup with the completed call's answer when its arguments match, else null. */
+  private async lookUp(turn: LiveTurn, f: Extract<UpFrame, { type: 'journal_lookup' }>): Promise<void> {
+    let answer: { result: unknown; is_error: boolean } | null = null;
+    try {
+      const hit = (await this.deps.journal?.list(f.key))?.find((e) => e.key === f.key && e.args_hash === f.args_hash);
+      if (hit) answer = { result: hit.result, is_error: hit.is_error };
+    } catch (err) {
+      this.deps.log.warn('tool.journal_fail', { ctx: turn.job.ctx, key: f.key, err: describeError(err) });
+    }
+    turn.handle.send({ type: 'tool_result', id: f.id, result: answer, is_error: false });
   }
 
   private onExit(turn: LiveTurn, ended: EndReason | null, exit: ChildExit): void {

@@ -24,6 +24,8 @@ import { startMcp, workerMcp } from './mcpServers.js';
 import type { TurnDeps } from './roundLoop.js';
 import { runTurn } from './roundLoop.js';
 import { readSpawnFrame } from './spawnFrame.js';
+import { type JournalChannel, journaledMcp } from './toolJournal.js';
+import type { ToolAnswer } from './toolRunner.js';
 import { type TurnSpans, turnSpans } from './turnSpans.js';
 import { InjectQueue, runSession } from './warmSession.js';
 
@@ -60,7 +62,7 @@ function turnDeps(
 ): TurnDeps {
   const { channel, cancel, log, calls } = w;
   const code = w.codeTools ? codeRunner(w.codeTools, payload.turn, checkPermission(channel)) : undefined;
-  const callMcp = mcp?.callMcp;
+  const callMcp = mcp && journaledMcp(mcp.callMcp, payload.turn, journalChannel(channel), journalHit(log));
   return {
     callModel: (req, signal) =>
       calls.during('model', () =>
@@ -100,6 +102,24 @@ function turnDeps(
     ...(callMcp ? { callMcp: (call) => calls.during('tool', () => callMcp(call)) } : {}),
     ...(code ? { callCode: (call, index, signal) => calls.during('tool', () => code(call, index, signal)) } : {}),
   };
+}
+
+/** The supervisor's tool journal over the control channel (a lookup answered by `tool_result`). */
+function journalChannel(channel: ControlChannel): JournalChannel {
+  return {
+    lookup: async (key, args_hash) => {
+      const reply = await channel.request((id) => ({ type: 'journal_lookup', id, key, args_hash }));
+      if (reply?.type !== 'tool_result' || reply.result === null || typeof reply.result !== 'object') return null;
+      return reply.result as ToolAnswer;
+    },
+    record: (key, args_hash, a) => {
+      void channel.send({ type: 'journal_record', key, args_hash, result: a.result, is_error: a.is_error });
+    },
+  };
+}
+
+function journalHit(log: Logger): (key: string, tool: string) => void {
+  return (key, tool) => log.info('tool.journal_hit', { key, tool });
 }
 
 /** A gated code tool's permission check: a `tool_request` with `check_only`, answered by the supervisor. */

@@ -103,7 +103,8 @@ async function runMcp(
 ): Promise<ToolAnswer> {
   if (!ctx.callMcp) return { result: 'tool transport error: MCP is not available in this build', is_error: true };
   const meta: Record<string, unknown> = { ...(ctx.turn.tool_meta ?? {}) };
-  const key = idempotencyKey(ctx.turn.idempotency_prefix, ctx.turn.turn_id, ctx.n);
+  const scope = ctx.turn.journal_scope;
+  const key = scope ? `${scope}${ctx.n}` : idempotencyKey(ctx.turn.idempotency_prefix, ctx.turn.turn_id, ctx.n);
   if (key !== undefined) meta['agent/idempotency_key'] = key;
   const cap = ctx.turn.mcp_call_timeout_ms ?? MCP_MAX_TIMEOUT_MS;
   const timeoutMs = Math.min(Math.max(ctx.remainingMs, MCP_MIN_TIMEOUT_MS), cap);

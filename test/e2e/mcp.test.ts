@@ -87,7 +87,8 @@ describe('MCP tools in a job', () => {
     assert.equal((structured.content as { conditions?: string }).conditions !== undefined, true);
     const keys = server.calls.map((c) => c.meta?.['agent/idempotency_key']);
     assert.equal(keys.length, 2);
-    assert.match(String(keys[0]), /^agentd\/root#turn-\d+\.\d+$/);
+    // Keyed by the message (its inbox id), the same in every run of its turn (the tool journal, issue 19).
+    assert.match(String(keys[0]), /^agentd\/root#[0-9A-Z]{26}\.\d+$/);
     assert.notEqual(keys[0], keys[1]);
     const last = model.requests.at(-1)?.body as { messages: Array<{ role: string }> };
     assert.equal(last.messages.filter((m) => m.role === 'tool').length, 4, 'all four results reach the model');

@@ -10,8 +10,8 @@ import { createTestDatabase, stopLazyServer } from '../../doubles/postgresServer
 import { type ScriptedModel, startScriptedModel } from '../../doubles/scriptedModel.js';
 import { clientFor } from '../../integration/a2a/listenerHarness.js';
 import { within } from '../../integration/wait.js';
-import { artifactText, asTask, type Daemon, send, startDaemon } from '../daemon.js';
-import { tempStateDir } from '../harness.js';
+import { artifactText, asTask, type Daemon, send } from '../daemon.js';
+import { replicaYaml, startReplicas } from './replicaFleet.js';
 
 describe('two replicas over one PostgreSQL', () => {
   let model: ScriptedModel;
@@ -28,21 +28,7 @@ describe('two replicas over one PostgreSQL', () => {
   });
 
   it('answers on R1, serves the task and a follow-up from R2, one lease given back after the fold', async () => {
-    const yaml = [
-      'a2a:',
-      '  listen: http://127.0.0.1:0',
-      'store:',
-      '  kind: postgres',
-      '  url: "{{secret:PG_URL}}"',
-      '  lease_ttl: 3s',
-      'intelligence:',
-      `  endpoints: ${model.url}`,
-      '',
-    ].join('\n');
-    const r1 = await startDaemon(tempStateDir(), yaml, { PG_URL: url });
-    daemons.push(r1);
-    const r2 = await startDaemon(tempStateDir(), yaml, { PG_URL: url });
-    daemons.push(r2);
+    const [r1, r2] = (await startReplicas(url, replicaYaml(model.url, '3s'), 2, daemons)) as [Daemon, Daemon];
     const first = asTask(
       await within((await clientFor(r1.url)).sendMessage(send('first question')), 30_000, 'send to R1'),
     );

@@ -5,6 +5,8 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import type { EventName } from '../../../src/obs/events.js';
+import { registerLeaseGauges } from '../../../src/obs/leaseGauges.js';
+import { Metrics } from '../../../src/obs/metrics.js';
 import { PostgresStore } from '../../../src/store/postgresStore.js';
 import { createTestDatabase, resetTestDatabase, stopLazyServer } from '../../doubles/postgresServer.js';
 import { conversation, inboxEvent, taskRecord, userMsg } from '../../unit/store/storeFixtures.js';
@@ -71,6 +73,11 @@ describe('conversation leases between replicas', () => {
     assert.deepEqual(await r2.store.inbox.claim('agent', TTL, clock.now), [first, second]);
     assert.deepEqual(r2.named('lease.adopted')[0]?.fields, { ctx: 'c', epoch: 2, replica: 'agent@r2' });
     assert.equal(r2.store.leases.counts.adoptions, 1);
+    const metrics = new Metrics();
+    registerLeaseGauges(metrics, r2.store.leases);
+    const text = await metrics.render();
+    assert.match(text, /^agentd_leases_held 1$/m);
+    assert.match(text, /^agentd_lease_adoptions 1$/m);
     // r1 wakes and folds: refused by the fence, nothing written.
     const conv = conversation({ id: 'c', messages: [userMsg('one')] });
     const fold = { outcome: done, conversations: [{ conversation: conv, expectedRevision: 0 }] };
@@ -79,6 +86,9 @@ describe('conversation leases between replicas', () => {
     await assert.rejects(r1.store.tasks.save(taskRecord({ conversation: 'c' })), { code: 'store_fenced' });
     assert.equal(r1.named('store.fenced').length, 3);
     assert.equal(r1.named('lease.lost').length, 1);
+    const r1Metrics = new Metrics();
+    registerLeaseGauges(r1Metrics, r1.store.leases);
+    assert.match(await r1Metrics.render(), /^agentd_fenced_writes_refused 3$/m);
     assert.equal(r1.store.leases.held().size, 0);
     assert.equal((await r2.store.inbox.find(first.id))?.status, 'pending');
     assert.equal(await r2.store.conversations.get('c'), null);
@@ -97,7 +107,15 @@ describe('conversation leases between replicas', () => {
     const conv = conversation({ id: 'solo' });
     assert.equal(await r1.store.conversations.commit(conv, 0), 1);
     // Premise: within its hold the same write goes through; past 4/5 of the TTL without a renewal it does not.
+    const lost: string[] = [];
+    r1.store.leases.onLost((ctx) => lost.push(ctx));
+    r1.store.leases.expire();
+    assert.deepEqual(lost, [], 'within its hold nothing is given up');
+    assert.equal(r1.store.leases.holds('solo'), true);
     clock.now = T + TTL * 0.8 + 1;
+    assert.equal(r1.store.leases.holds('solo'), false, 'the hold ended a fifth of the TTL early');
+    r1.store.leases.expire();
+    assert.deepEqual(lost, ['solo'], 'the supervisor hears it lost (its worker is killed)');
     await assert.rejects(r1.store.conversations.commit(conv, 1), { code: 'store_fenced' });
   });
 

@@ -80,6 +80,7 @@ describe('ConversationBook commits', () => {
       workflows: sqlite.workflows,
       timers: sqlite.timers,
       feed: sqlite.feed,
+      journal: sqlite.journal,
       close: () => sqlite.close(),
       conversations: {
         load: () => sqlite.conversations.load(),

@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import type { Store } from '../../../src/store/store.js';
 import { describeFeed } from './feedBehaviour.js';
+import { describeJournal } from './journalBehaviour.js';
 import { describeConversations, describeMemory } from './storeBehaviourParts.js';
 import { conversation, inboxEvent, taskRecord, userMsg } from './storeFixtures.js';
 import { describeSubagents } from './subagentBehaviour.js';
@@ -29,6 +30,7 @@ export function describeStoreBehaviour(name: string, open: () => Promise<Store>)
     describeTimers(() => store);
     describeFeed(() => store);
     describeWorkflows(() => store);
+    describeJournal(() => store);
 
     it('reports a generation of at least 1', () => {
       assert.ok(store.generation >= 1);

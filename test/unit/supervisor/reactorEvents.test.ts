@@ -36,6 +36,7 @@ const EVENTS: { [K in SupervisorEventType]: Extract<SupervisorEvent, { type: K }
   resume: { type: 'resume' },
   fold_committed: { type: 'fold_committed', eventId: '01A', outcome: { status: 'completed', reply: 'ok' } },
   fold_failed: { type: 'fold_failed', eventId: '01A' },
+  lease_lost: { type: 'lease_lost', ctx: 'c' },
 };
 
 function recordingHandlers(seen: string[]): SupervisorHandlers {
