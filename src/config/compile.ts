@@ -4,9 +4,11 @@
 import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { resolve } from 'node:path';
+import type { WorkflowDef } from '../domain/workflow.js';
 import { DaemonError } from '../errors.js';
 import { registerSecret } from '../obs/log.js';
 import { isCredentialHeader } from '../obs/redactor.js';
+import { hasRecurringStart, type RunUntil, shapeOf } from '../triggers/lifeShape.js';
 import { checkA2a } from './a2aKeys.js';
 import { settleAwsAuth } from './awsAuth.js';
 import { readEnvSettings, readFlagSettings } from './envSource.js';
@@ -130,7 +132,10 @@ function settleJobStore(
 ): boolean {
   // Only where the store is names one: `store.conversation_cache` or `store.min_free` tune whichever store there is.
   const named = Boolean(env['AGENTD_STATE_DIR']) || accepted.some((a) => STORE_NAMING.has(a.setting.path));
-  if (named || values.get('a2a.listen') !== null) return false;
+  // One predicate for the store and the process shape (producers reference §3.1): a daemon keeps its state.
+  const recurring = hasRecurringStart(values.get('workflows') as WorkflowDef[]);
+  const listening = values.get('a2a.listen') !== null;
+  if (named || shapeOf(values.get('lifecycle.run_until') as RunUntil, listening, recurring) === 'daemon') return false;
   values.set('store.kind', 'memory');
   return true;
 }

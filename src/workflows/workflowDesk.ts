@@ -136,6 +136,11 @@ export class WorkflowDesk {
     return runs;
   }
 
+  /** Starts waiting behind a concurrency limit. */
+  get queuedStarts(): number {
+    return this.#queued.length;
+  }
+
   /** A run by id: live, else stored. */
   async run(id: string): Promise<Readonly<WorkflowRun> | null> {
     await this.opened;

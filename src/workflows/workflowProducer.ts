@@ -4,7 +4,7 @@
 import { lookup } from 'node:dns/promises';
 import { resolveSecrets } from '../config/secrets.js';
 import type { AgentConfig } from '../config/types.js';
-import type { WorkflowRun } from '../domain/workflow.js';
+import { TERMINAL_RUN, type WorkflowRun } from '../domain/workflow.js';
 import { describeError } from '../errors.js';
 import { registerSecret } from '../obs/redactor.js';
 import type { Producer, ProducerContext } from '../runtime/producer.js';
@@ -52,6 +52,8 @@ export class WorkflowProducer implements Producer {
   #desk: WorkflowDesk | null = null;
   #starts: StartTriggers | null = null;
   #unplug: (() => void) | null = null;
+  #settled: Promise<readonly string[]> = Promise.resolve([]);
+  readonly #since = Date.now();
 
   /** The desk once started (tests and embedders reach definitions and runs through it). */
   get desk(): WorkflowDesk | null {
@@ -91,11 +93,26 @@ export class WorkflowProducer implements Producer {
     this.#starts = starts;
     this.#unplug = ctx.ports.plug('workflows', () => desk);
     // The supervisor restores after every producer started: the desk opens once conversations are loaded.
-    ctx.restored
+    this.#settled = ctx.restored
       .then(() => desk.open())
       .then(() => starts.armAll())
       .then(() => desk.fireOnce())
-      .catch((err: unknown) => ctx.log.error('producer.failed', { producer: this.name, err: describeError(err) }));
+      // This life's `once` runs decide a job's exit code (reference §2.10): one finished in an earlier life does not.
+      .then((runs) => runs.filter((r) => r.created >= this.#since || !TERMINAL_RUN.has(r.status)).map((r) => r.id))
+      .catch((err: unknown) => {
+        ctx.log.error('producer.failed', { producer: this.name, err: describeError(err) });
+        return [];
+      });
+  }
+
+  /** Resolves, once the desk opened and the `once` starts fired, with the ids of this life's `once` runs. */
+  get settled(): Promise<readonly string[]> {
+    return this.#settled;
+  }
+
+  /** True while a run is live or a start waits behind a concurrency limit (a job is not idle then). */
+  busy(): boolean {
+    return this.#desk !== null && (this.#desk.engine.live().length > 0 || this.#desk.queuedStarts > 0);
   }
 
   #noteEnd(ctx: ProducerContext, run: Readonly<WorkflowRun>): void {
