@@ -24,6 +24,7 @@ import { checkStore } from './storeKeys.js';
 import { checkTemplateServers } from './subagentKeys.js';
 import type { Config, ConfigSources, ProviderConfig } from './types.js';
 import { loadWorkflowFiles, type WorkflowEntry } from './workflowKeys.js';
+import { settleWorkflowSecrets } from './workflowSecrets.js';
 import { readYamlSource, readYamlText } from './yamlSource.js';
 
 export { type ConfigKeyDoc, describeConfigKeys } from './describe.js';
@@ -80,6 +81,7 @@ export function compileConfig(sources: ConfigSources): Readonly<Config> {
   for (const secret of aws.secrets) registerSecret(secret);
   const crossProblems = [
     ...workflows.problems,
+    ...settleWorkflowSecrets(config.workflows, sources.env),
     ...aws.problems,
     ...checkIntelligence(config, originOf),
     ...checkA2a(config, originOf),

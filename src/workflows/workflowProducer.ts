@@ -2,11 +2,10 @@
 // runs), fires `once` starts, offers the desk to the workflow.* tools through the `workflows` work port, and leaves
 // the wake note of a finished run in the conversation that started it.
 import { lookup } from 'node:dns/promises';
-import { resolveSecrets } from '../config/secrets.js';
 import type { AgentConfig } from '../config/types.js';
+import { workflowSecrets } from '../config/workflowSecrets.js';
 import { TERMINAL_RUN, type WorkflowRun } from '../domain/workflow.js';
 import { describeError } from '../errors.js';
-import { registerSecret } from '../obs/redactor.js';
 import type { Producer, ProducerContext } from '../runtime/producer.js';
 import type { McpCaller } from './nodeKind.js';
 import { StartTriggers } from './startTriggers.js';
@@ -85,7 +84,8 @@ export class WorkflowProducer implements Producer {
       desk,
       log: ctx.log,
       clock: ctx.clock,
-      secret,
+      // The config layer resolves `{{secret:…}}` (house rule 4); read per arming, so a reload's list applies.
+      secret: (text) => workflowSecrets(ctx.config.workflows)(text),
       ...(ctx.schedules ? { schedules: ctx.schedules } : {}),
       ...(ctx.webhooks ? { webhooks: ctx.webhooks } : {}),
     });
@@ -132,13 +132,6 @@ export class WorkflowProducer implements Producer {
     this.#starts?.stop();
     await this.#desk?.stop();
   }
-}
-
-/** `{{secret:NAME}}` in a webhook's auth, read from the environment; the value is registered for redaction. */
-function secret(text: string): string {
-  const resolved = resolveSecrets(text, process.env);
-  for (const used of resolved.used) registerSecret(used.value);
-  return String(resolved.value);
 }
 
 /** Registered in runtime/producerList.ts: always on (no definitions ⇒ it only serves workflow.create). */

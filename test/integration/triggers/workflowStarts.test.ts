@@ -36,12 +36,12 @@ workflows:
       f: {kind: finish, depends_on: [s], output: "{{steps.s.output.scheduled_for}}"}
 `;
 
-async function daemon(dir: string, yaml: string) {
+async function daemon(dir: string, yaml: string, env: Record<string, string> = {}) {
   const file = join(dir, 'agentd.yaml');
   writeFileSync(file, yaml);
   const events: Logged[] = [];
   const flags = { intelligence: 'http://127.0.0.1:9', model: 'm' };
-  const config = compileConfig({ files: [file], env: { AGENTD_STATE_DIR: dir }, flags, cwd: dir });
+  const config = compileConfig({ files: [file], env: { AGENTD_STATE_DIR: dir, ...env }, flags, cwd: dir });
   const runtime: Runtime = await startRuntime(config, {
     log: createLogger({ level: 'debug', write: (line) => events.push(JSON.parse(line)) }),
     listen: 'http://127.0.0.1:0',
@@ -63,8 +63,8 @@ const doneOf = (events: Logged[], workflow: string) =>
 describe('schedule and webhook start nodes start real runs', () => {
   it('P-25: one key twice is one run; a bad HMAC is 401 and starts nothing; 429 loses nothing accepted', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'agentd-starts-'));
-    process.env['HOOK_SECRET'] = 's3cret';
-    const { runtime, url, events } = await daemon(dir, HOOKS);
+    // The secret reaches the route through compileConfig's env only (house rule 4), never process.env.
+    const { runtime, url, events } = await daemon(dir, HOOKS, { HOOK_SECRET: 's3cret' });
     try {
       await waitUntil(() => events.some((e) => e['event'] === 'start.schedule.armed'), 10_000, 'armed');
       const first = await post(`${url}/hooks/ci`, '{"n": 7}', { 'Idempotency-Key': 'k1' });
@@ -101,7 +101,6 @@ describe('schedule and webhook start nodes start real runs', () => {
       assert.ok(ticks >= 2 && ticks <= fired, 'each scheduled firing started at most one run');
     } finally {
       await runtime.stop();
-      delete process.env['HOOK_SECRET'];
     }
   });
 
