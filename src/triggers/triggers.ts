@@ -1,5 +1,8 @@
 // The runtime's trigger parts: the schedule runner on the supervisor's timer service and the webhook routes the
 // A2A listener serves. Built empty; the workflow engine registers its start nodes on them.
+import type { IncomingMessage } from 'node:http';
+import { authenticate } from '../a2a/principals.js';
+import { isLoopbackHost } from '../config/a2aKeys.js';
 import type { Config } from '../config/types.js';
 import type { Logger } from '../obs/log.js';
 import type { Store } from '../store/store.js';
@@ -21,6 +24,20 @@ export function buildTriggers(cfg: Readonly<Config>, store: Store, timers: Timer
       log,
       now: Date.now,
       limits: () => ({ maxBodyBytes: cfg.a2a.max_body_bytes, bodyTimeoutMs: cfg.a2a.body_timeout }),
+      caller: (req) => callerOf(cfg, req),
     }),
   };
+}
+
+/**
+ * A webhook caller's principal by the listener's own rule (`a2a.principals`, a bearer token; with none configured,
+ * the loopback operator); null when refused. The operator acts for nobody in particular: its runs reach everything.
+ */
+function callerOf(cfg: Readonly<Config>, req: IncomingMessage): string | null {
+  const found = authenticate(cfg.a2a, {
+    remoteLoopback: isLoopbackHost(req.socket.remoteAddress ?? ''),
+    ...(req.headers.authorization === undefined ? {} : { authorization: req.headers.authorization }),
+  });
+  if ('refused' in found) return null;
+  return found.id;
 }

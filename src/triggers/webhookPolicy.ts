@@ -5,7 +5,9 @@ export type WebhookAuth =
   | { none: true }
   | { bearer: string }
   | { hmac: { secret: string; header?: string; prefix?: string } }
-  | { header: { name: string; equals: string } };
+  | { header: { name: string; equals: string } }
+  /** The caller authenticates as one of `a2a.principals` (its bearer token); the run acts for that principal. */
+  | { a2a: true };
 
 /** One webhook route, as a workflow's `webhook` start node (or a test) registers it. */
 export interface WebhookRoute {

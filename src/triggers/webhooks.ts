@@ -28,6 +28,8 @@ export interface WebhookDeps {
   now(): number;
   /** The body limit and how long a body may take (the listener's `a2a.max_body_bytes` and `a2a.body_timeout`). */
   limits(): { maxBodyBytes: number; bodyTimeoutMs: number };
+  /** `auth: {a2a: true}`: the caller's principal by the listener's `a2a.principals`, or null when refused. */
+  caller?(req: IncomingMessage): string | null;
 }
 
 interface Registered {
@@ -82,7 +84,9 @@ export class WebhookRoutes {
     const { maxBodyBytes, bodyTimeoutMs } = this.deps.limits();
     const read = await readBody(req, maxBodyBytes, bodyTimeoutMs);
     if (!read.ok) return answer(res, read.reason === 'too_large' ? 413 : 408, { error: read.reason }, log);
-    if (!authentic(route.auth, req, read.text)) {
+    // A caller known by its A2A credentials is who the run acts for (issue 17 item 4); other auth says only "allowed".
+    const caller = 'a2a' in route.auth ? (this.deps.caller?.(req) ?? null) : undefined;
+    if (caller === null || !authentic(route.auth, req, read.text)) {
       this.deps.log.warn('webhook.denied', { trigger: route.id, path: route.path });
       return answer(res, 401, { error: 'authentication failed' }, log);
     }
@@ -114,7 +118,7 @@ export class WebhookRoutes {
     try {
       if (overflow === 'queue') await new Promise<void>((resolve) => at.queue.push(resolve));
       at.running++;
-      await this.#fire(at, stored, payload, res, log);
+      await this.#fire(at, { stored, caller }, payload, res, log);
     } finally {
       if (stored !== null) this.#inFlight.delete(stored);
     }
@@ -123,17 +127,18 @@ export class WebhookRoutes {
   /** Fires the target, remembers the key once the start is accepted, and answers ack or sync. */
   async #fire(
     at: Registered,
-    stored: string | null,
+    who: { stored: string | null; caller: string | undefined },
     payload: WebhookPayload,
     res: ServerResponse,
     log: (outcome: string, fields?: Record<string, unknown>) => void,
   ): Promise<void> {
     const { route, target } = at;
+    const { stored, caller } = who;
     const now = this.deps.now();
     const fireKey = stored ?? `webhook/${route.id}/${newUlid(now)}`;
     try {
       // The target is idempotent on the key: a crash before the key is remembered fires it again, harmlessly.
-      await target.fire(route.id, now, fireKey, payload);
+      await target.fire(route.id, now, fireKey, payload, caller);
       if (stored !== null) await this.deps.keys.remember(stored, now);
       this.deps.log.info('start.fired', { trigger: route.id, kind: 'webhook' });
       const workflow = route.workflow ?? route.id;
@@ -180,7 +185,7 @@ function payloadOf(req: IncomingMessage, path: string, raw: string): WebhookPayl
 
 /** The route's auth against the request; secrets compared in constant time. */
 function authentic(auth: WebhookAuth, req: IncomingMessage, raw: string): boolean {
-  if ('none' in auth) return true;
+  if ('none' in auth || 'a2a' in auth) return true;
   if ('bearer' in auth) return sameText(headerOf(req, 'authorization') ?? '', `Bearer ${auth.bearer}`);
   if ('header' in auth) return sameText(headerOf(req, auth.header.name) ?? '', auth.header.equals);
   const { secret, header = 'X-Signature', prefix = 'sha256=' } = auth.hmac;

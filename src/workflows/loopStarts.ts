@@ -4,7 +4,7 @@
 import type { StepDef, WorkflowRun } from '../domain/workflow.js';
 import type { Logger } from '../obs/log.js';
 import { type LoopLast, nextLoopStep } from '../triggers/loopPolicy.js';
-import { celHolds, loopSpecOf } from './startFields.js';
+import { celHolds, loopSpecOf, principalOf } from './startFields.js';
 import type { WorkflowDesk } from './workflowDesk.js';
 
 interface Armed {
@@ -91,7 +91,7 @@ export class LoopStarts {
       node: step.id,
       startKey: `${prefixOf(id)}${iteration}`,
       payload: { iteration },
-      principal: null,
+      principal: principalOf(step.fields),
       conversation: null,
     });
     this.deps.log.info('start.fired', { trigger: id, kind: 'loop', iteration });

@@ -9,7 +9,7 @@ import type { FireResult, FireTarget } from '../triggers/fireTarget.js';
 import type { ScheduleRunner } from '../triggers/scheduleRunner.js';
 import type { WebhookRoutes } from '../triggers/webhooks.js';
 import { LoopStarts } from './loopStarts.js';
-import { celHolds, RUN_EVENTS, routeOf, scheduleOf } from './startFields.js';
+import { celHolds, principalOf, RUN_EVENTS, routeOf, scheduleOf } from './startFields.js';
 import type { WorkflowDesk } from './workflowDesk.js';
 
 export interface StartTriggerDeps {
@@ -29,14 +29,20 @@ const KEPT_KEYS = 1_024;
  * The desk as the target of one start node: a firing starts a run keyed by the firing's idempotency key, so a
  * replayed firing finds the run it made instead of making a second one (reference §5 item 16).
  */
-export function deskTarget(desk: WorkflowDesk, workflow: string, node: string, log: Logger): FireTarget {
+export function deskTarget(
+  desk: WorkflowDesk,
+  at: { workflow: string; node: string; principal: string | null },
+  log: Logger,
+): FireTarget {
+  const { workflow, node } = at;
   const runs = new Map<string, string>();
   const mine = (): Readonly<WorkflowRun>[] =>
     desk.engine.live().filter((r) => r.workflow === workflow && r.start.node === node);
   return {
-    async fire(_trigger, _occurrence, key, payload) {
-      // Start-node runs act for nobody: the operator's reach (reference §3.9).
-      const got = await desk.start({ workflow, node, startKey: key, payload, principal: null, conversation: null });
+    async fire(_trigger, _occurrence, key, payload, caller) {
+      // The node's principal, else nobody: the operator's reach (reference §3.9); a known caller acts for itself.
+      const principal = caller === undefined ? at.principal : caller;
+      const got = await desk.start({ workflow, node, startKey: key, payload, principal, conversation: null });
       if (!got.ok) {
         log.info('start.refused', { workflow, node, reason: got.error });
         return;
@@ -79,7 +85,8 @@ export class StartTriggers {
         if (RUN_EVENTS[String(step.fields['on'])] !== event) continue;
         const filter = step.fields['filter'];
         if (typeof filter === 'string' && !celHolds(filter, { payload })) continue;
-        const target = deskTarget(this.deps.desk, workflow, step.id, this.deps.log);
+        const at = { workflow, node: step.id, principal: principalOf(step.fields) };
+        const target = deskTarget(this.deps.desk, at, this.deps.log);
         const key = `event/${workflow}.${step.id}/${run.id}`;
         const trigger = `${workflow}.${step.id}`;
         target.fire(trigger, this.deps.clock(), key, { event, payload }).then(
@@ -106,7 +113,7 @@ export class StartTriggers {
           node: step.id,
           startKey: `signal/${workflow}.${step.id}/${key}`,
           payload: { signal: name, payload },
-          principal: null,
+          principal: principalOf(step.fields),
           conversation: null,
         });
         this.deps.log.info('start.fired', { trigger: `${workflow}.${step.id}`, kind: 'signal' });
@@ -138,11 +145,12 @@ export class StartTriggers {
     for (const step of Object.values(def.steps)) {
       if (step.kind === 'event') armed.events.push(step);
       if (step.kind === 'signal') armed.signals.push(step);
-      const target = () => deskTarget(this.deps.desk, name, step.id, this.deps.log);
+      const principal = principalOf(step.fields);
+      const target = () => deskTarget(this.deps.desk, { workflow: name, node: step.id, principal }, this.deps.log);
       try {
         if (step.kind === 'schedule' && this.deps.schedules) {
           const id = `${name}.${step.id}`;
-          await this.deps.schedules.add({ id, schedule: scheduleOf(step.fields), principal: null }, target());
+          await this.deps.schedules.add({ id, schedule: scheduleOf(step.fields), principal }, target());
           armed.schedules.push(id);
         } else if (step.kind === 'webhook' && this.deps.webhooks) {
           const route = routeOf(name, step.id, step.fields, this.deps.secret);

@@ -109,7 +109,8 @@ export class WorkflowDesk {
     };
     const { run, created } = await this.deps.store.workflows.createRun(newRun(def, origin, this.deps.clock()));
     if (created) {
-      this.deps.log.info('run.start', { run: run.id, workflow: def.name, node: plan.node, start_key: req.startKey });
+      const at = { run: run.id, workflow: def.name, node: plan.node, start_key: req.startKey };
+      this.deps.log.info('run.start', { ...at, principal: run.principal });
       this.engine.adopt(run);
     }
     return { ok: true, run: this.engine.get(run.id) ?? run, created };

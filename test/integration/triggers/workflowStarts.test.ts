@@ -2,19 +2,13 @@
 // workflow desk is the FireTarget, so a firing starts a real run on the real A2A listener and a SQLite file.
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import type { A2aProducer } from '../../../src/a2a/a2aProducer.js';
-import { compileConfig } from '../../../src/config/compile.js';
-import { createLogger } from '../../../src/obs/log.js';
-import { type Runtime, startRuntime } from '../../../src/runtime/startRuntime.js';
 import { loadWorkflow } from '../../../src/workflows/definitions.js';
-import type { WorkflowProducer } from '../../../src/workflows/workflowProducer.js';
 import { waitUntil } from '../wait.js';
-
-type Logged = Record<string, unknown>;
+import { daemon, doneOf, post, runsOf } from './startRig.js';
 
 const HOOKS = `
 workflows:
@@ -35,30 +29,6 @@ workflows:
       s: {kind: schedule, every: 300ms}
       f: {kind: finish, depends_on: [s], output: "{{steps.s.output.scheduled_for}}"}
 `;
-
-async function daemon(dir: string, yaml: string, env: Record<string, string> = {}) {
-  const file = join(dir, 'agentd.yaml');
-  writeFileSync(file, yaml);
-  const events: Logged[] = [];
-  const flags = { intelligence: 'http://127.0.0.1:9', model: 'm' };
-  const config = compileConfig({ files: [file], env: { AGENTD_STATE_DIR: dir, ...env }, flags, cwd: dir });
-  const runtime: Runtime = await startRuntime(config, {
-    log: createLogger({ level: 'debug', write: (line) => events.push(JSON.parse(line)) }),
-    listen: 'http://127.0.0.1:0',
-    warmWorkers: 0,
-  });
-  const a2a = runtime.producers.find((p) => p.name === 'a2a') as A2aProducer;
-  const workflows = runtime.producers.find((p) => p.name === 'workflows') as WorkflowProducer;
-  return { runtime, url: a2a.url ?? '', events, workflows };
-}
-
-const post = (url: string, body: string, headers: Record<string, string> = {}) =>
-  fetch(url, { method: 'POST', body, headers: { 'Content-Type': 'application/json', ...headers } });
-
-const runsOf = (events: Logged[], workflow: string) =>
-  events.filter((e) => e['event'] === 'run.start' && e['workflow'] === workflow);
-const doneOf = (events: Logged[], workflow: string) =>
-  events.filter((e) => e['event'] === 'run.done' && String(e['run']).startsWith(`${workflow}-`));
 
 describe('schedule and webhook start nodes start real runs', () => {
   it('P-25: one key twice is one run; a bad HMAC is 401 and starts nothing; 429 loses nothing accepted', async () => {
