@@ -121,7 +121,7 @@ export async function startRuntime(config: Readonly<Config>, opts: RuntimeOption
     if (metrics) undo.push(() => metrics.close());
     const ops = await startOperations({ live, opts, store, supervisor, tools, drain });
     undo.push(() => ops.stop());
-    const triggers = buildTriggers(cfg, store, supervisor.timers, log);
+    const triggers = buildTriggers(cfg, store, supervisor.timers, log, supervisor.metrics);
     const parts = { store, supervisor, tasks, ports, drain, restoring, reload: ops.reload, triggers, tools };
     const started = await startProducers(cfg, opts, parts);
     intake.registry = started.registry;
@@ -298,6 +298,7 @@ async function startProducers(cfg: Readonly<Config>, opts: RuntimeOptions, parts
     webhooks: triggers.webhooks,
     mcp: tools,
     schedules: triggers.schedules,
+    triggerMetrics: triggers.metrics,
   };
   await registry.start(ctx);
   return { registry, list, ctx };

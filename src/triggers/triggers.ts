@@ -5,26 +5,39 @@ import { authenticate } from '../a2a/principals.js';
 import { isLoopbackHost } from '../config/a2aKeys.js';
 import type { Config } from '../config/types.js';
 import type { Logger } from '../obs/log.js';
+import type { Metrics } from '../obs/metrics.js';
 import type { Store } from '../store/store.js';
 import { ScheduleRunner } from './scheduleRunner.js';
 import type { TimerService } from './timerService.js';
+import { type TriggerMetrics, triggerMetrics } from './triggerMetrics.js';
 import { WebhookRoutes } from './webhooks.js';
 
 export interface Triggers {
   schedules: ScheduleRunner;
   webhooks: WebhookRoutes;
+  /** Firings, catch-ups and webhook deliveries counted on the instance's metrics. */
+  metrics: TriggerMetrics;
 }
 
 /** The trigger parts over `store` and the supervisor's `timers`; `cfg` is read per request (a reload applies). */
-export function buildTriggers(cfg: Readonly<Config>, store: Store, timers: TimerService, log: Logger): Triggers {
+export function buildTriggers(
+  cfg: Readonly<Config>,
+  store: Store,
+  timers: TimerService,
+  log: Logger,
+  counters: Pick<Metrics, 'counter'>,
+): Triggers {
+  const metrics = triggerMetrics(counters);
   return {
-    schedules: new ScheduleRunner({ timers, store: store.timers, log }),
+    metrics,
+    schedules: new ScheduleRunner({ timers, store: store.timers, log, metrics }),
     webhooks: new WebhookRoutes({
       keys: store.timers,
       log,
       now: Date.now,
       limits: () => ({ maxBodyBytes: cfg.a2a.max_body_bytes, bodyTimeoutMs: cfg.a2a.body_timeout }),
       caller: (req) => callerOf(cfg, req),
+      metrics,
     }),
   };
 }

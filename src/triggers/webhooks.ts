@@ -10,6 +10,7 @@ import type { Logger } from '../obs/log.js';
 import type { TimersPort } from '../store/store.js';
 import { newUlid } from '../store/ulid.js';
 import type { FireTarget } from './fireTarget.js';
+import type { TriggerMetrics } from './triggerMetrics.js';
 import {
   type Bucket,
   decideOverflow,
@@ -30,6 +31,7 @@ export interface WebhookDeps {
   limits(): { maxBodyBytes: number; bodyTimeoutMs: number };
   /** `auth: {a2a: true}`: the caller's principal by the listener's `a2a.principals`, or null when refused. */
   caller?(req: IncomingMessage): string | null;
+  metrics?: TriggerMetrics;
 }
 
 interface Registered {
@@ -77,8 +79,10 @@ export class WebhookRoutes {
 
   async #deliver(at: Registered, req: IncomingMessage, res: ServerResponse): Promise<void> {
     const { route } = at;
-    const log = (outcome: string, fields: Record<string, unknown> = {}) =>
+    const log = (outcome: string, fields: Record<string, unknown> = {}) => {
       this.deps.log.info('webhook.delivery', { trigger: route.id, path: route.path, outcome, ...fields });
+      this.deps.metrics?.delivered(outcome);
+    };
     const method = req.method ?? 'GET';
     if (!(route.methods ?? ['POST']).includes(method)) return answer(res, 405, { error: 'method not allowed' }, log);
     const { maxBodyBytes, bodyTimeoutMs } = this.deps.limits();
@@ -141,6 +145,7 @@ export class WebhookRoutes {
       await target.fire(route.id, now, fireKey, payload, caller);
       if (stored !== null) await this.deps.keys.remember(stored, now);
       this.deps.log.info('start.fired', { trigger: route.id, kind: 'webhook' });
+      this.deps.metrics?.fired('webhook');
       const workflow = route.workflow ?? route.id;
       if (route.respond !== 'sync' || target.outcome === undefined) {
         return answer(res, 202, { status: 'accepted', workflow }, log);

@@ -7,6 +7,7 @@ import { describeError } from '../errors.js';
 import type { Logger } from '../obs/log.js';
 import type { FireResult, FireTarget } from '../triggers/fireTarget.js';
 import type { ScheduleRunner } from '../triggers/scheduleRunner.js';
+import type { TriggerMetrics } from '../triggers/triggerMetrics.js';
 import type { WebhookRoutes } from '../triggers/webhooks.js';
 import { LoopStarts } from './loopStarts.js';
 import { celHolds, principalOf, RUN_EVENTS, routeOf, scheduleOf } from './startFields.js';
@@ -20,6 +21,8 @@ export interface StartTriggerDeps {
   clock(): number;
   /** Resolves `{{secret:NAME}}` in a webhook's auth values. */
   secret(text: string): string;
+  /** Counts loop, event and signal firings (schedules and webhooks count their own). */
+  metrics?: TriggerMetrics;
 }
 
 /** Runs a firing started, by its idempotency key, kept for `respond: sync` (bounded: the oldest are forgotten). */
@@ -90,7 +93,10 @@ export class StartTriggers {
         const key = `event/${workflow}.${step.id}/${run.id}`;
         const trigger = `${workflow}.${step.id}`;
         target.fire(trigger, this.deps.clock(), key, { event, payload }).then(
-          () => this.deps.log.info('start.fired', { trigger, kind: 'event', run: run.id }),
+          () => {
+            this.deps.log.info('start.fired', { trigger, kind: 'event', run: run.id });
+            this.deps.metrics?.fired('event');
+          },
           (err: unknown) => this.deps.log.error('start.arm.fail', { trigger, err: describeError(err) }),
         );
       }
@@ -117,6 +123,7 @@ export class StartTriggers {
           conversation: null,
         });
         this.deps.log.info('start.fired', { trigger: `${workflow}.${step.id}`, kind: 'signal' });
+        this.deps.metrics?.fired('signal');
         if (got.ok && got.created) delivered++;
       }
     return delivered;

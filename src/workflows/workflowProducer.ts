@@ -88,6 +88,7 @@ export class WorkflowProducer implements Producer {
       secret: (text) => workflowSecrets(ctx.config.workflows)(text),
       ...(ctx.schedules ? { schedules: ctx.schedules } : {}),
       ...(ctx.webhooks ? { webhooks: ctx.webhooks } : {}),
+      ...(ctx.triggerMetrics ? { metrics: ctx.triggerMetrics } : {}),
     });
     this.#desk = desk;
     this.#starts = starts;

@@ -69,6 +69,16 @@ describe('schedule and webhook start nodes start real runs', () => {
       const ticks = runsOf(events, 'tick').length;
       const fired = events.filter((e) => e['event'] === 'start.fired' && e['trigger'] === 'tick.s').length;
       assert.ok(ticks >= 2 && ticks <= fired, 'each scheduled firing started at most one run');
+
+      // Visible on /metrics (issue 17 item 6): deliveries by the status answered, firings by kind.
+      const text = await runtime.supervisor.metrics.render();
+      const count = (line: string) => Number(new RegExp(`^${line} (\\d+)$`, 'm').exec(text)?.[1] ?? -1);
+      assert.equal(count('agentd_webhook_deliveries_total\\{outcome="202"\\}'), 3);
+      assert.equal(count('agentd_webhook_deliveries_total\\{outcome="200"\\}'), 1);
+      assert.equal(count('agentd_webhook_deliveries_total\\{outcome="401"\\}'), 1);
+      assert.equal(count('agentd_webhook_deliveries_total\\{outcome="429"\\}'), 2);
+      assert.equal(count('agentd_trigger_firings_total\\{kind="webhook"\\}'), 3);
+      assert.ok(count('agentd_trigger_firings_total\\{kind="schedule"\\}') >= 2);
     } finally {
       await runtime.stop();
     }
