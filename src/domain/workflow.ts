@@ -93,11 +93,21 @@ export interface WorkflowRun {
   conversation: string | null;
   deadlineMs: number | null;
   stepsRun: number;
+  /** Signals sent to this run that no waiter took yet, oldest first, bounded (producers reference §5 item 8). */
+  signals?: BufferedSignal[];
   output: unknown;
   error: string | null;
   created: number;
   updated: number;
   finished: number | null;
+}
+
+/** A signal held for a run until a waiter takes it; `key` makes a replayed send buffer nothing twice. */
+export interface BufferedSignal {
+  name: string;
+  payload: unknown;
+  key: string;
+  at: number;
 }
 
 /** A definition created at run time (`workflow.create` / `update` / `delete`), one row per version. */

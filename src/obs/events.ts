@@ -206,6 +206,8 @@ export const EVENT_NAMES = [
   'start.arm.fail',
   'start.refused',
   'start.loop.stopped',
+  'signal.buffered',
+  'signal.dropped',
   // job or daemon shape (producers reference §3.1)
   'lifecycle.idle_exit',
 ] as const;

@@ -202,10 +202,15 @@ export class WorkflowDesk {
     return version;
   }
 
-  /** Delivers signal `name` (keyed by `key`, so a replay starts nothing twice); resolves with the delivered count. */
-  async signal(name: string, payload: unknown, key: string): Promise<number> {
+  /**
+   * Delivers signal `name` (keyed by `key`, so a replay starts nothing twice): to live run `run` when named, held
+   * there until a waiter takes it, and to the matching signal starts; resolves with the delivered count.
+   */
+  async signal(name: string, payload: unknown, key: string, run?: string): Promise<number> {
     await this.opened;
-    return (await this.deps.onSignal?.(name, payload, key)) ?? 0;
+    const held =
+      run === undefined ? false : await this.engine.bufferSignal(run, { name, payload, key, at: this.deps.clock() });
+    return (held ? 1 : 0) + ((await this.deps.onSignal?.(name, payload, key)) ?? 0);
   }
 
   /** True when `name` is a configured definition (runtime edits cannot touch it). */
