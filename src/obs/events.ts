@@ -202,6 +202,7 @@ export const EVENT_NAMES = [
   'webhook.denied',
   'webhook.overflow',
   'webhook.duplicate',
+  'webhook.keys_pruned',
   // start nodes wired to workflows (producers reference §3.2)
   'start.arm.fail',
   'start.refused',

@@ -196,6 +196,8 @@ export interface TimersPort {
   seen(key: string): Promise<boolean>;
   /** Remembers `key` (at `at`, epoch ms) durably; remembering it again changes nothing. */
   remember(key: string, at: number): Promise<void>;
+  /** Forgets the keys starting with `prefix` remembered before `before` (epoch ms); resolves with how many. */
+  forget(prefix: string, before: number): Promise<number>;
 }
 
 /** The Store's ports by name: the wrappers (commit order, latency) wrap each one; a new port is added here once. */

@@ -24,7 +24,7 @@ import {
 
 export interface WebhookDeps {
   /** Where delivered idempotency keys are remembered (durable: a redelivery after a restart is still seen). */
-  keys: Pick<TimersPort, 'seen' | 'remember'>;
+  keys: Pick<TimersPort, 'seen' | 'remember' | 'forget'>;
   log: Logger;
   now(): number;
   /** The body limit and how long a body may take (the listener's `a2a.max_body_bytes` and `a2a.body_timeout`). */
@@ -42,13 +42,29 @@ interface Registered {
   queue: Array<() => void>;
 }
 
+/** How long a delivered idempotency key is remembered: a redelivery later than this starts a run again. */
+export const IDEMPOTENCY_KEEP_MS = 7 * 24 * 3_600_000;
+/** Old keys are pruned at most this often, on a delivery (so an idle daemon does no work). */
+const PRUNE_EVERY_MS = 3_600_000;
+const KEY_PREFIX = 'webhook/';
+
 /** The registered webhook routes; the A2A listener hands each request here before answering 404. */
 export class WebhookRoutes {
   readonly #byPath = new Map<string, Registered>();
   /** Keys being delivered now: a concurrent redelivery is a duplicate too. */
   readonly #inFlight = new Set<string>();
+  #prunedAt: number | null = null;
 
   constructor(private readonly deps: WebhookDeps) {}
+
+  /** Forgets idempotency keys older than IDEMPOTENCY_KEEP_MS, at most once per PRUNE_EVERY_MS (the store grows not). */
+  async #pruneKeys(): Promise<void> {
+    const now = this.deps.now();
+    if (this.#prunedAt !== null && now - this.#prunedAt < PRUNE_EVERY_MS) return;
+    this.#prunedAt = now;
+    const removed = await this.deps.keys.forget(KEY_PREFIX, now - IDEMPOTENCY_KEEP_MS);
+    if (removed > 0) this.deps.log.info('webhook.keys_pruned', { removed });
+  }
 
   /** Registers `route`; throws a config_invalid DaemonError for a bad or taken path. */
   register(route: WebhookRoute, target: FireTarget): void {
@@ -105,7 +121,8 @@ export class WebhookRoutes {
     const payload = payloadOf(req, route.path, read.text);
     if (route.filter && !route.filter(payload)) return answer(res, 200, { status: 'filtered' }, log);
     const key = idempotencyKeyOf(route, payload.headers, payload.body);
-    const stored = key === null ? null : `webhook/${route.id}/${createHash('sha256').update(key).digest('hex')}`;
+    const stored = key === null ? null : `${KEY_PREFIX}${route.id}/${createHash('sha256').update(key).digest('hex')}`;
+    if (stored !== null) await this.#pruneKeys();
     // In flight is asked again after the store's answer: a redelivery racing this one may have started meanwhile.
     const seen = stored !== null && (this.#inFlight.has(stored) || (await this.deps.keys.seen(stored)));
     if (stored !== null && (seen || this.#inFlight.has(stored))) {
