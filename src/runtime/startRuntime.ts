@@ -299,6 +299,7 @@ async function startProducers(cfg: Readonly<Config>, opts: RuntimeOptions, parts
     mcp: tools,
     schedules: triggers.schedules,
     triggerMetrics: triggers.metrics,
+    timers: supervisor.timers,
   };
   await registry.start(ctx);
   return { registry, list, ctx };

@@ -9,6 +9,7 @@ import type { StepPorts } from './nodeKind.js';
 import { isStartKind } from './nodeKinds.js';
 import { RunEngine } from './runEngine.js';
 import { planStart, type StartAsk } from './runStart.js';
+import type { StartQueue } from './startQueue.js';
 import { newRun } from './runState.js';
 
 export interface StartRequest extends StartAsk {
@@ -30,6 +31,8 @@ export interface DeskDeps {
   onRunEnded(run: Readonly<WorkflowRun>): void;
   /** A runtime definition was saved (null: deleted): its start nodes are re-armed at once. */
   onDefined?(name: string, def: WorkflowDef | null): Promise<void>;
+  /** Keeps starts queued behind a concurrency limit durably (without it they live in memory only). */
+  queue?: StartQueue;
   /** A named signal: fires the matching signal starts; resolves with the runs it started. */
   onSignal?(name: string, payload: unknown, key: string): Promise<number>;
 }
@@ -41,6 +44,8 @@ export class WorkflowDesk {
   readonly #versions = new Map<string, number>();
   readonly #waiters = new Map<string, Set<(run: Readonly<WorkflowRun>) => void>>();
   readonly #queued: StartRequest[] = [];
+  /** Start keys of queued starts kept in the durable queue. */
+  readonly #held = new Set<string>();
   #markOpen: () => void = () => {};
   /** Resolves once stored definitions are loaded and live runs restored: starts and reads wait for it. */
   readonly opened = new Promise<void>((resolve) => {
@@ -67,6 +72,10 @@ export class WorkflowDesk {
     const runs = await this.engine.restore();
     if (runs > 0) this.deps.log.info('restore.runs', { runs });
     this.#markOpen();
+    // What a previous life left queued is tried again, oldest first; still over the limit, it queues again.
+    const held = (await this.deps.queue?.held()) ?? [];
+    for (const req of held) this.#held.add(req.startKey);
+    for (const req of held) await this.start(req);
   }
 
   #loadStored(stored: StoredDefinition): void {
@@ -89,15 +98,19 @@ export class WorkflowDesk {
     await this.opened;
     const def = this.definitions().get(req.workflow);
     const plan = planStart(req, def, this.engine.live());
+    if (plan.type === 'queue') {
+      if (!this.#queued.some((q) => q.startKey === req.startKey)) this.#queued.push(req);
+      this.#held.add(req.startKey);
+      await this.deps.queue?.hold(req);
+      return { ok: false, error: `workflow "${req.workflow}": queued behind its concurrency limit` };
+    }
+    // Ran or refused: a start held from the queue is done with.
+    if (this.#held.delete(req.startKey)) await this.deps.queue?.release(req.startKey);
     if (plan.type === 'refuse' || !def) {
       const error = plan.type === 'refuse' ? plan.error : `no such workflow "${req.workflow}"`;
       if (plan.type === 'refuse' && plan.event)
         this.deps.log.warn(plan.event, { workflow: req.workflow, reason: error });
       return { ok: false, error };
-    }
-    if (plan.type === 'queue') {
-      this.#queued.push(req);
-      return { ok: false, error: `workflow "${req.workflow}": queued behind its concurrency limit` };
     }
     if (plan.replace !== null) await this.engine.cancel(plan.replace, 'replaced by a newer run');
     const origin = {

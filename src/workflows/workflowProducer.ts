@@ -8,6 +8,7 @@ import { TERMINAL_RUN, type WorkflowRun } from '../domain/workflow.js';
 import { describeError } from '../errors.js';
 import type { Producer, ProducerContext } from '../runtime/producer.js';
 import type { McpCaller } from './nodeKind.js';
+import { timerStartQueue } from './startQueue.js';
 import { StartTriggers } from './startTriggers.js';
 import { turnPorts } from './turnPorts.js';
 import { WorkflowDesk } from './workflowDesk.js';
@@ -73,6 +74,7 @@ export class WorkflowProducer implements Producer {
         ...turnPorts(ctx),
       },
       configured: ctx.config.workflows,
+      ...(ctx.timers ? { queue: timerStartQueue(ctx.timers) } : {}),
       onRunEnded: (run) => {
         this.#noteEnd(ctx, run);
         starts.runEnded(run);
