@@ -9,8 +9,8 @@ import type { StepPorts } from './nodeKind.js';
 import { isStartKind } from './nodeKinds.js';
 import { RunEngine } from './runEngine.js';
 import { planStart, type StartAsk } from './runStart.js';
-import type { StartQueue } from './startQueue.js';
 import { newRun } from './runState.js';
+import type { StartQueue } from './startQueue.js';
 
 export interface StartRequest extends StartAsk {
   /** The durable key of what asked (an inbox event id, a tool call id): a replay finds the run it made. */
