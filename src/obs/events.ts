@@ -206,6 +206,7 @@ export const EVENT_NAMES = [
   // start nodes wired to workflows (producers reference §3.2)
   'start.arm.fail',
   'start.refused',
+  'start.shed',
   'start.loop.stopped',
   'signal.buffered',
   'signal.dropped',

@@ -8,6 +8,7 @@ import type { Logger } from '../obs/log.js';
 import type { Metrics } from '../obs/metrics.js';
 import type { Store } from '../store/store.js';
 import { ScheduleRunner } from './scheduleRunner.js';
+import type { PressureNow } from './shedPolicy.js';
 import type { TimerService } from './timerService.js';
 import { type TriggerMetrics, triggerMetrics } from './triggerMetrics.js';
 import { WebhookRoutes } from './webhooks.js';
@@ -17,6 +18,8 @@ export interface Triggers {
   webhooks: WebhookRoutes;
   /** Firings, catch-ups and webhook deliveries counted on the instance's metrics. */
   metrics: TriggerMetrics;
+  /** The pressure gate's last reading: recurring firings are shed under it. */
+  pressure(): PressureNow;
 }
 
 /** The trigger parts over `store` and the supervisor's `timers`; `cfg` is read per request (a reload applies). */
@@ -25,11 +28,13 @@ export function buildTriggers(
   store: Store,
   timers: TimerService,
   log: Logger,
-  counters: Pick<Metrics, 'counter'>,
+  parts: { metrics: Pick<Metrics, 'counter'>; pressure: PressureNow },
 ): Triggers {
-  const metrics = triggerMetrics(counters);
+  const metrics = triggerMetrics(parts.metrics);
+  const pressure = (): PressureNow => ({ ...parts.pressure });
   return {
     metrics,
+    pressure,
     schedules: new ScheduleRunner({ timers, store: store.timers, log, metrics }),
     webhooks: new WebhookRoutes({
       keys: store.timers,
@@ -38,6 +43,7 @@ export function buildTriggers(
       limits: () => ({ maxBodyBytes: cfg.a2a.max_body_bytes, bodyTimeoutMs: cfg.a2a.body_timeout }),
       caller: (req) => callerOf(cfg, req),
       metrics,
+      pressure,
     }),
   };
 }

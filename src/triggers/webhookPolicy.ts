@@ -28,6 +28,8 @@ export interface WebhookRoute {
   idempotency?: false | { header: string } | { field: string };
   /** ack (default): 202 once the start is accepted; sync: wait for the run's end. */
   respond?: 'ack' | 'sync';
+  /** The workflow's priority: a `low` one is shed while pressure warns, any while it sheds. Default normal. */
+  priority?: 'low' | 'normal' | 'high';
   /** Deliveries it refuses are answered and start nothing (the workflow engine compiles CEL into it). */
   filter?: (payload: WebhookPayload) => boolean;
 }

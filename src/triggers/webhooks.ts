@@ -10,6 +10,7 @@ import type { Logger } from '../obs/log.js';
 import type { TimersPort } from '../store/store.js';
 import { newUlid } from '../store/ulid.js';
 import type { FireTarget } from './fireTarget.js';
+import { type PressureNow, shedCause } from './shedPolicy.js';
 import type { TriggerMetrics } from './triggerMetrics.js';
 import {
   type Bucket,
@@ -32,6 +33,8 @@ export interface WebhookDeps {
   /** `auth: {a2a: true}`: the caller's principal by the listener's `a2a.principals`, or null when refused. */
   caller?(req: IncomingMessage): string | null;
   metrics?: TriggerMetrics;
+  /** The pressure gate's reading: under it a delivery is answered 429 and starts nothing (reference §3.7). */
+  pressure?(): PressureNow;
 }
 
 interface Registered {
@@ -109,6 +112,11 @@ export class WebhookRoutes {
     if (caller === null || !authentic(route.auth, req, read.text)) {
       this.deps.log.warn('webhook.denied', { trigger: route.id, path: route.path });
       return answer(res, 401, { error: 'authentication failed' }, log);
+    }
+    const shed = this.deps.pressure ? shedCause(this.deps.pressure(), route.priority ?? 'normal') : null;
+    if (shed !== null) {
+      this.deps.log.warn('start.shed', { trigger: route.id, kind: 'webhook', cause: shed });
+      return answer(res, 429, { error: `shedding: ${shed}` }, log, { 'Retry-After': '30' });
     }
     if (route.rate) {
       const taken = takeToken(at.bucket, route.rate, this.deps.now());

@@ -7,6 +7,7 @@ import { describeError } from '../errors.js';
 import type { Logger } from '../obs/log.js';
 import type { FireResult, FireTarget } from '../triggers/fireTarget.js';
 import type { ScheduleRunner } from '../triggers/scheduleRunner.js';
+import { type PressureNow, shedCause } from '../triggers/shedPolicy.js';
 import type { TriggerMetrics } from '../triggers/triggerMetrics.js';
 import type { WebhookRoutes } from '../triggers/webhooks.js';
 import { LoopStarts } from './loopStarts.js';
@@ -23,6 +24,8 @@ export interface StartTriggerDeps {
   secret(text: string): string;
   /** Counts loop, event and signal firings (schedules and webhooks count their own). */
   metrics?: TriggerMetrics;
+  /** The pressure gate's reading: schedule, event and signal firings are shed under it. */
+  pressure?(): PressureNow;
 }
 
 /** Runs a firing started, by its idempotency key, kept for `respond: sync` (bounded: the oldest are forgotten). */
@@ -34,7 +37,7 @@ const KEPT_KEYS = 1_024;
  */
 export function deskTarget(
   desk: WorkflowDesk,
-  at: { workflow: string; node: string; principal: string | null },
+  at: { workflow: string; node: string; principal: string | null; shed?: () => boolean },
   log: Logger,
 ): FireTarget {
   const { workflow, node } = at;
@@ -45,6 +48,7 @@ export function deskTarget(
     async fire(_trigger, _occurrence, key, payload, caller) {
       // The node's principal, else nobody: the operator's reach (reference §3.9); a known caller acts for itself.
       const principal = caller === undefined ? at.principal : caller;
+      if (at.shed?.()) return;
       const got = await desk.start({ workflow, node, startKey: key, payload, principal, conversation: null });
       if (!got.ok) {
         log.info('start.refused', { workflow, node, reason: got.error });
@@ -88,7 +92,12 @@ export class StartTriggers {
         if (RUN_EVENTS[String(step.fields['on'])] !== event) continue;
         const filter = step.fields['filter'];
         if (typeof filter === 'string' && !celHolds(filter, { payload })) continue;
-        const at = { workflow, node: step.id, principal: principalOf(step.fields) };
+        const at = {
+          workflow,
+          node: step.id,
+          principal: principalOf(step.fields),
+          shed: this.#gate(workflow, step, 'event'),
+        };
         const target = deskTarget(this.deps.desk, at, this.deps.log);
         const key = `event/${workflow}.${step.id}/${run.id}`;
         const trigger = `${workflow}.${step.id}`;
@@ -114,6 +123,7 @@ export class StartTriggers {
         if (step.fields['name'] !== name) continue;
         const filter = step.fields['filter'];
         if (typeof filter === 'string' && !celHolds(filter, { payload })) continue;
+        if (this.#gate(workflow, step, 'signal')()) continue;
         const got = await this.deps.desk.start({
           workflow,
           node: step.id,
@@ -153,14 +163,17 @@ export class StartTriggers {
       if (step.kind === 'event') armed.events.push(step);
       if (step.kind === 'signal') armed.signals.push(step);
       const principal = principalOf(step.fields);
-      const target = () => deskTarget(this.deps.desk, { workflow: name, node: step.id, principal }, this.deps.log);
+      // Webhooks shed before they answer (429, webhooks.ts); loops fire only after their own run ended.
+      const shed = step.kind === 'schedule' ? this.#gate(name, step, 'schedule') : undefined;
+      const at = { workflow: name, node: step.id, principal, ...(shed ? { shed } : {}) };
+      const target = () => deskTarget(this.deps.desk, at, this.deps.log);
       try {
         if (step.kind === 'schedule' && this.deps.schedules) {
           const id = `${name}.${step.id}`;
           await this.deps.schedules.add({ id, schedule: scheduleOf(step.fields), principal }, target());
           armed.schedules.push(id);
         } else if (step.kind === 'webhook' && this.deps.webhooks) {
-          const route = routeOf(name, step.id, step.fields, this.deps.secret);
+          const route = { ...routeOf(name, step.id, step.fields, this.deps.secret), priority: def.priority };
           this.deps.webhooks.register(route, target());
           armed.paths.push(route.path);
         } else if (step.kind === 'loop') await this.#loops.arm(name, step);
@@ -168,6 +181,16 @@ export class StartTriggers {
         this.deps.log.error('start.arm.fail', { workflow: name, node: step.id, err: describeError(err) });
       }
     }
+  }
+
+  /** True (and `start.shed` logged) when a firing of `step` is shed now (reference §3.2 step 1). */
+  #gate(workflow: string, step: StepDef, kind: string): () => boolean {
+    return () => {
+      const priority = this.deps.desk.definitions().get(workflow)?.priority ?? 'normal';
+      const cause = this.deps.pressure ? shedCause(this.deps.pressure(), priority) : null;
+      if (cause !== null) this.deps.log.warn('start.shed', { workflow, node: step.id, kind, cause });
+      return cause !== null;
+    };
   }
 
   async #disarm(name: string, keep: ReadonlySet<string>): Promise<void> {

@@ -91,6 +91,7 @@ export class WorkflowProducer implements Producer {
       ...(ctx.schedules ? { schedules: ctx.schedules } : {}),
       ...(ctx.webhooks ? { webhooks: ctx.webhooks } : {}),
       ...(ctx.triggerMetrics ? { metrics: ctx.triggerMetrics } : {}),
+      ...(ctx.pressure ? { pressure: ctx.pressure } : {}),
     });
     this.#desk = desk;
     this.#starts = starts;

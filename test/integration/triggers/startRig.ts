@@ -4,13 +4,18 @@ import { join } from 'node:path';
 import type { A2aProducer } from '../../../src/a2a/a2aProducer.js';
 import { compileConfig } from '../../../src/config/compile.js';
 import { createLogger } from '../../../src/obs/log.js';
-import { type Runtime, startRuntime } from '../../../src/runtime/startRuntime.js';
+import { type Runtime, type RuntimeOptions, startRuntime } from '../../../src/runtime/startRuntime.js';
 import type { WorkflowProducer } from '../../../src/workflows/workflowProducer.js';
 
 export type Logged = Record<string, unknown>;
 
 /** Starts the runtime on `yaml` in `dir` with `env` as compileConfig's environment. */
-export async function daemon(dir: string, yaml: string, env: Record<string, string> = {}) {
+export async function daemon(
+  dir: string,
+  yaml: string,
+  env: Record<string, string> = {},
+  opts: Pick<RuntimeOptions, 'pressureProbe'> = {},
+) {
   const file = join(dir, 'agentd.yaml');
   writeFileSync(file, yaml);
   const events: Logged[] = [];
@@ -20,6 +25,7 @@ export async function daemon(dir: string, yaml: string, env: Record<string, stri
     log: createLogger({ level: 'debug', write: (line) => events.push(JSON.parse(line)) }),
     listen: 'http://127.0.0.1:0',
     warmWorkers: 0,
+    ...opts,
   });
   const a2a = runtime.producers.find((p) => p.name === 'a2a') as A2aProducer;
   const workflows = runtime.producers.find((p) => p.name === 'workflows') as WorkflowProducer;

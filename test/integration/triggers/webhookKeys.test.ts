@@ -10,10 +10,54 @@ import { describe, it } from 'node:test';
 import { createLogger } from '../../../src/obs/log.js';
 import { MemoryStore } from '../../../src/store/memoryStore.js';
 import { SqliteStore } from '../../../src/store/sqliteStore.js';
+import type { PressureNow } from '../../../src/triggers/shedPolicy.js';
 import { IDEMPOTENCY_KEEP_MS, WebhookRoutes } from '../../../src/triggers/webhooks.js';
 
 const T0 = Date.parse('2026-06-01T00:00:00Z');
 const DAY = 24 * 3_600_000;
+
+/** A real HTTP server handing every request to `routes`; `url` is the `/hook` path on it. */
+async function serve(routes: WebhookRoutes) {
+  const server = createServer((req, res) => {
+    if (!routes.serve(req, res, new URL(req.url ?? '/', 'http://x').pathname)) res.writeHead(404).end();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook` };
+}
+
+describe('webhook shedding', () => {
+  it('under pressure a delivery is 429 shedding with Retry-After 30 and starts nothing; a low priority one sheds on warn', async () => {
+    const store = new MemoryStore();
+    let pressure: PressureNow = { level: 'shed', cause: 'disk' };
+    const routes = new WebhookRoutes({
+      keys: store.timers,
+      log: createLogger({ level: 'error', write: () => {} }),
+      now: Date.now,
+      limits: () => ({ maxBodyBytes: 65_536, bodyTimeoutMs: 5_000 }),
+      pressure: () => pressure,
+    });
+    const started: string[] = [];
+    const target = { fire: async (_t: string, _at: number, key: string) => void started.push(key) };
+    routes.register({ id: 'w.hook', path: '/hook', auth: { none: true }, idempotency: false }, target);
+    routes.register(
+      { id: 'low.hook', path: '/low', auth: { none: true }, idempotency: false, priority: 'low' },
+      target,
+    );
+    const { server, url } = await serve(routes);
+    try {
+      const shed = await fetch(url, { method: 'POST', body: '{}' });
+      assert.equal(shed.status, 429);
+      assert.equal(shed.headers.get('retry-after'), '30');
+      assert.deepEqual(await shed.json(), { error: 'shedding: disk' });
+      pressure = { level: 'warn', cause: 'memory' };
+      assert.equal((await fetch(url, { method: 'POST', body: '{}' })).status, 202, 'premise: normal fires on warn');
+      assert.equal((await fetch(url.replace('/hook', '/low'), { method: 'POST', body: '{}' })).status, 429);
+      assert.equal(started.length, 1, 'only the delivery let through started');
+    } finally {
+      server.close();
+    }
+  });
+});
 
 describe('webhook idempotency keys', () => {
   it('are forgotten after IDEMPOTENCY_KEEP_MS, pruned on a later delivery; other keys stay', async () => {
@@ -34,11 +78,7 @@ describe('webhook idempotency keys', () => {
         fire: async (_t, _at, key) => void started.push(key),
       },
     );
-    const server = createServer((req, res) => {
-      if (!routes.serve(req, res, new URL(req.url ?? '/', 'http://x').pathname)) res.writeHead(404).end();
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
+    const { server, url } = await serve(routes);
     const deliver = async () =>
       (await fetch(url, { method: 'POST', body: '{}', headers: { 'Idempotency-Key': 'k1' } })).status;
     try {
