@@ -103,6 +103,11 @@ export class ScheduleRunner {
     await this.deps.timers.cancelOwner(ownerOf(id));
   }
 
+  /** Stops firing `id` in this life (a drain); its stored timer stays for the next life. */
+  detach(id: string): void {
+    this.#entries.delete(id);
+  }
+
   /** The next firing time of each armed trigger (status). */
   nextFirings(): Array<{ trigger: string; next_ms: number }> {
     return [...this.#entries.keys()].flatMap((trigger) =>

@@ -201,9 +201,13 @@ export class StartTriggers {
     for (const id of this.#loops.idsOf(name)) this.#loops.disarm(id);
   }
 
-  /** Unregisters the webhook routes; schedules keep their stored timers for the next life. */
+  /** Fires nothing more in this life (a drain): routes unregistered, loops disarmed, schedules detached (their
+   * stored timers stay for the next life). */
   stop(): void {
-    for (const { paths } of this.#armed.values()) for (const path of paths) this.deps.webhooks?.unregister(path);
+    for (const { paths, schedules } of this.#armed.values()) {
+      for (const path of paths) this.deps.webhooks?.unregister(path);
+      for (const id of schedules) this.deps.schedules?.detach(id);
+    }
     this.#armed.clear();
     this.#loops.stop();
   }

@@ -130,6 +130,11 @@ export class WorkflowProducer implements Producer {
     }
   }
 
+  /** A drain starts: triggers fire no new run (running ones finish; a schedule's next occurrence stays stored). */
+  stopIntake(): void {
+    this.#starts?.stop();
+  }
+
   async stop(): Promise<void> {
     this.#unplug?.();
     this.#unplug = null;
