@@ -3,11 +3,22 @@
 import { compileConfig } from '../config/compile.js';
 import type { Config, ConfigSources } from '../config/types.js';
 import { BUILTIN_PROMPT_TEMPLATE } from '../context/systemPrompt.js';
+import { TERMINAL_RUN, type WorkflowRun } from '../domain/workflow.js';
 import { describeError } from '../errors.js';
 import { createLogger, type Logger, redact } from '../obs/log.js';
+import { liveShape, logIdleExit, untilIdleExit } from '../runtime/idleExit.js';
 import { type Runtime, startRuntime } from '../runtime/startRuntime.js';
 import { StartupPrompt } from '../runtime/startupPrompt.js';
 import { ToolSurface } from '../tools/surface.js';
+import {
+  exitCodeForRun,
+  hasRecurringStart,
+  type LifeShape,
+  lastNonZero,
+  printedOutput,
+  shapeOf,
+} from '../triggers/lifeShape.js';
+import { WorkflowProducer } from '../workflows/workflowProducer.js';
 import { type CliArgs, parseArgs, VERSION } from './args.js';
 import { CLIENT_COMMANDS, runClientCommand } from './clientCommands.js';
 import { runDaemon } from './daemon.js';
@@ -47,7 +58,8 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv = process.en
   }
   const log = createLogger({ level: config.observability.log_level, base: { pid: process.pid, comp: 'supervisor' } });
   if (args.capabilities) return { code: EXIT.ok, stdout: await capabilities(config, log, env) };
-  const daemon = config.a2a.listen !== null;
+  // Shaped once at start for the signals, reloads and warm pool; the live shape is re-checked while it runs.
+  const daemon = startShape(config) === 'daemon';
   noteJobStore(config, cwd, log);
   // Only a daemon reloads (interfaces §3.6): a job runs one prompt on the config it started with.
   const reloads = daemon ? trapReloads({ files: args.configFiles, watchFiles: args.watchConfig, cwd, log }) : null;
@@ -67,7 +79,7 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv = process.en
   const signals = trapSignals(log, stopSignals, () => void runtime.requestStop());
   reloads?.attach((source) => runtime.reload(source));
   try {
-    return daemon ? await runDaemon(runtime) : await runJob(runtime);
+    return config.a2a.listen !== null ? await runDaemon(runtime) : await runJob(runtime, log);
   } finally {
     reloads?.remove();
     await runtime.stop();
@@ -98,21 +110,42 @@ async function capabilities(config: Readonly<Config>, log: Logger, env: NodeJS.P
   return JSON.stringify(report, null, 2);
 }
 
-/** The job: the startup prompt's outcome (or, without one, whatever a restart left pending) decides the code. */
-async function runJob(runtime: Runtime): Promise<CliResult> {
+/**
+ * Without a listener: the startup prompt and this life's `once` runs, then an exit once idle (reference §3.1) with
+ * the code they give (§2.10: the last non-zero wins); a daemon shape (recurring starts, `run_until: drained`)
+ * serves until a stop. Stdout: the prompt's reply, else the newest `once` run's output.
+ */
+async function runJob(runtime: Runtime, log: Logger): Promise<CliResult> {
   const sup = runtime.supervisor;
   const prompt = runtime.producers.find((p): p is StartupPrompt => p instanceof StartupPrompt);
-  if (prompt === undefined) {
-    if (runtime.restored.pending === 0) {
-      process.stderr.write('agentd: nothing to do: pass --prompt TEXT (or set agent.prompt)\n');
-      return { code: EXIT.config };
-    }
-    await sup.whenIdle();
-    return { code: EXIT.ok };
+  const workflows = runtime.producers.find((p): p is WorkflowProducer => p instanceof WorkflowProducer);
+  const onceRuns = (await workflows?.settled) ?? [];
+  const parts = { config: runtime.config, supervisor: sup, workflows, clock: Date.now };
+  const defined = (workflows?.desk?.definitions().size ?? 0) > 0;
+  if (prompt === undefined && runtime.restored.pending === 0 && !defined && liveShape(parts).shape === 'job') {
+    process.stderr.write('agentd: nothing to do: pass --prompt TEXT (or set agent.prompt)\n');
+    return { code: EXIT.config };
   }
-  const outcome = await sup.outcomeOf(await prompt.accepted());
+  const outcome = prompt ? await sup.outcomeOf(await prompt.accepted()) : null;
+  const end = await untilIdleExit(parts, runtime.stopRequested);
   await sup.whenIdle();
-  return { code: exitCodeForOutcome(outcome), stdout: outcome.reply };
+  const runs = await Promise.all(onceRuns.map((id) => workflows?.desk?.run(id)));
+  const ended = runs.filter((r): r is Readonly<WorkflowRun> => r != null && TERMINAL_RUN.has(r.status));
+  // A run a stop left unfinished counts as cancelled (it resumes in the next life).
+  const codes = [
+    ...(outcome ? [exitCodeForOutcome(outcome)] : []),
+    ...runs.map((r) => (r && TERMINAL_RUN.has(r.status) ? exitCodeForRun(r) : EXIT.generic)),
+  ];
+  const code = lastNonZero(codes);
+  if (end === 'idle') logIdleExit(log, code);
+  const stdout = outcome ? outcome.reply : printedOutput(ended.sort((a, b) => a.updated - b.updated).at(-1)?.output);
+  return { code, ...(stdout === undefined ? {} : { stdout }) };
+}
+
+/** The shape at start, from the configured definitions (stored ones are known only once the store is open). */
+function startShape(config: Readonly<Config>): LifeShape {
+  const recurring = hasRecurringStart(config.workflows);
+  return shapeOf(config.lifecycle.run_until, config.a2a.listen !== null, recurring);
 }
 
 /**

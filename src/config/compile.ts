@@ -4,9 +4,11 @@
 import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { resolve } from 'node:path';
+import type { WorkflowDef } from '../domain/workflow.js';
 import { DaemonError } from '../errors.js';
 import { registerSecret } from '../obs/log.js';
 import { isCredentialHeader } from '../obs/redactor.js';
+import { hasRecurringStart, type RunUntil, shapeOf } from '../triggers/lifeShape.js';
 import { checkA2a } from './a2aKeys.js';
 import { settleAwsAuth } from './awsAuth.js';
 import { readEnvSettings, readFlagSettings } from './envSource.js';
@@ -22,6 +24,7 @@ import { checkStore } from './storeKeys.js';
 import { checkTemplateServers } from './subagentKeys.js';
 import type { Config, ConfigSources, ProviderConfig } from './types.js';
 import { loadWorkflowFiles, type WorkflowEntry } from './workflowKeys.js';
+import { settleWorkflowSecrets } from './workflowSecrets.js';
 import { readYamlSource, readYamlText } from './yamlSource.js';
 
 export { type ConfigKeyDoc, describeConfigKeys } from './describe.js';
@@ -78,6 +81,7 @@ export function compileConfig(sources: ConfigSources): Readonly<Config> {
   for (const secret of aws.secrets) registerSecret(secret);
   const crossProblems = [
     ...workflows.problems,
+    ...settleWorkflowSecrets(config.workflows, sources.env),
     ...aws.problems,
     ...checkIntelligence(config, originOf),
     ...checkA2a(config, originOf),
@@ -130,7 +134,10 @@ function settleJobStore(
 ): boolean {
   // Only where the store is names one: `store.conversation_cache` or `store.min_free` tune whichever store there is.
   const named = Boolean(env['AGENTD_STATE_DIR']) || accepted.some((a) => STORE_NAMING.has(a.setting.path));
-  if (named || values.get('a2a.listen') !== null) return false;
+  // One predicate for the store and the process shape (producers reference §3.1): a daemon keeps its state.
+  const recurring = hasRecurringStart(values.get('workflows') as WorkflowDef[]);
+  const listening = values.get('a2a.listen') !== null;
+  if (named || shapeOf(values.get('lifecycle.run_until') as RunUntil, listening, recurring) === 'daemon') return false;
   values.set('store.kind', 'memory');
   return true;
 }

@@ -25,6 +25,8 @@ export const RESTART_ONLY: readonly string[] = [
   'observability.otlp_endpoint',
   'lifecycle.pong_timeout',
   'lifecycle.progress_timeout',
+  // The job-or-daemon shape decides the signals trapped and the reloads taken at start (cli/run.ts).
+  'lifecycle.run_until',
   'skills.sources',
 ];
 

@@ -263,6 +263,12 @@ export const KEYS: KeyTable = {
   },
   ...STORE_KEYS,
   'lifecycle.drain_timeout': { kind: durationKind(), default: 25_000, doc: 'How long a drain waits for turns.' },
+  'lifecycle.run_until': {
+    kind: enumKind(['auto', 'idle', 'drained']),
+    default: 'auto',
+    doc: 'auto: a daemon iff a listener or a recurring start node; idle: exit when idle; drained: run until a drain.',
+  },
+  'lifecycle.idle_grace': { kind: durationKind(), default: 5_000, doc: 'How long idle a job with triggers waits.' },
   'lifecycle.pong_timeout': {
     kind: durationKind(0, 150),
     default: 10_000,

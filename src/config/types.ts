@@ -307,6 +307,10 @@ export interface StoreConfig {
 export interface LifecycleConfig {
   /** How long a drain waits for in-flight turns (ms). Default 25 000. */
   drain_timeout: number;
+  /** Job or daemon shape (producers reference §3.1): auto | idle | drained. Default auto. */
+  run_until: 'auto' | 'idle' | 'drained';
+  /** How long an idle job-shaped instance with recurring starts waits before it exits (ms). Default 5 000. */
+  idle_grace: number;
   /** A child that answers nothing this long is unhealthy (ms; reference §1.6 AGENTD_PONG_TIMEOUT_MS). Default 10 000. */
   pong_timeout: number;
   /** A running child with no progress this long outside a long call is unhealthy (ms). Default 120 000. */

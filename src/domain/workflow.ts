@@ -100,11 +100,21 @@ export interface WorkflowRun {
   stepsRun: number;
   /** Tokens its steps spent (subagent steps, as their usage arrives); bounded by `limits.tokens` (reference §2.6). */
   tokens?: number;
+  /** Signals sent to this run that no waiter took yet, oldest first, bounded (producers reference §5 item 8). */
+  signals?: BufferedSignal[];
   output: unknown;
   error: string | null;
   created: number;
   updated: number;
   finished: number | null;
+}
+
+/** A signal held for a run until a waiter takes it; `key` makes a replayed send buffer nothing twice. */
+export interface BufferedSignal {
+  name: string;
+  payload: unknown;
+  key: string;
+  at: number;
 }
 
 /** A definition created at run time (`workflow.create` / `update` / `delete`), one row per version. */

@@ -70,6 +70,10 @@ timer.dropped / timer.unknown_owner / timer.fire.fail / timer.cancel.fail :: a p
 start.fired :: a trigger fired :: trigger, kind, …
 start.schedule.armed / start.schedule.done / start.schedule.invalid / start.schedule.missed / start.schedule.skipped :: a schedule armed (\`restored: true\` when its stored occurrence was kept) / an \`at\` consumed / a bad schedule / catch_up at a late firing / an overlap \`skip\` :: trigger, scheduled_for?, next_ms?, fired?, skipped?, catch_up?, errors?
 webhook.delivery / webhook.denied / webhook.duplicate / webhook.overflow :: a webhook request was answered / its auth failed / its key was seen / it was over \`parallelism\` :: trigger, path, outcome, on_overflow?
+webhook.keys_pruned :: webhook idempotency keys older than 7 days were forgotten :: removed
+start.shed :: (warn) a trigger's firing was shed under pressure (a webhook answers 429) :: trigger, kind, cause
+signal.buffered / signal.dropped :: a signal sent to a run with no waiter was held / (warn) the oldest held signal was dropped past the bound (64) :: \`run, signal, held\` / \`run, signal\`
+lifecycle.idle_exit :: a job-shaped process exits once idle (its once runs and prompt ended) :: code, job_shape
 start.arm.fail / start.refused :: a start node could not be armed (error) / a firing's run was refused :: workflow, node, reason?, err?
 start.loop.stopped :: a \`loop\` start stopped: \`until\` held, \`max_iterations\` reached, or its run was refused :: workflow, node, reason, error?
 `,

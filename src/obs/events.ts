@@ -209,10 +209,16 @@ export const EVENT_NAMES = [
   'webhook.denied',
   'webhook.overflow',
   'webhook.duplicate',
+  'webhook.keys_pruned',
   // start nodes wired to workflows (producers reference §3.2)
   'start.arm.fail',
   'start.refused',
+  'start.shed',
   'start.loop.stopped',
+  'signal.buffered',
+  'signal.dropped',
+  // job or daemon shape (producers reference §3.1)
+  'lifecycle.idle_exit',
 ] as const;
 
 export type EventName = (typeof EVENT_NAMES)[number];

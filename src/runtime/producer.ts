@@ -8,6 +8,9 @@ import type { Supervisor } from '../supervisor/supervisor.js';
 import type { AcceptInput } from '../supervisor/supervisorOptions.js';
 import type { ToolSurface } from '../tools/surface.js';
 import type { ScheduleRunner } from '../triggers/scheduleRunner.js';
+import type { PressureNow } from '../triggers/shedPolicy.js';
+import type { TimerService } from '../triggers/timerService.js';
+import type { TriggerMetrics } from '../triggers/triggerMetrics.js';
 import type { WebhookRoutes } from '../triggers/webhooks.js';
 import type { ReloadReport } from './reload.js';
 import type { TaskHooksSlot } from './taskSlot.js';
@@ -53,6 +56,12 @@ export interface ProducerContext {
   mcp?: Pick<ToolSurface, 'callRoute'>;
   /** Schedules on the supervisor's durable timers (the workflow engine arms its schedule starts there). */
   schedules?: ScheduleRunner;
+  /** The pressure gate's last reading: recurring start firings are shed under it (reference §3.2 step 1). */
+  pressure?(): PressureNow;
+  /** The supervisor's durable timers (the workflow desk keeps its queued starts there). */
+  timers?: TimerService;
+  /** Trigger counters (firings by kind) for start nodes fired outside the schedule runner and webhook routes. */
+  triggerMetrics?: TriggerMetrics;
 }
 
 /**

@@ -14,6 +14,7 @@ import type { Accepted, Store } from '../store/store.js';
 import { Supervisor } from '../supervisor/supervisor.js';
 import type { AcceptInput } from '../supervisor/supervisorOptions.js';
 import { ToolSurface, type ToolSurfaceOptions } from '../tools/surface.js';
+import type { PressureNow } from '../triggers/shedPolicy.js';
 import { buildTriggers, type Triggers } from '../triggers/triggers.js';
 import { type LiveConfig, liveConfig } from './liveConfig.js';
 import { type PressureProbe, systemProbe } from './pressureProbe.js';
@@ -121,9 +122,11 @@ export async function startRuntime(config: Readonly<Config>, opts: RuntimeOption
     if (store.leases) registerLeaseGauges(supervisor.metrics, store.leases);
     const metrics = await serveMetrics(cfg.observability.metrics_addr, supervisor, log);
     if (metrics) undo.push(() => metrics.close());
-    const ops = await startOperations({ live, opts, store, supervisor, tools, drain });
+    // The gate's last reading, for the triggers' shedding (producers reference §3.2 step 1).
+    const pressure: PressureNow = { level: 'ok', cause: null };
+    const ops = await startOperations({ live, opts, store, supervisor, tools, drain, pressure });
     undo.push(() => ops.stop());
-    const triggers = buildTriggers(cfg, store, supervisor.timers, log);
+    const triggers = buildTriggers(cfg, store, supervisor.timers, log, { metrics: supervisor.metrics, pressure });
     const parts = { store, supervisor, tasks, ports, drain, restoring, reload: ops.reload, triggers, tools };
     const started = await startProducers(cfg, opts, parts);
     intake.registry = started.registry;
@@ -228,14 +231,18 @@ async function startOperations(parts: {
   supervisor: Supervisor;
   tools: ToolSurface;
   drain: Drain;
+  pressure: PressureNow;
 }) {
-  const { live, opts, store, supervisor, tools, drain } = parts;
+  const { live, opts, store, supervisor, tools, drain, pressure: now } = parts;
   const { log } = opts;
   const cfg = live.view;
   const pressure = await watchPressure({
     probe: opts.pressureProbe ?? systemProbe(store.kind === 'sqlite' ? cfg.store.path : null),
     minFree: () => cfg.store.min_free,
-    gate: (level, cause) => supervisor.setPressure(opts.pressureHolds === false ? 'ok' : level, cause),
+    gate: (level, cause) => {
+      Object.assign(now, { level: opts.pressureHolds === false ? 'ok' : level, cause });
+      supervisor.setPressure(now.level, cause);
+    },
     ...{ log, metrics: supervisor.metrics, now: Date.now },
   });
   const reloads = reloader({
@@ -300,6 +307,9 @@ async function startProducers(cfg: Readonly<Config>, opts: RuntimeOptions, parts
     webhooks: triggers.webhooks,
     mcp: tools,
     schedules: triggers.schedules,
+    triggerMetrics: triggers.metrics,
+    pressure: triggers.pressure,
+    timers: supervisor.timers,
   };
   await registry.start(ctx);
   return { registry, list, ctx };

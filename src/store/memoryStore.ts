@@ -326,6 +326,11 @@ function memoryTimersPort(): TimersPort {
     async remember(key, at) {
       if (!keys.has(key)) keys.set(key, at);
     },
+    async forget(prefix, before) {
+      const old = [...keys].filter(([key, at]) => key.startsWith(prefix) && at < before);
+      for (const [key] of old) keys.delete(key);
+      return old.length;
+    },
   };
 }
 

@@ -117,6 +117,8 @@ export function pgTimersPort(db: PgRunner): TimersPort {
       db.read('remember a fired key', async (q) => {
         await q(SQL.rememberKey, [key, at]);
       }),
+    forget: (prefix, before) =>
+      db.read('forget fired keys', async (q) => (await q(SQL.forgetKeys, [prefix, before])).rowCount ?? 0),
   };
 }
 

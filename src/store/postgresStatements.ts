@@ -113,6 +113,7 @@ export const SQL = {
   dropOwnerTimers: 'DELETE FROM timers WHERE owner = $1',
   seenKey: 'SELECT 1 FROM fired_keys WHERE key = $1',
   rememberKey: 'INSERT INTO fired_keys (key, at) VALUES ($1, $2) ON CONFLICT DO NOTHING',
+  forgetKeys: 'DELETE FROM fired_keys WHERE left(key, length($1)) = $1 AND at < $2',
 
   // Appends from every replica take this lock in their transaction, so seq order is commit order: a reader's
   // cursor never passes a seq that commits later.

@@ -36,6 +36,9 @@ export function sqliteTimersPort(
   const dropOwner = db.prepare<[string], void>('DELETE FROM timers WHERE owner = ?');
   const seen = db.prepare<[string], { n: number }>('SELECT count(*) AS n FROM fired_keys WHERE key = ?');
   const remember = db.prepare<[string, number], void>('INSERT OR IGNORE INTO fired_keys (key, at) VALUES (?, ?)');
+  const forget = db.prepare<[string, string, number], void>(
+    'DELETE FROM fired_keys WHERE substr(key, 1, length(?)) = ? AND at < ?',
+  );
   const settle = db.transaction((id: string, next: TimerRecord | undefined) => {
     const had = drop.run(id).changes === 1;
     if (next !== undefined) arm.run(timerParams(next));
@@ -48,5 +51,6 @@ export function sqliteTimersPort(
     cancelOwner: (owner) => run('cancel timers', () => dropOwner.run(owner).changes),
     seen: (key) => run('read fired keys', () => (seen.get(key)?.n ?? 0) > 0),
     remember: (key, at) => run('remember a fired key', () => void remember.run(key, at)),
+    forget: (prefix, before) => run('forget fired keys', () => forget.run(prefix, prefix, before).changes),
   };
 }

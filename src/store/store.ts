@@ -224,6 +224,8 @@ export interface TimersPort {
   seen(key: string): Promise<boolean>;
   /** Remembers `key` (at `at`, epoch ms) durably; remembering it again changes nothing. */
   remember(key: string, at: number): Promise<void>;
+  /** Forgets the keys starting with `prefix` remembered before `before` (epoch ms); resolves with how many. */
+  forget(prefix: string, before: number): Promise<number>;
 }
 
 /** The tool journal (issue 19 item 3): completed tool calls by idempotency key, so a rerun does not repeat them. */

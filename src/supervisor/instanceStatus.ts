@@ -43,16 +43,22 @@ export function instanceStatus(at: StatusParts, principal?: string): Record<stri
     draining,
     subagents,
     // The operator's view only: a timer's owner and payload are another principal's business.
-    ...(principal === undefined && at.timers ? { timers: timersSummary(at.timers.list()) } : {}),
+    ...(principal === undefined && at.timers ? timersSummary(at.timers.list()) : {}),
     ...(principal === undefined && at.workers ? { workers: { busy: running_turns, ...at.workers() } } : {}),
     ...(principal === undefined && at.budget ? { budget: at.budget() } : {}),
   };
 }
 
-/** How many timers are armed, the next due time, and the next few (owner, kind, due). */
+/**
+ * How many timers are armed, the next due time, and the next few (owner, kind, due); and each schedule trigger's
+ * next firing (issue 17 item 6), read from its timer (`trigger:<workflow>.<node>`).
+ */
 function timersSummary(list: readonly TimerRecord[]) {
   const next = list.slice(0, 5).map(({ owner, kind, due }) => ({ owner, kind, due }));
-  return { armed: list.length, next_due: list[0]?.due ?? null, next };
+  const next_firings = list
+    .filter((t) => t.kind === 'schedule' && t.owner.startsWith('trigger:'))
+    .map((t) => ({ trigger: t.owner.slice('trigger:'.length), next_ms: t.due, at: new Date(t.due).toISOString() }));
+  return { timers: { armed: list.length, next_due: list[0]?.due ?? null, next }, next_firings };
 }
 
 /** The `status` verdict's reply: the instance as `principal` may see it. */

@@ -9,7 +9,14 @@ export interface FireTarget {
    * `payload` is the start step's output (producers reference §3.2). Resolves once the start is accepted, never
    * at the run's end: a schedule's timer (and the supervisor's drain) waits for it.
    */
-  fire(triggerId: string, occurrenceMs: number, idempotencyKey: string, payload: unknown): Promise<void>;
+  fire(
+    triggerId: string,
+    occurrenceMs: number,
+    idempotencyKey: string,
+    payload: unknown,
+    /** Who the work acts for when the caller is known (a webhook's authenticated principal); else the target's. */
+    principal?: string | null,
+  ): Promise<void>;
   /** The end of the run the firing with this key started (a webhook answered `respond: sync` waits for it). */
   outcome?(idempotencyKey: string): Promise<FireResult>;
   /** Whether a run this trigger started is still live (the overlap policy asks). */

@@ -18,6 +18,7 @@ import {
   type ScheduleFields,
 } from './schedule.js';
 import type { TimerService } from './timerService.js';
+import type { TriggerMetrics } from './triggerMetrics.js';
 
 /** A schedule trigger: its id (e.g. `<workflow>.<node>`), its schedule and the principal its work acts for. */
 export interface TriggerSpec {
@@ -55,7 +56,9 @@ export class ScheduleRunner {
   /** Stored timers whose trigger was not added yet in this life. */
   readonly #waiting = new Map<string, TimerRecord>();
 
-  constructor(private readonly deps: { timers: TimerService; store: TimersPort; log: Logger }) {
+  constructor(
+    private readonly deps: { timers: TimerService; store: TimersPort; log: Logger; metrics?: TriggerMetrics },
+  ) {
     deps.timers.handle(SCHEDULE_KIND, (timer) => this.#onDue(timer));
   }
 
@@ -100,6 +103,11 @@ export class ScheduleRunner {
     await this.deps.timers.cancelOwner(ownerOf(id));
   }
 
+  /** Stops firing `id` in this life (a drain); its stored timer stays for the next life. */
+  detach(id: string): void {
+    this.#entries.delete(id);
+  }
+
   /** The next firing time of each armed trigger (status). */
   nextFirings(): Array<{ trigger: string; next_ms: number }> {
     return [...this.#entries.keys()].flatMap((trigger) =>
@@ -124,6 +132,7 @@ export class ScheduleRunner {
         skipped: plan.skipped,
         catch_up: catchUp,
       });
+      this.deps.metrics?.caughtUp(plan.fire.length);
     }
     for (const occurrence of plan.fire) await this.#fire(entry, occurrence);
     if (plan.next === null) {
@@ -144,6 +153,7 @@ export class ScheduleRunner {
     if (decision === 'cancel_previous') entry.target.cancel?.(id);
     await entry.target.fire(id, occurrence, occurrenceKey(id, occurrence), { scheduled_for: occurrence });
     this.deps.log.info('start.fired', { trigger: id, kind: 'schedule', scheduled_for: occurrence });
+    this.deps.metrics?.fired('schedule');
   }
 
   #timer(entry: Entry, occurrence: number, anchor: number): TimerRecord {

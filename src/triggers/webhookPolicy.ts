@@ -5,7 +5,9 @@ export type WebhookAuth =
   | { none: true }
   | { bearer: string }
   | { hmac: { secret: string; header?: string; prefix?: string } }
-  | { header: { name: string; equals: string } };
+  | { header: { name: string; equals: string } }
+  /** The caller authenticates as one of `a2a.principals` (its bearer token); the run acts for that principal. */
+  | { a2a: true };
 
 /** One webhook route, as a workflow's `webhook` start node (or a test) registers it. */
 export interface WebhookRoute {
@@ -26,6 +28,8 @@ export interface WebhookRoute {
   idempotency?: false | { header: string } | { field: string };
   /** ack (default): 202 once the start is accepted; sync: wait for the run's end. */
   respond?: 'ack' | 'sync';
+  /** The workflow's priority: a `low` one is shed while pressure warns, any while it sheds. Default normal. */
+  priority?: 'low' | 'normal' | 'high';
   /** Deliveries it refuses are answered and start nothing (the workflow engine compiles CEL into it). */
   filter?: (payload: WebhookPayload) => boolean;
 }

@@ -10,6 +10,8 @@ import type { Logger } from '../obs/log.js';
 import type { TimersPort } from '../store/store.js';
 import { newUlid } from '../store/ulid.js';
 import type { FireTarget } from './fireTarget.js';
+import { type PressureNow, shedCause } from './shedPolicy.js';
+import type { TriggerMetrics } from './triggerMetrics.js';
 import {
   type Bucket,
   decideOverflow,
@@ -23,11 +25,16 @@ import {
 
 export interface WebhookDeps {
   /** Where delivered idempotency keys are remembered (durable: a redelivery after a restart is still seen). */
-  keys: Pick<TimersPort, 'seen' | 'remember'>;
+  keys: Pick<TimersPort, 'seen' | 'remember' | 'forget'>;
   log: Logger;
   now(): number;
   /** The body limit and how long a body may take (the listener's `a2a.max_body_bytes` and `a2a.body_timeout`). */
   limits(): { maxBodyBytes: number; bodyTimeoutMs: number };
+  /** `auth: {a2a: true}`: the caller's principal by the listener's `a2a.principals`, or null when refused. */
+  caller?(req: IncomingMessage): string | null;
+  metrics?: TriggerMetrics;
+  /** The pressure gate's reading: under it a delivery is answered 429 and starts nothing (reference §3.7). */
+  pressure?(): PressureNow;
 }
 
 interface Registered {
@@ -38,13 +45,29 @@ interface Registered {
   queue: Array<() => void>;
 }
 
+/** How long a delivered idempotency key is remembered: a redelivery later than this starts a run again. */
+export const IDEMPOTENCY_KEEP_MS = 7 * 24 * 3_600_000;
+/** Old keys are pruned at most this often, on a delivery (so an idle daemon does no work). */
+const PRUNE_EVERY_MS = 3_600_000;
+const KEY_PREFIX = 'webhook/';
+
 /** The registered webhook routes; the A2A listener hands each request here before answering 404. */
 export class WebhookRoutes {
   readonly #byPath = new Map<string, Registered>();
   /** Keys being delivered now: a concurrent redelivery is a duplicate too. */
   readonly #inFlight = new Set<string>();
+  #prunedAt: number | null = null;
 
   constructor(private readonly deps: WebhookDeps) {}
+
+  /** Forgets idempotency keys older than IDEMPOTENCY_KEEP_MS, at most once per PRUNE_EVERY_MS (the store grows not). */
+  async #pruneKeys(): Promise<void> {
+    const now = this.deps.now();
+    if (this.#prunedAt !== null && now - this.#prunedAt < PRUNE_EVERY_MS) return;
+    this.#prunedAt = now;
+    const removed = await this.deps.keys.forget(KEY_PREFIX, now - IDEMPOTENCY_KEEP_MS);
+    if (removed > 0) this.deps.log.info('webhook.keys_pruned', { removed });
+  }
 
   /** Registers `route`; throws a config_invalid DaemonError for a bad or taken path. */
   register(route: WebhookRoute, target: FireTarget): void {
@@ -75,16 +98,25 @@ export class WebhookRoutes {
 
   async #deliver(at: Registered, req: IncomingMessage, res: ServerResponse): Promise<void> {
     const { route } = at;
-    const log = (outcome: string, fields: Record<string, unknown> = {}) =>
+    const log = (outcome: string, fields: Record<string, unknown> = {}) => {
       this.deps.log.info('webhook.delivery', { trigger: route.id, path: route.path, outcome, ...fields });
+      this.deps.metrics?.delivered(outcome);
+    };
     const method = req.method ?? 'GET';
     if (!(route.methods ?? ['POST']).includes(method)) return answer(res, 405, { error: 'method not allowed' }, log);
     const { maxBodyBytes, bodyTimeoutMs } = this.deps.limits();
     const read = await readBody(req, maxBodyBytes, bodyTimeoutMs);
     if (!read.ok) return answer(res, read.reason === 'too_large' ? 413 : 408, { error: read.reason }, log);
-    if (!authentic(route.auth, req, read.text)) {
+    // A caller known by its A2A credentials is who the run acts for (issue 17 item 4); other auth says only "allowed".
+    const caller = 'a2a' in route.auth ? (this.deps.caller?.(req) ?? null) : undefined;
+    if (caller === null || !authentic(route.auth, req, read.text)) {
       this.deps.log.warn('webhook.denied', { trigger: route.id, path: route.path });
       return answer(res, 401, { error: 'authentication failed' }, log);
+    }
+    const shed = this.deps.pressure ? shedCause(this.deps.pressure(), route.priority ?? 'normal') : null;
+    if (shed !== null) {
+      this.deps.log.warn('start.shed', { trigger: route.id, kind: 'webhook', cause: shed });
+      return answer(res, 429, { error: `shedding: ${shed}` }, log, { 'Retry-After': '30' });
     }
     if (route.rate) {
       const taken = takeToken(at.bucket, route.rate, this.deps.now());
@@ -97,7 +129,8 @@ export class WebhookRoutes {
     const payload = payloadOf(req, route.path, read.text);
     if (route.filter && !route.filter(payload)) return answer(res, 200, { status: 'filtered' }, log);
     const key = idempotencyKeyOf(route, payload.headers, payload.body);
-    const stored = key === null ? null : `webhook/${route.id}/${createHash('sha256').update(key).digest('hex')}`;
+    const stored = key === null ? null : `${KEY_PREFIX}${route.id}/${createHash('sha256').update(key).digest('hex')}`;
+    if (stored !== null) await this.#pruneKeys();
     // In flight is asked again after the store's answer: a redelivery racing this one may have started meanwhile.
     const seen = stored !== null && (this.#inFlight.has(stored) || (await this.deps.keys.seen(stored)));
     if (stored !== null && (seen || this.#inFlight.has(stored))) {
@@ -114,7 +147,7 @@ export class WebhookRoutes {
     try {
       if (overflow === 'queue') await new Promise<void>((resolve) => at.queue.push(resolve));
       at.running++;
-      await this.#fire(at, stored, payload, res, log);
+      await this.#fire(at, { stored, caller }, payload, res, log);
     } finally {
       if (stored !== null) this.#inFlight.delete(stored);
     }
@@ -123,19 +156,21 @@ export class WebhookRoutes {
   /** Fires the target, remembers the key once the start is accepted, and answers ack or sync. */
   async #fire(
     at: Registered,
-    stored: string | null,
+    who: { stored: string | null; caller: string | undefined },
     payload: WebhookPayload,
     res: ServerResponse,
     log: (outcome: string, fields?: Record<string, unknown>) => void,
   ): Promise<void> {
     const { route, target } = at;
+    const { stored, caller } = who;
     const now = this.deps.now();
     const fireKey = stored ?? `webhook/${route.id}/${newUlid(now)}`;
     try {
       // The target is idempotent on the key: a crash before the key is remembered fires it again, harmlessly.
-      await target.fire(route.id, now, fireKey, payload);
+      await target.fire(route.id, now, fireKey, payload, caller);
       if (stored !== null) await this.deps.keys.remember(stored, now);
       this.deps.log.info('start.fired', { trigger: route.id, kind: 'webhook' });
+      this.deps.metrics?.fired('webhook');
       const workflow = route.workflow ?? route.id;
       if (route.respond !== 'sync' || target.outcome === undefined) {
         return answer(res, 202, { status: 'accepted', workflow }, log);
@@ -180,7 +215,7 @@ function payloadOf(req: IncomingMessage, path: string, raw: string): WebhookPayl
 
 /** The route's auth against the request; secrets compared in constant time. */
 function authentic(auth: WebhookAuth, req: IncomingMessage, raw: string): boolean {
-  if ('none' in auth) return true;
+  if ('none' in auth || 'a2a' in auth) return true;
   if ('bearer' in auth) return sameText(headerOf(req, 'authorization') ?? '', `Bearer ${auth.bearer}`);
   if ('header' in auth) return sameText(headerOf(req, auth.header.name) ?? '', auth.header.equals);
   const { secret, header = 'X-Signature', prefix = 'sha256=' } = auth.hmac;

@@ -4,7 +4,8 @@
 import type { StepDef, WorkflowRun } from '../domain/workflow.js';
 import type { Logger } from '../obs/log.js';
 import { type LoopLast, nextLoopStep } from '../triggers/loopPolicy.js';
-import { celHolds, loopSpecOf } from './startFields.js';
+import type { TriggerMetrics } from '../triggers/triggerMetrics.js';
+import { celHolds, loopSpecOf, principalOf } from './startFields.js';
 import type { WorkflowDesk } from './workflowDesk.js';
 
 interface Armed {
@@ -18,7 +19,9 @@ const prefixOf = (id: string): string => `loop/${id}/`;
 export class LoopStarts {
   readonly #armed = new Map<string, Armed>();
 
-  constructor(private readonly deps: { desk: WorkflowDesk; log: Logger; clock(): number }) {}
+  constructor(
+    private readonly deps: { desk: WorkflowDesk; log: Logger; clock(): number; metrics?: TriggerMetrics | undefined },
+  ) {}
 
   /** Arms the loop node `step` of `workflow` (the runs it made in earlier lives count). */
   async arm(workflow: string, step: StepDef): Promise<void> {
@@ -91,10 +94,11 @@ export class LoopStarts {
       node: step.id,
       startKey: `${prefixOf(id)}${iteration}`,
       payload: { iteration },
-      principal: null,
+      principal: principalOf(step.fields),
       conversation: null,
     });
     this.deps.log.info('start.fired', { trigger: id, kind: 'loop', iteration });
+    this.deps.metrics?.fired('loop');
     // A refused start (concurrency drop, bad inputs) ends nothing: the loop stops rather than spin.
     if (!got.ok) {
       this.deps.log.info('start.loop.stopped', { workflow, node: step.id, reason: 'refused', error: got.error });

@@ -1,9 +1,10 @@
 // The workflow engine's shell (producers reference §2.6-2.11): holds the live runs, drives each through the pure
 // scheduler (scheduler.ts) and transitions (runState.ts), and commits every change through the store before it
 // acts on it. The only writer of run records; one drive loop per run at a time.
-import { TERMINAL_RUN, type WorkflowRun } from '../domain/workflow.js';
+import { type BufferedSignal, TERMINAL_RUN, type WorkflowRun } from '../domain/workflow.js';
 import type { Logger } from '../obs/log.js';
 import type { Store } from '../store/store.js';
+import { bufferSignal, takeSignal } from '../triggers/signalBuffer.js';
 import type { StepPorts } from './nodeKind.js';
 import { nodeKind } from './nodeKinds.js';
 import { applyResult, beginStep, endRun, pruneSteps, type RunEvent, replayInFlight, resolveDue } from './runState.js';
@@ -69,6 +70,33 @@ export class RunEngine {
     this.#live.set(run.id, run);
     this.#cancels.set(run.id, new AbortController());
     this.drive(run.id);
+  }
+
+  /**
+   * Holds a signal on live run `id` until a waiter takes it (bounded; the oldest is dropped past the bound), saved
+   * with the run. False when the run is not live or the signal's key is held already.
+   */
+  async bufferSignal(id: string, signal: BufferedSignal): Promise<boolean> {
+    const run = this.#live.get(id);
+    if (!run) return false;
+    const outcome = bufferSignal(run.signals ?? [], signal);
+    if (outcome.type === 'duplicate') return false;
+    run.signals = outcome.buffer;
+    await this.#save(run);
+    this.deps.log.info('signal.buffered', { run: id, signal: signal.name, held: outcome.buffer.length });
+    if (outcome.dropped) this.deps.log.warn('signal.dropped', { run: id, signal: outcome.dropped.name });
+    return true;
+  }
+
+  /** Takes the oldest held signal named `name` from live run `id` (a `wait {on: signal}` step's), saved. */
+  async takeSignal(id: string, name: string): Promise<BufferedSignal | null> {
+    const run = this.#live.get(id);
+    if (!run) return null;
+    const taken = takeSignal(run.signals ?? [], name);
+    if (taken.signal === null) return null;
+    run.signals = taken.buffer;
+    await this.#save(run);
+    return taken.signal;
   }
 
   /** Cancels a live run: in-flight steps are aborted and marked cancelled; false when it is not live. */

@@ -25,16 +25,30 @@ export function scheduleProblems(fields: Readonly<Record<string, unknown>>): str
   return validateSchedule(scheduleOf(fields), 'schedule').map((p) => p.replace(/^schedule\./, ''));
 }
 
+const AUTH_SHAPES =
+  'auth: must be one of {none: true}, {bearer}, {header: {name, equals}}, {hmac: {secret, header, prefix}}, {a2a: true}';
+
 function authProblems(auth: unknown): string[] {
   if (auth === undefined) return [];
-  if (!isObject(auth) || Object.keys(auth).length !== 1)
-    return ['auth: must be one of {none: true}, {bearer}, {header: {name, equals}}, {hmac: {secret, header, prefix}}'];
-  if (auth['none'] === true || typeof auth['bearer'] === 'string') return [];
+  if (!isObject(auth) || Object.keys(auth).length !== 1) return [AUTH_SHAPES];
+  if (auth['none'] === true || auth['a2a'] === true || typeof auth['bearer'] === 'string') return [];
   const header = auth['header'];
   if (isObject(header) && typeof header['name'] === 'string' && typeof header['equals'] === 'string') return [];
   const hmac = auth['hmac'];
   if (isObject(hmac) && typeof hmac['secret'] === 'string') return [];
-  return ['auth: must be one of {none: true}, {bearer}, {header: {name, equals}}, {hmac: {secret, header, prefix}}'];
+  return [AUTH_SHAPES];
+}
+
+/** Load problems of a start's `principal` (who its runs act for, producers reference §3.9). */
+export function principalProblems(fields: Readonly<Record<string, unknown>>): string[] {
+  const principal = fields['principal'];
+  if (principal === undefined || (typeof principal === 'string' && /^\S+$/.test(principal))) return [];
+  return ['principal: must be a principal id, e.g. user:alice or agent:ci'];
+}
+
+/** Who a start's runs act for: its `principal`, else nobody (null: the operator's reach, reference §3.9). */
+export function principalOf(fields: Readonly<Record<string, unknown>>): string | null {
+  return typeof fields['principal'] === 'string' ? fields['principal'] : null;
 }
 
 /** Load problems of a webhook node. */
@@ -101,6 +115,7 @@ export function routeOf(
 
 function authOf(auth: unknown, secret: (text: string) => string): WebhookAuth {
   if (!isObject(auth) || auth['none'] === true) return { none: true };
+  if (auth['a2a'] === true) return { a2a: true };
   if (typeof auth['bearer'] === 'string') return { bearer: secret(auth['bearer']) };
   const header = auth['header'];
   if (isObject(header)) return { header: { name: String(header['name']), equals: secret(String(header['equals'])) } };

@@ -7,9 +7,11 @@ import { describeError } from '../errors.js';
 import type { Logger } from '../obs/log.js';
 import type { FireResult, FireTarget } from '../triggers/fireTarget.js';
 import type { ScheduleRunner } from '../triggers/scheduleRunner.js';
+import { type PressureNow, shedCause } from '../triggers/shedPolicy.js';
+import type { TriggerMetrics } from '../triggers/triggerMetrics.js';
 import type { WebhookRoutes } from '../triggers/webhooks.js';
 import { LoopStarts } from './loopStarts.js';
-import { celHolds, RUN_EVENTS, routeOf, scheduleOf } from './startFields.js';
+import { celHolds, principalOf, RUN_EVENTS, routeOf, scheduleOf } from './startFields.js';
 import type { WorkflowDesk } from './workflowDesk.js';
 
 export interface StartTriggerDeps {
@@ -20,6 +22,10 @@ export interface StartTriggerDeps {
   clock(): number;
   /** Resolves `{{secret:NAME}}` in a webhook's auth values. */
   secret(text: string): string;
+  /** Counts loop, event and signal firings (schedules and webhooks count their own). */
+  metrics?: TriggerMetrics;
+  /** The pressure gate's reading: schedule, event and signal firings are shed under it. */
+  pressure?(): PressureNow;
 }
 
 /** Runs a firing started, by its idempotency key, kept for `respond: sync` (bounded: the oldest are forgotten). */
@@ -29,14 +35,21 @@ const KEPT_KEYS = 1_024;
  * The desk as the target of one start node: a firing starts a run keyed by the firing's idempotency key, so a
  * replayed firing finds the run it made instead of making a second one (reference §5 item 16).
  */
-export function deskTarget(desk: WorkflowDesk, workflow: string, node: string, log: Logger): FireTarget {
+export function deskTarget(
+  desk: WorkflowDesk,
+  at: { workflow: string; node: string; principal: string | null; shed?: () => boolean },
+  log: Logger,
+): FireTarget {
+  const { workflow, node } = at;
   const runs = new Map<string, string>();
   const mine = (): Readonly<WorkflowRun>[] =>
     desk.engine.live().filter((r) => r.workflow === workflow && r.start.node === node);
   return {
-    async fire(_trigger, _occurrence, key, payload) {
-      // Start-node runs act for nobody: the operator's reach (reference §3.9).
-      const got = await desk.start({ workflow, node, startKey: key, payload, principal: null, conversation: null });
+    async fire(_trigger, _occurrence, key, payload, caller) {
+      // The node's principal, else nobody: the operator's reach (reference §3.9); a known caller acts for itself.
+      const principal = caller === undefined ? at.principal : caller;
+      if (at.shed?.()) return;
+      const got = await desk.start({ workflow, node, startKey: key, payload, principal, conversation: null });
       if (!got.ok) {
         log.info('start.refused', { workflow, node, reason: got.error });
         return;
@@ -79,11 +92,20 @@ export class StartTriggers {
         if (RUN_EVENTS[String(step.fields['on'])] !== event) continue;
         const filter = step.fields['filter'];
         if (typeof filter === 'string' && !celHolds(filter, { payload })) continue;
-        const target = deskTarget(this.deps.desk, workflow, step.id, this.deps.log);
+        const at = {
+          workflow,
+          node: step.id,
+          principal: principalOf(step.fields),
+          shed: this.#gate(workflow, step, 'event'),
+        };
+        const target = deskTarget(this.deps.desk, at, this.deps.log);
         const key = `event/${workflow}.${step.id}/${run.id}`;
         const trigger = `${workflow}.${step.id}`;
         target.fire(trigger, this.deps.clock(), key, { event, payload }).then(
-          () => this.deps.log.info('start.fired', { trigger, kind: 'event', run: run.id }),
+          () => {
+            this.deps.log.info('start.fired', { trigger, kind: 'event', run: run.id });
+            this.deps.metrics?.fired('event');
+          },
           (err: unknown) => this.deps.log.error('start.arm.fail', { trigger, err: describeError(err) }),
         );
       }
@@ -101,15 +123,17 @@ export class StartTriggers {
         if (step.fields['name'] !== name) continue;
         const filter = step.fields['filter'];
         if (typeof filter === 'string' && !celHolds(filter, { payload })) continue;
+        if (this.#gate(workflow, step, 'signal')()) continue;
         const got = await this.deps.desk.start({
           workflow,
           node: step.id,
           startKey: `signal/${workflow}.${step.id}/${key}`,
           payload: { signal: name, payload },
-          principal: null,
+          principal: principalOf(step.fields),
           conversation: null,
         });
         this.deps.log.info('start.fired', { trigger: `${workflow}.${step.id}`, kind: 'signal' });
+        this.deps.metrics?.fired('signal');
         if (got.ok && got.created) delivered++;
       }
     return delivered;
@@ -138,14 +162,18 @@ export class StartTriggers {
     for (const step of Object.values(def.steps)) {
       if (step.kind === 'event') armed.events.push(step);
       if (step.kind === 'signal') armed.signals.push(step);
-      const target = () => deskTarget(this.deps.desk, name, step.id, this.deps.log);
+      const principal = principalOf(step.fields);
+      // Webhooks shed before they answer (429, webhooks.ts); loops fire only after their own run ended.
+      const shed = step.kind === 'schedule' ? this.#gate(name, step, 'schedule') : undefined;
+      const at = { workflow: name, node: step.id, principal, ...(shed ? { shed } : {}) };
+      const target = () => deskTarget(this.deps.desk, at, this.deps.log);
       try {
         if (step.kind === 'schedule' && this.deps.schedules) {
           const id = `${name}.${step.id}`;
-          await this.deps.schedules.add({ id, schedule: scheduleOf(step.fields), principal: null }, target());
+          await this.deps.schedules.add({ id, schedule: scheduleOf(step.fields), principal }, target());
           armed.schedules.push(id);
         } else if (step.kind === 'webhook' && this.deps.webhooks) {
-          const route = routeOf(name, step.id, step.fields, this.deps.secret);
+          const route = { ...routeOf(name, step.id, step.fields, this.deps.secret), priority: def.priority };
           this.deps.webhooks.register(route, target());
           armed.paths.push(route.path);
         } else if (step.kind === 'loop') await this.#loops.arm(name, step);
@@ -153,6 +181,16 @@ export class StartTriggers {
         this.deps.log.error('start.arm.fail', { workflow: name, node: step.id, err: describeError(err) });
       }
     }
+  }
+
+  /** True (and `start.shed` logged) when a firing of `step` is shed now (reference §3.2 step 1). */
+  #gate(workflow: string, step: StepDef, kind: string): () => boolean {
+    return () => {
+      const priority = this.deps.desk.definitions().get(workflow)?.priority ?? 'normal';
+      const cause = this.deps.pressure ? shedCause(this.deps.pressure(), priority) : null;
+      if (cause !== null) this.deps.log.warn('start.shed', { workflow, node: step.id, kind, cause });
+      return cause !== null;
+    };
   }
 
   async #disarm(name: string, keep: ReadonlySet<string>): Promise<void> {
@@ -163,9 +201,13 @@ export class StartTriggers {
     for (const id of this.#loops.idsOf(name)) this.#loops.disarm(id);
   }
 
-  /** Unregisters the webhook routes; schedules keep their stored timers for the next life. */
+  /** Fires nothing more in this life (a drain): routes unregistered, loops disarmed, schedules detached (their
+   * stored timers stay for the next life). */
   stop(): void {
-    for (const { paths } of this.#armed.values()) for (const path of paths) this.deps.webhooks?.unregister(path);
+    for (const { paths, schedules } of this.#armed.values()) {
+      for (const path of paths) this.deps.webhooks?.unregister(path);
+      for (const id of schedules) this.deps.schedules?.detach(id);
+    }
     this.#armed.clear();
     this.#loops.stop();
   }

@@ -10,6 +10,7 @@ import { isStartKind } from './nodeKinds.js';
 import { RunEngine } from './runEngine.js';
 import { planStart, type StartAsk } from './runStart.js';
 import { newRun } from './runState.js';
+import type { StartQueue } from './startQueue.js';
 
 export interface StartRequest extends StartAsk {
   /** The durable key of what asked (an inbox event id, a tool call id): a replay finds the run it made. */
@@ -30,6 +31,8 @@ export interface DeskDeps {
   onRunEnded(run: Readonly<WorkflowRun>): void;
   /** A runtime definition was saved (null: deleted): its start nodes are re-armed at once. */
   onDefined?(name: string, def: WorkflowDef | null): Promise<void>;
+  /** Keeps starts queued behind a concurrency limit durably (without it they live in memory only). */
+  queue?: StartQueue;
   /** A named signal: fires the matching signal starts; resolves with the runs it started. */
   onSignal?(name: string, payload: unknown, key: string): Promise<number>;
 }
@@ -41,6 +44,8 @@ export class WorkflowDesk {
   readonly #versions = new Map<string, number>();
   readonly #waiters = new Map<string, Set<(run: Readonly<WorkflowRun>) => void>>();
   readonly #queued: StartRequest[] = [];
+  /** Start keys of queued starts kept in the durable queue. */
+  readonly #held = new Set<string>();
   #markOpen: () => void = () => {};
   /** Resolves once stored definitions are loaded and live runs restored: starts and reads wait for it. */
   readonly opened = new Promise<void>((resolve) => {
@@ -67,6 +72,10 @@ export class WorkflowDesk {
     const runs = await this.engine.restore();
     if (runs > 0) this.deps.log.info('restore.runs', { runs });
     this.#markOpen();
+    // What a previous life left queued is tried again, oldest first; still over the limit, it queues again.
+    const held = (await this.deps.queue?.held()) ?? [];
+    for (const req of held) this.#held.add(req.startKey);
+    for (const req of held) await this.start(req);
   }
 
   #loadStored(stored: StoredDefinition): void {
@@ -89,15 +98,19 @@ export class WorkflowDesk {
     await this.opened;
     const def = this.definitions().get(req.workflow);
     const plan = planStart(req, def, this.engine.live());
+    if (plan.type === 'queue') {
+      if (!this.#queued.some((q) => q.startKey === req.startKey)) this.#queued.push(req);
+      this.#held.add(req.startKey);
+      await this.deps.queue?.hold(req);
+      return { ok: false, error: `workflow "${req.workflow}": queued behind its concurrency limit` };
+    }
+    // Ran or refused: a start held from the queue is done with.
+    if (this.#held.delete(req.startKey)) await this.deps.queue?.release(req.startKey);
     if (plan.type === 'refuse' || !def) {
       const error = plan.type === 'refuse' ? plan.error : `no such workflow "${req.workflow}"`;
       if (plan.type === 'refuse' && plan.event)
         this.deps.log.warn(plan.event, { workflow: req.workflow, reason: error });
       return { ok: false, error };
-    }
-    if (plan.type === 'queue') {
-      this.#queued.push(req);
-      return { ok: false, error: `workflow "${req.workflow}": queued behind its concurrency limit` };
     }
     if (plan.replace !== null) await this.engine.cancel(plan.replace, 'replaced by a newer run');
     const origin = {
@@ -109,7 +122,8 @@ export class WorkflowDesk {
     };
     const { run, created } = await this.deps.store.workflows.createRun(newRun(def, origin, this.deps.clock()));
     if (created) {
-      this.deps.log.info('run.start', { run: run.id, workflow: def.name, node: plan.node, start_key: req.startKey });
+      const at = { run: run.id, workflow: def.name, node: plan.node, start_key: req.startKey };
+      this.deps.log.info('run.start', { ...at, principal: run.principal });
       this.engine.adopt(run);
     }
     return { ok: true, run: this.engine.get(run.id) ?? run, created };
@@ -134,6 +148,11 @@ export class WorkflowDesk {
       }
     }
     return runs;
+  }
+
+  /** Starts waiting behind a concurrency limit. */
+  get queuedStarts(): number {
+    return this.#queued.length;
   }
 
   /** A run by id: live, else stored. */
@@ -196,10 +215,15 @@ export class WorkflowDesk {
     return version;
   }
 
-  /** Delivers signal `name` (keyed by `key`, so a replay starts nothing twice); resolves with the delivered count. */
-  async signal(name: string, payload: unknown, key: string): Promise<number> {
+  /**
+   * Delivers signal `name` (keyed by `key`, so a replay starts nothing twice): to live run `run` when named, held
+   * there until a waiter takes it, and to the matching signal starts; resolves with the delivered count.
+   */
+  async signal(name: string, payload: unknown, key: string, run?: string): Promise<number> {
     await this.opened;
-    return (await this.deps.onSignal?.(name, payload, key)) ?? 0;
+    const held =
+      run === undefined ? false : await this.engine.bufferSignal(run, { name, payload, key, at: this.deps.clock() });
+    return (held ? 1 : 0) + ((await this.deps.onSignal?.(name, payload, key)) ?? 0);
   }
 
   /** True when `name` is a configured definition (runtime edits cannot touch it). */

@@ -2,14 +2,14 @@
 // runs), fires `once` starts, offers the desk to the workflow.* tools through the `workflows` work port, and leaves
 // the wake note of a finished run in the conversation that started it.
 import { lookup } from 'node:dns/promises';
-import { resolveSecrets } from '../config/secrets.js';
 import type { AgentConfig } from '../config/types.js';
-import type { WorkflowRun } from '../domain/workflow.js';
+import { workflowSecrets } from '../config/workflowSecrets.js';
+import { TERMINAL_RUN, type WorkflowRun } from '../domain/workflow.js';
 import { describeError } from '../errors.js';
-import { registerSecret } from '../obs/redactor.js';
 import { chargedTokens } from '../protocol/usage.js';
 import type { Producer, ProducerContext } from '../runtime/producer.js';
 import type { McpCaller } from './nodeKind.js';
+import { timerStartQueue } from './startQueue.js';
 import { StartTriggers } from './startTriggers.js';
 import { endRunSubagents, stepSubagents } from './stepSubagents.js';
 import { turnPorts } from './turnPorts.js';
@@ -54,6 +54,8 @@ export class WorkflowProducer implements Producer {
   #desk: WorkflowDesk | null = null;
   #starts: StartTriggers | null = null;
   #unplug: Array<() => void> = [];
+  #settled: Promise<readonly string[]> = Promise.resolve([]);
+  readonly #since = Date.now();
 
   /** The desk once started (tests and embedders reach definitions and runs through it). */
   get desk(): WorkflowDesk | null {
@@ -75,6 +77,7 @@ export class WorkflowProducer implements Producer {
         subagent: stepSubagents(ctx),
       },
       configured: ctx.config.workflows,
+      ...(ctx.timers ? { queue: timerStartQueue(ctx.timers) } : {}),
       onRunEnded: (run) => {
         this.#noteEnd(ctx, run);
         endRunSubagents(ctx, run);
@@ -87,9 +90,12 @@ export class WorkflowProducer implements Producer {
       desk,
       log: ctx.log,
       clock: ctx.clock,
-      secret,
+      // The config layer resolves `{{secret:…}}` (house rule 4); read per arming, so a reload's list applies.
+      secret: (text) => workflowSecrets(ctx.config.workflows)(text),
       ...(ctx.schedules ? { schedules: ctx.schedules } : {}),
       ...(ctx.webhooks ? { webhooks: ctx.webhooks } : {}),
+      ...(ctx.triggerMetrics ? { metrics: ctx.triggerMetrics } : {}),
+      ...(ctx.pressure ? { pressure: ctx.pressure } : {}),
     });
     this.#desk = desk;
     this.#starts = starts;
@@ -102,11 +108,26 @@ export class WorkflowProducer implements Producer {
       }),
     ];
     // The supervisor restores after every producer started: the desk opens once conversations are loaded.
-    ctx.restored
+    this.#settled = ctx.restored
       .then(() => desk.open())
       .then(() => starts.armAll())
       .then(() => desk.fireOnce())
-      .catch((err: unknown) => ctx.log.error('producer.failed', { producer: this.name, err: describeError(err) }));
+      // This life's `once` runs decide a job's exit code (reference §2.10): one finished in an earlier life does not.
+      .then((runs) => runs.filter((r) => r.created >= this.#since || !TERMINAL_RUN.has(r.status)).map((r) => r.id))
+      .catch((err: unknown) => {
+        ctx.log.error('producer.failed', { producer: this.name, err: describeError(err) });
+        return [];
+      });
+  }
+
+  /** Resolves, once the desk opened and the `once` starts fired, with the ids of this life's `once` runs. */
+  get settled(): Promise<readonly string[]> {
+    return this.#settled;
+  }
+
+  /** True while a run is live or a start waits behind a concurrency limit (a job is not idle then). */
+  busy(): boolean {
+    return this.#desk !== null && (this.#desk.engine.live().length > 0 || this.#desk.queuedStarts > 0);
   }
 
   #noteEnd(ctx: ProducerContext, run: Readonly<WorkflowRun>): void {
@@ -120,18 +141,16 @@ export class WorkflowProducer implements Producer {
     }
   }
 
+  /** A drain starts: triggers fire no new run (running ones finish; a schedule's next occurrence stays stored). */
+  stopIntake(): void {
+    this.#starts?.stop();
+  }
+
   async stop(): Promise<void> {
     for (const unplug of this.#unplug.splice(0)) unplug();
     this.#starts?.stop();
     await this.#desk?.stop();
   }
-}
-
-/** `{{secret:NAME}}` in a webhook's auth, read from the environment; the value is registered for redaction. */
-function secret(text: string): string {
-  const resolved = resolveSecrets(text, process.env);
-  for (const used of resolved.used) registerSecret(used.value);
-  return String(resolved.value);
 }
 
 /** Registered in runtime/producerList.ts: always on (no definitions ⇒ it only serves workflow.create). */

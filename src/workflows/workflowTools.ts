@@ -175,7 +175,11 @@ function signal(args: Args, caller: ToolCaller, host: InternalToolHost): ToolOut
   const desk = deskOf(host);
   if (!desk) return toolUnavailable('workflow.signal');
   const key = `tool:${caller.call ?? `${caller.turnId}#${host.now()}`}`;
-  return toolDefer(desk.signal(String(args['name']), args['payload'] ?? null, key).then((n) => ok({ delivered: n })));
+  const target = typeof args['run'] === 'string' ? desk.engine.get(args['run']) : undefined;
+  // A run of another principal's is not the caller's to signal (as for workflow.status and cancel).
+  const run = target && visible(target, caller) ? target.id : undefined;
+  const sent = desk.signal(String(args['name']), args['payload'] ?? null, key, run);
+  return toolDefer(sent.then((n) => ok({ delivered: n })));
 }
 
 /** Name → body, spread into the internal handler table. */

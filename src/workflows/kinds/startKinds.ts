@@ -2,7 +2,12 @@
 // `webhook` when their trigger fires. A start node is never executed; firing it creates the run with the node `done`
 // and the payload as its output.
 import type { NodeKind } from '../nodeKind.js';
-import { eventProblems, loopProblems, scheduleProblems, webhookProblems } from '../startFields.js';
+import { eventProblems, loopProblems, principalProblems, scheduleProblems, webhookProblems } from '../startFields.js';
+
+/** Who a recurring start's runs act for (producers reference §3.9; issue 17 item 4). */
+const PRINCIPAL_FIELD = {
+  doc: "The principal its runs act for and are accounted to (`user:<id>`, `agent:<id>`); default nobody, i.e. the operator's reach. A webhook with `auth: {a2a: true}` acts for its caller instead.",
+};
 
 export const START_KINDS: readonly NodeKind[] = [
   {
@@ -37,8 +42,9 @@ export const START_KINDS: readonly NodeKind[] = [
       catch_up: { doc: 'none | one (default) | all: occurrences missed while down.' },
       overlap: { doc: 'skip | queue (default) | cancel_previous: a firing while its last run is live.' },
       inputs: { doc: "The run's inputs." },
+      principal: PRINCIPAL_FIELD,
     },
-    check: (fields) => scheduleProblems(fields),
+    check: (fields) => [...scheduleProblems(fields), ...principalProblems(fields)],
   },
   {
     name: 'webhook',
@@ -58,8 +64,9 @@ export const START_KINDS: readonly NodeKind[] = [
       respond: { doc: "ack (202 once accepted, default) | sync (the run's `{status, output, error}`)." },
       filter: { raw: true, doc: 'CEL over `{payload}`: false answers 200 filtered and starts nothing.' },
       inputs: { doc: "The run's inputs." },
+      principal: PRINCIPAL_FIELD,
     },
-    check: (fields) => webhookProblems(fields),
+    check: (fields) => [...webhookProblems(fields), ...principalProblems(fields)],
   },
   {
     name: 'loop',
@@ -76,8 +83,9 @@ export const START_KINDS: readonly NodeKind[] = [
       max_iterations: { doc: 'At most this many iterations (default and cap 10000).' },
       backoff: { doc: '`{initial}`: the wait after a failed iteration (default the interval).' },
       inputs: { doc: "The run's inputs." },
+      principal: PRINCIPAL_FIELD,
     },
-    check: (fields) => loopProblems(fields),
+    check: (fields) => [...loopProblems(fields), ...principalProblems(fields)],
   },
   {
     name: 'event',
@@ -88,8 +96,9 @@ export const START_KINDS: readonly NodeKind[] = [
       on: { required: true, doc: 'workflow.finished | workflow.failed.' },
       filter: { raw: true, doc: 'CEL over `{payload}`: false starts nothing.' },
       inputs: { doc: "The run's inputs." },
+      principal: PRINCIPAL_FIELD,
     },
-    check: (fields) => eventProblems(fields),
+    check: (fields) => [...eventProblems(fields), ...principalProblems(fields)],
   },
   {
     name: 'signal',
@@ -101,8 +110,12 @@ export const START_KINDS: readonly NodeKind[] = [
       filter: { raw: true, doc: 'CEL over `{payload}`: false starts nothing.' },
       deliver: { doc: 'Reserved: refused in this build.' },
       inputs: { doc: "The run's inputs." },
+      principal: PRINCIPAL_FIELD,
     },
-    check: (fields) => (fields['deliver'] === undefined ? [] : ['deliver: not implemented in this build']),
+    check: (fields) => [
+      ...(fields['deliver'] === undefined ? [] : ['deliver: not implemented in this build']),
+      ...principalProblems(fields),
+    ],
   },
 ];
 

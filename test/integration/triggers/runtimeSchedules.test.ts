@@ -31,8 +31,15 @@ describe('runtime.triggers.schedules', () => {
       await first.triggers.schedules.add({ id: 'w.tick', schedule: { every: '200ms' }, principal: null }, target);
       await waitUntil(() => fired.length >= 2, 10_000, 'two firings');
       assert.equal((fired[1] ?? 0) - (fired[0] ?? 0), 200, 'on the grid');
-      const status = first.supervisor.status() as { timers: { armed: number; next: Array<{ owner: string }> } };
+      const status = first.supervisor.status() as {
+        timers: { armed: number; next: Array<{ owner: string; due: number }> };
+        next_firings: Array<{ trigger: string; next_ms: number; at: string }>;
+      };
       assert.equal(status.timers.next[0]?.owner, 'trigger:w.tick');
+      const [next] = status.next_firings;
+      assert.equal(next?.trigger, 'w.tick', 'status names the trigger and its next firing');
+      assert.equal(next?.next_ms, status.timers.next[0]?.due);
+      assert.equal(next?.at, new Date(next?.next_ms ?? 0).toISOString());
     } finally {
       await first.stop();
     }

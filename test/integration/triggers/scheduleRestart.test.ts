@@ -11,6 +11,7 @@ import type { FireTarget } from '../../../src/triggers/fireTarget.js';
 import type { ScheduleFields } from '../../../src/triggers/schedule.js';
 import { ScheduleRunner } from '../../../src/triggers/scheduleRunner.js';
 import { TimerService } from '../../../src/triggers/timerService.js';
+import { NO_TRIGGER_METRICS } from '../../../src/triggers/triggerMetrics.js';
 import { FakeClock } from '../../doubles/fakeClock.js';
 
 const T0 = Date.parse('2026-06-01T00:00:00Z');
@@ -32,11 +33,19 @@ function recordingTarget() {
 }
 
 /** One life of the daemon: the store opened on `dir`, the timer service and the runner with `schedule` added. */
-async function life(dir: string, clock: FakeClock, schedule: ScheduleFields, target: FireTarget, events: string[]) {
+async function life(
+  dir: string,
+  clock: FakeClock,
+  schedule: ScheduleFields,
+  target: FireTarget,
+  events: string[],
+  caughtUp: number[] = [],
+) {
   const store = new SqliteStore(dir);
   const log = createLogger({ level: 'debug', write: (line) => events.push(JSON.parse(line).event) });
   const timers = new TimerService({ timers: store.timers, log, clock });
-  const runner = new ScheduleRunner({ timers, store: store.timers, log });
+  const metrics = { ...NO_TRIGGER_METRICS, caughtUp: (n: number) => caughtUp.push(n) };
+  const runner = new ScheduleRunner({ timers, store: store.timers, log, metrics });
   const adding = runner.add({ id: 'w.tick', schedule, principal: null }, target);
   await timers.start();
   await adding;
@@ -95,15 +104,18 @@ describe('ScheduleRunner across restarts', () => {
       const clock = new FakeClock(T0);
       const { target, started } = recordingTarget();
       const events: string[] = [];
-      const first = await life(dir, clock, { every: '2s', catch_up }, target, events);
+      const caughtUp: number[] = [];
+      const first = await life(dir, clock, { every: '2s', catch_up }, target, events, caughtUp);
       await clock.advance(2_500);
       await first.stop();
       await clock.advance(5_000); // down from 2.5 s to 7.5 s: 4 s and 6 s are missed
-      const second = await life(dir, clock, { every: '2s', catch_up }, target, events);
+      const second = await life(dir, clock, { every: '2s', catch_up }, target, events, caughtUp);
       await clock.advance(1_000);
       await second.stop();
       assert.deepEqual(started, expected);
       assert.equal(events.includes('start.schedule.missed'), true);
+      // The catch-up metric counts the missed occurrences fired late (agentd_schedule_catch_ups_total).
+      assert.deepEqual(caughtUp, [expected.length - 2]);
     });
   }
 

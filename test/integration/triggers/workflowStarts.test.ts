@@ -2,19 +2,13 @@
 // workflow desk is the FireTarget, so a firing starts a real run on the real A2A listener and a SQLite file.
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import type { A2aProducer } from '../../../src/a2a/a2aProducer.js';
-import { compileConfig } from '../../../src/config/compile.js';
-import { createLogger } from '../../../src/obs/log.js';
-import { type Runtime, startRuntime } from '../../../src/runtime/startRuntime.js';
 import { loadWorkflow } from '../../../src/workflows/definitions.js';
-import type { WorkflowProducer } from '../../../src/workflows/workflowProducer.js';
 import { waitUntil } from '../wait.js';
-
-type Logged = Record<string, unknown>;
+import { daemon, doneOf, post, runsOf } from './startRig.js';
 
 const HOOKS = `
 workflows:
@@ -36,35 +30,11 @@ workflows:
       f: {kind: finish, depends_on: [s], output: "{{steps.s.output.scheduled_for}}"}
 `;
 
-async function daemon(dir: string, yaml: string) {
-  const file = join(dir, 'agentd.yaml');
-  writeFileSync(file, yaml);
-  const events: Logged[] = [];
-  const flags = { intelligence: 'http://127.0.0.1:9', model: 'm' };
-  const config = compileConfig({ files: [file], env: { AGENTD_STATE_DIR: dir }, flags, cwd: dir });
-  const runtime: Runtime = await startRuntime(config, {
-    log: createLogger({ level: 'debug', write: (line) => events.push(JSON.parse(line)) }),
-    listen: 'http://127.0.0.1:0',
-    warmWorkers: 0,
-  });
-  const a2a = runtime.producers.find((p) => p.name === 'a2a') as A2aProducer;
-  const workflows = runtime.producers.find((p) => p.name === 'workflows') as WorkflowProducer;
-  return { runtime, url: a2a.url ?? '', events, workflows };
-}
-
-const post = (url: string, body: string, headers: Record<string, string> = {}) =>
-  fetch(url, { method: 'POST', body, headers: { 'Content-Type': 'application/json', ...headers } });
-
-const runsOf = (events: Logged[], workflow: string) =>
-  events.filter((e) => e['event'] === 'run.start' && e['workflow'] === workflow);
-const doneOf = (events: Logged[], workflow: string) =>
-  events.filter((e) => e['event'] === 'run.done' && String(e['run']).startsWith(`${workflow}-`));
-
 describe('schedule and webhook start nodes start real runs', () => {
   it('P-25: one key twice is one run; a bad HMAC is 401 and starts nothing; 429 loses nothing accepted', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'agentd-starts-'));
-    process.env['HOOK_SECRET'] = 's3cret';
-    const { runtime, url, events } = await daemon(dir, HOOKS);
+    // The secret reaches the route through compileConfig's env only (house rule 4), never process.env.
+    const { runtime, url, events } = await daemon(dir, HOOKS, { HOOK_SECRET: 's3cret' });
     try {
       await waitUntil(() => events.some((e) => e['event'] === 'start.schedule.armed'), 10_000, 'armed');
       const first = await post(`${url}/hooks/ci`, '{"n": 7}', { 'Idempotency-Key': 'k1' });
@@ -99,9 +69,18 @@ describe('schedule and webhook start nodes start real runs', () => {
       const ticks = runsOf(events, 'tick').length;
       const fired = events.filter((e) => e['event'] === 'start.fired' && e['trigger'] === 'tick.s').length;
       assert.ok(ticks >= 2 && ticks <= fired, 'each scheduled firing started at most one run');
+
+      // Visible on /metrics (issue 17 item 6): deliveries by the status answered, firings by kind.
+      const text = await runtime.supervisor.metrics.render();
+      const count = (line: string) => Number(new RegExp(`^${line} (\\d+)$`, 'm').exec(text)?.[1] ?? -1);
+      assert.equal(count('agentd_webhook_deliveries_total\\{outcome="202"\\}'), 3);
+      assert.equal(count('agentd_webhook_deliveries_total\\{outcome="200"\\}'), 1);
+      assert.equal(count('agentd_webhook_deliveries_total\\{outcome="401"\\}'), 1);
+      assert.equal(count('agentd_webhook_deliveries_total\\{outcome="429"\\}'), 2);
+      assert.equal(count('agentd_trigger_firings_total\\{kind="webhook"\\}'), 3);
+      assert.ok(count('agentd_trigger_firings_total\\{kind="schedule"\\}') >= 2);
     } finally {
       await runtime.stop();
-      delete process.env['HOOK_SECRET'];
     }
   });
 

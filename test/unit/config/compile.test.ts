@@ -69,7 +69,13 @@ function expectedDefaults(storePath: string): Config {
       pool_size: 10,
       lease_ttl: 15_000,
     },
-    lifecycle: { drain_timeout: 25_000, pong_timeout: 10_000, progress_timeout: 120_000 },
+    lifecycle: {
+      drain_timeout: 25_000,
+      run_until: 'auto',
+      idle_grace: 5_000,
+      pong_timeout: 10_000,
+      progress_timeout: 120_000,
+    },
     observability: { log_level: 'info', log_content: false, metrics_addr: null, otlp_endpoint: null },
     workflows: [],
     a2a: {

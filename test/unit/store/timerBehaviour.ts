@@ -61,5 +61,15 @@ export function describeTimers(current: () => Store): void {
       await timers.remember('hook/k1', 20);
       assert.equal(await timers.seen('hook/k1'), true);
     });
+
+    it('forgets the keys of a prefix remembered before a time, and no other', async () => {
+      const { timers } = current();
+      await timers.remember('webhook/w/old', 10);
+      await timers.remember('webhook/w/new', 30);
+      await timers.remember('schedule-done/w/old', 10);
+      assert.equal(await timers.forget('webhook/', 20), 1);
+      const seen = await Promise.all(['webhook/w/old', 'webhook/w/new', 'schedule-done/w/old'].map(timers.seen));
+      assert.deepEqual(seen, [false, true, true]);
+    });
   });
 }

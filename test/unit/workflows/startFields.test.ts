@@ -68,7 +68,7 @@ describe('webhook start nodes at load', () => {
   it('refuses a relative path, a bad auth, rate or overflow policy, naming each field', () => {
     assert.deepEqual(errors({ kind: 'webhook', path: 'hooks', auth: { basic: 'x' }, rate: 'lots', on_overflow: 'x' }), [
       'workflow "nightly" step "s": path: must be a string starting with /',
-      'workflow "nightly" step "s": auth: must be one of {none: true}, {bearer}, {header: {name, equals}}, {hmac: {secret, header, prefix}}',
+      'workflow "nightly" step "s": auth: must be one of {none: true}, {bearer}, {header: {name, equals}}, {hmac: {secret, header, prefix}}, {a2a: true}',
       'workflow "nightly" step "s": rate: must be <count>/<duration>, e.g. 10/1m',
       'workflow "nightly" step "s": on_overflow: must be reject, drop or queue',
     ]);

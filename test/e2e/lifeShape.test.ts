@@ -1,0 +1,132 @@
+// Job or daemon over the built binary (producers reference §3.1, §2.10; cases P-8, P-10a, P-22, P-23): a process
+// with only `once` starts exits when its runs end, with the code they give; a recurring start makes it a daemon
+// that a drain ends; `run_until: idle` exits after idle_grace; `drained` serves until SIGTERM.
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { type AgentdRun, eventsNamed, runAgentd, tempStateDir } from './harness.js';
+
+function configIn(dir: string, yaml: string): string {
+  const path = join(dir, 'agentd.yaml');
+  writeFileSync(path, yaml);
+  return path;
+}
+
+/** Runs the binary; `termAfterMs` after `proc.ready` it gets SIGTERM (a daemon ends only by a drain). */
+function life(dir: string, config: string, termAfterMs?: number, stateDir = true): Promise<AgentdRun> {
+  const args = ['--config', config, ...(stateDir ? ['--state-dir', join(dir, 'state')] : [])];
+  return runAgentd(args, {
+    cwd: dir,
+    timeoutMs: 20_000,
+    onEvent: (event, child) => {
+      if (termAfterMs !== undefined && event.event === 'proc.ready')
+        setTimeout(() => child.kill('SIGTERM'), termAfterMs).unref();
+    },
+  });
+}
+
+const ONCE = `workflows:
+  - name: w
+    steps:
+      s: {kind: once}
+      v: {kind: assign, depends_on: [s], value: {x: 1}}
+      f: {kind: finish, depends_on: [v], output: "{{vars.v.x}}"}
+`;
+
+const TICK = (lifecycle: string) => `lifecycle: ${lifecycle}
+workflows:
+  - name: tick
+    steps:
+      s: {kind: schedule, every: 60ms}
+      f: {kind: finish, depends_on: [s]}
+`;
+
+describe('job or daemon shape', () => {
+  it('P-8: only a once start is a job: exit 0 printing its output; a second life starts nothing', async () => {
+    const dir = tempStateDir();
+    const config = configIn(dir, ONCE);
+    const first = await life(dir, config);
+    assert.equal(first.code, 0, first.stderr.slice(-2000));
+    assert.equal(first.stdout, '1\n');
+    assert.equal(eventsNamed(first, 'run.start').length, 1);
+    assert.equal(eventsNamed(first, 'run.done')[0]?.status, 'completed');
+    assert.deepEqual(
+      eventsNamed(first, 'lifecycle.idle_exit').map((e) => [e.code, e.job_shape]),
+      [[0, true]],
+    );
+    const second = await life(dir, config);
+    assert.equal(second.code, 0);
+    assert.equal(eventsNamed(second, 'start.once.skipped').length, 1);
+    assert.equal(eventsNamed(second, 'run.start').length, 0);
+    assert.equal(second.stdout, '', "a run of an earlier life is not this job's output");
+  });
+
+  it('P-10a: a once run that stalls exits 3 (the code its run gives)', async () => {
+    const dir = tempStateDir();
+    const config = configIn(
+      dir,
+      `workflows:
+  - name: w
+    steps:
+      s: {kind: once}
+      a: {kind: noop, depends_on: [s], when: "CEL: false"}
+      f: {kind: finish, depends_on: [a]}
+`,
+    );
+    const run = await life(dir, config);
+    assert.equal(eventsNamed(run, 'run.done')[0]?.status, 'stalled', run.stderr.slice(-2000));
+    assert.equal(run.code, 3);
+  });
+
+  it('P-22: schedule every 60ms under run_until: drained fires until SIGTERM, then exits 0', async () => {
+    const dir = tempStateDir();
+    const run = await life(dir, configIn(dir, TICK('{run_until: drained}')), 400);
+    assert.equal(run.code, 0, run.stderr.slice(-2000));
+    const fired = eventsNamed(run, 'start.fired').filter((e) => e.kind === 'schedule');
+    // The reference's 3–12 for 400 ms at 60 ms, bounded here by the time up to the drain (a loaded machine may
+    // deliver SIGTERM late): one firing per 60 ms, and none once the drain started.
+    const ms = (name: string) => Date.parse(String(eventsNamed(run, name)[0]?.ts));
+    const upMs = ms('drain.start') - ms('proc.ready');
+    assert.ok(fired.length >= 3 && fired.length <= Math.ceil(upMs / 60) + 1, `fired ${fired.length} in ${upMs} ms`);
+    const drainAt = ms('drain.start');
+    const late = fired.filter((e) => Date.parse(String(e.ts)) > drainAt).length;
+    assert.ok(late <= 1, `a drain stops the triggers (at most a firing in flight finishes): ${late} after it`);
+    assert.equal(eventsNamed(run, 'lifecycle.idle_exit').length, 0, 'a daemon ends by its drain');
+  });
+
+  it("auto with a recurring start is a daemon (unlike P-8's once-only job) and keeps a file store", async () => {
+    const dir = tempStateDir();
+    // No --state-dir: the one predicate that makes it a daemon also gives it the default file store.
+    const daemon = await life(dir, configIn(dir, TICK('{idle_grace: 200ms}')), 1_500, false);
+    assert.equal(daemon.code, 0, daemon.stderr.slice(-2000));
+    assert.equal(eventsNamed(daemon, 'store.opened')[0]?.kind, 'sqlite');
+    assert.equal(eventsNamed(daemon, 'lifecycle.idle_exit').length, 0, 'served past idle_grace until SIGTERM');
+    assert.ok(eventsNamed(daemon, 'start.fired').length >= 5);
+  });
+
+  it('P-23: a one-shot at fires once in life 1; life 2 logs start.schedule.done and starts nothing', async () => {
+    const dir = tempStateDir();
+    const at = new Date(Date.now() + 800).toISOString();
+    const config = configIn(
+      dir,
+      `lifecycle: {run_until: idle, idle_grace: 1500ms}
+workflows:
+  - name: at
+    steps:
+      s: {kind: schedule, at: "${at}"}
+      f: {kind: finish, depends_on: [s], output: done}
+`,
+    );
+    const first = await life(dir, config);
+    assert.equal(first.code, 0, first.stderr.slice(-2000));
+    assert.equal(eventsNamed(first, 'start.fired').length, 1);
+    assert.equal(eventsNamed(first, 'run.start').length, 1);
+    assert.equal(eventsNamed(first, 'run.done')[0]?.status, 'completed');
+    const second = await life(dir, config);
+    assert.equal(second.code, 0);
+    assert.equal(eventsNamed(second, 'start.schedule.done').length, 1);
+    assert.equal(eventsNamed(second, 'start.fired').length, 0);
+    assert.equal(eventsNamed(second, 'run.start').length, 0);
+  });
+});

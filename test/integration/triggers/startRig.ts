@@ -1,0 +1,41 @@
+// A daemon runtime over a real SQLite file and a real A2A listener for start-node tests, and readers of its events.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { A2aProducer } from '../../../src/a2a/a2aProducer.js';
+import { compileConfig } from '../../../src/config/compile.js';
+import { createLogger } from '../../../src/obs/log.js';
+import { type Runtime, type RuntimeOptions, startRuntime } from '../../../src/runtime/startRuntime.js';
+import type { WorkflowProducer } from '../../../src/workflows/workflowProducer.js';
+
+export type Logged = Record<string, unknown>;
+
+/** Starts the runtime on `yaml` in `dir` with `env` as compileConfig's environment. */
+export async function daemon(
+  dir: string,
+  yaml: string,
+  env: Record<string, string> = {},
+  opts: Pick<RuntimeOptions, 'pressureProbe'> = {},
+) {
+  const file = join(dir, 'agentd.yaml');
+  writeFileSync(file, yaml);
+  const events: Logged[] = [];
+  const flags = { intelligence: 'http://127.0.0.1:9', model: 'm' };
+  const config = compileConfig({ files: [file], env: { AGENTD_STATE_DIR: dir, ...env }, flags, cwd: dir });
+  const runtime: Runtime = await startRuntime(config, {
+    log: createLogger({ level: 'debug', write: (line) => events.push(JSON.parse(line)) }),
+    listen: 'http://127.0.0.1:0',
+    warmWorkers: 0,
+    ...opts,
+  });
+  const a2a = runtime.producers.find((p) => p.name === 'a2a') as A2aProducer;
+  const workflows = runtime.producers.find((p) => p.name === 'workflows') as WorkflowProducer;
+  return { runtime, url: a2a.url ?? '', events, workflows };
+}
+
+export const post = (url: string, body: string, headers: Record<string, string> = {}) =>
+  fetch(url, { method: 'POST', body, headers: { 'Content-Type': 'application/json', ...headers } });
+
+export const runsOf = (events: Logged[], workflow: string) =>
+  events.filter((e) => e['event'] === 'run.start' && e['workflow'] === workflow);
+export const doneOf = (events: Logged[], workflow: string) =>
+  events.filter((e) => e['event'] === 'run.done' && String(e['run']).startsWith(`${workflow}-`));

@@ -1,0 +1,41 @@
+// `{{secret:…}}` in a webhook start's auth is the config layer's (house rule 4): checked at compile, resolved from
+// the env compileConfig was given (never process.env), and kept out of the definition a run pins in the store.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { workflowSecrets } from '../../../src/config/workflowSecrets.js';
+import { DaemonError } from '../../../src/errors.js';
+import { compileError, compileIn, tempDir, writeConfig } from './configFiles.js';
+
+const HOOK = `workflows:
+  - name: ci
+    steps:
+      hook: {kind: webhook, path: /hooks/ci, auth: {hmac: {secret: "{{secret:HOOK_KEY}}"}}}
+      f: {kind: finish, depends_on: [hook]}
+`;
+
+describe('workflow secrets', () => {
+  it('an unset secret in a configured webhook is a config error naming workflow, step and field', () => {
+    const dir = tempDir();
+    const file = writeConfig(dir, 'a.yaml', HOOK);
+    assert.match(compileError(dir, { files: [file] }), /workflow "ci" step "hook": auth: secret 'HOOK_KEY' is not set/);
+  });
+
+  it("resolves from compileConfig's env, not process.env; the definition keeps the reference", () => {
+    const dir = tempDir();
+    const file = writeConfig(dir, 'a.yaml', HOOK);
+    // Premise: process.env holds another value; a resolver reading it would answer that one.
+    process.env['HOOK_KEY'] = 'from-process-env';
+    try {
+      const config = compileIn(dir, { files: [file], env: { HOOK_KEY: 'from-config-env' } });
+      const resolve = workflowSecrets(config.workflows);
+      assert.equal(resolve('{{secret:HOOK_KEY}}'), 'from-config-env');
+      const auth = config.workflows[0]?.steps['hook']?.fields['auth'];
+      assert.deepEqual(auth, { hmac: { secret: '{{secret:HOOK_KEY}}' } }, 'no secret in what a run pins');
+      // A workflow created at run time resolving a secret the env never had fails loudly instead of comparing
+      // callers against the literal reference text.
+      assert.throws(() => resolve('{{secret:NOT_THERE}}'), DaemonError);
+    } finally {
+      delete process.env['HOOK_KEY'];
+    }
+  });
+});
