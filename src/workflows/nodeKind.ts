@@ -66,6 +66,8 @@ export interface StepTurnRequest {
   principal: string | null;
   /** The inbox dedupe key: a step re-run after a crash finds the turn it already asked for. */
   key: string;
+  /** Aborted when the step ends early (cancel, timeout, the run's end): the turn is cancelled with it. */
+  signal: AbortSignal;
 }
 
 export interface StepTurnEnd {
@@ -132,6 +134,23 @@ export const failed = (error: string): StepResult => ({ type: 'failed', error })
 export function callLimitMs(ctx: Pick<StepContext, 'step' | 'run' | 'now'>, fallbackMs: number): number {
   const own = ctx.step.timeoutMs ?? fallbackMs;
   return ctx.run.deadlineMs === null ? own : Math.max(1, Math.min(own, ctx.run.deadlineMs - ctx.now));
+}
+
+/** Why a step's early end stopped what it started (a turn, a child): the abort's reason as a cancel text. */
+export function stepEndReason(signal: AbortSignal): string {
+  const reason: unknown = signal.reason;
+  if (typeof reason === 'string') return `its workflow step ended: ${reason}`;
+  return reason instanceof Error && reason.name === 'TimeoutError'
+    ? 'its workflow step timed out'
+    : 'its workflow step ended';
+}
+
+/**
+ * The attempt a step's downstream key carries: its attempt less the ones a restart interrupted, so a replayed step
+ * finds the turn or child its interrupted attempt started (producers reference §2.11) instead of starting another.
+ */
+export function keyedAttempt(ctx: Pick<StepContext, 'run' | 'step' | 'attempt'>): number {
+  return ctx.attempt - (ctx.run.steps[ctx.step.id]?.replays ?? 0);
 }
 
 /** The step's key (stable across attempts), or the one the step pins with `idempotency.value`. */

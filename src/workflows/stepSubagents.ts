@@ -8,7 +8,7 @@ import type { WorkflowRun } from '../domain/workflow.js';
 import type { Usage } from '../protocol/messages.js';
 import type { ProducerContext } from '../runtime/producer.js';
 import type { ToolCaller, ToolResult } from '../tools/toolOutcome.js';
-import type { StepPorts, StepSubagentEnd, StepSubagentRequest } from './nodeKind.js';
+import { type StepPorts, type StepSubagentEnd, type StepSubagentRequest, stepEndReason } from './nodeKind.js';
 import { ENGINE_STOPPED } from './runEngine.js';
 
 declare module '../tools/toolOutcome.js' {
@@ -32,14 +32,6 @@ function callerOf(req: Pick<StepSubagentRequest, 'run' | 'step' | 'principal' | 
   };
 }
 
-function reasonOf(signal: AbortSignal): string {
-  const reason: unknown = signal.reason;
-  if (typeof reason === 'string') return `its workflow step ended: ${reason}`;
-  return reason instanceof Error && reason.name === 'TimeoutError'
-    ? 'its workflow step timed out'
-    : 'its workflow step ended';
-}
-
 function endOf(result: ToolResult): StepSubagentEnd {
   if (result.is_error) return { ok: false, error: String(result.result) };
   const answer = result.result as { handle: string; status: string; result?: unknown; error?: unknown };
@@ -61,7 +53,7 @@ export function stepSubagents(ctx: Pick<ProducerContext, 'supervisor'>): NonNull
     const onAbort = (): void => {
       if (req.signal.reason === ENGINE_STOPPED) return;
       const child = childOf(desk, req.principal, req.key);
-      if (child) host.kill(caller, child.handle, reasonOf(req.signal));
+      if (child) host.kill(caller, child.handle, stepEndReason(req.signal));
       for (const cleanup of cleanups.splice(0)) cleanup();
     };
     if (req.signal.aborted) return { ok: false, error: 'cancelled' };

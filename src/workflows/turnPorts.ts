@@ -3,7 +3,14 @@
 import type { InboxOutcome } from '../domain/inbox.js';
 import type { TurnResult } from '../protocol/frames.js';
 import type { ProducerContext } from '../runtime/producer.js';
-import type { StepDelivery, StepPorts, StepTurnEnd, StepTurnRequest } from './nodeKind.js';
+import {
+  type StepDelivery,
+  type StepPorts,
+  type StepTurnEnd,
+  type StepTurnRequest,
+  stepEndReason,
+} from './nodeKind.js';
+import { ENGINE_STOPPED } from './runEngine.js';
 
 function endOf(outcome: InboxOutcome, result?: TurnResult): StepTurnEnd {
   const value = result?.value ?? result?.finish?.output;
@@ -15,9 +22,13 @@ function endOf(outcome: InboxOutcome, result?: TurnResult): StepTurnEnd {
   };
 }
 
-/** Accepts the step's turn (idempotent per key) and resolves when it folded, now or in an earlier life. */
+/**
+ * Accepts the step's turn (idempotent per key) and resolves when it folded, now or in an earlier life. A step that
+ * ends early cancels its turn (the worker is killed with it); an engine stop (a drain) leaves it to replay.
+ */
 function stepTurn(ctx: ProducerContext): (req: StepTurnRequest) => Promise<StepTurnEnd> {
   return async (req) => {
+    if (req.signal.aborted) return { status: 'cancelled', reply: '', error: stepEndReason(req.signal) };
     let settle: (end: StepTurnEnd) => void = () => {};
     const ended = new Promise<StepTurnEnd>((resolve) => {
       settle = resolve;
@@ -26,6 +37,13 @@ function stepTurn(ctx: ProducerContext): (req: StepTurnRequest) => Promise<StepT
     const unsubscribe = ctx.turns.onCommitted((turn) => {
       if (turn.event.dedupe_key === req.key) settle(endOf(turn.outcome, turn.result));
     });
+    let eventId: string | null = null;
+    const onAbort = (): void => {
+      const error = stepEndReason(req.signal);
+      if (eventId !== null && req.signal.reason !== ENGINE_STOPPED) ctx.supervisor.cancelEvent(eventId, error);
+      settle({ status: 'cancelled', reply: '', error });
+    };
+    req.signal.addEventListener('abort', onAbort, { once: true });
     try {
       const { record } = await ctx.accept({
         kind: 'workflow_step',
@@ -34,9 +52,12 @@ function stepTurn(ctx: ProducerContext): (req: StepTurnRequest) => Promise<StepT
         principal: req.principal,
         dedupe_key: req.key,
       });
+      eventId = record.id;
       if (record.status === 'done' && record.outcome) settle(endOf(record.outcome));
+      else if (req.signal.aborted) onAbort();
       return await ended;
     } finally {
+      req.signal.removeEventListener('abort', onAbort);
       unsubscribe();
     }
   };

@@ -5,7 +5,16 @@
 import { parseDuration } from '../../config/duration.js';
 import { SUBAGENT_MODES } from '../../domain/subagent.js';
 import { schemaProblem } from '../jsonSchema.js';
-import { callLimitMs, done, failed, type NodeKind, pinnedKey, type StepContext, type StepResult } from '../nodeKind.js';
+import {
+  callLimitMs,
+  done,
+  failed,
+  keyedAttempt,
+  type NodeKind,
+  pinnedKey,
+  type StepContext,
+  type StepResult,
+} from '../nodeKind.js';
 
 /** Fields agentd parses and never reads: refused at load rather than accepted and ignored. */
 const UNBUILT = ['workflow', 'skills'] as const;
@@ -91,8 +100,7 @@ async function runSubagent(ctx: StepContext): Promise<StepResult> {
   const args: Record<string, unknown> = {};
   for (const name of PASSED) if (ctx.spec[name] !== undefined) args[name] = ctx.spec[name];
   args['limits'] = boundedLimits(ctx);
-  // Keyed per attempt, less the attempts a restart interrupted: a replay finds the child it started.
-  const attempt = ctx.attempt - (ctx.run.steps[ctx.step.id]?.replays ?? 0);
+  const attempt = keyedAttempt(ctx);
   const end = await port({
     args,
     run: ctx.run.id,

@@ -1,6 +1,14 @@
 // Step kinds that reach the turn side (producers reference §2.8 `agent`; turn reference §3.2 `message`): an agent
 // step is a real turn through the inbox on its own conversation, a message step a durable message.send delivery.
-import { done, failed, type NodeKind, pinnedKey, type StepContext, type StepResult } from '../nodeKind.js';
+import {
+  done,
+  failed,
+  keyedAttempt,
+  type NodeKind,
+  pinnedKey,
+  type StepContext,
+  type StepResult,
+} from '../nodeKind.js';
 
 /** The agent step's fields this build refuses at load rather than accept and ignore. */
 const AGENT_UNBUILT = ['tools', 'servers', 'limits', 'context', 'skills', 'system'] as const;
@@ -26,13 +34,15 @@ async function runAgent(ctx: StepContext): Promise<StepResult> {
   const turn = ctx.ports.turn;
   if (!turn) return failed('agent: no turns in this process');
   const schema = ctx.step.outputSchema;
-  const key = `${pinnedKey(ctx)}#${ctx.attempt}`;
+  // Keyed by the attempt less the replays: a step a restart interrupted finds the turn it accepted (§2.11).
+  const attempt = keyedAttempt(ctx);
   const end = await turn({
     // One conversation per attempt: an agent step sees no history (reference §2.8).
-    conversation: `wf-${ctx.run.id}-${ctx.step.id}-${ctx.attempt}`,
+    conversation: `wf-${ctx.run.id}-${ctx.step.id}-${attempt}`,
     text: agentText(ctx.spec, schema),
     principal: ctx.run.principal,
-    key: `workflow:${key}`,
+    key: `workflow:${pinnedKey(ctx)}#${attempt}`,
+    signal: ctx.signal,
   });
   if (end.status === 'completed') {
     if (end.value !== undefined) return done(end.value);
@@ -62,7 +72,7 @@ export const TURN_KINDS: readonly NodeKind[] = [
     category: 'intelligence',
     implemented: true,
     effect: true,
-    doc: "A real turn through the inbox on a fresh conversation per attempt (`wf-<run>-<step>-<attempt>`, acting as the run's principal): the user message is `instruction`, then `Output contract:` and the JSON-Schema demand when given. Output: the turn's structured value, else its reply (parsed as JSON when the common `output_schema` is set, which the output must then match). A non-completed turn fails the step `turn <status>[: <error>]` (`deadline` is a timeout). The accept is keyed per attempt, so a restarted run finds the turn it asked for. Not built yet (refused at load): `tools`, `servers`, `limits`, `context`, `skills`, `system`.",
+    doc: "A real turn through the inbox on a fresh conversation per attempt (`wf-<run>-<step>-<attempt>`, acting as the run's principal): the user message is `instruction`, then `Output contract:` and the JSON-Schema demand when given. Output: the turn's structured value, else its reply (parsed as JSON when the common `output_schema` is set, which the output must then match). A non-completed turn fails the step `turn <status>[: <error>]` (`deadline` is a timeout). The accept is keyed per attempt (less the attempts a restart interrupted), so a restarted run finds the turn it asked for instead of starting a second one; a cancel, a timeout or the run's end cancels the turn. Not built yet (refused at load): `tools`, `servers`, `limits`, `context`, `skills`, `system`.",
     fields: {
       instruction: { required: true, doc: 'What the turn is asked to do (templates).' },
       output_contract: { doc: 'Text appended as `Output contract:`.' },

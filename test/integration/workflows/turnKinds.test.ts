@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Playbook } from '../../doubles/scriptedModel.js';
 import { startRig } from '../harness.js';
-import { waitUntil } from '../wait.js';
+import { processGone, waitUntil, within } from '../wait.js';
 
 const YAML = `workflows:
   - name: w
@@ -52,6 +52,40 @@ describe('agent and message steps in a real run', () => {
       );
       const accepted = rig.named('inbox.accepted').map((e) => e['kind']);
       assert.ok(accepted.includes('workflow_step') && accepted.includes('agent_message'), accepted.join(','));
+    } finally {
+      await rig.close();
+    }
+  });
+
+  it("a cancelled run cancels its agent step's turn: the worker is gone, the turn ends cancelled", async () => {
+    // Without the cancel in turnPorts.ts the turn runs on (its model answers after 60 s): the worker stays.
+    const playbook: Playbook = {
+      turns: [],
+      match: [{ when_contains: 'take forever', delay_ms: 60_000, content: 'x' }],
+    };
+    const yaml = `workflows:
+  - name: w
+    steps:
+      s: {kind: once}
+      a: {kind: agent, depends_on: s, instruction: "take forever"}
+      f: {kind: finish, depends_on: a}
+`;
+    const rig = await startRig(playbook, {}, { yaml });
+    try {
+      await waitUntil(() => rig.named('turn.spawn').length === 1, 20_000, "the agent step's turn started");
+      const [spawn] = rig.named('turn.spawn');
+      const pid = Number(spawn?.['worker_pid']);
+      await waitUntil(() => rig.model.requests.length === 1, 20_000, 'the turn called the model');
+      assert.equal(processGone(pid), false, 'premise: the worker runs the turn');
+      const desk = rig.ports.port('workflows')?.();
+      const runId = String(rig.named('run.start')[0]?.['run']);
+      assert.equal(await desk?.engine.cancel(runId, 'stop it'), true);
+      const outcome = await within(rig.sup.outcomeOf(String(spawn?.['inbox_event'])), 10_000, 'the turn ended');
+      assert.equal(outcome.status, 'cancelled');
+      await waitUntil(() => processGone(pid), 10_000, "the turn's worker is gone");
+      const run = await rig.store.workflows.getRun(runId);
+      assert.equal(run?.status, 'cancelled');
+      assert.equal(run?.steps['a']?.status, 'cancelled');
     } finally {
       await rig.close();
     }

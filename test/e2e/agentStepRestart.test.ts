@@ -1,0 +1,84 @@
+// A workflow `agent` step across a SIGKILL of the daemon (producers reference §2.8 `agent`, §2.11): the turn the
+// step accepted replays from the inbox in the next life, and the replayed step finds it by its key instead of
+// accepting a second turn; the run completes once with that turn's answer.
+import assert from 'node:assert/strict';
+import { after, describe, it } from 'node:test';
+import { SqliteStore } from '../../src/store/sqliteStore.js';
+import { type ScriptedModel, startScriptedModel } from '../doubles/scriptedModel.js';
+import { waitUntil } from '../integration/wait.js';
+import { killAndRestart, startDaemon } from './daemon.js';
+import { tempStateDir } from './harness.js';
+
+const ASK = 'Count the letters of w.';
+
+function yaml(model: ScriptedModel): string {
+  return `a2a:
+  listen: http://127.0.0.1:0
+intelligence:
+  endpoints: ${model.url}
+workflows:
+  - name: w
+    steps:
+      s: {kind: once}
+      a: {kind: agent, depends_on: s, instruction: "Count the letters of {{run.workflow}}."}
+      f: {kind: finish, depends_on: a, output: "{{steps.a.output}}"}
+`;
+}
+
+const named = (events: Array<Record<string, unknown>>, name: string) => events.filter((e) => e.event === name);
+const asked = (model: ScriptedModel) => model.requests.filter((r) => JSON.stringify(r.body).includes(ASK)).length;
+
+describe('an agent step across a crash', () => {
+  const models: ScriptedModel[] = [];
+  after(async () => {
+    for (const m of models) await m.close();
+  });
+
+  it('resumes the step on the turn it accepted: one turn, the run completes once', async () => {
+    const dir = tempStateDir();
+    const slow = await startScriptedModel({
+      turns: [],
+      match: [{ when_contains: ASK, delay_ms: 60_000, content: '1' }],
+    });
+    models.push(slow);
+    const life1 = await startDaemon(dir, yaml(slow));
+    await waitUntil(() => asked(slow) === 1, 30_000, "the agent step's turn called the model");
+    const fast = await startScriptedModel({ turns: [], match: [{ when_contains: ASK, content: '1' }] });
+    models.push(fast);
+    const life2 = await killAndRestart(life1, dir, yaml(fast));
+    assert.equal(named(life1.events, 'run.done').length, 0, 'premise: the run was mid-step at the kill');
+    try {
+      await waitUntil(() => named(life2.events, 'run.done').length > 0, 30_000, 'the run ended in life 2');
+      assert.deepEqual(
+        named(life2.events, 'run.done').map((e) => e.status),
+        ['completed'],
+      );
+      assert.deepEqual(
+        named(life2.events, 'restore.step.replay').map((e) => e.step),
+        ['a'],
+      );
+      // Keyed by the bare attempt (2 after the replay), the step accepted a second turn on wf-<run>-a-2 here: the
+      // model was asked twice (the replayed event and the new one) and a second conversation was stored.
+      assert.equal(asked(fast), 1, 'one turn in life 2: the replayed one');
+      const accepted = named(life2.events, 'inbox.accepted').filter((e) => e.kind === 'workflow_step');
+      assert.equal(accepted.length, 0, 'the replayed step accepted no new turn');
+      assert.equal(named(life2.events, 'run.start').length, 0, 'no second run');
+    } finally {
+      assert.equal(await life2.stop(), 0);
+    }
+    const store = new SqliteStore(dir);
+    try {
+      const heads = await store.conversations.heads();
+      const steps = heads.map((h) => h.id).filter((id) => id.startsWith('wf-'));
+      assert.equal(steps.length, 1, `one agent-step conversation: ${steps.join(', ')}`);
+      assert.match(String(steps[0]), /-a-1$/);
+      const runs = await store.workflows.listRuns({});
+      assert.deepEqual(
+        runs.map((r) => [r.status, r.output]),
+        [['completed', '1']],
+      );
+    } finally {
+      await store.close();
+    }
+  });
+});
