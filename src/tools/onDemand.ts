@@ -26,11 +26,11 @@ export const DEFAULT_ON_DEMAND: readonly OnDemandFamily[] = ['memory', 'plan', '
 
 /** What each family is for, in the meta-tool's description: the model chooses by these words alone. */
 const BLURBS: Record<string, string> = {
-  memory: 'durable key-value notes',
+  memory: 'durable notes',
   plan: 'a step checklist',
   goal: 'a standing objective',
   side: 'side tasks',
-  subagent: 'delegate to child agents',
+  subagent: 'child agents',
   workflow: 'run and define workflows',
   skills: 'load skills',
   context: 'compact the context',

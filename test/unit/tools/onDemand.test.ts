@@ -14,7 +14,7 @@ describe('planOffer', () => {
     assert.deepEqual(Object.keys(offer.more ?? {}), ['memory', 'workflow']);
     const schema = offer.tools.at(-1)?.input_schema as { properties: { family: { enum: string[] } } };
     assert.deepEqual(schema.properties.family.enum, ['workflow', 'memory'], 'goal has no tool here: not listed');
-    assert.match(offer.tools.at(-1)?.description ?? '', /memory \(durable key-value notes\)/);
+    assert.match(offer.tools.at(-1)?.description ?? '', /memory \(durable notes\)/);
   });
   it('keeps a kept family up front, and withholds nothing without on-demand families', () => {
     assert.deepEqual(Object.keys(planOffer(TOOLS, ['memory', 'plan'], new Set(['plan'])).more ?? {}), ['memory']);
