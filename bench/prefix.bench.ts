@@ -1,5 +1,6 @@
 // The fixed prefix of a model call (issue 14 item 5): system prompt + tool schemas as the wire sends them, for a
-// one-tool agent (the code tool `add`) with default settings, on the OpenAI and Anthropic wires. Prints figures.
+// one-tool agent (the code tool `add`) with default settings, on the OpenAI and Anthropic wires, then with every
+// family up front (`agent.tools.on_demand: []`) for comparison, and what each part of the default prefix weighs.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -22,10 +23,13 @@ function prefixOf(body: Record<string, unknown>): Prefix {
   return { system, tools: (body.tools ?? []) as unknown[], body: JSON.stringify(body) };
 }
 
-async function firstRequest(dialect: 'openai' | 'anthropic'): Promise<Prefix> {
+async function firstRequest(dialect: 'openai' | 'anthropic', extraEnv: Record<string, string> = {}): Promise<Prefix> {
   const model = await startScriptedModel({ turns: [{ content: 'ok' }] });
   const dir = mkdtempSync(join(tmpdir(), 'agentd-prefix-'));
-  const env = { AGENTD_STATE_DIR: dir, AGENTD_OBSERVABILITY_LOG_LEVEL: 'error', AGENTD_AGENT_PREFLIGHT: 'never' };
+  const env = {
+    ...{ AGENTD_STATE_DIR: dir, AGENTD_OBSERVABILITY_LOG_LEVEL: 'error', AGENTD_AGENT_PREFLIGHT: 'never' },
+    ...extraEnv,
+  };
   const flags = { intelligence: model.url, model: dialect === 'anthropic' ? 'claude-x' : 'gpt-x' };
   const agent = await createAgent({
     config: { env: { ...env, AGENTD_INTELLIGENCE_DIALECT: dialect }, flags, cwd: dir },
@@ -52,15 +56,30 @@ const cell = (n: number, w = 7): string => String(n).padStart(w);
 
 console.log('fixed prefix per model call, one code tool (add), default settings; tokens ≈ ceil(chars / 4)');
 console.log(
-  `${'wire'.padEnd(10)} ${'tools'.padStart(5)} ${'system B'.padStart(9)} ${'tools B'.padStart(8)} ${'prefix B'.padStart(9)} ${'≈tokens'.padStart(8)} ${'request B'.padStart(10)}`,
+  `${'wire'.padEnd(25)} ${'tools'.padStart(5)} ${'system B'.padStart(9)} ${'tools B'.padStart(8)} ${'prefix B'.padStart(9)} ${'≈tokens'.padStart(8)} ${'request B'.padStart(10)}`,
 );
-for (const dialect of ['openai', 'anthropic'] as const) {
-  const p = await firstRequest(dialect);
+const EVERY_FAMILY = { AGENTD_AGENT_TOOLS_ON_DEMAND: '' };
+let breakdown: Prefix | undefined;
+for (const [label, dialect, extra] of [
+  ['openai', 'openai', {}],
+  ['anthropic', 'anthropic', {}],
+  ['openai, on_demand: []', 'openai', EVERY_FAMILY],
+  ['anthropic, on_demand: []', 'anthropic', EVERY_FAMILY],
+] as const) {
+  const p = await firstRequest(dialect, extra);
+  breakdown ??= p;
   const toolsText = JSON.stringify(p.tools);
   const prefix = bytes(p.system) + bytes(toolsText);
   const tokens = estimateText(p.system) + estimateText(toolsText);
   console.log(
-    `${dialect.padEnd(10)} ${cell(p.tools.length, 5)} ${cell(bytes(p.system), 9)} ${cell(bytes(toolsText), 8)} ` +
+    `${label.padEnd(25)} ${cell(p.tools.length, 5)} ${cell(bytes(p.system), 9)} ${cell(bytes(toolsText), 8)} ` +
       `${cell(prefix, 9)} ${cell(tokens, 8)} ${cell(bytes(p.body), 10)}`,
   );
+}
+if (breakdown !== undefined) {
+  console.log('\nthe default OpenAI prefix, part by part (bytes of JSON as sent):');
+  console.log(`  ${'system prompt'.padEnd(24)} ${cell(bytes(breakdown.system))}`);
+  for (const tool of breakdown.tools as Array<{ function?: { name?: string } }>) {
+    console.log(`  ${(tool.function?.name ?? '?').padEnd(24)} ${cell(bytes(JSON.stringify(tool)))}`);
+  }
 }

@@ -1,6 +1,7 @@
 // The key table: every config key path with its value kind, default and one-line doc (reference §19).
 // Typed against Config so a key missing from the table, or a default of the wrong type, does not compile.
 import { DIALECTS } from '../protocol/frames.js';
+import { DEFAULT_ON_DEMAND, ON_DEMAND_FAMILIES } from '../tools/onDemand.js';
 import { A2A_DEFAULTS, DEFAULT_MAX_BODY_BYTES, listenKind, principalsKind, tlsKind } from './a2aKeys.js';
 import { budgetKind, metricsAddrKind } from './budgetKeys.js';
 import { byteSizeKind } from './byteSize.js';
@@ -116,6 +117,11 @@ export const KEYS: KeyTable = {
   'agent.tools.internal': { kind: toolSelectionKind(), default: 'all', doc: 'Internal tools or families granted.' },
   'agent.tools.mcp': { kind: toolSelectionKind(), default: 'all', doc: 'MCP tools or servers granted.' },
   'agent.tools.code': { kind: toolSelectionKind(), default: 'all', doc: 'Code tools granted.' },
+  'agent.tools.on_demand': {
+    kind: enumListKind(ON_DEMAND_FAMILIES),
+    default: [...DEFAULT_ON_DEMAND],
+    doc: 'Internal families shown only after the model calls tools.more; [] shows every family up front.',
+  },
   'agent.ask_human_fallback': {
     kind: enumKind(['fail', 'wait']),
     default: 'fail',

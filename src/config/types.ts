@@ -2,6 +2,7 @@
 // Produced only by compileConfig (config/compile.ts); nothing downstream reads raw YAML or process.env.
 import type { WorkflowDef } from '../domain/workflow.js';
 import type { Dialect, ModelFamily } from '../protocol/frames.js';
+import type { OnDemandFamily } from '../tools/onDemand.js';
 import type { A2aConfig } from './a2aTypes.js';
 import type { SubagentsConfig } from './subagentTypes.js';
 
@@ -96,8 +97,9 @@ export interface AgentConfig {
   worker_max_turns: number;
   /** Resident bytes past which a worker is replaced after its turn. Default 256 MiB. */
   worker_max_rss: number;
-  /** Which tools root and conversation turns get. Default all, all, all. */
-  tools: { internal: ToolSelection; mcp: ToolSelection; code: ToolSelection };
+  /** Which tools root and conversation turns get (default all, all, all); `on_demand`: internal families shown only
+   * after `tools.more {family}` (tools/onDemand.ts), [] = all up front. */
+  tools: { internal: ToolSelection; mcp: ToolSelection; code: ToolSelection; on_demand: OnDemandFamily[] };
   /** ask_human with no person reachable: `fail` (default, an error now) or `wait` (park until its timeout). */
   ask_human_fallback: 'fail' | 'wait';
   /** Which happenings leave a wake note (seed 000). Default [a2a_message, human_reply, subagent_result,

@@ -67,6 +67,11 @@ export interface TurnSpec {
   /** The transcript slice: summary and plan as system messages first, then the messages verbatim. */
   messages: Msg[];
   tools: ToolDef[];
+  /**
+   * Withheld internal tool families (tools/onDemand.ts): family → definitions the worker adds to `tools` for the
+   * rest of the turn when the model calls `tools.more {family}`. Absent: `tools` is the whole offer.
+   */
+  more?: Record<string, ToolDef[]>;
   /** Tool names that round-trip to the supervisor. */
   internal: string[];
   /** Tool name → [server, wire tool name]; the worker dials these servers itself. */

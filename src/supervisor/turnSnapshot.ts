@@ -20,6 +20,7 @@ import {
   internalToolDefs,
   isReadOnlyInternal,
 } from '../tools/internalContracts.js';
+import { keptFamilies, planOffer } from '../tools/onDemand.js';
 import type { ToolSurface, TurnJudging } from '../tools/surface.js';
 import { familyFacts, usableInTurn } from '../tools/toolFamilies.js';
 import type { ToolPlan } from '../tools/toolPlan.js';
@@ -182,7 +183,17 @@ export function buildTurnPayload(input: TurnBuildInput): TurnBuild {
     askHuman: input.humanChannel === true || config.agent.ask_human_fallback === 'wait',
   };
   const all = plan?.tools ?? grantedInternalDefs(familyFacts(config));
-  const tools = all.filter((t) => usableInTurn(t.name, turn));
+  const keep = keptFamilies({
+    messages: input.conversation.messages,
+    goal: turn.goal,
+    plan: (input.conversation.plan ?? null) !== null,
+    memoryKeys: input.memoryKeys.length > 0,
+  });
+  const offer = planOffer(
+    all.filter((t) => usableInTurn(t.name, turn)),
+    config.agent.tools.on_demand,
+    keep,
+  );
   const internal = (plan?.internal ?? all.map((t) => t.name)).filter((name) => usableInTurn(name, turn));
   const prompt = renderPrompt(
     {
@@ -196,7 +207,8 @@ export function buildTurnPayload(input: TurnBuildInput): TurnBuild {
     config.context.template,
   );
   const model = turnModel(config, input.route);
-  const payload = turnPayload(input, prompt.text, model.spec, tools, internal);
+  const payload = turnPayload(input, prompt.text, model.spec, offer.tools, internal);
+  if (offer.more !== undefined) payload.turn.more = offer.more;
   return { payload, model, problems: prompt.problems };
 }
 

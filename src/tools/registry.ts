@@ -182,7 +182,10 @@ function compare(a: string, b: string): number {
  * (`memory` grants `memory.get`…); MCP entries match the registered name, the server's tool name or the server;
  * code entries match exact names. An entry that matches nothing grants nothing.
  */
-export function selectTools(tools: RegisteredTool[], selection: AgentConfig['tools']): RegisteredTool[] {
+export function selectTools(
+  tools: RegisteredTool[],
+  selection: Pick<AgentConfig['tools'], 'internal' | 'mcp' | 'code'>,
+): RegisteredTool[] {
   return tools.filter((tool) => {
     const chosen = selection[tool.class];
     if (chosen === 'all') return true;

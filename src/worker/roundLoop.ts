@@ -8,6 +8,7 @@ import type { FinishArgs, ProgressEvent, SpawnPayload, TurnResult } from '../pro
 import type { ToolCall, Usage } from '../protocol/messages.js';
 import type { TurnStatus } from '../protocol/status.js';
 import { addUsage, cacheFields, chargedTokens } from '../protocol/usage.js';
+import { loadFamily, TOOLS_MORE } from '../tools/onDemand.js';
 import type { CallCode } from './codeRunner.js';
 import type { NextStep } from './nextStep.js';
 import { checkGuards, finishText, nextCallStep, nextStep } from './nextStep.js';
@@ -133,22 +134,36 @@ async function executeCall(
   deps.log.info('tool.call', { turn, tool: call.name, id: call.id });
   const started = deps.now();
   const refused = planModeRefusal(s.spec, call.name);
-  const answer = refused
-    ? { result: refused, is_error: true }
-    : await runToolCall(call, {
-        turn: s.spec,
-        n: s.toolCalls - 1,
-        signal,
-        remainingMs: s.deadlineAt - started,
-        callInternal: deps.callInternal,
-        callMcp: deps.callMcp,
-        callCode: deps.callCode,
-      });
+  const answer = isToolsMore(s, call)
+    ? loadMore(s, call)
+    : refused
+      ? { result: refused, is_error: true }
+      : await runToolCall(call, {
+          turn: s.spec,
+          n: s.toolCalls - 1,
+          signal,
+          remainingMs: s.deadlineAt - started,
+          callInternal: deps.callInternal,
+          callMcp: deps.callMcp,
+          callCode: deps.callCode,
+        });
   const ts = deps.now();
   deps.log.info('tool.result', { turn, tool: call.name, is_error: answer.is_error, ms: ts - started });
   publishToolCard(s, call, answer, ts - started, deps);
   append(s, { role: 'tool', id: call.id, name: call.name, content: answer.result, is_error: answer.is_error, ts });
   if (call.name === 'finish' && !answer.is_error) s.pendingFinish = asFinishArgs(call.arguments);
+}
+
+/** A `tools.more` call of a turn that withholds families: the worker answers it (it only changes the offer). */
+function isToolsMore(s: TurnState, call: ToolCall): boolean {
+  return call.name === TOOLS_MORE && s.spec.more !== undefined;
+}
+
+/** Adds the asked family to the offer from the next round on (tools/onDemand.ts). */
+function loadMore(s: TurnState, call: ToolCall): ToolAnswer {
+  const loaded = loadFamily(s.tools, s.spec.more ?? {}, call.arguments);
+  s.tools = loaded.tools;
+  return { result: loaded.result, is_error: loaded.is_error };
 }
 
 /** Runs a response's calls in order (§11.4); a status ends the turn, null runs another round. */

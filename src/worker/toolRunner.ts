@@ -3,6 +3,7 @@
 import { describeError } from '../errors.js';
 import type { TurnSpec } from '../protocol/frames.js';
 import type { ToolCall } from '../protocol/messages.js';
+import { TOOLS_MORE, withheldFamily } from '../tools/onDemand.js';
 
 /** A tool's answer as the transcript stores it. */
 export interface ToolAnswer {
@@ -134,12 +135,15 @@ export function runToolCall(call: ToolCall, ctx: ToolRunContext): Promise<ToolAn
         ? ctx.callCode(call, ctx.n, ctx.signal)
         : Promise.resolve({ result: `error: no such tool '${call.name}'`, is_error: true });
     case 'none':
-      // A subagent's `tools` grant narrowed the catalogue: say so rather than "no such tool" (reference §1.4).
-      return Promise.resolve({
-        result: ctx.turn.allowed_tools
-          ? `error: tool '${call.name}' is not in this subagent's allowed tools`
-          : `error: no such tool '${call.name}'`,
-        is_error: true,
-      });
+      return Promise.resolve({ result: unroutedError(ctx.turn, call.name), is_error: true });
   }
+}
+
+/** Why a call routes nowhere, in words that let the model recover. */
+function unroutedError(turn: TurnSpec, name: string): string {
+  // A subagent's `tools` grant narrowed the catalogue: say so rather than "no such tool" (reference §1.4).
+  if (turn.allowed_tools) return `error: tool '${name}' is not in this subagent's allowed tools`;
+  const family = withheldFamily(turn.more, name);
+  if (family !== null) return `error: '${name}' is not shown yet: call ${TOOLS_MORE} with family "${family}" first`;
+  return `error: no such tool '${name}'`;
 }

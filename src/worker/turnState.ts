@@ -2,7 +2,7 @@
 // the reasoning parts to replay. Reasoning lives only here: never in the delta, the TurnResult or another turn.
 import type { ModelRequest, ModelResponse } from '../intel/modelRequest.js';
 import type { FinishArgs, SpawnPayload, TurnSpec } from '../protocol/frames.js';
-import type { Msg, ToolCall, Usage } from '../protocol/messages.js';
+import type { Msg, ToolCall, ToolDef, Usage } from '../protocol/messages.js';
 import type { TurnErrorKind, TurnStatus } from '../protocol/status.js';
 import { DEFAULT_TOKENS_PER_CALL } from './nextStep.js';
 import type { WrapUpState } from './wrapUp.js';
@@ -17,6 +17,8 @@ export interface TurnEnd {
 
 export interface TurnState {
   spec: TurnSpec;
+  /** The tools offered to the model: spec.tools, then each family `tools.more` loaded (tools/onDemand.ts). */
+  tools: ToolDef[];
   /** The model of the next call; a budget degrade swaps it for the rest of the turn. */
   model: string;
   maxRounds: number;
@@ -49,6 +51,7 @@ export function initState(payload: SpawnPayload, now: number): TurnState {
   const maxTokensPerCall = spec.max_tokens_per_call > 0 ? spec.max_tokens_per_call : DEFAULT_TOKENS_PER_CALL;
   return {
     spec,
+    tools: [...spec.tools],
     model: payload.intelligence.model,
     maxRounds,
     maxTokens: limits.max_tokens,
@@ -138,7 +141,7 @@ export function buildRequest(s: TurnState): ModelRequest {
     model: s.model,
     messages: s.messages,
     system: s.spec.system,
-    tools: s.spec.kind === 'think' ? [] : s.spec.tools,
+    tools: s.spec.kind === 'think' ? [] : s.tools,
     maxTokens: s.wrap.cap,
     temperature: s.spec.temperature,
     outputSchema: s.spec.output_schema,

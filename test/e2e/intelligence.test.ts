@@ -68,7 +68,7 @@ describe('intelligence', () => {
     const sent = model.requests.slice(before).map((r) => r.body as Body);
     assert.equal(sent[0]?.temperature, 0);
     const names = ((sent[0]?.tools ?? []) as Array<{ function: { name: string } }>).map((t) => t.function.name);
-    assert.ok(names.includes('memory_get') && !names.some((n) => n.includes('.')));
+    assert.ok(names.includes('context_compact') && names.includes('tools_more') && !names.some((n) => n.includes('.')));
     const tool = sent.at(-1)?.messages.find((m) => m.role === 'tool');
     assert.match(String(tool?.content), /^ERROR: /);
   });

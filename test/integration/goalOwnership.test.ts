@@ -27,7 +27,9 @@ const playbook = {
 
 describe('goal tools in a turn', () => {
   it("are not offered to a user principal's turn, which leaves no goal; the operator's turn sets one", async () => {
-    const rig = await startRig(playbook);
+    // Every family up front, so the first request lists what each turn can reach; with families on demand the
+    // same split holds for tools.more's families (test/unit/supervisor/turnTools.test.ts).
+    const rig = await startRig(playbook, { AGENTD_AGENT_TOOLS_ON_DEMAND: '' });
     try {
       // Premise: the same calls in the operator's turn set a goal and clear it again in that turn (goal.clear
       // used to be offered only when the conversation had a goal at launch: 'no such tool').

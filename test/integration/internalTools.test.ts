@@ -111,7 +111,7 @@ describe('internal tools backed by the supervisor', () => {
       assert.match(String(asked?.content), /no such tool 'ask_human'/);
       const sent = rig.model.requests.find((r) => JSON.stringify(r.body).includes('ask a person'));
       const names = offeredTools(sent);
-      assert.ok(names.includes('memory_set') && !names.includes('ask_human'), names.join(','));
+      assert.ok(names.includes('status') && !names.includes('ask_human'), names.join(','));
       const setter = (await rig.sup.accept({ context_id: 'setter', text: 'say go', principal: OP })).record;
       assert.ok(setter);
       await within(rig.sup.outcomeOf(waiting.id), 20_000, 'await turn');

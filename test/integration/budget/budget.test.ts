@@ -9,7 +9,7 @@ import { waitUntil, within } from '../wait.js';
 
 const OP = 'operator';
 
-/** One turn's dispatch estimate is about 4 200 tokens and a model call's about 5 600 (tool definitions included). */
+/** One turn's dispatch estimate is a few thousand tokens: the answer allowance, the system prompt, the tools shown. */
 function budgetYaml(body: string): string {
   return `intelligence:\n  budget:\n${body
     .split('\n')
@@ -145,15 +145,15 @@ describe('budget admission', () => {
 
   it('keeps its counters across a restart inside the same window', async () => {
     const yaml = budgetYaml('windows: [{per: week, tokens: 12000}]\non_exhausted: refuse');
-    const spend = { content: 'spent', usage: { prompt_tokens: 6000, completion_tokens: 500 } };
+    const spend = { content: 'spent', usage: { prompt_tokens: 10_500, completion_tokens: 500 } };
     const rig = await startRig({ turns: [spend] }, {}, { yaml });
     assert.equal((await answer(rig, 'c1', 'spend')).status, 'completed');
     await rig.close();
 
     const again = await startRig({ turns: [spend] }, {}, { yaml, dir: rig.dir });
     try {
-      assert.equal(usedTokens(await again.store.budget.load(), 'week@00:00'), 6500, 'the premise: 6 500 stored');
-      // 12 000 − 6 500 leaves less than a turn's estimate: refused only because the count survived.
+      assert.equal(usedTokens(await again.store.budget.load(), 'week@00:00'), 11_000, 'the premise: 11 000 stored');
+      // 12 000 − 11 000 leaves less than a turn's estimate: refused only because the count survived.
       assert.equal((await answer(again, 'c2', 'spend more')).status, 'refused');
       assert.equal(again.model.requests.length, 0);
     } finally {

@@ -9,10 +9,10 @@ describe('agent.tools and agent.ask_human_fallback', () => {
     const file = writeConfig(
       dir,
       'a.yaml',
-      'agent:\n  tools: {internal: [memory, finish], mcp: none}\n  ask_human_fallback: wait\n',
+      'agent:\n  tools: {internal: [memory, finish], mcp: none, on_demand: []}\n  ask_human_fallback: wait\n',
     );
     const config = compileIn(dir, { files: [file] });
-    assert.deepEqual(config.agent.tools, { internal: ['memory', 'finish'], mcp: 'none', code: 'all' });
+    assert.deepEqual(config.agent.tools, { internal: ['memory', 'finish'], mcp: 'none', code: 'all', on_demand: [] });
     assert.equal(config.agent.ask_human_fallback, 'wait');
   });
 
@@ -22,10 +22,16 @@ describe('agent.tools and agent.ask_human_fallback', () => {
         AGENTD_AGENT_TOOLS_INTERNAL: 'memory, plan',
         AGENTD_AGENT_TOOLS_MCP: 'none',
         AGENTD_AGENT_TOOLS_CODE: ' all ',
+        AGENTD_AGENT_TOOLS_ON_DEMAND: 'plan, workflow',
         AGENTD_AGENT_ASK_HUMAN_FALLBACK: 'wait',
       },
     });
-    assert.deepEqual(config.agent.tools, { internal: ['memory', 'plan'], mcp: 'none', code: 'all' });
+    assert.deepEqual(config.agent.tools, {
+      internal: ['memory', 'plan'],
+      mcp: 'none',
+      code: 'all',
+      on_demand: ['plan', 'workflow'],
+    });
     assert.equal(config.agent.ask_human_fallback, 'wait');
   });
 
@@ -50,6 +56,12 @@ describe('agent.tools and agent.ask_human_fallback', () => {
       compileError(dir, { env: { AGENTD_AGENT_TOOLS_CODE: 'a,,b' } }),
       'AGENTD_AGENT_TOOLS_CODE: agent.tools.code: expected all, none or a list of names, comma-separated',
     );
+  });
+
+  it('agent.tools.on_demand names dotted internal families only', () => {
+    const dir = tempDir();
+    const file = writeConfig(dir, 'a.yaml', 'agent:\n  tools:\n    on_demand: [plan, finish]\n');
+    assert.match(compileError(dir, { files: [file] }), /^a\.yaml:3: agent\.tools\.on_demand\[1\]: .*finish/);
   });
 
   it('describes the new keys', () => {

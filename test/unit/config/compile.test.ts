@@ -18,7 +18,12 @@ function expectedDefaults(storePath: string): Config {
       warm_workers: 1,
       worker_max_turns: 100,
       worker_max_rss: 268_435_456,
-      tools: { internal: 'all', mcp: 'all', code: 'all' },
+      tools: {
+        internal: 'all',
+        mcp: 'all',
+        code: 'all',
+        on_demand: ['memory', 'plan', 'goal', 'side', 'subagent', 'workflow'],
+      },
       ask_human_fallback: 'fail',
       wake_on: ['a2a_message', 'human_reply', 'subagent_result', 'workflow_failed'],
       on_workflow_finished: 'ignore',

@@ -5,6 +5,7 @@ import { describe, it } from 'node:test';
 import { compileConfig } from '../../../src/config/compile.js';
 import { newConversation } from '../../../src/context/conversation.js';
 import type { Goal } from '../../../src/domain/goal.js';
+import type { Msg } from '../../../src/protocol/messages.js';
 import { buildTurnPayload } from '../../../src/supervisor/turnSnapshot.js';
 
 const config = (env: Record<string, string> = {}) => compileConfig({ files: [], env, flags: {}, cwd: '/tmp' });
@@ -13,20 +14,33 @@ const goal: Goal = {
   ...{ continuations: 0, idle_streak: 0, created: 0, updated: 0 },
 };
 
-function offered(opts: { env?: Record<string, string>; principal?: string; humanChannel?: boolean; goal?: Goal }) {
+interface OfferOpts {
+  env?: Record<string, string>;
+  principal?: string;
+  humanChannel?: boolean;
+  goal?: Goal;
+  memoryKeys?: string[];
+  messages?: Msg[];
+}
+
+/** `names`: every tool the turn can reach (shown first, or through tools.more); `shown`: the first offer. */
+function offered(opts: OfferOpts) {
   const conversation = newConversation('c1', 'conversation', opts.principal ?? 'operator', 0);
   if (opts.goal) conversation.controls = { mode: 'execute', goal: opts.goal, side_of: null, proposal: null };
+  conversation.messages.push(...(opts.messages ?? []));
   const build = buildTurnPayload({
     config: config(opts.env),
     conversation,
     turnId: 'turn-1',
     plan: undefined,
-    memoryKeys: [],
+    memoryKeys: opts.memoryKeys ?? [],
     principal: opts.principal ?? 'operator',
     humanChannel: opts.humanChannel ?? false,
   });
-  const { tools, internal, system } = build.payload.turn;
-  return { names: tools.map((t) => t.name), internal, system };
+  const { tools, internal, system, more } = build.payload.turn;
+  const shown = tools.map((t) => t.name);
+  const withheld = Object.values(more ?? {}).flatMap((defs) => defs.map((t) => t.name));
+  return { names: [...shown, ...withheld], shown, more: Object.keys(more ?? {}), internal, system };
 }
 
 describe('buildTurnPayload tools', () => {
@@ -61,6 +75,37 @@ describe('buildTurnPayload tools', () => {
     assert.equal(names.includes('goal.set'), false);
     assert.equal(names.includes('goal.clear'), false);
     assert.ok(names.includes('goal.get') && names.includes('goal.complete'));
+  });
+  it('default settings withhold memory, plan, goal, side, subagent and workflow behind tools.more', () => {
+    const { shown, more, internal } = offered({});
+    assert.deepEqual(more, ['memory', 'plan', 'goal', 'side', 'subagent', 'workflow']);
+    assert.equal(shown.at(-1), 'tools.more', 'the meta-tool goes last: the tools before it keep their bytes');
+    for (const name of ['finish', 'status', 'think', 'context.compact']) assert.ok(shown.includes(name), name);
+    assert.equal(
+      shown.some((n) => /^(memory|plan|goal|side|subagent|workflow)\./.test(n)),
+      false,
+    );
+    assert.ok(internal.includes('plan.create'), 'withheld tools still route');
+  });
+  it('agent.tools.on_demand: [] shows every family up front, with no tools.more', () => {
+    const { shown, more } = offered({ env: { AGENTD_AGENT_TOOLS_ON_DEMAND: '' } });
+    assert.deepEqual(more, []);
+    assert.equal(shown.includes('tools.more'), false);
+    assert.ok(shown.includes('plan.create') && shown.includes('workflow.run'));
+  });
+  it('keeps up front a family the transcript calls, a goal, listed memory keys', () => {
+    const call: Msg = { role: 'assistant', tool_calls: [{ id: 'c', name: 'plan.create', arguments: {} }], ts: 0 };
+    const used = offered({ messages: [call], goal, memoryKeys: ['k'] });
+    for (const family of ['plan', 'goal', 'memory']) assert.equal(used.more.includes(family), false, family);
+    assert.ok(used.shown.includes('plan.update') && used.shown.includes('goal.complete'));
+    assert.ok(used.shown.includes('memory.get'));
+    assert.ok(used.more.includes('workflow'), 'premise: the others stay withheld');
+  });
+  it("tools.more does not offer a family the turn cannot use (another principal's goal tools)", () => {
+    const { shown } = offered({ principal: 'user:alice' });
+    const more = offered({ principal: 'user:alice' }).more;
+    assert.equal(more.includes('goal'), false);
+    assert.ok(shown.includes('tools.more') && more.includes('plan'));
   });
   it('the model reads lean schemas: no additionalProperties anywhere', () => {
     const conversation = newConversation('c1', 'conversation', 'operator', 0);
