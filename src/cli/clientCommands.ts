@@ -11,6 +11,7 @@ import {
   taskText,
   type WireTask,
 } from '../client/daemonClient.js';
+import { statusLines } from '../client/statusLines.js';
 import { DaemonError } from '../errors.js';
 import { resolveEndpoint } from './clientEndpoint.js';
 import { runLog } from './clientLog.js';
@@ -117,7 +118,7 @@ const ACTIONS: Record<string, Action> = {
   async status(client, _args, o) {
     const status = (await client.command('status')) as Record<string, unknown>;
     if (o.json) return json(status);
-    const lines = Object.entries(status).map(([k, v]) => `${k}: ${typeof v === 'object' ? JSON.stringify(v) : v}`);
+    const lines = statusLines(status);
     return { code: EXIT.ok, stdout: lines.join('\n') };
   },
   async cancel(client, [id], o) {
