@@ -60,7 +60,7 @@ export function isReadOnly(op: string): boolean {
 
 const STEERING = new Set(['mode', 'goal.set', 'goal.get', 'goal.clear']);
 
-/** `pairing.code`'s answer (interfaces §1.5): `role` and `sessions` (live paired sessions) as agentd names them. */
+/** `pairing.code`'s answer (interfaces §1.3): `role` and `sessions` (live paired sessions) as agentd names them. */
 export interface PairingAnswer {
   code: string;
   expires_in_ms: number;
