@@ -1,16 +1,16 @@
 // The A2A listener as a producer (reference §17): its task backend turns callers' messages into `a2a_message`
 // events and owns their tasks; the listener serves them over HTTP. Off unless `a2a.listen` is set.
 import { randomInt } from 'node:crypto';
-import { isLoopbackHost } from '../config/a2aKeys.js';
 import type { Config } from '../config/types.js';
 import type { Producer, ProducerContext } from '../runtime/producer.js';
 import { VERSION } from '../runtime/version.js';
+import type { PairingAnswer } from './commands.js';
 import { FeedHub } from './feedHub.js';
 import { A2aListener } from './listener.js';
-import { PairingCodes } from './pairingCodes.js';
-import { IMPLICIT_OPERATOR } from './principals.js';
+import { PairingCodes, pairingPrincipalId, wantsStartCode } from './pairingCodes.js';
 import { TaskBackend } from './taskBackend.js';
 import { TaskFeed } from './taskFeed.js';
+import { WebSessions } from './webSessions.js';
 
 export class A2aProducer implements Producer {
   readonly name = 'a2a';
@@ -35,6 +35,16 @@ export class A2aProducer implements Producer {
     }));
     // In memory only: a restart voids every code (a session it opened ends with the process too).
     const pairing = new PairingCodes(randomInt);
+    const sessions = new WebSessions();
+    // Read at each call: a reload turns pairing on or off, or changes its role, for the next code.
+    const mint = (): PairingAnswer | null => {
+      const url = this.listener?.url;
+      if (!config.a2a.pairing.enabled || url === undefined) return null;
+      const now = ctx.clock();
+      const { code, expiresAt } = pairing.issue(pairingPrincipalId(config.a2a), now);
+      const role = config.a2a.pairing.role;
+      return { code, expires_in_ms: expiresAt - now, role, sessions: sessions.pairedCount(now), url: `${url}/ui` };
+    };
     const backend = new TaskBackend({
       store: ctx.store,
       log,
@@ -43,7 +53,7 @@ export class A2aProducer implements Producer {
       accept: ctx.accept,
       drain: () => ctx.requestStop(),
       reload: () => ctx.reload(),
-      pairing: (principal) => pairing.issue(principal, ctx.clock()),
+      pairing: mint,
       // Read at each message: a reload changes wake_on for the next one (interfaces §3.6).
       wake: {
         get wake_on() {
@@ -63,23 +73,17 @@ export class A2aProducer implements Producer {
     const instance = { name: config.agent.name, version: VERSION };
     const webhooks = ctx.webhooks;
     this.listener = await A2aListener.start({
-      ...{ config, backend, log, instance, feed, pairing },
+      ...{ config, backend, log, instance, feed, pairing, sessions, clock: ctx.clock },
       ...(webhooks ? { webhooks } : {}),
     });
     feed.start();
     backend.setListening(true);
-    this.printPairingCode(pairing, this.listener.url, ctx);
-  }
-
-  /**
-   * A loopback daemon prints one pairing code at start, so whoever started it can open the web UI without a
-   * configured token (interfaces §2.2). A code is short-lived and single use; a non-loopback daemon prints none
-   * (its log may travel): an operator asks for one with `agentd pair`.
-   */
-  private printPairingCode(pairing: PairingCodes, url: string, ctx: ProducerContext): void {
-    if (!isLoopbackHost(new URL(url).hostname)) return;
-    const { code, expiresAt } = pairing.issue(IMPLICIT_OPERATOR, ctx.clock());
-    ctx.log.info('ui.pairing_code', { code, expires_in_ms: expiresAt - ctx.clock(), ui: `${url}/ui` });
+    // A code is a secret: a plain line for the person at the terminal, never an event (DESIGN: no secret in events).
+    if (wantsStartCode(config.a2a, this.listener.url, process.stderr.isTTY === true)) {
+      const issued = mint();
+      if (issued)
+        process.stderr.write(`agentd: web UI pairing code ${issued.code} (single use, 10 min): ${issued.url}\n`);
+    }
   }
 
   /** New messages are refused with a `draining` error; streams of running tasks stay open to hear their end. */

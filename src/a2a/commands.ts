@@ -60,6 +60,16 @@ export function isReadOnly(op: string): boolean {
 
 const STEERING = new Set(['mode', 'goal.set', 'goal.get', 'goal.clear']);
 
+/** `pairing.code`'s answer (interfaces §1.3): `role` and `sessions` (live paired sessions) as agentd names them. */
+export interface PairingAnswer {
+  code: string;
+  expires_in_ms: number;
+  role: 'operator' | 'user';
+  sessions: number;
+  /** The web UI's address, where the code is entered. */
+  url: string;
+}
+
 export interface CommandDeps {
   supervisor: SupervisorPort;
   drain(): void;
@@ -67,8 +77,8 @@ export interface CommandDeps {
   reload?(): ReloadReport;
   /** The caller's conversation named by the message's context id; null when the message named none. */
   conversation: string | null;
-  /** Mints a web UI pairing code for the caller (`pairing.code`, pairingCodes.ts); absent = unsupported. */
-  pairing?(principal: Principal): { code: string; expiresAt: number };
+  /** Mints a web UI pairing code (`pairing.code`, pairingCodes.ts); null or absent = pairing is off. */
+  pairing?(): PairingAnswer | null;
   /** Where the read commands (conversation.get, questions) read; absent = they are unsupported. */
   store?: Pick<Store, 'conversations' | 'tasks'>;
 }
@@ -141,9 +151,11 @@ function runCommand(principal: Principal, op: string, args: Record<string, unkno
       if (!deps.reload) throw new BackendError('unsupported', 'command "reload": this instance has no config sources');
       return deps.reload();
     case 'pairing.code': {
-      if (!deps.pairing) throw new BackendError('unsupported', 'command "pairing.code": this instance has no web UI');
-      const { code, expiresAt } = deps.pairing(principal);
-      return { code, principal: principal.id, expires_at: new Date(expiresAt).toISOString(), ui: '/ui' };
+      const pairing = deps.pairing?.() ?? null;
+      if (pairing === null) {
+        throw new BackendError('unsupported', 'command "pairing.code": pairing is off (a2a.pairing.enabled)');
+      }
+      return { pairing };
     }
     default:
       return sup.status();

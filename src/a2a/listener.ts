@@ -37,6 +37,10 @@ export interface A2aListenerOptions {
   feed?: FeedHub;
   /** One-time pairing codes the web UI's sign-in redeems; absent = sign-in by token only. */
   pairing?: PairingCodes;
+  /** The web UI's sessions, when the owner counts them too (`pairing.code`); absent = the listener's own. */
+  sessions?: WebSessions;
+  /** The producer's clock for sessions and codes; default Date.now. */
+  clock?: () => number;
 }
 
 const CARD_PATHS = new Set(['/.well-known/agent-card.json', '/.well-known/agent.json']);
@@ -69,7 +73,7 @@ export class A2aListener {
   private readonly connections: ConnectionTracker;
   private readonly long = new LongRequests();
   /** Web UI sign-ins (webSessions.ts): in memory, so a restart signs every browser out. */
-  private readonly sessions = new WebSessions();
+  private readonly sessions: WebSessions;
   private readonly web: WebDesk;
 
   private constructor(
@@ -77,7 +81,9 @@ export class A2aListener {
     private readonly opts: A2aListenerOptions,
     tls: boolean,
   ) {
-    this.web = { sessions: this.sessions, log: opts.log, ...(opts.pairing ? { pairing: opts.pairing } : {}) };
+    this.sessions = opts.sessions ?? new WebSessions();
+    const now = opts.clock ?? Date.now;
+    this.web = { sessions: this.sessions, log: opts.log, now, ...(opts.pairing ? { pairing: opts.pairing } : {}) };
     const shed = new ShedLog(opts.log);
     this.connections = new ConnectionTracker(server, tls, {
       maxConnections: this.a2a.max_connections,
@@ -179,7 +185,7 @@ export class A2aListener {
 
   private async onRpc(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const audit: Audit = { principal: null, method: null, outcome: 'ok' };
-    const caller = authenticateRequest(this.a2a, req, this.sessions);
+    const caller = authenticateRequest(this.a2a, req, this.sessions, this.web.now());
     if ('refused' in caller) {
       const err = new RpcError(RPC_CODES.unauthenticated, caller.refused, 401);
       return this.refuse(res, null, err, { ...audit, outcome: 'unauthenticated' }, { 'WWW-Authenticate': 'Bearer' });
@@ -222,7 +228,7 @@ export class A2aListener {
   /** `GET /feed`: authenticated like any call, counted as a long request, ended when the listener closes. */
   private async onFeed(req: IncomingMessage, res: ServerResponse, feed: FeedHub): Promise<void> {
     const audit: Audit = { principal: null, method: 'feed', outcome: 'ok' };
-    const caller = authenticateRequest(this.a2a, req, this.sessions);
+    const caller = authenticateRequest(this.a2a, req, this.sessions, this.web.now());
     if ('refused' in caller) {
       const err = new RpcError(RPC_CODES.unauthenticated, caller.refused, 401);
       return this.refuse(res, null, err, { ...audit, outcome: 'unauthenticated' }, { 'WWW-Authenticate': 'Bearer' });

@@ -1,8 +1,11 @@
 // One-time pairing codes for the web UI (issue 18 item 4, interfaces §2.2): the daemon prints a short code, a
 // browser trades it once for a session. Codes live in memory only, expire soon, are single use, and wrong guesses
-// lock pairing for a minute. The clock is an argument; randomness comes from the injected `pick`.
+// lock pairing for a minute. A code and the session it opens name a principal id, resolved against the current
+// config on every request (pairedPrincipal). The clock is an argument; randomness comes from the injected `pick`.
+import { isLoopbackHost } from '../config/a2aKeys.js';
+import type { A2aConfig } from '../config/types.js';
 import type { Principal } from './backend.js';
-import { sameSecret } from './principals.js';
+import { type Authentication, IMPLICIT_OPERATOR, principalId, sameSecret } from './principals.js';
 
 /** Crockford's base32 without I, L, O, U: nothing a person misreads. */
 const ALPHABET = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
@@ -21,7 +24,43 @@ export interface IssuedCode {
   expiresAt: number;
 }
 
-export type Redeemed = { principal: Principal } | { refused: string; locked: boolean };
+/** `report`: log this refusal (while locked, once a minute at most: a guessing loop must not flood the log). */
+export type Redeemed = { principalId: string } | { refused: string; locked: boolean; report: boolean };
+
+/** A code paired as `user` acts as this principal (interfaces §2.2: "user ⇒ `user:paired`"). */
+export const PAIRED_USER = 'user:paired';
+
+type PairingView = Pick<A2aConfig, 'principals' | 'pairing'>;
+
+/** The principal id a new code signs in as: `a2a.pairing.role` operator ⇒ `operator`, user ⇒ `user:paired`. */
+export function pairingPrincipalId(a2a: PairingView): string {
+  return a2a.pairing.role === 'operator' ? 'operator' : PAIRED_USER;
+}
+
+/**
+ * Who a paired session acts as now: its principal id resolved against the current config, so a reload that turns
+ * pairing off or drops the principal ends the session at its next request.
+ */
+export function pairedPrincipal(a2a: PairingView, id: string): Authentication {
+  if (!a2a.pairing.enabled) return { refused: 'pairing is off (a2a.pairing.enabled)' };
+  if (id === 'operator' && a2a.principals.length === 0) return IMPLICIT_OPERATOR;
+  if (id === PAIRED_USER && a2a.pairing.role === 'user') return { id, role: 'user', grants: [] };
+  const entry = a2a.principals.find((p) => principalId(p) === id);
+  if (!entry) return { refused: `the paired principal ${id} is no longer configured` };
+  const principal: Principal = { id, role: entry.role, grants: [...entry.grants] };
+  return principal;
+}
+
+/**
+ * A code is printed at start only where nothing else can sign a browser in and only the starter can read it:
+ * pairing on, no `a2a.principals` (the implicit loopback operator, whom a browser never is), a loopback listener,
+ * and stderr a terminal (a log file or pipe may travel). Anyone else asks with `agentd pair`.
+ */
+export function wantsStartCode(a2a: PairingView, boundUrl: string, stderrIsTty: boolean): boolean {
+  return (
+    a2a.pairing.enabled && a2a.principals.length === 0 && isLoopbackHost(new URL(boundUrl).hostname) && stderrIsTty
+  );
+}
 
 /** A code as typed: case, spaces and dashes do not matter. */
 export function normalizeCode(text: string): string {
@@ -29,20 +68,21 @@ export function normalizeCode(text: string): string {
 }
 
 export class PairingCodes {
-  private readonly codes: Array<{ code: string; principal: Principal; expiresAt: number }> = [];
+  private readonly codes: Array<{ code: string; principalId: string; expiresAt: number }> = [];
   private failures: number[] = [];
+  private lockedReportAt = Number.NEGATIVE_INFINITY;
 
   /** `pick(n)`: a uniformly random integer in [0, n) from a cryptographic source. */
   constructor(private readonly pick: (n: number) => number) {}
 
-  /** A new code that signs a browser in as `principal`, once, until it expires. */
-  issue(principal: Principal, now: number): IssuedCode {
+  /** A new code that signs a browser in as the principal `principalId`, once, until it expires. */
+  issue(principalId: string, now: number): IssuedCode {
     this.sweep(now);
     if (this.codes.length >= MAX_CODES) this.codes.shift();
     let raw = '';
     for (let i = 0; i < CODE_LENGTH; i++) raw += ALPHABET[this.pick(ALPHABET.length)];
     const expiresAt = now + PAIRING_TTL_MS;
-    this.codes.push({ code: raw, principal, expiresAt });
+    this.codes.push({ code: raw, principalId, expiresAt });
     return { code: `${raw.slice(0, 4)}-${raw.slice(4)}`, expiresAt };
   }
 
@@ -50,7 +90,9 @@ export class PairingCodes {
   redeem(text: string, now: number): Redeemed {
     this.sweep(now);
     if (this.failures.length >= MAX_FAILURES) {
-      return { refused: 'too many pairing attempts; wait a minute', locked: true };
+      const report = now - this.lockedReportAt >= FAILURE_WINDOW_MS;
+      if (report) this.lockedReportAt = now;
+      return { refused: 'too many pairing attempts; wait a minute', locked: true, report };
     }
     const given = normalizeCode(text);
     // Every live code is compared, so the time taken says nothing about which one came close.
@@ -59,9 +101,9 @@ export class PairingCodes {
       if (sameSecret(given, entry.code) && found < 0) found = i;
     });
     const entry = found < 0 ? undefined : this.codes.splice(found, 1)[0];
-    if (entry) return { principal: entry.principal };
+    if (entry) return { principalId: entry.principalId };
     this.failures.push(now);
-    return { refused: 'unknown, used or expired pairing code', locked: false };
+    return { refused: 'unknown, used or expired pairing code', locked: false, report: true };
   }
 
   private sweep(now: number): void {

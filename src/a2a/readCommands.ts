@@ -1,5 +1,6 @@
 // Read-only commands for clients (issue 18 item 1): a conversation's history and the questions waiting for the
 // caller. Like `status`, they answer with a task that is never stored (taskBackend: reads leave nothing behind).
+import type { Msg } from '../protocol/messages.js';
 import type { Store } from '../store/store.js';
 import { BackendError, type Principal } from './backend.js';
 
@@ -41,28 +42,67 @@ export async function readCommand(
     Number.isInteger(args['limit']) && (args['limit'] as number) > 0 ? (args['limit'] as number) : DEFAULT_MESSAGES;
   const stored = await store.conversations.get(conversation);
   if (stored === null) throw new BackendError('not_found', `conversation not found`);
-  const messages = stored.conversation.messages.flatMap((m) => {
-    if (m.role === 'user')
-      return [{ role: 'user', text: m.text, ts: m.ts, ...(m.principal ? { principal: m.principal } : {}) }];
-    if (m.role === 'assistant' && m.text) return [{ role: 'agent', text: m.text, ts: m.ts }];
-    return [];
-  });
-  return { ...(contextId ? { context_id: contextId } : {}), messages: messages.slice(-limit), total: messages.length };
+  const all = historyOf(stored.conversation.messages);
+  const messages = await withTasks(store, all.slice(-limit));
+  return { ...(contextId ? { context_id: contextId } : {}), messages, total: all.length };
 }
 
-/** Tasks looked at for `latest`, newest first. */
-const LATEST_SCAN = 50;
+/** One message as `conversation.get` answers it; `event` (internal) is the inbox event of the turn it belongs to. */
+interface HistoryMessage {
+  role: 'user' | 'agent';
+  text: string;
+  ts: number;
+  /** Its place among the conversation's shown messages: a stable id where no task names it. */
+  seq: number;
+  principal?: string;
+  /** The A2A task the message belongs to (the feed's rows carry the same id), when one does. */
+  task?: string;
+  event?: string;
+}
+
+/** The user messages and the agent's text, each with the inbox event of its turn (the last user message's). */
+function historyOf(all: readonly Msg[]): HistoryMessage[] {
+  const out: HistoryMessage[] = [];
+  let event: string | undefined;
+  for (const m of all) {
+    if (m.role === 'user') {
+      event = m.event;
+      const extra = { ...(m.principal ? { principal: m.principal } : {}), ...(event ? { event } : {}) };
+      out.push({ role: 'user', text: m.text, ts: m.ts, seq: out.length, ...extra });
+    } else if (m.role === 'assistant' && m.text) {
+      out.push({ role: 'agent', text: m.text, ts: m.ts, seq: out.length, ...(event ? { event } : {}) });
+    }
+  }
+  return out;
+}
+
+/**
+ * Names each message's task where one exists: the user message its turn's task was opened for, and the turn's
+ * last agent text (the reply the feed shows as that task's `message`). Earlier agent text keeps only its `seq`.
+ */
+async function withTasks(store: Pick<Store, 'tasks'>, messages: HistoryMessage[]): Promise<HistoryMessage[]> {
+  const tasks = new Map<string, string | null>();
+  for (const m of messages) {
+    if (m.event === undefined || tasks.has(m.event)) continue;
+    tasks.set(m.event, (await store.tasks.forEvent(m.event))?.id ?? null);
+  }
+  return messages.map((m, i) => {
+    const { event, ...shown } = m;
+    const task = event === undefined ? null : (tasks.get(event) ?? null);
+    const lastOfTurn = m.role === 'user' || messages[i + 1]?.event !== event || messages[i + 1]?.role === 'user';
+    return task !== null && lastOfTurn ? { ...shown, task } : shown;
+  });
+}
 
 /**
  * The caller's own most recent conversation (`conversation.get {latest: true}`, interfaces §1.8: a client opens
- * it at attach): the one its newest message task went to. Null when it has none.
+ * it at attach): the one its newest turn-starting task went to, however many command tasks came after. Null when
+ * it has none.
  */
 async function latestConversation(
   store: Pick<Store, 'tasks'>,
   principal: Principal,
 ): Promise<{ conversation: string; contextId: string } | null> {
-  const tasks = await store.tasks.list({ principal: principal.id, limit: LATEST_SCAN });
-  // Only a task that started a turn: command tasks have no conversation, and a noted message's id does not sort by time.
-  const task = tasks.find((t) => t.inbox_event !== null);
+  const task = await store.tasks.latestTurn(principal.id);
   return task ? { conversation: task.conversation, contextId: task.context_id } : null;
 }

@@ -1,9 +1,11 @@
 // Who sent an HTTP request to the listener: one function for every route (JSON-RPC, the feed, the web UI), so each
-// authenticates alike (reference §17.3). A web UI session cookie stands for the bearer token it was opened with.
+// authenticates alike (reference §17.3). A web UI session cookie stands for the bearer token it was opened with, or
+// for the principal id a pairing code named, resolved against the current config on each request.
 import type { IncomingMessage } from 'node:http';
 import { isLoopbackHost } from '../config/a2aKeys.js';
 import type { A2aConfig } from '../config/types.js';
 import { headerOf } from './httpIo.js';
+import { pairedPrincipal } from './pairingCodes.js';
 import { type Authentication, authenticate } from './principals.js';
 import { sameOrigin, type WebSessions } from './webSessions.js';
 
@@ -21,8 +23,8 @@ export function isSecure(req: IncomingMessage): boolean {
 export function authenticateRequest(
   a2a: Readonly<A2aConfig>,
   req: IncomingMessage,
-  sessions?: WebSessions,
-  now = Date.now(),
+  sessions: WebSessions | undefined,
+  now: number,
 ): Authentication {
   const authorization = headerOf(req, 'authorization');
   const origin = headerOf(req, 'origin');
@@ -35,7 +37,8 @@ export function authenticateRequest(
       if (!SAFE_METHODS.has(req.method ?? '') && !sameOrigin(origin, headerOf(req, 'host'), isSecure(req))) {
         return { refused: `cross-origin ${req.method} with a session cookie refused (Origin ${origin ?? 'absent'})` };
       }
-      return paired ?? authenticate(a2a, { remoteLoopback, authorization: `Bearer ${token}` });
+      if (paired !== null) return pairedPrincipal(a2a, paired);
+      return authenticate(a2a, { remoteLoopback, authorization: `Bearer ${token}` });
     }
   }
   return authenticate(a2a, {

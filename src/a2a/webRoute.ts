@@ -6,7 +6,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { A2aConfig } from '../config/types.js';
 import type { Logger } from '../obs/log.js';
 import { headerOf, readBody, sendJson } from './httpIo.js';
-import type { PairingCodes } from './pairingCodes.js';
+import { type PairingCodes, pairedPrincipal, type Redeemed } from './pairingCodes.js';
 import { type Authentication, authenticate } from './principals.js';
 import { authenticateRequest, isSecure } from './requestAuth.js';
 import { clearedCookie, sameOrigin, sessionCookie, type WebSessions } from './webSessions.js';
@@ -39,11 +39,12 @@ const SECURITY_HEADERS = {
 };
 const SIGN_IN_BYTES = 4_096;
 
-/** What the sign-in needs beside the config: the sessions, the pairing codes, and where a pairing is logged. */
+/** What the sign-in needs beside the config: the sessions, the pairing codes, the clock, and the log. */
 export interface WebDesk {
   sessions: WebSessions;
   pairing?: PairingCodes;
   log: Logger;
+  now: () => number;
 }
 
 const cache = new Map<string, Buffer | null>();
@@ -112,7 +113,8 @@ async function serveSession(
   const json = (status: number, body: unknown, headers: Record<string, string> = {}): void =>
     sendJson(res, status, body, { headers: { ...SECURITY_HEADERS, 'Cache-Control': 'no-store', ...headers } });
   if (req.method === 'GET') {
-    const who = headerOf(req, 'cookie') ? authenticateRequest(a2a, req, sessions) : { refused: 'not signed in' };
+    const signedIn = headerOf(req, 'cookie') !== undefined;
+    const who = signedIn ? authenticateRequest(a2a, req, sessions, desk.now()) : { refused: 'not signed in' };
     return 'refused' in who ? json(401, { error: who.refused }) : json(200, { principal: who.id, role: who.role });
   }
   if (!sameOrigin(headerOf(req, 'origin'), headerOf(req, 'host'), secure)) {
@@ -126,23 +128,31 @@ async function serveSession(
   const read = await readBody(req, SIGN_IN_BYTES, a2a.body_timeout);
   const given = read.ok ? credentialIn(read.text) : null;
   if (given === null) return json(400, { error: 'expected a JSON body {"token": "…"} or {"code": "…"}' });
-  const now = Date.now();
+  const now = desk.now();
   if ('code' in given) {
-    const redeemed = desk.pairing?.redeem(given.code, now) ?? { refused: 'pairing is off', locked: false };
+    const redeemed = redeemCode(a2a, desk, given.code, now);
     if ('refused' in redeemed) {
-      desk.log.warn('ui.pairing_refused', { reason: redeemed.refused });
+      if (redeemed.report) desk.log.warn('ui.pairing_refused', { reason: redeemed.refused });
       return json(redeemed.locked ? 429 : 401, { error: `sign-in refused: ${redeemed.refused}` });
     }
-    const { principal } = redeemed;
-    // The code is spent: it is never logged again, only who paired.
-    desk.log.info('ui.paired', { principal: principal.id });
-    const id = sessions.openPaired(principal, now);
+    const principal = pairedPrincipal(a2a, redeemed.principalId);
+    if ('refused' in principal) return json(401, { error: `sign-in refused: ${principal.refused}` });
+    // Who paired is logged, never the code (interfaces §2.2: `interface.paired`).
+    desk.log.info('interface.paired', { principal: principal.id, role: principal.role });
+    const id = sessions.openPaired(principal.id, now);
     return json(200, { principal: principal.id, role: principal.role }, { 'Set-Cookie': sessionCookie(id, secure) });
   }
   const who: Authentication = authenticate(a2a, { remoteLoopback: false, authorization: `Bearer ${given.token}` });
   if ('refused' in who) return json(401, { error: `sign-in refused: ${who.refused}` });
   const id = sessions.open(given.token, now);
   return json(200, { principal: who.id, role: who.role }, { 'Set-Cookie': sessionCookie(id, secure) });
+}
+
+function redeemCode(a2a: Readonly<A2aConfig>, desk: WebDesk, code: string, now: number): Redeemed {
+  if (!a2a.pairing.enabled || !desk.pairing) {
+    return { refused: 'pairing is off (a2a.pairing.enabled)', locked: false, report: false };
+  }
+  return desk.pairing.redeem(code, now);
 }
 
 function credentialIn(text: string): { token: string } | { code: string } | null {

@@ -1,9 +1,9 @@
 // Browser sessions of the web UI (issue 18 item 4): a sign-in with a bearer token mints an opaque session id kept
 // in memory only and sent back as an `HttpOnly; SameSite=Strict` cookie. The session keeps the token, so each request
 // is authenticated again by `a2a.principals` (a reload that drops the principal ends its sessions at once). A
-// session opened with a one-time pairing code (pairingCodes.ts) keeps the principal the code was issued for.
+// session opened with a one-time pairing code (pairingCodes.ts) keeps the principal id the code was issued for, which
+// the caller resolves against the current config on every request (pairedPrincipal).
 import { randomBytes } from 'node:crypto';
-import type { Principal } from './backend.js';
 
 /** The cookie's name; its value is 32 random bytes in hex, never the token itself. */
 export const SESSION_COOKIE = 'agentd_session';
@@ -11,7 +11,7 @@ export const SESSION_COOKIE = 'agentd_session';
 const SESSION_TTL_MS = 12 * 3_600_000;
 const MAX_SESSIONS = 1_000;
 
-type Session = ({ token: string } | { principal: Principal }) & { expires: number };
+type Session = ({ token: string } | { principalId: string }) & { expires: number };
 
 export class WebSessions {
   private readonly sessions = new Map<string, Session>();
@@ -21,9 +21,17 @@ export class WebSessions {
     return this.add({ token, expires: now + SESSION_TTL_MS }, now);
   }
 
-  /** A new session acting as `principal` (a pairing code was redeemed for it); returns its id. */
-  openPaired(principal: Principal, now: number): string {
-    return this.add({ principal, expires: now + SESSION_TTL_MS }, now);
+  /** A new session acting as the principal `principalId` (a pairing code was redeemed for it); returns its id. */
+  openPaired(principalId: string, now: number): string {
+    return this.add({ principalId, expires: now + SESSION_TTL_MS }, now);
+  }
+
+  /** Live sessions opened with a pairing code (`pairing.code` answers it as `sessions`). */
+  pairedCount(now: number): number {
+    this.sweep(now);
+    let count = 0;
+    for (const s of this.sessions.values()) if ('principalId' in s) count++;
+    return count;
   }
 
   private add(session: Session, now: number): string {
@@ -43,10 +51,10 @@ export class WebSessions {
     return session && 'token' in session ? session.token : null;
   }
 
-  /** The principal of the paired session the cookie header names, or null. */
-  pairedOf(cookieHeader: string | undefined, now: number): Principal | null {
+  /** The principal id of the paired session the cookie header names, or null. */
+  pairedOf(cookieHeader: string | undefined, now: number): string | null {
     const session = this.live(cookieHeader, now);
-    return session && 'principal' in session ? session.principal : null;
+    return session && 'principalId' in session ? session.principalId : null;
   }
 
   private live(cookieHeader: string | undefined, now: number): Session | null {

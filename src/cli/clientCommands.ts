@@ -2,6 +2,7 @@
 // pair|tui` talk to a running daemon over its A2A listener (src/client/). stdout carries only the answer (a reply,
 // a task id, a listing); errors go to stderr with a non-zero exit; `--json` prints machine-readable output.
 import { Command, CommanderError } from 'commander';
+import type { PairingAnswer } from '../a2a/commands.js';
 import {
   DaemonClient,
   DaemonClientError,
@@ -10,6 +11,7 @@ import {
   taskText,
   type WireTask,
 } from '../client/daemonClient.js';
+import { statusLines } from '../client/statusLines.js';
 import { DaemonError } from '../errors.js';
 import { resolveEndpoint } from './clientEndpoint.js';
 import { runLog } from './clientLog.js';
@@ -116,7 +118,7 @@ const ACTIONS: Record<string, Action> = {
   async status(client, _args, o) {
     const status = (await client.command('status')) as Record<string, unknown>;
     if (o.json) return json(status);
-    const lines = Object.entries(status).map(([k, v]) => `${k}: ${typeof v === 'object' ? JSON.stringify(v) : v}`);
+    const lines = statusLines(status);
     return { code: EXIT.ok, stdout: lines.join('\n') };
   },
   async cancel(client, [id], o) {
@@ -143,10 +145,12 @@ const ACTIONS: Record<string, Action> = {
   },
   log: (client, _args, o) => runLog(client, o),
   async pair(client, _args, o) {
-    const issued = (await client.command('pairing.code')) as { code: string; expires_at: string };
-    if (o.json) return json(issued);
-    process.stderr.write(`agentd pair: single use, until ${issued.expires_at}; enter it at ${client.url}/ui\n`);
-    return { code: EXIT.ok, stdout: issued.code };
+    const answer = (await client.command('pairing.code')) as { pairing: PairingAnswer };
+    if (o.json) return json(answer);
+    const { code, expires_in_ms: ttl, role, url } = answer.pairing;
+    const minutes = Math.round(ttl / 60_000);
+    process.stderr.write(`agentd pair: single use, signs in as ${role}, ${minutes} min; enter it at ${url}\n`);
+    return { code: EXIT.ok, stdout: code };
   },
 };
 

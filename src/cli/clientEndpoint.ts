@@ -21,8 +21,9 @@ const WILDCARD = new Set(['0.0.0.0', '::', '[::]', '']);
 /** The daemon's URL and token; a usage error (exit 2) names what is missing or wrong, in one line. */
 export function resolveEndpoint(flags: EndpointFlags, env: NodeJS.ProcessEnv, cwd: string = process.cwd()): Endpoint {
   const local = flags.config === undefined ? null : localEndpoint(flags.config, env, cwd);
-  const token = tokenOf(flags, env, local);
   const url = flags.url ?? (env.AGENTD_URL || null) ?? local?.url() ?? null;
+  // The config's operator token goes only to the config's own listener, never to a --url/AGENTD_URL elsewhere.
+  const token = tokenOf(flags, env, local && url !== null && local.reaches(url) ? local : null);
   if (url === null) {
     throw new DaemonError('usage_invalid', 'no daemon to talk to: pass --url URL, set AGENTD_URL, or --config FILE');
   }
@@ -39,7 +40,7 @@ export function resolveEndpoint(flags: EndpointFlags, env: NodeJS.ProcessEnv, cw
   return { url, token };
 }
 
-/** The token alone (`agentd tui --start` learns the URL from the daemon it starts). */
+/** The token alone (`agentd tui --start` learns the URL from the daemon it starts from this same config). */
 export function resolveToken(flags: EndpointFlags, env: NodeJS.ProcessEnv, cwd: string = process.cwd()): string | null {
   return tokenOf(flags, env, flags.config === undefined ? null : localEndpoint(flags.config, env, cwd));
 }
@@ -56,14 +57,23 @@ function tokenOf(flags: EndpointFlags, env: NodeJS.ProcessEnv, local: { token: s
 function localEndpoint(file: string, env: NodeJS.ProcessEnv, cwd: string) {
   let config: Readonly<Config>;
   try {
-    config = compileConfig({ files: [file], env, flags: {}, cwd });
+    // The listener's keys alone: a client needs no model key, so an unset model secret is no error here.
+    config = compileConfig({ files: [file], env, flags: {}, cwd, only: (path) => path.startsWith('a2a.') });
   } catch (err) {
     const why = err instanceof Error ? err.message : String(err);
     throw new DaemonError('usage_invalid', `--config ${file}: ${why}`);
   }
   const operator = config.a2a.principals.find((p) => p.role === 'operator' && 'bearer' in p.match);
   const token = operator && 'bearer' in operator.match ? operator.match.bearer : null;
-  return { token, url: () => listenOf(file, config.a2a.listen) };
+  const url = () => listenOf(file, config.a2a.listen);
+  const reaches = (given: string): boolean => {
+    try {
+      return new URL(given).origin === url();
+    } catch {
+      return false;
+    }
+  };
+  return { token, url, reaches };
 }
 
 /** `a2a.listen` as a client reaches it: a wildcard host is loopback; port 0 cannot be reached. */

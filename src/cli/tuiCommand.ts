@@ -57,7 +57,8 @@ function startDaemon(
   env: NodeJS.ProcessEnv,
 ): Promise<{ child: ChildProcess; url: string; log: string }> {
   const log = env.AGENTD_INTERFACE_LOG || join(tmpdir(), `agentd-tui-${process.pid}.log`);
-  const file = createWriteStream(log, { flags: 'a' });
+  // Owner-only: the daemon's log may name principals and paths that are no one else's business.
+  const file = createWriteStream(log, { flags: 'a', mode: 0o600 });
   const child = spawn(process.execPath, [process.argv[1] ?? '', '--config', config], {
     env,
     stdio: ['ignore', 'ignore', 'pipe'],

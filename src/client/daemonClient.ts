@@ -55,7 +55,8 @@ export interface SendOptions {
 export interface History {
   /** The context id; null when `latest` found none. */
   contextId: string | null;
-  messages: Array<{ role: 'user' | 'agent'; text: string }>;
+  /** `task`: the A2A task the message belongs to (feed rows carry it too); `seq`: its place in the conversation. */
+  messages: Array<{ role: 'user' | 'agent'; text: string; seq: number; task?: string }>;
   total: number;
 }
 

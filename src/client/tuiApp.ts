@@ -11,6 +11,7 @@ import {
   initialState,
   type Row,
   type TuiState,
+  ViewRequests,
   visibleRows,
   withHistory,
   workingLine,
@@ -72,13 +73,22 @@ export interface TuiProps {
 const HISTORY_MESSAGES = 100;
 
 /** Opens a conversation in the view with its stored messages (`latest`: the caller's newest one, if any). */
-function openConversation(client: DaemonClient, which: string, dispatch: (a: Action) => void): void {
+function openConversation(
+  client: DaemonClient,
+  which: string,
+  dispatch: (a: Action) => void,
+  views: ViewRequests,
+): void {
+  const request = views.next();
   if (which === 'new') return;
   client.history(which, HISTORY_MESSAGES).then(
     (h) => {
-      if (h.contextId !== null) dispatch({ type: 'history', ctx: h.contextId, messages: h.messages });
+      if (views.current(request) && h.contextId !== null) {
+        dispatch({ type: 'history', ctx: h.contextId, messages: h.messages });
+      }
     },
     (err: unknown) => {
+      if (!views.current(request)) return;
       // A context id the daemon does not know yet is a conversation the first message starts.
       const text = err instanceof Error ? err.message : String(err);
       dispatch({ type: 'note', text: /not found/.test(text) ? `new conversation ${which}` : text });
@@ -130,9 +140,11 @@ export function TuiApp({ client, open, onQuit }: TuiProps): ReactElement {
   const now = useFeed(client, dispatch);
   // Once the daemon first answers (it may start after the TUI), not before: its stored messages come with it.
   const reached = state.connection.ever;
+  // A history answer that comes after the user chose another view is dropped (ViewRequests).
+  const views = useRef(new ViewRequests()).current;
   useEffect(() => {
-    if (reached) openConversation(client, open, dispatch);
-  }, [client, open, reached]);
+    if (reached) openConversation(client, open, dispatch, views);
+  }, [client, open, reached, views]);
   const app = useApp();
   const { stdout } = useStdout();
   const quit = (): void => {
@@ -143,8 +155,11 @@ export function TuiApp({ client, open, onQuit }: TuiProps): ReactElement {
     void submitLine(client, current.current, line, plan).then((done) => {
       if (done.quit) return quit();
       if (done.plan !== undefined) setPlan(done.plan);
-      if (done.ctx !== undefined) dispatch({ type: 'view', ctx: done.ctx });
-      if (done.open !== undefined) openConversation(client, done.open, dispatch);
+      if (done.ctx !== undefined) {
+        views.next();
+        dispatch({ type: 'view', ctx: done.ctx });
+      }
+      if (done.open !== undefined) openConversation(client, done.open, dispatch, views);
       if (done.note) dispatch({ type: 'note', text: done.note, ...(done.error ? { error: true } : {}) });
     });
   };

@@ -67,29 +67,43 @@ export function addRow(state: TuiState, row: Row): TuiState {
 
 /**
  * A conversation's stored messages (`conversation.get`, read when the view opens it), placed before the rows the
- * feed brought since. The newest stored messages may be the feed's rows already (a message can land between the
- * feed's start and the read): each one the view shows for that conversation is taken off the history's end once.
+ * feed brought since. A stored message keyed by its task has the key the feed's row for it has, so a message the
+ * feed already showed is not repeated; one with no task (no feed row exists for it) is keyed by its place.
  */
 export function withHistory(
   state: TuiState,
   ctx: string,
-  messages: ReadonlyArray<{ role: string; text: string }>,
+  messages: ReadonlyArray<{ role: string; text: string; seq: number; task?: string }>,
 ): TuiState {
-  const shown = new Map<string, number>();
-  const said = (kind: string, text: string) => `${kind}\n${text}`;
-  for (const r of state.rows)
-    if (r.ctx === ctx) shown.set(said(r.kind, r.text), (shown.get(said(r.kind, r.text)) ?? 0) + 1);
   const kept: Row[] = [];
-  for (let i = messages.length - 1; i >= 0; i--) {
-    const m = messages[i];
-    if (!m) continue;
+  for (const m of messages) {
     const kind: RowKind = m.role === 'agent' ? 'agent' : 'user';
-    const seen = shown.get(said(kind, m.text)) ?? 0;
-    if (seen > 0) shown.set(said(kind, m.text), seen - 1);
-    else kept.unshift({ key: `hist:${ctx}:${i}`, kind, ctx, text: m.text });
+    const key = m.task === undefined ? `hist:${ctx}:${m.seq}` : messageKey(m.task, kind);
+    if (!state.rows.some((r) => r.key === key) && !kept.some((r) => r.key === key))
+      kept.push({ key, kind, ctx, text: m.text });
   }
-  const fresh = kept.filter((r) => !state.rows.some((x) => x.key === r.key));
-  return { ...state, rows: [...fresh, ...state.rows].slice(-MAX_ROWS) };
+  return { ...state, rows: [...kept, ...state.rows].slice(-MAX_ROWS) };
+}
+
+/** A task's prompt or reply: one of each per task, whether the feed or the stored history brought it. */
+function messageKey(task: string, kind: RowKind): string {
+  return `msg:${task}:${kind}`;
+}
+
+/**
+ * Tags each change of view (opening a conversation, a send that starts one): an answer to an older request is
+ * stale, since the user chose another view after asking, and must not take the view back.
+ */
+export class ViewRequests {
+  private last = 0;
+  /** A new change of view; returns its tag. */
+  next(): number {
+    return ++this.last;
+  }
+  /** True while no later change of view was made. */
+  current(tag: number): boolean {
+    return tag === this.last;
+  }
 }
 
 /** Choices from an ask's schema: boolean ⇒ yes/no; an enum ⇒ its values; a one-property object is unwrapped. */
@@ -117,7 +131,7 @@ export function applyFeed(state: TuiState, e: FeedMessage): TuiState {
   switch (e.kind) {
     case 'message': {
       const kind = d['role'] === 'agent' ? 'agent' : 'user';
-      return addRow(state, { key: `msg:${task}:${kind}:${e.seq}`, kind, ctx, text: str(d['text']) });
+      return addRow(state, { key: messageKey(task, kind), kind, ctx, text: str(d['text']) });
     }
     case 'task':
       return onTask(state, task, ctx, str(d['state']), str(d['message']));

@@ -178,6 +178,7 @@ export function checkA2a(config: Readonly<Config>, originOf: OriginOf): string[]
   };
   if (listen === null) {
     if (tls !== null) report('a2a.tls', 'only for an https a2a.listen');
+    if (config.a2a.pairing.enabled) report('a2a.pairing.enabled', 'needs a2a.listen (pairing signs in to its web UI)');
     return problems;
   }
   const url = new URL(listen);

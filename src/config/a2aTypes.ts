@@ -49,4 +49,6 @@ export interface A2aConfig {
   feed: { retain_events: number; retain_age: number };
   /** Terminal tasks' retention: past the newest `retain` terminal tasks, or older than `retain_age` (ms), they go. */
   tasks: { retain: number; retain_age: number };
+  /** Web UI pairing codes (interfaces §2.2): off by default; a code signs in as `operator` or `user:paired`. */
+  pairing: { enabled: boolean; role: 'operator' | 'user' };
 }

@@ -53,6 +53,7 @@ export function compileConfig(sources: ConfigSources): Readonly<Config> {
   const values = defaultValues(sources.env);
   const accepted: Accepted[] = [];
   for (const { setting, layer } of settings) {
+    if (sources.only && !sources.only(setting.path)) continue;
     const result = coerceSetting(setting, sources.env);
     if (!result.ok) problems.push(result.problem);
     else {

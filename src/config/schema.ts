@@ -32,6 +32,7 @@ import {
   routesKind,
   STRUCTURED_OUTPUT,
 } from './modelDecls.js';
+import { PAIRING_KEYS } from './pairingKeys.js';
 import { policiesKind } from './policyRules.js';
 import { PRODUCER_KEYS } from './producerKeys.js';
 import { overridesKind, stringListKind, templateKind } from './promptKeys.js';
@@ -348,6 +349,7 @@ export const KEYS: KeyTable = {
     doc: "The public agent card's description (never agent.instruction: the card is unauthenticated).",
   },
   ...RETENTION_KEYS,
+  ...PAIRING_KEYS,
 };
 
 /** Every key path, in table order. */

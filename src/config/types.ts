@@ -379,6 +379,9 @@ export interface ConfigSources {
    * Absent (createAgent, tests): the store default is the same for every shape.
    */
   oneShot?: boolean;
+  /** Only settings whose key path this accepts are read; the rest keep their defaults and their secrets stay
+   * unresolved (a client subcommand needs `a2a.*` alone, not the model's key). Absent = every setting. */
+  only?: (path: string) => boolean;
 }
 
 /** CLI flags that map onto config keys. Absent ⇒ not given. */

@@ -26,8 +26,8 @@ feed.append_failed :: a batch of client feed events could not be stored :: event
 feed.deliver_failed :: the feed could not be read to give live streams the newest events (they get them at the next append or on reconnect) :: error
 feed.pruned :: feed retention dropped old events and terminal tasks :: events, tasks
 feed.prune_failed :: a feed retention pass failed (it runs again on the next tick) :: error
-ui.pairing_code :: a loopback daemon printed a one-time web UI pairing code at start (single use, 10 min; never logged again) :: code, expires_in_ms, ui
-ui.paired / ui.pairing_refused :: a browser signed in with a pairing code / a code was refused (warn: wrong, used, expired, or pairing locked for a minute) :: \`principal\` / \`reason\`
+interface.paired :: a browser signed in to the web UI with a pairing code (the code itself is never logged) :: principal, role
+ui.pairing_refused :: a pairing code was refused (warn: wrong, used or expired; while pairing is locked, once a minute at most) :: reason
 `,
 );
 

@@ -32,7 +32,7 @@ import type {
   TimersPort,
   WorkflowsPort,
 } from './store.js';
-import { matchesTask, prunableTasks, selectTasks, taskOfEvent } from './taskQuery.js';
+import { latestTurnTask, matchesTask, prunableTasks, selectTasks, taskOfEvent } from './taskQuery.js';
 import { addCounter, bySubagentAge, checkRevision, compareInbox, keepsTask, scopedKey } from './writeRules.js';
 
 /** A JSON round trip: drops undefined fields and shares nothing with the caller, as storage would. */
@@ -185,6 +185,10 @@ function tasksPort(data: MemoryData): TasksPort {
     },
     async forEvent(eventId) {
       const task = taskOfEvent(data.tasks.values(), eventId);
+      return task === null ? null : jsonCopy(task);
+    },
+    async latestTurn(principal) {
+      const task = latestTurnTask(data.tasks.values(), principal);
       return task === null ? null : jsonCopy(task);
     },
     async prune(keep, before) {

@@ -63,6 +63,7 @@ export const SQL = {
     ORDER BY id DESC LIMIT $5`,
   countTasks: `SELECT count(*) AS n FROM tasks WHERE ${TASK_FILTER}`,
   taskForEvent: 'SELECT json FROM tasks WHERE inbox_event = $1 ORDER BY updated DESC, id DESC LIMIT 1',
+  latestTurnTask: 'SELECT json FROM tasks WHERE principal = $1 AND inbox_event IS NOT NULL ORDER BY id DESC LIMIT 1',
 
   nextSequence: `INSERT INTO sequences (name, value) VALUES ($1, $2)
     ON CONFLICT (name) DO UPDATE SET value = sequences.value + excluded.value RETURNING value`,

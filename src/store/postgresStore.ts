@@ -253,6 +253,8 @@ export class PostgresStore implements Store {
       },
       forEvent: (eventId) =>
         this.#read('read a task', async (q) => one((await q(SQL.taskForEvent, [eventId])).rows, toTask)),
+      latestTurn: (principal) =>
+        this.#read('read a task', async (q) => one((await q(SQL.latestTurnTask, [principal])).rows, toTask)),
       prune: (keep, before) =>
         this.#read('prune tasks', async (q) => (await q(SQL.pruneTasks, [Math.max(0, keep), before])).rowCount ?? 0),
     };

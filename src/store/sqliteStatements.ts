@@ -231,6 +231,10 @@ function memoryTasksCounters(db: Database.Database) {
       db,
       `SELECT COUNT(*) AS n FROM tasks WHERE ${TASK_FILTER}`,
     ),
+    latestTurnTask: prepare<[string], { json: string }>(
+      db,
+      'SELECT json FROM tasks WHERE principal = ? AND inbox_event IS NOT NULL ORDER BY id DESC LIMIT 1',
+    ),
     taskForEvent: prepare<[string], { json: string }>(
       db,
       'SELECT json FROM tasks WHERE inbox_event = ? ORDER BY updated DESC, id DESC LIMIT 1',

@@ -203,6 +203,7 @@ export class SqliteStore implements Store {
       },
       count: (filter) => this.#run('count tasks', () => sql.countTasks.get(taskFilterParams(filter))?.n ?? 0),
       forEvent: (eventId) => this.#run('read a task', () => nullable(sql.taskForEvent.get(eventId), toTask)),
+      latestTurn: (principal) => this.#run('read a task', () => nullable(sql.latestTurnTask.get(principal), toTask)),
     };
   }
 

@@ -112,6 +112,8 @@ export interface TasksPort {
   count(filter: Omit<TaskFilter, 'after' | 'limit'>): Promise<number>;
   /** The task an inbox event answers, or null. */
   forEvent(eventId: string): Promise<TaskRecord | null>;
+  /** The principal's newest task (by id) that started a turn (it has an inbox event), or null. */
+  latestTurn(principal: string): Promise<TaskRecord | null>;
   /**
    * Deletes terminal tasks past retention: those beyond the newest `keep` terminal ones (by `updated`, then id),
    * and those last updated before `before`. A task still running is never deleted. Resolves with how many went.

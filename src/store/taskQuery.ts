@@ -51,6 +51,16 @@ export function taskOfEvent(tasks: Iterable<TaskRecord>, eventId: string): TaskR
   return found;
 }
 
+/** The principal's newest task (by id) that started a turn: one with an inbox event (a command task has none). */
+export function latestTurnTask(tasks: Iterable<TaskRecord>, principal: string): TaskRecord | null {
+  let found: TaskRecord | null = null;
+  for (const task of tasks) {
+    if (task.principal !== principal || task.inbox_event === null) continue;
+    if (found === null || compareListing(task, found) < 0) found = task;
+  }
+  return found;
+}
+
 const FINAL: ReadonlySet<TaskState> = new Set(['completed', 'failed', 'canceled', 'rejected']);
 
 /**

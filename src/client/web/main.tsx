@@ -88,8 +88,8 @@ function SignIn({ onSignedIn }: { onSignedIn(who: Who): void }) {
         </p>
       )}
       <p class="hint">
-        Sign in with one of the daemon's a2a.principals bearers, or with the one-time pairing code the daemon printed
-        (or `agentd pair` prints). Either is exchanged for a session cookie.
+        Sign in with one of the daemon's a2a.principals bearers, or with a one-time pairing code from `agentd pair`
+        (a2a.pairing.enabled). Either is exchanged for a session cookie.
       </p>
     </main>
   );

@@ -1,6 +1,7 @@
 // The tasks tab (every task the caller may see, with its state and a cancel button while it runs) and the status
 // tab (live turns, queue, budgets, workers: the `status` command's document), each re-read as the feed moves.
 import { useEffect, useState } from 'preact/hooks';
+import { fieldText } from '../statusLines.js';
 import type { TuiState } from '../tuiState.js';
 import { cancelTask, command, listTasks, type WireTask } from './rpc.js';
 
@@ -102,9 +103,7 @@ export function StatusView({ state: feed }: { state: TuiState }) {
         {Object.entries(doc).map(([key, v]) => (
           <div key={key} class="field">
             <dt>{key}</dt>
-            <dd>
-              <code>{show(v)}</code>
-            </dd>
+            <dd>{fieldText(key, v)?.map((line) => <div key={line}>{line}</div>) ?? <code>{show(v)}</code>}</dd>
           </div>
         ))}
       </dl>

@@ -3,6 +3,8 @@
 // that does not compile, a missing or a malformed endpoint is one line on stderr and exit 2.
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { type ScriptedModel, startScriptedModel } from '../../doubles/scriptedModel.js';
@@ -67,6 +69,58 @@ describe('agentd client endpoint', { timeout: 120_000 }, () => {
       env: { OPERATOR_TOKEN, AGENTD_TOKEN: 'not-the-token-0123456789abcdef' },
     });
     assert.equal(badToken.code, 1, 'AGENTD_TOKEN was taken over the config');
+  });
+
+  it("sends the config's operator token only to the config's own listener", async () => {
+    // Another server: what a --url elsewhere would receive. The first case shows the token does go to the config's
+    // own listener; the old resolution sent it here too.
+    const seen: unknown[] = [];
+    const other = createServer((req, res) => {
+      seen.push(req.headers.authorization);
+      res.writeHead(401, { 'content-type': 'application/json' }).end('{"error":"no"}');
+    });
+    await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
+    try {
+      const elsewhere = `http://127.0.0.1:${(other.address() as AddressInfo).port}`;
+      const run = await runAgentd(['status', '--url', elsewhere, '--config', clientConfig], {
+        env: { OPERATOR_TOKEN },
+      });
+      assert.equal(run.code, 1);
+      assert.ok(seen.length > 0, 'premise: the client did call the other server');
+      assert.ok(
+        seen.every((h) => h === undefined),
+        `no Authorization header went elsewhere: ${seen.length}`,
+      );
+      const viaEnv = await runAgentd(['status', '--config', clientConfig], {
+        env: { OPERATOR_TOKEN, AGENTD_URL: elsewhere },
+      });
+      assert.equal(viaEnv.code, 1);
+      assert.ok(
+        seen.every((h) => h === undefined),
+        'nor with AGENTD_URL',
+      );
+    } finally {
+      other.close();
+    }
+  });
+
+  it('reads only the listener keys: an unset model secret is no error for a client', async () => {
+    const withModelKey = join(dir, 'model-key.yaml');
+    const port = new URL(daemon.url).port;
+    const text = [
+      'a2a:',
+      `  listen: http://127.0.0.1:${port}`,
+      ...principals,
+      'intelligence:',
+      '  token: "{{secret:MODEL_KEY}}"',
+    ];
+    writeFileSync(withModelKey, `${text.join('\n')}\n`);
+    const run = await runAgentd(['status', '--json', '--config', withModelKey], { env: { OPERATOR_TOKEN } });
+    assert.equal(run.code, 0, run.stderr);
+    // The premise: the daemon itself would refuse this config for its unset model secret.
+    const daemonRun = await runAgentd(['--validate-config', '--config', withModelKey], { env: { OPERATOR_TOKEN } });
+    assert.equal(daemonRun.code, 2);
+    assert.match(daemonRun.stderr, /MODEL_KEY/);
   });
 
   it('a config that does not compile is one line and exit 2, before any call', async () => {

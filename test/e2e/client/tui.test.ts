@@ -152,23 +152,31 @@ describe('agentd tui in a real terminal', { skip: !hasTmux && 'tmux is not insta
   });
 
   it('opens the latest conversation with its stored messages; new opens none; send --conversation latest continues it', async () => {
+    // Its own conversation, sent before any view attaches: the test needs no earlier test's rows.
+    const seeded = await runAgentd(['send', '--json', 'seed for latest'], { env: { AGENTD_URL: daemon.url } });
+    assert.equal(seeded.code, 0, seeded.stderr);
+    const ctx = (JSON.parse(seeded.stdout) as { contextId: string }).contextId;
     const fresh = attach('agentd-tui-new', '--conversation new');
     const latest = attach('agentd-tui-latest');
     try {
-      await waitUntil(() => latest.screen().includes('▌ after the restart'), 15_000, 'the latest conversation opens');
-      const ctx = /#(ctx-[0-9a-z]+)/.exec(latest.screen())?.[1];
-      assert.ok(ctx, `the header names the conversation:\n${latest.screen()}`);
+      await waitUntil(() => latest.screen().includes('▌ seed for latest'), 15_000, 'the latest conversation opens');
+      assert.ok(latest.screen().includes(`#${ctx}`), `the header names the conversation ${ctx}:\n${latest.screen()}`);
       await waitUntil(() => fresh.screen().includes('● live'), 15_000, 'the new view connects');
       // The feed starts from now: before, every attach replayed the whole retained feed into the view.
-      assert.ok(!fresh.screen().includes('after the restart'), `a new view shows no old row:\n${fresh.screen()}`);
+      assert.ok(!fresh.screen().includes('seed for latest'), `a new view shows no old row:\n${fresh.screen()}`);
       assert.match(fresh.screen(), /all conversations/);
       const run = await runAgentd(['send', '--json', '--conversation', 'latest', 'continue please'], {
         env: { AGENTD_URL: daemon.url },
       });
       assert.equal(run.code, 0, run.stderr);
       assert.equal((JSON.parse(run.stdout) as { contextId: string }).contextId, ctx, 'the same conversation');
-      assert.match(JSON.stringify(model.requests.at(-1)?.body), /after the restart/, 'the model saw its history');
+      assert.match(JSON.stringify(model.requests.at(-1)?.body), /seed for latest/, 'the model saw its history');
       await waitUntil(() => latest.screen().includes('▌ continue please'), 10_000, 'the open view follows it live');
+      assert.equal(
+        latest.screen().split('▌ seed for latest').length,
+        2,
+        `one row for the stored prompt:\n${latest.screen()}`,
+      );
     } finally {
       fresh.close();
       latest.close();

@@ -166,11 +166,11 @@ describe('the web UI in headless Chromium', { timeout: 240_000 }, () => {
     }
     assert.match(
       (await field('workers').locator('dd').textContent()) ?? '',
-      /"busy":\d+,"spare":\d+,"target":\d+,"max":\d+/,
+      /^\d+ busy, \d+ spare \(target \d+\), max \d+$/,
     );
     assert.match(
       (await field('budget').locator('dd').textContent()) ?? '',
-      /"per":"day","tokens":[1-9]\d*,"max_tokens":50000000/,
+      /per day [1-9]\d*\/50000000 tokens, \d+\/(\d+|∞) requests, resets \d{4}-.*lifetime \d+\/(\d+|∞) tokens/,
     );
     await page.getByRole('button', { name: 'chat' }).click();
   });

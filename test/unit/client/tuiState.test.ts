@@ -2,13 +2,13 @@
 // twice a message the live feed already brought.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { applyFeed, initialState, visibleRows, withHistory } from '../../../src/client/tuiState.js';
+import { applyFeed, initialState, ViewRequests, visibleRows, withHistory } from '../../../src/client/tuiState.js';
 
 const stored = [
-  { role: 'user', text: 'hi' },
-  { role: 'agent', text: 'hello' },
-  { role: 'user', text: 'again' },
-  { role: 'agent', text: 'ok' },
+  { role: 'user', text: 'hi', seq: 0, task: 't1' },
+  { role: 'agent', text: 'hello', seq: 1, task: 't1' },
+  { role: 'user', text: 'again', seq: 2, task: 't2' },
+  { role: 'agent', text: 'ok', seq: 3, task: 't2' },
 ];
 
 describe('withHistory', () => {
@@ -18,7 +18,7 @@ describe('withHistory', () => {
       seq: 9,
       ts: 0,
       kind: 'message',
-      data: { role: 'user', text: 'live', context_id: 'c1' },
+      data: { role: 'user', text: 'live', task: 't3', context_id: 'c1' },
     });
     state = withHistory(state, 'c1', stored);
     assert.deepEqual(
@@ -27,18 +27,48 @@ describe('withHistory', () => {
     );
   });
 
-  it('drops the newest stored messages the feed already showed, and adds nothing when opened again', () => {
+  it('drops the stored messages the feed already showed (by task), and adds nothing when opened again', () => {
     let state = initialState('c1');
     // The feed brought the last exchange before the stored messages were read.
     for (const [seq, m] of stored.slice(2).entries()) {
-      state = applyFeed(state, { seq, ts: 0, kind: 'message', data: { ...m, task: 't', context_id: 'c1' } });
+      state = applyFeed(state, { seq, ts: 0, kind: 'message', data: { ...m, context_id: 'c1' } });
     }
     state = withHistory(state, 'c1', stored);
     const texts = visibleRows(state).map((r) => r.text);
     assert.deepEqual(texts, ['hi', 'hello', 'again', 'ok'], 'each message once');
-    // The premise: a message repeated earlier in the history is kept (only the overlap at the end goes).
-    const repeated = withHistory(initialState('c2'), 'c2', [...stored, { role: 'user', text: 'hi' }]);
-    assert.equal(visibleRows(repeated).filter((r) => r.text === 'hi').length, 2);
     assert.equal(withHistory(state, 'c1', stored).rows.length, state.rows.length, 'opened again: no new row');
+  });
+
+  it('keeps an older stored message that says what a live one says', () => {
+    // A live "yes" (task t9) and an older stored "yes" (task t1): two messages. Matching by role and text, the old
+    // merge took the stored one for the live row and dropped it.
+    let state = initialState('c1');
+    state = applyFeed(state, {
+      seq: 1,
+      ts: 0,
+      kind: 'message',
+      data: { role: 'user', text: 'yes', task: 't9', context_id: 'c1' },
+    });
+    state = withHistory(state, 'c1', [
+      { role: 'user', text: 'yes', seq: 0, task: 't1' },
+      { role: 'agent', text: 'noted', seq: 1, task: 't1' },
+      // A message no task names (another producer's) is keyed by its place, so it is kept too.
+      { role: 'agent', text: 'yes', seq: 2 },
+    ]);
+    assert.deepEqual(
+      visibleRows(state).map((r) => `${r.kind}:${r.text}`),
+      ['user:yes', 'agent:noted', 'agent:yes', 'user:yes'],
+    );
+  });
+});
+
+describe('ViewRequests', () => {
+  it('marks an answer stale once the user changed the view after asking', () => {
+    const views = new ViewRequests();
+    const latest = views.next(); // the TUI asks for `latest` at attach
+    assert.equal(views.current(latest), true, 'premise: with no later choice the answer applies');
+    const chosen = views.next(); // then the user types /conversation other
+    assert.equal(views.current(latest), false, "the late `latest` answer must not take the user's view back");
+    assert.equal(views.current(chosen), true);
   });
 });

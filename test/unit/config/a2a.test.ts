@@ -232,7 +232,24 @@ describe('a2a config', () => {
       'a2a.feed.retain_age',
       'a2a.tasks.retain',
       'a2a.tasks.retain_age',
+      'a2a.pairing.enabled',
+      'a2a.pairing.role',
     ]);
+  });
+
+  it('reads a2a.pairing: off and operator by default, a role of operator or user, and only with a listener', () => {
+    const listen = 'a2a:\n  listen: http://127.0.0.1:0\n';
+    assert.deepEqual(compileYaml(listen).a2a.pairing, { enabled: false, role: 'operator' });
+    const on = compileYaml(`${listen}  pairing: {enabled: true, role: user}\n`);
+    assert.deepEqual(on.a2a.pairing, { enabled: true, role: 'user' });
+    assert.match(
+      errorOf(`${listen}  pairing:\n    role: agent\n`),
+      /a\.yaml:4: a2a\.pairing\.role: expected one of operator, user/,
+    );
+    assert.match(
+      errorOf('a2a:\n  pairing:\n    enabled: true\n'),
+      /a\.yaml:3: a2a\.pairing\.enabled: needs a2a\.listen/,
+    );
   });
 });
 

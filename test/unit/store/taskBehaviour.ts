@@ -112,6 +112,23 @@ export function describeTasks(current: () => Store): void {
       assert.equal((await store.tasks.forEvent('E3'))?.id, first.id);
     });
 
+    it("finds a principal's newest turn-starting task past any number of later command tasks", async () => {
+      const store = current();
+      const turn = taskRecord({ id: '01D0000000000000000000000A', inbox_event: 'T1', context_id: 'ctx-turn' });
+      const other = taskRecord({ id: '01D0000000000000000000000B', inbox_event: 'T2', principal: 'bob' });
+      await store.tasks.save(turn);
+      await store.tasks.save(other);
+      // Sixty later command tasks (no inbox event): a look at the 50 newest tasks would not reach the turn.
+      for (let i = 0; i < 60; i++) {
+        await store.tasks.save(
+          taskRecord({ id: `01D00000000000000000001${String(i).padStart(3, '0')}`, inbox_event: null }),
+        );
+      }
+      assert.equal((await store.tasks.latestTurn('alice'))?.context_id, 'ctx-turn');
+      assert.equal((await store.tasks.latestTurn('bob'))?.id, other.id);
+      assert.equal(await store.tasks.latestTurn('carol'), null);
+    });
+
     it('commits transcript, inbox done and the task terminal state together in completeInbox', async () => {
       const store = current();
       const event = inboxEvent({ dedupe_key: 'fold' });

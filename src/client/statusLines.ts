@@ -1,0 +1,37 @@
+// The `status` document as text a person reads (issue 18 item 13), shared by `agentd status` and the web UI's
+// status page; `--json` keeps the document itself. Pure: values in, lines out.
+
+type Doc = Record<string, unknown>;
+
+const show = (v: unknown): string => (typeof v === 'object' && v !== null ? JSON.stringify(v) : String(v));
+const cap = (v: unknown): string => (v === null || v === undefined ? '∞' : String(v));
+
+/**
+ * A field's value as lines where a plain rendering would be a JSON blob: `workers` (`1 busy, 2 spare (target 2),
+ * max 4`) and `budget` (one line per window, then the lifetime; `none` without an instance budget). Null for a
+ * field shown as it is.
+ */
+export function fieldText(key: string, value: unknown): string[] | null {
+  if (key === 'workers' && typeof value === 'object' && value !== null) {
+    const w = value as Doc;
+    return [`${show(w.busy)} busy, ${show(w.spare)} spare (target ${show(w.target)}), max ${show(w.max)}`];
+  }
+  if (key !== 'budget' || typeof value !== 'object') return null;
+  if (value === null) return ['none'];
+  const b = value as Doc;
+  const windows = Array.isArray(b.windows) ? (b.windows as Doc[]) : [];
+  const lines = windows.map(
+    (w) =>
+      `per ${show(w.per)} ${show(w.tokens)}/${cap(w.max_tokens)} tokens, ` +
+      `${show(w.requests)}/${cap(w.max_requests)} requests, resets ${show(w.resets)}`,
+  );
+  lines.push(`lifetime ${show(b.lifetime_tokens)}/${cap(b.max_lifetime_tokens)} tokens`);
+  return lines;
+}
+
+/** The status document as `key: value` lines, workers and budget readably (fieldText). */
+export function statusLines(status: Doc): string[] {
+  return Object.entries(status).flatMap(([key, value]) =>
+    (fieldText(key, value) ?? [show(value)]).map((line) => `${key}: ${line}`),
+  );
+}
