@@ -317,7 +317,10 @@ export function supervisorHandlers(c: HandlerContext): SupervisorHandlers {
       jobs.add(e.event, 'accepted');
     },
     inbox_replayed: (e) => {
-      for (const event of e.events) jobs.add(event, 'replayed');
+      for (const event of e.events) {
+        c.turns.traceAccept(event);
+        jobs.add(event, 'replayed');
+      }
     },
     staging_done: (e) =>
       e.reply === null
