@@ -1,6 +1,6 @@
 // The support agent's code tool. Its module is imported by each turn's worker process (functions cannot cross a
 // process boundary), so the tools live in a module of their own that createAgent's `toolsModule` names.
-import { defineTool } from 'agentd';
+import { defineTool } from 'agentd/tools';
 import { z } from 'zod';
 
 const ORDERS: Record<string, { state: string; eta: string }> = {

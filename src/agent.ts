@@ -85,17 +85,7 @@ export function runtimeOf(agent: Agent): Runtime {
  */
 export async function createAgent(opts: CreateAgentOptions = {}): Promise<Agent> {
   checkAgentOptions(opts);
-  const env = opts.config?.env ?? process.env;
-  const inline = inlineLayer(opts);
-  const config = compileConfig({
-    files: opts.config?.files ?? [],
-    ...(inline ? { inline } : {}),
-    env,
-    flags: opts.config?.flags ?? {},
-    cwd: opts.config?.cwd ?? process.cwd(),
-  });
-  const log =
-    opts.log ?? createLogger({ level: config.observability.log_level, base: { pid: process.pid, comp: 'supervisor' } });
+  const { config, env, log } = agentConfig(opts);
   const code = await resolveCodeTools(opts);
   const up = supervisorOnceUp();
   const runtime = await startRuntime(config, {
@@ -146,6 +136,22 @@ export async function createAgent(opts: CreateAgentOptions = {}): Promise<Agent>
   };
   runtimes.set(agent, runtime);
   return agent;
+}
+
+/** The options' config (the inline options one more layer over the files, as the CLI's flags are) and logger. */
+function agentConfig(opts: CreateAgentOptions) {
+  const env = opts.config?.env ?? process.env;
+  const inline = inlineLayer(opts);
+  const config = compileConfig({
+    files: opts.config?.files ?? [],
+    ...(inline ? { inline } : {}),
+    env,
+    flags: opts.config?.flags ?? {},
+    cwd: opts.config?.cwd ?? process.cwd(),
+  });
+  const log =
+    opts.log ?? createLogger({ level: config.observability.log_level, base: { pid: process.pid, comp: 'supervisor' } });
+  return { config, env, log };
 }
 
 /** Outcomes for producers started before startRuntime returns: they wait for its supervisor. */

@@ -3,8 +3,10 @@
 // adapted to the runtime's full producer context here; the runtime's own producers keep that full context.
 import type { Config } from './config/types.js';
 import type { InboxOutcome } from './domain/inbox.js';
+import { DaemonError } from './errors.js';
 import type { Logger } from './obs/log.js';
 import type { ProducerContext as RuntimeContext, Producer as RuntimeProducer } from './runtime/producer.js';
+import type { AcceptInput } from './supervisor/supervisorOptions.js';
 
 /** A message a producer hands the agent: one durable accept. */
 export interface ProducerMessage {
@@ -63,12 +65,36 @@ export interface Producer {
   stop(): Promise<void> | void;
 }
 
+const PUBLIC_KINDS: ReadonlySet<unknown> = new Set(['a2a_message', 'timer']);
+
+/**
+ * The internal accept's input from a producer's message: only the public fields are copied, so a field the
+ * internal accept knows (a task, a parent, another kind) cannot be smuggled in from a plain object.
+ */
+function acceptInput(message: ProducerMessage): AcceptInput {
+  const { context_id, text, principal, dedupe_key, kind, mode } = message;
+  if (kind !== undefined && !PUBLIC_KINDS.has(kind)) {
+    throw new DaemonError(
+      'usage_invalid',
+      `producer accept: kind must be 'a2a_message' or 'timer', got ${JSON.stringify(kind)}`,
+    );
+  }
+  return {
+    context_id,
+    text,
+    principal,
+    ...(dedupe_key === undefined ? {} : { dedupe_key }),
+    ...(kind === undefined ? {} : { kind }),
+    ...(mode === undefined ? {} : { mode }),
+  };
+}
+
 /** The narrow context over the runtime's; `outcomeOf` waits for the supervisor, known once the runtime is up. */
 function narrowContext(ctx: RuntimeContext, outcomeOf: (id: string) => Promise<InboxOutcome>): ProducerContext {
   return {
     config: ctx.config,
     accept: async (message) => {
-      const { record, created } = await ctx.accept({ ...message });
+      const { record, created } = await ctx.accept(acceptInput(message));
       return { id: record.id, created, status: record.status, ...(record.outcome ? { outcome: record.outcome } : {}) };
     },
     outcomeOf,

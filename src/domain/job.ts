@@ -32,6 +32,8 @@ export interface ThinkJob {
   messages: Msg[];
   schema?: Record<string, unknown>;
   turnId: string;
+  /** The inbox event a preflight works for (its trace is that message's). */
+  eventId?: string;
   /** Called once the child's worker has its spawn frame (never when it could not start). */
   onSpawn?: (workerPid: number) => void;
 }

@@ -12,6 +12,8 @@ export interface TracedChild {
   kind: 'turn' | 'preflight' | 'compaction' | 'think' | 'decide' | 'subagent';
   ctx: string;
   parentNode: number | null;
+  /** The inbox event a preflight works for (its message's accept span is its parent); null otherwise. */
+  event: string | null;
 }
 
 /** The child table's tracing seam: told of each spawn (before its frame goes) and of each end. */
@@ -31,7 +33,8 @@ function remember(map: Map<string, string>, key: string, value: string): void {
 }
 
 export class ChildTraces implements ChildTracing {
-  /** The accept span of each conversation's latest message (its preflight and turn start under it). */
+  /** The accept span of each message, by inbox event id (its preflight and turn start under it). Keyed by
+   * message, not conversation: a message queued behind a slow turn must not lend its span to the one before. */
   private readonly accepts = new Map<string, string>();
   /** The span of each conversation's latest turn (its compaction and late subagents join it). */
   private readonly lastTurn = new Map<string, string>();
@@ -52,12 +55,12 @@ export class ChildTraces implements ChildTracing {
     };
     const span = this.tracer.start('accept', attributes, null, event.ts);
     span.end(undefined, Math.max(event.ts, this.now()));
-    remember(this.accepts, event.payload.context_id, span.traceparent);
+    remember(this.accepts, event.id, span.traceparent);
   }
 
-  /** The parent of a conversation's next turn span: its latest message's accept span, or null (a new trace). */
-  turnParent(ctx: string): string | null {
-    return this.accepts.get(ctx) ?? null;
+  /** The parent of a message's turn span: that message's accept span, or null (a new trace). */
+  turnParent(eventId: string): string | null {
+    return this.accepts.get(eventId) ?? null;
   }
 
   spawned(child: TracedChild, payload: SpawnPayload): void {
@@ -88,7 +91,7 @@ export class ChildTraces implements ChildTracing {
   /** A think child's turn; a subagent's caller (its live turn, else its latest); a step's message or turn. */
   private parentOf(child: TracedChild): string | null {
     if (child.parentNode !== null) return this.live.get(child.parentNode)?.traceparent ?? null;
-    if (child.kind === 'preflight') return this.accepts.get(child.ctx) ?? null;
+    if (child.kind === 'preflight') return child.event === null ? null : (this.accepts.get(child.event) ?? null);
     return this.lastTurn.get(child.ctx) ?? null;
   }
 

@@ -78,6 +78,7 @@ export async function runPreflight(
     messages: [{ role: 'user', text: job.text, ts: deps.now() }],
     schema: preflightSchema(ask),
     turnId,
+    eventId: job.event.id,
     onSpawn: (pid) => {
       spawned = true;
       log.info('preflight.start', { ctx: job.ctx, inbox_event: job.event.id, worker_pid: pid, model: spec.model });

@@ -48,6 +48,8 @@ export interface ChildSpec {
   ctx: string;
   /** The turn that started it (a think child dies with it); null for a turn or a preflight. */
   parentNode: number | null;
+  /** The inbox event it works for (a turn, a preflight); traces join that message's trace. */
+  event?: string;
   payload: SpawnPayload;
   /** false: the worker never goes back to the pool (it carries kernel caps, a subagent's RLIMIT_AS or nice). */
   reuse?: false;
@@ -58,6 +60,7 @@ export interface Child {
   readonly kind: ChildKind;
   readonly ctx: string;
   readonly parentNode: number | null;
+  readonly event: string | null;
   readonly handle: WorkerHandle;
   readonly startedAt: number;
   /** The usage totals the child reported so far (usage frames, then its result). */
@@ -117,6 +120,7 @@ export class Children {
       kind: spec.kind,
       ctx: spec.ctx,
       parentNode: spec.parentNode,
+      event: spec.event ?? null,
       handle,
       startedAt: now,
       reported: { input_tokens: 0, output_tokens: 0 },

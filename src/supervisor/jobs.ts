@@ -333,7 +333,10 @@ export function supervisorHandlers(c: HandlerContext): SupervisorHandlers {
       if (c.store.leases?.holds(e.event.payload.context_id) ?? true) jobs.add(e.event, 'accepted');
     },
     inbox_replayed: (e) => {
-      for (const event of e.events) jobs.add(event, 'replayed');
+      for (const event of e.events) {
+        c.turns.traceAccept(event);
+        jobs.add(event, 'replayed');
+      }
     },
     staging_done: (e) =>
       e.reply === null

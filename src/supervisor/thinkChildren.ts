@@ -67,7 +67,13 @@ export class ThinkChildren {
       const entry = { job, settled: false, resolve } as LiveThink;
       try {
         entry.child = this.deps.children.spawn(
-          { kind: job.purpose, ctx: job.ctx, parentNode: job.parentNode, payload: this.payload(job) },
+          {
+            kind: job.purpose,
+            ctx: job.ctx,
+            parentNode: job.parentNode,
+            ...(job.eventId === undefined ? {} : { event: job.eventId }),
+            payload: this.payload(job),
+          },
           {
             onFrame: (frame) => this.onFrame(entry, frame),
             onUsage: (spent) => this.deps.onSpent(job, spent),

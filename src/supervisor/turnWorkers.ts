@@ -73,7 +73,7 @@ export class TurnWorkers {
     let child: Child;
     try {
       child = this.deps.children.spawn(
-        { kind: 'turn', ctx: job.ctx, parentNode: null, payload },
+        { kind: 'turn', ctx: job.ctx, parentNode: null, event: job.event.id, payload },
         {
           onFrame: (frame) => turn && this.onFrame(turn, frame),
           onUsage: (spent) => turn && this.onUsage(turn, spent),
@@ -118,7 +118,7 @@ export class TurnWorkers {
         'gen_ai.conversation.id': job.ctx,
         'agentd.turn': payload.turn.turn_id,
       },
-      this.traces?.turnParent(job.ctx) ?? null,
+      this.traces?.turnParent(job.event.id) ?? null,
     );
     payload.telemetry.trace = { traceparent: span.traceparent, endpoint };
     return span;

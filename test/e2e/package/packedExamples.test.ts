@@ -4,8 +4,8 @@
 // scripted model.
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { builtinModules, createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -43,6 +43,26 @@ function projectWithTarball(): string {
   writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions, include: ['src'] }));
   cpSync(join(repo, 'examples'), join(dir, 'src'), { recursive: true });
   return dir;
+}
+
+/** The package name of each bare import (static, side-effect or dynamic with a literal) in the .js files under `dir`. */
+function bareImports(dir: string): Map<string, string> {
+  const found = new Map<string, string>();
+  // Static imports and re-exports (tsc keeps each at a line's start), side-effect imports, literal dynamic imports.
+  const specs =
+    /^(?:import|export)\s[^;]*?\bfrom\s*['"]([^'"\s]+)['"]|^import\s*['"]([^'"\s]+)['"]|\bimport\(\s*['"]([^'"\s]+)['"]\s*\)/gm;
+  const packageName = /^(?:@[\w.-]+\/)?[\w.-]+/;
+  for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    if (!entry.isFile() || !entry.name.endsWith('.js')) continue;
+    const file = join(entry.parentPath, entry.name);
+    for (const [, staticSpec, sideEffect, dynamic] of readFileSync(file, 'utf8').matchAll(specs)) {
+      const spec = staticSpec ?? sideEffect ?? dynamic ?? '';
+      if (spec.startsWith('.') || spec.startsWith('node:') || builtinModules.includes(spec)) continue;
+      const name = packageName.exec(spec)?.[0];
+      if (name && !found.has(name)) found.set(name, file);
+    }
+  }
+  return found;
 }
 
 interface Exit {
@@ -96,6 +116,20 @@ describe('the packed package', () => {
 
   it('type-checks every example under tsc --strict and nodenext against the packed declarations', () => {
     execFileSync(process.execPath, [tsc, '-p', 'tsconfig.json'], { cwd: project, stdio: 'pipe' });
+  });
+
+  it('declares every package its code imports as a dependency or a peer dependency', () => {
+    const installed = join(project, 'node_modules', 'agentd');
+    const pkg = JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8')) as Record<string, unknown>;
+    const declared = new Set([
+      ...Object.keys((pkg.dependencies ?? {}) as object),
+      ...Object.keys((pkg.peerDependencies ?? {}) as object),
+    ]);
+    const imported = bareImports(join(installed, 'dist', 'src'));
+    // The premise: the scan sees the packages the runtime imports, so a missing one would be listed below.
+    assert.ok(imported.has('better-sqlite3') && imported.has('zod'), [...imported.keys()].join(', '));
+    const missing = [...imported].filter(([name]) => !declared.has(name)).map(([name, file]) => `${name} (${file})`);
+    assert.deepEqual(missing, [], 'imported but not in dependencies or peerDependencies');
   });
 
   it('runs the support agent: its code tool answers through the worker', async () => {

@@ -84,6 +84,7 @@ describe('traces', () => {
       match: [
         { when_contains: 'ponder this', times: 1, tool_calls: [{ name: 'think', arguments: { prompt: 'why 7?' } }] },
         { when_contains: 'why 7?', times: 1, content: '{"answer": "because"}' },
+        { when_contains: 'slow first', times: 1, content: 'first', delay_ms: 1_500 },
         {
           when_contains: 'trace me',
           times: 1,
@@ -170,6 +171,38 @@ describe('traces', () => {
       'chat test-model',
       'execute_tool think',
     ]);
+  });
+
+  it('two messages queued behind a slow turn each start their turn under their own accept span', async () => {
+    const agent = await tracingAgent();
+    const runs = [];
+    try {
+      runs.push(await agent.run('slow first', { conversation: 'queue' }));
+      runs.push(await agent.run('queued second', { conversation: 'queue' }));
+      runs.push(await agent.run('queued third', { conversation: 'queue' }));
+      const results = await within(Promise.all(runs.map((r) => r.result)), 40_000, 'the three turns');
+      assert.deepEqual(
+        results.map((r) => r.status),
+        ['completed', 'completed', 'completed'],
+      );
+      await agent.close();
+      // Keyed by conversation, each turn would start under the latest accept span (the third message's).
+      for (const [i, run] of runs.entries()) {
+        const turnId = results[i]?.turnId;
+        const isTurn = (s: OtlpSpan) =>
+          s.name === 'invoke_agent' &&
+          attr(s, 'agentd.turn') === turnId &&
+          attr(s, 'gen_ai.conversation.id') === 'queue';
+        await waitUntil(() => receiver.spans.some(isTurn), 10_000, `turn ${i + 1}'s span`);
+        const accept = receiver.spans.find((s) => s.name === 'accept' && attr(s, 'agentd.inbox_event') === run.id);
+        const turn = receiver.spans.find(isTurn);
+        assert.ok(accept, `message ${i + 1}'s accept span`);
+        assert.equal(turn?.parentSpanId, accept.spanId, `turn ${i + 1} is under its own message's accept span`);
+        assert.equal(turn?.traceId, accept.traceId);
+      }
+    } finally {
+      await agent.close();
+    }
   });
 
   it('with tracing off the worker loads no OpenTelemetry module; with a trace context it does', async () => {

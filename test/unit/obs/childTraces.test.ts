@@ -49,11 +49,17 @@ const event = (id: string, ctx: string): InboxEvent => ({
   principal: null,
   payload: { context_id: ctx, text: 'hi' },
 });
-const child = (node: number, kind: TracedChild['kind'], parentNode: number | null = null): TracedChild => ({
+const child = (
+  node: number,
+  kind: TracedChild['kind'],
+  parentNode: number | null = null,
+  eventId: string | null = 'e1',
+): TracedChild => ({
   node,
   kind,
   ctx: 'c1',
   parentNode,
+  event: eventId,
 });
 
 describe('ChildTraces', () => {
@@ -65,7 +71,7 @@ describe('ChildTraces', () => {
     assert.equal(accept?.name, 'accept');
     assert.equal(accept?.parent, null);
     assert.deepEqual(accept?.ended, { error: undefined });
-    assert.equal(traces.turnParent('c1'), accept?.traceparent);
+    assert.equal(traces.turnParent('e1'), accept?.traceparent);
 
     const preflight = traced();
     traces.spawned(child(1, 'preflight'), preflight);
@@ -78,7 +84,7 @@ describe('ChildTraces', () => {
 
     // The turn's own span is the turn workers': its traceparent is in the frame already.
     const turn = traced();
-    const turnSpan = tracer.start('invoke_agent', {}, traces.turnParent('c1'));
+    const turnSpan = tracer.start('invoke_agent', {}, traces.turnParent('e1'));
     turn.telemetry.trace = { traceparent: turnSpan.traceparent, endpoint: ENDPOINT };
     traces.spawned(child(2, 'turn'), turn);
 
@@ -96,6 +102,20 @@ describe('ChildTraces', () => {
 
     const traceIds = new Set(tracer.spans.map((s) => s.traceparent.split('-')[1]));
     assert.equal(traceIds.size, 1, 'one message, one trace');
+  });
+
+  it("keys accept spans by message: a second message queued on the conversation does not take the first's trace", () => {
+    const tracer = recordingTracer();
+    const traces = new ChildTraces(tracer, () => 1_005);
+    traces.accepted(event('e1', 'c1'));
+    traces.accepted(event('e2', 'c1'));
+    const [first, second] = tracer.spans;
+    // Keyed by conversation (the premise of the fix), both would answer with e2's span.
+    assert.equal(traces.turnParent('e1'), first?.traceparent);
+    assert.equal(traces.turnParent('e2'), second?.traceparent);
+    traces.spawned(child(1, 'preflight', null, 'e1'), traced());
+    assert.equal(tracer.spans.at(-1)?.parent, first?.traceparent, "e1's preflight is in e1's trace");
+    assert.equal(traces.turnParent('e3'), null, 'an unknown message starts a new trace');
   });
 
   it('puts a compaction under the turn before it', () => {
