@@ -2,7 +2,7 @@
 // twice a message the live feed already brought.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { applyFeed, initialState, visibleRows, withHistory } from '../../../src/client/tuiState.js';
+import { applyFeed, budgetLine, initialState, visibleRows, withHistory } from '../../../src/client/tuiState.js';
 
 const stored = [
   { role: 'user', text: 'hi' },
@@ -40,5 +40,29 @@ describe('withHistory', () => {
     const repeated = withHistory(initialState('c2'), 'c2', [...stored, { role: 'user', text: 'hi' }]);
     assert.equal(visibleRows(repeated).filter((r) => r.text === 'hi').length, 2);
     assert.equal(withHistory(state, 'c1', stored).rows.length, state.rows.length, 'opened again: no new row');
+  });
+});
+
+describe('applyFeed on instance state', () => {
+  const state = (seq: number, data: Record<string, unknown>) => ({ seq, ts: 0, kind: 'state' as const, data });
+
+  it('shows pause and a spent budget in the header, and clears them when they pass', () => {
+    let s = initialState(null);
+    s = applyFeed(s, state(1, { op: 'budget', paused: false, draining: false, budget: 'ok' }));
+    assert.equal(budgetLine(s), null);
+    s = applyFeed(s, state(2, { op: 'pause', paused: true, draining: false, budget: 'ok' }));
+    assert.equal(s.paused, true);
+    s = applyFeed(s, state(3, { op: 'budget', paused: true, draining: false, budget: 'waiting' }));
+    assert.equal(budgetLine(s), 'budget waiting');
+    assert.equal(s.paused, true);
+    s = applyFeed(s, state(4, { op: 'resume', paused: false, draining: false, budget: 'ok' }));
+    assert.equal(s.paused, false);
+    assert.equal(budgetLine(s), null);
+  });
+
+  it('keeps the budget it knows when an event without one arrives (a daemon without a budget sends none)', () => {
+    let s = applyFeed(initialState(null), state(1, { op: 'budget', paused: false, budget: 'refusing' }));
+    s = applyFeed(s, state(2, { op: 'pause', paused: true, draining: false }));
+    assert.equal(budgetLine(s), 'budget refusing');
   });
 });
