@@ -47,3 +47,30 @@ export function readCursor(
 export function clip(text: string, max: number): string {
   return text.length > max ? `${text.slice(0, max)}…` : text;
 }
+
+/** The instance budget as every client shows it: `ok`, or what a turn meets now that a window is spent. */
+export type BudgetState = 'ok' | 'waiting' | 'degraded' | 'refusing';
+
+/** The tactic's face once a window is spent (reference §10.2 "Tactic mapping"). */
+const SPENT: Record<string, BudgetState> = {
+  wait: 'waiting',
+  slow: 'waiting',
+  degrade: 'degraded',
+  refuse: 'refusing',
+  fail: 'refusing',
+};
+
+/**
+ * Classifies the operator status's `budget` (BudgetLedger.instanceSummary): null without an instance budget; a
+ * spent lifetime refuses whatever the tactic; a spent window (tokens or requests at the cap) shows the tactic.
+ */
+export function budgetStateOf(summary: unknown): BudgetState | null {
+  if (typeof summary !== 'object' || summary === null) return null;
+  const s = summary as { windows?: unknown; lifetime_tokens?: unknown; max_lifetime_tokens?: unknown };
+  const atCap = (used: unknown, cap: unknown) => typeof cap === 'number' && typeof used === 'number' && used >= cap;
+  if (atCap(s.lifetime_tokens, s.max_lifetime_tokens)) return 'refusing';
+  const windows = Array.isArray(s.windows) ? (s.windows as Array<Record<string, unknown>>) : [];
+  const spent = windows.some((w) => atCap(w['tokens'], w['max_tokens']) || atCap(w['requests'], w['max_requests']));
+  if (!spent) return 'ok';
+  return SPENT[String((summary as Record<string, unknown>)['on_exhausted'])] ?? 'waiting';
+}

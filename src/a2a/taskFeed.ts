@@ -4,7 +4,7 @@
 import { AUDIENCE_ALL, type FeedEntry } from '../domain/feed.js';
 import type { TaskRecord } from '../domain/task.js';
 import type { FeedSink } from './feedHub.js';
-import { clip } from './feedPolicy.js';
+import { type BudgetState, budgetStateOf, clip } from './feedPolicy.js';
 
 const TERMINAL = new Set(['completed', 'failed', 'canceled', 'rejected']);
 /** A tool card's argument summary and result preview (the feed is not the transcript). */
@@ -18,6 +18,8 @@ export class TaskFeed {
   private readonly byEvent = new Map<string, TaskRecord>();
   /** The last state published per task that may still change: a repeated notify adds nothing. */
   private readonly published = new Map<string, string>();
+  /** The instance budget's state last published (undefined = not yet looked at). */
+  private budget: BudgetState | null | undefined;
 
   constructor(
     private readonly sink: FeedSink,
@@ -34,6 +36,7 @@ export class TaskFeed {
       if (!terminal) return;
       this.published.delete(task.id);
       this.sink.committed();
+      this.budgetChanged();
       return;
     }
     if (terminal) this.published.delete(task.id);
@@ -43,6 +46,7 @@ export class TaskFeed {
       else this.byEvent.set(task.inbox_event, task);
     }
     for (const entry of entriesOf(task)) this.sink.publish(entry);
+    this.budgetChanged();
   }
 
   /**
@@ -100,15 +104,37 @@ export class TaskFeed {
    */
   instanceChanged(op: string): void {
     if (!INSTANCE_OPS.has(op)) return;
-    let state: Record<string, unknown> = {};
+    const state = this.instanceNow();
+    this.sink.publish({ kind: 'state', audience: AUDIENCE_ALL, data: { op, ...this.flagsOf(state) } });
+    if (Object.keys(state).length > 0) this.sink.publish({ kind: 'state', audience: null, data: { op, ...state } });
+  }
+
+  /**
+   * Publishes the instance budget's state (op `budget`, with the flags) when it differs from the last one: looked
+   * at after each task change, since a fold's charge spends a window and a new turn's admission meets it.
+   */
+  private budgetChanged(): void {
+    const state = this.instanceNow();
+    const budget = budgetStateOf(state['budget']);
+    if (budget === (this.budget ?? null)) return;
+    this.budget = budget;
+    this.sink.publish({ kind: 'state', audience: AUDIENCE_ALL, data: { op: 'budget', ...this.flagsOf(state) } });
+  }
+
+  /** What every client may see of the instance: paused, draining, and the budget's state when one is set. */
+  private flagsOf(state: Record<string, unknown>): Record<string, unknown> {
+    const budget = budgetStateOf(state['budget']);
+    const flags = { paused: state['paused'] === true, draining: state['draining'] === true };
+    return budget === null ? flags : { ...flags, budget };
+  }
+
+  private instanceNow(): Record<string, unknown> {
     try {
-      state = this.instance();
+      return this.instance();
     } catch {
       // Before the restore finished the supervisor answers nothing; the op alone still tells clients.
+      return {};
     }
-    const flags = { paused: state['paused'] === true, draining: state['draining'] === true };
-    this.sink.publish({ kind: 'state', audience: AUDIENCE_ALL, data: { op, ...flags } });
-    if (Object.keys(state).length > 0) this.sink.publish({ kind: 'state', audience: null, data: { op, ...state } });
   }
 }
 

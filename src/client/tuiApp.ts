@@ -8,6 +8,7 @@ import { submitLine } from './tuiCommands.js';
 import {
   addRow,
   applyFeed,
+  budgetLine,
   initialState,
   type Row,
   type TuiState,
@@ -194,6 +195,7 @@ function view(state: TuiState, v: { draft: string; plan: boolean; now: number; h
     state.ctx ? `#${state.ctx}` : 'all conversations',
     v.plan ? 'plan mode' : null,
     state.paused ? 'paused' : null,
+    budgetLine(state),
     state.plan ? `plan: ${state.plan}` : null,
   ];
   const working = workingLine(state, v.now);

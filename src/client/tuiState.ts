@@ -35,6 +35,8 @@ export interface TuiState {
   question: Question | null;
   plan: string | null;
   paused: boolean;
+  /** The instance budget's state from the feed (`ok`, `waiting`, `degraded`, `refusing`); null = none set. */
+  budget?: string | null;
   connection: { up: boolean; why?: string; ever: boolean };
   expanded: boolean;
   /** Rows scrolled back from the bottom (0 = following). */
@@ -166,7 +168,11 @@ export function applyFeed(state: TuiState, e: FeedMessage): TuiState {
         { key: `answer:${task}:${e.seq}`, kind: 'user', ctx, text: str(d['text']) },
       );
     case 'state':
-      return { ...state, paused: d['paused'] === true };
+      return {
+        ...state,
+        paused: d['paused'] === true,
+        ...(typeof d['budget'] === 'string' ? { budget: d['budget'] } : {}),
+      };
     default:
       return state;
   }
@@ -204,6 +210,11 @@ function onQuestion(
   const question: Question = { task, ctx, text, options: choices?.options ?? null, values: choices?.values ?? null };
   const next = addRow(state, { key: `q:${task}:${str(q?.id)}`, kind: 'question', ctx, text });
   return { ...next, question };
+}
+
+/** The header's budget mark: `budget waiting` once a window is spent; nothing while it is `ok` or unset. */
+export function budgetLine(state: TuiState): string | null {
+  return state.budget && state.budget !== 'ok' ? `budget ${state.budget}` : null;
 }
 
 /** The rows of the conversation in view. */

@@ -3,7 +3,7 @@
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import type { FeedMessage } from '../feedReader.js';
-import { applyFeed, initialState, type TuiState } from '../tuiState.js';
+import { applyFeed, budgetLine, initialState, type TuiState } from '../tuiState.js';
 import { ChatView } from './chat.js';
 import { StatusView, TasksView } from './panels.js';
 import { command, signIn, signOut, type Who, whoAmI } from './rpc.js';
@@ -110,6 +110,7 @@ function Header(props: { who: Who; tab: Tab; setTab(t: Tab): void; state: TuiSta
         {state.connection.up ? '● live' : `✗ ${state.connection.why ?? 'connecting…'}`}
       </span>
       {state.paused && <span class="paused">paused</span>}
+      {budgetLine(state) && <span class="paused">{budgetLine(state)}</span>}
       <nav aria-label="Views">
         {(['chat', 'tasks', 'status'] as const).map((t) => (
           <button type="button" key={t} aria-pressed={tab === t} onClick={() => setTab(t)}>

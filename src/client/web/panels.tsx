@@ -99,6 +99,9 @@ export function StatusView({ state: feed }: { state: TuiState }) {
           {error}
         </p>
       )}
+      <p class="field" role="status">
+        {feed.paused ? 'paused' : 'running'} · budget {feed.budget ?? 'none set'}
+      </p>
       <dl>
         {Object.entries(doc).map(([key, v]) => (
           <div key={key} class="field">

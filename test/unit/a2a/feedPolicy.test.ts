@@ -1,7 +1,7 @@
 // The client feed's rules: who sees an event, where a reconnecting client resumes, how a cursor is read.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { canSee, planResume, readCursor } from '../../../src/a2a/feedPolicy.js';
+import { budgetStateOf, canSee, planResume, readCursor } from '../../../src/a2a/feedPolicy.js';
 
 const ALICE = { id: 'user:alice', role: 'user' as const };
 const OPERATOR = { id: 'operator', role: 'operator' as const };
@@ -48,5 +48,30 @@ describe('readCursor', () => {
     assert.equal(readCursor(null, undefined, 20), null);
     assert.equal(readCursor('latest', undefined, 20), 20);
     assert.deepEqual(readCursor('-1', undefined, 20), { refused: 'feed cursor "-1": expected a seq' });
+  });
+});
+
+describe('budgetStateOf', () => {
+  const summary = (tokens: number, requests: number, on_exhausted: string) => ({
+    windows: [{ per: 'hour', tokens, max_tokens: 100, requests, max_requests: null }],
+    lifetime_tokens: tokens,
+    max_lifetime_tokens: null,
+    on_exhausted,
+  });
+
+  it('is ok while every window has room, and null without an instance budget', () => {
+    assert.equal(budgetStateOf(summary(99, 5, 'refuse')), 'ok');
+    assert.equal(budgetStateOf(null), null);
+  });
+
+  it('shows the tactic once a window is spent', () => {
+    assert.equal(budgetStateOf(summary(100, 5, 'wait')), 'waiting');
+    assert.equal(budgetStateOf(summary(100, 5, 'slow')), 'waiting');
+    assert.equal(budgetStateOf(summary(120, 5, 'degrade')), 'degraded');
+    assert.equal(budgetStateOf(summary(100, 5, 'refuse')), 'refusing');
+  });
+
+  it('refuses once the lifetime is spent, whatever the tactic', () => {
+    assert.equal(budgetStateOf({ ...summary(10, 0, 'wait'), max_lifetime_tokens: 10 }), 'refusing');
   });
 });

@@ -2,7 +2,14 @@
 // twice a message the live feed already brought.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { applyFeed, initialState, ViewRequests, visibleRows, withHistory } from '../../../src/client/tuiState.js';
+import {
+  applyFeed,
+  budgetLine,
+  initialState,
+  ViewRequests,
+  visibleRows,
+  withHistory,
+} from '../../../src/client/tuiState.js';
 
 const stored = [
   { role: 'user', text: 'hi', seq: 0, task: 't1' },
@@ -70,5 +77,29 @@ describe('ViewRequests', () => {
     const chosen = views.next(); // then the user types /conversation other
     assert.equal(views.current(latest), false, "the late `latest` answer must not take the user's view back");
     assert.equal(views.current(chosen), true);
+  });
+});
+
+describe('applyFeed on instance state', () => {
+  const state = (seq: number, data: Record<string, unknown>) => ({ seq, ts: 0, kind: 'state' as const, data });
+
+  it('shows pause and a spent budget in the header, and clears them when they pass', () => {
+    let s = initialState(null);
+    s = applyFeed(s, state(1, { op: 'budget', paused: false, draining: false, budget: 'ok' }));
+    assert.equal(budgetLine(s), null);
+    s = applyFeed(s, state(2, { op: 'pause', paused: true, draining: false, budget: 'ok' }));
+    assert.equal(s.paused, true);
+    s = applyFeed(s, state(3, { op: 'budget', paused: true, draining: false, budget: 'waiting' }));
+    assert.equal(budgetLine(s), 'budget waiting');
+    assert.equal(s.paused, true);
+    s = applyFeed(s, state(4, { op: 'resume', paused: false, draining: false, budget: 'ok' }));
+    assert.equal(s.paused, false);
+    assert.equal(budgetLine(s), null);
+  });
+
+  it('keeps the budget it knows when an event without one arrives (a daemon without a budget sends none)', () => {
+    let s = applyFeed(initialState(null), state(1, { op: 'budget', paused: false, budget: 'refusing' }));
+    s = applyFeed(s, state(2, { op: 'pause', paused: true, draining: false }));
+    assert.equal(budgetLine(s), 'budget refusing');
   });
 });

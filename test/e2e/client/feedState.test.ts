@@ -1,0 +1,67 @@
+// The instance's state on the client feed (issue 18 item 1, "budget and pause state"): pause and resume reach a
+// user as flags, and the instance budget's state is published when a spent window changes it.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { DaemonClient, type FeedMessage, stateName } from '../../../src/client/daemonClient.js';
+import { type ScriptedModel, startScriptedModel } from '../../doubles/scriptedModel.js';
+import { waitUntil } from '../../integration/wait.js';
+import { startDaemon } from '../daemon.js';
+import { tempStateDir } from '../harness.js';
+
+const TOKENS = {
+  ALICE_TOKEN: 'alice-token-0123456789abcdef012345678',
+  OPERATOR_TOKEN: 'op-token-0123456789abcdef0123456789',
+};
+
+const config = (model: string) =>
+  [
+    'a2a:',
+    '  listen: http://127.0.0.1:0',
+    '  principals:',
+    '    - {id: alice, role: user, match: {bearer: "{{secret:ALICE_TOKEN}}"}}',
+    '    - {id: root, role: operator, match: {bearer: "{{secret:OPERATOR_TOKEN}}"}}',
+    'agent:',
+    '  preflight: never',
+    'intelligence:',
+    `  endpoints: ${model}`,
+    '  budget: {windows: [{per: day, requests: 1}], on_exhausted: refuse}',
+    '',
+  ].join('\n');
+
+describe('instance state on the feed', { timeout: 120_000 }, () => {
+  let model: ScriptedModel;
+  before(async () => {
+    model = await startScriptedModel({ turns: [{ content: 'ok' }] });
+  });
+  after(() => model.close());
+
+  it('tells a user of pause, resume and a spent budget window', async () => {
+    const daemon = await startDaemon(tempStateDir(), config(model.url), TOKENS);
+    const alice = new DaemonClient({ url: daemon.url, token: TOKENS.ALICE_TOKEN });
+    const operator = new DaemonClient({ url: daemon.url, token: TOKENS.OPERATOR_TOKEN });
+    const seen: FeedMessage[] = [];
+    const stop = new AbortController();
+    const following = alice.feed({ onEvent: (e) => seen.push(e) }, { since: 0, signal: stop.signal });
+    const states = () => seen.filter((e) => e.kind === 'state').map((e) => e.data);
+    try {
+      await operator.command('pause');
+      await waitUntil(() => states().some((d) => d['op'] === 'pause' && d['paused'] === true), 10_000, 'pause');
+      await operator.command('resume');
+      await waitUntil(() => states().some((d) => d['op'] === 'resume' && d['paused'] === false), 10_000, 'resume');
+      assert.equal(stateName(await alice.send('first')), 'completed');
+      await waitUntil(() => states().some((d) => d['budget'] === 'refusing'), 10_000, 'the spent window is shown');
+      // The premise: the window really is spent, so a second turn is refused (and no budget event came before).
+      assert.notEqual(stateName(await alice.send('second')), 'completed');
+      const budgets = states()
+        .filter((d) => d['op'] === 'budget')
+        .map((d) => d['budget']);
+      assert.deepEqual(budgets, ['ok', 'refusing']);
+      // A user never sees the operator's full status document, only the flags.
+      for (const d of states()) assert.deepEqual(Object.keys(d).sort(), ['budget', 'draining', 'op', 'paused']);
+    } finally {
+      stop.abort();
+      await following.catch(() => {});
+      await daemon.stop();
+    }
+  });
+});
