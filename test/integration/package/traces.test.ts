@@ -149,21 +149,23 @@ describe('traces', () => {
 
   it("a think child's model call is in its turn's trace, under the turn span", async () => {
     const agent = await tracingAgent();
+    const isTurn = (s: OtlpSpan) => s.name === 'invoke_agent' && attr(s, 'gen_ai.conversation.id') === 'thinker';
+    let turn: OtlpSpan | undefined;
     try {
       const run = await agent.run('ponder this', { conversation: 'thinker' });
       assert.equal((await within(run.result, 30_000, 'the turn')).status, 'completed');
+      // Waited for before close: a worker gone idle exports its batch later, and close() would kill it first.
+      await waitUntil(() => receiver.spans.some(isTurn), 10_000, 'the turn span');
+      turn = receiver.spans.find(isTurn);
+      // Before, a think child carried no trace context: its chat span was in no trace at all.
+      await waitUntil(
+        () => receiver.spans.filter((s) => s.traceId === turn?.traceId && s.name === 'chat test-model').length === 3,
+        20_000,
+        "the turn's two model calls and the think child's one",
+      );
     } finally {
       await agent.close();
     }
-    const isTurn = (s: OtlpSpan) => s.name === 'invoke_agent' && attr(s, 'gen_ai.conversation.id') === 'thinker';
-    await waitUntil(() => receiver.spans.some(isTurn), 10_000, 'the turn span');
-    const turn = receiver.spans.find(isTurn);
-    // Before, a think child carried no trace context: its chat span was in no trace at all.
-    await waitUntil(
-      () => receiver.spans.filter((s) => s.traceId === turn?.traceId && s.name === 'chat test-model').length === 3,
-      10_000,
-      "the turn's two model calls and the think child's one",
-    );
     const under = receiver.spans.filter((s) => s.traceId === turn?.traceId && s.parentSpanId === turn?.spanId);
     assert.deepEqual(under.map((s) => s.name).sort(), [
       'chat test-model',
