@@ -49,4 +49,28 @@ describe('a warm subagent while the instance is paused', () => {
       await rig.close();
     }
   });
+
+  it('holds a subagent spawned while paused after its first run (premise: the pause frame reached only live ones)', async () => {
+    const playbook: Playbook = { turns: [], match: [{ when_contains: SUB, content: 'run answer' }] };
+    const rig = await startRig(playbook, {}, { yaml: 'agent:\n  wake_on: [a2a_message]\n' });
+    try {
+      const desk = rig.sup.subagents;
+      rig.sup.pause();
+      await waitUntil(() => (desk as unknown as { paused: boolean }).paused, 5_000, 'the desk saw the pause');
+      const caller = { conversation: 'root', principal: null, turnId: 't', depth: 0, kind: 'root' as const };
+      const host = desk.forTurn(() => {});
+      host.run(caller, { instruction: 'warm start', mode: 'warm' });
+      await waitUntil(() => rig.named('subagent.turn').length === 1, 10_000, 'the first run ran');
+      const sent = host.send(caller, 'sub-1', HELD);
+      assert.deepEqual(sent, { kind: 'ready', result: { ok: true, handle: 'sub-1' }, is_error: false });
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      const seenHeld = () => rig.model.requests.filter((r) => JSON.stringify(r.body).includes(HELD)).length;
+      assert.equal(seenHeld(), 0, 'the worker holds the message');
+      rig.sup.resume();
+      await waitUntil(() => rig.named('subagent.turn').length === 2, 10_000, 'the held run ran after the resume');
+      assert.equal(seenHeld(), 1);
+    } finally {
+      await rig.close();
+    }
+  });
 });
