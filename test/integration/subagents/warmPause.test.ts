@@ -5,11 +5,23 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { DEADLINE_GRACE_MS } from '../../../src/supervisor/children.js';
 import type { Playbook } from '../../doubles/scriptedModel.js';
-import { answer, startRig } from '../harness.js';
+import { answer, type Rig, startRig } from '../harness.js';
 import { waitUntil } from '../wait.js';
 import { SUB } from './subagentParts.js';
 
 const HELD = 'held message';
+const SENT = { kind: 'ready', result: { ok: true, handle: 'sub-1' }, is_error: false };
+
+/** How many model requests carried the held message. */
+const seenHeld = (rig: Rig): number => rig.model.requests.filter((r) => JSON.stringify(r.body).includes(HELD)).length;
+
+/** The held message was not seen while paused; on resume its run happens. */
+async function resumeRunsHeld(rig: Rig): Promise<void> {
+  assert.equal(seenHeld(rig), 0, 'the model did not see the held message');
+  rig.sup.resume();
+  await waitUntil(() => rig.named('subagent.turn').length === 2, 10_000, 'the held run ran after the resume');
+  assert.equal(seenHeld(rig), 1);
+}
 
 describe('a warm subagent while the instance is paused', () => {
   it('holds a sent message without a deadline and runs it on resume', async () => {
@@ -35,16 +47,12 @@ describe('a warm subagent while the instance is paused', () => {
       assert.ok(record);
       const caller = { conversation: 'root', principal: record.requested_by.principal, turnId: 't', depth: 0 };
       const sent = desk.forTurn(() => {}).send({ ...caller, kind: 'root' }, 'sub-1', HELD);
-      assert.deepEqual(sent, { kind: 'ready', result: { ok: true, handle: 'sub-1' }, is_error: false });
+      assert.deepEqual(sent, SENT);
       // Past the watchdog's kill point for a 1 s deadline.
       await new Promise((resolve) => setTimeout(resolve, 1_000 + DEADLINE_GRACE_MS + 1_500));
       assert.equal(desk.seenBy()[0]?.status, 'running', 'the held worker was not killed');
       assert.equal(rig.named('subagent.result').length, 0);
-      const seenHeld = () => rig.model.requests.filter((r) => JSON.stringify(r.body).includes(HELD)).length;
-      assert.equal(seenHeld(), 0, 'the model did not see the held message');
-      rig.sup.resume();
-      await waitUntil(() => rig.named('subagent.turn').length === 2, 10_000, 'the held run ran after the resume');
-      assert.equal(seenHeld(), 1);
+      await resumeRunsHeld(rig);
     } finally {
       await rig.close();
     }
@@ -62,13 +70,9 @@ describe('a warm subagent while the instance is paused', () => {
       host.run(caller, { instruction: 'warm start', mode: 'warm' });
       await waitUntil(() => rig.named('subagent.turn').length === 1, 10_000, 'the first run ran');
       const sent = host.send(caller, 'sub-1', HELD);
-      assert.deepEqual(sent, { kind: 'ready', result: { ok: true, handle: 'sub-1' }, is_error: false });
+      assert.deepEqual(sent, SENT);
       await new Promise((resolve) => setTimeout(resolve, 1_500));
-      const seenHeld = () => rig.model.requests.filter((r) => JSON.stringify(r.body).includes(HELD)).length;
-      assert.equal(seenHeld(), 0, 'the worker holds the message');
-      rig.sup.resume();
-      await waitUntil(() => rig.named('subagent.turn').length === 2, 10_000, 'the held run ran after the resume');
-      assert.equal(seenHeld(), 1);
+      await resumeRunsHeld(rig);
     } finally {
       await rig.close();
     }
