@@ -18,7 +18,7 @@ const FLAG_SHAPE = 'expected NAME=URL or NAME="command args"';
 /** mcp.servers: maps merge by server name across layers, so a later file or a flag replaces a server whole. */
 export function mcpServersKind(): ValueKind<Servers> {
   return {
-    type: 'map of server name to {url, headers, token} or {command, args, env, cwd}',
+    type: 'map of server name to {url, headers, token} or {command, args, env, cwd}, each with optional tags',
     merges: true,
     fromYaml: (value) => shaped(() => readServers(value)),
     fromFlag: (text) => shaped(() => parseMcpFlag(text)),

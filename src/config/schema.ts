@@ -143,7 +143,11 @@ export const KEYS: KeyTable = {
     default: null,
     doc: 'A budget each non-root conversation has for itself: {windows, lifetime_tokens, on_exhausted, …}.',
   },
-  'mcp.servers': { kind: mcpServersKind(), default: {}, doc: 'MCP servers by name: {url, …} or {command, …} (--mcp).' },
+  'mcp.servers': {
+    kind: mcpServersKind(),
+    default: {},
+    doc: 'MCP servers by name: {url, …} or {command, …} (--mcp); `tags:` (private_data, untrusted_content, external_comms) mark a server for the lethal-trifecta gate of subagent.run.',
+  },
   'mcp.call_timeout': { kind: durationKind(100), default: 600_000, doc: 'Cap on one MCP call (also the deadline).' },
   'security.policies': { kind: policiesKind(), default: [], doc: 'Permission rules; first match wins, none allows.' },
   'security.allow_trifecta': {

@@ -54,6 +54,8 @@ export function subagentDesk(parts: DeskParts): SubagentDesk {
   });
   metrics.gauge('agentd_subagents_live', 'Subagent processes running now.', () => desk.liveCount);
   let paused = parts.hold.paused;
+  // Subagents restored or spawned while already paused are held too.
+  if (paused) desk.pause(true);
   parts.reactor.watchers.add(() => {
     if (parts.hold.paused === paused) return;
     paused = parts.hold.paused;

@@ -5,7 +5,7 @@ import type { SubagentRecord } from '../domain/subagent.js';
 import { chargedTokens } from '../protocol/usage.js';
 import type { ToolResult } from '../tools/toolOutcome.js';
 
-/** A string result longer than this many UTF-8 bytes is cut. */
+/** A result longer than this many UTF-8 bytes (a structured one: its JSON text) is cut. */
 export const RESULT_CAP_BYTES = 8_000;
 export const TRUNCATION_MARKER = '… [truncated]';
 /** How much of a result a wake note quotes. */
@@ -17,31 +17,41 @@ export interface Distilled {
   whole: { body: string; bytes: number; shown: number } | null;
 }
 
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+const utf8 = (text: string): Uint8Array => encoder.encode(text);
+
 /** A UTF-8 continuation byte (10xxxxxx) never starts a character. */
-const continues = (bytes: Buffer, at: number): boolean => at < bytes.length && ((bytes[at] ?? 0) & 0xc0) === 0x80;
+const continues = (bytes: Uint8Array, at: number): boolean => at < bytes.length && ((bytes[at] ?? 0) & 0xc0) === 0x80;
 
 /** `end` moved back to a character boundary. */
-function boundaryBefore(bytes: Buffer, end: number): number {
+function boundaryBefore(bytes: Uint8Array, end: number): number {
   let at = Math.min(end, bytes.length);
   while (at > 0 && continues(bytes, at)) at--;
   return at;
 }
 
-/** The first bytes of `text` up to `cap`, cut at a character boundary. */
-function headOf(text: string, cap: number): string {
-  const bytes = Buffer.from(text, 'utf8');
-  return bytes.subarray(0, boundaryBefore(bytes, cap)).toString('utf8');
+/** `text` cut to the cap at a character boundary with the marker, and the whole text beside it. */
+function cutWhole(text: string, bytes: Uint8Array): Distilled {
+  const shown = boundaryBefore(bytes, RESULT_CAP_BYTES);
+  const cut = decoder.decode(bytes.subarray(0, shown));
+  return { value: `${cut}${TRUNCATION_MARKER}`, whole: { body: text, bytes: bytes.length, shown } };
 }
 
-/** Cuts a long string at a character boundary (keeping it whole beside); parses a short one that is JSON. */
+/**
+ * Cuts a result over the cap at a character boundary (keeping it whole beside); parses a short string that is JSON.
+ * A structured result is measured as its JSON text: over the cap, that text is cut and kept like a string's.
+ */
 export function distillWhole(result: unknown): Distilled {
-  if (typeof result !== 'string') return { value: result, whole: null };
-  const bytes = Buffer.byteLength(result, 'utf8');
-  if (bytes > RESULT_CAP_BYTES) {
-    const cut = headOf(result, RESULT_CAP_BYTES);
-    const shown = Buffer.byteLength(cut, 'utf8');
-    return { value: `${cut}${TRUNCATION_MARKER}`, whole: { body: result, bytes, shown } };
+  if (typeof result !== 'string') {
+    const text = JSON.stringify(result);
+    const bytes = text === undefined ? null : utf8(text);
+    return bytes && text !== undefined && bytes.length > RESULT_CAP_BYTES
+      ? cutWhole(text, bytes)
+      : { value: result, whole: null };
   }
+  const bytes = utf8(result);
+  if (bytes.length > RESULT_CAP_BYTES) return cutWhole(result, bytes);
   try {
     return { value: JSON.parse(result), whole: null };
   } catch {
@@ -73,11 +83,11 @@ export function pageOf(
   offset: number,
   pageBytes = RESULT_CAP_BYTES,
 ): { offset: number; text: string; next_offset: number | null } {
-  const bytes = Buffer.from(body, 'utf8');
+  const bytes = utf8(body);
   let start = Math.max(0, Math.min(Math.floor(offset), bytes.length));
   while (continues(bytes, start)) start++;
   const end = boundaryBefore(bytes, start + pageBytes);
-  const text = bytes.subarray(start, end).toString('utf8');
+  const text = decoder.decode(bytes.subarray(start, end));
   return { offset: start, text, next_offset: end < bytes.length ? end : null };
 }
 

@@ -57,6 +57,8 @@ export class SubagentDesk implements SubagentDeskPort {
   /** subagent.run calls past the gates whose handle is being minted (they count as live). */
   private minting = 0;
   private stopping = false;
+  /** The instance is paused: warm runs are held, and no deadline is armed for a held run. */
+  private paused = false;
 
   constructor(private readonly deps: DeskDeps) {
     this.runner = new SubagentRunner(
@@ -87,8 +89,11 @@ export class SubagentDesk implements SubagentDeskPort {
       run: (caller, args) => this.run(caller, args, onEnd),
       await: (caller, handle, timeoutMs) => this.awaitEnd(caller, handle, timeoutMs, onEnd),
       send: (caller, handle, message) => this.send(caller, handle, message),
-      status: (caller, handle) => this.status(caller, handle),
-      list: (caller) => this.list(caller),
+      status: (caller, handle) => {
+        const record = this.visible(caller, handle);
+        return record ? toolOk(statusOf(record)) : toolError(`no such subagent "${handle}"`);
+      },
+      list: (caller) => toolOk({ subagents: this.seenBy(caller.principal).map(listEntry) }),
       kill: (caller, handle, reason) => this.kill(caller, handle, reason),
       result: (caller, handle, offset, run) => {
         const record = this.visible(caller, handle);
@@ -125,7 +130,12 @@ export class SubagentDesk implements SubagentDeskPort {
 
   /** The instance's pause reaches warm sessions at their next run boundary (reference §5 item 23). */
   pause(paused: boolean): void {
-    for (const live of this.live.values()) live.child.handle.send({ type: paused ? 'pause' : 'resume' });
+    this.paused = paused;
+    for (const live of this.live.values()) {
+      live.child.handle.send({ type: paused ? 'pause' : 'resume' });
+      // A run held by the pause starts now, under its own deadline (reference §5 item 3).
+      if (!paused && !live.running) this.runner.armNext(live, false);
+    }
   }
 
   private run(caller: ToolCaller, raw: Args, onEnd: OnCallerEnd): ToolOutcome {
@@ -228,6 +238,7 @@ export class SubagentDesk implements SubagentDeskPort {
   private launch(record: SubagentRecord, event: 'subagent.spawn' | 'subagent.respawn'): void {
     const live = this.runner.start(record);
     this.live.set(record.handle, live);
+    if (this.paused) live.child.handle.send({ type: 'pause' });
     record.status = 'running';
     record.updated = this.deps.now();
     this.spawnLog.note(record.handle, record.updated);
@@ -256,18 +267,10 @@ export class SubagentDesk implements SubagentDeskPort {
     if (record.mode !== 'warm') return toolError(`subagent "${handle}" is not a warm subagent`);
     if (!live.child.handle.alive) return toolError(`subagent "${handle}": send failed`);
     live.child.handle.send({ type: 'inject', message });
-    if (live.running) live.queued++;
+    // While paused the worker holds the message: no run starts, so no deadline either.
+    if (live.running || this.paused) live.queued++;
     else this.runner.arm(live, true);
     return toolOk({ ok: true, handle });
-  }
-
-  private status(caller: ToolCaller, handle: string): ToolOutcome {
-    const r = this.visible(caller, handle);
-    return r ? toolOk(statusOf(r)) : toolError(`no such subagent "${handle}"`);
-  }
-
-  private list(caller: ToolCaller): ToolOutcome {
-    return toolOk({ subagents: this.seenBy(caller.principal).map(listEntry) });
   }
 
   private kill(caller: ToolCaller, handle: string, reason: string): ToolOutcome {
@@ -314,9 +317,7 @@ export class SubagentDesk implements SubagentDeskPort {
       // Every warm run is noted, whatever agent.wake_on says (reference §1.8).
       this.returnResult(record, turnNote(record.handle, record.result));
       // A queued injection starts its run now, under its own deadline (reference §5 item 3).
-      const next = live.queued > 0;
-      if (next) live.queued--;
-      this.runner.arm(live, next);
+      this.runner.armNext(live, this.paused);
       return;
     }
     const finish = turn.finish?.status;

@@ -14,7 +14,7 @@ import type { Activity } from '../obs/activity.js';
 import type { Logger } from '../obs/log.js';
 import { dispatchFrame, type FrameHandlers, type TurnResult, type UpFrame } from '../protocol/frames.js';
 import type { Usage } from '../protocol/messages.js';
-import type { Child, Children, EndReason } from '../supervisor/children.js';
+import { type Child, type Children, DEADLINE_GRACE_MS, type EndReason } from '../supervisor/children.js';
 import { runInternalTool } from '../tools/internalTools.js';
 import type { ToolSurface } from '../tools/surface.js';
 import type { InternalToolHost, ToolCaller, ToolResult } from '../tools/toolOutcome.js';
@@ -24,9 +24,6 @@ import { subagentPayload, subagentTools } from './subagentPayload.js';
 import { callKey } from './subagentRecord.js';
 
 const run = promisify(execFile);
-
-/** As the child table grants a turn: the deadline plus this before the watchdog kills. */
-const DEADLINE_GRACE_MS = 5_000;
 
 export interface RunnerDeps {
   config: Readonly<Config>;
@@ -131,6 +128,13 @@ export class SubagentRunner {
     live.running = running;
     const { deadline_ms } = live.record.spec.limits;
     live.child.handle.markRunning(running ? this.deps.now() + deadline_ms + DEADLINE_GRACE_MS : null);
+  }
+
+  /** Starts the next queued run under its deadline, or idles; `paused`: the worker holds it, so nothing is armed. */
+  armNext(live: LiveSubagent, paused: boolean): void {
+    const next = live.queued > 0 && !paused;
+    if (next) live.queued--;
+    this.arm(live, next);
   }
 
   /**

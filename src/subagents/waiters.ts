@@ -7,6 +7,9 @@ import type { OnCallerEnd } from './subagentHost.js';
 
 type Waiter = (record: SubagentRecord) => void;
 
+/** setTimeout's ceiling (2^31 - 1 ms, ~24.8 days): a longer delay overflows and fires at once. */
+export const MAX_TIMER_MS = 2_147_483_647;
+
 export class SubagentWaiters {
   private readonly byHandle = new Map<string, Set<Waiter>>();
 
@@ -27,10 +30,11 @@ export class SubagentWaiters {
       };
       set.add(waiter);
       if (timeoutMs !== null) {
+        const delay = Math.min(timeoutMs, MAX_TIMER_MS);
         timer = setTimeout(() => {
           drop();
           resolve({ result: { handle: record.handle, status: record.status, timed_out: true }, is_error: false });
-        }, timeoutMs);
+        }, delay);
       }
       onEnd(drop);
     });

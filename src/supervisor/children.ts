@@ -77,7 +77,7 @@ export interface ChildrenDeps {
 
 /** Grace between a cancel frame and the killpg; after the deadline before the watchdog kills. */
 const CANCEL_GRACE_MS = 2_000;
-const DEADLINE_GRACE_MS = 5_000;
+export const DEADLINE_GRACE_MS = 5_000;
 
 interface Entry {
   child: Child;

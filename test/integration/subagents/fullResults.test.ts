@@ -66,6 +66,34 @@ describe('a cut subagent result, kept whole', () => {
       await pruned.close();
     }
   });
+
+  it('cuts a structured result over the cap as its JSON text and keeps it whole (premise: objects passed uncapped)', async () => {
+    const schema = { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] };
+    const json = JSON.stringify({ text: 'x'.repeat(12_000) });
+    const playbook: Playbook = {
+      turns: [
+        { tool_calls: [{ name: 'subagent.run', arguments: { instruction: 'write json', output_schema: schema } }] },
+        read({ handle: 'sub-1', offset: 8000 }),
+        { content: 'read it' },
+      ],
+      match: [{ when_contains: SUB, content: json }],
+    };
+    const rig = await startRig(playbook);
+    try {
+      assert.equal((await answer(rig, 'root', 'go')).reply, 'read it');
+      const [ran, rest] = toolResults(rig, 'root');
+      assert.deepEqual(ran?.content, {
+        handle: 'sub-1',
+        status: 'completed',
+        result: `${json.slice(0, 8000)}… [truncated]`,
+        error: null,
+        full_result: { bytes: json.length, run: 1, next_offset: 8000, read: 'subagent.result' },
+      });
+      assert.equal((rest?.content as { text?: string } | undefined)?.text, json.slice(8000));
+    } finally {
+      await rig.close();
+    }
+  });
 });
 
 describe('the subtree token ceiling', () => {

@@ -84,3 +84,18 @@ describe('a cut result kept whole (reference §5 item 24)', () => {
     });
   });
 });
+
+describe('distillWhole', () => {
+  it('cuts a structured result over the cap as its JSON text and keeps the whole text (premise: passed uncapped)', () => {
+    const value = { items: Array.from({ length: 2_000 }, (_, i) => `item-${i}`) };
+    const text = JSON.stringify(value);
+    assert.ok(new TextEncoder().encode(text).length > 8_000);
+    const { value: shown, whole } = distillWhole(value);
+    assert.equal(shown, `${text.slice(0, 8_000)}${TRUNCATION_MARKER}`);
+    assert.deepEqual(whole, { body: text, bytes: text.length, shown: 8_000 });
+  });
+
+  it('passes a small structured result as it is', () => {
+    assert.deepEqual(distillWhole({ n: 1 }), { value: { n: 1 }, whole: null });
+  });
+});
