@@ -1,7 +1,6 @@
 // The key table: every config key path with its value kind, default and one-line doc (reference §19).
 // Typed against Config so a key missing from the table, or a default of the wrong type, does not compile.
 import { DIALECTS } from '../protocol/frames.js';
-import { DEFAULT_ON_DEMAND, ON_DEMAND_FAMILIES } from '../tools/onDemand.js';
 import { A2A_DEFAULTS, DEFAULT_MAX_BODY_BYTES, listenKind, principalsKind, tlsKind } from './a2aKeys.js';
 import { budgetKind, metricsAddrKind } from './budgetKeys.js';
 import { byteSizeKind } from './byteSize.js';
@@ -32,6 +31,7 @@ import {
   routesKind,
   STRUCTURED_OUTPUT,
 } from './modelDecls.js';
+import { DEFAULT_ON_DEMAND, ON_DEMAND_FAMILIES } from './onDemandFamilies.js';
 import { PAIRING_KEYS } from './pairingKeys.js';
 import { policiesKind } from './policyRules.js';
 import { PRODUCER_KEYS } from './producerKeys.js';

@@ -2,8 +2,8 @@
 // Produced only by compileConfig (config/compile.ts); nothing downstream reads raw YAML or process.env.
 import type { WorkflowDef } from '../domain/workflow.js';
 import type { Dialect, ModelFamily } from '../protocol/frames.js';
-import type { OnDemandFamily } from '../tools/onDemand.js';
 import type { A2aConfig } from './a2aTypes.js';
+import type { OnDemandFamily } from './onDemandFamilies.js';
 import type { SubagentsConfig } from './subagentTypes.js';
 
 export type { A2aConfig, A2aPrincipalConfig, PrincipalQuotas } from './a2aTypes.js';

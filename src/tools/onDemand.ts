@@ -6,24 +6,6 @@ import type { ToolDef } from '../protocol/messages.js';
 /** The meta-tool's name; the worker answers it itself (no supervisor round-trip). */
 export const TOOLS_MORE = 'tools.more';
 
-/** The families `agent.tools.on_demand` may name: the dotted internal families. */
-export const ON_DEMAND_FAMILIES = [
-  'memory',
-  'plan',
-  'goal',
-  'side',
-  'subagent',
-  'workflow',
-  'skills',
-  'context',
-  'message',
-] as const;
-
-export type OnDemandFamily = (typeof ON_DEMAND_FAMILIES)[number];
-
-/** The default: families a plain turn rarely needs (memory, plans, goals, side tasks, subagents, workflows). */
-export const DEFAULT_ON_DEMAND: readonly OnDemandFamily[] = ['memory', 'plan', 'goal', 'side', 'subagent', 'workflow'];
-
 /** What each family is for, in the meta-tool's description: the model chooses by these words alone. */
 const BLURBS: Record<string, string> = {
   memory: 'durable notes',
