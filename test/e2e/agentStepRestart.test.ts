@@ -7,7 +7,7 @@ import { SqliteStore } from '../../src/store/sqliteStore.js';
 import { type ScriptedModel, startScriptedModel } from '../doubles/scriptedModel.js';
 import { waitUntil } from '../integration/wait.js';
 import { killAndRestart, startDaemon } from './daemon.js';
-import { tempStateDir } from './harness.js';
+import { eventsNamed, tempStateDir } from './harness.js';
 
 const ASK = 'Count the letters of w.';
 
@@ -25,7 +25,6 @@ workflows:
 `;
 }
 
-const named = (events: Array<Record<string, unknown>>, name: string) => events.filter((e) => e.event === name);
 const asked = (model: ScriptedModel) => model.requests.filter((r) => JSON.stringify(r.body).includes(ASK)).length;
 
 describe('an agent step across a crash', () => {
@@ -46,23 +45,23 @@ describe('an agent step across a crash', () => {
     const fast = await startScriptedModel({ turns: [], match: [{ when_contains: ASK, content: '1' }] });
     models.push(fast);
     const life2 = await killAndRestart(life1, dir, yaml(fast));
-    assert.equal(named(life1.events, 'run.done').length, 0, 'premise: the run was mid-step at the kill');
+    assert.equal(eventsNamed(life1, 'run.done').length, 0, 'premise: the run was mid-step at the kill');
     try {
-      await waitUntil(() => named(life2.events, 'run.done').length > 0, 30_000, 'the run ended in life 2');
+      await waitUntil(() => eventsNamed(life2, 'run.done').length > 0, 30_000, 'the run ended in life 2');
       assert.deepEqual(
-        named(life2.events, 'run.done').map((e) => e.status),
+        eventsNamed(life2, 'run.done').map((e) => e.status),
         ['completed'],
       );
       assert.deepEqual(
-        named(life2.events, 'restore.step.replay').map((e) => e.step),
+        eventsNamed(life2, 'restore.step.replay').map((e) => e.step),
         ['a'],
       );
       // Keyed by the bare attempt (2 after the replay), the step accepted a second turn on wf-<run>-a-2 here: the
       // model was asked twice (the replayed event and the new one) and a second conversation was stored.
       assert.equal(asked(fast), 1, 'one turn in life 2: the replayed one');
-      const accepted = named(life2.events, 'inbox.accepted').filter((e) => e.kind === 'workflow_step');
+      const accepted = eventsNamed(life2, 'inbox.accepted').filter((e) => e.kind === 'workflow_step');
       assert.equal(accepted.length, 0, 'the replayed step accepted no new turn');
-      assert.equal(named(life2.events, 'run.start').length, 0, 'no second run');
+      assert.equal(eventsNamed(life2, 'run.start').length, 0, 'no second run');
     } finally {
       assert.equal(await life2.stop(), 0);
     }

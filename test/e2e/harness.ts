@@ -80,6 +80,10 @@ function parseEvent(line: string): Record<string, unknown> | null {
 }
 
 /** The events named `name`, optionally only those of one component (`supervisor` or `worker`). */
-export function eventsNamed(run: AgentdRun, name: string, comp?: string): Array<Record<string, unknown>> {
+export function eventsNamed(
+  run: Pick<AgentdRun, 'events'>,
+  name: string,
+  comp?: string,
+): Array<Record<string, unknown>> {
   return run.events.filter((e) => e.event === name && (comp === undefined || e.comp === comp));
 }

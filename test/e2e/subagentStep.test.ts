@@ -8,7 +8,7 @@ import { SqliteStore } from '../../src/store/sqliteStore.js';
 import { type ScriptedModel, startScriptedModel } from '../doubles/scriptedModel.js';
 import { waitUntil, within } from '../integration/wait.js';
 import { startDaemon } from './daemon.js';
-import { tempStateDir } from './harness.js';
+import { eventsNamed, tempStateDir } from './harness.js';
 
 const SUB = 'You are a subagent of';
 
@@ -27,8 +27,6 @@ workflows:
 `;
 }
 
-const named = (events: Array<Record<string, unknown>>, name: string) => events.filter((e) => e.event === name);
-
 describe('a subagent step across a crash', () => {
   const models: ScriptedModel[] = [];
   after(async () => {
@@ -43,7 +41,7 @@ describe('a subagent step across a crash', () => {
     });
     models.push(slow);
     const life1 = await startDaemon(dir, yaml(slow));
-    const spawned = () => named(life1.events, 'subagent.spawn').map((e) => [e.handle, e.mode]);
+    const spawned = () => eventsNamed(life1, 'subagent.spawn').map((e) => [e.handle, e.mode]);
     await waitUntil(() => spawned().length === 2, 30_000, 'both steps spawned their children');
     assert.deepEqual(spawned(), [
       ['sub-1', 'detached'],
@@ -52,28 +50,28 @@ describe('a subagent step across a crash', () => {
     const exited = new Promise((resolve) => life1.child.once('exit', resolve));
     life1.child.kill('SIGKILL');
     await within(exited, 10_000, 'the killed daemon exits');
-    assert.equal(named(life1.events, 'run.done').length, 0, 'premise: the run was mid-step at the kill');
+    assert.equal(eventsNamed(life1, 'run.done').length, 0, 'premise: the run was mid-step at the kill');
 
     const fast = await startScriptedModel({ turns: [], match: [{ when_contains: SUB, content: '7' }] });
     models.push(fast);
     const life2 = await startDaemon(dir, yaml(fast));
     try {
-      await waitUntil(() => named(life2.events, 'run.done').length > 0, 30_000, 'the run ended in life 2');
+      await waitUntil(() => eventsNamed(life2, 'run.done').length > 0, 30_000, 'the run ended in life 2');
       assert.deepEqual(
-        named(life2.events, 'run.done').map((e) => e.status),
+        eventsNamed(life2, 'run.done').map((e) => e.status),
         ['completed'],
       );
       assert.deepEqual(
-        named(life2.events, 'subagent.respawn').map((e) => [e.handle, e.attempt]),
+        eventsNamed(life2, 'subagent.respawn').map((e) => [e.handle, e.attempt]),
         [['sub-2', 2]],
       );
       // Keyed by the bare attempt (2 after the replay), the step missed sub-2 and spawned sub-3 here.
-      assert.equal(named(life2.events, 'subagent.spawn').length, 0, 'the replayed step found its child');
+      assert.equal(eventsNamed(life2, 'subagent.spawn').length, 0, 'the replayed step found its child');
       assert.deepEqual(
-        named(life2.events, 'restore.step.replay').map((e) => e.step),
+        eventsNamed(life2, 'restore.step.replay').map((e) => e.step),
         ['sub'],
       );
-      assert.equal(named(life2.events, 'run.start').length, 0, 'no second run');
+      assert.equal(eventsNamed(life2, 'run.start').length, 0, 'no second run');
     } finally {
       assert.equal(await life2.stop(), 0);
     }
