@@ -1,8 +1,10 @@
 // Runs the whole suite with node's own test runner over the compiled tests (Node 20 has no glob for --test).
 // Usage: node scripts/run-tests.mjs [unit|integration|e2e ...]  (default: all layers)
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { tapDigest } from './tapDigest.mjs';
 
 const layers = process.argv.slice(2);
 const roots = (layers.length ? layers : ['unit', 'integration', 'e2e']).map((l) => join('dist', 'test', l));
@@ -30,11 +32,20 @@ if (files.length === 0) {
 // handle keeps alive fails the suite in time instead of stopping it. Not --test-force-exit: on Node 20 it can end a file
 // before all its tests ran, dropping them silently (seen: 52 to 60 of 61 tests in unit/store/sqliteStore.test).
 const bounds = ['--test-timeout=300000'];
-const result = spawnSync(process.execPath, ['--test', '--test-concurrency=2', ...bounds, ...files], {
-  stdio: 'inherit',
-  timeout: 45 * 60_000,
-  killSignal: 'SIGKILL',
+const child = spawn(process.execPath, ['--test', '--test-concurrency=2', ...bounds, ...files], {
+  stdio: ['ignore', 'pipe', 'inherit'],
 });
-if (result.error)
-  console.error(`test run stopped: ${result.error.message} (a test file did not exit; see the last file above)`);
-process.exit(result.status ?? 1);
+const digest = tapDigest();
+createInterface({ input: child.stdout }).on('line', (line) => {
+  process.stdout.write(`${line}\n`);
+  digest.onLine(line);
+});
+const stopAll = setTimeout(() => {
+  console.error('test run stopped after 45 minutes (a test file did not exit; see the last file above)');
+  child.kill('SIGKILL');
+}, 45 * 60_000);
+child.on('close', (code, signal) => {
+  clearTimeout(stopAll);
+  digest.print((text) => process.stdout.write(text));
+  process.exit(code ?? (signal ? 1 : 0));
+});
