@@ -3,6 +3,7 @@
 import { A2aProducer } from './a2a/a2aProducer.js';
 import { type InlineOptions, inlineLayer } from './agentOptions.js';
 import { checkAgentOptions } from './agentOptionsCheck.js';
+import { resolveCodeTools } from './agentTools.js';
 import { compileConfig } from './config/compile.js';
 import type { Config } from './config/types.js';
 import type { InboxOutcome } from './domain/inbox.js';
@@ -14,7 +15,7 @@ import { type MetricsServer, serveMetrics } from './obs/metricsServer.js';
 import type { Usage } from './protocol/messages.js';
 import { RunEvents, type RunHandle } from './runHandle.js';
 import { type Runtime, startRuntime, withListeners } from './runtime/startRuntime.js';
-import { type CodeTool, loadCodeTools, moduleSpecifier } from './tools/codeTools.js';
+import type { CodeTool } from './tools/codeTools.js';
 
 export interface CreateAgentOptions extends InlineOptions {
   /**
@@ -250,27 +251,4 @@ function runResult(outcome: InboxOutcome, seen: { turnId: string | null; usage: 
     ...(outcome.error ? { error: outcome.error } : {}),
     ...(outcome.error_kind ? { errorKind: outcome.error_kind } : {}),
   };
-}
-
-/** The registry's view of the code tools, checked against what the worker will import. */
-async function resolveCodeTools(opts: CreateAgentOptions) {
-  if (!opts.tools?.length && opts.toolsModule === undefined) return undefined;
-  if (opts.toolsModule === undefined) {
-    throw new DaemonError('usage_invalid', 'createAgent: `tools` need `toolsModule`, the module that exports them');
-  }
-  const exported = await loadCodeTools(opts.toolsModule).catch((err: unknown) => {
-    throw new DaemonError('usage_invalid', `createAgent: ${err instanceof Error ? err.message : String(err)}`);
-  });
-  const names = new Set(exported.map((t) => t.name));
-  const chosen = opts.tools?.length ? opts.tools : exported;
-  for (const tool of chosen) {
-    if (!names.has(tool.name)) {
-      throw new DaemonError(
-        'usage_invalid',
-        `createAgent: tool "${tool.name}" is not exported by ${String(opts.toolsModule)}`,
-      );
-    }
-  }
-  const defs = chosen.map((t) => ({ name: t.name, description: t.description, input_schema: t.inputSchema }));
-  return { defs, module: moduleSpecifier(opts.toolsModule) };
 }

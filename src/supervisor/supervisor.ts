@@ -339,7 +339,7 @@ export class Supervisor {
     if (timedOut) this.handle({ type: 'drain_abandon' });
     await this.untilNoLiveWork();
     this.subagents.stop();
-    this.children.close();
+    await this.children.close();
     this.spending.waits.stop();
     await this.timers.stop();
     this.checkpoint();

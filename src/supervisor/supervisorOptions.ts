@@ -202,6 +202,7 @@ export function workerPool(opts: SupervisorOptions, log: Logger, now: () => numb
       return reuseLimits(config);
     },
   };
-  const entry = opts.workerEntry ?? defaultWorkerEntry();
+  // The workers' stderr goes through our logger: an embedder's `log` sees worker events too.
+  const entry = { ...(opts.workerEntry ?? defaultWorkerEntry()), log };
   return new WorkerPool(entry, spares, env, watch, lifetime);
 }
