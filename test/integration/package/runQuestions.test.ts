@@ -8,7 +8,19 @@ import type { RunEvent } from '../../../src/domain/runEvent.js';
 import { DaemonError } from '../../../src/errors.js';
 import { silentLogger } from '../../../src/obs/log.js';
 import { type ScriptedModel, startScriptedModel } from '../../doubles/scriptedModel.js';
+import { JSON_V1, rawRequest, rpc } from '../a2a/listenerHarness.js';
 import { within } from '../wait.js';
+
+/** Polls GetTask until the task's JSON matches `state`; returns that JSON text. */
+async function taskIn(url: string, id: string, state: RegExp): Promise<string> {
+  const until = Date.now() + 30_000;
+  for (;;) {
+    const text = (await rawRequest(url, rpc('GetTask', { id }), JSON_V1)).text;
+    if (state.test(text)) return text;
+    if (Date.now() > until) throw new Error(`task ${id} never matched ${state}: ${text}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
 
 describe('agent.run questions and plans', () => {
   let model: ScriptedModel;
@@ -22,6 +34,11 @@ describe('agent.run questions and plans', () => {
           tool_calls: [{ name: 'ask_human', arguments: { question: 'Which color?' } }],
         },
         { when_contains: 'navy blue', content: 'you chose navy blue' },
+        {
+          when_contains: 'ask over a2a',
+          times: 1,
+          tool_calls: [{ name: 'ask_human', arguments: { question: 'Which color, caller?' } }],
+        },
         {
           when_contains: 'ask me before closing',
           times: 1,
@@ -94,6 +111,33 @@ describe('agent.run questions and plans', () => {
       assert.equal(plan.op, 'create');
       assert.equal(plan.conversation, 'planner');
       assert.equal(plan.progress, '0/2 done');
+    } finally {
+      await a.close();
+    }
+  });
+
+  it('agent.answer answers an A2A task waiting in input-required', async () => {
+    const a = await createAgent({
+      intelligence: model.url,
+      store: 'memory',
+      config: { env: {} },
+      log: silentLogger,
+      listen: 'http://127.0.0.1:0',
+    });
+    try {
+      const url = a.a2aUrl ?? '';
+      const message = { messageId: 'm-a2a-1', parts: [{ text: 'please ask over a2a' }] };
+      const sent = await rawRequest(
+        url,
+        rpc('SendMessage', { message, configuration: { returnImmediately: true } }),
+        JSON_V1,
+      );
+      const result = sent.json().result as { id?: string; task?: { id?: string } };
+      const taskId = result.id ?? result.task?.id ?? '';
+      assert.ok(taskId, sent.text);
+      await taskIn(url, taskId, /INPUT_REQUIRED/);
+      await a.answer(taskId, 'navy blue');
+      assert.match(await taskIn(url, taskId, /COMPLETED/), /you chose navy blue/);
     } finally {
       await a.close();
     }
