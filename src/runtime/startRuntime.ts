@@ -76,7 +76,7 @@ export interface Runtime {
    */
   reload(source: ReloadSource): ReloadReport;
   /**
-   * Starts a producer after the others (the embedding API's `serve()`), with `config` in place of the runtime's
+   * Starts a producer after the others, with `config` in place of the runtime's
    * (its listener keys); it misses the restore's recovery, which ran at start.
    */
   startProducer(producer: Producer, config?: Readonly<Config>): Promise<void>;
