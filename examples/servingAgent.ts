@@ -9,11 +9,13 @@ const agent = await createAgent({
   intelligence: process.env.AGENT_ENDPOINT ?? 'https://api.openai.com/v1',
   store: process.env.AGENT_STATE_DIR ?? 'memory',
   config: { values: { observability: { log_level: 'warn' } } },
-  // `listen` here, not in serve(): a listener started with the runtime also recovers the A2A tasks a crash
-  // interrupted (with a state directory); one started later by serve() does not.
-  listen: process.env.A2A_LISTEN ?? 'http://127.0.0.1:8080',
 });
-const addresses = await agent.serve({ metrics: process.env.METRICS_ADDR ?? '127.0.0.1:9464' });
+// A2A tasks a crash interrupted (with a state directory) were recovered when the agent started; serve() opens the
+// listeners on that same runtime.
+const addresses = await agent.serve({
+  listen: process.env.A2A_LISTEN ?? 'http://127.0.0.1:8080',
+  metrics: process.env.METRICS_ADDR ?? '127.0.0.1:9464',
+});
 const warmUp = await (await agent.run('Say hello.', { conversation: 'warm-up' })).result;
 console.log(JSON.stringify({ ...addresses, warmUp: warmUp.reply }));
 const stop = (): void => {

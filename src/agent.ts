@@ -3,18 +3,21 @@
 import { A2aProducer } from './a2a/a2aProducer.js';
 import { type InlineOptions, inlineLayer } from './agentOptions.js';
 import { checkAgentOptions } from './agentOptionsCheck.js';
+import { type RunOptions, startRun } from './agentRun.js';
+import { resolveCodeTools } from './agentTools.js';
 import { compileConfig } from './config/compile.js';
 import type { Config } from './config/types.js';
 import type { InboxOutcome } from './domain/inbox.js';
-import type { RunResult } from './domain/runEvent.js';
 import { embedProducer, type Producer } from './embeddedProducer.js';
 import { DaemonError } from './errors.js';
 import { createLogger, type Logger } from './obs/log.js';
 import { type MetricsServer, serveMetrics } from './obs/metricsServer.js';
-import type { Usage } from './protocol/messages.js';
-import { RunEvents, type RunHandle } from './runHandle.js';
+import type { RunHandle } from './runHandle.js';
+import { RunDesk } from './runQuestions.js';
 import { type Runtime, startRuntime, withListeners } from './runtime/startRuntime.js';
-import { type CodeTool, loadCodeTools, moduleSpecifier } from './tools/codeTools.js';
+import type { CodeTool } from './tools/codeTools.js';
+
+export type { RunOptions } from './agentRun.js';
 
 export interface CreateAgentOptions extends InlineOptions {
   /**
@@ -31,17 +34,6 @@ export interface CreateAgentOptions extends InlineOptions {
   metrics?: string | null;
   /** Producers of your own, started after the built-in ones (docs/guide/embedding.md, "A producer of your own"). */
   producers?: Producer[];
-}
-
-export interface RunOptions {
-  /** The conversation the message belongs to (default `root`). */
-  conversation?: string;
-  /** Who sends it: its quotas, budgets and tool policies apply (default `operator`). */
-  principal?: string;
-  /** Aborting it cancels the run, as `cancel()` does. */
-  signal?: AbortSignal;
-  /** Sets the conversation's mode for this message and the ones after it (`plan`: propose, do not act). */
-  mode?: 'plan' | 'execute';
 }
 
 /** @deprecated use RunOptions. */
@@ -62,6 +54,12 @@ export interface Agent {
   readonly metricsAddress: string | null;
   /** Accepts `input` durably (resolved `id`), then runs its turn; see RunHandle. Throws only when not accepted. */
   run(input: string, opts?: RunOptions): Promise<RunHandle>;
+  /**
+   * Answers a question a run's turn waits on (a `question` RunEvent): `id` is the run id (its oldest open question),
+   * the event's `questionId`, or, while serving A2A, the id of a task in `input-required`. Rejects with
+   * `usage_invalid` when nothing with that id waits for an answer.
+   */
+  answer(id: string, answer: string): Promise<void>;
   /** Accepts the message durably, then resolves with its turn's outcome: `{status, reply, error?}`. */
   send(text: string, opts?: SendOptions): Promise<InboxOutcome>;
   /** Starts the A2A and metrics listeners on this agent's runtime; resolves with their bound addresses. */
@@ -88,22 +86,34 @@ export async function createAgent(opts: CreateAgentOptions = {}): Promise<Agent>
   const { config, env, log } = agentConfig(opts);
   const code = await resolveCodeTools(opts);
   const up = supervisorOnceUp();
+  const desk = new RunDesk();
+  // Without a listener now, the A2A backend still starts with the runtime (restart recovery, replayed turns folding
+  // into their tasks, as in the daemon); serve({listen}) opens its listener later.
+  const listening = opts.listen === undefined ? config.a2a.listen !== null : opts.listen !== null;
+  const own = opts.producers?.map((p) => embedProducer(p, up.outcomeOf)) ?? [];
   const runtime = await startRuntime(config, {
-    log,
-    env,
+    ...{ log, env, runs: desk },
     ...(code ? { codeTools: code } : {}),
     ...(opts.listen === undefined ? {} : { listen: opts.listen }),
     ...(opts.metrics === undefined ? {} : { metrics: opts.metrics }),
-    ...(opts.producers ? { producers: opts.producers.map((p) => embedProducer(p, up.outcomeOf)) } : {}),
+    producers: [...(listening ? [] : [new A2aProducer({ listenLater: true })]), ...own],
   }).catch((err: unknown) => {
     up.fail(err);
     throw err;
   });
   up.open(runtime);
+  const agent = agentOn(runtime, desk, log);
+  runtimes.set(agent, runtime);
+  return agent;
+}
+
+/** The agent's methods over its runtime. */
+function agentOn(runtime: Runtime, desk: RunDesk, log: Logger): Agent {
   const listeners = { metrics: null as MetricsServer | null };
-  const a2aUrl = () => runtime.producers.find((p): p is A2aProducer => p instanceof A2aProducer)?.url ?? null;
+  const a2a = () => runtime.producers.find((p): p is A2aProducer => p instanceof A2aProducer) ?? null;
+  const a2aUrl = () => a2a()?.url ?? null;
   const metricsAddress = () => listeners.metrics?.address ?? runtime.metricsAddress;
-  const agent: Agent = {
+  return {
     config: runtime.config,
     get a2aUrl() {
       return a2aUrl();
@@ -111,7 +121,12 @@ export async function createAgent(opts: CreateAgentOptions = {}): Promise<Agent>
     get metricsAddress() {
       return metricsAddress();
     },
-    run: (input, o = {}) => startRun(runtime, input, o),
+    run: (input, o = {}) => startRun(runtime, desk, input, o),
+    answer: async (id, text) => {
+      if (typeof text !== 'string') throw new DaemonError('usage_invalid', 'agent.answer: the answer must be a string');
+      if (desk.answer(id, text) || (await a2a()?.answer(id, text))) return;
+      throw new DaemonError('usage_invalid', `agent.answer: no open question for "${id}"`);
+    },
     send: async (text, o = {}) => {
       const { record } = await runtime.supervisor.accept({
         context_id: o.conversation ?? 'root',
@@ -122,7 +137,7 @@ export async function createAgent(opts: CreateAgentOptions = {}): Promise<Agent>
     },
     serve: async (o = {}) => {
       if (o.listen !== undefined && a2aUrl() === null) {
-        await runtime.startProducer(new A2aProducer(), withListeners(runtime.config, { log, listen: o.listen }));
+        await a2a()?.listen(withListeners(runtime.config, { log, listen: o.listen }));
       }
       if (o.metrics !== undefined && metricsAddress() === null) {
         listeners.metrics = await serveMetrics(o.metrics, runtime.supervisor, log);
@@ -130,12 +145,12 @@ export async function createAgent(opts: CreateAgentOptions = {}): Promise<Agent>
       return { a2aUrl: a2aUrl(), metricsAddress: metricsAddress() };
     },
     close: async () => {
+      // Nobody will answer once the program closes the agent: a turn waiting on a question ends instead of the drain.
+      desk.close();
       await runtime.stop();
       await listeners.metrics?.close();
     },
   };
-  runtimes.set(agent, runtime);
-  return agent;
 }
 
 /** The options' config (the inline options one more layer over the files, as the CLI's flags are) and logger. */
@@ -165,112 +180,4 @@ function supervisorOnceUp() {
   ready.catch(() => {}); // nobody may be waiting
   const outcomeOf = (id: string) => ready.then((r) => r.supervisor.outcomeOf(id));
   return { open, fail, outcomeOf };
-}
-
-/** Accepts one message and follows its turn: progress from the run tap, the end from the committed fold. */
-async function startRun(runtime: Runtime, input: string, o: RunOptions): Promise<RunHandle> {
-  const { supervisor } = runtime;
-  const conversation = o.conversation ?? 'root';
-  const principal = o.principal ?? 'operator';
-  if (o.signal?.aborted) throw new DaemonError('usage_invalid', 'agent.run: the signal was aborted before the run');
-  const events = new RunEvents();
-  const seen: { turnId: string | null; usage: Usage | null; id: string | null } = {
-    turnId: null,
-    usage: null,
-    id: null,
-  };
-  // The tap is watched once the run id is known: a worker's progress arrives on I/O, after this continuation.
-  const stopCommitted = supervisor.steering.feed.onCommitted((turn) => {
-    if (turn.event.id === seen.id && turn.result) seen.usage = turn.result.usage;
-  });
-  let accepted: Awaited<ReturnType<typeof supervisor.accept>>;
-  try {
-    // The mode rides on the message itself: a new or evicted conversation has no resident mode to set first.
-    const mode = o.mode === undefined ? {} : { mode: o.mode };
-    accepted = await supervisor.accept({ context_id: conversation, text: input, principal, ...mode });
-  } catch (err) {
-    stopCommitted();
-    throw err;
-  }
-  const { record } = accepted;
-  seen.id = record.id;
-  const cancel = () => supervisor.cancelEvent(record.id, 'cancelled by the embedding program');
-  if (o.mode !== undefined) keepMode(runtime, { conversation, principal, mode: o.mode }, cancel, stopCommitted);
-  events.push({ type: 'accepted', runId: record.id, conversation });
-  const stopTap = supervisor.runTap.watch(record.id, (event) => {
-    if ('turnId' in event) seen.turnId = event.turnId;
-    if (event.type === 'round') seen.usage = event.usage;
-    events.push(event);
-  });
-  o.signal?.addEventListener('abort', cancel, { once: true });
-  // An abort while accept was awaited fired no listener: it is honoured here.
-  if (o.signal?.aborted) cancel();
-  const result = supervisor
-    .outcomeOf(record.id)
-    .then((outcome) => {
-      const done = runResult(outcome, seen);
-      events.push({ type: 'done', runId: record.id, result: done });
-      return done;
-    })
-    .finally(() => {
-      stopTap();
-      stopCommitted();
-      o.signal?.removeEventListener('abort', cancel);
-      events.end();
-    });
-  return { id: record.id, result, events, cancel };
-}
-
-/**
- * Sets the conversation's mode for the messages after this one (this one carries it already). A refusal (another
- * principal's conversation) cancels the accepted message and throws, as a refused run.
- */
-function keepMode(
-  runtime: Runtime,
-  run: { conversation: string; principal: string; mode: 'plan' | 'execute' },
-  cancel: () => void,
-  stopCommitted: () => void,
-): void {
-  try {
-    runtime.supervisor.steering.setMode(run.conversation, run.principal, run.mode);
-  } catch (err) {
-    cancel();
-    stopCommitted();
-    const why = err instanceof Error ? err.message : String(err);
-    throw new DaemonError('usage_invalid', `agent.run: mode for conversation "${run.conversation}": ${why}`);
-  }
-}
-
-function runResult(outcome: InboxOutcome, seen: { turnId: string | null; usage: Usage | null }): RunResult {
-  return {
-    status: outcome.status,
-    reply: outcome.reply,
-    usage: seen.usage ?? { input_tokens: 0, output_tokens: 0 },
-    turnId: seen.turnId,
-    ...(outcome.error ? { error: outcome.error } : {}),
-    ...(outcome.error_kind ? { errorKind: outcome.error_kind } : {}),
-  };
-}
-
-/** The registry's view of the code tools, checked against what the worker will import. */
-async function resolveCodeTools(opts: CreateAgentOptions) {
-  if (!opts.tools?.length && opts.toolsModule === undefined) return undefined;
-  if (opts.toolsModule === undefined) {
-    throw new DaemonError('usage_invalid', 'createAgent: `tools` need `toolsModule`, the module that exports them');
-  }
-  const exported = await loadCodeTools(opts.toolsModule).catch((err: unknown) => {
-    throw new DaemonError('usage_invalid', `createAgent: ${err instanceof Error ? err.message : String(err)}`);
-  });
-  const names = new Set(exported.map((t) => t.name));
-  const chosen = opts.tools?.length ? opts.tools : exported;
-  for (const tool of chosen) {
-    if (!names.has(tool.name)) {
-      throw new DaemonError(
-        'usage_invalid',
-        `createAgent: tool "${tool.name}" is not exported by ${String(opts.toolsModule)}`,
-      );
-    }
-  }
-  const defs = chosen.map((t) => ({ name: t.name, description: t.description, input_schema: t.inputSchema }));
-  return { defs, module: moduleSpecifier(opts.toolsModule) };
 }

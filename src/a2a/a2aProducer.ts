@@ -1,5 +1,6 @@
 // The A2A listener as a producer (reference §17): its task backend turns callers' messages into `a2a_message`
-// events and owns their tasks; the listener serves them over HTTP. Off unless `a2a.listen` is set.
+// events and owns their tasks; the listener serves them over HTTP. Off unless `a2a.listen` is set, or started by
+// createAgent with its listener opened later (serve()): the backend owns the tasks from the restore on either way.
 import { randomInt } from 'node:crypto';
 import type { Config } from '../config/types.js';
 import type { Producer, ProducerContext } from '../runtime/producer.js';
@@ -8,6 +9,7 @@ import type { PairingAnswer } from './commands.js';
 import { FeedHub } from './feedHub.js';
 import { A2aListener } from './listener.js';
 import { PairingCodes, pairingPrincipalId, wantsStartCode } from './pairingCodes.js';
+import { IMPLICIT_OPERATOR } from './principals.js';
 import { TaskBackend } from './taskBackend.js';
 import { TaskFeed } from './taskFeed.js';
 import { WebSessions } from './webSessions.js';
@@ -18,13 +20,57 @@ export class A2aProducer implements Producer {
   private backend: TaskBackend | null = null;
   private ctx: ProducerContext | null = null;
   private feed: FeedHub | null = null;
+  private pairing: { codes: PairingCodes; sessions: WebSessions; mint: () => PairingAnswer | null } | null = null;
 
-  /** The bound URL once started (`a2a.listen` with port 0 gets a free one). */
+  /**
+   * `listenLater`: start() binds the task backend (restart recovery, replayed turns folding into their tasks) but
+   * opens no listener; `listen()` does, later (the embedding API's serve()).
+   */
+  constructor(private readonly opts: { listenLater?: boolean } = {}) {}
+
+  /** The bound URL once listening (`a2a.listen` with port 0 gets a free one). */
   get url(): string | null {
     return this.listener?.url ?? null;
   }
 
   async start(ctx: ProducerContext): Promise<void> {
+    this.ctx = ctx;
+    this.backend = this.openBackend(ctx);
+    ctx.tasks.bind(this.backend);
+    if (!this.opts.listenLater) await this.listen(ctx.config);
+  }
+
+  /** Opens the HTTP listener at `config`'s `a2a.listen` (the runtime's config, or serve()'s with its URL). */
+  async listen(config: Readonly<Config>): Promise<void> {
+    const { ctx, backend, feed, pairing } = this;
+    if (!ctx || !backend || !feed || !pairing || this.listener) return;
+    const instance = { name: config.agent.name, version: VERSION };
+    const webhooks = ctx.webhooks;
+    this.listener = await A2aListener.start({
+      ...{ config, backend, log: ctx.log, instance, feed, pairing: pairing.codes, sessions: pairing.sessions },
+      clock: ctx.clock,
+      ...(webhooks ? { webhooks } : {}),
+    });
+    feed.start();
+    backend.setListening(true);
+    // A code is a secret: a plain line for the person at the terminal, never an event (DESIGN: no secret in events).
+    if (wantsStartCode(config.a2a, this.listener.url, process.stderr.isTTY === true)) {
+      const issued = pairing.mint();
+      if (issued)
+        process.stderr.write(`agentd: web UI pairing code ${issued.code} (single use, 10 min): ${issued.url}\n`);
+    }
+  }
+
+  /** Answers the question task `taskId` waits on, as the operator; false when no such task waits for one. */
+  async answer(taskId: string, text: string): Promise<boolean> {
+    const task = await this.backend?.getTask(IMPLICIT_OPERATOR, taskId);
+    if (!this.backend || task?.state !== 'input_required') return false;
+    await this.backend.send(IMPLICIT_OPERATOR, { taskId, text });
+    return true;
+  }
+
+  /** The task backend, its feed and the pairing codes: everything but the HTTP listener. */
+  private openBackend(ctx: ProducerContext): TaskBackend {
     const { config, log } = ctx;
     // Retention read at each pass: a reload's keys apply to the next one (issue 18 item 1).
     const feed = new FeedHub(ctx.store, log, ctx.clock, () => ({
@@ -45,7 +91,9 @@ export class A2aProducer implements Producer {
       const role = config.a2a.pairing.role;
       return { code, expires_in_ms: expiresAt - now, role, sessions: sessions.pairedCount(now), url: `${url}/ui` };
     };
-    const backend = new TaskBackend({
+    this.pairing = { codes: pairing, sessions, mint };
+    this.feed = feed;
+    return new TaskBackend({
       store: ctx.store,
       log,
       now: ctx.clock,
@@ -66,24 +114,6 @@ export class A2aProducer implements Producer {
       ready: ctx.restored,
       feed: new TaskFeed(feed, () => ctx.supervisor.status()),
     });
-    ctx.tasks.bind(backend);
-    this.ctx = ctx;
-    this.backend = backend;
-    this.feed = feed;
-    const instance = { name: config.agent.name, version: VERSION };
-    const webhooks = ctx.webhooks;
-    this.listener = await A2aListener.start({
-      ...{ config, backend, log, instance, feed, pairing, sessions, clock: ctx.clock },
-      ...(webhooks ? { webhooks } : {}),
-    });
-    feed.start();
-    backend.setListening(true);
-    // A code is a secret: a plain line for the person at the terminal, never an event (DESIGN: no secret in events).
-    if (wantsStartCode(config.a2a, this.listener.url, process.stderr.isTTY === true)) {
-      const issued = mint();
-      if (issued)
-        process.stderr.write(`agentd: web UI pairing code ${issued.code} (single use, 10 min): ${issued.url}\n`);
-    }
   }
 
   /** New messages are refused with a `draining` error; streams of running tasks stay open to hear their end. */

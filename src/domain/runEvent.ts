@@ -37,6 +37,25 @@ export type RunEvent =
       isError: boolean;
       ms: number;
     }
+  /**
+   * The turn waits for a person: `ask_human`, or a tool policy's `ask` (`kind: 'approval'`, answered yes or no).
+   * Answer with `agent.answer(runId, text)`; unanswered by `expiresAt` (ms since the epoch), the turn goes on
+   * without an answer (an approval is declined).
+   */
+  | {
+      type: 'question';
+      runId: string;
+      questionId: string;
+      kind: 'ask_human' | 'approval';
+      question: string;
+      expiresAt: number;
+      /** The JSON Schema ask_human gave for the answer. */
+      schema?: Record<string, unknown>;
+      /** The tool an approval is about. */
+      tool?: string;
+    }
+  /** The conversation's plan checklist changed (`plan.*` tools): the operation and the progress line. */
+  | { type: 'plan'; runId: string; conversation: string; op: string; progress: string }
   | { type: 'done'; runId: string; result: RunResult };
 
 export type RunEventType = RunEvent['type'];

@@ -1,12 +1,29 @@
 // The live activity of each running turn (reference §15): folds its progress through the pure obs/activity policy
 // and returns what is worth publishing (only when the phase, tool or round changed).
-
-import type { TaskHooks } from '../supervisor/supervisorOptions.js';
-import type { LiveTurn } from '../supervisor/turnWorkers.js';
+// It reads the turn through the narrow shapes below, so obs imports nothing from the supervisor (DESIGN.md, data flow).
 import { type Activity, type ActivityEventName, applyProgress } from './activity.js';
 import type { Logger } from './log.js';
 import type { Metrics } from './metrics.js';
 import type { RunTap } from './runTap.js';
+
+/** What the board reads of a live turn (the supervisor's LiveTurn has this shape). */
+export interface BoardTurn {
+  /** The child's node number: one live turn each. */
+  readonly node: number;
+  readonly turnId: string;
+  /** The tool names the turn was offered (a latency label is one of them). */
+  readonly offered: ReadonlySet<string>;
+  readonly job: {
+    readonly ctx: string;
+    readonly event: { readonly id: string; readonly payload: { task?: { id: string } } };
+  };
+}
+
+/** Where a turn's progress goes beyond the log: the task owner's live feed (the supervisor's TaskHooks). */
+export interface ProgressFeed {
+  onActivity(eventId: string, activity: Record<string, unknown>): void;
+  onEngineEvent(eventId: string, type: 'body' | 'tool_card', fields: Record<string, unknown>): void;
+}
 
 const ACTIVITY_EVENTS = new Set<string>(['turn.think', 'turn.round', 'turn.tool', 'tool.park', 'tool.unpark']);
 
@@ -28,7 +45,7 @@ export class ActivityBoard {
   ) {}
 
   /** Model call latency from `turn.think` to `turn.round`; tool latency as the worker measured it. */
-  time(turn: LiveTurn, event: string, fields: Record<string, unknown>, now: number): void {
+  time(turn: BoardTurn, event: string, fields: Record<string, unknown>, now: number): void {
     const metrics = this.metrics?.();
     if (!metrics) return;
     if (event === 'turn.think') this.modelCallSince.set(turn.node, now);
@@ -43,7 +60,7 @@ export class ActivityBoard {
   }
 
   /** The new state when it should be published, else null. */
-  progress(turn: LiveTurn, event: string, fields: Record<string, unknown>, now: number): Activity | null {
+  progress(turn: BoardTurn, event: string, fields: Record<string, unknown>, now: number): Activity | null {
     if (!ACTIVITY_EVENTS.has(event)) return null;
     const task = turn.job.event.payload.task;
     const unit = { ctx: turn.job.ctx, ...(task ? { task: task.id } : {}) };
@@ -68,8 +85,8 @@ const ENGINE_PROGRESS = { 'turn.text': 'body', 'turn.tool_done': 'tool_card' } a
  * log: they carry content); activity goes to the log and the feed only when the phase, tool or round changed.
  */
 export function publishProgress(
-  feed: { board: ActivityBoard; log: Logger; tasks: TaskHooks | undefined },
-  turn: LiveTurn,
+  feed: { board: ActivityBoard; log: Logger; tasks: ProgressFeed | undefined },
+  turn: BoardTurn,
   event: string,
   fields: Record<string, unknown>,
   now: number,

@@ -151,6 +151,7 @@ pressure.shed / pressure.warn / pressure.cleared :: the pressure level changed (
 pressure.probe_failed :: a pressure reading failed (the last level stays; logged once per run of failures) :: err
 metrics.listen :: the metrics listener is up :: addr
 trace.export_failed :: the trace collector did not take the spans (down or silent); logged once, no turn or stop waits on it :: err
+worker.stderr :: a worker wrote a line to stderr that is not one of its events (a Node warning, a crash report, an MCP server's inherited stderr); cut to 2,000 characters and redacted. A worker's own event lines are re-emitted as they are :: worker_pid, line
 `,
 );
 

@@ -139,6 +139,7 @@ export const EVENT_NAMES = [
   'context.compacted',
   'metrics.listen',
   'trace.export_failed',
+  'worker.stderr',
   // worker side
   'loop.start',
   'loop.error',

@@ -24,7 +24,7 @@ import { PRODUCERS } from './producerList.js';
 import { ProducerRegistry } from './producers.js';
 import { type ReloadReport, type ReloadSource, reloader } from './reload.js';
 import { gatedPort, type RestoreGate, restoreGate } from './restoreGate.js';
-import { TaskHooksSlot } from './taskSlot.js';
+import { type RunHooks, TaskHooksSlot } from './taskSlot.js';
 import { WorkPortSlot } from './workPortSlot.js';
 
 export interface RuntimeOptions {
@@ -43,6 +43,8 @@ export interface RuntimeOptions {
   killAt?: ReadonlySet<string>;
   /** Producers started after the registered ones (an embedder's own). */
   producers?: Producer[];
+  /** The embedding API's runs: asked about their own turns (agent.run's questions). */
+  runs?: RunHooks;
   /** Compiles the config's sources again for a reload (cli/ passes its files, env and flags); without it, none. */
   reloadConfig?: () => Readonly<Config>;
   /** Stands in for the filesystem and cgroup readings of the pressure gate (tests). */
@@ -74,7 +76,7 @@ export interface Runtime {
    */
   reload(source: ReloadSource): ReloadReport;
   /**
-   * Starts a producer after the others (the embedding API's `serve()`), with `config` in place of the runtime's
+   * Starts a producer after the others, with `config` in place of the runtime's
    * (its listener keys); it misses the restore's recovery, which ran at start.
    */
   startProducer(producer: Producer, config?: Readonly<Config>): Promise<void>;
@@ -105,6 +107,7 @@ export async function startRuntime(config: Readonly<Config>, opts: RuntimeOption
   try {
     const { tools, store } = await openBase(cfg, opts, undo);
     const tasks = new TaskHooksSlot();
+    if (opts.runs) tasks.watchRuns(opts.runs);
     const ports = new WorkPortSlot();
     // The SDK is imported only when tracing is on; the last step of a stop exports what is left.
     const tracer = await loadTracer(cfg.observability.otlp_endpoint);

@@ -78,6 +78,8 @@ export interface ChildrenDeps {
 /** Grace between a cancel frame and the killpg; after the deadline before the watchdog kills. */
 const CANCEL_GRACE_MS = 2_000;
 export const DEADLINE_GRACE_MS = 5_000;
+/** How long a stop waits for the workers' last stderr lines. */
+const WORKER_OUTPUT_MS = 1_000;
 
 interface Entry {
   child: Child;
@@ -181,10 +183,12 @@ export class Children {
   }
 
   /** Stops the watchdog and kills the spares (a drain); live children end through their own kills. */
-  close(): void {
+  close(): Promise<void> {
     if (this.watch) clearInterval(this.watch);
     this.watch = null;
     this.deps.pool.close();
+    // The workers' last stderr lines reach the log before a stop goes on (bounded: a pipe a grandchild holds).
+    return this.deps.pool.outputRead(WORKER_OUTPUT_MS);
   }
 
   /** The watchdog: classify each child and spare; act on the unhealthy, ping the rest. */

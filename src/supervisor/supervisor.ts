@@ -139,7 +139,7 @@ export class Supervisor {
     this.turns = this.turnWorkers();
     this.launcher = new TurnLauncher({
       ...{ ...base, turnIds: this.turnIds, conversations, turns: this.turns, steering: this.steering },
-      snapshot: { ...this.staging.snapshotParts, humanChannel: () => this.opts.tasks?.humanChannel ?? false },
+      snapshot: { ...this.staging.snapshotParts, tasks: this.opts.tasks },
       wantsStaging: (job, conv) => this.staging.wants(job, conv),
       messageWaiting: (ctx) => messageWaiting(jobs.jobs, ctx),
       budget: this.spending.budget,
@@ -339,7 +339,7 @@ export class Supervisor {
     if (timedOut) this.handle({ type: 'drain_abandon' });
     await this.untilNoLiveWork();
     this.subagents.stop();
-    this.children.close();
+    await this.children.close();
     this.spending.waits.stop();
     await this.timers.stop();
     this.checkpoint();

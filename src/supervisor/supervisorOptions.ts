@@ -133,6 +133,8 @@ export interface HumanAsk {
   question: string;
   schema?: Record<string, unknown>;
   timeoutAt: number;
+  /** Set when a tool policy's `ask` asks to approve a call (the answer is read as yes or no). */
+  approval?: { tool: string; rule: string };
 }
 
 /** The live feed's engine events (seed 003), each its own type. */
@@ -155,8 +157,18 @@ export interface TaskHooks {
   onEngineEvent(eventId: string, type: EngineEventType, fields: Record<string, unknown>): void;
   /** True while a person can be asked (a listener is up). */
   readonly humanChannel: boolean;
+  /** True while a person can be asked about this event's turn; absent: `humanChannel`. */
+  humanChannelFor?(event: InboxEvent): boolean;
   /** Puts the event's task in input_required with the question; resolves with the person's answer or a timeout. */
   askHuman(ask: HumanAsk): Promise<ToolResult>;
+}
+
+/** Whether a person can be asked about `event`'s turn. */
+export function humanChannelOf(
+  tasks: Pick<TaskHooks, 'humanChannel' | 'humanChannelFor'> | undefined,
+  event: InboxEvent,
+): boolean {
+  return tasks?.humanChannelFor?.(event) ?? tasks?.humanChannel ?? false;
 }
 
 /** Turn ids reserved per store round trip. */
@@ -202,6 +214,7 @@ export function workerPool(opts: SupervisorOptions, log: Logger, now: () => numb
       return reuseLimits(config);
     },
   };
-  const entry = opts.workerEntry ?? defaultWorkerEntry();
+  // The workers' stderr goes through our logger: an embedder's `log` sees worker events too.
+  const entry = { ...(opts.workerEntry ?? defaultWorkerEntry()), log };
   return new WorkerPool(entry, spares, env, watch, lifetime);
 }

@@ -24,6 +24,7 @@ import { keptFamilies, planOffer } from '../tools/onDemand.js';
 import type { ToolSurface, TurnJudging } from '../tools/surface.js';
 import { familyFacts, usableInTurn } from '../tools/toolFamilies.js';
 import type { ToolPlan } from '../tools/toolPlan.js';
+import { humanChannelOf, type TaskHooks } from './supervisorOptions.js';
 
 export interface SnapshotDeps {
   config: Readonly<Config>;
@@ -34,8 +35,8 @@ export interface SnapshotDeps {
   tools: ToolSurface | undefined;
   skills: SkillBook;
   instructions: InstructionFiles;
-  /** A person can be asked now (the A2A listener is up); absent: nobody. */
-  humanChannel?: () => boolean;
+  /** Who can be asked about a turn (the A2A listener, or the program that started the run); absent: nobody. */
+  tasks?: Pick<TaskHooks, 'humanChannel' | 'humanChannelFor'> | undefined;
 }
 
 /**
@@ -79,7 +80,7 @@ export function snapshotPayload(deps: SnapshotDeps, job: TurnJob, conv: Conversa
     route: job.prep?.route ?? null,
     mode: job.event.payload.mode ?? 'execute',
     principal: job.principal,
-    humanChannel: deps.humanChannel?.() ?? false,
+    humanChannel: humanChannelOf(deps.tasks, job.event),
   });
   for (const problem of build.problems) log.warn(problem.event, { ctx: job.ctx, err: problem.err });
   const { model } = build;

@@ -3,6 +3,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import type { Logger } from '../obs/log.js';
+import { forwardWorkerStderr } from '../obs/workerStderr.js';
 import { checkUpFrame } from '../protocol/frameCheck.js';
 import { encodeFrame, FrameDecoder } from '../protocol/frameCodec.js';
 import type { DownFrame, UpFrame } from '../protocol/frames.js';
@@ -12,6 +14,8 @@ import type { ChildVitals } from './liveness.js';
 export interface WorkerEntry {
   execPath: string;
   args: string[];
+  /** Where the worker's stderr lines go, re-emitted as events (obs/workerStderr.ts); absent: inherited as is. */
+  log?: Logger;
 }
 
 /** The compiled worker next to this file; under tsx (development) the .ts source with the tsx loader. */
@@ -48,6 +52,8 @@ export class WorkerHandle {
   readonly vitals: ChildVitals;
   /** Turns this process has finished and gone idle after (a reused worker, `agent.worker_max_turns`). */
   served = 0;
+  /** Resolves once the worker's stderr was read to its end (at once when it is inherited). */
+  readonly stderrDone: Promise<void>;
 
   /** Spawns the worker. Without callbacks it is a spare: events wait until `attach`. */
   constructor(
@@ -70,9 +76,11 @@ export class WorkerHandle {
     };
     this.child = spawn(entry.execPath, entry.args, {
       detached: true,
-      stdio: ['pipe', 'pipe', 'inherit'],
+      stdio: ['pipe', 'pipe', entry.log ? 'pipe' : 'inherit'],
       env: env ?? process.env,
     });
+    const stderr = this.child.stderr;
+    this.stderrDone = entry.log && stderr ? forwardWorkerStderr(stderr, entry.log, this.pid) : Promise.resolve();
     this.child.once('spawn', () => {
       this.started = true;
       for (const run of this.onStarted.splice(0)) run();

@@ -66,6 +66,8 @@ export class WorkerPool {
   /** Spawns that threw in a row, and when the next fill may try (a refused spawn backs off, never throws). */
   private spawnFailures = 0;
   private retryAt = 0;
+  /** Workers' stderr not yet read to its end. */
+  private readonly reading = new Set<Promise<void>>();
 
   /**
    * `size`: spares always kept (`agent.warm_workers`). `spareEnv`: the environment spares start with (e.g. a
@@ -134,7 +136,7 @@ export class WorkerPool {
       spare.attach(callbacks);
       return spare;
     }
-    return new WorkerHandle(this.entry, callbacks, undefined, this.watch.now);
+    return this.track(new WorkerHandle(this.entry, callbacks, undefined, this.watch.now));
   }
 
   /** Starts spares up to the target (off the caller's path: call it after a turn has started). */
@@ -150,7 +152,7 @@ export class WorkerPool {
     try {
       while (this.spares.length < target) {
         // A spare that dies before it is used is skipped by `take` and dropped here.
-        this.spares.push(new WorkerHandle(this.entry, null, this.spareEnv, this.watch.now));
+        this.spares.push(this.track(new WorkerHandle(this.entry, null, this.spareEnv, this.watch.now)));
       }
       this.spawnFailures = 0;
     } catch (err) {
@@ -196,9 +198,30 @@ export class WorkerPool {
     for (const spare of this.spares.splice(0)) spare.kill();
   }
 
+  /**
+   * Resolves once every worker's stderr has been read to its end, or after `boundMs`: a stop reads the last lines
+   * of the workers it killed before the process exits.
+   */
+  async outputRead(boundMs: number): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, boundMs);
+    });
+    await Promise.race([Promise.all(this.reading), late]);
+    clearTimeout(timer);
+  }
+
   /** Process ids of the live spares (observability and tests). */
   get sparePids(): number[] {
     return this.spares.filter((w) => w.alive).map((w) => w.pid);
+  }
+
+  /** Keeps the worker's stderr reading until it ended (outputRead). */
+  private track(worker: WorkerHandle): WorkerHandle {
+    const done = worker.stderrDone;
+    this.reading.add(done);
+    void done.then(() => this.reading.delete(done));
+    return worker;
   }
 
   /** Drops a spare that may not run a turn, saying why. */

@@ -139,7 +139,7 @@ export function buildToolHost(caps: HostCapabilities, turn: HostTurn): InternalT
     planMaxItems: config.context.plan.max_items,
     maxMessageDepth: config.limits.max_message_depth,
     askHumanFallback: config.agent.ask_human_fallback,
-    humanChannel: caps.tasks?.humanChannel ?? false,
+    humanChannel: caps.tasks?.humanChannelFor?.(turn.job.event) ?? caps.tasks?.humanChannel ?? false,
     askHuman: (req) => {
       const ask = { eventId: turn.job.event.id, question: req.question, timeoutAt: req.timeoutAt };
       const hooks = caps.tasks;

@@ -130,12 +130,13 @@ function awaitApproval(
       reply(deps, turn, frame.id, { result, is_error: true }, frame.name);
     }
   };
-  if (deps.tasks?.humanChannel) {
+  if (deps.tasks && (deps.tasks.humanChannelFor?.(turn.job.event) ?? deps.tasks.humanChannel)) {
     const question = `May the agent run the tool "${frame.name}" with ${JSON.stringify(frame.args)}? (policy "${verdict.rule}") Reply yes or no.`;
     const asked = deps.tasks.askHuman({
       eventId: turn.job.event.id,
       question,
       timeoutAt: deps.now() + verdict.timeout,
+      approval: { tool: frame.name, rule: verdict.rule },
     });
     asked.then(
       (r) => decide(approvalOf(r)),

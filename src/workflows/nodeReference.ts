@@ -18,7 +18,7 @@ export function renderNodeReference(): string {
   const lines = [
     '# Workflow node kinds',
     '',
-    'Generated from `src/workflows/nodeKinds.ts` by `node scripts/gen-workflow-nodes.mjs` (after `npm run build`); a test',
+    'Generated from `src/workflows/nodeKinds.ts` by `node scripts/gen-reference.mjs` (after `npm run build`); a test',
     'fails when this page and the registry differ. A kind marked **not built** is refused when a definition is loaded',
     '(`kind "<k>" is not implemented in this build`), never accepted and ignored.',
     '',

@@ -31,7 +31,10 @@ export interface Rig {
   /** The work ports producers plugged in (the workflow desk is `ports.port('workflows')?.()`). */
   ports: WorkPortSlot;
   model: ScriptedModel;
+  /** The supervisor's events. */
   events: Array<Record<string, unknown>>;
+  /** The workers' own events, which reach the supervisor's logger from their stderr (`comp: 'worker'`). */
+  workerEvents: Array<Record<string, unknown>>;
   named(name: string): Array<Record<string, unknown>>;
   close(): Promise<void>;
 }
@@ -83,7 +86,14 @@ export async function startRig(
   const opened = openStore(config.store);
   const store = opts.wrapStore ? opts.wrapStore(opened) : opened;
   const events: Array<Record<string, unknown>> = [];
-  const log = createLogger({ level: 'debug', write: (line) => events.push(JSON.parse(line)) });
+  const workerEvents: Array<Record<string, unknown>> = [];
+  const log = createLogger({
+    level: 'debug',
+    write: (line) => {
+      const event = JSON.parse(line) as Record<string, unknown>;
+      (event.comp === 'worker' ? workerEvents : events).push(event);
+    },
+  });
   const hasMcp = Object.keys(config.mcp.servers).length > 0;
   const tools = hasMcp ? await ToolSurface.start({ config, log, baseEnv: process.env }) : undefined;
   const slot = opts.tasks ? new TaskHooksSlot() : undefined;
@@ -127,6 +137,7 @@ export async function startRig(
     ports,
     model,
     events,
+    workerEvents,
     named: (name) => events.filter((e) => e.event === name),
     close: async () => {
       await sup.drain(5_000);
