@@ -24,6 +24,8 @@ export interface PlanUpdateArgs {
   note?: string;
   title?: string;
   detail?: string;
+  /** Binds the item to a subagent: its end settles the item (see `settleBound`). */
+  bind?: { subagent: string };
   insert?: PlanInsert;
   reorder?: number[];
 }
@@ -94,7 +96,24 @@ function newItem(id: number, title: string, detail: string | undefined, now: num
 }
 
 function hasItemEdit(args: PlanUpdateArgs): boolean {
-  return args.status !== undefined || args.note !== undefined || args.title !== undefined || args.detail !== undefined;
+  const { status, note, title, detail, bind } = args;
+  return (
+    status !== undefined || note !== undefined || title !== undefined || detail !== undefined || bind !== undefined
+  );
+}
+
+/**
+ * The plan with every item bound to subagent `handle` settled by its end: `done` when it completed, else `blocked`
+ * with `note` (reference §1.9 step 4, turn reference §2.3); the binding goes with it. Null when no item is bound.
+ */
+export function settleBound(plan: Plan, handle: string, ok: boolean, note: string, now: number): Plan | null {
+  if (!plan.items.some((item) => item.bound?.subagent === handle)) return null;
+  const items = plan.items.map((item): PlanItem => {
+    if (item.bound?.subagent !== handle) return item;
+    const { bound: _settled, ...rest } = item;
+    return { ...rest, status: ok ? 'done' : 'blocked', note, updated: now };
+  });
+  return { ...plan, items, updated: now };
 }
 
 function describeRef(ref: PlanItemRef): string {
@@ -120,6 +139,7 @@ function editItem(items: PlanItem[], args: PlanUpdateArgs, now: number): PlanIte
   }
   setOptional(item, 'note', args.note);
   setOptional(item, 'detail', args.detail);
+  if (args.bind !== undefined) item.bound = { subagent: args.bind.subagent };
   const next = [...items];
   next[index] = item;
   return next;

@@ -6,6 +6,8 @@ export interface PlanItem {
   detail?: string;
   status: 'pending' | 'in_progress' | 'done' | 'blocked' | 'skipped';
   note?: string;
+  /** What settles the item on its own: the subagent whose end marks it done, or blocked (reference §2.3). */
+  bound?: { subagent: string };
   updated: number;
 }
 

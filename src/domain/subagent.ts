@@ -86,8 +86,13 @@ export interface SubagentRecord {
    * the first `shown`; subagent.result reads the rest (reference §5 item 24).
    */
   stored_result?: { run: number; bytes: number; shown: number } | null;
-  /** Warm runs finished so far. */
+  /** Warm runs finished so far (a warm respawn also counts the runs it lost, so their keys are not used again). */
   runs: number;
+  /**
+   * Runs given call keys so far (`<handle>.run<n>`, started whether or not they finished), saved as each starts.
+   * Absent in records stored before it was kept: `runs + 1`.
+   */
+  keyed_runs?: number;
   created: number;
   updated: number;
   spec: SubagentSpec;

@@ -118,7 +118,7 @@ tool.policy :: a permission verdict :: tool, rule, action, ctx
 registry.warning :: the tool registry found a problem it works around (a name clash, a bad schema) (warn) :: warning
 mcp.listed / mcp.tools_changed / mcp.unreachable :: MCP server tools listed / re-listed / unreachable :: server, tools, transport?, err?
 mcp.closed :: a reload removed (or changed) an MCP server; its connection closed :: server
-plan.updated :: a plan changed :: ctx, op, progress
+plan.updated :: a plan changed (op auto: a bound subagent ended) :: ctx, op, progress, subagent
 `,
 );
 

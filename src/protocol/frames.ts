@@ -103,8 +103,11 @@ export interface TurnSpec {
   mode?: 'plan' | 'execute';
   /** The tools plan mode lets run. */
   read_only?: string[];
-  /** Set when the worker runs a subagent (reference §1.1): its handle, and whether it stays for injected runs. */
-  subagent?: { handle: string; warm: boolean };
+  /**
+   * Set when the worker runs a subagent (reference §1.1): its handle, whether it stays for injected runs, and the
+   * number `n` of this payload's run (turn id `<handle>.run<n>`); a warm session's later runs count on from it.
+   */
+  subagent?: { handle: string; warm: boolean; run: number };
   /**
    * A subagent's `tools` grant (patterns): a call to a tool outside `tools` is refused as "not in this subagent's
    * allowed tools" instead of "no such tool" (reference §1.4).

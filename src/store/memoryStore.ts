@@ -243,6 +243,9 @@ function subagentsPort(data: MemoryData): SubagentsPort {
     async save(record) {
       data.subagents.set(record.handle, jsonCopy(record));
     },
+    async saveAll(records) {
+      for (const record of records) data.subagents.set(record.handle, jsonCopy(record));
+    },
     async list() {
       return [...data.subagents.values()].map(jsonCopy).sort(bySubagentAge);
     },

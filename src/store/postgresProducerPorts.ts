@@ -35,6 +35,10 @@ export function pgSubagentsPort(db: PgRunner): SubagentsPort {
       db.read('save a subagent record', async (q) => {
         await q(SQL.saveSubagent, [record.handle, record.created, JSON.stringify(record)]);
       }),
+    saveAll: (records) =>
+      db.tx('save subagent records', async (q) => {
+        for (const r of records) await q(SQL.saveSubagent, [r.handle, r.created, JSON.stringify(r)]);
+      }),
     list: () =>
       db.read('read subagent records', async (q) => parseJson<SubagentRecord>((await q(SQL.allSubagents)).rows)),
     remove: (handles) =>

@@ -14,6 +14,13 @@ export function sqliteSubagentsPort(db: Database.Database, sql: Statements, run:
       run('save a subagent record', () => {
         sql.saveSubagent.run({ handle: record.handle, created: record.created, json: JSON.stringify(record) });
       }),
+    saveAll: (records) =>
+      run('save subagent records', () =>
+        db.transaction(() => {
+          for (const r of records)
+            sql.saveSubagent.run({ handle: r.handle, created: r.created, json: JSON.stringify(r) });
+        })(),
+      ),
     list: () =>
       run('read subagent records', () => sql.allSubagents.all().map((row) => JSON.parse(row.json) as SubagentRecord)),
     remove: (handles) =>

@@ -171,6 +171,11 @@ export interface SpawnActivity {
 export interface SubagentsPort {
   /** Inserts or replaces the record with this handle, durably. */
   save(record: SubagentRecord): Promise<void>;
+  /**
+   * Saves these records in one transaction: a charge's spender (its usage) and every calling subagent above it
+   * (its subtree spend), so a crash keeps all or none of one charge (the subtree ceiling, reference §5 item 24).
+   */
+  saveAll(records: readonly SubagentRecord[]): Promise<void>;
   /** Every stored record, ordered by `created`, then handle. */
   list(): Promise<SubagentRecord[]>;
   /** Deletes the records with these handles and their stored results; unknown handles are ignored. */

@@ -3,6 +3,7 @@
 // table, and its metrics beside the others (live subagents, spawns, refusals by gate).
 import type { Spending } from '../budget/spending.js';
 import type { Config } from '../config/types.js';
+import type { ConversationBook } from '../context/conversationBook.js';
 import type { Logger } from '../obs/log.js';
 import type { Metrics } from '../obs/metrics.js';
 import type { Store } from '../store/store.js';
@@ -12,6 +13,7 @@ import type { TaskHooks } from '../supervisor/supervisorOptions.js';
 import type { ThinkChildren } from '../supervisor/thinkChildren.js';
 import type { ToolSurface } from '../tools/surface.js';
 import type { WorkPorts } from '../tools/toolOutcome.js';
+import { settlePlanItems } from './planBindings.js';
 import { subagentProgress } from './subagentActivity.js';
 import { SubagentDesk } from './subagentDesk.js';
 
@@ -23,6 +25,8 @@ export interface DeskParts {
   log: Logger;
   now(): number;
   children: Children;
+  /** Where plan items bound to a subagent are settled when it ends (reference §1.9 step 4). */
+  conversations: ConversationBook;
   thinks: ThinkChildren;
   spending: Spending;
   metrics: Metrics;
@@ -38,7 +42,7 @@ export function subagentDesk(parts: DeskParts): SubagentDesk {
   const { spending, metrics } = parts;
   const desk = new SubagentDesk({
     ...{ config: parts.config, store: parts.store, log: parts.log, now: parts.now, children: parts.children },
-    ...{ tools: parts.opts.tools, ports: parts.opts.ports, memory: parts.store.memory },
+    ...{ tools: parts.opts.tools, ports: parts.opts.ports, memory: parts.store.memory, journal: parts.store.journal },
     admit: (ctx, principal, estimate) => spending.budget.admitCall(ctx, principal, estimate, null),
     spent: (ctx, principal, usage, run) => {
       spending.subagentSpent(ctx, principal, usage);
@@ -46,6 +50,7 @@ export function subagentDesk(parts: DeskParts): SubagentDesk {
       if (run !== undefined) parts.opts.ports?.port('run_spent')?.(run, usage);
     },
     think: (job) => parts.thinks.run(job),
+    settlePlans: (record) => void settlePlanItems(parts, record),
     progress: (live, event, fields) =>
       subagentProgress({ log: parts.log, tasks: parts.opts.tasks }, live, event, fields, parts.now()),
     pressure: () => ({ level: parts.hold.pressure, cause: parts.hold.pressureCause }),

@@ -7,7 +7,7 @@ import { describeError } from '../errors.js';
 import type { Counter } from '../obs/metrics.js';
 import type { TurnResult } from '../protocol/frames.js';
 import type { Usage } from '../protocol/messages.js';
-import { addUsage, chargedTokens } from '../protocol/usage.js';
+import { chargedTokens } from '../protocol/usage.js';
 import type { Store } from '../store/store.js';
 import type { EndReason } from '../supervisor/children.js';
 import type { Args } from '../tools/handlers/handler.js';
@@ -18,17 +18,16 @@ import {
   toolDefer,
   toolError,
   toolOk,
-  type WorkPorts,
 } from '../tools/toolOutcome.js';
-import { chargeTree, lineage, refusalOf } from './ceiling.js';
 import { FullResults } from './fullResults.js';
 import { bucketFor, checkRun, type GateView, type RateBucket } from './gates.js';
 import { capToCeiling, gateViewOf, parentSpec } from './gateView.js';
-import { answerOf, listEntry, resultNote, spawnFailed, statusOf, turnNote } from './results.js';
-import { planPrune } from './retention.js';
+import { answerOf, listEntry, spawnFailed, statusOf } from './results.js';
 import { SpawnJournal } from './spawnJournal.js';
+import { SubagentBook } from './subagentBook.js';
 import type { OnCallerEnd, SubagentDeskPort, SubagentHost } from './subagentHost.js';
-import { buildRecord, findByCall, runRequestOf, spawnFields } from './subagentRecord.js';
+import { buildRecord, findByCall, respawnRuns, runRequestOf, spawnFields } from './subagentRecord.js';
+import { type ReturnDeps, returnEnd, returnTurn } from './subagentReturns.js';
 import { type LiveSubagent, type RunnerDeps, SubagentRunner } from './subagentRunner.js';
 import { resolveTemplate } from './templates.js';
 import { SubagentWaiters } from './waiters.js';
@@ -36,10 +35,8 @@ import { SubagentWaiters } from './waiters.js';
 /** Why a sync subagent was cancelled with its caller. */
 const CALLER_ENDED = "its caller's turn ended";
 
-export interface DeskDeps extends RunnerDeps {
+export interface DeskDeps extends RunnerDeps, ReturnDeps {
   store: Store;
-  /** Where the `subagents` producer plugs in the return of results (`subagent_result`). */
-  ports: WorkPorts | undefined;
   spawns?: Counter;
   refusals?: Counter;
   /** The pressure gate now (gates 7 and 10); absent: never under pressure. */
@@ -47,7 +44,8 @@ export interface DeskDeps extends RunnerDeps {
 }
 
 export class SubagentDesk implements SubagentDeskPort {
-  private readonly records = new Map<string, SubagentRecord>();
+  private readonly book: SubagentBook;
+  private readonly records: Map<string, SubagentRecord>;
   private readonly live = new Map<string, LiveSubagent>();
   private readonly waiters = new SubagentWaiters();
   private readonly runner: SubagentRunner;
@@ -70,8 +68,10 @@ export class SubagentDesk implements SubagentDeskPort {
       },
       this,
     );
-    this.spawnLog = new SpawnJournal(deps.store.subagents, (err) => this.storeFailed({ op: 'spawn log' }, err));
-    this.full = new FullResults(deps.store.subagents, (handle, err) => this.storeFailed({ handle }, err));
+    this.book = new SubagentBook(deps);
+    this.records = this.book.records;
+    this.spawnLog = new SpawnJournal(deps.store.subagents, (err) => this.book.storeFailed({ op: 'spawn log' }, err));
+    this.full = new FullResults(deps.store.subagents, (handle, err) => this.book.storeFailed({ handle }, err));
   }
 
   /** Live subagents (the gauge). */
@@ -103,11 +103,11 @@ export class SubagentDesk implements SubagentDeskPort {
   }
 
   /** Why the subagent's next model call is refused: its subtree (or one above it) spent its ceiling; or null. */
-  ceiling = (record: SubagentRecord): string | null => refusalOf(lineage(this.records, record.handle));
+  ceiling = (record: SubagentRecord): string | null => this.book.ceiling(record);
 
   /** Loads the records; respawns the unfinished (async, sync, warm) and fails interrupted detached ones. */
   async restore(): Promise<void> {
-    for (const record of await this.deps.store.subagents.list()) this.records.set(record.handle, record);
+    await this.book.load();
     await this.spawnLog.load(this.records.values(), this.deps.now());
     this.bucket = this.spawnLog.bucket(this.deps.config.limits.subagents.rate, this.deps.now());
     for (const record of this.records.values()) {
@@ -134,7 +134,7 @@ export class SubagentDesk implements SubagentDeskPort {
     for (const live of this.live.values()) {
       live.child.handle.send({ type: paused ? 'pause' : 'resume' });
       // A run held by the pause starts now, under its own deadline (reference §5 item 3).
-      if (!paused && !live.running) this.runner.armNext(live, false);
+      if (!paused && !live.running) this.armNext(live);
     }
   }
 
@@ -227,6 +227,7 @@ export class SubagentDesk implements SubagentDeskPort {
 
   private respawn(record: SubagentRecord): void {
     record.attempt++;
+    record.runs = respawnRuns(record);
     try {
       this.launch(record, 'subagent.respawn');
       void this.save(record);
@@ -240,6 +241,7 @@ export class SubagentDesk implements SubagentDeskPort {
     this.live.set(record.handle, live);
     if (this.paused) live.child.handle.send({ type: 'pause' });
     record.status = 'running';
+    record.keyed_runs = record.runs + 1;
     record.updated = this.deps.now();
     this.spawnLog.note(record.handle, record.updated);
     this.deps.spawns?.inc({ mode: record.mode });
@@ -269,7 +271,10 @@ export class SubagentDesk implements SubagentDeskPort {
     live.child.handle.send({ type: 'inject', message });
     // While paused the worker holds the message: no run starts, so no deadline either.
     if (live.running || this.paused) live.queued++;
-    else this.runner.arm(live, true);
+    else {
+      this.runner.arm(live, true);
+      this.keyRun(record);
+    }
     return toolOk({ ok: true, handle });
   }
 
@@ -297,9 +302,8 @@ export class SubagentDesk implements SubagentDeskPort {
 
   private onUsage(live: LiveSubagent, spent: Usage): void {
     const { record } = live;
-    record.tokens = addUsage(record.tokens, spent);
+    this.book.charge(record, spent);
     const { ctx, principal, run } = record.requested_by;
-    chargeTree(lineage(this.records, record.handle), chargedTokens(spent));
     this.deps.spent(ctx, principal, spent, run);
   }
 
@@ -312,12 +316,10 @@ export class SubagentDesk implements SubagentDeskPort {
       record.tree_tokens = 0;
       this.full.keep(record, produced, record.runs);
       record.updated = this.deps.now();
-      void this.save(record);
-      this.deps.log.info('subagent.turn', { handle: record.handle, status: turn.status, run: record.runs });
-      // Every warm run is noted, whatever agent.wake_on says (reference §1.8).
-      this.returnResult(record, turnNote(record.handle, record.result));
       // A queued injection starts its run now, under its own deadline (reference §5 item 3).
-      this.runner.armNext(live, this.paused);
+      if (!this.armNext(live)) void this.save(record);
+      this.deps.log.info('subagent.turn', { handle: record.handle, status: turn.status, run: record.runs });
+      returnTurn(this.deps, record);
       return;
     }
     const finish = turn.finish?.status;
@@ -325,6 +327,18 @@ export class SubagentDesk implements SubagentDeskPort {
     // A warm session's closing run has no result of its own: the last run's stays (reference §5 item 3).
     if (!(record.mode === 'warm' && produced === null)) this.full.keep(record, produced, record.runs + 1);
     this.finish(live, status, record.result, turn.error ?? turn.finish?.reason ?? null);
+  }
+
+  /** Starts a held run unless paused; true when one started, its keys taken and saved (reference §5 item 2). */
+  private armNext(live: LiveSubagent): boolean {
+    this.runner.armNext(live, this.paused);
+    if (live.running) this.keyRun(live.record);
+    return live.running;
+  }
+
+  private keyRun(record: SubagentRecord): void {
+    record.keyed_runs = record.runs + 1;
+    void this.save(record);
   }
 
   private onExit(live: LiveSubagent, ended: EndReason | null, outcome: string, failed: string | null): void {
@@ -362,37 +376,15 @@ export class SubagentDesk implements SubagentDeskPort {
     const tokens = chargedTokens(record.tokens);
     this.deps.log.info('subagent.result', { handle: record.handle, status, tokens, ...(error ? { err: error } : {}) });
     this.waiters.answer(record);
-    // A sync step's child answers its step, not a conversation (the run's own end is noted).
-    const stepChild = record.mode === 'sync' && record.requested_by.run !== undefined;
-    const wake = note && !stepChild && this.deps.config.agent.wake_on.includes('subagent_result');
-    if (wake) this.returnResult(record, resultNote(record));
+    returnEnd(this.deps, record, note);
     this.prune();
   }
 
-  /** Drops ended records past `subagents.keep` or older than `subagents.keep_for`, here and in the store. */
   private prune(): void {
-    const { keep, keep_for } = this.deps.config.subagents;
-    const busy = new Set(this.live.keys());
-    const handles = planPrune(this.records.values(), { keep, keepForMs: keep_for }, busy, this.deps.now());
-    if (handles.length === 0) return;
-    for (const handle of handles) this.records.delete(handle);
-    this.deps.log.info('subagent.pruned', { count: handles.length });
-    void this.deps.store.subagents.remove(handles).catch((err: unknown) => this.storeFailed({ op: 'prune' }, err));
-  }
-
-  /** Hands the note to the producer that returns results to the caller's conversation. */
-  private returnResult(record: SubagentRecord, text: string): void {
-    const { ctx, principal } = record.requested_by;
-    this.deps.ports?.port('subagent_result')?.({ ctx, principal, handle: record.handle, text });
+    this.book.prune(new Set(this.live.keys()));
   }
 
   private save(record: SubagentRecord): Promise<void> {
-    return this.deps.store.subagents
-      .save(structuredClone(record))
-      .catch((err: unknown) => this.storeFailed({ handle: record.handle }, err));
-  }
-
-  private storeFailed(fields: Record<string, unknown>, err: unknown): void {
-    this.deps.log.error('store.checkpoint.fail', { ...fields, err: describeError(err) });
+    return this.book.save(record);
   }
 }

@@ -82,8 +82,11 @@ function allowedTools(spec: SubagentRecord['spec'], tools: SubagentTools): { all
 export function subagentPayload(config: Readonly<Config>, record: SubagentRecord, tools: SubagentTools, now: number) {
   const { spec, handle } = record;
   const runId = `${handle}.${record.attempt}`;
-  // The turn id keys MCP idempotency (`<prefix>#<turn_id>.<n>`): a respawn replays its run under the same keys.
-  const keyed = `${handle}.run${record.runs + 1}`;
+  // The turn id keys MCP calls (`<prefix>#<turn_id>.<n>`) and their journal: a respawn replays its run under the
+  // same keys and the journal answers the calls that run completed (reference §5 item 2).
+  const run = record.runs + 1;
+  const keyed = `${handle}.run${run}`;
+  const prefix = `${config.agent.name}/sub/${handle}`;
   const payload: SpawnPayload = {
     version: PROTOCOL_VERSION,
     intelligence: specForJob(config, 'turn'),
@@ -106,11 +109,12 @@ export function subagentPayload(config: Readonly<Config>, record: SubagentRecord
       mcp_call_timeout_ms: config.mcp.call_timeout,
       max_rounds: 0,
       budget_admission: true,
-      idempotency_prefix: `${config.agent.name}/sub/${handle}`,
+      idempotency_prefix: prefix,
+      journal_scope: `${prefix}#${keyed}.`,
       tool_meta: { 'agent/run_id': runId, 'agent/ctx': record.requested_by.ctx, 'agent/instance': config.agent.name },
       max_tokens_per_call: 0,
       turn_id: keyed,
-      subagent: { handle, warm: record.mode === 'warm' },
+      subagent: { handle, warm: record.mode === 'warm', run },
       ...allowedTools(spec, tools),
       ...(spec.output_schema ? { output_schema: spec.output_schema } : {}),
     },

@@ -129,6 +129,16 @@ export function callKey(record: Pick<SubagentRecord, 'handle' | 'runs'>, index: 
 }
 
 /**
+ * `runs` for a respawn. A one-shot subagent, or a warm one whose first run never finished, replays that run under
+ * its keys (the journal answers the calls it completed); a warm session restarts from its instruction as a new run,
+ * numbered past every run keyed before the crash, so no run's keys are used again (reference §1.12, §5 item 2).
+ */
+export function respawnRuns(record: Pick<SubagentRecord, 'mode' | 'runs' | 'keyed_runs'>): number {
+  const keyed = record.keyed_runs ?? record.runs + 1;
+  return record.mode === 'warm' && keyed > 1 ? Math.max(record.runs, keyed) : record.runs;
+}
+
+/**
  * The record a replayed call started: same key, principal, mode and instruction. A call at the same place with
  * other arguments (the model chose differently on replay) is a new call, not the old child.
  */

@@ -14,7 +14,9 @@ import type { Activity } from '../obs/activity.js';
 import type { Logger } from '../obs/log.js';
 import { dispatchFrame, type FrameHandlers, type TurnResult, type UpFrame } from '../protocol/frames.js';
 import type { Usage } from '../protocol/messages.js';
+import type { JournalPort } from '../store/store.js';
 import { type Child, type Children, DEADLINE_GRACE_MS, type EndReason } from '../supervisor/children.js';
+import { type JournalFailed, lookUpCall, recordCall } from '../supervisor/journalFrames.js';
 import { runInternalTool } from '../tools/internalTools.js';
 import type { ToolSurface } from '../tools/surface.js';
 import type { InternalToolHost, ToolCaller, ToolResult } from '../tools/toolOutcome.js';
@@ -40,6 +42,8 @@ export interface RunnerDeps {
    */
   spent(ctx: string, principal: string | null, usage: Usage, run?: string): void;
   think(job: ThinkJob): Promise<ToolResult>;
+  /** The tool journal its MCP calls are looked up in and recorded to; absent: none (every call is sent). */
+  journal?: JournalPort;
   /** A progress frame of the worker (the live activity of its caller's conversation). */
   progress?(live: LiveSubagent, event: string, fields: Record<string, unknown>): void;
 }
@@ -173,9 +177,12 @@ export class SubagentRunner {
         live.failed = f.error;
       },
       tool_request: (f) => this.serveTool(live, f),
-      // A subagent's spawn has no journal scope: nothing to look up or record (reference interfaces §4.4).
-      journal_lookup: (f) => child.handle.send({ type: 'tool_result', id: f.id, result: null, is_error: false }),
-      journal_record: () => {},
+      // Its MCP calls are journaled under its run's keys, as a turn's (reference §5 item 2, interfaces §4.4).
+      journal_lookup: (f) =>
+        void lookUpCall(this.deps.journal, f, this.journalFailed(record)).then((result) => {
+          if (child.handle.alive) child.handle.send({ type: 'tool_result', id: f.id, result, is_error: false });
+        }),
+      journal_record: (f) => recordCall(this.deps.journal, f, this.deps.now(), this.journalFailed(record)),
       budget_request: (f) => {
         const { ctx, principal } = record.requested_by;
         // A subtree past its ceiling stops the spender, as an exhausted window would (reference §5 item 24).
@@ -186,6 +193,10 @@ export class SubagentRunner {
       turn_done: (f) => this.events.onRun(live, f.turn),
     };
     dispatchFrame(handlers, frame);
+  }
+
+  private journalFailed(record: SubagentRecord): JournalFailed {
+    return (key, err) => this.deps.log.warn('tool.journal_fail', { ctx: record.requested_by.ctx, key, err });
   }
 
   /** A subagent's internal tool call, run against its own host (its memory, think, and subagent.* within depth). */

@@ -135,7 +135,7 @@ export class Supervisor {
     });
     this.compactor = new Compactor({ ...base, conversations, thinks: this.thinks, metrics, onChange: wake });
     const parts = { children: this.children, thinks: this.thinks, spending: this.spending, metrics, hold: this.hold };
-    this.subagents = subagentDesk({ ...base, ...parts, opts, reactor: this.reactor });
+    this.subagents = subagentDesk({ ...base, ...parts, opts, reactor: this.reactor, conversations });
     this.turns = this.turnWorkers();
     this.launcher = new TurnLauncher({
       ...{ ...base, turnIds: this.turnIds, conversations, turns: this.turns, steering: this.steering },

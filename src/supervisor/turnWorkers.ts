@@ -4,7 +4,6 @@
 import type { Reservation } from '../budget/governor.js';
 import type { InboxEvent } from '../domain/inbox.js';
 import type { TurnJob } from '../domain/job.js';
-import { describeError } from '../errors.js';
 import { ChildTraces } from '../obs/childTraces.js';
 import type { Logger } from '../obs/log.js';
 import type { SpanHandle, Tracer } from '../obs/tracing.js';
@@ -21,6 +20,7 @@ import type { TurnJudging } from '../tools/surface.js';
 import type { InternalToolHost } from '../tools/toolOutcome.js';
 import { type TurnEnd, turnEnd } from '../tools/turnEnd.js';
 import type { Child, ChildExit, Children, EndReason } from './children.js';
+import { type JournalFailed, lookUpCall, recordCall } from './journalFrames.js';
 import type { WorkerHandle } from './workerHandle.js';
 
 export interface TurnWorkerDeps {
@@ -168,18 +168,7 @@ export class TurnWorkers {
       tool_request: (f) => this.deps.serveTool(turn, f),
       budget_request: (f) => this.deps.admit(turn, f),
       journal_lookup: (f) => void this.lookUp(turn, f),
-      journal_record: (f) => {
-        const entry = {
-          key: f.key,
-          args_hash: f.args_hash,
-          result: f.result,
-          is_error: f.is_error,
-          ts: this.deps.now(),
-        };
-        this.deps.journal?.record(entry).catch((err: unknown) => {
-          log.warn('tool.journal_fail', { ctx: turn.job.ctx, key: f.key, err: describeError(err) });
-        });
-      },
+      journal_record: (f) => recordCall(this.deps.journal, f, this.deps.now(), this.journalFailed(turn)),
       turn_done: (f) => {
         if (turn.settled) return;
         turn.settled = true;
@@ -193,14 +182,12 @@ export class TurnWorkers {
 
   /** Answers a journal lookup with the completed call's answer when its arguments match, else null. */
   private async lookUp(turn: LiveTurn, f: Extract<UpFrame, { type: 'journal_lookup' }>): Promise<void> {
-    let answer: { result: unknown; is_error: boolean } | null = null;
-    try {
-      const hit = (await this.deps.journal?.list(f.key))?.find((e) => e.key === f.key && e.args_hash === f.args_hash);
-      if (hit) answer = { result: hit.result, is_error: hit.is_error };
-    } catch (err) {
-      this.deps.log.warn('tool.journal_fail', { ctx: turn.job.ctx, key: f.key, err: describeError(err) });
-    }
+    const answer = await lookUpCall(this.deps.journal, f, this.journalFailed(turn));
     turn.handle.send({ type: 'tool_result', id: f.id, result: answer, is_error: false });
+  }
+
+  private journalFailed(turn: LiveTurn): JournalFailed {
+    return (key, err) => this.deps.log.warn('tool.journal_fail', { ctx: turn.job.ctx, key, err });
   }
 
   private onExit(turn: LiveTurn, ended: EndReason | null, exit: ChildExit): void {

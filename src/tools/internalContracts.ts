@@ -145,13 +145,16 @@ const CONTRACTS: InternalContract[] = [
   {
     name: 'plan.update',
     family: 'plan',
-    description: 'Change one item (status, title, note or detail: "" clears), insert an item, and/or reorder all.',
+    description:
+      'Change one item (status, title, note or detail: "" clears; bind: {subagent} settles it when that subagent ' +
+      'ends), insert an item, and/or reorder all.',
     input_schema: closed({
       item: ITEM_REF,
       status: STATUS,
       note: { type: 'string' },
       title: { type: 'string', minLength: 1 },
       detail: { type: 'string' },
+      bind: closed({ subagent: { type: 'string', minLength: 1 } }, ['subagent']),
       insert: closed(
         { title: { type: 'string', minLength: 1 }, detail: { type: 'string' }, after: { type: ['integer', 'string'] } },
         ['title'],

@@ -2,7 +2,7 @@
 // (`usage` then `turn_done`) and waits for the next injected message, over the same transcript, each run with a
 // fresh step, token and deadline budget. Pause holds it at a run boundary; a cancel ends the session.
 import type { Logger } from '../obs/log.js';
-import type { SpawnPayload, TurnResult, UpFrame } from '../protocol/frames.js';
+import type { SpawnPayload, TurnResult, TurnSpec, UpFrame } from '../protocol/frames.js';
 import type { Msg, Usage } from '../protocol/messages.js';
 import { addUsage } from '../protocol/usage.js';
 
@@ -79,10 +79,18 @@ export async function runSession(payload: SpawnPayload, startedAt: number, io: S
     if (message === null) return { status: 'cancelled', messages: [], usage: total, rounds: 0, tool_calls: 0 };
     io.log.info('subagent.inject', { bytes: Buffer.byteLength(message, 'utf8') });
     transcript = [...transcript, { role: 'user', text: message, ts: io.now() }];
-    spec = {
-      ...payload,
-      turn: { ...payload.turn, messages: transcript, turn_id: `${payload.turn.turn_id}.${run + 1}` },
-    };
+    spec = { ...payload, turn: { ...payload.turn, messages: transcript, ...nthRun(payload.turn, run + 1) } };
     at = io.now();
   }
+}
+
+/**
+ * The turn id of the session's `k`-th run, `<handle>.run<n>` counting on from the payload's run, and its journal
+ * scope: each run's calls have keys of their own, and a respawn goes on from the runs its record counted, so no
+ * completed run's keys are used again (reference §5 item 2).
+ */
+export function nthRun(turn: TurnSpec, k: number): Pick<TurnSpec, 'turn_id' | 'journal_scope'> {
+  const sub = turn.subagent;
+  const id = sub ? `${sub.handle}.run${sub.run + k - 1}` : `${turn.turn_id}.${k}`;
+  return { turn_id: id, ...(turn.journal_scope ? { journal_scope: `${turn.idempotency_prefix}#${id}.` } : {}) };
 }

@@ -99,17 +99,18 @@ export class WorkflowProducer implements Producer {
     });
     this.#desk = desk;
     this.#starts = starts;
+    // The supervisor restores after every producer started: the desk opens once conversations are loaded.
+    const opened = ctx.restored.then(() => desk.open());
     this.#unplug = [
       ctx.ports.plug('workflows', () => desk),
+      // A respawned step child can spend before its run is live again: the charge waits for the desk to open.
       ctx.ports.plug('run_spent', (run, usage) => {
-        desk.engine
-          .charge(run, chargedTokens(usage))
+        void opened
+          .then(() => desk.engine.charge(run, chargedTokens(usage)))
           .catch((err: unknown) => ctx.log.warn('run.save.fail', { run, error: describeError(err) }));
       }),
     ];
-    // The supervisor restores after every producer started: the desk opens once conversations are loaded.
-    this.#settled = ctx.restored
-      .then(() => desk.open())
+    this.#settled = opened
       .then(() => starts.armAll())
       .then(() => desk.fireOnce())
       // This life's `once` runs decide a job's exit code (reference §2.10): one finished in an earlier life does not.

@@ -48,6 +48,52 @@ describe('subagent record pruning', () => {
   });
 });
 
+describe('pruning a caller with a live subagent below it', () => {
+  it('keeps the ended caller while its nested child runs, and drops it once the child ends', async () => {
+    const playbook: Playbook = {
+      turns: [
+        { tool_calls: [{ name: 'subagent.run', arguments: { instruction: 'outer', mode: 'async' } }] },
+        { content: 'ok' },
+      ],
+      match: [
+        { when_contains: '"content":"inner"', delay_ms: 2_500, content: 'inner done' },
+        {
+          when_contains: '"content":"outer"',
+          times: 1,
+          tool_calls: [{ name: 'subagent.run', arguments: { instruction: 'inner', mode: 'async' } }],
+        },
+        { when_contains: SUB, content: 'outer done' },
+      ],
+    };
+    const rig = await startRig(playbook, {}, { yaml: 'subagents:\n  keep: 0\n' });
+    try {
+      assert.equal((await answer(rig, 'root', 'go')).status, 'completed');
+      const ended = (h: string) => rig.named('subagent.result').some((e) => e.handle === h);
+      await waitUntil(() => ended('sub-1'), 10_000, 'sub-1 ends');
+      assert.equal(ended('sub-2'), false, 'premise: the nested child still runs when its caller ends');
+      // keep 0 drops every ended record at once; sub-1 is held: sub-2's lineage (its ceiling, its owner) is there.
+      assert.deepEqual(rig.named('subagent.pruned'), []);
+      assert.deepEqual(
+        (await rig.store.subagents.list()).map((r) => r.handle),
+        ['sub-1', 'sub-2'],
+      );
+      await waitUntil(() => ended('sub-2'), 10_000, 'sub-2 ends');
+      // sub-2's own record waits for the next prune (its worker was still exiting at its end).
+      let stored = ['sub-1'];
+      await waitUntil(
+        () => {
+          void rig.store.subagents.list().then((list) => (stored = list.map((r) => r.handle)));
+          return !stored.includes('sub-1');
+        },
+        5_000,
+        'sub-1 pruned from the store',
+      );
+    } finally {
+      await rig.close();
+    }
+  });
+});
+
 describe('the spawn log across a restart', () => {
   it('still counts a spawn of the last hour whose record was pruned before the restart', async () => {
     const yaml = 'subagents:\n  keep: 0\nlimits:\n  subagents:\n    total: 1\n';

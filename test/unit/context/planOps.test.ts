@@ -1,7 +1,7 @@
 // Pure plan operations behind plan.* (reference §2.3, §9.5).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { createPlan, findPlanItem, type PlanResult, updatePlan } from '../../../src/context/planOps.js';
+import { createPlan, findPlanItem, type PlanResult, settleBound, updatePlan } from '../../../src/context/planOps.js';
 import type { Plan } from '../../../src/domain/plan.js';
 
 function planOf(result: PlanResult): Plan {
@@ -148,5 +148,34 @@ describe('findPlanItem', () => {
     assert.equal(findPlanItem(plan.items, '2'), 0);
     assert.equal(findPlanItem(plan.items, 2), 1);
     assert.equal(findPlanItem(plan.items, 'zzz'), -1);
+  });
+});
+
+describe('settleBound', () => {
+  const bound = () => {
+    const one = planOf(updatePlan(base(), { item: 1, bind: { subagent: 'sub-1' } }, 20, 5));
+    return planOf(updatePlan(one, { item: 'deploy', bind: { subagent: 'sub-2' } }, 21, 5));
+  };
+
+  it('binds an item with plan.update, and settles only the items bound to the subagent that ended', () => {
+    const plan = bound();
+    assert.deepEqual(plan.items[0]?.bound, { subagent: 'sub-1' });
+    const done = settleBound(plan, 'sub-1', true, 'subagent sub-1 completed', 30);
+    assert.deepEqual(
+      done?.items.map((i) => [i.status, i.note ?? null, i.bound ?? null]),
+      [
+        ['done', 'subagent sub-1 completed', null],
+        ['pending', null, null],
+        ['pending', null, { subagent: 'sub-2' }],
+      ],
+    );
+    assert.equal(done?.updated, 30);
+  });
+
+  it('blocks the item when the subagent did not complete, and answers null when nothing is bound to it', () => {
+    const blocked = settleBound(bound(), 'sub-2', false, 'subagent sub-2 failed: boom', 30);
+    assert.deepEqual([blocked?.items[2]?.status, blocked?.items[2]?.note], ['blocked', 'subagent sub-2 failed: boom']);
+    assert.equal(settleBound(bound(), 'sub-9', true, 'x', 30), null);
+    assert.equal(settleBound(base(), 'sub-1', true, 'x', 30), null);
   });
 });

@@ -54,6 +54,22 @@ export function describeSubagents(current: () => Store): void {
       assert.deepEqual(listed[0], done);
     });
 
+    it('saves a charge up the lineage in one write: each record replaced by handle', async () => {
+      const store = current();
+      await store.subagents.save(subagentRecord({ tree_tokens: 5 }));
+      const parent = subagentRecord({ tree_tokens: 40 });
+      const child = subagentRecord({ handle: 'sub-2', created: 200, tree_tokens: 35 });
+      await store.subagents.saveAll([child, parent]);
+      const listed = await store.subagents.list();
+      assert.deepEqual(
+        listed.map((r) => [r.handle, r.tree_tokens]),
+        [
+          ['sub-1', 40],
+          ['sub-2', 35],
+        ],
+      );
+    });
+
     it('removes records by handle and ignores unknown handles', async () => {
       const store = current();
       await store.subagents.save(subagentRecord());

@@ -1,9 +1,11 @@
 // A subagent's tool plan and payload (reference §1.4): granted servers, the `tools` patterns, its own internal tools.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import type { TurnSpec } from '../../../src/protocol/frames.js';
 import { subagentTools } from '../../../src/subagents/subagentPayload.js';
-import { callKey } from '../../../src/subagents/subagentRecord.js';
+import { callKey, respawnRuns } from '../../../src/subagents/subagentRecord.js';
 import { emptyToolPlan, type ToolPlan } from '../../../src/tools/toolPlan.js';
+import { nthRun } from '../../../src/worker/warmSession.js';
 import { subagentRecord } from '../store/subagentBehaviour.js';
 
 function plan(): ToolPlan {
@@ -60,5 +62,32 @@ describe('callKey', () => {
     const first = callKey({ handle: 'sub-4', runs: 0 }, 2);
     assert.equal(first, 'sub-4.run1#2');
     assert.notEqual(callKey({ handle: 'sub-4', runs: 1 }, 2), first, 'the next warm run');
+  });
+});
+
+describe('respawnRuns', () => {
+  it('replays a one-shot run, or a warm first run that never finished, under its own keys', () => {
+    assert.equal(respawnRuns({ mode: 'async', runs: 0, keyed_runs: 1 }), 0);
+    assert.equal(respawnRuns({ mode: 'warm', runs: 0, keyed_runs: 1 }), 0);
+    assert.equal(respawnRuns({ mode: 'warm', runs: 0 }), 0, 'a record stored before keyed_runs');
+  });
+
+  it('numbers a warm restart past every run keyed before the crash, finished or not', () => {
+    assert.equal(respawnRuns({ mode: 'warm', runs: 1, keyed_runs: 2 }), 2, 'run 2 was cut: the restart is run 3');
+    assert.equal(respawnRuns({ mode: 'warm', runs: 2, keyed_runs: 2 }), 2, 'idle after run 2: run 3');
+    // The finished count's save was lost but the next run's key was taken: still past it.
+    assert.equal(respawnRuns({ mode: 'warm', runs: 0, keyed_runs: 2 }), 2);
+  });
+});
+
+describe('nthRun', () => {
+  it("counts a warm session's runs on from its payload's run, each with its own journal scope", () => {
+    const turn = {
+      turn_id: 'sub-1.run3',
+      idempotency_prefix: 'agentd/sub/sub-1',
+      journal_scope: 'agentd/sub/sub-1#sub-1.run3.',
+      subagent: { handle: 'sub-1', warm: true, run: 3 },
+    } as TurnSpec;
+    assert.deepEqual(nthRun(turn, 2), { turn_id: 'sub-1.run4', journal_scope: 'agentd/sub/sub-1#sub-1.run4.' });
   });
 });

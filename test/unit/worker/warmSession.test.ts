@@ -12,9 +12,9 @@ const log = createLogger({ level: 'error', write: () => {} });
 function payload(warm: boolean): SpawnPayload {
   return {
     turn: {
-      turn_id: 'sub-1.1',
+      turn_id: 'sub-1.run1',
       messages: [{ role: 'user', text: 'first', ts: 0 }],
-      subagent: { handle: 'sub-1', warm },
+      subagent: { handle: 'sub-1', warm, run: 1 },
     },
   } as unknown as SpawnPayload;
 }
@@ -68,8 +68,8 @@ describe('runSession', () => {
     assert.deepEqual(
       seen.map((s) => [s.id, s.at, s.base]),
       [
-        ['sub-1.1', 0, 0],
-        ['sub-1.1.2', 1100, 10],
+        ['sub-1.run1', 0, 0],
+        ['sub-1.run2', 1100, 10],
       ],
     );
     const texts = seen[1]?.messages.map((m) => ('text' in m ? m.text : '')) ?? [];

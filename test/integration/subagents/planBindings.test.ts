@@ -1,0 +1,63 @@
+// Plan items bound to a subagent settle when it ends (reference §1.9 step 4, turn reference §2.3): `plan.update
+// {item, bind: {subagent}}`, then the subagent's end marks the item done (completed) or blocked (any other end),
+// with a note naming why, in the conversation and in the store.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { Plan } from '../../../src/domain/plan.js';
+import type { Playbook } from '../../doubles/scriptedModel.js';
+import { answer, startRig } from '../harness.js';
+
+const call = (name: string, args: Record<string, unknown>) => ({ name, arguments: args });
+const filler = { content: 'unused' };
+
+describe('plan items bound to subagents', () => {
+  it('marks the item done when its subagent completes and blocked when it ends otherwise', async () => {
+    const playbook: Playbook = {
+      turns: [
+        {
+          tool_calls: [
+            call('plan.create', { goal: 'g', items: ['count', 'spin'] }),
+            call('subagent.run', { instruction: 'count', mode: 'async' }),
+            call('subagent.run', { instruction: 'spin', mode: 'async', limits: { steps: 1 } }),
+          ],
+        },
+        filler,
+        filler,
+        {
+          tool_calls: [
+            call('plan.update', { item: 1, bind: { subagent: 'sub-1' } }),
+            call('plan.update', { item: 'spin', bind: { subagent: 'sub-2' } }),
+          ],
+        },
+        filler,
+        { tool_calls: [call('subagent.await', { handle: 'sub-1' }), call('subagent.await', { handle: 'sub-2' })] },
+        filler,
+        { content: 'ok' },
+      ],
+      match: [
+        // Slow enough that both are bound before either ends.
+        { when_contains: '"content":"count"', delay_ms: 1_500, content: 'counted' },
+        { when_contains: '"content":"spin"', delay_ms: 1_500, tool_calls: [call('memory.get', { key: 'x' })] },
+      ],
+    };
+    const rig = await startRig(playbook, {}, { yaml: 'agent:\n  tools:\n    on_demand: []\n' });
+    try {
+      assert.equal((await answer(rig, 'root', 'go')).status, 'completed');
+      const items = (plan: Plan | null | undefined) => plan?.items.map((i) => [i.status, i.note, i.bound ?? null]);
+      const expected = [
+        ['done', 'subagent sub-1 completed', null],
+        ['blocked', 'subagent sub-2 exhausted_steps', null],
+      ];
+      // Premise: before, nothing settled them: both stayed pending and bound.
+      assert.deepEqual(items(rig.sup.conversation('root')?.plan), expected);
+      assert.deepEqual(
+        rig.named('plan.updated').flatMap((e) => (e.op === 'auto' ? [e.subagent] : [])),
+        ['sub-1', 'sub-2'],
+      );
+      const stored = await rig.store.conversations.get('root');
+      assert.deepEqual(items(stored?.conversation.plan), expected);
+    } finally {
+      await rig.close();
+    }
+  });
+});
