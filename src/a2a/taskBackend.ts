@@ -250,6 +250,10 @@ export class TaskBackend implements A2aBackend, TaskHooks {
 
   /** The feed's entries of the task's end, committed with the fold (issue 18: a crash cannot lose them). */
   readonly feedForFold = (task: TaskRecord) => this.deps.feed?.folded(task, this.deps.now()) ?? [];
+  /** A turn without a task: its message and reply for the feed, committed with its fold (issue 18). */
+  readonly feedForTurn = (event: InboxEvent, outcome: InboxOutcome, owner: string | null) =>
+    this.deps.feed?.turnFolded(event, outcome, owner, this.deps.now()) ?? [];
+  readonly feedCommitted = () => this.deps.feed?.committed();
   /** Tells watchers what the store holds: a cancel that landed before the fold's commit keeps its state. */
   afterFold(task: TaskRecord): void {
     const told = (stored: TaskRecord | null) => this.notify(stored ?? task);

@@ -2,6 +2,7 @@
 // (the caller's, the agent's reply, an answer), questions waiting, a turn's activity, tool cards, plan checklist
 // changes and the instance's pause/drain state. Builds entries only; the FeedHub numbers and stores them.
 import { AUDIENCE_ALL, type FeedEntry } from '../domain/feed.js';
+import type { InboxEvent, InboxOutcome } from '../domain/inbox.js';
 import type { TaskRecord } from '../domain/task.js';
 import type { FeedSink } from './feedHub.js';
 import { type BudgetState, budgetStateOf, clip } from './feedPolicy.js';
@@ -57,6 +58,28 @@ export class TaskFeed {
     this.published.set(task.id, markOf(task));
     if (task.inbox_event !== null) this.byEvent.delete(task.inbox_event);
     return entriesOf(task).map((entry) => ({ ts: now, ...entry }));
+  }
+
+  /**
+   * The entries of a turn no A2A task follows, committed with its fold: its message and its reply, in the
+   * conversation's feed for its owner (the operator sees all). Keyed by `turn` (the inbox event) where a task's
+   * entries carry `task`.
+   */
+  turnFolded(event: InboxEvent, outcome: InboxOutcome, owner: string | null, now: number): FeedEntry[] {
+    const ctx = event.payload.context_id;
+    const ids = { turn: event.id, context_id: contextIdOf(ctx, owner), source: event.kind };
+    const entries: FeedEntry[] = [
+      { ts: now, kind: 'message', audience: owner, data: { ...ids, role: 'user', text: event.payload.text } },
+    ];
+    if (outcome.reply !== '') {
+      entries.push({ ts: now, kind: 'message', audience: owner, data: { ...ids, role: 'agent', text: outcome.reply } });
+    }
+    return entries;
+  }
+
+  /** A fold committed entries without a task: live streams read them from the store. */
+  committed(): void {
+    this.sink.committed();
   }
 
   /** The caller's own message, once accepted (a retry publishes nothing again: the caller saw it). */
@@ -136,6 +159,11 @@ export class TaskFeed {
       return {};
     }
   }
+}
+
+/** A user principal's conversations are `<principal>/<context id>` (tasks.ts conversationFor); others as named. */
+function contextIdOf(conversation: string, owner: string | null): string {
+  return owner !== null && conversation.startsWith(`${owner}/`) ? conversation.slice(owner.length + 1) : conversation;
 }
 
 const markOf = (task: TaskRecord): string => `${task.state}:${task.updated}:${task.question?.id ?? ''}`;

@@ -3,7 +3,8 @@
 import type { Config } from '../config/types.js';
 import type { ConversationBook } from '../context/conversationBook.js';
 import type { Conversation } from '../domain/conversation.js';
-import type { InboxOutcome, InboxRecord } from '../domain/inbox.js';
+import type { FeedEntry } from '../domain/feed.js';
+import type { InboxEvent, InboxOutcome, InboxRecord } from '../domain/inbox.js';
 import type { TurnJob } from '../domain/job.js';
 import type { TaskRecord } from '../domain/task.js';
 import { DaemonError, describeError } from '../errors.js';
@@ -36,9 +37,11 @@ export interface FoldBackDeps {
   health?: CommitHealth;
 }
 
-/** A fold's write: what a retry sends again. */
+/** A fold's write: what a retry sends again. `owner`: the conversation's principal (its feed audience). */
 interface FoldWrite {
+  event: InboxEvent;
   ctx: string;
+  owner: string | null;
   outcome: InboxOutcome;
   result?: TurnResult;
 }
@@ -77,41 +80,41 @@ export class FoldBack {
     const jobShape = config.a2a.listen === null;
     logOutcome(log, job.ctx, plan.outcome, { logContent: config.observability.log_content, jobShape, deterministic });
     this.deps.killPoint('fold.before_commit');
-    this.commit(job.event.id, conv.id, plan.outcome, result);
+    const owner = conv.principal ?? job.event.principal;
+    this.commit({ event: job.event, ctx: conv.id, owner, outcome: plan.outcome, ...(result ? { result } : {}) });
   }
 
   /** Tries a refused fold again (not while an attempt is in flight). */
   retry(eventId: string): void {
     const write = this.refused.get(eventId);
-    if (write) this.commit(eventId, write.ctx, write.outcome, write.result);
+    if (write) this.commit(write);
   }
 
   /** Commits a fold; on a store error nobody hears the outcome until a later attempt sticks. */
-  private commit(eventId: string, ctx: string, outcome: InboxOutcome, result?: TurnResult): void {
+  private commit(write: FoldWrite): void {
+    const eventId = write.event.id;
     // In flight: a retry must not start a second attempt of the same fold.
     if (this.inFlight.has(eventId)) return;
     this.inFlight.add(eventId);
     const retried = this.refused.delete(eventId);
-    void this.write(eventId, ctx, outcome, result, retried).finally(() => this.inFlight.delete(eventId));
+    void this.write(write, retried).finally(() => this.inFlight.delete(eventId));
   }
 
-  private async write(
-    eventId: string,
-    ctx: string,
-    outcome: InboxOutcome,
-    result: TurnResult | undefined,
-    retried: boolean,
-  ): Promise<void> {
+  private async write(write: FoldWrite, retried: boolean): Promise<void> {
+    const { ctx, outcome, result } = write;
+    const eventId = write.event.id;
     const { store, conversations, outcomes, tasks, log } = this.deps;
     let task: TaskRecord | null = null;
+    let feed: readonly FeedEntry[] = [];
     try {
       // The task moves to its terminal state in the same transaction (a later fold never resurrects it).
       task = (await tasks?.taskForFold(eventId, outcome)) ?? null;
       // Prepared right before the call: nothing is enqueued between the revision reserved and its commit.
       const conv = conversations.get(ctx);
       const prepared = conv ? conversations.prepare(conv, eventId) : null;
-      const feed = task ? tasks?.feedForFold?.(task) : undefined;
-      const fold = { outcome, conversations: prepared ? [prepared.commit] : [], ...(task ? { task, feed } : {}) };
+      // A turn no A2A task follows still shows its message and reply on its conversation's feed (issue 18).
+      feed = (task ? tasks?.feedForFold?.(task) : tasks?.feedForTurn?.(write.event, outcome, write.owner)) ?? [];
+      const fold = { outcome, conversations: prepared ? [prepared.commit] : [], ...(task ? { task } : {}), feed };
       await store.inbox.complete(eventId, fold).then(
         () => prepared?.settled(true),
         (err: unknown) => {
@@ -125,7 +128,7 @@ export class FoldBack {
       // The result rides along: what a committed turn leads to (a goal's accounting) needs its numbers. A fenced
       // fold is never retried: another replica holds the conversation and runs the event again (issue 19).
       if (isFenced(err)) return this.deps.failed(eventId, ctx);
-      this.refused.set(eventId, result ? { ctx, outcome, result } : { ctx, outcome });
+      this.refused.set(eventId, write);
       this.deps.failed(eventId);
       return;
     }
@@ -140,6 +143,7 @@ export class FoldBack {
     }
     outcomes.resolve(eventId, outcome);
     if (task) tasks?.afterFold(task);
+    else if (feed.length > 0) tasks?.feedCommitted?.();
   }
 }
 
