@@ -8,7 +8,7 @@ import { TaskBackend } from '../../../src/a2a/taskBackend.js';
 import { TaskFeed } from '../../../src/a2a/taskFeed.js';
 import { createLogger } from '../../../src/obs/log.js';
 import type { Msg } from '../../../src/protocol/messages.js';
-import { startRig } from '../harness.js';
+import { type Rig, startRig } from '../harness.js';
 import { waitUntil, within } from '../wait.js';
 
 const ALICE: Principal = { id: 'user:alice', role: 'user', grants: [] };
@@ -94,15 +94,7 @@ describe('SendMessage idempotency beyond new messages', () => {
   it('with wake_on without a2a_message, a retry gets the same noted task and leaves one note', async () => {
     const rig = await startRig({ turns: [{ content: 'unused' }] });
     try {
-      const backend = new TaskBackend({
-        store: rig.store,
-        log: createLogger({ level: 'error', write: () => {} }),
-        now: Date.now,
-        drain: () => {},
-        supervisor: rig.sup,
-        accept: (input) => Promise.resolve(rig.sup.accept(input)),
-        wake: { wake_on: ['human_reply'], on_workflow_finished: 'ignore' },
-      });
+      const backend = notingBackend(rig);
       const req = { text: 'for later', contextId: 'c', messageId: 'note-1' };
       const first = await backend.send(ALICE, req);
       assert.equal(first.state, 'completed');
@@ -125,16 +117,7 @@ describe('SendMessage idempotency beyond new messages', () => {
     try {
       const published: string[] = [];
       const sink = { publish: (e: { kind: string }) => void published.push(e.kind), committed: () => {} };
-      const backend = new TaskBackend({
-        store: rig.store,
-        log: createLogger({ level: 'error', write: () => {} }),
-        now: Date.now,
-        drain: () => {},
-        supervisor: rig.sup,
-        accept: (input) => Promise.resolve(rig.sup.accept(input)),
-        wake: { wake_on: ['human_reply'], on_workflow_finished: 'ignore' },
-        feed: new TaskFeed(sink, () => ({})),
-      });
+      const backend = notingBackend(rig, new TaskFeed(sink, () => ({})));
       const req = { text: 'for later', contextId: 'c', messageId: 'note-pruned' };
       const first = await backend.send(ALICE, req);
       await waitUntil(() => rig.named('wake.note').length === 1, 5_000, 'the note');
@@ -155,6 +138,20 @@ describe('SendMessage idempotency beyond new messages', () => {
     }
   });
 });
+
+/** A backend whose messages are only noted (agent.wake_on without a2a_message). */
+function notingBackend(rig: Rig, feed?: TaskFeed): TaskBackend {
+  return new TaskBackend({
+    store: rig.store,
+    log: createLogger({ level: 'error', write: () => {} }),
+    now: Date.now,
+    drain: () => {},
+    supervisor: rig.sup,
+    accept: (input) => Promise.resolve(rig.sup.accept(input)),
+    wake: { wake_on: ['human_reply'], on_workflow_finished: 'ignore' },
+    ...(feed ? { feed } : {}),
+  });
+}
 
 async function pollAsync(check: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
   const deadline = Date.now() + timeoutMs;
