@@ -33,15 +33,15 @@ export class A2aProducer implements Producer {
       tasks: config.a2a.tasks.retain,
       tasksAgeMs: config.a2a.tasks.retain_age,
     }));
-    // In memory only: a restart voids every code (a session it opened ends with the process too).
-    const pairing = new PairingCodes(randomInt);
-    const sessions = new WebSessions();
+    // In the store, by hash: a code or session from one replica works on any other, and survives a restart.
+    const pairing = new PairingCodes(randomInt, ctx.store.timers);
+    const sessions = new WebSessions(ctx.store.timers);
     // Read at each call: a reload turns pairing on or off, or changes its role, for the next code.
-    const mint = (): PairingAnswer | null => {
+    const mint = async (): Promise<PairingAnswer | null> => {
       const url = this.listener?.url;
       if (!config.a2a.pairing.enabled || url === undefined) return null;
       const now = ctx.clock();
-      const { code, expiresAt } = pairing.issue(pairingPrincipalId(config.a2a), now);
+      const { code, expiresAt } = await pairing.issue(pairingPrincipalId(config.a2a), now);
       const role = config.a2a.pairing.role;
       return { code, expires_in_ms: expiresAt - now, role, sessions: sessions.pairedCount(now), url: `${url}/ui` };
     };
@@ -80,7 +80,7 @@ export class A2aProducer implements Producer {
     backend.setListening(true);
     // A code is a secret: a plain line for the person at the terminal, never an event (DESIGN: no secret in events).
     if (wantsStartCode(config.a2a, this.listener.url, process.stderr.isTTY === true)) {
-      const issued = mint();
+      const issued = await mint();
       if (issued)
         process.stderr.write(`agentd: web UI pairing code ${issued.code} (single use, 10 min): ${issued.url}\n`);
     }
