@@ -18,6 +18,7 @@ export class A2aProducer implements Producer {
   private backend: TaskBackend | null = null;
   private ctx: ProducerContext | null = null;
   private feed: FeedHub | null = null;
+  private taskFeed: TaskFeed | null = null;
 
   /** The bound URL once started (`a2a.listen` with port 0 gets a free one). */
   get url(): string | null {
@@ -45,6 +46,7 @@ export class A2aProducer implements Producer {
       const role = config.a2a.pairing.role;
       return { code, expires_in_ms: expiresAt - now, role, sessions: sessions.pairedCount(now), url: `${url}/ui` };
     };
+    const taskFeed = new TaskFeed(feed, () => ctx.supervisor.status(), ctx.clock);
     const backend = new TaskBackend({
       store: ctx.store,
       log,
@@ -64,12 +66,13 @@ export class A2aProducer implements Producer {
         },
       },
       ready: ctx.restored,
-      feed: new TaskFeed(feed, () => ctx.supervisor.status()),
+      feed: taskFeed,
     });
     ctx.tasks.bind(backend);
     this.ctx = ctx;
     this.backend = backend;
     this.feed = feed;
+    this.taskFeed = taskFeed;
     const instance = { name: config.agent.name, version: VERSION };
     const webhooks = ctx.webhooks;
     this.listener = await A2aListener.start({
@@ -94,6 +97,7 @@ export class A2aProducer implements Producer {
   async stop(): Promise<void> {
     this.backend?.close();
     await this.listener?.close();
+    this.taskFeed?.close();
     await this.feed?.close();
     if (this.backend) this.ctx?.tasks.unbind(this.backend);
     this.listener = null;

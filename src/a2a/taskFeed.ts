@@ -5,7 +5,7 @@ import { AUDIENCE_ALL, type FeedEntry } from '../domain/feed.js';
 import type { InboxEvent, InboxOutcome } from '../domain/inbox.js';
 import type { TaskRecord } from '../domain/task.js';
 import type { FeedSink } from './feedHub.js';
-import { type BudgetState, budgetStateOf, clip } from './feedPolicy.js';
+import { type BudgetState, budgetRecheckIn, budgetStateOf, clip } from './feedPolicy.js';
 
 const TERMINAL = new Set(['completed', 'failed', 'canceled', 'rejected']);
 /** A tool card's argument summary and result preview (the feed is not the transcript). */
@@ -13,6 +13,8 @@ const ARGS_CHARS = 200;
 const RESULT_CHARS = 500;
 /** Instance commands whose effect every client shows. */
 const INSTANCE_OPS = new Set(['pause', 'resume', 'drain']);
+/** How long past a window's reset the budget is looked at again (ms). */
+const RECHECK_SLACK_MS = 50;
 
 export class TaskFeed {
   /** Live tasks by inbox event: a turn's activity names its event, the feed names the task and its owner. */
@@ -21,12 +23,21 @@ export class TaskFeed {
   private readonly published = new Map<string, string>();
   /** The instance budget's state last published (undefined = not yet looked at). */
   private budget: BudgetState | null | undefined;
+  /** Looks at the budget again when its spent window resets, so clients see `ok` without a task change. */
+  private recheck: ReturnType<typeof setTimeout> | null = null;
 
   constructor(
     private readonly sink: FeedSink,
     /** The instance's state as `status` reports it (paused, draining, running turns, queued). */
     private readonly instance: () => Record<string, unknown>,
+    private readonly clock: () => number = Date.now,
   ) {}
+
+  /** Stops the budget's recheck timer. */
+  close(): void {
+    if (this.recheck) clearTimeout(this.recheck);
+    this.recheck = null;
+  }
 
   /** A task was saved or changed: its state, and a question it now asks or the reply it now carries. */
   task(task: TaskRecord): void {
@@ -139,9 +150,21 @@ export class TaskFeed {
   private budgetChanged(): void {
     const state = this.instanceNow();
     const budget = budgetStateOf(state['budget']);
+    this.armRecheck(state['budget']);
     if (budget === (this.budget ?? null)) return;
     this.budget = budget;
     this.sink.publish({ kind: 'state', audience: AUDIENCE_ALL, data: { op: 'budget', ...this.flagsOf(state) } });
+  }
+
+  /** One timer at the spent window's reset (none while nothing is spent): no polling. */
+  private armRecheck(summary: unknown): void {
+    if (this.recheck) clearTimeout(this.recheck);
+    this.recheck = null;
+    const wait = budgetRecheckIn(summary, this.clock());
+    if (wait === null) return;
+    // A little past the reset: the ledger rolls its window on the first look at or after it.
+    this.recheck = setTimeout(() => this.budgetChanged(), wait + RECHECK_SLACK_MS);
+    this.recheck.unref?.();
   }
 
   /** What every client may see of the instance: paused, draining, and the budget's state when one is set. */
