@@ -37,6 +37,12 @@ export interface FoldBackDeps {
   health?: CommitHealth;
 }
 
+/** `deterministic`: a reply made without a turn; `unseen`: no turn ran, so the feed shows nothing of it. */
+interface FoldHow {
+  deterministic?: boolean;
+  unseen?: boolean;
+}
+
 /** A fold's write: what a retry sends again. `owner`: the conversation's principal (its feed audience). */
 interface FoldWrite {
   event: InboxEvent;
@@ -44,6 +50,8 @@ interface FoldWrite {
   owner: string | null;
   outcome: InboxOutcome;
   result?: TurnResult;
+  /** The job never ran a turn: no feed entries for it. */
+  unseen: boolean;
 }
 
 export class FoldBack {
@@ -59,12 +67,15 @@ export class FoldBack {
    * `deterministic`: the reply was made without a turn (preflight), and `turn.reply` says so.
    */
   finish(job: TurnJob, conv: Conversation, result: TurnResult, deterministic = false): void {
-    this.apply(job, conv, planFold(result, this.deps.now()), result, deterministic);
+    this.apply(job, conv, planFold(result, this.deps.now()), result, { deterministic });
   }
 
-  /** Folds the outcome of a job that never ran a turn: the inbox and task hear it, the conversation gets no note. */
+  /**
+   * Folds the outcome of a job that never ran a turn: the inbox and task hear it, the conversation gets no note
+   * (and the feed no message: nothing of it joined the conversation).
+   */
   withoutTurn(job: TurnJob, conv: Conversation, result: TurnResult): void {
-    this.apply(job, conv, planFold(result, this.deps.now(), false), result);
+    this.apply(job, conv, planFold(result, this.deps.now(), false), result, { unseen: true });
   }
 
   /** Folds a turn the budget refused: its note, the inbox done, the task's terminal state. */
@@ -72,7 +83,8 @@ export class FoldBack {
     this.apply(job, conv, planNotRun(reason, kind, this.deps.now()));
   }
 
-  private apply(job: TurnJob, conv: Conversation, plan: FoldPlan, result?: TurnResult, deterministic = false): void {
+  private apply(job: TurnJob, conv: Conversation, plan: FoldPlan, result?: TurnResult, how: FoldHow = {}): void {
+    const { deterministic = false, unseen = false } = how;
     const { log, config } = this.deps;
     // Worker text was redacted where its frames were received (Children.onFrame).
     this.deps.conversations.holdForFold(conv, job.event.id);
@@ -81,7 +93,8 @@ export class FoldBack {
     logOutcome(log, job.ctx, plan.outcome, { logContent: config.observability.log_content, jobShape, deterministic });
     this.deps.killPoint('fold.before_commit');
     const owner = conv.principal ?? job.event.principal;
-    this.commit({ event: job.event, ctx: conv.id, owner, outcome: plan.outcome, ...(result ? { result } : {}) });
+    const write = { event: job.event, ctx: conv.id, owner, outcome: plan.outcome, unseen };
+    this.commit(result ? { ...write, result } : write);
   }
 
   /** Tries a refused fold again (not while an attempt is in flight). */
@@ -113,7 +126,8 @@ export class FoldBack {
       const conv = conversations.get(ctx);
       const prepared = conv ? conversations.prepare(conv, eventId) : null;
       // A turn no A2A task follows still shows its message and reply on its conversation's feed (issue 18).
-      feed = (task ? tasks?.feedForFold?.(task) : tasks?.feedForTurn?.(write.event, outcome, write.owner)) ?? [];
+      const turnFeed = write.unseen ? undefined : tasks?.feedForTurn?.(write.event, outcome, write.owner);
+      feed = (task ? tasks?.feedForFold?.(task) : turnFeed) ?? [];
       const fold = { outcome, conversations: prepared ? [prepared.commit] : [], ...(task ? { task } : {}), feed };
       await store.inbox.complete(eventId, fold).then(
         () => prepared?.settled(true),
