@@ -20,7 +20,12 @@ export class A2aProducer implements Producer {
   private backend: TaskBackend | null = null;
   private ctx: ProducerContext | null = null;
   private feed: FeedHub | null = null;
-  private pairing: { codes: PairingCodes; sessions: WebSessions; mint: () => PairingAnswer | null } | null = null;
+  private taskFeed: TaskFeed | null = null;
+  private pairing: {
+    codes: PairingCodes;
+    sessions: WebSessions;
+    mint: () => Promise<PairingAnswer | null>;
+  } | null = null;
 
   /**
    * `listenLater`: start() binds the task backend (restart recovery, replayed turns folding into their tasks) but
@@ -55,7 +60,7 @@ export class A2aProducer implements Producer {
     backend.setListening(true);
     // A code is a secret: a plain line for the person at the terminal, never an event (DESIGN: no secret in events).
     if (wantsStartCode(config.a2a, this.listener.url, process.stderr.isTTY === true)) {
-      const issued = pairing.mint();
+      const issued = await pairing.mint();
       if (issued)
         process.stderr.write(`agentd: web UI pairing code ${issued.code} (single use, 10 min): ${issued.url}\n`);
     }
@@ -79,20 +84,21 @@ export class A2aProducer implements Producer {
       tasks: config.a2a.tasks.retain,
       tasksAgeMs: config.a2a.tasks.retain_age,
     }));
-    // In memory only: a restart voids every code (a session it opened ends with the process too).
-    const pairing = new PairingCodes(randomInt);
-    const sessions = new WebSessions();
+    // In the store, by hash: a code or session from one replica works on any other, and survives a restart.
+    const pairing = new PairingCodes(randomInt, ctx.store.timers);
+    const sessions = new WebSessions(ctx.store.timers);
     // Read at each call: a reload turns pairing on or off, or changes its role, for the next code.
-    const mint = (): PairingAnswer | null => {
+    const mint = async (): Promise<PairingAnswer | null> => {
       const url = this.listener?.url;
       if (!config.a2a.pairing.enabled || url === undefined) return null;
       const now = ctx.clock();
-      const { code, expiresAt } = pairing.issue(pairingPrincipalId(config.a2a), now);
+      const { code, expiresAt } = await pairing.issue(pairingPrincipalId(config.a2a), now);
       const role = config.a2a.pairing.role;
       return { code, expires_in_ms: expiresAt - now, role, sessions: sessions.pairedCount(now), url: `${url}/ui` };
     };
     this.pairing = { codes: pairing, sessions, mint };
     this.feed = feed;
+    this.taskFeed = new TaskFeed(feed, () => ctx.supervisor.status(), ctx.clock);
     return new TaskBackend({
       store: ctx.store,
       log,
@@ -112,7 +118,7 @@ export class A2aProducer implements Producer {
         },
       },
       ready: ctx.restored,
-      feed: new TaskFeed(feed, () => ctx.supervisor.status()),
+      feed: this.taskFeed,
     });
   }
 
@@ -124,6 +130,7 @@ export class A2aProducer implements Producer {
   async stop(): Promise<void> {
     this.backend?.close();
     await this.listener?.close();
+    this.taskFeed?.close();
     await this.feed?.close();
     if (this.backend) this.ctx?.tasks.unbind(this.backend);
     this.listener = null;

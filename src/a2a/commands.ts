@@ -78,7 +78,7 @@ export interface CommandDeps {
   /** The caller's conversation named by the message's context id; null when the message named none. */
   conversation: string | null;
   /** Mints a web UI pairing code (`pairing.code`, pairingCodes.ts); null or absent = pairing is off. */
-  pairing?(): PairingAnswer | null;
+  pairing?(): Promise<PairingAnswer | null>;
   /** Where the read commands (conversation.get, questions) read; absent = they are unsupported. */
   store?: Pick<Store, 'conversations' | 'tasks'>;
 }
@@ -113,7 +113,7 @@ export async function commandTask(
         ? await readCommand(deps.store, principal, op, conversation, args)
         : steers
           ? await deps.supervisor.intake.withLoaded(conversation, run)
-          : run();
+          : await run();
   } catch (err) {
     // A quota's refusal keeps its own error (-31429), like a message's.
     if (err instanceof BackendError || err instanceof QuotaExceeded) throw err;
@@ -150,16 +150,20 @@ function runCommand(principal: Principal, op: string, args: Record<string, unkno
     case 'reload':
       if (!deps.reload) throw new BackendError('unsupported', 'command "reload": this instance has no config sources');
       return deps.reload();
-    case 'pairing.code': {
-      const pairing = deps.pairing?.() ?? null;
-      if (pairing === null) {
-        throw new BackendError('unsupported', 'command "pairing.code": pairing is off (a2a.pairing.enabled)');
-      }
-      return { pairing };
-    }
+    case 'pairing.code':
+      return pairingCode(deps);
     default:
       return sup.status();
   }
+}
+
+/** `pairing.code`: a new code (kept in the store, so any replica redeems it), or a refusal while pairing is off. */
+async function pairingCode(deps: CommandDeps): Promise<{ pairing: PairingAnswer }> {
+  const pairing = (await deps.pairing?.()) ?? null;
+  if (pairing === null) {
+    throw new BackendError('unsupported', 'command "pairing.code": pairing is off (a2a.pairing.enabled)');
+  }
+  return { pairing };
 }
 
 /** mode and goal.*: the caller steers a conversation of its own (the message's context id). */

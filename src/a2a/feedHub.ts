@@ -5,6 +5,7 @@ import type { FeedEntry, FeedEvent } from '../domain/feed.js';
 import { describeError } from '../errors.js';
 import type { Logger } from '../obs/log.js';
 import type { Store } from '../store/store.js';
+import { NOTE_KEY_PREFIX } from './sentMessages.js';
 
 /** What publishers need: calls that never block and never throw. */
 export interface FeedSink {
@@ -126,6 +127,8 @@ export class FeedHub implements FeedSink {
       try {
         const events = await this.store.feed.prune(r.events, now - r.eventsAgeMs);
         const tasks = await this.store.tasks.prune(r.tasks, now - r.tasksAgeMs);
+        // A noted message's key lives as long as its task could (retain_age), however soon the count drops it.
+        await this.store.timers.forget(NOTE_KEY_PREFIX, now - r.tasksAgeMs);
         if (events + tasks > 0) this.log.info('feed.pruned', { events, tasks });
       } catch (err) {
         this.log.warn('feed.prune_failed', { error: describeError(err) });

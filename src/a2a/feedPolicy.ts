@@ -60,6 +60,9 @@ const SPENT: Record<string, BudgetState> = {
   fail: 'refusing',
 };
 
+/** A counter at or past its cap (a null cap never is). */
+const atCap = (used: unknown, cap: unknown) => typeof cap === 'number' && typeof used === 'number' && used >= cap;
+
 /**
  * Classifies the operator status's `budget` (BudgetLedger.instanceSummary): null without an instance budget; a
  * spent lifetime refuses whatever the tactic; a spent window (tokens or requests at the cap) shows the tactic.
@@ -67,10 +70,31 @@ const SPENT: Record<string, BudgetState> = {
 export function budgetStateOf(summary: unknown): BudgetState | null {
   if (typeof summary !== 'object' || summary === null) return null;
   const s = summary as { windows?: unknown; lifetime_tokens?: unknown; max_lifetime_tokens?: unknown };
-  const atCap = (used: unknown, cap: unknown) => typeof cap === 'number' && typeof used === 'number' && used >= cap;
   if (atCap(s.lifetime_tokens, s.max_lifetime_tokens)) return 'refusing';
   const windows = Array.isArray(s.windows) ? (s.windows as Array<Record<string, unknown>>) : [];
   const spent = windows.some((w) => atCap(w['tokens'], w['max_tokens']) || atCap(w['requests'], w['max_requests']));
   if (!spent) return 'ok';
   return SPENT[String((summary as Record<string, unknown>)['on_exhausted'])] ?? 'waiting';
+}
+
+/** The longest wait before the budget's state is looked at again (a week window resets further off). */
+const RECHECK_MAX_MS = 3_600_000;
+
+/**
+ * When the instance budget's state may change with no turn at all (a spent window resets): the ms to wait until
+ * the earliest reset of a spent window, capped at an hour; null while nothing is spent, or the lifetime is (no
+ * reset ends that).
+ */
+export function budgetRecheckIn(summary: unknown, now: number): number | null {
+  const state = budgetStateOf(summary);
+  if (state === null || state === 'ok') return null;
+  const s = summary as { windows?: unknown; lifetime_tokens?: unknown; max_lifetime_tokens?: unknown };
+  if (atCap(s.lifetime_tokens, s.max_lifetime_tokens)) return null;
+  const windows = Array.isArray(s.windows) ? (s.windows as Array<Record<string, unknown>>) : [];
+  const resets = windows
+    .filter((w) => atCap(w['tokens'], w['max_tokens']) || atCap(w['requests'], w['max_requests']))
+    .map((w) => Date.parse(String(w['resets'])))
+    .filter((at) => Number.isFinite(at));
+  if (resets.length === 0) return null;
+  return Math.min(Math.max(Math.min(...resets) - now, 0), RECHECK_MAX_MS);
 }

@@ -9,6 +9,7 @@ import { JsonRpcTransportHandler, ServerCallContext } from '@a2a-js/sdk/server';
 import type { A2aConfig, Config } from '../config/types.js';
 import { DaemonError, describeError } from '../errors.js';
 import type { Logger } from '../obs/log.js';
+import { memoryTimersPort } from '../store/memoryStore.js';
 import type { A2aBackend, Principal } from './backend.js';
 import { buildAgentCard, type InstanceInfo, PROTOCOL_VERSION } from './card.js';
 import { ConnectionTracker } from './connections.js';
@@ -72,7 +73,7 @@ export class A2aListener {
   }
   private readonly connections: ConnectionTracker;
   private readonly long = new LongRequests();
-  /** Web UI sign-ins (webSessions.ts): in memory, so a restart signs every browser out. */
+  /** Web UI sign-ins (webSessions.ts): the producer's, kept in the store; else this listener's own, in memory. */
   private readonly sessions: WebSessions;
   private readonly web: WebDesk;
 
@@ -81,7 +82,7 @@ export class A2aListener {
     private readonly opts: A2aListenerOptions,
     tls: boolean,
   ) {
-    this.sessions = opts.sessions ?? new WebSessions();
+    this.sessions = opts.sessions ?? new WebSessions(memoryTimersPort());
     const now = opts.clock ?? Date.now;
     this.web = { sessions: this.sessions, log: opts.log, now, ...(opts.pairing ? { pairing: opts.pairing } : {}) };
     const shed = new ShedLog(opts.log);
@@ -185,7 +186,7 @@ export class A2aListener {
 
   private async onRpc(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const audit: Audit = { principal: null, method: null, outcome: 'ok' };
-    const caller = authenticateRequest(this.a2a, req, this.sessions, this.web.now());
+    const caller = await authenticateRequest(this.a2a, req, this.sessions, this.web.now());
     if ('refused' in caller) {
       const err = new RpcError(RPC_CODES.unauthenticated, caller.refused, 401);
       return this.refuse(res, null, err, { ...audit, outcome: 'unauthenticated' }, { 'WWW-Authenticate': 'Bearer' });
@@ -228,7 +229,7 @@ export class A2aListener {
   /** `GET /feed`: authenticated like any call, counted as a long request, ended when the listener closes. */
   private async onFeed(req: IncomingMessage, res: ServerResponse, feed: FeedHub): Promise<void> {
     const audit: Audit = { principal: null, method: 'feed', outcome: 'ok' };
-    const caller = authenticateRequest(this.a2a, req, this.sessions, this.web.now());
+    const caller = await authenticateRequest(this.a2a, req, this.sessions, this.web.now());
     if ('refused' in caller) {
       const err = new RpcError(RPC_CODES.unauthenticated, caller.refused, 401);
       return this.refuse(res, null, err, { ...audit, outcome: 'unauthenticated' }, { 'WWW-Authenticate': 'Bearer' });

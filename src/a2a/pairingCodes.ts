@@ -1,11 +1,12 @@
 // One-time pairing codes for the web UI (issue 18 item 4, interfaces §2.2): the daemon prints a short code, a
-// browser trades it once for a session. Codes live in memory only, expire soon, are single use, and wrong guesses
-// lock pairing for a minute. A code and the session it opens name a principal id, resolved against the current
-// config on every request (pairedPrincipal). The clock is an argument; randomness comes from the injected `pick`.
+// browser trades it once for a session. Codes live in the store by hash (any replica redeems them), expire soon,
+// are single use, and wrong guesses lock pairing for a minute. A code and the session it opens name a principal
+// id, resolved against the current config on every request (pairedPrincipal). The clock is an argument; randomness comes from the injected `pick`.
 import { isLoopbackHost } from '../config/a2aKeys.js';
 import type { A2aConfig } from '../config/types.js';
 import type { Principal } from './backend.js';
-import { type Authentication, IMPLICIT_OPERATOR, principalId, sameSecret } from './principals.js';
+import { type Authentication, IMPLICIT_OPERATOR, principalId } from './principals.js';
+import { hashSecret, type SessionKeys } from './webSessions.js';
 
 /** Crockford's base32 without I, L, O, U: nothing a person misreads. */
 const ALPHABET = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
@@ -15,8 +16,6 @@ export const PAIRING_TTL_MS = 10 * 60_000;
 /** Wrong codes tolerated per window before pairing locks until the window ends (agentd: 5 within 60 s). */
 const MAX_FAILURES = 5;
 const FAILURE_WINDOW_MS = 60_000;
-/** Live codes kept at most; the oldest goes first. */
-const MAX_CODES = 16;
 
 export interface IssuedCode {
   /** `XXXX-XXXX`: 40 bits from the alphabet above. */
@@ -30,7 +29,7 @@ export type Redeemed = { principalId: string } | { refused: string; locked: bool
 /** A code paired as `user` acts as this principal (interfaces §2.2: "user ⇒ `user:paired`"). */
 export const PAIRED_USER = 'user:paired';
 
-type PairingView = Pick<A2aConfig, 'principals' | 'pairing'>;
+type PairingView = Pick<A2aConfig, 'principals'> & { pairing: Pick<A2aConfig['pairing'], 'enabled' | 'role'> };
 
 /** The principal id a new code signs in as: `a2a.pairing.role` operator ⇒ `operator`, user ⇒ `user:paired`. */
 export function pairingPrincipalId(a2a: PairingView): string {
@@ -67,48 +66,56 @@ export function normalizeCode(text: string): string {
   return text.toUpperCase().replace(/[\s-]/g, '');
 }
 
+/** What a code's stored key starts with; the rest is its hash and the principal it signs in as. */
+const CODE_PREFIX = 'ui.code:';
+/** The principals a code can be issued for (pairingPrincipalId): a redeem tries each key. */
+const CODE_PRINCIPALS = ['operator', PAIRED_USER] as const;
+
 export class PairingCodes {
-  private readonly codes: Array<{ code: string; principalId: string; expiresAt: number }> = [];
   private failures: number[] = [];
   private lockedReportAt = Number.NEGATIVE_INFINITY;
 
-  /** `pick(n)`: a uniformly random integer in [0, n) from a cryptographic source. */
-  constructor(private readonly pick: (n: number) => number) {}
+  /**
+   * `pick(n)`: a uniformly random integer in [0, n) from a cryptographic source. `keys`: where codes live (the
+   * store's remembered keys, by hash, until their expiry), so a code printed by one replica works on another.
+   */
+  constructor(
+    private readonly pick: (n: number) => number,
+    private readonly keys: SessionKeys,
+  ) {}
 
   /** A new code that signs a browser in as the principal `principalId`, once, until it expires. */
-  issue(principalId: string, now: number): IssuedCode {
-    this.sweep(now);
-    if (this.codes.length >= MAX_CODES) this.codes.shift();
+  async issue(principalId: string, now: number): Promise<IssuedCode> {
+    await this.keys.forget(CODE_PREFIX, now);
     let raw = '';
     for (let i = 0; i < CODE_LENGTH; i++) raw += ALPHABET[this.pick(ALPHABET.length)];
     const expiresAt = now + PAIRING_TTL_MS;
-    this.codes.push({ code: raw, principalId, expiresAt });
+    await this.keys.remember(codeKey(raw, principalId), expiresAt);
     return { code: `${raw.slice(0, 4)}-${raw.slice(4)}`, expiresAt };
   }
 
-  /** The principal a live code pairs as (the code is then spent), or why not. Locked pairing refuses any code. */
-  redeem(text: string, now: number): Redeemed {
-    this.sweep(now);
+  /**
+   * The principal a live code pairs as (the code is then spent: deleting its key is the one step that redeems it,
+   * so two replicas never both accept it), or why not. Locked pairing refuses any code; the lock is per replica.
+   */
+  async redeem(text: string, now: number): Promise<Redeemed> {
+    this.failures = this.failures.filter((at) => at > now - FAILURE_WINDOW_MS);
     if (this.failures.length >= MAX_FAILURES) {
       const report = now - this.lockedReportAt >= FAILURE_WINDOW_MS;
       if (report) this.lockedReportAt = now;
       return { refused: 'too many pairing attempts; wait a minute', locked: true, report };
     }
+    await this.keys.forget(CODE_PREFIX, now + 1);
     const given = normalizeCode(text);
-    // Every live code is compared, so the time taken says nothing about which one came close.
-    let found = -1;
-    this.codes.forEach((entry, i) => {
-      if (sameSecret(given, entry.code) && found < 0) found = i;
-    });
-    const entry = found < 0 ? undefined : this.codes.splice(found, 1)[0];
-    if (entry) return { principalId: entry.principalId };
+    for (const principalId of CODE_PRINCIPALS) {
+      if ((await this.keys.forget(codeKey(given, principalId), Number.MAX_SAFE_INTEGER)) > 0) return { principalId };
+    }
     this.failures.push(now);
     return { refused: 'unknown, used or expired pairing code', locked: false, report: true };
   }
+}
 
-  private sweep(now: number): void {
-    for (let i = this.codes.length - 1; i >= 0; i--)
-      if ((this.codes[i]?.expiresAt ?? 0) <= now) this.codes.splice(i, 1);
-    this.failures = this.failures.filter((at) => at > now - FAILURE_WINDOW_MS);
-  }
+/** A code's stored key: its hash (never the code) and the principal it signs in as. */
+function codeKey(raw: string, principalId: string): string {
+  return `${CODE_PREFIX}${hashSecret(raw)}:${principalId}`;
 }

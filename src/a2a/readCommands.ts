@@ -57,6 +57,8 @@ interface HistoryMessage {
   principal?: string;
   /** The A2A task the message belongs to (the feed's rows carry the same id), when one does. */
   task?: string;
+  /** The turn (inbox event) the message belongs to when no task follows it: the feed's rows name it the same. */
+  turn?: string;
   event?: string;
 }
 
@@ -77,8 +79,9 @@ function historyOf(all: readonly Msg[]): HistoryMessage[] {
 }
 
 /**
- * Names each message's task where one exists: the user message its turn's task was opened for, and the turn's
- * last agent text (the reply the feed shows as that task's `message`). Earlier agent text keeps only its `seq`.
+ * Names each message's task where one exists, else its turn: the user message its turn's task was opened for, and
+ * the turn's last agent text (the reply the feed shows as that task's `message`, or the turn's reply). Earlier
+ * agent text keeps only its `seq`.
  */
 async function withTasks(store: Pick<Store, 'tasks'>, messages: HistoryMessage[]): Promise<HistoryMessage[]> {
   const tasks = new Map<string, string | null>();
@@ -90,7 +93,8 @@ async function withTasks(store: Pick<Store, 'tasks'>, messages: HistoryMessage[]
     const { event, ...shown } = m;
     const task = event === undefined ? null : (tasks.get(event) ?? null);
     const lastOfTurn = m.role === 'user' || messages[i + 1]?.event !== event || messages[i + 1]?.role === 'user';
-    return task !== null && lastOfTurn ? { ...shown, task } : shown;
+    if (!lastOfTurn || event === undefined) return shown;
+    return task !== null ? { ...shown, task } : { ...shown, turn: event };
   });
 }
 

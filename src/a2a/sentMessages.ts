@@ -27,6 +27,14 @@ export function noteTaskId(principal: string, messageId: string): string {
   return `note-${createHash('sha256').update(`${principal}\n${messageId}`).digest('hex').slice(0, 32)}`;
 }
 
+/** What a noted message's key starts with in the store's remembered keys (outlives its task's retention). */
+export const NOTE_KEY_PREFIX = 'a2a.note:';
+
+/** The remembered key of a noted message (by its task id): a retry after its task was pruned notes nothing again. */
+export function noteKey(taskId: string): string {
+  return `${NOTE_KEY_PREFIX}${taskId}`;
+}
+
 /**
  * The task of a message `principal` already sent with `messageId` (accepted as a turn, or noted), or null: none
  * was, the message carries no id, or its task was lost while its turn is pending (the accept's own dedupe then

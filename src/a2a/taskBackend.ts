@@ -15,14 +15,14 @@ import type { A2aBackend, Principal, SendRequest, TaskQuery, TaskUpdate } from '
 import { BackendError } from './backend.js';
 import { applyMode, type CommandDeps, commandTask, isReadOnly } from './commands.js';
 import { OpenQuestions } from './openQuestions.js';
-import { a2aDedupeKey, earlierTask, type NotedMessage, noteTaskId } from './sentMessages.js';
+import { a2aDedupeKey, earlierTask, type NotedMessage, noteKey, noteTaskId } from './sentMessages.js';
 import type { TaskFeed } from './taskFeed.js';
 import {
   consumed,
   conversationFor,
   endedTask,
   isTerminal,
-  newTask,
+  notedTask,
   owns,
   rebuiltTask,
   startingTask,
@@ -167,16 +167,12 @@ export class TaskBackend implements A2aBackend, TaskHooks {
     const id = messageId === undefined ? newUlid(now) : noteTaskId(principal.id, messageId);
     const earlier = messageId === undefined ? null : await this.deps.store.tasks.get(id);
     if (earlier) return this.replayed(earlier);
+    const done = notedTask({ id, context_id: contextId, conversation, principal: principal.id, now }, reply);
+    // Its task was pruned by retention: the note was left already, so the retry leaves nothing a second time.
+    const key = noteKey(id);
+    if (messageId !== undefined && (await this.deps.store.timers.seen(key))) return this.replayed(done);
     this.noteIn(principal, conversation, note);
-    const base = newTask({
-      id,
-      context_id: contextId,
-      conversation,
-      principal: principal.id,
-      inbox_event: null,
-      now,
-    });
-    const done = transition(base, 'completed', now, { result: reply, message: reply }) ?? base;
+    if (messageId !== undefined) await this.deps.store.timers.remember(key, now);
     return this.save(done);
   }
 
@@ -250,6 +246,10 @@ export class TaskBackend implements A2aBackend, TaskHooks {
 
   /** The feed's entries of the task's end, committed with the fold (issue 18: a crash cannot lose them). */
   readonly feedForFold = (task: TaskRecord) => this.deps.feed?.folded(task, this.deps.now()) ?? [];
+  /** A turn without a task: its message and reply for the feed, committed with its fold (issue 18). */
+  readonly feedForTurn = (event: InboxEvent, outcome: InboxOutcome, owner: string | null) =>
+    this.deps.feed?.turnFolded(event, outcome, owner, this.deps.now()) ?? [];
+  readonly feedCommitted = () => this.deps.feed?.committed();
   /** Tells watchers what the store holds: a cancel that landed before the fold's commit keeps its state. */
   afterFold(task: TaskRecord): void {
     const told = (stored: TaskRecord | null) => this.notify(stored ?? task);

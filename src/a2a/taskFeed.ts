@@ -2,9 +2,10 @@
 // (the caller's, the agent's reply, an answer), questions waiting, a turn's activity, tool cards, plan checklist
 // changes and the instance's pause/drain state. Builds entries only; the FeedHub numbers and stores them.
 import { AUDIENCE_ALL, type FeedEntry } from '../domain/feed.js';
+import type { InboxEvent, InboxOutcome } from '../domain/inbox.js';
 import type { TaskRecord } from '../domain/task.js';
 import type { FeedSink } from './feedHub.js';
-import { type BudgetState, budgetStateOf, clip } from './feedPolicy.js';
+import { type BudgetState, budgetRecheckIn, budgetStateOf, clip } from './feedPolicy.js';
 
 const TERMINAL = new Set(['completed', 'failed', 'canceled', 'rejected']);
 /** A tool card's argument summary and result preview (the feed is not the transcript). */
@@ -12,6 +13,8 @@ const ARGS_CHARS = 200;
 const RESULT_CHARS = 500;
 /** Instance commands whose effect every client shows. */
 const INSTANCE_OPS = new Set(['pause', 'resume', 'drain']);
+/** How long past a window's reset the budget is looked at again (ms). */
+const RECHECK_SLACK_MS = 50;
 
 export class TaskFeed {
   /** Live tasks by inbox event: a turn's activity names its event, the feed names the task and its owner. */
@@ -20,12 +23,21 @@ export class TaskFeed {
   private readonly published = new Map<string, string>();
   /** The instance budget's state last published (undefined = not yet looked at). */
   private budget: BudgetState | null | undefined;
+  /** Looks at the budget again when its spent window resets, so clients see `ok` without a task change. */
+  private recheck: ReturnType<typeof setTimeout> | null = null;
 
   constructor(
     private readonly sink: FeedSink,
     /** The instance's state as `status` reports it (paused, draining, running turns, queued). */
     private readonly instance: () => Record<string, unknown>,
+    private readonly clock: () => number = Date.now,
   ) {}
+
+  /** Stops the budget's recheck timer. */
+  close(): void {
+    if (this.recheck) clearTimeout(this.recheck);
+    this.recheck = null;
+  }
 
   /** A task was saved or changed: its state, and a question it now asks or the reply it now carries. */
   task(task: TaskRecord): void {
@@ -57,6 +69,28 @@ export class TaskFeed {
     this.published.set(task.id, markOf(task));
     if (task.inbox_event !== null) this.byEvent.delete(task.inbox_event);
     return entriesOf(task).map((entry) => ({ ts: now, ...entry }));
+  }
+
+  /**
+   * The entries of a turn no A2A task follows, committed with its fold: its message and its reply, in the
+   * conversation's feed for its owner (the operator sees all). Keyed by `turn` (the inbox event) where a task's
+   * entries carry `task`.
+   */
+  turnFolded(event: InboxEvent, outcome: InboxOutcome, owner: string | null, now: number): FeedEntry[] {
+    const ctx = event.payload.context_id;
+    const ids = { turn: event.id, context_id: contextIdOf(ctx, owner), source: event.kind };
+    const entries: FeedEntry[] = [
+      { ts: now, kind: 'message', audience: owner, data: { ...ids, role: 'user', text: event.payload.text } },
+    ];
+    if (outcome.reply !== '') {
+      entries.push({ ts: now, kind: 'message', audience: owner, data: { ...ids, role: 'agent', text: outcome.reply } });
+    }
+    return entries;
+  }
+
+  /** A fold committed entries without a task: live streams read them from the store. */
+  committed(): void {
+    this.sink.committed();
   }
 
   /** The caller's own message, once accepted (a retry publishes nothing again: the caller saw it). */
@@ -116,9 +150,21 @@ export class TaskFeed {
   private budgetChanged(): void {
     const state = this.instanceNow();
     const budget = budgetStateOf(state['budget']);
+    this.armRecheck(state['budget']);
     if (budget === (this.budget ?? null)) return;
     this.budget = budget;
     this.sink.publish({ kind: 'state', audience: AUDIENCE_ALL, data: { op: 'budget', ...this.flagsOf(state) } });
+  }
+
+  /** One timer at the spent window's reset (none while nothing is spent): no polling. */
+  private armRecheck(summary: unknown): void {
+    if (this.recheck) clearTimeout(this.recheck);
+    this.recheck = null;
+    const wait = budgetRecheckIn(summary, this.clock());
+    if (wait === null) return;
+    // A little past the reset: the ledger rolls its window on the first look at or after it.
+    this.recheck = setTimeout(() => this.budgetChanged(), wait + RECHECK_SLACK_MS);
+    this.recheck.unref?.();
   }
 
   /** What every client may see of the instance: paused, draining, and the budget's state when one is set. */
@@ -136,6 +182,11 @@ export class TaskFeed {
       return {};
     }
   }
+}
+
+/** A user principal's conversations are `<principal>/<context id>` (tasks.ts conversationFor); others as named. */
+function contextIdOf(conversation: string, owner: string | null): string {
+  return owner !== null && conversation.startsWith(`${owner}/`) ? conversation.slice(owner.length + 1) : conversation;
 }
 
 const markOf = (task: TaskRecord): string => `${task.state}:${task.updated}:${task.question?.id ?? ''}`;

@@ -50,6 +50,12 @@ export function newTask(init: NewTask): TaskRecord {
   };
 }
 
+/** The task of a message only noted (no turn): completed at once with `reply`. */
+export function notedTask(init: Omit<NewTask, 'inbox_event'>, reply: string): TaskRecord {
+  const base = newTask({ ...init, inbox_event: null });
+  return transition(base, 'completed', init.now, { result: reply, message: reply }) ?? base;
+}
+
 /** The task an accepted inbox event starts with (the A2A task its payload names), or null when it names none. */
 export function startingTask(ev: InboxEvent): TaskRecord | null {
   const t = ev.payload.task;

@@ -114,14 +114,14 @@ async function serveSession(
     sendJson(res, status, body, { headers: { ...SECURITY_HEADERS, 'Cache-Control': 'no-store', ...headers } });
   if (req.method === 'GET') {
     const signedIn = headerOf(req, 'cookie') !== undefined;
-    const who = signedIn ? authenticateRequest(a2a, req, sessions, desk.now()) : { refused: 'not signed in' };
+    const who = signedIn ? await authenticateRequest(a2a, req, sessions, desk.now()) : { refused: 'not signed in' };
     return 'refused' in who ? json(401, { error: who.refused }) : json(200, { principal: who.id, role: who.role });
   }
   if (!sameOrigin(headerOf(req, 'origin'), headerOf(req, 'host'), secure)) {
     return json(403, { error: 'sign-in accepted only from the page this daemon serves (Origin mismatch)' });
   }
   if (req.method === 'DELETE') {
-    sessions.close(headerOf(req, 'cookie'));
+    await sessions.close(headerOf(req, 'cookie'));
     return json(200, { signedOut: true }, { 'Set-Cookie': clearedCookie(secure) });
   }
   if (req.method !== 'POST') return json(405, { error: 'method not allowed' });
@@ -129,8 +129,9 @@ async function serveSession(
   const given = read.ok ? credentialIn(read.text) : null;
   if (given === null) return json(400, { error: 'expected a JSON body {"token": "…"} or {"code": "…"}' });
   const now = desk.now();
+  const ttl = a2a.pairing.ttl;
   if ('code' in given) {
-    const redeemed = redeemCode(a2a, desk, given.code, now);
+    const redeemed = await redeemCode(a2a, desk, given.code, now);
     if ('refused' in redeemed) {
       if (redeemed.report) desk.log.warn('ui.pairing_refused', { reason: redeemed.refused });
       return json(redeemed.locked ? 429 : 401, { error: `sign-in refused: ${redeemed.refused}` });
@@ -139,16 +140,17 @@ async function serveSession(
     if ('refused' in principal) return json(401, { error: `sign-in refused: ${principal.refused}` });
     // Who paired is logged, never the code (interfaces §2.2: `interface.paired`).
     desk.log.info('interface.paired', { principal: principal.id, role: principal.role });
-    const id = sessions.openPaired(principal.id, now);
-    return json(200, { principal: principal.id, role: principal.role }, { 'Set-Cookie': sessionCookie(id, secure) });
+    const id = await sessions.openPaired(principal.id, now, ttl);
+    const cookie = sessionCookie(id, secure, ttl);
+    return json(200, { principal: principal.id, role: principal.role }, { 'Set-Cookie': cookie });
   }
   const who: Authentication = authenticate(a2a, { remoteLoopback: false, authorization: `Bearer ${given.token}` });
   if ('refused' in who) return json(401, { error: `sign-in refused: ${who.refused}` });
-  const id = sessions.open(given.token, now);
-  return json(200, { principal: who.id, role: who.role }, { 'Set-Cookie': sessionCookie(id, secure) });
+  const id = await sessions.open(given.token, now, ttl);
+  return json(200, { principal: who.id, role: who.role }, { 'Set-Cookie': sessionCookie(id, secure, ttl) });
 }
 
-function redeemCode(a2a: Readonly<A2aConfig>, desk: WebDesk, code: string, now: number): Redeemed {
+async function redeemCode(a2a: Readonly<A2aConfig>, desk: WebDesk, code: string, now: number): Promise<Redeemed> {
   if (!a2a.pairing.enabled || !desk.pairing) {
     return { refused: 'pairing is off (a2a.pairing.enabled)', locked: false, report: false };
   }

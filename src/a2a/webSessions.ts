@@ -1,97 +1,103 @@
-// Browser sessions of the web UI (issue 18 item 4): a sign-in with a bearer token mints an opaque session id kept
-// in memory only and sent back as an `HttpOnly; SameSite=Strict` cookie. The session keeps the token, so each request
-// is authenticated again by `a2a.principals` (a reload that drops the principal ends its sessions at once). A
-// session opened with a one-time pairing code (pairingCodes.ts) keeps the principal id the code was issued for, which
-// the caller resolves against the current config on every request (pairedPrincipal).
-import { randomBytes } from 'node:crypto';
+// Browser sessions of the web UI (issue 18 item 4): a sign-in mints an opaque session sent back as an `HttpOnly;
+// SameSite=Strict` cookie. The store keeps only the cookie's hash (remembered keys with their expiry), so any
+// replica over the same store accepts it (interfaces §4.4) and a restart keeps it; nothing secret is stored. The
+// cookie names what it stands for: the hash of the bearer token it was opened with (authenticated again by
+// `a2a.principals` on every request, so a reload that drops the token ends it) or the principal id a pairing code
+// named (pairingCodes.ts, resolved against the current config on every request).
+import { createHash, randomBytes } from 'node:crypto';
+import type { TimersPort } from '../store/store.js';
 
-/** The cookie's name; its value is 32 random bytes in hex, never the token itself. */
+/** The cookie's name; its value is `<64 hex random>.<expiry ms>.<what it stands for>`, never a token. */
 export const SESSION_COOKIE = 'agentd_session';
-/** A session lasts this long from sign-in (a restart ends every session). */
-const SESSION_TTL_MS = 12 * 3_600_000;
-const MAX_SESSIONS = 1_000;
+const KEY_PREFIX = 'ui.session:';
+const COOKIE_VALUE = /^[0-9a-f]{64}\.\d{1,16}\.(t[0-9a-f]{64}|p[A-Za-z0-9_-]{1,300})$/;
+/** Expired keys are swept at most this often per replica. */
+const SWEEP_MS = 60_000;
 
-type Session = ({ token: string } | { principalId: string }) & { expires: number };
+/** Where sessions and pairing codes live: the store's remembered keys (`at` = the expiry), or memory in tests. */
+export type SessionKeys = Pick<TimersPort, 'seen' | 'remember' | 'forget'>;
+
+/** What a live session stands for: a bearer token (by its hash), or a paired principal id. */
+export type SessionOf = { tokenHash: string } | { principalId: string };
+
+/** The SHA-256 of a secret, hex: what sessions and codes are stored and compared as. */
+export function hashSecret(secret: string): string {
+  return createHash('sha256').update(secret).digest('hex');
+}
 
 export class WebSessions {
-  private readonly sessions = new Map<string, Session>();
+  /** Expiries of the paired sessions this replica opened (`pairing.code` answers their count). */
+  private paired: number[] = [];
+  private sweptAt = Number.NEGATIVE_INFINITY;
 
-  /** A new session for `token` (already checked by the caller); returns its id. */
-  open(token: string, now: number): string {
-    return this.add({ token, expires: now + SESSION_TTL_MS }, now);
+  constructor(private readonly keys: SessionKeys) {}
+
+  /** A new session for `token` (already checked by the caller), lasting `ttlMs`; returns the cookie value. */
+  open(token: string, now: number, ttlMs: number): Promise<string> {
+    return this.add(`t${hashSecret(token)}`, now + ttlMs, now);
   }
 
-  /** A new session acting as the principal `principalId` (a pairing code was redeemed for it); returns its id. */
-  openPaired(principalId: string, now: number): string {
-    return this.add({ principalId, expires: now + SESSION_TTL_MS }, now);
+  /** A new session acting as the principal `principalId` (a pairing code was redeemed for it). */
+  openPaired(principalId: string, now: number, ttlMs: number): Promise<string> {
+    this.paired = [...this.paired.filter((at) => at > now), now + ttlMs];
+    return this.add(`p${Buffer.from(principalId).toString('base64url')}`, now + ttlMs, now);
   }
 
-  /** Live sessions opened with a pairing code (`pairing.code` answers it as `sessions`). */
+  /** Live paired sessions opened through this replica. */
   pairedCount(now: number): number {
-    this.sweep(now);
-    let count = 0;
-    for (const s of this.sessions.values()) if ('principalId' in s) count++;
-    return count;
+    return this.paired.filter((at) => at > now).length;
   }
 
-  private add(session: Session, now: number): string {
-    this.sweep(now);
-    if (this.sessions.size >= MAX_SESSIONS) {
-      const oldest = this.sessions.keys().next().value;
-      if (oldest !== undefined) this.sessions.delete(oldest);
-    }
-    const id = randomBytes(32).toString('hex');
-    this.sessions.set(id, session);
-    return id;
+  private async add(stands: string, expires: number, now: number): Promise<string> {
+    await this.sweep(now);
+    const value = `${randomBytes(32).toString('hex')}.${expires}.${stands}`;
+    await this.keys.remember(keyOf(value), expires);
+    return value;
   }
 
-  /** The token of the session the cookie header names, or null (none, unknown, expired, or a paired one). */
-  tokenOf(cookieHeader: string | undefined, now: number): string | null {
-    const session = this.live(cookieHeader, now);
-    return session && 'token' in session ? session.token : null;
+  /** What the session the cookie header names stands for, or null (none, unknown, expired, or signed out). */
+  async of(cookieHeader: string | undefined, now: number): Promise<SessionOf | null> {
+    const value = sessionIdOf(cookieHeader);
+    if (value === null) return null;
+    const [, expires = '0', stands = ''] = value.split('.');
+    if (Number(expires) <= now || !(await this.keys.seen(keyOf(value)))) return null;
+    if (stands.startsWith('t')) return { tokenHash: stands.slice(1) };
+    return { principalId: Buffer.from(stands.slice(1), 'base64url').toString() };
   }
 
-  /** The principal id of the paired session the cookie header names, or null. */
-  pairedOf(cookieHeader: string | undefined, now: number): string | null {
-    const session = this.live(cookieHeader, now);
-    return session && 'principalId' in session ? session.principalId : null;
+  async close(cookieHeader: string | undefined): Promise<void> {
+    const value = sessionIdOf(cookieHeader);
+    if (value !== null) await this.keys.forget(keyOf(value), Number.MAX_SAFE_INTEGER);
   }
 
-  private live(cookieHeader: string | undefined, now: number): Session | null {
-    const id = sessionIdOf(cookieHeader);
-    if (id === null) return null;
-    const session = this.sessions.get(id);
-    if (!session) return null;
-    if (session.expires <= now) {
-      this.sessions.delete(id);
-      return null;
-    }
-    return session;
-  }
-
-  close(cookieHeader: string | undefined): void {
-    const id = sessionIdOf(cookieHeader);
-    if (id !== null) this.sessions.delete(id);
-  }
-
-  private sweep(now: number): void {
-    for (const [id, s] of this.sessions) if (s.expires <= now) this.sessions.delete(id);
+  private async sweep(now: number): Promise<void> {
+    if (now - this.sweptAt < SWEEP_MS) return;
+    this.sweptAt = now;
+    await this.keys.forget(KEY_PREFIX, now);
   }
 }
 
-/** The session id in a `Cookie` header, or null. */
+/** A session's stored key: the hash of its cookie value, so the store never holds a usable cookie. */
+function keyOf(value: string): string {
+  return `${KEY_PREFIX}${hashSecret(value)}`;
+}
+
+/** The session cookie's value in a `Cookie` header, or null. */
 export function sessionIdOf(cookieHeader: string | undefined): string | null {
   if (!cookieHeader) return null;
   for (const part of cookieHeader.split(';')) {
     const [name, value] = part.trim().split('=', 2);
-    if (name === SESSION_COOKIE && value && /^[0-9a-f]{64}$/.test(value)) return value;
+    if (name === SESSION_COOKIE && value && COOKIE_VALUE.test(value)) return value;
   }
   return null;
 }
 
-/** The `Set-Cookie` value: HttpOnly (no script reads it), SameSite=Strict (no other site sends it), Secure on https. */
-export function sessionCookie(id: string, secure: boolean): string {
-  const maxAge = Math.floor(SESSION_TTL_MS / 1000);
+/**
+ * The `Set-Cookie` value: HttpOnly (no script reads it), SameSite=Strict (no other site sends it), Secure on https,
+ * kept by the browser as long as the session lasts.
+ */
+export function sessionCookie(id: string, secure: boolean, ttlMs: number): string {
+  const maxAge = Math.floor(ttlMs / 1000);
   return `${SESSION_COOKIE}=${id}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${maxAge}${secure ? '; Secure' : ''}`;
 }
 

@@ -55,8 +55,11 @@ export interface SendOptions {
 export interface History {
   /** The context id; null when `latest` found none. */
   contextId: string | null;
-  /** `task`: the A2A task the message belongs to (feed rows carry it too); `seq`: its place in the conversation. */
-  messages: Array<{ role: 'user' | 'agent'; text: string; seq: number; task?: string }>;
+  /**
+   * `task`: the A2A task the message belongs to (feed rows carry it too), or `turn`: its turn's inbox event where
+   * no task follows it; `seq`: its place in the conversation.
+   */
+  messages: Array<{ role: 'user' | 'agent'; text: string; seq: number; task?: string; turn?: string }>;
   total: number;
 }
 

@@ -69,27 +69,28 @@ export function addRow(state: TuiState, row: Row): TuiState {
 
 /**
  * A conversation's stored messages (`conversation.get`, read when the view opens it), placed before the rows the
- * feed brought since. A stored message keyed by its task has the key the feed's row for it has, so a message the
- * feed already showed is not repeated; one with no task (no feed row exists for it) is keyed by its place.
+ * feed brought since. A stored message keyed by its task (or, with none, its turn) has the key the feed's row for
+ * it has, so a message the feed already showed is not repeated; any other is keyed by its place.
  */
 export function withHistory(
   state: TuiState,
   ctx: string,
-  messages: ReadonlyArray<{ role: string; text: string; seq: number; task?: string }>,
+  messages: ReadonlyArray<{ role: string; text: string; seq: number; task?: string; turn?: string }>,
 ): TuiState {
   const kept: Row[] = [];
   for (const m of messages) {
     const kind: RowKind = m.role === 'agent' ? 'agent' : 'user';
-    const key = m.task === undefined ? `hist:${ctx}:${m.seq}` : messageKey(m.task, kind);
+    const owner = m.task ?? (m.turn === undefined ? undefined : `turn:${m.turn}`);
+    const key = owner === undefined ? `hist:${ctx}:${m.seq}` : messageKey(owner, kind);
     if (!state.rows.some((r) => r.key === key) && !kept.some((r) => r.key === key))
       kept.push({ key, kind, ctx, text: m.text });
   }
   return { ...state, rows: [...kept, ...state.rows].slice(-MAX_ROWS) };
 }
 
-/** A task's prompt or reply: one of each per task, whether the feed or the stored history brought it. */
-function messageKey(task: string, kind: RowKind): string {
-  return `msg:${task}:${kind}`;
+/** A task's (or a turn's) prompt or reply: one of each, whether the feed or the stored history brought it. */
+function messageKey(owner: string, kind: RowKind): string {
+  return `msg:${owner}:${kind}`;
 }
 
 /**
@@ -133,7 +134,8 @@ export function applyFeed(state: TuiState, e: FeedMessage): TuiState {
   switch (e.kind) {
     case 'message': {
       const kind = d['role'] === 'agent' ? 'agent' : 'user';
-      return addRow(state, { key: messageKey(task, kind), kind, ctx, text: str(d['text']) });
+      const turn = task || `turn:${str(d['turn'])}`;
+      return addRow(state, { key: messageKey(turn, kind), kind, ctx, text: str(d['text']) });
     }
     case 'task':
       return onTask(state, task, ctx, str(d['state']), str(d['message']));

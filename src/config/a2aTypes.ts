@@ -50,5 +50,6 @@ export interface A2aConfig {
   /** Terminal tasks' retention: past the newest `retain` terminal tasks, or older than `retain_age` (ms), they go. */
   tasks: { retain: number; retain_age: number };
   /** Web UI pairing codes (interfaces §2.2): off by default; a code signs in as `operator` or `user:paired`. */
-  pairing: { enabled: boolean; role: 'operator' | 'user' };
+  /** `ttl`: a web UI session's life from its sign-in (ms), paired or by token; default 12 h. */
+  pairing: { enabled: boolean; role: 'operator' | 'user'; ttl: number };
 }

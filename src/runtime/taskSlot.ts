@@ -57,6 +57,14 @@ export class TaskHooksSlot implements TaskHooks {
     return this.target?.feedForFold?.(task) ?? [];
   }
 
+  feedForTurn(event: InboxEvent, outcome: InboxOutcome, owner: string | null): FeedEntry[] {
+    return this.target?.feedForTurn?.(event, outcome, owner) ?? [];
+  }
+
+  feedCommitted(): void {
+    this.target?.feedCommitted?.();
+  }
+
   afterFold(task: TaskRecord): void {
     this.target?.afterFold(task);
   }

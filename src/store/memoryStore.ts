@@ -307,7 +307,8 @@ function workflowsPort(data: MemoryData): WorkflowsPort {
   };
 }
 
-function memoryTimersPort(): TimersPort {
+/** Timers and remembered keys in memory (also what a listener without a store keeps its web sessions in). */
+export function memoryTimersPort(): TimersPort {
   const timers = new Map<string, TimerRecord>();
   const keys = new Map<string, number>();
   return {

@@ -3,7 +3,8 @@
 import type { Config } from '../config/types.js';
 import type { ConversationBook } from '../context/conversationBook.js';
 import type { Conversation } from '../domain/conversation.js';
-import type { InboxOutcome, InboxRecord } from '../domain/inbox.js';
+import type { FeedEntry } from '../domain/feed.js';
+import type { InboxEvent, InboxOutcome, InboxRecord } from '../domain/inbox.js';
 import type { TurnJob } from '../domain/job.js';
 import type { TaskRecord } from '../domain/task.js';
 import { DaemonError, describeError } from '../errors.js';
@@ -36,11 +37,21 @@ export interface FoldBackDeps {
   health?: CommitHealth;
 }
 
-/** A fold's write: what a retry sends again. */
+/** `deterministic`: a reply made without a turn; `unseen`: no turn ran, so the feed shows nothing of it. */
+interface FoldHow {
+  deterministic?: boolean;
+  unseen?: boolean;
+}
+
+/** A fold's write: what a retry sends again. `owner`: the conversation's principal (its feed audience). */
 interface FoldWrite {
+  event: InboxEvent;
   ctx: string;
+  owner: string | null;
   outcome: InboxOutcome;
   result?: TurnResult;
+  /** The job never ran a turn: no feed entries for it. */
+  unseen: boolean;
 }
 
 export class FoldBack {
@@ -56,12 +67,15 @@ export class FoldBack {
    * `deterministic`: the reply was made without a turn (preflight), and `turn.reply` says so.
    */
   finish(job: TurnJob, conv: Conversation, result: TurnResult, deterministic = false): void {
-    this.apply(job, conv, planFold(result, this.deps.now()), result, deterministic);
+    this.apply(job, conv, planFold(result, this.deps.now()), result, { deterministic });
   }
 
-  /** Folds the outcome of a job that never ran a turn: the inbox and task hear it, the conversation gets no note. */
+  /**
+   * Folds the outcome of a job that never ran a turn: the inbox and task hear it, the conversation gets no note
+   * (and the feed no message: nothing of it joined the conversation).
+   */
   withoutTurn(job: TurnJob, conv: Conversation, result: TurnResult): void {
-    this.apply(job, conv, planFold(result, this.deps.now(), false), result);
+    this.apply(job, conv, planFold(result, this.deps.now(), false), result, { unseen: true });
   }
 
   /** Folds a turn the budget refused: its note, the inbox done, the task's terminal state. */
@@ -69,7 +83,8 @@ export class FoldBack {
     this.apply(job, conv, planNotRun(reason, kind, this.deps.now()));
   }
 
-  private apply(job: TurnJob, conv: Conversation, plan: FoldPlan, result?: TurnResult, deterministic = false): void {
+  private apply(job: TurnJob, conv: Conversation, plan: FoldPlan, result?: TurnResult, how: FoldHow = {}): void {
+    const { deterministic = false, unseen = false } = how;
     const { log, config } = this.deps;
     // Worker text was redacted where its frames were received (Children.onFrame).
     this.deps.conversations.holdForFold(conv, job.event.id);
@@ -77,41 +92,43 @@ export class FoldBack {
     const jobShape = config.a2a.listen === null;
     logOutcome(log, job.ctx, plan.outcome, { logContent: config.observability.log_content, jobShape, deterministic });
     this.deps.killPoint('fold.before_commit');
-    this.commit(job.event.id, conv.id, plan.outcome, result);
+    const owner = conv.principal ?? job.event.principal;
+    const write = { event: job.event, ctx: conv.id, owner, outcome: plan.outcome, unseen };
+    this.commit(result ? { ...write, result } : write);
   }
 
   /** Tries a refused fold again (not while an attempt is in flight). */
   retry(eventId: string): void {
     const write = this.refused.get(eventId);
-    if (write) this.commit(eventId, write.ctx, write.outcome, write.result);
+    if (write) this.commit(write);
   }
 
   /** Commits a fold; on a store error nobody hears the outcome until a later attempt sticks. */
-  private commit(eventId: string, ctx: string, outcome: InboxOutcome, result?: TurnResult): void {
+  private commit(write: FoldWrite): void {
+    const eventId = write.event.id;
     // In flight: a retry must not start a second attempt of the same fold.
     if (this.inFlight.has(eventId)) return;
     this.inFlight.add(eventId);
     const retried = this.refused.delete(eventId);
-    void this.write(eventId, ctx, outcome, result, retried).finally(() => this.inFlight.delete(eventId));
+    void this.write(write, retried).finally(() => this.inFlight.delete(eventId));
   }
 
-  private async write(
-    eventId: string,
-    ctx: string,
-    outcome: InboxOutcome,
-    result: TurnResult | undefined,
-    retried: boolean,
-  ): Promise<void> {
+  private async write(write: FoldWrite, retried: boolean): Promise<void> {
+    const { ctx, outcome, result } = write;
+    const eventId = write.event.id;
     const { store, conversations, outcomes, tasks, log } = this.deps;
     let task: TaskRecord | null = null;
+    let feed: readonly FeedEntry[] = [];
     try {
       // The task moves to its terminal state in the same transaction (a later fold never resurrects it).
       task = (await tasks?.taskForFold(eventId, outcome)) ?? null;
       // Prepared right before the call: nothing is enqueued between the revision reserved and its commit.
       const conv = conversations.get(ctx);
       const prepared = conv ? conversations.prepare(conv, eventId) : null;
-      const feed = task ? tasks?.feedForFold?.(task) : undefined;
-      const fold = { outcome, conversations: prepared ? [prepared.commit] : [], ...(task ? { task, feed } : {}) };
+      // A turn no A2A task follows still shows its message and reply on its conversation's feed (issue 18).
+      const turnFeed = write.unseen ? undefined : tasks?.feedForTurn?.(write.event, outcome, write.owner);
+      feed = (task ? tasks?.feedForFold?.(task) : turnFeed) ?? [];
+      const fold = { outcome, conversations: prepared ? [prepared.commit] : [], ...(task ? { task } : {}), feed };
       await store.inbox.complete(eventId, fold).then(
         () => prepared?.settled(true),
         (err: unknown) => {
@@ -125,7 +142,7 @@ export class FoldBack {
       // The result rides along: what a committed turn leads to (a goal's accounting) needs its numbers. A fenced
       // fold is never retried: another replica holds the conversation and runs the event again (issue 19).
       if (isFenced(err)) return this.deps.failed(eventId, ctx);
-      this.refused.set(eventId, result ? { ctx, outcome, result } : { ctx, outcome });
+      this.refused.set(eventId, write);
       this.deps.failed(eventId);
       return;
     }
@@ -140,6 +157,7 @@ export class FoldBack {
     }
     outcomes.resolve(eventId, outcome);
     if (task) tasks?.afterFold(task);
+    else if (feed.length > 0) tasks?.feedCommitted?.();
   }
 }
 

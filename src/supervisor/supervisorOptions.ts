@@ -149,6 +149,14 @@ export interface TaskHooks {
   recover?(pending: readonly InboxEvent[]): Promise<void>;
   /** The client feed's entries of the task's end, committed in the fold's own transaction (issue 18). */
   feedForFold?(task: TaskRecord): FeedEntry[];
+  /**
+   * The client feed's entries of a turn no A2A task follows (a `--prompt` job, a workflow step, a wake note, a
+   * timer, `message.send`, a goal): its message and reply in the conversation `owner` owns, committed in the fold's
+   * own transaction so each shows exactly once across a restart (issue 18).
+   */
+  feedForTurn?(event: InboxEvent, outcome: InboxOutcome, owner: string | null): FeedEntry[];
+  /** After a fold without a task committed feed entries: live streams read them from the store. */
+  feedCommitted?(): void;
   /** After the fold committed: tell watchers. */
   afterFold(task: TaskRecord): void;
   /** Coarse live activity of the turn answering `eventId` (published only when phase, tool or round changed). */

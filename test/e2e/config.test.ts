@@ -42,6 +42,13 @@ describe('configuration errors', () => {
     ]);
     assert.equal(bad.code, 2);
     assert.match(bad.stderr, /agent\.yaml:3: limits\.run\.steps: expected a positive integer/);
+    const ttl = await runAgentd([
+      '--config',
+      writeConfig(dir, 'a2a:\n  listen: http://127.0.0.1:0\n  pairing:\n    ttl: a while\n'),
+      '--validate-config',
+    ]);
+    assert.equal(ttl.code, 2);
+    assert.match(ttl.stderr, /agent\.yaml:4: a2a\.pairing\.ttl: /);
   });
 
   it('a bad --deadline, a bad env value and an unknown flag exit 2', async () => {

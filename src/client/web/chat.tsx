@@ -1,8 +1,8 @@
 // The chat tab (issue 18 item 4): the conversations list, one conversation's transcript with tool cards, the plan,
 // the working row (thinking / tool / waiting), a question's form built from its schema, cancel, and the composer.
-import { useEffect, useState } from 'preact/hooks';
-import { type Question, type Row, type TuiState, workingLine } from '../tuiState.js';
-import { cancelTask, sendText } from './rpc.js';
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { type Question, type Row, type TuiState, ViewRequests, workingLine } from '../tuiState.js';
+import { cancelTask, type History, history, sendText } from './rpc.js';
 
 /** Conversations newest first, each with its last line. */
 function conversations(rows: readonly Row[]): Array<{ ctx: string; last: string }> {
@@ -118,8 +118,43 @@ function Composer({
   );
 }
 
-export function ChatView({ state }: { state: TuiState }) {
+/**
+ * Opens a conversation with its stored messages: at start the caller's most recent one (`latest`, interfaces §1.8),
+ * then whichever is chosen. An answer that comes after the user chose another view only adds its messages.
+ */
+function useConversation(onHistory: (ctx: string, messages: History['messages']) => void) {
   const [ctx, setCtx] = useState<string | null>(null);
+  const views = useRef(new ViewRequests()).current;
+  const open = (which: string | null) => {
+    const tag = views.next();
+    if (which !== 'latest') setCtx(which);
+    if (which === null) return;
+    history(which).then(
+      (h) => {
+        if (h.contextId === null) return;
+        onHistory(h.contextId, h.messages);
+        if (views.current(tag)) setCtx(h.contextId);
+      },
+      () => {},
+    );
+  };
+  // biome-ignore lint/correctness/useExhaustiveDependencies: only the first view opens the latest conversation.
+  useEffect(() => open('latest'), []);
+  const sent = (to: string) => {
+    views.next();
+    setCtx(to);
+  };
+  return { ctx, open, sent };
+}
+
+export function ChatView({
+  state,
+  onHistory,
+}: {
+  state: TuiState;
+  onHistory(ctx: string, messages: History['messages']): void;
+}) {
+  const { ctx, open, sent } = useConversation(onHistory);
   const [error, setError] = useState<string | null>(null);
   const now = useNow(1_000);
   const list = conversations(state.rows);
@@ -131,13 +166,13 @@ export function ChatView({ state }: { state: TuiState }) {
   return (
     <div class="chat">
       <nav class="conversations" aria-label="Conversations">
-        <button type="button" onClick={() => setCtx(null)} aria-pressed={ctx === null}>
+        <button type="button" onClick={() => open(null)} aria-pressed={ctx === null}>
           + New conversation
         </button>
         <ul>
           {list.map((c) => (
             <li key={c.ctx}>
-              <button type="button" aria-pressed={ctx === c.ctx} onClick={() => setCtx(c.ctx)} title={c.ctx}>
+              <button type="button" aria-pressed={ctx === c.ctx} onClick={() => open(c.ctx)} title={c.ctx}>
                 <span class="ctx">{c.ctx.slice(-8)}</span> <span class="last">{c.last.slice(0, 60)}</span>
               </button>
             </li>
@@ -168,7 +203,7 @@ export function ChatView({ state }: { state: TuiState }) {
             {error}
           </p>
         )}
-        <Composer ctx={ctx} onSent={setCtx} onError={setError} />
+        <Composer ctx={ctx} onSent={sent} onError={setError} />
       </main>
     </div>
   );

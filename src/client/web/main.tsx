@@ -3,15 +3,15 @@
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import type { FeedMessage } from '../feedReader.js';
-import { applyFeed, budgetLine, initialState, type TuiState } from '../tuiState.js';
+import { applyFeed, budgetLine, initialState, type TuiState, withHistory } from '../tuiState.js';
 import { ChatView } from './chat.js';
 import { StatusView, TasksView } from './panels.js';
-import { command, signIn, signOut, type Who, whoAmI } from './rpc.js';
+import { command, type History, signIn, signOut, type Who, whoAmI } from './rpc.js';
 
 type Tab = 'chat' | 'tasks' | 'status';
 
 /** Follows `GET /feed` (EventSource resumes with Last-Event-ID by itself) and folds each event into the state. */
-function useFeed(enabled: boolean): TuiState {
+function useFeed(enabled: boolean): [TuiState, (change: (s: TuiState) => TuiState) => void] {
   const [state, setState] = useState<TuiState>(() => initialState(null));
   useEffect(() => {
     if (!enabled) return;
@@ -25,7 +25,7 @@ function useFeed(enabled: boolean): TuiState {
     source.addEventListener('reload', () => setState((s) => ({ ...initialState(null), connection: s.connection })));
     return () => source.close();
   }, [enabled]);
-  return state;
+  return [state, setState];
 }
 
 /** One labelled field and its button: the token form and the pairing-code form are both this. */
@@ -140,14 +140,15 @@ function App() {
   useEffect(() => {
     whoAmI().then(setWho, () => setWho(null));
   }, []);
-  const state = useFeed(Boolean(who));
+  const [state, change] = useFeed(Boolean(who));
+  const onHistory = (ctx: string, messages: History['messages']) => change((s) => withHistory(s, ctx, messages));
   if (who === undefined) return <p>Loading…</p>;
   if (who === null) return <SignIn onSignedIn={setWho} />;
   const out = () => signOut().then(() => setWho(null));
   return (
     <div class="app">
       <Header who={who} tab={tab} setTab={setTab} state={state} onSignOut={out} />
-      {tab === 'chat' && <ChatView state={state} />}
+      {tab === 'chat' && <ChatView state={state} onHistory={onHistory} />}
       {tab === 'tasks' && <TasksView state={state} />}
       {tab === 'status' && <StatusView state={state} />}
     </div>

@@ -51,8 +51,13 @@ export async function sendText(text: string, to: { contextId?: string | null; ta
 }
 
 /** Runs an agentd command (`status`, `pause`, `resume`, …) and returns its JSON result. */
-export async function command(op: string): Promise<unknown> {
-  const message = { messageId: messageId(), role: 'ROLE_USER', parts: [{ data: { agentd: { op } } }] };
+export async function command(op: string, args: Record<string, unknown> = {}, contextId?: string): Promise<unknown> {
+  const message = {
+    messageId: messageId(),
+    role: 'ROLE_USER',
+    parts: [{ data: { agentd: { op, ...args } } }],
+    ...(contextId ? { contextId } : {}),
+  };
   const { task } = await rpc<{ task: WireTask }>('SendMessage', { message });
   const text = (task.artifacts?.[0]?.parts ?? []).map((p) => p.text ?? '').join('');
   try {
@@ -90,4 +95,20 @@ export async function signIn(credential: { token: string } | { code: string }): 
 
 export async function signOut(): Promise<void> {
   await fetch('/ui/session', { method: 'DELETE', credentials: 'same-origin' });
+}
+
+/** A conversation's stored messages (`conversation.get`); `latest` = the caller's most recent conversation. */
+export interface History {
+  contextId: string | null;
+  messages: Array<{ role: string; text: string; seq: number; task?: string; turn?: string }>;
+}
+
+export async function history(which: string, limit = 100): Promise<History> {
+  const latest = which === 'latest';
+  const args = { limit, ...(latest ? { latest: true } : {}) };
+  const got = (await command('conversation.get', args, latest ? undefined : which)) as {
+    context_id?: string;
+    messages?: History['messages'];
+  };
+  return { contextId: latest ? (got.context_id ?? null) : which, messages: got.messages ?? [] };
 }

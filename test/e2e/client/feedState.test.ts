@@ -1,5 +1,6 @@
 // The instance's state on the client feed (issue 18 item 1, "budget and pause state"): pause and resume reach a
-// user as flags, and the instance budget's state is published when a spent window changes it.
+// user as flags, and the instance budget's state is published when a spent window changes it, and again when that
+// window resets.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { DaemonClient, type FeedMessage, stateName } from '../../../src/client/daemonClient.js';
@@ -13,7 +14,7 @@ const TOKENS = {
   OPERATOR_TOKEN: 'op-token-0123456789abcdef0123456789',
 };
 
-const config = (model: string) =>
+const config = (model: string, per = 'day') =>
   [
     'a2a:',
     '  listen: http://127.0.0.1:0',
@@ -24,7 +25,7 @@ const config = (model: string) =>
     '  preflight: never',
     'intelligence:',
     `  endpoints: ${model}`,
-    '  budget: {windows: [{per: day, requests: 1}], on_exhausted: refuse}',
+    `  budget: {windows: [{per: ${per}, requests: 1}], on_exhausted: refuse}`,
     '',
   ].join('\n');
 
@@ -58,6 +59,34 @@ describe('instance state on the feed', { timeout: 120_000 }, () => {
       assert.deepEqual(budgets, ['ok', 'refusing']);
       // A user never sees the operator's full status document, only the flags.
       for (const d of states()) assert.deepEqual(Object.keys(d).sort(), ['budget', 'draining', 'op', 'paused']);
+    } finally {
+      stop.abort();
+      await following.catch(() => {});
+      await daemon.stop();
+    }
+  });
+
+  it('shows `ok` again when the spent window resets, with no task change', { timeout: 150_000 }, async () => {
+    // The turn must spend the window and fold inside one minute: start in the minute's first 40 seconds.
+    await waitUntil(() => new Date().getSeconds() < 40, 30_000, 'early in a minute');
+    const daemon = await startDaemon(tempStateDir(), config(model.url, 'minute'), TOKENS);
+    const alice = new DaemonClient({ url: daemon.url, token: TOKENS.ALICE_TOKEN });
+    const seen: FeedMessage[] = [];
+    const stop = new AbortController();
+    const following = alice.feed({ onEvent: (e) => seen.push(e) }, { since: 0, signal: stop.signal });
+    const budgets = () => seen.filter((e) => e.kind === 'state' && e.data['op'] === 'budget');
+    try {
+      assert.equal(stateName(await alice.send('spend it')), 'completed');
+      await waitUntil(() => budgets().some((e) => e.data['budget'] === 'refusing'), 10_000, 'the spent window');
+      await waitUntil(() => seen.some((e) => e.kind === 'task' && e.data['state'] === 'completed'), 10_000, 'done');
+      const settledAt = Math.max(...seen.map((e) => e.seq));
+      assert.equal(budgets().at(-1)?.data['budget'], 'refusing', 'premise: still spent once the turn settled');
+      // Without the recheck at the reset, `ok` came only with the next task change, and none comes here.
+      const okAfter = () => budgets().find((e) => e.seq > settledAt && e.data['budget'] === 'ok');
+      await waitUntil(() => okAfter() !== undefined, 75_000, 'ok at the reset');
+      const okAt = okAfter()?.seq ?? 0;
+      const between = seen.filter((e) => e.seq > settledAt && e.seq < okAt && e.kind === 'task');
+      assert.deepEqual(between, [], 'no task changed in between');
     } finally {
       stop.abort();
       await following.catch(() => {});

@@ -190,4 +190,18 @@ describe('the web UI in headless Chromium', { timeout: 240_000 }, () => {
     assert.ok(Number(width) <= 390, `no sideways scrolling on a phone (scrollWidth ${width})`);
     assert.ok(await page.getByLabel('Message').isVisible(), 'the composer is on screen');
   });
+
+  it('opens the most recent conversation when the page opens', async () => {
+    const operator = new DaemonClient({ url: daemon.url, token: OPERATOR_TOKEN });
+    await operator.send('the latest words', { contextId: 'latest-ctx' });
+    await page.reload();
+    await page.getByText('● live').waitFor(WAIT);
+    // Without it the page opened on no conversation: an empty transcript until one was chosen.
+    const transcript = page.getByRole('list', { name: 'Transcript' });
+    await transcript.locator('.row.user', { hasText: 'the latest words' }).waitFor(WAIT);
+    await transcript.locator('.row.agent').first().waitFor(WAIT);
+    const chosen = page.getByRole('navigation', { name: 'Conversations' }).locator('[aria-pressed="true"]');
+    assert.equal(await chosen.getAttribute('title'), 'latest-ctx');
+    assert.equal(await transcript.locator('.row.user', { hasText: 'the latest words' }).count(), 1, 'shown once');
+  });
 });

@@ -96,7 +96,9 @@ describe('web UI pairing codes', { timeout: 240_000 }, () => {
       const code = String(pairing.code);
       const signed = await pair(daemon, code);
       assert.equal(signed.status, 200);
-      assert.match(signed.headers.get('set-cookie') ?? '', /^agentd_session=[0-9a-f]{64}; .*HttpOnly; SameSite=Strict/);
+      const setCookie = signed.headers.get('set-cookie') ?? '';
+      assert.match(setCookie, /^agentd_session=[0-9a-f]{64}\.\d+\.p[\w-]+; .*HttpOnly; SameSite=Strict; Max-Age=43200/);
+      const session = setCookie.split(';')[0]?.slice('agentd_session='.length) ?? '';
       assert.ok(
         daemon.events.some((e) => e.event === 'interface.paired' && e.principal === 'operator'),
         'the pairing itself is logged, by principal',
@@ -106,6 +108,7 @@ describe('web UI pairing codes', { timeout: 240_000 }, () => {
       for (const file of files) {
         const bytes = readFileSync(join(dir, file)).toString('latin1');
         assert.ok(!bytes.includes(code.replace('-', '')) && !bytes.includes(code), `${file} holds no pairing code`);
+        assert.ok(!bytes.includes(session), `${file} holds no session cookie (only its hash)`);
       }
       assert.ok(!daemon.stderr().includes(code), 'a code is not in the log');
       assert.ok(!daemon.events.some((e) => String(e.event).includes('pairing_code')), 'no event carries a code');

@@ -5,9 +5,10 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Principal } from '../../../src/a2a/backend.js';
 import { TaskBackend } from '../../../src/a2a/taskBackend.js';
+import { TaskFeed } from '../../../src/a2a/taskFeed.js';
 import { createLogger } from '../../../src/obs/log.js';
 import type { Msg } from '../../../src/protocol/messages.js';
-import { startRig } from '../harness.js';
+import { type Rig, startRig } from '../harness.js';
 import { waitUntil, within } from '../wait.js';
 
 const ALICE: Principal = { id: 'user:alice', role: 'user', grants: [] };
@@ -93,15 +94,7 @@ describe('SendMessage idempotency beyond new messages', () => {
   it('with wake_on without a2a_message, a retry gets the same noted task and leaves one note', async () => {
     const rig = await startRig({ turns: [{ content: 'unused' }] });
     try {
-      const backend = new TaskBackend({
-        store: rig.store,
-        log: createLogger({ level: 'error', write: () => {} }),
-        now: Date.now,
-        drain: () => {},
-        supervisor: rig.sup,
-        accept: (input) => Promise.resolve(rig.sup.accept(input)),
-        wake: { wake_on: ['human_reply'], on_workflow_finished: 'ignore' },
-      });
+      const backend = notingBackend(rig);
       const req = { text: 'for later', contextId: 'c', messageId: 'note-1' };
       const first = await backend.send(ALICE, req);
       assert.equal(first.state, 'completed');
@@ -118,7 +111,47 @@ describe('SendMessage idempotency beyond new messages', () => {
       await rig.close();
     }
   });
+
+  it('a retried noted message whose task retention pruned leaves no second note or feed entry', async () => {
+    const rig = await startRig({ turns: [{ content: 'unused' }] });
+    try {
+      const published: string[] = [];
+      const sink = { publish: (e: { kind: string }) => void published.push(e.kind), committed: () => {} };
+      const backend = notingBackend(rig, new TaskFeed(sink, () => ({})));
+      const req = { text: 'for later', contextId: 'c', messageId: 'note-pruned' };
+      const first = await backend.send(ALICE, req);
+      await waitUntil(() => rig.named('wake.note').length === 1, 5_000, 'the note');
+      const feedBefore = published.length;
+      // The premise: retention dropped the noted task (the retry found it there before and so noted nothing).
+      assert.equal(await rig.store.tasks.prune(0, Number.MAX_SAFE_INTEGER), 1);
+      assert.equal(await rig.store.tasks.get(first.id), null);
+      const retry = await backend.send(ALICE, req);
+      assert.equal(retry.id, first.id, 'the retry answers with the same task id');
+      assert.equal(retry.state, 'completed');
+      await new Promise((r) => setTimeout(r, 200));
+      // Without the remembered key the retry noted the message again and published a second task entry.
+      assert.equal(rig.named('wake.note').length, 1, 'one note');
+      assert.equal(published.length, feedBefore, 'no second feed entry');
+      assert.equal(mentions(rig.sup.conversation('user:alice/c')?.messages, 'for later'), 1, 'one transcript entry');
+    } finally {
+      await rig.close();
+    }
+  });
 });
+
+/** A backend whose messages are only noted (agent.wake_on without a2a_message). */
+function notingBackend(rig: Rig, feed?: TaskFeed): TaskBackend {
+  return new TaskBackend({
+    store: rig.store,
+    log: createLogger({ level: 'error', write: () => {} }),
+    now: Date.now,
+    drain: () => {},
+    supervisor: rig.sup,
+    accept: (input) => Promise.resolve(rig.sup.accept(input)),
+    wake: { wake_on: ['human_reply'], on_workflow_finished: 'ignore' },
+    ...(feed ? { feed } : {}),
+  });
+}
 
 async function pollAsync(check: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
   const deadline = Date.now() + timeoutMs;

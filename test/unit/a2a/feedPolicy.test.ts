@@ -1,7 +1,7 @@
 // The client feed's rules: who sees an event, where a reconnecting client resumes, how a cursor is read.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { budgetStateOf, canSee, planResume, readCursor } from '../../../src/a2a/feedPolicy.js';
+import { budgetRecheckIn, budgetStateOf, canSee, planResume, readCursor } from '../../../src/a2a/feedPolicy.js';
 
 const ALICE = { id: 'user:alice', role: 'user' as const };
 const OPERATOR = { id: 'operator', role: 'operator' as const };
@@ -73,5 +73,43 @@ describe('budgetStateOf', () => {
 
   it('refuses once the lifetime is spent, whatever the tactic', () => {
     assert.equal(budgetStateOf({ ...summary(10, 0, 'wait'), max_lifetime_tokens: 10 }), 'refusing');
+  });
+});
+
+describe('budgetRecheckIn', () => {
+  const at = (iso: string) => Date.parse(iso);
+  const summary = (
+    windows: Array<{ tokens: number; resets: string }>,
+    lifetime = 0,
+    maxLifetime: number | null = null,
+  ) => ({
+    windows: windows.map((w) => ({
+      per: 'hour',
+      tokens: w.tokens,
+      max_tokens: 100,
+      requests: 0,
+      max_requests: null,
+      resets: w.resets,
+    })),
+    lifetime_tokens: lifetime,
+    max_lifetime_tokens: maxLifetime,
+    on_exhausted: 'refuse',
+  });
+
+  it('waits until the earliest reset of a spent window', () => {
+    const now = at('2026-01-01T10:30:00Z');
+    const spent = summary([
+      { tokens: 100, resets: '2026-01-01T11:00:00Z' },
+      { tokens: 5, resets: '2026-01-01T10:45:00Z' },
+    ]);
+    assert.equal(budgetRecheckIn(spent, now), 30 * 60_000, 'the spent window, not the earlier unspent one');
+  });
+
+  it('looks again at most an hour ahead, and never while nothing is spent or the lifetime is', () => {
+    const now = at('2026-01-01T00:00:00Z');
+    assert.equal(budgetRecheckIn(summary([{ tokens: 100, resets: '2026-01-08T00:00:00Z' }]), now), 3_600_000);
+    assert.equal(budgetRecheckIn(summary([{ tokens: 5, resets: '2026-01-01T01:00:00Z' }]), now), null);
+    assert.equal(budgetRecheckIn(summary([{ tokens: 100, resets: '2026-01-01T01:00:00Z' }], 500, 500), now), null);
+    assert.equal(budgetRecheckIn(null, now), null);
   });
 });

@@ -13,6 +13,7 @@ import {
 } from '../../../src/a2a/pairingCodes.js';
 import { IMPLICIT_OPERATOR } from '../../../src/a2a/principals.js';
 import type { A2aPrincipalConfig } from '../../../src/config/types.js';
+import { memoryTimersPort } from '../../../src/store/memoryStore.js';
 
 /** A deterministic pick: 0, 1, 2, … so two codes differ. */
 function counter(): (n: number) => number {
@@ -28,50 +29,66 @@ const on = (principals: A2aPrincipalConfig[], role: 'operator' | 'user' = 'opera
 });
 
 describe('PairingCodes', () => {
-  it('redeems a code once, as the principal it was issued for', () => {
-    const codes = new PairingCodes(counter());
-    const { code, expiresAt } = codes.issue('operator', 1_000);
+  it('redeems a code once, as the principal it was issued for', async () => {
+    const codes = new PairingCodes(counter(), memoryTimersPort());
+    const { code, expiresAt } = await codes.issue('operator', 1_000);
     assert.match(code, /^[0-9A-Z]{4}-[0-9A-Z]{4}$/);
     assert.equal(expiresAt, 1_000 + PAIRING_TTL_MS);
-    assert.deepEqual(codes.redeem(code.toLowerCase().replace('-', ' '), 2_000), { principalId: 'operator' });
-    const again = codes.redeem(code, 2_001);
+    assert.deepEqual(await codes.redeem(code.toLowerCase().replace('-', ' '), 2_000), { principalId: 'operator' });
+    const again = await codes.redeem(code, 2_001);
     assert.ok('refused' in again && !again.locked, 'a used code is refused');
   });
 
-  it('refuses an expired code', () => {
-    const codes = new PairingCodes(counter());
-    const { code } = codes.issue('operator', 0);
-    const late = codes.redeem(code, PAIRING_TTL_MS);
+  it('refuses an expired code', async () => {
+    const codes = new PairingCodes(counter(), memoryTimersPort());
+    const { code } = await codes.issue('operator', 0);
+    const late = await codes.redeem(code, PAIRING_TTL_MS);
     assert.ok('refused' in late, 'refused at its expiry');
     // The premise: the same code just before its expiry would have worked.
-    const fresh = new PairingCodes(counter());
-    const same = fresh.issue('operator', 0).code;
+    const fresh = new PairingCodes(counter(), memoryTimersPort());
+    const same = (await fresh.issue('operator', 0)).code;
     assert.equal(same, code);
-    assert.ok('principalId' in fresh.redeem(code, PAIRING_TTL_MS - 1));
+    assert.ok('principalId' in (await fresh.redeem(code, PAIRING_TTL_MS - 1)));
   });
 
-  it('locks pairing for a minute after five wrong codes, even for a right one', () => {
-    const codes = new PairingCodes(counter());
-    const { code } = codes.issue('operator', 0);
-    for (let i = 0; i < 5; i++) assert.ok('refused' in codes.redeem('AAAA-AAAA', 1_000 + i));
-    const locked = codes.redeem(code, 2_000);
+  it('locks pairing for a minute after five wrong codes, even for a right one', async () => {
+    const codes = new PairingCodes(counter(), memoryTimersPort());
+    const { code } = await codes.issue('operator', 0);
+    for (let i = 0; i < 5; i++) assert.ok('refused' in (await codes.redeem('AAAA-AAAA', 1_000 + i)));
+    const locked = await codes.redeem(code, 2_000);
     assert.deepEqual(locked, { refused: 'too many pairing attempts; wait a minute', locked: true, report: true });
     // Once the wrong guesses are a minute old, the code (still live) works again.
-    assert.ok('principalId' in codes.redeem(code, 1_004 + 60_000));
+    assert.ok('principalId' in (await codes.redeem(code, 1_004 + 60_000)));
   });
 
-  it('reports a refusal while locked at most once a minute', () => {
-    const codes = new PairingCodes(counter());
+  it('reports a refusal while locked at most once a minute', async () => {
+    const codes = new PairingCodes(counter(), memoryTimersPort());
     const locked: boolean[] = [];
     const unlocked: boolean[] = [];
     // A guess every second for three minutes: each minute, five wrong guesses lock pairing for the rest of it.
     for (let t = 0; t < 180_000; t += 1_000) {
-      const answer = codes.redeem('AAAA-AAAA', t);
+      const answer = await codes.redeem('AAAA-AAAA', t);
       if ('refused' in answer) (answer.locked ? locked : unlocked).push(answer.report);
     }
     assert.ok(unlocked.every(Boolean), 'every unlocked wrong guess is reported');
     assert.ok(locked.length > 100, `premise: most guesses met the lock (${locked.length})`);
     assert.equal(locked.filter(Boolean).length, 3, 'one report per locked minute');
+  });
+
+  it('a code issued by one replica is redeemed once by another over the same keys; only its hash is stored', async () => {
+    const keys = new Map<string, number>();
+    const shared = memoryTimersPort();
+    const remember = shared.remember;
+    shared.remember = (key, at) => {
+      keys.set(key, at);
+      return remember(key, at);
+    };
+    const a = new PairingCodes(counter(), shared);
+    const b = new PairingCodes(counter(), shared);
+    const { code } = await a.issue('operator', 0);
+    assert.ok(![...keys.keys()].some((k) => k.includes(normalizeCode(code))), 'the code itself is not stored');
+    assert.deepEqual(await b.redeem(code, 1), { principalId: 'operator' });
+    assert.ok('refused' in (await a.redeem(code, 2)), 'spent for every replica');
   });
 
   it('ignores case, spaces and dashes in what is typed', () => {

@@ -234,14 +234,15 @@ describe('a2a config', () => {
       'a2a.tasks.retain_age',
       'a2a.pairing.enabled',
       'a2a.pairing.role',
+      'a2a.pairing.ttl',
     ]);
   });
 
   it('reads a2a.pairing: off and operator by default, a role of operator or user, and only with a listener', () => {
     const listen = 'a2a:\n  listen: http://127.0.0.1:0\n';
-    assert.deepEqual(compileYaml(listen).a2a.pairing, { enabled: false, role: 'operator' });
-    const on = compileYaml(`${listen}  pairing: {enabled: true, role: user}\n`);
-    assert.deepEqual(on.a2a.pairing, { enabled: true, role: 'user' });
+    assert.deepEqual(compileYaml(listen).a2a.pairing, { enabled: false, role: 'operator', ttl: 12 * 3_600_000 });
+    const on = compileYaml(`${listen}  pairing: {enabled: true, role: user, ttl: 30m}\n`);
+    assert.deepEqual(on.a2a.pairing, { enabled: true, role: 'user', ttl: 30 * 60_000 });
     assert.match(
       errorOf(`${listen}  pairing:\n    role: agent\n`),
       /a\.yaml:4: a2a\.pairing\.role: expected one of operator, user/,
@@ -250,6 +251,12 @@ describe('a2a config', () => {
       errorOf('a2a:\n  pairing:\n    enabled: true\n'),
       /a\.yaml:3: a2a\.pairing\.enabled: needs a2a\.listen/,
     );
+  });
+
+  it('reads a2a.pairing.ttl as a duration of at least a minute', () => {
+    const listen = 'a2a:\n  listen: http://127.0.0.1:0\n';
+    assert.match(errorOf(`${listen}  pairing:\n    ttl: forever\n`), /a\.yaml:4: a2a\.pairing\.ttl: /);
+    assert.match(errorOf(`${listen}  pairing:\n    ttl: 10s\n`), /a\.yaml:4: a2a\.pairing\.ttl: .*minimum of 60000ms/);
   });
 });
 
