@@ -4,7 +4,7 @@ import { parseRate } from '../config/subagentKeys.js';
 import type { LoopSpec } from '../triggers/loopPolicy.js';
 import { type ScheduleFields, validateSchedule } from '../triggers/schedule.js';
 import type { WebhookAuth, WebhookPayload, WebhookRoute } from '../triggers/webhookPolicy.js';
-import { compileCel, evalPredicate } from './cel.js';
+import { compileCel, evalPredicate } from '../expr/cel.js';
 import { parseWorkflowDuration } from './durations.js';
 
 /** The reference's cap on a loop's iterations (§2.13). */
