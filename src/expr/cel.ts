@@ -120,7 +120,8 @@ export function keysRead(text: string, root: string): string[] | null {
   const isRoot = (node: ExprNode | undefined): boolean =>
     node?.exprKind.case === 'identExpr' && (node.exprKind.value as { name: string }).name === root;
   const constKey = (node: ExprNode | undefined): string | null => {
-    const c = node?.exprKind.case === 'constExpr' ? (node.exprKind.value as { constantKind: ExprNode['exprKind'] }) : null;
+    const c =
+      node?.exprKind.case === 'constExpr' ? (node.exprKind.value as { constantKind: ExprNode['exprKind'] }) : null;
     return c?.constantKind.case === 'stringValue' ? String(c.constantKind.value) : null;
   };
   let opaque = false;

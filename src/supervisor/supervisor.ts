@@ -139,7 +139,7 @@ export class Supervisor {
     this.turns = this.turnWorkers();
     this.launcher = new TurnLauncher({
       ...{ ...base, turnIds: this.turnIds, conversations, turns: this.turns, steering: this.steering },
-      snapshot: { ...this.staging.snapshotParts, humanChannel: () => this.opts.tasks?.humanChannel ?? false },
+      snapshot: { ...this.staging.snapshotParts, reach: this.opts },
       wantsStaging: (job, conv) => this.staging.wants(job, conv),
       messageWaiting: (ctx) => messageWaiting(jobs.jobs, ctx),
       budget: this.spending.budget,

@@ -191,7 +191,8 @@ const CONTRACTS: InternalContract[] = [
           type: 'string',
           minLength: 1,
           maxLength: MAX_CONDITION_LENGTH,
-          description: 'CEL over memory.<key>, plan.done, plan.total, now_ms; e.g. has(memory.report) && plan.done == plan.total',
+          description:
+            'CEL over memory.<key>, plan.done, plan.total, now_ms; e.g. has(memory.report) && plan.done == plan.total',
         },
         timeout: DURATION,
       },

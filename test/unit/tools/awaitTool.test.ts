@@ -144,7 +144,9 @@ describe('await', () => {
     );
     assert.deepEqual(
       ready(run(h, 'await', { condition: '"x" in memory' })),
-      err('await: condition "\\"x\\" in memory": read memory as memory.<key> or memory["key"] (has(memory.<key>) tests one)'),
+      err(
+        'await: condition "\\"x\\" in memory": read memory as memory.<key> or memory["key"] (has(memory.<key>) tests one)',
+      ),
     );
     assert.equal(watch.live.length, 0);
   });
