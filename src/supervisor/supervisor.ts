@@ -310,10 +310,10 @@ export class Supervisor {
   }
 
   private statusParts(): StatusParts {
-    const { store, jobs, conversations, hold, subagents, timers, pool, config } = this;
+    const { store, jobs, conversations, hold, subagents, timers, pool, config, opts, spending } = this;
     const workers = () => ({ spare: pool.sparePids.length, target: pool.target, max: config.agent.max_parallel_turns });
-    const parts = { name: config.agent.name, generation: store.generation, jobs: jobs.jobs, conversations, hold };
-    return { ...parts, subagents, timers, workers, budget: () => this.spending.budget.instanceSummary() };
+    const parts = { name: config.agent.name, generation: store.generation, jobs: jobs.jobs, conversations, timers };
+    return { ...parts, hold, subagents, workers, ports: opts.ports, budget: () => spending.budget.instanceSummary() };
   }
 
   /** Cancels the job answering inbox event `eventId`: a running turn is cancelled, a waiting one never starts. */
