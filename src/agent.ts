@@ -15,6 +15,7 @@ import type { Usage } from './protocol/messages.js';
 import { RunEvents, type RunHandle } from './runHandle.js';
 import { type Runtime, startRuntime, withListeners } from './runtime/startRuntime.js';
 import { type CodeTool, loadCodeTools, moduleSpecifier } from './tools/codeTools.js';
+import { loadWorkflow } from './workflows/definitions.js';
 
 export interface CreateAgentOptions extends InlineOptions {
   /**
@@ -148,6 +149,7 @@ function agentConfig(opts: CreateAgentOptions) {
     env,
     flags: opts.config?.flags ?? {},
     cwd: opts.config?.cwd ?? process.cwd(),
+    workflows: loadWorkflow,
   });
   const log =
     opts.log ?? createLogger({ level: config.observability.log_level, base: { pid: process.pid, comp: 'supervisor' } });
