@@ -382,15 +382,8 @@ export interface ConfigSources {
   /** Only settings whose key path this accepts are read; the rest keep their defaults and their secrets stay
    * unresolved (a client subcommand needs `a2a.*` alone, not the model's key). Absent = every setting. */
   only?: (path: string) => boolean;
-  /**
-   * Parses one `workflows:` document (the workflows feature's `loadWorkflow`, passed in by cli/ and createAgent, so
-   * the config layer imports no feature folder). Absent: a config that defines a workflow is a config error.
-   */
-  workflows?: WorkflowLoader;
+  workflows?: import('./workflowKeys.js').WorkflowLoader;
 }
-
-/** One workflow document parsed and hashed, or the reference's error texts naming workflow, step and field. */
-export type WorkflowLoader = (doc: unknown) => { ok: true; def: WorkflowDef } | { ok: false; errors: string[] };
 
 /** CLI flags that map onto config keys. Absent ⇒ not given. */
 export interface ConfigFlags {

@@ -9,7 +9,13 @@ import { parse as parseYaml } from 'yaml';
 import type { WorkflowDef } from '../domain/workflow.js';
 import type { Coerced, ValueKind } from './kinds.js';
 import type { OriginOf } from './roleRules.js';
-import type { WorkflowLoader } from './types.js';
+
+/**
+ * Parses and hashes one workflow document, or answers the reference's error texts naming workflow, step and field
+ * (the workflows feature's `loadWorkflow`, passed in by the caller: the config layer imports no feature folder).
+ * Absent from ConfigSources: a config that defines a workflow is a config error.
+ */
+export type WorkflowLoader = (doc: unknown) => { ok: true; def: WorkflowDef } | { ok: false; errors: string[] };
 
 /** An entry before it is loaded: an inline document, or a file still to read. */
 export type WorkflowEntry = { doc: Record<string, unknown> } | { file: string; name?: string };
