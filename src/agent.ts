@@ -16,6 +16,7 @@ import type { RunHandle } from './runHandle.js';
 import { RunDesk } from './runQuestions.js';
 import { type Runtime, startRuntime, withListeners } from './runtime/startRuntime.js';
 import type { CodeTool } from './tools/codeTools.js';
+import { loadWorkflow } from './workflows/definitions.js';
 
 export type { RunOptions } from './agentRun.js';
 
@@ -163,6 +164,7 @@ function agentConfig(opts: CreateAgentOptions) {
     env,
     flags: opts.config?.flags ?? {},
     cwd: opts.config?.cwd ?? process.cwd(),
+    workflows: loadWorkflow,
   });
   const log =
     opts.log ?? createLogger({ level: config.observability.log_level, base: { pid: process.pid, comp: 'supervisor' } });

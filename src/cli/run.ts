@@ -18,6 +18,7 @@ import {
   printedOutput,
   shapeOf,
 } from '../triggers/lifeShape.js';
+import { loadWorkflow } from '../workflows/definitions.js';
 import { WorkflowProducer } from '../workflows/workflowProducer.js';
 import { type CliArgs, parseArgs, VERSION } from './args.js';
 import { CLIENT_COMMANDS, runClientCommand } from './clientCommands.js';
@@ -47,7 +48,7 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv = process.en
     if ('print' in parsed) return { code: EXIT.ok, stdout: parsed.print };
     if (parsed.contextTemplate) return { code: EXIT.ok, stdout: `${BUILTIN_PROMPT_TEMPLATE}\n` };
     args = parsed;
-    sources = { files: args.configFiles, env, flags: args, cwd, oneShot: true };
+    sources = { files: args.configFiles, env, flags: args, cwd, oneShot: true, workflows: loadWorkflow };
     config = compileConfig(sources);
   } catch (err) {
     return failBeforeStart(err);

@@ -8,10 +8,11 @@ const cap = (v: unknown): string => (v === null || v === undefined ? '∞' : Str
 
 /**
  * A field's value as lines where a plain rendering would be a JSON blob: `workers` (`1 busy, 2 spare (target 2),
- * max 4`) and `budget` (one line per window, then the lifetime; `none` without an instance budget). Null for a
+ * max 4`), `runs` (a line per live workflow run and its steps) and `budget` (one line per window, then the lifetime; `none` without an instance budget). Null for a
  * field shown as it is.
  */
 export function fieldText(key: string, value: unknown): string[] | null {
+  if (key === 'runs' && Array.isArray(value)) return runLines(value as Doc[]);
   if (key === 'workers' && typeof value === 'object' && value !== null) {
     const w = value as Doc;
     return [`${show(w.busy)} busy, ${show(w.spare)} spare (target ${show(w.target)}), max ${show(w.max)}`];
@@ -27,6 +28,16 @@ export function fieldText(key: string, value: unknown): string[] | null {
   );
   lines.push(`lifetime ${show(b.lifetime_tokens)}/${cap(b.max_lifetime_tokens)} tokens`);
   return lines;
+}
+
+/** Live workflow runs, one line each: `nightly-01J… nightly running: step fetch (http, attempt 2)`. */
+function runLines(runs: Doc[]): string[] {
+  if (runs.length === 0) return ['none'];
+  return runs.map((r) => {
+    const steps = Array.isArray(r.steps) ? (r.steps as Doc[]) : [];
+    const at = steps.map((s) => `${show(s.id)} (${show(s.kind)}, ${show(s.status)}, attempt ${show(s.attempt)})`);
+    return `${show(r.run)} ${show(r.workflow)} ${show(r.status)}${at.length > 0 ? `: step ${at.join(', ')}` : ''}`;
+  });
 }
 
 /** The status document as `key: value` lines, workers and budget readably (fieldText). */

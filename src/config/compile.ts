@@ -72,12 +72,13 @@ export function compileConfig(sources: ConfigSources): Readonly<Config> {
     files.map((f) => resolve(sources.cwd, f)),
   );
   settleIntelligence(values, accepted);
-  const workflows = loadWorkflowFiles(values.get('workflows') as WorkflowEntry[], sources.cwd);
+  const originOf = originFinder(accepted);
+  const loading = { cwd: sources.cwd, loader: sources.workflows, originOf };
+  const workflows = loadWorkflowFiles(values.get('workflows') as WorkflowEntry[], loading);
   values.set('workflows', workflows.defs);
   const storeDefaulted = sources.oneShot === true && settleJobStore(values, accepted, sources.env);
   // The tree has exactly the table's paths, and the KEYS type pins each path's value type to Config's.
   const config = buildTree(values) as unknown as Config;
-  const originOf = originFinder(accepted);
   const aws = settleAwsAuth(config, originOf, awsSources(sources.env));
   for (const secret of aws.secrets) registerSecret(secret);
   const crossProblems = [

@@ -382,6 +382,7 @@ export interface ConfigSources {
   /** Only settings whose key path this accepts are read; the rest keep their defaults and their secrets stay
    * unresolved (a client subcommand needs `a2a.*` alone, not the model's key). Absent = every setting. */
   only?: (path: string) => boolean;
+  workflows?: import('./workflowKeys.js').WorkflowLoader;
 }
 
 /** CLI flags that map onto config keys. Absent ⇒ not given. */

@@ -1,14 +1,24 @@
 // The `workflows:` config key (producers reference §2.1): a list of inline dialect-3 documents or `{name?, file}`
-// entries. Inline documents are validated here; files are read and validated by loadWorkflowFiles at compile time.
+// entries. The key checks only each entry's shape; the documents are parsed at compile time by the loader the
+// caller passes in (`ConfigSources.workflows`, the workflows feature's `loadWorkflow`): the config layer owns
+// layering, files and error placement, and imports no feature folder (house rules), while `--validate-config`
+// still exits 2 naming the workflow, the step and the field, before any side effect.
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import type { WorkflowDef } from '../domain/workflow.js';
-import { loadWorkflow } from '../workflows/definitions.js';
 import type { Coerced, ValueKind } from './kinds.js';
+import type { OriginOf } from './roleRules.js';
 
-/** An entry before files are read: a loaded definition, or a file still to load. */
-export type WorkflowEntry = WorkflowDef | { file: string; name?: string };
+/**
+ * Parses and hashes one workflow document, or answers the reference's error texts naming workflow, step and field
+ * (the workflows feature's `loadWorkflow`, passed in by the caller: the config layer imports no feature folder).
+ * Absent from ConfigSources: a config that defines a workflow is a config error.
+ */
+export type WorkflowLoader = (doc: unknown) => { ok: true; def: WorkflowDef } | { ok: false; errors: string[] };
+
+/** An entry before it is loaded: an inline document, or a file still to read. */
+export type WorkflowEntry = { doc: Record<string, unknown> } | { file: string; name?: string };
 
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
@@ -28,11 +38,10 @@ function entryOf(raw: unknown): Coerced<WorkflowEntry> {
       ok: false,
       problem: 'workflow sources uri, url and dir are not implemented in this build (use inline or file)',
     };
-  const loaded = loadWorkflow(raw);
-  return loaded.ok ? { ok: true, value: loaded.def } : { ok: false, problem: loaded.errors.join('; ') };
+  return { ok: true, value: { doc: raw } };
 }
 
-/** `workflows`: a list; each problem is placed at its entry. Secrets stay verbatim for the step to resolve. */
+/** `workflows`: a list; a malformed entry is placed at its index. Secrets stay verbatim for the step to resolve. */
 export function workflowsKind(): ValueKind<readonly WorkflowEntry[]> {
   return {
     type: 'list of workflows',
@@ -45,43 +54,37 @@ export function workflowsKind(): ValueKind<readonly WorkflowEntry[]> {
         if (!entry.ok) return { ...entry, at: [i] };
         out.push(entry.value);
       }
-      const names = out.map((e) => ('hash' in e ? e.name : null)).filter((n) => n !== null);
-      const dup = names.find((n, i) => names.indexOf(n) !== i);
-      return dup === undefined
-        ? { ok: true, value: out }
-        : { ok: false, problem: `workflow "${dup}" is defined twice` };
+      return { ok: true, value: out };
     },
     resolveSecretsIn: (value) => value,
   };
 }
 
-/** Reads the `{file}` entries (relative to `cwd`) into definitions; problems name the file and the workflow. */
+/** What loading the entries needs: the base of relative files, the parser, where each inline entry was written. */
+export interface WorkflowLoading {
+  cwd: string;
+  /** Absent: the caller loads no workflows, and a config that defines one is a problem. */
+  loader: WorkflowLoader | undefined;
+  originOf: OriginOf;
+}
+
+/** Reads the `{file}` entries and parses every document; problems name the place, the workflow, step and field. */
 export function loadWorkflowFiles(
   entries: readonly WorkflowEntry[],
-  cwd: string,
+  { cwd, loader, originOf }: WorkflowLoading,
 ): { defs: WorkflowDef[]; problems: string[] } {
   const defs: WorkflowDef[] = [];
   const problems: string[] = [];
-  for (const entry of entries) {
-    if ('hash' in entry) {
-      defs.push(entry);
-      continue;
-    }
-    const path = resolve(cwd, entry.file);
-    let doc: unknown;
-    try {
-      const text = readFileSync(path, 'utf8');
-      doc = path.endsWith('.json') ? JSON.parse(text) : parseYaml(text);
-    } catch (err) {
-      problems.push(
-        `workflow file ${entry.file}: ${(err instanceof Error ? err.message : String(err)).split('\n')[0]}`,
-      );
-      continue;
-    }
-    if (entry.name !== undefined && isObject(doc)) doc = { ...doc, name: entry.name };
-    const loaded = loadWorkflow(doc);
+  if (entries.length > 0 && loader === undefined)
+    return { defs, problems: ['workflows: this program loads no workflows (compileConfig was given no loader)'] };
+  for (const [i, entry] of entries.entries()) {
+    const where = 'doc' in entry ? `${originOf('workflows', [i]) ?? 'config'}: workflows[${i}]` : null;
+    const doc = 'doc' in entry ? entry.doc : readWorkflowFile(entry, cwd, problems);
+    if (doc === undefined) continue;
+    const loaded = (loader as WorkflowLoader)(doc);
     if (loaded.ok) defs.push(loaded.def);
-    else problems.push(...loaded.errors.map((e) => `workflow file ${entry.file}: ${e}`));
+    else if (where !== null) problems.push(`${where}: ${loaded.errors.join('; ')}`);
+    else problems.push(...loaded.errors.map((e) => `workflow file ${(entry as { file: string }).file}: ${e}`));
   }
   const seen = new Set<string>();
   for (const def of defs) {
@@ -89,4 +92,17 @@ export function loadWorkflowFiles(
     seen.add(def.name);
   }
   return { defs, problems };
+}
+
+/** A `{file}` entry's document (its `name` given over the file's), or undefined with the problem pushed. */
+function readWorkflowFile(entry: { file: string; name?: string }, cwd: string, problems: string[]): unknown {
+  const path = resolve(cwd, entry.file);
+  try {
+    const text = readFileSync(path, 'utf8');
+    const doc: unknown = path.endsWith('.json') ? JSON.parse(text) : parseYaml(text);
+    return entry.name !== undefined && isObject(doc) ? { ...doc, name: entry.name } : doc;
+  } catch (err) {
+    problems.push(`workflow file ${entry.file}: ${(err instanceof Error ? err.message : String(err)).split('\n')[0]}`);
+    return undefined;
+  }
 }

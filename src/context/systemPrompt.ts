@@ -1,9 +1,14 @@
 // The system prompt (reference §8.1–§8.2): a template rendered over the turn's data. The built-in runs from the
 // most stable section to the most volatile (a prompt-cache contract). Pure: data in, text and problems out.
+import type { WorkflowDef } from '../domain/workflow.js';
 import { cachedTemplate, renderTemplate } from './template.js';
 
 /** The most memory keys the prompt lists. */
 export const MEMORY_KEYS_SHOWN = 32;
+/** The most workflows the prompt lists (the rest: workflow.list), and inputs shown per workflow. */
+export const WORKFLOWS_SHOWN = 16;
+const INPUTS_SHOWN = 8;
+const DESCRIPTION_CHARS = 120;
 
 const PERSONA_TAIL = 'an autonomous, durable agent (agentd). You act by calling tools and reply when done.';
 const INTERNAL_TAIL = 'are executed by your runtime and are durable; other tools come from connected MCP servers.';
@@ -12,7 +17,7 @@ const MEMORY_LEAD = 'Keys you can read with memory.get:';
 
 /**
  * The built-in template (`agentd --context-template` prints it): persona, `## Instruction`, the per-turn slot
- * (`extra`: retrieved knowledge), the skills catalogue and loaded bodies, then `## Memory`.
+ * (`extra`: retrieved knowledge), `## Workflows`, the skills catalogue and loaded bodies, then `## Memory`.
  */
 export const BUILTIN_PROMPT_TEMPLATE = [
   `You are {{instance}}, ${PERSONA_TAIL}`,
@@ -22,7 +27,12 @@ export const BUILTIN_PROMPT_TEMPLATE = [
   '## Instruction',
   '{{instruction}}{{/if}}{{#if extra}}',
   '',
-  '{{extra}}{{/if}}{{#if skills}}',
+  '{{extra}}{{/if}}{{#if workflows}}',
+  '',
+  '## Workflows (workflow.run {name, inputs}; workflow.wait {run}){{#each workflows}}',
+  '- {{this.name}}{{#if this.description}}: {{this.description}}{{/if}}' +
+    '{{#if this.inputs_text}} (inputs: {{this.inputs_text}}){{/if}}{{/each}}{{#if workflows_more}}',
+  '- {{workflows_more}}{{/if}}{{/if}}{{#if skills}}',
   '',
   '{{skills}}{{/if}}{{#if memory.keys}}',
   '',
@@ -43,6 +53,15 @@ export interface SystemPromptInput {
   skills?: string;
   /** Memory keys the model may read; at most MEMORY_KEYS_SHOWN are listed. */
   memoryKeys?: string[];
+  /** The workflows this turn may start and wait on (none when it may not call workflow.run). */
+  workflows?: readonly Pick<WorkflowDef, 'name' | 'description' | 'inputsSchema'>[];
+}
+
+/** One line of `## Workflows`: the name, the description's first line, the inputs (`p (required)`). */
+export interface PromptWorkflow {
+  name: string;
+  description: string;
+  inputs_text: string;
 }
 
 /** The variables a template sees (reference §8.1), for the sections this build has. */
@@ -53,6 +72,9 @@ export interface PromptData {
   tools: { internal: string[]; internal_text: string };
   skills: string;
   memory: { keys: string[]; keys_text: string };
+  workflows: PromptWorkflow[];
+  /** `<n> more: workflow.list`, or empty. */
+  workflows_more: string;
 }
 
 /** A problem met while rendering, for the `prompt.render.fail` / `prompt.builtin.fail` events. */
@@ -70,7 +92,30 @@ function promptData(input: SystemPromptInput): PromptData {
     tools: { internal: [...input.internalFamilies], internal_text: input.internalFamilies.join(', ') },
     skills: (input.skills ?? '').trim(),
     memory: { keys, keys_text: keys.join(', ') },
+    ...workflowData(input.workflows ?? []),
   };
+}
+
+/** The `## Workflows` data (reference §8.2 item 4), kept short: it is in every turn's cached prefix. */
+function workflowData(
+  defs: NonNullable<SystemPromptInput['workflows']>,
+): Pick<PromptData, 'workflows' | 'workflows_more'> {
+  const workflows = defs.slice(0, WORKFLOWS_SHOWN).map((def) => {
+    const first = def.description.trim().split('\n')[0] ?? '';
+    const description = first.length > DESCRIPTION_CHARS ? `${first.slice(0, DESCRIPTION_CHARS - 1)}…` : first;
+    return { name: def.name, description, inputs_text: inputsText(def.inputsSchema) };
+  });
+  const more = defs.length - workflows.length;
+  return { workflows, workflows_more: more > 0 ? `${more} more: workflow.list` : '' };
+}
+
+/** The inputs schema's properties, required ones marked, like a subagent template's params. */
+function inputsText(schema: Record<string, unknown> | null): string {
+  const props = schema?.['properties'];
+  if (props === null || typeof props !== 'object' || Array.isArray(props)) return '';
+  const required = new Set(Array.isArray(schema?.['required']) ? (schema['required'] as unknown[]) : []);
+  const names = Object.keys(props).map((p) => (required.has(p) ? `${p} (required)` : p));
+  return names.length > INPUTS_SHOWN ? `${names.slice(0, INPUTS_SHOWN).join(', ')}, …` : names.join(', ');
 }
 
 /** The persona paragraph: who the agent is and which internal families its runtime executes. */

@@ -99,7 +99,7 @@ child.exit :: a worker process exited (\`kind\`: \`turn\`, \`preflight\`, \`comp
 worker.recycle :: a worker that went idle is replaced instead of reused (debug) :: node, kind, ctx, worker_pid, reason
 child.unhealthy :: the watchdog found a worker or spare unhealthy (it is then cancelled and killed) :: node, kind, ctx, worker_pid, health: stuck | no_progress | deadline_exceeded, detail
 think.spawn / think.done :: a think child (think, decide, preflight) :: ctx, purpose, status?
-activity / activity.removed :: a running turn's or subagent's activity changed (what the client feed and TUI show) / its entry went away (debug) :: node, ctx, …
+activity / activity.removed :: a running turn's or subagent's activity changed (what the client feed and TUI show), or a step began or ended in a workflow run a conversation started (\`run, workflow, step, kind, status, attempt\`) / its entry went away (debug) :: node, ctx, …
 fold.after.fail :: work after a fold's commit (steering, goal facts) threw; the fold stands (error) :: ctx?, inbox_event?, err
 root.finish :: the model called \`finish\` (with \`exit: true\` a daemon then drains and exits) :: ctx, status, exit, job_shape
 finish.exit :: a daemon's \`finish {exit: true}\` was refused: the turn was not the operator's (warn) :: ctx, inbox_event, refused

@@ -2,6 +2,7 @@
 // A producer only accepts; it never reaches into the supervisor's state (data flows producer → inbox → …).
 import type { Config } from '../config/types.js';
 import type { Logger } from '../obs/log.js';
+import type { Metrics } from '../obs/metrics.js';
 import type { TurnFeed } from '../steering/turnFeed.js';
 import type { Accepted, Store } from '../store/store.js';
 import type { Supervisor } from '../supervisor/supervisor.js';
@@ -62,6 +63,8 @@ export interface ProducerContext {
   timers?: TimerService;
   /** Trigger counters (firings by kind) for start nodes fired outside the schedule runner and webhook routes. */
   triggerMetrics?: TriggerMetrics;
+  /** The instance's metrics, for a producer that keeps counters of its own (workflow runs). */
+  metrics?: Pick<Metrics, 'counter' | 'gauge'>;
 }
 
 /**

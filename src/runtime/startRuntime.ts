@@ -311,6 +311,7 @@ async function startProducers(cfg: Readonly<Config>, opts: RuntimeOptions, parts
     mcp: tools,
     schedules: triggers.schedules,
     triggerMetrics: triggers.metrics,
+    metrics: supervisor.metrics,
     pressure: triggers.pressure,
     timers: supervisor.timers,
   };

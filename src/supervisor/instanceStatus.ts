@@ -5,6 +5,8 @@ import type { SubagentRecord } from '../domain/subagent.js';
 import type { TimerRecord } from '../domain/timer.js';
 import { statusText } from '../obs/statusView.js';
 import { liveSubagents } from '../subagents/subagentCommands.js';
+import type { WorkPorts } from '../tools/toolOutcome.js';
+import { liveRunViews } from '../workflows/runWatch.js';
 import { type Hold, statusCounts, waitingJobs } from './jobQueries.js';
 import type { JobTable } from './jobTable.js';
 
@@ -21,6 +23,8 @@ export interface StatusParts {
   /** The worker pool (spares kept warm, the spare target, the parallel-turn cap) and the instance budget's state. */
   workers?(): Record<string, number>;
   budget?(): Record<string, unknown> | null;
+  /** The producers' ports: the workflow desk's live runs, when workflows are served. */
+  ports?: WorkPorts | undefined;
 }
 
 /** A snapshot of the instance, or with `principal` of that principal's work only (a user turn's `status`). */
@@ -42,11 +46,18 @@ export function instanceStatus(at: StatusParts, principal?: string): Record<stri
     paused,
     draining,
     subagents,
+    ...liveRuns(at, principal),
     // The operator's view only: a timer's owner and payload are another principal's business.
     ...(principal === undefined && at.timers ? timersSummary(at.timers.list()) : {}),
     ...(principal === undefined && at.workers ? { workers: { busy: running_turns, ...at.workers() } } : {}),
     ...(principal === undefined && at.budget ? { budget: at.budget() } : {}),
   };
+}
+
+/** `runs`: the live workflow runs and the steps running in each, a user's own only (like subagents). */
+function liveRuns(at: StatusParts, principal: string | undefined) {
+  const desk = at.ports?.port('workflows')?.();
+  return desk ? { runs: liveRunViews(desk.engine.live(), principal) } : {};
 }
 
 /**

@@ -139,7 +139,7 @@ export class Supervisor {
     this.turns = this.turnWorkers();
     this.launcher = new TurnLauncher({
       ...{ ...base, turnIds: this.turnIds, conversations, turns: this.turns, steering: this.steering },
-      snapshot: { ...this.staging.snapshotParts, tasks: this.opts.tasks },
+      snapshot: { ...this.staging.snapshotParts, reach: this.opts },
       wantsStaging: (job, conv) => this.staging.wants(job, conv),
       messageWaiting: (ctx) => messageWaiting(jobs.jobs, ctx),
       budget: this.spending.budget,
@@ -310,10 +310,10 @@ export class Supervisor {
   }
 
   private statusParts(): StatusParts {
-    const { store, jobs, conversations, hold, subagents, timers, pool, config } = this;
+    const { store, jobs, conversations, hold, subagents, timers, pool, config, opts, spending } = this;
     const workers = () => ({ spare: pool.sparePids.length, target: pool.target, max: config.agent.max_parallel_turns });
-    const parts = { name: config.agent.name, generation: store.generation, jobs: jobs.jobs, conversations, hold };
-    return { ...parts, subagents, timers, workers, budget: () => this.spending.budget.instanceSummary() };
+    const parts = { name: config.agent.name, generation: store.generation, jobs: jobs.jobs, conversations, timers };
+    return { ...parts, hold, subagents, workers, ports: opts.ports, budget: () => spending.budget.instanceSummary() };
   }
 
   /** Cancels the job answering inbox event `eventId`: a running turn is cancelled, a waiting one never starts. */

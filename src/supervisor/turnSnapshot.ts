@@ -8,6 +8,7 @@ import { type PromptProblem, renderPrompt } from '../context/systemPrompt.js';
 import { dateNote } from '../context/volatileNotes.js';
 import type { Conversation } from '../domain/conversation.js';
 import type { TurnJob } from '../domain/job.js';
+import type { WorkflowDef } from '../domain/workflow.js';
 import { specForJob, specForModel } from '../intel/models.js';
 import type { Logger } from '../obs/log.js';
 import { type IntelligenceSpec, PROTOCOL_VERSION, type SpawnPayload, type Telemetry } from '../protocol/frames.js';
@@ -23,6 +24,7 @@ import {
 import { keptFamilies, planOffer } from '../tools/onDemand.js';
 import type { ToolSurface, TurnJudging } from '../tools/surface.js';
 import { familyFacts, usableInTurn } from '../tools/toolFamilies.js';
+import type { WorkPorts } from '../tools/toolOutcome.js';
 import type { ToolPlan } from '../tools/toolPlan.js';
 import { humanChannelOf, type TaskHooks } from './supervisorOptions.js';
 
@@ -35,8 +37,19 @@ export interface SnapshotDeps {
   tools: ToolSurface | undefined;
   skills: SkillBook;
   instructions: InstructionFiles;
-  /** Who can be asked about a turn (the A2A listener, or the program that started the run); absent: nobody. */
-  tasks?: Pick<TaskHooks, 'humanChannel' | 'humanChannelFor'> | undefined;
+  /** Who a person is asked through (the A2A listener's tasks) and the producers' ports (the workflow desk). */
+  reach?:
+    | {
+        tasks?: Pick<TaskHooks, 'humanChannel' | 'humanChannelFor'> | undefined;
+        ports?: WorkPorts | undefined;
+      }
+    | undefined;
+}
+
+/** The workflows a turn may run (configured and created ones), or none when no workflow desk is plugged in. */
+function workflowDefs(ports: WorkPorts | undefined): WorkflowDef[] {
+  const desk = ports?.port('workflows')?.();
+  return desk ? [...desk.definitions().values()] : [];
 }
 
 /**
@@ -80,7 +93,8 @@ export function snapshotPayload(deps: SnapshotDeps, job: TurnJob, conv: Conversa
     route: job.prep?.route ?? null,
     mode: job.event.payload.mode ?? 'execute',
     principal: job.principal,
-    humanChannel: humanChannelOf(deps.tasks, job.event),
+    humanChannel: humanChannelOf(deps.reach?.tasks, job.event),
+    workflows: workflowDefs(deps.reach?.ports),
   });
   for (const problem of build.problems) log.warn(problem.event, { ctx: job.ctx, err: problem.err });
   const { model } = build;
@@ -120,6 +134,8 @@ export interface TurnBuildInput {
   principal?: string | null;
   /** A person can be asked now: ask_human is shown (as it is with `agent.ask_human_fallback: wait`). */
   humanChannel?: boolean;
+  /** The defined workflows; listed in the prompt when the turn may call workflow.run. */
+  workflows?: readonly WorkflowDef[];
 }
 
 /** The reminder a plan-mode turn reads last (seed 003: plan mode is one of the turn's reminders). */
@@ -202,6 +218,7 @@ export function buildTurnPayload(input: TurnBuildInput): TurnBuild {
       instruction: input.instruction ?? config.agent.instruction,
       internalFamilies: internalFamilies(internal.filter((name) => internalContract(name) !== undefined)),
       memoryKeys: input.memoryKeys,
+      workflows: internal.includes('workflow.run') ? (input.workflows ?? []) : [],
       extra: input.extra ?? '',
       skills: input.skills ?? '',
     },

@@ -195,14 +195,13 @@ const CONTRACTS: InternalContract[] = [
           minLength: 1,
           maxLength: MAX_CONDITION_LENGTH,
           description:
-            'e.g. exists(memory.report) && plan.done == plan.total; memory.<key> (one .field deep), now_ms, ' +
-            'literals, comparisons, && || ! ().',
+            'CEL over memory.<key>, plan.done, plan.total, now_ms; e.g. has(memory.report) && plan.done == plan.total',
         },
         timeout: DURATION,
       },
       ['condition'],
     ),
-    output_schema: open({ satisfied: { type: 'boolean' }, value: {}, timed_out: { type: 'boolean' } }, ['satisfied']),
+    output_schema: open({ satisfied: { type: 'boolean' }, timed_out: { type: 'boolean' } }, ['satisfied']),
     suspends: true,
   },
   {

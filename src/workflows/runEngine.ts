@@ -8,6 +8,7 @@ import { bufferSignal, takeSignal } from '../triggers/signalBuffer.js';
 import type { StepPorts } from './nodeKind.js';
 import { nodeKind } from './nodeKinds.js';
 import { applyResult, beginStep, endRun, pruneSteps, type RunEvent, replayInFlight, resolveDue } from './runState.js';
+import type { RunWatch } from './runWatch.js';
 import { nextRunDecision } from './scheduler.js';
 import { executeStep } from './stepExecution.js';
 import { WakeTimers } from './wakeTimers.js';
@@ -25,6 +26,8 @@ export interface EngineDeps {
   ports: StepPorts;
   /** Called once per run that reaches a terminal status (after it is committed). */
   onRunEnded(run: Readonly<WorkflowRun>): void;
+  /** Metrics and activity of runs and steps (runWatch.ts). */
+  watch?: RunWatch;
 }
 
 export class RunEngine {
@@ -184,11 +187,13 @@ export class RunEngine {
     const kind = step && nodeKind(step.kind);
     if (!step || !kind) throw new Error(`run ${run.id}: step "${id}" has no kind`);
     this.#log(beginStep(run, id, this.deps.clock()));
+    this.deps.watch?.step(run, id);
     if (kind.effect) await this.#save(run);
     const cancel = this.#cancels.get(run.id)?.signal ?? new AbortController().signal;
     const result = await executeStep(run, step, kind, this.deps.ports, this.deps.clock(), cancel);
     if (TERMINAL_RUN.has(run.status) || this.#stopped) return;
     const events = applyResult(run, id, result, this.deps.clock());
+    this.deps.watch?.step(run, id);
     if (TERMINAL_RUN.has(run.status)) await this.#end(run, events);
     else await this.#commit(run, events);
   }
@@ -204,6 +209,7 @@ export class RunEngine {
     this.#cancels.get(run.id)?.abort(run.error ?? `run ${run.status}`);
     this.#cancels.delete(run.id);
     await this.#commit(run, events);
+    this.deps.watch?.ended(run);
     this.deps.onRunEnded(run);
   }
 

@@ -1,7 +1,7 @@
 // The scheduler's pass over one run (producers reference §2.6): which steps are ready, which are pruned, which
 // waits are due, and whether the run ends. Pure: the run and the clock in, a decision out.
 import { type StepState, TERMINAL_RUN, type WorkflowRun } from '../domain/workflow.js';
-import { compileCel, evalPredicate } from './cel.js';
+import { compileCel, evalPredicate } from '../expr/cel.js';
 import { topoOrder } from './graph.js';
 import { runScope } from './runScope.js';
 

@@ -1,10 +1,10 @@
 // The fields of `schedule` and `webhook` start nodes (producers reference §3.4, §3.7): checked at load (a problem
 // names the field; the parser prefixes workflow and step) and turned into the triggers' own shapes. Pure.
 import { parseRate } from '../config/subagentKeys.js';
+import { compileCel, evalPredicate } from '../expr/cel.js';
 import type { LoopSpec } from '../triggers/loopPolicy.js';
 import { type ScheduleFields, validateSchedule } from '../triggers/schedule.js';
 import type { WebhookAuth, WebhookPayload, WebhookRoute } from '../triggers/webhookPolicy.js';
-import { compileCel, evalPredicate } from './cel.js';
 import { parseWorkflowDuration } from './durations.js';
 
 /** The reference's cap on a loop's iterations (§2.13). */

@@ -1,7 +1,7 @@
 // One step of a dialect-3 document (producers reference §2.3): common fields parsed, the kind's own fields
 // checked strictly (unknown and missing fields are errors with the reference's texts). Pure.
 import type { OnError, StepDef } from '../domain/workflow.js';
-import { compileCel } from './cel.js';
+import { compileCel } from '../expr/cel.js';
 import { parseWorkflowDuration } from './durations.js';
 import { schemaCompileProblem } from './jsonSchema.js';
 import { COMMON_FIELDS, nodeKind, REFUSED_COMMON } from './nodeKinds.js';

@@ -1,6 +1,6 @@
 // `{{…}}` templates and `CEL:` strings inside a step's fields (producers reference §2.5). Pure.
 // A string that is exactly one placeholder yields the typed value; otherwise placeholders interpolate.
-import { evalCel, isCelString } from './cel.js';
+import { evalCel, isCelString } from '../expr/cel.js';
 
 export type Rendered = { ok: true; value: unknown } | { ok: false; error: string };
 

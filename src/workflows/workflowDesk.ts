@@ -10,6 +10,7 @@ import { isStartKind } from './nodeKinds.js';
 import { RunEngine } from './runEngine.js';
 import { planStart, type StartAsk } from './runStart.js';
 import { newRun } from './runState.js';
+import type { RunWatch } from './runWatch.js';
 import type { StartQueue } from './startQueue.js';
 
 export interface StartRequest extends StartAsk {
@@ -29,6 +30,8 @@ export interface DeskDeps {
   ports: StepPorts;
   configured: readonly WorkflowDef[];
   onRunEnded(run: Readonly<WorkflowRun>): void;
+  /** Metrics and activity of runs and steps (runWatch.ts). */
+  watch?: RunWatch;
   /** A runtime definition was saved (null: deleted): its start nodes are re-armed at once. */
   onDefined?(name: string, def: WorkflowDef | null): Promise<void>;
   /** Keeps starts queued behind a concurrency limit durably (without it they live in memory only). */
@@ -124,6 +127,7 @@ export class WorkflowDesk {
     if (created) {
       const at = { run: run.id, workflow: def.name, node: plan.node, start_key: req.startKey };
       this.deps.log.info('run.start', { ...at, principal: run.principal });
+      this.deps.watch?.started(run);
       this.engine.adopt(run);
     }
     return { ok: true, run: this.engine.get(run.id) ?? run, created };

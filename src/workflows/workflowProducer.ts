@@ -9,6 +9,7 @@ import { describeError } from '../errors.js';
 import { chargedTokens } from '../protocol/usage.js';
 import type { Producer, ProducerContext } from '../runtime/producer.js';
 import type { McpCaller } from './nodeKind.js';
+import { runWatch } from './runWatch.js';
 import { timerStartQueue } from './startQueue.js';
 import { StartTriggers } from './startTriggers.js';
 import { endRunSubagents, stepSubagents } from './stepSubagents.js';
@@ -77,6 +78,7 @@ export class WorkflowProducer implements Producer {
         subagent: stepSubagents(ctx),
       },
       configured: ctx.config.workflows,
+      watch: runWatch(ctx, () => this.#desk?.engine.live().length ?? 0),
       ...(ctx.timers ? { queue: timerStartQueue(ctx.timers) } : {}),
       onRunEnded: (run) => {
         this.#noteEnd(ctx, run);

@@ -79,6 +79,42 @@ describe('job or daemon shape', () => {
     assert.equal(run.code, 3);
   });
 
+  it('a once run that fails by its deadline exits 124, and one that fails exits 1 (the code its run gives)', async () => {
+    const dir = tempStateDir();
+    const late = await life(
+      dir,
+      configIn(
+        dir,
+        `workflows:
+  - name: w
+    limits: {deadline: 300ms}
+    steps:
+      s: {kind: once}
+      nap: {kind: sleep, depends_on: [s], duration: 30s}
+      f: {kind: finish, depends_on: [nap]}
+`,
+      ),
+    );
+    assert.equal(eventsNamed(late, 'run.done')[0]?.err, 'deadline exceeded', late.stderr.slice(-2000));
+    assert.equal(late.code, 124);
+    const other = tempStateDir();
+    const failed = await life(
+      other,
+      configIn(
+        other,
+        `workflows:
+  - name: w
+    steps:
+      s: {kind: once}
+      no: {kind: fail, depends_on: [s], message: nope}
+      f: {kind: finish, depends_on: [no]}
+`,
+      ),
+    );
+    assert.equal(eventsNamed(failed, 'run.done')[0]?.status, 'failed', failed.stderr.slice(-2000));
+    assert.equal(failed.code, 1);
+  });
+
   it('P-22: schedule every 60ms under run_until: drained fires until SIGTERM, then exits 0', async () => {
     const dir = tempStateDir();
     const run = await life(dir, configIn(dir, TICK('{run_until: drained}')), 400);

@@ -17,6 +17,7 @@ import { Supervisor } from '../../src/supervisor/supervisor.js';
 import type { AcceptInput } from '../../src/supervisor/supervisorOptions.js';
 import type { WorkerEntry } from '../../src/supervisor/workerHandle.js';
 import { ToolSurface } from '../../src/tools/surface.js';
+import { loadWorkflow } from '../../src/workflows/definitions.js';
 import type { Playbook, ScriptedModel } from '../doubles/scriptedModel.js';
 import { startScriptedModel } from '../doubles/scriptedModel.js';
 import { within } from './wait.js';
@@ -77,6 +78,7 @@ export async function startRig(
       env: { AGENTD_STATE_DIR: dir, ...env },
       flags: { intelligence: model.url, model: 'test-model' },
       cwd: dir,
+      workflows: loadWorkflow,
     });
   } catch (err) {
     // An open model server would keep the test file's process alive: the suite would hang instead of failing.

@@ -1,16 +1,9 @@
 // await (reference §13): a condition over runtime state, answered at once when it holds, else watched until
-// it does or the timeout passes. The language itself is ../condition.ts; this body only reads the state.
+// it does or the timeout passes. The condition is CEL (../condition.ts); this body only reads the state.
 import { formatDuration } from '../../config/duration.js';
 import type { MemoryEntry } from '../../domain/memory.js';
 import { isExpired } from '../../store/memoryKeys.js';
-import {
-  type ConditionNode,
-  type ConditionState,
-  conditionKeys,
-  evaluateCondition,
-  isSatisfied,
-  parseCondition,
-} from '../condition.js';
+import { type Condition, type ConditionState, checkCondition, compileCondition } from '../condition.js';
 import {
   type InternalToolHost,
   type ToolCaller,
@@ -67,37 +60,28 @@ function readState(
   return { now_ms: now, plan: { done, total: plan?.items.length ?? 0 }, memory };
 }
 
-/** `{satisfied: true}`, plus the value when the condition is not a plain boolean (e.g. `memory.answer`). */
-function satisfied(value: unknown): Record<string, unknown> {
-  return value === true ? { satisfied: true } : { satisfied: true, value };
-}
-
-/** Answers at once when `ast` holds; else watches it until it does or `timeoutAt` (a failure ends it as an error). */
+/** Answers at once when `condition` holds; else watches it until it does or `timeoutAt` (an error ends it). */
 async function watchCondition(
-  ast: ConditionNode,
+  condition: Condition,
   caller: ToolCaller,
   host: InternalToolHost,
   watch: NonNullable<InternalToolHost['watch']>,
   timeoutAt: number,
 ): Promise<ToolResult> {
-  const { entries, off } = await watchedMemory(conditionKeys(ast), host);
+  const { entries, off } = await watchedMemory(condition.keys, host);
   try {
-    const first = evaluateCondition(ast, readState(entries, caller, host));
-    if (isSatisfied(first)) return { result: satisfied(first), is_error: false };
-    let last: unknown = first;
-    let failure: { error: unknown } | null = null;
-    const check = (): boolean => {
-      try {
-        last = evaluateCondition(ast, readState(entries, caller, host));
-        return isSatisfied(last);
-      } catch (error) {
-        failure = { error };
-        return true;
-      }
-    };
-    const hit = await watch(check, timeoutAt);
-    if (failure !== null) throw (failure as { error: unknown }).error;
-    return { result: hit ? satisfied(last) : { satisfied: false, timed_out: true }, is_error: false };
+    const check = () => checkCondition(condition, readState(entries, caller, host));
+    let last = check();
+    // A watch ends when the condition holds or fails; `last` says which.
+    const ended = (): boolean => !last.ok || last.satisfied;
+    const hit =
+      ended() ||
+      (await watch(() => {
+        last = check();
+        return ended();
+      }, timeoutAt));
+    if (!last.ok) return { result: last.error, is_error: true };
+    return { result: hit ? { satisfied: true } : { satisfied: false, timed_out: true }, is_error: false };
   } finally {
     off();
   }
@@ -107,11 +91,11 @@ async function watchCondition(
 export function awaitCondition(args: Args, caller: ToolCaller, host: InternalToolHost): ToolOutcome {
   const { watch } = host;
   if (watch === undefined) return toolUnavailable('await');
-  const parsed = parseCondition(args['condition'] as string);
-  if (!parsed.ok) return toolError(`invalid condition: ${parsed.error}`);
+  const compiled = compileCondition(args['condition'] as string);
+  if (!compiled.ok) return toolError(compiled.error);
   const timeoutMs = durationMs((args['timeout'] as string | number | undefined) ?? AWAIT_DEFAULT_TIMEOUT);
   if (timeoutMs > AWAIT_MAX_TIMEOUT_MS) {
     return toolError(`await: timeout ${formatDuration(timeoutMs)} is longer than the 24h maximum`);
   }
-  return toolDefer(watchCondition(parsed.ast, caller, host, watch.bind(host), host.now() + timeoutMs));
+  return toolDefer(watchCondition(compiled.condition, caller, host, watch.bind(host), host.now() + timeoutMs));
 }

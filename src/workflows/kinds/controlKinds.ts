@@ -1,6 +1,6 @@
 // Control kinds built in this issue (producers reference §2.4, §2.8): switch, noop, finish, fail, assert, sleep,
 // checkpoint. Each decides from its rendered fields; the engine applies the decision.
-import { compileCel, evalPredicate } from '../cel.js';
+import { compileCel, evalPredicate } from '../../expr/cel.js';
 import { parseWorkflowDuration } from '../durations.js';
 import { done, failed, type NodeKind } from '../nodeKind.js';
 

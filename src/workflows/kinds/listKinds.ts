@@ -1,6 +1,6 @@
 // Data kinds over lists (producers reference §2.4, §2.8): map, filter, reduce, sort, dedupe, chunk. `expr` is CEL
 // evaluated per item with `item` (or the `as` alias) and `index` beside the run scope.
-import { compileCel, evalPredicate } from '../cel.js';
+import { compileCel, evalPredicate } from '../../expr/cel.js';
 import { done, failed, type NodeKind, type StepContext, type StepResult } from '../nodeKind.js';
 import { lookupPath } from '../templates.js';
 

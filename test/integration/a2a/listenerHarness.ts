@@ -15,6 +15,7 @@ import {
 import { A2aListener } from '../../../src/a2a/listener.js';
 import { compileConfig } from '../../../src/config/compile.js';
 import { createLogger } from '../../../src/obs/log.js';
+import { loadWorkflow } from '../../../src/workflows/definitions.js';
 import { FakeBackend } from './fakeBackend.js';
 
 export interface Running {
@@ -30,7 +31,7 @@ export async function startListener(yaml = '', env: Record<string, string> = {})
   const dir = mkdtempSync(join(tmpdir(), 'agentd-a2a-'));
   const text = yaml.includes('listen:') ? yaml : `a2a:\n  listen: http://127.0.0.1:0\n${yaml}`;
   writeFileSync(join(dir, 'agentd.yaml'), text);
-  const config = compileConfig({ files: ['agentd.yaml'], env, flags: {}, cwd: dir });
+  const config = compileConfig({ files: ['agentd.yaml'], env, flags: {}, cwd: dir, workflows: loadWorkflow });
   const events: Array<Record<string, unknown>> = [];
   const log = createLogger({ level: 'debug', write: (line) => events.push(JSON.parse(line)) });
   const backend = new FakeBackend();

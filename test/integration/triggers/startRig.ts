@@ -5,6 +5,7 @@ import type { A2aProducer } from '../../../src/a2a/a2aProducer.js';
 import { compileConfig } from '../../../src/config/compile.js';
 import { createLogger } from '../../../src/obs/log.js';
 import { type Runtime, type RuntimeOptions, startRuntime } from '../../../src/runtime/startRuntime.js';
+import { loadWorkflow } from '../../../src/workflows/definitions.js';
 import type { WorkflowProducer } from '../../../src/workflows/workflowProducer.js';
 
 export type Logged = Record<string, unknown>;
@@ -20,7 +21,10 @@ export async function daemon(
   writeFileSync(file, yaml);
   const events: Logged[] = [];
   const flags = { intelligence: 'http://127.0.0.1:9', model: 'm' };
-  const config = compileConfig({ files: [file], env: { AGENTD_STATE_DIR: dir, ...env }, flags, cwd: dir });
+  const config = compileConfig({
+    ...{ files: [file], env: { AGENTD_STATE_DIR: dir, ...env }, flags, cwd: dir },
+    workflows: loadWorkflow,
+  });
   const runtime: Runtime = await startRuntime(config, {
     log: createLogger({ level: 'debug', write: (line) => events.push(JSON.parse(line)) }),
     listen: 'http://127.0.0.1:0',

@@ -26,4 +26,21 @@ describe('statusLines', () => {
     assert.ok(!lines.join('\n').includes('{'), 'no JSON left in the text');
     assert.deepEqual(statusLines({ budget: null }), ['budget: none']);
   });
+
+  it('renders each live workflow run with the steps it is at', () => {
+    const runs = [
+      {
+        run: 'nap-01',
+        workflow: 'nap',
+        status: 'running',
+        steps: [{ id: 'wait', kind: 'sleep', status: 'suspended', attempt: 1 }],
+      },
+      { run: 'q-02', workflow: 'q', status: 'paused', steps: [] },
+    ];
+    assert.deepEqual(statusLines({ runs }), [
+      'runs: nap-01 nap running: step wait (sleep, suspended, attempt 1)',
+      'runs: q-02 q paused',
+    ]);
+    assert.deepEqual(statusLines({ runs: [] }), ['runs: none']);
+  });
 });

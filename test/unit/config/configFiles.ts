@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { compileConfig } from '../../../src/config/compile.js';
 import type { Config, ConfigFlags } from '../../../src/config/types.js';
 import { DaemonError } from '../../../src/errors.js';
+import { loadWorkflow } from '../../../src/workflows/definitions.js';
 
 export interface Inputs {
   files?: string[];
@@ -26,7 +27,10 @@ export function writeConfig(dir: string, name: string, text: string): string {
 
 /** compileConfig with cwd = dir and empty defaults for the rest. */
 export function compileIn(dir: string, inputs: Inputs = {}): Readonly<Config> {
-  return compileConfig({ files: inputs.files ?? [], env: inputs.env ?? {}, flags: inputs.flags ?? {}, cwd: dir });
+  return compileConfig({
+    ...{ files: inputs.files ?? [], env: inputs.env ?? {}, flags: inputs.flags ?? {}, cwd: dir },
+    workflows: loadWorkflow,
+  });
 }
 
 /** The message of the config_invalid error compileConfig throws (fails the test when it does not throw). */

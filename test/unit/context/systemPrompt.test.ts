@@ -7,6 +7,7 @@ import {
   renderPersona,
   renderPrompt,
   renderSystemPrompt,
+  WORKFLOWS_SHOWN,
 } from '../../../src/context/systemPrompt.js';
 
 const PERSONA = 'You are bob, an autonomous, durable agent (agentd). You act by calling tools and reply when done.';
@@ -128,5 +129,55 @@ describe('renderPrompt', () => {
     const blank = renderPrompt(input, '{{#if nothing}}x{{/if}}  ');
     assert.equal(blank.text, renderSystemPrompt(input));
     assert.match(blank.problems[0]?.err ?? '', /rendered nothing/);
+  });
+});
+
+describe('## Workflows', () => {
+  const base = { instance: 'bob', instruction: 'Be helpful.', internalFamilies: ['workflow.*'], skills: 'SKILLS' };
+  const nightly = {
+    name: 'nightly',
+    description: 'Counts the open items and reports.\nMore detail the prompt leaves out.',
+    inputsSchema: { type: 'object', properties: { region: {}, limit: {} }, required: ['region'] },
+  };
+
+  it('lists each workflow with its description and inputs, after the slot and before the skills', () => {
+    const text = renderSystemPrompt({
+      ...base,
+      extra: 'KNOWLEDGE',
+      workflows: [nightly, { ...nightly, name: 'bare', description: '', inputsSchema: null }],
+    });
+    const section = [
+      '## Workflows (workflow.run {name, inputs}; workflow.wait {run})',
+      '- nightly: Counts the open items and reports. (inputs: region (required), limit)',
+      '- bare',
+    ].join('\n');
+    assert.ok(text.includes(`KNOWLEDGE\n\n${section}\n\nSKILLS`), text);
+  });
+
+  it('is left out when there is no workflow (premise: the same input with one has it)', () => {
+    assert.ok(!renderSystemPrompt({ ...base, workflows: [] }).includes('## Workflows'));
+    assert.ok(!renderSystemPrompt(base).includes('## Workflows'));
+    assert.ok(renderSystemPrompt({ ...base, workflows: [nightly] }).includes('## Workflows'));
+  });
+
+  it('stays short: at most WORKFLOWS_SHOWN lines, then a pointer to workflow.list; long descriptions cut', () => {
+    const many = Array.from({ length: WORKFLOWS_SHOWN + 3 }, (_, i) => ({
+      name: `w${i}`,
+      description: 'x'.repeat(500),
+      inputsSchema: null,
+    }));
+    const text = renderSystemPrompt({ ...base, workflows: many });
+    const lines = text.split('\n').filter((l) => l.startsWith('- '));
+    assert.equal(lines.length, WORKFLOWS_SHOWN + 1);
+    assert.equal(lines.at(-1), '- 3 more: workflow.list');
+    assert.ok((lines[0] ?? '').length <= 130, lines[0]);
+  });
+
+  it('is data for context.template too', () => {
+    const { text } = renderPrompt(
+      { ...base, workflows: [nightly] },
+      '{{#each workflows}}{{this.name}}={{this.inputs_text}}{{/each}}',
+    );
+    assert.equal(text, 'nightly=region (required), limit');
   });
 });

@@ -7,6 +7,7 @@ import { newConversation } from '../../../src/context/conversation.js';
 import type { Goal } from '../../../src/domain/goal.js';
 import type { Msg } from '../../../src/protocol/messages.js';
 import { buildTurnPayload } from '../../../src/supervisor/turnSnapshot.js';
+import { emptyToolPlan, type ToolPlan } from '../../../src/tools/toolPlan.js';
 
 const config = (env: Record<string, string> = {}) => compileConfig({ files: [], env, flags: {}, cwd: '/tmp' });
 const goal: Goal = {
@@ -111,5 +112,24 @@ describe('buildTurnPayload tools', () => {
     const conversation = newConversation('c1', 'conversation', 'operator', 0);
     const build = buildTurnPayload({ config: config(), conversation, turnId: 't', plan: undefined, memoryKeys: [] });
     assert.equal(JSON.stringify(build.payload.turn.tools).includes('additionalProperties'), false);
+  });
+});
+
+describe('buildTurnPayload ## Workflows', () => {
+  const def = {
+    ...{ name: 'nightly', description: 'Reports.', armed: true, inputsSchema: null, outputsSchema: null },
+    ...{ concurrency: { maxRuns: 4, onOverflow: 'queue' as const }, priority: 'normal' as const, hash: 'h' },
+    ...{ limits: { steps: null, tokens: null, deadlineMs: null }, steps: {} },
+  };
+  const build = (plan?: ToolPlan) =>
+    buildTurnPayload({
+      ...{ config: config(), conversation: newConversation('c1', 'conversation', 'operator', 0), turnId: 't' },
+      ...{ plan, memoryKeys: [], principal: 'operator', workflows: [def] },
+    }).payload.turn.system;
+
+  it('lists the workflows to a turn that may call workflow.run, and not to one that may not', () => {
+    assert.ok(build().includes('## Workflows (workflow.run {name, inputs}; workflow.wait {run})\n- nightly: Reports.'));
+    const noWorkflowTools = { ...emptyToolPlan(), internal: ['memory.get'] };
+    assert.ok(!build(noWorkflowTools).includes('## Workflows'));
   });
 });

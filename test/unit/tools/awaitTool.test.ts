@@ -45,20 +45,34 @@ describe('await', () => {
     assert.equal(watch.live.length, 0);
   });
 
-  it('carries the value when the condition is not a plain boolean', async () => {
+  it('ends with an error naming the condition when its result is not a bool', async () => {
     const h = harness();
     withWatch(h);
     setMemory(h, 'report', { pages: 3 });
     assert.deepEqual(
       await answered(run(h, 'await', { condition: 'memory.report' })),
-      ok({ satisfied: true, value: { pages: 3 } }),
+      err('await: condition "memory.report": returned map, want bool'),
+    );
+  });
+
+  it('ends a watch with an error when a written value mismatches the condition type', async () => {
+    const h = harness();
+    const watch = withWatch(h);
+    const out = run(h, 'await', { condition: 'memory.n > 2' });
+    await flush();
+    assert.equal(watch.live.length, 1, 'premise: an absent key waits');
+    setMemory(h, 'n', 'three');
+    watch.changed();
+    assert.deepEqual(
+      await deferred(out),
+      err(`await: condition "memory.n > 2": found no matching overload for '_>_' applied to '(string, int)'`),
     );
   });
 
   it('watches until a state change makes it hold, with the default 10m timeout', async () => {
     const h = harness();
     const watch = withWatch(h);
-    const out = run(h, 'await', { condition: 'exists(memory.report) && memory.report.pages > 2' });
+    const out = run(h, 'await', { condition: 'has(memory.report) && memory.report.pages > 2' });
     assert.equal(out.kind, 'defer');
     await flush();
     assert.equal(watch.live[0]?.timeoutAt, 1_000 + 600_000);
@@ -95,7 +109,7 @@ describe('await', () => {
     const h = harness();
     const watch = withWatch(h);
     h.host.memory.get = () => Promise.reject(new Error('store gone'));
-    const out = run(h, 'await', { condition: 'memory.x' });
+    const out = run(h, 'await', { condition: 'memory.x == 1' });
     assert.deepEqual(await deferred(out), err('await failed: store gone'));
     assert.equal(watch.live.length, 0);
   });
@@ -124,14 +138,14 @@ describe('await', () => {
   it('refuses a condition that does not parse, at once and without watching', () => {
     const h = harness();
     const watch = withWatch(h);
-    assert.deepEqual(
-      ready(run(h, 'await', { condition: 'memory.x = 1' })),
-      err('invalid condition: use == to compare at 10'),
+    assert.match(
+      String(ready(run(h, 'await', { condition: 'memory.x = 1' })).result),
+      /^await: condition "memory\.x = 1": CEL parse error: /,
     );
     assert.deepEqual(
-      ready(run(h, 'await', { condition: 'status(memory.x)' })),
+      ready(run(h, 'await', { condition: '"x" in memory' })),
       err(
-        'invalid condition: unknown name "status" (use memory.<key>, plan.done, plan.total, now_ms or exists(...)) at 1',
+        'await: condition "\\"x\\" in memory": read memory as memory.<key> or memory["key"] (has(memory.<key>) tests one)',
       ),
     );
     assert.equal(watch.live.length, 0);

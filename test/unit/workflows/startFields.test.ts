@@ -51,7 +51,7 @@ describe('schedule start nodes at load', () => {
       'workflows:\n  - name: nightly\n    steps:\n      s: {kind: schedule, cron: "* * *"}\n      f: {kind: finish, depends_on: [s]}\n',
     );
     assert.throws(
-      () => compileConfig({ files: [file], env: {}, flags: { model: 'm' }, cwd: dir }),
+      () => compileConfig({ files: [file], env: {}, flags: { model: 'm' }, cwd: dir, workflows: loadWorkflow }),
       (err: unknown) =>
         err instanceof DaemonError &&
         err.code === 'config_invalid' &&

@@ -1,13 +1,17 @@
-// CEL through @bufbuild/cel as our workflows use it (producers reference §2.5): the conformance suites of the
-// features we rely on (literals, comparisons, logic, macros, lists, strings, arithmetic) through compileCel, then
-// our own conversions (JSON integers are CEL ints) and templates.
+// CEL through @bufbuild/cel as workflows and the await tool use it (producers reference §2.5): the conformance
+// suites of the features we rely on (literals, comparisons, logic, macros, lists, strings, arithmetic, map fields
+// and has()) through compileCel, then our own conversions (JSON integers are CEL ints) and keysRead.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { getConformanceSuite } from '@bufbuild/cel-spec/testdata/tests.js';
-import { compileCel, evalCel, evalPredicate } from '../../../src/workflows/cel.js';
-import { renderString, renderValue } from '../../../src/workflows/templates.js';
+import { compileCel, evalCel, evalPredicate, keysRead } from '../../../src/expr/cel.js';
 
-const SUITES = ['basic', 'comparisons', 'logic', 'macros', 'lists', 'string', 'integer_math', 'fp_math'];
+// `fields` minus quoted_map_fields (backquoted field names, which @bufbuild/cel 0.6 does not parse; we never
+// write them: memory["odd-key"] reads such a key).
+const SKIPPED_SECTIONS = new Set(['quoted_map_fields']);
+// A map literal repeating a key as int and uint: @bufbuild/cel keeps the first instead of failing.
+const SKIPPED_TESTS = new Set(['map_value_repeat_key_heterogeneous']);
+const SUITES = ['basic', 'comparisons', 'logic', 'macros', 'lists', 'string', 'integer_math', 'fp_math', 'fields'];
 
 type Kind = { case?: string; value?: unknown };
 
@@ -43,10 +47,11 @@ interface Case {
 function cases(): Case[] {
   const out: Case[] = [];
   for (const suite of getConformanceSuite().suites.filter((s) => SUITES.includes(s.name))) {
-    for (const section of suite.suites) {
+    for (const section of suite.suites.filter((s) => !SKIPPED_SECTIONS.has(s.name))) {
       for (const test of section.tests) {
         const o = test.original;
         if (
+          SKIPPED_TESTS.has(test.name) ||
           o.disableMacros ||
           o.checkOnly ||
           o.container !== '' ||
@@ -103,28 +108,11 @@ describe('compileCel over run data', () => {
   });
 });
 
-describe('templates', () => {
-  const scope = { vars: { v: { x: 1 } }, steps: { a: { output: 'hi' } }, inputs: {} };
-
-  it('a sole placeholder keeps its type; otherwise it interpolates', () => {
-    assert.deepEqual(renderString('{{vars.v.x}}', scope), { ok: true, value: 1 });
-    assert.deepEqual(renderString('x={{vars.v}} s={{steps.a.output}}', scope), { ok: true, value: 'x={"x":1} s=hi' });
-    assert.deepEqual(renderString('{{/vars/v/x}}', scope), { ok: true, value: 1 });
-  });
-
-  it('uses a default when the path is not set, and fails naming the path without one', () => {
-    assert.deepEqual(renderString('{{inputs.n | 5}}', scope), { ok: true, value: 5 });
-    assert.deepEqual(renderString("{{inputs.n | 'none'}}", scope), { ok: true, value: 'none' });
-    assert.deepEqual(renderString('{{inputs.n}}', scope), {
-      ok: false,
-      error: 'template path "inputs.n" is not set (no default given)',
-    });
-  });
-
-  it('leaves secrets verbatim and renders nested values', () => {
-    assert.deepEqual(renderValue({ h: '{{secret:TOKEN}}', n: ['{{vars.v.x}}', 'CEL: 1 + 1'] }, scope), {
-      ok: true,
-      value: { h: '{{secret:TOKEN}}', n: [1, 2] },
-    });
+describe('keysRead', () => {
+  it('lists the keys read from a map variable, or null when they cannot be known before evaluating', () => {
+    assert.deepEqual(keysRead('has(m.a) && m["b"].c > 1 && {"k": m.d}.k == 1', 'm'), ['a', 'b', 'd']);
+    assert.deepEqual(keysRead('x.a == 1', 'm'), []);
+    assert.equal(keysRead('m[x] == 1', 'm'), null);
+    assert.equal(keysRead('"a" in m', 'm'), null);
   });
 });

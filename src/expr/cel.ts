@@ -1,5 +1,6 @@
-// CEL through @bufbuild/cel (producers reference §2.5): compiled once, evaluated over plain JSON namespaces.
-// Pure. JSON integers enter CEL as `int` (so `item * 10` works), and every result leaves as plain JSON.
+// The one expression language, CEL through @bufbuild/cel (producers reference §2.5): workflow fields and the
+// `await` tool's condition both compile here. Pure. JSON integers enter CEL as `int` (so `item * 10` works), and
+// every result leaves as plain JSON.
 import { celEnv, isCelError, isCelList, isCelMap, isCelUint, parse, plan } from '@bufbuild/cel';
 
 /** Longest CEL source accepted (reference §2.13 caps). */
@@ -62,7 +63,8 @@ export function evalPredicate(program: CelProgram, vars: Readonly<Record<string,
   return { ok: false, error: `CEL expression returned ${celTypeName(out.value)}, want bool` };
 }
 
-function celTypeName(value: unknown): string {
+/** The CEL type name of a plain JSON value (for `want bool` errors). */
+export function celTypeName(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'list';
   if (typeof value === 'object') return 'map';
@@ -95,6 +97,65 @@ export function fromCel(value: unknown): unknown {
   if (value instanceof Uint8Array) return [...value];
   if (value !== null && typeof value === 'object') return String(value);
   return value;
+}
+
+/** An expression node as @bufbuild/cel parses it (cel.expr.Expr), only the parts the walk below reads. */
+interface ExprNode {
+  exprKind: { case?: string; value?: unknown };
+}
+
+/**
+ * The keys `text` reads from the map variable `root`, each written `root.key` or `root["key"]`: the caller loads
+ * only these. Null when `root` is used any other way (a computed key, `k in root`, `root` alone): the keys read
+ * could not be known before evaluating. Throws nothing; an expression that does not parse reads nothing.
+ */
+export function keysRead(text: string, root: string): string[] | null {
+  let ast: ExprNode;
+  try {
+    ast = parse(celSource(text)).expr as unknown as ExprNode;
+  } catch {
+    return [];
+  }
+  const keys = new Set<string>();
+  const isRoot = (node: ExprNode | undefined): boolean =>
+    node?.exprKind.case === 'identExpr' && (node.exprKind.value as { name: string }).name === root;
+  const constKey = (node: ExprNode | undefined): string | null => {
+    const c =
+      node?.exprKind.case === 'constExpr' ? (node.exprKind.value as { constantKind: ExprNode['exprKind'] }) : null;
+    return c?.constantKind.case === 'stringValue' ? String(c.constantKind.value) : null;
+  };
+  let opaque = false;
+  const visit = (node: ExprNode | undefined): void => {
+    if (node === undefined || opaque) return;
+    const { case: kind, value } = node.exprKind;
+    if (kind === 'identExpr') opaque ||= isRoot(node);
+    else if (kind === 'selectExpr') {
+      const sel = value as { operand?: ExprNode; field: string };
+      if (isRoot(sel.operand)) keys.add(sel.field);
+      else visit(sel.operand);
+    } else if (kind === 'callExpr') {
+      const call = value as { function: string; target?: ExprNode; args: ExprNode[] };
+      const key = call.function === '_[_]' && isRoot(call.args[0]) ? constKey(call.args[1]) : null;
+      if (key !== null) keys.add(key);
+      else for (const child of [call.target, ...call.args]) visit(child);
+    } else for (const child of childrenOf(kind, value)) visit(child);
+  };
+  visit(ast);
+  return opaque ? null : [...keys];
+}
+
+/** The sub-expressions of a list, struct/map or comprehension node. */
+function childrenOf(kind: string | undefined, value: unknown): ExprNode[] {
+  if (kind === 'listExpr') return (value as { elements: ExprNode[] }).elements;
+  if (kind === 'structExpr') {
+    const entries = (value as { entries: Array<{ keyKind: ExprNode['exprKind']; value: ExprNode }> }).entries;
+    return entries.flatMap((e) => (e.keyKind.case === 'mapKey' ? [e.keyKind.value as ExprNode, e.value] : [e.value]));
+  }
+  if (kind === 'comprehensionExpr') {
+    const c = value as Record<'iterRange' | 'accuInit' | 'loopCondition' | 'loopStep' | 'result', ExprNode>;
+    return [c.iterRange, c.accuInit, c.loopCondition, c.loopStep, c.result];
+  }
+  return [];
 }
 
 function firstLine(err: unknown): string {

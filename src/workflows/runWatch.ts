@@ -1,0 +1,79 @@
+// What an operator sees of workflow runs besides their events (producers reference §2.15; scale-out C.1's
+// `agent_runs_*` scaler set, named `agentd_*` here): counters of runs and steps, the live runs gauge, the live runs
+// in `status`, and the `activity` line of a step that starts or ends in a run a conversation started.
+import type { RunStatus, StepStatus, WorkflowRun } from '../domain/workflow.js';
+import type { Logger } from '../obs/log.js';
+import type { Metrics } from '../obs/metrics.js';
+
+/** The engine's and the desk's hooks: a run was created, one of its steps began or ended, the run ended. */
+export interface RunWatch {
+  started(run: Readonly<WorkflowRun>): void;
+  step(run: Readonly<WorkflowRun>, step: string): void;
+  ended(run: Readonly<WorkflowRun>): void;
+}
+
+/** A live run as `status` shows it: the steps running (or waiting) now. */
+export interface LiveRunView {
+  run: string;
+  workflow: string;
+  status: RunStatus;
+  steps: { id: string; kind: string; status: StepStatus; attempt: number }[];
+  started_ms: number;
+  principal: string | null;
+  conversation: string | null;
+}
+
+const ACTIVE_STEPS: ReadonlySet<StepStatus> = new Set(['running', 'suspended']);
+const ENDED_STEPS: ReadonlySet<StepStatus> = new Set(['done', 'failed', 'skipped', 'cancelled', 'timeout']);
+
+/** The live runs as `principal` may see them (its own runs; every run without one), oldest first. */
+export function liveRunViews(runs: readonly Readonly<WorkflowRun>[], principal?: string): LiveRunView[] {
+  return runs
+    .filter((run) => principal === undefined || run.principal === principal)
+    .sort((a, b) => a.created - b.created)
+    .map((run) => ({
+      run: run.id,
+      workflow: run.workflow,
+      status: run.status,
+      steps: Object.entries(run.steps)
+        .filter(([, state]) => ACTIVE_STEPS.has(state.status))
+        .map(([id, state]) => ({
+          id,
+          kind: run.definition.steps[id]?.kind ?? '',
+          status: state.status,
+          attempt: state.attempt,
+        })),
+      started_ms: run.created,
+      principal: run.principal,
+      conversation: run.conversation,
+    }));
+}
+
+/** Counts nothing and logs nothing (tests and embedders without metrics). */
+export const NO_RUN_WATCH: RunWatch = { started() {}, step() {}, ended() {} };
+
+/** The counters and gauge registered once on the instance's metrics; `live` is read when scraped. */
+export function runWatch(
+  deps: { metrics?: Pick<Metrics, 'counter' | 'gauge'> | undefined; log: Logger },
+  live: () => number,
+): RunWatch {
+  const { metrics, log } = deps;
+  const started = metrics?.counter('agentd_runs_started_total', 'Workflow runs started.');
+  const ended = metrics?.counter('agentd_runs_total', 'Workflow runs that ended, by final status.', ['status']);
+  const steps = metrics?.counter('agentd_steps_total', 'Workflow step attempts that ended, by status.', ['status']);
+  metrics?.gauge('agentd_runs_active', 'Workflow runs live now (running or paused).', live);
+  return {
+    started: () => started?.inc(),
+    step(run, id) {
+      const state = run.steps[id];
+      if (!state) return;
+      if (ENDED_STEPS.has(state.status)) steps?.inc({ status: state.status });
+      // A run a turn started: its conversation's watchers see the step move (reference §15's activity line).
+      if (run.conversation === null) return;
+      const kind = run.definition.steps[id]?.kind ?? '';
+      const at = { ctx: run.conversation, run: run.id, workflow: run.workflow };
+      log.info('activity', { ...at, step: id, kind, status: state.status, attempt: state.attempt });
+    },
+    ended: (run) => ended?.inc({ status: run.status }),
+  };
+}
