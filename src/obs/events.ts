@@ -184,6 +184,8 @@ export const EVENT_NAMES = [
   'step.done',
   'step.retry',
   'step.goto',
+  'wait.armed',
+  'wait.resolved',
   'restore.step.replay',
   'restore.step.skipped',
   'restore.step.failed',

@@ -39,6 +39,16 @@ export interface StepPorts {
   ): Promise<{ ok: true; conversation: string; depth: number } | { ok: false; error: string }>;
   /** Runs a subagent through the supervisor's desk (the `subagent` step); a sync one resolves at its end. */
   subagent?(req: StepSubagentRequest): Promise<StepSubagentEnd>;
+  /** Resolves once subagent `handle` ends (as subagent.await, acting for the run); a `wait on: subagent` step's. */
+  awaitSubagent?(req: StepSubagentAwait): Promise<StepSubagentEnd>;
+}
+
+export interface StepSubagentAwait {
+  handle: string;
+  principal: string | null;
+  conversation: string | null;
+  /** Aborted when the wait is no longer wanted (the run ended, the engine stopped): the await is dropped. */
+  signal: AbortSignal;
 }
 
 /** A `subagent` step's call, acting for the run (its principal, the conversation that started it, depth 0). */

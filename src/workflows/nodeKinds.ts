@@ -8,6 +8,7 @@ import { MCP_TOOL_KIND } from './kinds/mcpToolKind.js';
 import { LATER_START_KINDS, START_KINDS } from './kinds/startKinds.js';
 import { SUBAGENT_KIND } from './kinds/subagentKind.js';
 import { TURN_KINDS } from './kinds/turnKinds.js';
+import { WAIT_KIND } from './kinds/waitKind.js';
 import type { FieldSpec, KindCategory, NodeKind } from './nodeKind.js';
 
 /**
@@ -24,7 +25,6 @@ const NOT_BUILT: Readonly<Record<Exclude<KindCategory, 'start'>, Readonly<Record
     join: '*handles timeout min partials',
     subgraph: '*body',
     workflow: '*name inputs mode start version cascade',
-    wait: '*on server uri condition signal run subagent conversation webhook timeout',
   },
   data: {
     'artifact.create': '*name mime content from_step sensitive',
@@ -81,6 +81,7 @@ const ALL: readonly NodeKind[] = [
   ...START_KINDS,
   ...LATER_START_KINDS.map((k) => notBuilt(k, 'start', LATER_START_FIELDS[k])),
   ...CONTROL_KINDS,
+  WAIT_KIND,
   ...DATA_KINDS,
   ...LIST_KINDS,
   HTTP_KIND,

@@ -11,7 +11,7 @@ import type { Producer, ProducerContext } from '../runtime/producer.js';
 import type { McpCaller } from './nodeKind.js';
 import { timerStartQueue } from './startQueue.js';
 import { StartTriggers } from './startTriggers.js';
-import { endRunSubagents, stepSubagents } from './stepSubagents.js';
+import { awaitSubagents, endRunSubagents, stepSubagents } from './stepSubagents.js';
 import { turnPorts } from './turnPorts.js';
 import { WorkflowDesk } from './workflowDesk.js';
 
@@ -75,6 +75,7 @@ export class WorkflowProducer implements Producer {
         ...(ctx.mcp ? { mcp: mcpCaller(ctx.mcp) } : {}),
         ...turnPorts(ctx),
         subagent: stepSubagents(ctx),
+        awaitSubagent: awaitSubagents(ctx),
       },
       configured: ctx.config.workflows,
       ...(ctx.timers ? { queue: timerStartQueue(ctx.timers) } : {}),
