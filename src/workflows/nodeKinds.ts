@@ -3,6 +3,7 @@
 import { CONTROL_KINDS } from './kinds/controlKinds.js';
 import { DATA_KINDS } from './kinds/dataKinds.js';
 import { HTTP_KIND } from './kinds/httpKind.js';
+import { HUMAN_KIND } from './kinds/humanKind.js';
 import { LIST_KINDS } from './kinds/listKinds.js';
 import { MCP_TOOL_KIND } from './kinds/mcpToolKind.js';
 import { LATER_START_KINDS, START_KINDS } from './kinds/startKinds.js';
@@ -53,7 +54,6 @@ const NOT_BUILT: Readonly<Record<Exclude<KindCategory, 'start'>, Readonly<Record
     summarize: '*input length prompt skills',
     judge: '*input *rubric prompt skills',
     route: '*input *choices prompt skills',
-    human: '*question schema timeout',
   },
 };
 
@@ -88,6 +88,7 @@ const ALL: readonly NodeKind[] = [
   MCP_TOOL_KIND,
   ...TURN_KINDS,
   SUBAGENT_KIND,
+  HUMAN_KIND,
   ...Object.entries(NOT_BUILT).flatMap(([category, kinds]) =>
     Object.entries(kinds).map(([n, f]) => notBuilt(n, category as KindCategory, f)),
   ),

@@ -11,6 +11,7 @@ import type { Producer, ProducerContext } from '../runtime/producer.js';
 import type { McpCaller } from './nodeKind.js';
 import { timerStartQueue } from './startQueue.js';
 import { StartTriggers } from './startTriggers.js';
+import { askPersons } from './stepHuman.js';
 import { awaitSubagents, endRunSubagents, stepSubagents } from './stepSubagents.js';
 import { turnPorts } from './turnPorts.js';
 import { WorkflowDesk } from './workflowDesk.js';
@@ -76,6 +77,7 @@ export class WorkflowProducer implements Producer {
         ...turnPorts(ctx),
         subagent: stepSubagents(ctx),
         awaitSubagent: awaitSubagents(ctx),
+        askPerson: askPersons(ctx),
       },
       configured: ctx.config.workflows,
       ...(ctx.timers ? { queue: timerStartQueue(ctx.timers) } : {}),

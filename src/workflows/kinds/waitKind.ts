@@ -4,7 +4,7 @@
 import type { StepWait, WorkflowRun } from '../../domain/workflow.js';
 import { takeSignal } from '../../triggers/signalBuffer.js';
 import { parseWorkflowDuration } from '../durations.js';
-import { done, failed, type NodeKind, type StepContext, type StepResult } from '../nodeKind.js';
+import { done, failed, type NodeKind, type StepContext, type StepResult, unbuiltFieldProblems } from '../nodeKind.js';
 
 const BUILT_ON = ['signal', 'run', 'subagent', 'deadline'] as const;
 const UNBUILT_ON = ['resource', 'condition', 'message', 'webhook'];
@@ -38,9 +38,7 @@ function check(fields: Readonly<Record<string, unknown>>): string[] {
   if (typeof on === 'string' && UNBUILT_ON.includes(on)) return [`wait on: ${on} is not built in this version`];
   if (!(BUILT_ON as readonly unknown[]).includes(on))
     return [`wait.on must be one of ${[...BUILT_ON, ...UNBUILT_ON].join('|')}`];
-  const problems = UNBUILT_FIELDS.filter((f) => fields[f] !== undefined).map(
-    (f) => `wait.${f} is not built in this version; remove it`,
-  );
+  const problems = unbuiltFieldProblems('wait', fields, UNBUILT_FIELDS);
   const target = TARGET[on as (typeof BUILT_ON)[number]];
   for (const f of Object.values(TARGET))
     if (f !== null && f !== target && fields[f] !== undefined) problems.push(`wait.${f} applies only to on: ${f}`);
