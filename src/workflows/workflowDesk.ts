@@ -245,12 +245,18 @@ export class WorkflowDesk {
 
   /**
    * Delivers signal `name` (keyed by `key`, so a replay starts nothing twice): to live run `run` when named, held
-   * there until a waiter takes it; without `run`, to every live run with a step waiting on it (reference §2.12);
-   * then to the matching signal starts. Resolves with the delivered count.
+   * there until a waiter takes it; else to every live run with a step waiting on it (reference §2.12) that `run`,
+   * when a predicate, admits (a caller's visible runs); then to the matching signal starts. Resolves with the
+   * delivered count.
    */
-  async signal(name: string, payload: unknown, key: string, run?: string): Promise<number> {
+  async signal(
+    name: string,
+    payload: unknown,
+    key: string,
+    run?: string | ((run: Readonly<WorkflowRun>) => boolean),
+  ): Promise<number> {
     await this.opened;
-    const targets = run !== undefined ? [run] : this.#waitingOn(name);
+    const targets = typeof run === 'string' ? [run] : this.#waitingOn(name, run ?? (() => true));
     let held = 0;
     for (const id of targets)
       if (await this.engine.bufferSignal(id, { name, payload, key, at: this.deps.clock() })) held += 1;
@@ -258,10 +264,12 @@ export class WorkflowDesk {
   }
 
   /** Live runs with a step suspended on `wait {on: signal, signal: name}`. */
-  #waitingOn(name: string): string[] {
+  #waitingOn(name: string, admits: (run: Readonly<WorkflowRun>) => boolean): string[] {
+    const waits = (r: Readonly<WorkflowRun>): boolean =>
+      Object.values(r.steps).some((s) => s.status === 'suspended' && s.wait?.signal === name);
     return this.engine
       .live()
-      .filter((r) => Object.values(r.steps).some((s) => s.status === 'suspended' && s.wait?.signal === name))
+      .filter((r) => waits(r) && admits(r))
       .map((r) => r.id);
   }
 
