@@ -104,7 +104,10 @@ describe('a human step nobody answers', () => {
     const store = new SqliteStore(dir);
     try {
       const [run] = await store.workflows.listRuns({});
-      assert.deepEqual([run?.status, run?.output], ['completed', 'step timed out after 1000 ms']);
+      assert.equal(run?.status, 'completed');
+      // The step's own timeout and the question's (counted from the task's creation) end at the same moment:
+      // whichever fires first names it.
+      assert.match(String(run?.output), /^(step timed out after 1000 ms|human: nobody answered in time)$/);
       const task = await store.tasks.get(asking(daemon.events)[0] ?? '');
       assert.deepEqual([task?.state, task?.message], ['failed', 'nobody answered in time']);
     } finally {
