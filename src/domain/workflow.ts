@@ -52,10 +52,18 @@ export type StepStatus =
 
 /** Why a suspended step waits, with the wall-clock time it is due (re-armed from the store at start). */
 export interface StepWait {
-  kind: 'sleep' | 'retry_backoff' | 'run';
+  /** `sleep`, `retry_backoff`: a due time; the others are a `wait` step's (`deadline` = `on: deadline`). */
+  kind: 'sleep' | 'retry_backoff' | 'run' | 'signal' | 'subagent' | 'deadline';
+  /** When it is due (a `wait` step's timeout or `until`), else null. */
   dueMs: number | null;
   /** `run`: the run waited on. */
   run?: string;
+  /** `signal`: the signal name waited for. */
+  signal?: string;
+  /** `subagent`: the handle waited on. */
+  handle?: string;
+  /** When a `wait` step began waiting (its output's `waited_ms`). */
+  sinceMs?: number;
   error?: string;
 }
 

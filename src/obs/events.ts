@@ -185,6 +185,8 @@ export const EVENT_NAMES = [
   'step.done',
   'step.retry',
   'step.goto',
+  'wait.armed',
+  'wait.resolved',
   'restore.step.replay',
   'restore.step.skipped',
   'restore.step.failed',

@@ -39,6 +39,35 @@ export interface StepPorts {
   ): Promise<{ ok: true; conversation: string; depth: number } | { ok: false; error: string }>;
   /** Runs a subagent through the supervisor's desk (the `subagent` step); a sync one resolves at its end. */
   subagent?(req: StepSubagentRequest): Promise<StepSubagentEnd>;
+  /** Resolves once subagent `handle` ends (as subagent.await, acting for the run); a `wait on: subagent` step's. */
+  awaitSubagent?(req: StepSubagentAwait): Promise<StepSubagentEnd>;
+  /** Asks a person (the `human` step) through the A2A question machinery; resolves with the answer. */
+  askPerson?(req: StepHumanAsk): Promise<StepHumanEnd>;
+}
+
+/** A `human` step's question, asked for the run on a task keyed by `key` (found again after a restart). */
+export interface StepHumanAsk {
+  key: string;
+  run: string;
+  principal: string | null;
+  conversation: string | null;
+  question: string;
+  schema?: Record<string, unknown>;
+  /** Counted from the first ask of this key, so a restart does not extend it. */
+  timeoutMs: number;
+  /** Aborted when the step ends early: the task is cancelled. */
+  signal: AbortSignal;
+}
+
+/** A person's answer (`reply` null: nobody answered in time), or why nobody could be asked. */
+export type StepHumanEnd = { ok: true; reply: string | null; task: string } | { ok: false; error: string };
+
+export interface StepSubagentAwait {
+  handle: string;
+  principal: string | null;
+  conversation: string | null;
+  /** Aborted when the wait is no longer wanted (the run ended, the engine stopped): the await is dropped. */
+  signal: AbortSignal;
 }
 
 /** A `subagent` step's call, acting for the run (its principal, the conversation that started it, depth 0). */
@@ -161,4 +190,15 @@ export function pinnedKey(ctx: Pick<StepContext, 'spec' | 'idempotencyKey'>): st
     if (typeof value === 'string' && value !== '') return value;
   }
   return ctx.idempotencyKey;
+}
+
+/** Load problems for the fields of `names` a step sets: fields agentd parses and never reads, refused, not ignored. */
+export function unbuiltFieldProblems(
+  kind: string,
+  fields: Readonly<Record<string, unknown>>,
+  names: readonly string[],
+): string[] {
+  return names
+    .filter((f) => fields[f] !== undefined)
+    .map((f) => `${kind}.${f} is not built in this version; remove it`);
 }

@@ -3,11 +3,13 @@
 import { CONTROL_KINDS } from './kinds/controlKinds.js';
 import { DATA_KINDS } from './kinds/dataKinds.js';
 import { HTTP_KIND } from './kinds/httpKind.js';
+import { HUMAN_KIND } from './kinds/humanKind.js';
 import { LIST_KINDS } from './kinds/listKinds.js';
 import { MCP_TOOL_KIND } from './kinds/mcpToolKind.js';
 import { LATER_START_KINDS, START_KINDS } from './kinds/startKinds.js';
 import { SUBAGENT_KIND } from './kinds/subagentKind.js';
 import { TURN_KINDS } from './kinds/turnKinds.js';
+import { WAIT_KIND } from './kinds/waitKind.js';
 import type { FieldSpec, KindCategory, NodeKind } from './nodeKind.js';
 
 /**
@@ -24,7 +26,6 @@ const NOT_BUILT: Readonly<Record<Exclude<KindCategory, 'start'>, Readonly<Record
     join: '*handles timeout min partials',
     subgraph: '*body',
     workflow: '*name inputs mode start version cascade',
-    wait: '*on server uri condition signal run subagent conversation webhook timeout',
   },
   data: {
     'artifact.create': '*name mime content from_step sensitive',
@@ -53,7 +54,6 @@ const NOT_BUILT: Readonly<Record<Exclude<KindCategory, 'start'>, Readonly<Record
     summarize: '*input length prompt skills',
     judge: '*input *rubric prompt skills',
     route: '*input *choices prompt skills',
-    human: '*question schema timeout',
   },
 };
 
@@ -81,12 +81,14 @@ const ALL: readonly NodeKind[] = [
   ...START_KINDS,
   ...LATER_START_KINDS.map((k) => notBuilt(k, 'start', LATER_START_FIELDS[k])),
   ...CONTROL_KINDS,
+  WAIT_KIND,
   ...DATA_KINDS,
   ...LIST_KINDS,
   HTTP_KIND,
   MCP_TOOL_KIND,
   ...TURN_KINDS,
   SUBAGENT_KIND,
+  HUMAN_KIND,
   ...Object.entries(NOT_BUILT).flatMap(([category, kinds]) =>
     Object.entries(kinds).map(([n, f]) => notBuilt(n, category as KindCategory, f)),
   ),

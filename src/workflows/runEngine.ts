@@ -1,13 +1,22 @@
 // The workflow engine's shell (producers reference §2.6-2.11): holds the live runs, drives each through the pure
 // scheduler (scheduler.ts) and transitions (runState.ts), and commits every change through the store before it
 // acts on it. The only writer of run records; one drive loop per run at a time.
-import { type BufferedSignal, TERMINAL_RUN, type WorkflowRun } from '../domain/workflow.js';
+import { type BufferedSignal, type StepWait, TERMINAL_RUN, type WorkflowRun } from '../domain/workflow.js';
 import type { Logger } from '../obs/log.js';
 import type { Store } from '../store/store.js';
 import { bufferSignal, takeSignal } from '../triggers/signalBuffer.js';
-import type { StepPorts } from './nodeKind.js';
+import type { StepPorts, StepResult } from './nodeKind.js';
 import { nodeKind } from './nodeKinds.js';
-import { applyResult, beginStep, endRun, pruneSteps, type RunEvent, replayInFlight, resolveDue } from './runState.js';
+import {
+  applyResult,
+  beginStep,
+  endRun,
+  pruneSteps,
+  type RunEvent,
+  replayInFlight,
+  resolveDue,
+  settleWait,
+} from './runState.js';
 import type { RunWatch } from './runWatch.js';
 import { nextRunDecision } from './scheduler.js';
 import { executeStep } from './stepExecution.js';
@@ -28,13 +37,24 @@ export interface EngineDeps {
   onRunEnded(run: Readonly<WorkflowRun>): void;
   /** Metrics and activity of runs and steps (runWatch.ts). */
   watch?: RunWatch;
+  /**
+   * Watches what a suspended `wait` step waits on outside its run (another run, a subagent) and resolves with the
+   * step's result, or null when `signal` aborts first (the run ended, the engine stopped).
+   */
+  watchWait?(run: Readonly<WorkflowRun>, wait: StepWait, signal: AbortSignal): Promise<StepResult | null>;
 }
+
+/** Waits resolved from outside the run record (signals and due times are the scheduler's). */
+const WATCHED: ReadonlySet<StepWait['kind']> = new Set(['run', 'subagent']);
 
 export class RunEngine {
   readonly #live = new Map<string, WorkflowRun>();
   readonly #cancels = new Map<string, AbortController>();
   readonly #driving = new Map<string, Promise<void>>();
   readonly #again = new Set<string>();
+  /** The waits being watched, and what watches found, applied by the run's next pass. */
+  readonly #watching = new WeakSet<StepWait>();
+  readonly #arrived = new Map<string, Array<{ step: string; wait: StepWait; result: StepResult }>>();
   readonly #timers: WakeTimers;
   #stopped = false;
 
@@ -72,7 +92,46 @@ export class RunEngine {
     if (TERMINAL_RUN.has(run.status)) return;
     this.#live.set(run.id, run);
     this.#cancels.set(run.id, new AbortController());
+    this.#watchWaits(run);
     this.drive(run.id);
+  }
+
+  /** Starts watching every suspended external wait of `run` not watched yet (after a suspend, or a restore). */
+  #watchWaits(run: WorkflowRun): void {
+    const cancel = this.#cancels.get(run.id)?.signal;
+    if (!this.deps.watchWait || !cancel) return;
+    for (const [step, state] of Object.entries(run.steps)) {
+      const wait = state.wait;
+      if (state.status !== 'suspended' || wait === null || !WATCHED.has(wait.kind) || this.#watching.has(wait))
+        continue;
+      this.#watching.add(wait);
+      this.deps
+        .watchWait(run, wait, cancel)
+        .catch(
+          (err: unknown): StepResult => ({ type: 'failed', error: `wait ${wait.kind}: ${(err as Error).message}` }),
+        )
+        .then((result) => {
+          if (result === null) return;
+          const arrived = this.#arrived.get(run.id) ?? [];
+          arrived.push({ step, wait, result });
+          this.#arrived.set(run.id, arrived);
+          this.drive(run.id);
+        });
+    }
+  }
+
+  /** Applies what watches found for `run`: each to its step if that step still waits on the same wait. */
+  async #settleArrived(run: WorkflowRun): Promise<void> {
+    const arrived = this.#arrived.get(run.id);
+    if (!arrived) return;
+    this.#arrived.delete(run.id);
+    const now = this.deps.clock();
+    const events = arrived.flatMap(({ step, wait, result }) =>
+      run.steps[step]?.wait === wait ? settleWait(run, step, result, now) : [],
+    );
+    if (events.length === 0) return;
+    if (TERMINAL_RUN.has(run.status)) await this.#end(run, events);
+    else await this.#commit(run, events);
   }
 
   /**
@@ -88,6 +147,8 @@ export class RunEngine {
     await this.#save(run);
     this.deps.log.info('signal.buffered', { run: id, signal: signal.name, held: outcome.buffer.length });
     if (outcome.dropped) this.deps.log.warn('signal.dropped', { run: id, signal: outcome.dropped.name });
+    // A `wait on: signal` step of this run takes it on the next pass.
+    this.drive(id);
     return true;
   }
 
@@ -157,6 +218,8 @@ export class RunEngine {
     for (let i = 0; i < DECISIONS_PER_SLICE; i++) {
       const run = this.#live.get(id);
       if (!run || this.#stopped) return;
+      await this.#settleArrived(run);
+      if (!this.#live.has(id)) return;
       const now = this.deps.clock();
       const decision = nextRunDecision(run, now);
       switch (decision.type) {
@@ -168,9 +231,12 @@ export class RunEngine {
         case 'prune':
           await this.#commit(run, pruneSteps(run, decision.steps, now));
           break;
-        case 'due':
-          await this.#commit(run, resolveDue(run, decision.steps, now));
+        case 'due': {
+          // A `wait` step's timeout can fail the run.
+          const events = resolveDue(run, decision.steps, now);
+          await (TERMINAL_RUN.has(run.status) ? this.#end(run, events) : this.#commit(run, events));
           break;
+        }
         case 'ready':
           await this.#runStep(run, decision.steps[0] as string);
           break;
@@ -196,6 +262,7 @@ export class RunEngine {
     this.deps.watch?.step(run, id);
     if (TERMINAL_RUN.has(run.status)) await this.#end(run, events);
     else await this.#commit(run, events);
+    if (result.type === 'suspend') this.#watchWaits(run);
   }
 
   async #commit(run: WorkflowRun, events: RunEvent[]): Promise<void> {
@@ -206,6 +273,7 @@ export class RunEngine {
   async #end(run: WorkflowRun, events: RunEvent[]): Promise<void> {
     this.#timers.arm(run.id, null);
     this.#live.delete(run.id);
+    this.#arrived.delete(run.id);
     this.#cancels.get(run.id)?.abort(run.error ?? `run ${run.status}`);
     this.#cancels.delete(run.id);
     await this.#commit(run, events);

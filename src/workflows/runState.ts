@@ -2,6 +2,7 @@
 // by the engine) and the clock, and returns the events to log. Pure: no I/O.
 import type { StepDef, StepState, WorkflowDef, WorkflowRun } from '../domain/workflow.js';
 import { schemaProblem } from './jsonSchema.js';
+import { dueWaitResult } from './kinds/waitKind.js';
 import type { StepResult } from './nodeKind.js';
 import { isStartKind } from './nodeKinds.js';
 import { retryDelayMs } from './retryBackoff.js';
@@ -123,11 +124,13 @@ export function endRun(
   return [{ event: 'run.done', fields: { run: run.id, workflow: run.workflow, status, err: error } }];
 }
 
-/** Due waits: a slept step is done, a retry backoff goes back to pending. */
+/** Due waits: a slept step is done, a retry backoff goes back to pending, a `wait` step's wait ends. */
 export function resolveDue(run: WorkflowRun, ids: readonly string[], now: number): RunEvent[] {
   return ids.flatMap((id) => {
     const state = stateOf(run, id);
     const wait = state.wait;
+    if (wait !== null && wait.kind !== 'sleep' && wait.kind !== 'retry_backoff')
+      return settleWait(run, id, dueWaitResult(run, wait, now), now);
     state.wait = null;
     if (wait?.kind === 'retry_backoff') {
       state.status = 'pending';
@@ -137,6 +140,19 @@ export function resolveDue(run: WorkflowRun, ids: readonly string[], now: number
     state.output = { slept_ms: now - (state.startedMs ?? now) };
     return [ended(run, id, state, now)];
   });
+}
+
+/**
+ * Ends a suspended `wait` step with `result` (what it waited for came, or its time did): applied as the step's
+ * result, so retries and `on_error` hold as for any step. Nothing when the step no longer waits.
+ */
+export function settleWait(run: WorkflowRun, id: string, result: StepResult, now: number): RunEvent[] {
+  const state = stateOf(run, id);
+  const on = state.wait?.kind;
+  if (state.status !== 'suspended' || on === undefined) return [];
+  Object.assign(state, { status: 'running', wait: null });
+  const events = applyResult(run, id, result, now);
+  return [{ event: 'wait.resolved', fields: { run: run.id, step: id, on, status: state.status } }, ...events];
 }
 
 function failStep(
@@ -183,7 +199,9 @@ export function applyResult(run: WorkflowRun, id: string, result: StepResult, no
     case 'suspend':
       Object.assign(state, { status: 'suspended', wait: result.wait });
       run.updated = now;
-      return [];
+      return [
+        { event: 'wait.armed', fields: { run: run.id, step: id, on: result.wait.kind, due_ms: result.wait.dueMs } },
+      ];
     case 'finish':
       return finishRun(run, step, state, result, now);
     case 'switch':

@@ -3,6 +3,7 @@
 import { type StepState, TERMINAL_RUN, type WorkflowRun } from '../domain/workflow.js';
 import { compileCel, evalPredicate } from '../expr/cel.js';
 import { topoOrder } from './graph.js';
+import { signalHeld } from './kinds/waitKind.js';
 import { runScope } from './runScope.js';
 
 export type RunDecision =
@@ -72,7 +73,10 @@ export function nextRunDecision(run: WorkflowRun, now: number): RunDecision {
   if (tokens !== null && (run.tokens ?? 0) >= tokens)
     return { type: 'end', status: 'failed', error: `exhausted tokens: limits.tokens = ${tokens}` };
   const due = Object.entries(run.steps)
-    .filter(([, s]) => s.status === 'suspended' && s.wait?.dueMs != null && s.wait.dueMs <= now)
+    .filter(
+      ([, s]) =>
+        s.status === 'suspended' && ((s.wait?.dueMs != null && s.wait.dueMs <= now) || signalHeld(run, s.wait)),
+    )
     .map(([id]) => id);
   if (due.length > 0) return { type: 'due', steps: due };
   const ready: string[] = [];

@@ -19,6 +19,7 @@ declare module '../tools/toolOutcome.js' {
 }
 
 type Desk = ProducerContext['supervisor']['subagents'];
+type Answer = Extract<StepSubagentEnd, { ok: true }>['answer'];
 
 function callerOf(req: Pick<StepSubagentRequest, 'run' | 'step' | 'principal' | 'conversation' | 'key'>): ToolCaller {
   return {
@@ -34,7 +35,7 @@ function callerOf(req: Pick<StepSubagentRequest, 'run' | 'step' | 'principal' | 
 
 function endOf(result: ToolResult): StepSubagentEnd {
   if (result.is_error) return { ok: false, error: String(result.result) };
-  const answer = result.result as { handle: string; status: string; result?: unknown; error?: unknown };
+  const answer = result.result as Answer;
   return { ok: true, sync: 'result' in answer, answer };
 }
 
@@ -65,6 +66,29 @@ export function stepSubagents(ctx: Pick<ProducerContext, 'supervisor'>): NonNull
       return { ok: false, error: 'subagent.run parked unexpectedly' };
     } finally {
       req.signal.removeEventListener('abort', onAbort);
+    }
+  };
+}
+
+/** The port a `wait {on: subagent}` step's watch calls: subagent.await acting for the run, dropped on abort. */
+export function awaitSubagents(ctx: Pick<ProducerContext, 'supervisor'>): NonNullable<StepPorts['awaitSubagent']> {
+  return async (req) => {
+    const cleanups: Array<() => void> = [];
+    const host = ctx.supervisor.subagents.forTurn((cleanup) => cleanups.push(cleanup));
+    const caller = callerOf({ ...req, run: '', step: '', key: `wait:${req.handle}` });
+    const drop = (): void => {
+      for (const cleanup of cleanups.splice(0)) cleanup();
+    };
+    if (req.signal.aborted) return { ok: false, error: 'cancelled' };
+    req.signal.addEventListener('abort', drop, { once: true });
+    try {
+      const outcome = host.await(caller, req.handle, null);
+      const result = outcome.kind === 'defer' ? await outcome.promise : outcome.kind === 'ready' ? outcome : null;
+      if (result === null) return { ok: false, error: 'subagent.await parked unexpectedly' };
+      if (result.is_error) return { ok: false, error: String(result.result) };
+      return { ok: true, sync: true, answer: result.result as Answer };
+    } finally {
+      req.signal.removeEventListener('abort', drop);
     }
   };
 }

@@ -1,6 +1,6 @@
 // The workflow desk: the definitions in force (configured, then created at run time), run starts keyed by the
 // event that asked for them, waiters on runs, and the engine that drives them (producers reference §2.1, §2.9).
-import type { StoredDefinition, WorkflowDef, WorkflowRun } from '../domain/workflow.js';
+import { type StoredDefinition, TERMINAL_RUN, type WorkflowDef, type WorkflowRun } from '../domain/workflow.js';
 import type { Logger } from '../obs/log.js';
 import type { Store } from '../store/store.js';
 import { newUlid } from '../store/ulid.js';
@@ -12,6 +12,7 @@ import { planStart, type StartAsk } from './runStart.js';
 import { newRun } from './runState.js';
 import type { RunWatch } from './runWatch.js';
 import type { StartQueue } from './startQueue.js';
+import { watchWait } from './waitWatch.js';
 
 export interface StartRequest extends StartAsk {
   /** The durable key of what asked (an inbox event id, a tool call id): a replay finds the run it made. */
@@ -57,7 +58,16 @@ export class WorkflowDesk {
 
   constructor(private readonly deps: DeskDeps) {
     this.#configured = new Map(deps.configured.map((d) => [d.name, d]));
-    this.engine = new RunEngine({ ...deps, onRunEnded: (run) => this.#ended(run) });
+    const sources = {
+      runEnded: (id: string, signal: AbortSignal) => this.#runEnded(id, signal),
+      runKnown: async (id: string) => (await this.run(id)) !== null,
+      ...(deps.ports.awaitSubagent ? { awaitSubagent: deps.ports.awaitSubagent } : {}),
+    };
+    this.engine = new RunEngine({
+      ...deps,
+      onRunEnded: (run) => this.#ended(run),
+      watchWait: (run, wait, signal) => watchWait(sources, run, wait, signal),
+    });
   }
 
   /** Loads stored definitions (configured ones win), logs each, and restores the live runs. */
@@ -180,16 +190,34 @@ export class WorkflowDesk {
   async wait(id: string, timeoutMs: number): Promise<Readonly<WorkflowRun> | null> {
     const run = await this.run(id);
     if (run === null || !this.engine.get(id)) return run;
+    // A plain timer (not AbortSignal.timeout's unref'd one): a caller waiting here keeps the process alive.
+    const timeout = new AbortController();
+    const timer = setTimeout(() => timeout.abort(), timeoutMs);
+    const ended = await this.#onEnd(id, timeout.signal);
+    clearTimeout(timer);
+    return ended;
+  }
+
+  /** Run `id` once terminal (a `wait on: run` step's watch), null if unknown or `signal` aborts first. */
+  async #runEnded(id: string, signal: AbortSignal): Promise<Readonly<WorkflowRun> | null> {
+    const run = await this.run(id);
+    if (run === null || TERMINAL_RUN.has(run.status) || !this.engine.get(id)) return run;
+    return this.#onEnd(id, signal);
+  }
+
+  #onEnd(id: string, signal: AbortSignal): Promise<Readonly<WorkflowRun> | null> {
     return new Promise((resolve) => {
       const waiters = this.#waiters.get(id) ?? new Set();
-      const timer = setTimeout(() => {
+      const onAbort = (): void => {
         waiters.delete(done);
         resolve(null);
-      }, timeoutMs);
+      };
       const done = (ended: Readonly<WorkflowRun>): void => {
-        clearTimeout(timer);
+        signal.removeEventListener('abort', onAbort);
         resolve(ended);
       };
+      if (signal.aborted) return resolve(null);
+      signal.addEventListener('abort', onAbort, { once: true });
       waiters.add(done);
       this.#waiters.set(id, waiters);
     });
@@ -221,13 +249,32 @@ export class WorkflowDesk {
 
   /**
    * Delivers signal `name` (keyed by `key`, so a replay starts nothing twice): to live run `run` when named, held
-   * there until a waiter takes it, and to the matching signal starts; resolves with the delivered count.
+   * there until a waiter takes it; else to every live run with a step waiting on it (reference §2.12) that `run`,
+   * when a predicate, admits (a caller's visible runs); then to the matching signal starts. Resolves with the
+   * delivered count.
    */
-  async signal(name: string, payload: unknown, key: string, run?: string): Promise<number> {
+  async signal(
+    name: string,
+    payload: unknown,
+    key: string,
+    run?: string | ((run: Readonly<WorkflowRun>) => boolean),
+  ): Promise<number> {
     await this.opened;
-    const held =
-      run === undefined ? false : await this.engine.bufferSignal(run, { name, payload, key, at: this.deps.clock() });
-    return (held ? 1 : 0) + ((await this.deps.onSignal?.(name, payload, key)) ?? 0);
+    const targets = typeof run === 'string' ? [run] : this.#waitingOn(name, run ?? (() => true));
+    let held = 0;
+    for (const id of targets)
+      if (await this.engine.bufferSignal(id, { name, payload, key, at: this.deps.clock() })) held += 1;
+    return held + ((await this.deps.onSignal?.(name, payload, key)) ?? 0);
+  }
+
+  /** Live runs with a step suspended on `wait {on: signal, signal: name}`. */
+  #waitingOn(name: string, admits: (run: Readonly<WorkflowRun>) => boolean): string[] {
+    const waits = (r: Readonly<WorkflowRun>): boolean =>
+      Object.values(r.steps).some((s) => s.status === 'suspended' && s.wait?.signal === name);
+    return this.engine
+      .live()
+      .filter((r) => waits(r) && admits(r))
+      .map((r) => r.id);
   }
 
   /** True when `name` is a configured definition (runtime edits cannot touch it). */

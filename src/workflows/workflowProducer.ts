@@ -12,7 +12,8 @@ import type { McpCaller } from './nodeKind.js';
 import { runWatch } from './runWatch.js';
 import { timerStartQueue } from './startQueue.js';
 import { StartTriggers } from './startTriggers.js';
-import { endRunSubagents, stepSubagents } from './stepSubagents.js';
+import { askPersons } from './stepHuman.js';
+import { awaitSubagents, endRunSubagents, stepSubagents } from './stepSubagents.js';
 import { turnPorts } from './turnPorts.js';
 import { WorkflowDesk } from './workflowDesk.js';
 
@@ -76,6 +77,8 @@ export class WorkflowProducer implements Producer {
         ...(ctx.mcp ? { mcp: mcpCaller(ctx.mcp) } : {}),
         ...turnPorts(ctx),
         subagent: stepSubagents(ctx),
+        awaitSubagent: awaitSubagents(ctx),
+        askPerson: askPersons(ctx),
       },
       configured: ctx.config.workflows,
       watch: runWatch(ctx, () => this.#desk?.engine.live().length ?? 0),

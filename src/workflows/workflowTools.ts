@@ -170,14 +170,22 @@ function remove(args: Args, _caller: ToolCaller, host: InternalToolHost): ToolOu
   return toolDefer(desk.define(name, null, null).then(() => ok({ ok: true })));
 }
 
-/** Fires the signal starts named `name` at once and answers the real count of runs started (reference §5 item 8). */
+/**
+ * Delivers the signal to `run` (or to every run of the caller's waiting on it) and fires the signal starts named
+ * `name`; answers the real delivered count (reference §5 item 8).
+ */
 function signal(args: Args, caller: ToolCaller, host: InternalToolHost): ToolOutcome {
   const desk = deskOf(host);
   if (!desk) return toolUnavailable('workflow.signal');
   const key = `tool:${caller.call ?? `${caller.turnId}#${host.now()}`}`;
   const target = typeof args['run'] === 'string' ? desk.engine.get(args['run']) : undefined;
   // A run of another principal's is not the caller's to signal (as for workflow.status and cancel).
-  const run = target && visible(target, caller) ? target.id : undefined;
+  const run =
+    typeof args['run'] !== 'string'
+      ? (r: Readonly<WorkflowRun>) => visible(r, caller)
+      : target && visible(target, caller)
+        ? target.id
+        : () => false;
   const sent = desk.signal(String(args['name']), args['payload'] ?? null, key, run);
   return toolDefer(sent.then((n) => ok({ delivered: n })));
 }

@@ -14,6 +14,7 @@ import {
   pinnedKey,
   type StepContext,
   type StepResult,
+  unbuiltFieldProblems,
 } from '../nodeKind.js';
 
 /** Fields agentd parses and never reads: refused at load rather than accepted and ignored. */
@@ -53,9 +54,7 @@ function literalProblems(fields: Readonly<Record<string, unknown>>): string[] {
 }
 
 function check(fields: Readonly<Record<string, unknown>>): string[] {
-  const problems = UNBUILT.filter((f) => fields[f] !== undefined).map(
-    (f) => `subagent.${f} is not built in this version; remove it`,
-  );
+  const problems = unbuiltFieldProblems('subagent', fields, UNBUILT);
   if ((fields['instruction'] === undefined) === (fields['template'] === undefined))
     problems.push('subagent needs exactly one of instruction and template');
   if (fields['params'] !== undefined && fields['template'] === undefined)

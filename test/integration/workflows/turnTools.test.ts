@@ -69,3 +69,43 @@ describe('workflow tools in a turn', () => {
     }
   });
 });
+
+describe('workflow.signal from a turn', () => {
+  it("reaches the caller's run waiting on the signal without naming it, and counts it", async () => {
+    const definition = {
+      name: 'gate',
+      steps: {
+        s: { kind: 'manual' },
+        w: { kind: 'wait', depends_on: 's', on: 'signal', signal: 'open', timeout: '30s' },
+        f: { kind: 'finish', depends_on: 'w', output: '{{steps.w.output.payload}}' },
+      },
+    };
+    // Sent once the wait is armed: the test releases this turn's call after `wait.armed`.
+    const signalTurn: Turn = { delay_ms: 3_000, content: 'not yet' };
+    const playbook: Playbook = {
+      turns: [
+        { tool_calls: [{ name: 'workflow.create', arguments: { definition } }] },
+        { tool_calls: [{ name: 'workflow.run', arguments: { name: 'gate' } }] },
+        signalTurn,
+        { tool_calls: [{ name: 'workflow.wait', arguments: { run: 'unknown', timeout: '10s' } }] },
+        { content: 'done' },
+      ],
+    };
+    const rig = await startRig(playbook);
+    try {
+      const outcome = answer(rig, 'boss', 'go');
+      await waitUntil(() => rig.named('wait.armed').length > 0, 20_000, 'the wait armed');
+      const runId = String(rig.named('run.start')[0]?.['run']);
+      signalTurn.tool_calls = [{ name: 'workflow.signal', arguments: { name: 'open', payload: { n: 7 } } }];
+      delete signalTurn.content;
+      const waitTurn = playbook.turns[3] as Turn;
+      waitTurn.tool_calls = [{ name: 'workflow.wait', arguments: { run: runId, timeout: '10s' } }];
+      assert.equal((await outcome).status, 'completed');
+      const [, , signalled, waited] = toolResults(rig, 'boss');
+      assert.deepEqual(signalled?.content, { delivered: 1 });
+      assert.deepEqual(waited?.content, { run: runId, status: 'completed', output: { n: 7 }, error: null });
+    } finally {
+      await rig.close();
+    }
+  });
+});

@@ -1,0 +1,85 @@
+// The `human` kind (producers reference §2.8 `human`, turn reference §13): asks a person through the same A2A
+// question machinery as ask_human — a task of the run goes input_required, visible in the feed and answered with
+// `agentd answer <task> TEXT` — and the answer becomes the step output. The task is keyed by the step, so a restart
+// asks on the same task and an answer given meanwhile is handed over.
+import { parseWorkflowDuration } from '../durations.js';
+import { schemaCompileProblem, schemaProblem } from '../jsonSchema.js';
+import {
+  done,
+  failed,
+  keyedAttempt,
+  type NodeKind,
+  pinnedKey,
+  type StepContext,
+  type StepResult,
+  unbuiltFieldProblems,
+} from '../nodeKind.js';
+
+/** ask_human's default (turn reference §13). */
+export const HUMAN_DEFAULT_TIMEOUT_MS = 24 * 3_600_000;
+/** Fields agentd parses and never reads: refused at load rather than accepted and ignored. */
+const UNBUILT = ['to', 'reply_uri'] as const;
+
+function check(fields: Readonly<Record<string, unknown>>): string[] {
+  const problems = unbuiltFieldProblems('human', fields, UNBUILT);
+  if (typeof fields['question'] !== 'string' || fields['question'].trim() === '')
+    problems.push('human.question must be a non-empty string');
+  const schema = fields['schema'];
+  if (schema !== undefined) {
+    const problem = schemaCompileProblem(schema);
+    if (problem !== null) problems.push(`human.schema: ${problem}`);
+  }
+  return problems;
+}
+
+/** The reply as the step output: the text, or with `schema` the JSON it holds, checked. */
+function answerOf(reply: string, schema: unknown): StepResult {
+  if (schema === null || typeof schema !== 'object') return done(reply);
+  let value: unknown;
+  try {
+    value = JSON.parse(reply);
+  } catch {
+    value = reply;
+  }
+  const problem = schemaProblem(schema as Record<string, unknown>, value);
+  return problem === null ? done(value) : failed(`human: the answer does not match schema: ${problem}`);
+}
+
+async function ask(ctx: StepContext): Promise<StepResult> {
+  const port = ctx.ports.askPerson;
+  if (!port) return failed('human: nobody can be asked in this process');
+  const timeout =
+    ctx.spec['timeout'] === undefined
+      ? { ok: true as const, ms: HUMAN_DEFAULT_TIMEOUT_MS }
+      : parseWorkflowDuration(ctx.spec['timeout']);
+  if (!timeout.ok) return failed(`human: timeout: ${timeout.error}`);
+  const end = await port({
+    key: `workflow:${pinnedKey(ctx)}#${keyedAttempt(ctx)}`,
+    run: ctx.run.id,
+    principal: ctx.run.principal,
+    conversation: ctx.run.conversation,
+    question: String(ctx.spec['question']),
+    ...(ctx.spec['schema'] !== undefined ? { schema: ctx.spec['schema'] as Record<string, unknown> } : {}),
+    timeoutMs: timeout.ms,
+    signal: ctx.signal,
+  });
+  if (!end.ok) return failed(end.error);
+  if (end.reply === null) return { type: 'failed', error: 'human: nobody answered in time', timeout: true };
+  return answerOf(end.reply, ctx.spec['schema']);
+}
+
+export const HUMAN_KIND: NodeKind = {
+  name: 'human',
+  category: 'intelligence',
+  implemented: true,
+  effect: true,
+  doc: "Asks a person, as `ask_human` does: a task of the run (principal: the run's, else only operators) goes `input-required` with `question`, in the feed and `agentd tasks`; `agentd answer <task> TEXT` (or an A2A message on that task) answers it and the reply is the step output — the text, or with `schema` the JSON it holds, checked (`human: the answer does not match schema: …`). No answer within `timeout` (24 h, counted from the first ask, across restarts) ⇒ status `timeout` and the task `failed` (`nobody answered in time`); a cancel or the run's end cancels the task. The task is keyed by the step: after a restart the step asks on the same task, and an answer given meanwhile is taken. Needs an A2A listener (`human: no person is reachable (a2a.listen is not set)`). Not built yet (refused at load): `to`, `reply_uri`.",
+  fields: {
+    question: { required: true, doc: 'What the person is asked (templates).' },
+    schema: { doc: 'JSON Schema the answer (parsed as JSON) must match.' },
+    timeout: { doc: 'How long to wait for an answer (24 h); counted from the first ask, across restarts.' },
+    ...Object.fromEntries(UNBUILT.map((f) => [f, { doc: 'Refused at load: not built.' }])),
+  },
+  check,
+  run: ask,
+};

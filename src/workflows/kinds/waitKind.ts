@@ -1,0 +1,122 @@
+// The `wait` kind (producers reference §2.8, §2.11): suspends its step on a signal, another run, a subagent or a
+// due time, durably — the wait record is saved with the run, so a restart resumes the same wait. What ends a wait
+// is decided here (pure); the engine applies it. `on: resource|condition|message|webhook` are refused at load.
+import type { StepWait, WorkflowRun } from '../../domain/workflow.js';
+import { takeSignal } from '../../triggers/signalBuffer.js';
+import { parseWorkflowDuration } from '../durations.js';
+import { done, failed, type NodeKind, type StepContext, type StepResult, unbuiltFieldProblems } from '../nodeKind.js';
+
+const BUILT_ON = ['signal', 'run', 'subagent', 'deadline'] as const;
+const UNBUILT_ON = ['resource', 'condition', 'message', 'webhook'];
+/** The field naming what each built `on` waits for. */
+const TARGET: Readonly<Record<(typeof BUILT_ON)[number], string | null>> = {
+  signal: 'signal',
+  run: 'run',
+  subagent: 'subagent',
+  deadline: null,
+};
+/** Fields only the unbuilt `on` values read: refused rather than accepted and ignored. */
+const UNBUILT_FIELDS = ['server', 'uri', 'condition', 'conversation', 'webhook'];
+
+export const WAIT_TIMED_OUT = 'wait timed out';
+
+const deferred = (v: unknown): boolean => typeof v === 'string' && (v.includes('{{') || v.startsWith('CEL:'));
+
+/** `until` as epoch milliseconds: a number of ms, or an ISO 8601 date-time. */
+function untilMs(value: unknown): { ok: true; ms: number } | { ok: false; error: string } {
+  if (typeof value === 'number' && Number.isFinite(value) && value >= 0) return { ok: true, ms: value };
+  const ms = typeof value === 'string' ? Date.parse(value) : Number.NaN;
+  if (Number.isFinite(ms)) return { ok: true, ms };
+  return {
+    ok: false,
+    error: `wait.until must be epoch milliseconds or an ISO 8601 date-time, got ${JSON.stringify(value)}`,
+  };
+}
+
+function check(fields: Readonly<Record<string, unknown>>): string[] {
+  const on = fields['on'];
+  if (typeof on === 'string' && UNBUILT_ON.includes(on)) return [`wait on: ${on} is not built in this version`];
+  if (!(BUILT_ON as readonly unknown[]).includes(on))
+    return [`wait.on must be one of ${[...BUILT_ON, ...UNBUILT_ON].join('|')}`];
+  const problems = unbuiltFieldProblems('wait', fields, UNBUILT_FIELDS);
+  const target = TARGET[on as (typeof BUILT_ON)[number]];
+  for (const f of Object.values(TARGET))
+    if (f !== null && f !== target && fields[f] !== undefined) problems.push(`wait.${f} applies only to on: ${f}`);
+  if (target !== null && (typeof fields[target] !== 'string' || fields[target] === ''))
+    problems.push(`wait on: ${on} needs ${target} (a non-empty string)`);
+  if (fields['until'] !== undefined && on !== 'deadline') problems.push('wait.until applies only to on: deadline');
+  else if (fields['until'] !== undefined && !deferred(fields['until'])) {
+    const until = untilMs(fields['until']);
+    if (!until.ok) problems.push(until.error);
+  }
+  if (on === 'deadline' && fields['timeout'] === undefined && fields['until'] === undefined)
+    problems.push('wait on: deadline needs a timeout or until');
+  return problems;
+}
+
+function suspend(ctx: StepContext): StepResult {
+  const { spec, now } = ctx;
+  const on = spec['on'] as (typeof BUILT_ON)[number];
+  let dueMs: number | null = null;
+  if (spec['timeout'] !== undefined) {
+    const timeout = parseWorkflowDuration(spec['timeout']);
+    if (!timeout.ok) return failed(`wait: timeout: ${timeout.error}`);
+    dueMs = now + timeout.ms;
+  }
+  if (spec['until'] !== undefined) {
+    const until = untilMs(spec['until']);
+    if (!until.ok) return failed(`wait: ${until.error}`);
+    dueMs = dueMs === null ? until.ms : Math.min(dueMs, until.ms);
+  }
+  const target = TARGET[on];
+  const named = target === null ? '' : String(spec[target] ?? '');
+  if (target !== null && named === '') return failed(`wait on: ${on}: ${target} rendered empty`);
+  const wait: StepWait = { kind: on, dueMs, sinceMs: now };
+  if (on === 'signal') wait.signal = named;
+  else if (on === 'run') wait.run = named;
+  else if (on === 'subagent') wait.handle = named;
+  return { type: 'suspend', wait };
+}
+
+/**
+ * What ends a `wait` step that is due (its signal arrived or its time came): a held signal is taken from the run
+ * (the caller saves the run), `on: deadline` is done, anything else timed out. Pure but for `run.signals`.
+ */
+export function dueWaitResult(run: WorkflowRun, wait: StepWait, now: number): StepResult {
+  if (wait.kind === 'deadline') return done({ waited_ms: now - (wait.sinceMs ?? now) });
+  if (wait.kind === 'signal' && wait.signal !== undefined) {
+    const taken = takeSignal(run.signals ?? [], wait.signal);
+    if (taken.signal !== null) {
+      run.signals = taken.buffer;
+      return done({ signal: taken.signal.name, payload: taken.signal.payload ?? null, from: null });
+    }
+  }
+  return { type: 'failed', error: WAIT_TIMED_OUT, timeout: true };
+}
+
+/** True when a suspended step's `wait on: signal` can take a signal the run holds. */
+export function signalHeld(run: Readonly<WorkflowRun>, wait: StepWait | null): boolean {
+  return wait?.kind === 'signal' && (run.signals ?? []).some((s) => s.name === wait.signal);
+}
+
+export const WAIT_KIND: NodeKind = {
+  name: 'wait',
+  category: 'control',
+  implemented: true,
+  doc: 'Suspends the step until what `on` names happens; the wait is saved with the run, so it survives a restart. `on: signal` (`signal` = the name): the oldest signal of that name the run holds or is sent (`workflow.signal`, with or without `run`), output `{signal, payload, from}`. `on: run` (`run` = a run id): that run ends, whatever its status, output `{run, status, output, error}`; unknown ⇒ `wait run: no such run "<id>"`. `on: subagent` (`subagent` = a handle): completed ⇒ done `{handle, status, result, error}`; another ending fails the step `subagent <h> <status>[: <error>]`. `on: deadline`: `timeout` (or `until`) passes, output `{waited_ms}`. `timeout` (or `until`) passing first ⇒ status `timeout`, error `wait timed out` (retried and `on_error` as any failure). Not built yet (refused at load): `on: resource|condition|message|webhook` and their fields `server`, `uri`, `condition`, `conversation`, `webhook`.',
+  fields: {
+    on: { required: true, doc: 'signal | run | subagent | deadline.' },
+    signal: { doc: '`on: signal`: the signal name (templates).' },
+    run: { doc: '`on: run`: the run id waited on (templates, e.g. `{{steps.spawn.output.run}}`).' },
+    subagent: { doc: '`on: subagent`: the subagent handle (templates, e.g. `{{steps.sp.output.handle}}`).' },
+    timeout: {
+      doc: 'How long to wait (a duration); past it the step is a `timeout`. `on: deadline`: the wait itself.',
+    },
+    until: {
+      doc: '`on: deadline` only: a wall-clock end, epoch ms or ISO 8601 (with `timeout` too, the earlier counts). Beyond agentd.',
+    },
+    ...Object.fromEntries(UNBUILT_FIELDS.map((f) => [f, { doc: 'Refused at load: not built.' }])),
+  },
+  check,
+  run: suspend,
+};
