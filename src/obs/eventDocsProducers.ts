@@ -67,6 +67,7 @@ const TRIGGERS = eventSection(
   `
 timer.armed / timer.cancelled / timer.fired :: a durable timer was stored / its owner ended (debug) / it fired and was settled :: \`id, owner, kind, due, late_ms?\` / \`owner, timers\`
 timer.dropped / timer.unknown_owner / timer.fire.fail / timer.cancel.fail :: a previous life's turn timer at start / a timer no handler knows (deleted) / a handler failed (tried again in 5 s; the row stays) / deleting an owner's timers failed :: id, owner, kind, reason?, err?
+timer.arm.fail :: storing a workflow run's next-look timer failed (the run record keeps its due times; a restart re-arms it) :: owner, err
 start.fired :: a trigger fired :: trigger, kind, …
 start.schedule.armed / start.schedule.done / start.schedule.invalid / start.schedule.missed / start.schedule.skipped :: a schedule armed (\`restored: true\` when its stored occurrence was kept) / an \`at\` consumed / a bad schedule / catch_up at a late firing / an overlap \`skip\` :: trigger, scheduled_for?, next_ms?, fired?, skipped?, catch_up?, errors?
 webhook.delivery / webhook.denied / webhook.duplicate / webhook.overflow :: a webhook request was answered / its auth failed / its key was seen / it was over \`parallelism\` :: trigger, path, outcome, on_overflow?

@@ -197,6 +197,7 @@ export const EVENT_NAMES = [
   'timer.cancel.fail',
   'timer.dropped',
   'timer.fire.fail',
+  'timer.arm.fail',
   'timer.unknown_owner',
   'start.fired',
   'start.schedule.armed',

@@ -4,6 +4,7 @@
 import { type BufferedSignal, TERMINAL_RUN, type WorkflowRun } from '../domain/workflow.js';
 import type { Logger } from '../obs/log.js';
 import type { Store } from '../store/store.js';
+import type { TimerService } from '../triggers/timerService.js';
 import { bufferSignal, takeSignal } from '../triggers/signalBuffer.js';
 import type { StepPorts } from './nodeKind.js';
 import { nodeKind } from './nodeKinds.js';
@@ -23,6 +24,8 @@ export interface EngineDeps {
   log: Logger;
   clock(): number;
   ports: StepPorts;
+  /** The supervisor's durable timers: a run's next look (retry backoff, sleep, deadline) is a stored row there. */
+  timers?: TimerService;
   /** Called once per run that reaches a terminal status (after it is committed). */
   onRunEnded(run: Readonly<WorkflowRun>): void;
 }
@@ -36,7 +39,8 @@ export class RunEngine {
   #stopped = false;
 
   constructor(private readonly deps: EngineDeps) {
-    this.#timers = new WakeTimers(deps.clock, (id) => this.drive(id));
+    const durable = deps.timers ? { service: deps.timers, log: deps.log } : undefined;
+    this.#timers = new WakeTimers(deps.clock, (id) => this.drive(id), durable);
   }
 
   /** Live runs in memory (a copy of none: callers must not mutate). */

@@ -77,7 +77,7 @@ export class WorkflowProducer implements Producer {
         subagent: stepSubagents(ctx),
       },
       configured: ctx.config.workflows,
-      ...(ctx.timers ? { queue: timerStartQueue(ctx.timers) } : {}),
+      ...(ctx.timers ? { queue: timerStartQueue(ctx.timers), timers: ctx.timers } : {}),
       onRunEnded: (run) => {
         this.#noteEnd(ctx, run);
         endRunSubagents(ctx, run);
