@@ -7,6 +7,7 @@ import { describeError } from '../errors.js';
 import type { Logger } from '../obs/log.js';
 import type { FireResult, FireTarget } from '../triggers/fireTarget.js';
 import type { ScheduleRunner } from '../triggers/scheduleRunner.js';
+import type { TimerService } from '../triggers/timerService.js';
 import { type PressureNow, shedCause } from '../triggers/shedPolicy.js';
 import type { TriggerMetrics } from '../triggers/triggerMetrics.js';
 import type { WebhookRoutes } from '../triggers/webhooks.js';
@@ -26,6 +27,8 @@ export interface StartTriggerDeps {
   metrics?: TriggerMetrics;
   /** The pressure gate's reading: schedule, event and signal firings are shed under it. */
   pressure?(): PressureNow;
+  /** The supervisor's durable timers: a loop's next iteration is a row there. */
+  timers?: TimerService;
 }
 
 /** Runs a firing started, by its idempotency key, kept for `respond: sync` (bounded: the oldest are forgotten). */

@@ -96,6 +96,7 @@ export class WorkflowProducer implements Producer {
       ...(ctx.webhooks ? { webhooks: ctx.webhooks } : {}),
       ...(ctx.triggerMetrics ? { metrics: ctx.triggerMetrics } : {}),
       ...(ctx.pressure ? { pressure: ctx.pressure } : {}),
+      ...(ctx.timers ? { timers: ctx.timers } : {}),
     });
     this.#desk = desk;
     this.#starts = starts;
