@@ -65,6 +65,7 @@ export class A2aProducer implements Producer {
       },
       ready: ctx.restored,
       feed: new TaskFeed(feed, () => ctx.supervisor.status()),
+      ...(ctx.a2aStarts ? { starts: ctx.a2aStarts } : {}),
     });
     ctx.tasks.bind(backend);
     this.ctx = ctx;

@@ -11,11 +11,13 @@ import type { Accepted, Store } from '../store/store.js';
 import { newUlid } from '../store/ulid.js';
 import type { AcceptInput, EngineEventType, HumanAsk, TaskHooks } from '../supervisor/supervisorOptions.js';
 import type { ToolResult } from '../tools/internalTools.js';
+import type { A2aStarts } from '../triggers/a2aStarts.js';
 import type { A2aBackend, Principal, SendRequest, TaskQuery, TaskUpdate } from './backend.js';
 import { BackendError } from './backend.js';
 import { applyMode, type CommandDeps, commandTask, isReadOnly } from './commands.js';
 import { OpenQuestions } from './openQuestions.js';
 import { a2aDedupeKey, earlierTask, type NotedMessage, noteTaskId } from './sentMessages.js';
+import { type StartRunDeps, startRunTask } from './startRunTask.js';
 import type { TaskFeed } from './taskFeed.js';
 import { TaskRecords } from './taskRecords.js';
 import { consumed, conversationFor, endedTask, isTerminal, newTask, owns, startingTask, transition } from './tasks.js';
@@ -39,6 +41,8 @@ export interface TaskBackendDeps extends Pick<CommandDeps, 'reload' | 'pairing'>
   feed?: TaskFeed;
   /** How long a cancel waits for the cancelled turn's fold; default CANCEL_FOLD_MS. */
   cancelWaitMs?: number;
+  /** The `a2a` start nodes: a new message one of them takes starts a workflow run, not a turn. */
+  starts?: A2aStarts;
 }
 
 /**
@@ -92,6 +96,8 @@ export class TaskBackend implements A2aBackend, TaskHooks {
 
   async send(principal: Principal, req: SendRequest): Promise<TaskRecord> {
     await this.deps.ready;
+    const start = req.taskId === undefined && this.intake ? this.startFor(principal, req) : null;
+    if (start) return startRunTask(this.startDeps, start, principal, req);
     // Commands accept no inbox event: the operator can still ask for status while the agent drains.
     if (req.command) return this.command(principal, req);
     if (!this.intake && !(req.taskId !== undefined && this.questions.has(req.taskId))) {
@@ -123,6 +129,16 @@ export class TaskBackend implements A2aBackend, TaskHooks {
     } finally {
       admission.release();
     }
+  }
+
+  /** The armed `a2a` start that takes this new message, if any (reference §3.7 step 2). */
+  private startFor(principal: Principal, req: SendRequest) {
+    if (!this.deps.starts?.size) return null;
+    return this.deps.starts.match({ command: req.command?.op ?? null, role: principal.role });
+  }
+
+  private get startDeps(): StartRunDeps {
+    return { store: this.deps.store, records: this.records, log: this.deps.log, now: this.deps.now };
   }
 
   private get wake(): Pick<AgentConfig, 'wake_on' | 'on_workflow_finished'> {

@@ -57,7 +57,9 @@ export class LoopStarts {
     this.#forget(id);
     this.deps.timers
       ?.cancelOwner(ownerOf(id))
-      .catch((err: unknown) => this.deps.log.error('timer.cancel.fail', { owner: ownerOf(id), err: describeError(err) }));
+      .catch((err: unknown) =>
+        this.deps.log.error('timer.cancel.fail', { owner: ownerOf(id), err: describeError(err) }),
+      );
   }
 
   #forget(id: string): void {

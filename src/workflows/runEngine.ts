@@ -4,8 +4,8 @@
 import { type BufferedSignal, TERMINAL_RUN, type WorkflowRun } from '../domain/workflow.js';
 import type { Logger } from '../obs/log.js';
 import type { Store } from '../store/store.js';
-import type { TimerService } from '../triggers/timerService.js';
 import { bufferSignal, takeSignal } from '../triggers/signalBuffer.js';
+import type { TimerService } from '../triggers/timerService.js';
 import type { StepPorts } from './nodeKind.js';
 import { nodeKind } from './nodeKinds.js';
 import { applyResult, beginStep, endRun, pruneSteps, type RunEvent, replayInFlight, resolveDue } from './runState.js';

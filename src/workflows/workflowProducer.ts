@@ -94,9 +94,12 @@ export class WorkflowProducer implements Producer {
       secret: (text) => workflowSecrets(ctx.config.workflows)(text),
       ...(ctx.schedules ? { schedules: ctx.schedules } : {}),
       ...(ctx.webhooks ? { webhooks: ctx.webhooks } : {}),
+      ...(ctx.a2aStarts ? { a2aStarts: ctx.a2aStarts } : {}),
       ...(ctx.triggerMetrics ? { metrics: ctx.triggerMetrics } : {}),
       ...(ctx.pressure ? { pressure: ctx.pressure } : {}),
       ...(ctx.timers ? { timers: ctx.timers } : {}),
+      ...(ctx.mcp ? { resources: ctx.mcp.resources.bind(ctx.mcp) } : {}),
+      runs: ctx.store.workflows,
     });
     this.#desk = desk;
     this.#starts = starts;
