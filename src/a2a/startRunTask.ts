@@ -7,7 +7,7 @@ import { describeError } from '../errors.js';
 import type { Logger } from '../obs/log.js';
 import type { Store } from '../store/store.js';
 import { newUlid } from '../store/ulid.js';
-import type { A2aStartSpec, A2aStartTarget } from '../triggers/a2aStarts.js';
+import { type A2aStartSpec, type A2aStartTarget, a2aStartKey } from '../triggers/a2aStarts.js';
 import type { FireResult } from '../triggers/fireTarget.js';
 import type { Principal, SendRequest } from './backend.js';
 import type { TaskRecords } from './taskRecords.js';
@@ -63,7 +63,7 @@ export async function startRunTask(
   const contextId = req.contextId ?? `ctx-${newUlid(now).toLowerCase()}`;
   const conversation = conversationFor(principal, contextId);
   // The run first, keyed by the task: a crash before the task is saved finds the same run on the retry.
-  const key = `a2a/${start.id}/${id}`;
+  const key = a2aStartKey(start.id, id);
   const got = await start.target.start(key, payloadOf(principal, conversation, req), principal.id, conversation);
   const task = newTask({ id, context_id: contextId, conversation, principal: principal.id, inbox_event: null, now });
   if (!got.ok) {
@@ -83,8 +83,12 @@ export async function startRunTask(
   return saved;
 }
 
-/** The run ended: its task ends with it (the output as the result, the error as the message). */
-async function follow(deps: StartRunDeps, id: string, result: FireResult): Promise<void> {
+/**
+ * The run ended: its task ends with it (the output as the result, the error as the message). Told twice in the
+ * life that started the run (its wait, and the engine's end hook that a restored run has alone); the second finds
+ * the task terminal and changes nothing.
+ */
+export async function follow(deps: StartRunDeps, id: string, result: FireResult): Promise<void> {
   const task = await deps.store.tasks.get(id);
   if (!task) return;
   const output = result.output === undefined || result.output === null ? '' : result.output;

@@ -17,7 +17,7 @@ import { BackendError } from './backend.js';
 import { applyMode, type CommandDeps, commandTask, isReadOnly } from './commands.js';
 import { OpenQuestions } from './openQuestions.js';
 import { a2aDedupeKey, earlierTask, type NotedMessage, noteTaskId } from './sentMessages.js';
-import { type StartRunDeps, startRunTask } from './startRunTask.js';
+import { follow, type StartRunDeps, startRunTask } from './startRunTask.js';
 import type { TaskFeed } from './taskFeed.js';
 import { TaskRecords } from './taskRecords.js';
 import { consumed, conversationFor, endedTask, isTerminal, newTask, owns, startingTask, transition } from './tasks.js';
@@ -59,6 +59,11 @@ export class TaskBackend implements A2aBackend, TaskHooks {
   constructor(private readonly deps: TaskBackendDeps) {
     this.records = new TaskRecords(deps);
     this.watchers = this.records.watchers;
+    deps.starts?.onEnded((taskId, result) => {
+      follow(this.startDeps, taskId, result).catch((err: unknown) =>
+        deps.log.error('a2a.task.follow_fail', { task: taskId, err: describeError(err) }),
+      );
+    });
   }
 
   /** At start (the supervisor's restore): rebuild task records a crash lost between the inbox and task writes. */

@@ -47,8 +47,26 @@ export function matchA2aStart<S extends A2aStartSpec>(starts: Iterable<S>, ask: 
   return null;
 }
 
+/** The start key of a run an `a2a` start made: its caller's task id is the last segment. */
+export const a2aStartKey = (startId: string, taskId: string): string => `a2a/${startId}/${taskId}`;
+
 export class A2aStarts {
   readonly #starts = new Map<string, A2aStartSpec & { target: A2aStartTarget }>();
+  #onEnded: ((taskId: string, result: FireResult) => void) | null = null;
+
+  /** Who ends a caller's task when its run ends (the task backend). */
+  onEnded(cb: (taskId: string, result: FireResult) => void): void {
+    this.#onEnded = cb;
+  }
+
+  /**
+   * A run ended (told by the engine, in whichever life it ends): when an `a2a` start made it, its caller's task
+   * follows, so a run restored after a restart still ends its task.
+   */
+  ended(startKey: string, result: FireResult): void {
+    if (!startKey.startsWith('a2a/')) return;
+    this.#onEnded?.(startKey.slice(startKey.lastIndexOf('/') + 1), result);
+  }
 
   register(spec: A2aStartSpec, target: A2aStartTarget): void {
     this.#starts.set(spec.id, { ...spec, target });

@@ -123,6 +123,7 @@ export class StartTriggers {
   /** A run ended: its loop decides its next iteration, and `event` starts of other workflows may fire. */
   runEnded(run: Readonly<WorkflowRun>): void {
     this.#loops.runEnded(run);
+    this.deps.a2aStarts?.ended(run.startKey, { status: run.status, output: run.output, error: run.error });
     void this.pruneFiredKeys();
     const event = run.status === 'completed' ? 'workflow.finished' : 'workflow.failed';
     const payload = { run: run.id, workflow: run.workflow, status: run.status };

@@ -6,11 +6,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { type Message, TaskState } from '@a2a-js/sdk';
-import { artifactText, asTask, send } from '../../e2e/daemon.js';
+import { TaskState } from '@a2a-js/sdk';
+import { artifactText, asTask } from '../../e2e/daemon.js';
 import { clientFor } from '../a2a/listenerHarness.js';
 import { waitUntil } from '../wait.js';
-import { daemon, doneOf, runsOf } from './startRig.js';
+import { commandRequest, daemon, doneOf, runsOf } from './startRig.js';
 
 const YAML = `workflows:
   - name: deployer
@@ -20,19 +20,6 @@ const YAML = `workflows:
 `;
 const dir = mkdtempSync(join(tmpdir(), 'agentd-a2astart-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
-
-/** A request whose message carries a command data part `{"agentd": {op, …args}}` and the given message id. */
-function commandRequest(op: string, args: Record<string, unknown>, messageId: string) {
-  const req = send('');
-  const message: Message = { ...req.message, messageId, contextId: 'ops', parts: [] } as Message;
-  message.parts.push({
-    content: { $case: 'data', value: { agentd: { op, ...args } } },
-    metadata: undefined,
-    filename: '',
-    mediaType: 'application/json',
-  });
-  return { ...req, message };
-}
 
 describe('a2a start node', () => {
   it('a declared command starts one run acting for the caller, and its task ends with the run', async () => {
