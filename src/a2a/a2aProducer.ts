@@ -119,6 +119,7 @@ export class A2aProducer implements Producer {
       },
       ready: ctx.restored,
       feed: this.taskFeed,
+      ...(ctx.a2aStarts ? { starts: ctx.a2aStarts } : {}),
     });
   }
 

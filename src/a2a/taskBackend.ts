@@ -1,7 +1,7 @@
 // A2A tasks over the supervisor: each caller's messages go to conversations it owns, a task's state follows its
 // turn, a person answers questions through the task, and operators run commands. The listener only maps wire types.
 import type { AgentConfig } from '../config/types.js';
-import type { InboxEvent, InboxOutcome, InboxRecord } from '../domain/inbox.js';
+import type { InboxEvent, InboxOutcome } from '../domain/inbox.js';
 import type { TaskRecord } from '../domain/task.js';
 import { describeError } from '../errors.js';
 import type { Logger } from '../obs/log.js';
@@ -11,12 +11,15 @@ import type { Accepted, Store } from '../store/store.js';
 import { newUlid } from '../store/ulid.js';
 import type { AcceptInput, EngineEventType, HumanAsk, TaskHooks } from '../supervisor/supervisorOptions.js';
 import type { ToolResult } from '../tools/internalTools.js';
+import type { A2aStarts } from '../triggers/a2aStarts.js';
 import type { A2aBackend, Principal, SendRequest, TaskQuery, TaskUpdate } from './backend.js';
 import { BackendError } from './backend.js';
 import { applyMode, type CommandDeps, commandTask, isReadOnly } from './commands.js';
 import { OpenQuestions } from './openQuestions.js';
 import { a2aDedupeKey, earlierTask, type NotedMessage, noteKey, noteTaskId } from './sentMessages.js';
+import { follow, type StartRunDeps, startRunTask } from './startRunTask.js';
 import type { TaskFeed } from './taskFeed.js';
+import { TaskRecords } from './taskRecords.js';
 import {
   consumed,
   conversationFor,
@@ -24,11 +27,10 @@ import {
   isTerminal,
   notedTask,
   owns,
-  rebuiltTask,
   startingTask,
   transition,
 } from './tasks.js';
-import { CANCEL_FOLD_MS, SEED_WAKE, STOPPING, TaskWatchers } from './taskWatchers.js';
+import { CANCEL_FOLD_MS, SEED_WAKE, STOPPING, type TaskWatchers } from './taskWatchers.js';
 
 export interface TaskBackendDeps extends Pick<CommandDeps, 'reload' | 'pairing'> {
   store: Store;
@@ -48,6 +50,8 @@ export interface TaskBackendDeps extends Pick<CommandDeps, 'reload' | 'pairing'>
   feed?: TaskFeed;
   /** How long a cancel waits for the cancelled turn's fold; default CANCEL_FOLD_MS. */
   cancelWaitMs?: number;
+  /** The `a2a` start nodes: a new message one of them takes starts a workflow run, not a turn. */
+  starts?: A2aStarts;
 }
 
 /**
@@ -55,33 +59,29 @@ export interface TaskBackendDeps extends Pick<CommandDeps, 'reload' | 'pairing'>
  * runtime's task slot (runtime/taskSlot.ts), so neither is half-built while the other is constructed.
  */
 export class TaskBackend implements A2aBackend, TaskHooks {
-  private readonly watchers = new TaskWatchers();
+  private readonly records: TaskRecords;
+  private readonly watchers: TaskWatchers;
   private readonly questions = new OpenQuestions();
-  /** Tasks whose turn has not ended, by inbox event: activity and engine events reach their watchers in order. */
-  private readonly live = new Map<string, TaskRecord>();
   private listening = false;
   private intake = true;
 
-  constructor(private readonly deps: TaskBackendDeps) {}
+  constructor(private readonly deps: TaskBackendDeps) {
+    this.records = new TaskRecords(deps);
+    this.watchers = this.records.watchers;
+    deps.starts?.onEnded((taskId, result) => {
+      follow(this.startDeps, taskId, result).catch((err: unknown) =>
+        deps.log.error('a2a.task.follow_fail', { task: taskId, err: describeError(err) }),
+      );
+    });
+  }
 
   /** At start (the supervisor's restore): rebuild task records a crash lost between the inbox and task writes. */
   async recover(pending: readonly InboxEvent[]): Promise<void> {
-    for (const ev of pending) await this.taskOf(ev);
+    for (const ev of pending) await this.records.taskOf(ev);
   }
 
   /** The task an event starts with (committed with the event by the supervisor's accept), or null. */
   readonly taskFor = startingTask;
-
-  /** The task an accepted event answers; rebuilt (and saved) when an older store lost it after the inbox write. */
-  private async taskOf(ev: InboxEvent | InboxRecord): Promise<TaskRecord | null> {
-    const t = ev.payload.task;
-    if (!t) return null;
-    const existing = await this.deps.store.tasks.get(t.id);
-    if (existing) return existing;
-    const task = rebuiltTask(ev);
-    if (task) await this.deps.store.tasks.save(task);
-    return task;
-  }
 
   /** A person can be asked only while the listener is up. */
   setListening(on: boolean): void {
@@ -110,6 +110,8 @@ export class TaskBackend implements A2aBackend, TaskHooks {
 
   async send(principal: Principal, req: SendRequest): Promise<TaskRecord> {
     await this.deps.ready;
+    const start = req.taskId === undefined && this.intake ? this.startFor(principal, req) : null;
+    if (start) return startRunTask(this.startDeps, start, principal, req);
     // Commands accept no inbox event: the operator can still ask for status while the agent drains.
     if (req.command) return this.command(principal, req);
     if (!this.intake && !(req.taskId !== undefined && this.questions.has(req.taskId))) {
@@ -128,7 +130,7 @@ export class TaskBackend implements A2aBackend, TaskHooks {
    */
   private async newMessage(principal: Principal, contextId: string, conversation: string, req: SendRequest) {
     const earlier = await earlierTask(this.deps.store, principal.id, req.messageId);
-    if (earlier) return this.replayed(earlier);
+    if (earlier) return this.records.replayed(earlier);
     const admission = await this.deps.supervisor.intake.admit(principal.id, conversation, req.text);
     try {
       applyMode(this.deps.supervisor, principal, conversation, req.metadata);
@@ -141,6 +143,16 @@ export class TaskBackend implements A2aBackend, TaskHooks {
     } finally {
       admission.release();
     }
+  }
+
+  /** The armed `a2a` start that takes this new message, if any (reference §3.7 step 2). */
+  private startFor(principal: Principal, req: SendRequest) {
+    if (!this.deps.starts?.size) return null;
+    return this.deps.starts.match({ command: req.command?.op ?? null, role: principal.role });
+  }
+
+  private get startDeps(): StartRunDeps {
+    return { store: this.deps.store, records: this.records, log: this.deps.log, now: this.deps.now };
   }
 
   private get wake(): Pick<AgentConfig, 'wake_on' | 'on_workflow_finished'> {
@@ -166,20 +178,14 @@ export class TaskBackend implements A2aBackend, TaskHooks {
     const now = this.deps.now();
     const id = messageId === undefined ? newUlid(now) : noteTaskId(principal.id, messageId);
     const earlier = messageId === undefined ? null : await this.deps.store.tasks.get(id);
-    if (earlier) return this.replayed(earlier);
+    if (earlier) return this.records.replayed(earlier);
     const done = notedTask({ id, context_id: contextId, conversation, principal: principal.id, now }, reply);
     // Its task was pruned by retention: the note was left already, so the retry leaves nothing a second time.
     const key = noteKey(id);
-    if (messageId !== undefined && (await this.deps.store.timers.seen(key))) return this.replayed(done);
+    if (messageId !== undefined && (await this.deps.store.timers.seen(key))) return this.records.replayed(done);
     this.noteIn(principal, conversation, note);
     if (messageId !== undefined) await this.deps.store.timers.remember(key, now);
-    return this.save(done);
-  }
-
-  /** A retry of a message this task already consumed: the task as it is, nothing written. */
-  private replayed(task: TaskRecord): TaskRecord {
-    this.deps.log.info('a2a.task', { task: task.id, state: task.state, principal: task.principal, replayed: true });
-    return this.remember(task);
+    return this.records.save(done);
   }
 
   /** Follows the task before reading it, so an end that lands between the read and the wait is not missed. */
@@ -195,7 +201,7 @@ export class TaskBackend implements A2aBackend, TaskHooks {
   async getTask(principal: Principal, taskId: string): Promise<TaskRecord | null> {
     await this.deps.ready;
     const task = await this.deps.store.tasks.get(taskId);
-    return task && owns(principal, task) ? this.remember(task) : null;
+    return task && owns(principal, task) ? this.records.remember(task) : null;
   }
 
   async listTasks(principal: Principal, query: TaskQuery): Promise<{ tasks: TaskRecord[]; total: number }> {
@@ -227,7 +233,7 @@ export class TaskBackend implements A2aBackend, TaskHooks {
     }
     // No turn runs for it (a noted message's task): the task is canceled here. The store keeps a terminal state.
     const canceled = transition(task, 'canceled', this.deps.now(), { message: 'canceled by the caller' }) ?? task;
-    const stored = await this.save(canceled);
+    const stored = await this.records.save(canceled);
     if (stored.state !== 'canceled') throw new BackendError('not_cancelable', `task is already ${stored.state}`);
     return stored;
   }
@@ -252,32 +258,18 @@ export class TaskBackend implements A2aBackend, TaskHooks {
   readonly feedCommitted = () => this.deps.feed?.committed();
   /** Tells watchers what the store holds: a cancel that landed before the fold's commit keeps its state. */
   afterFold(task: TaskRecord): void {
-    const told = (stored: TaskRecord | null) => this.notify(stored ?? task);
+    const told = (stored: TaskRecord | null) => this.records.notify(stored ?? task);
     this.deps.store.tasks.get(task.id).then(told, () => told(null));
   }
 
   onActivity(eventId: string, activity: Record<string, unknown>): void {
-    this.toWatchers(eventId, (task) => ({ kind: 'activity', task, activity }));
+    this.records.toWatchers(eventId, (task) => ({ kind: 'activity', task, activity }));
     this.deps.feed?.activity(eventId, activity);
   }
 
   onEngineEvent(eventId: string, type: EngineEventType, fields: Record<string, unknown>): void {
-    this.toWatchers(eventId, (task) => ({ kind: 'engine', task, type, fields }));
+    this.records.toWatchers(eventId, (task) => ({ kind: 'engine', task, type, fields }));
     this.deps.feed?.engine(eventId, type, fields);
-  }
-
-  /** Tells the watchers of the event's task, at once and in order (a live task is known by its event). */
-  private toWatchers(eventId: string, update: (task: TaskRecord) => TaskUpdate): void {
-    const task = this.live.get(eventId);
-    if (task) this.watchers.tell(task.id, update(task));
-  }
-
-  /** Keeps the newest record of a task whose turn is still to end, by its inbox event (the live feed's lookup). */
-  private remember(task: TaskRecord): TaskRecord {
-    if (task.inbox_event === null) return task;
-    if (isTerminal(task.state)) this.live.delete(task.inbox_event);
-    else this.live.set(task.inbox_event, task);
-    return task;
   }
 
   async askHuman(ask: HumanAsk): Promise<ToolResult> {
@@ -289,7 +281,7 @@ export class TaskBackend implements A2aBackend, TaskHooks {
     const early = task.question?.answer;
     if (early !== undefined && task.question?.text === ask.question) {
       const settled = transition(task, 'working', this.deps.now(), { question: null, message: null });
-      if (settled) await this.save(settled);
+      if (settled) await this.records.save(settled);
       this.deps.log.info('a2a.answer.replayed', { task: task.id });
       return { result: { reply: early, timed_out: false }, is_error: false };
     }
@@ -300,7 +292,7 @@ export class TaskBackend implements A2aBackend, TaskHooks {
     };
     if (this.questions.isClosed) return STOPPING;
     const waiting = transition(task, 'input_required', this.deps.now(), { message: ask.question, question });
-    if (waiting) await this.save(waiting);
+    if (waiting) await this.records.save(waiting);
     const timedOut = () => void this.questionTimedOut(task.id);
     return this.questions.wait(task.id, ask.timeoutAt - this.deps.now(), timedOut, STOPPING);
   }
@@ -321,14 +313,14 @@ export class TaskBackend implements A2aBackend, TaskHooks {
       ...(req.messageId ? { dedupe_key: a2aDedupeKey(req.messageId) } : {}),
     });
     // The task was committed with the event (taskFor); a retry gets the one its first send committed.
-    const task = await this.taskOf(record);
+    const task = await this.records.taskOf(record);
     if (!task)
       throw new BackendError('invalid_params', `message ${req.messageId} was already used for another request`);
     const fields = { task: task.id, state: task.state, principal: task.principal };
     this.deps.log.info('a2a.task', created ? fields : { ...fields, replayed: true });
     if (created) this.deps.feed?.userMessage(task, req.text);
-    if (created) this.notify(task);
-    return this.remember(task);
+    if (created) this.records.notify(task);
+    return this.records.remember(task);
   }
 
   /** A message naming an existing task: the answer to its open question, or a new message in its conversation. */
@@ -336,7 +328,7 @@ export class TaskBackend implements A2aBackend, TaskHooks {
     const { text, messageId } = req;
     const task = await this.getTask(principal, taskId);
     if (!task) throw new BackendError('not_found', 'task not found');
-    if (messageId !== undefined && task.message_ids?.includes(messageId)) return this.replayed(task);
+    if (messageId !== undefined && task.message_ids?.includes(messageId)) return this.records.replayed(task);
     // An answer, or a reply kept as a note, is a message too: message_bytes holds it (a new message's own check
     // follows in newMessage).
     this.deps.supervisor.intake.checkMessageBytes(principal.id, task.conversation, text);
@@ -345,7 +337,7 @@ export class TaskBackend implements A2aBackend, TaskHooks {
       // No turn waits after a restart: the answer is kept on the task, durably, for the replayed turn's question.
       const question = open || task.question === null ? null : { ...task.question, answer: text };
       const working = transition(task, 'working', this.deps.now(), { question, message: null }) ?? task;
-      const stored = await this.save(consumed(working, messageId));
+      const stored = await this.records.save(consumed(working, messageId));
       this.deps.feed?.answer(stored, text);
       if (open) this.questions.close(taskId, { result: { reply: text, timed_out: false }, is_error: false });
       return stored;
@@ -359,7 +351,7 @@ export class TaskBackend implements A2aBackend, TaskHooks {
       throw new BackendError('invalid_params', `task ${task.id} is ${task.state}; send a new message instead`);
     }
     this.noteIn(principal, task.conversation, wake.text);
-    return messageId === undefined ? task : this.save(consumed(task, messageId));
+    return messageId === undefined ? task : this.records.save(consumed(task, messageId));
   }
 
   private async command(principal: Principal, req: SendRequest): Promise<TaskRecord> {
@@ -368,7 +360,7 @@ export class TaskBackend implements A2aBackend, TaskHooks {
     const task = await commandTask(principal, req, deps);
     if (req.command?.op !== 'drain') this.deps.feed?.instanceChanged(req.command?.op ?? '');
     // A read (status, goal.get, …) answers with a task it never stores: reads leave nothing behind (issue 18).
-    return isReadOnly(req.command?.op ?? '') ? task : this.save(task);
+    return isReadOnly(req.command?.op ?? '') ? task : this.records.save(task);
   }
 
   /** Nobody answered in time: the turn goes on without an answer, and the task is working again. */
@@ -377,21 +369,6 @@ export class TaskBackend implements A2aBackend, TaskHooks {
     if (this.questions.isClosed) return; // the agent stopped meanwhile: its store may be closed
     const task = await this.deps.store.tasks.get(taskId);
     const working = task && transition(task, 'working', this.deps.now(), { question: null, message: null });
-    if (working) await this.save(working);
-  }
-
-  /** Saves the task and resolves with what the store then holds (a terminal state there is never overwritten). */
-  private async save(task: TaskRecord): Promise<TaskRecord> {
-    await this.deps.store.tasks.save(task);
-    const stored = (await this.deps.store.tasks.get(task.id)) ?? task;
-    this.deps.log.info('a2a.task', { task: stored.id, state: stored.state, principal: stored.principal });
-    this.notify(stored);
-    return stored;
-  }
-
-  private notify(task: TaskRecord): void {
-    this.remember(task);
-    this.deps.feed?.task(task);
-    this.watchers.tell(task.id, { kind: 'task', task });
+    if (working) await this.records.save(working);
   }
 }

@@ -8,8 +8,9 @@ const cap = (v: unknown): string => (v === null || v === undefined ? '∞' : Str
 
 /**
  * A field's value as lines where a plain rendering would be a JSON blob: `workers` (`1 busy, 2 spare (target 2),
- * max 4`), `runs` (a line per live workflow run and its steps) and `budget` (one line per window, then the lifetime; `none` without an instance budget). Null for a
- * field shown as it is.
+ * max 4`), `runs` (a line per live workflow run and its steps), `budget` (one line per window, then the lifetime;
+ * `none` without an instance budget) and `next_firings` (a line per schedule or loop: `<trigger> (<kind>) <ISO time>`).
+ * Null for a field shown as it is.
  */
 export function fieldText(key: string, value: unknown): string[] | null {
   if (key === 'runs' && Array.isArray(value)) return runLines(value as Doc[]);
@@ -17,6 +18,10 @@ export function fieldText(key: string, value: unknown): string[] | null {
     const w = value as Doc;
     return [`${show(w.busy)} busy, ${show(w.spare)} spare (target ${show(w.target)}), max ${show(w.max)}`];
   }
+  if (key === 'next_firings' && Array.isArray(value))
+    return value.length === 0
+      ? ['none']
+      : (value as Doc[]).map((f) => `${show(f.trigger)} (${show(f.kind)}) ${show(f.at)}`);
   if (key !== 'budget' || typeof value !== 'object') return null;
   if (value === null) return ['none'];
   const b = value as Doc;

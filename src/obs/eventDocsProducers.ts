@@ -68,7 +68,12 @@ const TRIGGERS = eventSection(
   `
 timer.armed / timer.cancelled / timer.fired :: a durable timer was stored / its owner ended (debug) / it fired and was settled :: \`id, owner, kind, due, late_ms?\` / \`owner, timers\`
 timer.dropped / timer.unknown_owner / timer.fire.fail / timer.cancel.fail :: a previous life's turn timer at start / a timer no handler knows (deleted) / a handler failed (tried again in 5 s; the row stays) / deleting an owner's timers failed :: id, owner, kind, reason?, err?
+timer.arm.fail :: storing a workflow run's next-look timer failed (the run record keeps its due times; a restart re-arms it) :: owner, err
 start.fired :: a trigger fired :: trigger, kind, …
+start.a2a.fired :: an A2A message started a workflow run through an \`a2a\` start (its task follows the run) :: workflow, node, run, conversation, command, role, task
+start.keys_pruned / start.keys_prune.fail :: finished runs of recurring triggers older than 7 days were deleted with their exactly-once keys (a loop's newest run stays) / (warn) that pass failed (tried again within the hour) :: removed / err
+start.subscribe.armed / start.subscribe.fail / start.subscribe.no_server :: a \`subscribe\` start subscribed to its MCP resource / (warn) the server refused or offers no subscriptions / (warn) its server is not configured or not reachable :: workflow, node, server, uri, err?
+a2a.task.follow_fail :: (error) the task of an \`a2a\` start's run could not be ended with the run :: task, run, err
 start.schedule.armed / start.schedule.done / start.schedule.invalid / start.schedule.missed / start.schedule.skipped :: a schedule armed (\`restored: true\` when its stored occurrence was kept) / an \`at\` consumed / a bad schedule / catch_up at a late firing / an overlap \`skip\` :: trigger, scheduled_for?, next_ms?, fired?, skipped?, catch_up?, errors?
 webhook.delivery / webhook.denied / webhook.duplicate / webhook.overflow :: a webhook request was answered / its auth failed / its key was seen / it was over \`parallelism\` :: trigger, path, outcome, on_overflow?
 webhook.keys_pruned :: webhook idempotency keys older than 7 days were forgotten :: removed

@@ -5,6 +5,7 @@ import type { Config } from '../config/types.js';
 import type { Logger } from '../obs/log.js';
 import type { Supervisor } from '../supervisor/supervisor.js';
 import { hasRecurringStart, type LifeShape, nextIdleStep, shapeOf } from '../triggers/lifeShape.js';
+import { LOOP_KIND } from '../triggers/loopPolicy.js';
 import { SCHEDULE_KIND } from '../triggers/scheduleRunner.js';
 import type { WorkflowProducer } from '../workflows/workflowProducer.js';
 
@@ -29,10 +30,13 @@ export function liveShape(parts: IdleParts): { shape: LifeShape; recurring: bool
   return { shape: shapeOf(lifecycle.run_until, a2a.listen !== null, recurring), recurring };
 }
 
-/** Busy: a turn queued or running, a run live or queued, or a timer armed that is not a start's own next firing. */
+/**
+ * Busy: a turn queued or running, a run live or queued, or a timer armed that is not a start's own next firing (a
+ * schedule's or a loop's: reference §3.1).
+ */
 function busy(parts: IdleParts): boolean {
   if (!parts.supervisor.idle || parts.workflows?.busy()) return true;
-  return parts.supervisor.timers.list().some((t) => t.kind !== SCHEDULE_KIND);
+  return parts.supervisor.timers.list().some((t) => t.kind !== SCHEDULE_KIND && t.kind !== LOOP_KIND);
 }
 
 /**

@@ -8,6 +8,7 @@ import type { Accepted, Store } from '../store/store.js';
 import type { Supervisor } from '../supervisor/supervisor.js';
 import type { AcceptInput } from '../supervisor/supervisorOptions.js';
 import type { ToolSurface } from '../tools/surface.js';
+import type { A2aStarts } from '../triggers/a2aStarts.js';
 import type { ScheduleRunner } from '../triggers/scheduleRunner.js';
 import type { PressureNow } from '../triggers/shedPolicy.js';
 import type { TimerService } from '../triggers/timerService.js';
@@ -53,8 +54,10 @@ export interface ProducerContext {
   restored: Promise<void>;
   /** Webhook routes the A2A listener serves (the workflow engine registers them). */
   webhooks?: WebhookRoutes;
+  /** The `a2a` start nodes (the workflow engine registers them; the A2A task backend asks them first). */
+  a2aStarts?: A2aStarts;
   /** The supervisor's MCP connections, for producers whose work calls MCP tools itself (workflow steps). */
-  mcp?: Pick<ToolSurface, 'callRoute'>;
+  mcp?: Pick<ToolSurface, 'callRoute' | 'resources'>;
   /** Schedules on the supervisor's durable timers (the workflow engine arms its schedule starts there). */
   schedules?: ScheduleRunner;
   /** The pressure gate's last reading: recurring start firings are shed under it (reference §3.2 step 1). */

@@ -308,6 +308,7 @@ async function startProducers(cfg: Readonly<Config>, opts: RuntimeOptions, parts
     ports,
     restored: restoring.done,
     webhooks: triggers.webhooks,
+    a2aStarts: triggers.a2aStarts,
     mcp: tools,
     schedules: triggers.schedules,
     triggerMetrics: triggers.metrics,

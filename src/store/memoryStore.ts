@@ -295,6 +295,11 @@ function workflowsPort(data: MemoryData): WorkflowsPort {
       const runs = [...data.runs.values()].filter((r) => !filter.live || !TERMINAL_RUN.has(r.status));
       return runs.sort(byCreated).map(jsonCopy);
     },
+    async deleteRuns(ids) {
+      const gone = ids.filter((id) => TERMINAL_RUN.has(data.runs.get(id)?.status ?? 'running'));
+      for (const id of gone) data.runs.delete(id);
+      return gone.length;
+    },
     async saveDefinition(def) {
       data.definitions.push(jsonCopy(def));
     },

@@ -85,6 +85,8 @@ export function pgWorkflowsPort(db: PgRunner): WorkflowsPort {
       db.read('list workflow runs', async (q) =>
         parseJson<WorkflowRun>((await q(filter.live ? SQL.liveRuns : SQL.allRuns)).rows),
       ),
+    deleteRuns: (ids) =>
+      db.read('delete workflow runs', async (q) => (await q(SQL.deleteRuns, [[...ids]])).rowCount ?? 0),
     saveDefinition: (def) =>
       db.read('save a workflow definition', async (q) => {
         await q(SQL.saveDefinition, [def.name, def.version, def.created, JSON.stringify(def)]);

@@ -102,6 +102,7 @@ export const SQL = {
   runById: 'SELECT json FROM workflow_runs WHERE id = $1',
   allRuns: 'SELECT json FROM workflow_runs ORDER BY created, id',
   liveRuns: 'SELECT json FROM workflow_runs WHERE live ORDER BY created, id',
+  deleteRuns: 'DELETE FROM workflow_runs WHERE id = ANY($1::text[]) AND NOT live',
   saveDefinition: `INSERT INTO workflow_definitions (name, version, created, json) VALUES ($1, $2, $3, $4)
     ON CONFLICT (name, version) DO UPDATE SET created = excluded.created, json = excluded.json`,
   newestDefinitions: `SELECT DISTINCT ON (name) json FROM workflow_definitions ORDER BY name, version DESC`,

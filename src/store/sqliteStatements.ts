@@ -97,6 +97,7 @@ function workflowRecords(db: Database.Database) {
     ),
     allRuns: prepare<[], { json: string }>(db, 'SELECT json FROM workflow_runs ORDER BY created, id'),
     liveRuns: prepare<[], { json: string }>(db, 'SELECT json FROM workflow_runs WHERE live = 1 ORDER BY created, id'),
+    deleteRun: prepare<[string], void>(db, 'DELETE FROM workflow_runs WHERE id = ? AND live = 0'),
     saveDefinition: prepare<[{ name: string; version: number; created: number; json: string }], void>(
       db,
       'INSERT OR REPLACE INTO workflow_definitions (name, version, created, json) VALUES (@name, @version, @created, @json)',

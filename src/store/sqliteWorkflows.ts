@@ -32,6 +32,7 @@ export function sqliteWorkflowsPort(sql: Statements, run: Run): WorkflowsPort {
         return row ? parse(row) : null;
       }),
     listRuns: (filter) => run('list workflow runs', () => (filter.live ? sql.liveRuns : sql.allRuns).all().map(parse)),
+    deleteRuns: (ids) => run('delete workflow runs', () => ids.reduce((n, id) => n + sql.deleteRun.run(id).changes, 0)),
     saveDefinition: (def) =>
       run('save a workflow definition', () => {
         sql.saveDefinition.run({

@@ -205,6 +205,8 @@ export interface WorkflowsPort {
   getRun(id: string): Promise<WorkflowRun | null>;
   /** Runs ordered by `created`, then id; `live` = only running or paused ones. */
   listRuns(filter: { live?: boolean }): Promise<WorkflowRun[]>;
+  /** Deletes the terminal runs among `ids` (a live one stays), and with them their start keys; resolves with how many. */
+  deleteRuns(ids: readonly string[]): Promise<number>;
   /** Appends one definition version (a `workflow.create` / `update`, or a deletion's tombstone). */
   saveDefinition(def: StoredDefinition): Promise<void>;
   /** The newest version of every stored definition (tombstones included), ordered by name. */

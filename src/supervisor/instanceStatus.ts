@@ -61,14 +61,19 @@ function liveRuns(at: StatusParts, principal: string | undefined) {
 }
 
 /**
- * How many timers are armed, the next due time, and the next few (owner, kind, due); and each schedule trigger's
- * next firing (issue 17 item 6), read from its timer (`trigger:<workflow>.<node>`).
+ * How many timers are armed, the next due time, and the next few (owner, kind, due); and each schedule's and loop's
+ * next firing (`next_ms`, producers reference §3.2), read from its timer (`trigger:<workflow>.<node>`).
  */
 function timersSummary(list: readonly TimerRecord[]) {
   const next = list.slice(0, 5).map(({ owner, kind, due }) => ({ owner, kind, due }));
   const next_firings = list
-    .filter((t) => t.kind === 'schedule' && t.owner.startsWith('trigger:'))
-    .map((t) => ({ trigger: t.owner.slice('trigger:'.length), next_ms: t.due, at: new Date(t.due).toISOString() }));
+    .filter((t) => (t.kind === 'schedule' || t.kind === 'loop') && t.owner.startsWith('trigger:'))
+    .map((t) => ({
+      trigger: t.owner.slice('trigger:'.length),
+      kind: t.kind,
+      next_ms: t.due,
+      at: new Date(t.due).toISOString(),
+    }));
   return { timers: { armed: list.length, next_due: list[0]?.due ?? null, next }, next_firings };
 }
 

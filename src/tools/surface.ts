@@ -8,6 +8,7 @@ import { grantedInternalContracts, modelDef } from './internalContracts.js';
 import type { ToolResult } from './internalTools.js';
 import type { McpConnection, McpSkillInfo } from './mcp/mcpConnection.js';
 import { stdioEnv } from './mcp/mcpEnv.js';
+import type { McpResources } from './mcp/mcpResources.js';
 import { couldMatch } from './policy.js';
 import { buildRegistry, type McpToolListing, type RegisteredTool, selectTools } from './registry.js';
 import { familyFacts } from './toolFamilies.js';
@@ -202,6 +203,12 @@ export class ToolSurface {
   /** A skill's body from its server. Rejects with a short reason. */
   async readSkill(server: string, skill: McpSkillInfo, timeoutMs: number): Promise<string> {
     return (await this.live(server)).readSkill(skill, { timeoutMs });
+  }
+
+  /** A configured server's resources on the supervisor's connection (subscribe starts). Rejects without one. */
+  async resources(server: string): Promise<McpResources> {
+    if (!this.specs.has(server)) throw new Error(`no MCP server "${server}" is configured`);
+    return (await this.live(server)).resources;
   }
 
   /** The server's connection (or a removed one a running turn still holds), reconnected once if it went away. */

@@ -3,6 +3,9 @@
 // `backoff.initial` after a failure). The due time comes from the stored end of the last run, never from "now",
 // so a restart keeps the interval.
 
+/** The timer kind of a loop's next iteration (a start's own next firing: it keeps no job alive). */
+export const LOOP_KIND = 'loop';
+
 export interface LoopSpec {
   intervalMs: number;
   delayMs: number;

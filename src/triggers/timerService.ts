@@ -129,6 +129,14 @@ export class TimerService {
     return timer;
   }
 
+  /** Deletes timer `id`, armed and stored (a waiter moved its due time). */
+  async cancel(id: string): Promise<void> {
+    this.#armed.delete(id);
+    this.#waiters.delete(id);
+    this.#schedule();
+    await this.#deps.timers.settle(id);
+  }
+
   /** Deletes every timer of `owner`, stored and armed: what armed them has ended. */
   async cancelOwner(owner: string): Promise<number> {
     const mine = [...this.#armed.values()].filter((t) => t.owner === owner);

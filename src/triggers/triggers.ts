@@ -7,6 +7,7 @@ import type { Config } from '../config/types.js';
 import type { Logger } from '../obs/log.js';
 import type { Metrics } from '../obs/metrics.js';
 import type { Store } from '../store/store.js';
+import { A2aStarts } from './a2aStarts.js';
 import { ScheduleRunner } from './scheduleRunner.js';
 import type { PressureNow } from './shedPolicy.js';
 import type { TimerService } from './timerService.js';
@@ -16,6 +17,8 @@ import { WebhookRoutes } from './webhooks.js';
 export interface Triggers {
   schedules: ScheduleRunner;
   webhooks: WebhookRoutes;
+  /** The `a2a` starts the task backend asks before a new message becomes a turn. */
+  a2aStarts: A2aStarts;
   /** Firings, catch-ups and webhook deliveries counted on the instance's metrics. */
   metrics: TriggerMetrics;
   /** The pressure gate's last reading: recurring firings are shed under it. */
@@ -36,6 +39,7 @@ export function buildTriggers(
     metrics,
     pressure,
     schedules: new ScheduleRunner({ timers, store: store.timers, log, metrics }),
+    a2aStarts: new A2aStarts(),
     webhooks: new WebhookRoutes({
       keys: store.timers,
       log,

@@ -2,6 +2,7 @@
 // or an HMAC signature over the raw body, compared in constant time), rate (429), filter, idempotency (a
 // redelivered key starts nothing new, across restarts), parallelism with its overflow policy, then the firing,
 // answered at once (ack) or at the run's end (sync). What a firing starts is the target's business.
+
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { headerOf, readBody, sendJson } from '../a2a/httpIo.js';
@@ -9,6 +10,7 @@ import { DaemonError, describeError } from '../errors.js';
 import type { Logger } from '../obs/log.js';
 import type { TimersPort } from '../store/store.js';
 import { newUlid } from '../store/ulid.js';
+import { FIRED_KEY_KEEP_MS, FIRED_KEY_PRUNE_EVERY_MS } from './firedKeys.js';
 import type { FireTarget } from './fireTarget.js';
 import { type PressureNow, shedCause } from './shedPolicy.js';
 import type { TriggerMetrics } from './triggerMetrics.js';
@@ -46,9 +48,9 @@ interface Registered {
 }
 
 /** How long a delivered idempotency key is remembered: a redelivery later than this starts a run again. */
-export const IDEMPOTENCY_KEEP_MS = 7 * 24 * 3_600_000;
+export const IDEMPOTENCY_KEEP_MS = FIRED_KEY_KEEP_MS;
 /** Old keys are pruned at most this often, on a delivery (so an idle daemon does no work). */
-const PRUNE_EVERY_MS = 3_600_000;
+const PRUNE_EVERY_MS = FIRED_KEY_PRUNE_EVERY_MS;
 const KEY_PREFIX = 'webhook/';
 
 /** The registered webhook routes; the A2A listener hands each request here before answering 404. */

@@ -1,9 +1,12 @@
 // Loop start nodes (producers reference §3.5): each iteration is a run keyed `loop/<workflow>.<node>/<n>`, so the
 // stored runs are the loop's durable state (its count, the last outcome and when it ended); the next firing is
-// computed from them by loopPolicy.ts and held as an in-memory timer that the next life computes again.
+// computed from them by loopPolicy.ts and armed on the durable timer service (owner `trigger:<id>`, so status shows
+// it beside the schedules' next firings); the next life computes it again from the runs.
 import type { StepDef, WorkflowRun } from '../domain/workflow.js';
+import { describeError } from '../errors.js';
 import type { Logger } from '../obs/log.js';
-import { type LoopLast, nextLoopStep } from '../triggers/loopPolicy.js';
+import { LOOP_KIND, type LoopLast, nextLoopStep } from '../triggers/loopPolicy.js';
+import type { TimerService } from '../triggers/timerService.js';
 import type { TriggerMetrics } from '../triggers/triggerMetrics.js';
 import { celHolds, loopSpecOf, principalOf } from './startFields.js';
 import type { WorkflowDesk } from './workflowDesk.js';
@@ -15,25 +18,51 @@ interface Armed {
 }
 
 const prefixOf = (id: string): string => `loop/${id}/`;
+const ownerOf = (id: string): string => `trigger:${id}`;
+
+export interface LoopDeps {
+  desk: WorkflowDesk;
+  log: Logger;
+  clock(): number;
+  metrics?: TriggerMetrics | undefined;
+  /** The supervisor's durable timers; without them (a desk alone) the next iteration is an in-memory timeout. */
+  timers?: TimerService | undefined;
+}
 
 export class LoopStarts {
   readonly #armed = new Map<string, Armed>();
 
-  constructor(
-    private readonly deps: { desk: WorkflowDesk; log: Logger; clock(): number; metrics?: TriggerMetrics | undefined },
-  ) {}
+  constructor(private readonly deps: LoopDeps) {
+    // A row fires the iteration it names once its loop is armed in this life; earlier, arming recomputes it.
+    deps.timers?.handle(LOOP_KIND, async (timer) => {
+      const { trigger, iteration } = timer.payload as { trigger: string; iteration: number };
+      if (this.#armed.has(trigger)) await this.#fire(trigger, iteration);
+      return undefined;
+    });
+  }
 
   /** Arms the loop node `step` of `workflow` (the runs it made in earlier lives count). */
   async arm(workflow: string, step: StepDef): Promise<void> {
     const id = `${workflow}.${step.id}`;
     this.disarm(id);
+    await this.deps.timers?.ready;
+    await this.deps.timers?.cancelOwner(ownerOf(id));
     this.#armed.set(id, { workflow, step, timer: null });
     const runs = await this.deps.desk.runsByKeyPrefix(prefixOf(id));
     await this.#next(id, runs.at(-1) ?? null);
   }
 
-  /** Stops a loop (its definition changed, was deleted or disarmed). */
+  /** Stops a loop (its definition changed, was deleted or disarmed): its stored next iteration goes too. */
   disarm(id: string): void {
+    this.#forget(id);
+    this.deps.timers
+      ?.cancelOwner(ownerOf(id))
+      .catch((err: unknown) =>
+        this.deps.log.error('timer.cancel.fail', { owner: ownerOf(id), err: describeError(err) }),
+      );
+  }
+
+  #forget(id: string): void {
     const armed = this.#armed.get(id);
     if (armed?.timer) clearTimeout(armed.timer);
     this.#armed.delete(id);
@@ -50,8 +79,9 @@ export class LoopStarts {
     if (this.#armed.has(id) && run.startKey.startsWith(prefixOf(id))) void this.#next(id, run);
   }
 
+  /** Fires nothing more in this life (a drain); stored rows stay, and the next life computes them again. */
   stop(): void {
-    for (const id of [...this.#armed.keys()]) this.disarm(id);
+    for (const id of [...this.#armed.keys()]) this.#forget(id);
   }
 
   async #next(id: string, run: Readonly<WorkflowRun> | null): Promise<void> {
@@ -65,6 +95,14 @@ export class LoopStarts {
       return;
     }
     if (step.type === 'wait') return;
+    const { timers } = this.deps;
+    if (timers) {
+      // One row per iteration: the row a firing settles is never the next one its run's end armed.
+      const payload = { trigger: id, iteration: step.iteration };
+      const row = { id: `loop:${id}#${step.iteration}`, owner: ownerOf(id), kind: LOOP_KIND, due: step.atMs, payload };
+      await timers.arm(row);
+      return;
+    }
     const delay = Math.max(0, step.atMs - this.deps.clock());
     armed.timer = setTimeout(() => void this.#fire(id, step.iteration), delay);
   }

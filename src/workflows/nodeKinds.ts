@@ -6,7 +6,7 @@ import { HTTP_KIND } from './kinds/httpKind.js';
 import { HUMAN_KIND } from './kinds/humanKind.js';
 import { LIST_KINDS } from './kinds/listKinds.js';
 import { MCP_TOOL_KIND } from './kinds/mcpToolKind.js';
-import { LATER_START_KINDS, START_KINDS } from './kinds/startKinds.js';
+import { START_KINDS } from './kinds/startKinds.js';
 import { SUBAGENT_KIND } from './kinds/subagentKind.js';
 import { TURN_KINDS } from './kinds/turnKinds.js';
 import { WAIT_KIND } from './kinds/waitKind.js';
@@ -57,11 +57,6 @@ const NOT_BUILT: Readonly<Record<Exclude<KindCategory, 'start'>, Readonly<Record
   },
 };
 
-const LATER_START_FIELDS: Readonly<Record<(typeof LATER_START_KINDS)[number], string>> = {
-  subscribe: '*server *uri debounce_ms coalesce filter deliver on_no_listener window inputs',
-  a2a: 'command roles inputs',
-};
-
 function notBuilt(name: string, category: KindCategory, fieldList: string): NodeKind {
   const fields: Record<string, FieldSpec> = {};
   for (const word of fieldList.split(' ')) {
@@ -79,7 +74,6 @@ function notBuilt(name: string, category: KindCategory, fieldList: string): Node
 
 const ALL: readonly NodeKind[] = [
   ...START_KINDS,
-  ...LATER_START_KINDS.map((k) => notBuilt(k, 'start', LATER_START_FIELDS[k])),
   ...CONTROL_KINDS,
   WAIT_KIND,
   ...DATA_KINDS,

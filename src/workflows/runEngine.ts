@@ -5,6 +5,7 @@ import { type BufferedSignal, type StepWait, TERMINAL_RUN, type WorkflowRun } fr
 import type { Logger } from '../obs/log.js';
 import type { Store } from '../store/store.js';
 import { bufferSignal, takeSignal } from '../triggers/signalBuffer.js';
+import type { TimerService } from '../triggers/timerService.js';
 import type { StepPorts, StepResult } from './nodeKind.js';
 import { nodeKind } from './nodeKinds.js';
 import {
@@ -33,6 +34,8 @@ export interface EngineDeps {
   log: Logger;
   clock(): number;
   ports: StepPorts;
+  /** The supervisor's durable timers: a run's next look (retry backoff, sleep, deadline) is a stored row there. */
+  timers?: TimerService;
   /** Called once per run that reaches a terminal status (after it is committed). */
   onRunEnded(run: Readonly<WorkflowRun>): void;
   /** Metrics and activity of runs and steps (runWatch.ts). */
@@ -59,7 +62,8 @@ export class RunEngine {
   #stopped = false;
 
   constructor(private readonly deps: EngineDeps) {
-    this.#timers = new WakeTimers(deps.clock, (id) => this.drive(id));
+    const durable = deps.timers ? { service: deps.timers, log: deps.log } : undefined;
+    this.#timers = new WakeTimers(deps.clock, (id) => this.drive(id), durable);
   }
 
   /** Live runs in memory (a copy of none: callers must not mutate). */

@@ -167,6 +167,33 @@ export function loopProblems(fields: Readonly<Record<string, unknown>>): string[
   return problems;
 }
 
+/** Load problems of a subscribe node (`window`, `coalesce`, `deliver`, `on_no_listener` are not built). */
+export function subscribeProblems(fields: Readonly<Record<string, unknown>>): string[] {
+  const problems: string[] = [];
+  for (const key of ['server', 'uri'])
+    if (typeof fields[key] !== 'string' || fields[key] === '') problems.push(`${key}: must be a non-empty string`);
+  const debounce = fields['debounce_ms'];
+  if (debounce !== undefined && !(Number.isInteger(debounce) && (debounce as number) >= 0))
+    problems.push('debounce_ms: must be a whole number of milliseconds, 0 or more');
+  for (const key of ['window', 'coalesce', 'deliver', 'on_no_listener'])
+    if (fields[key] !== undefined) problems.push(`${key}: not implemented in this build`);
+  return [...problems, ...principalProblems(fields)];
+}
+
+const A2A_ROLES = ['operator', 'user', 'agent'];
+
+/** Load problems of an a2a node. */
+export function a2aProblems(fields: Readonly<Record<string, unknown>>): string[] {
+  const problems: string[] = [];
+  const command = fields['command'];
+  if (command !== undefined && !(typeof command === 'string' && /^\S+$/.test(command)))
+    problems.push('command: must be a command op, e.g. deploy');
+  const roles = fields['roles'];
+  if (roles !== undefined && !(Array.isArray(roles) && roles.every((r) => A2A_ROLES.includes(String(r)))))
+    problems.push(`roles: must be a list of ${A2A_ROLES.join(', ')}`);
+  return problems;
+}
+
 /** The lifecycle events an `event` start may name, each in both spellings (reference §3.7, §5 item 20). */
 export const RUN_EVENTS: Readonly<Record<string, 'workflow.finished' | 'workflow.failed'>> = {
   'workflow.finished': 'workflow.finished',

@@ -5,19 +5,27 @@
 import type { StepDef, WorkflowDef, WorkflowRun } from '../domain/workflow.js';
 import { describeError } from '../errors.js';
 import type { Logger } from '../obs/log.js';
+import type { WorkflowsPort } from '../store/store.js';
+import type { McpResources } from '../tools/mcp/mcpResources.js';
+import type { A2aStarts, A2aStartTarget } from '../triggers/a2aStarts.js';
+import { FIRED_KEY_PRUNE_EVERY_MS, planFiredKeyPrune } from '../triggers/firedKeys.js';
 import type { FireResult, FireTarget } from '../triggers/fireTarget.js';
 import type { ScheduleRunner } from '../triggers/scheduleRunner.js';
 import { type PressureNow, shedCause } from '../triggers/shedPolicy.js';
+import type { TimerService } from '../triggers/timerService.js';
 import type { TriggerMetrics } from '../triggers/triggerMetrics.js';
 import type { WebhookRoutes } from '../triggers/webhooks.js';
 import { LoopStarts } from './loopStarts.js';
 import { celHolds, principalOf, RUN_EVENTS, routeOf, scheduleOf } from './startFields.js';
+import { SubscribeStarts } from './subscribeStarts.js';
 import type { WorkflowDesk } from './workflowDesk.js';
 
 export interface StartTriggerDeps {
   desk: WorkflowDesk;
   schedules?: ScheduleRunner;
   webhooks?: WebhookRoutes;
+  /** Where `a2a` starts are registered for the A2A task backend. */
+  a2aStarts?: A2aStarts;
   log: Logger;
   clock(): number;
   /** Resolves `{{secret:NAME}}` in a webhook's auth values. */
@@ -26,6 +34,12 @@ export interface StartTriggerDeps {
   metrics?: TriggerMetrics;
   /** The pressure gate's reading: schedule, event and signal firings are shed under it. */
   pressure?(): PressureNow;
+  /** The supervisor's durable timers: a loop's next iteration is a row there. */
+  timers?: TimerService;
+  /** A configured MCP server's resources (subscribe starts). */
+  resources?(server: string): Promise<McpResources>;
+  /** The stored runs: those the triggers started are pruned past the fired-key retention (firedKeys.ts). */
+  runs?: Pick<WorkflowsPort, 'listRuns' | 'deleteRuns'>;
 }
 
 /** Runs a firing started, by its idempotency key, kept for `respond: sync` (bounded: the oldest are forgotten). */
@@ -71,18 +85,46 @@ export function deskTarget(
   };
 }
 
+/** The desk as the target of an `a2a` start: the run acts for the caller, in its conversation (reference §3.9). */
+function a2aTarget(desk: WorkflowDesk, workflow: string, node: string): A2aStartTarget {
+  return {
+    async start(startKey, payload, principal, conversation) {
+      const got = await desk.start({ workflow, node, startKey, payload, principal, conversation });
+      return got.ok ? { ok: true, run: got.run.id } : { ok: false, error: got.error };
+    },
+    async outcome(id): Promise<FireResult> {
+      const run = await desk.wait(id, 2 ** 31 - 1);
+      return run === null ? { status: 'gone' } : { status: run.status, output: run.output, error: run.error };
+    },
+  };
+}
+
+interface ArmedStarts {
+  schedules: string[];
+  paths: string[];
+  events: StepDef[];
+  signals: StepDef[];
+  a2a: string[];
+}
+
 export class StartTriggers {
   /** Armed trigger ids per workflow, with the webhook paths to unregister. */
-  readonly #armed = new Map<string, { schedules: string[]; paths: string[]; events: StepDef[]; signals: StepDef[] }>();
+  readonly #armed = new Map<string, ArmedStarts>();
   readonly #loops: LoopStarts;
+  readonly #subscriptions: SubscribeStarts;
+  #prunedAt: number | null = null;
 
   constructor(private readonly deps: StartTriggerDeps) {
     this.#loops = new LoopStarts(deps);
+    const shed = (workflow: string, step: StepDef) => this.#gate(workflow, step, 'subscribe')();
+    this.#subscriptions = new SubscribeStarts({ ...deps, resources: deps.resources?.bind(deps), shed });
   }
 
   /** A run ended: its loop decides its next iteration, and `event` starts of other workflows may fire. */
   runEnded(run: Readonly<WorkflowRun>): void {
     this.#loops.runEnded(run);
+    this.deps.a2aStarts?.ended(run.startKey, { status: run.status, output: run.output, error: run.error });
+    void this.pruneFiredKeys();
     const event = run.status === 'completed' ? 'workflow.finished' : 'workflow.failed';
     const payload = { run: run.id, workflow: run.workflow, status: run.status };
     for (const [workflow, { events }] of this.#armed) {
@@ -139,9 +181,27 @@ export class StartTriggers {
     return delivered;
   }
 
-  /** Arms every armed definition's long-lived starts. */
+  /** Arms every armed definition's long-lived starts, then prunes old fired keys. */
   async armAll(): Promise<void> {
     for (const def of this.deps.desk.definitions().values()) await this.arm(def.name, def);
+    await this.pruneFiredKeys();
+  }
+
+  /**
+   * Deletes the finished runs of recurring triggers past the fired-key retention, with their start keys (issue 17
+   * item 5), at most hourly: at start, then on a run's end. Never rejects.
+   */
+  async pruneFiredKeys(): Promise<void> {
+    const now = this.deps.clock();
+    if (!this.deps.runs || (this.#prunedAt !== null && now - this.#prunedAt < FIRED_KEY_PRUNE_EVERY_MS)) return;
+    this.#prunedAt = now;
+    try {
+      const ids = planFiredKeyPrune(await this.deps.runs.listRuns({}), now);
+      const removed = ids.length === 0 ? 0 : await this.deps.runs.deleteRuns(ids);
+      if (removed > 0) this.deps.log.info('start.keys_pruned', { removed });
+    } catch (err) {
+      this.deps.log.warn('start.keys_prune.fail', { err: describeError(err) });
+    }
   }
 
   /** Disarms what `name` had armed, then arms `def` (null: deleted). */
@@ -152,12 +212,7 @@ export class StartTriggers {
     // A schedule still there keeps its stored next occurrence when unchanged (the runner compares its fields).
     await this.#disarm(name, keep);
     if (def === null || !def.armed) return;
-    const armed = {
-      schedules: [] as string[],
-      paths: [] as string[],
-      events: [] as StepDef[],
-      signals: [] as StepDef[],
-    };
+    const armed: ArmedStarts = { schedules: [], paths: [], events: [], signals: [], a2a: [] };
     this.#armed.set(name, armed);
     for (const step of Object.values(def.steps)) {
       if (step.kind === 'event') armed.events.push(step);
@@ -177,6 +232,15 @@ export class StartTriggers {
           this.deps.webhooks.register(route, target());
           armed.paths.push(route.path);
         } else if (step.kind === 'loop') await this.#loops.arm(name, step);
+        else if (step.kind === 'subscribe') await this.#subscriptions.arm(name, step);
+        else if (step.kind === 'a2a' && this.deps.a2aStarts) {
+          const id = `${name}.${step.id}`;
+          const command = typeof step.fields['command'] === 'string' ? step.fields['command'] : null;
+          const roles = Array.isArray(step.fields['roles']) ? step.fields['roles'].map(String) : [];
+          const spec = { id, workflow: name, node: step.id, command, roles };
+          this.deps.a2aStarts.register(spec, a2aTarget(this.deps.desk, name, step.id));
+          armed.a2a.push(id);
+        }
       } catch (err) {
         this.deps.log.error('start.arm.fail', { workflow: name, node: step.id, err: describeError(err) });
       }
@@ -197,18 +261,22 @@ export class StartTriggers {
     const armed = this.#armed.get(name);
     this.#armed.delete(name);
     for (const path of armed?.paths ?? []) this.deps.webhooks?.unregister(path);
+    for (const id of armed?.a2a ?? []) this.deps.a2aStarts?.unregister(id);
     for (const id of armed?.schedules ?? []) if (!keep.has(id)) await this.deps.schedules?.remove(id);
     for (const id of this.#loops.idsOf(name)) this.#loops.disarm(id);
+    for (const id of this.#subscriptions.idsOf(name)) this.#subscriptions.disarm(id);
   }
 
   /** Fires nothing more in this life (a drain): routes unregistered, loops disarmed, schedules detached (their
    * stored timers stay for the next life). */
   stop(): void {
-    for (const { paths, schedules } of this.#armed.values()) {
+    for (const { paths, schedules, a2a } of this.#armed.values()) {
       for (const path of paths) this.deps.webhooks?.unregister(path);
+      for (const id of a2a) this.deps.a2aStarts?.unregister(id);
       for (const id of schedules) this.deps.schedules?.detach(id);
     }
     this.#armed.clear();
     this.#loops.stop();
+    this.#subscriptions.stop();
   }
 }

@@ -1,7 +1,19 @@
-// The engine's timing, kept behind this one small module so a general timer service can replace it: one timer per
-// key, armed for a wall-clock due time read from the run record (so a restart re-arms from the store).
+// When the engine next looks at a run: the earliest of its steps' due waits (retry backoff, sleep) and its deadline,
+// one timer per run. On the supervisor's durable timer service (producers reference §3.8) it is a stored row with
+// the wall-clock due time, owned by the run, so a restart finds it and a finished or cancelled run forgets it;
+// without a service (a desk alone, in tests) it is an in-memory timeout. Either way the run record holds the times.
+import type { TimerRecord } from '../domain/timer.js';
+import { describeError } from '../errors.js';
+import type { Logger } from '../obs/log.js';
+import type { TimerService } from '../triggers/timerService.js';
 
 const MAX_TIMER_MS = 2_147_483_647;
+
+/** The timer kind of a run's next look. */
+export const RUN_WAKE_KIND = 'run_wake';
+
+/** Who owns run `id`'s timers. */
+export const runTimerOwner = (id: string): string => `run:${id}`;
 
 export class WakeTimers {
   readonly #timers = new Map<string, { at: number; timer: NodeJS.Timeout }>();
@@ -9,10 +21,24 @@ export class WakeTimers {
   constructor(
     private readonly clock: () => number,
     private readonly fire: (key: string) => void,
-  ) {}
+    private readonly durable?: { service: TimerService; log: Logger },
+  ) {
+    // A row a previous life stored fires before its run is restored: the drive is then a no-op, and the restore
+    // arms the run's next look again from its record.
+    durable?.service.handle(RUN_WAKE_KIND, (timer) => {
+      this.fire((timer.payload as { run: string }).run);
+      return undefined;
+    });
+  }
 
-  /** Arms (or moves) the timer of `key` to wall-clock `at`; null disarms it. */
+  /** Arms (or moves) the timer of run `key` to wall-clock `at`; null disarms it (the run ended). */
   arm(key: string, at: number | null): void {
+    if (this.durable) {
+      this.#armDurable(this.durable, key, at).catch((err: unknown) =>
+        this.durable?.log.error('timer.arm.fail', { owner: runTimerOwner(key), err: describeError(err) }),
+      );
+      return;
+    }
     const held = this.#timers.get(key);
     if (held && held.at === at) return;
     if (held) clearTimeout(held.timer);
@@ -27,7 +53,27 @@ export class WakeTimers {
     this.#timers.set(key, { at, timer });
   }
 
-  /** Disarms every timer. */
+  /**
+   * One row per run and due time: moving it deletes the old row and stores the new one, so the row a firing
+   * settles is never the one the drive it caused armed next.
+   */
+  async #armDurable(at: { service: TimerService }, key: string, due: number | null): Promise<void> {
+    const { service } = at;
+    await service.ready;
+    const owner = runTimerOwner(key);
+    if (due === null) {
+      await service.cancelOwner(owner);
+      return;
+    }
+    const id = `${owner}@${due}`;
+    const held = service.list(owner);
+    for (const old of held) if (old.id !== id) void service.cancel(old.id);
+    if (held.some((t) => t.id === id)) return;
+    const row: TimerRecord = { id, owner, kind: RUN_WAKE_KIND, due, payload: { run: key } };
+    await service.arm(row);
+  }
+
+  /** Disarms every in-memory timer (a stop); stored rows stay for the next life. */
   clear(): void {
     for (const { timer } of this.#timers.values()) clearTimeout(timer);
     this.#timers.clear();

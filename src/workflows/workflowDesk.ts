@@ -4,6 +4,7 @@ import { type StoredDefinition, TERMINAL_RUN, type WorkflowDef, type WorkflowRun
 import type { Logger } from '../obs/log.js';
 import type { Store } from '../store/store.js';
 import { newUlid } from '../store/ulid.js';
+import type { TimerService } from '../triggers/timerService.js';
 import { loadWorkflow } from './definitions.js';
 import type { StepPorts } from './nodeKind.js';
 import { isStartKind } from './nodeKinds.js';
@@ -35,6 +36,8 @@ export interface DeskDeps {
   watch?: RunWatch;
   /** A runtime definition was saved (null: deleted): its start nodes are re-armed at once. */
   onDefined?(name: string, def: WorkflowDef | null): Promise<void>;
+  /** The supervisor's durable timers (the engine arms each run's next look there). */
+  timers?: TimerService;
   /** Keeps starts queued behind a concurrency limit durably (without it they live in memory only). */
   queue?: StartQueue;
   /** A named signal: fires the matching signal starts; resolves with the runs it started. */

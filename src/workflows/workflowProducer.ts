@@ -82,7 +82,7 @@ export class WorkflowProducer implements Producer {
       },
       configured: ctx.config.workflows,
       watch: runWatch(ctx, () => this.#desk?.engine.live().length ?? 0),
-      ...(ctx.timers ? { queue: timerStartQueue(ctx.timers) } : {}),
+      ...(ctx.timers ? { queue: timerStartQueue(ctx.timers), timers: ctx.timers } : {}),
       onRunEnded: (run) => {
         this.#noteEnd(ctx, run);
         endRunSubagents(ctx, run);
@@ -99,8 +99,12 @@ export class WorkflowProducer implements Producer {
       secret: (text) => workflowSecrets(ctx.config.workflows)(text),
       ...(ctx.schedules ? { schedules: ctx.schedules } : {}),
       ...(ctx.webhooks ? { webhooks: ctx.webhooks } : {}),
+      ...(ctx.a2aStarts ? { a2aStarts: ctx.a2aStarts } : {}),
       ...(ctx.triggerMetrics ? { metrics: ctx.triggerMetrics } : {}),
       ...(ctx.pressure ? { pressure: ctx.pressure } : {}),
+      ...(ctx.timers ? { timers: ctx.timers } : {}),
+      ...(ctx.mcp ? { resources: ctx.mcp.resources.bind(ctx.mcp) } : {}),
+      runs: ctx.store.workflows,
     });
     this.#desk = desk;
     this.#starts = starts;

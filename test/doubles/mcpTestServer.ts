@@ -1,11 +1,13 @@
 // A Streamable-HTTP MCP test server (SDK McpServer over node:http on 127.0.0.1): echo, slow, failing,
-// first_call_hangs, json_text, add_tool, garbage, search (knowledge hits); a prompt and a resource that are skills.
+// first_call_hangs, json_text, add_tool, garbage, search (knowledge hits); a prompt and a resource that are skills;
+// a subscribable resource `test://watched` that updateResource changes (notifying every subscribed session).
 // Records every `tools/call` on the wire so tests assert on it.
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { SubscribeRequestSchema, UnsubscribeRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 
 /** One `tools/call` request as it arrived. */
@@ -19,9 +21,15 @@ export interface McpTestServer {
   /** `http://127.0.0.1:PORT/mcp` */
   url: string;
   calls: RecordedCall[];
+  /** Sets the text of `test://watched` and sends `notifications/resources/updated` to every subscribed session. */
+  updateResource(text: string): Promise<void>;
+  /** Sessions subscribed to `test://watched` now. */
+  subscribers(): number;
   /** Drops every connection at once (a hanging call ends as if the server died), then stops listening. */
   close(): Promise<void>;
 }
+
+export const WATCHED_URI = 'test://watched';
 
 interface Session {
   server: McpServer;
@@ -36,6 +44,8 @@ interface State {
   firstHangUsed: boolean;
   /** Resolves when the server closes: hanging tools answer then. */
   closing: Promise<void>;
+  watched: string;
+  subscribed: Set<McpServer>;
 }
 
 type Text = { type: 'text'; text: string };
@@ -160,9 +170,26 @@ function garbageCall(body: unknown): Rpc | undefined {
   return messages(body).find((m) => m.method === 'tools/call' && m.params?.name === 'garbage');
 }
 
+/** `test://watched`: readable, and subscribable (the session is remembered until it unsubscribes or closes). */
+function registerWatched(server: McpServer, state: State): void {
+  server.server.registerCapabilities({ resources: { subscribe: true } });
+  server.registerResource('watched', WATCHED_URI, { mimeType: 'application/json' }, async (uri) => ({
+    contents: [{ uri: uri.href, text: state.watched }],
+  }));
+  server.server.setRequestHandler(SubscribeRequestSchema, async () => {
+    state.subscribed.add(server);
+    return {};
+  });
+  server.server.setRequestHandler(UnsubscribeRequestSchema, async () => {
+    state.subscribed.delete(server);
+    return {};
+  });
+}
+
 async function newSession(state: State): Promise<Session> {
   const server = new McpServer({ name: 'agentd-mcp-test-server', version: '1.0.0' });
   registerTools(server, state);
+  registerWatched(server, state);
   const session = {} as Session;
   session.server = server;
   session.transport = new StreamableHTTPServerTransport({
@@ -170,6 +197,7 @@ async function newSession(state: State): Promise<Session> {
     onsessioninitialized: (id) => void state.sessions.set(id, session),
   });
   session.transport.onclose = () => {
+    state.subscribed.delete(server);
     if (session.transport.sessionId) state.sessions.delete(session.transport.sessionId);
   };
   await server.connect(session.transport);
@@ -205,7 +233,10 @@ export async function startMcpTestServer(opts: { port?: number } = {}): Promise<
   const closing = new Promise<void>((resolve) => {
     release = resolve;
   });
-  const state: State = { calls: [], sessions: new Map(), added: [], firstHangUsed: false, closing };
+  const state: State = {
+    ...{ calls: [], sessions: new Map(), added: [], firstHangUsed: false, closing },
+    ...{ watched: '{"version":0}', subscribed: new Set<McpServer>() },
+  };
   const server = http.createServer((req, res) => {
     handle(state, req, res).catch((err: unknown) => {
       if (!res.headersSent) rpcError(res, 500, err instanceof Error ? err.message : String(err));
@@ -217,6 +248,11 @@ export async function startMcpTestServer(opts: { port?: number } = {}): Promise<
   return {
     url: `http://127.0.0.1:${port}/mcp`,
     calls: state.calls,
+    updateResource: async (text) => {
+      state.watched = text;
+      for (const server of state.subscribed) await server.server.sendResourceUpdated({ uri: WATCHED_URI });
+    },
+    subscribers: () => state.subscribed.size,
     close: async () => {
       release();
       server.closeAllConnections();

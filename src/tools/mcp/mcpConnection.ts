@@ -8,6 +8,7 @@ import { ErrorCode, McpError, ToolListChangedNotificationSchema } from '@modelco
 import type { McpServerSpec } from '../../protocol/frames.js';
 import { fetchAnsweringBrokenStreams } from './mcpHttpFetch.js';
 import { shortReason, specSecrets, stderrHint } from './mcpReason.js';
+import { McpResources } from './mcpResources.js';
 import type { ToolAnswer } from './mcpValue.js';
 import { toolValue } from './mcpValue.js';
 import { signalProcess, stopProcess } from './stdioProcess.js';
@@ -182,6 +183,8 @@ function asArguments(args: unknown): Record<string, unknown> | null {
 
 /** A connection to one MCP server; a resource with a lifecycle: connect → list/call → close. */
 export class McpConnection {
+  /** Resource subscriptions and reads (subscribe start nodes). */
+  readonly resources: McpResources;
   private readonly toolsChanged = new Set<() => void>();
   private readonly closedListeners = new Set<(reason: string) => void>();
   private lost: string | null = null;
@@ -197,6 +200,7 @@ export class McpConnection {
       for (const cb of this.toolsChanged) cb();
     });
     client.onclose = () => this.markLost('connection closed');
+    this.resources = new McpResources(client, secrets);
   }
 
   /** Spawns or dials the server and completes `initialize`; rejects with a short McpConnectError. */

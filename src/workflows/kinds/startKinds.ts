@@ -2,7 +2,15 @@
 // `webhook` when their trigger fires. A start node is never executed; firing it creates the run with the node `done`
 // and the payload as its output.
 import type { NodeKind } from '../nodeKind.js';
-import { eventProblems, loopProblems, principalProblems, scheduleProblems, webhookProblems } from '../startFields.js';
+import {
+  a2aProblems,
+  eventProblems,
+  loopProblems,
+  principalProblems,
+  scheduleProblems,
+  subscribeProblems,
+  webhookProblems,
+} from '../startFields.js';
 
 /** Who a recurring start's runs act for (producers reference §3.9; issue 17 item 4). */
 const PRINCIPAL_FIELD = {
@@ -117,7 +125,37 @@ export const START_KINDS: readonly NodeKind[] = [
       ...principalProblems(fields),
     ],
   },
+  {
+    name: 'a2a',
+    category: 'start',
+    implemented: true,
+    doc: 'Fires on a new A2A message instead of a turn: with `command`, a message whose command data part `{"agentd": {"op": …}}` has that op; without, a plain message. The first matching start (workflows by name, nodes by id) takes it; the run acts for the caller in its conversation, and the caller\'s task follows the run. Payload `{conversation, principal, role, command, args, parts, text, message_id}`.',
+    fields: {
+      command: { doc: 'The command op it takes; none: plain messages (operator commands stay commands).' },
+      roles: { doc: 'Caller roles it takes (`operator`, `user`, `agent`); none: any.' },
+      inputs: { doc: "The run's inputs." },
+    },
+    check: a2aProblems,
+  },
+  {
+    name: 'subscribe',
+    category: 'start',
+    implemented: true,
+    doc: 'Fires when the MCP resource `uri` of `server` is updated (`resources/subscribe`, `notifications/resources/updated`) and `filter` passes; with `debounce_ms`, the updates of one window fire once, with the newest content. Payload `{server, uri, content}` (JSON when the text parses, else text; null when the read failed).',
+    fields: {
+      server: { required: true, doc: 'A server of `mcp.servers`.' },
+      uri: { required: true, doc: 'The resource URI.' },
+      debounce_ms: {
+        doc: 'The window after the first update in which later ones only replace the content (0: each fires).',
+      },
+      filter: { raw: true, doc: 'CEL over `{content}`: false starts nothing.' },
+      window: { doc: 'Reserved: refused in this build.' },
+      coalesce: { doc: 'Reserved: refused in this build.' },
+      deliver: { doc: 'Reserved: refused in this build.' },
+      on_no_listener: { doc: 'Reserved: refused in this build.' },
+      inputs: { doc: "The run's inputs." },
+      principal: PRINCIPAL_FIELD,
+    },
+    check: subscribeProblems,
+  },
 ];
-
-/** The start kinds of the catalogue that this build refuses at load (the triggers issue builds them). */
-export const LATER_START_KINDS = ['subscribe', 'a2a'] as const;

@@ -1,12 +1,14 @@
 // A daemon runtime over a real SQLite file and a real A2A listener for start-node tests, and readers of its events.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { Message, SendMessageRequest } from '@a2a-js/sdk';
 import type { A2aProducer } from '../../../src/a2a/a2aProducer.js';
 import { compileConfig } from '../../../src/config/compile.js';
 import { createLogger } from '../../../src/obs/log.js';
 import { type Runtime, type RuntimeOptions, startRuntime } from '../../../src/runtime/startRuntime.js';
 import { loadWorkflow } from '../../../src/workflows/definitions.js';
 import type { WorkflowProducer } from '../../../src/workflows/workflowProducer.js';
+import { send } from '../../e2e/daemon.js';
 
 export type Logged = Record<string, unknown>;
 
@@ -43,3 +45,21 @@ export const runsOf = (events: Logged[], workflow: string) =>
   events.filter((e) => e['event'] === 'run.start' && e['workflow'] === workflow);
 export const doneOf = (events: Logged[], workflow: string) =>
   events.filter((e) => e['event'] === 'run.done' && String(e['run']).startsWith(`${workflow}-`));
+
+/** A request whose message carries a command data part `{"agentd": {op, …args}}` and the given message id. */
+export function commandRequest(
+  op: string,
+  args: Record<string, unknown>,
+  messageId: string,
+  returnImmediately = false,
+): SendMessageRequest {
+  const req = send('', {}, returnImmediately);
+  const message: Message = { ...req.message, messageId, contextId: 'ops', parts: [] } as Message;
+  message.parts.push({
+    content: { $case: 'data', value: { agentd: { op, ...args } } },
+    metadata: undefined,
+    filename: '',
+    mediaType: 'application/json',
+  });
+  return { ...req, message };
+}

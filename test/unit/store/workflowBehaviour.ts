@@ -66,6 +66,17 @@ export function describeWorkflows(current: () => Store): void {
       );
     });
 
+    it('deletes terminal runs only, and a deleted run frees its start key', async () => {
+      const { workflows } = current();
+      await workflows.createRun(run({ id: 'done', startKey: 'k-done', status: 'completed' }));
+      await workflows.createRun(run({ id: 'live', startKey: 'k-live' }));
+      assert.equal(await workflows.deleteRuns(['done', 'live', 'unknown']), 1);
+      assert.equal(await workflows.getRun('done'), null);
+      assert.equal((await workflows.getRun('live'))?.id, 'live', 'a live run is never deleted');
+      assert.equal((await workflows.createRun(run({ id: 'again', startKey: 'k-done' }))).created, true);
+      assert.equal(await workflows.deleteRuns([]), 0);
+    });
+
     it('lists the newest version of each definition by name, tombstones included', async () => {
       const { workflows } = current();
       await workflows.saveDefinition(definition('zeta', 1, { steps: 1 }));

@@ -1,0 +1,55 @@
+// One MCP connection's resources as the triggers use them (producers reference §3.6): `resources/subscribe` with a
+// callback per URI on `notifications/resources/updated`, and reads of a resource's text. Owns only the callbacks;
+// the connection owns the client.
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { shortReason } from './mcpReason.js';
+
+export class McpResources {
+  readonly #watchers = new Map<string, Set<() => void>>();
+
+  constructor(
+    private readonly client: Client,
+    private readonly secrets: string[],
+  ) {
+    client.setNotificationHandler(ResourceUpdatedNotificationSchema, (note) => {
+      for (const cb of this.#watchers.get(note.params.uri) ?? []) cb();
+    });
+  }
+
+  /**
+   * Subscribes to `uri` (one `resources/subscribe` per URI however many watch it); `cb` runs on each update.
+   * Resolves with the unsubscribe; rejects with a short reason (the server offers no subscriptions, or refused).
+   */
+  async subscribe(uri: string, cb: () => void, timeoutMs: number): Promise<() => void> {
+    if (!this.client.getServerCapabilities()?.resources?.subscribe)
+      throw new Error('the server offers no resource subscriptions (capabilities.resources.subscribe)');
+    let watchers = this.#watchers.get(uri);
+    if (!watchers) {
+      try {
+        await this.client.subscribeResource({ uri }, { timeout: timeoutMs });
+      } catch (err) {
+        throw new Error(`resources/subscribe failed: ${shortReason(err, this.secrets)}`);
+      }
+      watchers = this.#watchers.get(uri) ?? new Set();
+      this.#watchers.set(uri, watchers);
+    }
+    watchers.add(cb);
+    return () => {
+      watchers.delete(cb);
+      if (watchers.size > 0 || this.#watchers.get(uri) !== watchers) return;
+      this.#watchers.delete(uri);
+      this.client.unsubscribeResource({ uri }).catch(() => {}); // the connection may be gone: nothing to undo
+    };
+  }
+
+  /** The resource's text contents, joined by newlines. Rejects with a short reason. */
+  async read(uri: string, timeoutMs: number): Promise<string> {
+    try {
+      const answer = await this.client.readResource({ uri }, { timeout: timeoutMs });
+      return answer.contents.flatMap((c) => ('text' in c && typeof c.text === 'string' ? [c.text] : [])).join('\n');
+    } catch (err) {
+      throw new Error(`resources/read failed: ${shortReason(err, this.secrets)}`);
+    }
+  }
+}

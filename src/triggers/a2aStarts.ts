@@ -1,0 +1,88 @@
+// The `a2a` start nodes (producers reference §3.7): an A2A message from a caller starts a workflow run instead of a
+// turn when an armed start matches it. The registry matches and holds each start's target; the task backend asks it
+// first for every new message, and the workflow engine registers and removes the starts.
+import type { FireResult } from './fireTarget.js';
+
+/** One armed `a2a` start: `command` is the command data part's `op` it takes (none: plain messages only). */
+export interface A2aStartSpec {
+  /** `<workflow>.<node>`. */
+  id: string;
+  workflow: string;
+  node: string;
+  command: string | null;
+  /** Caller roles it takes (empty: any). */
+  roles: readonly string[];
+}
+
+/** What a matching message starts: one run, acting for the caller, in the caller's conversation. */
+export interface A2aStartTarget {
+  start(
+    key: string,
+    payload: unknown,
+    principal: string,
+    conversation: string,
+  ): Promise<{ ok: true; run: string } | { ok: false; error: string }>;
+  /** The run's end (its task follows it). */
+  outcome(run: string): Promise<FireResult>;
+}
+
+/** A message as the match reads it. */
+export interface A2aAsk {
+  command: string | null;
+  role: string;
+}
+
+/**
+ * The first start that takes `ask`, workflows by name then nodes by id (reference §3.7); a start with a `command`
+ * takes only that command, one without takes only a message that is no command (so operator commands stay
+ * commands). Pure.
+ */
+export function matchA2aStart<S extends A2aStartSpec>(starts: Iterable<S>, ask: A2aAsk): S | null {
+  const sorted = [...starts].sort((a, b) => a.workflow.localeCompare(b.workflow) || a.node.localeCompare(b.node));
+  for (const start of sorted) {
+    if (start.command !== ask.command) continue;
+    if (start.roles.length > 0 && !start.roles.includes(ask.role)) continue;
+    return start;
+  }
+  return null;
+}
+
+/** The start key of a run an `a2a` start made: its caller's task id is the last segment. */
+export const a2aStartKey = (startId: string, taskId: string): string => `a2a/${startId}/${taskId}`;
+
+export class A2aStarts {
+  readonly #starts = new Map<string, A2aStartSpec & { target: A2aStartTarget }>();
+  #onEnded: ((taskId: string, result: FireResult) => void) | null = null;
+
+  /** Who ends a caller's task when its run ends (the task backend). */
+  onEnded(cb: (taskId: string, result: FireResult) => void): void {
+    this.#onEnded = cb;
+  }
+
+  /**
+   * A run ended (told by the engine, in whichever life it ends): when an `a2a` start made it, its caller's task
+   * follows, so a run restored after a restart still ends its task.
+   */
+  ended(startKey: string, result: FireResult): void {
+    if (!startKey.startsWith('a2a/')) return;
+    this.#onEnded?.(startKey.slice(startKey.lastIndexOf('/') + 1), result);
+  }
+
+  register(spec: A2aStartSpec, target: A2aStartTarget): void {
+    this.#starts.set(spec.id, { ...spec, target });
+  }
+
+  unregister(id: string): void {
+    this.#starts.delete(id);
+  }
+
+  /** The armed start that takes `ask`, with its target, or null (the message goes to a turn). */
+  match(ask: A2aAsk): (A2aStartSpec & { target: A2aStartTarget }) | null {
+    return matchA2aStart(this.#starts.values(), ask);
+  }
+
+  /** Whether any start is armed (a cheap check before building an ask). */
+  get size(): number {
+    return this.#starts.size;
+  }
+}
