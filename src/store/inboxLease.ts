@@ -4,7 +4,7 @@
 import type { InboxEvent } from '../domain/inbox.js';
 import { describeError } from '../errors.js';
 import type { Logger } from '../obs/log.js';
-import type { InboxPort, LeaseView } from './store.js';
+import type { FleetView, InboxPort, LeaseView } from './store.js';
 
 /** How long a claim holds the inbox's pending events for this instance when nothing else is configured. */
 export const INBOX_LEASE_MS = 30_000;
@@ -34,9 +34,24 @@ export class InboxLease {
   /** Replicas: gives up unrenewed holds ten times a lease, so a stalled renewal stops work before the TTL ends. */
   private expiry: NodeJS.Timeout | undefined;
   private unsubscribe: (() => void) | undefined;
+  private unsignal: (() => void) | undefined;
+  /** A claim at the moment the earliest foreign lease on pending work runs out (a dead replica's). */
+  private lapse: NodeJS.Timeout | undefined;
+  private leases: LeaseView | undefined;
   private inFlight = false;
+  /** A wake-up came while a claim was running: claim again once it ends (the running one may predate it). */
+  private again = false;
+  private fleet: { view: FleetView; cancelEvent: (eventId: string) => void } | undefined;
 
   constructor(private readonly deps: InboxLeaseDeps) {}
+
+  /**
+   * Replicas, before `restore`: the others' wake-ups (a claim at once instead of at the next sweep) and their cancel
+   * requests, which `cancelEvent` acts on for the events this instance queues or runs.
+   */
+  hearFleet(view: FleetView | undefined, cancelEvent: (eventId: string) => void): void {
+    this.fleet = view === undefined ? undefined : { view, cancelEvent };
+  }
 
   /**
    * At start-up: claims every pending event this instance may run and queues them all, then keeps claiming.
@@ -60,6 +75,8 @@ export class InboxLease {
     if (this.timer !== undefined) return;
     this.timer = setInterval(() => this.renew(), Math.max(1, Math.floor(this.deps.leaseMs / 3)));
     this.timer.unref();
+    this.leases = leases;
+    this.listen();
     if (leases === undefined || lost === undefined) return;
     this.unsubscribe = leases.onLost(lost);
     this.expiry = setInterval(() => leases.expire(), Math.max(1, Math.floor(this.deps.leaseMs / 10)));
@@ -69,14 +86,50 @@ export class InboxLease {
   stop(): void {
     clearInterval(this.timer);
     clearInterval(this.expiry);
+    clearTimeout(this.lapse);
     this.unsubscribe?.();
+    this.unsignal?.();
     this.timer = undefined;
     this.expiry = undefined;
     this.unsubscribe = undefined;
+    this.unsignal = undefined;
+  }
+
+  /** Replicas: new pending work claims now; a cancel request is looked at now (the sweep remains the fallback). */
+  private listen(): void {
+    const { log } = this.deps;
+    if (this.fleet === undefined) return;
+    this.unsignal = this.fleet.view.onSignal((signal) => {
+      log.info('lease.notify', { channel: signal.channel, lag_ms: signal.lagMs });
+      if (signal.channel === 'inbox') this.renew();
+      else this.takeCancels();
+    });
+  }
+
+  private takeCancels(): void {
+    if (this.fleet === undefined) return;
+    const { known, log } = this.deps;
+    const { view, cancelEvent } = this.fleet;
+    const act = (id: string): boolean => known(id) && (cancelEvent(id), true);
+    view.takeCancels(act).catch((err: unknown) => log.warn('inbox.lease.fail', { err: describeError(err) }));
+  }
+
+  /** Claims again when the earliest foreign lease on pending work runs out, when that is before the next sweep. */
+  private armLapse(): void {
+    clearTimeout(this.lapse);
+    const at = this.leases?.nextForeignExpiry?.() ?? null;
+    if (at === null || this.timer === undefined) return;
+    const ms = Math.max(0, at - this.deps.now()) + 1;
+    if (ms >= this.deps.leaseMs / 3) return;
+    this.lapse = setTimeout(() => this.renew(), ms);
+    this.lapse.unref();
   }
 
   private renew(): void {
-    if (this.inFlight) return;
+    if (this.inFlight) {
+      this.again = true;
+      return;
+    }
     this.inFlight = true;
     // Filtered as soon as the claim answers: the store runs it in order with the folds, so an event it still saw
     // pending is one whose fold has not committed yet, and whose job is therefore still known.
@@ -91,6 +144,11 @@ export class InboxLease {
       .catch((err: unknown) => this.deps.log.warn('inbox.lease.fail', { err: describeError(err) }))
       .finally(() => {
         this.inFlight = false;
+        this.armLapse();
+        this.takeCancels();
+        if (!this.again) return;
+        this.again = false;
+        this.renew();
       });
   }
 }

@@ -48,6 +48,10 @@ const SQL = {
   releaseIdle: `UPDATE conversation_leases SET holder = NULL, lease_until = 0
     WHERE conversation_id = $1 AND holder = $2 AND epoch = $3
       AND NOT EXISTS (SELECT 1 FROM inbox WHERE status = 'pending' AND conversation = $1)`,
+  // The earliest lease another replica holds on pending work: when it lapses unrenewed, claim at once.
+  nextExpiry: `SELECT min(l.lease_until) AS until FROM conversation_leases l
+    WHERE l.holder IS NOT NULL AND l.holder <> $1 AND l.lease_until > $2
+      AND EXISTS (SELECT 1 FROM inbox i WHERE i.status = 'pending' AND i.conversation = l.conversation_id)`,
   fence:
     'SELECT conversation_id, holder, epoch, lease_until FROM conversation_leases WHERE conversation_id = ANY($1) FOR SHARE',
 } as const;
@@ -70,6 +74,8 @@ export class LeaseBook implements LeaseView {
   #skew = 0;
   /** The lease length of the last claim (what an accept takes a lease for). */
   #leaseMs = 0;
+  /** The earliest foreign lease on pending work as of the last claim (claim clock), or null. */
+  #nextExpiry: number | null = null;
 
   constructor(
     /** This process among the replicas (several may share one agent.name). */
@@ -131,21 +137,29 @@ export class LeaseBook implements LeaseView {
     await q(SQL.release, [holder, until]);
     const taken = (await q(SQL.acquire, [holder, until, now])).rows as Held[];
     const rows = (await q(SQL.claimHeld, [holder, until])).rows as InboxRow[];
+    const next = (await q(SQL.nextExpiry, [holder, now])).rows[0]?.until;
+    this.#nextExpiry = next === null || next === undefined ? null : Number(next);
     // The hold ends a fifth of the lease early here: writes stop before another replica may adopt.
     this.#settle(renewed, taken, until - Math.floor(leaseMs / 5));
     return rows.map((row) => toInboxEvent(row)).sort(compareInbox);
   }
 
+  nextForeignExpiry(): number | null {
+    return this.#nextExpiry;
+  }
+
   /**
    * Inside an accept's transaction: takes the conversation's lease when nobody holds it live, so the replica that
-   * accepted a message runs it (before its first claim, this replica takes nothing: the claim will).
+   * accepted a message runs it (before its first claim, this replica takes nothing: the claim will). True when
+   * this replica holds it now; otherwise another replica runs it and is told (NOTIFY).
    */
-  async takeOnAccept(q: Query, conversation: string): Promise<void> {
-    if (this.#leaseMs === 0) return;
+  async takeOnAccept(q: Query, conversation: string): Promise<boolean> {
+    if (this.#leaseMs === 0) return false;
     const now = this.wall() + this.#skew;
     const until = now + this.#leaseMs;
     const taken = (await q(SQL.take, [conversation, this.#holder, until, now])).rows as Held[];
     this.#settle([], taken, until - Math.floor(this.#leaseMs / 5), false);
+    return this.#held.has(conversation);
   }
 
   /** Inside a fold's transaction, after the event is done: gives the lease back when nothing else is pending. */

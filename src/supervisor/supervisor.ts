@@ -209,6 +209,7 @@ export class Supervisor {
     await this.memoryKeys.start();
     await this.subagents.restore();
     await this.timers.start();
+    this.lease.hearFleet(this.store.fleet, (id) => this.cancelEvent(id, 'task canceled at another replica'));
     const pending = await this.lease.restore(this.store.leases, (ctx) => this.handle({ type: 'lease_lost', ctx }));
     const generation = this.store.generation;
     this.log.info('restore.done', { generation, pending: pending.length, conversations: this.conversations.size });
