@@ -4,6 +4,7 @@
 import type { TaskRecord } from '../domain/task.js';
 import type { Store } from '../store/store.js';
 import { isTerminal } from './tasks.js';
+import { CANCEL_FOLD_MS } from './taskWatchers.js';
 
 /** How often the store is read for the task's end meanwhile. */
 const READ_EVERY_MS = 100;
@@ -16,7 +17,7 @@ export function cancelElsewhere(
   store: Store,
   task: TaskRecord,
   principal: string,
-  waitMs: number,
+  waitMs = CANCEL_FOLD_MS,
 ): Promise<TaskRecord | null> | null {
   if (store.fleet === undefined || store.leases?.holds(task.conversation) === true) return null;
   const fleet = store.fleet;

@@ -220,12 +220,11 @@ export class TaskBackend implements A2aBackend, TaskHooks {
     if (isTerminal(task.state)) throw new BackendError('not_cancelable', `task is already ${task.state}`);
     this.questions.close(taskId, { result: 'the task was canceled', is_error: true });
     if (task.inbox_event) {
-      const wait = this.deps.cancelWaitMs ?? CANCEL_FOLD_MS;
-      const folded = this.watchers.untilTerminal(taskId, wait);
+      const folded = this.watchers.untilTerminal(taskId, this.deps.cancelWaitMs ?? CANCEL_FOLD_MS);
       // Followed first, then read again: a fold that landed since the first read is seen either way.
       const now = await this.deps.store.tasks.get(taskId);
       const going = now === null || !isTerminal(now.state);
-      const elsewhere = going ? cancelElsewhere(this.deps.store, task, principal.id, wait) : null;
+      const elsewhere = going ? cancelElsewhere(this.deps.store, task, principal.id, this.deps.cancelWaitMs) : null;
       if (going && elsewhere === null) this.deps.supervisor.cancelEvent(task.inbox_event, 'task canceled over A2A');
       const ended = going ? await (elsewhere ? Promise.race([folded, elsewhere]) : folded) : now;
       if (ended && ended.state !== 'canceled')

@@ -27,6 +27,8 @@ export interface InboxLeaseDeps {
   recover(events: readonly InboxEvent[]): Promise<void>;
   /** Claimed events this instance does not run yet, in inbox order: they queue (again). */
   claimed(events: InboxEvent[]): void;
+  /** Replicas: acts on the cancel requests another replica stored for an event this instance queues or runs. */
+  cancels?: { cancelEvent(eventId: string, reason: string): void };
 }
 
 export class InboxLease {
@@ -41,23 +43,20 @@ export class InboxLease {
   private inFlight = false;
   /** A wake-up came while a claim was running: claim again once it ends (the running one may predate it). */
   private again = false;
-  private fleet: { view: FleetView; cancelEvent: (eventId: string) => void } | undefined;
+  private fleet: FleetView | undefined;
 
   constructor(private readonly deps: InboxLeaseDeps) {}
-
-  /**
-   * Replicas, before `restore`: the others' wake-ups (a claim at once instead of at the next sweep) and their cancel
-   * requests, which `cancelEvent` acts on for the events this instance queues or runs.
-   */
-  hearFleet(view: FleetView | undefined, cancelEvent: (eventId: string) => void): void {
-    this.fleet = view === undefined ? undefined : { view, cancelEvent };
-  }
 
   /**
    * At start-up: claims every pending event this instance may run and queues them all, then keeps claiming.
    * Replicas: `lost` hears each conversation whose lease this replica lost (its work stops, interfaces §4.4).
    */
-  async restore(leases?: LeaseView, lost?: (conversation: string) => void): Promise<InboxEvent[]> {
+  async restore(
+    shared?: { leases?: LeaseView | undefined; fleet?: FleetView | undefined },
+    lost?: (conversation: string) => void,
+  ): Promise<InboxEvent[]> {
+    const leases = shared?.leases;
+    this.fleet = shared?.fleet;
     const pending = await this.claim();
     await this.deps.recover(pending);
     this.deps.claimed(pending);
@@ -78,7 +77,14 @@ export class InboxLease {
     this.leases = leases;
     this.listen();
     if (leases === undefined || lost === undefined) return;
-    this.unsubscribe = leases.onLost(lost);
+    const offLost = leases.onLost(lost);
+    // A lease taken here (it was free, expired or released): a copy of the conversation this replica kept may
+    // predate the other holders' writes, so it goes like a lost one's and the next use reads the stored one.
+    const offTaken = leases.onTaken?.(lost);
+    this.unsubscribe = () => {
+      offLost();
+      offTaken?.();
+    };
     this.expiry = setInterval(() => leases.expire(), Math.max(1, Math.floor(this.deps.leaseMs / 10)));
     this.expiry.unref();
   }
@@ -99,7 +105,7 @@ export class InboxLease {
   private listen(): void {
     const { log } = this.deps;
     if (this.fleet === undefined) return;
-    this.unsignal = this.fleet.view.onSignal((signal) => {
+    this.unsignal = this.fleet.onSignal((signal) => {
       log.info('lease.notify', { channel: signal.channel, lag_ms: signal.lagMs });
       if (signal.channel === 'inbox') this.renew();
       else this.takeCancels();
@@ -107,11 +113,11 @@ export class InboxLease {
   }
 
   private takeCancels(): void {
-    if (this.fleet === undefined) return;
-    const { known, log } = this.deps;
-    const { view, cancelEvent } = this.fleet;
-    const act = (id: string): boolean => known(id) && (cancelEvent(id), true);
-    view.takeCancels(act).catch((err: unknown) => log.warn('inbox.lease.fail', { err: describeError(err) }));
+    const { known, log, cancels } = this.deps;
+    if (this.fleet === undefined || cancels === undefined) return;
+    const act = (id: string): boolean =>
+      known(id) && (cancels.cancelEvent(id, 'task canceled at another replica'), true);
+    this.fleet.takeCancels(act).catch((err: unknown) => log.warn('inbox.lease.fail', { err: describeError(err) }));
   }
 
   /** Claims again when the earliest foreign lease on pending work runs out, when that is before the next sweep. */

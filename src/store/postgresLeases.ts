@@ -66,6 +66,7 @@ interface Held {
 export class LeaseBook implements LeaseView {
   readonly #held = new Map<string, { epoch: number; until: number }>();
   readonly #lost = new Set<(conversation: string) => void>();
+  readonly #taken = new Set<(conversation: string) => void>();
   /** Counters for the replica's metrics. */
   readonly counts = { adoptions: 0, fenced: 0 };
   /** The lease holder's name: the claiming owner (agent.name) at this replica. */
@@ -106,6 +107,11 @@ export class LeaseBook implements LeaseView {
     return () => this.#lost.delete(listener);
   }
 
+  onTaken(listener: (conversation: string) => void): () => void {
+    this.#taken.add(listener);
+    return () => this.#taken.delete(listener);
+  }
+
   /** A hold that could not be renewed in time is given up here, before the TTL lets another replica adopt it. */
   expire(): void {
     const now = this.wall() + this.#skew;
@@ -133,6 +139,8 @@ export class LeaseBook implements LeaseView {
     this.#leaseMs = leaseMs;
     const holder = this.#holder;
     const until = now + leaseMs;
+    // Only holds this claim could have seen: an accept may take a lease while the claim runs.
+    const before = new Set(this.#held.keys());
     const renewed = (await q(SQL.renew, [holder, until])).rows as Held[];
     await q(SQL.release, [holder, until]);
     const taken = (await q(SQL.acquire, [holder, until, now])).rows as Held[];
@@ -140,7 +148,7 @@ export class LeaseBook implements LeaseView {
     const next = (await q(SQL.nextExpiry, [holder, now])).rows[0]?.until;
     this.#nextExpiry = next === null || next === undefined ? null : Number(next);
     // The hold ends a fifth of the lease early here: writes stop before another replica may adopt.
-    this.#settle(renewed, taken, until - Math.floor(leaseMs / 5));
+    this.#settle(renewed, taken, until - Math.floor(leaseMs / 5), before);
     return rows.map((row) => toInboxEvent(row)).sort(compareInbox);
   }
 
@@ -158,7 +166,7 @@ export class LeaseBook implements LeaseView {
     const now = this.wall() + this.#skew;
     const until = now + this.#leaseMs;
     const taken = (await q(SQL.take, [conversation, this.#holder, until, now])).rows as Held[];
-    this.#settle([], taken, until - Math.floor(this.#leaseMs / 5), false);
+    this.#settle([], taken, until - Math.floor(this.#leaseMs / 5), null);
     return this.#held.has(conversation);
   }
 
@@ -170,7 +178,8 @@ export class LeaseBook implements LeaseView {
     if (released.rowCount === 1) this.#held.delete(conversation);
   }
 
-  #settle(renewed: readonly Held[], taken: readonly Held[], until: number, whole = true): void {
+  /** `seen`: a claim's holds at its start (those it did not renew or take are lost); null for an accept's take. */
+  #settle(renewed: readonly Held[], taken: readonly Held[], until: number, seen: ReadonlySet<string> | null): void {
     const still = new Set<string>();
     for (const { conversation_id: ctx, epoch } of renewed) {
       still.add(ctx);
@@ -183,8 +192,11 @@ export class LeaseBook implements LeaseView {
       this.#held.set(ctx, { epoch, until });
       if (epoch > 1) this.counts.adoptions += 1;
       this.log.info(epoch > 1 ? 'lease.adopted' : 'lease.acquired', { ctx, epoch, replica: this.#holder });
+      // Taken by the claim: a copy kept here may predate other holders' writes. (An accept's take needs no such
+      // word: its intake has just read the conversation.)
+      if (seen !== null) for (const listener of this.#taken) listener(ctx);
     }
-    for (const [ctx, { epoch }] of this.#held) if (whole && !still.has(ctx)) this.#lose(ctx, epoch);
+    for (const [ctx, { epoch }] of this.#held) if (seen?.has(ctx) && !still.has(ctx)) this.#lose(ctx, epoch);
   }
 
   /**

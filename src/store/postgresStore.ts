@@ -200,7 +200,8 @@ export class PostgresStore implements Store {
             if (fold.task !== undefined) await saveTask(q, fold.task);
             if (fold.feed?.length) await pgAppendFeed(q, fold.feed);
             const ctx = (await q(SQL.conversationOfEvent, [id])).rows[0]?.conversation;
-            if (typeof ctx === 'string') await this.leases.releaseIdle(q, ctx);
+            // Fenced even when the fold carries no transcript: a replica that lost the conversation marks nothing done.
+            if (typeof ctx === 'string') await this.leases.check(q, [ctx]).then(() => this.leases.releaseIdle(q, ctx));
             return revisions;
           },
         ),

@@ -277,6 +277,8 @@ export interface LeaseView {
   readonly counts: { readonly adoptions: number; readonly fenced: number };
   /** When the earliest lease another replica holds on pending work runs out (the claim's clock), or null. */
   nextForeignExpiry?(): number | null;
+  /** Calls `listener` for each conversation a claim takes (this replica did not hold it); returns the unsubscribe. */
+  onTaken?(listener: (conversation: string) => void): () => void;
 }
 
 /** A NOTIFY another replica (or this one) sent: new pending work, or a cancel request; `lagMs` since it was sent. */
