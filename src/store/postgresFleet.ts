@@ -91,6 +91,7 @@ export class PgFleet implements FleetView {
     const { query, wall } = this.deps;
     await query(SQL.request, [taskId, principal, wall()]);
     await this.notify(query, 'cancel');
+    this.deps.log.info('lease.cancel_requested', { task: taskId });
   }
 
   /** Sends a NOTIFY; inside a transaction, it is delivered at the commit (never for a rolled-back one). */
