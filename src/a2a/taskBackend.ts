@@ -15,6 +15,7 @@ import type { A2aStarts } from '../triggers/a2aStarts.js';
 import type { A2aBackend, Principal, SendRequest, TaskQuery, TaskUpdate } from './backend.js';
 import { BackendError } from './backend.js';
 import { applyMode, type CommandDeps, commandTask, isReadOnly } from './commands.js';
+import { cancelElsewhere } from './fleetCancel.js';
 import { OpenQuestions } from './openQuestions.js';
 import { a2aDedupeKey, earlierTask, type NotedMessage, noteKey, noteTaskId } from './sentMessages.js';
 import { follow, type StartRunDeps, startRunTask } from './startRunTask.js';
@@ -224,9 +225,10 @@ export class TaskBackend implements A2aBackend, TaskHooks {
       const folded = this.watchers.untilTerminal(taskId, this.deps.cancelWaitMs ?? CANCEL_FOLD_MS);
       // Followed first, then read again: a fold that landed since the first read is seen either way.
       const now = await this.deps.store.tasks.get(taskId);
-      if (now === null || !isTerminal(now.state))
-        this.deps.supervisor.cancelEvent(task.inbox_event, 'task canceled over A2A');
-      const ended = now !== null && isTerminal(now.state) ? now : await folded;
+      const going = now === null || !isTerminal(now.state);
+      const elsewhere = going ? cancelElsewhere(this.deps.store, task, principal.id, this.deps.cancelWaitMs) : null;
+      if (going && elsewhere === null) this.deps.supervisor.cancelEvent(task.inbox_event, 'task canceled over A2A');
+      const ended = going ? await (elsewhere ? Promise.race([folded, elsewhere]) : folded) : now;
       if (ended && ended.state !== 'canceled')
         throw new BackendError('not_cancelable', `task is already ${ended.state}`);
       return ended ?? (await this.getTask(principal, taskId)) ?? task;

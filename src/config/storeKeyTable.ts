@@ -11,6 +11,7 @@ type StoreKey =
   | 'store.url'
   | 'store.pool_size'
   | 'store.lease_ttl'
+  | 'store.journal_retain'
   | 'store.path'
   | 'store.conversation_cache.entries'
   | 'store.conversation_cache.bytes'
@@ -34,6 +35,11 @@ export const STORE_KEYS: Pick<KeyTable, StoreKey> = {
     kind: durationKind(1_000),
     default: 15_000,
     doc: "postgres: a conversation lease's life; renewed every third of it, adopted by another replica once expired.",
+  },
+  'store.journal_retain': {
+    kind: durationKind(1_000),
+    default: 604_800_000,
+    doc: 'Tool journal entries of finished turns older than this are pruned (every store kind; hourly).',
   },
   'store.path': { kind: stringKind(), default: DEFAULT_STORE_PATH, doc: 'State directory; default $AGENTD_STATE_DIR.' },
   'store.conversation_cache.entries': {

@@ -304,6 +304,7 @@ export interface StoreConfig {
   pool_size: number;
   /** postgres: a conversation lease's life (ms), renewed every third of it. Default 15 000. */
   lease_ttl: number;
+  /** Tool journal entries of finished turns older than this (ms) are pruned. Default 7 days. */ journal_retain: number;
 }
 
 export interface LifecycleConfig {

@@ -51,6 +51,9 @@ lease.acquired / lease.adopted :: (postgres) this replica took a conversation's 
 lease.lost :: (postgres) this replica no longer holds the conversation: another replica holds it (found by the claim or by a fenced write), its hold ran out unrenewed, or the claim released it idle :: ctx, epoch, replica
 lease.work_stopped :: (postgres) after a lost lease: the conversation's jobs here were stopped (a running worker's process group killed, waiting ones dropped) and its copy forgotten; \`inbox_event\`: a fold the fence refused :: ctx, jobs, inbox_event?
 tool.journal_hit :: (worker) an MCP call of a rerun was answered from the tool journal, not sent again :: key, tool
+store.journal_pruned :: tool journal entries of finished turns older than \`store.journal_retain\` were removed :: entries
+lease.notify :: (postgres) another replica's NOTIFY woke this one: new pending work (\`inbox\`, claimed at once rather than at the next sweep) or a cancel request (\`cancel\`) :: channel, lag_ms
+lease.cancel_requested :: (postgres) a cancel for a task whose turn another replica runs was stored for its lease holder (\`cancel_requests\`, then NOTIFY) :: task
 tool.journal_fail :: (warn) the tool journal could not be read or written (the call runs, or its record is lost) :: ctx, key, err
 inbox.lease.claimed / inbox.lease.fail :: the inbox lease claimed pending messages (another replica's expired ones included) / a claim failed (warn; tried again on the next tick) :: \`events\` / \`err\`
 drain.start / drain.done :: SIGTERM / SIGINT, the operator's \`drain\`, or \`finish {exit: true}\` (\`reason: "exit"\`) :: \`reason, live, queued\` / \`abandoned\`

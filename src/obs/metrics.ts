@@ -105,6 +105,15 @@ export class Metrics {
     CALL_BUCKETS,
   );
 
+  /** Replicas: from another replica's NOTIFY to this one hearing it, by channel (inbox, cancel). */
+  readonly notifyLag = new Histogram(
+    this.registry,
+    'agentd_notify_lag_seconds',
+    'Replicas: NOTIFY lag from the sender to this replica, by channel.',
+    ['channel'],
+    STORE_BUCKETS,
+  );
+
   /** The store latency observer: every port call, and commits apart. */
   readonly storeLatency = {
     observe: (labels: { op: string }, seconds: number): void => {

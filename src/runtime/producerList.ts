@@ -8,6 +8,7 @@ import { wakeNotes } from '../steering/wakeNoteProducer.js';
 import { subagentResults } from '../subagents/subagentProducer.js';
 import { workflowProducer } from '../workflows/workflowProducer.js';
 import { finishExit } from './finishExit.js';
+import { journalRetention } from './journalRetention.js';
 import type { ProducerFactory } from './producer.js';
 import { startupPrompt } from './startupPrompt.js';
 
@@ -20,5 +21,6 @@ export const PRODUCERS: readonly ProducerFactory[] = [
   workflowProducer, // workflow definitions and runs: once starts, workflow.* tools, run notes
   a2aProducer, // a2a.listen: callers' messages as a2a_message events
   startupPrompt, // agent.prompt / --prompt: one startup_prompt event per store
+  journalRetention, // the tool journal: finished turns' entries past store.journal_retain go
   finishExit, // a daemon: a committed finish {exit: true} drains it (accepts nothing)
 ];

@@ -5,7 +5,7 @@
 import { checkA2a, listenProblem } from '../config/a2aKeys.js';
 import type { Config } from '../config/types.js';
 import { DaemonError, describeError } from '../errors.js';
-import { registerLeaseGauges } from '../obs/leaseGauges.js';
+import { observeNotifyLag, registerLeaseGauges } from '../obs/leaseGauges.js';
 import type { Logger } from '../obs/log.js';
 import { type MetricsServer, serveMetrics } from '../obs/metricsServer.js';
 import { loadTracer, settleTracer, type Tracer } from '../obs/tracing.js';
@@ -123,6 +123,7 @@ export async function startRuntime(config: Readonly<Config>, opts: RuntimeOption
     });
     undo.push(() => drain.run());
     if (store.leases) registerLeaseGauges(supervisor.metrics, store.leases);
+    if (store.fleet) undo.push(observeNotifyLag(supervisor.metrics, store.fleet));
     const metrics = await serveMetrics(cfg.observability.metrics_addr, supervisor, log);
     if (metrics) undo.push(() => metrics.close());
     // The gate's last reading, for the triggers' shedding (producers reference §3.2 step 1).

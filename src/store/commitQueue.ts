@@ -65,6 +65,7 @@ export function orderedStore(store: Store): Store {
     location: store.location,
     generation: store.generation,
     ...(store.leases ? { leases: store.leases } : {}),
+    ...(store.fleet ? { fleet: store.fleet } : {}),
     ...(store.checked ? { checked: store.checked } : {}),
     ...(ports as Pick<Store, (typeof STORE_PORTS)[number]>),
     // Closing waits for what is already queued, so nothing enqueued before close is lost.

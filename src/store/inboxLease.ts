@@ -4,7 +4,7 @@
 import type { InboxEvent } from '../domain/inbox.js';
 import { describeError } from '../errors.js';
 import type { Logger } from '../obs/log.js';
-import type { InboxPort, LeaseView } from './store.js';
+import type { FleetView, InboxPort, LeaseView } from './store.js';
 
 /** How long a claim holds the inbox's pending events for this instance when nothing else is configured. */
 export const INBOX_LEASE_MS = 30_000;
@@ -27,6 +27,8 @@ export interface InboxLeaseDeps {
   recover(events: readonly InboxEvent[]): Promise<void>;
   /** Claimed events this instance does not run yet, in inbox order: they queue (again). */
   claimed(events: InboxEvent[]): void;
+  /** Replicas: acts on the cancel requests another replica stored for an event this instance queues or runs. */
+  cancels?: { cancelEvent(eventId: string, reason: string): void };
 }
 
 export class InboxLease {
@@ -34,7 +36,14 @@ export class InboxLease {
   /** Replicas: gives up unrenewed holds ten times a lease, so a stalled renewal stops work before the TTL ends. */
   private expiry: NodeJS.Timeout | undefined;
   private unsubscribe: (() => void) | undefined;
+  private unsignal: (() => void) | undefined;
+  /** A claim at the moment the earliest foreign lease on pending work runs out (a dead replica's). */
+  private lapse: NodeJS.Timeout | undefined;
+  private leases: LeaseView | undefined;
   private inFlight = false;
+  /** A wake-up came while a claim was running: claim again once it ends (the running one may predate it). */
+  private again = false;
+  private fleet: FleetView | undefined;
 
   constructor(private readonly deps: InboxLeaseDeps) {}
 
@@ -42,7 +51,12 @@ export class InboxLease {
    * At start-up: claims every pending event this instance may run and queues them all, then keeps claiming.
    * Replicas: `lost` hears each conversation whose lease this replica lost (its work stops, interfaces §4.4).
    */
-  async restore(leases?: LeaseView, lost?: (conversation: string) => void): Promise<InboxEvent[]> {
+  async restore(
+    shared?: { leases?: LeaseView | undefined; fleet?: FleetView | undefined },
+    lost?: (conversation: string) => void,
+  ): Promise<InboxEvent[]> {
+    const leases = shared?.leases;
+    this.fleet = shared?.fleet;
     const pending = await this.claim();
     await this.deps.recover(pending);
     this.deps.claimed(pending);
@@ -60,8 +74,17 @@ export class InboxLease {
     if (this.timer !== undefined) return;
     this.timer = setInterval(() => this.renew(), Math.max(1, Math.floor(this.deps.leaseMs / 3)));
     this.timer.unref();
+    this.leases = leases;
+    this.listen();
     if (leases === undefined || lost === undefined) return;
-    this.unsubscribe = leases.onLost(lost);
+    const offLost = leases.onLost(lost);
+    // A lease taken here (it was free, expired or released): a copy of the conversation this replica kept may
+    // predate the other holders' writes, so it goes like a lost one's and the next use reads the stored one.
+    const offTaken = leases.onTaken?.(lost);
+    this.unsubscribe = () => {
+      offLost();
+      offTaken?.();
+    };
     this.expiry = setInterval(() => leases.expire(), Math.max(1, Math.floor(this.deps.leaseMs / 10)));
     this.expiry.unref();
   }
@@ -69,14 +92,50 @@ export class InboxLease {
   stop(): void {
     clearInterval(this.timer);
     clearInterval(this.expiry);
+    clearTimeout(this.lapse);
     this.unsubscribe?.();
+    this.unsignal?.();
     this.timer = undefined;
     this.expiry = undefined;
     this.unsubscribe = undefined;
+    this.unsignal = undefined;
+  }
+
+  /** Replicas: new pending work claims now; a cancel request is looked at now (the sweep remains the fallback). */
+  private listen(): void {
+    const { log } = this.deps;
+    if (this.fleet === undefined) return;
+    this.unsignal = this.fleet.onSignal((signal) => {
+      log.info('lease.notify', { channel: signal.channel, lag_ms: signal.lagMs });
+      if (signal.channel === 'inbox') this.renew();
+      else this.takeCancels();
+    });
+  }
+
+  private takeCancels(): void {
+    const { known, log, cancels } = this.deps;
+    if (this.fleet === undefined || cancels === undefined) return;
+    const act = (id: string): boolean =>
+      known(id) && (cancels.cancelEvent(id, 'task canceled at another replica'), true);
+    this.fleet.takeCancels(act).catch((err: unknown) => log.warn('inbox.lease.fail', { err: describeError(err) }));
+  }
+
+  /** Claims again when the earliest foreign lease on pending work runs out, when that is before the next sweep. */
+  private armLapse(): void {
+    clearTimeout(this.lapse);
+    const at = this.leases?.nextForeignExpiry?.() ?? null;
+    if (at === null || this.timer === undefined) return;
+    const ms = Math.max(0, at - this.deps.now()) + 1;
+    if (ms >= this.deps.leaseMs / 3) return;
+    this.lapse = setTimeout(() => this.renew(), ms);
+    this.lapse.unref();
   }
 
   private renew(): void {
-    if (this.inFlight) return;
+    if (this.inFlight) {
+      this.again = true;
+      return;
+    }
     this.inFlight = true;
     // Filtered as soon as the claim answers: the store runs it in order with the folds, so an event it still saw
     // pending is one whose fold has not committed yet, and whose job is therefore still known.
@@ -91,6 +150,11 @@ export class InboxLease {
       .catch((err: unknown) => this.deps.log.warn('inbox.lease.fail', { err: describeError(err) }))
       .finally(() => {
         this.inFlight = false;
+        this.armLapse();
+        this.takeCancels();
+        if (!this.again) return;
+        this.again = false;
+        this.renew();
       });
   }
 }

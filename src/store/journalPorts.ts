@@ -30,7 +30,11 @@ const answerText = (e: JournalEntry): string => JSON.stringify({ result: e.resul
 /** `LIKE` matches `%` and `_` as patterns: a prefix is escaped to match itself. */
 const likePrefix = (prefix: string): string => `${prefix.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
-export function memoryJournalPort(): JournalPort {
+/** A key's message: `<prefix>#<inbox id>.<n>` (worker/toolJournal.ts). */
+const inboxIdOf = (key: string): string => key.slice(key.lastIndexOf('#') + 1, key.lastIndexOf('.'));
+
+/** `pending` tells whether an inbox event is still pending (its turn may run again). */
+export function memoryJournalPort(pending: (inboxId: string) => boolean = () => false): JournalPort {
   const entries = new Map<string, JournalEntry>();
   return {
     async record(entry) {
@@ -41,6 +45,11 @@ export function memoryJournalPort(): JournalPort {
     async list(prefix) {
       const keys = [...entries.keys()].filter((k) => k.startsWith(prefix)).sort();
       return keys.map((k) => structuredClone(entries.get(k) as JournalEntry));
+    },
+    async prune(before) {
+      const gone = [...entries.values()].filter((e) => e.ts < before && !pending(inboxIdOf(e.key)));
+      for (const e of gone) entries.delete(e.key);
+      return gone.length;
     },
   };
 }
@@ -55,7 +64,13 @@ export function sqliteJournalPort(
   const byPrefix = db.prepare<[string], JournalRow>(
     `SELECT key, args_hash, result, ts FROM tool_journal WHERE key LIKE ? ESCAPE '\\' ORDER BY key`,
   );
+  // A pending message's entries stay, whatever their age: its turn may still run again (an adoption, a restart).
+  const prune = db.prepare<[number], void>(
+    `DELETE FROM tool_journal WHERE ts < ? AND NOT EXISTS
+      (SELECT 1 FROM inbox i WHERE i.status = 'pending' AND instr(tool_journal.key, '#' || i.id || '.') > 0)`,
+  );
   return {
+    prune: (before) => run('prune the tool journal', () => prune.run(before).changes),
     record: (e) => run('record a tool call', () => insert.run(e.key, e.args_hash, answerText(e), e.ts).changes === 1),
     list: (prefix) => run('read the tool journal', () => byPrefix.all(likePrefix(prefix)).map(toEntry)),
   };
@@ -63,6 +78,12 @@ export function sqliteJournalPort(
 
 export function pgJournalPort(db: PgRunner): JournalPort {
   return {
+    prune: (before) =>
+      db.read('prune the tool journal', async (q) => {
+        const sql = `DELETE FROM tool_journal WHERE ts < $1 AND NOT EXISTS
+          (SELECT 1 FROM inbox i WHERE i.status = 'pending' AND strpos(tool_journal.key, '#' || i.id || '.') > 0)`;
+        return (await q(sql, [before])).rowCount ?? 0;
+      }),
     record: (e) =>
       db.read('record a tool call', async (q) => {
         const sql = `INSERT INTO tool_journal (key, args_hash, result, ts) VALUES ($1, $2, $3, $4)

@@ -362,10 +362,11 @@ export class MemoryStore implements Store {
   readonly workflows: WorkflowsPort;
   readonly timers: TimersPort;
   readonly feed: FeedPort = memoryFeedPort();
-  readonly journal: JournalPort = memoryJournalPort();
+  readonly journal: JournalPort;
 
   constructor() {
     const data = new MemoryData();
+    this.journal = memoryJournalPort((id) => data.inbox.get(id)?.status === 'pending');
     this.inbox = inboxPort(data, this.feed);
     this.conversations = conversationsPort(data);
     this.budget = budgetPort(data);

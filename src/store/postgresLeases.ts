@@ -48,6 +48,10 @@ const SQL = {
   releaseIdle: `UPDATE conversation_leases SET holder = NULL, lease_until = 0
     WHERE conversation_id = $1 AND holder = $2 AND epoch = $3
       AND NOT EXISTS (SELECT 1 FROM inbox WHERE status = 'pending' AND conversation = $1)`,
+  // The earliest lease another replica holds on pending work: when it lapses unrenewed, claim at once.
+  nextExpiry: `SELECT min(l.lease_until) AS until FROM conversation_leases l
+    WHERE l.holder IS NOT NULL AND l.holder <> $1 AND l.lease_until > $2
+      AND EXISTS (SELECT 1 FROM inbox i WHERE i.status = 'pending' AND i.conversation = l.conversation_id)`,
   fence:
     'SELECT conversation_id, holder, epoch, lease_until FROM conversation_leases WHERE conversation_id = ANY($1) FOR SHARE',
 } as const;
@@ -62,6 +66,7 @@ interface Held {
 export class LeaseBook implements LeaseView {
   readonly #held = new Map<string, { epoch: number; until: number }>();
   readonly #lost = new Set<(conversation: string) => void>();
+  readonly #taken = new Set<(conversation: string) => void>();
   /** Counters for the replica's metrics. */
   readonly counts = { adoptions: 0, fenced: 0 };
   /** The lease holder's name: the claiming owner (agent.name) at this replica. */
@@ -70,6 +75,8 @@ export class LeaseBook implements LeaseView {
   #skew = 0;
   /** The lease length of the last claim (what an accept takes a lease for). */
   #leaseMs = 0;
+  /** The earliest foreign lease on pending work as of the last claim (claim clock), or null. */
+  #nextExpiry: number | null = null;
 
   constructor(
     /** This process among the replicas (several may share one agent.name). */
@@ -100,6 +107,11 @@ export class LeaseBook implements LeaseView {
     return () => this.#lost.delete(listener);
   }
 
+  onTaken(listener: (conversation: string) => void): () => void {
+    this.#taken.add(listener);
+    return () => this.#taken.delete(listener);
+  }
+
   /** A hold that could not be renewed in time is given up here, before the TTL lets another replica adopt it. */
   expire(): void {
     const now = this.wall() + this.#skew;
@@ -127,25 +139,35 @@ export class LeaseBook implements LeaseView {
     this.#leaseMs = leaseMs;
     const holder = this.#holder;
     const until = now + leaseMs;
+    // Only holds this claim could have seen: an accept may take a lease while the claim runs.
+    const before = new Set(this.#held.keys());
     const renewed = (await q(SQL.renew, [holder, until])).rows as Held[];
     await q(SQL.release, [holder, until]);
     const taken = (await q(SQL.acquire, [holder, until, now])).rows as Held[];
     const rows = (await q(SQL.claimHeld, [holder, until])).rows as InboxRow[];
+    const next = (await q(SQL.nextExpiry, [holder, now])).rows[0]?.until;
+    this.#nextExpiry = next === null || next === undefined ? null : Number(next);
     // The hold ends a fifth of the lease early here: writes stop before another replica may adopt.
-    this.#settle(renewed, taken, until - Math.floor(leaseMs / 5));
+    this.#settle(renewed, taken, until - Math.floor(leaseMs / 5), before);
     return rows.map((row) => toInboxEvent(row)).sort(compareInbox);
+  }
+
+  nextForeignExpiry(): number | null {
+    return this.#nextExpiry;
   }
 
   /**
    * Inside an accept's transaction: takes the conversation's lease when nobody holds it live, so the replica that
-   * accepted a message runs it (before its first claim, this replica takes nothing: the claim will).
+   * accepted a message runs it (before its first claim, this replica takes nothing: the claim will). True when
+   * this replica holds it now; otherwise another replica runs it and is told (NOTIFY).
    */
-  async takeOnAccept(q: Query, conversation: string): Promise<void> {
-    if (this.#leaseMs === 0) return;
+  async takeOnAccept(q: Query, conversation: string): Promise<boolean> {
+    if (this.#leaseMs === 0) return false;
     const now = this.wall() + this.#skew;
     const until = now + this.#leaseMs;
     const taken = (await q(SQL.take, [conversation, this.#holder, until, now])).rows as Held[];
-    this.#settle([], taken, until - Math.floor(this.#leaseMs / 5), false);
+    this.#settle([], taken, until - Math.floor(this.#leaseMs / 5), null);
+    return this.#held.has(conversation);
   }
 
   /** Inside a fold's transaction, after the event is done: gives the lease back when nothing else is pending. */
@@ -156,7 +178,8 @@ export class LeaseBook implements LeaseView {
     if (released.rowCount === 1) this.#held.delete(conversation);
   }
 
-  #settle(renewed: readonly Held[], taken: readonly Held[], until: number, whole = true): void {
+  /** `seen`: a claim's holds at its start (those it did not renew or take are lost); null for an accept's take. */
+  #settle(renewed: readonly Held[], taken: readonly Held[], until: number, seen: ReadonlySet<string> | null): void {
     const still = new Set<string>();
     for (const { conversation_id: ctx, epoch } of renewed) {
       still.add(ctx);
@@ -169,8 +192,11 @@ export class LeaseBook implements LeaseView {
       this.#held.set(ctx, { epoch, until });
       if (epoch > 1) this.counts.adoptions += 1;
       this.log.info(epoch > 1 ? 'lease.adopted' : 'lease.acquired', { ctx, epoch, replica: this.#holder });
+      // Taken by the claim: a copy kept here may predate other holders' writes. (An accept's take needs no such
+      // word: its intake has just read the conversation.)
+      if (seen !== null) for (const listener of this.#taken) listener(ctx);
     }
-    for (const [ctx, { epoch }] of this.#held) if (whole && !still.has(ctx)) this.#lose(ctx, epoch);
+    for (const [ctx, { epoch }] of this.#held) if (seen?.has(ctx) && !still.has(ctx)) this.#lose(ctx, epoch);
   }
 
   /**

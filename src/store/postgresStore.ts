@@ -14,6 +14,7 @@ import { pgJournalPort } from './journalPorts.js';
 import { MemoryChanges } from './memoryChanges.js';
 import { isExpired, listLiveKeys } from './memoryKeys.js';
 import { createPool, describeUrl, type PostgresOptions, pgFailure, unreachableError } from './postgresConnect.js';
+import { PgFleet } from './postgresFleet.js';
 import { LeaseBook, type LeaseLog } from './postgresLeases.js';
 import {
   type PgRunner,
@@ -89,6 +90,7 @@ export class PostgresStore implements Store {
   readonly timers: TimersPort;
   readonly feed: FeedPort;
   readonly journal: JournalPort;
+  readonly fleet: PgFleet;
   readonly #changes = new MemoryChanges();
   #closed = false;
 
@@ -98,7 +100,10 @@ export class PostgresStore implements Store {
     readonly generation: number,
     /** This replica's leases: what the inbox claim holds and the fence checks. */
     readonly leases: LeaseBook,
+    opts: ReplicaOptions,
   ) {
+    const query = (sql: string, params?: unknown[]) => this.pool.query(sql, params);
+    this.fleet = new PgFleet({ opts, log: opts.log ?? SILENT, wall: opts.now ?? Date.now, query, leases });
     this.inbox = this.#inboxPort();
     this.conversations = this.#conversationsPort();
     this.budget = this.#budgetPort();
@@ -142,7 +147,9 @@ export class PostgresStore implements Store {
       const generation = await migrate(client, where);
       client.release();
       const leases = new LeaseBook(opts.replica ?? defaultReplica(), log, opts.now ?? Date.now);
-      return new PostgresStore(pool, where, generation, leases);
+      const store = new PostgresStore(pool, where, generation, leases, opts);
+      await store.fleet.listen();
+      return store;
     } catch (err) {
       // The pool ends only once every client is back.
       client.release();
@@ -154,6 +161,7 @@ export class PostgresStore implements Store {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    await this.fleet.close();
     await this.pool.end();
   }
 
@@ -170,7 +178,9 @@ export class PostgresStore implements Store {
           const inserted = await q(SQL.insertInbox, [p.id, p.kind, p.ts, p.principal, p.payload, p.dedupe_key]);
           if (inserted.rowCount === 1) {
             if (task !== undefined) await saveTask(q, task);
-            await this.leases.takeOnAccept(q, event.payload.context_id);
+            // A message whose conversation another replica holds (or will claim): its holder hears at once.
+            const mine = await this.leases.takeOnAccept(q, event.payload.context_id);
+            if (!mine) await this.fleet.notify(q, 'inbox');
             return { record: { ...structuredClone(event), status: 'pending' as const }, created: true };
           }
           const row = await holder(q, event);
@@ -190,7 +200,8 @@ export class PostgresStore implements Store {
             if (fold.task !== undefined) await saveTask(q, fold.task);
             if (fold.feed?.length) await pgAppendFeed(q, fold.feed);
             const ctx = (await q(SQL.conversationOfEvent, [id])).rows[0]?.conversation;
-            if (typeof ctx === 'string') await this.leases.releaseIdle(q, ctx);
+            // Fenced even when the fold carries no transcript: a replica that lost the conversation marks nothing done.
+            if (typeof ctx === 'string') await this.leases.check(q, [ctx]).then(() => this.leases.releaseIdle(q, ctx));
             return revisions;
           },
         ),

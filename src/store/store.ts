@@ -243,6 +243,11 @@ export interface JournalPort {
   record(entry: JournalEntry): Promise<boolean>;
   /** The entries whose key starts with `prefix` (one message's calls), ordered by key. */
   list(prefix: string): Promise<JournalEntry[]>;
+  /**
+   * Retention: removes the entries recorded before `before` (epoch ms) whose message is no longer pending (its turn
+   * finished, so no rerun will look them up); resolves with how many went.
+   */
+  prune(before: number): Promise<number>;
 }
 
 /** The Store's ports by name: the wrappers (commit order, latency) wrap each one; a new port is added here once. */
@@ -277,12 +282,40 @@ export interface LeaseView {
   held(): ReadonlyMap<string, unknown>;
   /** Since start: leases taken from an expired holder, writes the fence refused. */
   readonly counts: { readonly adoptions: number; readonly fenced: number };
+  /** When the earliest lease another replica holds on pending work runs out (the claim's clock), or null. */
+  nextForeignExpiry?(): number | null;
+  /** Calls `listener` for each conversation a claim takes (this replica did not hold it); returns the unsubscribe. */
+  onTaken?(listener: (conversation: string) => void): () => void;
+}
+
+/** A NOTIFY another replica (or this one) sent: new pending work, or a cancel request; `lagMs` since it was sent. */
+export interface FleetSignal {
+  channel: 'inbox' | 'cancel';
+  lagMs: number;
+}
+
+/**
+ * Replicas (interfaces reference §4.4): what the others tell this one between sweeps (LISTEN/NOTIFY), and the
+ * durable cancel requests any replica stores and the conversation's lease holder acts on.
+ */
+export interface FleetView {
+  /** Hears each signal; returns the unsubscribe. */
+  onSignal(listener: (signal: FleetSignal) => void): () => void;
+  /** Stores a cancel request for the task's turn (whichever replica runs it acts on it) and wakes the fleet. */
+  requestCancel(taskId: string, principal: string | null): Promise<void>;
+  /**
+   * The cancel requests for conversations this replica holds: `act(inboxEvent)` cancels the event's turn here and
+   * says whether it knew it; known ones and those whose task ended are removed. Resolves with how many went.
+   */
+  takeCancels(act: (inboxEvent: string) => boolean): Promise<number>;
 }
 
 export interface Store {
   readonly kind: 'sqlite' | 'memory' | 'postgres';
   /** Conversation leases when replicas share the store (postgres); absent for a store one process owns. */
   readonly leases?: LeaseView;
+  /** Replicas: NOTIFY wake-ups and cross-replica cancel requests (postgres). */
+  readonly fleet?: FleetView;
   /** Human-readable location (the database file path, or ":memory:"). */
   readonly location: string;
   /** The manifest's generation counter, bumped once when this store was opened. */

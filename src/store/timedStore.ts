@@ -29,6 +29,7 @@ export function timedStore(store: Store, observe: LatencyObserver): Store {
     location: store.location,
     generation: store.generation,
     ...(store.leases ? { leases: store.leases } : {}),
+    ...(store.fleet ? { fleet: store.fleet } : {}),
     ...(ports as Pick<Store, (typeof STORE_PORTS)[number]>),
     close: () => store.close(),
   };

@@ -124,6 +124,9 @@ export class FoldBack {
       task = (await tasks?.taskForFold(eventId, outcome)) ?? null;
       // Prepared right before the call: nothing is enqueued between the revision reserved and its commit.
       const conv = conversations.get(ctx);
+      // Replicas: a copy given up while the turn ran (its lease moved) carries the turn's messages no more; the
+      // event reruns on the stored transcript rather than being marked done without them.
+      if (!conv && store.leases !== undefined && conversations.heads.has(ctx)) throw givenUp(ctx);
       const prepared = conv ? conversations.prepare(conv, eventId) : null;
       // A turn no A2A task follows still shows its message and reply on its conversation's feed (issue 18).
       const turnFeed = write.unseen ? undefined : tasks?.feedForTurn?.(write.event, outcome, write.owner);
@@ -138,10 +141,11 @@ export class FoldBack {
       );
     } catch (err) {
       if (!retried) log.error('store.checkpoint.fail', { ctx, inbox_event: eventId, err: describeError(err) });
+      // A fenced fold is never retried (nor, on replicas, a conflict): the event runs again on the stored transcript
+      // (issue 19).
+      if (isFenced(err) || (store.leases !== undefined && isConflict(err))) return this.deps.failed(eventId, ctx);
       this.deps.health?.failed(eventId, err);
-      // The result rides along: what a committed turn leads to (a goal's accounting) needs its numbers. A fenced
-      // fold is never retried: another replica holds the conversation and runs the event again (issue 19).
-      if (isFenced(err)) return this.deps.failed(eventId, ctx);
+      // The result rides along: what a committed turn leads to (a goal's accounting) needs its numbers.
       this.refused.set(eventId, write);
       this.deps.failed(eventId);
       return;
@@ -294,6 +298,18 @@ function settledAnswer(eventId: string, record: InboxRecord | null, draining: bo
   return draining ? ABANDONED : null;
 }
 
+function givenUp(ctx: string): DaemonError {
+  return new DaemonError('store_fenced', `conversation ${ctx}: this replica gave its copy up; the fold is dropped`);
+}
+
 function isFenced(err: unknown): boolean {
   return err instanceof DaemonError && err.code === 'store_fenced';
+}
+
+/**
+ * Replicas: a fold on a copy another holder's commits outdated (taken over with a stale copy) can never commit; it
+ * is dropped like a fenced one, and the event, still pending, runs again here on the stored transcript.
+ */
+function isConflict(err: unknown): boolean {
+  return err instanceof DaemonError && err.code === 'store_conflict';
 }

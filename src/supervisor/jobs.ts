@@ -145,6 +145,9 @@ export class Jobs {
     return picks.length;
   }
 
+  /** Queued, running or folding here; an abandoned job's event is not (a later claim may queue it again). */
+  knows = (eventId: string): boolean => (this.table.get(eventId)?.state ?? 'abandoned') !== 'abandoned';
+
   /** Drops a job whose fold the lease fence refused: another replica runs its event (interfaces reference §4.4). */
   drop(eventId: string): void {
     if (!this.table.has(eventId)) return;

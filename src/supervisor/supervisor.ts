@@ -152,7 +152,7 @@ export class Supervisor {
     registerJobGauges(this.metrics, this.jobs);
     this.lease = new InboxLease({
       ...{ inbox: this.store.inbox, leaseMs: opts.inboxLeaseMs ?? inboxLeaseMs(this.store, this.config) },
-      ...{ owner: this.config.agent.name, now: this.now, log: this.log, known: (id) => jobs.jobs.has(id) },
+      ...{ owner: this.config.agent.name, now: this.now, log: this.log, known: jobs.knows, cancels: this },
       recover: (events) => this.intake.beforeReplay(events, this.opts.tasks),
       claimed: (events) => this.hold.draining || this.handle({ type: 'inbox_replayed', events }),
     });
@@ -209,7 +209,7 @@ export class Supervisor {
     await this.memoryKeys.start();
     await this.subagents.restore();
     await this.timers.start();
-    const pending = await this.lease.restore(this.store.leases, (ctx) => this.handle({ type: 'lease_lost', ctx }));
+    const pending = await this.lease.restore(this.store, (ctx) => this.handle({ type: 'lease_lost', ctx }));
     const generation = this.store.generation;
     this.log.info('restore.done', { generation, pending: pending.length, conversations: this.conversations.size });
     // A goal whose next continuation a crash or a drain lost picks up again (one already queued replays instead).

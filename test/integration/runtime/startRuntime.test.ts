@@ -40,6 +40,7 @@ describe('startRuntime', () => {
         'subagent_results',
         'workflows',
         'a2a',
+        'journal_retention',
         'finish_exit',
       ],
     );

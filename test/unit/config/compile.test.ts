@@ -73,6 +73,7 @@ function expectedDefaults(storePath: string): Config {
       url: null,
       pool_size: 10,
       lease_ttl: 15_000,
+      journal_retain: 604_800_000,
     },
     lifecycle: {
       drain_timeout: 25_000,

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { JournalEntry } from '../../../src/domain/journal.js';
 import type { Store } from '../../../src/store/store.js';
+import { inboxEvent } from './storeFixtures.js';
 
 const entry = (key: string, result: unknown = { rows: [key] }): JournalEntry => ({
   key,
@@ -34,6 +35,24 @@ export function describeJournal(current: () => Store): void {
         ['a_b%#e.0'],
       );
       assert.deepEqual(await store.journal.list('nothing'), []);
+    });
+
+    it('prunes old entries of finished messages, never those of a pending one or newer ones', async () => {
+      const store = current();
+      const pending = inboxEvent({ payload: { context_id: 'c', text: 'still running', msg_depth: 0 } });
+      await store.inbox.accept(pending);
+      const at = (key: string, ts: number) => ({ ...entry(key), ts });
+      await store.journal.record(at(`agentd/r#${pending.id}.0`, 1_000));
+      await store.journal.record(at('agentd/r#finished.0', 1_000));
+      await store.journal.record(at('agentd/r#finished.1', 1_000));
+      await store.journal.record(at('agentd/r#recent.0', 9_000));
+      // Without the retention nothing ever left the journal: all four would still be listed below.
+      assert.equal(await store.journal.prune(5_000), 2);
+      assert.deepEqual(
+        (await store.journal.list('agentd/r#')).map((e) => e.key),
+        [`agentd/r#${pending.id}.0`, 'agentd/r#recent.0'].sort(),
+      );
+      assert.equal(await store.journal.prune(5_000), 0, 'a second prune finds nothing more');
     });
   });
 }
