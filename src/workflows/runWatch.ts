@@ -1,7 +1,7 @@
 // What an operator sees of workflow runs besides their events (producers reference §2.15; scale-out C.1's
 // `agent_runs_*` scaler set, named `agentd_*` here): counters of runs and steps, the live runs gauge, the live runs
 // in `status`, and the `activity` line of a step that starts or ends in a run a conversation started.
-import type { RunStatus, StepStatus, WorkflowRun } from '../domain/workflow.js';
+import type { LiveRunView, StepStatus, WorkflowRun } from '../domain/workflow.js';
 import type { Logger } from '../obs/log.js';
 import type { Metrics } from '../obs/metrics.js';
 import type { RunEvent } from './runState.js';
@@ -35,17 +35,6 @@ export function stepMove(event: RunEvent): { step: string; status: StepStatus } 
     default:
       return null;
   }
-}
-
-/** A live run as `status` shows it: the steps running (or waiting) now. */
-export interface LiveRunView {
-  run: string;
-  workflow: string;
-  status: RunStatus;
-  steps: { id: string; kind: string; status: StepStatus; attempt: number }[];
-  started_ms: number;
-  principal: string | null;
-  conversation: string | null;
 }
 
 const ACTIVE_STEPS: ReadonlySet<StepStatus> = new Set(['running', 'suspended']);
