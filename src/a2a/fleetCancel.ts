@@ -6,28 +6,32 @@ import type { Store } from '../store/store.js';
 import { isTerminal } from './tasks.js';
 import { CANCEL_FOLD_MS } from './taskWatchers.js';
 
-/** How often the store is read for the task's end meanwhile. */
-const READ_EVERY_MS = 100;
+/** The first gap between reads of the task, doubled after each read up to the longest. */
+const FIRST_READ_MS = 100;
+const LONGEST_READ_MS = 1_000;
 
 /**
  * Null when this instance runs the task's conversation (one process, or the lease holder among replicas);
- * otherwise stores the request and resolves with the ended task, or null once `waitMs` passed.
+ * otherwise stores the request and resolves with the ended task, or null once `waitMs` passed on `now`.
  */
 export function cancelElsewhere(
   store: Store,
   task: TaskRecord,
   principal: string,
-  waitMs = CANCEL_FOLD_MS,
+  waitMs: number = CANCEL_FOLD_MS,
+  now: () => number = Date.now,
 ): Promise<TaskRecord | null> | null {
   if (store.fleet === undefined || store.leases?.holds(task.conversation) === true) return null;
   const fleet = store.fleet;
   return (async () => {
     await fleet.requestCancel(task.id, principal);
-    const until = Date.now() + waitMs;
-    while (Date.now() < until) {
-      await new Promise((resolve) => setTimeout(resolve, READ_EVERY_MS));
-      const now = await store.tasks.get(task.id);
-      if (now !== null && isTerminal(now.state)) return now;
+    // No NOTIFY carries a task's end (the fleet's channels are new inbox work and cancel requests), so the store is
+    // read; the gaps grow, so a long fold costs a few reads, and `waitMs` bounds them.
+    const until = now() + waitMs;
+    for (let gap = FIRST_READ_MS; now() < until; gap = Math.min(gap * 2, LONGEST_READ_MS)) {
+      await new Promise((resolve) => setTimeout(resolve, Math.min(gap, Math.max(0, until - now()))));
+      const read = await store.tasks.get(task.id);
+      if (read !== null && isTerminal(read.state)) return read;
     }
     return null;
   })();

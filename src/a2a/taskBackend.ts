@@ -226,7 +226,9 @@ export class TaskBackend implements A2aBackend, TaskHooks {
       // Followed first, then read again: a fold that landed since the first read is seen either way.
       const now = await this.deps.store.tasks.get(taskId);
       const going = now === null || !isTerminal(now.state);
-      const elsewhere = going ? cancelElsewhere(this.deps.store, task, principal.id, this.deps.cancelWaitMs) : null;
+      const elsewhere = going
+        ? cancelElsewhere(this.deps.store, task, principal.id, this.deps.cancelWaitMs, this.deps.now)
+        : null;
       if (going && elsewhere === null) this.deps.supervisor.cancelEvent(task.inbox_event, 'task canceled over A2A');
       const ended = going ? await (elsewhere ? Promise.race([folded, elsewhere]) : folded) : now;
       if (ended && ended.state !== 'canceled')

@@ -134,3 +134,14 @@ export interface StoredDefinition {
   hash: string | null;
   created: number;
 }
+
+/** A live run as `status` shows it: the steps running (or waiting) now (producers reference §2.15). */
+export interface LiveRunView {
+  run: string;
+  workflow: string;
+  status: RunStatus;
+  steps: { id: string; kind: string; status: StepStatus; attempt: number }[];
+  started_ms: number;
+  principal: string | null;
+  conversation: string | null;
+}

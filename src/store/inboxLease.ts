@@ -115,8 +115,11 @@ export class InboxLease {
   private takeCancels(): void {
     const { known, log, cancels } = this.deps;
     if (this.fleet === undefined || cancels === undefined) return;
-    const act = (id: string): boolean =>
-      known(id) && (cancels.cancelEvent(id, 'task canceled at another replica'), true);
+    const act = (id: string): boolean => {
+      if (!known(id)) return false;
+      cancels.cancelEvent(id, 'task canceled at another replica');
+      return true;
+    };
     this.fleet.takeCancels(act).catch((err: unknown) => log.warn('inbox.lease.fail', { err: describeError(err) }));
   }
 

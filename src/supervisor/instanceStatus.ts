@@ -6,7 +6,6 @@ import type { TimerRecord } from '../domain/timer.js';
 import { statusText } from '../obs/statusView.js';
 import { liveSubagents } from '../subagents/subagentCommands.js';
 import type { WorkPorts } from '../tools/toolOutcome.js';
-import { liveRunViews } from '../workflows/runWatch.js';
 import { type Hold, statusCounts, waitingJobs } from './jobQueries.js';
 import type { JobTable } from './jobTable.js';
 
@@ -56,8 +55,8 @@ export function instanceStatus(at: StatusParts, principal?: string): Record<stri
 
 /** `runs`: the live workflow runs and the steps running in each, a user's own only (like subagents). */
 function liveRuns(at: StatusParts, principal: string | undefined) {
-  const desk = at.ports?.port('workflows')?.();
-  return desk ? { runs: liveRunViews(desk.engine.live(), principal) } : {};
+  const views = at.ports?.port('live_runs');
+  return views ? { runs: views(principal) } : {};
 }
 
 /**

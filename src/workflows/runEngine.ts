@@ -18,7 +18,7 @@ import {
   resolveDue,
   settleWait,
 } from './runState.js';
-import type { RunWatch } from './runWatch.js';
+import { type RunWatch, stepMove } from './runWatch.js';
 import { nextRunDecision } from './scheduler.js';
 import { executeStep } from './stepExecution.js';
 import { WakeTimers } from './wakeTimers.js';
@@ -80,7 +80,7 @@ export class RunEngine {
     const runs = await this.deps.store.workflows.listRuns({ live: true });
     for (const run of runs) {
       const events = replayInFlight(run, this.deps.clock());
-      this.#log(events);
+      this.#log(run, events);
       if (events.length > 0) await this.#save(run);
       this.#adopt(run);
     }
@@ -256,14 +256,12 @@ export class RunEngine {
     const step = run.definition.steps[id];
     const kind = step && nodeKind(step.kind);
     if (!step || !kind) throw new Error(`run ${run.id}: step "${id}" has no kind`);
-    this.#log(beginStep(run, id, this.deps.clock()));
-    this.deps.watch?.step(run, id);
+    this.#log(run, beginStep(run, id, this.deps.clock()));
     if (kind.effect) await this.#save(run);
     const cancel = this.#cancels.get(run.id)?.signal ?? new AbortController().signal;
     const result = await executeStep(run, step, kind, this.deps.ports, this.deps.clock(), cancel);
     if (TERMINAL_RUN.has(run.status) || this.#stopped) return;
     const events = applyResult(run, id, result, this.deps.clock());
-    this.deps.watch?.step(run, id);
     if (TERMINAL_RUN.has(run.status)) await this.#end(run, events);
     else await this.#commit(run, events);
     if (result.type === 'suspend') this.#watchWaits(run);
@@ -271,7 +269,7 @@ export class RunEngine {
 
   async #commit(run: WorkflowRun, events: RunEvent[]): Promise<void> {
     await this.#save(run);
-    this.#log(events);
+    this.#log(run, events);
   }
 
   async #end(run: WorkflowRun, events: RunEvent[]): Promise<void> {
@@ -289,7 +287,12 @@ export class RunEngine {
     await this.deps.store.workflows.saveRun(run);
   }
 
-  #log(events: readonly RunEvent[]): void {
-    for (const { event, level, fields } of events) this.deps.log[level ?? 'info'](event as never, fields);
+  /** Logs `events` and shows each step move among them to the watch (every path a step ends by logs one). */
+  #log(run: Readonly<WorkflowRun>, events: readonly RunEvent[]): void {
+    for (const event of events) {
+      this.deps.log[event.level ?? 'info'](event.event as never, event.fields);
+      const move = this.deps.watch && stepMove(event);
+      if (move) this.deps.watch?.step(run, move.step, move.status);
+    }
   }
 }

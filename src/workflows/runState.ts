@@ -115,13 +115,17 @@ export function endRun(
   output: unknown,
   now: number,
 ): RunEvent[] {
-  for (const state of Object.values(run.steps))
+  const events: RunEvent[] = [];
+  for (const [id, state] of Object.entries(run.steps))
     if (state.status === 'running' || state.status === 'suspended' || (state.status === 'pending' && state.forced)) {
-      state.status = 'cancelled';
-      state.wait = null;
+      Object.assign(state, { status: 'cancelled', wait: null });
+      // Logged like any step end, so the steps counter and the activity line see it (reference §2.15).
+      const fields = { run: run.id, step: id, status: 'cancelled', attempt: state.attempt, err: null };
+      events.push({ event: 'step.done', fields });
     }
   Object.assign(run, { status, error, output: output ?? null, finished: now, updated: now });
-  return [{ event: 'run.done', fields: { run: run.id, workflow: run.workflow, status, err: error } }];
+  events.push({ event: 'run.done', fields: { run: run.id, workflow: run.workflow, status, err: error } });
+  return events;
 }
 
 /** Due waits: a slept step is done, a retry backoff goes back to pending, a `wait` step's wait ends. */

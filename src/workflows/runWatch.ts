@@ -1,26 +1,40 @@
 // What an operator sees of workflow runs besides their events (producers reference §2.15; scale-out C.1's
 // `agent_runs_*` scaler set, named `agentd_*` here): counters of runs and steps, the live runs gauge, the live runs
 // in `status`, and the `activity` line of a step that starts or ends in a run a conversation started.
-import type { RunStatus, StepStatus, WorkflowRun } from '../domain/workflow.js';
+import type { LiveRunView, StepStatus, WorkflowRun } from '../domain/workflow.js';
 import type { Logger } from '../obs/log.js';
 import type { Metrics } from '../obs/metrics.js';
+import type { RunEvent } from './runState.js';
 
-/** The engine's and the desk's hooks: a run was created, one of its steps began or ended, the run ended. */
+/**
+ * The engine's and the desk's hooks: a run was created, one of its steps began or ended (`status` as logged, else
+ * the step's status now), the run ended.
+ */
 export interface RunWatch {
   started(run: Readonly<WorkflowRun>): void;
-  step(run: Readonly<WorkflowRun>, step: string): void;
+  step(run: Readonly<WorkflowRun>, step: string, status?: StepStatus): void;
   ended(run: Readonly<WorkflowRun>): void;
 }
 
-/** A live run as `status` shows it: the steps running (or waiting) now. */
-export interface LiveRunView {
-  run: string;
-  workflow: string;
-  status: RunStatus;
-  steps: { id: string; kind: string; status: StepStatus; attempt: number }[];
-  started_ms: number;
-  principal: string | null;
-  conversation: string | null;
+/**
+ * The step move a logged run event is, or null: a start, a suspend, an end (`step.done`, whichever path ended it:
+ * a result, a due wait, a settled wait, the run's end), and a failed attempt going into its retry.
+ */
+export function stepMove(event: RunEvent): { step: string; status: StepStatus } | null {
+  const step = event.fields['step'];
+  if (typeof step !== 'string') return null;
+  switch (event.event) {
+    case 'step.start':
+      return { step, status: 'running' };
+    case 'wait.armed':
+      return { step, status: 'suspended' };
+    case 'step.retry':
+      return { step, status: 'failed' };
+    case 'step.done':
+      return { step, status: event.fields['status'] as StepStatus };
+    default:
+      return null;
+  }
 }
 
 const ACTIVE_STEPS: ReadonlySet<StepStatus> = new Set(['running', 'suspended']);
@@ -64,15 +78,16 @@ export function runWatch(
   metrics?.gauge('agentd_runs_active', 'Workflow runs live now (running or paused).', live);
   return {
     started: () => started?.inc(),
-    step(run, id) {
+    step(run, id, status = run.steps[id]?.status) {
       const state = run.steps[id];
-      if (!state) return;
-      if (ENDED_STEPS.has(state.status)) steps?.inc({ status: state.status });
+      // A pruned step never ran: neither an attempt nor activity.
+      if (!state || status === undefined || status === 'pruned') return;
+      if (ENDED_STEPS.has(status)) steps?.inc({ status });
       // A run a turn started: its conversation's watchers see the step move (reference §15's activity line).
       if (run.conversation === null) return;
       const kind = run.definition.steps[id]?.kind ?? '';
       const at = { ctx: run.conversation, run: run.id, workflow: run.workflow };
-      log.info('activity', { ...at, step: id, kind, status: state.status, attempt: state.attempt });
+      log.info('activity', { ...at, step: id, kind, status, attempt: state.attempt });
     },
     ended: (run) => ended?.inc({ status: run.status }),
   };

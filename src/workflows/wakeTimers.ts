@@ -17,6 +17,8 @@ export const runTimerOwner = (id: string): string => `run:${id}`;
 
 export class WakeTimers {
   readonly #timers = new Map<string, { at: number; timer: NodeJS.Timeout }>();
+  /** Each run's durable arming in flight: the next waits for it, so moves land in the order they were asked. */
+  readonly #arming = new Map<string, Promise<void>>();
 
   constructor(
     private readonly clock: () => number,
@@ -34,9 +36,7 @@ export class WakeTimers {
   /** Arms (or moves) the timer of run `key` to wall-clock `at`; null disarms it (the run ended). */
   arm(key: string, at: number | null): void {
     if (this.durable) {
-      this.#armDurable(this.durable, key, at).catch((err: unknown) =>
-        this.durable?.log.error('timer.arm.fail', { owner: runTimerOwner(key), err: describeError(err) }),
-      );
+      this.#chainDurable(this.durable, key, at);
       return;
     }
     const held = this.#timers.get(key);
@@ -53,6 +53,20 @@ export class WakeTimers {
     this.#timers.set(key, { at, timer });
   }
 
+  /** Runs the arming after the run's previous one; a store error (a lost database) is logged, never thrown. */
+  #chainDurable(durable: { service: TimerService; log: Logger }, key: string, at: number | null): void {
+    const before = this.#arming.get(key) ?? Promise.resolve();
+    const next = before
+      .then(() => this.#armDurable(durable, key, at))
+      .catch((err: unknown) =>
+        durable.log.error('timer.arm.fail', { owner: runTimerOwner(key), err: describeError(err) }),
+      );
+    this.#arming.set(key, next);
+    void next.finally(() => {
+      if (this.#arming.get(key) === next) this.#arming.delete(key);
+    });
+  }
+
   /**
    * One row per run and due time: moving it deletes the old row and stores the new one, so the row a firing
    * settles is never the one the drive it caused armed next.
@@ -61,13 +75,14 @@ export class WakeTimers {
     const { service } = at;
     await service.ready;
     const owner = runTimerOwner(key);
+    const held = service.list(owner);
+    // Every idle pass of a run with nothing due asks for null: the store is written only when a row is armed.
     if (due === null) {
-      await service.cancelOwner(owner);
+      if (held.length > 0) await service.cancelOwner(owner);
       return;
     }
     const id = `${owner}@${due}`;
-    const held = service.list(owner);
-    for (const old of held) if (old.id !== id) void service.cancel(old.id);
+    for (const old of held) if (old.id !== id) await service.cancel(old.id);
     if (held.some((t) => t.id === id)) return;
     const row: TimerRecord = { id, owner, kind: RUN_WAKE_KIND, due, payload: { run: key } };
     await service.arm(row);

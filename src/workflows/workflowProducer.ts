@@ -4,12 +4,12 @@
 import { lookup } from 'node:dns/promises';
 import type { AgentConfig } from '../config/types.js';
 import { workflowSecrets } from '../config/workflowSecrets.js';
-import { TERMINAL_RUN, type WorkflowRun } from '../domain/workflow.js';
+import { type LiveRunView, TERMINAL_RUN, type WorkflowRun } from '../domain/workflow.js';
 import { describeError } from '../errors.js';
 import { chargedTokens } from '../protocol/usage.js';
 import type { Producer, ProducerContext } from '../runtime/producer.js';
-import type { McpCaller } from './nodeKind.js';
-import { runWatch } from './runWatch.js';
+import type { McpCaller, StepPorts } from './nodeKind.js';
+import { liveRunViews, runWatch } from './runWatch.js';
 import { timerStartQueue } from './startQueue.js';
 import { StartTriggers } from './startTriggers.js';
 import { askPersons } from './stepHuman.js';
@@ -21,6 +21,8 @@ declare module '../tools/toolOutcome.js' {
   interface WorkPortMap {
     /** The workflow desk: definitions, starts, runs (the workflow.* tools). */
     workflows(): WorkflowDesk;
+    /** The live runs as `status` shows them, a principal's own only (every run without one). */
+    live_runs(principal?: string): LiveRunView[];
   }
 }
 
@@ -51,6 +53,21 @@ function mcpCaller(tools: NonNullable<ProducerContext['mcp']>): McpCaller {
   return (server, tool, args, call) => tools.callRoute({ server, wire: tool }, args, call);
 }
 
+/** What the steps of runs reach outside the engine: memory, the network, MCP tools, turns, subagents, persons. */
+function deskPorts(ctx: ProducerContext): StepPorts {
+  return {
+    memory: ctx.store.memory,
+    fetch,
+    lookup: async (host) => (await lookup(host, { all: true })).map((a) => a.address),
+    instance: ctx.config.agent.name,
+    ...(ctx.mcp ? { mcp: mcpCaller(ctx.mcp) } : {}),
+    ...turnPorts(ctx),
+    subagent: stepSubagents(ctx),
+    awaitSubagent: awaitSubagents(ctx),
+    askPerson: askPersons(ctx),
+  };
+}
+
 export class WorkflowProducer implements Producer {
   readonly name = 'workflows';
   #desk: WorkflowDesk | null = null;
@@ -69,17 +86,7 @@ export class WorkflowProducer implements Producer {
       store: ctx.store,
       log: ctx.log,
       clock: ctx.clock,
-      ports: {
-        memory: ctx.store.memory,
-        fetch,
-        lookup: async (host) => (await lookup(host, { all: true })).map((a) => a.address),
-        instance: ctx.config.agent.name,
-        ...(ctx.mcp ? { mcp: mcpCaller(ctx.mcp) } : {}),
-        ...turnPorts(ctx),
-        subagent: stepSubagents(ctx),
-        awaitSubagent: awaitSubagents(ctx),
-        askPerson: askPersons(ctx),
-      },
+      ports: deskPorts(ctx),
       configured: ctx.config.workflows,
       watch: runWatch(ctx, () => this.#desk?.engine.live().length ?? 0),
       ...(ctx.timers ? { queue: timerStartQueue(ctx.timers), timers: ctx.timers } : {}),
@@ -112,6 +119,7 @@ export class WorkflowProducer implements Producer {
     const opened = ctx.restored.then(() => desk.open());
     this.#unplug = [
       ctx.ports.plug('workflows', () => desk),
+      ctx.ports.plug('live_runs', (principal) => liveRunViews(desk.engine.live(), principal)),
       // A respawned step child can spend before its run is live again: the charge waits for the desk to open.
       ctx.ports.plug('run_spent', (run, usage) => {
         void opened

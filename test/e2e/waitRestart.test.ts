@@ -77,10 +77,16 @@ describe('wait steps across a crash', () => {
     }
     const outputs = life2.events.filter((e) => e.event === 'step.done' && e.step === 'f');
     assert.equal(outputs.length, 2);
-    // The nap run's wait counted from its first-life start: it ended within 4 s of life 2's first event, where a
-    // wait armed afresh at the restore would end 4 s after it.
-    const napEnd = eventsNamed(life2, 'run.done').find((e) => e.workflow === 'nap');
-    const life2Start = Date.parse(String(life2.events[0]?.ts));
-    assert.ok(napEnd && Date.parse(String(napEnd.ts)) - life2Start < 4_000, 'the nap ended on its first-life due time');
+    // The nap run's wait kept its first-life due time: life 2 armed no wait of its own (a wait armed afresh at the
+    // restore logs wait.armed with a due time 4 s after it), and the wait resolved at or after life 1's due time.
+    const armed = eventsNamed(life1, 'wait.armed').find((e) => e.on === 'deadline');
+    assert.equal(typeof armed?.due_ms, 'number', 'premise: life 1 armed the deadline wait with its due time');
+    assert.deepEqual(
+      eventsNamed(life2, 'wait.armed').filter((e) => e.on === 'deadline'),
+      [],
+      'the deadline wait was not armed again',
+    );
+    const resolved = eventsNamed(life2, 'wait.resolved').find((e) => e.on === 'deadline');
+    assert.ok(resolved && Date.parse(String(resolved.ts)) >= Number(armed?.due_ms), 'resolved on the first-life due');
   });
 });

@@ -23,6 +23,15 @@ workflows:
       f: {kind: finish, depends_on: s, output: 1}
 `;
 
+const SIGNAL_YAML = `
+workflows:
+  - name: sig
+    steps:
+      s: {kind: manual}
+      w: {kind: wait, depends_on: s, on: signal, signal: go, timeout: 60s}
+      f: {kind: finish, depends_on: w, output: 1}
+`;
+
 /** Polls the exposition until it matches (the run's end is counted after its commit). */
 async function metricsUntil(render: () => Promise<string>, pattern: RegExp): Promise<void> {
   const deadline = Date.now() + 10_000;
@@ -70,8 +79,35 @@ describe('workflow runs in status and metrics', () => {
       assert.match(await metrics(), /^agentd_steps_total\{status="done"\} \d+$/m);
       await desk.engine.cancel(nap.run.id, 'enough');
       await metricsUntil(metrics, /^agentd_runs_total\{status="cancelled"\} 1$/m);
+      // The sleeping step the cancel ended is a step end too (it was left out when only a result counted).
+      assert.match(await metrics(), /^agentd_steps_total\{status="cancelled"\} 1$/m);
       assert.match(await metrics(), /^agentd_runs_active 0$/m);
       assert.deepEqual(runsOf(runtime.supervisor.status()), []);
+    } finally {
+      await runtime.stop();
+    }
+  });
+  it('counts a step a signal ends: steps_total{status="done"} holds the wait step and the finish', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'agentd-runvis-'));
+    const { runtime, workflows } = await daemon(dir, SIGNAL_YAML);
+    try {
+      const desk = workflows.desk;
+      assert.ok(desk);
+      const got = await desk.start({
+        workflow: 'sig',
+        startKey: 'k-sig',
+        principal: null,
+        inputs: {},
+        conversation: null,
+      });
+      assert.ok(got.ok);
+      await waitUntil(() => desk.engine.get(got.run.id)?.steps['w']?.status === 'suspended', 10_000, 'the wait');
+      assert.equal(await desk.signal('go', { n: 1 }, 'k-go'), 1);
+      const metrics = () => runtime.supervisor.metrics.render();
+      await metricsUntil(metrics, /^agentd_runs_total\{status="completed"\} 1$/m);
+      // `w` ends through the settled wait, `f` through its result: without the watch on every logged step end
+      // (runEngine #log) only `f` was counted, 1.
+      assert.match(await metrics(), /^agentd_steps_total\{status="done"\} 2$/m);
     } finally {
       await runtime.stop();
     }

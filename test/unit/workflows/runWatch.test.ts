@@ -6,8 +6,8 @@ import type { WorkflowRun } from '../../../src/domain/workflow.js';
 import { createLogger } from '../../../src/obs/log.js';
 import { Metrics } from '../../../src/obs/metrics.js';
 import { loadWorkflow } from '../../../src/workflows/definitions.js';
-import { newRun } from '../../../src/workflows/runState.js';
-import { liveRunViews, runWatch } from '../../../src/workflows/runWatch.js';
+import { endRun, newRun } from '../../../src/workflows/runState.js';
+import { liveRunViews, runWatch, stepMove } from '../../../src/workflows/runWatch.js';
 
 const loaded = loadWorkflow({
   name: 'w',
@@ -76,5 +76,17 @@ describe('runWatch', () => {
     // A run no conversation started has no conversation to show activity on.
     watch.step(run('y', null, null, 0), 'nap');
     assert.equal(lines.filter((l) => l['event'] === 'activity').length, 2);
+  });
+});
+
+describe('stepMove', () => {
+  it('reads a step move from each logged step event: a retry is a failed attempt, the run end cancels', () => {
+    const r = run('z', null, null, 0);
+    // `nap` is suspended: the run's end cancels it and logs that end (before, endRun logged only run.done).
+    const moves = endRun(r, 'cancelled', 'enough', null, 5).map(stepMove);
+    assert.deepEqual(moves, [{ step: 'nap', status: 'cancelled' }, null]);
+    const retry = { event: 'step.retry', fields: { run: 'z', step: 'nap', attempt: 1, backoff_ms: 100 } };
+    assert.deepEqual(stepMove(retry), { step: 'nap', status: 'failed' });
+    assert.deepEqual(stepMove({ event: 'wait.resolved', fields: { run: 'z', step: 'nap' } }), null);
   });
 });
