@@ -15,6 +15,8 @@ import { conversationFor, newTask, owns, transition } from './tasks.js';
 
 export interface StartRunDeps {
   store: Store;
+  /** The caller's quotas, as a new message's (a retry of a started message skips them). */
+  admit(principal: string, conversation: string, text: string): Promise<{ release(): void }>;
   records: TaskRecords;
   log: Logger;
   now(): number;
@@ -62,6 +64,26 @@ export async function startRunTask(
   if (earlier && owns(principal, earlier)) return deps.records.replayed(earlier);
   const contextId = req.contextId ?? `ctx-${newUlid(now).toLowerCase()}`;
   const conversation = conversationFor(principal, contextId);
+  const admission = await deps.admit(principal.id, conversation, req.text);
+  try {
+    return await startRun(deps, { start, principal, req, id, contextId, conversation });
+  } finally {
+    admission.release();
+  }
+}
+
+interface StartAsk {
+  start: A2aStartSpec & { target: A2aStartTarget };
+  principal: Principal;
+  req: SendRequest;
+  id: string;
+  contextId: string;
+  conversation: string;
+}
+
+async function startRun(deps: StartRunDeps, ask: StartAsk): Promise<TaskRecord> {
+  const { start, principal, req, id, contextId, conversation } = ask;
+  const now = deps.now();
   // The run first, keyed by the task: a crash before the task is saved finds the same run on the retry.
   const key = a2aStartKey(start.id, id);
   const got = await start.target.start(key, payloadOf(principal, conversation, req), principal.id, conversation);
@@ -73,7 +95,7 @@ export async function startRunTask(
   const command = req.command?.op ?? null;
   const fields = { workflow: start.workflow, node: start.node, run: got.run, conversation, command };
   deps.log.info('start.a2a.fired', { ...fields, role: principal.role, task: id });
-  const saved = await deps.records.save(task);
+  const saved = await deps.records.save({ ...task, run: got.run });
   start.target
     .outcome(got.run)
     .then((result) => follow(deps, id, result))

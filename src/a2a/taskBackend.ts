@@ -19,6 +19,8 @@ import { cancelElsewhere } from './fleetCancel.js';
 import { OpenQuestions } from './openQuestions.js';
 import { a2aDedupeKey, earlierTask, type NotedMessage, noteKey, noteTaskId } from './sentMessages.js';
 import { follow, type StartRunDeps, startRunTask } from './startRunTask.js';
+import { endStepTask, openStepTask } from './stepTasks.js';
+import { canceledOrThrow, cancelHere, cancelRun, type TaskCancelDeps } from './taskCancel.js';
 import type { TaskFeed } from './taskFeed.js';
 import { TaskRecords } from './taskRecords.js';
 import {
@@ -29,9 +31,13 @@ import {
   notedTask,
   owns,
   startingTask,
+  taskOrigin,
   transition,
 } from './tasks.js';
 import { CANCEL_FOLD_MS, SEED_WAKE, STOPPING, type TaskWatchers } from './taskWatchers.js';
+
+/** What a question's wait hears when its task is canceled. */
+const CANCELED_QUESTION = { result: 'the task was canceled', is_error: true } as const;
 
 export interface TaskBackendDeps extends Pick<CommandDeps, 'reload' | 'pairing'> {
   store: Store;
@@ -153,7 +159,9 @@ export class TaskBackend implements A2aBackend, TaskHooks {
   }
 
   private get startDeps(): StartRunDeps {
-    return { store: this.deps.store, records: this.records, log: this.deps.log, now: this.deps.now };
+    const { store, log, now, supervisor } = this.deps;
+    const admit = (p: string, c: string, text: string) => supervisor.intake.admit(p, c, text);
+    return { store, records: this.records, log, now, admit };
   }
 
   private get wake(): Pick<AgentConfig, 'wake_on' | 'on_workflow_finished'> {
@@ -220,9 +228,19 @@ export class TaskBackend implements A2aBackend, TaskHooks {
     const task = await this.getTask(principal, taskId);
     if (!task) throw new BackendError('not_found', 'task not found');
     if (isTerminal(task.state)) throw new BackendError('not_cancelable', `task is already ${task.state}`);
-    this.questions.close(taskId, { result: 'the task was canceled', is_error: true });
+    const origin = taskOrigin(task);
+    if (origin === 'run' && task.run !== undefined) {
+      return (await cancelRun(this.cancelDeps, task, task.run)) ?? (await this.getTask(principal, taskId)) ?? task;
+    }
+    if (origin === 'step') {
+      // A `human` step's question: the task ends here, then its step hears the cancel and fails (its own on_error).
+      const stored = await cancelHere(this.cancelDeps, task);
+      this.questions.close(taskId, CANCELED_QUESTION);
+      return stored;
+    }
+    this.questions.close(taskId, CANCELED_QUESTION);
     if (task.inbox_event) {
-      const folded = this.watchers.untilTerminal(taskId, this.deps.cancelWaitMs ?? CANCEL_FOLD_MS);
+      const folded = this.watchers.untilTerminal(taskId, this.cancelDeps.waitMs);
       // Followed first, then read again: a fold that landed since the first read is seen either way.
       const now = await this.deps.store.tasks.get(taskId);
       const going = now === null || !isTerminal(now.state);
@@ -231,15 +249,15 @@ export class TaskBackend implements A2aBackend, TaskHooks {
         : null;
       if (going && elsewhere === null) this.deps.supervisor.cancelEvent(task.inbox_event, 'task canceled over A2A');
       const ended = going ? await (elsewhere ? Promise.race([folded, elsewhere]) : folded) : now;
-      if (ended && ended.state !== 'canceled')
-        throw new BackendError('not_cancelable', `task is already ${ended.state}`);
-      return ended ?? (await this.getTask(principal, taskId)) ?? task;
+      return canceledOrThrow(ended ?? (await this.getTask(principal, taskId)) ?? task, ended !== null);
     }
-    // No turn runs for it (a noted message's task): the task is canceled here. The store keeps a terminal state.
-    const canceled = transition(task, 'canceled', this.deps.now(), { message: 'canceled by the caller' }) ?? task;
-    const stored = await this.records.save(canceled);
-    if (stored.state !== 'canceled') throw new BackendError('not_cancelable', `task is already ${stored.state}`);
-    return stored;
+    // No turn runs for it (a noted message's task): the task is canceled here.
+    return cancelHere(this.cancelDeps, task);
+  }
+
+  private get cancelDeps(): TaskCancelDeps {
+    const { now, starts } = this.deps;
+    return { records: this.records, now, starts, waitMs: this.deps.cancelWaitMs ?? CANCEL_FOLD_MS };
   }
 
   async watch(principal: Principal, taskId: string, onUpdate: (u: TaskUpdate) => void): Promise<(() => void) | null> {
@@ -300,6 +318,10 @@ export class TaskBackend implements A2aBackend, TaskHooks {
     const timedOut = () => void this.questionTimedOut(task.id);
     return this.questions.wait(task.id, ask.timeoutAt - this.deps.now(), timedOut, STOPPING);
   }
+
+  /** A workflow `human` step's task (stepTasks.ts): the backend owns every task change. */
+  readonly openStepTask: NonNullable<TaskHooks['openStepTask']> = (step) => openStepTask(this.startDeps, step);
+  readonly endStepTask: NonNullable<TaskHooks['endStepTask']> = (...end) => endStepTask(this.startDeps, ...end);
 
   // ---- internals ----
   /**

@@ -140,6 +140,15 @@ export function conversationFor(principal: Principal, contextId: string): string
   return principal.role === 'operator' ? contextId : `${principal.id}/${contextId}`;
 }
 
+/**
+ * What answers a task, for CancelTask: a turn (its inbox event), a workflow run an `a2a` start made, a run's
+ * `human` step (keyed by the step, no inbox event behind it), or nothing (a noted message, a command).
+ */
+export function taskOrigin(task: TaskRecord): 'turn' | 'run' | 'step' | 'none' {
+  if (task.run !== undefined) return task.inbox_event === null ? 'run' : 'step';
+  return task.inbox_event === null ? 'none' : 'turn';
+}
+
 /** Whether `principal` may see `task`: its own, or any for the operator. */
 export function owns(principal: Principal, task: TaskRecord): boolean {
   return principal.role === 'operator' || task.principal === principal.id;

@@ -27,6 +27,11 @@ export interface TaskRecord {
    * answered with the task as it is. Absent on tasks that consumed none.
    */
   message_ids?: string[];
+  /**
+   * The workflow run behind the task: the run an `a2a` start made for it (inbox_event null), or the run whose
+   * `human` step asks on it (inbox_event the step key). CancelTask reaches the run through it. Absent otherwise.
+   */
+  run?: string;
   created: number;
   updated: number;
 }

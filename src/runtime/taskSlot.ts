@@ -5,8 +5,8 @@
 // embedding API started (agent.run) are asked through their program instead, whatever owns the tasks.
 import type { FeedEntry } from '../domain/feed.js';
 import type { InboxEvent, InboxOutcome } from '../domain/inbox.js';
-import type { TaskRecord } from '../domain/task.js';
-import type { EngineEventType, HumanAsk, TaskHooks } from '../supervisor/supervisorOptions.js';
+import type { TaskRecord, TaskState } from '../domain/task.js';
+import type { EngineEventType, HumanAsk, StepTaskOpen, TaskHooks } from '../supervisor/supervisorOptions.js';
 import type { ToolResult } from '../tools/internalTools.js';
 
 /** The embedding API's runs: their questions go to the program that started them, with their checklist changes. */
@@ -91,5 +91,13 @@ export class TaskHooksSlot implements TaskHooks {
     if (asked) return asked;
     if (this.target) return this.target.askHuman(ask);
     return Promise.resolve({ result: 'ask_human: no person is reachable', is_error: true });
+  }
+
+  openStepTask(step: StepTaskOpen): Promise<TaskRecord | null> {
+    return this.target?.openStepTask?.(step) ?? Promise.resolve(null);
+  }
+
+  endStepTask(id: string, state: TaskState, message: string): Promise<void> {
+    return this.target?.endStepTask?.(id, state, message) ?? Promise.resolve();
   }
 }

@@ -4,7 +4,7 @@ import type { Config } from '../config/types.js';
 import { MEMORY_KEYS_SHOWN } from '../context/systemPrompt.js';
 import type { FeedEntry } from '../domain/feed.js';
 import type { InboxEvent, InboxOutcome, MessagePayload } from '../domain/inbox.js';
-import type { TaskRecord } from '../domain/task.js';
+import type { TaskRecord, TaskState } from '../domain/task.js';
 import { describeError } from '../errors.js';
 import type { Logger } from '../obs/log.js';
 import type { Metrics } from '../obs/metrics.js';
@@ -137,6 +137,14 @@ export interface HumanAsk {
   approval?: { tool: string; rule: string };
 }
 
+/** A workflow `human` step's task: keyed by the step (its inbox_event), for the run's principal and conversation. */
+export interface StepTaskOpen {
+  key: string;
+  run: string;
+  principal: string;
+  conversation: string;
+}
+
 /** The live feed's engine events (seed 003), each its own type. */
 export type EngineEventType = 'body' | 'tool_card' | 'proposal' | 'checklist' | 'compaction' | 'memory';
 
@@ -169,6 +177,10 @@ export interface TaskHooks {
   humanChannelFor?(event: InboxEvent): boolean;
   /** Puts the event's task in input_required with the question; resolves with the person's answer or a timeout. */
   askHuman(ask: HumanAsk): Promise<ToolResult>;
+  /** A `human` step's task, found by its key (after a restart) or created working; null when nobody owns tasks. */
+  openStepTask?(step: StepTaskOpen): Promise<TaskRecord | null>;
+  /** Ends a `human` step's task (a terminal task stays as it is). */
+  endStepTask?(id: string, state: TaskState, message: string): Promise<void>;
 }
 
 /** Whether a person can be asked about `event`'s turn. */

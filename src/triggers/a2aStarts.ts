@@ -53,10 +53,24 @@ export const a2aStartKey = (startId: string, taskId: string): string => `a2a/${s
 export class A2aStarts {
   readonly #starts = new Map<string, A2aStartSpec & { target: A2aStartTarget }>();
   #onEnded: ((taskId: string, result: FireResult) => void) | null = null;
+  #cancel: ((run: string, reason: string) => Promise<boolean>) | null = null;
 
   /** Who ends a caller's task when its run ends (the task backend). */
   onEnded(cb: (taskId: string, result: FireResult) => void): void {
     this.#onEnded = cb;
+  }
+
+  /** Who cancels a run (the workflow engine): the task backend cancels an `a2a` start's run through it. */
+  onCancel(cancel: (run: string, reason: string) => Promise<boolean>): void {
+    this.#cancel = cancel;
+  }
+
+  /**
+   * Cancels live run `run` (its caller canceled the task); false when it is not live here or no engine is bound.
+   * By run, not by start: a start unregistered by a reload leaves its runs cancellable.
+   */
+  cancelRun(run: string, reason: string): Promise<boolean> {
+    return this.#cancel?.(run, reason) ?? Promise.resolve(false);
   }
 
   /**

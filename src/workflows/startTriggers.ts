@@ -118,6 +118,7 @@ export class StartTriggers {
     this.#loops = new LoopStarts(deps);
     const shed = (workflow: string, step: StepDef) => this.#gate(workflow, step, 'subscribe')();
     this.#subscriptions = new SubscribeStarts({ ...deps, resources: deps.resources?.bind(deps), shed });
+    deps.a2aStarts?.onCancel((run, reason) => deps.desk.engine.cancel(run, reason));
   }
 
   /** A run ended: its loop decides its next iteration, and `event` starts of other workflows may fire. */

@@ -9,6 +9,7 @@ import {
   stateForStatus,
   TASK_HISTORY_LIMIT,
   TERMINAL_STATES,
+  taskOrigin,
   transition,
 } from '../../../src/a2a/tasks.js';
 import type { TaskRecord, TaskState } from '../../../src/domain/task.js';
@@ -142,5 +143,14 @@ describe('isTerminal', () => {
   it('is true for exactly completed, failed, canceled and rejected', () => {
     const all: TaskState[] = ['submitted', 'working', 'input_required', 'completed', 'failed', 'canceled', 'rejected'];
     assert.deepEqual(all.filter(isTerminal), ['completed', 'failed', 'canceled', 'rejected']);
+  });
+});
+
+describe('taskOrigin', () => {
+  it("tells a turn's task, an a2a start's run, a human step's question and a task nothing answers apart", () => {
+    assert.equal(taskOrigin(task()), 'turn');
+    assert.equal(taskOrigin({ ...task(), inbox_event: null, run: 'r1' }), 'run');
+    assert.equal(taskOrigin({ ...task(), inbox_event: 'workflow:k#1', run: 'r1' }), 'step');
+    assert.equal(taskOrigin({ ...task(), inbox_event: null }), 'none');
   });
 });

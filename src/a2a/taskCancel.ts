@@ -1,0 +1,41 @@
+// How CancelTask ends a task no turn answers: an `a2a` start's run is cancelled and the task follows its end; a task
+// nothing else ends (a noted message, a `human` step's question) is canceled at once. Checks no ownership.
+import type { TaskRecord } from '../domain/task.js';
+import type { A2aStarts } from '../triggers/a2aStarts.js';
+import { BackendError } from './backend.js';
+import type { TaskRecords } from './taskRecords.js';
+import { transition } from './tasks.js';
+
+export interface TaskCancelDeps {
+  records: TaskRecords;
+  now(): number;
+  starts?: A2aStarts | undefined;
+  /** How long a cancel waits for the run's end to reach the task. */
+  waitMs: number;
+}
+
+/** The task a cancel ended; one that ended otherwise first is not cancelable (a wait that timed out: as it is). */
+export function canceledOrThrow(task: TaskRecord, ended: boolean): TaskRecord {
+  if (ended && task.state !== 'canceled') throw new BackendError('not_cancelable', `task is already ${task.state}`);
+  return task;
+}
+
+/** Cancels a task nothing else ends: the store keeps a terminal state, so an end that came first stays. */
+export async function cancelHere(deps: TaskCancelDeps, task: TaskRecord): Promise<TaskRecord> {
+  const canceled = transition(task, 'canceled', deps.now(), { message: 'canceled by the caller' }) ?? task;
+  return canceledOrThrow(await deps.records.save(canceled), true);
+}
+
+/**
+ * An `a2a` start's task (producers reference §3.7): its run is cancelled, and the task ends CANCELED once the run's
+ * end is followed (startRunTask.ts follow). A run not live here (it ended, its end not yet followed) leaves the task
+ * to be canceled here; the store keeps the first end. Null when the run's end did not reach the task in time.
+ */
+export async function cancelRun(deps: TaskCancelDeps, task: TaskRecord, run: string): Promise<TaskRecord | null> {
+  // Followed before the cancel: the run's end may reach the task before the cancel resolves.
+  const ended = deps.records.watchers.untilTerminal(task.id, deps.waitMs);
+  const live = (await deps.starts?.cancelRun(run, 'task canceled over A2A')) ?? false;
+  if (!live) return cancelHere(deps, task);
+  const stored = await ended;
+  return stored === null ? null : canceledOrThrow(stored, true);
+}
