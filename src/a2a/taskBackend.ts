@@ -15,12 +15,11 @@ import type { A2aStarts } from '../triggers/a2aStarts.js';
 import type { A2aBackend, Principal, SendRequest, TaskQuery, TaskUpdate } from './backend.js';
 import { BackendError } from './backend.js';
 import { applyMode, type CommandDeps, commandTask, isReadOnly } from './commands.js';
-import { cancelElsewhere } from './fleetCancel.js';
 import { OpenQuestions } from './openQuestions.js';
 import { a2aDedupeKey, earlierTask, type NotedMessage, noteKey, noteTaskId } from './sentMessages.js';
 import { follow, type StartRunDeps, startRunTask } from './startRunTask.js';
 import { endStepTask, openStepTask } from './stepTasks.js';
-import { canceledOrThrow, cancelHere, cancelRun, type TaskCancelDeps } from './taskCancel.js';
+import { cancelHere, cancelRun, cancelTurn, type TaskCancelDeps } from './taskCancel.js';
 import type { TaskFeed } from './taskFeed.js';
 import { TaskRecords } from './taskRecords.js';
 import {
@@ -240,16 +239,9 @@ export class TaskBackend implements A2aBackend, TaskHooks {
     }
     this.questions.close(taskId, CANCELED_QUESTION);
     if (task.inbox_event) {
-      const folded = this.watchers.untilTerminal(taskId, this.cancelDeps.waitMs);
-      // Followed first, then read again: a fold that landed since the first read is seen either way.
-      const now = await this.deps.store.tasks.get(taskId);
-      const going = now === null || !isTerminal(now.state);
-      const elsewhere = going
-        ? cancelElsewhere(this.deps.store, task, principal.id, this.deps.cancelWaitMs, this.deps.now)
-        : null;
-      if (going && elsewhere === null) this.deps.supervisor.cancelEvent(task.inbox_event, 'task canceled over A2A');
-      const ended = going ? await (elsewhere ? Promise.race([folded, elsewhere]) : folded) : now;
-      return canceledOrThrow(ended ?? (await this.getTask(principal, taskId)) ?? task, ended !== null);
+      const deps = { ...this.cancelDeps, store: this.deps.store, supervisor: this.deps.supervisor };
+      const ended = await cancelTurn(deps, { ...task, inbox_event: task.inbox_event }, principal.id);
+      return ended ?? (await this.getTask(principal, taskId)) ?? task;
     }
     // No turn runs for it (a noted message's task): the task is canceled here.
     return cancelHere(this.cancelDeps, task);

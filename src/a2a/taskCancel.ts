@@ -1,10 +1,14 @@
-// How CancelTask ends a task no turn answers: an `a2a` start's run is cancelled and the task follows its end; a task
-// nothing else ends (a noted message, a `human` step's question) is canceled at once. Checks no ownership.
+// How CancelTask ends a task: a turn's is cancelled (here or on the replica holding it) and the task follows its fold;
+// an `a2a` start's run is cancelled and the task follows its end; a task nothing else ends (a noted message, a `human`
+// step's question) is canceled at once. Checks no ownership.
 import type { TaskRecord } from '../domain/task.js';
+import type { SupervisorPort } from '../runtime/producer.js';
+import type { Store } from '../store/store.js';
 import type { A2aStarts } from '../triggers/a2aStarts.js';
 import { BackendError } from './backend.js';
+import { cancelElsewhere } from './fleetCancel.js';
 import type { TaskRecords } from './taskRecords.js';
-import { transition } from './tasks.js';
+import { isTerminal, transition } from './tasks.js';
 
 export interface TaskCancelDeps {
   records: TaskRecords;
@@ -38,4 +42,23 @@ export async function cancelRun(deps: TaskCancelDeps, task: TaskRecord, run: str
   if (!live) return cancelHere(deps, task);
   const stored = await ended;
   return stored === null ? null : canceledOrThrow(stored, true);
+}
+
+/**
+ * A turn's task: the turn is cancelled here, or through the replica holding its conversation, and the task ends with
+ * the turn's fold. Past `waitMs` (a fold the store refuses) the task is answered as it stands.
+ */
+export async function cancelTurn(
+  deps: TaskCancelDeps & { store: Store; supervisor: Pick<SupervisorPort, 'cancelEvent'> },
+  task: TaskRecord & { inbox_event: string },
+  principal: string,
+): Promise<TaskRecord | null> {
+  const folded = deps.records.watchers.untilTerminal(task.id, deps.waitMs);
+  // Followed first, then read again: a fold that landed since the first read is seen either way.
+  const now = await deps.store.tasks.get(task.id);
+  if (now !== null && isTerminal(now.state)) return canceledOrThrow(now, true);
+  const elsewhere = cancelElsewhere(deps.store, task, principal, deps.waitMs, deps.now);
+  if (elsewhere === null) deps.supervisor.cancelEvent(task.inbox_event, 'task canceled over A2A');
+  const ended = await (elsewhere ? Promise.race([folded, elsewhere]) : folded);
+  return ended === null ? null : canceledOrThrow(ended, true);
 }
