@@ -34,7 +34,7 @@ ui.pairing_refused :: a pairing code was refused (warn: wrong, used or expired; 
 const SUBAGENTS = eventSection(
   'Subagents',
   `
-subagent.spawn / subagent.respawn :: a subagent's worker started / a warm subagent's worker started again for its next run :: handle, mode, node, worker_pid, …
+subagent.spawn / subagent.respawn :: a subagent's worker started / at restore after a restart, an unfinished async, sync or warm subagent's worker started again (attempt + 1) :: handle, mode, node, pid, depth, attempt, priority, servers, memory_bytes, cpu_seconds
 subagent.refused :: \`subagent.run\` was refused by a gate (depth, breadth, total, per_caller, rate, trifecta, …) :: ctx, gate, err
 subagent.turn / subagent.result :: a subagent's run ended / it settled with its result :: \`handle, status, run\` / \`handle, status, tokens, err?\`
 subagent.kill :: a subagent was cancelled (its worker sealed, then killed) :: handle, reason

@@ -29,23 +29,43 @@ const runParams = (run: WorkflowRun) => [
 
 const parseJson = <T>(rows: Array<{ json: string }>): T[] => rows.map((row) => JSON.parse(row.json) as T);
 
+/**
+ * Runs each write after the one issued before it has settled. Pooled connections commit in any order, so an
+ * unawaited charge (`saveAll`) could otherwise land after the terminal `save` issued later and store the older copy.
+ */
+export function inIssueOrder(): <T>(op: () => Promise<T>) => Promise<T> {
+  let tail: Promise<unknown> = Promise.resolve();
+  return (op) => {
+    const run = tail.then(op);
+    tail = run.catch(() => undefined);
+    return run;
+  };
+}
+
 export function pgSubagentsPort(db: PgRunner): SubagentsPort {
+  const ordered = inIssueOrder();
   return {
     save: (record) =>
-      db.read('save a subagent record', async (q) => {
-        await q(SQL.saveSubagent, [record.handle, record.created, JSON.stringify(record)]);
-      }),
+      ordered(() =>
+        db.read('save a subagent record', async (q) => {
+          await q(SQL.saveSubagent, [record.handle, record.created, JSON.stringify(record)]);
+        }),
+      ),
     saveAll: (records) =>
-      db.tx('save subagent records', async (q) => {
-        for (const r of records) await q(SQL.saveSubagent, [r.handle, r.created, JSON.stringify(r)]);
-      }),
+      ordered(() =>
+        db.tx('save subagent records', async (q) => {
+          for (const r of records) await q(SQL.saveSubagent, [r.handle, r.created, JSON.stringify(r)]);
+        }),
+      ),
     list: () =>
       db.read('read subagent records', async (q) => parseJson<SubagentRecord>((await q(SQL.allSubagents)).rows)),
     remove: (handles) =>
-      db.tx('prune subagent records', async (q) => {
-        await q(SQL.deleteSubagents, [handles]);
-        await q(SQL.deleteSubagentResults, [handles]);
-      }),
+      ordered(() =>
+        db.tx('prune subagent records', async (q) => {
+          await q(SQL.deleteSubagents, [handles]);
+          await q(SQL.deleteSubagentResults, [handles]);
+        }),
+      ),
     saveResult: (handle, result) =>
       db.read('save a subagent result', async (q) => {
         await q(SQL.saveSubagentResult, [handle, result.run, result.body]);

@@ -16,7 +16,7 @@ export interface PlanBindingDeps {
 }
 
 /** Why the item settled: the subagent's status, and its error when it did not complete. */
-function settleNote(record: SubagentRecord): string {
+export function settleNote(record: Readonly<SubagentRecord>): string {
   return `subagent ${record.handle} ${record.status}${record.error ? `: ${record.error}` : ''}`;
 }
 

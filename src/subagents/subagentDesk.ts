@@ -99,6 +99,7 @@ export class SubagentDesk implements SubagentDeskPort {
         const record = this.visible(caller, handle);
         return record ? this.full.read(record, offset, run) : toolError(`no such subagent "${handle}"`);
       },
+      find: (caller, handle) => this.visible(caller, handle),
     };
   }
 

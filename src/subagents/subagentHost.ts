@@ -14,6 +14,8 @@ export interface SubagentHost {
   kill(caller: ToolCaller, handle: string, reason: string): ToolOutcome;
   /** A page of a cut result's whole text from `offset` (bytes); `run`: the result the caller expects, if any. */
   result(caller: ToolCaller, handle: string, offset: number, run: number | null): ToolOutcome;
+  /** The caller's subagent `handle` as it stands now; undefined when it has none by that handle. */
+  find(caller: ToolCaller, handle: string): Readonly<SubagentRecord> | undefined;
 }
 
 /** Registers a cleanup run once the calling turn's worker is gone. */

@@ -16,7 +16,7 @@ import { dispatchFrame, type FrameHandlers, type TurnResult, type UpFrame } from
 import type { Usage } from '../protocol/messages.js';
 import type { JournalPort } from '../store/store.js';
 import { type Child, type Children, DEADLINE_GRACE_MS, type EndReason } from '../supervisor/children.js';
-import { type JournalFailed, lookUpCall, recordCall } from '../supervisor/journalFrames.js';
+import { journalFailed, lookUpCall, recordCall } from '../supervisor/journalFrames.js';
 import { runInternalTool } from '../tools/internalTools.js';
 import type { ToolSurface } from '../tools/surface.js';
 import type { InternalToolHost, ToolCaller, ToolResult } from '../tools/toolOutcome.js';
@@ -165,6 +165,7 @@ export class SubagentRunner {
 
   private onFrame(live: LiveSubagent, frame: UpFrame): void {
     const { child, record } = live;
+    const failed = journalFailed(this.deps.log, record.requested_by.ctx);
     const handlers: FrameHandlers<UpFrame> = {
       ready: () => {
         if (live.capsPending) void this.applyCaps(live);
@@ -179,10 +180,10 @@ export class SubagentRunner {
       tool_request: (f) => this.serveTool(live, f),
       // Its MCP calls are journaled under its run's keys, as a turn's (reference §5 item 2, interfaces §4.4).
       journal_lookup: (f) =>
-        void lookUpCall(this.deps.journal, f, this.journalFailed(record)).then((result) => {
+        void lookUpCall(this.deps.journal, f, failed).then((result) => {
           if (child.handle.alive) child.handle.send({ type: 'tool_result', id: f.id, result, is_error: false });
         }),
-      journal_record: (f) => recordCall(this.deps.journal, f, this.deps.now(), this.journalFailed(record)),
+      journal_record: (f) => recordCall(this.deps.journal, f, this.deps.now(), failed),
       budget_request: (f) => {
         const { ctx, principal } = record.requested_by;
         // A subtree past its ceiling stops the spender, as an exhausted window would (reference §5 item 24).
@@ -193,10 +194,6 @@ export class SubagentRunner {
       turn_done: (f) => this.events.onRun(live, f.turn),
     };
     dispatchFrame(handlers, frame);
-  }
-
-  private journalFailed(record: SubagentRecord): JournalFailed {
-    return (key, err) => this.deps.log.warn('tool.journal_fail', { ctx: record.requested_by.ctx, key, err });
   }
 
   /** A subagent's internal tool call, run against its own host (its memory, think, and subagent.* within depth). */

@@ -13,31 +13,38 @@ export const MAX_TIMER_MS = 2_147_483_647;
 export class SubagentWaiters {
   private readonly byHandle = new Map<string, Set<Waiter>>();
 
-  /** Resolves with the answer at the end, `{timed_out: true}` at the timeout; nothing once the caller is gone. */
+  /**
+   * Resolves with the answer at the end, `{timed_out: true}` at the timeout, or `{dropped: true}` (an error) once
+   * the caller is gone: a workflow step's watch awaits this promise after its abort (reference §1.9 step 3).
+   */
   wait(record: SubagentRecord, timeoutMs: number | null, onEnd: OnCallerEnd): Promise<ToolResult> {
     if (isTerminal(record.status)) return Promise.resolve({ result: answerOf(record), is_error: false });
     return new Promise((resolve) => {
       let timer: NodeJS.Timeout | undefined;
       const set = this.byHandle.get(record.handle) ?? new Set<Waiter>();
       this.byHandle.set(record.handle, set);
-      const drop = (): void => {
+      const settle = (answer: ToolResult): void => {
         clearTimeout(timer);
         set.delete(waiter);
+        if (set.size === 0 && this.byHandle.get(record.handle) === set) this.byHandle.delete(record.handle);
+        resolve(answer);
       };
-      const waiter: Waiter = (ended) => {
-        drop();
-        resolve({ result: answerOf(ended), is_error: false });
-      };
+      const waiter: Waiter = (ended) => settle({ result: answerOf(ended), is_error: false });
       set.add(waiter);
       if (timeoutMs !== null) {
         const delay = Math.min(timeoutMs, MAX_TIMER_MS);
-        timer = setTimeout(() => {
-          drop();
-          resolve({ result: { handle: record.handle, status: record.status, timed_out: true }, is_error: false });
-        }, delay);
+        timer = setTimeout(
+          () => settle({ result: { handle: record.handle, status: record.status, timed_out: true }, is_error: false }),
+          delay,
+        );
       }
-      onEnd(drop);
+      onEnd(() => settle({ result: { handle: record.handle, status: record.status, dropped: true }, is_error: true }));
     });
+  }
+
+  /** How many handles have a waiter: none is left behind by an answered, timed-out or dropped wait. */
+  get watched(): number {
+    return this.byHandle.size;
   }
 
   /** Answers every waiter of `record` with its answer now. */

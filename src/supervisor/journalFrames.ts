@@ -2,6 +2,7 @@
 // workers: a `journal_lookup` answered with the completed call's answer, a `journal_record` stored. The worker
 // decides what to look up and record (worker/toolJournal.ts); this only reads and writes the port.
 import { describeError } from '../errors.js';
+import type { Logger } from '../obs/log.js';
 import type { UpFrame } from '../protocol/frames.js';
 import type { JournalPort } from '../store/store.js';
 
@@ -10,6 +11,11 @@ type Record = Extract<UpFrame, { type: 'journal_record' }>;
 
 /** Reports a journal read or write that failed (`tool.journal_fail`): the call runs, or its record is lost. */
 export type JournalFailed = (key: string, err: string) => void;
+
+/** The `tool.journal_fail` reporter for calls made in conversation `ctx`. */
+export function journalFailed(log: Logger, ctx: string): JournalFailed {
+  return (key, err) => log.warn('tool.journal_fail', { ctx, key, err });
+}
 
 /** The completed call's answer when its arguments match, else null (also when the journal cannot be read). */
 export async function lookUpCall(

@@ -20,7 +20,7 @@ import type { TurnJudging } from '../tools/surface.js';
 import type { InternalToolHost } from '../tools/toolOutcome.js';
 import { type TurnEnd, turnEnd } from '../tools/turnEnd.js';
 import type { Child, ChildExit, Children, EndReason } from './children.js';
-import { type JournalFailed, lookUpCall, recordCall } from './journalFrames.js';
+import { journalFailed, lookUpCall, recordCall } from './journalFrames.js';
 import type { WorkerHandle } from './workerHandle.js';
 
 export interface TurnWorkerDeps {
@@ -168,7 +168,8 @@ export class TurnWorkers {
       tool_request: (f) => this.deps.serveTool(turn, f),
       budget_request: (f) => this.deps.admit(turn, f),
       journal_lookup: (f) => void this.lookUp(turn, f),
-      journal_record: (f) => recordCall(this.deps.journal, f, this.deps.now(), this.journalFailed(turn)),
+      journal_record: (f) =>
+        recordCall(this.deps.journal, f, this.deps.now(), journalFailed(this.deps.log, turn.job.ctx)),
       turn_done: (f) => {
         if (turn.settled) return;
         turn.settled = true;
@@ -182,12 +183,8 @@ export class TurnWorkers {
 
   /** Answers a journal lookup with the completed call's answer when its arguments match, else null. */
   private async lookUp(turn: LiveTurn, f: Extract<UpFrame, { type: 'journal_lookup' }>): Promise<void> {
-    const answer = await lookUpCall(this.deps.journal, f, this.journalFailed(turn));
+    const answer = await lookUpCall(this.deps.journal, f, journalFailed(this.deps.log, turn.job.ctx));
     turn.handle.send({ type: 'tool_result', id: f.id, result: answer, is_error: false });
-  }
-
-  private journalFailed(turn: LiveTurn): JournalFailed {
-    return (key, err) => this.deps.log.warn('tool.journal_fail', { ctx: turn.job.ctx, key, err });
   }
 
   private onExit(turn: LiveTurn, ended: EndReason | null, exit: ChildExit): void {

@@ -1,9 +1,11 @@
 // The bodies of memory.*, plan.*, finish and sleep, and the name → body table of every internal tool.
 // Called only through runInternalTool, which checks schemas and turns anything thrown into an error result.
 
-import { createPlan, type PlanItemInput, type PlanUpdateArgs, updatePlan } from '../context/planOps.js';
+import { createPlan, type PlanItemInput, type PlanUpdateArgs, settleBound, updatePlan } from '../context/planOps.js';
 import { planProgress } from '../context/render.js';
 import type { Plan } from '../domain/plan.js';
+import { isTerminal } from '../domain/subagent.js';
+import { settleNote } from '../subagents/planBindings.js';
 import { SUBAGENT_HANDLERS } from '../subagents/subagentTools.js';
 import { WORKFLOW_HANDLERS } from '../workflows/workflowTools.js';
 import { contextCompact } from './handlers/context.js';
@@ -96,10 +98,18 @@ function planGet(_args: Args, caller: ToolCaller, host: InternalToolHost): ToolO
 function planUpdate(args: Args, caller: ToolCaller, host: InternalToolHost): ToolOutcome {
   const plan = host.conversation(caller.conversation).plan;
   if (plan === null) return toolError('plan.update: there is no plan; create one with plan.create');
+  const { bind } = args as PlanUpdateArgs;
+  const bound = bind === undefined ? undefined : host.subagents?.find(caller, bind.subagent);
+  if (bind !== undefined && bound === undefined) return toolError(`plan.update: no such subagent "${bind.subagent}"`);
   const now = host.now();
   const updated = updatePlan(plan, args as PlanUpdateArgs, now, host.planMaxItems);
   if (!updated.ok) return toolError(`plan.update: ${updated.error}`);
-  return toolOk({ plan: updated.plan, progress: commitPlan(caller, host, updated.plan, 'update') });
+  let next = updated.plan;
+  // Bound to a subagent that already ended: no end is left to settle the item, so it settles now (§1.9 step 4).
+  if (bound !== undefined && isTerminal(bound.status)) {
+    next = settleBound(next, bound.handle, bound.status === 'completed', settleNote(bound), now) ?? next;
+  }
+  return toolOk({ plan: next, progress: commitPlan(caller, host, next, 'update') });
 }
 
 function planClear(_args: Args, caller: ToolCaller, host: InternalToolHost): ToolOutcome {

@@ -85,7 +85,8 @@ export function awaitSubagents(ctx: Pick<ProducerContext, 'supervisor'>): NonNul
       const outcome = host.await(caller, req.handle, null);
       const result = outcome.kind === 'defer' ? await outcome.promise : outcome.kind === 'ready' ? outcome : null;
       if (result === null) return { ok: false, error: 'subagent.await parked unexpectedly' };
-      if (result.is_error) return { ok: false, error: String(result.result) };
+      // After the abort the wait resolves `dropped`: the step ended cancelled, as it would before it began.
+      if (result.is_error) return { ok: false, error: req.signal.aborted ? 'cancelled' : String(result.result) };
       return { ok: true, sync: true, answer: result.result as Answer };
     } finally {
       req.signal.removeEventListener('abort', drop);

@@ -6,6 +6,7 @@ import { describe, it } from 'node:test';
 import type { Plan } from '../../../src/domain/plan.js';
 import type { Playbook } from '../../doubles/scriptedModel.js';
 import { answer, startRig } from '../harness.js';
+import { SUB, toolResults } from './subagentParts.js';
 
 const call = (name: string, args: Record<string, unknown>) => ({ name, arguments: args });
 const filler = { content: 'unused' };
@@ -60,6 +61,46 @@ describe('plan items bound to subagents', () => {
       );
       const stored = await rig.store.conversations.get('root');
       assert.deepEqual(items(stored?.conversation.plan), expected);
+    } finally {
+      await rig.close();
+    }
+  });
+
+  it('refuses to bind an unknown handle and settles at once an item bound to a subagent that already ended', async () => {
+    const playbook: Playbook = {
+      turns: [
+        {
+          tool_calls: [
+            call('plan.create', { goal: 'g', items: ['count', 'ghost'] }),
+            call('subagent.run', { instruction: 'count', mode: 'sync' }),
+          ],
+        },
+        filler,
+        {
+          tool_calls: [
+            call('plan.update', { item: 1, bind: { subagent: 'sub-1' } }),
+            call('plan.update', { item: 2, bind: { subagent: 'sub-9' } }),
+          ],
+        },
+        filler,
+        { content: 'ok' },
+      ],
+      match: [{ when_contains: SUB, content: 'counted' }],
+    };
+    const rig = await startRig(playbook, {}, { yaml: 'agent:\n  tools:\n    on_demand: []\n' });
+    try {
+      assert.equal((await answer(rig, 'root', 'go')).status, 'completed');
+      const [, ran, bound, ghost] = toolResults(rig, 'root');
+      assert.equal((ran?.content as { status?: string } | undefined)?.status, 'completed', 'sub-1 ended first');
+      assert.equal(bound?.is_error ?? false, false);
+      // Premise: before, both binds were accepted and neither item ever settled (sub-1 had no end left to come).
+      assert.equal(ghost?.is_error, true);
+      assert.equal(ghost?.content, 'plan.update: no such subagent "sub-9"');
+      const items = rig.sup.conversation('root')?.plan?.items.map((i) => [i.status, i.note ?? null, i.bound ?? null]);
+      assert.deepEqual(items, [
+        ['done', 'subagent sub-1 completed', null],
+        ['pending', null, null],
+      ]);
     } finally {
       await rig.close();
     }

@@ -70,6 +70,20 @@ export function describeSubagents(current: () => Store): void {
       );
     });
 
+    it('commits record writes in the order they were issued, awaited or not', async () => {
+      // A charge's unawaited saveAll, then the result's save: on PostgreSQL without the port's write order the
+      // single-statement save committed first on another pooled connection and the older `running` copy won.
+      const store = current();
+      for (let round = 0; round < 10; round++) {
+        const handle = `sub-${round}`;
+        const charge = store.subagents.saveAll([subagentRecord({ handle, tree_tokens: round })]);
+        const done = store.subagents.save(subagentRecord({ handle, status: 'completed', updated: 300 }));
+        await Promise.all([charge, done]);
+      }
+      const statuses = new Set((await store.subagents.list()).map((r) => r.status));
+      assert.deepEqual([...statuses], ['completed']);
+    });
+
     it('removes records by handle and ignores unknown handles', async () => {
       const store = current();
       await store.subagents.save(subagentRecord());

@@ -27,3 +27,29 @@ describe('SubagentWaiters', () => {
     assert.equal((result as { timed_out: boolean }).timed_out, true);
   });
 });
+
+describe('SubagentWaiters drop', () => {
+  it('resolves a dropped wait (its caller ended) as an error and leaves no empty entry behind', async () => {
+    const waiters = new SubagentWaiters();
+    const cleanups: Array<() => void> = [];
+    const answered = waiters.wait(subagentRecord(), null, (cleanup) => cleanups.push(cleanup));
+    assert.equal(waiters.watched, 1);
+    // The caller's end runs its cleanups; before the fix the promise stayed pending and the empty Set stayed.
+    for (const cleanup of cleanups) cleanup();
+    const settled = await Promise.race([
+      answered,
+      new Promise<'pending'>((resolve) => setTimeout(() => resolve('pending'), 2_000)),
+    ]);
+    assert.notEqual(settled, 'pending', 'a dropped wait settles');
+    if (settled === 'pending') return;
+    assert.equal(settled.is_error, true);
+    assert.equal((settled.result as { dropped: boolean }).dropped, true);
+    assert.equal(waiters.watched, 0);
+  });
+
+  it('forgets a handle once its only waiter timed out', async () => {
+    const waiters = new SubagentWaiters();
+    await waiters.wait(subagentRecord(), 10, () => {});
+    assert.equal(waiters.watched, 0);
+  });
+});
