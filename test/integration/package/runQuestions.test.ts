@@ -3,11 +3,11 @@
 // call arrives as a `plan` event. No A2A listener: the program that started the run is the person asked.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { STOPPING } from '../../../src/a2a/taskWatchers.js';
 import { createAgent } from '../../../src/agent.js';
 import type { RunEvent } from '../../../src/domain/runEvent.js';
 import { DaemonError } from '../../../src/errors.js';
 import { silentLogger } from '../../../src/obs/log.js';
+import { STOPPING } from '../../../src/runtime/openQuestions.js';
 import { type ScriptedModel, startScriptedModel } from '../../doubles/scriptedModel.js';
 import { JSON_V1, rawRequest, rpc } from '../a2a/listenerHarness.js';
 import { within } from '../wait.js';
