@@ -1,6 +1,6 @@
 // An embedded agent serving A2A: the same runtime answers your program's run() calls and A2A callers (the CLI
 // client, the TUI, other agents), with /metrics beside it. Prints its addresses as one JSON line; stops on SIGTERM.
-// Run: AGENT_ENDPOINT=… node servingAgent.js   then: agentd client --url http://127.0.0.1:8080 send "hello"
+// Run: AGENT_ENDPOINT=… node servingAgent.js   then: AGENTD_URL=http://127.0.0.1:8080 agentd send "hello"
 import { createAgent } from 'agentd';
 
 const agent = await createAgent({

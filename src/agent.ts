@@ -110,17 +110,15 @@ export async function createAgent(opts: CreateAgentOptions = {}): Promise<Agent>
 
 /** The agent's methods over its runtime. */
 function agentOn(runtime: Runtime, desk: RunDesk, log: Logger): Agent {
-  const listeners = { metrics: null as MetricsServer | null };
   const a2a = () => runtime.producers.find((p): p is A2aProducer => p instanceof A2aProducer) ?? null;
-  const a2aUrl = () => a2a()?.url ?? null;
-  const metricsAddress = () => listeners.metrics?.address ?? runtime.metricsAddress;
+  const listeners = servingOn(runtime, log, a2a);
   return {
     config: runtime.config,
     get a2aUrl() {
-      return a2aUrl();
+      return listeners.a2aUrl();
     },
     get metricsAddress() {
-      return metricsAddress();
+      return listeners.metricsAddress();
     },
     run: (input, o = {}) => startRun(runtime, desk, input, o),
     answer: async (id, text) => {
@@ -136,20 +134,48 @@ function agentOn(runtime: Runtime, desk: RunDesk, log: Logger): Agent {
       });
       return runtime.supervisor.outcomeOf(record.id);
     },
-    serve: async (o = {}) => {
-      if (o.listen !== undefined && a2aUrl() === null) {
-        await a2a()?.listen(withListeners(runtime.config, { log, listen: o.listen }));
-      }
-      if (o.metrics !== undefined && metricsAddress() === null) {
-        listeners.metrics = await serveMetrics(o.metrics, runtime.supervisor, log);
-      }
-      return { a2aUrl: a2aUrl(), metricsAddress: metricsAddress() };
-    },
+    serve: listeners.serve,
     close: async () => {
       // Nobody will answer once the program closes the agent: a turn waiting on a question ends instead of the drain.
       desk.close();
-      await runtime.stop();
-      await listeners.metrics?.close();
+      await listeners.close(() => runtime.stop());
+    },
+  };
+}
+
+/**
+ * serve()'s listeners. Each opens once: a call while one is opening joins it (two concurrent serve() calls must
+ * not open two, one of them outliving close()); after close() began, serve() is refused.
+ */
+function servingOn(runtime: Runtime, log: Logger, a2a: () => A2aProducer | null) {
+  let closed = false;
+  let metrics: Promise<MetricsServer | null> | null = null;
+  let opened: MetricsServer | null = null;
+  const a2aUrl = () => a2a()?.url ?? null;
+  const metricsAddress = () => opened?.address ?? runtime.metricsAddress;
+  const openMetrics = (addr: string) =>
+    serveMetrics(addr, runtime.supervisor, log).then(
+      (server) => (opened = server),
+      (err: unknown) => {
+        metrics = null;
+        throw err;
+      },
+    );
+  return {
+    a2aUrl,
+    metricsAddress,
+    serve: async (o: ServeOptions = {}) => {
+      if (closed) throw new DaemonError('usage_invalid', 'agent.serve: the agent is closed');
+      const config = withListeners(runtime.config, { log, ...o });
+      const a2aUp = o.listen === undefined ? undefined : a2a()?.listen(config);
+      if (o.metrics !== undefined && runtime.metricsAddress === null) metrics ??= openMetrics(o.metrics);
+      await Promise.all([a2aUp, o.metrics === undefined ? undefined : metrics]);
+      return { a2aUrl: a2aUrl(), metricsAddress: metricsAddress() };
+    },
+    close: async (stopRuntime: () => Promise<void>) => {
+      closed = true;
+      await stopRuntime();
+      await (await metrics?.catch(() => null))?.close();
     },
   };
 }

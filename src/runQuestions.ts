@@ -2,10 +2,9 @@
 // that started the run as a `question` RunEvent, and agent.answer() answers it; the run's checklist changes arrive
 // as `plan` events. Owns the open questions and their timers (none outlives close()); touches no store.
 import { randomUUID } from 'node:crypto';
-import { OpenQuestions } from './a2a/openQuestions.js';
-import { STOPPING } from './a2a/taskWatchers.js';
 import type { InboxEvent } from './domain/inbox.js';
 import type { RunEvent } from './domain/runEvent.js';
+import { OpenQuestions, STOPPING } from './runtime/openQuestions.js';
 import type { RunHooks } from './runtime/taskSlot.js';
 import type { EngineEventType, HumanAsk } from './supervisor/supervisorOptions.js';
 import type { ToolResult } from './tools/internalTools.js';

@@ -3,6 +3,7 @@
 // createAgent with its listener opened later (serve()): the backend owns the tasks from the restore on either way.
 import { randomInt } from 'node:crypto';
 import type { Config } from '../config/types.js';
+import { DaemonError } from '../errors.js';
 import type { Producer, ProducerContext } from '../runtime/producer.js';
 import { VERSION } from '../runtime/version.js';
 import type { PairingAnswer } from './commands.js';
@@ -21,6 +22,9 @@ export class A2aProducer implements Producer {
   private ctx: ProducerContext | null = null;
   private feed: FeedHub | null = null;
   private taskFeed: TaskFeed | null = null;
+  /** The listener being opened: a second listen() while the first awaits joins it instead of opening another. */
+  private opening: Promise<void> | null = null;
+  private stopped = false;
   private pairing: {
     codes: PairingCodes;
     sessions: WebSessions;
@@ -42,11 +46,25 @@ export class A2aProducer implements Producer {
     this.ctx = ctx;
     this.backend = this.openBackend(ctx);
     ctx.tasks.bind(this.backend);
+    // The backend writes the feed at every fold, listener or not: its retention runs from here (reference §17).
+    this.feed?.start();
     if (!this.opts.listenLater) await this.listen(ctx.config);
   }
 
-  /** Opens the HTTP listener at `config`'s `a2a.listen` (the runtime's config, or serve()'s with its URL). */
-  async listen(config: Readonly<Config>): Promise<void> {
+  /**
+   * Opens the HTTP listener at `config`'s `a2a.listen` (the runtime's config, or serve()'s with its URL), once:
+   * later calls join the first. Rejects with `usage_invalid` once the producer stopped.
+   */
+  listen(config: Readonly<Config>): Promise<void> {
+    if (this.stopped) return Promise.reject(new DaemonError('usage_invalid', 'a2a listen: the runtime has stopped'));
+    this.opening ??= this.open(config).catch((err: unknown) => {
+      this.opening = null;
+      throw err;
+    });
+    return this.opening;
+  }
+
+  private async open(config: Readonly<Config>): Promise<void> {
     const { ctx, backend, feed, pairing } = this;
     if (!ctx || !backend || !feed || !pairing || this.listener) return;
     const instance = { name: config.agent.name, version: VERSION };
@@ -56,7 +74,6 @@ export class A2aProducer implements Producer {
       clock: ctx.clock,
       ...(webhooks ? { webhooks } : {}),
     });
-    feed.start();
     backend.setListening(true);
     // A code is a secret: a plain line for the person at the terminal, never an event (DESIGN: no secret in events).
     if (wantsStartCode(config.a2a, this.listener.url, process.stderr.isTTY === true)) {
@@ -129,7 +146,9 @@ export class A2aProducer implements Producer {
   }
 
   async stop(): Promise<void> {
+    this.stopped = true;
     this.backend?.close();
+    await this.opening?.catch(() => {});
     await this.listener?.close();
     this.taskFeed?.close();
     await this.feed?.close();

@@ -2,7 +2,6 @@
 // subscriptions: it reads no store itself and decides nothing about states beyond "settled" and "terminal".
 import type { AgentConfig } from '../config/types.js';
 import type { TaskRecord } from '../domain/task.js';
-import type { ToolResult } from '../tools/internalTools.js';
 import { BackendError, type TaskUpdate } from './backend.js';
 import { isTerminal } from './tasks.js';
 
@@ -14,8 +13,8 @@ type Watcher = (u: TaskUpdate) => void;
  */
 export const CANCEL_FOLD_MS = 10_000;
 
-/** What a turn still waiting on a person hears when the agent stops. */
-export const STOPPING: ToolResult = { result: 'ask_human: the agent is stopping; nobody will answer', is_error: true };
+/** What a turn still waiting on a person hears when the agent stops (runtime/openQuestions.ts). */
+export { STOPPING } from '../runtime/openQuestions.js';
 
 /** The seed's wake_on when the backend is given none. */
 export const SEED_WAKE: Pick<AgentConfig, 'wake_on' | 'on_workflow_finished'> = {

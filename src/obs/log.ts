@@ -1,5 +1,7 @@
 // JSON-lines events on stderr: `{ts, level, event, ...fields}`, one object per line, written synchronously so
-// order holds across a crash. Registered secret values are redacted from every line before it is written.
+// this process's own lines keep their order across its crash. A worker's lines reach the file only when the
+// supervisor reads its pipe: order them by `ts`, and lines still in the pipe are lost if the supervisor is SIGKILLed.
+// Registered secret values are redacted from every line before it is written.
 import { writeSync } from 'node:fs';
 import type { EventName, LogLevel } from './events.js';
 import { redact } from './redactor.js';

@@ -106,17 +106,7 @@ export async function startRuntime(config: Readonly<Config>, opts: RuntimeOption
   };
   try {
     const { tools, store } = await openBase(cfg, opts, undo);
-    const tasks = new TaskHooksSlot();
-    if (opts.runs) tasks.watchRuns(opts.runs);
-    const ports = new WorkPortSlot();
-    // The SDK is imported only when tracing is on; the last step of a stop exports what is left.
-    const tracer = await loadTracer(cfg.observability.otlp_endpoint);
-    if (tracer) undo.unshift(() => shutDownTracer(tracer, log));
-    const supervisor = new Supervisor({
-      ...{ config: cfg, store, log, tools, tasks, ports, tracer },
-      ...(opts.warmWorkers === undefined ? {} : { warmWorkers: opts.warmWorkers }),
-      ...(opts.killAt ? { killAt: opts.killAt } : {}),
-    });
+    const { supervisor, tasks, ports } = await newSupervisor(cfg, opts, { tools, store }, undo);
     const intake = { registry: null as ProducerRegistry | null };
     const drain = drainOnce(supervisor, cfg, async () => {
       await intake.registry?.stopIntake({ log });
@@ -161,6 +151,28 @@ export async function startRuntime(config: Readonly<Config>, opts: RuntimeOption
     await unwind();
     throw err;
   }
+}
+
+/** The supervisor with its task hooks, work ports and tracer (whose shutdown is the stop's last step). */
+async function newSupervisor(
+  cfg: Readonly<Config>,
+  opts: RuntimeOptions,
+  base: { tools: ToolSurface; store: Store },
+  undo: Array<() => Promise<unknown> | unknown>,
+) {
+  const { log } = opts;
+  const tasks = new TaskHooksSlot();
+  if (opts.runs) tasks.watchRuns(opts.runs);
+  const ports = new WorkPortSlot();
+  // The SDK is imported only when tracing is on; the last step of a stop exports what is left.
+  const tracer = await loadTracer(cfg.observability.otlp_endpoint);
+  if (tracer) undo.unshift(() => shutDownTracer(tracer, log));
+  const supervisor = new Supervisor({
+    ...{ config: cfg, store: base.store, log, tools: base.tools, tasks, ports, tracer },
+    ...(opts.warmWorkers === undefined ? {} : { warmWorkers: opts.warmWorkers }),
+    ...(opts.killAt ? { killAt: opts.killAt } : {}),
+  });
+  return { supervisor, tasks, ports };
 }
 
 /** The stop's last step: exports what is left, bounded; a collector that is down is logged, never thrown. */

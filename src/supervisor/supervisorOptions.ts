@@ -183,14 +183,6 @@ export interface TaskHooks {
   endStepTask?(id: string, state: TaskState, message: string): Promise<void>;
 }
 
-/** Whether a person can be asked about `event`'s turn. */
-export function humanChannelOf(
-  tasks: Pick<TaskHooks, 'humanChannel' | 'humanChannelFor'> | undefined,
-  event: InboxEvent,
-): boolean {
-  return tasks?.humanChannelFor?.(event) ?? tasks?.humanChannel ?? false;
-}
-
 /** Turn ids reserved per store round trip. */
 const TURN_ID_BLOCK = 1000;
 

@@ -7,6 +7,7 @@ import { sliceConversation } from '../context/slice.js';
 import { type PromptProblem, renderPrompt } from '../context/systemPrompt.js';
 import { dateNote } from '../context/volatileNotes.js';
 import type { Conversation } from '../domain/conversation.js';
+import { humanChannelOf } from '../domain/humanChannel.js';
 import type { TurnJob } from '../domain/job.js';
 import type { WorkflowDef } from '../domain/workflow.js';
 import { specForJob, specForModel } from '../intel/models.js';
@@ -26,7 +27,7 @@ import type { ToolSurface, TurnJudging } from '../tools/surface.js';
 import { familyFacts, usableInTurn } from '../tools/toolFamilies.js';
 import type { WorkPorts } from '../tools/toolOutcome.js';
 import type { ToolPlan } from '../tools/toolPlan.js';
-import { humanChannelOf, type TaskHooks } from './supervisorOptions.js';
+import type { TaskHooks } from './supervisorOptions.js';
 
 export interface SnapshotDeps {
   config: Readonly<Config>;

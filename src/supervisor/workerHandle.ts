@@ -81,6 +81,11 @@ export class WorkerHandle {
     });
     const stderr = this.child.stderr;
     this.stderrDone = entry.log && stderr ? forwardWorkerStderr(stderr, entry.log, this.pid) : Promise.resolve();
+    this.watchChild();
+  }
+
+  /** The child's start, its frames on stdout, its spawn errors and its exit. */
+  private watchChild(): void {
     this.child.once('spawn', () => {
       this.started = true;
       for (const run of this.onStarted.splice(0)) run();
@@ -96,25 +101,7 @@ export class WorkerHandle {
         this.kill();
         return;
       }
-      for (const raw of frames) {
-        const f = checkUpFrame(raw);
-        if (typeof f !== 'string') {
-          this.note(f);
-          if (f.type === 'pong') continue;
-          if (this.callbacks === null && this.served > 0) {
-            // An idle worker has no turn: a stray frame belongs to its last one and must never reach the next turn
-            // (maybe another conversation's), so the worker that sent it is not trusted with one.
-            this.strayed = true;
-            this.kill();
-            return;
-          }
-          this.deliver((cb) => cb.onFrame(f));
-          continue;
-        }
-        this.deliver((cb) => cb.onProtocolError(`${f}; the worker is killed`));
-        this.kill();
-        return;
-      }
+      this.take(frames);
     });
     this.child.on('error', (err: NodeJS.ErrnoException) => {
       // No pid: the process never started (Node reports EMFILE, EAGAIN, … here, then a close with -errno).
@@ -126,6 +113,28 @@ export class WorkerHandle {
       this.vitals.exited = true;
       this.deliver((cb) => cb.onClose(code, signal));
     });
+  }
+
+  /** Hands decoded frames on; a bad or stray frame kills the worker and drops the rest of the chunk. */
+  private take(frames: unknown[]): void {
+    for (const raw of frames) {
+      const f = checkUpFrame(raw);
+      if (typeof f === 'string') {
+        this.deliver((cb) => cb.onProtocolError(`${f}; the worker is killed`));
+        this.kill();
+        return;
+      }
+      this.note(f);
+      if (f.type === 'pong') continue;
+      if (this.callbacks === null && this.served > 0) {
+        // An idle worker has no turn: a stray frame belongs to its last one and must never reach the next turn
+        // (maybe another conversation's), so the worker that sent it is not trusted with one.
+        this.strayed = true;
+        this.kill();
+        return;
+      }
+      this.deliver((cb) => cb.onFrame(f));
+    }
   }
 
   get pid(): number {

@@ -4,6 +4,7 @@ import type { Config } from '../config/types.js';
 import type { Compactor, CompactReport, CompactRequest } from '../context/compactor.js';
 import type { ConversationBook } from '../context/conversationBook.js';
 import type { Conversation } from '../domain/conversation.js';
+import { humanChannelOf } from '../domain/humanChannel.js';
 import type { ThinkJob } from '../domain/job.js';
 import type { Plan } from '../domain/plan.js';
 import { actsForAll } from '../domain/principal.js';
@@ -139,7 +140,7 @@ export function buildToolHost(caps: HostCapabilities, turn: HostTurn): InternalT
     planMaxItems: config.context.plan.max_items,
     maxMessageDepth: config.limits.max_message_depth,
     askHumanFallback: config.agent.ask_human_fallback,
-    humanChannel: caps.tasks?.humanChannelFor?.(turn.job.event) ?? caps.tasks?.humanChannel ?? false,
+    humanChannel: humanChannelOf(caps.tasks, turn.job.event),
     askHuman: (req) => {
       const ask = { eventId: turn.job.event.id, question: req.question, timeoutAt: req.timeoutAt };
       const hooks = caps.tasks;

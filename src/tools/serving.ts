@@ -1,6 +1,7 @@
 // Serves a worker's `tool_request`: grant check, the permission check (security.policies), then the internal
 // tool or a judged MCP call, answering at once, when a parked tool wakes, or when a deferred result settles.
 import type { Config } from '../config/types.js';
+import { humanChannelOf } from '../domain/humanChannel.js';
 import { describeError } from '../errors.js';
 import type { Logger } from '../obs/log.js';
 import type { UpFrame } from '../protocol/frames.js';
@@ -130,7 +131,7 @@ function awaitApproval(
       reply(deps, turn, frame.id, { result, is_error: true }, frame.name);
     }
   };
-  if (deps.tasks && (deps.tasks.humanChannelFor?.(turn.job.event) ?? deps.tasks.humanChannel)) {
+  if (deps.tasks && humanChannelOf(deps.tasks, turn.job.event)) {
     const question = `May the agent run the tool "${frame.name}" with ${JSON.stringify(frame.args)}? (policy "${verdict.rule}") Reply yes or no.`;
     const asked = deps.tasks.askHuman({
       eventId: turn.job.event.id,
