@@ -115,7 +115,8 @@ export class A2aProducer implements Producer {
     };
     this.pairing = { codes: pairing, sessions, mint };
     this.feed = feed;
-    this.taskFeed = new TaskFeed(feed, () => ctx.supervisor.status(), ctx.clock);
+    const goalOf = (conversation: string) => ctx.supervisor.steering.goalGet(conversation, null);
+    this.taskFeed = new TaskFeed(feed, () => ctx.supervisor.status(), ctx.clock, goalOf);
     return new TaskBackend({
       store: ctx.store,
       log,

@@ -4,8 +4,10 @@ import type { Msg } from '../protocol/messages.js';
 import type { Store } from '../store/store.js';
 import { BackendError, type Principal } from './backend.js';
 
-export const READ_COMMANDS = ['conversation.get', 'questions'] as const;
+export const READ_COMMANDS = ['conversation.get', 'conversation.list', 'questions'] as const;
 const DEFAULT_MESSAGES = 100;
+const DEFAULT_CONVERSATIONS = 100;
+const MAX_CONVERSATIONS = 500;
 
 /**
  * Runs a read command; `named` is the caller's conversation the message's context id names. Without one,
@@ -19,6 +21,7 @@ export async function readCommand(
   args: Record<string, unknown>,
 ): Promise<unknown> {
   let conversation = named;
+  if (op === 'conversation.list') return listConversations(store, principal, args);
   if (op === 'questions') {
     const filter = { principal: principal.role === 'operator' ? null : principal.id, state: 'input_required' as const };
     const tasks = await store.tasks.list({ ...filter, limit: 100 });
@@ -44,7 +47,10 @@ export async function readCommand(
   if (stored === null) throw new BackendError('not_found', `conversation not found`);
   const all = historyOf(stored.conversation.messages);
   const messages = await withTasks(store, all.slice(-limit));
-  return { ...(contextId ? { context_id: contextId } : {}), messages, total: all.length };
+  // The header shows the conversation's goal from the start; the feed tells its later changes (taskFeed goal).
+  const g = stored.conversation.controls?.goal ?? null;
+  const goal = g === null ? null : { objective: g.objective, status: g.status };
+  return { ...(contextId ? { context_id: contextId } : {}), messages, total: all.length, goal };
 }
 
 /** One message as `conversation.get` answers it; `event` (internal) is the inbox event of the turn it belongs to. */
@@ -109,4 +115,39 @@ async function latestConversation(
 ): Promise<{ conversation: string; contextId: string } | null> {
   const task = await store.tasks.latestTurn(principal.id);
   return task ? { conversation: task.conversation, contextId: task.context_id } : null;
+}
+
+/** One row of `conversation.list`: the stored id (what the operator addresses), its owner and owner-relative id. */
+interface ListedConversation {
+  conversation: string;
+  context_id: string;
+  principal: string | null;
+}
+
+/**
+ * The stored conversations the caller may read (its own; every one for the operator), ordered by stored id and
+ * paged by `after` (the last row's `conversation`); `you` names the caller, so a client can tell its own rows.
+ */
+async function listConversations(
+  store: Pick<Store, 'conversations'>,
+  principal: Principal,
+  args: Record<string, unknown>,
+): Promise<unknown> {
+  const operator = principal.role === 'operator';
+  const limit = Number.isInteger(args['limit'])
+    ? Math.min(Math.max(1, args['limit'] as number), MAX_CONVERSATIONS)
+    : DEFAULT_CONVERSATIONS;
+  const after = typeof args['after'] === 'string' ? args['after'] : '';
+  const own = `${principal.id}/`;
+  const mine = (await store.conversations.heads()).filter(
+    (h) => h.id > after && (operator || (h.principal === principal.id && h.id.startsWith(own))),
+  );
+  const page = mine.slice(0, limit);
+  const conversations: ListedConversation[] = page.map((h) => ({
+    conversation: h.id,
+    context_id: h.principal !== null && h.id.startsWith(`${h.principal}/`) ? h.id.slice(h.principal.length + 1) : h.id,
+    principal: h.principal,
+  }));
+  const next = mine.length > limit ? (page.at(-1)?.id ?? null) : null;
+  return { you: { principal: principal.id, role: principal.role }, conversations, next };
 }

@@ -19,8 +19,8 @@ import { OpenQuestions } from './openQuestions.js';
 import { a2aDedupeKey, earlierTask, type NotedMessage, noteKey, noteTaskId } from './sentMessages.js';
 import { follow, type StartRunDeps, startRunTask } from './startRunTask.js';
 import { endStepTask, openStepTask } from './stepTasks.js';
-import { cancelHere, cancelRun, cancelTurn, type TaskCancelDeps } from './taskCancel.js';
-import type { TaskFeed } from './taskFeed.js';
+import { cancelByOrigin, type TaskCancelDeps } from './taskCancel.js';
+import { goalIn, type TaskFeed } from './taskFeed.js';
 import { TaskRecords } from './taskRecords.js';
 import {
   consumed,
@@ -30,7 +30,6 @@ import {
   notedTask,
   owns,
   startingTask,
-  taskOrigin,
   transition,
 } from './tasks.js';
 import { CANCEL_FOLD_MS, SEED_WAKE, STOPPING, type TaskWatchers } from './taskWatchers.js';
@@ -188,11 +187,20 @@ export class TaskBackend implements A2aBackend, TaskHooks {
     const earlier = messageId === undefined ? null : await this.deps.store.tasks.get(id);
     if (earlier) return this.records.replayed(earlier);
     const done = notedTask({ id, context_id: contextId, conversation, principal: principal.id, now }, reply);
-    // Its task was pruned by retention: the note was left already, so the retry leaves nothing a second time.
+    // The key's claim (insert-if-absent, one store call) decides who notes: a concurrent retry, or one after its task
+    // was pruned, finds it claimed and leaves nothing a second time. A crash after the claim loses the note (at most
+    // once), never doubles it.
     const key = noteKey(id);
-    if (messageId !== undefined && (await this.deps.store.timers.seen(key))) return this.records.replayed(done);
-    this.noteIn(principal, conversation, note);
-    if (messageId !== undefined) await this.deps.store.timers.remember(key, now);
+    if (messageId !== undefined && !(await this.deps.store.timers.remember(key, now))) {
+      return this.records.replayed(done);
+    }
+    try {
+      this.noteIn(principal, conversation, note);
+    } catch (err) {
+      // Refused (not the caller's conversation): nothing was noted, so a retry may try again.
+      if (messageId !== undefined) await this.deps.store.timers.forget(key, Number.MAX_SAFE_INTEGER);
+      throw err;
+    }
     return this.records.save(done);
   }
 
@@ -227,24 +235,10 @@ export class TaskBackend implements A2aBackend, TaskHooks {
     const task = await this.getTask(principal, taskId);
     if (!task) throw new BackendError('not_found', 'task not found');
     if (isTerminal(task.state)) throw new BackendError('not_cancelable', `task is already ${task.state}`);
-    const origin = taskOrigin(task);
-    if (origin === 'run' && task.run !== undefined) {
-      return (await cancelRun(this.cancelDeps, task, task.run)) ?? (await this.getTask(principal, taskId)) ?? task;
-    }
-    if (origin === 'step') {
-      // A `human` step's question: the task ends here, then its step hears the cancel and fails (its own on_error).
-      const stored = await cancelHere(this.cancelDeps, task);
-      this.questions.close(taskId, CANCELED_QUESTION);
-      return stored;
-    }
-    this.questions.close(taskId, CANCELED_QUESTION);
-    if (task.inbox_event) {
-      const deps = { ...this.cancelDeps, store: this.deps.store, supervisor: this.deps.supervisor };
-      const ended = await cancelTurn(deps, { ...task, inbox_event: task.inbox_event }, principal.id);
-      return ended ?? (await this.getTask(principal, taskId)) ?? task;
-    }
-    // No turn runs for it (a noted message's task): the task is canceled here.
-    return cancelHere(this.cancelDeps, task);
+    const deps = { ...this.cancelDeps, store: this.deps.store, supervisor: this.deps.supervisor };
+    const closeQuestion = () => this.questions.close(taskId, CANCELED_QUESTION);
+    const ended = await cancelByOrigin(deps, task, principal.id, closeQuestion);
+    return ended ?? (await this.getTask(principal, taskId)) ?? task;
   }
 
   private get cancelDeps(): TaskCancelDeps {
@@ -376,9 +370,13 @@ export class TaskBackend implements A2aBackend, TaskHooks {
     const conversation = req.contextId ? conversationFor(principal, req.contextId) : null;
     const deps = { ...this.deps, conversation, now: this.deps.now() };
     const task = await commandTask(principal, req, deps);
-    if (req.command?.op !== 'drain') this.deps.feed?.instanceChanged(req.command?.op ?? '');
+    const op = req.command?.op ?? '';
+    if (op !== 'drain') this.deps.feed?.instanceChanged(op);
+    if (conversation !== null && (op === 'goal.set' || op === 'goal.clear')) {
+      this.deps.feed?.goal(conversation, principal.id, op === 'goal.set' ? goalIn(task) : null);
+    }
     // A read (status, goal.get, …) answers with a task it never stores: reads leave nothing behind (issue 18).
-    return isReadOnly(req.command?.op ?? '') ? task : this.records.save(task);
+    return isReadOnly(op) ? task : this.records.save(task);
   }
 
   /** Nobody answered in time: the turn goes on without an answer, and the task is working again. */

@@ -8,7 +8,10 @@ import type { A2aStarts } from '../triggers/a2aStarts.js';
 import { BackendError } from './backend.js';
 import { cancelElsewhere } from './fleetCancel.js';
 import type { TaskRecords } from './taskRecords.js';
-import { isTerminal, transition } from './tasks.js';
+import { isTerminal, taskOrigin, transition } from './tasks.js';
+
+/** What cancelling a turn's task needs besides: the store (to read the task again) and the supervisor. */
+export type TurnCancelDeps = TaskCancelDeps & { store: Store; supervisor: Pick<SupervisorPort, 'cancelEvent'> };
 
 export interface TaskCancelDeps {
   records: TaskRecords;
@@ -49,7 +52,7 @@ export async function cancelRun(deps: TaskCancelDeps, task: TaskRecord, run: str
  * the turn's fold. Past `waitMs` (a fold the store refuses) the task is answered as it stands.
  */
 export async function cancelTurn(
-  deps: TaskCancelDeps & { store: Store; supervisor: Pick<SupervisorPort, 'cancelEvent'> },
+  deps: TurnCancelDeps,
   task: TaskRecord & { inbox_event: string },
   principal: string,
 ): Promise<TaskRecord | null> {
@@ -61,4 +64,28 @@ export async function cancelTurn(
   if (elsewhere === null) deps.supervisor.cancelEvent(task.inbox_event, 'task canceled over A2A');
   const ended = await (elsewhere ? Promise.race([folded, elsewhere]) : folded);
   return ended === null ? null : canceledOrThrow(ended, true);
+}
+
+/**
+ * Ends `task` as CancelTask asks, by what answers it (tasks.ts taskOrigin); null when its end did not reach it in
+ * time. `closeQuestion` ends a question the task waits on.
+ */
+export async function cancelByOrigin(
+  deps: TurnCancelDeps,
+  task: TaskRecord,
+  principal: string,
+  closeQuestion: () => void,
+): Promise<TaskRecord | null> {
+  const origin = taskOrigin(task);
+  if (origin === 'run' && task.run !== undefined) return cancelRun(deps, task, task.run);
+  if (origin === 'step') {
+    // A `human` step's question: the task ends here, then its step hears the cancel and fails (its own on_error).
+    const stored = await cancelHere(deps, task);
+    closeQuestion();
+    return stored;
+  }
+  closeQuestion();
+  if (task.inbox_event) return cancelTurn(deps, { ...task, inbox_event: task.inbox_event }, principal);
+  // No turn runs for it (a noted message's task): the task is canceled here.
+  return cancelHere(deps, task);
 }

@@ -2,6 +2,7 @@
 // (the caller's, the agent's reply, an answer), questions waiting, a turn's activity, tool cards, plan checklist
 // changes and the instance's pause/drain state. Builds entries only; the FeedHub numbers and stores them.
 import { AUDIENCE_ALL, type FeedEntry } from '../domain/feed.js';
+import type { Goal } from '../domain/goal.js';
 import type { InboxEvent, InboxOutcome } from '../domain/inbox.js';
 import type { TaskRecord } from '../domain/task.js';
 import type { FeedSink } from './feedHub.js';
@@ -13,6 +14,8 @@ const ARGS_CHARS = 200;
 const RESULT_CHARS = 500;
 /** Instance commands whose effect every client shows. */
 const INSTANCE_OPS = new Set(['pause', 'resume', 'drain']);
+/** How many conversations' last published goal are remembered (the oldest is forgotten first). */
+const GOALS_KEPT = 1_000;
 /** How long past a window's reset the budget is looked at again (ms). */
 const RECHECK_SLACK_MS = 50;
 
@@ -25,12 +28,16 @@ export class TaskFeed {
   private budget: BudgetState | null | undefined;
   /** Looks at the budget again when its spent window resets, so clients see `ok` without a task change. */
   private recheck: ReturnType<typeof setTimeout> | null = null;
+  /** Each conversation's goal as last published (objective and status): a goal that did not change adds nothing. */
+  private readonly goals = new Map<string, string>();
 
   constructor(
     private readonly sink: FeedSink,
     /** The instance's state as `status` reports it (paused, draining, running turns, queued). */
     private readonly instance: () => Record<string, unknown>,
     private readonly clock: () => number = Date.now,
+    /** A loaded conversation's goal (steering); absent = goals are published only by goal commands. */
+    private readonly goalOf?: (conversation: string) => Goal | null,
   ) {}
 
   /** Stops the budget's recheck timer. */
@@ -58,7 +65,36 @@ export class TaskFeed {
       else this.byEvent.set(task.inbox_event, task);
     }
     for (const entry of entriesOf(task)) this.sink.publish(entry);
+    if (terminal) this.goalMoved(task.conversation, task.principal);
     this.budgetChanged();
+  }
+
+  /**
+   * A conversation's goal was set or cleared (or its status moved): its objective and status, for the header
+   * (issue 18 Build item 3). Published when it differs from the last one published for that conversation.
+   */
+  goal(conversation: string, principal: string | null, goal: Goal | null): void {
+    const shown = goal === null ? null : { objective: goal.objective, status: goal.status };
+    const mark = JSON.stringify(shown);
+    const last = this.goals.get(conversation);
+    if (last === mark) return;
+    this.goals.delete(conversation);
+    this.goals.set(conversation, mark);
+    if (this.goals.size > GOALS_KEPT) this.goals.delete(this.goals.keys().next().value as string);
+    const data = { op: 'goal', ...ownerIds(conversation, principal), goal: shown };
+    this.sink.publish({ kind: 'state', audience: principal, data });
+  }
+
+  /** After a turn of the conversation ended: its goal's status may have moved (achieved, stuck, stopped). */
+  private goalMoved(conversation: string, principal: string | null): void {
+    if (!this.goalOf) return;
+    let goal: Goal | null;
+    try {
+      goal = this.goalOf(conversation);
+    } catch {
+      return; // not loaded (evicted): a client reads it with the conversation's history
+    }
+    if (goal !== null || this.goals.has(conversation)) this.goal(conversation, principal, goal);
   }
 
   /**
@@ -78,13 +114,15 @@ export class TaskFeed {
    */
   turnFolded(event: InboxEvent, outcome: InboxOutcome, owner: string | null, now: number): FeedEntry[] {
     const ctx = event.payload.context_id;
-    const ids = { turn: event.id, context_id: contextIdOf(ctx, owner), source: event.kind };
+    const ids = { turn: event.id, ...ownerIds(ctx, owner), source: event.kind };
     const entries: FeedEntry[] = [
       { ts: now, kind: 'message', audience: owner, data: { ...ids, role: 'user', text: event.payload.text } },
     ];
     if (outcome.reply !== '') {
       entries.push({ ts: now, kind: 'message', audience: owner, data: { ...ids, role: 'agent', text: outcome.reply } });
     }
+    // A goal's own continuation turns run without a task: their end is where its status moves.
+    this.goalMoved(ctx, owner);
     return entries;
   }
 
@@ -95,27 +133,27 @@ export class TaskFeed {
 
   /** The caller's own message, once accepted (a retry publishes nothing again: the caller saw it). */
   userMessage(task: TaskRecord, text: string): void {
-    const data = { task: task.id, context_id: task.context_id, role: 'user', principal: task.principal, text };
+    const data = { ...idsOf(task), role: 'user', text };
     this.sink.publish({ kind: 'message', audience: task.principal, data });
   }
 
   /** A person answered the task's question. */
   answer(task: TaskRecord, text: string): void {
-    const data = { task: task.id, context_id: task.context_id, principal: task.principal, text };
+    const data = { ...idsOf(task), text };
     this.sink.publish({ kind: 'answer', audience: task.principal, data });
   }
 
   /** A turn's activity changed (phase, tool or round); a turn without a task is the operator's to see. */
   activity(eventId: string, activity: Record<string, unknown>): void {
     const task = this.byEvent.get(eventId);
-    const data = { ...activity, ...(task ? { task: task.id, context_id: task.context_id } : {}) };
+    const data = { ...activity, ...(task ? idsOf(task) : {}) };
     this.sink.publish({ kind: 'activity', audience: task?.principal ?? null, data });
   }
 
   /** A tool card (a finished call) or a plan checklist change; body text and the rest stay on the task stream. */
   engine(eventId: string, type: string, fields: Record<string, unknown>): void {
     const task = this.byEvent.get(eventId);
-    const ids = task ? { task: task.id, context_id: task.context_id } : { ctx: fields['ctx'] };
+    const ids = task ? idsOf(task) : { ctx: fields['ctx'] };
     const audience = task?.principal ?? null;
     if (type === 'tool_card') {
       const card = {
@@ -189,12 +227,26 @@ function contextIdOf(conversation: string, owner: string | null): string {
   return owner !== null && conversation.startsWith(`${owner}/`) ? conversation.slice(owner.length + 1) : conversation;
 }
 
+/**
+ * The ids a conversation's entry carries: `context_id` is relative to its owner, so the operator (who sees every
+ * principal's entries) tells two principals' `x` apart by `principal` and the stored `conversation` it names.
+ */
+function ownerIds(conversation: string, owner: string | null): Record<string, string> {
+  const ids = { context_id: contextIdOf(conversation, owner), conversation };
+  return owner === null ? ids : { ...ids, principal: owner };
+}
+
+/** A task's ids on the feed: the task, and its conversation's ids (ownerIds). */
+function idsOf(task: TaskRecord): Record<string, string> {
+  return { task: task.id, context_id: task.context_id, conversation: task.conversation, principal: task.principal };
+}
+
 const markOf = (task: TaskRecord): string => `${task.state}:${task.updated}:${task.question?.id ?? ''}`;
 
 /** What a task's state shows on the feed: the state, a question it asks, the reply it carries. */
 function entriesOf(task: TaskRecord): Array<Omit<FeedEntry, 'ts'>> {
   const audience = task.principal;
-  const ids = { task: task.id, context_id: task.context_id };
+  const ids = idsOf(task);
   const entries: Array<Omit<FeedEntry, 'ts'>> = [
     { kind: 'task', audience, data: { ...ids, state: task.state, message: task.message } },
   ];
@@ -206,4 +258,13 @@ function entriesOf(task: TaskRecord): Array<Omit<FeedEntry, 'ts'>> {
     entries.push({ kind: 'message', audience, data: { ...ids, role: 'agent', text: task.result } });
   }
   return entries;
+}
+
+/** The goal a `goal.set` command's task answers with (its result is the command's JSON answer). */
+export function goalIn(task: TaskRecord): Goal | null {
+  try {
+    return (JSON.parse(task.result ?? 'null') as { goal?: Goal } | null)?.goal ?? null;
+  } catch {
+    return null;
+  }
 }

@@ -51,6 +51,14 @@ export interface SendOptions {
   messageId?: string;
 }
 
+/** A page of `conversation.list`: each conversation's stored id, owner and owner-relative context id. */
+export interface ConversationPage {
+  you: { principal: string; role: string };
+  conversations: Array<{ conversation: string; context_id: string; principal: string | null }>;
+  /** The `after` of the next page; null on the last. */
+  next: string | null;
+}
+
 /** A conversation's user and agent messages (`conversation.get`), and which conversation it is. */
 export interface History {
   /** The context id; null when `latest` found none. */
@@ -61,6 +69,8 @@ export interface History {
    */
   messages: Array<{ role: 'user' | 'agent'; text: string; seq: number; task?: string; turn?: string }>;
   total: number;
+  /** The conversation's goal (objective and status), or null. */
+  goal: { objective: string; status: string } | null;
 }
 
 const SHORT_MS = 30_000;
@@ -158,11 +168,23 @@ export class DaemonClient {
       context_id: string;
       messages: History['messages'];
       total: number;
+      goal: History['goal'];
     }>;
     return {
       contextId: latest ? (got.context_id ?? null) : which,
       messages: got.messages ?? [],
       total: got.total ?? 0,
+      goal: got.goal ?? null,
+    };
+  }
+
+  /** One page of the conversations the caller may read (`conversation.list`), and who the caller is. */
+  async conversations(o: { after?: string; limit?: number } = {}): Promise<ConversationPage> {
+    const got = (await this.command('conversation.list', { ...o })) as Partial<ConversationPage>;
+    return {
+      you: got.you ?? { principal: '', role: '' },
+      conversations: got.conversations ?? [],
+      next: got.next ?? null,
     };
   }
 

@@ -9,11 +9,13 @@ import {
   addRow,
   applyFeed,
   budgetLine,
+  goalLine,
   initialState,
   type Row,
   type TuiState,
   ViewRequests,
   visibleRows,
+  withGoal,
   withHistory,
   workingLine,
 } from './tuiState.js';
@@ -22,7 +24,8 @@ type Action =
   | { type: 'feed'; event: FeedMessage }
   | { type: 'connection'; up: boolean; why?: string }
   | { type: 'note'; text: string; error?: boolean }
-  | { type: 'history'; ctx: string; messages: History['messages'] }
+  | { type: 'history'; ctx: string; messages: History['messages']; goal: History['goal'] }
+  | { type: 'self'; principal: string }
   | { type: 'view'; ctx?: string | null; expanded?: boolean; scroll?: number };
 
 let notes = 0;
@@ -38,8 +41,10 @@ function reduce(state: TuiState, a: Action): TuiState {
       };
     case 'note':
       return addRow(state, { key: `note:${++notes}`, kind: a.error ? 'error' : 'note', ctx: null, text: a.text });
+    case 'self':
+      return { ...state, self: a.principal };
     case 'history':
-      return { ...withHistory(state, a.ctx, a.messages), ctx: a.ctx, scroll: 0 };
+      return { ...withGoal(withHistory(state, a.ctx, a.messages), a.ctx, a.goal), ctx: a.ctx, scroll: 0 };
     case 'view':
       return {
         ...state,
@@ -57,7 +62,7 @@ function rowLines(row: Row, expanded: boolean): ReactElement[] {
   const line = h(
     Text,
     { key: row.key, color: COLOR[row.kind], dimColor: row.kind === 'note' },
-    `${MARK[row.kind]} ${row.text}`,
+    `${MARK[row.kind]} ${row.by ? `[${row.by}] ` : ''}${row.text}`,
   );
   if (!expanded || !row.detail) return [line];
   return [line, h(Text, { key: `${row.key}:d`, dimColor: true }, `   ${row.detail.replaceAll('\n', '\n   ')}`)];
@@ -85,7 +90,7 @@ function openConversation(
   client.history(which, HISTORY_MESSAGES).then(
     (h) => {
       if (views.current(request) && h.contextId !== null) {
-        dispatch({ type: 'history', ctx: h.contextId, messages: h.messages });
+        dispatch({ type: 'history', ctx: h.contextId, messages: h.messages, goal: h.goal });
       }
     },
     (err: unknown) => {
@@ -144,7 +149,13 @@ export function TuiApp({ client, open, onQuit }: TuiProps): ReactElement {
   // A history answer that comes after the user chose another view is dropped (ViewRequests).
   const views = useRef(new ViewRequests()).current;
   useEffect(() => {
-    if (reached) openConversation(client, open, dispatch, views);
+    if (!reached) return;
+    openConversation(client, open, dispatch, views);
+    // Who the TUI signed in as: another principal's rows are keyed and labelled as theirs (tuiState viewOf).
+    client.conversations({ limit: 1 }).then(
+      (page) => dispatch({ type: 'self', principal: page.you.principal }),
+      () => {},
+    );
   }, [client, open, reached, views]);
   const app = useApp();
   const { stdout } = useStdout();
@@ -195,6 +206,7 @@ function view(state: TuiState, v: { draft: string; plan: boolean; now: number; h
     state.ctx ? `#${state.ctx}` : 'all conversations',
     v.plan ? 'plan mode' : null,
     state.paused ? 'paused' : null,
+    goalLine(state, state.ctx),
     budgetLine(state),
     state.plan ? `plan: ${state.plan}` : null,
   ];

@@ -2,7 +2,7 @@
 // question (a number picks a choice), or a message to the conversation in view. Talks to the daemon only through
 // DaemonClient; reports back as rows and view changes.
 import { type DaemonClient, DaemonClientError, stateName } from './daemonClient.js';
-import type { TuiState } from './tuiState.js';
+import { type TuiState, viewOf } from './tuiState.js';
 
 export interface Submitted {
   /** A local note to show (a command's result or an error). */
@@ -75,8 +75,7 @@ async function slash(client: DaemonClient, state: TuiState, text: string): Promi
     case '/conversation': {
       if (arg === 'new') return { ctx: null, note: 'new conversation: the next message starts one' };
       if (arg) return { ...(arg === 'latest' ? {} : { ctx: arg }), open: arg, note: `conversation ${arg}` };
-      const known = [...new Set(state.rows.map((r) => r.ctx).filter((c): c is string => c !== null))];
-      return { note: known.length ? `conversations: ${known.join(', ')}` : 'no conversations yet' };
+      return { note: await listed(client) };
     }
     case '/new':
       return { ctx: null, note: 'new conversation: the next message starts one' };
@@ -100,4 +99,18 @@ async function goal(client: DaemonClient, arg: string, ctx: string): Promise<Sub
   }
   await client.command('goal.set', { objective: arg }, ctx);
   return { note: `goal set: ${arg}` };
+}
+
+/** How many conversations `/conversation` lists (the newest ids last; `conversation.list` pages the rest). */
+const LISTED = 50;
+
+/** The stored conversations the caller may open, named as `/conversation ID` opens them (another's labelled). */
+async function listed(client: DaemonClient): Promise<string> {
+  const page = await client.conversations({ limit: LISTED });
+  const names = page.conversations.map((c) => {
+    const { ctx, by } = viewOf({ ...c }, page.you.principal);
+    return by === undefined ? ctx : `${ctx} [${by}]`;
+  });
+  const more = page.next === null ? '' : ' …';
+  return names.length ? `conversations: ${names.join(', ')}${more}` : 'no conversations yet';
 }

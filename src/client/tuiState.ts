@@ -8,9 +8,11 @@ export type RowKind = 'user' | 'agent' | 'tool' | 'question' | 'note' | 'error';
 export interface Row {
   key: string;
   kind: RowKind;
-  /** The conversation (context id) it belongs to; null = every view shows it. */
+  /** The view it belongs to (viewOf); null = every view shows it. */
   ctx: string | null;
   text: string;
+  /** Another principal's row (the operator sees everyone's): whose it is, shown as its label. */
+  by?: string;
   /** A tool card's arguments and result, shown when cards are expanded. */
   detail?: string;
 }
@@ -25,7 +27,15 @@ export interface Question {
   values: string[] | null;
 }
 
+/** A conversation's goal as the header shows it. */
+export interface GoalShown {
+  objective: string;
+  status: string;
+}
+
 export interface TuiState {
+  /** The signed-in principal, once known: rows of any other are keyed and labelled as theirs (viewOf). */
+  self?: string;
   rows: Row[];
   /** The conversation in view; null = all. */
   ctx: string | null;
@@ -35,6 +45,8 @@ export interface TuiState {
   question: Question | null;
   plan: string | null;
   paused: boolean;
+  /** Each view's goal (objective and status) from its history and the feed; null = none. */
+  goals?: Record<string, GoalShown | null>;
   /** The instance budget's state from the feed (`ok`, `waiting`, `degraded`, `refusing`); null = none set. */
   budget?: string | null;
   connection: { up: boolean; why?: string; ever: boolean };
@@ -59,6 +71,11 @@ export function initialState(ctx: string | null): TuiState {
     expanded: false,
     scroll: 0,
   };
+}
+
+/** After a feed reload: the rows (loaded history included) stay; what was running is no longer known. */
+export function afterReload(state: TuiState): TuiState {
+  return { ...state, active: {}, working: null, question: null, plan: null };
 }
 
 /** Adds a row unless one with its key exists (a replayed event changes nothing). */
@@ -126,16 +143,29 @@ export function choicesOf(schema: unknown): { options: string[]; values: string[
 
 const str = (v: unknown): string => (typeof v === 'string' ? v : v === undefined || v === null ? '' : String(v));
 
+/**
+ * The view a feed event belongs to. Its `context_id` is relative to its owner, so another principal's `x` is not
+ * the viewer's `x`: it is keyed by its stored conversation id, which is also the context id the operator addresses
+ * it by (a2a/tasks.ts conversationFor), so a reply typed in that view goes to that conversation.
+ */
+export function viewOf(data: Record<string, unknown>, self: string | undefined): { ctx: string | null; by?: string } {
+  const ctx = typeof data['context_id'] === 'string' ? data['context_id'] : null;
+  const owner = data['principal'];
+  if (self === undefined || typeof owner !== 'string' || owner === self) return { ctx };
+  return { ctx: typeof data['conversation'] === 'string' ? data['conversation'] : `${owner}/${ctx ?? ''}`, by: owner };
+}
+
 /** Folds one feed event into the view. */
 export function applyFeed(state: TuiState, e: FeedMessage): TuiState {
   const d = e.data;
   const task = str(d['task']);
-  const ctx = typeof d['context_id'] === 'string' ? d['context_id'] : null;
+  const { ctx, by } = viewOf(d, state.self);
+  const label = by === undefined ? {} : { by };
   switch (e.kind) {
     case 'message': {
       const kind = d['role'] === 'agent' ? 'agent' : 'user';
       const turn = task || `turn:${str(d['turn'])}`;
-      return addRow(state, { key: messageKey(turn, kind), kind, ctx, text: str(d['text']) });
+      return addRow(state, { key: messageKey(turn, kind), kind, ctx, text: str(d['text']), ...label });
     }
     case 'task':
       return onTask(state, task, ctx, str(d['state']), str(d['message']));
@@ -155,7 +185,7 @@ export function applyFeed(state: TuiState, e: FeedMessage): TuiState {
       const text =
         `${str(d['name'])} ${status === 'ok' ? '✓' : '✗'} ${d['ms'] === undefined ? '' : `${d['ms']}ms`}`.trim();
       const detail = `args: ${str(d['args'])}\nresult: ${str(d['result'])}`;
-      return addRow(state, { key: `tool:${task}:${str(d['call_id'])}`, kind: 'tool', ctx, text, detail });
+      return addRow(state, { key: `tool:${task}:${str(d['call_id'])}`, kind: 'tool', ctx, text, detail, ...label });
     }
     case 'plan':
       return {
@@ -167,9 +197,11 @@ export function applyFeed(state: TuiState, e: FeedMessage): TuiState {
     case 'answer':
       return addRow(
         { ...state, question: null },
-        { key: `answer:${task}:${e.seq}`, kind: 'user', ctx, text: str(d['text']) },
+        { key: `answer:${task}:${e.seq}`, kind: 'user', ctx, text: str(d['text']), ...label },
       );
     case 'state':
+      if (d['op'] === 'goal')
+        return ctx === null ? state : withGoal(state, ctx, (d['goal'] as GoalShown | null) ?? null);
       return {
         ...state,
         paused: d['paused'] === true,
@@ -212,6 +244,17 @@ function onQuestion(
   const question: Question = { task, ctx, text, options: choices?.options ?? null, values: choices?.values ?? null };
   const next = addRow(state, { key: `q:${task}:${str(q?.id)}`, kind: 'question', ctx, text });
   return { ...next, question };
+}
+
+/** Sets the goal a view shows (from its history, or a feed `goal` state). */
+export function withGoal(state: TuiState, ctx: string, goal: GoalShown | null): TuiState {
+  return { ...state, goals: { ...state.goals, [ctx]: goal } };
+}
+
+/** The header's goal: `goal: ship the report (active)`; null when the view has none. */
+export function goalLine(state: TuiState, ctx: string | null): string | null {
+  const goal = ctx === null ? null : state.goals?.[ctx];
+  return goal ? `goal: ${goal.objective} (${goal.status})` : null;
 }
 
 /** The header's budget mark: `budget waiting` once a window is spent; nothing while it is `ok` or unset. */

@@ -337,7 +337,9 @@ export function memoryTimersPort(): TimersPort {
       return keys.has(key);
     },
     async remember(key, at) {
-      if (!keys.has(key)) keys.set(key, at);
+      if (keys.has(key)) return false;
+      keys.set(key, at);
+      return true;
     },
     async forget(prefix, before) {
       const old = [...keys].filter(([key, at]) => key.startsWith(prefix) && at < before);

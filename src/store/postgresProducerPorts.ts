@@ -140,9 +140,7 @@ export function pgTimersPort(db: PgRunner): TimersPort {
       db.read('cancel timers', async (q) => (await q(SQL.dropOwnerTimers, [owner])).rowCount ?? 0),
     seen: (key) => db.read('read fired keys', async (q) => (await q(SQL.seenKey, [key])).rows.length > 0),
     remember: (key, at) =>
-      db.read('remember a fired key', async (q) => {
-        await q(SQL.rememberKey, [key, at]);
-      }),
+      db.read('remember a fired key', async (q) => (await q(SQL.rememberKey, [key, at])).rowCount === 1),
     forget: (prefix, before) =>
       db.read('forget fired keys', async (q) => (await q(SQL.forgetKeys, [prefix, before])).rowCount ?? 0),
   };

@@ -35,7 +35,7 @@ export function sqliteTimersPort(
   const drop = db.prepare<[string], void>('DELETE FROM timers WHERE id = ?');
   const dropOwner = db.prepare<[string], void>('DELETE FROM timers WHERE owner = ?');
   const seen = db.prepare<[string], { n: number }>('SELECT count(*) AS n FROM fired_keys WHERE key = ?');
-  const remember = db.prepare<[string, number], void>('INSERT OR IGNORE INTO fired_keys (key, at) VALUES (?, ?)');
+  const remember = db.prepare<[string, number]>('INSERT OR IGNORE INTO fired_keys (key, at) VALUES (?, ?)');
   const forget = db.prepare<[string, string, number], void>(
     'DELETE FROM fired_keys WHERE substr(key, 1, length(?)) = ? AND at < ?',
   );
@@ -50,7 +50,7 @@ export function sqliteTimersPort(
     settle: (id, next) => run('settle a timer', () => settle(id, next)),
     cancelOwner: (owner) => run('cancel timers', () => dropOwner.run(owner).changes),
     seen: (key) => run('read fired keys', () => (seen.get(key)?.n ?? 0) > 0),
-    remember: (key, at) => run('remember a fired key', () => void remember.run(key, at)),
+    remember: (key, at) => run('remember a fired key', () => remember.run(key, at).changes === 1),
     forget: (prefix, before) => run('forget fired keys', () => forget.run(prefix, prefix, before).changes),
   };
 }

@@ -231,8 +231,11 @@ export interface TimersPort {
   cancelOwner(owner: string): Promise<number>;
   /** Whether `key` was remembered. */
   seen(key: string): Promise<boolean>;
-  /** Remembers `key` (at `at`, epoch ms) durably; remembering it again changes nothing. */
-  remember(key: string, at: number): Promise<void>;
+  /**
+   * Remembers `key` (at `at`, epoch ms) durably; remembering it again changes nothing. Resolves with whether this
+   * call remembered it (insert-if-absent): the one caller that gets true owns what the key stands for.
+   */
+  remember(key: string, at: number): Promise<boolean>;
   /** Forgets the keys starting with `prefix` remembered before `before` (epoch ms); resolves with how many. */
   forget(prefix: string, before: number): Promise<number>;
 }

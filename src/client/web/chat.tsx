@@ -1,18 +1,41 @@
 // The chat tab (issue 18 item 4): the conversations list, one conversation's transcript with tool cards, the plan,
 // the working row (thinking / tool / waiting), a question's form built from its schema, cancel, and the composer.
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { type Question, type Row, type TuiState, ViewRequests, workingLine } from '../tuiState.js';
-import { cancelTask, type History, history, sendText } from './rpc.js';
+import { goalLine, type Question, type Row, type TuiState, ViewRequests, viewOf, workingLine } from '../tuiState.js';
+import { cancelTask, type History, history, type Listed, listConversations, sendText, type Who } from './rpc.js';
 
-/** Conversations newest first, each with its last line. */
-function conversations(rows: readonly Row[]): Array<{ ctx: string; last: string }> {
-  const last = new Map<string, string>();
+interface NavItem {
+  ctx: string;
+  last: string;
+  by?: string;
+}
+
+/**
+ * The nav: conversations with rows, newest first, each with its last line; then the stored ones the daemon lists
+ * (`conversation.list`) that have none here yet. Keyed as the rows are (tuiState viewOf).
+ */
+function conversations(rows: readonly Row[], listed: readonly Listed[], self: string): NavItem[] {
+  const last = new Map<string, NavItem>();
   for (const r of rows) {
     if (r.ctx === null) continue;
     last.delete(r.ctx);
-    last.set(r.ctx, r.text);
+    last.set(r.ctx, { ctx: r.ctx, last: r.text, ...(r.by ? { by: r.by } : {}) });
   }
-  return [...last].reverse().map(([ctx, text]) => ({ ctx, last: text }));
+  const items = [...last.values()].reverse();
+  for (const c of listed) {
+    const { ctx, by } = viewOf({ ...c }, self);
+    if (ctx !== null && !last.has(ctx)) items.push({ ctx, last: '', ...(by ? { by } : {}) });
+  }
+  return items;
+}
+
+/** The stored conversations, read once when the chat opens. */
+function useListed(): Listed[] {
+  const [listed, setListed] = useState<Listed[]>([]);
+  useEffect(() => {
+    listConversations().then(setListed, () => {});
+  }, []);
+  return listed;
 }
 
 const MARK: Record<Row['kind'], string> = { user: '▌', agent: '●', tool: '⚙', question: '?', note: '·', error: '✗' };
@@ -25,6 +48,7 @@ function Transcript({ rows }: { rows: readonly Row[] }) {
           <span class="mark" aria-hidden="true">
             {MARK[r.kind]}
           </span>
+          {r.by && <span class="by">{r.by}</span>}
           {r.kind === 'tool' ? (
             <details class="card">
               <summary>{r.text}</summary>
@@ -122,7 +146,7 @@ function Composer({
  * Opens a conversation with its stored messages: at start the caller's most recent one (`latest`, interfaces §1.8),
  * then whichever is chosen. An answer that comes after the user chose another view only adds its messages.
  */
-function useConversation(onHistory: (ctx: string, messages: History['messages']) => void) {
+function useConversation(onHistory: (ctx: string, h: History) => void) {
   const [ctx, setCtx] = useState<string | null>(null);
   const views = useRef(new ViewRequests()).current;
   const open = (which: string | null) => {
@@ -132,7 +156,7 @@ function useConversation(onHistory: (ctx: string, messages: History['messages'])
     history(which).then(
       (h) => {
         if (h.contextId === null) return;
-        onHistory(h.contextId, h.messages);
+        onHistory(h.contextId, h);
         if (views.current(tag)) setCtx(h.contextId);
       },
       () => {},
@@ -149,15 +173,18 @@ function useConversation(onHistory: (ctx: string, messages: History['messages'])
 
 export function ChatView({
   state,
+  who,
   onHistory,
 }: {
   state: TuiState;
-  onHistory(ctx: string, messages: History['messages']): void;
+  who: Who;
+  onHistory(ctx: string, h: History): void;
 }) {
   const { ctx, open, sent } = useConversation(onHistory);
   const [error, setError] = useState<string | null>(null);
   const now = useNow(1_000);
-  const list = conversations(state.rows);
+  const listed = useListed();
+  const list = conversations(state.rows, listed, who.principal);
   const rows = ctx === null ? [] : state.rows.filter((r) => r.ctx === ctx);
   const running = Object.entries(state.active).filter(([, c]) => ctx !== null && c === ctx);
   const here = (task: string | undefined) => task !== undefined && state.active[task] === ctx;
@@ -173,14 +200,22 @@ export function ChatView({
           {list.map((c) => (
             <li key={c.ctx}>
               <button type="button" aria-pressed={ctx === c.ctx} onClick={() => open(c.ctx)} title={c.ctx}>
-                <span class="ctx">{c.ctx.slice(-8)}</span> <span class="last">{c.last.slice(0, 60)}</span>
+                {c.by && <span class="by">{c.by}</span>} <span class="ctx">{c.ctx.slice(-8)}</span>{' '}
+                <span class="last">{c.last.slice(0, 60)}</span>
               </button>
             </li>
           ))}
         </ul>
       </nav>
       <main class="conversation" aria-label="Conversation">
-        {state.plan && <p class="plan">Plan: {state.plan}</p>}
+        <header class="conversation-head">
+          {goalLine(state, ctx) && (
+            <p class="goal" role="status" aria-label="Goal">
+              {goalLine(state, ctx)}
+            </p>
+          )}
+          {state.plan && <p class="plan">Plan: {state.plan}</p>}
+        </header>
         <Transcript rows={rows} />
         {working && (
           <p class="working" role="status">

@@ -3,28 +3,32 @@
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import type { FeedMessage } from '../feedReader.js';
-import { applyFeed, budgetLine, initialState, type TuiState, withHistory } from '../tuiState.js';
+import { afterReload, applyFeed, budgetLine, initialState, type TuiState, withGoal, withHistory } from '../tuiState.js';
 import { ChatView } from './chat.js';
 import { StatusView, TasksView } from './panels.js';
 import { command, type History, signIn, signOut, type Who, whoAmI } from './rpc.js';
 
 type Tab = 'chat' | 'tasks' | 'status';
 
-/** Follows `GET /feed` (EventSource resumes with Last-Event-ID by itself) and folds each event into the state. */
-function useFeed(enabled: boolean): [TuiState, (change: (s: TuiState) => TuiState) => void] {
+/**
+ * Follows `GET /feed` from now on (`since=latest`; EventSource resumes with Last-Event-ID by itself) and folds each
+ * event into the state: a conversation's past comes from its stored messages (chat.tsx), as in the TUI.
+ */
+function useFeed(self: string | null): [TuiState, (change: (s: TuiState) => TuiState) => void] {
   const [state, setState] = useState<TuiState>(() => initialState(null));
   useEffect(() => {
-    if (!enabled) return;
-    const source = new EventSource('/feed', { withCredentials: true });
+    if (self === null) return;
+    setState((s) => ({ ...s, self }));
+    const source = new EventSource('/feed?since=latest', { withCredentials: true });
     const connection = (up: boolean, why?: string) =>
       setState((s) => ({ ...s, connection: { up, ever: s.connection.ever || up, ...(why ? { why } : {}) } }));
     source.onopen = () => connection(true);
     source.onerror = () => connection(false, 'reconnecting…');
     source.onmessage = (e: MessageEvent<string>) => setState((s) => applyFeed(s, JSON.parse(e.data) as FeedMessage));
-    // The cursor fell out of retention: start over from what the daemon replays next.
-    source.addEventListener('reload', () => setState((s) => ({ ...initialState(null), connection: s.connection })));
+    // The cursor fell out of retention: what runs now may have changed, but the loaded history stays.
+    source.addEventListener('reload', () => setState(afterReload));
     return () => source.close();
-  }, [enabled]);
+  }, [self]);
   return [state, setState];
 }
 
@@ -140,15 +144,16 @@ function App() {
   useEffect(() => {
     whoAmI().then(setWho, () => setWho(null));
   }, []);
-  const [state, change] = useFeed(Boolean(who));
-  const onHistory = (ctx: string, messages: History['messages']) => change((s) => withHistory(s, ctx, messages));
+  const [state, change] = useFeed(who ? who.principal : null);
+  const onHistory = (ctx: string, h: Pick<History, 'messages' | 'goal'>) =>
+    change((s) => withGoal(withHistory(s, ctx, h.messages), ctx, h.goal));
   if (who === undefined) return <p>Loading…</p>;
   if (who === null) return <SignIn onSignedIn={setWho} />;
   const out = () => signOut().then(() => setWho(null));
   return (
     <div class="app">
       <Header who={who} tab={tab} setTab={setTab} state={state} onSignOut={out} />
-      {tab === 'chat' && <ChatView state={state} onHistory={onHistory} />}
+      {tab === 'chat' && <ChatView state={state} who={who} onHistory={onHistory} />}
       {tab === 'tasks' && <TasksView state={state} />}
       {tab === 'status' && <StatusView state={state} />}
     </div>

@@ -101,6 +101,7 @@ export async function signOut(): Promise<void> {
 export interface History {
   contextId: string | null;
   messages: Array<{ role: string; text: string; seq: number; task?: string; turn?: string }>;
+  goal: { objective: string; status: string } | null;
 }
 
 export async function history(which: string, limit = 100): Promise<History> {
@@ -109,6 +110,34 @@ export async function history(which: string, limit = 100): Promise<History> {
   const got = (await command('conversation.get', args, latest ? undefined : which)) as {
     context_id?: string;
     messages?: History['messages'];
+    goal?: History['goal'];
   };
-  return { contextId: latest ? (got.context_id ?? null) : which, messages: got.messages ?? [] };
+  const contextId = latest ? (got.context_id ?? null) : which;
+  return { contextId, messages: got.messages ?? [], goal: got.goal ?? null };
+}
+
+/** A conversation as `conversation.list` names it: the stored id, its owner and the owner-relative context id. */
+export interface Listed {
+  conversation: string;
+  context_id: string;
+  principal: string | null;
+}
+
+/** How many pages of `conversation.list` the nav reads (100 conversations each). */
+const LIST_PAGES = 5;
+
+/** The conversations the caller may read (`conversation.list`, paged by the daemon), oldest id first. */
+export async function listConversations(): Promise<Listed[]> {
+  const out: Listed[] = [];
+  let after: string | null = null;
+  for (let page = 0; page < LIST_PAGES; page++) {
+    const got = (await command('conversation.list', after === null ? {} : { after })) as {
+      conversations?: Listed[];
+      next?: string | null;
+    };
+    out.push(...(got.conversations ?? []));
+    after = got.next ?? null;
+    if (after === null) break;
+  }
+  return out;
 }

@@ -8,26 +8,11 @@ import { type ScriptedModel, startScriptedModel } from '../../doubles/scriptedMo
 import { waitUntil } from '../../integration/wait.js';
 import { startDaemon } from '../daemon.js';
 import { tempStateDir } from '../harness.js';
+import { feedConfig, TOKENS } from './feedConfig.js';
 
-const TOKENS = {
-  ALICE_TOKEN: 'alice-token-0123456789abcdef012345678',
-  OPERATOR_TOKEN: 'op-token-0123456789abcdef0123456789',
-};
-
-const config = (model: string, per = 'day') =>
-  [
-    'a2a:',
-    '  listen: http://127.0.0.1:0',
-    '  principals:',
-    '    - {id: alice, role: user, match: {bearer: "{{secret:ALICE_TOKEN}}"}}',
-    '    - {id: root, role: operator, match: {bearer: "{{secret:OPERATOR_TOKEN}}"}}',
-    'agent:',
-    '  preflight: never',
-    'intelligence:',
-    `  endpoints: ${model}`,
-    `  budget: {windows: [{per: ${per}, requests: 1}], on_exhausted: refuse}`,
-    '',
-  ].join('\n');
+/** One request a window: the first turn spends it. */
+const config = (model: string, per: string) =>
+  feedConfig(model, [`  budget: {windows: [{per: ${per}, requests: 1}], on_exhausted: refuse}`]);
 
 describe('instance state on the feed', { timeout: 120_000 }, () => {
   let model: ScriptedModel;
@@ -37,7 +22,7 @@ describe('instance state on the feed', { timeout: 120_000 }, () => {
   after(() => model.close());
 
   it('tells a user of pause, resume and a spent budget window', async () => {
-    const daemon = await startDaemon(tempStateDir(), config(model.url), TOKENS);
+    const daemon = await startDaemon(tempStateDir(), config(model.url, 'day'), TOKENS);
     const alice = new DaemonClient({ url: daemon.url, token: TOKENS.ALICE_TOKEN });
     const operator = new DaemonClient({ url: daemon.url, token: TOKENS.OPERATOR_TOKEN });
     const seen: FeedMessage[] = [];

@@ -7,25 +7,7 @@ import { type ScriptedModel, startScriptedModel } from '../../doubles/scriptedMo
 import { waitUntil } from '../../integration/wait.js';
 import { startDaemon } from '../daemon.js';
 import { tempStateDir } from '../harness.js';
-
-const TOKENS = {
-  ALICE_TOKEN: 'alice-token-0123456789abcdef012345678',
-  BOB_TOKEN: 'bob-token-0123456789abcdef0123456789ab',
-};
-
-const config = (model: string) =>
-  [
-    'a2a:',
-    '  listen: http://127.0.0.1:0',
-    '  principals:',
-    '    - {id: alice, role: user, match: {bearer: "{{secret:ALICE_TOKEN}}"}}',
-    '    - {id: bob, role: user, match: {bearer: "{{secret:BOB_TOKEN}}"}}',
-    'agent:',
-    '  preflight: never',
-    'intelligence:',
-    `  endpoints: ${model}`,
-    '',
-  ].join('\n');
+import { feedConfig, TOKENS } from './feedConfig.js';
 
 /** Follows `client`'s feed from the start until `stop` aborts. */
 function follow(client: DaemonClient, seen: FeedMessage[], stop: AbortController): Promise<number> {
@@ -53,7 +35,7 @@ describe('turns without an A2A task on the feed', { timeout: 120_000 }, () => {
 
   it('a message.send delivery shows its message and reply to its owner, once across a restart', async () => {
     const dir = tempStateDir();
-    let daemon = await startDaemon(dir, config(model.url), TOKENS);
+    let daemon = await startDaemon(dir, feedConfig(model.url), TOKENS);
     const stop = new AbortController();
     const seen: FeedMessage[] = [];
     const bobSeen: FeedMessage[] = [];
@@ -93,7 +75,7 @@ describe('turns without an A2A task on the feed', { timeout: 120_000 }, () => {
       await bobFollowing.catch(() => {});
       await daemon.stop();
 
-      daemon = await startDaemon(dir, config(model.url), TOKENS);
+      daemon = await startDaemon(dir, feedConfig(model.url), TOKENS);
       const again: FeedMessage[] = [];
       const replay = new AbortController();
       const client = new DaemonClient({ url: daemon.url, token: TOKENS.ALICE_TOKEN });

@@ -182,4 +182,26 @@ describe('agentd tui in a real terminal', { skip: !hasTmux && 'tmux is not insta
       latest.close();
     }
   });
+  it('shows the goal `agentd goal set` sets in the header, and /conversation lists stored conversations', async () => {
+    const env = { AGENTD_URL: daemon.url };
+    const seeded = await runAgentd(['send', '--json', 'seed for the goal'], { env });
+    assert.equal(seeded.code, 0, seeded.stderr);
+    const ctx = (JSON.parse(seeded.stdout) as { contextId: string }).contextId;
+    const tui = attach('agentd-tui-goal', `--conversation ${ctx}`);
+    try {
+      await waitUntil(() => tui.screen().includes('▌ seed for the goal'), 15_000, 'the conversation opens');
+      assert.ok(!tui.screen().includes('goal:'), `premise: no goal shown yet:\n${tui.screen()}`);
+      const set = await runAgentd(['goal', 'set', '--conversation', ctx, 'ship the report'], { env });
+      assert.equal(set.code, 0, set.stderr);
+      await waitUntil(() => /goal: ship the report \(/.test(tui.screen()), 15_000, 'the header shows the goal');
+      // A conversation this view never saw a row of (started after it attached, elsewhere) is listed all the same.
+      const other = await runAgentd(['send', '--json', '--conversation', 'listed-elsewhere', 'hi'], { env });
+      assert.equal(other.code, 0, other.stderr);
+      tui.type('/conversation');
+      const flat = () => tui.screen().replaceAll('\n', ' ');
+      await waitUntil(() => /conversations: .*listed-elsewhere/.test(flat()), 10_000, 'the list');
+    } finally {
+      tui.close();
+    }
+  });
 });

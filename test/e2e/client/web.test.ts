@@ -12,7 +12,7 @@ import { DaemonClient } from '../../../src/client/daemonClient.js';
 import type { ScriptedModel } from '../../doubles/scriptedModel.js';
 import { waitUntil } from '../../integration/wait.js';
 import { type Daemon, startDaemon } from '../daemon.js';
-import { tempStateDir } from '../harness.js';
+import { runAgentd, tempStateDir } from '../harness.js';
 import { launchBrowser } from './browser.js';
 import { moment, spawnCount, turnInCall } from './cancelProbe.js';
 import { MCP_SERVERS, startClientModel } from './clientScript.js';
@@ -203,5 +203,36 @@ describe('the web UI in headless Chromium', { timeout: 240_000 }, () => {
     const chosen = page.getByRole('navigation', { name: 'Conversations' }).locator('[aria-pressed="true"]');
     assert.equal(await chosen.getAttribute('title'), 'latest-ctx');
     assert.equal(await transcript.locator('.row.user', { hasText: 'the latest words' }).count(), 1, 'shown once');
+  });
+  it("shows the goal `agentd goal set` sets in the conversation's header, live", async () => {
+    const header = page.getByRole('status', { name: 'Goal' });
+    assert.equal(await header.count(), 0, 'premise: no goal is shown before one is set');
+    const env = { AGENTD_URL: daemon.url, AGENTD_TOKEN: OPERATOR_TOKEN };
+    const set = await runAgentd(['goal', 'set', '--conversation', 'latest-ctx', 'ship the report'], { env });
+    assert.equal(set.code, 0, set.stderr);
+    await header.filter({ hasText: /goal: ship the report \(/ }).waitFor(WAIT);
+    // A reload keeps it: the conversation's history read brings the goal with its messages.
+    await page.reload();
+    await header.filter({ hasText: /goal: ship the report \(/ }).waitFor(WAIT);
+  });
+
+  it("keeps another principal's conversation of the same name apart, labelled, and listed after a reload", async () => {
+    const alice = new DaemonClient({ url: daemon.url, token: ALICE_TOKEN });
+    await alice.send('alice in latest-ctx', { contextId: 'latest-ctx' });
+    const nav = page.getByRole('navigation', { name: 'Conversations' });
+    const hers = nav.locator('[title="user:alice/latest-ctx"]');
+    await hers.waitFor(WAIT);
+    assert.equal(await hers.locator('.by').textContent(), 'user:alice', 'labelled with its principal');
+    assert.equal(await nav.locator('[title="latest-ctx"]').count(), 1, "the operator's own latest-ctx is apart");
+    const transcript = page.getByRole('list', { name: 'Transcript' });
+    assert.equal(await transcript.getByText('alice in latest-ctx').count(), 0, "not in the operator's own view");
+    // The feed starts from now on a load: the nav comes from conversation.list, not a replay of the feed.
+    const loads = requested.length;
+    await page.reload();
+    await hers.waitFor(WAIT);
+    const feeds = requested.slice(loads).filter((u) => new URL(u).pathname === '/feed');
+    assert.deepEqual(feeds, [`${daemon.url}/feed?since=latest`], 'the feed is followed from now, not replayed');
+    await hers.click();
+    await transcript.locator('.row.user', { hasText: 'alice in latest-ctx' }).waitFor(WAIT);
   });
 });

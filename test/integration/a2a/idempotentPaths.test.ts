@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Principal } from '../../../src/a2a/backend.js';
+import { noteKey } from '../../../src/a2a/sentMessages.js';
 import { TaskBackend } from '../../../src/a2a/taskBackend.js';
 import { TaskFeed } from '../../../src/a2a/taskFeed.js';
 import { createLogger } from '../../../src/obs/log.js';
@@ -112,6 +113,38 @@ describe('SendMessage idempotency beyond new messages', () => {
     }
   });
 
+  it('a noted message is noted once when the store fails where a crash would stop the first send', async () => {
+    const rig = await startRig({ turns: [{ content: 'unused' }] });
+    try {
+      // The first write of the key fails, as a crash there would end the send. Noting first and remembering after
+      // left the note behind with no key, so the retry (its task never saved) noted it a second time.
+      let failures = 1;
+      const timers = rig.store.timers;
+      const flaky = {
+        ...timers,
+        remember: (key: string, at: number) => {
+          if (failures-- > 0) return Promise.reject(new Error('store write failed'));
+          return timers.remember(key, at);
+        },
+      };
+      const store = new Proxy(rig.store, { get: (t, p) => (p === 'timers' ? flaky : Reflect.get(t, p, t)) });
+      const backend = notingBackend(rig, undefined, store);
+      const req = { text: 'noted once', contextId: 'c', messageId: 'note-crash' };
+      await assert.rejects(backend.send(ALICE, req));
+      const retry = await backend.send(ALICE, req);
+      assert.equal(retry.state, 'completed');
+      // Two concurrent retries after it: the key's claim decides, neither notes again.
+      await Promise.all([backend.send(ALICE, req), backend.send(ALICE, req)]);
+      await waitUntil(() => rig.named('wake.note').length >= 1, 5_000, 'the note');
+      await new Promise((r) => setTimeout(r, 200));
+      assert.equal(rig.named('wake.note').length, 1, 'one note');
+      assert.equal(mentions(rig.sup.conversation('user:alice/c')?.messages, 'noted once'), 1, 'one transcript entry');
+      assert.equal(await rig.store.timers.remember(noteKey(retry.id), 0), false, 'the key is claimed');
+    } finally {
+      await rig.close();
+    }
+  });
+
   it('a retried noted message whose task retention pruned leaves no second note or feed entry', async () => {
     const rig = await startRig({ turns: [{ content: 'unused' }] });
     try {
@@ -140,9 +173,9 @@ describe('SendMessage idempotency beyond new messages', () => {
 });
 
 /** A backend whose messages are only noted (agent.wake_on without a2a_message). */
-function notingBackend(rig: Rig, feed?: TaskFeed): TaskBackend {
+function notingBackend(rig: Rig, feed?: TaskFeed, store: Rig['store'] = rig.store): TaskBackend {
   return new TaskBackend({
-    store: rig.store,
+    store,
     log: createLogger({ level: 'error', write: () => {} }),
     now: Date.now,
     drain: () => {},

@@ -3,9 +3,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {
+  afterReload,
   applyFeed,
   budgetLine,
+  goalLine,
   initialState,
+  type TuiState,
   ViewRequests,
   visibleRows,
   withHistory,
@@ -101,5 +104,55 @@ describe('applyFeed on instance state', () => {
     let s = applyFeed(initialState(null), state(1, { op: 'budget', paused: false, budget: 'refusing' }));
     s = applyFeed(s, state(2, { op: 'pause', paused: true, draining: false }));
     assert.equal(budgetLine(s), 'budget refusing');
+  });
+});
+
+describe('applyFeed on goals and feed reloads', () => {
+  const msg = (seq: number, data: Record<string, unknown>) => ({ seq, ts: 0, kind: 'message' as const, data });
+
+  it("shows the view's goal, and a goal event never touches the pause flag", () => {
+    let s: TuiState = { ...initialState('x'), paused: true };
+    const goal = { objective: 'ship it', status: 'active' };
+    s = applyFeed(s, { seq: 1, ts: 0, kind: 'state', data: { op: 'goal', context_id: 'x', goal } });
+    assert.equal(goalLine(s, 'x'), 'goal: ship it (active)');
+    assert.equal(goalLine(s, 'y'), null);
+    assert.equal(s.paused, true);
+  });
+
+  it('keeps the loaded history through a feed reload and forgets what was running', () => {
+    let s = withHistory(initialState('x'), 'x', stored);
+    s = applyFeed(s, { seq: 1, ts: 0, kind: 'task', data: { task: 't3', context_id: 'x', state: 'working' } });
+    assert.ok('t3' in s.active, 'premise: a task runs');
+    const after = afterReload(s);
+    assert.equal(after.rows.length, stored.length);
+    assert.deepEqual(after.active, {});
+    assert.equal(after.working, null);
+  });
+
+  it("keys another principal's rows by their stored conversation and labels them", () => {
+    let s: TuiState = { ...initialState(null), self: 'operator' };
+    s = applyFeed(
+      s,
+      msg(1, {
+        task: 'a',
+        context_id: 'x',
+        conversation: 'user:alice/x',
+        principal: 'user:alice',
+        role: 'user',
+        text: 'a',
+      }),
+    );
+    s = applyFeed(
+      s,
+      msg(2, { task: 'b', context_id: 'x', conversation: 'x', principal: 'operator', role: 'user', text: 'b' }),
+    );
+    assert.deepEqual(
+      visibleRows({ ...s, ctx: 'x' }).map((r) => r.text),
+      ['b'],
+    );
+    assert.deepEqual(
+      visibleRows({ ...s, ctx: 'user:alice/x' }).map((r) => [r.text, r.by]),
+      [['a', 'user:alice']],
+    );
   });
 });

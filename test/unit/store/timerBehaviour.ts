@@ -57,8 +57,9 @@ export function describeTimers(current: () => Store): void {
     it('remembers a fired key once', async () => {
       const { timers } = current();
       assert.equal(await timers.seen('hook/k1'), false);
-      await timers.remember('hook/k1', 10);
-      await timers.remember('hook/k1', 20);
+      // The first call claims the key (insert-if-absent): only it resolves true.
+      assert.equal(await timers.remember('hook/k1', 10), true);
+      assert.equal(await timers.remember('hook/k1', 20), false);
       assert.equal(await timers.seen('hook/k1'), true);
     });
 
