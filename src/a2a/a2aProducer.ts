@@ -48,7 +48,12 @@ export class A2aProducer implements Producer {
     ctx.tasks.bind(this.backend);
     // The backend writes the feed at every fold, listener or not: its retention runs from here (reference §17).
     this.feed?.start();
-    if (!this.opts.listenLater) await this.listen(ctx.config);
+    if (this.opts.listenLater) return;
+    // A listener that fails to open leaves a producer the registry never marks started: stop what started here.
+    await this.listen(ctx.config).catch(async (err: unknown) => {
+      await this.stop();
+      throw err;
+    });
   }
 
   /**

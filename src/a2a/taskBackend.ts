@@ -5,6 +5,7 @@ import type { InboxEvent, InboxOutcome } from '../domain/inbox.js';
 import type { TaskRecord } from '../domain/task.js';
 import { describeError } from '../errors.js';
 import type { Logger } from '../obs/log.js';
+import { OpenQuestions, STOPPING } from '../runtime/openQuestions.js';
 import type { SupervisorPort } from '../runtime/producer.js';
 import { a2aMessageNote, a2aMessageWakes, humanReplyWake } from '../steering/wakeNotes.js';
 import type { Accepted, Store } from '../store/store.js';
@@ -15,7 +16,6 @@ import type { A2aStarts } from '../triggers/a2aStarts.js';
 import type { A2aBackend, Principal, SendRequest, TaskQuery, TaskUpdate } from './backend.js';
 import { BackendError } from './backend.js';
 import { applyMode, type CommandDeps, commandTask, isReadOnly } from './commands.js';
-import { OpenQuestions } from './openQuestions.js';
 import { a2aDedupeKey, earlierTask, type NotedMessage, noteKey, noteTaskId } from './sentMessages.js';
 import { follow, type StartRunDeps, startRunTask } from './startRunTask.js';
 import { endStepTask, openStepTask } from './stepTasks.js';
@@ -32,7 +32,7 @@ import {
   startingTask,
   transition,
 } from './tasks.js';
-import { CANCEL_FOLD_MS, SEED_WAKE, STOPPING, type TaskWatchers } from './taskWatchers.js';
+import { CANCEL_FOLD_MS, SEED_WAKE, type TaskWatchers } from './taskWatchers.js';
 
 /** What a question's wait hears when its task is canceled. */
 const CANCELED_QUESTION = { result: 'the task was canceled', is_error: true } as const;

@@ -13,9 +13,6 @@ type Watcher = (u: TaskUpdate) => void;
  */
 export const CANCEL_FOLD_MS = 10_000;
 
-/** What a turn still waiting on a person hears when the agent stops (runtime/openQuestions.ts). */
-export { STOPPING } from '../runtime/openQuestions.js';
-
 /** The seed's wake_on when the backend is given none. */
 export const SEED_WAKE: Pick<AgentConfig, 'wake_on' | 'on_workflow_finished'> = {
   wake_on: ['a2a_message', 'human_reply', 'workflow_failed'],

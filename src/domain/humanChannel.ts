@@ -2,8 +2,9 @@
 // alike. Pure; imports only domain types.
 import type { InboxEvent } from './inbox.js';
 
-/** What the task hooks tell about a person to ask (supervisorOptions' TaskHooks has these two members). */
+/** What the task hooks tell about a person to ask (supervisorOptions' TaskHooks extends it). */
 export interface HumanReach {
+  /** True while a person can be asked (a listener is up). */
   readonly humanChannel: boolean;
   /** True while a person can be asked about this event's turn; absent: `humanChannel`. */
   humanChannelFor?(event: InboxEvent): boolean;

@@ -66,10 +66,13 @@ export function pgSubagentsPort(db: PgRunner): SubagentsPort {
           await q(SQL.deleteSubagentResults, [handles]);
         }),
       ),
+    // Ordered with remove(), which deletes results: a result saved before a prune cannot land after it.
     saveResult: (handle, result) =>
-      db.read('save a subagent result', async (q) => {
-        await q(SQL.saveSubagentResult, [handle, result.run, result.body]);
-      }),
+      ordered(() =>
+        db.read('save a subagent result', async (q) => {
+          await q(SQL.saveSubagentResult, [handle, result.run, result.body]);
+        }),
+      ),
     readResult: (handle) =>
       db.read('read a subagent result', async (q) => {
         const [row] = (await q(SQL.subagentResult, [handle])).rows;

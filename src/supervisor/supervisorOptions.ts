@@ -3,6 +3,7 @@
 import type { Config } from '../config/types.js';
 import { MEMORY_KEYS_SHOWN } from '../context/systemPrompt.js';
 import type { FeedEntry } from '../domain/feed.js';
+import type { HumanReach } from '../domain/humanChannel.js';
 import type { InboxEvent, InboxOutcome, MessagePayload } from '../domain/inbox.js';
 import type { TaskRecord, TaskState } from '../domain/task.js';
 import { describeError } from '../errors.js';
@@ -148,7 +149,8 @@ export interface StepTaskOpen {
 /** The live feed's engine events (seed 003), each its own type. */
 export type EngineEventType = 'body' | 'tool_card' | 'proposal' | 'checklist' | 'compaction' | 'memory';
 
-export interface TaskHooks {
+/** `humanChannel` (a person can be asked: a listener is up) and `humanChannelFor` come from HumanReach. */
+export interface TaskHooks extends HumanReach {
   /** The task an event's fold moves to its terminal state, to commit in the same transaction; null when none. */
   taskForFold(eventId: string, outcome: InboxOutcome): Promise<TaskRecord | null>;
   /** The task record an event starts with, committed in the accept's own transaction; null when none. */
@@ -171,10 +173,6 @@ export interface TaskHooks {
   onActivity(eventId: string, activity: Record<string, unknown>): void;
   /** A distinct engine event of that turn for the live feed: body, tool_card, proposal, checklist, … */
   onEngineEvent(eventId: string, type: EngineEventType, fields: Record<string, unknown>): void;
-  /** True while a person can be asked (a listener is up). */
-  readonly humanChannel: boolean;
-  /** True while a person can be asked about this event's turn; absent: `humanChannel`. */
-  humanChannelFor?(event: InboxEvent): boolean;
   /** Puts the event's task in input_required with the question; resolves with the person's answer or a timeout. */
   askHuman(ask: HumanAsk): Promise<ToolResult>;
   /** A `human` step's task, found by its key (after a restart) or created working; null when nobody owns tasks. */

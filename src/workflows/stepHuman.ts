@@ -4,7 +4,7 @@
 // the task: completed with the answer, failed when nobody answered, canceled when the step ended early or its ask
 // failed. The backend saves every change (TaskHooks.openStepTask/endStepTask); this file writes no store.
 import { isTerminal } from '../a2a/tasks.js';
-import { STOPPING } from '../a2a/taskWatchers.js';
+import { STOPPING } from '../runtime/openQuestions.js';
 import type { ProducerContext } from '../runtime/producer.js';
 import type { StepHumanAsk, StepPorts } from './nodeKind.js';
 import { ENGINE_STOPPED } from './runEngine.js';

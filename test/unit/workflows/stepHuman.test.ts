@@ -2,8 +2,8 @@
 // through the hooks, and an ask that fails ends the task, except when the agent stops (the next life asks again).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { STOPPING } from '../../../src/a2a/taskWatchers.js';
 import type { TaskRecord } from '../../../src/domain/task.js';
+import { STOPPING } from '../../../src/runtime/openQuestions.js';
 import type { ProducerContext } from '../../../src/runtime/producer.js';
 import type { StepTaskOpen } from '../../../src/supervisor/supervisorOptions.js';
 import type { ToolResult } from '../../../src/tools/internalTools.js';
