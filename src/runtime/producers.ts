@@ -30,13 +30,6 @@ export class ProducerRegistry {
     }
   }
 
-  /** Starts one more producer after the others (an embedder's `serve()`); it stops first, with the newest. */
-  async add(producer: Producer, ctx: ProducerContext): Promise<void> {
-    await producer.start(this.contextFor(producer, ctx));
-    this.started.push(producer);
-    ctx.log.debug('producer.started', { producer: producer.name });
-  }
-
   /** Asks every started producer to take no new work, newest first; a failure is logged and the rest go on. */
   async stopIntake(ctx: Pick<ProducerContext, 'log'>): Promise<void> {
     for (const producer of [...this.started].reverse()) {

@@ -75,11 +75,6 @@ export interface Runtime {
    * it, or refused as a whole with the running config kept (interfaces §3.6).
    */
   reload(source: ReloadSource): ReloadReport;
-  /**
-   * Starts a producer after the others, with `config` in place of the runtime's
-   * (its listener keys); it misses the restore's recovery, which ran at start.
-   */
-  startProducer(producer: Producer, config?: Readonly<Config>): Promise<void>;
   /** Resolves once a stop was asked for (a signal through cli/, or the operator's `drain` command). */
   readonly stopRequested: Promise<void>;
   /**
@@ -141,10 +136,6 @@ export async function startRuntime(config: Readonly<Config>, opts: RuntimeOption
       triggers,
       unwind,
       reload,
-      startProducer: async (producer, config) => {
-        await started.registry.add(producer, config ? { ...started.ctx, config } : started.ctx);
-        started.list.push(producer);
-      },
     });
   } catch (err) {
     restoring.fail(err);
@@ -330,7 +321,7 @@ async function startProducers(cfg: Readonly<Config>, opts: RuntimeOptions, parts
     timers: supervisor.timers,
   };
   await registry.start(ctx);
-  return { registry, list, ctx };
+  return { registry, list };
 }
 
 function runtime(parts: {
@@ -345,7 +336,6 @@ function runtime(parts: {
   triggers: Triggers;
   unwind(): Promise<void>;
   reload(source: ReloadSource): ReloadReport;
-  startProducer: Runtime['startProducer'];
 }): Runtime {
   let stopped: Promise<void> | null = null;
   return {
@@ -359,7 +349,6 @@ function runtime(parts: {
     metricsAddress: parts.metrics?.address ?? null,
     stopRequested: parts.drain.requested,
     reload: parts.reload,
-    startProducer: parts.startProducer,
     requestStop: () => parts.drain.run(),
     // Intake stops, running turns finish while their callers still listen; only then does everything close.
     stop: () => {
