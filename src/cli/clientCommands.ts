@@ -48,7 +48,7 @@ export async function runClientCommand(name: string, argv: string[], env: NodeJS
   const o = program.opts<Common & Record<string, unknown>>();
   try {
     if (name === 'tui') {
-      const { runTui } = await import('./tuiCommand.js');
+      const { runTui } = await importTui();
       return await runTui(program.args, o, env);
     }
     const client = new DaemonClient(resolveEndpoint(o, env));
@@ -58,6 +58,23 @@ export async function runClientCommand(name: string, argv: string[], env: NodeJS
     const why = err instanceof DaemonClientError && typeof err.code === 'number' ? ` (${err.code})` : '';
     process.stderr.write(`agentd ${name}: ${err instanceof Error ? err.message : String(err)}${why}\n`);
     return { code: EXIT.generic };
+  }
+}
+
+/**
+ * Ink draws only its last frame, at exit, when `CI` or `CONTINUOUS_INTEGRATION` is set (is-in-ci, read once when Ink
+ * loads). A person at a real terminal inside a CI job or a CI-flavoured shell still needs the live screen, so with a
+ * TTY those flags are hidden while the TUI's modules load, then restored.
+ */
+async function importTui(): Promise<typeof import('./tuiCommand.js')> {
+  if (!process.stdout.isTTY) return import('./tuiCommand.js');
+  const saved = { CI: process.env.CI, CONTINUOUS_INTEGRATION: process.env.CONTINUOUS_INTEGRATION };
+  delete process.env.CI;
+  delete process.env.CONTINUOUS_INTEGRATION;
+  try {
+    return await import('./tuiCommand.js');
+  } finally {
+    for (const [key, value] of Object.entries(saved)) if (value !== undefined) process.env[key] = value;
   }
 }
 

@@ -83,8 +83,9 @@ describe('agentd tui in a real terminal', { skip: !hasTmux && 'tmux is not insta
     await model.close();
   });
 
+  // CI=true as on a CI machine: Ink would draw nothing until exit there, unless `agentd tui` hides it (clientCommands).
   const attach = (name: string, flags = '') =>
-    terminal(name, `AGENTD_URL=${daemon.url} ${process.execPath} ${AGENTD_BIN} tui ${flags}; sleep 5`);
+    terminal(name, `CI=true AGENTD_URL=${daemon.url} ${process.execPath} ${AGENTD_BIN} tui ${flags}; sleep 5`);
 
   it('shows thinking, then the tool, then the reply; an ask is answered by picking an option', async () => {
     const tui = attach('agentd-tui-chat');
