@@ -28,6 +28,16 @@ if (files.length === 0) {
   console.error('no test files found under dist/test: run `npm run build` first');
   process.exit(1);
 }
+// The browser tests need Debian's chromium; installing it here, once, before test files run in parallel, keeps two
+// of them from racing for apt's lock on a fresh machine (seen: one install failed, its file's tests with it).
+if (files.some((f) => f.includes(join('e2e', 'client')))) {
+  const { ensureChromium } = await import('../dist/test/e2e/client/browser.js');
+  try {
+    ensureChromium();
+  } catch (err) {
+    console.error(`could not install chromium for the browser tests: ${err.message}`);
+  }
+}
 // Every test is bounded (5 min), and the whole run too (45 min): a file whose tests ended but whose process a leaked
 // handle keeps alive fails the suite in time instead of stopping it. Not --test-force-exit: on Node 20 it can end a file
 // before all its tests ran, dropping them silently (seen: 52 to 60 of 61 tests in unit/store/sqliteStore.test).

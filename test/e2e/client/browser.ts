@@ -27,7 +27,8 @@ export function ensureChromium(): void {
   }
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
   execFileSync('apt-get', ['update'], { stdio: 'ignore', env, timeout: 300_000 });
-  execFileSync('apt-get', ['install', '-y', '--no-install-recommends', 'chromium'], {
+  // The lock timeout: another apt run (or a test file started apart from scripts/run-tests.mjs) waits, not fails.
+  execFileSync('apt-get', ['install', '-y', '--no-install-recommends', '-o', 'DPkg::Lock::Timeout=600', 'chromium'], {
     stdio: 'ignore',
     env,
     timeout: 600_000,
