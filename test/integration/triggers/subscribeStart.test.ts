@@ -38,7 +38,13 @@ describe('subscribe start node', () => {
   it('an update burst inside the debounce window starts one run with the newest content', async () => {
     const { runtime, events } = await daemon(dir, yaml(mcp.url));
     try {
-      await waitUntil(() => mcp.subscribers() === 1, 10_000, 'the daemon subscribed');
+      // The server counts the subscriber before the daemon has its answer and logs the start armed: wait for both.
+      const logged = (name: string) => events.some((e) => e['event'] === name);
+      await waitUntil(
+        () => mcp.subscribers() === 1 && logged('start.subscribe.armed') && logged('start.subscribe.no_server'),
+        10_000,
+        'the daemon subscribed',
+      );
       const armed = events.filter((e) => e['event'] === 'start.subscribe.armed');
       assert.deepEqual(
         armed.map((e) => e['workflow']),
