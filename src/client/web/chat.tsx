@@ -187,7 +187,8 @@ export function ChatView({
   const list = conversations(state.rows, listed, who.principal);
   const rows = ctx === null ? [] : state.rows.filter((r) => r.ctx === ctx);
   const running = Object.entries(state.active).filter(([, c]) => ctx !== null && c === ctx);
-  const here = (task: string | undefined) => task !== undefined && state.active[task] === ctx;
+  const here = (unit: string | undefined) =>
+    unit !== undefined && (state.active[unit] ?? state.turns?.[unit]) === ctx && ctx !== null;
   const question = state.question && state.question.ctx === ctx ? state.question : null;
   const working = here(state.working?.task) || question ? workingLine(state, now) : null;
   return (
