@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { BrowserContext, Page } from 'playwright-core';
+import { DaemonClient } from '../../../src/client/daemonClient.js';
 import { type ScriptedModel, startScriptedModel } from '../../doubles/scriptedModel.js';
 import { type Daemon, startDaemon } from '../daemon.js';
 import { tempStateDir } from '../harness.js';
@@ -16,6 +17,7 @@ const WAIT = { timeout: 20_000 };
 
 function startViewsModel(): Promise<ScriptedModel> {
   const run = (instruction: string) => ({ name: 'subagent.run', arguments: { instruction, mode: 'async' } });
+  const deliver = (to: string, text: string) => ({ name: 'message.send', arguments: { to, text } });
   return startScriptedModel({
     turns: [{ content: 'all done' }],
     match: [
@@ -26,6 +28,13 @@ function startViewsModel(): Promise<ScriptedModel> {
       { when_contains: 'delegate twice please', content: 'delegated' },
       { when_contains: 'slow helper', delay_ms: 60_000, content: 'never' },
       { when_contains: 'quick helper', content: 'helper result 42' },
+      // A delivery to another of alice's conversations: a turn no task follows (slow, then one that fails).
+      { when_contains: 'tell the side', times: 1, tool_calls: [deliver('user:alice/side', 'side job')] },
+      { when_contains: 'tell the side', content: 'sent' },
+      { when_contains: 'side job', delay_ms: 2_500, content: 'side done' },
+      { when_contains: 'tell the broken side', times: 1, tool_calls: [deliver('user:alice/broken', 'broken errand')] },
+      { when_contains: 'tell the broken side', content: 'sent' },
+      { when_contains: 'broken errand', http_status: 400 },
       {
         when_contains: 'ask both tabs',
         times: 1,
@@ -222,5 +231,21 @@ describe('the web UI views and guards in headless Chromium', { timeout: 240_000 
     } finally {
       await other.close();
     }
+  });
+
+  it("shows a task-less turn's work and its failure in the owner's browser", async () => {
+    const alice = new DaemonClient({ url: daemon.url, token: ALICE_TOKEN });
+    await page.goto(`${daemon.url}/ui/c/side`);
+    await page.getByText('● live').waitFor(WAIT);
+    await alice.send('tell the side', { contextId: 'main', wait: false });
+    // Before, a turn without a task reached only the operator's feed: alice saw nothing until its reply.
+    await page.locator('.working', { hasText: 'thinking' }).waitFor(WAIT);
+    const transcript = page.getByRole('list', { name: 'Transcript' });
+    await transcript.locator('.row.agent', { hasText: 'side done' }).waitFor(WAIT);
+    await page.locator('.working').waitFor({ state: 'detached', ...WAIT });
+    await page.goto(`${daemon.url}/ui/c/broken`);
+    await page.getByText('● live').waitFor(WAIT);
+    await alice.send('tell the broken side', { contextId: 'main2', wait: false });
+    await transcript.locator('.row.error', { hasText: /^✗\s*failed/ }).waitFor(WAIT);
   });
 });
