@@ -120,8 +120,12 @@ export class A2aProducer implements Producer {
     };
     this.pairing = { codes: pairing, sessions, mint };
     this.feed = feed;
-    const goalOf = (conversation: string) => ctx.supervisor.steering.goalGet(conversation, null);
-    this.taskFeed = new TaskFeed(feed, () => ctx.supervisor.status(), ctx.clock, goalOf);
+    const steering = ctx.supervisor.steering;
+    const conversations = {
+      goalOf: (conversation: string) => steering.goalGet(conversation, null),
+      ownerOf: (conversation: string) => steering.ownerOf(conversation),
+    };
+    this.taskFeed = new TaskFeed(feed, () => ctx.supervisor.status(), ctx.clock, conversations);
     return new TaskBackend({
       store: ctx.store,
       log,

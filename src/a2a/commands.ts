@@ -52,7 +52,14 @@ const COMMANDS = [
  * Commands whose task is answered, never stored (issue 18 item 1): reads, and `pairing.code`, whose answer is a
  * credential that must not reach the store.
  */
-const READ_ONLY = new Set<string>(['status', 'goal.get', 'subagent.status', 'pairing.code', ...READ_COMMANDS]);
+const READ_ONLY = new Set<string>([
+  'status',
+  'goal.get',
+  'subagent.status',
+  'subagent.list',
+  'pairing.code',
+  ...READ_COMMANDS,
+]);
 
 export function isReadOnly(op: string): boolean {
   return READ_ONLY.has(op);

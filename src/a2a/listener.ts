@@ -24,7 +24,8 @@ import { BackendRequestHandler, CALL_KEY, type CallState } from './requestHandle
 import { errorEnvelope, httpStatusOf, RPC_CODES, RpcError } from './rpcError.js';
 import { streamResponses } from './rpcStream.js';
 import { ShedLog } from './shedLog.js';
-import { serveWebUi, type WebDesk } from './webRoute.js';
+import { credentialInUrl, urlCredentialRefusal } from './urlCredential.js';
+import { isUiPath, serveWebUi, type WebDesk } from './webRoute.js';
 import { WebSessions } from './webSessions.js';
 
 export interface A2aListenerOptions {
@@ -145,6 +146,7 @@ export class A2aListener {
 
   private onRequest(req: IncomingMessage, res: ServerResponse): void {
     const path = (req.url ?? '/').split('?')[0] ?? '/';
+    if (this.refuseUrlCredential(req, res, path)) return;
     if (req.method === 'GET' && CARD_PATHS.has(path)) {
       sendJson(res, 200, AgentCard.toJSON(this.card()));
       return;
@@ -182,6 +184,17 @@ export class A2aListener {
     }
     const known = CARD_PATHS.has(path) || RPC_PATHS.has(path);
     sendJson(res, known ? 405 : 404, { error: known ? 'method not allowed' : 'not found' });
+  }
+
+  /** A `?bearer=` (or like) on the listener's own routes: 400, audited by the parameter's name only. */
+  private refuseUrlCredential(req: IncomingMessage, res: ServerResponse, path: string): boolean {
+    const own = CARD_PATHS.has(path) || RPC_PATHS.has(path) || path === FEED_PATH || isUiPath(path);
+    const param = own ? credentialInUrl(req.url ?? '') : null;
+    if (param === null) return false;
+    res.once('finish', () => res.req.socket.destroy());
+    sendJson(res, 400, { error: urlCredentialRefusal(param) }, { close: true });
+    this.audit({ principal: null, method: null, outcome: 'credential_in_url' });
+    return true;
   }
 
   private async onRpc(req: IncomingMessage, res: ServerResponse): Promise<void> {

@@ -63,7 +63,7 @@ interface HistoryMessage {
   principal?: string;
   /** The A2A task the message belongs to (the feed's rows carry the same id), when one does. */
   task?: string;
-  /** The turn (inbox event) the message belongs to when no task follows it: the feed's rows name it the same. */
+  /** The turn (inbox event) the message belongs to: the feed's rows name it the same, and clients key by it. */
   turn?: string;
   event?: string;
 }
@@ -100,7 +100,8 @@ async function withTasks(store: Pick<Store, 'tasks'>, messages: HistoryMessage[]
     const task = event === undefined ? null : (tasks.get(event) ?? null);
     const lastOfTurn = m.role === 'user' || messages[i + 1]?.event !== event || messages[i + 1]?.role === 'user';
     if (!lastOfTurn || event === undefined) return shown;
-    return task !== null ? { ...shown, task } : { ...shown, turn: event };
+    // The turn always: a pruned task no longer names the message, its turn still does (the feed's key too).
+    return task !== null ? { ...shown, task, turn: event } : { ...shown, turn: event };
   });
 }
 

@@ -18,6 +18,23 @@ const INSTANCE_OPS = new Set(['pause', 'resume', 'drain']);
 const GOALS_KEPT = 1_000;
 /** How long past a window's reset the budget is looked at again (ms). */
 const RECHECK_SLACK_MS = 50;
+/** How many running task-less turns are remembered (the oldest is forgotten first). */
+const TURNS_KEPT = 1_000;
+/** A failed task-less turn's error, as its end shows it. */
+const ERROR_CHARS = 500;
+
+/** What the feed reads of the conversations: a loaded one's goal, and whose it is. */
+export interface FeedConversations {
+  goalOf(conversation: string): Goal | null;
+  /** The conversation's principal; null = nobody's (the operator's to see) or not loaded. */
+  ownerOf(conversation: string): string | null;
+}
+
+/** A running turn no A2A task follows: the ids its activity, tool cards and end carry, and who sees them. */
+interface TaskLessTurn {
+  owner: string | null;
+  ids: Record<string, string>;
+}
 
 export class TaskFeed {
   /** Live tasks by inbox event: a turn's activity names its event, the feed names the task and its owner. */
@@ -30,14 +47,16 @@ export class TaskFeed {
   private recheck: ReturnType<typeof setTimeout> | null = null;
   /** Each conversation's goal as last published (objective and status): a goal that did not change adds nothing. */
   private readonly goals = new Map<string, string>();
+  /** Running turns without a task (wake notes, timers, workflow agent steps, deliveries), by inbox event. */
+  private readonly turns = new Map<string, TaskLessTurn>();
 
   constructor(
     private readonly sink: FeedSink,
     /** The instance's state as `status` reports it (paused, draining, running turns, queued). */
     private readonly instance: () => Record<string, unknown>,
     private readonly clock: () => number = Date.now,
-    /** A loaded conversation's goal (steering); absent = goals are published only by goal commands. */
-    private readonly goalOf?: (conversation: string) => Goal | null,
+    /** The loaded conversations (steering); absent = goals only by goal commands, task-less turns the operator's. */
+    private readonly conversations?: FeedConversations,
   ) {}
 
   /** Stops the budget's recheck timer. */
@@ -81,16 +100,18 @@ export class TaskFeed {
     this.goals.delete(conversation);
     this.goals.set(conversation, mark);
     if (this.goals.size > GOALS_KEPT) this.goals.delete(this.goals.keys().next().value as string);
-    const data = { op: 'goal', ...ownerIds(conversation, principal), goal: shown };
-    this.sink.publish({ kind: 'state', audience: principal, data });
+    // The conversation's owner hears it whoever set it (the operator may steer a user's conversation).
+    const owner = this.ownerOf(conversation) ?? principal;
+    const data = { op: 'goal', ...ownerIds(conversation, owner), goal: shown };
+    this.sink.publish({ kind: 'state', audience: owner, data });
   }
 
   /** After a turn of the conversation ended: its goal's status may have moved (achieved, stuck, stopped). */
   private goalMoved(conversation: string, principal: string | null): void {
-    if (!this.goalOf) return;
+    if (!this.conversations) return;
     let goal: Goal | null;
     try {
-      goal = this.goalOf(conversation);
+      goal = this.conversations.goalOf(conversation);
     } catch {
       return; // not loaded (evicted): a client reads it with the conversation's history
     }
@@ -103,8 +124,14 @@ export class TaskFeed {
    */
   folded(task: TaskRecord, now: number): FeedEntry[] {
     this.published.set(task.id, markOf(task));
-    if (task.inbox_event !== null) this.byEvent.delete(task.inbox_event);
-    return entriesOf(task).map((entry) => ({ ts: now, ...entry }));
+    const entries = entriesOf(task);
+    if (task.inbox_event !== null) {
+      this.byEvent.delete(task.inbox_event);
+      const turn = this.turns.get(task.inbox_event);
+      this.turns.delete(task.inbox_event);
+      if (turn) entries.push({ kind: 'turn', audience: turn.owner, data: { ...turn.ids, state: 'completed' } });
+    }
+    return entries.map((entry) => ({ ts: now, ...entry }));
   }
 
   /**
@@ -121,6 +148,9 @@ export class TaskFeed {
     if (outcome.reply !== '') {
       entries.push({ ts: now, kind: 'message', audience: owner, data: { ...ids, role: 'agent', text: outcome.reply } });
     }
+    // Its end closes its working row, and a failure shows as an error row (the feed's only word of it).
+    this.turns.delete(event.id);
+    entries.push({ ts: now, kind: 'turn', audience: owner, data: { ...ids, ...turnEnd(outcome) } });
     // A goal's own continuation turns run without a task: their end is where its status moves.
     this.goalMoved(ctx, owner);
     return entries;
@@ -143,18 +173,48 @@ export class TaskFeed {
     this.sink.publish({ kind: 'answer', audience: task.principal, data });
   }
 
-  /** A turn's activity changed (phase, tool or round); a turn without a task is the operator's to see. */
+  /** A turn's activity changed (phase, tool or round): for the task's owner, or a task-less turn's (turnOf). */
   activity(eventId: string, activity: Record<string, unknown>): void {
     const task = this.byEvent.get(eventId);
-    const data = { ...activity, ...(task ? idsOf(task) : {}) };
-    this.sink.publish({ kind: 'activity', audience: task?.principal ?? null, data });
+    if (task) {
+      this.sink.publish({ kind: 'activity', audience: task.principal, data: { ...activity, ...idsOf(task) } });
+      return;
+    }
+    const turn = this.turnOf(eventId, activity['ctx']);
+    this.sink.publish({ kind: 'activity', audience: turn.owner, data: { ...activity, ...turn.ids } });
+  }
+
+  /**
+   * A turn no task follows, as first seen running: its owner is its conversation's (not only the operator's), and
+   * a `turn` event tells clients it runs, so its activity and tool cards have a row to land in.
+   */
+  private turnOf(eventId: string, ctx: unknown): TaskLessTurn {
+    const known = this.turns.get(eventId);
+    if (known) return known;
+    const conversation = typeof ctx === 'string' ? ctx : '';
+    const owner = this.ownerOf(conversation);
+    const turn = { owner, ids: { turn: eventId, ...ownerIds(conversation, owner) } };
+    this.turns.set(eventId, turn);
+    if (this.turns.size > TURNS_KEPT) this.turns.delete(this.turns.keys().next().value as string);
+    this.sink.publish({ kind: 'turn', audience: owner, data: { ...turn.ids, state: 'working' } });
+    return turn;
+  }
+
+  private ownerOf(conversation: string): string | null {
+    try {
+      return this.conversations?.ownerOf(conversation) ?? null;
+    } catch {
+      return null;
+    }
   }
 
   /** A tool card (a finished call) or a plan checklist change; body text and the rest stay on the task stream. */
   engine(eventId: string, type: string, fields: Record<string, unknown>): void {
+    if (type !== 'tool_card' && type !== 'checklist') return;
     const task = this.byEvent.get(eventId);
-    const ids = task ? idsOf(task) : { ctx: fields['ctx'] };
-    const audience = task?.principal ?? null;
+    const turn = task ? null : this.turnOf(eventId, fields['ctx']);
+    const ids = task ? idsOf(task) : (turn as TaskLessTurn).ids;
+    const audience = task ? task.principal : (turn as TaskLessTurn).owner;
     if (type === 'tool_card') {
       const card = {
         call_id: fields['id'],
@@ -236,9 +296,18 @@ function ownerIds(conversation: string, owner: string | null): Record<string, st
   return owner === null ? ids : { ...ids, principal: owner };
 }
 
-/** A task's ids on the feed: the task, and its conversation's ids (ownerIds). */
+/**
+ * A task's ids on the feed: the task, its turn (inbox event) when it has one, and its conversation's ids. A client
+ * keys messages by turn: the stored history names it too, even after retention pruned the task.
+ */
 function idsOf(task: TaskRecord): Record<string, string> {
-  return { task: task.id, context_id: task.context_id, conversation: task.conversation, principal: task.principal };
+  const ids = {
+    task: task.id,
+    context_id: task.context_id,
+    conversation: task.conversation,
+    principal: task.principal,
+  };
+  return task.inbox_event === null ? ids : { ...ids, turn: task.inbox_event };
 }
 
 const markOf = (task: TaskRecord): string => `${task.state}:${task.updated}:${task.question?.id ?? ''}`;
@@ -258,6 +327,12 @@ function entriesOf(task: TaskRecord): Array<Omit<FeedEntry, 'ts'>> {
     entries.push({ kind: 'message', audience, data: { ...ids, role: 'agent', text: task.result } });
   }
   return entries;
+}
+
+/** A task-less turn's end on the feed: completed, or its status and error (a failed turn's error row). */
+function turnEnd(outcome: InboxOutcome): Record<string, string> {
+  if (outcome.status === 'completed') return { state: 'completed' };
+  return { state: outcome.status, message: clip(outcome.error ?? outcome.status, ERROR_CHARS) };
 }
 
 /** The goal a `goal.set` command's task answers with (its result is the command's JSON answer). */

@@ -38,6 +38,9 @@ const SECURITY_HEADERS = {
   'Cross-Origin-Resource-Policy': 'same-origin',
 };
 const SIGN_IN_BYTES = 4_096;
+/** The page's own views: a deep link (`/ui/c/<context>`, `/ui/subagents/<handle>`, …) answers the app. */
+const VIEW_PATH = /^\/ui\/(chat|c|tasks|status|subagents)(\/[^/]+)?\/?$/;
+const PAGE = FILES['/ui'] as { file: string; type: string };
 
 /** What the sign-in needs beside the config: the sessions, the pairing codes, the clock, and the log. */
 export interface WebDesk {
@@ -59,6 +62,9 @@ function asset(file: string): Buffer | null {
   return cache.get(file) ?? null;
 }
 
+/** True for `/ui` and every path under it. */
+export const isUiPath = (path: string): boolean => path === UI_PREFIX || path.startsWith(`${UI_PREFIX}/`);
+
 /** Serves a `/ui…` request; false when the path is not the UI's. */
 export function serveWebUi(
   req: IncomingMessage,
@@ -67,12 +73,12 @@ export function serveWebUi(
   a2a: Readonly<A2aConfig>,
   desk: WebDesk,
 ): boolean {
-  if (path !== UI_PREFIX && !path.startsWith(`${UI_PREFIX}/`)) return false;
+  if (!isUiPath(path)) return false;
   if (path === '/ui/session') {
     serveSession(req, res, a2a, desk).catch(() => sendJson(res, 500, { error: 'internal error' }));
     return true;
   }
-  const entry = FILES[path];
+  const entry = FILES[path] ?? (VIEW_PATH.test(path) ? PAGE : undefined);
   if (req.method !== 'GET' && req.method !== 'HEAD') {
     sendJson(
       res,

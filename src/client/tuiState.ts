@@ -41,6 +41,8 @@ export interface TuiState {
   ctx: string | null;
   /** Non-terminal tasks by id, with their conversation (for /cancel and the working row). */
   active: Record<string, string>;
+  /** Running turns no task follows (a wake note, a timer, a workflow step), keyed `turn:<event>`, with their view. */
+  turns?: Record<string, string>;
   working: { task: string; phase: string; tool: string | null; started_ms: number } | null;
   question: Question | null;
   plan: string | null;
@@ -75,7 +77,7 @@ export function initialState(ctx: string | null): TuiState {
 
 /** After a feed reload: the rows (loaded history included) stay; what was running is no longer known. */
 export function afterReload(state: TuiState): TuiState {
-  return { ...state, active: {}, working: null, question: null, plan: null };
+  return { ...state, active: {}, turns: {}, working: null, question: null, plan: null };
 }
 
 /** Adds a row unless one with its key exists (a replayed event changes nothing). */
@@ -86,7 +88,7 @@ export function addRow(state: TuiState, row: Row): TuiState {
 
 /**
  * A conversation's stored messages (`conversation.get`, read when the view opens it), placed before the rows the
- * feed brought since. A stored message keyed by its task (or, with none, its turn) has the key the feed's row for
+ * feed brought since. A stored message keyed by its turn (or, with none, its task) has the key the feed's row for
  * it has, so a message the feed already showed is not repeated; any other is keyed by its place.
  */
 export function withHistory(
@@ -97,7 +99,7 @@ export function withHistory(
   const kept: Row[] = [];
   for (const m of messages) {
     const kind: RowKind = m.role === 'agent' ? 'agent' : 'user';
-    const owner = m.task ?? (m.turn === undefined ? undefined : `turn:${m.turn}`);
+    const owner = m.turn === undefined ? m.task : `turn:${m.turn}`;
     const key = owner === undefined ? `hist:${ctx}:${m.seq}` : messageKey(owner, kind);
     if (!state.rows.some((r) => r.key === key) && !kept.some((r) => r.key === key))
       kept.push({ key, kind, ctx, text: m.text });
@@ -164,28 +166,36 @@ export function applyFeed(state: TuiState, e: FeedMessage): TuiState {
   switch (e.kind) {
     case 'message': {
       const kind = d['role'] === 'agent' ? 'agent' : 'user';
-      const turn = task || `turn:${str(d['turn'])}`;
+      // Keyed by turn where one is named: the stored history names it even once retention pruned the task.
+      const turn = d['turn'] === undefined ? task : `turn:${str(d['turn'])}`;
       return addRow(state, { key: messageKey(turn, kind), kind, ctx, text: str(d['text']), ...label });
     }
     case 'task':
       return onTask(state, task, ctx, str(d['state']), str(d['message']));
-    case 'activity':
-      if (!task || !(task in state.active)) return state;
-      return {
-        ...state,
-        working: {
-          task,
-          phase: str(d['phase']),
-          tool: (d['tool'] as string | null) ?? null,
-          started_ms: Number(d['started_ms']),
-        },
+    case 'turn':
+      return onTurn(state, `turn:${str(d['turn'])}`, ctx, str(d['state']), str(d['message']));
+    case 'activity': {
+      const unit = unitOf(d);
+      const running = task ? task in state.active : unit !== '';
+      if (!running) return state;
+      // A task-less turn met first by its activity (the client attached while it ran) runs from then on.
+      const turns = task ? state.turns : { ...state.turns, [unit]: ctx ?? '' };
+      const phase = str(d['phase']);
+      const working = {
+        task: unit,
+        phase,
+        tool: (d['tool'] as string | null) ?? null,
+        started_ms: Number(d['started_ms']),
       };
+      return { ...state, ...(turns ? { turns } : {}), working };
+    }
     case 'tool': {
       const status = str(d['status']);
       const text =
         `${str(d['name'])} ${status === 'ok' ? '✓' : '✗'} ${d['ms'] === undefined ? '' : `${d['ms']}ms`}`.trim();
       const detail = `args: ${str(d['args'])}\nresult: ${str(d['result'])}`;
-      return addRow(state, { key: `tool:${task}:${str(d['call_id'])}`, kind: 'tool', ctx, text, detail, ...label });
+      const key = `tool:${unitOf(d)}:${str(d['call_id'])}`;
+      return addRow(state, { key, kind: 'tool', ctx, text, detail, ...label });
     }
     case 'plan':
       return {
@@ -231,6 +241,27 @@ function onTask(state: TuiState, task: string, ctx: string | null, taskState: st
     });
   }
   return next;
+}
+
+/** What runs: a task's id, else a task-less turn's `turn:<event>`; '' for neither. */
+function unitOf(d: Record<string, unknown>): string {
+  const task = str(d['task']);
+  if (task) return task;
+  return d['turn'] === undefined ? '' : `turn:${str(d['turn'])}`;
+}
+
+/** A task-less turn started or ended: its working row, and an error row when it did not complete. */
+function onTurn(state: TuiState, unit: string, ctx: string | null, turnState: string, message: string): TuiState {
+  const turns = { ...state.turns };
+  if (turnState === 'working') {
+    turns[unit] = ctx ?? '';
+    const working = state.working ?? { task: unit, phase: 'working', tool: null, started_ms: Number.NaN };
+    return { ...state, turns, working };
+  }
+  delete turns[unit];
+  const next = { ...state, turns, working: state.working?.task === unit ? null : state.working };
+  if (turnState === 'completed') return next;
+  return addRow(next, { key: `end:${unit}`, kind: 'error', ctx, text: `${turnState}${message ? `: ${message}` : ''}` });
 }
 
 function onQuestion(

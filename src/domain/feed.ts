@@ -5,7 +5,7 @@
  * What happened: a message in a conversation, a turn's activity, a tool card, a plan checklist change, a
  * question waiting and its answer, a task's state, and the instance's pause/drain state.
  */
-export type FeedKind = 'message' | 'activity' | 'tool' | 'plan' | 'question' | 'answer' | 'task' | 'state';
+export type FeedKind = 'message' | 'turn' | 'activity' | 'tool' | 'plan' | 'question' | 'answer' | 'task' | 'state';
 
 /** Everyone may see it (instance state). */
 export const AUDIENCE_ALL = '*';

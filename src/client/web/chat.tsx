@@ -2,6 +2,7 @@
 // the working row (thinking / tool / waiting), a question's form built from its schema, cancel, and the composer.
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { goalLine, type Question, type Row, type TuiState, ViewRequests, viewOf, workingLine } from '../tuiState.js';
+import { ConfirmButton } from './confirm.js';
 import { cancelTask, type History, history, type Listed, listConversations, sendText, type Who } from './rpc.js';
 
 interface NavItem {
@@ -143,30 +144,44 @@ function Composer({
 }
 
 /**
- * Opens a conversation with its stored messages: at start the caller's most recent one (`latest`, interfaces §1.8),
- * then whichever is chosen. An answer that comes after the user chose another view only adds its messages.
+ * Opens a conversation with its stored messages: at start the one the address names, else the caller's most recent
+ * one (`latest`, interfaces §1.8), then whichever is chosen. An answer that comes after the user chose another view
+ * only adds its messages. `onView` tells the address bar (a deep link, /ui/c/<context>).
  */
-function useConversation(onHistory: (ctx: string, h: History) => void) {
+function useConversation(
+  onHistory: (ctx: string, h: History) => void,
+  initial: string | undefined,
+  onView: (ctx: string | null, replace: boolean) => void,
+) {
   const [ctx, setCtx] = useState<string | null>(null);
   const views = useRef(new ViewRequests()).current;
-  const open = (which: string | null) => {
+  const open = (which: string | null, replace = false) => {
     const tag = views.next();
-    if (which !== 'latest') setCtx(which);
+    if (which !== 'latest') {
+      setCtx(which);
+      onView(which, replace);
+    }
     if (which === null) return;
     history(which).then(
       (h) => {
         if (h.contextId === null) return;
         onHistory(h.contextId, h);
-        if (views.current(tag)) setCtx(h.contextId);
+        if (!views.current(tag)) return;
+        setCtx(h.contextId);
+        if (which === 'latest') onView(h.contextId, true);
       },
       () => {},
     );
   };
-  // biome-ignore lint/correctness/useExhaustiveDependencies: only the first view opens the latest conversation.
-  useEffect(() => open('latest'), []);
+  // Back and forward (or a link) name another conversation: open it.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: only a change of the address opens another view.
+  useEffect(() => {
+    if (views.current(0) || (initial !== undefined && initial !== ctx)) open(initial ?? 'latest', true);
+  }, [initial]);
   const sent = (to: string) => {
     views.next();
     setCtx(to);
+    onView(to, false);
   };
   return { ctx, open, sent };
 }
@@ -175,19 +190,25 @@ export function ChatView({
   state,
   who,
   onHistory,
+  initial,
+  onView,
 }: {
   state: TuiState;
   who: Who;
   onHistory(ctx: string, h: History): void;
+  /** The conversation the address names (/ui/c/<context>); undefined = the most recent one. */
+  initial?: string | undefined;
+  onView(ctx: string | null, replace: boolean): void;
 }) {
-  const { ctx, open, sent } = useConversation(onHistory);
+  const { ctx, open, sent } = useConversation(onHistory, initial, onView);
   const [error, setError] = useState<string | null>(null);
   const now = useNow(1_000);
   const listed = useListed();
   const list = conversations(state.rows, listed, who.principal);
   const rows = ctx === null ? [] : state.rows.filter((r) => r.ctx === ctx);
   const running = Object.entries(state.active).filter(([, c]) => ctx !== null && c === ctx);
-  const here = (task: string | undefined) => task !== undefined && state.active[task] === ctx;
+  const here = (unit: string | undefined) =>
+    unit !== undefined && (state.active[unit] ?? state.turns?.[unit]) === ctx && ctx !== null;
   const question = state.question && state.question.ctx === ctx ? state.question : null;
   const working = here(state.working?.task) || question ? workingLine(state, now) : null;
   return (
@@ -223,14 +244,15 @@ export function ChatView({
           </p>
         )}
         {running.map(([task]) => (
-          <button
-            type="button"
+          <ConfirmButton
             class="cancel"
             key={task}
-            onClick={() => cancelTask(task).catch((e: Error) => setError(e.message))}
-          >
-            Cancel task {task.slice(-8)}
-          </button>
+            label={`Cancel task ${task.slice(-8)}`}
+            question={`Cancel task ${task.slice(-8)}? Its turn stops now.`}
+            yes="Yes, cancel"
+            no="Keep running"
+            onConfirm={() => cancelTask(task).catch((e: Error) => setError(e.message))}
+          />
         ))}
         {question && <QuestionForm q={question} onError={setError} />}
         {error && (

@@ -1,40 +1,16 @@
 // The tasks tab (every task the caller may see, with its state and a cancel button while it runs) and the status
 // tab (live turns, queue, budgets, workers: the `status` command's document), each re-read as the feed moves.
-import { useEffect, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import { fieldText } from '../statusLines.js';
 import type { TuiState } from '../tuiState.js';
+import { ConfirmButton } from './confirm.js';
+import { useReload } from './reload.js';
 import { cancelTask, command, listTasks, type WireTask } from './rpc.js';
 
 const TERMINAL = /COMPLETED|FAILED|CANCELED|REJECTED/;
 const state = (t: WireTask): string => t.status.state.replace(/^TASK_STATE_/, '').toLowerCase();
 const text = (t: WireTask): string =>
   (t.artifacts?.[0]?.parts ?? t.status.message?.parts ?? []).map((p) => p.text ?? '').join('');
-
-/** Re-reads `load` whenever `key` changes (a feed event arrived) and every `everyMs`. */
-function useReload<T>(
-  load: () => Promise<T>,
-  key: unknown,
-  everyMs: number,
-): { value: T | null; error: string | null } {
-  const [value, setValue] = useState<T | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  const [tick, setTick] = useState(0);
-  useEffect(() => {
-    const timer = setInterval(() => setTick((n) => n + 1), everyMs);
-    return () => clearInterval(timer);
-  }, [everyMs]);
-  // biome-ignore lint/correctness/useExhaustiveDependencies: key and tick are the triggers of a re-read.
-  useEffect(() => {
-    load().then(
-      (v) => {
-        setValue(v);
-        setError(null);
-      },
-      (e: Error) => setError(e.message),
-    );
-  }, [key, tick]);
-  return { value, error };
-}
 
 export function TasksView({ state: feed }: { state: TuiState }) {
   const { value: tasks, error } = useReload(listTasks, feed.rows.length + Object.keys(feed.active).length, 5_000);
@@ -68,9 +44,13 @@ export function TasksView({ state: feed }: { state: TuiState }) {
               <td>{text(t).slice(0, 80)}</td>
               <td>
                 {!TERMINAL.test(t.status.state) && (
-                  <button type="button" onClick={() => cancelTask(t.id).catch((e: Error) => setNote(e.message))}>
-                    Cancel {t.id.slice(-8)}
-                  </button>
+                  <ConfirmButton
+                    label={`Cancel ${t.id.slice(-8)}`}
+                    question={`Cancel task ${t.id.slice(-8)}?`}
+                    yes="Yes, cancel"
+                    no="Keep running"
+                    onConfirm={() => cancelTask(t.id).catch((e: Error) => setNote(e.message))}
+                  />
                 )}
               </td>
             </tr>

@@ -141,3 +141,36 @@ export async function listConversations(): Promise<Listed[]> {
   }
   return out;
 }
+
+/** A subagent as `subagent.list` names it (the caller's own; the operator's list holds everyone's). */
+export interface SubagentRow {
+  handle: string;
+  mode: string;
+  status: string;
+  instruction: string;
+  created: number;
+}
+
+/** A subagent as `subagent.status` tells it: its outcome so far. */
+export interface SubagentDetail {
+  handle: string;
+  status: string;
+  mode: string;
+  result: unknown;
+  error: string | null;
+  tokens: unknown;
+}
+
+export async function listSubagents(): Promise<SubagentRow[]> {
+  const got = (await command('subagent.list')) as { subagents?: SubagentRow[] };
+  return got.subagents ?? [];
+}
+
+export const subagentStatus = async (handle: string): Promise<SubagentDetail> =>
+  (await command('subagent.status', { handle })) as SubagentDetail;
+
+export const killSubagent = (handle: string): Promise<unknown> =>
+  command('subagent.kill', { handle, reason: 'stopped from the web UI' });
+
+export const sendToSubagent = (handle: string, message: string): Promise<unknown> =>
+  command('subagent.send', { handle, message });

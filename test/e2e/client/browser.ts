@@ -4,7 +4,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type BrowserContext, chromium } from 'playwright-core';
+import { type BrowserContext, chromium, type Page } from 'playwright-core';
 
 export const CHROMIUM = '/usr/bin/chromium';
 const ARGS = [
@@ -47,4 +47,12 @@ export function launchBrowser(): Promise<BrowserContext> {
     viewport: { width: 1100, height: 720 },
     timeout: 60_000,
   });
+}
+
+/** The browser's first tab, with a 20 s default timeout; every URL it requests is pushed to `requested`. */
+export async function firstPage(browser: BrowserContext, requested: string[]): Promise<Page> {
+  const page = browser.pages()[0] ?? (await browser.newPage());
+  page.setDefaultTimeout(20_000);
+  page.on('request', (r) => requested.push(r.url()));
+  return page;
 }

@@ -13,7 +13,7 @@ import type { ScriptedModel } from '../../doubles/scriptedModel.js';
 import { waitUntil } from '../../integration/wait.js';
 import { type Daemon, startDaemon } from '../daemon.js';
 import { runAgentd, tempStateDir } from '../harness.js';
-import { launchBrowser } from './browser.js';
+import { firstPage, launchBrowser } from './browser.js';
 import { moment, spawnCount, turnInCall } from './cancelProbe.js';
 import { MCP_SERVERS, startClientModel } from './clientScript.js';
 
@@ -44,9 +44,7 @@ describe('the web UI in headless Chromium', { timeout: 240_000 }, () => {
     ].join('\n');
     daemon = await startDaemon(tempStateDir(), yaml, { ALICE_TOKEN, OPERATOR_TOKEN });
     browser = await launchBrowser();
-    page = browser.pages()[0] ?? (await browser.newPage());
-    page.setDefaultTimeout(20_000);
-    page.on('request', (r) => requested.push(r.url()));
+    page = await firstPage(browser, requested);
   });
   after(async () => {
     await browser?.close();
@@ -116,7 +114,16 @@ describe('the web UI in headless Chromium', { timeout: 240_000 }, () => {
     await page.locator('.working', { hasText: 'hold_on' }).waitFor(WAIT);
     const start = moment('mid-call', procs);
     assert.ok(start.workerAlive && start.mcpAlive, 'premise: the worker and its MCP server run mid-call');
+    // The first press only asks (agentd's web UI cancelled at once); keeping it leaves the turn running.
     await page.getByRole('button', { name: /^Cancel task/ }).click();
+    const ask = page.getByRole('alertdialog', { name: /^Cancel task/ });
+    await ask.getByRole('button', { name: 'Keep running' }).click();
+    await page.getByRole('button', { name: /^Cancel task/ }).waitFor(WAIT);
+    const kept = moment('kept', procs);
+    assert.ok(kept.workerAlive && kept.mcpAlive, 'nothing was cancelled before the yes');
+    assert.equal(await page.locator('.row.error', { hasText: 'canceled' }).count(), 0);
+    await page.getByRole('button', { name: /^Cancel task/ }).click();
+    await ask.getByRole('button', { name: 'Yes, cancel' }).click();
     await page.locator('.row.error', { hasText: 'canceled' }).waitFor(WAIT);
     // The MCP server is slow to stop: before, the page showed canceled while both still ran (about 1.3 s).
     const shown = moment('web page', procs);
@@ -194,7 +201,8 @@ describe('the web UI in headless Chromium', { timeout: 240_000 }, () => {
   it('opens the most recent conversation when the page opens', async () => {
     const operator = new DaemonClient({ url: daemon.url, token: OPERATOR_TOKEN });
     await operator.send('the latest words', { contextId: 'latest-ctx' });
-    await page.reload();
+    // `/ui` itself (a reload would keep the deep link of the conversation in view, /ui/c/<context>).
+    await page.goto(`${daemon.url}/ui`);
     await page.getByText('● live').waitFor(WAIT);
     // Without it the page opened on no conversation: an empty transcript until one was chosen.
     const transcript = page.getByRole('list', { name: 'Transcript' });
