@@ -199,7 +199,8 @@ export class StartTriggers {
     try {
       const ids = planFiredKeyPrune(await this.deps.runs.listRuns({}), now);
       const removed = ids.length === 0 ? 0 : await this.deps.runs.deleteRuns(ids);
-      if (removed > 0) this.deps.log.info('start.keys_pruned', { removed });
+      const doneKeys = (await this.deps.schedules?.pruneDone(now)) ?? 0;
+      if (removed > 0 || doneKeys > 0) this.deps.log.info('start.keys_pruned', { removed, done_keys: doneKeys });
     } catch (err) {
       this.deps.log.warn('start.keys_prune.fail', { err: describeError(err) });
     }
