@@ -52,7 +52,7 @@ workflow.loaded / workflow.stored.invalid :: a workflow definition was loaded at
 workflow.defined / workflow.deleted :: a workflow was created or updated / deleted at runtime :: name, hash?, op?, version
 start.unknown_workflow / start.once.skipped :: a start named no workflow / a \`once\` start already ran in an earlier life :: workflow, node?, run?
 run.start / run.done :: a run started / ended :: \`run, workflow, node, start_key\` / \`run, workflow, status, err\`
-run.dropped / run.inputs.invalid :: a start was refused: concurrency \`drop\` / its inputs failed the schema :: workflow, error
+run.dropped / run.inputs.invalid :: a start was refused: concurrency \`drop\`, or its workflow already holds 100 queued starts (\`queue\`) / its inputs failed the schema :: workflow, reason, start_key
 run.deadline / run.stalled :: a run failed its deadline / stopped with no ready step and no finish reached :: run, error
 run.save.fail :: a run's state could not be stored (warn; the next step tries again) :: run, error
 step.start / step.done :: a step started / ended :: run, step, kind, attempt, status?
@@ -71,6 +71,7 @@ timer.dropped / timer.unknown_owner / timer.fire.fail / timer.cancel.fail :: a p
 timer.arm.fail :: storing a workflow run's next-look timer failed (the run record keeps its due times; a restart re-arms it) :: owner, err
 start.fired :: a trigger fired :: trigger, kind, …
 start.a2a.fired :: an A2A message started a workflow run through an \`a2a\` start (its task follows the run) :: workflow, node, run, conversation, command, role, task
+start.a2a.queued :: an A2A message's run waits behind the workflow's concurrency; its task stays working until the run starts and ends :: workflow, node, conversation, task
 start.keys_pruned / start.keys_prune.fail :: finished runs of recurring triggers older than 7 days were deleted with their exactly-once keys (a loop's newest run stays), and the done keys of one-shot schedules older than 7 days forgotten / (warn) that pass failed (tried again within the hour) :: removed, done_keys / err
 start.subscribe.armed / start.subscribe.fail / start.subscribe.no_server :: a \`subscribe\` start subscribed to its MCP resource / (warn) the server refused or offers no subscriptions / (warn) its server is not configured or not reachable :: workflow, node, server, uri, err?
 a2a.task.follow_fail :: (error) the task of an \`a2a\` start's run could not be ended with the run :: task, run, err

@@ -207,6 +207,7 @@ export const EVENT_NAMES = [
   'timer.unknown_owner',
   'start.fired',
   'start.a2a.fired',
+  'start.a2a.queued',
   'start.keys_pruned',
   'start.keys_prune.fail',
   'start.subscribe.armed',

@@ -90,7 +90,8 @@ function a2aTarget(desk: WorkflowDesk, workflow: string, node: string): A2aStart
   return {
     async start(startKey, payload, principal, conversation) {
       const got = await desk.start({ workflow, node, startKey, payload, principal, conversation });
-      return got.ok ? { ok: true, run: got.run.id } : { ok: false, error: got.error };
+      if (got.ok) return { ok: true, run: got.run.id };
+      return got.queued ? { ok: false, error: got.error, queued: true } : { ok: false, error: got.error };
     },
     async outcome(id): Promise<FireResult> {
       const run = await desk.wait(id, 2 ** 31 - 1);
@@ -153,6 +154,11 @@ export class StartTriggers {
         );
       }
     }
+  }
+
+  /** A start queued behind concurrency was refused when its turn came: an `a2a` caller's task ends `rejected`. */
+  startRefused(startKey: string, error: string): void {
+    this.deps.a2aStarts?.ended(startKey, { status: 'refused', error });
   }
 
   /**
