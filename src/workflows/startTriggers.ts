@@ -125,6 +125,7 @@ export class StartTriggers {
   /** A run ended: its loop decides its next iteration, and `event` starts of other workflows may fire. */
   runEnded(run: Readonly<WorkflowRun>): void {
     this.#loops.runEnded(run);
+    this.#subscriptions.runEnded(run);
     this.deps.a2aStarts?.ended(run.startKey, { status: run.status, output: run.output, error: run.error });
     void this.pruneFiredKeys();
     const event = run.status === 'completed' ? 'workflow.finished' : 'workflow.failed';
@@ -215,9 +216,14 @@ export class StartTriggers {
   /** Disarms what `name` had armed, then arms `def` (null: deleted). */
   async arm(name: string, def: WorkflowDef | null): Promise<void> {
     const keep = new Set(
-      def?.armed ? Object.values(def.steps).flatMap((s) => (s.kind === 'schedule' ? [`${name}.${s.id}`] : [])) : [],
+      def?.armed
+        ? Object.values(def.steps).flatMap((s) =>
+            s.kind === 'schedule' || s.kind === 'subscribe' ? [`${name}.${s.id}`] : [],
+          )
+        : [],
     );
-    // A schedule still there keeps its stored next occurrence when unchanged (the runner compares its fields).
+    // A schedule still there keeps its stored next occurrence when unchanged (the runner compares its fields); a
+    // subscribe node still there keeps its stored window, held firing and ring.
     await this.#disarm(name, keep);
     if (def === null || !def.armed) return;
     const armed: ArmedStarts = { schedules: [], paths: [], events: [], signals: [], a2a: [] };
@@ -272,7 +278,7 @@ export class StartTriggers {
     for (const id of armed?.a2a ?? []) this.deps.a2aStarts?.unregister(id);
     for (const id of armed?.schedules ?? []) if (!keep.has(id)) await this.deps.schedules?.remove(id);
     for (const id of this.#loops.idsOf(name)) this.#loops.disarm(id);
-    for (const id of this.#subscriptions.idsOf(name)) this.#subscriptions.disarm(id);
+    for (const id of this.#subscriptions.idsOf(name)) this.#subscriptions.disarm(id, !keep.has(id));
   }
 
   /** Fires nothing more in this life (a drain): routes unregistered, loops disarmed, schedules detached (their

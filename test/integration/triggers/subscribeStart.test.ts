@@ -39,6 +39,7 @@ describe('subscribe start node', () => {
     const { runtime, events } = await daemon(dir, yaml(mcp.url));
     try {
       await waitUntil(() => mcp.subscribers() === 1, 10_000, 'the daemon subscribed');
+      await waitUntil(() => events.some((e) => e['event'] === 'start.subscribe.armed'), 10_000, 'armed');
       const armed = events.filter((e) => e['event'] === 'start.subscribe.armed');
       assert.deepEqual(
         armed.map((e) => e['workflow']),
