@@ -186,7 +186,8 @@ describe('subscribe start, server restart', () => {
       await waitUntil(() => events.some((e) => e['event'] === 'start.subscribe.lost'), 15_000, 'the loss is seen');
       again = await startMcpTestServer({ port });
       await waitUntil(() => again?.subscribers() === 1, 20_000, 'subscribed to the restarted server');
-      assert.ok(events.some((e) => e['event'] === 'start.subscribe.armed' && e['resubscribed'] === true));
+      const resubscribed = (e: Logged) => e['event'] === 'start.subscribe.armed' && e['resubscribed'] === true;
+      await waitUntil(() => events.some(resubscribed), 10_000, 'start.subscribe.armed {resubscribed: true}');
       await again.updateResource(JSON.stringify({ version: 7 }));
       await waitUntil(() => doneOf(events, 'watcher').length === 1, 10_000, 'an update after the restart fired');
       const run = await runtime.store.workflows.getRun(String(runsOf(events, 'watcher')[0]?.['run']));
