@@ -166,6 +166,7 @@ export const EVENT_NAMES = [
   'subagent.turn',
   'subagent.result',
   'subagent.respawn',
+  'subagent.sleep',
   'subagent.pruned',
   'subagent.restore.bad_payload',
   'subagent.caps',
