@@ -88,6 +88,11 @@ async function startRun(deps: StartRunDeps, ask: StartAsk): Promise<TaskRecord> 
   const key = a2aStartKey(start.id, id);
   const got = await start.target.start(key, payloadOf(principal, conversation, req), principal.id, conversation);
   const task = newTask({ id, context_id: contextId, conversation, principal: principal.id, inbox_event: null, now });
+  if (!got.ok && got.queued) {
+    // Queued behind the workflow's concurrency: the task stays working; the run's end (A2aStarts.ended) ends it.
+    deps.log.info('start.a2a.queued', { workflow: start.workflow, node: start.node, conversation, task: id });
+    return deps.records.save(task);
+  }
   if (!got.ok) {
     const refused = transition(task, 'rejected', now, { message: got.error }) ?? task;
     return deps.records.save(refused);

@@ -35,6 +35,7 @@ const SUBAGENTS = eventSection(
   'Subagents',
   `
 subagent.spawn / subagent.respawn :: a subagent's worker started / at restore after a restart, an unfinished async, sync or warm subagent's worker started again (attempt + 1) :: handle, mode, node, pid, depth, attempt, priority, servers, memory_bytes, cpu_seconds
+subagent.sleep :: a subagent's \`sleep\` waits on a stored timer keyed by its call; \`resumed: true\` when a respawned subagent's same call found the due time its previous life stored :: handle, due, resumed
 subagent.refused :: \`subagent.run\` was refused by a gate (depth, breadth, total, per_caller, rate, trifecta, …) :: ctx, gate, err
 subagent.turn / subagent.result :: a subagent's run ended / it settled with its result :: \`handle, status, run\` / \`handle, status, tokens, err?\`
 subagent.kill :: a subagent was cancelled (its worker sealed, then killed) :: handle, reason
@@ -52,7 +53,7 @@ workflow.loaded / workflow.stored.invalid :: a workflow definition was loaded at
 workflow.defined / workflow.deleted :: a workflow was created or updated / deleted at runtime :: name, hash?, op?, version
 start.unknown_workflow / start.once.skipped :: a start named no workflow / a \`once\` start already ran in an earlier life :: workflow, node?, run?
 run.start / run.done :: a run started / ended :: \`run, workflow, node, start_key\` / \`run, workflow, status, err\`
-run.dropped / run.inputs.invalid :: a start was refused: concurrency \`drop\` / its inputs failed the schema :: workflow, error
+run.dropped / run.inputs.invalid :: a start was refused: concurrency \`drop\`, or its workflow already holds 100 queued starts (\`queue\`) / its inputs failed the schema :: workflow, reason, start_key
 run.deadline / run.stalled :: a run failed its deadline / stopped with no ready step and no finish reached :: run, error
 run.save.fail :: a run's state could not be stored (warn; the next step tries again) :: run, error
 step.start / step.done :: a step started / ended :: run, step, kind, attempt, status?
@@ -71,10 +72,14 @@ timer.dropped / timer.unknown_owner / timer.fire.fail / timer.cancel.fail :: a p
 timer.arm.fail :: storing a workflow run's next-look timer failed (the run record keeps its due times; a restart re-arms it) :: owner, err
 start.fired :: a trigger fired :: trigger, kind, …
 start.a2a.fired :: an A2A message started a workflow run through an \`a2a\` start (its task follows the run) :: workflow, node, run, conversation, command, role, task
-start.keys_pruned / start.keys_prune.fail :: finished runs of recurring triggers older than 7 days were deleted with their exactly-once keys (a loop's newest run stays) / (warn) that pass failed (tried again within the hour) :: removed / err
-start.subscribe.armed / start.subscribe.fail / start.subscribe.no_server :: a \`subscribe\` start subscribed to its MCP resource / (warn) the server refused or offers no subscriptions / (warn) its server is not configured or not reachable :: workflow, node, server, uri, err?
+start.a2a.queued :: an A2A message's run waits behind the workflow's concurrency; its task stays working until the run starts and ends :: workflow, node, conversation, task
+start.keys_pruned / start.keys_prune.fail :: finished runs of recurring triggers older than 7 days were deleted with their exactly-once keys (a loop's newest run stays), and the done keys of one-shot schedules older than 7 days forgotten / (warn) that pass failed (tried again within the hour) :: removed, done_keys / err
+start.subscribe.armed / start.subscribe.fail / start.subscribe.no_server :: a \`subscribe\` start subscribed to its MCP resource (\`resubscribed: true\` after a lost connection) / (warn) the server refused or offers no subscriptions / (warn) its server is not configured or not reachable :: workflow, node, server, uri, resubscribed?, err?
+start.subscribe.lost / start.subscribe.retry :: (warn) the connection a \`subscribe\` start subscribed on was lost (the server went away or restarted); it subscribes again, waiting 0.5 s doubling to 30 s / (debug) a resubscribe failed and is tried again :: workflow, node, server, uri, reason? / err, in_ms
+start.subscribe.held / start.subscribe.delivered / start.subscribe.dropped :: a firing held by \`coalesce\` behind the node's live run (it fires once that run ends) / a \`deliver: signal\` firing held by the workflow's live runs / a \`deliver: signal\` firing dropped (\`on_no_listener: drop\`, no live run) :: trigger, runs?, reason?
+start.subscribe.store_fail :: (error) a \`subscribe\` start's window, held firing or ring could not be stored :: trigger, err
 a2a.task.follow_fail :: (error) the task of an \`a2a\` start's run could not be ended with the run :: task, run, err
-start.schedule.armed / start.schedule.done / start.schedule.invalid / start.schedule.missed / start.schedule.skipped :: a schedule armed (\`restored: true\` when its stored occurrence was kept) / an \`at\` consumed / a bad schedule / catch_up at a late firing / an overlap \`skip\` :: trigger, scheduled_for?, next_ms?, fired?, skipped?, catch_up?, errors?
+start.schedule.armed / start.schedule.done / start.schedule.invalid / start.schedule.missed / start.schedule.skipped :: a schedule armed (\`restored: true\` when its stored occurrence was kept) / an \`at\` consumed (\`expired: true\`: more than 7 days past, never caught up) / a bad schedule / catch_up at a late firing / an overlap \`skip\` :: trigger, scheduled_for?, next_ms?, fired?, skipped?, catch_up?, expired?, errors?
 webhook.delivery / webhook.denied / webhook.duplicate / webhook.overflow :: a webhook request was answered / its auth failed / its key was seen / it was over \`parallelism\` :: trigger, path, outcome, on_overflow?
 webhook.keys_pruned :: webhook idempotency keys older than 7 days were forgotten :: removed
 start.shed :: (warn) a trigger's firing was shed under pressure (a webhook answers 429) :: trigger, kind, cause

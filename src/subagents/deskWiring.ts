@@ -13,6 +13,7 @@ import type { TaskHooks } from '../supervisor/supervisorOptions.js';
 import type { ThinkChildren } from '../supervisor/thinkChildren.js';
 import type { ToolSurface } from '../tools/surface.js';
 import type { WorkPorts } from '../tools/toolOutcome.js';
+import type { TimerService } from '../triggers/timerService.js';
 import { settlePlanItems } from './planBindings.js';
 import { subagentProgress } from './subagentActivity.js';
 import { SubagentDesk } from './subagentDesk.js';
@@ -36,6 +37,8 @@ export interface DeskParts {
   hold: { readonly paused: boolean; readonly pressure: PressureLevel; readonly pressureCause: PressureCause | null };
   /** Checks run after every reactor step (a pause is one). */
   reactor: { watchers: Set<() => void> };
+  /** The supervisor's durable timers: a subagent's `sleep` waits on one, so it outlives a restart. */
+  timers?: TimerService;
 }
 
 export function subagentDesk(parts: DeskParts): SubagentDesk {
@@ -43,6 +46,7 @@ export function subagentDesk(parts: DeskParts): SubagentDesk {
   const desk = new SubagentDesk({
     ...{ config: parts.config, store: parts.store, log: parts.log, now: parts.now, children: parts.children },
     ...{ tools: parts.opts.tools, ports: parts.opts.ports, memory: parts.store.memory, journal: parts.store.journal },
+    ...(parts.timers ? { timers: parts.timers } : {}),
     admit: (ctx, principal, estimate) => spending.budget.admitCall(ctx, principal, estimate, null),
     spent: (ctx, principal, usage, run) => {
       spending.subagentSpent(ctx, principal, usage);

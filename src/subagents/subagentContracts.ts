@@ -107,4 +107,13 @@ export const SUBAGENT_CONTRACTS: InternalContract[] = [
 ];
 
 /** The internal tools a subagent itself gets (reference §5 item 5): subagent.* only while depth allows. */
-export const SUBAGENT_OWN_TOOLS = ['finish', 'memory.get', 'memory.set', 'memory.list', 'memory.delete', 'think'];
+export const SUBAGENT_OWN_TOOLS = [
+  'finish',
+  'memory.get',
+  'memory.set',
+  'memory.list',
+  'memory.delete',
+  'think',
+  // Beyond agentd (reference §1.1 gives subagents no internal tools): a durable sleep (subagentSleep.ts).
+  'sleep',
+];

@@ -74,6 +74,11 @@ export class SubagentDesk implements SubagentDeskPort {
     this.full = new FullResults(deps.store.subagents, (handle, err) => this.book.storeFailed({ handle }, err));
   }
 
+  alive(handle: string): boolean {
+    const record = this.records.get(handle);
+    return record !== undefined && !isTerminal(record.status);
+  }
+
   /** Live subagents (the gauge). */
   get liveCount(): number {
     return this.live.size;
@@ -345,6 +350,7 @@ export class SubagentDesk implements SubagentDeskPort {
   private onExit(live: LiveSubagent, ended: EndReason | null, outcome: string, failed: string | null): void {
     this.live.delete(live.record.handle);
     if (this.stopping) return;
+    this.runner.forgetSleeps(live.record.handle);
     if (ended && ended.status !== 'cancelled') this.finish(live, ended.status, null, ended.error);
     else if (failed !== null) this.finish(live, 'failed', null, failed);
     else

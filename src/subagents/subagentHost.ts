@@ -26,4 +26,6 @@ export interface SubagentDeskPort {
   forTurn(onEnd: OnCallerEnd): SubagentHost;
   /** Why the subagent's next model call is refused (the subtree token ceiling), or null. */
   ceiling(record: SubagentRecord): string | null;
+  /** Whether subagent `handle` has not ended (running, or respawned to run again). */
+  alive(handle: string): boolean;
 }

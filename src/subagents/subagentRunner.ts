@@ -21,9 +21,11 @@ import { runInternalTool } from '../tools/internalTools.js';
 import type { ToolSurface } from '../tools/surface.js';
 import type { InternalToolHost, ToolCaller, ToolResult } from '../tools/toolOutcome.js';
 import { endTurn, type TurnEnd, turnEnd, whenTurnEnds } from '../tools/turnEnd.js';
+import type { TimerService } from '../triggers/timerService.js';
 import type { SubagentDeskPort } from './subagentHost.js';
 import { subagentPayload, subagentTools } from './subagentPayload.js';
 import { callKey } from './subagentRecord.js';
+import { SubagentSleeps } from './subagentSleep.js';
 
 const run = promisify(execFile);
 
@@ -46,6 +48,8 @@ export interface RunnerDeps {
   journal?: JournalPort;
   /** A progress frame of the worker (the live activity of its caller's conversation). */
   progress?(live: LiveSubagent, event: string, fields: Record<string, unknown>): void;
+  /** The supervisor's durable timers: `sleep` waits on one (subagentSleep.ts); absent: an in-memory timer. */
+  timers?: TimerService;
 }
 
 /** What the runner reports to the desk. */
@@ -82,11 +86,22 @@ export interface LiveSubagent {
 }
 
 export class SubagentRunner {
+  private readonly sleeps: SubagentSleeps | null;
+
   constructor(
     private readonly deps: RunnerDeps,
     private readonly events: RunnerEvents,
     private readonly desk: SubagentDeskPort,
-  ) {}
+  ) {
+    this.sleeps = deps.timers ? new SubagentSleeps(deps.timers, (handle) => desk.alive(handle)) : null;
+  }
+
+  /** Deletes the stored sleeps of a subagent that ended. */
+  forgetSleeps(handle: string): void {
+    this.sleeps?.forget(handle).catch((err: unknown) => {
+      this.deps.log.error('timer.cancel.fail', { owner: `subagent:${handle}`, err: describeError(err) });
+    });
+  }
 
   /** Spawns the record's worker; throws when it cannot start (nothing is left running). */
   start(record: SubagentRecord): LiveSubagent {
@@ -219,6 +234,7 @@ export class SubagentRunner {
     const outcome = runInternalTool(frame.name, frame.args, caller, this.host(live, runId));
     if (outcome.kind === 'ready') reply(outcome);
     else if (outcome.kind === 'defer') outcome.promise.then(reply, (err: unknown) => reply(failure(err)));
+    else if (frame.name === 'sleep' && this.sleeps) this.sleepDurably(this.sleeps, live, caller, outcome.wakeAt, reply);
     else {
       const timer = setTimeout(
         () => {
@@ -229,6 +245,27 @@ export class SubagentRunner {
       );
       live.parked.add(timer);
     }
+  }
+
+  /**
+   * `sleep` on a stored timer keyed by the call: a respawned subagent making the same call waits for the due time
+   * its previous life stored (`subagent.sleep {resumed: true}`), and `slept_ms` counts from that life's call.
+   */
+  private sleepDurably(
+    sleeps: SubagentSleeps,
+    live: LiveSubagent,
+    caller: ToolCaller,
+    wakeAt: number,
+    reply: (r: ToolResult) => void,
+  ): void {
+    const { handle } = live.record;
+    const wake = (since: number) =>
+      reply({ result: { slept_ms: Math.max(0, this.deps.now() - since) }, is_error: false });
+    sleeps.park(handle, caller.call ?? `${handle}#${wakeAt}`, wakeAt, wake).then(
+      ({ resumed, due }) => this.deps.log.info('subagent.sleep', { handle, due, resumed }),
+      (err: unknown) =>
+        reply({ result: `sleep: its timer could not be stored (${describeError(err)})`, is_error: true }),
+    );
   }
 
   /** The internal tool host of one subagent: memory, think, finish and (within depth) subagent.*. */

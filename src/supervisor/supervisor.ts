@@ -106,7 +106,7 @@ export class Supervisor {
     const busy = () => heldContexts(this.jobs.jobs.values(), this.intake.held(), this.thinking());
     const admitNew = (id: string, owner: string | null) => this.intake.checkNew(owner, id);
     this.conversations = new ConversationBook(this.store, this.log, this.now, { ...this.config.store, busy, admitNew });
-    const { conversations, metrics, jobs } = this;
+    const { conversations, metrics, jobs, timers } = this;
     this.intake = new ConversationIntake({ ...base, conversations, jobs });
     this.steering = new Steering(this.steeringDeps());
     const onRoom = () => this.handle({ type: 'budget_room' });
@@ -135,7 +135,7 @@ export class Supervisor {
     });
     this.compactor = new Compactor({ ...base, conversations, thinks: this.thinks, metrics, onChange: wake });
     const parts = { children: this.children, thinks: this.thinks, spending: this.spending, metrics, hold: this.hold };
-    this.subagents = subagentDesk({ ...base, ...parts, opts, reactor: this.reactor, conversations });
+    this.subagents = subagentDesk({ ...base, ...parts, opts, reactor: this.reactor, conversations, timers });
     this.turns = this.turnWorkers();
     this.launcher = new TurnLauncher({
       ...{ ...base, turnIds: this.turnIds, conversations, turns: this.turns, steering: this.steering },

@@ -21,7 +21,7 @@ export interface A2aStartTarget {
     payload: unknown,
     principal: string,
     conversation: string,
-  ): Promise<{ ok: true; run: string } | { ok: false; error: string }>;
+  ): Promise<{ ok: true; run: string } | { ok: false; error: string; queued?: true }>;
   /** The run's end (its task follows it). */
   outcome(run: string): Promise<FireResult>;
 }

@@ -3,6 +3,7 @@
 // the overlap policy. Next-fire and missed-occurrence computation take the clock as an argument; no I/O.
 import { Cron } from 'croner';
 import { parseDuration } from '../config/duration.js';
+import { FIRED_KEY_KEEP_MS } from './firedKeys.js';
 
 export type CatchUp = 'none' | 'one' | 'all';
 export type Overlap = 'skip' | 'queue' | 'cancel_previous';
@@ -165,7 +166,9 @@ export interface DuePlan {
 /**
  * Plans the firing of `occurrenceMs` (due at `dueMs`, its jittered time) at `now`. On time (late by less than
  * MISS_GRACE_MS) it fires alone. Late, it and every later occurrence up to `now - MISS_GRACE_MS` were missed
- * (the daemon was down): `catch_up` fires none, the latest one, or all of them (at most MAX_CATCH_UP).
+ * (the daemon was down): `catch_up` fires none, the latest one, or all of them (at most MAX_CATCH_UP). Missed
+ * occurrences older than the fired-key retention (7 days) are never caught up: their keys may be pruned already,
+ * so a late firing could repeat one.
  */
 export function planDue(
   schedule: Schedule,
@@ -189,7 +192,8 @@ export function planDue(
     }
     next = nextOccurrence(schedule, next, anchorMs);
   }
-  const fire = schedule.catchUp === 'all' ? missed : schedule.catchUp === 'one' ? missed.slice(-1) : [];
+  const recent = missed.filter((o) => o >= now - FIRED_KEY_KEEP_MS);
+  const fire = schedule.catchUp === 'all' ? recent : schedule.catchUp === 'one' ? recent.slice(-1) : [];
   return { fire, skipped: missed.length + more - fire.length, next };
 }
 

@@ -7,6 +7,7 @@ import type { TimerRecord } from '../domain/timer.js';
 import { DaemonError } from '../errors.js';
 import type { Logger } from '../obs/log.js';
 import type { TimersPort } from '../store/store.js';
+import { FIRED_KEY_KEEP_MS } from './firedKeys.js';
 import type { FireTarget } from './fireTarget.js';
 import {
   compileSchedule,
@@ -91,6 +92,11 @@ export class ScheduleRunner {
     const first =
       compiled.schedule.rule.kind === 'at' ? compiled.schedule.rule.atMs : nextOccurrence(compiled.schedule, now, now);
     if (first === null) return;
+    if (first < now - FIRED_KEY_KEEP_MS) {
+      // Past the fired-key retention: never caught up (planDue), so nothing to arm.
+      this.deps.log.info('start.schedule.done', { trigger: spec.id, expired: true });
+      return;
+    }
     const timer = this.#timer(entry, first, now);
     await this.deps.timers.arm(timer);
     this.deps.log.info('start.schedule.armed', { trigger: spec.id, next_ms: timer.due });
@@ -101,6 +107,14 @@ export class ScheduleRunner {
     this.#entries.delete(id);
     this.#waiting.delete(id);
     await this.deps.timers.cancelOwner(ownerOf(id));
+  }
+
+  /**
+   * Forgets the done keys of one-shot schedules remembered more than 7 days before `now` (the fired-key retention);
+   * resolves with how many. A later life may arm such an `at` again, and finds it too old to catch up.
+   */
+  pruneDone(now: number): Promise<number> {
+    return this.deps.store.forget(DONE_PREFIX, now - FIRED_KEY_KEEP_MS);
   }
 
   /** Stops firing `id` in this life (a drain); its stored timer stays for the next life. */
@@ -168,7 +182,9 @@ function ownerOf(trigger: string): string {
   return `trigger:${trigger}`;
 }
 
+const DONE_PREFIX = 'schedule-done/';
+
 /** Remembered once a schedule has no occurrence left (a fired `at`): a later life does not arm it again. */
 function doneKey(entry: Entry): string {
-  return `schedule-done/${entry.spec.id}/${entry.fingerprint}`;
+  return `${DONE_PREFIX}${entry.spec.id}/${entry.fingerprint}`;
 }

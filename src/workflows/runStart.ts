@@ -18,6 +18,8 @@ export type StartPlan =
 
 /** Live runs across all workflows beyond which starts wait or drop (reference §2.13 `limits.max_runs`). */
 export const MAX_LIVE_RUNS = 8;
+/** Starts one workflow may hold queued behind its concurrency; one more is dropped (`run.dropped`), visibly. */
+export const MAX_QUEUED_STARTS = 100;
 
 function startNode(def: WorkflowDef, asked: string | undefined): string | null {
   const starts = Object.values(def.steps)
@@ -27,11 +29,15 @@ function startNode(def: WorkflowDef, asked: string | undefined): string | null {
   return (starts.find((s) => s.kind === 'manual') ?? starts[0])?.id ?? null;
 }
 
-/** Decides a start of `ask` given the definitions and the live runs (oldest first). */
+/**
+ * Decides a start of `ask` given the definitions, the live runs (oldest first) and how many other starts of the
+ * workflow are queued already.
+ */
 export function planStart(
   ask: StartAsk,
   def: WorkflowDef | undefined,
   live: readonly Readonly<WorkflowRun>[],
+  queued = 0,
 ): StartPlan {
   if (!def) return { type: 'refuse', event: 'start.unknown_workflow', error: `no such workflow "${ask.workflow}"` };
   const node = startNode(def, ask.node);
@@ -49,7 +55,11 @@ export function planStart(
   if (mine.length >= def.concurrency.maxRuns || live.length >= MAX_LIVE_RUNS) {
     if (def.concurrency.onOverflow === 'drop')
       return { type: 'refuse', event: 'run.dropped', error: `workflow "${def.name}": run dropped (concurrency)` };
-    if (def.concurrency.onOverflow === 'queue' || mine.length === 0) return { type: 'queue' };
+    if (def.concurrency.onOverflow === 'queue' || mine.length === 0) {
+      if (queued < MAX_QUEUED_STARTS) return { type: 'queue' };
+      const error = `workflow "${def.name}": run dropped (queue full: ${MAX_QUEUED_STARTS} starts wait already)`;
+      return { type: 'refuse', event: 'run.dropped', error };
+    }
     replace = mine[0]?.id ?? null;
   }
   const defaults = def.steps[node]?.fields['inputs'];

@@ -1,9 +1,11 @@
 // The fields of `schedule` and `webhook` start nodes (producers reference §3.4, §3.7): checked at load (a problem
 // names the field; the parser prefixes workflow and step) and turned into the triggers' own shapes. Pure.
+
 import { parseRate } from '../config/subagentKeys.js';
 import { compileCel, evalPredicate } from '../expr/cel.js';
 import type { LoopSpec } from '../triggers/loopPolicy.js';
 import { type ScheduleFields, validateSchedule } from '../triggers/schedule.js';
+import { subscribeOptionProblems } from '../triggers/subscribePolicy.js';
 import type { WebhookAuth, WebhookPayload, WebhookRoute } from '../triggers/webhookPolicy.js';
 import { parseWorkflowDuration } from './durations.js';
 
@@ -167,7 +169,7 @@ export function loopProblems(fields: Readonly<Record<string, unknown>>): string[
   return problems;
 }
 
-/** Load problems of a subscribe node (`window`, `coalesce`, `deliver`, `on_no_listener` are not built). */
+/** Load problems of a subscribe node. */
 export function subscribeProblems(fields: Readonly<Record<string, unknown>>): string[] {
   const problems: string[] = [];
   for (const key of ['server', 'uri'])
@@ -175,9 +177,7 @@ export function subscribeProblems(fields: Readonly<Record<string, unknown>>): st
   const debounce = fields['debounce_ms'];
   if (debounce !== undefined && !(Number.isInteger(debounce) && (debounce as number) >= 0))
     problems.push('debounce_ms: must be a whole number of milliseconds, 0 or more');
-  for (const key of ['window', 'coalesce', 'deliver', 'on_no_listener'])
-    if (fields[key] !== undefined) problems.push(`${key}: not implemented in this build`);
-  return [...problems, ...principalProblems(fields)];
+  return [...problems, ...subscribeOptionProblems(fields), ...principalProblems(fields)];
 }
 
 const A2A_ROLES = ['operator', 'user', 'agent'];

@@ -90,7 +90,8 @@ function a2aTarget(desk: WorkflowDesk, workflow: string, node: string): A2aStart
   return {
     async start(startKey, payload, principal, conversation) {
       const got = await desk.start({ workflow, node, startKey, payload, principal, conversation });
-      return got.ok ? { ok: true, run: got.run.id } : { ok: false, error: got.error };
+      if (got.ok) return { ok: true, run: got.run.id };
+      return got.queued ? { ok: false, error: got.error, queued: true } : { ok: false, error: got.error };
     },
     async outcome(id): Promise<FireResult> {
       const run = await desk.wait(id, 2 ** 31 - 1);
@@ -124,6 +125,7 @@ export class StartTriggers {
   /** A run ended: its loop decides its next iteration, and `event` starts of other workflows may fire. */
   runEnded(run: Readonly<WorkflowRun>): void {
     this.#loops.runEnded(run);
+    this.#subscriptions.runEnded(run);
     this.deps.a2aStarts?.ended(run.startKey, { status: run.status, output: run.output, error: run.error });
     void this.pruneFiredKeys();
     const event = run.status === 'completed' ? 'workflow.finished' : 'workflow.failed';
@@ -153,6 +155,11 @@ export class StartTriggers {
         );
       }
     }
+  }
+
+  /** A start queued behind concurrency was refused when its turn came: an `a2a` caller's task ends `rejected`. */
+  startRefused(startKey: string, error: string): void {
+    this.deps.a2aStarts?.ended(startKey, { status: 'refused', error });
   }
 
   /**
@@ -199,7 +206,8 @@ export class StartTriggers {
     try {
       const ids = planFiredKeyPrune(await this.deps.runs.listRuns({}), now);
       const removed = ids.length === 0 ? 0 : await this.deps.runs.deleteRuns(ids);
-      if (removed > 0) this.deps.log.info('start.keys_pruned', { removed });
+      const doneKeys = (await this.deps.schedules?.pruneDone(now)) ?? 0;
+      if (removed > 0 || doneKeys > 0) this.deps.log.info('start.keys_pruned', { removed, done_keys: doneKeys });
     } catch (err) {
       this.deps.log.warn('start.keys_prune.fail', { err: describeError(err) });
     }
@@ -208,9 +216,14 @@ export class StartTriggers {
   /** Disarms what `name` had armed, then arms `def` (null: deleted). */
   async arm(name: string, def: WorkflowDef | null): Promise<void> {
     const keep = new Set(
-      def?.armed ? Object.values(def.steps).flatMap((s) => (s.kind === 'schedule' ? [`${name}.${s.id}`] : [])) : [],
+      def?.armed
+        ? Object.values(def.steps).flatMap((s) =>
+            s.kind === 'schedule' || s.kind === 'subscribe' ? [`${name}.${s.id}`] : [],
+          )
+        : [],
     );
-    // A schedule still there keeps its stored next occurrence when unchanged (the runner compares its fields).
+    // A schedule still there keeps its stored next occurrence when unchanged (the runner compares its fields); a
+    // subscribe node still there keeps its stored window, held firing and ring.
     await this.#disarm(name, keep);
     if (def === null || !def.armed) return;
     const armed: ArmedStarts = { schedules: [], paths: [], events: [], signals: [], a2a: [] };
@@ -265,7 +278,7 @@ export class StartTriggers {
     for (const id of armed?.a2a ?? []) this.deps.a2aStarts?.unregister(id);
     for (const id of armed?.schedules ?? []) if (!keep.has(id)) await this.deps.schedules?.remove(id);
     for (const id of this.#loops.idsOf(name)) this.#loops.disarm(id);
-    for (const id of this.#subscriptions.idsOf(name)) this.#subscriptions.disarm(id);
+    for (const id of this.#subscriptions.idsOf(name)) this.#subscriptions.disarm(id, !keep.has(id));
   }
 
   /** Fires nothing more in this life (a drain): routes unregistered, loops disarmed, schedules detached (their

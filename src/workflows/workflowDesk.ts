@@ -23,7 +23,10 @@ export interface StartRequest extends StartAsk {
   payload?: unknown;
 }
 
-export type StartOutcome = { ok: true; run: Readonly<WorkflowRun>; created: boolean } | { ok: false; error: string };
+/** `queued`: waiting behind the workflow's concurrency; it starts (and ends) later under the same start key. */
+export type StartOutcome =
+  | { ok: true; run: Readonly<WorkflowRun>; created: boolean }
+  | { ok: false; error: string; queued?: true };
 
 export interface DeskDeps {
   store: Pick<Store, 'workflows' | 'memory'>;
@@ -40,6 +43,8 @@ export interface DeskDeps {
   timers?: TimerService;
   /** Keeps starts queued behind a concurrency limit durably (without it they live in memory only). */
   queue?: StartQueue;
+  /** A queued start was refused when its turn came (inputs, a gone definition): who waits on its key learns it. */
+  onStartRefused?(startKey: string, error: string): void;
   /** A named signal: fires the matching signal starts; resolves with the runs it started. */
   onSignal?(name: string, payload: unknown, key: string): Promise<number>;
 }
@@ -91,7 +96,7 @@ export class WorkflowDesk {
     // What a previous life left queued is tried again, oldest first; still over the limit, it queues again.
     const held = (await this.deps.queue?.held()) ?? [];
     for (const req of held) this.#held.add(req.startKey);
-    for (const req of held) await this.start(req);
+    for (const req of held) await this.#startQueued(req);
   }
 
   #loadStored(stored: StoredDefinition): void {
@@ -113,19 +118,20 @@ export class WorkflowDesk {
   async start(req: StartRequest): Promise<StartOutcome> {
     await this.opened;
     const def = this.definitions().get(req.workflow);
-    const plan = planStart(req, def, this.engine.live());
+    const others = this.#queued.filter((q) => q.workflow === req.workflow && q.startKey !== req.startKey).length;
+    const plan = planStart(req, def, this.engine.live(), others);
     if (plan.type === 'queue') {
       if (!this.#queued.some((q) => q.startKey === req.startKey)) this.#queued.push(req);
       this.#held.add(req.startKey);
       await this.deps.queue?.hold(req);
-      return { ok: false, error: `workflow "${req.workflow}": queued behind its concurrency limit` };
+      return { ok: false, error: `workflow "${req.workflow}": queued behind its concurrency limit`, queued: true };
     }
     // Ran or refused: a start held from the queue is done with.
     if (this.#held.delete(req.startKey)) await this.deps.queue?.release(req.startKey);
     if (plan.type === 'refuse' || !def) {
       const error = plan.type === 'refuse' ? plan.error : `no such workflow "${req.workflow}"`;
       if (plan.type === 'refuse' && plan.event)
-        this.deps.log.warn(plan.event, { workflow: req.workflow, reason: error });
+        this.deps.log.warn(plan.event, { workflow: req.workflow, reason: error, start_key: req.startKey });
       return { ok: false, error };
     }
     if (plan.replace !== null) await this.engine.cancel(plan.replace, 'replaced by a newer run');
@@ -292,7 +298,13 @@ export class WorkflowDesk {
     this.deps.onRunEnded(run);
     const next = this.#queued.findIndex((q) => q.workflow === run.workflow);
     const [queued] = next < 0 ? this.#queued.splice(0, 1) : this.#queued.splice(next, 1);
-    if (queued) void this.start(queued);
+    if (queued) void this.#startQueued(queued);
+  }
+
+  /** A queued start's turn came: a refusal now reaches whoever waits on its key (an `a2a` caller's task). */
+  async #startQueued(req: StartRequest): Promise<void> {
+    const got = await this.start(req);
+    if (!got.ok && !got.queued) this.deps.onStartRefused?.(req.startKey, got.error);
   }
 
   async stop(): Promise<void> {

@@ -96,6 +96,7 @@ export class WorkflowProducer implements Producer {
         starts.runEnded(run);
       },
       onDefined: (name, def): Promise<void> => starts.arm(name, def),
+      onStartRefused: (key, error) => starts.startRefused(key, error),
       onSignal: (name, payload, key): Promise<number> => starts.signal(name, payload, key),
     });
     const starts = new StartTriggers({

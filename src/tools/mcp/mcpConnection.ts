@@ -9,8 +9,7 @@ import type { McpServerSpec } from '../../protocol/frames.js';
 import { fetchAnsweringBrokenStreams } from './mcpHttpFetch.js';
 import { shortReason, specSecrets, stderrHint } from './mcpReason.js';
 import { McpResources } from './mcpResources.js';
-import type { ToolAnswer } from './mcpValue.js';
-import { toolValue } from './mcpValue.js';
+import { asArguments, type ToolAnswer, toolValue } from './mcpValue.js';
 import { signalProcess, stopProcess } from './stdioProcess.js';
 
 /** reference §1.5: each server gets 60 s to connect and answer `initialize`. */
@@ -18,6 +17,8 @@ const MCP_CONNECT_TIMEOUT_MS = 60_000;
 /** How long close() lets a stdio server exit on its own (stdin EOF) before SIGTERM (stdioProcess.ts). */
 const CLOSE_GRACE_MS = 1_000;
 const MAX_LIST_PAGES = 100;
+/** How long a ping after a transport error may take before the connection counts as lost. */
+const PROBE_TIMEOUT_MS = 5_000;
 
 /**
  * What a stdio server's stderr does. Never mixed into our JSON-lines stderr by default: 'ignore' (default) keeps
@@ -176,11 +177,6 @@ function toolInfo(tool: Record<string, unknown> & { name: string }): McpToolInfo
   return info;
 }
 
-function asArguments(args: unknown): Record<string, unknown> | null {
-  if (args === undefined || args === null) return {};
-  return typeof args === 'object' && !Array.isArray(args) ? (args as Record<string, unknown>) : null;
-}
-
 /** A connection to one MCP server; a resource with a lifecycle: connect → list/call → close. */
 export class McpConnection {
   /** Resource subscriptions and reads (subscribe start nodes). */
@@ -189,6 +185,7 @@ export class McpConnection {
   private readonly closedListeners = new Set<(reason: string) => void>();
   private lost: string | null = null;
   private closing: Promise<void> | null = null;
+  private probing = false;
 
   private constructor(
     readonly name: string,
@@ -200,7 +197,10 @@ export class McpConnection {
       for (const cb of this.toolsChanged) cb();
     });
     client.onclose = () => this.markLost('connection closed');
-    this.resources = new McpResources(client, secrets);
+    // An HTTP transport reports a server that went away (or restarted, forgetting the session) only as errors:
+    // a ping tells a passing error from a lost connection.
+    client.onerror = () => void this.probe();
+    this.resources = new McpResources(client, secrets, (cb) => this.onClosed(cb));
   }
 
   /** Spawns or dials the server and completes `initialize`; rejects with a short McpConnectError. */
@@ -351,6 +351,20 @@ export class McpConnection {
       this.markLost('connection closed');
     })();
     return this.closing;
+  }
+
+  /** After a transport error: a failed ping marks the connection lost and closes it (its next use reconnects). */
+  private async probe(): Promise<void> {
+    if (this.lost !== null || this.probing || this.closing) return;
+    this.probing = true;
+    try {
+      await this.client.ping({ timeout: PROBE_TIMEOUT_MS });
+    } catch (err) {
+      this.markLost(`connection lost: ${shortReason(err, this.secrets)}`);
+      await this.close().catch(() => {});
+    } finally {
+      this.probing = false;
+    }
   }
 
   private markLost(reason: string): void {

@@ -11,6 +11,8 @@ export class McpResources {
   constructor(
     private readonly client: Client,
     private readonly secrets: string[],
+    /** Calls `cb` once when the connection is lost (its subscriptions with it); returns the unsubscribe. */
+    readonly onClosed: (cb: (reason: string) => void) => () => void,
   ) {
     client.setNotificationHandler(ResourceUpdatedNotificationSchema, (note) => {
       for (const cb of this.#watchers.get(note.params.uri) ?? []) cb();

@@ -53,3 +53,9 @@ export function toolValue(result: CallToolResultLike): ToolAnswer {
   if (result.content === undefined && result.toolResult !== undefined) return { result: result.toolResult, is_error };
   return { result: parsedOrRaw(contentText(result.content)), is_error };
 }
+
+/** Tool arguments as the wire's object: none is `{}`; anything but an object is null (refused). */
+export function asArguments(args: unknown): Record<string, unknown> | null {
+  if (args === undefined || args === null) return {};
+  return typeof args === 'object' && !Array.isArray(args) ? (args as Record<string, unknown>) : null;
+}

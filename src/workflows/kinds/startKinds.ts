@@ -141,7 +141,7 @@ export const START_KINDS: readonly NodeKind[] = [
     name: 'subscribe',
     category: 'start',
     implemented: true,
-    doc: 'Fires when the MCP resource `uri` of `server` is updated (`resources/subscribe`, `notifications/resources/updated`) and `filter` passes; with `debounce_ms`, the updates of one window fire once, with the newest content. Payload `{server, uri, content}` (JSON when the text parses, else text; null when the read failed).',
+    doc: 'Fires when the MCP resource `uri` of `server` is updated (`resources/subscribe`, `notifications/resources/updated`) and `filter` passes; with `debounce_ms`, the updates of one window fire once, with the newest content (the open window is stored: a restart inside it fires it once, at its time). Resubscribes when the server comes back after a restart. Payload `{server, uri, content, window?}` (JSON when the text parses, else text; null when the read failed).',
     fields: {
       server: { required: true, doc: 'A server of `mcp.servers`.' },
       uri: { required: true, doc: 'The resource URI.' },
@@ -149,10 +149,18 @@ export const START_KINDS: readonly NodeKind[] = [
         doc: 'The window after the first update in which later ones only replace the content (0: each fires).',
       },
       filter: { raw: true, doc: 'CEL over `{content}`: false starts nothing.' },
-      window: { doc: 'Reserved: refused in this build.' },
-      coalesce: { doc: 'Reserved: refused in this build.' },
-      deliver: { doc: 'Reserved: refused in this build.' },
-      on_no_listener: { doc: 'Reserved: refused in this build.' },
+      window: {
+        doc: '`{samples: N}` (1-100): the payload also carries `window`, the newest N contents that passed the filter (oldest first), kept durably, also those of firings that were coalesced or debounced.',
+      },
+      coalesce: {
+        doc: '`true`: while a run this node started is live, a firing starts no second run; the newest is held (durably) and fires once that run ends. Default false.',
+      },
+      deliver: {
+        doc: "`start` (default): a firing starts a run. `signal`: it is a signal named the node's `uri`, payload the firing's, held by every live run of the workflow (a `wait {on: signal}` takes it).",
+      },
+      on_no_listener: {
+        doc: 'With `deliver: signal` and no live run of the workflow: `start` (default) starts one with the firing; `drop` drops it (`start.subscribe.dropped`).',
+      },
       inputs: { doc: "The run's inputs." },
       principal: PRINCIPAL_FIELD,
     },

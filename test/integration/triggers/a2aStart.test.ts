@@ -10,7 +10,7 @@ import { TaskState } from '@a2a-js/sdk';
 import { artifactText, asTask } from '../../e2e/daemon.js';
 import { clientFor } from '../a2a/listenerHarness.js';
 import { waitUntil } from '../wait.js';
-import { commandRequest, daemon, doneOf, runsOf } from './startRig.js';
+import { commandRequest, daemon, doneOf, runsOf, settledTask } from './startRig.js';
 
 const YAML = `workflows:
   - name: deployer
@@ -28,11 +28,7 @@ describe('a2a start node', () => {
       const client = await clientFor(url);
       const first = asTask(await client.sendMessage(commandRequest('deploy', { env: 'prod' }, 'deploy-1')));
       await waitUntil(() => doneOf(events, 'deployer').length === 1, 10_000, 'the run ended');
-      let task = await client.getTask({ tenant: '', id: first.id });
-      for (let i = 0; i < 100 && task.status?.state !== TaskState.TASK_STATE_COMPLETED; i++) {
-        await new Promise((r) => setTimeout(r, 50));
-        task = await client.getTask({ tenant: '', id: first.id });
-      }
+      const task = await settledTask(client, first.id);
       assert.equal(task.status?.state, TaskState.TASK_STATE_COMPLETED);
       assert.equal(artifactText(task), 'deployed prod for operator');
       assert.equal(task.contextId, 'ops');

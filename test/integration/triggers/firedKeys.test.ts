@@ -55,4 +55,36 @@ describe('fired keys', () => {
       await runtime.stop();
     }
   });
+
+  it('forgets the done keys of one-shot schedules past 7 days, and never fires an `at` that old', async () => {
+    const keysDir = mkdtempSync(join(tmpdir(), 'agentd-donekeys-'));
+    const seed = new SqliteStore(keysDir);
+    await seed.timers.remember('schedule-done/old.s/{"at":"x"}', Date.now() - 8 * DAY);
+    await seed.timers.remember('schedule-done/new.s/{"at":"y"}', Date.now() - DAY);
+    await seed.timers.remember('webhook/w.h/k', Date.now() - 8 * DAY);
+    await seed.close();
+    const at = new Date(Date.now() - 8 * DAY).toISOString();
+    const yaml = `workflows:
+  - name: stale
+    steps:
+      s: {kind: schedule, at: "${at}", catch_up: all}
+      f: {kind: finish, depends_on: [s]}
+`;
+    const { runtime, events } = await daemon(keysDir, yaml);
+    try {
+      await waitUntil(() => events.some((e) => e['event'] === 'start.keys_pruned'), 10_000, 'the prune at start');
+      assert.equal(events.find((e) => e['event'] === 'start.keys_pruned')?.['done_keys'], 1);
+      assert.equal(await runtime.store.timers.seen('schedule-done/old.s/{"at":"x"}'), false, 'past 7 days: gone');
+      assert.equal(await runtime.store.timers.seen('schedule-done/new.s/{"at":"y"}'), true, 'within 7 days: kept');
+      assert.equal(await runtime.store.timers.seen('webhook/w.h/k'), true, 'other keys are not schedule keys');
+      const done = events.find((e) => e['event'] === 'start.schedule.done');
+      assert.equal(done?.['expired'], true, 'an `at` 8 days past is not armed');
+      await new Promise((r) => setTimeout(r, 300));
+      assert.equal(events.filter((e) => e['event'] === 'run.start').length, 0, 'and fires nothing');
+      assert.equal(runtime.supervisor.timers.list().filter((t) => t.kind === 'schedule').length, 0);
+    } finally {
+      await runtime.stop();
+      rmSync(keysDir, { recursive: true, force: true });
+    }
+  });
 });

@@ -1,7 +1,7 @@
 // A daemon runtime over a real SQLite file and a real A2A listener for start-node tests, and readers of its events.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Message, SendMessageRequest } from '@a2a-js/sdk';
+import { type Message, type SendMessageRequest, type Task, TaskState } from '@a2a-js/sdk';
 import type { A2aProducer } from '../../../src/a2a/a2aProducer.js';
 import { compileConfig } from '../../../src/config/compile.js';
 import { createLogger } from '../../../src/obs/log.js';
@@ -62,4 +62,17 @@ export function commandRequest(
     mediaType: 'application/json',
   });
   return { ...req, message };
+}
+
+/** The task once it completed (a run's end reaches its task just after `run.done`), or as it is after ~5 s. */
+export async function settledTask(
+  client: { getTask(req: { tenant: string; id: string }): Promise<Task> },
+  id: string,
+): Promise<Task> {
+  let task = await client.getTask({ tenant: '', id });
+  for (let i = 0; i < 100 && task.status?.state !== TaskState.TASK_STATE_COMPLETED; i++) {
+    await new Promise((r) => setTimeout(r, 50));
+    task = await client.getTask({ tenant: '', id });
+  }
+  return task;
 }

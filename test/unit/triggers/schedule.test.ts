@@ -116,6 +116,20 @@ describe('planDue', () => {
       next: 10_000,
     });
   });
+  it('never catches up an occurrence missed more than 7 days ago (its keys may be pruned)', () => {
+    const DAY = 86_400_000;
+    const s = compiled({ every: '1d', catch_up: 'all' });
+    // Down from day 1 to day 10.5: days 1..10 were missed; only days 4..10 are within the 7 days kept.
+    const plan = planDue(s, DAY, DAY, 10.5 * DAY, 0);
+    assert.deepEqual(
+      plan.fire,
+      [4, 5, 6, 7, 8, 9, 10].map((d) => d * DAY),
+    );
+    assert.equal(plan.skipped, 3);
+    const old = compiled({ at: '2026-07-01T09:00:00Z', catch_up: 'one' });
+    const at = Date.parse('2026-07-01T09:00:00Z');
+    assert.deepEqual(planDue(old, at, at, at + 8 * DAY, 0), { fire: [], skipped: 1, next: null });
+  });
   it('a consumed at has no next occurrence', () => {
     const s = compiled({ at: '2026-07-01T09:00:00Z' });
     const at = Date.parse('2026-07-01T09:00:00Z');

@@ -1,0 +1,86 @@
+// The durable state of `subscribe` starts as rows of the timer store (no table of their own): an open debounce
+// window is a timer due when the window closes (its payload the newest content), so a restart inside the window
+// fires it once, at its time; a firing held by `coalesce` and a `window`'s sample ring are rows that never come
+// due, kept until their trigger reads them. Thin I/O over the timer service; what the rows mean is decided in
+// subscribeStarts.ts and triggers/subscribePolicy.ts.
+import type { TimerRecord } from '../domain/timer.js';
+import type { TimerService } from '../triggers/timerService.js';
+
+export const SUBSCRIBE_WINDOW_KIND = 'subscribe_window';
+export const SUBSCRIBE_HELD_KIND = 'subscribe_held';
+export const SUBSCRIBE_RING_KIND = 'subscribe_ring';
+/** Never due: the row is a record, not an alarm. */
+const NEVER = Number.MAX_SAFE_INTEGER;
+
+/** What a trigger left stored: its open window (due, newest payload), its held firing, its ring. */
+export interface StoredSubscribe {
+  window: { due: number; payload: unknown } | null;
+  held: unknown;
+  ring: unknown[];
+}
+
+const ownerOf = (trigger: string): string => `subscribe:${trigger}`;
+
+/** Reads and writes the rows of each trigger; `onWindow` fires a closed window of an armed trigger. */
+export class SubscribeRows {
+  /** Closed windows whose trigger was not armed yet in this life: kept stored until it is. */
+  readonly #waiting = new Map<string, TimerRecord>();
+
+  constructor(
+    private readonly timers: TimerService,
+    onWindow: (trigger: string, due: number, payload: unknown) => Promise<boolean>,
+  ) {
+    timers.handle(SUBSCRIBE_WINDOW_KIND, async (timer) => {
+      const { trigger, payload } = timer.payload as { trigger: string; payload: unknown };
+      if (await onWindow(trigger, timer.due, payload)) return undefined;
+      this.#waiting.set(trigger, timer);
+      return 'keep';
+    });
+    timers.handle(SUBSCRIBE_HELD_KIND, () => 'keep');
+    timers.handle(SUBSCRIBE_RING_KIND, () => 'keep');
+  }
+
+  /** What `trigger` left stored; a closed window kept for it is armed again (it fires at once). */
+  async stored(trigger: string): Promise<StoredSubscribe> {
+    await this.timers.ready;
+    const rows = this.timers.list(ownerOf(trigger));
+    const kept = this.#waiting.get(trigger);
+    this.#waiting.delete(trigger);
+    const window = kept ?? rows.find((t) => t.kind === SUBSCRIBE_WINDOW_KIND);
+    const held = rows.find((t) => t.kind === SUBSCRIBE_HELD_KIND);
+    const ring = rows.find((t) => t.kind === SUBSCRIBE_RING_KIND)?.payload as { ring?: unknown[] } | undefined;
+    if (kept) this.timers.rearm(kept);
+    return {
+      window: window ? { due: window.due, payload: (window.payload as { payload: unknown }).payload } : null,
+      held: held ? (held.payload as { payload: unknown }).payload : undefined,
+      ring: Array.isArray(ring?.ring) ? ring.ring : [],
+    };
+  }
+
+  /** Opens (or rewrites, with the newest payload) the debounce window of `trigger`, due at `due`. */
+  async window(trigger: string, due: number, payload: unknown): Promise<void> {
+    // Keyed by its due time too: a window opened while the previous one's firing settles is another row.
+    await this.#put(trigger, SUBSCRIBE_WINDOW_KIND, due, { trigger, payload }, `/${due}`);
+  }
+
+  /** Holds `payload` (undefined: releases what is held). */
+  async hold(trigger: string, payload: unknown): Promise<void> {
+    if (payload === undefined) await this.timers.cancel(`${ownerOf(trigger)}/${SUBSCRIBE_HELD_KIND}`);
+    else await this.#put(trigger, SUBSCRIBE_HELD_KIND, NEVER, { trigger, payload });
+  }
+
+  async ring(trigger: string, ring: readonly unknown[]): Promise<void> {
+    await this.#put(trigger, SUBSCRIBE_RING_KIND, NEVER, { trigger, ring });
+  }
+
+  /** Deletes every row of `trigger` (its node is gone). */
+  async forget(trigger: string): Promise<void> {
+    this.#waiting.delete(trigger);
+    await this.timers.cancelOwner(ownerOf(trigger));
+  }
+
+  async #put(trigger: string, kind: string, due: number, payload: unknown, suffix = ''): Promise<void> {
+    const owner = ownerOf(trigger);
+    await this.timers.arm({ id: `${owner}/${kind}${suffix}`, owner, kind, due, payload });
+  }
+}

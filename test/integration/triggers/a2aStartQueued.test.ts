@@ -1,0 +1,74 @@
+// An `a2a` start queued behind its workflow's concurrency (issue 17): the caller's task stays working (agentd, and
+// this daemon before, answered it `rejected`) until its run starts after the live one and ends; and a workflow's
+// queue is bounded: past 100 waiting starts one more is dropped, visibly (`run.dropped`), and its caller told.
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { TaskState } from '@a2a-js/sdk';
+import { artifactText, asTask } from '../../e2e/daemon.js';
+import { clientFor } from '../a2a/listenerHarness.js';
+import { waitUntil } from '../wait.js';
+import { commandRequest, daemon, doneOf, runsOf, settledTask } from './startRig.js';
+
+const YAML = `workflows:
+  - name: deployer
+    concurrency: {max_runs: 1, on_overflow: queue}
+    steps:
+      s: {kind: a2a, command: deploy}
+      go: {kind: wait, depends_on: [s], on: signal, signal: go, timeout: 60s}
+      f: {kind: finish, depends_on: [go], output: "deployed {{steps.s.output.args.env}}"}
+`;
+const dir = mkdtempSync(join(tmpdir(), 'agentd-a2aqueued-'));
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('a2a start queued behind concurrency', () => {
+  it('keeps the caller task working until its run starts and ends, and bounds the queue', async () => {
+    const { runtime, url, events, workflows } = await daemon(dir, YAML);
+    try {
+      const client = await clientFor(url);
+      const desk = workflows.desk;
+      assert.ok(desk);
+      const first = asTask(await client.sendMessage(commandRequest('deploy', { env: 'a' }, 'm-1', true)));
+      await waitUntil(() => runsOf(events, 'deployer').length === 1, 10_000, 'the first run started');
+      const second = asTask(await client.sendMessage(commandRequest('deploy', { env: 'b' }, 'm-2', true)));
+      await waitUntil(() => events.some((e) => e['event'] === 'start.a2a.queued'), 10_000, 'the second queued');
+      const waiting = await client.getTask({ tenant: '', id: second.id });
+      assert.equal(waiting.status?.state, TaskState.TASK_STATE_WORKING, 'queued, not rejected');
+      assert.equal(runsOf(events, 'deployer').length, 1, 'the premise: it waits behind the live run');
+
+      // Fill the rest of the queue without HTTP: 99 more wait, the 101st is dropped.
+      const ask = (startKey: string) => ({ workflow: 'deployer', startKey, principal: null, conversation: null });
+      for (let i = 0; i < 99; i++) {
+        const got = await desk.start(ask(`fill-${i}`));
+        assert.equal(got.ok === false && got.queued, true);
+      }
+      assert.equal(desk.queuedStarts, 100);
+      const over = await desk.start(ask('fill-over'));
+      assert.equal(over.ok, false);
+      assert.equal(over.ok === false && over.queued, undefined, 'refused, not queued');
+      const dropped = events.filter((e) => e['event'] === 'run.dropped');
+      assert.equal(dropped.length, 1);
+      assert.equal(dropped[0]?.['start_key'], 'fill-over');
+      assert.match(String(dropped[0]?.['reason']), /queue full/);
+      const third = asTask(await client.sendMessage(commandRequest('deploy', { env: 'c' }, 'm-3', true)));
+      const refused = await client.getTask({ tenant: '', id: third.id });
+      assert.equal(refused.status?.state, TaskState.TASK_STATE_REJECTED, 'an overflowing caller is told at once');
+
+      await desk.signal('go', null, 'go-1'); // ends run 1; the queued a2a start (the oldest) runs next
+      await waitUntil(() => runsOf(events, 'deployer').length === 2, 10_000, 'the queued run started');
+      assert.equal((await client.getTask({ tenant: '', id: second.id })).status?.state, TaskState.TASK_STATE_WORKING);
+      await desk.signal('go', null, 'go-2');
+      await waitUntil(() => doneOf(events, 'deployer').length === 2, 10_000, 'the queued run ended');
+      const task = await settledTask(client, second.id);
+      assert.equal(task.status?.state, TaskState.TASK_STATE_COMPLETED);
+      assert.equal(artifactText(task), 'deployed b');
+      const one = await client.getTask({ tenant: '', id: first.id });
+      assert.equal(one.status?.state, TaskState.TASK_STATE_COMPLETED);
+      for (const id of desk.engine.live().map((r) => r.id)) await desk.engine.cancel(id, 'test over');
+    } finally {
+      await runtime.stop();
+    }
+  });
+});
