@@ -68,6 +68,8 @@ export interface ProducerContext {
   triggerMetrics?: TriggerMetrics;
   /** The instance's metrics, for a producer that keeps counters of its own (workflow runs). */
   metrics?: Pick<Metrics, 'counter' | 'gauge'>;
+  /** Test-only crash points (`AGENTD_TEST_KILL_AT`): SIGKILLs this process when `name` is armed, else nothing. */
+  killPoint?(name: string): void;
 }
 
 /**

@@ -90,6 +90,7 @@ export class WorkflowProducer implements Producer {
       configured: ctx.config.workflows,
       watch: runWatch(ctx, () => this.#desk?.engine.live().length ?? 0),
       ...(ctx.timers ? { queue: timerStartQueue(ctx.timers), timers: ctx.timers } : {}),
+      ...(ctx.killPoint ? { killPoint: ctx.killPoint } : {}),
       onRunEnded: (run) => {
         this.#noteEnd(ctx, run);
         endRunSubagents(ctx, run);
@@ -130,12 +131,17 @@ export class WorkflowProducer implements Producer {
     this.#settled = opened
       .then(() => starts.armAll())
       .then(() => desk.fireOnce())
-      // This life's `once` runs decide a job's exit code (reference §2.10): one finished in an earlier life does not.
-      .then((runs) => runs.filter((r) => r.created >= this.#since || !TERMINAL_RUN.has(r.status)).map((r) => r.id))
+      // This life's `once` runs decide a job's exit code (reference §2.10): one finished in an earlier life does not;
+      // one this life restored and finished (even before the `once` starts fired) does.
+      .then((runs) => runs.filter((r) => this.#ofThisLife(r)).map((r) => r.id))
       .catch((err: unknown) => {
         ctx.log.error('producer.failed', { producer: this.name, err: describeError(err) });
         return [];
       });
+  }
+
+  #ofThisLife(run: Readonly<WorkflowRun>): boolean {
+    return !TERMINAL_RUN.has(run.status) || run.created >= this.#since || (run.finished ?? 0) >= this.#since;
   }
 
   /** Resolves, once the desk opened and the `once` starts fired, with the ids of this life's `once` runs. */
