@@ -14,7 +14,7 @@ export interface FieldSpec {
 
 /** What a step's execution decided; the engine only switches on it. */
 export type StepResult =
-  | { type: 'done'; output: unknown; setVar?: { name: string; value: unknown } }
+  | { type: 'done'; output: unknown; setVar?: { name: string; value: unknown }; cached?: string }
   | { type: 'failed'; error: string; timeout?: boolean }
   | { type: 'suspend'; wait: StepWait }
   | { type: 'finish'; status: 'completed' | 'failed' | 'refused' | 'cancelled'; output: unknown; reason: string | null }

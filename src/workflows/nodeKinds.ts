@@ -107,8 +107,10 @@ export const COMMON_FIELDS: Readonly<Record<string, string>> = {
   on_error: 'fail (default) | continue | goto:<step>.',
   on_replay: 'retry (default) | skip | fail: what a restart does with a step that was in flight.',
   output_schema: 'JSON Schema the step output must match.',
+  cache:
+    '`{key?, ttl?}`: a `done` output is kept in memory (`_cache/<sha256>` of kind, step id and the rendered `key`, else the whole rendered step) for `ttl` (forever without); a later attempt or run with the same key is `done` with it at once (`step.cache_hit`). Refused on start, finish, switch, sleep, wait, assign, transform and fail steps.',
   description: 'Free text.',
 };
 
 /** Common fields the reference lists but this build refuses rather than ignores. */
-export const REFUSED_COMMON = ['cache', 'budget', 'skills', 'otel', 'idempotent'] as const;
+export const REFUSED_COMMON = ['budget', 'skills', 'otel', 'idempotent'] as const;
