@@ -53,6 +53,14 @@ function mcpCaller(tools: NonNullable<ProducerContext['mcp']>): McpCaller {
   return (server, tool, args, call) => tools.callRoute({ server, wire: tool }, args, call);
 }
 
+/** The knowledge kinds' port: the route the turn's knowledge.search uses (reference §7), called as the supervisor. */
+function knowledgeCaller(tools: NonNullable<ProducerContext['mcp']>): NonNullable<StepPorts['knowledge']> {
+  return async (tool, args, call) => {
+    const route = tools.knowledgeRoute(tool);
+    return route === null ? null : tools.callRoute(route, args, { meta: {}, ...call });
+  };
+}
+
 /** What the steps of runs reach outside the engine: memory, the network, MCP tools, turns, subagents, persons. */
 function deskPorts(ctx: ProducerContext): StepPorts {
   return {
@@ -60,7 +68,7 @@ function deskPorts(ctx: ProducerContext): StepPorts {
     fetch,
     lookup: async (host) => (await lookup(host, { all: true })).map((a) => a.address),
     instance: ctx.config.agent.name,
-    ...(ctx.mcp ? { mcp: mcpCaller(ctx.mcp) } : {}),
+    ...(ctx.mcp ? { mcp: mcpCaller(ctx.mcp), knowledge: knowledgeCaller(ctx.mcp) } : {}),
     ...turnPorts(ctx),
     subagent: stepSubagents(ctx),
     awaitSubagent: awaitSubagents(ctx),
