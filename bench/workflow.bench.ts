@@ -1,6 +1,7 @@
 // Workflow engine throughput over a real SQLite store: a linear run of 510 assigns (a definition holds at most 512
-// top-level steps, reference §2.13, so 1,000 steps wait for `foreach` bodies) and a `map` over 1,000 items (the
-// stand-in for `foreach`, not built yet). Prints steps per second and run-record writes per step; asserts nothing.
+// top-level steps, reference §2.13, so 1,000 steps wait for `foreach` bodies), a chain of 200 memory.set steps (each
+// an effect: its `running` record is committed before the write) and a `map` over 1,000 items (the stand-in for
+// `foreach`, not built yet). Prints steps per second and run-record writes per step; asserts nothing.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,6 +12,7 @@ import { loadWorkflow } from '../src/workflows/definitions.js';
 import { WorkflowDesk } from '../src/workflows/workflowDesk.js';
 
 const STEPS = Number(process.env.BENCH_WORKFLOW_STEPS ?? 510);
+const MEMORY_STEPS = Number(process.env.BENCH_WORKFLOW_MEMORY_STEPS ?? 200);
 const ITEMS = Number(process.env.BENCH_WORKFLOW_ITEMS ?? 1_000);
 
 function linear(n: number): unknown {
@@ -22,6 +24,17 @@ function linear(n: number): unknown {
   }
   steps['f'] = { kind: 'finish', depends_on: prev, output: '{{vars.n}}' };
   return { name: 'linear', steps };
+}
+
+function memoryChain(n: number): unknown {
+  const steps: Record<string, unknown> = { s: { kind: 'manual' } };
+  let prev = 's';
+  for (let i = 0; i < n; i++) {
+    steps[`m${i}`] = { kind: 'memory.set', depends_on: prev, key: `bench.k${i % 16}`, value: i };
+    prev = `m${i}`;
+  }
+  steps['f'] = { kind: 'finish', depends_on: prev, output: n };
+  return { name: 'memory', steps };
 }
 
 const mapped = {
@@ -76,4 +89,5 @@ async function measure(doc: unknown, inputs: Record<string, unknown>, units: num
 }
 
 await measure(linear(STEPS), {}, STEPS, 'steps');
+await measure(memoryChain(MEMORY_STEPS), {}, MEMORY_STEPS, 'steps');
 await measure(mapped, { items: Array.from({ length: ITEMS }, (_, i) => i) }, ITEMS, 'items');

@@ -23,6 +23,7 @@ import { cancelByOrigin, type TaskCancelDeps } from './taskCancel.js';
 import { goalIn, type TaskFeed } from './taskFeed.js';
 import { TaskRecords } from './taskRecords.js';
 import {
+  answeredQuestion,
   consumed,
   conversationFor,
   endedTask,
@@ -346,8 +347,8 @@ export class TaskBackend implements A2aBackend, TaskHooks {
     this.deps.supervisor.intake.checkMessageBytes(principal.id, task.conversation, text);
     if (task.state === 'input_required') {
       const open = this.questions.has(taskId);
-      // No turn waits after a restart: the answer is kept on the task, durably, for the replayed turn's question.
-      const question = open || task.question === null ? null : { ...task.question, answer: text };
+      // Kept durably for a replayed ask (a turn after a restart, any run step): answeredQuestion says when.
+      const question = answeredQuestion(task, text, open);
       const working = transition(task, 'working', this.deps.now(), { question, message: null }) ?? task;
       const stored = await this.records.save(consumed(working, messageId));
       this.deps.feed?.answer(stored, text);

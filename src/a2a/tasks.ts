@@ -153,3 +153,13 @@ export function taskOrigin(task: TaskRecord): 'turn' | 'run' | 'step' | 'none' {
 export function owns(principal: Principal, task: TaskRecord): boolean {
   return principal.role === 'operator' || task.principal === principal.id;
 }
+
+/**
+ * The question an answer leaves on its task: kept with the answer when nobody waits (a replayed ask takes it), and
+ * on a run step's task always: the step ends its task only after it took the answer, so a crash between the two
+ * hands the answer over again instead of asking twice. A turn's live answer closes its question.
+ */
+export function answeredQuestion(task: TaskRecord, text: string, waiting: boolean): TaskRecord['question'] {
+  if (task.question === null) return null;
+  return waiting && taskOrigin(task) !== 'step' ? null : { ...task.question, answer: text };
+}

@@ -7,7 +7,7 @@ import type { OriginOf } from './roleRules.js';
 import type { Config, ToolOverride } from './types.js';
 
 /** Mapping-only tools an MCP tool can stand in for through tools.overrides (reference §9.5). */
-const MAPPABLE_TOOLS = ['knowledge.search'] as const;
+const MAPPABLE_TOOLS = ['knowledge.search', 'knowledge.get'] as const;
 
 /** A list of non-empty strings; from text, a comma-separated list ("" = none). */
 export function stringListKind(what: string): ValueKind<readonly string[]> {

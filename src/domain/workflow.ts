@@ -20,6 +20,14 @@ export interface StepDef {
   outputSchema: Record<string, unknown> | null;
   /** The kind's own fields, unrendered. */
   fields: Record<string, unknown>;
+  /** The common `cache` field (reference §2.7 item 4); absent: no cache. */
+  cache?: StepCache;
+}
+
+/** A step's cache: `key` (a template, null = the whole rendered spec) and its time to live (null = forever). */
+export interface StepCache {
+  key: unknown;
+  ttlMs: number | null;
 }
 
 export type OverflowPolicy = 'queue' | 'drop' | 'replace';

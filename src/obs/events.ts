@@ -189,6 +189,7 @@ export const EVENT_NAMES = [
   'step.done',
   'step.retry',
   'step.goto',
+  'step.cache_hit',
   'wait.armed',
   'wait.resolved',
   'restore.step.replay',

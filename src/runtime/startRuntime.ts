@@ -292,6 +292,13 @@ interface ProducerParts {
  * their accepts wait until the restore has queued what was pending (a message accepted earlier would queue
  * twice), and their supervisor port refuses calls until then.
  */
+/** A test-only crash point: SIGKILL at once, as a crash would (no drain, no flush). */
+const killPointOf =
+  (armed: ReadonlySet<string>) =>
+  (name: string): void => {
+    if (armed.has(name)) process.kill(process.pid, 'SIGKILL');
+  };
+
 async function startProducers(cfg: Readonly<Config>, opts: RuntimeOptions, parts: ProducerParts) {
   const { store, supervisor, tasks, ports, drain, restoring, reload, triggers, tools } = parts;
   const list = [...PRODUCERS.map((make) => make(cfg)).filter((p) => p !== null), ...(opts.producers ?? [])];
@@ -319,6 +326,7 @@ async function startProducers(cfg: Readonly<Config>, opts: RuntimeOptions, parts
     metrics: supervisor.metrics,
     pressure: triggers.pressure,
     timers: supervisor.timers,
+    ...(opts.killAt?.size ? { killPoint: killPointOf(opts.killAt) } : {}),
   };
   await registry.start(ctx);
   return { registry, list };

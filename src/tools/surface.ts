@@ -182,16 +182,20 @@ export class ToolSurface {
   }
 
   /**
-   * The MCP tool that answers knowledge.search (reference §7): tools.overrides, else knowledge.server's tool named
-   * `knowledge.search` or `search`; null when neither is configured or the server does not list the tool.
+   * The MCP tool that answers knowledge.search (reference §7) or knowledge.get: tools.overrides, else
+   * knowledge.server's tool of that name (`search` too for knowledge.search); null when neither is configured or
+   * the server does not list the tool.
    */
-  knowledgeRoute(): { server: string; wire: string } | null {
+  knowledgeRoute(
+    tool: 'knowledge.search' | 'knowledge.get' = 'knowledge.search',
+  ): { server: string; wire: string } | null {
     const { overrides } = this.opts.config.tools;
-    const mapped = Object.hasOwn(overrides, 'knowledge.search') ? overrides['knowledge.search'] : undefined;
+    const mapped = Object.hasOwn(overrides, tool) ? overrides[tool] : undefined;
     const server = mapped?.server ?? this.opts.config.knowledge.server;
     if (server === null) return null;
     const listed = this.listings.get(server)?.tools.map((t) => t.name) ?? [];
-    const wire = mapped ? mapped.tool : ['knowledge.search', 'search'].find((n) => listed.includes(n));
+    const names = tool === 'knowledge.search' ? [tool, 'search'] : [tool];
+    const wire = mapped ? mapped.tool : names.find((n) => listed.includes(n));
     return wire !== undefined && listed.includes(wire) ? { server, wire } : null;
   }
 

@@ -14,7 +14,7 @@ export interface FieldSpec {
 
 /** What a step's execution decided; the engine only switches on it. */
 export type StepResult =
-  | { type: 'done'; output: unknown; setVar?: { name: string; value: unknown } }
+  | { type: 'done'; output: unknown; setVar?: { name: string; value: unknown }; cached?: string }
   | { type: 'failed'; error: string; timeout?: boolean }
   | { type: 'suspend'; wait: StepWait }
   | { type: 'finish'; status: 'completed' | 'failed' | 'refused' | 'cancelled'; output: unknown; reason: string | null }
@@ -41,6 +41,12 @@ export interface StepPorts {
   subagent?(req: StepSubagentRequest): Promise<StepSubagentEnd>;
   /** Resolves once subagent `handle` ends (as subagent.await, acting for the run); a `wait on: subagent` step's. */
   awaitSubagent?(req: StepSubagentAwait): Promise<StepSubagentEnd>;
+  /** Calls the MCP tool that answers `tool` (tools.overrides, else knowledge.server); null: none is configured. */
+  knowledge?(
+    tool: 'knowledge.search' | 'knowledge.get',
+    args: Record<string, unknown>,
+    call: { timeoutMs: number; signal: AbortSignal },
+  ): Promise<{ result: unknown; is_error: boolean } | null>;
   /** Asks a person (the `human` step) through the A2A question machinery; resolves with the answer. */
   askPerson?(req: StepHumanAsk): Promise<StepHumanEnd>;
 }

@@ -4,6 +4,7 @@ import { CONTROL_KINDS } from './kinds/controlKinds.js';
 import { DATA_KINDS } from './kinds/dataKinds.js';
 import { HTTP_KIND } from './kinds/httpKind.js';
 import { HUMAN_KIND } from './kinds/humanKind.js';
+import { KNOWLEDGE_KINDS } from './kinds/knowledgeKinds.js';
 import { LIST_KINDS } from './kinds/listKinds.js';
 import { MCP_TOOL_KIND } from './kinds/mcpToolKind.js';
 import { START_KINDS } from './kinds/startKinds.js';
@@ -31,8 +32,6 @@ const NOT_BUILT: Readonly<Record<Exclude<KindCategory, 'start'>, Readonly<Record
     'artifact.create': '*name mime content from_step sensitive',
     'artifact.get': '*id',
     'artifact.delete': '*id',
-    'knowledge.search': '*query top_k filters',
-    'knowledge.get': 'id uri',
     'search.query': '*query kind limit freshness',
     'search.fetch': '*url max_bytes',
   },
@@ -78,6 +77,7 @@ const ALL: readonly NodeKind[] = [
   WAIT_KIND,
   ...DATA_KINDS,
   ...LIST_KINDS,
+  ...KNOWLEDGE_KINDS,
   HTTP_KIND,
   MCP_TOOL_KIND,
   ...TURN_KINDS,
@@ -107,8 +107,10 @@ export const COMMON_FIELDS: Readonly<Record<string, string>> = {
   on_error: 'fail (default) | continue | goto:<step>.',
   on_replay: 'retry (default) | skip | fail: what a restart does with a step that was in flight.',
   output_schema: 'JSON Schema the step output must match.',
+  cache:
+    '`{key?, ttl?}`: a `done` output is kept in memory (`_cache/<sha256>` of kind, step id and the rendered `key`, else the whole rendered step) for `ttl` (forever without); a later attempt or run with the same key is `done` with it at once (`step.cache_hit`). Refused on start, finish, switch, sleep, wait, assign, transform and fail steps.',
   description: 'Free text.',
 };
 
 /** Common fields the reference lists but this build refuses rather than ignores. */
-export const REFUSED_COMMON = ['cache', 'budget', 'skills', 'otel', 'idempotent'] as const;
+export const REFUSED_COMMON = ['budget', 'skills', 'otel', 'idempotent'] as const;

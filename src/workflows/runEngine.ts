@@ -45,6 +45,12 @@ export interface EngineDeps {
    * step's result, or null when `signal` aborts first (the run ended, the engine stopped).
    */
   watchWait?(run: Readonly<WorkflowRun>, wait: StepWait, signal: AbortSignal): Promise<StepResult | null>;
+  /**
+   * Test-only crash points (`AGENTD_TEST_KILL_AT`), each also as `<point>@<step>`: `step.running` (the step's
+   * `running` record committed, before its effect), `step.before_done` (the effect returned, its end not yet
+   * committed), `step.after_done` (its end committed, before the next step begins).
+   */
+  killPoint?(name: string): void;
 }
 
 /** Waits resolved from outside the run record (signals and due times are the scheduler's). */
@@ -257,14 +263,24 @@ export class RunEngine {
     const kind = step && nodeKind(step.kind);
     if (!step || !kind) throw new Error(`run ${run.id}: step "${id}" has no kind`);
     this.#log(run, beginStep(run, id, this.deps.clock()));
-    if (kind.effect) await this.#save(run);
+    if (kind.effect) {
+      await this.#save(run);
+      this.#killPoint('step.running', id);
+    }
     const cancel = this.#cancels.get(run.id)?.signal ?? new AbortController().signal;
     const result = await executeStep(run, step, kind, this.deps.ports, this.deps.clock(), cancel);
     if (TERMINAL_RUN.has(run.status) || this.#stopped) return;
+    this.#killPoint('step.before_done', id);
     const events = applyResult(run, id, result, this.deps.clock());
     if (TERMINAL_RUN.has(run.status)) await this.#end(run, events);
     else await this.#commit(run, events);
+    this.#killPoint('step.after_done', id);
     if (result.type === 'suspend') this.#watchWaits(run);
+  }
+
+  #killPoint(point: string, step: string): void {
+    this.deps.killPoint?.(point);
+    this.deps.killPoint?.(`${point}@${step}`);
   }
 
   async #commit(run: WorkflowRun, events: RunEvent[]): Promise<void> {

@@ -223,6 +223,11 @@ export function applyResult(run: WorkflowRun, id: string, result: StepResult, no
   }
   state.status = 'done';
   state.output = result.output ?? null;
+  if (result.type === 'done' && result.cached)
+    return [
+      { event: 'step.cache_hit', fields: { run: run.id, step: id, key: result.cached } },
+      ended(run, id, state, now),
+    ];
   return [ended(run, id, state, now)];
 }
 

@@ -20,13 +20,34 @@ export interface StartQueue {
 
 const ownerOf = (startKey: string): string => `queued:${startKey}`;
 
+/** A queue row's payload; `seq` (1 + the highest held) keeps the order of starts queued in one millisecond. */
+interface HeldStart {
+  req: StartRequest;
+  at: number;
+  seq?: number;
+}
+
+const heldRows = (timers: TimerService): Array<{ id: string; held: HeldStart }> =>
+  timers
+    .list()
+    .filter((t) => t.kind === QUEUED_START_KIND)
+    .map((t) => ({ id: t.id, held: t.payload as HeldStart }));
+
+/** Oldest first: by sequence number (a clock can repeat a millisecond), by time for rows without one. */
+const byQueueOrder = (a: HeldStart, b: HeldStart): number =>
+  a.seq !== undefined && b.seq !== undefined ? a.seq - b.seq : a.at - b.at;
+
 /** The queue on the supervisor's timer service. */
 export function timerStartQueue(timers: TimerService): StartQueue {
   timers.handle(QUEUED_START_KIND, () => 'keep');
   return {
     hold: async (req) => {
       const id = ownerOf(req.startKey);
-      const payload = { req, at: timers.now() };
+      const rows = heldRows(timers);
+      // Queued again (tried after a restart, still over the limit): it keeps its place.
+      if (rows.some((r) => r.id === id)) return;
+      const seq = 1 + Math.max(0, ...rows.map((r) => r.held.seq ?? 0));
+      const payload: HeldStart = { req, at: timers.now(), seq };
       const row: TimerRecord = { id, owner: id, kind: QUEUED_START_KIND, due: NEVER, payload };
       await timers.arm(row);
     },
@@ -35,9 +56,10 @@ export function timerStartQueue(timers: TimerService): StartQueue {
     },
     held: async () => {
       await timers.ready;
-      const rows = timers.list().filter((t) => t.kind === QUEUED_START_KIND);
-      const held = rows.map((t) => t.payload as { req: StartRequest; at: number });
-      return held.sort((a, b) => a.at - b.at).map((h) => h.req);
+      return heldRows(timers)
+        .map((r) => r.held)
+        .sort(byQueueOrder)
+        .map((h) => h.req);
     },
   };
 }

@@ -2,8 +2,10 @@
 // bound it by its timeout and the run's cancel, and turn anything thrown into a failed result.
 import { createHash } from 'node:crypto';
 import type { StepDef, WorkflowRun } from '../domain/workflow.js';
-import type { NodeKind, StepPorts, StepResult } from './nodeKind.js';
+import { schemaProblem } from './jsonSchema.js';
+import type { NodeKind, StepContext, StepPorts, StepResult } from './nodeKind.js';
 import { runScope } from './runScope.js';
+import { cacheKeyOf, readCache, writeCache } from './stepCache.js';
 import { renderValue } from './templates.js';
 
 /** sha256("<run>.<step>")[0:32]: the same for every attempt, so a deduplicating callee sees one effect. */
@@ -33,7 +35,33 @@ function message(err: unknown): string {
   return (err instanceof Error ? err.message : String(err)).split('\n')[0] ?? 'error';
 }
 
-/** Executes `kind` for the step that `run` just began; never throws. */
+/** Runs the kind bounded by the step's timeout and the run's cancel; never throws. */
+async function runKind(kind: NodeKind, ctx: Omit<StepContext, 'signal'>, cancel: AbortSignal): Promise<StepResult> {
+  if (!kind.run) return { type: 'failed', error: `kind "${ctx.step.kind}" cannot be executed` };
+  const timeoutMs = ctx.step.timeoutMs;
+  const timeout = timeoutMs === null ? null : AbortSignal.timeout(Math.max(1, timeoutMs));
+  const signal = timeout ? AbortSignal.any([cancel, timeout]) : cancel;
+  try {
+    const result = kind.run({ ...ctx, signal });
+    if (!(result instanceof Promise)) return result;
+    return await new Promise<StepResult>((resolve) => {
+      const onAbort = (): void =>
+        resolve(
+          timeout?.aborted
+            ? { type: 'failed', error: `step timed out after ${timeoutMs} ms`, timeout: true }
+            : { type: 'failed', error: 'cancelled' },
+        );
+      signal.addEventListener('abort', onAbort, { once: true });
+      result
+        .then(resolve, (err: unknown) => resolve({ type: 'failed', error: message(err) }))
+        .finally(() => signal.removeEventListener('abort', onAbort));
+    });
+  } catch (err) {
+    return { type: 'failed', error: message(err) };
+  }
+}
+
+/** Executes `kind` for the step that `run` just began, through the step's `cache` when it has one; never throws. */
 export async function executeStep(
   run: WorkflowRun,
   step: StepDef,
@@ -47,26 +75,20 @@ export async function executeStep(
   const scope = runScope(run, { now, step: step.id, attempt, key });
   const rendered = renderFields(step, kind, scope);
   if (!rendered.ok) return { type: 'failed', error: rendered.error };
-  if (!kind.run) return { type: 'failed', error: `kind "${step.kind}" cannot be executed` };
-  const timeout = step.timeoutMs === null ? null : AbortSignal.timeout(Math.max(1, step.timeoutMs));
-  const signal = timeout ? AbortSignal.any([cancel, timeout]) : cancel;
-  const ctx = { run, step, spec: rendered.spec, scope, now, idempotencyKey: key, attempt, ports, signal };
+  const ctx = { run, step, spec: rendered.spec, scope, now, idempotencyKey: key, attempt, ports };
+  if (!step.cache) return runKind(kind, ctx, cancel);
+  const cacheKey = cacheKeyOf(step.cache, step, rendered.spec, scope);
+  if (!cacheKey.ok) return { type: 'failed', error: cacheKey.error };
   try {
-    const result = kind.run(ctx);
-    if (!(result instanceof Promise)) return result;
-    return await new Promise<StepResult>((resolve) => {
-      const onAbort = (): void =>
-        resolve(
-          timeout?.aborted
-            ? { type: 'failed', error: `step timed out after ${step.timeoutMs} ms`, timeout: true }
-            : { type: 'failed', error: 'cancelled' },
-        );
-      signal.addEventListener('abort', onAbort, { once: true });
-      result
-        .then(resolve, (err: unknown) => resolve({ type: 'failed', error: message(err) }))
-        .finally(() => signal.removeEventListener('abort', onAbort));
-    });
+    const hit = await readCache(ports.memory, cacheKey.key, now);
+    if (hit) return { type: 'done', output: hit.output, cached: cacheKey.key };
+    const result = await runKind(kind, ctx, cancel);
+    // Only an output the step keeps is cached (a schema failure is the step's, reference §2.7 item 6).
+    const kept =
+      result.type === 'done' && (step.outputSchema === null || !schemaProblem(step.outputSchema, result.output));
+    if (kept) await writeCache(ports.memory, cacheKey.key, step.cache, result.output, now);
+    return result;
   } catch (err) {
-    return { type: 'failed', error: message(err) };
+    return { type: 'failed', error: `cache: ${message(err)}` };
   }
 }

@@ -5,6 +5,7 @@ import { compileCel } from '../expr/cel.js';
 import { parseWorkflowDuration } from './durations.js';
 import { schemaCompileProblem } from './jsonSchema.js';
 import { COMMON_FIELDS, nodeKind, REFUSED_COMMON } from './nodeKinds.js';
+import { parseCache } from './stepCache.js';
 
 const MAX_RETRY = 20;
 const STEP_ID = /^[a-zA-Z_][a-zA-Z0-9_-]{0,63}$/;
@@ -115,6 +116,11 @@ export function parseStep(id: string, raw: unknown, ids: ReadonlySet<string>): P
     outputSchema: null,
     fields: own,
   };
+  const cache = parseCache(fields['cache'], kindName, problems);
+  if (cache) {
+    step.cache = cache;
+    celProblems(cache.key, 'cache.key', problems);
+  }
   if (fields['when'] !== undefined) {
     const compiled =
       typeof fields['when'] === 'string'

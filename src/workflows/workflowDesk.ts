@@ -47,6 +47,8 @@ export interface DeskDeps {
   onStartRefused?(startKey: string, error: string): void;
   /** A named signal: fires the matching signal starts; resolves with the runs it started. */
   onSignal?(name: string, payload: unknown, key: string): Promise<number>;
+  /** Test-only crash points of the engine (EngineDeps.killPoint). */
+  killPoint?(name: string): void;
 }
 
 export class WorkflowDesk {

@@ -53,6 +53,14 @@ function mcpCaller(tools: NonNullable<ProducerContext['mcp']>): McpCaller {
   return (server, tool, args, call) => tools.callRoute({ server, wire: tool }, args, call);
 }
 
+/** The knowledge kinds' port: the route the turn's knowledge.search uses (reference §7), called as the supervisor. */
+function knowledgeCaller(tools: NonNullable<ProducerContext['mcp']>): NonNullable<StepPorts['knowledge']> {
+  return async (tool, args, call) => {
+    const route = tools.knowledgeRoute(tool);
+    return route === null ? null : tools.callRoute(route, args, { meta: {}, ...call });
+  };
+}
+
 /** What the steps of runs reach outside the engine: memory, the network, MCP tools, turns, subagents, persons. */
 function deskPorts(ctx: ProducerContext): StepPorts {
   return {
@@ -60,7 +68,7 @@ function deskPorts(ctx: ProducerContext): StepPorts {
     fetch,
     lookup: async (host) => (await lookup(host, { all: true })).map((a) => a.address),
     instance: ctx.config.agent.name,
-    ...(ctx.mcp ? { mcp: mcpCaller(ctx.mcp) } : {}),
+    ...(ctx.mcp ? { mcp: mcpCaller(ctx.mcp), knowledge: knowledgeCaller(ctx.mcp) } : {}),
     ...turnPorts(ctx),
     subagent: stepSubagents(ctx),
     awaitSubagent: awaitSubagents(ctx),
@@ -90,6 +98,7 @@ export class WorkflowProducer implements Producer {
       configured: ctx.config.workflows,
       watch: runWatch(ctx, () => this.#desk?.engine.live().length ?? 0),
       ...(ctx.timers ? { queue: timerStartQueue(ctx.timers), timers: ctx.timers } : {}),
+      ...(ctx.killPoint ? { killPoint: ctx.killPoint } : {}),
       onRunEnded: (run) => {
         this.#noteEnd(ctx, run);
         endRunSubagents(ctx, run);
@@ -131,12 +140,17 @@ export class WorkflowProducer implements Producer {
     this.#settled = opened
       .then(() => starts.armAll())
       .then(() => desk.fireOnce())
-      // This life's `once` runs decide a job's exit code (reference §2.10): one finished in an earlier life does not.
-      .then((runs) => runs.filter((r) => r.created >= this.#since || !TERMINAL_RUN.has(r.status)).map((r) => r.id))
+      // This life's `once` runs decide a job's exit code (reference §2.10): one finished in an earlier life does not;
+      // one this life restored and finished (even before the `once` starts fired) does.
+      .then((runs) => runs.filter((r) => this.#ofThisLife(r)).map((r) => r.id))
       .catch((err: unknown) => {
         ctx.log.error('producer.failed', { producer: this.name, err: describeError(err) });
         return [];
       });
+  }
+
+  #ofThisLife(run: Readonly<WorkflowRun>): boolean {
+    return !TERMINAL_RUN.has(run.status) || run.created >= this.#since || (run.finished ?? 0) >= this.#since;
   }
 
   /** Resolves, once the desk opened and the `once` starts fired, with the ids of this life's `once` runs. */

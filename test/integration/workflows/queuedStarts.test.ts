@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { createLogger } from '../../../src/obs/log.js';
 import { SqliteStore } from '../../../src/store/sqliteStore.js';
-import { TimerService } from '../../../src/triggers/timerService.js';
+import { systemClock, TimerService } from '../../../src/triggers/timerService.js';
 import { timerStartQueue } from '../../../src/workflows/startQueue.js';
 import { WorkflowDesk } from '../../../src/workflows/workflowDesk.js';
 import { waitUntil } from '../wait.js';
@@ -24,11 +24,12 @@ const ONE_AT_A_TIME = {
   },
 };
 
-async function life(dir: string, durable: boolean) {
+/** `frozen`: the timer service's clock stands still, so every queued start is held in the same millisecond. */
+async function life(dir: string, durable: boolean, frozen = false) {
   const store = new SqliteStore(dir);
   const ended: string[] = [];
   const log = createLogger({ level: 'error', write: () => {} });
-  const timers = new TimerService({ timers: store.timers, log });
+  const timers = new TimerService({ timers: store.timers, log, ...(frozen ? { clock: FROZEN } : {}) });
   const desk = new WorkflowDesk({
     store,
     log,
@@ -51,6 +52,8 @@ async function life(dir: string, durable: boolean) {
     },
   };
 }
+
+const FROZEN = { ...systemClock, now: () => 1_000 };
 
 const ask = (key: string, nap: string) => ({
   workflow: 'solo',
@@ -102,6 +105,28 @@ describe('queued starts', () => {
       assert.deepEqual(await ran(), []);
     } finally {
       await second.close();
+    }
+  });
+
+  it('starts queued in one millisecond run in the order they were queued, across a restart', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'agentd-queued-'));
+    const first = await life(dir, true, true);
+    assert.ok((await first.desk.start(ask('a', '1h'))).ok);
+    // Named against their order: rows come back sorted by id, so only the sequence keeps z, y, x.
+    for (const key of ['z', 'y', 'x']) assert.equal((await first.desk.start(ask(key, '10ms'))).ok, false);
+    const rows = await first.store.timers.list();
+    assert.equal(new Set(rows.map((r) => (r.payload as { at: number }).at)).size, 1, 'premise: one millisecond');
+    await first.close();
+    // Two restarts: the second life queues them again (still behind `a`), and they keep their places.
+    const second = await life(dir, true, true);
+    await second.close();
+    const third = await life(dir, true, true);
+    try {
+      await third.desk.engine.cancel(third.desk.engine.live()[0]?.id ?? '', 'make room');
+      await waitUntil(() => third.ended.length === 4, 10_000, 'the queued runs ended');
+      assert.deepEqual(third.ended, ['a', 'z', 'y', 'x']);
+    } finally {
+      await third.close();
     }
   });
 });

@@ -41,7 +41,12 @@ async function metricsUntil(render: () => Promise<string>, pattern: RegExp): Pro
   }
 }
 
-type LiveRun = { run: string; workflow: string; status: string; steps: Array<{ id: string; kind: string }> };
+type LiveRun = {
+  run: string;
+  workflow: string;
+  status: string;
+  steps: Array<{ id: string; kind: string; status?: string }>;
+};
 
 describe('workflow runs in status and metrics', () => {
   it('status lists a live run at its step, for the operator and the run principal only; metrics count runs', async () => {
@@ -55,7 +60,9 @@ describe('workflow runs in status and metrics', () => {
       const nap = await desk.start({ ...ask, workflow: 'nap', startKey: 'k-nap', principal: 'alice' });
       assert.ok(quick.ok && nap.ok);
       const runsOf = (doc: unknown) => (doc as { runs?: LiveRun[] }).runs;
-      await waitUntil(() => runsOf(runtime.supervisor.status())?.[0]?.steps[0]?.id === 'wait', 10_000, 'the nap');
+      // Suspended, not only begun: a step is `running` for the few ticks before its kind's result is applied.
+      const napping = () => runsOf(runtime.supervisor.status())?.[0]?.steps[0];
+      await waitUntil(() => napping()?.id === 'wait' && napping()?.status === 'suspended', 10_000, 'the nap');
       const [live] = runsOf(runtime.supervisor.status()) ?? [];
       assert.deepEqual(
         { run: live?.run, workflow: live?.workflow, status: live?.status, steps: live?.steps },

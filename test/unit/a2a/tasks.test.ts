@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {
+  answeredQuestion,
   isTerminal,
   newTask,
   startingTask,
@@ -152,5 +153,28 @@ describe('taskOrigin', () => {
     assert.equal(taskOrigin({ ...task(), inbox_event: null, run: 'r1' }), 'run');
     assert.equal(taskOrigin({ ...task(), inbox_event: 'workflow:k#1', run: 'r1' }), 'step');
     assert.equal(taskOrigin({ ...task(), inbox_event: null }), 'none');
+  });
+});
+
+describe('answeredQuestion', () => {
+  const asked = (extra: Partial<TaskRecord> = {}): TaskRecord => ({
+    ...task(),
+    state: 'input_required',
+    question: { id: 'Q1', text: 'Ship it?' },
+    ...extra,
+  });
+
+  it("closes a turn's question a live ask takes, and keeps the answer when nobody waits", () => {
+    assert.equal(answeredQuestion(asked(), 'yes', true), null);
+    assert.deepEqual(answeredQuestion(asked(), 'yes', false), { id: 'Q1', text: 'Ship it?', answer: 'yes' });
+  });
+
+  it("keeps a run step's answer even while its ask waits: a crash before the step ends hands it over", () => {
+    const step = asked({ run: 'w-1', inbox_event: 'workflow:k#1' });
+    assert.deepEqual(answeredQuestion(step, 'yes', true), { id: 'Q1', text: 'Ship it?', answer: 'yes' });
+  });
+
+  it('has nothing to keep without a question', () => {
+    assert.equal(answeredQuestion(asked({ question: null }), 'yes', false), null);
   });
 });

@@ -46,8 +46,8 @@ describe('loadWorkflow', () => {
     assert.deepEqual(errors(base(ok3, { version: 2 })), [
       'workflow "w": version 2 is not dialect 3 (dialect 1/2 documents are refused — see docs/workflows.md §migration)',
     ]);
-    assert.deepEqual(errors(base({ ...ok3, v: { kind: 'noop', depends_on: 's', cache: {} } })), [
-      'workflow "w" step "v": field "cache" is not implemented in this build',
+    assert.deepEqual(errors(base({ ...ok3, v: { kind: 'noop', depends_on: 's', otel: {} } })), [
+      'workflow "w" step "v": field "otel" is not implemented in this build',
     ]);
   });
 
