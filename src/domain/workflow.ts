@@ -123,6 +123,8 @@ export interface BufferedSignal {
   payload: unknown;
   key: string;
   at: number;
+  /** Who sent it: `run:<id>/<step>` (a step), `conversation:<id>` (a turn's tool call), `a2a:<principal>`. */
+  from?: string | null;
 }
 
 /** A definition created at run time (`workflow.create` / `update` / `delete`), one row per version. */

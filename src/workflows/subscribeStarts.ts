@@ -7,6 +7,7 @@ import { describeError } from '../errors.js';
 import type { Logger } from '../obs/log.js';
 import type { McpResources } from '../tools/mcp/mcpResources.js';
 import type { TriggerMetrics } from '../triggers/triggerMetrics.js';
+import { resourceContent } from './kinds/mcpResourceKind.js';
 import { celHolds, principalOf } from './startFields.js';
 import type { WorkflowDesk } from './workflowDesk.js';
 
@@ -30,15 +31,6 @@ interface Armed {
   off: (() => void) | null;
   /** The newest payload of an open debounce window, fired at `at`. */
   pending: { payload: unknown; at: number; timer: NodeJS.Timeout } | null;
-}
-
-/** A resource's text as the payload's `content`: JSON when it parses, else the text. */
-function contentOf(text: string): unknown {
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return text;
-  }
 }
 
 export class SubscribeStarts {
@@ -96,7 +88,7 @@ export class SubscribeStarts {
   async #updated(id: string, armed: Armed, resources: McpResources): Promise<void> {
     const { fields } = armed.step;
     const uri = String(fields['uri']);
-    const content = await resources.read(uri, READ_TIMEOUT_MS).then(contentOf, () => null);
+    const content = await resources.read(uri, READ_TIMEOUT_MS).then(resourceContent, () => null);
     if (this.#armed.get(id) !== armed) return;
     const filter = fields['filter'];
     if (typeof filter === 'string' && !celHolds(filter, { content })) return;

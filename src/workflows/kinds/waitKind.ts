@@ -88,7 +88,11 @@ export function dueWaitResult(run: WorkflowRun, wait: StepWait, now: number): St
     const taken = takeSignal(run.signals ?? [], wait.signal);
     if (taken.signal !== null) {
       run.signals = taken.buffer;
-      return done({ signal: taken.signal.name, payload: taken.signal.payload ?? null, from: null });
+      return done({
+        signal: taken.signal.name,
+        payload: taken.signal.payload ?? null,
+        from: taken.signal.from ?? null,
+      });
     }
   }
   return { type: 'failed', error: WAIT_TIMED_OUT, timeout: true };

@@ -7,7 +7,7 @@ import type { WorkflowRun } from '../../../src/domain/workflow.js';
 import { createLogger } from '../../../src/obs/log.js';
 import { SqliteStore } from '../../../src/store/sqliteStore.js';
 import { loadWorkflow } from '../../../src/workflows/definitions.js';
-import type { McpCaller } from '../../../src/workflows/nodeKind.js';
+import type { McpCaller, StepPorts } from '../../../src/workflows/nodeKind.js';
 import { WorkflowDesk } from '../../../src/workflows/workflowDesk.js';
 
 export interface Logged {
@@ -41,7 +41,7 @@ export function defs(...docs: unknown[]) {
 export async function openDesk(
   dir: string,
   docs: unknown[],
-  opts: { fetch?: typeof fetch; mcp?: McpCaller } = {},
+  opts: { fetch?: typeof fetch; mcp?: McpCaller; ports?: Partial<StepPorts> } = {},
 ): Promise<DeskLife> {
   const store = new SqliteStore(dir);
   const events: Logged[] = [];
@@ -56,6 +56,7 @@ export async function openDesk(
       fetch: opts.fetch ?? fetch,
       lookup: async () => ['127.0.0.1'],
       ...(opts.mcp ? { mcp: opts.mcp } : {}),
+      ...opts.ports,
     },
     configured: defs(...docs),
     onRunEnded: (run) => ended.push(run),
