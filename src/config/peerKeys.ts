@@ -6,6 +6,7 @@ import type { A2aPeerConfig } from './a2aTypes.js';
 import type { ValueKind } from './kinds.js';
 import { showValue } from './kinds.js';
 import { closedMapping, isMapping, nameAt, problemAt, shaped, textAt } from './mappings.js';
+import type { Config } from './types.js';
 
 const PEER_KEYS = ['url', 'bearer', 'allow_private'];
 const PEER_NAME = /^[a-zA-Z_][a-zA-Z0-9_.-]{0,63}$/;
@@ -54,4 +55,32 @@ export function peersKind(): ValueKind<Peers> {
         ]),
       ),
   };
+}
+
+/** The step field naming what each integration kind reaches, and the config it must be in. */
+const REACHES: Readonly<Record<string, { field: string; in: 'peers' | 'servers' }>> = {
+  'a2a.send': { field: 'to', in: 'peers' },
+  'a2a.delegate': { field: 'peer', in: 'peers' },
+  'mcp.resource': { field: 'server', in: 'servers' },
+};
+
+/**
+ * Configured workflows' steps that name (literally, not by a template) a peer absent from `a2a.peers` or an MCP
+ * server absent from `mcp.servers`: refused at load, naming workflow, step and field (producers reference §2.1).
+ */
+export function checkWorkflowReach(config: Readonly<Config>): string[] {
+  const known = { peers: Object.keys(config.a2a.peers), servers: Object.keys(config.mcp.servers) };
+  const problems: string[] = [];
+  for (const def of config.workflows)
+    for (const step of Object.values(def.steps)) {
+      const reach = REACHES[step.kind];
+      const name = reach && step.fields[reach.field];
+      if (!reach || typeof name !== 'string' || name.includes('{{') || name.startsWith('CEL:')) continue;
+      if (known[reach.in].includes(name)) continue;
+      const where = reach.in === 'peers' ? 'a2a.peers' : 'mcp.servers';
+      problems.push(
+        `workflow "${def.name}" step "${step.id}": ${reach.field} "${name}" is not in ${where} (configured: ${known[reach.in].join(', ') || 'none'})`,
+      );
+    }
+  return problems;
 }
