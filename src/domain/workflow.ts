@@ -53,7 +53,7 @@ export type StepStatus =
 /** Why a suspended step waits, with the wall-clock time it is due (re-armed from the store at start). */
 export interface StepWait {
   /** `sleep`, `retry_backoff`: a due time; the others are a `wait` step's (`deadline` = `on: deadline`). */
-  kind: 'sleep' | 'retry_backoff' | 'run' | 'signal' | 'subagent' | 'deadline';
+  kind: 'sleep' | 'retry_backoff' | 'run' | 'signal' | 'subagent' | 'deadline' | 'resource';
   /** When it is due (a `wait` step's timeout or `until`), else null. */
   dueMs: number | null;
   /** `run`: the run waited on. */
@@ -62,6 +62,9 @@ export interface StepWait {
   signal?: string;
   /** `subagent`: the handle waited on. */
   handle?: string;
+  /** `resource`: the MCP server and resource URI whose next update ends the wait. */
+  server?: string;
+  uri?: string;
   /** When a `wait` step began waiting (its output's `waited_ms`). */
   sinceMs?: number;
   error?: string;

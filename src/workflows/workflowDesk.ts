@@ -65,6 +65,7 @@ export class WorkflowDesk {
       runEnded: (id: string, signal: AbortSignal) => this.#runEnded(id, signal),
       runKnown: async (id: string) => (await this.run(id)) !== null,
       ...(deps.ports.awaitSubagent ? { awaitSubagent: deps.ports.awaitSubagent } : {}),
+      ...(deps.ports.resources ? { resources: deps.ports.resources } : {}),
     };
     // The workflow.* step kinds reach other runs through the desk itself.
     const runs: StepRunPorts = {

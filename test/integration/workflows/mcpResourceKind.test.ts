@@ -46,6 +46,35 @@ async function runStep(step: Record<string, unknown>) {
   }
 }
 
+describe('wait on: resource', () => {
+  it("ends at the resource's next update with {uri, server, content}", async () => {
+    const doc = {
+      name: 'watch',
+      steps: {
+        s: { kind: 'once' },
+        w: { kind: 'wait', depends_on: 's', on: 'resource', server: 'kb', uri: WATCHED_URI, timeout: '10s' },
+        f: { kind: 'finish', depends_on: 'w', output: 'CEL: steps.w.output' },
+      },
+    };
+    const life = await openDesk(`${tmp.dir}/life-${++n}`, [doc], { ports: { resources } });
+    try {
+      const [run] = await life.desk.fireOnce();
+      assert.ok(run);
+      // Updated until the run sees one: an update before the subscription lands is (rightly) not a wake-up.
+      let ended: Awaited<ReturnType<typeof life.desk.wait>> = null;
+      for (let i = 0; i < 40 && ended === null; i++) {
+        await server.updateResource(JSON.stringify({ v: 2 }));
+        ended = await life.desk.wait(run.id, 250).then((r) => (r && !life.desk.engine.get(r.id) ? r : null));
+      }
+      assert.ok(ended, 'the run ended');
+      assert.equal(ended.status, 'completed', ended.error ?? '');
+      assert.deepEqual(ended.output, { uri: WATCHED_URI, server: 'kb', content: { v: 2 } });
+    } finally {
+      await life.close();
+    }
+  });
+});
+
 describe('mcp.resource step', () => {
   it('op: read answers {server, uri, content}, JSON content parsed', async () => {
     await server.updateResource(JSON.stringify({ level: 3 }));
