@@ -26,6 +26,16 @@ export interface PrincipalQuotas {
   stored_bytes?: number;
 }
 
+/** An agent the workflow steps `a2a.send` / `a2a.delegate` may reach (`a2a.peers.<name>`). */
+export interface A2aPeerConfig {
+  /** Where its agent card is served (the SDK client reads `/.well-known/agent-card.json` under it). */
+  url: string;
+  /** Sent as `Authorization: Bearer …` (from `{{secret:NAME}}`, redacted from events); null = none. */
+  bearer: string | null;
+  /** False (default): a peer whose host resolves to a loopback/private/link-local address is refused. */
+  allow_private: boolean;
+}
+
 export interface A2aConfig {
   /** `http://127.0.0.1:8420` (port 0 = a free port) or `https://…`; null (default) = no listener. */
   listen: string | null;
@@ -52,4 +62,6 @@ export interface A2aConfig {
   /** Web UI pairing codes (interfaces §2.2): off by default; a code signs in as `operator` or `user:paired`. */
   /** `ttl`: a web UI session's life from its sign-in (ms), paired or by token; default 12 h. */
   pairing: { enabled: boolean; role: 'operator' | 'user'; ttl: number };
+  /** Agents the workflow steps `a2a.send` / `a2a.delegate` reach, by name. Default {}. */
+  peers: Readonly<Record<string, A2aPeerConfig>>;
 }

@@ -14,6 +14,7 @@ import { settleAwsAuth } from './awsAuth.js';
 import { readEnvSettings, readFlagSettings } from './envSource.js';
 import type { Coerced, SubPath, ValueKind } from './kinds.js';
 import { buildTree, deepFreeze, layerValue } from './merge.js';
+import { checkWorkflowReach } from './peerKeys.js';
 import { checkPromptKeys } from './promptKeys.js';
 import { checkIntelligence, type OriginOf } from './roleRules.js';
 import { DEFAULT_STORE_PATH, KEY_PATHS, KEYS, keySpec } from './schema.js';
@@ -89,6 +90,7 @@ export function compileConfig(sources: ConfigSources): Readonly<Config> {
     ...checkA2a(config, originOf),
     ...checkPromptKeys(config, originOf),
     ...checkTemplateServers(config, originOf),
+    ...checkWorkflowReach(config),
     ...checkSecretLengths(config, originOf),
     ...checkStore(config, originOf),
   ];

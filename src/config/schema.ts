@@ -33,6 +33,7 @@ import {
 } from './modelDecls.js';
 import { DEFAULT_ON_DEMAND, ON_DEMAND_FAMILIES } from './onDemandFamilies.js';
 import { PAIRING_KEYS } from './pairingKeys.js';
+import { peersKind } from './peerKeys.js';
 import { policiesKind } from './policyRules.js';
 import { PRODUCER_KEYS } from './producerKeys.js';
 import { overridesKind, stringListKind, templateKind } from './promptKeys.js';
@@ -351,6 +352,11 @@ export const KEYS: KeyTable = {
     kind: stringKind(),
     default: A2A_DEFAULTS.card_description,
     doc: "The public agent card's description (never agent.instruction: the card is unauthenticated).",
+  },
+  'a2a.peers': {
+    kind: peersKind(),
+    default: {},
+    doc: 'Agents workflow steps reach over A2A (a2a.send, a2a.delegate): {<name>: {url, bearer, allow_private}}.',
   },
   ...RETENTION_KEYS,
   ...PAIRING_KEYS,

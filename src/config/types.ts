@@ -6,7 +6,7 @@ import type { A2aConfig } from './a2aTypes.js';
 import type { OnDemandFamily } from './onDemandFamilies.js';
 import type { SubagentsConfig } from './subagentTypes.js';
 
-export type { A2aConfig, A2aPrincipalConfig, PrincipalQuotas } from './a2aTypes.js';
+export type { A2aConfig, A2aPeerConfig, A2aPrincipalConfig, PrincipalQuotas } from './a2aTypes.js';
 export type { ConfigFlags, ConfigSources } from './sourceTypes.js';
 export type { SubagentsConfig, SubagentTemplate, TemplateParam } from './subagentTypes.js';
 

@@ -61,7 +61,7 @@ export type StepStatus =
 /** Why a suspended step waits, with the wall-clock time it is due (re-armed from the store at start). */
 export interface StepWait {
   /** `sleep`, `retry_backoff`: a due time; the others are a `wait` step's (`deadline` = `on: deadline`). */
-  kind: 'sleep' | 'retry_backoff' | 'run' | 'signal' | 'subagent' | 'deadline';
+  kind: 'sleep' | 'retry_backoff' | 'run' | 'signal' | 'subagent' | 'deadline' | 'resource';
   /** When it is due (a `wait` step's timeout or `until`), else null. */
   dueMs: number | null;
   /** `run`: the run waited on. */
@@ -70,6 +70,9 @@ export interface StepWait {
   signal?: string;
   /** `subagent`: the handle waited on. */
   handle?: string;
+  /** `resource`: the MCP server and resource URI whose next update ends the wait. */
+  server?: string;
+  uri?: string;
   /** When a `wait` step began waiting (its output's `waited_ms`). */
   sinceMs?: number;
   error?: string;
@@ -131,6 +134,8 @@ export interface BufferedSignal {
   payload: unknown;
   key: string;
   at: number;
+  /** Who sent it: `run:<id>/<step>` (a step), `conversation:<id>` (a turn's tool call), `a2a:<principal>`. */
+  from?: string | null;
 }
 
 /** A definition created at run time (`workflow.create` / `update` / `delete`), one row per version. */

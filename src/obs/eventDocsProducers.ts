@@ -60,6 +60,8 @@ step.start / step.done :: a step started / ended :: run, step, kind, attempt, st
 step.retry / step.goto :: a failed step is tried again / its \`on_error\` goes to another step :: \`run, step, attempt, backoff_ms\` / \`run, from, to\`
 step.cache_hit :: a step with \`cache\` found a live cached output under its key and is done with it (its kind did not run) :: run, step, key
 wait.armed / wait.resolved :: a step suspended (a \`wait\` step, \`sleep\`, a retry backoff), saved / a \`wait\` step's wait ended (what it waited for came, or its time) :: \`run, step, on, due_ms\` / \`run, step, on, status\`
+a2a.send / a2a.delegate :: an \`a2a.send\` / \`a2a.delegate\` step's message reached its peer (info: the peer's task and its state; for delegate, the state it ended in) or failed (warn) :: run, step, peer, message_id, task?, state?, error?
+audit.emit :: an \`emit\` step's \`audit\` value :: run, step, audit
 restore.runs :: unfinished runs were found at start and resumed :: runs
 restore.step.replay / restore.step.skipped / restore.step.failed :: at restore, a step that was running is run again / ended as skipped / failed (by its kind's replay rule) :: run, step, kind
 `,

@@ -192,6 +192,10 @@ export const EVENT_NAMES = [
   'step.cache_hit',
   'wait.armed',
   'wait.resolved',
+  // integration steps that reach peers and sinks (producers reference §2.8, §2.15)
+  'a2a.send',
+  'a2a.delegate',
+  'audit.emit',
   'restore.step.replay',
   'restore.step.skipped',
   'restore.step.failed',

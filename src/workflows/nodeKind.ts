@@ -49,6 +49,78 @@ export interface StepPorts {
   ): Promise<{ result: unknown; is_error: boolean } | null>;
   /** Asks a person (the `human` step) through the A2A question machinery; resolves with the answer. */
   askPerson?(req: StepHumanAsk): Promise<StepHumanEnd>;
+  /** Other runs, as the `workflow.signal` / `workflow.cancel` steps reach them (the desk fills it in). */
+  runs?: StepRunPorts;
+  /** What an `emit` step reports: a root note (once per key), an audit line, a counter. */
+  emit?: StepEmitPorts;
+  /** Peers over A2A (`a2a.peers`), as the `a2a.send` / `a2a.delegate` steps reach them. */
+  peers?: StepPeerPorts;
+  /** A configured MCP server's resources, prompts and completions (`mcp.resource`, `wait on: resource`). */
+  resources?(server: string): Promise<StepResources>;
+}
+
+/** One MCP server's resources as steps use them; each call rejects with a short reason. */
+export interface StepResources {
+  read(uri: string, timeoutMs: number): Promise<string>;
+  list(timeoutMs: number): Promise<unknown[]>;
+  prompt(name: string, args: Record<string, string>, timeoutMs: number): Promise<unknown>;
+  complete(
+    ref: { type: 'ref/prompt'; name: string } | { type: 'ref/resource'; uri: string },
+    argument: { name: string; value: string },
+    timeoutMs: number,
+  ): Promise<unknown>;
+  /** Subscribes to `uri`; `cb` runs on each update. Resolves with the unsubscribe. */
+  subscribe(uri: string, cb: () => void, timeoutMs: number): Promise<() => void>;
+}
+
+/** The desk's runs seen from a step. */
+export interface StepRunPorts {
+  /** Delivers signal `name` keyed by `key` (a replay holds nothing twice) to `run`, or every waiting run; counts. */
+  signal(req: { name: string; payload: unknown; key: string; run: string | null; from: string }): Promise<number>;
+  /** Cancels a run; an ended run answers its status, an unknown one is an error. */
+  cancel(id: string, reason: string): Promise<{ ok: true; status: string } | { ok: false; error: string }>;
+}
+
+export interface StepEmitPorts {
+  /** Leaves `text` as a note for the run's conversation (root when it has none); a key already noted is skipped. */
+  note(req: { conversation: string | null; principal: string | null; text: string; key: string }): Promise<void>;
+  /** Logs one `audit.emit` line. */
+  audit(fields: { run: string; step: string; audit: unknown }): void;
+  /** Adds one to the counter `agentd_workflow_metric_total{workflow, metric}`. */
+  metric(workflow: string, name: string): void;
+}
+
+/** One message to a configured A2A peer, as a2a.send / a2a.delegate make it. */
+export interface PeerSend {
+  peer: string;
+  /** A2A parts (`{kind: text|data, …}`). */
+  parts: Record<string, unknown>[];
+  /** Pins the A2A messageId: a replayed step sends the same message, which the peer deduplicates. */
+  messageId: string;
+  contextId: string | null;
+  /** Wait for the peer's task to end (delegate) instead of answering with the first response (send). */
+  untilDone: boolean;
+  timeoutMs: number;
+  signal: AbortSignal;
+  /** Labels the `a2a.send` / `a2a.delegate` event. */
+  run: string;
+  step: string;
+}
+
+/** What the peer answered: its task (or message) reduced to plain data. */
+export type PeerAnswer =
+  | {
+      ok: true;
+      task: string | null;
+      context: string | null;
+      state: string;
+      text: string;
+      data: unknown;
+    }
+  | { ok: false; error: string; timeout?: boolean };
+
+export interface StepPeerPorts {
+  send(req: PeerSend): Promise<PeerAnswer>;
 }
 
 /** A `human` step's question, asked for the run on a task keyed by `key` (found again after a restart). */

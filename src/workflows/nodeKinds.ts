@@ -1,12 +1,16 @@
 // The node-kind registry (producers reference §2.4): every kind of the catalogue, built or refused at load.
 // Validation, the engine and the generated docs/reference/workflow-nodes.md all read this one table.
+import { A2A_KINDS } from './kinds/a2aKinds.js';
 import { CONTROL_KINDS } from './kinds/controlKinds.js';
 import { DATA_KINDS } from './kinds/dataKinds.js';
+import { EMIT_KIND } from './kinds/emitKind.js';
 import { HTTP_KIND } from './kinds/httpKind.js';
 import { HUMAN_KIND } from './kinds/humanKind.js';
 import { KNOWLEDGE_KINDS } from './kinds/knowledgeKinds.js';
 import { LIST_KINDS } from './kinds/listKinds.js';
+import { MCP_RESOURCE_KIND } from './kinds/mcpResourceKind.js';
 import { MCP_TOOL_KIND } from './kinds/mcpToolKind.js';
+import { RUN_KINDS } from './kinds/runKinds.js';
 import { START_KINDS } from './kinds/startKinds.js';
 import { SUBAGENT_KIND } from './kinds/subagentKind.js';
 import { TURN_KINDS } from './kinds/turnKinds.js';
@@ -36,15 +40,8 @@ const NOT_BUILT: Readonly<Record<Exclude<KindCategory, 'start'>, Readonly<Record
     'search.fetch': '*url max_bytes',
   },
   integration: {
-    'mcp.resource': '*server *op uri name arguments reference argument',
     tool: '*name args',
-    'a2a.send': '*to parts context timeout idempotency',
-    'a2a.delegate': '*peer *objective output_contract timeout idempotency',
     'a2a.wait': 'conversation timeout',
-    'workflow.signal': '*name payload run',
-    'workflow.wait': '*run timeout',
-    'workflow.cancel': '*run reason',
-    emit: 'note audit metric value',
   },
   intelligence: {
     think: '*prompt output_schema reads check retries skills system',
@@ -80,6 +77,10 @@ const ALL: readonly NodeKind[] = [
   ...KNOWLEDGE_KINDS,
   HTTP_KIND,
   MCP_TOOL_KIND,
+  MCP_RESOURCE_KIND,
+  ...A2A_KINDS,
+  ...RUN_KINDS,
+  EMIT_KIND,
   ...TURN_KINDS,
   SUBAGENT_KIND,
   HUMAN_KIND,

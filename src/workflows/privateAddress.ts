@@ -30,3 +30,13 @@ export function isPrivateAddress(address: string): boolean {
   // fc00::/7 unique-local, fe80::/10 link-local.
   return /^f[cd][0-9a-f]{0,2}:/.test(bare) || /^fe[89ab][0-9a-f]?:/.test(bare);
 }
+
+/**
+ * The first private address `url`'s host is or resolves to (through `lookup`, the caller's DNS), else null: the
+ * check an `http` step and an A2A peer make before every request.
+ */
+export async function privateAddressOf(url: URL, lookup: (host: string) => Promise<string[]>): Promise<string | null> {
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  const addresses = /^[\d.]+$|:/.test(host) ? [host] : await lookup(host);
+  return addresses.find(isPrivateAddress) ?? null;
+}

@@ -54,7 +54,7 @@ export interface EngineDeps {
 }
 
 /** Waits resolved from outside the run record (signals and due times are the scheduler's). */
-const WATCHED: ReadonlySet<StepWait['kind']> = new Set(['run', 'subagent']);
+const WATCHED: ReadonlySet<StepWait['kind']> = new Set(['run', 'subagent', 'resource']);
 
 export class RunEngine {
   readonly #live = new Map<string, WorkflowRun>();

@@ -18,6 +18,7 @@ import {
 } from '../triggers/subscribePolicy.js';
 import type { TimerService } from '../triggers/timerService.js';
 import type { TriggerMetrics } from '../triggers/triggerMetrics.js';
+import { resourceContent } from './kinds/mcpResourceKind.js';
 import { celHolds, principalOf } from './startFields.js';
 import { SubscribeRows } from './subscribeRows.js';
 import type { WorkflowDesk } from './workflowDesk.js';
@@ -52,15 +53,6 @@ interface Armed {
   held: unknown;
   ring: unknown[];
   retry: NodeJS.Timeout | null;
-}
-
-/** A resource's text as the payload's `content`: JSON when it parses, else the text. */
-function contentOf(text: string): unknown {
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return text;
-  }
 }
 
 export class SubscribeStarts {
@@ -178,7 +170,7 @@ export class SubscribeStarts {
 
   async #updated(armed: Armed, resources: McpResources): Promise<void> {
     const { server, uri } = this.#where(armed);
-    const content = await resources.read(uri, READ_TIMEOUT_MS).then(contentOf, () => null);
+    const content = await resources.read(uri, READ_TIMEOUT_MS).then(resourceContent, () => null);
     if (this.#armed.get(armed.id) !== armed) return;
     const filter = armed.step.fields['filter'];
     if (typeof filter === 'string' && !celHolds(filter, { content })) return;

@@ -6,7 +6,7 @@ import type { Store } from '../store/store.js';
 import { newUlid } from '../store/ulid.js';
 import type { TimerService } from '../triggers/timerService.js';
 import { loadWorkflow } from './definitions.js';
-import type { StepPorts } from './nodeKind.js';
+import type { StepPorts, StepRunPorts } from './nodeKind.js';
 import { isStartKind } from './nodeKinds.js';
 import { RunEngine } from './runEngine.js';
 import { planStart, type StartAsk } from './runStart.js';
@@ -72,9 +72,16 @@ export class WorkflowDesk {
       runEnded: (id: string, signal: AbortSignal) => this.#runEnded(id, signal),
       runKnown: async (id: string) => (await this.run(id)) !== null,
       ...(deps.ports.awaitSubagent ? { awaitSubagent: deps.ports.awaitSubagent } : {}),
+      ...(deps.ports.resources ? { resources: deps.ports.resources } : {}),
+    };
+    // The workflow.* step kinds reach other runs through the desk itself.
+    const runs: StepRunPorts = {
+      signal: (req) => this.signal(req.name, req.payload, req.key, req.run ?? undefined, req.from),
+      cancel: (id, reason) => this.cancelRun(id, reason),
     };
     this.engine = new RunEngine({
       ...deps,
+      ports: { ...deps.ports, runs },
       onRunEnded: (run) => this.#ended(run),
       watchWait: (run, wait, signal) => watchWait(sources, run, wait, signal),
     });
@@ -269,13 +276,24 @@ export class WorkflowDesk {
     payload: unknown,
     key: string,
     run?: string | ((run: Readonly<WorkflowRun>) => boolean),
+    from: string | null = null,
   ): Promise<number> {
     await this.opened;
     const targets = typeof run === 'string' ? [run] : this.#waitingOn(name, run ?? (() => true));
     let held = 0;
     for (const id of targets)
-      if (await this.engine.bufferSignal(id, { name, payload, key, at: this.deps.clock() })) held += 1;
+      if (await this.engine.bufferSignal(id, { name, payload, key, at: this.deps.clock(), from })) held += 1;
     return held + ((await this.deps.onSignal?.(name, payload, key)) ?? 0);
+  }
+
+  /**
+   * Cancels run `id` (the `workflow.cancel` step's): a live run is cancelled with `reason`; an ended one answers its
+   * status unchanged; an unknown one is an error.
+   */
+  async cancelRun(id: string, reason: string): Promise<{ ok: true; status: string } | { ok: false; error: string }> {
+    if (await this.engine.cancel(id, reason)) return { ok: true, status: 'cancelled' };
+    const run = await this.run(id);
+    return run === null ? { ok: false, error: `no such run "${id}"` } : { ok: true, status: run.status };
   }
 
   /** Live runs with a step suspended on `wait {on: signal, signal: name}`. */

@@ -13,6 +13,8 @@ import { liveRunViews, runWatch } from './runWatch.js';
 import { timerStartQueue } from './startQueue.js';
 import { StartTriggers } from './startTriggers.js';
 import { askPersons } from './stepHuman.js';
+import { StepPeers } from './stepPeers.js';
+import { stepSinks } from './stepSinks.js';
 import { awaitSubagents, endRunSubagents, stepSubagents } from './stepSubagents.js';
 import { turnPorts } from './turnPorts.js';
 import { WorkflowDesk } from './workflowDesk.js';
@@ -61,18 +63,24 @@ function knowledgeCaller(tools: NonNullable<ProducerContext['mcp']>): NonNullabl
   };
 }
 
+const hostAddresses = async (host: string): Promise<string[]> =>
+  (await lookup(host, { all: true })).map((a) => a.address);
+
 /** What the steps of runs reach outside the engine: memory, the network, MCP tools, turns, subagents, persons. */
 function deskPorts(ctx: ProducerContext): StepPorts {
   return {
     memory: ctx.store.memory,
     fetch,
-    lookup: async (host) => (await lookup(host, { all: true })).map((a) => a.address),
+    lookup: hostAddresses,
     instance: ctx.config.agent.name,
     ...(ctx.mcp ? { mcp: mcpCaller(ctx.mcp), knowledge: knowledgeCaller(ctx.mcp) } : {}),
     ...turnPorts(ctx),
     subagent: stepSubagents(ctx),
     awaitSubagent: awaitSubagents(ctx),
     askPerson: askPersons(ctx),
+    emit: stepSinks(ctx),
+    peers: new StepPeers({ peers: () => ctx.config.a2a.peers, lookup: hostAddresses, log: ctx.log }),
+    ...(ctx.mcp ? { resources: ctx.mcp.resources.bind(ctx.mcp) } : {}),
   };
 }
 

@@ -186,7 +186,13 @@ function signal(args: Args, caller: ToolCaller, host: InternalToolHost): ToolOut
       : target && visible(target, caller)
         ? target.id
         : () => false;
-  const sent = desk.signal(String(args['name']), args['payload'] ?? null, key, run);
+  const sent = desk.signal(
+    String(args['name']),
+    args['payload'] ?? null,
+    key,
+    run,
+    `conversation:${caller.conversation}`,
+  );
   return toolDefer(sent.then((n) => ok({ delivered: n })));
 }
 

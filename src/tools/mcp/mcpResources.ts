@@ -5,6 +5,9 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { shortReason } from './mcpReason.js';
 
+/** What a completion is for: a prompt by name or a resource template by URI. */
+export type CompleteRef = { type: 'ref/prompt'; name: string } | { type: 'ref/resource'; uri: string };
+
 export class McpResources {
   readonly #watchers = new Map<string, Set<() => void>>();
 
@@ -43,6 +46,42 @@ export class McpResources {
       this.#watchers.delete(uri);
       this.client.unsubscribeResource({ uri }).catch(() => {}); // the connection may be gone: nothing to undo
     };
+  }
+
+  /** Every resource the server lists (cursor pages followed, at most `max`). Rejects with a short reason. */
+  async list(timeoutMs: number, max = 1000): Promise<unknown[]> {
+    const out: unknown[] = [];
+    let cursor: string | undefined;
+    try {
+      do {
+        const page = await this.client.listResources(cursor ? { cursor } : {}, { timeout: timeoutMs });
+        out.push(...page.resources);
+        cursor = page.nextCursor;
+      } while (cursor && out.length < max);
+    } catch (err) {
+      throw new Error(`resources/list failed: ${shortReason(err, this.secrets)}`);
+    }
+    return out.slice(0, max);
+  }
+
+  /** prompts/get: the prompt `name` rendered with `args`, `{description, messages}`. Rejects with a short reason. */
+  async prompt(name: string, args: Record<string, string>, timeoutMs: number): Promise<unknown> {
+    try {
+      const got = await this.client.getPrompt({ name, arguments: args }, { timeout: timeoutMs });
+      return { description: got.description ?? null, messages: got.messages };
+    } catch (err) {
+      throw new Error(`prompts/get failed: ${shortReason(err, this.secrets)}`);
+    }
+  }
+
+  /** completion/complete for a prompt's or resource template's argument: `{values, total, hasMore}`. */
+  async complete(ref: CompleteRef, argument: { name: string; value: string }, timeoutMs: number): Promise<unknown> {
+    try {
+      const got = await this.client.complete({ ref, argument }, { timeout: timeoutMs });
+      return got.completion;
+    } catch (err) {
+      throw new Error(`completion/complete failed: ${shortReason(err, this.secrets)}`);
+    }
   }
 
   /** The resource's text contents, joined by newlines. Rejects with a short reason. */

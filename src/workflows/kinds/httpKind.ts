@@ -2,7 +2,7 @@
 // `allow_private`, bounded by its timeout and the run's deadline, with the step's idempotency key in a header.
 
 import { callLimitMs, done, failed, type NodeKind, pinnedKey, type StepContext, type StepResult } from '../nodeKind.js';
-import { isPrivateAddress } from '../privateAddress.js';
+import { privateAddressOf } from '../privateAddress.js';
 
 const DEFAULT_TIMEOUT_MS = 30_000;
 
@@ -46,10 +46,8 @@ function buildInit(ctx: StepContext, place: KeyPlace, key: string, signal: Abort
 /** The refusal text when `url`'s host resolves to a private address and the step did not allow it. */
 async function privateRefusal(ctx: StepContext, url: URL): Promise<string | null> {
   if (ctx.spec['allow_private'] === true) return null;
-  const host = url.hostname.replace(/^\[|\]$/g, '');
-  const addresses = /^[\d.]+$|:/.test(host) ? [host] : await ctx.ports.lookup(host);
-  const hit = addresses.find(isPrivateAddress);
-  return hit === undefined ? null : `http: ${url.host} resolves to a private address (${hit}); set allow_private`;
+  const hit = await privateAddressOf(url, ctx.ports.lookup);
+  return hit === null ? null : `http: ${url.host} resolves to a private address (${hit}); set allow_private`;
 }
 
 function succeeded(status: number, expect: unknown): boolean {

@@ -1,22 +1,26 @@
 // The `wait` kind (producers reference §2.8, §2.11): suspends its step on a signal, another run, a subagent or a
-// due time, durably — the wait record is saved with the run, so a restart resumes the same wait. What ends a wait
-// is decided here (pure); the engine applies it. `on: resource|condition|message|webhook` are refused at load.
+// due time or an MCP resource's update, durably — the wait record is saved with the run, so a restart resumes the
+// same wait. What ends a wait is decided here (pure); the engine applies it. `on: condition|message|webhook` are
+// refused at load.
 import type { StepWait, WorkflowRun } from '../../domain/workflow.js';
 import { takeSignal } from '../../triggers/signalBuffer.js';
 import { parseWorkflowDuration } from '../durations.js';
 import { done, failed, type NodeKind, type StepContext, type StepResult, unbuiltFieldProblems } from '../nodeKind.js';
 
-const BUILT_ON = ['signal', 'run', 'subagent', 'deadline'] as const;
-const UNBUILT_ON = ['resource', 'condition', 'message', 'webhook'];
+const BUILT_ON = ['signal', 'run', 'subagent', 'deadline', 'resource'] as const;
+const UNBUILT_ON = ['condition', 'message', 'webhook'];
 /** The field naming what each built `on` waits for. */
 const TARGET: Readonly<Record<(typeof BUILT_ON)[number], string | null>> = {
   signal: 'signal',
   run: 'run',
   subagent: 'subagent',
   deadline: null,
+  resource: null,
 };
+/** The fields `on: resource` reads (both required). */
+const RESOURCE_FIELDS = ['server', 'uri'] as const;
 /** Fields only the unbuilt `on` values read: refused rather than accepted and ignored. */
-const UNBUILT_FIELDS = ['server', 'uri', 'condition', 'conversation', 'webhook'];
+const UNBUILT_FIELDS = ['condition', 'conversation', 'webhook'];
 
 export const WAIT_TIMED_OUT = 'wait timed out';
 
@@ -44,6 +48,11 @@ function check(fields: Readonly<Record<string, unknown>>): string[] {
     if (f !== null && f !== target && fields[f] !== undefined) problems.push(`wait.${f} applies only to on: ${f}`);
   if (target !== null && (typeof fields[target] !== 'string' || fields[target] === ''))
     problems.push(`wait on: ${on} needs ${target} (a non-empty string)`);
+  for (const f of RESOURCE_FIELDS) {
+    if (on !== 'resource' && fields[f] !== undefined) problems.push(`wait.${f} applies only to on: resource`);
+    if (on === 'resource' && (typeof fields[f] !== 'string' || fields[f] === ''))
+      problems.push(`wait on: resource needs ${f} (a non-empty string)`);
+  }
   if (fields['until'] !== undefined && on !== 'deadline') problems.push('wait.until applies only to on: deadline');
   else if (fields['until'] !== undefined && !deferred(fields['until'])) {
     const until = untilMs(fields['until']);
@@ -75,6 +84,11 @@ function suspend(ctx: StepContext): StepResult {
   if (on === 'signal') wait.signal = named;
   else if (on === 'run') wait.run = named;
   else if (on === 'subagent') wait.handle = named;
+  else if (on === 'resource') {
+    wait.server = String(spec['server'] ?? '');
+    wait.uri = String(spec['uri'] ?? '');
+    if (wait.server === '' || wait.uri === '') return failed('wait on: resource: server or uri rendered empty');
+  }
   return { type: 'suspend', wait };
 }
 
@@ -88,7 +102,11 @@ export function dueWaitResult(run: WorkflowRun, wait: StepWait, now: number): St
     const taken = takeSignal(run.signals ?? [], wait.signal);
     if (taken.signal !== null) {
       run.signals = taken.buffer;
-      return done({ signal: taken.signal.name, payload: taken.signal.payload ?? null, from: null });
+      return done({
+        signal: taken.signal.name,
+        payload: taken.signal.payload ?? null,
+        from: taken.signal.from ?? null,
+      });
     }
   }
   return { type: 'failed', error: WAIT_TIMED_OUT, timeout: true };
@@ -103,9 +121,11 @@ export const WAIT_KIND: NodeKind = {
   name: 'wait',
   category: 'control',
   implemented: true,
-  doc: 'Suspends the step until what `on` names happens; the wait is saved with the run, so it survives a restart. `on: signal` (`signal` = the name): the oldest signal of that name the run holds or is sent (`workflow.signal`, with or without `run`), output `{signal, payload, from}`. `on: run` (`run` = a run id): that run ends, whatever its status, output `{run, status, output, error}`; unknown ⇒ `wait run: no such run "<id>"`. `on: subagent` (`subagent` = a handle): completed ⇒ done `{handle, status, result, error}`; another ending fails the step `subagent <h> <status>[: <error>]`. `on: deadline`: `timeout` (or `until`) passes, output `{waited_ms}`. `timeout` (or `until`) passing first ⇒ status `timeout`, error `wait timed out` (retried and `on_error` as any failure). Not built yet (refused at load): `on: resource|condition|message|webhook` and their fields `server`, `uri`, `condition`, `conversation`, `webhook`.',
+  doc: 'Suspends the step until what `on` names happens; the wait is saved with the run, so it survives a restart. `on: signal` (`signal` = the name): the oldest signal of that name the run holds or is sent (`workflow.signal`, with or without `run`), output `{signal, payload, from}`. `on: run` (`run` = a run id): that run ends, whatever its status, output `{run, status, output, error}`; unknown ⇒ `wait run: no such run "<id>"`. `on: subagent` (`subagent` = a handle): completed ⇒ done `{handle, status, result, error}`; another ending fails the step `subagent <h> <status>[: <error>]`. `on: deadline`: `timeout` (or `until`) passes, output `{waited_ms}`. `on: resource` (`server`, `uri`): subscribes to the MCP resource and ends at its next `notifications/resources/updated`, output `{uri, server, content}` (read then; JSON when it parses); after a restart it subscribes again and needs a new update. `timeout` (or `until`) passing first ⇒ status `timeout`, error `wait timed out` (retried and `on_error` as any failure). Not built yet (refused at load): `on: condition|message|webhook` and their fields `condition`, `conversation`, `webhook`.',
   fields: {
-    on: { required: true, doc: 'signal | run | subagent | deadline.' },
+    on: { required: true, doc: 'signal | run | subagent | deadline | resource.' },
+    server: { doc: '`on: resource`: the MCP server (the `mcp:` config key).' },
+    uri: { doc: '`on: resource`: the resource URI; the wait ends at its next update.' },
     signal: { doc: '`on: signal`: the signal name (templates).' },
     run: { doc: '`on: run`: the run id waited on (templates, e.g. `{{steps.spawn.output.run}}`).' },
     subagent: { doc: '`on: subagent`: the subagent handle (templates, e.g. `{{steps.sp.output.handle}}`).' },

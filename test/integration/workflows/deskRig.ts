@@ -41,7 +41,7 @@ export function defs(...docs: unknown[]) {
 export async function openDesk(
   dir: string,
   docs: unknown[],
-  opts: { fetch?: typeof fetch; mcp?: McpCaller; knowledge?: StepPorts['knowledge'] } = {},
+  opts: { fetch?: typeof fetch; mcp?: McpCaller; knowledge?: StepPorts['knowledge']; ports?: Partial<StepPorts> } = {},
 ): Promise<DeskLife> {
   const store = new SqliteStore(dir);
   const events: Logged[] = [];
@@ -57,6 +57,7 @@ export async function openDesk(
       lookup: async () => ['127.0.0.1'],
       ...(opts.mcp ? { mcp: opts.mcp } : {}),
       ...(opts.knowledge ? { knowledge: opts.knowledge } : {}),
+      ...opts.ports,
     },
     configured: defs(...docs),
     onRunEnded: (run) => ended.push(run),

@@ -228,6 +228,7 @@ describe('a2a config', () => {
       'a2a.max_long_requests',
       'a2a.card.name',
       'a2a.card.description',
+      'a2a.peers',
       'a2a.feed.retain_events',
       'a2a.feed.retain_age',
       'a2a.tasks.retain',

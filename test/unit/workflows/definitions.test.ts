@@ -33,12 +33,9 @@ describe('loadWorkflow', () => {
     assert.deepEqual(errors(base({ ...ok3, v: { kind: 'teleport', depends_on: 's' } })), [
       'workflow "w" step "v": unknown kind "teleport"',
     ]);
-    assert.deepEqual(
-      errors(base({ ...ok3, v: { kind: 'a2a.delegate', depends_on: 's', peer: 'p', objective: 'o' } })),
-      [
-        'workflow "w" step "v": kind "a2a.delegate" is not implemented in this build (see docs/reference/workflow-nodes.md)',
-      ],
-    );
+    assert.deepEqual(errors(base({ ...ok3, v: { kind: 'a2a.wait', depends_on: 's', conversation: 'c' } })), [
+      'workflow "w" step "v": kind "a2a.wait" is not implemented in this build (see docs/reference/workflow-nodes.md)',
+    ]);
   });
 
   it('refuses unknown top-level fields, other dialects and a common field this build does not implement', () => {

@@ -32,7 +32,7 @@ describe('wait kind: load-time checks', () => {
   it('refuses an unknown field naming workflow, step and field, and a missing `on`', () => {
     assert.deepEqual(errors({ on: 'signal', signal: 'go', duration: '5s' }), [
       at(
-        'unknown field "duration" for kind "wait" (allowed: on, signal, run, subagent, timeout, until, server, uri, condition, conversation, webhook)',
+        'unknown field "duration" for kind "wait" (allowed: on, server, uri, signal, run, subagent, timeout, until, condition, conversation, webhook)',
       ),
     ]);
     assert.deepEqual(errors({ signal: 'go' }), [at('kind "wait" requires field "on"')]);
@@ -52,6 +52,13 @@ describe('wait kind: load-time checks', () => {
     assert.deepEqual(errors({ on: 'signal' }), [at('wait on: signal needs signal (a non-empty string)')]);
     assert.deepEqual(errors({ on: 'run', run: 'r', signal: 'go' }), [at('wait.signal applies only to on: signal')]);
     assert.deepEqual(errors({ on: 'deadline' }), [at('wait on: deadline needs a timeout or until')]);
+    assert.deepEqual(errors({ on: 'resource', server: 'kb', uri: 'x://y', timeout: '5s' }), []);
+    assert.deepEqual(errors({ on: 'resource', server: 'kb' }), [
+      at('wait on: resource needs uri (a non-empty string)'),
+    ]);
+    assert.deepEqual(errors({ on: 'signal', signal: 'go', uri: 'x://y' }), [
+      at('wait.uri applies only to on: resource'),
+    ]);
     assert.deepEqual(errors({ on: 'signal', signal: 'go', until: 5 }), [at('wait.until applies only to on: deadline')]);
     assert.deepEqual(errors({ on: 'deadline', until: 'soon' }), [
       at('wait.until must be epoch milliseconds or an ISO 8601 date-time, got "soon"'),
