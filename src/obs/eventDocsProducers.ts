@@ -57,6 +57,7 @@ run.deadline / run.stalled :: a run failed its deadline / stopped with no ready 
 run.save.fail :: a run's state could not be stored (warn; the next step tries again) :: run, error
 step.start / step.done :: a step started / ended :: run, step, kind, attempt, status?
 step.retry / step.goto :: a failed step is tried again / its \`on_error\` goes to another step :: \`run, step, attempt, backoff_ms\` / \`run, from, to\`
+step.instance :: a nested step (\`foreach\`, \`batch\`, \`iterate\`, \`parallel\`, \`race\`, \`subgraph\`) opened one instance of its body; its steps run as \`<instance>.<step>\` :: \`run, step, instance\`
 wait.armed / wait.resolved :: a step suspended (a \`wait\` step, \`sleep\`, a retry backoff), saved / a \`wait\` step's wait ended (what it waited for came, or its time) :: \`run, step, on, due_ms\` / \`run, step, on, status\`
 restore.runs :: unfinished runs were found at start and resumed :: runs
 restore.step.replay / restore.step.skipped / restore.step.failed :: at restore, a step that was running is run again / ended as skipped / failed (by its kind's replay rule) :: run, step, kind

@@ -188,6 +188,7 @@ export const EVENT_NAMES = [
   'step.done',
   'step.retry',
   'step.goto',
+  'step.instance',
   'wait.armed',
   'wait.resolved',
   'restore.step.replay',

@@ -29,6 +29,8 @@ export interface StepPorts {
   lookup(host: string): Promise<string[]>;
   /** Calls `tool` on the configured MCP server `server` (the supervisor's connection); never throws. */
   mcp?: McpCaller;
+  /** `limits.workflow.fan_out`: the most instances of one nested step open at once (default 8). */
+  fanOut?: number;
   /** `agent.name`, sent as `agent/instance` in an MCP call's `_meta`. */
   instance?: string;
   /** Runs one turn on a fresh conversation through the inbox (accept keyed by `key`) and resolves with its end. */

@@ -6,6 +6,7 @@ import { HTTP_KIND } from './kinds/httpKind.js';
 import { HUMAN_KIND } from './kinds/humanKind.js';
 import { LIST_KINDS } from './kinds/listKinds.js';
 import { MCP_TOOL_KIND } from './kinds/mcpToolKind.js';
+import { NEST_KINDS } from './kinds/nestKinds.js';
 import { START_KINDS } from './kinds/startKinds.js';
 import { SUBAGENT_KIND } from './kinds/subagentKind.js';
 import { TURN_KINDS } from './kinds/turnKinds.js';
@@ -18,13 +19,7 @@ import type { FieldSpec, KindCategory, NodeKind } from './nodeKind.js';
  */
 const NOT_BUILT: Readonly<Record<Exclude<KindCategory, 'start'>, Readonly<Record<string, string>>>> = {
   control: {
-    parallel: '*branches on_error',
-    foreach: '*over *body batch collect on_error as',
-    batch: '*over *body by size parallel rate collect on_error',
-    iterate: '*body while until max_iterations collect',
-    race: '*branches timeout min_success',
     join: '*handles timeout min partials',
-    subgraph: '*body',
     workflow: '*name inputs mode start version cascade',
   },
   data: {
@@ -75,6 +70,7 @@ function notBuilt(name: string, category: KindCategory, fieldList: string): Node
 const ALL: readonly NodeKind[] = [
   ...START_KINDS,
   ...CONTROL_KINDS,
+  ...NEST_KINDS,
   WAIT_KIND,
   ...DATA_KINDS,
   ...LIST_KINDS,
