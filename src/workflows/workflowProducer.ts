@@ -60,6 +60,7 @@ function deskPorts(ctx: ProducerContext): StepPorts {
     fetch,
     lookup: async (host) => (await lookup(host, { all: true })).map((a) => a.address),
     instance: ctx.config.agent.name,
+    fanOut: ctx.config.limits.workflow.fan_out,
     ...(ctx.mcp ? { mcp: mcpCaller(ctx.mcp) } : {}),
     ...turnPorts(ctx),
     subagent: stepSubagents(ctx),

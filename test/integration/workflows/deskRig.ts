@@ -41,7 +41,7 @@ export function defs(...docs: unknown[]) {
 export async function openDesk(
   dir: string,
   docs: unknown[],
-  opts: { fetch?: typeof fetch; mcp?: McpCaller } = {},
+  opts: { fetch?: typeof fetch; mcp?: McpCaller; fanOut?: number } = {},
 ): Promise<DeskLife> {
   const store = new SqliteStore(dir);
   const events: Logged[] = [];
@@ -56,6 +56,7 @@ export async function openDesk(
       fetch: opts.fetch ?? fetch,
       lookup: async () => ['127.0.0.1'],
       ...(opts.mcp ? { mcp: opts.mcp } : {}),
+      ...(opts.fanOut ? { fanOut: opts.fanOut } : {}),
     },
     configured: defs(...docs),
     onRunEnded: (run) => ended.push(run),

@@ -1,6 +1,8 @@
 // The nested control kinds over the real engine and SQLite (producers reference §2.8 Nested): foreach, batch,
 // iterate, parallel, race, subgraph run their bodies as scoped steps and end with the reference's outputs and texts.
 import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { after, describe, it } from 'node:test';
 import { loadWorkflow } from '../../../src/workflows/definitions.js';
 import { type DeskLife, named, openDesk, settled, tempStoreDir } from './deskRig.js';
@@ -194,6 +196,65 @@ describe('parallel, race, subgraph', () => {
     );
     assert.equal(run.status, 'completed', String(run.error));
     assert.equal(run.output, 5);
+  });
+});
+
+/** A real HTTP server answering after `delayMs`, counting the most requests it held at once. */
+async function slowServer(delayMs: number) {
+  let now = 0;
+  let most = 0;
+  const server = createServer((_req, res) => {
+    now += 1;
+    most = Math.max(most, now);
+    setTimeout(() => {
+      now -= 1;
+      res.end('{}');
+    }, delayMs);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+  return { url, most: () => most, close: () => new Promise((r) => server.close(r)) };
+}
+
+describe('effects side by side', () => {
+  it('foreach runs `batch` http bodies at once, clamped to limits.workflow.fan_out', async () => {
+    const step = (batch: number, url: string) =>
+      around({
+        kind: 'foreach',
+        over: [1, 2, 3, 4, 5, 6],
+        batch,
+        body: { get: { kind: 'http', url, allow_private: true } },
+      });
+    const server = await slowServer(150);
+    const wide = await runOnce(step(3, server.url));
+    assert.equal(wide.run.status, 'completed', String(wide.run.error));
+    assert.equal(server.most(), 3, 'three elements at once');
+    await server.close();
+    const narrow = await slowServer(150);
+    const life = await openDesk(freshDir(), [step(6, narrow.url)], { fanOut: 2 });
+    const clamped = await runOnce(step(6, narrow.url), {}, life);
+    await life.close();
+    assert.equal(clamped.run.status, 'completed');
+    assert.equal(narrow.most(), 2, 'never more than the fan-out (2)');
+    await narrow.close();
+  });
+
+  it('independent top-level effect steps and parallel branches run at once', async () => {
+    const server = await slowServer(150);
+    const get = { kind: 'http', url: server.url, allow_private: true };
+    const { run } = await runOnce({
+      name: 'w',
+      steps: {
+        s: { kind: 'manual' },
+        a: { ...get, depends_on: 's' },
+        b: { ...get, depends_on: 's' },
+        p: { kind: 'parallel', depends_on: 's', branches: { x: { g: get }, y: { g: get } } },
+        f: { kind: 'finish', depends_on: ['a', 'b', 'p'] },
+      },
+    });
+    assert.equal(run.status, 'completed', String(run.error));
+    assert.equal(server.most(), 4);
+    await server.close();
   });
 });
 
