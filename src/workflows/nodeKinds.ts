@@ -1,5 +1,7 @@
 // The node-kind registry (producers reference §2.4): every kind of the catalogue, built or refused at load.
 // Validation, the engine and the generated docs/reference/workflow-nodes.md all read this one table.
+
+import { CHILD_KINDS } from './kinds/childKinds.js';
 import { CONTROL_KINDS } from './kinds/controlKinds.js';
 import { DATA_KINDS } from './kinds/dataKinds.js';
 import { HTTP_KIND } from './kinds/httpKind.js';
@@ -17,11 +19,7 @@ import type { FieldSpec, KindCategory, NodeKind } from './nodeKind.js';
  * Catalogue kinds this build does not run yet, with their fields (`*` = required) so strict field checks still
  * apply: a definition that uses one is refused at load, never accepted and ignored.
  */
-const NOT_BUILT: Readonly<Record<Exclude<KindCategory, 'start'>, Readonly<Record<string, string>>>> = {
-  control: {
-    join: '*handles timeout min partials',
-    workflow: '*name inputs mode start version cascade',
-  },
+const NOT_BUILT: Readonly<Partial<Record<Exclude<KindCategory, 'start'>, Readonly<Record<string, string>>>>> = {
   data: {
     'artifact.create': '*name mime content from_step sensitive',
     'artifact.get': '*id',
@@ -71,6 +69,7 @@ const ALL: readonly NodeKind[] = [
   ...START_KINDS,
   ...CONTROL_KINDS,
   ...NEST_KINDS,
+  ...CHILD_KINDS,
   WAIT_KIND,
   ...DATA_KINDS,
   ...LIST_KINDS,

@@ -56,7 +56,7 @@ interface InFlight {
 }
 
 /** Waits resolved from outside the run record (signals and due times are the scheduler's). */
-const WATCHED: ReadonlySet<StepWait['kind']> = new Set(['run', 'subagent']);
+const WATCHED: ReadonlySet<StepWait['kind']> = new Set(['run', 'subagent', 'join']);
 
 export class RunEngine {
   readonly #live = new Map<string, WorkflowRun>();
