@@ -1,7 +1,8 @@
 // Workflow engine throughput over a real SQLite store: a linear run of 510 assigns (a definition holds at most 512
-// top-level steps, reference §2.13, so 1,000 steps wait for `foreach` bodies), a chain of 200 memory.set steps (each
-// an effect: its `running` record is committed before the write) and a `map` over 1,000 items (the stand-in for
-// `foreach`, not built yet). Prints steps per second and run-record writes per step; asserts nothing.
+// top-level steps, reference §2.13), a chain of 200 memory.set steps (each an effect: its `running` record is
+// committed before the write), a `map` over 1,000 items, a `foreach` over 1,000 items (a two-step body, so 2,000
+// body steps) and an `iterate` of 1,000 iterations. Prints steps per second and run-record writes per step;
+// asserts nothing.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -43,6 +44,37 @@ const mapped = {
     s: { kind: 'manual' },
     m: { kind: 'map', depends_on: 's', over: '{{inputs.items}}', expr: 'item * 10' },
     f: { kind: 'finish', depends_on: 'm', output: 'CEL: size(steps.m.output)' },
+  },
+};
+
+const each = {
+  name: 'each',
+  steps: {
+    s: { kind: 'manual' },
+    x: {
+      kind: 'foreach',
+      depends_on: 's',
+      over: '{{inputs.items}}',
+      body: {
+        a: { kind: 'template', value: 'CEL: item * 10' },
+        b: { kind: 'template', depends_on: 'a', value: 'CEL: steps.a.output + 1' },
+      },
+    },
+    f: { kind: 'finish', depends_on: 'x', output: 'CEL: size(steps.x.output)' },
+  },
+};
+
+const loop = {
+  name: 'iterate',
+  steps: {
+    s: { kind: 'manual' },
+    x: {
+      kind: 'iterate',
+      depends_on: 's',
+      until: 'result >= inputs.n',
+      body: { a: { kind: 'template', value: 'CEL: iteration + 1' } },
+    },
+    f: { kind: 'finish', depends_on: 'x', output: '{{steps.x.output}}' },
   },
 };
 
@@ -91,3 +123,5 @@ async function measure(doc: unknown, inputs: Record<string, unknown>, units: num
 await measure(linear(STEPS), {}, STEPS, 'steps');
 await measure(memoryChain(MEMORY_STEPS), {}, MEMORY_STEPS, 'steps');
 await measure(mapped, { items: Array.from({ length: ITEMS }, (_, i) => i) }, ITEMS, 'items');
+await measure(each, { items: Array.from({ length: ITEMS }, (_, i) => i) }, ITEMS, 'items');
+await measure(loop, { n: ITEMS }, ITEMS, 'iterations');

@@ -24,7 +24,7 @@ import type { Setting } from './setting.js';
 import { checkStore } from './storeKeys.js';
 import { checkTemplateServers } from './subagentKeys.js';
 import type { Config, ConfigSources, ProviderConfig } from './types.js';
-import { loadWorkflowFiles, type WorkflowEntry } from './workflowKeys.js';
+import { checkFanOut, loadWorkflowFiles, type WorkflowEntry } from './workflowKeys.js';
 import { settleWorkflowSecrets } from './workflowSecrets.js';
 import { readYamlSource, readYamlText } from './yamlSource.js';
 
@@ -84,6 +84,7 @@ export function compileConfig(sources: ConfigSources): Readonly<Config> {
   for (const secret of aws.secrets) registerSecret(secret);
   const crossProblems = [
     ...workflows.problems,
+    ...checkFanOut(config.workflows, config.limits.workflow.fan_out),
     ...settleWorkflowSecrets(config.workflows, sources.env),
     ...aws.problems,
     ...checkIntelligence(config, originOf),

@@ -12,6 +12,7 @@ type ProducerKey =
   | 'limits.subagents.total'
   | 'limits.subagents.rate'
   | 'limits.subagents.per_caller'
+  | 'limits.workflow.fan_out'
   | 'subagents.allow_freeform'
   | 'subagents.keep'
   | 'subagents.keep_for'
@@ -27,6 +28,11 @@ export const PRODUCER_KEYS: Pick<KeyTable, ProducerKey> = {
     kind: intKind(0),
     default: 0,
     doc: 'Live subagents one turn or subagent may hold; 0 = breadth - 1 (at least 1).',
+  },
+  'limits.workflow.fan_out': {
+    kind: intKind(1),
+    default: 8,
+    doc: 'Most instances one nested workflow step (foreach, batch, parallel, race) runs at once.',
   },
   'subagents.allow_freeform': { kind: boolKind(), default: true, doc: 'false: subagent.run must name a template.' },
   'subagents.keep': { kind: intKind(0), default: 256, doc: 'Ended subagent records kept (newest first).' },

@@ -231,6 +231,10 @@ export interface LimitsConfig {
     /** Live subagents one caller (a turn, or a subagent) may hold; 0 = breadth − 1, at least 1. Default 0. */
     per_caller: number;
   };
+  workflow: {
+    /** Most instances one nested workflow step runs at once (reference §2.13). Default 8. */
+    fan_out: number;
+  };
 }
 
 export interface ContextConfig {

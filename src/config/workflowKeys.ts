@@ -106,3 +106,21 @@ function readWorkflowFile(entry: { file: string; name?: string }, cwd: string, p
     return undefined;
   }
 }
+
+/**
+ * A configured step asking for more instances at once than `limits.workflow.fan_out` (top-level steps, reference
+ * §2.3): refused rather than silently clamped.
+ */
+export function checkFanOut(defs: readonly WorkflowDef[], cap: number): string[] {
+  const problems: string[] = [];
+  for (const def of defs)
+    for (const step of Object.values(def.steps)) {
+      const field = step.kind === 'batch' ? 'parallel' : step.kind === 'foreach' ? 'batch' : null;
+      const asked = field === null ? undefined : step.fields[field];
+      if (typeof asked === 'number' && asked > cap)
+        problems.push(
+          `workflow "${def.name}" step "${step.id}": ${field} ${asked} exceeds limits.workflow.fan_out (${cap}) — raise the limit or lower the step`,
+        );
+    }
+  return problems;
+}

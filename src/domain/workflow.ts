@@ -20,6 +20,10 @@ export interface StepDef {
   outputSchema: Record<string, unknown> | null;
   /** The kind's own fields, unrendered. */
   fields: Record<string, unknown>;
+  /** A nested kind's body (`body`), parsed at load: steps of one instance (reference §2.8 Nested). */
+  body?: Record<string, StepDef>;
+  /** `parallel` / `race`: each branch's steps, parsed at load. */
+  branches?: Record<string, Record<string, StepDef>>;
   /** The common `cache` field (reference §2.7 item 4); absent: no cache. */
   cache?: StepCache;
 }
@@ -61,7 +65,7 @@ export type StepStatus =
 /** Why a suspended step waits, with the wall-clock time it is due (re-armed from the store at start). */
 export interface StepWait {
   /** `sleep`, `retry_backoff`: a due time; the others are a `wait` step's (`deadline` = `on: deadline`). */
-  kind: 'sleep' | 'retry_backoff' | 'run' | 'signal' | 'subagent' | 'deadline' | 'resource';
+  kind: 'sleep' | 'retry_backoff' | 'run' | 'signal' | 'subagent' | 'deadline' | 'resource' | 'nest' | 'join';
   /** When it is due (a `wait` step's timeout or `until`), else null. */
   dueMs: number | null;
   /** `run`: the run waited on. */
@@ -76,6 +80,36 @@ export interface StepWait {
   /** When a `wait` step began waiting (its output's `waited_ms`). */
   sinceMs?: number;
   error?: string;
+  /** `nest`: a nested kind's progress over its body instances. */
+  nest?: NestProgress;
+  /** `run`: a child run this step started (`workflow` kind), cancelled with the run unless `cascade` is false. */
+  child?: boolean;
+  /** `join`: the handles, how many must end, whether a timeout yields partial results, its wall-clock end. */
+  join?: { handles: string[]; min: number; partials: boolean; untilMs: number | null };
+}
+
+/**
+ * A nested step's progress (reference §2.8): its instances (foreach elements, batches, iterations, branches, the one
+ * subgraph body) by index, which are open (their scoped steps live in the run as `<parent>[<i>].<step>`,
+ * `<parent>{<branch>}.<step>` or `<parent>.<step>`), and what finished ones gave. Finished instances' scoped steps are
+ * dropped: their results here are what survives, so a restart never re-runs them.
+ */
+export interface NestProgress {
+  /** What one instance sees as `item`: foreach items, batch groups; absent for iterate/branches/subgraph. */
+  items?: unknown[];
+  /** Branch names (parallel, race), by instance index. */
+  labels?: string[];
+  /** Instances in all; null while unknown (iterate: until `while`/`until` stop it or `max_iterations`). */
+  total: number | null;
+  /** Next instance index to open. */
+  next: number;
+  open: number[];
+  /** How many instances may be open at once. */
+  window: number;
+  /** Finished instances' results, by index (holes null). */
+  results: unknown[];
+  /** Finished instances that failed, with their error. */
+  errors: Array<{ index: number; error: string }>;
 }
 
 export interface StepState {
@@ -119,6 +153,8 @@ export interface WorkflowRun {
   stepsRun: number;
   /** Tokens its steps spent (subagent steps, as their usage arrives); bounded by `limits.tokens` (reference §2.6). */
   tokens?: number;
+  /** The run and step that started this run (`workflow` step); `cascade`: cancelled with its parent. */
+  parent?: { run: string; step: string; cascade: boolean };
   /** Signals sent to this run that no waiter took yet, oldest first, bounded (producers reference §5 item 8). */
   signals?: BufferedSignal[];
   output: unknown;

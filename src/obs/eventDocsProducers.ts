@@ -59,6 +59,7 @@ run.save.fail :: a run's state could not be stored (warn; the next step tries ag
 step.start / step.done :: a step started / ended :: run, step, kind, attempt, status?
 step.retry / step.goto :: a failed step is tried again / its \`on_error\` goes to another step :: \`run, step, attempt, backoff_ms\` / \`run, from, to\`
 step.cache_hit :: a step with \`cache\` found a live cached output under its key and is done with it (its kind did not run) :: run, step, key
+step.instance :: a nested step (\`foreach\`, \`batch\`, \`iterate\`, \`parallel\`, \`race\`, \`subgraph\`) opened one instance of its body; its steps run as \`<instance>.<step>\` :: \`run, step, instance\`
 wait.armed / wait.resolved :: a step suspended (a \`wait\` step, \`sleep\`, a retry backoff), saved / a \`wait\` step's wait ended (what it waited for came, or its time) :: \`run, step, on, due_ms\` / \`run, step, on, status\`
 a2a.send / a2a.delegate :: an \`a2a.send\` / \`a2a.delegate\` step's message reached its peer (info: the peer's task and its state; for delegate, the state it ended in) or failed (warn) :: run, step, peer, message_id, task?, state?, error?
 audit.emit :: an \`emit\` step's \`audit\` value :: run, step, audit

@@ -190,6 +190,7 @@ export const EVENT_NAMES = [
   'step.retry',
   'step.goto',
   'step.cache_hit',
+  'step.instance',
   'wait.armed',
   'wait.resolved',
   // integration steps that reach peers and sinks (producers reference §2.8, §2.15)

@@ -29,6 +29,10 @@ export interface StepPorts {
   lookup(host: string): Promise<string[]>;
   /** Calls `tool` on the configured MCP server `server` (the supervisor's connection); never throws. */
   mcp?: McpCaller;
+  /** Starts a child run (the `workflow` step) through the desk, keyed so a replayed step finds the same run. */
+  startRun?(req: StepRunStart): Promise<{ ok: true; run: string } | { ok: false; error: string }>;
+  /** `limits.workflow.fan_out`: the most instances of one nested step open at once (default 8). */
+  fanOut?: number;
   /** `agent.name`, sent as `agent/instance` in an MCP call's `_meta`. */
   instance?: string;
   /** Runs one turn on a fresh conversation through the inbox (accept keyed by `key`) and resolves with its end. */
@@ -121,6 +125,20 @@ export type PeerAnswer =
 
 export interface StepPeerPorts {
   send(req: PeerSend): Promise<PeerAnswer>;
+}
+
+/** A child run a `workflow` step asks for: acting for its parent run, never outliving the parent's deadline. */
+export interface StepRunStart {
+  workflow: string;
+  node?: string;
+  inputs: Record<string, unknown>;
+  key: string;
+  principal: string | null;
+  conversation: string | null;
+  parent: { run: string; step: string; cascade: boolean };
+  /** A hash prefix the definition must have (`version`). */
+  version?: string;
+  deadlineMs: number | null;
 }
 
 /** A `human` step's question, asked for the run on a task keyed by `key` (found again after a restart). */

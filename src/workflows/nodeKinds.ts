@@ -1,6 +1,7 @@
 // The node-kind registry (producers reference §2.4): every kind of the catalogue, built or refused at load.
 // Validation, the engine and the generated docs/reference/workflow-nodes.md all read this one table.
 import { A2A_KINDS } from './kinds/a2aKinds.js';
+import { CHILD_KINDS } from './kinds/childKinds.js';
 import { CONTROL_KINDS } from './kinds/controlKinds.js';
 import { DATA_KINDS } from './kinds/dataKinds.js';
 import { EMIT_KIND } from './kinds/emitKind.js';
@@ -10,6 +11,7 @@ import { KNOWLEDGE_KINDS } from './kinds/knowledgeKinds.js';
 import { LIST_KINDS } from './kinds/listKinds.js';
 import { MCP_RESOURCE_KIND } from './kinds/mcpResourceKind.js';
 import { MCP_TOOL_KIND } from './kinds/mcpToolKind.js';
+import { NEST_KINDS } from './kinds/nestKinds.js';
 import { RUN_KINDS } from './kinds/runKinds.js';
 import { START_KINDS } from './kinds/startKinds.js';
 import { SUBAGENT_KIND } from './kinds/subagentKind.js';
@@ -21,17 +23,7 @@ import type { FieldSpec, KindCategory, NodeKind } from './nodeKind.js';
  * Catalogue kinds this build does not run yet, with their fields (`*` = required) so strict field checks still
  * apply: a definition that uses one is refused at load, never accepted and ignored.
  */
-const NOT_BUILT: Readonly<Record<Exclude<KindCategory, 'start'>, Readonly<Record<string, string>>>> = {
-  control: {
-    parallel: '*branches on_error',
-    foreach: '*over *body batch collect on_error as',
-    batch: '*over *body by size parallel rate collect on_error',
-    iterate: '*body while until max_iterations collect',
-    race: '*branches timeout min_success',
-    join: '*handles timeout min partials',
-    subgraph: '*body',
-    workflow: '*name inputs mode start version cascade',
-  },
+const NOT_BUILT: Readonly<Partial<Record<Exclude<KindCategory, 'start'>, Readonly<Record<string, string>>>>> = {
   data: {
     'artifact.create': '*name mime content from_step sensitive',
     'artifact.get': '*id',
@@ -71,6 +63,8 @@ function notBuilt(name: string, category: KindCategory, fieldList: string): Node
 const ALL: readonly NodeKind[] = [
   ...START_KINDS,
   ...CONTROL_KINDS,
+  ...NEST_KINDS,
+  ...CHILD_KINDS,
   WAIT_KIND,
   ...DATA_KINDS,
   ...LIST_KINDS,

@@ -6,6 +6,8 @@ import type { Logger } from '../obs/log.js';
 import type { Store } from '../store/store.js';
 import { bufferSignal, takeSignal } from '../triggers/signalBuffer.js';
 import type { TimerService } from '../triggers/timerService.js';
+import { stepDefAt } from './nesting.js';
+import { advanceNest } from './nestMoves.js';
 import type { StepPorts, StepResult } from './nodeKind.js';
 import { nodeKind } from './nodeKinds.js';
 import {
@@ -53,8 +55,14 @@ export interface EngineDeps {
   killPoint?(name: string): void;
 }
 
+interface InFlight {
+  attempt: number;
+  controller: AbortController;
+  done: Promise<void>;
+}
+
 /** Waits resolved from outside the run record (signals and due times are the scheduler's). */
-const WATCHED: ReadonlySet<StepWait['kind']> = new Set(['run', 'subagent', 'resource']);
+const WATCHED: ReadonlySet<StepWait['kind']> = new Set(['run', 'subagent', 'resource', 'join']);
 
 export class RunEngine {
   readonly #live = new Map<string, WorkflowRun>();
@@ -64,6 +72,10 @@ export class RunEngine {
   /** The waits being watched, and what watches found, applied by the run's next pass. */
   readonly #watching = new WeakSet<StepWait>();
   readonly #arrived = new Map<string, Array<{ step: string; wait: StepWait; result: StepResult }>>();
+  /** Effect steps executing off the drive loop, by run then step: aborted once their step no longer runs. */
+  readonly #inflight = new Map<string, Map<string, InFlight>>();
+  /** Results of effect steps that finished, applied by their run's next pass. */
+  readonly #finished = new Map<string, Array<{ step: string; attempt: number; result: StepResult }>>();
   readonly #timers: WakeTimers;
   #stopped = false;
 
@@ -132,16 +144,31 @@ export class RunEngine {
 
   /** Applies what watches found for `run`: each to its step if that step still waits on the same wait. */
   async #settleArrived(run: WorkflowRun): Promise<void> {
-    const arrived = this.#arrived.get(run.id);
-    if (!arrived) return;
+    const arrived = this.#arrived.get(run.id) ?? [];
+    const finished = this.#finished.get(run.id) ?? [];
+    if (arrived.length === 0 && finished.length === 0) return;
     this.#arrived.delete(run.id);
+    this.#finished.delete(run.id);
     const now = this.deps.clock();
     const events = arrived.flatMap(({ step, wait, result }) =>
       run.steps[step]?.wait === wait ? settleWait(run, step, result, now) : [],
     );
+    let suspended = false;
+    const applied: string[] = [];
+    for (const { step, attempt, result } of finished) {
+      // A step dropped or restarted since (its instance ended, a retry) is not this result's any more.
+      if (run.steps[step]?.status !== 'running' || run.steps[step]?.attempt !== attempt || TERMINAL_RUN.has(run.status))
+        continue;
+      this.#killPoint('step.before_done', step);
+      events.push(...applyResult(run, step, result, now));
+      applied.push(step);
+      suspended ||= result.type === 'suspend';
+    }
     if (events.length === 0) return;
     if (TERMINAL_RUN.has(run.status)) await this.#end(run, events);
     else await this.#commit(run, events);
+    for (const step of applied) this.#killPoint('step.after_done', step);
+    if (suspended) this.#watchWaits(run);
   }
 
   /**
@@ -212,7 +239,11 @@ export class RunEngine {
       } while (this.#again.has(id) && !this.#stopped);
     })()
       .catch((err: unknown) => this.deps.log.warn('run.save.fail', { run: id, error: (err as Error).message }))
-      .finally(() => this.#driving.delete(id));
+      .finally(() => {
+        this.#driving.delete(id);
+        // Asked again after the loop's last check (a result arriving as it returned): drive once more.
+        if (this.#again.has(id)) this.drive(id);
+      });
     this.#driving.set(id, loop);
   }
 
@@ -221,7 +252,8 @@ export class RunEngine {
     this.#stopped = true;
     this.#timers.clear();
     for (const controller of this.#cancels.values()) controller.abort(ENGINE_STOPPED);
-    await Promise.allSettled([...this.#driving.values()]);
+    const flights = [...this.#inflight.values()].flatMap((steps) => [...steps.values()].map((f) => f.done));
+    await Promise.allSettled([...this.#driving.values(), ...flights]);
   }
 
   async #pass(id: string): Promise<void> {
@@ -250,6 +282,13 @@ export class RunEngine {
         case 'ready':
           await this.#runStep(run, decision.steps[0] as string);
           break;
+        case 'nest': {
+          const id = decision.steps[0] as string;
+          const moved = advanceNest(run, id);
+          const events = moved.result ? [...moved.events, ...settleWait(run, id, moved.result, now)] : moved.events;
+          await (TERMINAL_RUN.has(run.status) ? this.#end(run, events) : this.#commit(run, events));
+          break;
+        }
         case 'idle':
           this.#timers.arm(id, decision.wakeAt);
           return;
@@ -258,8 +297,13 @@ export class RunEngine {
     setImmediate(() => this.drive(id));
   }
 
+  /**
+   * Runs one ready step. An inline kind is applied at once; an effect kind is committed `running` first and then
+   * executes off the drive loop, so effects of independent steps and body instances run side by side; its result
+   * is applied by a later pass.
+   */
   async #runStep(run: WorkflowRun, id: string): Promise<void> {
-    const step = run.definition.steps[id];
+    const step = stepDefAt(run.definition, id);
     const kind = step && nodeKind(step.kind);
     if (!step || !kind) throw new Error(`run ${run.id}: step "${id}" has no kind`);
     this.#log(run, beginStep(run, id, this.deps.clock()));
@@ -268,7 +312,14 @@ export class RunEngine {
       this.#killPoint('step.running', id);
     }
     const cancel = this.#cancels.get(run.id)?.signal ?? new AbortController().signal;
-    const result = await executeStep(run, step, kind, this.deps.ports, this.deps.clock(), cancel);
+    const controller = new AbortController();
+    const signal = AbortSignal.any([cancel, controller.signal]);
+    const execution = executeStep(run, step, kind, this.deps.ports, this.deps.clock(), signal);
+    if (kind.effect) {
+      this.#launch(run.id, id, run.steps[id]?.attempt ?? 0, controller, execution);
+      return;
+    }
+    const result = await execution;
     if (TERMINAL_RUN.has(run.status) || this.#stopped) return;
     this.#killPoint('step.before_done', id);
     const events = applyResult(run, id, result, this.deps.clock());
@@ -283,15 +334,49 @@ export class RunEngine {
     this.deps.killPoint?.(`${point}@${step}`);
   }
 
+  #launch(
+    runId: string,
+    step: string,
+    attempt: number,
+    controller: AbortController,
+    execution: Promise<StepResult>,
+  ): void {
+    const steps = this.#inflight.get(runId) ?? new Map<string, InFlight>();
+    this.#inflight.set(runId, steps);
+    const done = execution.then((result) => {
+      if (steps.get(step)?.controller === controller) steps.delete(step);
+      if (this.#stopped || !this.#live.has(runId)) return;
+      const finished = this.#finished.get(runId) ?? [];
+      finished.push({ step, attempt, result });
+      this.#finished.set(runId, finished);
+      this.drive(runId);
+    });
+    steps.set(step, { attempt, controller, done });
+  }
+
+  /** Aborts executions whose step no longer runs that attempt (its instance was dropped, the run moved on). */
+  #sweep(run: WorkflowRun): void {
+    const steps = this.#inflight.get(run.id);
+    for (const [id, flight] of steps ?? []) {
+      const state = run.steps[id];
+      if (state?.status === 'running' && state.attempt === flight.attempt) continue;
+      flight.controller.abort('its instance ended');
+      steps?.delete(id);
+    }
+  }
+
   async #commit(run: WorkflowRun, events: RunEvent[]): Promise<void> {
     await this.#save(run);
     this.#log(run, events);
+    this.#sweep(run);
   }
 
   async #end(run: WorkflowRun, events: RunEvent[]): Promise<void> {
     this.#timers.arm(run.id, null);
     this.#live.delete(run.id);
     this.#arrived.delete(run.id);
+    this.#finished.delete(run.id);
+    this.#inflight.delete(run.id);
     this.#cancels.get(run.id)?.abort(run.error ?? `run ${run.status}`);
     this.#cancels.delete(run.id);
     await this.#commit(run, events);

@@ -1,5 +1,8 @@
 // The namespaces templates and CEL see inside a run (producers reference §2.5). Pure.
-import type { WorkflowRun } from '../domain/workflow.js';
+import type { StepState, WorkflowRun } from '../domain/workflow.js';
+import { scopedView } from './nesting.js';
+
+const view = (s: StepState) => ({ status: s.status, output: s.output ?? null, error: s.error, attempt: s.attempt });
 
 /** `inputs`, `run`, `steps`, `vars`, `last`, `now_ms`, `env` for a run (and, during a step, its attempt and key). */
 export function runScope(
@@ -10,7 +13,7 @@ export function runScope(
   let last: unknown = null;
   let lastEnded = -1;
   for (const [id, s] of Object.entries(run.steps)) {
-    steps[id] = { status: s.status, output: s.output ?? null, error: s.error, attempt: s.attempt };
+    steps[id] = view(s);
     if (
       s.status === 'done' &&
       s.endedMs !== null &&
@@ -21,7 +24,13 @@ export function runScope(
       last = s.output ?? null;
     }
   }
+  // A body step sees its instance's variables (`item`, `index`, …) and its siblings by their own ids.
+  const scoped = extra.step?.includes('.') ? scopedView(run, extra.step) : null;
+  for (const prefix of scoped?.prefixes ?? [])
+    for (const [id, s] of Object.entries(run.steps))
+      if (id.startsWith(prefix) && !id.includes('.', prefix.length)) steps[id.slice(prefix.length)] = view(s);
   return {
+    ...scoped?.vars,
     inputs: run.inputs,
     vars: run.vars,
     steps,

@@ -3,6 +3,8 @@
 import type { StepDef, StepState, WorkflowDef, WorkflowRun } from '../domain/workflow.js';
 import { schemaProblem } from './jsonSchema.js';
 import { dueWaitResult } from './kinds/waitKind.js';
+import { siblingPrefix, stepDefAt } from './nesting.js';
+import { blankStep, dropNest } from './nestMoves.js';
 import type { StepResult } from './nodeKind.js';
 import { isStartKind } from './nodeKinds.js';
 import { retryDelayMs } from './retryBackoff.js';
@@ -12,17 +14,6 @@ export interface RunEvent {
   level?: 'info' | 'warn' | 'debug';
   fields: Record<string, unknown>;
 }
-
-const blank = (): StepState => ({
-  status: 'pending',
-  attempt: 0,
-  output: null,
-  error: null,
-  forced: false,
-  wait: null,
-  startedMs: null,
-  endedMs: null,
-});
 
 export interface RunOrigin {
   id: string;
@@ -38,7 +29,7 @@ export interface RunOrigin {
 export function newRun(def: WorkflowDef, origin: RunOrigin, now: number): WorkflowRun {
   const steps: Record<string, StepState> = {};
   for (const step of Object.values(def.steps)) {
-    const state = blank();
+    const state = blankStep();
     if (step.id === origin.node)
       Object.assign(state, { status: 'done', attempt: 1, output: origin.payload ?? null, endedMs: now });
     else if (isStartKind(step.kind)) Object.assign(state, { status: 'skipped', endedMs: now });
@@ -84,7 +75,7 @@ export function beginStep(run: WorkflowRun, id: string, now: number): RunEvent[]
     startedMs: now,
   });
   run.updated = now;
-  const kind = run.definition.steps[id]?.kind;
+  const kind = stepDefAt(run.definition, id)?.kind;
   return [{ event: 'step.start', fields: { run: run.id, step: id, kind, attempt: state.attempt } }];
 }
 
@@ -133,6 +124,12 @@ export function resolveDue(run: WorkflowRun, ids: readonly string[], now: number
   return ids.flatMap((id) => {
     const state = stateOf(run, id);
     const wait = state.wait;
+    if (wait?.kind === 'nest') {
+      // A nested step past its timeout: its instances are cancelled (reference §2.8: race's own text).
+      const kind = stepDefAt(run.definition, id)?.kind;
+      const error = kind === 'race' ? 'race: no branch finished in time' : 'nested step timed out';
+      return [...dropNest(run, id), ...settleWait(run, id, { type: 'failed', error, timeout: true }, now)];
+    }
     if (wait !== null && wait.kind !== 'sleep' && wait.kind !== 'retry_backoff')
       return settleWait(run, id, dueWaitResult(run, wait, now), now);
     state.wait = null;
@@ -185,16 +182,18 @@ function failStep(
     state.status = 'done';
     state.output ??= { error };
   } else if (step.onError.kind === 'goto') {
-    const target = stateOf(run, step.onError.target);
-    Object.assign(target, { status: 'pending', forced: true });
-    events.push({ event: 'step.goto', fields: { run: run.id, from: step.id, to: step.onError.target } });
-  } else events.push(...endRun(run, 'failed', `step "${step.id}" failed: ${error}`, null, now));
+    const to = siblingPrefix(step.id) + step.onError.target;
+    Object.assign(stateOf(run, to), { status: 'pending', forced: true });
+    events.push({ event: 'step.goto', fields: { run: run.id, from: step.id, to } });
+  } else if (siblingPrefix(step.id) === '')
+    events.push(...endRun(run, 'failed', `step "${step.id}" failed: ${error}`, null, now));
+  // A body step under `fail` leaves its instance failed; the nested step decides (reference §2.7 item 8).
   return events;
 }
 
 /** Applies what a step's execution decided (reference §2.7 items 5-8). */
 export function applyResult(run: WorkflowRun, id: string, result: StepResult, now: number): RunEvent[] {
-  const step = run.definition.steps[id];
+  const step = stepDefAt(run.definition, id);
   const state = stateOf(run, id);
   if (!step || state.status !== 'running') return [];
   switch (result.type) {
@@ -208,11 +207,13 @@ export function applyResult(run: WorkflowRun, id: string, result: StepResult, no
       ];
     case 'finish':
       return finishRun(run, step, state, result, now);
-    case 'switch':
+    case 'switch': {
+      const at = siblingPrefix(id);
       for (const target of result.prune)
-        if (run.steps[target]?.status === 'pending') stateOf(run, target).status = 'pruned';
-      Object.assign(stateOf(run, result.goto), { forced: true });
+        if (run.steps[at + target]?.status === 'pending') stateOf(run, at + target).status = 'pruned';
+      Object.assign(stateOf(run, at + result.goto), { forced: true });
       break;
+    }
     case 'done':
       if (step.outputSchema !== null) {
         const problem = schemaProblem(step.outputSchema, result.output);

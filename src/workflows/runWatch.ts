@@ -4,6 +4,7 @@
 import type { LiveRunView, StepStatus, WorkflowRun } from '../domain/workflow.js';
 import type { Logger } from '../obs/log.js';
 import type { Metrics } from '../obs/metrics.js';
+import { stepDefAt } from './nesting.js';
 import type { RunEvent } from './runState.js';
 
 /**
@@ -53,7 +54,7 @@ export function liveRunViews(runs: readonly Readonly<WorkflowRun>[], principal?:
         .filter(([, state]) => ACTIVE_STEPS.has(state.status))
         .map(([id, state]) => ({
           id,
-          kind: run.definition.steps[id]?.kind ?? '',
+          kind: stepDefAt(run.definition, id)?.kind ?? '',
           status: state.status,
           attempt: state.attempt,
         })),
@@ -85,7 +86,7 @@ export function runWatch(
       if (ENDED_STEPS.has(status)) steps?.inc({ status });
       // A run a turn started: its conversation's watchers see the step move (reference §15's activity line).
       if (run.conversation === null) return;
-      const kind = run.definition.steps[id]?.kind ?? '';
+      const kind = stepDefAt(run.definition, id)?.kind ?? '';
       const at = { ctx: run.conversation, run: run.id, workflow: run.workflow };
       log.info('activity', { ...at, step: id, kind, status, attempt: state.attempt });
     },

@@ -1,9 +1,11 @@
 // The scheduler's pass over one run (producers reference §2.6): which steps are ready, which are pruned, which
 // waits are due, and whether the run ends. Pure: the run and the clock in, a decision out.
-import { type StepState, TERMINAL_RUN, type WorkflowRun } from '../domain/workflow.js';
+import { type StepDef, type StepState, TERMINAL_RUN, type WorkflowRun } from '../domain/workflow.js';
 import { compileCel, evalPredicate } from '../expr/cel.js';
 import { topoOrder } from './graph.js';
 import { signalHeld } from './kinds/waitKind.js';
+import { liveInstances } from './nesting.js';
+import { nestHasWork } from './nestMoves.js';
 import { runScope } from './runScope.js';
 
 export type RunDecision =
@@ -11,6 +13,7 @@ export type RunDecision =
   | { type: 'prune'; steps: string[] }
   | { type: 'due'; steps: string[] }
   | { type: 'ready'; steps: string[] }
+  | { type: 'nest'; steps: string[] }
   | { type: 'idle'; wakeAt: number | null };
 
 const FAILED = new Set(['failed', 'cancelled', 'timeout']);
@@ -22,7 +25,7 @@ type Readiness = 'ready' | 'prune' | 'wait' | { whenError: string };
 /** Dependency order per definition: computed once, not on every pass (a run keeps its definition object). */
 const ORDERS = new WeakMap<object, readonly string[]>();
 
-function orderOf(steps: WorkflowRun['definition']['steps']): readonly string[] {
+function orderOf(steps: Readonly<Record<string, StepDef>>): readonly string[] {
   let order = ORDERS.get(steps);
   if (order === undefined) {
     order = topoOrder(steps).order;
@@ -31,17 +34,18 @@ function orderOf(steps: WorkflowRun['definition']['steps']): readonly string[] {
   return order;
 }
 
-function readiness(run: WorkflowRun, id: string): Readiness {
-  const step = run.definition.steps[id];
+/** Readiness of `step` of the scope whose ids start with `prefix` (`''` at top level, an instance's otherwise). */
+function readiness(run: WorkflowRun, prefix: string, step: StepDef): Readiness {
+  const id = prefix + step.id;
   const state = run.steps[id];
-  if (!step || !state || state.status !== 'pending') return 'wait';
+  if (state?.status !== 'pending') return 'wait';
   if (state.forced) return 'ready';
-  const deps = step.dependsOn.map((d) => run.steps[d]?.status ?? 'pending');
+  const deps = step.dependsOn.map((d) => run.steps[prefix + d]?.status ?? 'pending');
   if (deps.length > 0 && deps.every((s) => s === 'pruned')) return 'prune';
   if (deps.some((s) => FAILED.has(s)) || !deps.every((s) => SATISFIED.has(s))) return 'wait';
   if (step.when === null) return 'ready';
   const compiled = compileCel(step.when);
-  const held = compiled.ok ? evalPredicate(compiled.program, runScope(run)) : compiled;
+  const held = compiled.ok ? evalPredicate(compiled.program, runScope(run, { step: id })) : compiled;
   if (!held.ok) return { whenError: held.error };
   return held.value === true ? 'ready' : 'prune';
 }
@@ -81,15 +85,21 @@ export function nextRunDecision(run: WorkflowRun, now: number): RunDecision {
   if (due.length > 0) return { type: 'due', steps: due };
   const ready: string[] = [];
   const prune: string[] = [];
-  for (const id of orderOf(run.definition.steps)) {
-    const verdict = readiness(run, id);
-    if (typeof verdict === 'object')
-      return { type: 'end', status: 'failed', error: `step "${id}": when: ${verdict.whenError}` };
-    if (verdict === 'ready') ready.push(id);
-    else if (verdict === 'prune') prune.push(id);
-  }
+  const scopes = [{ prefix: '', body: run.definition.steps }, ...liveInstances(run)];
+  for (const { prefix, body } of scopes)
+    for (const local of orderOf(body)) {
+      const id = prefix + local;
+      const verdict = readiness(run, prefix, body[local] as StepDef);
+      if (typeof verdict === 'object')
+        return { type: 'end', status: 'failed', error: `step "${id}": when: ${verdict.whenError}` };
+      if (verdict === 'ready') ready.push(id);
+      else if (verdict === 'prune') prune.push(id);
+    }
   if (prune.length > 0) return { type: 'prune', steps: prune };
   if (ready.length > 0) return { type: 'ready', steps: ready };
+  // Nothing ready anywhere: a nested step whose instance finished, or with room for another, moves.
+  const nests = Object.keys(run.steps).filter((id) => run.steps[id]?.wait?.kind === 'nest' && nestHasWork(run, id));
+  if (nests.length > 0) return { type: 'nest', steps: nests };
   if (Object.values(run.steps).some((s) => IN_FLIGHT.has(s.status))) {
     const wake = earliestDue(run);
     return {

@@ -3,11 +3,16 @@
 import type { OnError, StepDef } from '../domain/workflow.js';
 import { compileCel } from '../expr/cel.js';
 import { parseWorkflowDuration } from './durations.js';
+import { jumpTargets, topoOrder } from './graph.js';
 import { schemaCompileProblem } from './jsonSchema.js';
-import { COMMON_FIELDS, nodeKind, REFUSED_COMMON } from './nodeKinds.js';
+import { COMMON_FIELDS, isStartKind, nodeKind, REFUSED_COMMON } from './nodeKinds.js';
 import { parseCache } from './stepCache.js';
 
 const MAX_RETRY = 20;
+/** Bodies nest at most this deep (reference §2.3). */
+const MAX_NESTING = 4;
+/** Kinds whose instances run side by side: a `human` gate inside one is refused (reference §2.3). */
+const FANNED = new Set(['foreach', 'batch', 'parallel', 'race']);
 const STEP_ID = /^[a-zA-Z_][a-zA-Z0-9_-]{0,63}$/;
 
 type Parsed = { step: StepDef | null; problems: string[] };
@@ -87,12 +92,83 @@ function kindProblems(
     if (spec.raw && typeof fields[name] === 'string' && name !== 'cases') {
       const compiled = compileCel(fields[name] as string);
       if (!compiled.ok) problems.push(`${name}: ${compiled.error}`);
-    } else celProblems(fields[name], name, problems);
+      // Bodies and branches are parsed as steps (their CEL compiled there).
+    } else if (name !== 'body' && name !== 'branches') celProblems(fields[name], name, problems);
   return [...problems, ...(kind.check?.(fields, ids) ?? [])];
 }
 
-/** Parses step `id` of a document whose step ids are `ids`; problems come without the workflow/step prefix. */
-export function parseStep(id: string, raw: unknown, ids: ReadonlySet<string>): Parsed {
+/** Graph rules of a body (reference §2.3): no start node, no finish, sibling-only deps and gotos, acyclic. */
+function bodyGraphProblems(steps: Readonly<Record<string, StepDef>>): string[] {
+  const problems: string[] = [];
+  for (const step of Object.values(steps)) {
+    if (isStartKind(step.kind)) problems.push(`step "${step.id}": a body holds no start node`);
+    if (step.kind === 'finish') problems.push(`step "${step.id}": a body holds no finish (its sinks are its result)`);
+    for (const dep of [...step.dependsOn, ...jumpTargets(step)])
+      if (dep === step.id || !(dep in steps))
+        problems.push(`step "${step.id}": "${dep}" is not a sibling step of this body`);
+  }
+  if (problems.length > 0) return problems;
+  const { cycle } = topoOrder(steps);
+  return cycle.length > 0 ? [`cycle among steps [${cycle.join(', ')}]`] : [];
+}
+
+/** Parses one body (a mapping of step ids) `depth` levels down; problems prefixed with `where`. */
+function parseBody(
+  raw: unknown,
+  where: string,
+  depth: number,
+  fanned: boolean,
+): { steps: Record<string, StepDef>; problems: string[] } {
+  const steps: Record<string, StepDef> = {};
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw) || Object.keys(raw).length === 0)
+    return { steps, problems: [`${where} must be a non-empty mapping of step ids`] };
+  if (depth > MAX_NESTING) return { steps, problems: [`${where}: bodies nest at most ${MAX_NESTING} deep`] };
+  const ids = new Set(Object.keys(raw));
+  const problems: string[] = [];
+  for (const [id, spec] of Object.entries(raw)) {
+    const parsed = parseStep(id, spec, ids, depth);
+    problems.push(...parsed.problems.map((p) => `${where} step "${id}": ${p}`));
+    if (parsed.step) steps[id] = parsed.step;
+    if (fanned && parsed.step?.kind === 'human')
+      problems.push(`${where} step "${id}": a human step cannot run inside foreach|batch|parallel|race`);
+  }
+  if (problems.length === 0) problems.push(...bodyGraphProblems(steps).map((p) => `${where}: ${p}`));
+  return { steps, problems };
+}
+
+/** A nested kind's `body` and `branches`, parsed as steps onto `step`. */
+function parseNested(step: StepDef, depth: number, problems: string[]): void {
+  const fanned = FANNED.has(step.kind);
+  if (step.fields['body'] !== undefined) {
+    const body = parseBody(step.fields['body'], 'body', depth + 1, fanned);
+    problems.push(...body.problems);
+    step.body = body.steps;
+  }
+  const branches = step.fields['branches'];
+  if (branches === undefined) return;
+  if (
+    branches === null ||
+    typeof branches !== 'object' ||
+    Array.isArray(branches) ||
+    Object.keys(branches).length === 0
+  ) {
+    problems.push('branches must be a non-empty mapping of branch name → steps');
+    return;
+  }
+  step.branches = {};
+  for (const [name, raw] of Object.entries(branches)) {
+    if (!STEP_ID.test(name)) problems.push(`branch names must match [a-zA-Z_][a-zA-Z0-9_-]{0,63} (got "${name}")`);
+    const body = parseBody(raw, `branches.${name}`, depth + 1, fanned);
+    problems.push(...body.problems);
+    step.branches[name] = body.steps;
+  }
+}
+
+/**
+ * Parses step `id` of a document (or body, `depth` levels down) whose step ids are `ids`; problems come without the
+ * workflow/step prefix.
+ */
+export function parseStep(id: string, raw: unknown, ids: ReadonlySet<string>, depth = 0): Parsed {
   if (!STEP_ID.test(id)) return { step: null, problems: ['step ids must match [a-zA-Z_][a-zA-Z0-9_-]{0,63}'] };
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw))
     return { step: null, problems: ['a step must be a mapping'] };
@@ -141,5 +217,6 @@ export function parseStep(id: string, raw: unknown, ids: ReadonlySet<string>): P
     else if (kind?.fields['output_schema'] === undefined)
       step.outputSchema = fields['output_schema'] as Record<string, unknown>;
   }
+  if (kind?.implemented && problems.length === 0) parseNested(step, depth, problems);
   return { step, problems };
 }

@@ -62,7 +62,64 @@ async function watchSubagent(
   return failed(`subagent ${handle} ${status}${error ? `: ${String(error)}` : ''}`);
 }
 
-/** Resolves with the result of a `wait on: run|subagent` step, or null once `signal` aborts. */
+/** One join handle's end: a run's, a subagent's, or `unknown handle`; null once `signal` aborts. */
+async function handleEnd(
+  sources: WaitSources,
+  run: Readonly<WorkflowRun>,
+  handle: string,
+  signal: AbortSignal,
+): Promise<Record<string, unknown> | null> {
+  if (await sources.runKnown(handle)) {
+    const ended = await sources.runEnded(handle, signal);
+    if (ended === null) return null;
+    return { kind: 'run', status: ended.status, output: ended.output ?? null, error: ended.error };
+  }
+  if (!sources.awaitSubagent) return { error: 'unknown handle' };
+  const end = await sources.awaitSubagent({ handle, principal: run.principal, conversation: run.conversation, signal });
+  if (signal.aborted) return null;
+  if (!end.ok) return { error: /no such|unknown/i.test(end.error) ? 'unknown handle' : end.error };
+  const { status, result, error } = end.answer;
+  return { kind: 'subagent', status, result: result ?? null, error: error ?? null };
+}
+
+/** A `join` step's end (reference §2.8): `min` handles ended, or its time passed (partials or a timeout). */
+function watchJoin(
+  sources: WaitSources,
+  run: Readonly<WorkflowRun>,
+  join: NonNullable<StepWait['join']>,
+  signal: AbortSignal,
+): Promise<StepResult | null> {
+  return new Promise((resolve) => {
+    const results: Record<string, unknown> = {};
+    const stop = new AbortController();
+    const inner = AbortSignal.any([signal, stop.signal]);
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const finish = (result: StepResult | null): void => {
+      clearTimeout(timer);
+      stop.abort();
+      resolve(result);
+    };
+    signal.addEventListener('abort', () => finish(null), { once: true });
+    if (join.untilMs !== null)
+      timer = setTimeout(
+        () =>
+          finish(
+            join.partials
+              ? done({ partial: true, results: { ...results } })
+              : { type: 'failed', error: 'join timed out', timeout: true },
+          ),
+        Math.max(0, join.untilMs - Date.now()),
+      );
+    for (const handle of join.handles)
+      void handleEnd(sources, run, handle, inner).then((end) => {
+        if (end === null || inner.aborted) return;
+        results[handle] = end;
+        if (Object.keys(results).length >= join.min) finish(done({ ...results }));
+      });
+  });
+}
+
+/** Resolves with the result of a `wait on: run|subagent` or `join` step, or null once `signal` aborts. */
 export function watchWait(
   sources: WaitSources,
   run: Readonly<WorkflowRun>,
@@ -73,5 +130,6 @@ export function watchWait(
   if (wait.kind === 'subagent' && wait.handle !== undefined) return watchSubagent(sources, run, wait.handle, signal);
   if (wait.kind === 'resource' && wait.server !== undefined && wait.uri !== undefined)
     return watchResource(sources, wait.server, wait.uri, signal);
+  if (wait.kind === 'join' && wait.join !== undefined) return watchJoin(sources, run, wait.join, signal);
   return Promise.resolve(failed(`wait ${wait.kind}: nothing to watch`));
 }

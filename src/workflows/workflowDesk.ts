@@ -6,7 +6,7 @@ import type { Store } from '../store/store.js';
 import { newUlid } from '../store/ulid.js';
 import type { TimerService } from '../triggers/timerService.js';
 import { loadWorkflow } from './definitions.js';
-import type { StepPorts, StepRunPorts } from './nodeKind.js';
+import type { StepPorts, StepRunPorts, StepRunStart } from './nodeKind.js';
 import { isStartKind } from './nodeKinds.js';
 import { RunEngine } from './runEngine.js';
 import { planStart, type StartAsk } from './runStart.js';
@@ -21,6 +21,12 @@ export interface StartRequest extends StartAsk {
   principal: string | null;
   conversation: string | null;
   payload?: unknown;
+  /** A child run's parent (the `workflow` step): a queued start is refused instead, the deadline inherited. */
+  parent?: { run: string; step: string; cascade: boolean };
+  /** A hash prefix the definition must have (the `workflow` step's `version`). */
+  version?: string;
+  /** The parent's deadline: the child's is never later. */
+  deadlineMs?: number | null;
 }
 
 /** `queued`: waiting behind the workflow's concurrency; it starts (and ends) later under the same start key. */
@@ -81,7 +87,7 @@ export class WorkflowDesk {
     };
     this.engine = new RunEngine({
       ...deps,
-      ports: { ...deps.ports, runs },
+      ports: { ...deps.ports, runs, startRun: (req) => this.#startChild(req) },
       onRunEnded: (run) => this.#ended(run),
       watchWait: (run, wait, signal) => watchWait(sources, run, wait, signal),
     });
@@ -127,8 +133,15 @@ export class WorkflowDesk {
   async start(req: StartRequest): Promise<StartOutcome> {
     await this.opened;
     const def = this.definitions().get(req.workflow);
+    if (def && req.version !== undefined && !def.hash.startsWith(req.version))
+      return {
+        ok: false,
+        error: `workflow "${def.name}" hash ${def.hash.slice(0, 12)} does not match the pinned version ${req.version}`,
+      };
     const others = this.#queued.filter((q) => q.workflow === req.workflow && q.startKey !== req.startKey).length;
     const plan = planStart(req, def, this.engine.live(), others);
+    if (plan.type === 'queue' && req.parent)
+      return { ok: false, error: `workflow "${req.workflow}": at its concurrency limit (a child run is not queued)` };
     if (plan.type === 'queue') {
       if (!this.#queued.some((q) => q.startKey === req.startKey)) this.#queued.push(req);
       this.#held.add(req.startKey);
@@ -151,7 +164,10 @@ export class WorkflowDesk {
       inputs: plan.inputs,
       payload: req.payload ?? null,
     };
-    const { run, created } = await this.deps.store.workflows.createRun(newRun(def, origin, this.deps.clock()));
+    const fresh = newRun(def, origin, this.deps.clock());
+    if (req.parent) fresh.parent = req.parent;
+    if (req.deadlineMs != null) fresh.deadlineMs = Math.min(fresh.deadlineMs ?? req.deadlineMs, req.deadlineMs);
+    const { run, created } = await this.deps.store.workflows.createRun(fresh);
     if (created) {
       const at = { run: run.id, workflow: def.name, node: plan.node, start_key: req.startKey };
       this.deps.log.info('run.start', { ...at, principal: run.principal });
@@ -311,7 +327,19 @@ export class WorkflowDesk {
     return this.#configured.has(name);
   }
 
+  /** A `workflow` step's child run, started (or found again by its key). */
+  async #startChild(req: StepRunStart): Promise<{ ok: true; run: string } | { ok: false; error: string }> {
+    const { key, node, ...rest } = req;
+    const got = await this.start({ ...rest, ...(node !== undefined ? { node } : {}), startKey: key });
+    return got.ok ? { ok: true, run: got.run.id } : got;
+  }
+
   #ended(run: Readonly<WorkflowRun>): void {
+    // A cancelled parent cancels its live children unless they asked not to (reference §2.10 cancel_run).
+    if (run.status === 'cancelled')
+      for (const child of this.engine.live())
+        if (child.parent?.run === run.id && child.parent.cascade)
+          void this.engine.cancel(child.id, 'parent run cancelled');
     const waiters = this.#waiters.get(run.id);
     this.#waiters.delete(run.id);
     for (const waiter of waiters ?? []) waiter(run);

@@ -73,6 +73,7 @@ function deskPorts(ctx: ProducerContext): StepPorts {
     fetch,
     lookup: hostAddresses,
     instance: ctx.config.agent.name,
+    fanOut: ctx.config.limits.workflow.fan_out,
     ...(ctx.mcp ? { mcp: mcpCaller(ctx.mcp), knowledge: knowledgeCaller(ctx.mcp) } : {}),
     ...turnPorts(ctx),
     subagent: stepSubagents(ctx),

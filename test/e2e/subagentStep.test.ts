@@ -47,6 +47,10 @@ describe('a subagent step across a crash', () => {
       ['sub-1', 'detached'],
       ['sub-2', 'sync'],
     ]);
+    // Steps run side by side: the detached step's end is committed (logged after its save) before the kill, so only
+    // the sync step is in flight.
+    const dtDone = () => eventsNamed(life1, 'step.done').some((e) => e.step === 'dt');
+    await waitUntil(dtDone, 30_000, 'the detached step committed done');
     const exited = new Promise((resolve) => life1.child.once('exit', resolve));
     life1.child.kill('SIGKILL');
     await within(exited, 10_000, 'the killed daemon exits');

@@ -29,8 +29,8 @@ interface Life {
   exited: Promise<number | null>;
 }
 
-function live(dir: string): Life {
-  const child = spawn(process.execPath, [LIFE, dir, JSON.stringify(DOC)], { stdio: ['ignore', 'pipe', 'inherit'] });
+function live(dir: string, doc: unknown = DOC): Life {
+  const child = spawn(process.execPath, [LIFE, dir, JSON.stringify(doc)], { stdio: ['ignore', 'pipe', 'inherit'] });
   const events: Array<Record<string, unknown>> = [];
   let buffered = '';
   child.stdout?.on('data', (chunk: Buffer) => {
@@ -61,6 +61,54 @@ describe('a run across a SIGKILL', () => {
     assert.equal(second.events.filter((e) => e.event === 'start.once.skipped').length, 1);
     assert.equal(starts(second, 'a').length, 0, 'a ran in life 1 only');
     assert.equal(starts(second, 'b').length, 1);
+    const done = second.events.filter((e) => e.event === 'run.done');
+    assert.deepEqual(
+      done.map((e) => e.status),
+      ['completed'],
+    );
+  });
+});
+
+/** A foreach whose elements each write memory then sleep: killed while element 1 sleeps (reference §2.11). */
+const EACH = {
+  name: 'each',
+  steps: {
+    s: { kind: 'once' },
+    x: {
+      kind: 'foreach',
+      depends_on: 's',
+      over: ['a', 'b', 'c'],
+      body: {
+        put: { kind: 'memory.set', key: 'item-{{index}}', value: '{{item}}' },
+        nap: { kind: 'sleep', depends_on: 'put', duration: '600ms' },
+        out: { kind: 'template', depends_on: 'nap', value: '{{item}}' },
+      },
+    },
+    f: { kind: 'finish', depends_on: 'x', output: '{{steps.x.output}}' },
+  },
+};
+
+describe('a foreach across a SIGKILL', () => {
+  it('resumes at the unfinished element: finished elements and committed body steps never run again', async () => {
+    const dir = `${tmp.dir}/each`;
+    const first = live(dir, EACH);
+    await waitUntil(() => starts(first, 'x[1].nap').length > 0, 15_000, 'element 1 sleeping');
+    await new Promise((r) => setTimeout(r, 150));
+    first.child.kill('SIGKILL');
+    await first.exited;
+    assert.equal(first.events.filter((e) => e.event === 'run.done').length, 0, 'premise: life 1 died before the end');
+    assert.equal(starts(first, 'x[0].out').length, 1, 'premise: element 0 finished in life 1');
+
+    const second = live(dir, EACH);
+    assert.equal(await Promise.race([second.exited, new Promise((r) => setTimeout(() => r('hung'), 15_000))]), 0);
+    const started = second.events.filter((e) => e.event === 'step.start').map((e) => e.step);
+    assert.ok(!started.some((s) => String(s).startsWith('x[0].')), `element 0 ran again: ${started.join(', ')}`);
+    assert.ok(!started.includes('x[1].put'), 'the committed put of element 1 ran again');
+    assert.deepEqual(
+      ['x[1].out', 'x[2].put', 'x[2].out'].filter((s) => !started.includes(s)),
+      [],
+      `resumed steps: ${started.join(', ')}`,
+    );
     const done = second.events.filter((e) => e.event === 'run.done');
     assert.deepEqual(
       done.map((e) => e.status),

@@ -41,7 +41,13 @@ export function defs(...docs: unknown[]) {
 export async function openDesk(
   dir: string,
   docs: unknown[],
-  opts: { fetch?: typeof fetch; mcp?: McpCaller; knowledge?: StepPorts['knowledge']; ports?: Partial<StepPorts> } = {},
+  opts: {
+    fetch?: typeof fetch;
+    mcp?: McpCaller;
+    knowledge?: StepPorts['knowledge'];
+    ports?: Partial<StepPorts>;
+    fanOut?: number;
+  } = {},
 ): Promise<DeskLife> {
   const store = new SqliteStore(dir);
   const events: Logged[] = [];
@@ -58,6 +64,7 @@ export async function openDesk(
       ...(opts.mcp ? { mcp: opts.mcp } : {}),
       ...(opts.knowledge ? { knowledge: opts.knowledge } : {}),
       ...opts.ports,
+      ...(opts.fanOut ? { fanOut: opts.fanOut } : {}),
     },
     configured: defs(...docs),
     onRunEnded: (run) => ended.push(run),

@@ -51,6 +51,7 @@ function expectedDefaults(storePath: string): Config {
       run: { steps: 500, tokens: 2_000_000, deadline: 3_600_000 },
       max_message_depth: 8,
       subagents: { depth: 3, breadth: 8, total: 64, rate: '8/2s', per_caller: 0 },
+      workflow: { fan_out: 8 },
     },
     subagents: { allow_freeform: true, templates: {}, keep: 256, keep_for: 86_400_000 },
     context: {

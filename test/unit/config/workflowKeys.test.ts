@@ -42,6 +42,24 @@ describe('workflows config key', () => {
     );
   });
 
+  it('refuses a configured batch asking for more than limits.workflow.fan_out at once, naming the step', () => {
+    const dir = tempDir();
+    const doc = `workflows:
+  - name: w
+    steps:
+      s: {kind: once}
+      b: {kind: batch, depends_on: s, over: [], parallel: 12, body: {n: {kind: noop}}}
+      f: {kind: finish, depends_on: b}
+`;
+    const file = writeConfig(dir, 'a.yaml', doc);
+    assert.match(
+      compileError(dir, { files: [file] }),
+      /workflow "w" step "b": parallel 12 exceeds limits\.workflow\.fan_out \(8\) — raise the limit or lower the step/,
+    );
+    const raised = writeConfig(dir, 'b.yaml', `${doc}limits:\n  workflow:\n    fan_out: 16\n`);
+    assert.equal(compileIn(dir, { files: [raised] }).limits.workflow.fan_out, 16);
+  });
+
   it('without a loader, a config that defines a workflow is a config error, and one that does not compiles', () => {
     const dir = tempDir();
     const file = writeConfig(dir, 'a.yaml', BAD_STEP);
