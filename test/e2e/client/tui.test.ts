@@ -3,7 +3,6 @@
 // answered by picking an option; /cancel stops a long tool call (canceled shows once its processes are gone); a
 // daemon restart under an attached TUI reconnects with no duplicated row. Skipped where tmux is missing.
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { after, before, describe, it } from 'node:test';
@@ -14,17 +13,9 @@ import { type Daemon, startDaemon } from '../daemon.js';
 import { AGENTD_BIN, runAgentd, tempStateDir } from '../harness.js';
 import { moment, spawnCount, turnInCall } from './cancelProbe.js';
 import { MCP_SERVERS, startClientModel } from './clientScript.js';
+import { hasTmux, tmuxTerminal as terminal } from './tmuxTerminal.js';
 
 const SCREENSHOT = fileURLToPath(new URL('../../../../docs/tui-screenshot.txt', import.meta.url));
-const hasTmux = (() => {
-  try {
-    execFileSync('tmux', ['-V']);
-    return true;
-  } catch {
-    return false;
-  }
-})();
-
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
@@ -34,35 +25,6 @@ function freePort(): Promise<number> {
       server.close(() => resolve(port));
     });
   });
-}
-
-/** One tmux session running a command; `screen()` is what the terminal shows now. */
-function terminal(base: string, command: string) {
-  // Each terminal has its own tmux server (-L socket): with one shared server, a session started while the last one
-  // is being killed can meet the exiting server ("server exited unexpectedly").
-  const name = `${base}-${process.pid}`;
-  const tmux = (args: string[], encoding?: 'utf8') => execFileSync('tmux', ['-L', name, ...args], { encoding });
-  tmux(['new-session', '-d', '-s', name, '-x', '120', '-y', '40', command]);
-  return {
-    screen: (): string => {
-      try {
-        return tmux(['capture-pane', '-p', '-t', name], 'utf8') as string;
-      } catch {
-        return '';
-      }
-    },
-    type: (text: string): void => {
-      tmux(['send-keys', '-t', name, '-l', text]);
-      tmux(['send-keys', '-t', name, 'Enter']);
-    },
-    close: (): void => {
-      try {
-        tmux(['kill-server']);
-      } catch {
-        // Already gone.
-      }
-    },
-  };
 }
 
 describe('agentd tui in a real terminal', { skip: !hasTmux && 'tmux is not installed', timeout: 180_000 }, () => {

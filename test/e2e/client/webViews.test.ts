@@ -3,7 +3,9 @@
 // master–detail (with a stop that asks first) and the deep links /ui/c/… and /ui/subagents/…; two tabs of one
 // browser converge on the same conversation, question included.
 import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import type { BrowserContext, Page } from 'playwright-core';
 import { DaemonClient } from '../../../src/client/daemonClient.js';
 import { type ScriptedModel, startScriptedModel } from '../../doubles/scriptedModel.js';
@@ -14,6 +16,7 @@ import { firstPage, launchBrowser } from './browser.js';
 const ALICE_TOKEN = 'alice-views-token-0123456789';
 const OPERATOR_TOKEN = 'op-views-token-0123456789';
 const WAIT = { timeout: 20_000 };
+const SCREENSHOT = fileURLToPath(new URL('../../../../docs/web-subagents.png', import.meta.url));
 
 function startViewsModel(): Promise<ScriptedModel> {
   const run = (instruction: string) => ({ name: 'subagent.run', arguments: { instruction, mode: 'async' } });
@@ -31,7 +34,7 @@ function startViewsModel(): Promise<ScriptedModel> {
       // A delivery to another of alice's conversations: a turn no task follows (slow, then one that fails).
       { when_contains: 'tell the side', times: 1, tool_calls: [deliver('user:alice/side', 'side job')] },
       { when_contains: 'tell the side', content: 'sent' },
-      { when_contains: 'side job', delay_ms: 2_500, content: 'side done' },
+      { when_contains: 'side job', delay_ms: 5_000, content: 'side done' },
       { when_contains: 'tell the broken side', times: 1, tool_calls: [deliver('user:alice/broken', 'broken errand')] },
       { when_contains: 'tell the broken side', content: 'sent' },
       { when_contains: 'broken errand', http_status: 400 },
@@ -187,6 +190,9 @@ describe('the web UI views and guards in headless Chromium', { timeout: 240_000 
     await slowDetail.locator('dd.state', { hasText: 'cancelled' }).waitFor(WAIT);
     assert.equal(await slowDetail.locator('dd.error').textContent(), 'stopped from the web UI');
     assert.equal(await list.getByRole('button').count(), 2, 'the list stays visible');
+    // docs/guide/interfaces.md shows this view: `AGENTD_UPDATE_SCREENSHOTS=1` writes docs/web-subagents.png.
+    const shot = await page.screenshot();
+    if (process.env.AGENTD_UPDATE_SCREENSHOTS === '1') writeFileSync(SCREENSHOT, shot);
     assert.equal(await slowDetail.getByLabel(`Message to ${slowHandle}`).isDisabled(), true);
     // Deep links: a subagent's and a conversation's address open them directly.
     await page.goto(`${daemon.url}/ui/subagents/${encodeURIComponent(quickHandle)}`);
