@@ -13,6 +13,7 @@ import { newUlid } from '../store/ulid.js';
 import type { AcceptInput, EngineEventType, HumanAsk, TaskHooks } from '../supervisor/supervisorOptions.js';
 import type { ToolResult } from '../tools/internalTools.js';
 import type { A2aStarts } from '../triggers/a2aStarts.js';
+import { answerProblem, reasked } from './answerCheck.js';
 import type { A2aBackend, Principal, SendRequest, TaskQuery, TaskUpdate } from './backend.js';
 import { BackendError } from './backend.js';
 import { applyMode, type CommandDeps, commandTask, isReadOnly } from './commands.js';
@@ -345,6 +346,8 @@ export class TaskBackend implements A2aBackend, TaskHooks {
     // follows in newMessage).
     this.deps.supervisor.intake.checkMessageBytes(principal.id, task.conversation, text);
     if (task.state === 'input_required') {
+      const why = answerProblem(task.question, text);
+      if (why !== null) return this.reask(task, why, messageId);
       const open = this.questions.has(taskId);
       // No turn waits after a restart: the answer is kept on the task, durably, for the replayed turn's question.
       const question = open || task.question === null ? null : { ...task.question, answer: text };
@@ -364,6 +367,12 @@ export class TaskBackend implements A2aBackend, TaskHooks {
     }
     this.noteIn(principal, task.conversation, wake.text);
     return messageId === undefined ? task : this.records.save(consumed(task, messageId));
+  }
+
+  /** An answer its question's schema refuses: the gate stays open and asks again, amended with why (§1.8). */
+  private reask(task: TaskRecord, why: string, messageId: string | undefined): Promise<TaskRecord> {
+    this.deps.log.info('a2a.answer.rejected', { task: task.id, why });
+    return this.records.save(consumed(reasked(task, why, this.deps.now(), newUlid), messageId));
   }
 
   private async command(principal: Principal, req: SendRequest): Promise<TaskRecord> {

@@ -2,8 +2,10 @@
 // question machinery as ask_human — a task of the run goes input_required, visible in the feed and answered with
 // `agentd answer <task> TEXT` — and the answer becomes the step output. The task is keyed by the step, so a restart
 // asks on the same task and an answer given meanwhile is handed over.
+
+import { checkAnswer } from '../../a2a/answerCheck.js';
 import { parseWorkflowDuration } from '../durations.js';
-import { schemaCompileProblem, schemaProblem } from '../jsonSchema.js';
+import { schemaCompileProblem } from '../jsonSchema.js';
 import {
   done,
   failed,
@@ -32,17 +34,10 @@ function check(fields: Readonly<Record<string, unknown>>): string[] {
   return problems;
 }
 
-/** The reply as the step output: the text, or with `schema` the JSON it holds, checked. */
+/** The reply as the step output: the text, or with `schema` the value it gives the schema (answerCheck.ts), checked. */
 function answerOf(reply: string, schema: unknown): StepResult {
-  if (schema === null || typeof schema !== 'object') return done(reply);
-  let value: unknown;
-  try {
-    value = JSON.parse(reply);
-  } catch {
-    value = reply;
-  }
-  const problem = schemaProblem(schema as Record<string, unknown>, value);
-  return problem === null ? done(value) : failed(`human: the answer does not match schema: ${problem}`);
+  const check = checkAnswer(schema, reply);
+  return check.ok ? done(check.value) : failed(`human: the answer does not match schema: ${check.why}`);
 }
 
 async function ask(ctx: StepContext): Promise<StepResult> {
