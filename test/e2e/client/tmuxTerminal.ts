@@ -32,7 +32,7 @@ export interface Terminal {
 }
 
 /**
- * One tmux session running `command` (a shell line). Each terminal has its own server (-L): one shared server can
+ * One tmux session running `command` (a shell line) with `CI=true`. Each terminal has its own server (-L): one shared server can
  * be met exiting while the next session starts. `-u`: UTF-8 whatever the locale, so `●` and `✗` are drawn as such.
  */
 export function terminal(base: string, command: string): Terminal {
@@ -46,7 +46,8 @@ export function terminal(base: string, command: string): Terminal {
       return '';
     }
   };
-  tmux(['new-session', '-d', '-s', name, '-x', '120', '-y', '40', command]);
+  // CI=true as on a CI machine: Ink would draw nothing until exit there, unless `agentd tui` hides it (importTui).
+  tmux(['new-session', '-d', '-s', name, '-x', '120', '-y', '40', `export CI=true; ${command}`]);
   const screen = (): string => quietly(['capture-pane', '-p', '-t', name]);
   return {
     screen,
