@@ -29,6 +29,7 @@ export async function readCommand(
       questions: tasks.map((t) => ({
         task: t.id,
         context_id: t.context_id,
+        conversation: t.conversation,
         question: t.question,
         principal: t.principal,
       })),

@@ -13,6 +13,7 @@ import { newUlid } from '../store/ulid.js';
 import type { AcceptInput, EngineEventType, HumanAsk, TaskHooks } from '../supervisor/supervisorOptions.js';
 import type { ToolResult } from '../tools/internalTools.js';
 import type { A2aStarts } from '../triggers/a2aStarts.js';
+import { answerProblem, reasked } from './answerCheck.js';
 import type { A2aBackend, Principal, SendRequest, TaskQuery, TaskUpdate } from './backend.js';
 import { BackendError } from './backend.js';
 import { applyMode, type CommandDeps, commandTask, isReadOnly } from './commands.js';
@@ -346,6 +347,12 @@ export class TaskBackend implements A2aBackend, TaskHooks {
     // follows in newMessage).
     this.deps.supervisor.intake.checkMessageBytes(principal.id, task.conversation, text);
     if (task.state === 'input_required') {
+      const why = answerProblem(task.question, text);
+      if (why !== null) {
+        // The gate stays open and asks again, amended with why (§1.8).
+        this.deps.log.info('a2a.answer.rejected', { task: task.id, why });
+        return this.records.save(consumed(reasked(task, why, this.deps.now(), newUlid), messageId));
+      }
       const open = this.questions.has(taskId);
       // Kept durably for a replayed ask (a turn after a restart, any run step): answeredQuestion says when.
       const question = answeredQuestion(task, text, open);

@@ -158,6 +158,11 @@ export const CLIENT_SUBCOMMANDS: readonly SubcommandSpec[] = [
     args: [],
     flags: [
       { flags: '--start', doc: 'start a daemon with --config and stop it on quit', default: false },
+      {
+        flags: '--inline',
+        doc: 'draw in the normal screen (its last frame stays in the scrollback) instead of fullscreen',
+        default: false,
+      },
       conversation('the conversation to open: an id, latest (default) or new'),
     ],
   },

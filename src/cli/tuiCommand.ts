@@ -16,10 +16,12 @@ import type { CliResult } from './run.js';
 
 const LISTEN_WAIT_MS = 60_000;
 const STOP_WAIT_MS = 30_000;
+const ENTER_ALT_SCREEN = '\x1b[?1049h\x1b[H';
+const LEAVE_ALT_SCREEN = '\x1b[?1049l';
 
 export async function runTui(
   _args: string[],
-  o: { url?: string; token?: string; config?: string; start?: unknown; conversation?: unknown },
+  o: { url?: string; token?: string; config?: string; start?: unknown; conversation?: unknown; inline?: unknown },
   env: NodeJS.ProcessEnv,
 ): Promise<CliResult> {
   let daemon: ChildProcess | null = null;
@@ -38,6 +40,10 @@ export async function runTui(
   }
   const client = new DaemonClient({ url, token });
   const open = typeof o.conversation === 'string' ? o.conversation : 'latest';
+  // Fullscreen by default: the alternate screen, left on exit so the shell's screen comes back as it was; `--inline`
+  // draws in the normal buffer, where the last frame stays in the scrollback after quitting.
+  const fullscreen = o.inline !== true && process.stdout.isTTY === true;
+  if (fullscreen) process.stdout.write(ENTER_ALT_SCREEN);
   const ui = render(createElement(TuiApp, { client, open, onQuit: () => {} }), { exitOnCtrlC: false });
   // A closed terminal (SIGHUP) or a stop signal ends the UI like /quit, so a started daemon is stopped too.
   const onSignal = (): void => ui.unmount();
@@ -46,6 +52,7 @@ export async function runTui(
     await ui.waitUntilExit();
   } finally {
     for (const signal of ['SIGHUP', 'SIGTERM', 'SIGINT'] as const) process.off(signal, onSignal);
+    if (fullscreen) process.stdout.write(LEAVE_ALT_SCREEN);
   }
   if (daemon) return { code: await stopDaemon(daemon) };
   return { code: EXIT.ok };

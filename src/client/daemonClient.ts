@@ -73,6 +73,15 @@ export interface History {
   goal: { objective: string; status: string } | null;
 }
 
+/** A question waiting for an answer (`questions`): its task, conversation ids, owner and the question. */
+export interface PendingQuestion {
+  task: string;
+  context_id: string;
+  conversation?: string;
+  principal: string;
+  question: { id: string; text: string; schema?: unknown } | null;
+}
+
 const SHORT_MS = 30_000;
 const TERMINAL = new Set(['TASK_STATE_COMPLETED', 'TASK_STATE_FAILED', 'TASK_STATE_CANCELED', 'TASK_STATE_REJECTED']);
 
@@ -186,6 +195,23 @@ export class DaemonClient {
       conversations: got.conversations ?? [],
       next: got.next ?? null,
     };
+  }
+
+  /** The questions waiting for the caller's answer (`questions`; the operator's: every one), as the feed shows them. */
+  async questions(): Promise<PendingQuestion[]> {
+    const got = (await this.command('questions')) as { questions?: PendingQuestion[] };
+    return got.questions ?? [];
+  }
+
+  /** The daemon's public agent card (its name and version). */
+  async card(): Promise<{ name: string; version: string }> {
+    const target = new URL('/.well-known/agent-card.json', this.opts.url);
+    const signal = AbortSignal.timeout(this.opts.timeoutMs ?? SHORT_MS);
+    const res = await fetch(target, { signal }).catch((err: Error) => {
+      throw new DaemonClientError('unreachable', `cannot reach ${this.opts.url}: ${err.message}`);
+    });
+    if (res.status !== 200) throw new DaemonClientError('http', `${target} answered HTTP ${res.status}`);
+    return (await res.json()) as { name: string; version: string };
   }
 
   getTask(id: string): Promise<WireTask> {

@@ -1,24 +1,23 @@
-// The terminal UI (issue 18 item 3), built with Ink and React (lazy-loaded by `agentd tui` only): header with the
-// connection indicator, pause, goal and plan state; the transcript with tool cards; the working row; the question's
-// choices; the composer. State lives in tuiState.ts (pure); lines go to tuiCommands.ts.
-import { Box, Text, useApp, useInput, useStdout } from 'ink';
-import { createElement as h, type ReactElement, useEffect, useReducer, useRef, useState } from 'react';
+// The terminal UI (issue 18 item 3), built with Ink and React (lazy-loaded by `agentd tui` only): follows the feed,
+// bootstraps on each connection, turns keys into decisions (tuiKeys.ts) and lines into commands (tuiCommands.ts).
+// State lives in tuiState.ts (pure); the frame is drawn by tuiView.ts.
+import { useApp, useInput, useStdout } from 'ink';
+import { type ReactElement, useEffect, useReducer, useRef, useState } from 'react';
 import type { DaemonClient, FeedMessage, History } from './daemonClient.js';
 import { submitLine } from './tuiCommands.js';
+import { decideKey, type Pending } from './tuiKeys.js';
 import {
   addRow,
   applyFeed,
-  budgetLine,
-  goalLine,
+  type Identity,
   initialState,
-  type Row,
+  runningTask,
   type TuiState,
   ViewRequests,
-  visibleRows,
   withGoal,
   withHistory,
-  workingLine,
 } from './tuiState.js';
+import { frame } from './tuiView.js';
 
 type Action =
   | { type: 'feed'; event: FeedMessage }
@@ -26,6 +25,7 @@ type Action =
   | { type: 'note'; text: string; error?: boolean }
   | { type: 'history'; ctx: string; messages: History['messages']; goal: History['goal'] }
   | { type: 'self'; principal: string }
+  | { type: 'identity'; identity: Identity }
   | { type: 'view'; ctx?: string | null; expanded?: boolean; scroll?: number };
 
 let notes = 0;
@@ -43,6 +43,8 @@ function reduce(state: TuiState, a: Action): TuiState {
       return addRow(state, { key: `note:${++notes}`, kind: a.error ? 'error' : 'note', ctx: null, text: a.text });
     case 'self':
       return { ...state, self: a.principal };
+    case 'identity':
+      return { ...state, identity: a.identity };
     case 'history':
       return { ...withGoal(withHistory(state, a.ctx, a.messages), a.ctx, a.goal), ctx: a.ctx, scroll: 0 };
     case 'view':
@@ -53,19 +55,6 @@ function reduce(state: TuiState, a: Action): TuiState {
         ...(a.scroll !== undefined ? { scroll: Math.max(0, a.scroll) } : {}),
       };
   }
-}
-
-const MARK: Record<Row['kind'], string> = { user: '▌', agent: '●', tool: '⚙', question: '?', note: '·', error: '✗' };
-const COLOR: Partial<Record<Row['kind'], string>> = { agent: 'green', tool: 'cyan', question: 'yellow', error: 'red' };
-
-function rowLines(row: Row, expanded: boolean): ReactElement[] {
-  const line = h(
-    Text,
-    { key: row.key, color: COLOR[row.kind], dimColor: row.kind === 'note' },
-    `${MARK[row.kind]} ${row.by ? `[${row.by}] ` : ''}${row.text}`,
-  );
-  if (!expanded || !row.detail) return [line];
-  return [line, h(Text, { key: `${row.key}:d`, dimColor: true }, `   ${row.detail.replaceAll('\n', '\n   ')}`)];
 }
 
 export interface TuiProps {
@@ -102,6 +91,31 @@ function openConversation(
   );
 }
 
+/**
+ * On every connection (a restarted daemon included): who the daemon is now, for the header, and the questions
+ * already waiting — the feed follows from now on, so a gate opened before (a workflow's `human` step, a question
+ * asked while the TUI was away) would otherwise not be shown. Rows are keyed, so a question seen twice shows once.
+ */
+function bootstrap(client: DaemonClient, dispatch: (a: Action) => void): void {
+  Promise.all([client.card(), client.command('status')]).then(
+    ([card, status]) => {
+      const instance = String((status as { instance?: unknown }).instance ?? '');
+      dispatch({ type: 'identity', identity: { name: card.name, version: card.version, instance } });
+    },
+    () => {},
+  );
+  client.questions().then(
+    (waiting) => {
+      for (const q of waiting) {
+        if (q.question === null) continue;
+        const data = { ...q, question: q.question };
+        dispatch({ type: 'feed', event: { seq: 0, ts: Date.now(), kind: 'question', data } });
+      }
+    },
+    () => {},
+  );
+}
+
 /** Follows the feed into the view (reconnecting by itself) and ticks the clock for the working row's elapsed time. */
 function useFeed(client: DaemonClient, dispatch: (a: Action) => void): number {
   const [now, setNow] = useState(Date.now());
@@ -111,7 +125,10 @@ function useFeed(client: DaemonClient, dispatch: (a: Action) => void): number {
       .feed(
         {
           onEvent: (event) => dispatch({ type: 'feed', event }),
-          onConnection: (up, why) => dispatch({ type: 'connection', up, ...(why ? { why } : {}) }),
+          onConnection: (up, why) => {
+            dispatch({ type: 'connection', up, ...(why ? { why } : {}) });
+            if (up) bootstrap(client, dispatch);
+          },
         },
         // From now on: a conversation's past comes from its stored messages (openConversation), not a feed replay.
         { since: 'latest', signal: stop.signal },
@@ -137,26 +154,52 @@ function useDraft(): { draft: string; typed: { current: string }; setDraft(next:
   return { draft, typed, setDraft };
 }
 
+/** Once the daemon first answers: the conversation to open, and who the TUI signed in as (tuiState viewOf). */
+function useOpening(
+  client: DaemonClient,
+  open: string,
+  reached: boolean,
+  dispatch: (a: Action) => void,
+  views: ViewRequests,
+): void {
+  useEffect(() => {
+    if (!reached) return;
+    openConversation(client, open, dispatch, views);
+    client.conversations({ limit: 1 }).then(
+      (page) => dispatch({ type: 'self', principal: page.you.principal }),
+      () => {},
+    );
+  }, [client, open, reached, dispatch, views]);
+}
+
+/** A confirmation being asked (Esc, Ctrl+C): kept in a ref too, since the next key may come before a render. */
+function useConfirm(): { pending: Pending | null; asking: { current: Pending | null }; ask(p: Pending | null): void } {
+  const [pending, setPending] = useState<Pending | null>(null);
+  const asking = useRef<Pending | null>(null);
+  const ask = (p: Pending | null): void => {
+    asking.current = p;
+    setPending(p);
+  };
+  return { pending, asking, ask };
+}
+
+/** Plan mode per conversation (`''` = the view a first message opens): the key a view's mode is kept under. */
+const modeKey = (ctx: string | null): string => ctx ?? '';
+
 export function TuiApp({ client, open, onQuit }: TuiProps): ReactElement {
   const [state, dispatch] = useReducer(reduce, open === 'latest' || open === 'new' ? null : open, initialState);
   const { draft, typed, setDraft } = useDraft();
   const current = useRef(state);
   current.current = state;
-  const [plan, setPlan] = useState(false);
+  const [modes, setModes] = useState<Record<string, boolean>>({});
+  const plan = modes[modeKey(state.ctx)] === true;
+  const { pending, asking, ask } = useConfirm();
   const now = useFeed(client, dispatch);
   // Once the daemon first answers (it may start after the TUI), not before: its stored messages come with it.
   const reached = state.connection.ever;
   // A history answer that comes after the user chose another view is dropped (ViewRequests).
   const views = useRef(new ViewRequests()).current;
-  useEffect(() => {
-    if (!reached) return;
-    openConversation(client, open, dispatch, views);
-    // Who the TUI signed in as: another principal's rows are keyed and labelled as theirs (tuiState viewOf).
-    client.conversations({ limit: 1 }).then(
-      (page) => dispatch({ type: 'self', principal: page.you.principal }),
-      () => {},
-    );
-  }, [client, open, reached, views]);
+  useOpening(client, open, reached, dispatch, views);
   const app = useApp();
   const { stdout } = useStdout();
   const quit = (): void => {
@@ -164,10 +207,13 @@ export function TuiApp({ client, open, onQuit }: TuiProps): ReactElement {
     app.exit();
   };
   const submit = (line: string): void => {
+    const from = current.current.ctx;
     void submitLine(client, current.current, line, plan).then((done) => {
       if (done.quit) return quit();
-      if (done.plan !== undefined) setPlan(done.plan);
+      if (done.plan !== undefined) setModes((m) => ({ ...m, [modeKey(from)]: done.plan === true }));
       if (done.ctx !== undefined) {
+        // A first message opened a conversation: the mode it was sent in is that conversation's.
+        if (from === null && done.ctx !== null) setModes((m) => ({ ...m, [done.ctx as string]: m[''] === true }));
         views.next();
         dispatch({ type: 'view', ctx: done.ctx });
       }
@@ -175,8 +221,18 @@ export function TuiApp({ client, open, onQuit }: TuiProps): ReactElement {
       if (done.note) dispatch({ type: 'note', text: done.note, ...(done.error ? { error: true } : {}) });
     });
   };
+  const cancel = (task: string): void => submit(`/cancel ${task}`);
   useInput((input, key) => {
-    if (key.ctrl && input === 'c') return quit();
+    const decision = decideKey(
+      { input, escape: key.escape, ctrl: key.ctrl },
+      asking.current,
+      runningTask(current.current),
+    );
+    if (decision.type !== 'pass') ask(null);
+    if (decision.type === 'quit') return quit();
+    if (decision.type === 'cancel') return cancel(decision.task);
+    if (decision.type === 'ask') return ask(decision.pending);
+    if (decision.type === 'dismiss' || key.escape) return;
     if (key.tab) return dispatch({ type: 'view', expanded: !current.current.expanded });
     if (key.pageUp) return dispatch({ type: 'view', scroll: current.current.scroll + 10 });
     if (key.pageDown) return dispatch({ type: 'view', scroll: current.current.scroll - 10 });
@@ -193,40 +249,5 @@ export function TuiApp({ client, open, onQuit }: TuiProps): ReactElement {
     }
     setDraft(line);
   });
-  return view(state, { draft, plan, now, height: Math.max(5, (stdout.rows ?? 24) - 6) });
-}
-
-function view(state: TuiState, v: { draft: string; plan: boolean; now: number; height: number }): ReactElement {
-  const rows = visibleRows(state);
-  const end = Math.max(0, rows.length - state.scroll);
-  const shown = rows.slice(Math.max(0, end - v.height), end).flatMap((r) => rowLines(r, state.expanded));
-  const c = state.connection;
-  const link = c.up ? h(Text, { color: 'green' }, '● live') : h(Text, { color: 'red' }, `✗ ${c.why ?? 'connecting'}`);
-  const chrome = [
-    state.ctx ? `#${state.ctx}` : 'all conversations',
-    v.plan ? 'plan mode' : null,
-    state.paused ? 'paused' : null,
-    goalLine(state, state.ctx),
-    budgetLine(state),
-    state.plan ? `plan: ${state.plan}` : null,
-  ];
-  const working = workingLine(state, v.now);
-  const q = state.question;
-  const choices = q?.options?.map((o, i) => `${i + 1} ${o}`).join('   ');
-  return h(
-    Box,
-    { flexDirection: 'column' },
-    h(
-      Box,
-      { gap: 1 },
-      h(Text, { bold: true }, 'agentd'),
-      link,
-      h(Text, { dimColor: true }, chrome.filter(Boolean).join(' · ')),
-    ),
-    state.scroll > 0 ? h(Text, { dimColor: true }, `↑ ${state.scroll} rows back · PgDn to follow`) : null,
-    h(Box, { flexDirection: 'column' }, ...shown),
-    working ? h(Text, { color: 'yellow' }, `⠿ ${working}`) : null,
-    choices ? h(Text, { color: 'yellow' }, `${choices}   (number + Enter, or type a reply)`) : null,
-    h(Text, null, `› ${v.draft}`),
-  );
+  return frame(state, { draft, plan, now, pending, height: Math.max(5, (stdout.rows ?? 24) - 7) });
 }

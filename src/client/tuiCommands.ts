@@ -2,7 +2,7 @@
 // question (a number picks a choice), or a message to the conversation in view. Talks to the daemon only through
 // DaemonClient; reports back as rows and view changes.
 import { type DaemonClient, DaemonClientError, stateName } from './daemonClient.js';
-import { type TuiState, viewOf } from './tuiState.js';
+import { runningTask, type TuiState, viewOf } from './tuiState.js';
 
 export interface Submitted {
   /** A local note to show (a command's result or an error). */
@@ -54,8 +54,7 @@ async function slash(client: DaemonClient, state: TuiState, text: string): Promi
     case '/exit':
       return { quit: true };
     case '/cancel': {
-      const mine = Object.entries(state.active).filter(([, c]) => state.ctx === null || c === state.ctx);
-      const id = arg || mine.at(-1)?.[0];
+      const id = arg || runningTask(state);
       if (!id) return { note: 'nothing to cancel' };
       const task = await client.cancel(id);
       return { note: `task ${task.id} ${stateName(task)}` };

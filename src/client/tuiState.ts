@@ -27,6 +27,13 @@ export interface Question {
   values: string[] | null;
 }
 
+/** The daemon's name and version (its agent card) and instance (`status`), for the header. */
+export interface Identity {
+  name: string;
+  version: string;
+  instance: string;
+}
+
 /** A conversation's goal as the header shows it. */
 export interface GoalShown {
   objective: string;
@@ -45,8 +52,11 @@ export interface TuiState {
   turns?: Record<string, string>;
   working: { task: string; phase: string; tool: string | null; started_ms: number } | null;
   question: Question | null;
-  plan: string | null;
+  /** Each view's plan checklist state, from the feed's `plan` events (a conversation's own, never another's). */
+  plans: Record<string, string>;
   paused: boolean;
+  /** Who the daemon is (its card's name and version, its instance), re-read on every connection. */
+  identity?: Identity;
   /** Each view's goal (objective and status) from its history and the feed; null = none. */
   goals?: Record<string, GoalShown | null>;
   /** The instance budget's state from the feed (`ok`, `waiting`, `degraded`, `refusing`); null = none set. */
@@ -67,7 +77,7 @@ export function initialState(ctx: string | null): TuiState {
     active: {},
     working: null,
     question: null,
-    plan: null,
+    plans: {},
     paused: false,
     connection: { up: false, ever: false },
     expanded: false,
@@ -77,7 +87,7 @@ export function initialState(ctx: string | null): TuiState {
 
 /** After a feed reload: the rows (loaded history included) stay; what was running is no longer known. */
 export function afterReload(state: TuiState): TuiState {
-  return { ...state, active: {}, turns: {}, working: null, question: null, plan: null };
+  return { ...state, active: {}, turns: {}, working: null, question: null, plans: {} };
 }
 
 /** Adds a row unless one with its key exists (a replayed event changes nothing). */
@@ -197,11 +207,12 @@ export function applyFeed(state: TuiState, e: FeedMessage): TuiState {
       const key = `tool:${unitOf(d)}:${str(d['call_id'])}`;
       return addRow(state, { key, kind: 'tool', ctx, text, detail, ...label });
     }
-    case 'plan':
-      return {
-        ...state,
-        plan: `${str(d['op'])} ${typeof d['progress'] === 'string' ? d['progress'] : JSON.stringify(d['progress'] ?? '')}`.trim(),
-      };
+    case 'plan': {
+      // A turn no task follows names its conversation as `ctx` (the operator's view of it).
+      const view = ctx ?? str(d['ctx']);
+      const progress = typeof d['progress'] === 'string' ? d['progress'] : JSON.stringify(d['progress'] ?? '');
+      return { ...state, plans: { ...state.plans, [view]: `${str(d['op'])} ${progress}`.trim() } };
+    }
     case 'question':
       return onQuestion(state, task, ctx ?? '', d['question'] as { id?: string; text?: string; schema?: unknown });
     case 'answer':
@@ -229,6 +240,8 @@ function onTask(state: TuiState, task: string, ctx: string | null, taskState: st
   let next: TuiState = { ...state, active };
   if (TERMINAL.has(taskState) && state.working?.task === task) next.working = null;
   if (taskState !== 'input_required' && state.question?.task === task) next.question = null;
+  // A task asking a person is not working: the row says it waits for the answer (workingLine).
+  if (taskState === 'input_required' && state.working?.task === task) next.working = null;
   if (taskState === 'working' && !state.working && ctx !== null) {
     next.working = { task, phase: 'working', tool: null, started_ms: Number.NaN };
   }
@@ -291,6 +304,19 @@ export function goalLine(state: TuiState, ctx: string | null): string | null {
 /** The header's budget mark: `budget waiting` once a window is spent; nothing while it is `ok` or unset. */
 export function budgetLine(state: TuiState): string | null {
   return state.budget && state.budget !== 'ok' ? `budget ${state.budget}` : null;
+}
+
+/** The plan checklist state the header shows: the view's own (with all in view, the running task's). */
+export function planLine(state: TuiState): string | null {
+  const view = state.ctx ?? (state.working ? state.active[state.working.task] : undefined);
+  const plan = view === undefined ? undefined : state.plans[view];
+  return plan ? `plan: ${plan}` : null;
+}
+
+/** The newest task still running in view (what Esc and /cancel stop), or null. */
+export function runningTask(state: TuiState): string | null {
+  const here = Object.entries(state.active).filter(([, c]) => state.ctx === null || c === state.ctx);
+  return here.at(-1)?.[0] ?? null;
 }
 
 /** The rows of the conversation in view. */

@@ -235,7 +235,7 @@ export function ChatView({
               {goalLine(state, ctx)}
             </p>
           )}
-          {state.plan && <p class="plan">Plan: {state.plan}</p>}
+          {ctx !== null && state.plans[ctx] && <p class="plan">Plan: {state.plans[ctx]}</p>}
         </header>
         <Transcript rows={rows} />
         {working && (

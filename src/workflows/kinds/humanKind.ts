@@ -2,8 +2,10 @@
 // question machinery as ask_human — a task of the run goes input_required, visible in the feed and answered with
 // `agentd answer <task> TEXT` — and the answer becomes the step output. The task is keyed by the step, so a restart
 // asks on the same task and an answer given meanwhile is handed over.
+
+import { checkAnswer } from '../../a2a/answerCheck.js';
 import { parseWorkflowDuration } from '../durations.js';
-import { schemaCompileProblem, schemaProblem } from '../jsonSchema.js';
+import { schemaCompileProblem } from '../jsonSchema.js';
 import {
   done,
   failed,
@@ -32,17 +34,10 @@ function check(fields: Readonly<Record<string, unknown>>): string[] {
   return problems;
 }
 
-/** The reply as the step output: the text, or with `schema` the JSON it holds, checked. */
+/** The reply as the step output: the text, or with `schema` the value it gives the schema (answerCheck.ts), checked. */
 function answerOf(reply: string, schema: unknown): StepResult {
-  if (schema === null || typeof schema !== 'object') return done(reply);
-  let value: unknown;
-  try {
-    value = JSON.parse(reply);
-  } catch {
-    value = reply;
-  }
-  const problem = schemaProblem(schema as Record<string, unknown>, value);
-  return problem === null ? done(value) : failed(`human: the answer does not match schema: ${problem}`);
+  const check = checkAnswer(schema, reply);
+  return check.ok ? done(check.value) : failed(`human: the answer does not match schema: ${check.why}`);
 }
 
 async function ask(ctx: StepContext): Promise<StepResult> {
@@ -73,7 +68,7 @@ export const HUMAN_KIND: NodeKind = {
   category: 'intelligence',
   implemented: true,
   effect: true,
-  doc: "Asks a person, as `ask_human` does: a task of the run (principal: the run's, else only operators) goes `input-required` with `question`, in the feed and `agentd tasks`; `agentd answer <task> TEXT` (or an A2A message on that task) answers it and the reply is the step output — the text, or with `schema` the JSON it holds, checked (`human: the answer does not match schema: …`). No answer within `timeout` (24 h, counted from the first ask, across restarts) ⇒ status `timeout` and the task `failed` (`nobody answered in time`); a cancel or the run's end cancels the task. The task is keyed by the step: after a restart the step asks on the same task, and an answer given meanwhile is taken. Needs an A2A listener (`human: no person is reachable (a2a.listen is not set)`). Not built yet (refused at load): `to`, `reply_uri`.",
+  doc: "Asks a person, as `ask_human` does: a task of the run (principal: the run's, else only operators) goes `input-required` with `question`, in the feed and `agentd tasks`; `agentd answer <task> TEXT` (or an A2A message on that task) answers it and the reply is the step output — the text, or with `schema` the value it gives the schema (the JSON it holds, else the text; a one-property object may be answered by the value alone, which is then the output); an answer the schema refuses is not taken, and the question is asked again amended with `(previous answer rejected: …)`. No answer within `timeout` (24 h, counted from the first ask, across restarts) ⇒ status `timeout` and the task `failed` (`nobody answered in time`); a cancel or the run's end cancels the task. The task is keyed by the step: after a restart the step asks on the same task, and an answer given meanwhile is taken. Needs an A2A listener (`human: no person is reachable (a2a.listen is not set)`). Not built yet (refused at load): `to`, `reply_uri`.",
   fields: {
     question: { required: true, doc: 'What the person is asked (templates).' },
     schema: { doc: 'JSON Schema the answer (parsed as JSON) must match.' },

@@ -2,25 +2,14 @@
 // every event once, in order, with seqs that keep counting; a cursor that retention dropped is told to reload;
 // a user sees only its own conversations' events.
 import assert from 'node:assert/strict';
-import { connect, createServer } from 'node:net';
+import { connect } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { DaemonClient, type FeedMessage, stateName } from '../../../src/client/daemonClient.js';
 import { type ScriptedModel, startScriptedModel } from '../../doubles/scriptedModel.js';
 import { waitUntil, within } from '../../integration/wait.js';
 import { startDaemon } from '../daemon.js';
+import { freePort } from '../freePort.js';
 import { tempStateDir } from '../harness.js';
-
-/** A port free now, so a restarted daemon listens where the client reconnects. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 const config = (port: number, model: string, extra: string[] = []) =>
   ['a2a:', `  listen: http://127.0.0.1:${port}`, ...extra, 'intelligence:', `  endpoints: ${model}`, ''].join('\n');

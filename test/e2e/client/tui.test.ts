@@ -4,7 +4,6 @@
 // daemon restart under an attached TUI reconnects with no duplicated row. Skipped where tmux is missing.
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import type { ScriptedModel } from '../../doubles/scriptedModel.js';
@@ -13,20 +12,9 @@ import { type Daemon, startDaemon } from '../daemon.js';
 import { AGENTD_BIN, runAgentd, tempStateDir } from '../harness.js';
 import { moment, spawnCount, turnInCall } from './cancelProbe.js';
 import { MCP_SERVERS, startClientModel } from './clientScript.js';
-import { hasTmux, tmuxTerminal as terminal } from './tmuxTerminal.js';
+import { freePort, hasTmux, terminal } from './tmuxTerminal.js';
 
 const SCREENSHOT = fileURLToPath(new URL('../../../../docs/tui-screenshot.txt', import.meta.url));
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
-
 describe('agentd tui in a real terminal', { skip: !hasTmux && 'tmux is not installed', timeout: 180_000 }, () => {
   let model: ScriptedModel;
   let daemon: Daemon;

@@ -8,7 +8,7 @@ import { waitUntil } from '../../integration/wait.js';
 import { type Daemon, startDaemon } from '../daemon.js';
 import { AGENTD_BIN, tempStateDir } from '../harness.js';
 import { firstPage, launchBrowser } from './browser.js';
-import { hasTmux, tmuxTerminal } from './tmuxTerminal.js';
+import { hasTmux, terminal as tmuxTerminal } from './tmuxTerminal.js';
 
 const ALICE_TOKEN = 'alice-webtui-token-0123456789';
 const WAIT = { timeout: 20_000 };

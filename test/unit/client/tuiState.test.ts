@@ -8,10 +8,13 @@ import {
   budgetLine,
   goalLine,
   initialState,
+  planLine,
+  runningTask,
   type TuiState,
   ViewRequests,
   visibleRows,
   withHistory,
+  workingLine,
 } from '../../../src/client/tuiState.js';
 
 const stored = [
@@ -154,5 +157,42 @@ describe('applyFeed on goals and feed reloads', () => {
       visibleRows({ ...s, ctx: 'user:alice/x' }).map((r) => [r.text, r.by]),
       [['a', 'user:alice']],
     );
+  });
+});
+
+describe('plan checklist and the running task, per conversation', () => {
+  const feed = (seq: number, kind: string, data: Record<string, unknown>) => ({ seq, ts: 0, kind, data });
+  it('each conversation shows its own checklist, never another one', () => {
+    let state = initialState('c1');
+    state = applyFeed(state, feed(1, 'plan', { task: 't1', context_id: 'c1', op: 'set', progress: '0/3' }));
+    state = applyFeed(state, feed(2, 'plan', { task: 't2', context_id: 'c2', op: 'set', progress: '2/2' }));
+    assert.equal(planLine(state), 'plan: set 0/3', 'c2 changed last, c1 keeps its own');
+    assert.equal(planLine({ ...state, ctx: 'c2' }), 'plan: set 2/2');
+    assert.equal(planLine({ ...state, ctx: 'c3' }), null, 'a conversation without a checklist shows none');
+    // A turn no task follows names its conversation as ctx.
+    state = applyFeed(state, feed(3, 'plan', { ctx: 'c3', op: 'done', progress: '1/1' }));
+    assert.equal(planLine({ ...state, ctx: 'c3' }), 'plan: done 1/1');
+  });
+
+  it("all conversations in view: the running task's checklist; Esc stops the newest task running in view", () => {
+    let state = initialState(null);
+    state = applyFeed(state, feed(1, 'task', { task: 't1', context_id: 'c1', state: 'working' }));
+    state = applyFeed(state, feed(2, 'task', { task: 't2', context_id: 'c2', state: 'working' }));
+    state = applyFeed(state, feed(3, 'plan', { task: 't1', context_id: 'c1', op: 'set', progress: '1/2' }));
+    assert.equal(state.working?.task, 't1');
+    assert.equal(planLine(state), 'plan: set 1/2');
+    assert.equal(runningTask(state), 't2');
+    assert.equal(runningTask({ ...state, ctx: 'c1' }), 't1');
+    assert.equal(runningTask({ ...state, ctx: 'c9' }), null);
+  });
+
+  it('a task asking a person is waiting for the answer, not working', () => {
+    let state = initialState(null);
+    state = applyFeed(state, feed(1, 'task', { task: 't1', context_id: 'c1', state: 'working' }));
+    state = applyFeed(state, feed(2, 'task', { task: 't1', context_id: 'c1', state: 'input_required' }));
+    const question = { id: 'q', text: 'Ship?', schema: { type: 'boolean' } };
+    state = applyFeed(state, feed(3, 'question', { task: 't1', context_id: 'c1', question }));
+    assert.equal(state.working, null);
+    assert.equal(workingLine(state, 0), 'waiting for your choice');
   });
 });

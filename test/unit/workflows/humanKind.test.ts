@@ -83,6 +83,14 @@ describe('human kind: the answer', () => {
     assert.match((bad.result as { error: string }).error, /^human: the answer does not match schema: /);
   });
 
+  it('a one-property object answered by the value alone (a choice) outputs that value', async () => {
+    const schema = { type: 'object', properties: { decision: { enum: ['ship', 'hold', 'rollback'] } } };
+    const picked = await ask({ question: 'Q', schema }, { ok: true, reply: 'hold', task: 't' });
+    assert.deepEqual(picked.result, { type: 'done', output: 'hold' });
+    const whole = await ask({ question: 'Q', schema }, { ok: true, reply: '{"decision":"ship"}', task: 't' });
+    assert.deepEqual(whole.result, { type: 'done', output: { decision: 'ship' } });
+  });
+
   it('no answer in time is a timeout; nobody to ask fails with the reason', async () => {
     const late = await ask({ question: 'Q', timeout: '2s' }, { ok: true, reply: null, task: 't' });
     assert.deepEqual(late.result, { type: 'failed', error: 'human: nobody answered in time', timeout: true });
