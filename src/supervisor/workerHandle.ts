@@ -57,6 +57,8 @@ export class WorkerHandle {
   readonly vitals: ChildVitals;
   /** Turns this process has finished and gone idle after (a reused worker, `agent.worker_max_turns`). */
   served = 0;
+  /** MCP server specs (JSON) its turns were given: a reused worker keeps their connections between turns. */
+  readonly mcpSpecs = new Set<string>();
   /** Resolves once the worker's stderr was read to its end (at once when it is inherited). */
   readonly stderrDone: Promise<void>;
 
