@@ -11,25 +11,9 @@ import { compileConfig } from '../../../src/config/compile.js';
 import { createLogger } from '../../../src/obs/log.js';
 import { startRuntime } from '../../../src/runtime/startRuntime.js';
 import { startScriptedModel } from '../../doubles/scriptedModel.js';
-import { processGone, waitUntil, within } from '../wait.js';
+import { childrenOf, processGone, waitUntil, within } from '../wait.js';
 
 const everything = createRequire(import.meta.url).resolve('@modelcontextprotocol/server-everything/dist/index.js');
-
-/** Live processes whose parent is `pid` and whose command line holds `needle`. */
-function childrenOf(pid: number, needle: string): number[] {
-  const found: number[] = [];
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      if (ppid === pid && readFileSync(`/proc/${name}/cmdline`, 'utf8').includes(needle)) found.push(Number(name));
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return found;
-}
 
 describe('a reload and the reused workers', { timeout: 90_000 }, () => {
   it('stops a worker keeping a changed MCP server; the next turn connects afresh', async () => {
