@@ -2,7 +2,6 @@
 // conversation; a cancel still takes its process group (its stdio MCP server included) and the next turn gets a
 // fresh worker; `agent.worker_max_turns` recycles, and 1 keeps one process per turn.
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { describe, it } from 'node:test';
 import { type Rig, startRig } from './harness.js';

@@ -2,7 +2,7 @@
 // reused worker keeps its stdio MCP servers between turns, so without this the next turn would call the server as
 // it was configured before the reload. A reload that leaves the servers alone keeps the worker.
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
