@@ -1,7 +1,7 @@
 // The fixed prefix of a model call (issue 14 item 5): system prompt + tool schemas as the wire sends them, for a
 // one-tool agent (the code tool `add`) with default settings, on the OpenAI and Anthropic wires, then with every
 // family up front (`agent.tools.on_demand: []`) for comparison, and what each part of the default prefix weighs.
-// Then the first request of a subagent's own turn (freeform, nesting allowed) and of a think child (the think tool).
+// Then the first request of a subagent's own turn (freeform, nesting allowed) and of a `think` call.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -90,7 +90,7 @@ for (const [label, dialect, extra, who] of [
   ['anthropic, on_demand: []', 'anthropic', EVERY_FAMILY, 'turn'],
   ['subagent turn, openai', 'openai', {}, 'subagent'],
   ['subagent, on_demand: []', 'openai', EVERY_FAMILY, 'subagent'],
-  ['think child, openai', 'openai', {}, 'think'],
+  ['think call, openai', 'openai', {}, 'think'],
 ] as const) {
   const p = await firstRequest(dialect, extra, who);
   breakdown ??= p;
