@@ -1,12 +1,13 @@
 // The fixed prefix of a model call (issue 14 item 5): system prompt + tool schemas as the wire sends them, for a
 // one-tool agent (the code tool `add`) with default settings, on the OpenAI and Anthropic wires, then with every
 // family up front (`agent.tools.on_demand: []`) for comparison, and what each part of the default prefix weighs.
+// Then the first request of a subagent's own turn (freeform, nesting allowed) and of a `think` call.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createAgent } from '../src/agent.js';
 import { estimateText } from '../src/context/estimate.js';
-import { startScriptedModel } from '../test/doubles/scriptedModel.js';
+import { type Playbook, startScriptedModel } from '../test/doubles/scriptedModel.js';
 import { tools } from './addTool.js';
 
 interface Prefix {
@@ -23,8 +24,29 @@ function prefixOf(body: Record<string, unknown>): Prefix {
   return { system, tools: (body.tools ?? []) as unknown[], body: JSON.stringify(body) };
 }
 
-async function firstRequest(dialect: 'openai' | 'anthropic', extraEnv: Record<string, string> = {}): Promise<Prefix> {
-  const model = await startScriptedModel({ turns: [{ content: 'ok' }] });
+/** Who sent the request measured: the conversation's turn, or a child it started through a tool. */
+type Who = 'turn' | 'subagent' | 'think';
+
+const CHILD_CALL: Record<Exclude<Who, 'turn'>, { name: string; arguments: Record<string, unknown>; marker: string }> = {
+  subagent: { name: 'subagent.run', arguments: { instruction: 'sub job' }, marker: 'You are a subagent of' },
+  think: { name: 'think', arguments: { question: 'why?' }, marker: 'why?' },
+};
+
+function playbookFor(who: Who): Playbook {
+  if (who === 'turn') return { turns: [{ content: 'ok' }] };
+  const { name, arguments: args, marker } = CHILD_CALL[who];
+  return {
+    turns: [{ tool_calls: [{ name, arguments: args }] }, { content: 'ok' }],
+    match: [{ when_contains: marker, times: 1, content: 'child done' }],
+  };
+}
+
+async function firstRequest(
+  dialect: 'openai' | 'anthropic',
+  extraEnv: Record<string, string> = {},
+  who: Who = 'turn',
+): Promise<Prefix> {
+  const model = await startScriptedModel(playbookFor(who));
   const dir = mkdtempSync(join(tmpdir(), 'agentd-prefix-'));
   const env = {
     ...{ AGENTD_STATE_DIR: dir, AGENTD_OBSERVABILITY_LOG_LEVEL: 'error', AGENTD_AGENT_PREFLIGHT: 'never' },
@@ -46,8 +68,9 @@ async function firstRequest(dialect: 'openai' | 'anthropic', extraEnv: Record<st
     await model.close();
     rmSync(dir, { recursive: true, force: true });
   }
-  const body = model.requests[0]?.body;
-  if (typeof body !== 'object' || body === null) throw new Error(`${dialect}: no request recorded`);
+  const marker = who === 'turn' ? null : CHILD_CALL[who].marker;
+  const body = model.requests.find((r) => marker === null || JSON.stringify(r.body).includes(marker))?.body;
+  if (typeof body !== 'object' || body === null) throw new Error(`${dialect} ${who}: no request recorded`);
   return prefixOf(body as Record<string, unknown>);
 }
 
@@ -60,13 +83,16 @@ console.log(
 );
 const EVERY_FAMILY = { AGENTD_AGENT_TOOLS_ON_DEMAND: '' };
 let breakdown: Prefix | undefined;
-for (const [label, dialect, extra] of [
-  ['openai', 'openai', {}],
-  ['anthropic', 'anthropic', {}],
-  ['openai, on_demand: []', 'openai', EVERY_FAMILY],
-  ['anthropic, on_demand: []', 'anthropic', EVERY_FAMILY],
+for (const [label, dialect, extra, who] of [
+  ['openai', 'openai', {}, 'turn'],
+  ['anthropic', 'anthropic', {}, 'turn'],
+  ['openai, on_demand: []', 'openai', EVERY_FAMILY, 'turn'],
+  ['anthropic, on_demand: []', 'anthropic', EVERY_FAMILY, 'turn'],
+  ['subagent turn, openai', 'openai', {}, 'subagent'],
+  ['subagent, on_demand: []', 'openai', EVERY_FAMILY, 'subagent'],
+  ['think call, openai', 'openai', {}, 'think'],
 ] as const) {
-  const p = await firstRequest(dialect, extra);
+  const p = await firstRequest(dialect, extra, who);
   breakdown ??= p;
   const toolsText = JSON.stringify(p.tools);
   const prefix = bytes(p.system) + bytes(toolsText);

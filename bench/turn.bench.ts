@@ -5,7 +5,7 @@
 import { type ChildProcess, fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { type Playbook, startScriptedModel } from '../test/doubles/scriptedModel.js';
-import { sampleTree } from './processTree.js';
+import { memoryOfTree, sampleTree } from './processTree.js';
 import type { RunReply, RunRequest } from './turnRunner.js';
 
 const TURNS = Number(process.env.BENCH_TURNS ?? 100);
@@ -28,6 +28,7 @@ interface Figures {
   cpu: number;
   peakMb: number;
   idleMb: number;
+  idlePssMb: number;
   perSecond: number;
   ofIdeal: number | null;
 }
@@ -86,7 +87,7 @@ async function measure(s: Scenario, maxTurns: string | undefined): Promise<Figur
   clearInterval(sampler);
   peak = Math.max(peak, after.rssBytes);
   await pause(2_000);
-  const idle = sampleTree(pid);
+  const idle = memoryOfTree(pid);
   child.send('close');
   await new Promise((r) => child.once('exit', r));
   await model.close();
@@ -99,6 +100,7 @@ async function measure(s: Scenario, maxTurns: string | undefined): Promise<Figur
     cpu: (after.cpuMs - before.cpuMs) / s.turns,
     peakMb: peak / 1_048_576,
     idleMb: idle.rssBytes / 1_048_576,
+    idlePssMb: idle.pssBytes / 1_048_576,
     perSecond,
     ofIdeal: ideal ? perSecond / ideal : null,
   };
@@ -108,7 +110,7 @@ function row(label: string, f: Figures): string {
   const n = (v: number, w = 7, d = 1): string => v.toFixed(d).padStart(w);
   const ideal = f.ofIdeal === null ? '      -' : n(f.ofIdeal, 7, 2);
   return (
-    `| ${label.padEnd(54)} |${n(f.p50)} |${n(f.p90)} |${n(f.cpu)} |${n(f.peakMb, 6, 0)} |${n(f.idleMb, 6, 0)} |` +
+    `| ${label.padEnd(54)} |${n(f.p50)} |${n(f.p90)} |${n(f.cpu)} |${n(f.peakMb, 6, 0)} |${n(f.idleMb, 6, 0)} |${n(f.idlePssMb, 7, 0)} |` +
     `${n(f.perSecond, 7, 1)} |${ideal} |`
   );
 }
@@ -151,8 +153,8 @@ const scenarios: Scenario[] = [
 ];
 console.log(`turn bench: ${TURNS} turns after ${WARM} warm-up turns, a fresh conversation per turn`);
 console.log(
-  `| ${'scenario'.padEnd(54)} | p50 ms | p90 ms | CPU ms | peak MB | idle MB | turns/s | of ideal |\n` +
-    `|${'-'.repeat(56)}|-------:|-------:|-------:|-------:|-------:|--------:|---------:|`,
+  `| ${'scenario'.padEnd(54)} | p50 ms | p90 ms | CPU ms | peak MB | idle MB | idle PSS | turns/s | of ideal |\n` +
+    `|${'-'.repeat(56)}|-------:|-------:|-------:|-------:|-------:|--------:|--------:|---------:|`,
 );
 // BENCH_ONLY=<index> runs one scenario, BENCH_MAX_TURNS=<n> one worker_max_turns (e.g. for a --cpu-prof run).
 const only = process.env.BENCH_ONLY === undefined ? null : Number(process.env.BENCH_ONLY);
@@ -165,4 +167,7 @@ for (const [index, s] of scenarios.entries()) {
   }
 }
 await mcp.close();
-console.log('CPU: all processes of the agentd tree per turn; idle: the tree 2 s after the last turn.');
+console.log(
+  'CPU: all processes of the agentd tree per turn; idle: the tree 2 s after the last turn (the bench runner holds\n' +
+    'the supervisor); MB are RSS summed over the tree (shared pages counted in each process), PSS splits them.',
+);

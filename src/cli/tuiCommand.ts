@@ -10,6 +10,7 @@ import { createElement } from 'react';
 import { DaemonClient } from '../client/daemonClient.js';
 import { TuiApp } from '../client/tuiApp.js';
 import { DaemonError } from '../errors.js';
+import { leanHeapArgs } from '../runtime/leanHeap.js';
 import { resolveEndpoint, resolveToken } from './clientEndpoint.js';
 import { EXIT } from './exitCodes.js';
 import type { CliResult } from './run.js';
@@ -66,7 +67,7 @@ function startDaemon(
   const log = env.AGENTD_INTERFACE_LOG || join(tmpdir(), `agentd-tui-${process.pid}.log`);
   // Owner-only: the daemon's log may name principals and paths that are no one else's business.
   const file = createWriteStream(log, { flags: 'a', mode: 0o600 });
-  const child = spawn(process.execPath, [process.argv[1] ?? '', '--config', config], {
+  const child = spawn(process.execPath, [...leanHeapArgs(env), process.argv[1] ?? '', '--config', config], {
     env,
     stdio: ['ignore', 'ignore', 'pipe'],
     // Its own process group: the terminal's signals (a hangup would reload it) reach the UI, which stops it.

@@ -1,7 +1,7 @@
 // The one expression language, CEL through @bufbuild/cel (producers reference §2.5): workflow fields and the
 // `await` tool's condition both compile here. Pure. JSON integers enter CEL as `int` (so `item * 10` works), and
-// every result leaves as plain JSON.
-import { celEnv, isCelError, isCelList, isCelMap, isCelUint, parse, plan } from '@bufbuild/cel';
+// every result leaves as plain JSON. The library itself loads at the first compile (celLibrary.ts).
+import { celLibrary } from './celLibrary.js';
 
 /** Longest CEL source accepted (reference §2.13 caps). */
 export const MAX_CEL_BYTES = 4_096;
@@ -14,8 +14,6 @@ export interface CelProgram {
 
 export type CelOutcome = { ok: true; value: unknown } | { ok: false; error: string };
 export type CelCompile = { ok: true; program: CelProgram } | { ok: false; error: string };
-
-const ENV = celEnv();
 
 /** Strips an optional `CEL:` prefix (definitions may write it or not where a field is CEL-only). */
 export function celSource(text: string): string {
@@ -33,14 +31,15 @@ export function compileCel(text: string): CelCompile {
   if (new TextEncoder().encode(source).length > MAX_CEL_BYTES)
     return { ok: false, error: `CEL expression exceeds ${MAX_CEL_BYTES} bytes` };
   try {
-    const run = plan(ENV, parse(source));
+    const { lib, env } = celLibrary();
+    const run = lib.plan(env, lib.parse(source));
     const program: CelProgram = {
       source,
       eval: (vars) => {
         const bindings: Record<string, never> = {};
         for (const [name, value] of Object.entries(vars)) bindings[name] = toCel(value) as never;
         const out = run(bindings);
-        if (isCelError(out)) return { ok: false, error: out.message };
+        if (lib.isCelError(out)) return { ok: false, error: out.message };
         return { ok: true, value: fromCel(out) };
       },
     };
@@ -86,6 +85,7 @@ function toCel(value: unknown): unknown {
 
 /** CEL value → plain JSON (bigint → number, CelList → array, CelMap → object). */
 export function fromCel(value: unknown): unknown {
+  const { isCelList, isCelMap, isCelUint } = celLibrary().lib;
   if (typeof value === 'bigint') return Number(value);
   if (isCelUint(value)) return Number(value.value);
   if (isCelList(value)) return [...value].map(fromCel);
@@ -112,7 +112,7 @@ interface ExprNode {
 export function keysRead(text: string, root: string): string[] | null {
   let ast: ExprNode;
   try {
-    ast = parse(celSource(text)).expr as unknown as ExprNode;
+    ast = celLibrary().lib.parse(celSource(text)).expr as unknown as ExprNode;
   } catch {
     return [];
   }

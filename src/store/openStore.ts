@@ -1,10 +1,10 @@
 // Picks and opens the configured Store implementation (config `store.kind`, `store.path`, `store.url`).
-// The only place that chooses between them; callers hold the Store interface.
+// The only place that chooses between them; callers hold the Store interface. The PostgreSQL store (and `pg`)
+// loads only when the config names it.
 import { DaemonError } from '../errors.js';
 import { orderedStore } from './commitQueue.js';
 import { MemoryStore } from './memoryStore.js';
 import type { LeaseLog } from './postgresLeases.js';
-import { PostgresStore } from './postgresStore.js';
 import type { IntegrityCheck } from './sqliteCheck.js';
 import { SqliteStore } from './sqliteStore.js';
 import type { Store } from './store.js';
@@ -39,5 +39,6 @@ export async function connectStore(cfg: StoreChoice, log?: LeaseLog): Promise<St
   if (cfg.kind !== 'postgres') return openStore(cfg);
   if (!cfg.url) throw new DaemonError('config_invalid', 'store.kind postgres needs store.url');
   const opts = { url: cfg.url, poolSize: cfg.pool_size ?? 10 };
+  const { PostgresStore } = await import('./postgresStore.js');
   return orderedStore(await PostgresStore.open(log ? { ...opts, log } : opts));
 }

@@ -8,6 +8,7 @@ import { PROTOCOL_VERSION, type SpawnPayload } from '../protocol/frames.js';
 import type { Msg, ToolDef } from '../protocol/messages.js';
 import { telemetry } from '../supervisor/turnSnapshot.js';
 import { internalToolDefs } from '../tools/internalContracts.js';
+import { keptFamilies, planOffer } from '../tools/onDemand.js';
 import { matchPattern } from '../tools/policy.js';
 import type { ToolPlan } from '../tools/toolPlan.js';
 import { SUBAGENT_CONTRACTS, SUBAGENT_OWN_TOOLS } from './subagentContracts.js';
@@ -87,6 +88,12 @@ export function subagentPayload(config: Readonly<Config>, record: SubagentRecord
   const run = record.runs + 1;
   const keyed = `${handle}.run${run}`;
   const prefix = `${config.agent.name}/sub/${handle}`;
+  const messages = seedMessages(record, now);
+  // Families in agent.tools.on_demand (its nested subagent.*, memory.*) wait behind tools.more, as in a
+  // conversation's turn, unless a `tools` grant (its own or inherited) chose the subagent's tools by name.
+  const keep = keptFamilies({ messages, goal: false, plan: false, memoryKeys: false });
+  const chosen = spec.allowed_tools !== undefined || spec.inherited_tools !== undefined;
+  const offer = chosen ? { tools: tools.tools } : planOffer(tools.tools, config.agent.tools.on_demand, keep);
   const payload: SpawnPayload = {
     version: PROTOCOL_VERSION,
     intelligence: specForJob(config, 'turn'),
@@ -101,8 +108,9 @@ export function subagentPayload(config: Readonly<Config>, record: SubagentRecord
     turn: {
       kind: 'turn',
       system: subagentSystem(config.agent.name, spec.output_contract),
-      messages: seedMessages(record, now),
-      tools: tools.tools,
+      messages,
+      tools: offer.tools,
+      ...('more' in offer && offer.more ? { more: offer.more } : {}),
       internal: tools.internal,
       mcp_routes: tools.mcp_routes,
       code_tools: tools.code,

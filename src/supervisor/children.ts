@@ -134,6 +134,7 @@ export class Children {
       // echoes a caller's token must be redacted there too (docs/guide/configuration.md, secrets). Frames are redacted again on receipt.
       const reuse = spec.reuse !== false && this.deps.pool.mayReuse(handle);
       this.tracing?.spawned(child, spec.payload);
+      for (const server of spec.payload.mcp_servers) handle.mcpSpecs.add(JSON.stringify(server));
       handle.send({ type: 'spawn', ...spec.payload, redact: knownSecrets(), reuse });
     } catch (err) {
       this.live.delete(node);

@@ -19,16 +19,26 @@ export type AfterTurn = { kind: 'reuse' } | { kind: 'recycle'; reason: string };
  * unhealthy, a failed frame) takes its process group with it; past either limit the worker is replaced.
  */
 export function afterTurn(
-  w: { served: number; rssBytes: number; ending: boolean; poolClosed: boolean },
+  w: { served: number; rssBytes: number; ending: boolean; poolClosed: boolean; staleMcp?: boolean },
   limits: ReuseLimits,
 ): AfterTurn {
   if (w.ending) return { kind: 'recycle', reason: 'its turn was being ended' };
   if (w.poolClosed) return { kind: 'recycle', reason: 'the pool is closed' };
+  if (w.staleMcp) return { kind: 'recycle', reason: 'its MCP servers changed' };
   if (w.served >= limits.maxTurns) return { kind: 'recycle', reason: `served ${w.served} turns` };
   if (w.rssBytes > limits.maxRssBytes) {
     return { kind: 'recycle', reason: `rss ${Math.round(w.rssBytes / 1_048_576)} MB over the bound` };
   }
   return { kind: 'reuse' };
+}
+
+/**
+ * Whether a worker keeps an MCP connection the config in force no longer describes (a reload removed or changed
+ * its server): `held` are the server specs its turns connected, `inForce` the configured ones, both as JSON.
+ */
+export function holdsStaleMcp(held: ReadonlySet<string>, inForce: ReadonlySet<string>): boolean {
+  for (const spec of held) if (!inForce.has(spec)) return true;
+  return false;
 }
 
 /** The highest number of children live at once lately; it decays to the current count after `windowMs`. */

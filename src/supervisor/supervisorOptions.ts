@@ -70,6 +70,8 @@ function spareWatch(config: Readonly<Config>, log: Logger, now: () => number): S
       log.warn('child.unhealthy', { node: null, kind: 'spare', worker_pid: pid, health, detail }),
     onSpawnFailed: (err, retryInMs) =>
       log.warn('spare.spawn_fail', { code: spawnErrorCode(err), err: describeError(err), retry_in_ms: retryInMs }),
+    onStale: (pid) =>
+      log.debug('worker.recycle', { node: null, kind: 'spare', worker_pid: pid, reason: 'its MCP servers changed' }),
   };
 }
 
@@ -214,7 +216,7 @@ export function workerPool(opts: SupervisorOptions, log: Logger, now: () => numb
   const spares = opts.warmWorkers ?? opts.config.agent.warm_workers;
   const env = { ...process.env, ...preload };
   const watch = spareWatch(opts.config, log, now);
-  const config = opts.config;
+  const { config, tools } = opts;
   // Read at each use: a reload of these keys applies to the next turn (opts.config is the live view, §3.6).
   const lifetime = {
     get maxDemand() {
@@ -223,6 +225,8 @@ export function workerPool(opts: SupervisorOptions, log: Logger, now: () => numb
     get reuse() {
       return reuseLimits(config);
     },
+    // A reload that changes mcp.servers retires the workers keeping the old connections (ToolSurface.reconcile).
+    ...(tools ? { mcpInForce: () => tools.serverSpecKeys() } : {}),
   };
   // The workers' stderr goes through our logger: an embedder's `log` sees worker events too.
   const entry = { ...(opts.workerEntry ?? defaultWorkerEntry()), log };

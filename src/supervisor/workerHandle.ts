@@ -8,6 +8,7 @@ import { forwardWorkerStderr } from '../obs/workerStderr.js';
 import { checkUpFrame } from '../protocol/frameCheck.js';
 import { encodeFrame, FrameDecoder } from '../protocol/frameCodec.js';
 import type { DownFrame, UpFrame } from '../protocol/frames.js';
+import { leanHeapArgs } from '../runtime/leanHeap.js';
 import type { ChildVitals } from './liveness.js';
 
 /** How to start a worker: the node binary, its flags and the entry script. */
@@ -18,12 +19,16 @@ export interface WorkerEntry {
   log?: Logger;
 }
 
-/** The compiled worker next to this file; under tsx (development) the .ts source with the tsx loader. */
+/**
+ * The compiled worker next to this file, with a lean young generation (runtime/leanHeap.ts); under tsx
+ * (development) the .ts source with the tsx loader.
+ */
 export function defaultWorkerEntry(): WorkerEntry {
+  const lean = leanHeapArgs(process.env);
   const js = fileURLToPath(new URL('../worker/main.js', import.meta.url));
-  if (existsSync(js)) return { execPath: process.execPath, args: [js] };
+  if (existsSync(js)) return { execPath: process.execPath, args: [...lean, js] };
   const ts = fileURLToPath(new URL('../worker/main.ts', import.meta.url));
-  return { execPath: process.execPath, args: ['--import', 'tsx', ts] };
+  return { execPath: process.execPath, args: [...lean, '--import', 'tsx', ts] };
 }
 
 export interface WorkerCallbacks {
@@ -52,6 +57,8 @@ export class WorkerHandle {
   readonly vitals: ChildVitals;
   /** Turns this process has finished and gone idle after (a reused worker, `agent.worker_max_turns`). */
   served = 0;
+  /** MCP server specs (JSON) its turns were given: a reused worker keeps their connections between turns. */
+  readonly mcpSpecs = new Set<string>();
   /** Resolves once the worker's stderr was read to its end (at once when it is inherited). */
   readonly stderrDone: Promise<void>;
 

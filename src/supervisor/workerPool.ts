@@ -15,6 +15,7 @@ import {
   type AfterTurn,
   afterTurn,
   type DemandPeak,
+  holdsStaleMcp,
   mayReuse,
   nextPeak,
   type ReuseLimits,
@@ -31,6 +32,8 @@ export interface SpareWatch {
   onUnhealthy(pid: number, verdict: Extract<Liveness, { kind: 'unhealthy' }>): void;
   /** A spare's spawn threw (ENOMEM, EAGAIN, …); the pool tries again no sooner than `retryInMs` later. */
   onSpawnFailed?(err: unknown, retryInMs: number): void;
+  /** An idle worker was stopped because it keeps MCP connections a reload made stale. */
+  onStale?(pid: number): void;
 }
 
 const UNWATCHED: SpareWatch = {
@@ -47,6 +50,8 @@ const UNWATCHED: SpareWatch = {
 export interface PoolLifetime {
   maxDemand: number;
   reuse: ReuseLimits;
+  /** The MCP server specs (JSON) of the config in force: a worker keeping another one is not used again. */
+  mcpInForce?(): ReadonlySet<string>;
 }
 
 const ONE_TURN: ReuseLimits = { maxTurns: 1, maxRssBytes: Number.POSITIVE_INFINITY };
@@ -91,7 +96,26 @@ export class WorkerPool {
   /** What to do with a worker that went idle after its turn (it has served `worker.served + 1` turns then). */
   afterTurn(worker: WorkerHandle, rssBytes: number, ending: boolean): AfterTurn {
     const served = worker.served + 1;
-    return afterTurn({ served, rssBytes, ending, poolClosed: this.closed }, this.lifetime.reuse);
+    const staleMcp = this.stale(worker);
+    return afterTurn({ served, rssBytes, ending, poolClosed: this.closed, staleMcp }, this.lifetime.reuse);
+  }
+
+  /** Whether `worker` keeps a connection to an MCP server the config in force no longer describes (a reload). */
+  private stale(worker: WorkerHandle): boolean {
+    if (worker.mcpSpecs.size === 0) return false;
+    const inForce = this.lifetime.mcpInForce?.();
+    return inForce !== undefined && holdsStaleMcp(worker.mcpSpecs, inForce);
+  }
+
+  /** Stops the spares a reload left with stale MCP connections; returns whether any was stopped. */
+  private retireStale(): boolean {
+    const stale = this.spares.filter((w) => w.alive && this.stale(w));
+    for (const spare of stale) {
+      this.watch.onStale?.(spare.pid);
+      spare.kill();
+    }
+    this.spares = this.spares.filter((w) => !stale.includes(w));
+    return stale.length > 0;
   }
 
   /** The child table's count of live children changed: the spares follow its recent peak. */
@@ -127,6 +151,7 @@ export class WorkerPool {
     // The watchdog's pass is overdue: this supervisor's loop stalled, so a pong may sit unread in the pipe and an
     // unanswered ping says nothing about the spare (as in Children.check; the next pass judges it).
     const stalled = this.lastCheck !== null && now - this.lastCheck > pingIntervalMs(this.watch.limits);
+    this.retireStale();
     for (let spare = this.spares.shift(); spare; spare = this.spares.shift()) {
       if (!spare.alive) continue;
       if (!stalled && !spareUsable(spare.vitals, now, this.watch.answerWithinMs, this.watch.limits)) {
@@ -165,14 +190,15 @@ export class WorkerPool {
   }
 
   /**
-   * The watchdog's pass over the spares: an unhealthy one is killed and replaced, the others are pinged; spares
-   * past the target (a demand peak that lapsed) are stopped, the longest idle first.
+   * The watchdog's pass over the spares: an unhealthy one, or one a reload left with stale MCP connections, is
+   * killed and replaced, the others are pinged; spares past the target (a lapsed demand peak) are stopped, the
+   * longest idle first.
    */
   check(now: number): void {
     this.lastCheck = now;
     this.noteDemand(this.live);
+    let replaced = this.retireStale();
     this.trim(this.spares.length - this.target);
-    let replaced = false;
     for (const spare of this.spares) {
       if (!spare.alive) continue;
       if (classifyChild(spare.vitals, now, this.watch.limits).kind === 'healthy') spare.ping();

@@ -68,6 +68,8 @@ export class ToolSurface {
   private readonly retiring = new Map<string, McpConnection>();
   /** Running turns per server their judged calls route to. */
   private readonly holds = new Map<string, number>();
+  /** `serverSpecKeys`, built again after a reconcile. */
+  private specKeys: ReadonlySet<string> | null = null;
   /** The connect phase of the last reconcile: reconciles run one after another. */
   private reconciling: Promise<unknown> = Promise.resolve();
 
@@ -143,6 +145,15 @@ export class ToolSurface {
   serverSpecs(routes: Readonly<Record<string, [string, string]>>): McpServerSpec[] {
     const names = [...new Set(Object.values(routes).map(([server]) => server))].sort();
     return names.map((n) => this.specs.get(n)).filter((s): s is McpServerSpec => s !== undefined);
+  }
+
+  /**
+   * Every configured server's spec as a worker keys the connection it keeps (its JSON): a reused worker holding a
+   * spec not in this set keeps a connection the config no longer describes (supervisor/workerPool.ts).
+   */
+  serverSpecKeys(): ReadonlySet<string> {
+    this.specKeys ??= new Set([...this.specs.values()].map((spec) => JSON.stringify(spec)));
+    return this.specKeys;
   }
 
   /** Code tools a permission rule could match: the worker asks before each call. */
@@ -252,6 +263,7 @@ export class ToolSurface {
     }
     const opened = [...wanted.keys()].filter((name) => !this.specs.has(name));
     for (const name of opened) this.specs.set(name, wanted.get(name) as McpServerSpec);
+    this.specKeys = null;
     this.rebuild();
     const connected = this.reconciling.then(async () => {
       await Promise.all(opened.map((name) => this.connect(name).catch(() => undefined)));

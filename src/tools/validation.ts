@@ -1,12 +1,9 @@
 // JSON Schema validation for internal tool contracts: ajv compiled once per contract, errors explained in one line.
-// Compiles lazily so importing this module costs nothing until a tool actually runs.
-import { Ajv, type AnySchema, type ErrorObject, type ValidateFunction } from 'ajv';
-import addFormatsModule from 'ajv-formats';
+// Loads and compiles lazily, so importing this module costs nothing until a tool actually runs (newAjv.ts).
+import type { Ajv, AnySchema, ErrorObject, ValidateFunction } from 'ajv';
 import { describeError } from '../errors.js';
 import { DURATION_PATTERN, type InternalContract, internalContract } from './internalContracts.js';
-
-// ajv-formats is CommonJS with `exports.default`; under NodeNext the default import is the module object.
-const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
+import { newAjv } from './newAjv.js';
 
 export type Check = { ok: true } | { ok: false; explain: string };
 
@@ -19,10 +16,7 @@ let ajv: Ajv | null = null;
 const compiled = new Map<string, CompiledContract>();
 
 function sharedAjv(): Ajv {
-  if (ajv === null) {
-    ajv = new Ajv({ allowUnionTypes: true, strict: true });
-    addFormats(ajv);
-  }
+  ajv ??= newAjv({ allowUnionTypes: true, strict: true }, true);
   return ajv;
 }
 

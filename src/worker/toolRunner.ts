@@ -141,9 +141,9 @@ export function runToolCall(call: ToolCall, ctx: ToolRunContext): Promise<ToolAn
 
 /** Why a call routes nowhere, in words that let the model recover. */
 function unroutedError(turn: TurnSpec, name: string): string {
-  // A subagent's `tools` grant narrowed the catalogue: say so rather than "no such tool" (reference §1.4).
-  if (turn.allowed_tools) return `error: tool '${name}' is not in this subagent's allowed tools`;
   const family = withheldFamily(turn.more, name);
   if (family !== null) return `error: '${name}' is not shown yet: call ${TOOLS_MORE} with family "${family}" first`;
+  // A subagent's `tools` grant narrowed the catalogue: say so rather than "no such tool" (reference §1.4).
+  if (turn.allowed_tools) return `error: tool '${name}' is not in this subagent's allowed tools`;
   return `error: no such tool '${name}'`;
 }

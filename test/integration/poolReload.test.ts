@@ -21,7 +21,7 @@ describe('workerPool after a reload', () => {
     const live = liveConfig(withAgent({ worker_max_turns: 1, worker_max_rss: 1 << 30, max_parallel_turns: 2 }));
     const opts = { config: live.view, store: {} as Store, log: silentLogger, warmWorkers: 0 } as SupervisorOptions;
     const pool = workerPool(opts, silentLogger, () => 0);
-    const fresh = { served: 0 } as WorkerHandle;
+    const fresh = { served: 0, mcpSpecs: new Set<string>() } as unknown as WorkerHandle;
     // Premise: under the first config a worker serves one turn and demand may call for two spares.
     assert.equal(pool.mayReuse(fresh), false);
     pool.noteDemand(8);

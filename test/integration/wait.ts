@@ -1,4 +1,6 @@
 // Polling with a hard timeout, for tests that wait on another process.
+import { readdirSync, readFileSync } from 'node:fs';
+
 export async function waitUntil(check: () => boolean, timeoutMs: number, what: string): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!check()) {
@@ -24,4 +26,20 @@ export function processGone(pid: number): boolean {
   } catch {
     return true;
   }
+}
+
+/** Live processes whose parent is `pid` and whose command line holds `needle` (Linux /proc). */
+export function childrenOf(pid: number, needle: string): number[] {
+  const found: number[] = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (ppid === pid && readFileSync(`/proc/${name}/cmdline`, 'utf8').includes(needle)) found.push(Number(name));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return found;
 }

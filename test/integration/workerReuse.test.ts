@@ -2,11 +2,10 @@
 // conversation; a cancel still takes its process group (its stdio MCP server included) and the next turn gets a
 // fresh worker; `agent.worker_max_turns` recycles, and 1 keeps one process per turn.
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { describe, it } from 'node:test';
 import { type Rig, startRig } from './harness.js';
-import { processGone, waitUntil, within } from './wait.js';
+import { childrenOf, processGone, waitUntil, within } from './wait.js';
 
 const OP = 'operator';
 const everything = createRequire(import.meta.url).resolve('@modelcontextprotocol/server-everything/dist/index.js');
@@ -21,22 +20,6 @@ async function turn(rig: Rig, ctx: string, text: string): Promise<{ status: stri
 /** Waits until the worker `pid` went idle and is a spare again (its idle frame may come after the fold). */
 async function backInPool(rig: Rig, pid: number): Promise<void> {
   await waitUntil(() => rig.sup.warmWorkerPids.includes(pid), 10_000, `worker ${pid} is back in the pool`);
-}
-
-/** Live processes whose parent is `pid` and whose command line holds `needle`. */
-function childrenOf(pid: number, needle: string): number[] {
-  const found: number[] = [];
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      if (ppid === pid && readFileSync(`/proc/${name}/cmdline`, 'utf8').includes(needle)) found.push(Number(name));
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return found;
 }
 
 describe('reused workers', () => {

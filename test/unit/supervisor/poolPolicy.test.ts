@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { afterTurn, mayReuse, nextPeak, spareTarget } from '../../../src/supervisor/poolPolicy.js';
+import { afterTurn, holdsStaleMcp, mayReuse, nextPeak, spareTarget } from '../../../src/supervisor/poolPolicy.js';
 
 const limits = { maxTurns: 3, maxRssBytes: 100 };
 const idle = { served: 1, rssBytes: 50, ending: false, poolClosed: false };
@@ -26,6 +26,24 @@ describe('afterTurn', () => {
     assert.deepEqual(afterTurn({ ...idle, served: 3 }, limits), { kind: 'recycle', reason: 'served 3 turns' });
     assert.equal(afterTurn({ ...idle, rssBytes: 101 }, limits).kind, 'recycle');
     assert.equal(afterTurn({ ...idle, rssBytes: 100 }, limits).kind, 'reuse');
+  });
+
+  it('recycles a worker keeping an MCP connection a reload made stale', () => {
+    assert.deepEqual(afterTurn({ ...idle, staleMcp: true }, limits), {
+      kind: 'recycle',
+      reason: 'its MCP servers changed',
+    });
+    assert.deepEqual(afterTurn({ ...idle, staleMcp: false }, limits), { kind: 'reuse' });
+  });
+});
+
+describe('holdsStaleMcp', () => {
+  it('is true when a spec the worker holds is no longer configured as it was', () => {
+    const inForce = new Set(['{"name":"a"}', '{"name":"b","x":2}']);
+    assert.equal(holdsStaleMcp(new Set(), inForce), false);
+    assert.equal(holdsStaleMcp(new Set(['{"name":"a"}']), inForce), false);
+    assert.equal(holdsStaleMcp(new Set(['{"name":"a"}', '{"name":"b","x":1}']), inForce), true);
+    assert.equal(holdsStaleMcp(new Set(['{"name":"c"}']), inForce), true);
   });
 });
 

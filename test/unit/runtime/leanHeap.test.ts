@@ -1,0 +1,28 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { describe, it } from 'node:test';
+import { leanHeapArgs } from '../../../src/runtime/leanHeap.js';
+
+describe('leanHeapArgs', () => {
+  it('caps the young generation of a process agentd spawns', () => {
+    assert.deepEqual(leanHeapArgs({}), ['--max-semi-space-size=1']);
+  });
+
+  it("leaves the young generation to the operator's NODE_OPTIONS when they size it", () => {
+    assert.deepEqual(leanHeapArgs({ NODE_OPTIONS: '--max-semi-space-size=8' }), []);
+    assert.deepEqual(leanHeapArgs({ NODE_OPTIONS: '--semi-space-size=4 --enable-source-maps' }), []);
+    assert.deepEqual(leanHeapArgs({ NODE_OPTIONS: '--enable-source-maps' }), ['--max-semi-space-size=1']);
+  });
+
+  it('is a flag this node accepts and applies', () => {
+    // Survivors of many scavenges make V8 grow the new space up to its cap.
+    const code =
+      'const keep=[];for(let i=0;i<2e6;i++){const o={i};if(i%50===0)keep.push(o)}' +
+      "console.log(require('v8').getHeapSpaceStatistics().find(x=>x.space_name==='new_space').space_size)";
+    const run = spawnSync(process.execPath, [...leanHeapArgs({}), '-e', code], { encoding: 'utf8' });
+    assert.equal(run.status, 0, run.stderr);
+    // Premise: without the flag the same work grows the new space past it.
+    const plain = spawnSync(process.execPath, ['-e', code], { encoding: 'utf8', env: {} });
+    assert.ok(Number(run.stdout) < Number(plain.stdout), `${run.stdout} < ${plain.stdout}`);
+  });
+});
