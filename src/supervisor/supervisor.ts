@@ -231,7 +231,8 @@ export class Supervisor {
     let accepted: Accepted;
     let event: InboxEvent;
     try {
-      if (!this.conversations.isResident(ctx)) await this.conversations.fetch(ctx); // evicted: its mode is stored
+      // Evicted (its mode is stored), or on replicas possibly moved on by another holder: read (again when idle).
+      if (!this.conversations.isResident(ctx) || this.store.leases) await this.conversations.fetch(ctx);
       // The mode is captured here, at the request boundary: a later switch never changes this message's turn.
       event = inboxEvent(input, this.now(), input.mode ?? this.steering.modeOf(ctx));
       const task = this.opts.tasks?.taskFor?.(event) ?? undefined;

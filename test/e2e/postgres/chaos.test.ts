@@ -5,6 +5,8 @@
 // few seconds and started again. Every accepted message must be answered exactly once: one inbox row (done), one
 // completed task, its user message once in the transcript and one reply per message.
 import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
 import { createTestDatabase, stopLazyServer } from '../../doubles/postgresServer.js';
@@ -106,9 +108,15 @@ describe('CHAOS: 3 replicas, random SIGKILLs, every message answered exactly onc
     url = await createTestDatabase('chaos');
     // A short model delay, so kills land inside turns as well as between them.
     model = await startScriptedModel({ turns: [{ content: 'answered', delay_ms: 100 }] });
-    fleet = new Fleet(url, replicaYaml(model.url, '2s'));
+    fleet = new Fleet(
+      url,
+      replicaYaml(model.url, '2s', process.env.CHAOS_DEBUG ? ['observability:', '  log_level: debug'] : []),
+    );
   });
   after(async () => {
+    // CHAOS_LOGS=<dir>: every replica's stderr is kept there, for a failure's post-mortem.
+    const logs = process.env.CHAOS_LOGS;
+    if (logs) for (const [i, d] of fleet.all.entries()) writeFileSync(path.join(logs, `replica-${i}.log`), d.stderr());
     for (const d of fleet.all)
       if (d.child.exitCode === null && d.child.signalCode === null) await d.stop().catch(() => {});
     await model.close();
