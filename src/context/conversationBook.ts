@@ -103,7 +103,8 @@ export class ConversationBook {
     const stored = await this.store.conversations.get(id);
     // Dropped while it was read (replicas: its lease went), or a copy came meanwhile: the read installs nothing.
     if (this.forgets.get(id) !== forgets) return undefined;
-    if (this.byId.get(id) !== before) return this.byId.get(id);
+    // A copy put to use while it was read again (a job appended to it) stays: the read is older than its use.
+    if (this.byId.get(id) !== before || (before && !this.idle(id, new Map()))) return this.byId.get(id);
     if (stored === null) return undefined;
     // A conversation created meanwhile would be a fork of the stored one: `open` refuses while it is not resident.
     const { conversation, revision } = stored;
@@ -117,8 +118,8 @@ export class ConversationBook {
   }
 
   /** Nothing of this replica rides on the resident copy: no commit on its way, no change unsaved, no job. */
-  private idle(id: string): boolean {
-    const held = [this.inFlight, this.dirty, this.folding, this.loading, this.opts.busy?.() ?? new Set()];
+  private idle(id: string, loading = this.loading): boolean {
+    const held = [this.inFlight, this.dirty, this.folding, loading, this.opts.busy?.() ?? new Set()];
     return !held.some((set) => set.has(id));
   }
 

@@ -1,6 +1,7 @@
 // Fold-back (reference §14.2): a turn's result joins its conversation, then the transcript, the inbox-done and the
 // task's terminal state commit in one transaction. A commit the store refuses is retried while its job folds.
 import type { Config } from '../config/types.js';
+import { hasUserMessageForEvent } from '../context/conversation.js';
 import type { ConversationBook } from '../context/conversationBook.js';
 import type { Conversation } from '../domain/conversation.js';
 import type { FeedEntry } from '../domain/feed.js';
@@ -71,6 +72,17 @@ export class FoldBack {
    * `deterministic`: the reply was made without a turn (preflight), and `turn.reply` says so.
    */
   finish(job: TurnJob, conv: Conversation, result: TurnResult, deterministic = false): void {
+    // Replicas: a copy without the turn's message is not the one the turn ran on (that one was given up and the
+    // conversation read again meanwhile): the fold is dropped, and the event runs again on the stored transcript.
+    if (!deterministic && this.deps.store.leases !== undefined && !hasUserMessageForEvent(conv, job.event.id)) {
+      this.deps.log.error('store.checkpoint.fail', {
+        ctx: conv.id,
+        inbox_event: job.event.id,
+        err: givenUp(conv.id).message,
+      });
+      queueMicrotask(() => this.deps.failed(job.event.id, conv.id));
+      return;
+    }
     this.apply(job, conv, planFold(result, this.deps.now()), result, { deterministic });
   }
 
