@@ -128,12 +128,11 @@ export class Jobs {
     const now = this.deps.now();
     for (const job of prepLine(this.table, now, at, at.thinking)) {
       const input = this.inputs.get(job.eventId);
-      if (input && !this.rereads.ready(c, job.eventId, job.ctx)) continue;
-      if (input)
-        this.apply(
-          job.eventId,
-          guarded(c.log, job.eventId, () => c.launcher.prep(input)),
-        );
+      if (!input || !this.rereads.ready(c, job.eventId, job.ctx)) continue;
+      this.apply(
+        job.eventId,
+        guarded(c.log, job.eventId, () => c.launcher.prep(input)),
+      );
     }
     const picks = gatePicks(this.table, this.deps.now(), at);
     for (const job of picks) this.apply(job.eventId, { type: 'gate_picked' });

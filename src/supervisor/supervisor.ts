@@ -231,8 +231,7 @@ export class Supervisor {
     let accepted: Accepted;
     let event: InboxEvent;
     try {
-      // Evicted (its mode is stored), or on replicas possibly moved on by another holder: read (again when idle).
-      if (!this.conversations.isResident(ctx) || this.store.leases) await this.conversations.fetch(ctx);
+      if (!this.conversations.isResident(ctx) || this.store.leases) await this.conversations.fetch(ctx); // evicted; replicas: re-read
       // The mode is captured here, at the request boundary: a later switch never changes this message's turn.
       event = inboxEvent(input, this.now(), input.mode ?? this.steering.modeOf(ctx));
       const task = this.opts.tasks?.taskFor?.(event) ?? undefined;
