@@ -16,6 +16,7 @@ import type { CompactedParts } from './compaction.js';
 import { appendMessage, commitSnapshot, hasUserMessageForEvent, newConversation } from './conversation.js';
 import { type CacheLimits, noPendingWork, planEviction } from './conversationCache.js';
 import { ConversationHeads } from './conversationHeads.js';
+import { FoldMarks } from './foldMarks.js';
 
 /** The cache's default limits: the schema's defaults of `store.conversation_cache` (one source). */
 export const DEFAULT_CONVERSATION_CACHE: CacheLimits = {
@@ -58,12 +59,10 @@ export class ConversationBook {
   private readonly refusals = new CheckpointRefusals();
   /** The revision the next commit of each conversation builds on (bumped as commits are asked for, in order). */
   private readonly next = new Map<string, number>();
-  /**
-   * Folds not committed yet, by conversation: inbox event → where its messages start. Until a fold's own commit
-   * (with its inbox-done) sticks, other writes of that conversation stop short of its messages: a crash between
-   * the two would otherwise keep the reply while the event replays, and the reply would appear twice.
-   */
-  private readonly folding = new Map<string, Map<string, number>>();
+  /** Folds not committed yet: other writes stop short of their messages (see FoldMarks). */
+  private readonly folding = new FoldMarks();
+  /** How often each conversation was forgotten: a read that straddles a forget installs nothing. */
+  private readonly forgets = new Map<string, number>();
 
   constructor(
     private readonly store: Store,
@@ -72,10 +71,7 @@ export class ConversationBook {
     private readonly opts: BookOptions = {},
   ) {}
 
-  /**
-   * Start-up: reads every conversation's head (no message) and loads only what pending work needs: `ids` (the
-   * conversations of pending inbox events) and those with an active goal.
-   */
+  /** Start-up: reads every head (no message), loads only `ids` (pending events') and those with an active goal. */
   async restore(ids: Iterable<string> = []): Promise<void> {
     const goals = this.heads.restore(await this.store.conversations.heads());
     await this.fetchAll([...ids, ...goals]);
@@ -86,10 +82,7 @@ export class ConversationBook {
     for (const id of new Set(ids)) await this.fetch(id);
   }
 
-  /**
-   * The conversation, loaded from the store when it was evicted (or never loaded); undefined when none exists.
-   * A conversation fetched stays resident at least until the trim after next, so its caller's next step finds it.
-   */
+  /** The conversation, loaded when evicted or never loaded (undefined: none); resident until the trim after next. */
   fetch(id: string): Promise<Conversation | undefined> {
     const resident = this.get(id);
     // On a shared store (replicas) another replica may have created or moved the conversation: an idle copy is
@@ -106,7 +99,12 @@ export class ConversationBook {
   }
 
   private async loadOne(id: string): Promise<Conversation | undefined> {
+    const [before, forgets] = [this.byId.get(id), this.forgets.get(id)];
     const stored = await this.store.conversations.get(id);
+    // Dropped while it was read (replicas: its lease went), or a copy came meanwhile: the read installs nothing.
+    if (this.forgets.get(id) !== forgets) return undefined;
+    // A copy put to use while it was read again (a job appended to it) stays: the read is older than its use.
+    if (this.byId.get(id) !== before || (before && !this.idle(id, new Map()))) return this.byId.get(id);
     if (stored === null) return undefined;
     // A conversation created meanwhile would be a fork of the stored one: `open` refuses while it is not resident.
     const { conversation, revision } = stored;
@@ -120,8 +118,8 @@ export class ConversationBook {
   }
 
   /** Nothing of this replica rides on the resident copy: no commit on its way, no change unsaved, no job. */
-  private idle(id: string): boolean {
-    const held = [this.inFlight, this.dirty, this.folding, this.loading, this.opts.busy?.() ?? new Set()];
+  private idle(id: string, loading = this.loading): boolean {
+    const held = [this.inFlight, this.dirty, this.folding, loading, this.opts.busy?.() ?? new Set()];
     return !held.some((set) => set.has(id));
   }
 
@@ -144,21 +142,25 @@ export class ConversationBook {
     this.next.set(conv.id, expectedRevision + 1);
     this.inFlight.set(conv.id, (this.inFlight.get(conv.id) ?? 0) + 1);
     // What a fold in flight appended is written by that fold's own commit (a refused one marks the book dirty).
-    const cap = this.heldFrom(conv.id, foldOf);
+    const cap = this.folding.cap(conv.id, foldOf);
+    if (foldOf !== undefined) this.folding.sent(foldOf, true);
     return {
       // The state as of now: the queued call runs later, after folds that append replies of their own.
       commit: { conversation: commitSnapshot(conv, cap), expectedRevision },
       settled: (ok) => {
+        if (foldOf !== undefined) this.folding.sent(foldOf, false);
         const left = (this.inFlight.get(conv.id) ?? 1) - 1;
         if (left === 0) this.inFlight.delete(conv.id);
         else this.inFlight.set(conv.id, left);
+        // A copy forgotten meanwhile (its lease went): what the store said of it says nothing of a copy read since.
+        if (this.byId.get(conv.id) !== conv) return;
         if (ok) {
-          if (foldOf !== undefined) this.release(conv.id, foldOf);
+          if (foldOf !== undefined) this.folding.release(conv.id, foldOf);
           this.scheduleTrim();
           return;
         }
         if ((this.next.get(conv.id) ?? 0) > expectedRevision) this.next.set(conv.id, expectedRevision);
-        if (this.byId.has(conv.id)) this.dirty.add(conv.id); // a forgotten one stays forgotten
+        this.dirty.add(conv.id);
       },
     };
   }
@@ -168,22 +170,7 @@ export class ConversationBook {
    * (see `folding`). Called before the fold appends; a second call for the same fold keeps the first mark.
    */
   holdForFold(conv: Conversation, eventId: string): void {
-    const held = this.folding.get(conv.id) ?? new Map<string, number>();
-    if (!held.has(eventId)) held.set(eventId, conv.messages.length);
-    this.folding.set(conv.id, held);
-  }
-
-  /** How many messages a commit may write: all of them, but for those of folds other than `foldOf`. */
-  private heldFrom(id: string, foldOf: string | undefined): number {
-    let cap = Number.POSITIVE_INFINITY;
-    for (const [eventId, from] of this.folding.get(id) ?? []) if (eventId !== foldOf) cap = Math.min(cap, from);
-    return cap;
-  }
-
-  private release(id: string, eventId: string): void {
-    const held = this.folding.get(id);
-    held?.delete(eventId);
-    if (held?.size === 0) this.folding.delete(id);
+    this.folding.hold(conv.id, eventId, conv.messages.length);
   }
 
   /** How many conversations exist, resident or not. */
@@ -270,10 +257,7 @@ export class ConversationBook {
   replaceAfterCompaction(conv: Conversation, parts: CompactedParts): void {
     // Compaction folds the front away and keeps the newest messages: a fold still in flight keeps its messages,
     // which now start that many places earlier.
-    const removed = conv.messages.length - parts.messages.length;
-    for (const [eventId, from] of this.folding.get(conv.id) ?? []) {
-      this.folding.get(conv.id)?.set(eventId, Math.max(0, from - removed));
-    }
+    this.folding.shift(conv.id, conv.messages.length - parts.messages.length);
     conv.summary = parts.summary;
     conv.messages = parts.messages;
     conv.version = parts.version;
@@ -381,9 +365,16 @@ export class ConversationBook {
     }
   }
 
-  /** Drops the resident copy and its unsaved changes: evicted, or another replica holds it now (interfaces §4.4). */
-  forget(id: string): void {
-    for (const held of [this.byId, this.next, this.usedAt, this.folding, this.dirty]) held.delete(id);
+  /**
+   * Drops the resident copy and its unsaved changes: evicted, or another replica holds it now (`lost`, interfaces
+   * §4.4: its head goes too when no commit of it is known to have stuck, so the store tells whether it exists).
+   */
+  forget(id: string, lost = false): void {
+    const stored = (this.next.get(id) ?? 0) > (this.inFlight.get(id) ?? 0);
+    for (const held of [this.byId, this.next, this.usedAt, this.dirty]) held.delete(id);
+    this.forgets.set(id, (this.forgets.get(id) ?? 0) + 1);
+    this.folding.forget(id);
+    if (lost && !stored) this.heads.remove(id);
   }
 
   /**

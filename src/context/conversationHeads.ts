@@ -26,6 +26,11 @@ export class ConversationHeads {
     this.byId.set(id, { principal, bytes: 0, activeGoal: false });
   }
 
+  /** A conversation this replica gave up before any commit of it stuck: the store tells whether it exists. */
+  remove(id: string): void {
+    this.byId.delete(id);
+  }
+
   has(id: string): boolean {
     return this.byId.has(id);
   }

@@ -20,28 +20,38 @@ export type LeaseLog = Pick<Logger, 'info' | 'warn'>;
 const INBOX_COLUMNS = 'id, kind, ts, principal, payload, dedupe_key, status, outcome';
 
 const SQL = {
-  // Leases with pending work stay ours; a lease whose conversation has none is released (the epoch stays).
+  // Leases with pending work stay ours; a lease whose conversation has none is released (the epoch stays). Only
+  // the holds this replica still keeps: one it gave up (run out unrenewed) is released and taken again at a new
+  // epoch, so whatever it started under the old one is fenced.
   renew: `UPDATE conversation_leases l SET lease_until = $2
-    WHERE holder = $1 AND EXISTS (SELECT 1 FROM inbox i WHERE i.status = 'pending' AND i.conversation = l.conversation_id)
+    WHERE holder = $1 AND conversation_id = ANY($3::text[]) AND EXISTS (SELECT 1 FROM inbox i WHERE i.status = 'pending' AND i.conversation = l.conversation_id)
     RETURNING conversation_id, epoch`,
   // Runs right after renew: a held lease renew did not stamp with this cycle's `until` has no pending work.
   release: `UPDATE conversation_leases SET holder = NULL, lease_until = 0 WHERE holder = $1 AND lease_until <> $2`,
-  // A conversation with pending work and no live holder is taken; an existing row's epoch goes up by one.
-  acquire: `INSERT INTO conversation_leases (conversation_id, holder, epoch, lease_until)
-    SELECT DISTINCT conversation, $1, 1, $2::bigint FROM inbox WHERE status = 'pending' AND conversation IS NOT NULL
-    ON CONFLICT (conversation_id) DO UPDATE SET holder = excluded.holder,
-      epoch = conversation_leases.epoch + 1, lease_until = excluded.lease_until
-    WHERE (conversation_leases.holder IS NULL OR conversation_leases.lease_until <= $3)
-      AND conversation_leases.holder IS DISTINCT FROM $1
-    RETURNING conversation_id, epoch, holder`,
+  pending: `SELECT DISTINCT conversation FROM inbox WHERE status = 'pending' AND conversation IS NOT NULL
+    ORDER BY conversation`,
+  // Conversations with pending work and no lease row yet are taken at epoch 1 (an existing row is left alone here:
+  // no lock is taken on another replica's lease).
+  insert: `INSERT INTO conversation_leases (conversation_id, holder, epoch, lease_until)
+    SELECT c, $1, 1, $2::bigint FROM unnest($3::text[]) AS c ORDER BY c ON CONFLICT DO NOTHING
+    RETURNING conversation_id, epoch`,
+  // A free or expired lease among them is taken, its epoch up by one. A row another transaction has locked (its
+  // live holder folding, another replica taking it) is skipped: waiting on it would stall this replica's writes.
+  acquire: `UPDATE conversation_leases l SET holder = $1, epoch = l.epoch + 1, lease_until = $2
+    WHERE l.conversation_id IN (SELECT conversation_id FROM conversation_leases
+      WHERE conversation_id = ANY($3::text[]) AND (holder IS NULL OR lease_until <= $4) AND holder IS DISTINCT FROM $1
+      ORDER BY conversation_id FOR UPDATE SKIP LOCKED)
+    RETURNING conversation_id, epoch`,
   claimHeld: `UPDATE inbox SET owner = $1, lease_until = $2
     WHERE status = 'pending' AND conversation IN (SELECT conversation_id FROM conversation_leases WHERE holder = $1)
     RETURNING ${INBOX_COLUMNS}`,
-  // The accepting replica takes a free (or expired) lease of the new message's conversation at once.
-  take: `INSERT INTO conversation_leases (conversation_id, holder, epoch, lease_until) VALUES ($1, $2, 1, $3)
-    ON CONFLICT (conversation_id) DO UPDATE SET holder = excluded.holder,
-      epoch = conversation_leases.epoch + 1, lease_until = excluded.lease_until
-    WHERE conversation_leases.holder IS NULL OR conversation_leases.lease_until <= $4
+  // The accepting replica takes the lease of the new message's conversation at once when it has none, or when it
+  // is free or expired and nobody else is taking it (a locked row is skipped: its holder runs the message).
+  takeNew: `INSERT INTO conversation_leases (conversation_id, holder, epoch, lease_until) VALUES ($1, $2, 1, $3)
+    ON CONFLICT DO NOTHING RETURNING conversation_id, epoch`,
+  takeFree: `UPDATE conversation_leases l SET holder = $2, epoch = l.epoch + 1, lease_until = $3
+    WHERE l.conversation_id IN (SELECT conversation_id FROM conversation_leases
+      WHERE conversation_id = $1 AND (holder IS NULL OR lease_until <= $4) FOR UPDATE SKIP LOCKED)
     RETURNING conversation_id, epoch`,
   // After a fold: the lease goes back once its conversation has no pending message, so the replica that accepts
   // the next one takes it at once.
@@ -53,7 +63,7 @@ const SQL = {
     WHERE l.holder IS NOT NULL AND l.holder <> $1 AND l.lease_until > $2
       AND EXISTS (SELECT 1 FROM inbox i WHERE i.status = 'pending' AND i.conversation = l.conversation_id)`,
   fence:
-    'SELECT conversation_id, holder, epoch, lease_until FROM conversation_leases WHERE conversation_id = ANY($1) FOR SHARE',
+    'SELECT conversation_id, holder, epoch, lease_until FROM conversation_leases WHERE conversation_id = ANY($1) ORDER BY conversation_id FOR UPDATE',
 } as const;
 
 /** A lease row as the cycle's statements return it. */
@@ -141,9 +151,13 @@ export class LeaseBook implements LeaseView {
     const until = now + leaseMs;
     // Only holds this claim could have seen: an accept may take a lease while the claim runs.
     const before = new Set(this.#held.keys());
-    const renewed = (await q(SQL.renew, [holder, until])).rows as Held[];
+    // Renewed: the holds still live here; one past its time was given up (its work stops) and is taken anew.
+    const live = [...before].filter((ctx) => this.holds(ctx));
+    const renewed = (await q(SQL.renew, [holder, until, live])).rows as Held[];
     await q(SQL.release, [holder, until]);
-    const taken = (await q(SQL.acquire, [holder, until, now])).rows as Held[];
+    const pending = (await q(SQL.pending)).rows.map((r) => String(r.conversation));
+    const inserted = (await q(SQL.insert, [holder, until, pending])).rows as Held[];
+    const taken = [...inserted, ...((await q(SQL.acquire, [holder, until, pending, now])).rows as Held[])];
     const rows = (await q(SQL.claimHeld, [holder, until])).rows as InboxRow[];
     const next = (await q(SQL.nextExpiry, [holder, now])).rows[0]?.until;
     this.#nextExpiry = next === null || next === undefined ? null : Number(next);
@@ -165,7 +179,8 @@ export class LeaseBook implements LeaseView {
     if (this.#leaseMs === 0) return false;
     const now = this.wall() + this.#skew;
     const until = now + this.#leaseMs;
-    const taken = (await q(SQL.take, [conversation, this.#holder, until, now])).rows as Held[];
+    let taken = (await q(SQL.takeNew, [conversation, this.#holder, until])).rows as Held[];
+    if (taken.length === 0) taken = (await q(SQL.takeFree, [conversation, this.#holder, until, now])).rows as Held[];
     this.#settle([], taken, until - Math.floor(this.#leaseMs / 5), null);
     return this.#held.has(conversation);
   }
@@ -189,6 +204,8 @@ export class LeaseBook implements LeaseView {
     }
     for (const { conversation_id: ctx, epoch } of taken) {
       still.add(ctx);
+      // An accept's take settling after a later claim's: the newer epoch stays.
+      if ((this.#held.get(ctx)?.epoch ?? 0) > epoch) continue;
       this.#held.set(ctx, { epoch, until });
       if (epoch > 1) this.counts.adoptions += 1;
       this.log.info(epoch > 1 ? 'lease.adopted' : 'lease.acquired', { ctx, epoch, replica: this.#holder });

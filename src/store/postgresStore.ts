@@ -26,6 +26,7 @@ import {
 } from './postgresProducerPorts.js';
 import { migrate } from './postgresSchema.js';
 import { SQL } from './postgresStatements.js';
+import { inTransaction, type Query } from './postgresTransaction.js';
 import {
   type ConversationRow,
   conversationParams,
@@ -58,8 +59,6 @@ import type {
 } from './store.js';
 import { taskFilterParams, taskLimit } from './taskQuery.js';
 import { checkRevision, scopedKey } from './writeRules.js';
-
-type Query = (sql: string, params?: unknown[]) => Promise<pg.QueryResult>;
 
 /** How a replica opens its store: the connection, its identity among the replicas, its log and clock. */
 export interface ReplicaOptions extends PostgresOptions {
@@ -195,12 +194,14 @@ export class PostgresStore implements Store {
           'complete inbox event',
           fold.conversations.map((c) => c.conversation.id),
           async (q) => {
+            const ctx = (await q(SQL.conversationOfEvent, [id])).rows[0]?.conversation;
+            // Fenced first, even when the fold carries no transcript: a replica that lost the conversation marks
+            // nothing done (and the lease row locks before the inbox row, as in the claim).
+            if (typeof ctx === 'string') await this.leases.check(q, [ctx]);
             const revisions = await this.#commitAll(q, fold.conversations);
             await q(SQL.markInboxDone, [id, JSON.stringify(fold.outcome)]);
             if (fold.task !== undefined) await saveTask(q, fold.task);
             if (fold.feed?.length) await pgAppendFeed(q, fold.feed);
-            const ctx = (await q(SQL.conversationOfEvent, [id])).rows[0]?.conversation;
-            // Fenced even when the fold carries no transcript: a replica that lost the conversation marks nothing done.
             if (typeof ctx === 'string') await this.leases.check(q, [ctx]).then(() => this.leases.releaseIdle(q, ctx));
             return revisions;
           },
@@ -327,23 +328,17 @@ export class PostgresStore implements Store {
     }
   }
 
-  /** `op` in one transaction, checked by the fence for `conversations` before it commits. */
-  async #write<T>(doing: string, conversations: readonly string[], op: (q: Query) => Promise<T>): Promise<T> {
-    let client: pg.PoolClient | undefined;
-    try {
-      client = await this.pool.connect();
-      const c = client;
-      await c.query('BEGIN');
-      const result = await op((sql, params) => c.query(sql, params));
-      if (conversations.length > 0) await this.leases.check((sql, params) => c.query(sql, params), conversations);
-      await c.query('COMMIT');
+  /**
+   * `op` in one transaction (run again after a deadlock), fenced for `conversations` before it writes (so lease
+   * rows lock before inbox rows, in the claim's order) and again before it commits (a hold may run out meanwhile).
+   */
+  #write<T>(doing: string, conversations: readonly string[], op: (q: Query) => Promise<T>): Promise<T> {
+    return inTransaction(this.pool, this.location, doing, async (q) => {
+      if (conversations.length > 0) await this.leases.check(q, conversations);
+      const result = await op(q);
+      if (conversations.length > 0) await this.leases.check(q, conversations);
       return result;
-    } catch (err) {
-      await client?.query('ROLLBACK').catch(() => {});
-      throw pgFailure(err, this.location, doing);
-    } finally {
-      client?.release();
-    }
+    });
   }
 }
 

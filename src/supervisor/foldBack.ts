@@ -1,6 +1,7 @@
 // Fold-back (reference §14.2): a turn's result joins its conversation, then the transcript, the inbox-done and the
 // task's terminal state commit in one transaction. A commit the store refuses is retried while its job folds.
 import type { Config } from '../config/types.js';
+import { hasUserMessageForEvent } from '../context/conversation.js';
 import type { ConversationBook } from '../context/conversationBook.js';
 import type { Conversation } from '../domain/conversation.js';
 import type { FeedEntry } from '../domain/feed.js';
@@ -47,6 +48,8 @@ interface FoldHow {
 interface FoldWrite {
   event: InboxEvent;
   ctx: string;
+  /** The copy the fold appended to: on replicas, only that copy may carry it to the store. */
+  conv: Conversation;
   owner: string | null;
   outcome: InboxOutcome;
   result?: TurnResult;
@@ -59,6 +62,8 @@ export class FoldBack {
   private readonly inFlight = new Set<string>();
   /** What each refused fold writes when retried (whether it folds is the job table's). */
   private readonly refused = new Map<string, FoldWrite>();
+  /** Each conversation's folds on their way, chained in order. */
+  private readonly lanes = new Map<string, Promise<void>>();
 
   constructor(private readonly deps: FoldBackDeps) {}
 
@@ -67,6 +72,17 @@ export class FoldBack {
    * `deterministic`: the reply was made without a turn (preflight), and `turn.reply` says so.
    */
   finish(job: TurnJob, conv: Conversation, result: TurnResult, deterministic = false): void {
+    // Replicas: a copy without the turn's message is not the one the turn ran on (that one was given up and the
+    // conversation read again meanwhile): the fold is dropped, and the event runs again on the stored transcript.
+    if (!deterministic && this.deps.store.leases !== undefined && !hasUserMessageForEvent(conv, job.event.id)) {
+      this.deps.log.error('store.checkpoint.fail', {
+        ctx: conv.id,
+        inbox_event: job.event.id,
+        err: givenUp(conv.id).message,
+      });
+      queueMicrotask(() => this.deps.failed(job.event.id, conv.id));
+      return;
+    }
     this.apply(job, conv, planFold(result, this.deps.now()), result, { deterministic });
   }
 
@@ -93,7 +109,7 @@ export class FoldBack {
     logOutcome(log, job.ctx, plan.outcome, { logContent: config.observability.log_content, jobShape, deterministic });
     this.deps.killPoint('fold.before_commit');
     const owner = conv.principal ?? job.event.principal;
-    const write = { event: job.event, ctx: conv.id, owner, outcome: plan.outcome, unseen };
+    const write = { event: job.event, ctx: conv.id, conv, owner, outcome: plan.outcome, unseen };
     this.commit(result ? { ...write, result } : write);
   }
 
@@ -103,14 +119,28 @@ export class FoldBack {
     if (write) this.commit(write);
   }
 
-  /** Commits a fold; on a store error nobody hears the outcome until a later attempt sticks. */
+  /**
+   * Commits a fold; on a store error nobody hears the outcome until a later attempt sticks. A conversation's folds
+   * write one after another, in the order they were made: a later fold never prepares its commit while an earlier
+   * one is still on its way (its cap would leave out its own messages, see FoldMarks).
+   */
   private commit(write: FoldWrite): void {
     const eventId = write.event.id;
     // In flight: a retry must not start a second attempt of the same fold.
     if (this.inFlight.has(eventId)) return;
     this.inFlight.add(eventId);
     const retried = this.refused.delete(eventId);
-    void this.write(write, retried).finally(() => this.inFlight.delete(eventId));
+    const run = () => this.write(write, retried).finally(() => this.inFlight.delete(eventId));
+    const before = this.lanes.get(write.ctx);
+    const lane = (before ? before.then(run) : run()).catch(() => {});
+    this.lanes.set(write.ctx, lane);
+    void lane.then(() => this.lanes.get(write.ctx) === lane && this.lanes.delete(write.ctx));
+  }
+
+  /** An earlier fold of the conversation waits for its retry: this one waits behind it (retried after it). */
+  private behindRefused(write: FoldWrite): boolean {
+    for (const [eventId, other] of this.refused) if (other.ctx === write.ctx && eventId !== write.event.id) return true;
+    return false;
   }
 
   private async write(write: FoldWrite, retried: boolean): Promise<void> {
@@ -119,14 +149,19 @@ export class FoldBack {
     const { store, conversations, outcomes, tasks, log } = this.deps;
     let task: TaskRecord | null = null;
     let feed: readonly FeedEntry[] = [];
+    if (this.behindRefused(write)) {
+      this.refused.set(eventId, write);
+      return this.deps.failed(eventId);
+    }
     try {
       // The task moves to its terminal state in the same transaction (a later fold never resurrects it).
       task = (await tasks?.taskForFold(eventId, outcome)) ?? null;
       // Prepared right before the call: nothing is enqueued between the revision reserved and its commit.
       const conv = conversations.get(ctx);
-      // Replicas: a copy given up while the turn ran (its lease moved) carries the turn's messages no more; the
-      // event reruns on the stored transcript rather than being marked done without them.
-      if (!conv && store.leases !== undefined && conversations.heads.has(ctx)) throw givenUp(ctx);
+      // Replicas: a copy given up while the turn ran or the fold waited (its lease moved, even if it came back and
+      // the conversation was read again) carries the turn's messages no more; the event reruns on the stored
+      // transcript rather than being marked done without them.
+      if (store.leases !== undefined && conv !== write.conv) throw givenUp(ctx);
       const prepared = conv ? conversations.prepare(conv, eventId) : null;
       // A turn no A2A task follows still shows its message and reply on its conversation's feed (issue 18).
       const turnFeed = write.unseen ? undefined : tasks?.feedForTurn?.(write.event, outcome, write.owner);

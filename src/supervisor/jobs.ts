@@ -28,7 +28,7 @@ import {
   statusCounts,
 } from './jobQueries.js';
 import { addJob, applyJobEvent, type Job, type JobEffect, type JobEvent, type JobTable } from './jobTable.js';
-import { loseConversation } from './leaseLoss.js';
+import { loseConversation, Rereads } from './leaseLoss.js';
 import type { SupervisorEvent, SupervisorHandlers } from './reactor.js';
 import type { ThinkChildren } from './thinkChildren.js';
 import type { TurnLauncher } from './turnLaunch.js';
@@ -62,6 +62,7 @@ export class Jobs {
   private table: JobTable = new Map();
   /** What each job runs on (its event, text, what staging found): data, never its state. */
   private readonly inputs = new Map<string, TurnJob>();
+  private readonly rereads = new Rereads();
   private handlers: EffectHandlers | undefined;
   private context: EffectContext | undefined;
 
@@ -127,11 +128,11 @@ export class Jobs {
     const now = this.deps.now();
     for (const job of prepLine(this.table, now, at, at.thinking)) {
       const input = this.inputs.get(job.eventId);
-      if (input)
-        this.apply(
-          job.eventId,
-          guarded(c.log, job.eventId, () => c.launcher.prep(input)),
-        );
+      if (!input || !this.rereads.ready(c, job.eventId, job.ctx)) continue;
+      this.apply(
+        job.eventId,
+        guarded(c.log, job.eventId, () => c.launcher.prep(input)),
+      );
     }
     const picks = gatePicks(this.table, this.deps.now(), at);
     for (const job of picks) this.apply(job.eventId, { type: 'gate_picked' });
@@ -162,6 +163,7 @@ export class Jobs {
     const kept = pruneJobs(this.table);
     if (kept === this.table) return;
     for (const id of this.inputs.keys()) if (!kept.has(id)) this.inputs.delete(id);
+    this.rereads.keep((id) => kept.has(id));
     this.table = kept;
   }
 
@@ -178,6 +180,7 @@ export class Jobs {
 /** What the effects act on: the modules that hold a job's resources, and the table for the next step. */
 export interface EffectContext {
   log: Logger;
+  store: Store;
   now(): number;
   wake(): void;
   metrics: Metrics;
@@ -321,7 +324,6 @@ function settle(c: EffectContext, turn: LiveTurn, result: TurnResult): void {
 export interface HandlerContext extends EffectContext {
   /** The operator's hold and the drain: read by every step. */
   hold: Hold;
-  store: Store;
   thinks: ThinkChildren;
   activity: ActivityBoard;
 }

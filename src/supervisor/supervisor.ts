@@ -231,7 +231,7 @@ export class Supervisor {
     let accepted: Accepted;
     let event: InboxEvent;
     try {
-      if (!this.conversations.isResident(ctx)) await this.conversations.fetch(ctx); // evicted: its mode is stored
+      if (!this.conversations.isResident(ctx) || this.store.leases) await this.conversations.fetch(ctx); // evicted; replicas: re-read
       // The mode is captured here, at the request boundary: a later switch never changes this message's turn.
       event = inboxEvent(input, this.now(), input.mode ?? this.steering.modeOf(ctx));
       const task = this.opts.tasks?.taskFor?.(event) ?? undefined;

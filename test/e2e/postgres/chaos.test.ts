@@ -5,6 +5,8 @@
 // few seconds and started again. Every accepted message must be answered exactly once: one inbox row (done), one
 // completed task, its user message once in the transcript and one reply per message.
 import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
 import { createTestDatabase, stopLazyServer } from '../../doubles/postgresServer.js';
@@ -106,18 +108,24 @@ describe('CHAOS: 3 replicas, random SIGKILLs, every message answered exactly onc
     url = await createTestDatabase('chaos');
     // A short model delay, so kills land inside turns as well as between them.
     model = await startScriptedModel({ turns: [{ content: 'answered', delay_ms: 100 }] });
-    fleet = new Fleet(url, replicaYaml(model.url, '2s'));
+    fleet = new Fleet(
+      url,
+      replicaYaml(model.url, '2s', process.env.CHAOS_DEBUG ? ['observability:', '  log_level: debug'] : []),
+    );
   });
   after(async () => {
+    // CHAOS_LOGS=<dir>: every replica's stderr is kept there, for a failure's post-mortem.
+    const logs = process.env.CHAOS_LOGS;
+    if (logs) for (const [i, d] of fleet.all.entries()) writeFileSync(path.join(logs, `replica-${i}.log`), d.stderr());
     for (const d of fleet.all)
       if (d.child.exitCode === null && d.child.signalCode === null) await d.stop().catch(() => {});
     await model.close();
     await stopLazyServer();
   });
 
-  // Marked todo: it runs in every `npm test` and reports, but does not fail the suite yet. What it still finds
-  // (issue 19): a few messages end done and completed, with their reply counted, yet absent from the stored
-  // transcript (a stale copy's later commit); see the CHANGELOG.
+  // Marked todo: it runs in every `npm test` and reports, but does not fail the suite yet. It passed 4 of 7 runs on
+  // a loaded machine; a failing run still finds a message whose user message or reply is missing from
+  // the stored transcript, or a few left pending at the deadline (issue 19; see the CHANGELOG).
   const todo = 'exactly-once of the transcript under random SIGKILLs is not reached yet (issue 19)';
   it(`${MESSAGES} messages over ${CONVERSATIONS} conversations, ${KILLS} SIGKILLs`, { todo }, async () => {
     const started = Date.now();
