@@ -25,7 +25,9 @@ function startTui(base: string, model: ScriptedModel, flags: string[] = []) {
   const env = `AGENTD_STATE_DIR=${dir} AGENTD_INTERFACE_LOG=${log}`;
   const tui = `${process.execPath} ${AGENTD_BIN} tui --start --config ${config} ${flags.join(' ')}`;
   const term = terminal(base, `cd ${dir}; env ${env} ${tui}; echo "exit=$?" > ${dir}/exit; sleep 60`);
-  const exit = (): string | null => (existsSync(join(dir, 'exit')) ? readFileSync(join(dir, 'exit'), 'utf8') : null);
+  // The shell creates the file before it writes the line: only a whole line counts.
+  const written = (): string => (existsSync(join(dir, 'exit')) ? readFileSync(join(dir, 'exit'), 'utf8') : '');
+  const exit = (): string | null => (written().endsWith('\n') ? written() : null);
   return { term, dir, log, exit };
 }
 

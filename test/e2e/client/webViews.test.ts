@@ -245,7 +245,8 @@ describe('the web UI views and guards in headless Chromium', { timeout: 240_000 
     await page.getByText('● live').waitFor(WAIT);
     await alice.send('tell the side', { contextId: 'main', wait: false });
     // Before, a turn without a task reached only the operator's feed: alice saw nothing until its reply.
-    await page.locator('.working', { hasText: 'thinking' }).waitFor(WAIT);
+    // Generous: the delivery waits for the first turn's model call and tool round (once slower than 20 s under load).
+    await page.locator('.working', { hasText: 'thinking' }).waitFor({ timeout: 60_000 });
     const transcript = page.getByRole('list', { name: 'Transcript' });
     await transcript.locator('.row.agent', { hasText: 'side done' }).waitFor(WAIT);
     await page.locator('.working').waitFor({ state: 'detached', ...WAIT });
