@@ -71,10 +71,23 @@ export function answerProblem(question: TaskRecord['question'], text: string): s
   return check.ok ? null : check.why;
 }
 
+/** The question as first asked: its text without the "(previous answer rejected: …)" a refusal added. */
+export function baseQuestion(text: string): string {
+  return text.replace(REJECTED, '');
+}
+
+/**
+ * The answer a person gave, while nobody was waiting, to the question a replayed turn asks again; else undefined.
+ * A refusal amended the stored text meanwhile, so the texts compare without that amendment.
+ */
+export function earlyAnswer(question: TaskRecord['question'], asked: string): string | undefined {
+  return question?.answer !== undefined && baseQuestion(question.text) === asked ? question.answer : undefined;
+}
+
 /** The task asking again under a new question id (`newId(now)`), amended with why the last answer was refused. */
 export function reasked(task: TaskRecord, why: string, now: number, newId: (now: number) => string): TaskRecord {
   const id = newId(now);
-  const base = task.question?.text.replace(REJECTED, '') ?? '';
+  const base = baseQuestion(task.question?.text ?? '');
   const text = `${base} (previous answer rejected: ${why})`;
   const schema = task.question?.schema;
   const question = { id, text, ...(schema ? { schema } : {}) };

@@ -13,7 +13,7 @@ import { newUlid } from '../store/ulid.js';
 import type { AcceptInput, EngineEventType, HumanAsk, TaskHooks } from '../supervisor/supervisorOptions.js';
 import type { ToolResult } from '../tools/internalTools.js';
 import type { A2aStarts } from '../triggers/a2aStarts.js';
-import { answerProblem, reasked } from './answerCheck.js';
+import { answerProblem, earlyAnswer, reasked } from './answerCheck.js';
 import type { A2aBackend, Principal, SendRequest, TaskQuery, TaskUpdate } from './backend.js';
 import { BackendError } from './backend.js';
 import { applyMode, type CommandDeps, commandTask, isReadOnly } from './commands.js';
@@ -288,8 +288,8 @@ export class TaskBackend implements A2aBackend, TaskHooks {
       return { result: 'ask_human: this turn has no task a person could answer', is_error: true };
     }
     // A turn replayed after a restart asks again; an answer given meanwhile to the same question is handed over.
-    const early = task.question?.answer;
-    if (early !== undefined && task.question?.text === ask.question) {
+    const early = earlyAnswer(task.question, ask.question);
+    if (early !== undefined) {
       const settled = transition(task, 'working', this.deps.now(), { question: null, message: null });
       if (settled) await this.records.save(settled);
       this.deps.log.info('a2a.answer.replayed', { task: task.id });
