@@ -90,6 +90,6 @@ export function reasked(task: TaskRecord, why: string, now: number, newId: (now:
   const base = baseQuestion(task.question?.text ?? '');
   const text = `${base} (previous answer rejected: ${why})`;
   const schema = task.question?.schema;
-  const question = { id, text, ...(schema ? { schema } : {}) };
+  const question = { id, text, ...(schema ? { schema } : {}), rejected: why };
   return transition(task, 'input_required', now, { question, message: text }) ?? task;
 }

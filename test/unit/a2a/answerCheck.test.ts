@@ -69,6 +69,7 @@ describe('answerProblem and reasked', () => {
       id: 'q2',
       text: 'Ship it? (previous answer rejected: must be one of "ship")',
       schema: DECISION,
+      rejected: 'must be one of "ship"',
     });
     assert.equal(again.message, again.question?.text);
     const third = reasked(again, 'too long', 4, () => 'q3');
