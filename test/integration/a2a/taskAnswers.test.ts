@@ -15,6 +15,7 @@ import { openStore } from '../../../src/store/openStore.js';
 import type { Store } from '../../../src/store/store.js';
 import { inboxEvent, taskRecord } from '../../unit/store/storeFixtures.js';
 import { within } from '../wait.js';
+import { heldReads } from './heldReads.js';
 
 const ALICE: Principal = { id: 'alice', role: 'user', grants: [] };
 const SHIP = 'Ship it?';
@@ -77,6 +78,33 @@ describe('answers to a task question', () => {
       assert.equal((await stored()).state, 'working');
       after.close();
     } finally {
+      await store.close();
+    }
+  });
+
+  it('a refused answer that read the task before an accepted one landed does not ask again', async () => {
+    // Before, the refusal re-asked from its stale read: the task went back to input_required with nobody waiting.
+    const { store, task, backendOn, stored, ask, asking } = await setup();
+    const held = heldReads(store);
+    const backend = backendOn(held.store);
+    try {
+      const waiting = ask(backend, 60_000);
+      await asking(null);
+      held.arm();
+      const refused = backend.send(ALICE, { taskId: task.id, text: 'perhaps' }).catch((err: Error) => err);
+      await within(held.read, 5_000, 'the refused answer reads the task');
+      await within(backend.send(ALICE, { taskId: task.id, text: 'yes' }), 5_000, 'the accepted answer');
+      assert.deepEqual(await within(waiting, 5_000, 'the ask'), {
+        result: { reply: 'yes', timed_out: false },
+        is_error: false,
+      });
+      held.release();
+      await within(refused, 5_000, 'the refused answer');
+      const after = await stored();
+      assert.equal(after.state, 'working');
+      assert.equal(after.question, null);
+    } finally {
+      backend.close();
       await store.close();
     }
   });
