@@ -14,8 +14,9 @@ const REJECTED = /\s*\(previous answer rejected: [\s\S]*\)$/;
 /**
  * The value `text` gives the question's `schema`: the JSON it holds, else the text as typed (yes/no count as
  * true/false for a boolean); a one-property object may be answered by that property's value alone (what the TUI and
- * web UI send for a choice), and then the value is that bare answer. A schema that does not compile refuses
- * nothing: the person cannot fix it.
+ * web UI send for a choice), and then the value is that bare answer. Text that is a JSON object or array is the
+ * whole answer: it is refused with its own first error (naming the property), never retried as bare text. A schema
+ * that does not compile refuses nothing: the person cannot fix it.
  */
 export function checkAnswer(schema: unknown, text: string): AnswerCheck {
   if (schema === null || typeof schema !== 'object') return { ok: true, value: text };
@@ -28,7 +29,7 @@ export function checkAnswer(schema: unknown, text: string): AnswerCheck {
     first ??= problem;
   }
   const only = soleProperty(schema as Record<string, unknown>);
-  if (only !== null) return checkAnswer(only, text);
+  if (only !== null && !isStructured(text)) return checkAnswer(only, text);
   return { ok: false, why: first ?? 'invalid value' };
 }
 
@@ -43,6 +44,16 @@ function candidatesOf(schema: Record<string, unknown>, text: string): unknown[] 
   if (schema['type'] === 'boolean' && YES.test(text.trim())) values.push(true);
   if (schema['type'] === 'boolean' && NO.test(text.trim())) values.push(false);
   return values;
+}
+
+/** Whether `text` parses as a JSON object or array (a whole answer, not a bare value). */
+function isStructured(text: string): boolean {
+  try {
+    const parsed: unknown = JSON.parse(text);
+    return typeof parsed === 'object' && parsed !== null;
+  } catch {
+    return false;
+  }
 }
 
 /** The schema of an object's only property, else null. */
@@ -60,12 +71,25 @@ export function answerProblem(question: TaskRecord['question'], text: string): s
   return check.ok ? null : check.why;
 }
 
+/** The question as first asked: its text without the "(previous answer rejected: …)" a refusal added. */
+export function baseQuestion(text: string): string {
+  return text.replace(REJECTED, '');
+}
+
+/**
+ * The answer a person gave, while nobody was waiting, to the question a replayed turn asks again; else undefined.
+ * A refusal amended the stored text meanwhile, so the texts compare without that amendment.
+ */
+export function earlyAnswer(question: TaskRecord['question'], asked: string): string | undefined {
+  return question?.answer !== undefined && baseQuestion(question.text) === asked ? question.answer : undefined;
+}
+
 /** The task asking again under a new question id (`newId(now)`), amended with why the last answer was refused. */
 export function reasked(task: TaskRecord, why: string, now: number, newId: (now: number) => string): TaskRecord {
   const id = newId(now);
-  const base = task.question?.text.replace(REJECTED, '') ?? '';
+  const base = baseQuestion(task.question?.text ?? '');
   const text = `${base} (previous answer rejected: ${why})`;
   const schema = task.question?.schema;
-  const question = { id, text, ...(schema ? { schema } : {}) };
+  const question = { id, text, ...(schema ? { schema } : {}), rejected: why };
   return transition(task, 'input_required', now, { question, message: text }) ?? task;
 }

@@ -13,18 +13,19 @@ import { newUlid } from '../store/ulid.js';
 import type { AcceptInput, EngineEventType, HumanAsk, TaskHooks } from '../supervisor/supervisorOptions.js';
 import type { ToolResult } from '../tools/internalTools.js';
 import type { A2aStarts } from '../triggers/a2aStarts.js';
-import { answerProblem, reasked } from './answerCheck.js';
+import { earlyAnswer } from './answerCheck.js';
 import type { A2aBackend, Principal, SendRequest, TaskQuery, TaskUpdate } from './backend.js';
 import { BackendError } from './backend.js';
 import { applyMode, type CommandDeps, commandTask, isReadOnly } from './commands.js';
+import { PerKey } from './perKey.js';
 import { a2aDedupeKey, earlierTask, type NotedMessage, noteKey, noteTaskId } from './sentMessages.js';
 import { follow, type StartRunDeps, startRunTask } from './startRunTask.js';
 import { endStepTask, openStepTask } from './stepTasks.js';
+import { answerTask } from './taskAnswer.js';
 import { cancelByOrigin, type TaskCancelDeps } from './taskCancel.js';
 import { goalIn, type TaskFeed } from './taskFeed.js';
 import { TaskRecords } from './taskRecords.js';
 import {
-  answeredQuestion,
   consumed,
   conversationFor,
   endedTask,
@@ -69,6 +70,7 @@ export class TaskBackend implements A2aBackend, TaskHooks {
   private readonly records: TaskRecords;
   private readonly watchers: TaskWatchers;
   private readonly questions = new OpenQuestions();
+  private readonly perTask = new PerKey();
   private listening = false;
   private intake = true;
 
@@ -288,8 +290,8 @@ export class TaskBackend implements A2aBackend, TaskHooks {
       return { result: 'ask_human: this turn has no task a person could answer', is_error: true };
     }
     // A turn replayed after a restart asks again; an answer given meanwhile to the same question is handed over.
-    const early = task.question?.answer;
-    if (early !== undefined && task.question?.text === ask.question) {
+    const early = earlyAnswer(task.question, ask.question);
+    if (early !== undefined) {
       const settled = transition(task, 'working', this.deps.now(), { question: null, message: null });
       if (settled) await this.records.save(settled);
       this.deps.log.info('a2a.answer.replayed', { task: task.id });
@@ -339,34 +341,28 @@ export class TaskBackend implements A2aBackend, TaskHooks {
 
   /** A message naming an existing task: the answer to its open question, or a new message in its conversation. */
   private async continueTask(principal: Principal, taskId: string, req: SendRequest): Promise<TaskRecord> {
+    const found = await this.getTask(principal, taskId);
+    if (!found) throw new BackendError('not_found', 'task not found');
+    // One message per task at a time, on the task as stored then: a refused answer racing an accepted one must not
+    // ask again a question already answered.
+    const fresh = async () => (await this.deps.store.tasks.get(taskId)) ?? found;
+    return this.perTask.run(taskId, async () => this.continueWith(principal, await fresh(), req));
+  }
+
+  private async continueWith(principal: Principal, task: TaskRecord, req: SendRequest): Promise<TaskRecord> {
     const { text, messageId } = req;
-    const task = await this.getTask(principal, taskId);
-    if (!task) throw new BackendError('not_found', 'task not found');
     if (messageId !== undefined && task.message_ids?.includes(messageId)) return this.records.replayed(task);
     // An answer, or a reply kept as a note, is a message too: message_bytes holds it (a new message's own check
     // follows in newMessage).
     this.deps.supervisor.intake.checkMessageBytes(principal.id, task.conversation, text);
     if (task.state === 'input_required') {
-      const why = answerProblem(task.question, text);
-      if (why !== null) {
-        // The gate stays open and asks again, amended with why (§1.8).
-        this.deps.log.info('a2a.answer.rejected', { task: task.id, why });
-        return this.records.save(consumed(reasked(task, why, this.deps.now(), newUlid), messageId));
-      }
-      const open = this.questions.has(taskId);
-      // Kept durably for a replayed ask (a turn after a restart, any run step): answeredQuestion says when.
-      const question = answeredQuestion(task, text, open);
-      const working = transition(task, 'working', this.deps.now(), { question, message: null }) ?? task;
-      const stored = await this.records.save(consumed(working, messageId));
-      this.deps.feed?.answer(stored, text);
-      if (open) this.questions.close(taskId, { result: { reply: text, timed_out: false }, is_error: false });
-      return stored;
+      return answerTask({ ...this.deps, records: this.records, questions: this.questions }, task, text, messageId);
     }
     if (isTerminal(task.state)) {
       return this.newMessage(principal, task.context_id, task.conversation, req);
     }
     // A reply while nothing is asked (the question timed out, or none was asked) is kept for the next turn.
-    const wake = humanReplyWake({ conversation: task.conversation, taskId, text }, this.wake);
+    const wake = humanReplyWake({ conversation: task.conversation, taskId: task.id, text }, this.wake);
     if (wake.kind === 'ignore') {
       throw new BackendError('invalid_params', `task ${task.id} is ${task.state}; send a new message instead`);
     }

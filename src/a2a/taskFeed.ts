@@ -129,7 +129,9 @@ export class TaskFeed {
       this.byEvent.delete(task.inbox_event);
       const turn = this.turns.get(task.inbox_event);
       this.turns.delete(task.inbox_event);
-      if (turn) entries.push({ kind: 'turn', audience: turn.owner, data: { ...turn.ids, state: 'completed' } });
+      // The turn ends as its task did: a failed or canceled turn shows its end, not `completed`.
+      const end = turnEnd(task.state, task.message);
+      if (turn) entries.push({ kind: 'turn', audience: turn.owner, data: { ...turn.ids, ...end } });
     }
     return entries.map((entry) => ({ ts: now, ...entry }));
   }
@@ -150,7 +152,8 @@ export class TaskFeed {
     }
     // Its end closes its working row, and a failure shows as an error row (the feed's only word of it).
     this.turns.delete(event.id);
-    entries.push({ ts: now, kind: 'turn', audience: owner, data: { ...ids, ...turnEnd(outcome) } });
+    const end = turnEnd(outcome.status, outcome.error);
+    entries.push({ ts: now, kind: 'turn', audience: owner, data: { ...ids, ...end } });
     // A goal's own continuation turns run without a task: their end is where its status moves.
     this.goalMoved(ctx, owner);
     return entries;
@@ -329,10 +332,10 @@ function entriesOf(task: TaskRecord): Array<Omit<FeedEntry, 'ts'>> {
   return entries;
 }
 
-/** A task-less turn's end on the feed: completed, or its status and error (a failed turn's error row). */
-function turnEnd(outcome: InboxOutcome): Record<string, string> {
-  if (outcome.status === 'completed') return { state: 'completed' };
-  return { state: outcome.status, message: clip(outcome.error ?? outcome.status, ERROR_CHARS) };
+/** A turn's end on the feed: completed, or its state and error (a failed or canceled turn's error row). */
+function turnEnd(state: string, error: string | null | undefined): Record<string, string> {
+  if (state === 'completed') return { state };
+  return { state, message: clip(error ?? state, ERROR_CHARS) };
 }
 
 /** The goal a `goal.set` command's task answers with (its result is the command's JSON answer). */

@@ -81,7 +81,10 @@ function statusOf(task: TaskRecord): Task['status'] {
   return { state: WIRE_STATES[task.state], message, timestamp: iso(task.updated) };
 }
 
-/** `agentd/principal`, `agentd/statusHistory` and, while a person is asked, `agentd/question`. */
+/**
+ * `agentd/principal`, `agentd/statusHistory` and, while a person is asked, `agentd/question` (`rejected`: why the
+ * previous answer was refused, on a question asked again).
+ */
 function metadataOf(task: TaskRecord): Record<string, unknown> {
   const history = task.history.map((h) => ({ state: taskStateToJSON(WIRE_STATES[h.state]), timestamp: iso(h.ts) }));
   const metadata: Record<string, unknown> = { 'agentd/principal': task.principal, 'agentd/statusHistory': history };
@@ -89,6 +92,7 @@ function metadataOf(task: TaskRecord): Record<string, unknown> {
     metadata['agentd/question'] = {
       id: task.question.id,
       ...(task.question.schema ? { schema: task.question.schema } : {}),
+      ...(task.question.rejected ? { rejected: task.question.rejected } : {}),
     };
   }
   return metadata;

@@ -7,6 +7,7 @@ import {
   DaemonClient,
   DaemonClientError,
   isTerminal,
+  rejectedAnswer,
   stateName,
   taskText,
   type WireTask,
@@ -144,13 +145,12 @@ const ACTIONS: Record<string, Action> = {
   },
   async answer(client, [id, text], o) {
     const task = await client.answer(id ?? '', text ?? '', o.wait === true);
-    if (o.json) return json(task);
-    // Refused by the question's schema: the task asks again, amended with why (a2a/answerCheck.ts).
-    const asked = task.status.message?.parts?.map((p) => p.text ?? '').join('') ?? '';
-    if (stateName(task) === 'input_required' && asked.includes('(previous answer rejected: ')) {
-      process.stderr.write(`agentd answer: not taken; task ${task.id} asks again: ${asked}\n`);
-      return { code: EXIT.generic };
+    // Refused by the question's schema: the task asks again, its question saying why (a2a/answerCheck.ts).
+    if (rejectedAnswer(task) !== null) {
+      process.stderr.write(`agentd answer: not taken; task ${task.id} asks again: ${taskText(task)}\n`);
+      return { ...(o.json ? json(task) : {}), code: EXIT.generic };
     }
+    if (o.json) return json(task);
     return isTerminal(task) ? settled(task) : { code: EXIT.ok, stdout: `${task.id} ${stateName(task)}` };
   },
   pause: (client, _a, o) => instance(client, 'pause', o),

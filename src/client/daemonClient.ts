@@ -94,6 +94,13 @@ export function isTerminal(task: WireTask): boolean {
   return TERMINAL.has(task.status.state);
 }
 
+/** Why the task's last answer was refused (its question asks again: `agentd/question.rejected`), else null. */
+export function rejectedAnswer(task: WireTask): string | null {
+  const question = task.metadata?.['agentd/question'] as { rejected?: unknown } | undefined;
+  const why = question?.rejected;
+  return stateName(task) === 'input_required' && typeof why === 'string' ? why : null;
+}
+
 /** The reply (the first artifact's text), else the status message's text. */
 export function taskText(task: WireTask): string {
   const parts = task.artifacts?.[0]?.parts ?? task.status.message?.parts ?? [];

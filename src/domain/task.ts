@@ -20,7 +20,14 @@ export interface TaskRecord {
   /** The reply as the task's artifact text; null until completed. */
   result: string | null;
   /** An open question to a person (ask_human, a policy `ask`): answered by a SendMessage with this task's id. */
-  question: { id: string; text: string; schema?: Record<string, unknown>; answer?: string } | null;
+  question: {
+    id: string;
+    text: string;
+    schema?: Record<string, unknown>;
+    answer?: string;
+    /** Why the previous answer was refused: set on a question asked again (a2a/answerCheck.ts `reasked`). */
+    rejected?: string;
+  } | null;
   history: Array<{ state: TaskState; ts: number }>;
   /**
    * The A2A messageIds this task already consumed after it started (answers, notes): a retry of one of them is

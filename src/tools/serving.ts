@@ -136,6 +136,8 @@ function awaitApproval(
     const asked = deps.tasks.askHuman({
       eventId: turn.job.event.id,
       question,
+      // A yes/no question: clients offer yes and no, and an answer that is neither is refused and asked again.
+      schema: { type: 'boolean' },
       timeoutAt: deps.now() + verdict.timeout,
       approval: { tool: frame.name, rule: verdict.rule },
     });

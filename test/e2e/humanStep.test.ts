@@ -8,27 +8,14 @@ import { type ScriptedModel, startScriptedModel } from '../doubles/scriptedModel
 import { waitUntil, within } from '../integration/wait.js';
 import { startDaemon } from './daemon.js';
 import { eventsNamed, runAgentd, tempStateDir } from './harness.js';
+import { asking, gateYaml, OPERATOR_TOKEN } from './humanGate.js';
 
-const OPERATOR_TOKEN = 'op-token-0123456789abcdef0123456789';
-
-function yaml(model: ScriptedModel): string {
-  return `a2a:
-  listen: http://127.0.0.1:0
-  principals:
-    - {id: root, role: operator, match: {bearer: "{{secret:OPERATOR_TOKEN}}"}}
-intelligence:
-  endpoints: ${model.url}
-workflows:
-  - name: ship
-    steps:
-      s: {kind: once}
-      h: {kind: human, depends_on: s, question: "Ship {{run.workflow}} now?", timeout: 5m}
-      f: {kind: finish, depends_on: h, output: "{{steps.h.output}}"}
-`;
-}
-
-const asking = (events: Array<Record<string, unknown>>) =>
-  events.filter((e) => e.event === 'a2a.task' && e.state === 'input_required').map((e) => String(e.task));
+const yaml = (model: ScriptedModel) =>
+  gateYaml(model, 'ship', [
+    's: {kind: once}',
+    'h: {kind: human, depends_on: s, question: "Ship {{run.workflow}} now?", timeout: 5m}',
+    'f: {kind: finish, depends_on: h, output: "{{steps.h.output}}"}',
+  ]);
 
 describe('a human step', () => {
   let model: ScriptedModel | undefined;

@@ -11,6 +11,7 @@ import { type ScriptedModel, startScriptedModel } from '../doubles/scriptedModel
 import { waitUntil, within } from '../integration/wait.js';
 import { type Daemon, startDaemon } from './daemon.js';
 import { type AgentdRun, eventsNamed, runAgentd, tempStateDir } from './harness.js';
+import { asking as askingIn, gateYaml, OPERATOR_TOKEN } from './humanGate.js';
 
 const SUB = 'You are a subagent of';
 const CHAIN = ['a', 'b', 'sub', 'c', 'f'];
@@ -126,27 +127,14 @@ describe('a workflow run killed between steps (P-16)', () => {
   });
 });
 
-const OPERATOR_TOKEN = 'op-token-0123456789abcdef0123456789';
-
-function daemonYaml(model: ScriptedModel): string {
-  return `a2a:
-  listen: http://127.0.0.1:0
-  principals:
-    - {id: root, role: operator, match: {bearer: "{{secret:OPERATOR_TOKEN}}"}}
-intelligence:
-  endpoints: ${model.url}
-workflows:
-  - name: ship
-    steps:
-      s: {kind: once}
-      m: {kind: memory.set, depends_on: s, key: asked, value: true}
-      h: {kind: human, depends_on: m, question: "Ship it?", timeout: 5m}
-      f: {kind: finish, depends_on: h, output: "{{steps.h.output}}"}
-`;
-}
-
-const asking = (d: Daemon) =>
-  d.events.filter((e) => e.event === 'a2a.task' && e.state === 'input_required').map((e) => String(e.task));
+const daemonYaml = (model: ScriptedModel) =>
+  gateYaml(model, 'ship', [
+    's: {kind: once}',
+    'm: {kind: memory.set, depends_on: s, key: asked, value: true}',
+    'h: {kind: human, depends_on: m, question: "Ship it?", timeout: 5m}',
+    'f: {kind: finish, depends_on: h, output: "{{steps.h.output}}"}',
+  ]);
+const asking = (d: Daemon) => askingIn(d.events);
 
 describe('a human step answered just before a crash', () => {
   let model: ScriptedModel | undefined;

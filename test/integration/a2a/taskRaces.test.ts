@@ -8,41 +8,14 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import type { Principal } from '../../../src/a2a/backend.js';
 import { TaskBackend } from '../../../src/a2a/taskBackend.js';
-import type { TaskRecord } from '../../../src/domain/task.js';
 import { createLogger } from '../../../src/obs/log.js';
 import type { SupervisorPort } from '../../../src/runtime/producer.js';
 import { openStore } from '../../../src/store/openStore.js';
-import type { Store } from '../../../src/store/store.js';
 import { inboxEvent, taskRecord } from '../../unit/store/storeFixtures.js';
 import { within } from '../wait.js';
+import { heldReads } from './heldReads.js';
 
 const ALICE: Principal = { id: 'alice', role: 'user', grants: [] };
-
-/** The store, whose next `tasks.get` (once armed) reads at once but answers only when released. */
-function heldReads(store: Store) {
-  let armed = false;
-  let reading: (() => void) | null = null;
-  let release: () => void = () => {};
-  const released = new Promise<void>((resolve) => {
-    release = resolve;
-  });
-  const read = new Promise<void>((resolve) => {
-    reading = resolve;
-  });
-  const tasks = {
-    ...store.tasks,
-    get: async (id: string): Promise<TaskRecord | null> => {
-      const task = await store.tasks.get(id);
-      if (!armed) return task;
-      armed = false;
-      reading?.();
-      await released;
-      return task;
-    },
-  };
-  const held = Object.create(store, { tasks: { value: tasks } }) as Store;
-  return { store: held, arm: () => (armed = true), read, release };
-}
 
 async function setup() {
   const store = openStore({ kind: 'sqlite', path: mkdtempSync(join(tmpdir(), 'agentd-races-')) });

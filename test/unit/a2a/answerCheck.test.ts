@@ -30,6 +30,20 @@ describe('checkAnswer', () => {
     assert.equal(checkAnswer({ type: 'integer' }, 'ten').ok, false);
   });
 
+  it('a JSON object or array that fails is refused with its own error, never taken as bare text', () => {
+    const reason = { type: 'object', properties: { reason: { type: 'string' } }, required: ['reason'] };
+    assert.deepEqual(checkAnswer(reason, 'a typo'), { ok: true, value: 'a typo' });
+    assert.deepEqual(checkAnswer(reason, '{"reson":"typo"}'), {
+      ok: false,
+      why: "must have required property 'reason'",
+    });
+    assert.deepEqual(checkAnswer(reason, '{"reason":5}'), { ok: false, why: '/reason must be string' });
+    assert.equal(checkAnswer(reason, '["why"]').ok, false);
+    const count = { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'] };
+    assert.deepEqual(checkAnswer(count, '{"n":"x"}'), { ok: false, why: '/n must be integer' });
+    assert.deepEqual(checkAnswer(count, '7'), { ok: true, value: 7 });
+  });
+
   it('no schema, or one that does not compile, refuses nothing', () => {
     assert.deepEqual(checkAnswer(undefined, 'x'), { ok: true, value: 'x' });
     assert.deepEqual(checkAnswer({ type: 'nope' }, 'x'), { ok: true, value: 'x' });
@@ -55,6 +69,7 @@ describe('answerProblem and reasked', () => {
       id: 'q2',
       text: 'Ship it? (previous answer rejected: must be one of "ship")',
       schema: DECISION,
+      rejected: 'must be one of "ship"',
     });
     assert.equal(again.message, again.question?.text);
     const third = reasked(again, 'too long', 4, () => 'q3');
