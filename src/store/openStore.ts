@@ -16,6 +16,8 @@ export interface StoreChoice {
   integrity_check?: IntegrityCheck;
   url?: string | null;
   pool_size?: number;
+  /** Replicas: the lease TTL (ms), also how long a session may sit idle inside a transaction. */
+  lease_ttl?: number;
 }
 
 /**
@@ -38,7 +40,11 @@ export function openStore(cfg: StoreChoice): Store {
 export async function connectStore(cfg: StoreChoice, log?: LeaseLog): Promise<Store> {
   if (cfg.kind !== 'postgres') return openStore(cfg);
   if (!cfg.url) throw new DaemonError('config_invalid', 'store.kind postgres needs store.url');
-  const opts = { url: cfg.url, poolSize: cfg.pool_size ?? 10 };
+  const opts = {
+    url: cfg.url,
+    poolSize: cfg.pool_size ?? 10,
+    ...(cfg.lease_ttl ? { idleInTransactionMs: cfg.lease_ttl } : {}),
+  };
   const { PostgresStore } = await import('./postgresStore.js');
   return orderedStore(await PostgresStore.open(log ? { ...opts, log } : opts));
 }

@@ -11,6 +11,12 @@ export interface PostgresOptions {
   poolSize: number;
   /** How long opening a connection may take before the store counts the database unreachable. */
   connectTimeoutMs?: number;
+  /**
+   * The server ends a session left idle inside a transaction this long (the lease TTL): a replica stopped or cut off
+   * mid-transaction would otherwise hold its lease rows locked, and the claims that skip locked rows would never
+   * adopt its conversations. Past the TTL it has lost its leases anyway, so nothing it could commit is lost.
+   */
+  idleInTransactionMs?: number;
 }
 
 /** `host:port/db` of `url`, for messages: everything that could be a credential is left out. */
@@ -38,6 +44,7 @@ export function createPool(opts: PostgresOptions, onError: (err: Error) => void)
     connectionString: opts.url,
     max: opts.poolSize,
     connectionTimeoutMillis: opts.connectTimeoutMs ?? 5_000,
+    ...(opts.idleInTransactionMs ? { idle_in_transaction_session_timeout: opts.idleInTransactionMs } : {}),
     types,
   });
   pool.on('error', onError);
