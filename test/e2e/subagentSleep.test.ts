@@ -66,6 +66,8 @@ describe('a subagent sleep across a crash', () => {
       .map((r) => JSON.stringify(r.body))
       .filter((b) => b.includes('slept_ms'))
       .map((b) => Number(/slept_ms\\?":(\d+)/.exec(b)?.[1]));
-    assert.ok((answer[0] ?? 0) >= 4_000, `slept_ms counts from the first life's call (${answer[0]})`);
+    // A timer may fire a millisecond before Date.now() reaches its due time (seen: 3999); the second life alone
+    // would count well under 4 s.
+    assert.ok((answer[0] ?? 0) >= 3_990, `slept_ms counts from the first life's call (${answer[0]})`);
   });
 });
