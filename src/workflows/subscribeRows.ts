@@ -3,14 +3,12 @@
 // fires it once, at its time; a firing held by `coalesce` and a `window`'s sample ring are rows that never come
 // due, kept until their trigger reads them. Thin I/O over the timer service; what the rows mean is decided in
 // subscribeStarts.ts and triggers/subscribePolicy.ts.
-import type { TimerRecord } from '../domain/timer.js';
+import { NEVER_DUE as NEVER, type TimerRecord } from '../domain/timer.js';
 import type { TimerService } from '../triggers/timerService.js';
 
 export const SUBSCRIBE_WINDOW_KIND = 'subscribe_window';
 export const SUBSCRIBE_HELD_KIND = 'subscribe_held';
 export const SUBSCRIBE_RING_KIND = 'subscribe_ring';
-/** Never due: the row is a record, not an alarm. */
-const NEVER = Number.MAX_SAFE_INTEGER;
 
 /** What a trigger left stored: its open window (due, newest payload), its held firing, its ring. */
 export interface StoredSubscribe {
@@ -19,7 +17,8 @@ export interface StoredSubscribe {
   ring: unknown[];
 }
 
-const ownerOf = (trigger: string): string => `subscribe:${trigger}`;
+const OWNER_PREFIX = 'subscribe:';
+const ownerOf = (trigger: string): string => `${OWNER_PREFIX}${trigger}`;
 
 /** Reads and writes the rows of each trigger; `onWindow` fires a closed window of an armed trigger. */
 export class SubscribeRows {
@@ -77,6 +76,16 @@ export class SubscribeRows {
   async forget(trigger: string): Promise<void> {
     this.#waiting.delete(trigger);
     await this.timers.cancelOwner(ownerOf(trigger));
+  }
+
+  /** Deletes the rows of every trigger not in `live` (its node was deleted while the daemon was down). */
+  async forgetAllBut(live: ReadonlySet<string>): Promise<void> {
+    await this.timers.ready;
+    const owners = new Set(this.timers.list().map((t) => t.owner));
+    for (const owner of owners) {
+      const trigger = owner.startsWith(OWNER_PREFIX) ? owner.slice(OWNER_PREFIX.length) : null;
+      if (trigger !== null && !live.has(trigger)) await this.forget(trigger);
+    }
   }
 
   async #put(trigger: string, kind: string, due: number, payload: unknown, suffix = ''): Promise<void> {

@@ -109,6 +109,11 @@ export class SubscribeStarts {
     if (forget) void this.#rows?.forget(id).catch((err: unknown) => this.#storeFailed(id, err));
   }
 
+  /** Deletes the stored rows of subscribe nodes not in `live` (`workflow.node` ids), deleted while down. */
+  async forgetAllBut(live: ReadonlySet<string>): Promise<void> {
+    await this.#rows?.forgetAllBut(live).catch((err: unknown) => this.#storeFailed('*', err));
+  }
+
   idsOf(workflow: string): string[] {
     return [...this.#armed.values()].filter((a) => a.workflow === workflow).map((a) => a.id);
   }
