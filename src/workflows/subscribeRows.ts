@@ -10,15 +10,27 @@ export const SUBSCRIBE_WINDOW_KIND = 'subscribe_window';
 export const SUBSCRIBE_HELD_KIND = 'subscribe_held';
 export const SUBSCRIBE_RING_KIND = 'subscribe_ring';
 
+/** A firing `coalesce` holds: its payload and the key it fires with (a replay finds the run it started). */
+export interface HeldFiring {
+  payload: unknown;
+  key: string;
+}
+
 /** What a trigger left stored: its open window (due, newest payload), its held firing, its ring. */
 export interface StoredSubscribe {
   window: { due: number; payload: unknown } | null;
-  held: unknown;
+  held: HeldFiring | undefined;
   ring: unknown[];
 }
 
 const OWNER_PREFIX = 'subscribe:';
 const ownerOf = (trigger: string): string => `${OWNER_PREFIX}${trigger}`;
+
+/** A held row; one stored before held firings had keys gets a key of its own (fixed by its row's id). */
+function heldOf(row: TimerRecord): HeldFiring {
+  const { payload, key } = row.payload as { payload: unknown; key?: unknown };
+  return { payload, key: typeof key === 'string' ? key : `held-${row.id}` };
+}
 
 /** Reads and writes the rows of each trigger; `onWindow` fires a closed window of an armed trigger. */
 export class SubscribeRows {
@@ -51,7 +63,7 @@ export class SubscribeRows {
     if (kept) this.timers.rearm(kept);
     return {
       window: window ? { due: window.due, payload: (window.payload as { payload: unknown }).payload } : null,
-      held: held ? (held.payload as { payload: unknown }).payload : undefined,
+      held: held ? heldOf(held) : undefined,
       ring: Array.isArray(ring?.ring) ? ring.ring : [],
     };
   }
@@ -62,10 +74,10 @@ export class SubscribeRows {
     await this.#put(trigger, SUBSCRIBE_WINDOW_KIND, due, { trigger, payload }, `/${due}`);
   }
 
-  /** Holds `payload` (undefined: releases what is held). */
-  async hold(trigger: string, payload: unknown): Promise<void> {
-    if (payload === undefined) await this.timers.cancel(`${ownerOf(trigger)}/${SUBSCRIBE_HELD_KIND}`);
-    else await this.#put(trigger, SUBSCRIBE_HELD_KIND, NEVER, { trigger, payload });
+  /** Holds `held` (undefined: releases what is held). */
+  async hold(trigger: string, held: HeldFiring | undefined): Promise<void> {
+    if (held === undefined) await this.timers.cancel(`${ownerOf(trigger)}/${SUBSCRIBE_HELD_KIND}`);
+    else await this.#put(trigger, SUBSCRIBE_HELD_KIND, NEVER, { trigger, ...held });
   }
 
   async ring(trigger: string, ring: readonly unknown[]): Promise<void> {

@@ -20,7 +20,7 @@ import type { TimerService } from '../triggers/timerService.js';
 import type { TriggerMetrics } from '../triggers/triggerMetrics.js';
 import { resourceContent } from './kinds/mcpResourceKind.js';
 import { celHolds, principalOf } from './startFields.js';
-import { SubscribeRows } from './subscribeRows.js';
+import { type HeldFiring, SubscribeRows } from './subscribeRows.js';
 import type { WorkflowDesk } from './workflowDesk.js';
 
 const SUBSCRIBE_TIMEOUT_MS = 10_000;
@@ -50,7 +50,7 @@ interface Armed {
   off: (() => void) | null;
   /** The open debounce window: its due time and the newest payload. */
   window: { due: number; payload: unknown; timer?: NodeJS.Timeout } | null;
-  held: unknown;
+  held: HeldFiring | undefined;
   ring: unknown[];
   retry: NodeJS.Timeout | null;
 }
@@ -210,11 +210,14 @@ export class SubscribeStarts {
   }
 
   async #releaseHeld(armed: Armed): Promise<void> {
-    const payload = armed.held;
+    const held = armed.held;
+    if (held === undefined) return;
     armed.held = undefined;
     try {
-      await this.#rows?.hold(armed.id, undefined);
-      await this.#fire(armed, payload, `held-${this.deps.clock()}-${++this.#seq}`);
+      // Fired first, with the key it was held with, then its row deleted: a crash between the two fires it again
+      // into the run it started. Held again (another run live) or a newer firing held meanwhile: the row is that one.
+      await this.#fire(armed, held.payload, held.key);
+      if (armed.held === undefined) await this.#rows?.hold(armed.id, undefined);
     } catch (err) {
       this.#storeFailed(armed.id, err);
     }
@@ -239,8 +242,8 @@ export class SubscribeStarts {
     if (plan.type === 'drop')
       return this.deps.log.info('start.subscribe.dropped', { trigger: id, reason: plan.reason });
     if (plan.type === 'hold') {
-      armed.held = payload;
-      await this.#rows?.hold(id, payload);
+      armed.held = { payload: base, key };
+      await this.#rows?.hold(id, armed.held);
       return this.deps.log.info('start.subscribe.held', { trigger: id });
     }
     if (plan.type === 'signal') {
