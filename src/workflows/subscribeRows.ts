@@ -34,8 +34,8 @@ function heldOf(row: TimerRecord): HeldFiring {
 
 /** Reads and writes the rows of each trigger; `onWindow` fires a closed window of an armed trigger. */
 export class SubscribeRows {
-  /** Closed windows whose trigger was not armed yet in this life: kept stored until it is. */
-  readonly #waiting = new Map<string, TimerRecord>();
+  /** Closed windows whose trigger was not armed yet in this life (each of them): kept stored until it is. */
+  readonly #waiting = new Map<string, TimerRecord[]>();
 
   constructor(
     private readonly timers: TimerService,
@@ -44,23 +44,24 @@ export class SubscribeRows {
     timers.handle(SUBSCRIBE_WINDOW_KIND, async (timer) => {
       const { trigger, payload } = timer.payload as { trigger: string; payload: unknown };
       if (await onWindow(trigger, timer.due, payload)) return undefined;
-      this.#waiting.set(trigger, timer);
+      const waiting = (this.#waiting.get(trigger) ?? []).filter((t) => t.id !== timer.id);
+      this.#waiting.set(trigger, [...waiting, timer]);
       return 'keep';
     });
     timers.handle(SUBSCRIBE_HELD_KIND, () => 'keep');
     timers.handle(SUBSCRIBE_RING_KIND, () => 'keep');
   }
 
-  /** What `trigger` left stored; a closed window kept for it is armed again (it fires at once). */
+  /** What `trigger` left stored; each closed window kept for it is armed again (each fires at once). */
   async stored(trigger: string): Promise<StoredSubscribe> {
     await this.timers.ready;
     const rows = this.timers.list(ownerOf(trigger));
-    const kept = this.#waiting.get(trigger);
+    const kept = this.#waiting.get(trigger) ?? [];
     this.#waiting.delete(trigger);
-    const window = kept ?? rows.find((t) => t.kind === SUBSCRIBE_WINDOW_KIND);
+    const window = kept.at(-1) ?? rows.find((t) => t.kind === SUBSCRIBE_WINDOW_KIND);
     const held = rows.find((t) => t.kind === SUBSCRIBE_HELD_KIND);
     const ring = rows.find((t) => t.kind === SUBSCRIBE_RING_KIND)?.payload as { ring?: unknown[] } | undefined;
-    if (kept) this.timers.rearm(kept);
+    for (const closed of kept) this.timers.rearm(closed);
     return {
       window: window ? { due: window.due, payload: (window.payload as { payload: unknown }).payload } : null,
       held: held ? heldOf(held) : undefined,

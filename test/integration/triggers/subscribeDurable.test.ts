@@ -252,4 +252,47 @@ describe('subscribe start, held firing', () => {
       await next.runtime.stop();
     }
   });
+
+  it('two windows closed while the daemon was down both fire at start, each with its content', async () => {
+    const dir = freshDir();
+    const yaml = config(
+      mcp.url,
+      `      s: {kind: subscribe, server: test, uri: "${WATCHED_URI}", debounce_ms: 1000}
+      f: {kind: finish, depends_on: [s], output: "{{steps.s.output.content.version}}"}
+`,
+    );
+    const first = await daemon(dir, yaml);
+    try {
+      await armed(first.events);
+      const now = Date.now();
+      for (const [due, version] of [
+        [now - 2_000, 1],
+        [now - 1_000, 2],
+      ] as const) {
+        const owner = 'subscribe:watcher.s';
+        const payload = { trigger: 'watcher.s', payload: { server: 'test', uri: WATCHED_URI, content: { version } } };
+        await first.runtime.store.timers.arm({
+          id: `${owner}/subscribe_window/${due}`,
+          owner,
+          kind: 'subscribe_window',
+          due,
+          payload,
+        });
+      }
+    } finally {
+      await first.runtime.stop();
+    }
+    const second = await daemon(dir, yaml);
+    try {
+      await waitUntil(() => doneOf(second.events, 'watcher').length === 2, 10_000, 'both closed windows fired');
+      const outputs = [];
+      for (const start of runsOf(second.events, 'watcher'))
+        outputs.push((await second.runtime.store.workflows.getRun(String(start['run'])))?.output);
+      assert.deepEqual(outputs.sort(), [1, 2]);
+      const rows = await second.runtime.store.timers.list();
+      assert.equal(rows.filter((t) => t.kind === 'subscribe_window').length, 0, 'their rows are gone');
+    } finally {
+      await second.runtime.stop();
+    }
+  });
 });
