@@ -37,17 +37,20 @@ workflows:
 ${steps}`;
 const armed = (events: Logged[]) =>
   waitUntil(() => events.some((e) => e['event'] === 'start.subscribe.armed'), 10_000, 'armed');
+/** A subscribe node debounced by `ms` whose run outputs the content's version. */
+const debounced = (url: string, ms: number) =>
+  config(
+    url,
+    `      s: {kind: subscribe, server: test, uri: "${WATCHED_URI}", debounce_ms: ${ms}}
+      f: {kind: finish, depends_on: [s], output: "{{steps.s.output.content.version}}"}
+`,
+  );
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('subscribe start, durable', () => {
   it('a debounce window open at a restart fires once in the next life, with its newest content', async () => {
     const dir = freshDir();
-    const yaml = config(
-      mcp.url,
-      `      s: {kind: subscribe, server: test, uri: "${WATCHED_URI}", debounce_ms: 1500}
-      f: {kind: finish, depends_on: [s], output: "{{steps.s.output.content.version}}"}
-`,
-    );
+    const yaml = debounced(mcp.url, 1500);
     const first = await daemon(dir, yaml);
     let due = 0;
     try {
@@ -255,12 +258,7 @@ describe('subscribe start, held firing', () => {
 
   it('two windows closed while the daemon was down both fire at start, each with its content', async () => {
     const dir = freshDir();
-    const yaml = config(
-      mcp.url,
-      `      s: {kind: subscribe, server: test, uri: "${WATCHED_URI}", debounce_ms: 1000}
-      f: {kind: finish, depends_on: [s], output: "{{steps.s.output.content.version}}"}
-`,
-    );
+    const yaml = debounced(mcp.url, 1000);
     const first = await daemon(dir, yaml);
     try {
       await armed(first.events);
