@@ -6,7 +6,7 @@
 // runs (`deliver: signal`). Windows, held firings and rings are timer-store rows (subscribeRows.ts): a restart
 // keeps them. Armed when the definition is (at start, and at once for one created at run time).
 import type { StepDef, WorkflowRun } from '../domain/workflow.js';
-import { describeError } from '../errors.js';
+import { DaemonError, describeError } from '../errors.js';
 import type { Logger } from '../obs/log.js';
 import type { McpResources } from '../tools/mcp/mcpResources.js';
 import {
@@ -76,18 +76,22 @@ export class SubscribeStarts {
     const at = this.#where(armed);
     let resources: McpResources;
     try {
-      if (!this.deps.resources) throw new Error('this instance has no MCP servers');
+      if (!this.deps.resources) throw new DaemonError('config_invalid', 'this instance has no MCP servers');
       resources = await this.deps.resources(at.server);
     } catch (err) {
-      this.#armed.delete(id);
       this.deps.log.warn('start.subscribe.no_server', { ...at, err: describeError(err) });
+      // Configured but not reachable yet (it starts after the daemon): tried again as after a lost connection.
+      if (err instanceof DaemonError && err.code === 'config_invalid') this.#armed.delete(id);
+      else this.#resubscribe(armed, RESUBSCRIBE_FIRST_MS);
       return;
     }
     try {
       await this.#subscribe(armed, resources, false);
     } catch (err) {
-      this.#armed.delete(id);
       this.deps.log.warn('start.subscribe.fail', { ...at, err: describeError(err) });
+      // A refusal stays; a connection that went away (the server restarts) is tried again.
+      if (err instanceof DaemonError && err.retryable) this.#resubscribe(armed, RESUBSCRIBE_FIRST_MS);
+      else this.#armed.delete(id);
       return;
     }
     // A firing held by a previous life whose run is gone fires now.
@@ -164,6 +168,7 @@ export class SubscribeStarts {
       try {
         if (!this.deps.resources) return;
         await this.#subscribe(armed, await this.deps.resources(this.#where(armed).server), true);
+        if (armed.held !== undefined && this.#mine(armed) === 0) await this.#releaseHeld(armed);
       } catch (err) {
         const next = Math.min(waitMs * 2, RESUBSCRIBE_MAX_MS);
         this.deps.log.debug('start.subscribe.retry', { ...this.#where(armed), err: describeError(err), in_ms: next });

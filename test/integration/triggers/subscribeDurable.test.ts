@@ -9,6 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { TimerRecord } from '../../../src/domain/timer.js';
+import type { Runtime } from '../../../src/runtime/startRuntime.js';
+import { loadWorkflow } from '../../../src/workflows/definitions.js';
 import { type McpTestServer, startMcpTestServer, WATCHED_URI } from '../../doubles/mcpTestServer.js';
 import { waitUntil } from '../wait.js';
 import { daemon, doneOf, type Logged, runsOf } from './startRig.js';
@@ -45,6 +47,13 @@ const debounced = (url: string, ms: number) =>
       f: {kind: finish, depends_on: [s], output: "{{steps.s.output.content.version}}"}
 `,
   );
+/** An update to `server` starts one watcher run whose output is `version`. */
+async function firesOn(server: McpTestServer, runtime: Runtime, events: Logged[], version: number): Promise<void> {
+  await server.updateResource(JSON.stringify({ version }));
+  await waitUntil(() => doneOf(events, 'watcher').length === 1, 10_000, 'an update fired');
+  const run = await runtime.store.workflows.getRun(String(runsOf(events, 'watcher')[0]?.['run']));
+  assert.equal(run?.output, version);
+}
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('subscribe start, durable', () => {
@@ -193,10 +202,7 @@ describe('subscribe start, server restart', () => {
       await waitUntil(() => again?.subscribers() === 1, 20_000, 'subscribed to the restarted server');
       const resubscribed = (e: Logged) => e['event'] === 'start.subscribe.armed' && e['resubscribed'] === true;
       await waitUntil(() => events.some(resubscribed), 10_000, 'start.subscribe.armed {resubscribed: true}');
-      await again.updateResource(JSON.stringify({ version: 7 }));
-      await waitUntil(() => doneOf(events, 'watcher').length === 1, 10_000, 'an update after the restart fired');
-      const run = await runtime.store.workflows.getRun(String(runsOf(events, 'watcher')[0]?.['run']));
-      assert.equal(run?.output, 7);
+      await firesOn(again, runtime, events, 7);
     } finally {
       await runtime.stop();
       await again?.close();
@@ -291,6 +297,43 @@ describe('subscribe start, held firing', () => {
       assert.equal(rows.filter((t) => t.kind === 'subscribe_window').length, 0, 'their rows are gone');
     } finally {
       await second.runtime.stop();
+    }
+  });
+});
+
+describe('subscribe start, server down when armed', () => {
+  it('arms once the server is back, and its updates fire', async () => {
+    const server = await startMcpTestServer();
+    const port = Number(new URL(server.url).port);
+    const { runtime, events, workflows } = await daemon(
+      freshDir(),
+      `mcp:\n  servers:\n    test: {url: "${server.url}"}\n`,
+    );
+    let again: McpTestServer | null = null;
+    try {
+      const desk = workflows.desk;
+      assert.ok(desk);
+      await desk.opened;
+      await server.close();
+      const doc = {
+        name: 'watcher',
+        steps: {
+          s: { kind: 'subscribe', server: 'test', uri: WATCHED_URI },
+          f: { kind: 'finish', depends_on: ['s'], output: '{{steps.s.output.content.version}}' },
+        },
+      };
+      const loaded = loadWorkflow(doc);
+      assert.ok(loaded.ok);
+      await desk.define('watcher', doc, loaded.def);
+      const failed = (e: Logged) => e['event'] === 'start.subscribe.fail' || e['event'] === 'start.subscribe.no_server';
+      await waitUntil(() => events.some(failed), 10_000, 'the server is down');
+      again = await startMcpTestServer({ port });
+      await waitUntil(() => again?.subscribers() === 1, 20_000, 'subscribed once the server is back');
+      await armed(events);
+      await firesOn(again, runtime, events, 9);
+    } finally {
+      await runtime.stop();
+      await again?.close();
     }
   });
 });
