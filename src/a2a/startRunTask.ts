@@ -7,11 +7,11 @@ import { describeError } from '../errors.js';
 import type { Logger } from '../obs/log.js';
 import type { Store } from '../store/store.js';
 import { newUlid } from '../store/ulid.js';
-import { type A2aStartSpec, type A2aStartTarget, a2aStartKey } from '../triggers/a2aStarts.js';
+import { type A2aStartSpec, type A2aStarts, type A2aStartTarget, a2aStartKey } from '../triggers/a2aStarts.js';
 import type { FireResult } from '../triggers/fireTarget.js';
 import type { Principal, SendRequest } from './backend.js';
 import type { TaskRecords } from './taskRecords.js';
-import { conversationFor, newTask, owns, transition } from './tasks.js';
+import { conversationFor, isTerminal, newTask, owns, transition } from './tasks.js';
 
 export interface StartRunDeps {
   store: Store;
@@ -124,4 +124,39 @@ export async function follow(deps: StartRunDeps, id: string, result: FireResult)
   const patch = state === 'completed' ? { result: text, message: text } : { message: result.error ?? result.status };
   const ended = transition(task, state, deps.now(), patch);
   if (ended) await deps.records.save(ended);
+}
+
+/** Binds the task backend to `starts`: a run's end ends its task; a queued start's run, once begun, is the task's. */
+export function followStarts(deps: () => StartRunDeps, starts: A2aStarts): void {
+  starts.onEnded((taskId, result) => {
+    follow(deps(), taskId, result).catch((err: unknown) =>
+      deps().log.error('a2a.task.follow_fail', { task: taskId, err: describeError(err) }),
+    );
+  });
+  starts.onStarted((taskId, run, start) => {
+    queuedStarted(deps(), starts, { taskId, run, start }).catch((err: unknown) =>
+      deps().log.error('a2a.task.follow_fail', { task: taskId, run, err: describeError(err) }),
+    );
+  });
+}
+
+/**
+ * A queued start's run began: the task records it, so CancelTask cancels the run. A task canceled while its start
+ * waited cancels the run at once.
+ */
+async function queuedStarted(
+  deps: StartRunDeps,
+  starts: A2aStarts,
+  at: { taskId: string; run: string; start: A2aStartSpec | undefined },
+): Promise<void> {
+  const task = await deps.store.tasks.get(at.taskId);
+  if (!task) return;
+  if (isTerminal(task.state)) {
+    await starts.cancelRun(at.run, 'task canceled over A2A');
+    return;
+  }
+  const { workflow, node } = at.start ?? { workflow: null, node: null };
+  const fields = { workflow, node, run: at.run, conversation: task.conversation, task: at.taskId, queued: true };
+  deps.log.info('start.a2a.fired', fields);
+  await deps.records.save({ ...task, run: at.run });
 }

@@ -19,7 +19,7 @@ import { BackendError } from './backend.js';
 import { applyMode, type CommandDeps, commandTask, isReadOnly } from './commands.js';
 import { PerKey } from './perKey.js';
 import { a2aDedupeKey, earlierTask, type NotedMessage, noteKey, noteTaskId } from './sentMessages.js';
-import { follow, type StartRunDeps, startRunTask } from './startRunTask.js';
+import { followStarts, type StartRunDeps, startRunTask } from './startRunTask.js';
 import { endStepTask, openStepTask } from './stepTasks.js';
 import { answerTask } from './taskAnswer.js';
 import { cancelByOrigin, type TaskCancelDeps } from './taskCancel.js';
@@ -77,11 +77,7 @@ export class TaskBackend implements A2aBackend, TaskHooks {
   constructor(private readonly deps: TaskBackendDeps) {
     this.records = new TaskRecords(deps);
     this.watchers = this.records.watchers;
-    deps.starts?.onEnded((taskId, result) => {
-      follow(this.startDeps, taskId, result).catch((err: unknown) =>
-        deps.log.error('a2a.task.follow_fail', { task: taskId, err: describeError(err) }),
-      );
-    });
+    if (deps.starts) followStarts(() => this.startDeps, deps.starts);
   }
 
   /** At start (the supervisor's restore): rebuild task records a crash lost between the inbox and task writes. */

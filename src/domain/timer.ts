@@ -13,3 +13,9 @@ export interface TimerRecord {
   /** What the firing needs (JSON). */
   payload: unknown;
 }
+
+/** The due time of a row that is a record, not an alarm (a subscribe node's sample ring or held firing). */
+export const NEVER_DUE = Number.MAX_SAFE_INTEGER;
+
+/** A record row never fires: it keeps no job alive and is no one's next due time. */
+export const isAlarm = (t: Pick<TimerRecord, 'due'>): boolean => t.due < NEVER_DUE;

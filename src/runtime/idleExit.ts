@@ -2,6 +2,7 @@
 // the timers, re-checks the shape against the live definitions (a `workflow.create` of a loop keeps it up), and
 // resolves when lifecycle.idle_exit is due. It never exits the process: cli/ does, with the code the runs give.
 import type { Config } from '../config/types.js';
+import { isAlarm } from '../domain/timer.js';
 import type { Logger } from '../obs/log.js';
 import type { Supervisor } from '../supervisor/supervisor.js';
 import { hasRecurringStart, type LifeShape, nextIdleStep, shapeOf } from '../triggers/lifeShape.js';
@@ -32,11 +33,11 @@ export function liveShape(parts: IdleParts): { shape: LifeShape; recurring: bool
 
 /**
  * Busy: a turn queued or running, a run live or queued, or a timer armed that is not a start's own next firing (a
- * schedule's or a loop's: reference §3.1).
+ * schedule's or a loop's: reference §3.1). A record row (a subscribe node's ring or held firing) never comes due.
  */
 function busy(parts: IdleParts): boolean {
   if (!parts.supervisor.idle || parts.workflows?.busy()) return true;
-  return parts.supervisor.timers.list().some((t) => t.kind !== SCHEDULE_KIND && t.kind !== LOOP_KIND);
+  return parts.supervisor.timers.list().some((t) => isAlarm(t) && t.kind !== SCHEDULE_KIND && t.kind !== LOOP_KIND);
 }
 
 /**

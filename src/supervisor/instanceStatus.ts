@@ -2,7 +2,7 @@
 // text. Reads the job table and the conversation heads; changes nothing.
 import type { ConversationBook } from '../context/conversationBook.js';
 import type { SubagentRecord } from '../domain/subagent.js';
-import type { TimerRecord } from '../domain/timer.js';
+import { isAlarm, type TimerRecord } from '../domain/timer.js';
 import { statusText } from '../obs/statusView.js';
 import { liveSubagents } from '../subagents/subagentCommands.js';
 import type { WorkPorts } from '../tools/toolOutcome.js';
@@ -73,7 +73,7 @@ function timersSummary(list: readonly TimerRecord[]) {
       next_ms: t.due,
       at: new Date(t.due).toISOString(),
     }));
-  return { timers: { armed: list.length, next_due: list[0]?.due ?? null, next }, next_firings };
+  return { timers: { armed: list.length, next_due: list.find(isAlarm)?.due ?? null, next }, next_firings };
 }
 
 /** The `status` verdict's reply: the instance as `principal` may see it. */

@@ -222,7 +222,7 @@ export class ToolSurface {
 
   /** A configured server's resources on the supervisor's connection (subscribe starts). Rejects without one. */
   async resources(server: string): Promise<McpResources> {
-    if (!this.specs.has(server)) throw new Error(`no MCP server "${server}" is configured`);
+    if (!this.specs.has(server)) throw new DaemonError('config_invalid', `no MCP server "${server}" is configured`);
     return (await this.live(server)).resources;
   }
 

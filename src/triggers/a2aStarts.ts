@@ -53,11 +53,24 @@ export const a2aStartKey = (startId: string, taskId: string): string => `a2a/${s
 export class A2aStarts {
   readonly #starts = new Map<string, A2aStartSpec & { target: A2aStartTarget }>();
   #onEnded: ((taskId: string, result: FireResult) => void) | null = null;
+  #onStarted: ((taskId: string, run: string, start: A2aStartSpec | undefined) => void) | null = null;
   #cancel: ((run: string, reason: string) => Promise<boolean>) | null = null;
 
   /** Who ends a caller's task when its run ends (the task backend). */
   onEnded(cb: (taskId: string, result: FireResult) => void): void {
     this.#onEnded = cb;
+  }
+
+  /** Who records the run a queued start began on its caller's task (the task backend). */
+  onStarted(cb: (taskId: string, run: string, start: A2aStartSpec | undefined) => void): void {
+    this.#onStarted = cb;
+  }
+
+  /** A start queued behind concurrency began run `run`: its caller's task learns it (so a cancel reaches it). */
+  started(startKey: string, run: string): void {
+    if (!startKey.startsWith('a2a/')) return;
+    const at = startKey.lastIndexOf('/');
+    this.#onStarted?.(startKey.slice(at + 1), run, this.#starts.get(startKey.slice('a2a/'.length, at)));
   }
 
   /** Who cancels a run (the workflow engine): the task backend cancels an `a2a` start's run through it. */

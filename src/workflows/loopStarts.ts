@@ -87,7 +87,7 @@ export class LoopStarts {
   async #next(id: string, run: Readonly<WorkflowRun> | null): Promise<void> {
     const armed = this.#armed.get(id);
     if (!armed) return;
-    const last = run === null ? null : this.#lastOf(armed, run);
+    const last = run === null ? null : await this.#lastOf(armed, id, run);
     const step = nextLoopStep(loopSpecOf(armed.step.fields), last, this.deps.clock());
     if (step.type === 'stop') {
       this.deps.log.info('start.loop.stopped', { workflow: armed.workflow, node: armed.step.id, reason: step.reason });
@@ -107,7 +107,7 @@ export class LoopStarts {
     armed.timer = setTimeout(() => void this.#fire(id, step.iteration), delay);
   }
 
-  #lastOf(armed: Armed, run: Readonly<WorkflowRun>): LoopLast {
+  async #lastOf(armed: Armed, id: string, run: Readonly<WorkflowRun>): Promise<LoopLast> {
     const iteration = Number(run.startKey.slice(run.startKey.lastIndexOf('/') + 1));
     const live = this.deps.desk.engine.get(run.id) !== undefined;
     const ok = run.status === 'completed';
@@ -119,7 +119,20 @@ export class LoopStarts {
       ok,
       finished: run.finished ?? run.updated,
       untilMet: !live && typeof until === 'string' && celHolds(until, scope),
+      failures: ok || live ? 0 : await this.#failuresUpTo(id, iteration),
     };
+  }
+
+  /** Failed iterations in a row ending at `iteration` (for `backoff.factor`), read from the stored runs. */
+  async #failuresUpTo(id: string, iteration: number): Promise<number> {
+    const runs = await this.deps.desk.runsByKeyPrefix(prefixOf(id));
+    const n = (r: Readonly<WorkflowRun>): number => Number(r.startKey.slice(prefixOf(id).length));
+    let failures = 0;
+    for (const r of runs.filter((r) => n(r) <= iteration).reverse()) {
+      if (r.status === 'completed') break;
+      failures++;
+    }
+    return Math.max(1, failures);
   }
 
   async #fire(id: string, iteration: number): Promise<void> {

@@ -140,13 +140,15 @@ export function loopSpecOf(fields: Readonly<Record<string, unknown>>): LoopSpec 
     const parsed = parseWorkflowDuration(v);
     return parsed.ok ? parsed.ms : null;
   };
-  const backoff = isObject(fields['backoff']) ? ms(fields['backoff']['initial']) : null;
+  const backoff = isObject(fields['backoff']) ? fields['backoff'] : {};
   const max = fields['max_iterations'];
   return {
     intervalMs: ms(fields['interval']) ?? 0,
     delayMs: ms(fields['delay']) ?? 0,
     maxIterations: typeof max === 'number' ? max : MAX_LOOP_ITERATIONS,
-    backoffMs: backoff,
+    backoffMs: ms(backoff['initial']),
+    backoffFactor: typeof backoff['factor'] === 'number' ? backoff['factor'] : 1,
+    backoffMaxMs: ms(backoff['max']),
   };
 }
 
@@ -162,9 +164,21 @@ export function loopProblems(fields: Readonly<Record<string, unknown>>): string[
   if (max !== undefined && !(Number.isInteger(max) && (max as number) >= 1 && (max as number) <= MAX_LOOP_ITERATIONS))
     problems.push(`max_iterations: must be an integer from 1 to ${MAX_LOOP_ITERATIONS}`);
   const backoff = fields['backoff'];
-  if (backoff !== undefined) {
-    const initial = isObject(backoff) ? parseWorkflowDuration(backoff['initial']) : null;
-    if (initial === null || !initial.ok) problems.push('backoff: must be {initial: <duration>}');
+  if (backoff !== undefined) problems.push(...backoffProblems(backoff));
+  return problems;
+}
+
+/** Load problems of a loop's `backoff` (`{initial, factor?, max?}`). */
+function backoffProblems(backoff: unknown): string[] {
+  if (!isObject(backoff) || !parseWorkflowDuration(backoff['initial']).ok)
+    return ['backoff: must be {initial: <duration>, factor?: <number ≥ 1>, max?: <duration>}'];
+  const problems: string[] = [];
+  const factor = backoff['factor'];
+  if (factor !== undefined && !(typeof factor === 'number' && Number.isFinite(factor) && factor >= 1))
+    problems.push('backoff.factor: must be a number, 1 or more');
+  if (backoff['max'] !== undefined) {
+    const max = parseWorkflowDuration(backoff['max']);
+    if (!max.ok) problems.push(`backoff.max: ${max.error}`);
   }
   return problems;
 }

@@ -191,7 +191,13 @@ export class StartTriggers {
 
   /** Arms every armed definition's long-lived starts, then prunes old fired keys. */
   async armAll(): Promise<void> {
-    for (const def of this.deps.desk.definitions().values()) await this.arm(def.name, def);
+    const subscribes = new Set<string>();
+    for (const def of this.deps.desk.definitions().values()) {
+      await this.arm(def.name, def);
+      for (const s of Object.values(def.steps)) if (s.kind === 'subscribe') subscribes.add(`${def.name}.${s.id}`);
+    }
+    // Rows of a subscribe node deleted while the daemon was down would be kept forever.
+    await this.#subscriptions.forgetAllBut(subscribes);
     await this.pruneFiredKeys();
   }
 

@@ -6,7 +6,7 @@
 // runs (`deliver: signal`). Windows, held firings and rings are timer-store rows (subscribeRows.ts): a restart
 // keeps them. Armed when the definition is (at start, and at once for one created at run time).
 import type { StepDef, WorkflowRun } from '../domain/workflow.js';
-import { describeError } from '../errors.js';
+import { DaemonError, describeError } from '../errors.js';
 import type { Logger } from '../obs/log.js';
 import type { McpResources } from '../tools/mcp/mcpResources.js';
 import {
@@ -20,7 +20,7 @@ import type { TimerService } from '../triggers/timerService.js';
 import type { TriggerMetrics } from '../triggers/triggerMetrics.js';
 import { resourceContent } from './kinds/mcpResourceKind.js';
 import { celHolds, principalOf } from './startFields.js';
-import { SubscribeRows } from './subscribeRows.js';
+import { type HeldFiring, SubscribeRows } from './subscribeRows.js';
 import type { WorkflowDesk } from './workflowDesk.js';
 
 const SUBSCRIBE_TIMEOUT_MS = 10_000;
@@ -50,7 +50,7 @@ interface Armed {
   off: (() => void) | null;
   /** The open debounce window: its due time and the newest payload. */
   window: { due: number; payload: unknown; timer?: NodeJS.Timeout } | null;
-  held: unknown;
+  held: HeldFiring | undefined;
   ring: unknown[];
   retry: NodeJS.Timeout | null;
 }
@@ -76,18 +76,22 @@ export class SubscribeStarts {
     const at = this.#where(armed);
     let resources: McpResources;
     try {
-      if (!this.deps.resources) throw new Error('this instance has no MCP servers');
+      if (!this.deps.resources) throw new DaemonError('config_invalid', 'this instance has no MCP servers');
       resources = await this.deps.resources(at.server);
     } catch (err) {
-      this.#armed.delete(id);
       this.deps.log.warn('start.subscribe.no_server', { ...at, err: describeError(err) });
+      // Configured but not reachable yet (it starts after the daemon): tried again as after a lost connection.
+      if (err instanceof DaemonError && err.code === 'config_invalid') this.#armed.delete(id);
+      else this.#resubscribe(armed, RESUBSCRIBE_FIRST_MS);
       return;
     }
     try {
       await this.#subscribe(armed, resources, false);
     } catch (err) {
-      this.#armed.delete(id);
       this.deps.log.warn('start.subscribe.fail', { ...at, err: describeError(err) });
+      // A refusal stays; a connection that went away (the server restarts) is tried again.
+      if (err instanceof DaemonError && err.retryable) this.#resubscribe(armed, RESUBSCRIBE_FIRST_MS);
+      else this.#armed.delete(id);
       return;
     }
     // A firing held by a previous life whose run is gone fires now.
@@ -107,6 +111,11 @@ export class SubscribeStarts {
       if (armed.window?.timer) clearTimeout(armed.window.timer);
     }
     if (forget) void this.#rows?.forget(id).catch((err: unknown) => this.#storeFailed(id, err));
+  }
+
+  /** Deletes the stored rows of subscribe nodes not in `live` (`workflow.node` ids), deleted while down. */
+  async forgetAllBut(live: ReadonlySet<string>): Promise<void> {
+    await this.#rows?.forgetAllBut(live).catch((err: unknown) => this.#storeFailed('*', err));
   }
 
   idsOf(workflow: string): string[] {
@@ -159,6 +168,7 @@ export class SubscribeStarts {
       try {
         if (!this.deps.resources) return;
         await this.#subscribe(armed, await this.deps.resources(this.#where(armed).server), true);
+        if (armed.held !== undefined && this.#mine(armed) === 0) await this.#releaseHeld(armed);
       } catch (err) {
         const next = Math.min(waitMs * 2, RESUBSCRIBE_MAX_MS);
         this.deps.log.debug('start.subscribe.retry', { ...this.#where(armed), err: describeError(err), in_ms: next });
@@ -205,11 +215,14 @@ export class SubscribeStarts {
   }
 
   async #releaseHeld(armed: Armed): Promise<void> {
-    const payload = armed.held;
+    const held = armed.held;
+    if (held === undefined) return;
     armed.held = undefined;
     try {
-      await this.#rows?.hold(armed.id, undefined);
-      await this.#fire(armed, payload, `held-${this.deps.clock()}-${++this.#seq}`);
+      // Fired first, with the key it was held with, then its row deleted: a crash between the two fires it again
+      // into the run it started. Held again (another run live) or a newer firing held meanwhile: the row is that one.
+      await this.#fire(armed, held.payload, held.key);
+      if (armed.held === undefined) await this.#rows?.hold(armed.id, undefined);
     } catch (err) {
       this.#storeFailed(armed.id, err);
     }
@@ -234,8 +247,8 @@ export class SubscribeStarts {
     if (plan.type === 'drop')
       return this.deps.log.info('start.subscribe.dropped', { trigger: id, reason: plan.reason });
     if (plan.type === 'hold') {
-      armed.held = payload;
-      await this.#rows?.hold(id, payload);
+      armed.held = { payload: base, key };
+      await this.#rows?.hold(id, armed.held);
       return this.deps.log.info('start.subscribe.held', { trigger: id });
     }
     if (plan.type === 'signal') {

@@ -51,6 +51,8 @@ export interface DeskDeps {
   queue?: StartQueue;
   /** A queued start was refused when its turn came (inputs, a gone definition): who waits on its key learns it. */
   onStartRefused?(startKey: string, error: string): void;
+  /** A queued start's run began: who waits on its key learns the run (an `a2a` caller's task, to cancel it). */
+  onQueuedStarted?(startKey: string, run: string): void;
   /** A named signal: fires the matching signal starts; resolves with the runs it started. */
   onSignal?(name: string, payload: unknown, key: string): Promise<number>;
   /** Test-only crash points of the engine (EngineDeps.killPoint). */
@@ -352,7 +354,8 @@ export class WorkflowDesk {
   /** A queued start's turn came: a refusal now reaches whoever waits on its key (an `a2a` caller's task). */
   async #startQueued(req: StartRequest): Promise<void> {
     const got = await this.start(req);
-    if (!got.ok && !got.queued) this.deps.onStartRefused?.(req.startKey, got.error);
+    if (got.ok) this.deps.onQueuedStarted?.(req.startKey, got.run.id);
+    else if (!got.queued) this.deps.onStartRefused?.(req.startKey, got.error);
   }
 
   async stop(): Promise<void> {

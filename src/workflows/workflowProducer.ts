@@ -115,6 +115,7 @@ export class WorkflowProducer implements Producer {
       },
       onDefined: (name, def): Promise<void> => starts.arm(name, def),
       onStartRefused: (key, error) => starts.startRefused(key, error),
+      onQueuedStarted: (key, run) => ctx.a2aStarts?.started(key, run),
       onSignal: (name, payload, key): Promise<number> => starts.signal(name, payload, key),
     });
     const starts = new StartTriggers({

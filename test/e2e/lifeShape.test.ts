@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import Database from 'better-sqlite3';
 import { type AgentdRun, eventsNamed, runAgentd, tempStateDir } from './harness.js';
 
 function configIn(dir: string, yaml: string): string {
@@ -164,5 +165,31 @@ workflows:
     assert.equal(eventsNamed(second, 'start.schedule.done').length, 1);
     assert.equal(eventsNamed(second, 'start.fired').length, 0);
     assert.equal(eventsNamed(second, 'run.start').length, 0);
+  });
+
+  it('record rows that never come due keep no job alive; a deleted subscribe node loses its rows at start', async () => {
+    const dir = tempStateDir();
+    const config = configIn(dir, ONCE);
+    assert.equal((await life(dir, config)).code, 0);
+    const db = new Database(join(dir, 'state', 'agentd.db'));
+    const row = db.prepare('INSERT INTO timers (id, owner, kind, due, payload) VALUES (?, ?, ?, ?, ?)');
+    const never = Number.MAX_SAFE_INTEGER;
+    row.run('subscribe:gone.s/subscribe_ring', 'subscribe:gone.s', 'subscribe_ring', never, '{"ring":[1]}');
+    row.run('subscribe:gone.s/subscribe_held', 'subscribe:gone.s', 'subscribe_held', never, '{"payload":1}');
+    row.run('kept:x/subscribe_ring', 'kept:x', 'subscribe_ring', never, '{"ring":[]}');
+    db.close();
+    const second = await life(dir, config);
+    assert.equal(second.code, 0, second.stderr.slice(-2000));
+    assert.deepEqual(
+      eventsNamed(second, 'lifecycle.idle_exit').map((e) => e.code),
+      [0],
+    );
+    const after = new Database(join(dir, 'state', 'agentd.db'), { readonly: true });
+    const owners = after.prepare('SELECT owner FROM timers ORDER BY owner').all() as { owner: string }[];
+    after.close();
+    assert.deepEqual(
+      owners.map((o) => o.owner),
+      ['kept:x'],
+    );
   });
 });

@@ -1,8 +1,10 @@
 // One MCP connection's resources as the triggers use them (producers reference §3.6): `resources/subscribe` with a
 // callback per URI on `notifications/resources/updated`, and reads of a resource's text. Owns only the callbacks;
 // the connection owns the client.
+
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, McpError, ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { DaemonError } from '../../errors.js';
 import { shortReason } from './mcpReason.js';
 
 /** What a completion is for: a prompt by name or a resource template by URI. */
@@ -34,7 +36,10 @@ export class McpResources {
       try {
         await this.client.subscribeResource({ uri }, { timeout: timeoutMs });
       } catch (err) {
-        throw new Error(`resources/subscribe failed: ${shortReason(err, this.secrets)}`);
+        const message = `resources/subscribe failed: ${shortReason(err, this.secrets)}`;
+        // The server's own answer is a refusal; no answer (the connection went away) is worth trying again.
+        const refused = err instanceof McpError && err.code !== ErrorCode.ConnectionClosed;
+        throw refused ? new Error(message) : new DaemonError('mcp_unreachable', message, true);
       }
       watchers = this.#watchers.get(uri) ?? new Set();
       this.#watchers.set(uri, watchers);

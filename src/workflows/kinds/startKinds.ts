@@ -89,7 +89,9 @@ export const START_KINDS: readonly NodeKind[] = [
         doc: 'CEL over `{outcome: {ok, output}, last}`: true stops the loop (an error counts as false).',
       },
       max_iterations: { doc: 'At most this many iterations (default and cap 10000).' },
-      backoff: { doc: '`{initial}`: the wait after a failed iteration (default the interval).' },
+      backoff: {
+        doc: '`{initial, factor?, max?}`: the wait after a failed iteration (default the interval), times `factor` (default 1) for each earlier failure in a row, at most `max`.',
+      },
       inputs: { doc: "The run's inputs." },
       principal: PRINCIPAL_FIELD,
     },

@@ -71,4 +71,32 @@ describe('a2a start queued behind concurrency', () => {
       await runtime.stop();
     }
   });
+
+  it('a queued task whose run started: CancelTask cancels that run', async () => {
+    const sub = mkdtempSync(join(dir, 'cancel-'));
+    const { runtime, url, events, workflows } = await daemon(sub, YAML);
+    try {
+      const client = await clientFor(url);
+      const desk = workflows.desk;
+      assert.ok(desk);
+      await client.sendMessage(commandRequest('deploy', { env: 'a' }, 'c-1', true));
+      await waitUntil(() => runsOf(events, 'deployer').length === 1, 10_000, 'the first run started');
+      const second = asTask(await client.sendMessage(commandRequest('deploy', { env: 'b' }, 'c-2', true)));
+      await waitUntil(() => events.some((e) => e['event'] === 'start.a2a.queued'), 10_000, 'the second queued');
+      await desk.signal('go', null, 'go-1');
+      await waitUntil(() => runsOf(events, 'deployer').length === 2, 10_000, 'the queued run started');
+      const fired = () => events.find((e) => e['event'] === 'start.a2a.fired' && e['task'] === second.id);
+      await waitUntil(() => fired() !== undefined, 10_000, 'the queued start logged start.a2a.fired');
+      const run = String(fired()?.['run']);
+      assert.equal(fired()?.['queued'], true);
+      const canceled = await client.cancelTask({ tenant: '', id: second.id, metadata: undefined });
+      assert.equal(canceled.status?.state, TaskState.TASK_STATE_CANCELED);
+      await waitUntil(() => doneOf(events, 'deployer').length === 2, 10_000, 'the queued run ended');
+      const done = events.find((e) => e['event'] === 'run.done' && e['run'] === run);
+      assert.equal(done?.['status'], 'cancelled', 'the run the queued start began is cancelled');
+      assert.equal(desk.engine.live().length, 0);
+    } finally {
+      await runtime.stop();
+    }
+  });
 });
