@@ -40,6 +40,13 @@ export interface GoalShown {
   status: string;
 }
 
+export interface Working {
+  task: string;
+  phase: string;
+  tool: string | null;
+  started_ms: number;
+}
+
 export interface TuiState {
   /** The signed-in principal, once known: rows of any other are keyed and labelled as theirs (viewOf). */
   self?: string;
@@ -50,7 +57,10 @@ export interface TuiState {
   active: Record<string, string>;
   /** Running turns no task follows (a wake note, a timer, a workflow step), keyed `turn:<event>`, with their view. */
   turns?: Record<string, string>;
-  working: { task: string; phase: string; tool: string | null; started_ms: number } | null;
+  /** The newest activity of any running unit (what the TUI's working row shows). */
+  working: Working | null;
+  /** Each running unit's newest activity: when one ends, the row falls back to another still running (progress). */
+  progress?: Record<string, Working>;
   question: Question | null;
   /** Each view's plan checklist state, from the feed's `plan` events (a conversation's own, never another's). */
   plans: Record<string, string>;
@@ -87,7 +97,7 @@ export function initialState(ctx: string | null): TuiState {
 
 /** After a feed reload: the rows (loaded history included) stay; what was running is no longer known. */
 export function afterReload(state: TuiState): TuiState {
-  return { ...state, active: {}, turns: {}, working: null, question: null, plans: {} };
+  return { ...state, active: {}, turns: {}, working: null, progress: {}, question: null, plans: {} };
 }
 
 /** Adds a row unless one with its key exists (a replayed event changes nothing). */
@@ -197,7 +207,7 @@ export function applyFeed(state: TuiState, e: FeedMessage): TuiState {
         tool: (d['tool'] as string | null) ?? null,
         started_ms: Number(d['started_ms']),
       };
-      return { ...state, ...(turns ? { turns } : {}), working };
+      return { ...state, ...(turns ? { turns } : {}), working, progress: { ...state.progress, [unit]: working } };
     }
     case 'tool': {
       const status = str(d['status']);
@@ -238,13 +248,10 @@ function onTask(state: TuiState, task: string, ctx: string | null, taskState: st
   if (TERMINAL.has(taskState)) delete active[task];
   else active[task] = ctx ?? '';
   let next: TuiState = { ...state, active };
-  if (TERMINAL.has(taskState) && state.working?.task === task) next.working = null;
-  if (taskState !== 'input_required' && state.question?.task === task) next.question = null;
   // A task asking a person is not working: the row says it waits for the answer (workingLine).
-  if (taskState === 'input_required' && state.working?.task === task) next.working = null;
-  if (taskState === 'working' && !state.working && ctx !== null) {
-    next.working = { task, phase: 'working', tool: null, started_ms: Number.NaN };
-  }
+  if (TERMINAL.has(taskState) || taskState === 'input_required') next = stopped(next, task);
+  if (taskState !== 'input_required' && state.question?.task === task) next.question = null;
+  if (taskState === 'working' && ctx !== null) next = started(next, task);
   if (taskState === 'failed' || taskState === 'rejected' || taskState === 'canceled') {
     next = addRow(next, {
       key: `end:${task}`,
@@ -268,13 +275,31 @@ function onTurn(state: TuiState, unit: string, ctx: string | null, turnState: st
   const turns = { ...state.turns };
   if (turnState === 'working') {
     turns[unit] = ctx ?? '';
-    const working = state.working ?? { task: unit, phase: 'working', tool: null, started_ms: Number.NaN };
-    return { ...state, turns, working };
+    return started({ ...state, turns }, unit);
   }
   delete turns[unit];
-  const next = { ...state, turns, working: state.working?.task === unit ? null : state.working };
+  const next = stopped({ ...state, turns }, unit);
   if (turnState === 'completed') return next;
   return addRow(next, { key: `end:${unit}`, kind: 'error', ctx, text: `${turnState}${message ? `: ${message}` : ''}` });
+}
+
+/** A unit runs: it has progress (kept if known), and is the working row when nothing else is. */
+function started(state: TuiState, unit: string): TuiState {
+  const mine = state.progress?.[unit] ?? { task: unit, phase: 'working', tool: null, started_ms: Number.NaN };
+  return { ...state, working: state.working ?? mine, progress: { ...state.progress, [unit]: mine } };
+}
+
+/** A unit stopped: its progress goes; a working row that was its falls back to the newest still running. */
+function stopped(state: TuiState, unit: string): TuiState {
+  const { [unit]: _gone, ...progress } = state.progress ?? {};
+  const working = state.working?.task === unit ? (Object.values(progress).at(-1) ?? null) : state.working;
+  return { ...state, working, progress };
+}
+
+/** The activity of a unit running in a view (the web UI's working row of one conversation), or null. */
+export function workingIn(state: TuiState, here: (unit: string) => boolean): Working | null {
+  if (state.working && here(state.working.task)) return state.working;
+  return Object.values(state.progress ?? {}).find((w) => here(w.task)) ?? null;
 }
 
 function onQuestion(

@@ -1,7 +1,16 @@
 // The chat tab (issue 18 item 4): the conversations list, one conversation's transcript with tool cards, the plan,
 // the working row (thinking / tool / waiting), a question's form built from its schema, cancel, and the composer.
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { goalLine, type Question, type Row, type TuiState, ViewRequests, viewOf, workingLine } from '../tuiState.js';
+import {
+  goalLine,
+  type Question,
+  type Row,
+  type TuiState,
+  ViewRequests,
+  viewOf,
+  workingIn,
+  workingLine,
+} from '../tuiState.js';
 import { ConfirmButton } from './confirm.js';
 import { cancelTask, type History, history, type Listed, listConversations, sendText, type Who } from './rpc.js';
 
@@ -210,7 +219,8 @@ export function ChatView({
   const here = (unit: string | undefined) =>
     unit !== undefined && (state.active[unit] ?? state.turns?.[unit]) === ctx && ctx !== null;
   const question = state.question && state.question.ctx === ctx ? state.question : null;
-  const working = here(state.working?.task) || question ? workingLine(state, now) : null;
+  const mine = workingIn(state, here);
+  const working = mine || question ? workingLine({ ...state, working: mine }, now) : null;
   return (
     <div class="chat">
       <nav class="conversations" aria-label="Conversations">

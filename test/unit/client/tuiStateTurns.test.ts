@@ -3,7 +3,14 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { FeedMessage } from '../../../src/client/feedReader.js';
-import { applyFeed, initialState, type TuiState, withHistory, workingLine } from '../../../src/client/tuiState.js';
+import {
+  applyFeed,
+  initialState,
+  type TuiState,
+  withHistory,
+  workingIn,
+  workingLine,
+} from '../../../src/client/tuiState.js';
 
 let seq = 0;
 const event = (kind: string, data: Record<string, unknown>): FeedMessage => ({ seq: ++seq, ts: 0, kind, data });
@@ -28,6 +35,38 @@ describe('applyFeed on task-less turns', () => {
   it('runs from its first activity when the client attached after its start', () => {
     const state = fold([event('activity', { ...ids, phase: 'thinking', started_ms: 0 })]);
     assert.equal(state.working?.task, 'turn:ev1');
+  });
+
+  it("keeps a turn's working row when a task that acted after it ends first (the web UI showed nothing)", () => {
+    const task = { task: 't1', context_id: 'main', conversation: 'main' };
+    const state = fold([
+      event('task', { ...task, state: 'working' }),
+      event('turn', { ...ids, state: 'working' }),
+      event('activity', { ...ids, phase: 'thinking', started_ms: 1_000 }),
+      event('activity', { ...task, phase: 'thinking', started_ms: 2_000 }),
+    ]);
+    assert.equal(state.working?.task, 't1', 'premise: the newest activity is the task');
+    const ended = fold([event('task', { ...task, state: 'completed' })], state);
+    assert.equal(workingLine(ended, 4_000), 'thinking · 3s', "the turn's own activity is back");
+    assert.equal(workingIn(ended, (unit) => unit === 'turn:ev1')?.phase, 'thinking');
+    const done = fold([event('turn', { ...ids, state: 'completed' })], ended);
+    assert.equal(done.working, null);
+    assert.deepEqual(done.progress, {});
+  });
+
+  it('gives a view the activity of its own unit even while another is newer', () => {
+    const task = { task: 't1', context_id: 'main', conversation: 'main' };
+    const state = fold([
+      event('activity', { ...ids, phase: 'tool', tool: 'read_file', started_ms: 0 }),
+      event('task', { ...task, state: 'working' }),
+      event('activity', { ...task, phase: 'thinking', started_ms: 0 }),
+    ]);
+    assert.equal(workingIn(state, (unit) => unit === 'turn:ev1')?.tool, 'read_file');
+    assert.equal(workingIn(state, (unit) => unit === 't1')?.phase, 'thinking');
+    assert.equal(
+      workingIn(state, () => false),
+      null,
+    );
   });
 
   it('leaves an error row when it failed, once', () => {
