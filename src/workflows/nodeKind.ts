@@ -252,6 +252,9 @@ export interface NodeKind {
   run?(ctx: StepContext): StepResult | Promise<StepResult>;
 }
 
+/** The abort reason of in-flight steps when the engine stops (a drain): what they started is the next life's. */
+export const ENGINE_STOPPED = 'workflow engine stopped';
+
 export const done = (output: unknown): StepResult => ({ type: 'done', output });
 export const failed = (error: string): StepResult => ({ type: 'failed', error });
 

@@ -90,3 +90,16 @@ export async function settled(life: DeskLife, runId: string, ms = 5_000): Promis
 }
 
 export const named = (events: readonly Logged[], name: string): Logged[] => events.filter((e) => e.event === name);
+
+/** A workflow `w`: `s (manual) → x (the step) → f (finish with x's output)`, plus `extra` steps. */
+export function around(step: Record<string, unknown>, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    name: 'w',
+    steps: {
+      s: { kind: 'manual' },
+      x: { depends_on: 's', ...step },
+      f: { kind: 'finish', depends_on: 'x', output: '{{steps.x.output}}' },
+      ...extra,
+    },
+  };
+}
