@@ -1,6 +1,7 @@
 // The node-kind registry (producers reference §2.4): every kind of the catalogue, built or refused at load.
 // Validation, the engine and the generated docs/reference/workflow-nodes.md all read this one table.
 import { A2A_KINDS } from './kinds/a2aKinds.js';
+import { A2A_WAIT_KIND } from './kinds/a2aWaitKind.js';
 import { CHILD_KINDS } from './kinds/childKinds.js';
 import { CONTROL_KINDS } from './kinds/controlKinds.js';
 import { DATA_KINDS } from './kinds/dataKinds.js';
@@ -33,7 +34,6 @@ const NOT_BUILT: Readonly<Partial<Record<Exclude<KindCategory, 'start'>, Readonl
   },
   integration: {
     tool: '*name args',
-    'a2a.wait': 'conversation timeout',
   },
   intelligence: {
     think: '*prompt output_schema reads check retries skills system',
@@ -73,6 +73,7 @@ const ALL: readonly NodeKind[] = [
   MCP_TOOL_KIND,
   MCP_RESOURCE_KIND,
   ...A2A_KINDS,
+  A2A_WAIT_KIND,
   ...RUN_KINDS,
   EMIT_KIND,
   ...TURN_KINDS,

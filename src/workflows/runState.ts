@@ -210,6 +210,7 @@ export function applyResult(run: WorkflowRun, id: string, result: StepResult, no
       return failStep(run, step, state, result.error, result.timeout === true, now);
     case 'suspend':
       Object.assign(state, { status: 'suspended', wait: result.wait });
+      if (result.setVar) run.vars[result.setVar.name] = result.setVar.value;
       run.updated = now;
       return [
         { event: 'wait.armed', fields: { run: run.id, step: id, on: result.wait.kind, due_ms: result.wait.dueMs } },
