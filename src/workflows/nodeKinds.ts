@@ -2,6 +2,7 @@
 // Validation, the engine and the generated docs/reference/workflow-nodes.md all read this one table.
 import { A2A_KINDS } from './kinds/a2aKinds.js';
 import { A2A_WAIT_KIND } from './kinds/a2aWaitKind.js';
+import { ARTIFACT_KINDS } from './kinds/artifactKinds.js';
 import { CHILD_KINDS } from './kinds/childKinds.js';
 import { CONTROL_KINDS } from './kinds/controlKinds.js';
 import { DATA_KINDS } from './kinds/dataKinds.js';
@@ -26,9 +27,6 @@ import type { FieldSpec, KindCategory, NodeKind } from './nodeKind.js';
  */
 const NOT_BUILT: Readonly<Partial<Record<Exclude<KindCategory, 'start'>, Readonly<Record<string, string>>>>> = {
   data: {
-    'artifact.create': '*name mime content from_step sensitive',
-    'artifact.get': '*id',
-    'artifact.delete': '*id',
     'search.query': '*query kind limit freshness',
     'search.fetch': '*url max_bytes',
   },
@@ -69,6 +67,7 @@ const ALL: readonly NodeKind[] = [
   ...DATA_KINDS,
   ...LIST_KINDS,
   ...KNOWLEDGE_KINDS,
+  ...ARTIFACT_KINDS,
   HTTP_KIND,
   MCP_TOOL_KIND,
   MCP_RESOURCE_KIND,
