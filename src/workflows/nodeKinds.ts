@@ -15,6 +15,7 @@ import { MCP_RESOURCE_KIND } from './kinds/mcpResourceKind.js';
 import { MCP_TOOL_KIND } from './kinds/mcpToolKind.js';
 import { NEST_KINDS } from './kinds/nestKinds.js';
 import { RUN_KINDS } from './kinds/runKinds.js';
+import { SEARCH_FETCH_KIND } from './kinds/searchFetchKind.js';
 import { START_KINDS } from './kinds/startKinds.js';
 import { SUBAGENT_KIND } from './kinds/subagentKind.js';
 import { TURN_KINDS } from './kinds/turnKinds.js';
@@ -28,7 +29,6 @@ import type { FieldSpec, KindCategory, NodeKind } from './nodeKind.js';
 const NOT_BUILT: Readonly<Partial<Record<Exclude<KindCategory, 'start'>, Readonly<Record<string, string>>>>> = {
   data: {
     'search.query': '*query kind limit freshness',
-    'search.fetch': '*url max_bytes',
   },
   integration: {
     tool: '*name args',
@@ -68,6 +68,7 @@ const ALL: readonly NodeKind[] = [
   ...LIST_KINDS,
   ...KNOWLEDGE_KINDS,
   ...ARTIFACT_KINDS,
+  SEARCH_FETCH_KIND,
   HTTP_KIND,
   MCP_TOOL_KIND,
   MCP_RESOURCE_KIND,
