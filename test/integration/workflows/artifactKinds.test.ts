@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { after, describe, it } from 'node:test';
 import { loadWorkflow } from '../../../src/workflows/definitions.js';
-import { around, openDesk, settled, tempStoreDir } from './deskRig.js';
+import { around, openDesk, runToEnd, tempStoreDir } from './deskRig.js';
 
 const tmp = tempStoreDir();
 after(() => tmp.remove());
@@ -37,15 +37,7 @@ describe('artifact kinds', () => {
   it('create (from a step or content), get, delete; a get after the delete fails naming the id', async () => {
     const life = await openDesk(tmp.dir, [DOC]);
     try {
-      const got = await life.desk.start({
-        workflow: 'w',
-        inputs: {},
-        startKey: 'k',
-        principal: null,
-        conversation: null,
-      });
-      assert.ok(got.ok);
-      const run = await settled(life, got.run.id);
+      const run = await runToEnd(life);
       assert.equal(run.status, 'completed', String(run.error));
       const out = run.output as Record<string, Record<string, unknown>>;
       const id = `${run.id}/c`;

@@ -103,3 +103,10 @@ export function around(step: Record<string, unknown>, extra: Record<string, unkn
     },
   };
 }
+
+/** Starts workflow `workflow` (no inputs, no principal) under `key` and resolves with the run once it ended. */
+export async function runToEnd(life: DeskLife, workflow = 'w', key = 'k', ms = 10_000): Promise<Readonly<WorkflowRun>> {
+  const got = await life.desk.start({ workflow, inputs: {}, startKey: key, principal: null, conversation: null });
+  if (!got.ok) throw new Error(got.error);
+  return settled(life, got.run.id, ms);
+}

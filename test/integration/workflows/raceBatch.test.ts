@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { loadWorkflow } from '../../../src/workflows/definitions.js';
 import { waitUntil } from '../wait.js';
-import { around, type DeskLife, named, openDesk, settled, tempStoreDir } from './deskRig.js';
+import { around, type DeskLife, named, openDesk, runToEnd, tempStoreDir } from './deskRig.js';
 
 const tmp = tempStoreDir();
 after(() => tmp.remove());
@@ -21,11 +21,7 @@ const SLOW = {
   },
 };
 
-async function start(life: DeskLife, workflow = 'w') {
-  const got = await life.desk.start({ workflow, inputs: {}, startKey: `k${++n}`, principal: null, conversation: null });
-  assert.ok(got.ok, got.ok ? '' : got.error);
-  return settled(life, got.run.id, 10_000);
-}
+const start = (life: DeskLife, workflow = 'w') => runToEnd(life, workflow, `k${++n}`);
 
 describe('race', () => {
   it('a losing branch cancels the sync child runs it started, directly or inside a subgraph', async () => {

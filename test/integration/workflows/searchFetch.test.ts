@@ -5,7 +5,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { loadWorkflow } from '../../../src/workflows/definitions.js';
-import { around, openDesk, settled, tempStoreDir } from './deskRig.js';
+import { around, openDesk, runToEnd, tempStoreDir } from './deskRig.js';
 
 const tmp = tempStoreDir();
 let n = 0;
@@ -40,15 +40,7 @@ async function fetchStep(step: Record<string, unknown>, lookup: string) {
     ports: { lookup: async () => [lookup] },
   });
   try {
-    const got = await life.desk.start({
-      workflow: 'w',
-      inputs: {},
-      startKey: 'k',
-      principal: null,
-      conversation: null,
-    });
-    assert.ok(got.ok);
-    return await settled(life, got.run.id);
+    return await runToEnd(life);
   } finally {
     await life.close();
   }
