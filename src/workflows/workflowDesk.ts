@@ -74,6 +74,7 @@ export class WorkflowDesk {
   /** The last signal of each name, for `wait on: condition` (memory only). */
   readonly #signals = new SignalMemory();
   #markOpen: () => void = () => {};
+  #isOpen = false;
   /** Resolves once stored definitions are loaded and live runs restored: starts and reads wait for it. */
   readonly opened = new Promise<void>((resolve) => {
     this.#markOpen = resolve;
@@ -119,6 +120,7 @@ export class WorkflowDesk {
     }
     const runs = await this.engine.restore();
     if (runs > 0) this.deps.log.info('restore.runs', { runs });
+    this.#isOpen = true;
     this.#markOpen();
     // What a previous life left queued is tried again, oldest first; still over the limit, it queues again.
     const held = (await this.deps.queue?.held()) ?? [];
@@ -327,7 +329,8 @@ export class WorkflowDesk {
 
   /** A new A2A message for the steps waiting on its conversation (reference §3.7 step 1): held on each; counted. */
   async takeMessage(msg: A2aMessage): Promise<number> {
-    await this.opened;
+    // Not opened (restoring, or failed to open): no run waits yet, and a message must never hang on it.
+    if (!this.#isOpen) return 0;
     let held = 0;
     const from = `a2a:${msg.principal}`;
     for (const { run, channel } of messageTakers(this.engine.live(), msg)) {
