@@ -2,7 +2,6 @@
 // handler. It authenticates, limits, checks and logs each request; the backend owns tasks, ownership and turns.
 import { readFileSync } from 'node:fs';
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { AgentCard } from '@a2a-js/sdk';
 import type { A2aConfig, Config } from '../config/types.js';
@@ -20,7 +19,7 @@ import { isLongRequest, LongRequests, longRequestLimit } from './longRequests.js
 import type { PairingCodes } from './pairingCodes.js';
 import { authenticateRequest } from './requestAuth.js';
 import type { CallState } from './requestHandler.js';
-import { errorEnvelope, httpStatusOf, RPC_CODES, RpcError } from './rpcError.js';
+import { errorEnvelope, RPC_CODES, RpcError } from './rpcError.js';
 import type { RpcRequest, RpcTransport } from './rpcTransport.js';
 import { ShedLog } from './shedLog.js';
 import { credentialInUrl, urlCredentialRefusal } from './urlCredential.js';
@@ -106,8 +105,13 @@ export class A2aListener {
     const target = new URL(listen);
     const tls = target.protocol === 'https:';
     const bounds = { connectionsCheckingInterval: Math.min(1_000, opts.config.a2a.header_timeout) };
+    // node:https (TLS) loads only for an https listener.
     const server = tls
-      ? createHttpsServer({ ...tlsFiles(opts.config.a2a), ...bounds, handshakeTimeout: opts.config.a2a.header_timeout })
+      ? (await import('node:https')).createServer({
+          ...tlsFiles(opts.config.a2a),
+          ...bounds,
+          handshakeTimeout: opts.config.a2a.header_timeout,
+        })
       : createHttpServer(bounds);
     const listener = new A2aListener(server, opts, tls);
     const port = await bind(server, target);
@@ -143,7 +147,9 @@ export class A2aListener {
   }
 
   private rpc(): Promise<RpcTransport> {
-    this.transport ??= import('./rpcTransport.js').then((m) => new m.RpcTransport(this.opts.backend, () => this.card()));
+    this.transport ??= import('./rpcTransport.js').then(
+      (m) => new m.RpcTransport(this.opts.backend, () => this.card()),
+    );
     return this.transport;
   }
 
@@ -268,12 +274,7 @@ export class A2aListener {
     return this.long.hold(caller.id, longRequestLimit(this.a2a));
   }
 
-  private async dispatch(
-    res: ServerResponse,
-    principal: Principal,
-    request: RpcRequest,
-    audit: Audit,
-  ): Promise<void> {
+  private async dispatch(res: ServerResponse, principal: Principal, request: RpcRequest, audit: Audit): Promise<void> {
     const controller = new AbortController();
     this.calls.add(controller);
     res.on('close', () => controller.abort());

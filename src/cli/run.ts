@@ -21,9 +21,9 @@ import {
 import { loadWorkflow } from '../workflows/definitions.js';
 import { WorkflowProducer } from '../workflows/workflowProducer.js';
 import { type CliArgs, parseArgs, VERSION } from './args.js';
-import { CLIENT_SUBCOMMANDS } from './flagTable.js';
 import { runDaemon } from './daemon.js';
 import { EXIT, exitCodeForError, exitCodeForOutcome } from './exitCodes.js';
+import { CLIENT_SUBCOMMANDS } from './flagTable.js';
 import { noteJobStore } from './jobStore.js';
 import { trapReloads } from './reloadTriggers.js';
 

@@ -57,7 +57,11 @@ export async function exchange(client: Client, req: PeerSend, signal: AbortSigna
   };
   const configuration = { acceptedOutputModes: [], taskPushNotificationConfig: undefined, returnImmediately: true };
   let result = await client.sendMessage({ tenant: '', message, configuration, metadata: undefined }, { signal });
-  while (req.untilDone && 'status' in result && !TERMINAL.has(result.status?.state ?? TaskState.TASK_STATE_UNSPECIFIED)) {
+  while (
+    req.untilDone &&
+    'status' in result &&
+    !TERMINAL.has(result.status?.state ?? TaskState.TASK_STATE_UNSPECIFIED)
+  ) {
     await sleep(POLL_MS, signal);
     if (signal.aborted) break;
     result = await client.getTask({ tenant: '', id: result.id }, { signal });

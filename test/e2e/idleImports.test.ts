@@ -73,18 +73,26 @@ describe('an idle daemon', { timeout: 60_000 }, () => {
       assert.equal(((await card.json()) as { name?: unknown }).name !== undefined, true);
       return loadedBy(d.child.pid as number, dir);
     });
-    for (const re of A2A_SDK) assert.ok(modules.some((m) => re.test(m)), `${re} loaded`);
+    for (const re of A2A_SDK)
+      assert.ok(
+        modules.some((m) => re.test(m)),
+        `${re} loaded`,
+      );
   });
 
   it('has workers that wait for a turn, and serve one over http, without TLS or node:crypto', async () => {
     const model = await startScriptedModel({ turns: [{ content: 'ok' }] });
-    const workers = await withDaemon('', async (d, dir) => {
-      const pid = d.child.pid as number;
-      const client = await clientFor(d.url);
-      await within(client.sendMessage(send('hello')), 30_000, 'one turn');
-      const all = childrenOf(pid, 'worker/main');
-      return Promise.all(all.map((w) => loadedBy(w, dir)));
-    }, model.url).finally(() => model.close());
+    const workers = await withDaemon(
+      '',
+      async (d, dir) => {
+        const pid = d.child.pid as number;
+        const client = await clientFor(d.url);
+        await within(client.sendMessage(send('hello')), 30_000, 'one turn');
+        const all = childrenOf(pid, 'worker/main');
+        return Promise.all(all.map((w) => loadedBy(w, dir)));
+      },
+      model.url,
+    ).finally(() => model.close());
     assert.ok(workers.length > 0, 'premise: the daemon keeps a worker');
     assert.ok(
       workers.some((w) => w.builtins.includes('http')),

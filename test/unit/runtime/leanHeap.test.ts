@@ -30,7 +30,10 @@ describe('leanHeapArgs', () => {
 describe('leanOwnHeapFlag', () => {
   it("caps the bin's own young generation unless NODE_OPTIONS or node's flags size it", () => {
     assert.equal(leanOwnHeapFlag({}, []), '--semi-space-growth-factor=1');
-    assert.equal(leanOwnHeapFlag({ NODE_OPTIONS: '--enable-source-maps' }, ['--inspect']), '--semi-space-growth-factor=1');
+    assert.equal(
+      leanOwnHeapFlag({ NODE_OPTIONS: '--enable-source-maps' }, ['--inspect']),
+      '--semi-space-growth-factor=1',
+    );
     assert.equal(leanOwnHeapFlag({ NODE_OPTIONS: '--max-semi-space-size=8' }, []), null);
     assert.equal(leanOwnHeapFlag({}, ['--max-semi-space-size=1']), null);
     assert.equal(leanOwnHeapFlag({ NODE_OPTIONS: '--semi-space-growth-factor=4' }, []), null);
