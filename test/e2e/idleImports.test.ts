@@ -5,7 +5,7 @@
 // A config that uses CEL loads @bufbuild/cel at start, and the first card request loads the SDK and jose, which
 // shows the listing sees them.
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
@@ -27,6 +27,8 @@ const lines = (file: string): string[] => readFileSync(file, 'utf8').split('\n')
 
 /** Every module `pid` (the daemon or a worker) loaded by now: ES and CommonJS, and node's own apart. */
 async function loadedBy(pid: number, dir: string): Promise<{ modules: string[]; builtins: string[] }> {
+  // The list exists once the preload has set its SIGUSR2 handler (before it, the signal would end the process).
+  await waitUntil(() => readdirSync(dir).includes(`esm-${pid}.txt`), 10_000, 'the process lists its modules');
   process.kill(pid, 'SIGUSR2');
   await waitUntil(() => readdirSync(dir).includes(`cjs-${pid}.txt`), 10_000, 'the module list');
   const cjs = lines(join(dir, `cjs-${pid}.txt`));
@@ -103,6 +105,27 @@ describe('an idle daemon', { timeout: 60_000 }, () => {
         w.builtins.filter((m) => SPARE_LAZY.includes(m)),
         [],
       );
+  });
+
+  it('has a spare that loads TLS while it waits when a model endpoint is https', async () => {
+    const builtins = await withDaemon(
+      '',
+      async (d, dir) => {
+        const pid = d.child.pid as number;
+        await waitUntil(() => childrenOf(pid, 'worker/main').length > 0, 20_000, 'the spare starts');
+        const spare = childrenOf(pid, 'worker/main')[0] as number;
+        // The spare imports TLS after its own start: list its modules again until it shows (or time out).
+        const until = Date.now() + 20_000;
+        for (;;) {
+          const loaded = (await loadedBy(spare, dir)).builtins;
+          if (loaded.includes('tls') || Date.now() > until) return loaded;
+          rmSync(join(dir, `cjs-${spare}.txt`));
+          await new Promise((r) => setTimeout(r, 100));
+        }
+      },
+      'https://127.0.0.1:9/v1',
+    );
+    assert.ok(builtins.includes('tls'), 'the spare loaded TLS within 20 s');
   });
 
   it('loads @bufbuild/cel once its config compiles an expression', async () => {
