@@ -60,7 +60,8 @@ export class Staging {
 
   /** Whether a job that has not been staged yet has anything to stage. */
   wants(job: TurnJob, conv: Conversation): boolean {
-    if (job.prep !== undefined) return false;
+    // A think step's turn answers its own prompt: no preflight, knowledge or skill references (reference §2.8).
+    if (job.prep !== undefined || job.event.payload.step?.kind === 'think') return false;
     const { config, skills } = this.deps;
     return (
       needsPreflight(job.text, conv.plan, config.agent.preflight) ||

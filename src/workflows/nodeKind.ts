@@ -1,5 +1,6 @@
 // What one node kind is (producers reference §2.4, §2.8): its fields, its doc text and its behaviour, defined once.
 // The registry (nodeKinds.ts) lists them; validation, execution and docs/reference/workflow-nodes.md read it.
+import type { StepTurnOptions } from '../domain/inbox.js';
 import type { StepDef, StepWait, WorkflowRun } from '../domain/workflow.js';
 import type { MemoryPort } from '../store/store.js';
 
@@ -191,6 +192,8 @@ export interface StepTurnRequest {
   principal: string | null;
   /** The inbox dedupe key: a step re-run after a crash finds the turn it already asked for. */
   key: string;
+  /** How the step's turn differs from a conversation's (kept with the accepted event). */
+  options?: StepTurnOptions;
   /** Aborted when the step ends early (cancel, timeout, the run's end): the turn is cancelled with it. */
   signal: AbortSignal;
 }

@@ -12,9 +12,11 @@ import { LIST_KINDS } from './kinds/listKinds.js';
 import { MCP_RESOURCE_KIND } from './kinds/mcpResourceKind.js';
 import { MCP_TOOL_KIND } from './kinds/mcpToolKind.js';
 import { NEST_KINDS } from './kinds/nestKinds.js';
+import { PRESET_KINDS } from './kinds/presetKinds.js';
 import { RUN_KINDS } from './kinds/runKinds.js';
 import { START_KINDS } from './kinds/startKinds.js';
 import { SUBAGENT_KIND } from './kinds/subagentKind.js';
+import { THINK_KIND } from './kinds/thinkKind.js';
 import { TURN_KINDS } from './kinds/turnKinds.js';
 import { WAIT_KIND } from './kinds/waitKind.js';
 import type { FieldSpec, KindCategory, NodeKind } from './nodeKind.js';
@@ -34,14 +36,6 @@ const NOT_BUILT: Readonly<Partial<Record<Exclude<KindCategory, 'start'>, Readonl
   integration: {
     tool: '*name args',
     'a2a.wait': 'conversation timeout',
-  },
-  intelligence: {
-    think: '*prompt output_schema reads check retries skills system',
-    classify: '*input *classes prompt skills',
-    extract: '*input *output_schema prompt skills',
-    summarize: '*input length prompt skills',
-    judge: '*input *rubric prompt skills',
-    route: '*input *choices prompt skills',
   },
 };
 
@@ -76,6 +70,8 @@ const ALL: readonly NodeKind[] = [
   ...RUN_KINDS,
   EMIT_KIND,
   ...TURN_KINDS,
+  THINK_KIND,
+  ...PRESET_KINDS,
   SUBAGENT_KIND,
   HUMAN_KIND,
   ...Object.entries(NOT_BUILT).flatMap(([category, kinds]) =>

@@ -1,0 +1,106 @@
+// Load-time checks of the intelligence kinds (producers reference §2.3, §2.8): think and its presets refuse what
+// they cannot run, with the step named.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { loadWorkflow } from '../../../src/workflows/definitions.js';
+
+function errors(step: Record<string, unknown>): string[] {
+  const got = loadWorkflow({
+    name: 'w',
+    steps: { s: { kind: 'once' }, x: { depends_on: 's', ...step }, f: { kind: 'finish', depends_on: 'x' } },
+  });
+  return got.ok ? [] : got.errors;
+}
+
+const at = (p: string) => `workflow "w" step "x": ${p}`;
+
+describe('intelligence kinds at load', () => {
+  it('accepts each kind with its fields', () => {
+    const good: Record<string, unknown>[] = [
+      {
+        kind: 'think',
+        prompt: 'p',
+        output_schema: { type: 'object' },
+        reads: ['inputs.a'],
+        check: 'output.ok',
+        retries: 2,
+        system: 'You judge.',
+      },
+      { kind: 'classify', input: 'i', classes: ['a', 'b'], prompt: 'g' },
+      { kind: 'extract', input: 'i', output_schema: { type: 'object' } },
+      { kind: 'summarize', input: 'i', length: '10 words' },
+      { kind: 'judge', input: 'i', rubric: 'r' },
+      { kind: 'route', input: 'i', choices: { a: 'for a', b: 'for b' } },
+      { kind: 'route', input: 'i', choices: ['a', 'b'] },
+    ];
+    for (const step of good) assert.deepEqual(errors(step), [], JSON.stringify(step));
+  });
+
+  const table: Array<[string, Record<string, unknown>, string[]]> = [
+    ['think without prompt', { kind: 'think' }, [at('kind "think" requires field "prompt"')]],
+    [
+      'think reads not a list',
+      { kind: 'think', prompt: 'p', reads: 'inputs.a' },
+      [at('think.reads must be a list of scope paths')],
+    ],
+    [
+      'think retries out of range',
+      { kind: 'think', prompt: 'p', retries: 11 },
+      [at('think.retries must be an integer from 0 to 10')],
+    ],
+    ['think check not CEL', { kind: 'think', prompt: 'p', check: 'output.' }, [at('check: CEL parse error')]],
+    ['think check not a string', { kind: 'think', prompt: 'p', check: true }, [at('think.check must be a CEL string')]],
+    ['think system not a string', { kind: 'think', prompt: 'p', system: 3 }, [at('think.system must be a string')]],
+    [
+      'think skills',
+      { kind: 'think', prompt: 'p', skills: ['s'] },
+      [at('think.skills is not built in this version; remove it')],
+    ],
+    [
+      'think bad schema',
+      { kind: 'think', prompt: 'p', output_schema: 'x' },
+      [at('output_schema: a schema must be an object')],
+    ],
+    [
+      'think unknown field',
+      { kind: 'think', prompt: 'p', input: 'i' },
+      [
+        at(
+          'unknown field "input" for kind "think" (allowed: prompt, output_schema, reads, check, retries, skills, system)',
+        ),
+      ],
+    ],
+    ['classify without classes', { kind: 'classify', input: 'i' }, [at('kind "classify" requires field "classes"')]],
+    [
+      'classify empty classes',
+      { kind: 'classify', input: 'i', classes: [] },
+      [at('classify.classes must be a non-empty list of names')],
+    ],
+    [
+      'classify duplicate classes',
+      { kind: 'classify', input: 'i', classes: ['a', 'a'] },
+      [at('classify.classes names must be unique')],
+    ],
+    [
+      'classify skills',
+      { kind: 'classify', input: 'i', classes: ['a'], skills: ['s'] },
+      [at('classify.skills is not built in this version; remove it')],
+    ],
+    ['extract without schema', { kind: 'extract', input: 'i' }, [at('kind "extract" requires field "output_schema"')]],
+    ['summarize without input', { kind: 'summarize' }, [at('kind "summarize" requires field "input"')]],
+    ['judge without rubric', { kind: 'judge', input: 'i' }, [at('kind "judge" requires field "rubric"')]],
+    ['route without choices', { kind: 'route', input: 'i' }, [at('kind "route" requires field "choices"')]],
+    [
+      'route choices a string',
+      { kind: 'route', input: 'i', choices: 'a' },
+      [at('route.choices must be a non-empty list of names or a mapping of name → description')],
+    ],
+  ];
+  for (const [name, step, want] of table) {
+    it(`refuses ${name}`, () => {
+      const got = errors(step);
+      assert.equal(got.length, want.length, got.join('\n'));
+      for (const [i, w] of want.entries()) assert.ok(got[i]?.startsWith(w), `${got[i]} ≠ ${w}`);
+    });
+  }
+});
