@@ -36,6 +36,16 @@ function narrowTools(turn: Turn, keep: (name: string, route: [string, string] | 
   return out;
 }
 
+/** The turn with its withheld families offered at once. */
+function unfolded(turn: Turn): Turn {
+  const { more, ...rest } = turn;
+  const offered = new Set(turn.tools.map((t) => t.name));
+  const extra = Object.values(more ?? {})
+    .flat()
+    .filter((t) => !offered.has(t.name) && offered.add(t.name));
+  return { ...rest, tools: [...turn.tools, ...extra] };
+}
+
 /** A think turn: no tools of any kind, a structured answer, three rounds (turn reference §12). */
 function thinkTurn(turn: Turn): Turn {
   const { more: _more, ...rest } = turn;
@@ -50,6 +60,8 @@ export function stepTurnPayload(payload: SpawnPayload, step: StepTurnOptions, in
   let turn: Turn = step.kind === 'think' ? thinkTurn(payload.turn) : payload.turn;
   if (step.kind === 'agent' && (step.tools !== undefined || step.servers !== undefined)) {
     const { tools, servers } = step;
+    // Tools chosen by name are offered at once, never withheld behind tools.more (as a subagent's `tools` grant).
+    if (tools !== undefined) turn = unfolded(turn);
     turn = narrowTools(turn, (name, route) => {
       if (tools !== undefined && !tools.some((p) => matchPattern(p, name))) return false;
       return route === undefined || servers === undefined || servers.includes(route[0]);

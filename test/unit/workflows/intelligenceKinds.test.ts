@@ -1,8 +1,9 @@
-// Load-time checks of the intelligence kinds (producers reference §2.3, §2.8): think and its presets refuse what
-// they cannot run, with the step named.
+// Load-time checks of the intelligence kinds (producers reference §2.3, §2.8): think, its presets and the agent
+// step's own turn settings refuse what they cannot run, with the step named.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { loadWorkflow } from '../../../src/workflows/definitions.js';
+import { compileError, compileIn, tempDir, writeConfig } from '../config/configFiles.js';
 
 function errors(step: Record<string, unknown>): string[] {
   const got = loadWorkflow({
@@ -103,4 +104,53 @@ describe('intelligence kinds at load', () => {
       for (const [i, w] of want.entries()) assert.ok(got[i]?.startsWith(w), `${got[i]} ≠ ${w}`);
     });
   }
+});
+
+describe('agent step settings at load', () => {
+  it('accepts system, tools, servers and limits', () => {
+    const step = {
+      kind: 'agent',
+      instruction: 'i',
+      system: 's',
+      tools: ['memory.*'],
+      servers: ['a'],
+      limits: { steps: 3, tokens: 900 },
+    };
+    assert.deepEqual(errors(step), []);
+  });
+
+  const table: Array<[string, Record<string, unknown>, string[]]> = [
+    ['system not a string', { system: ['x'] }, [at('agent.system must be a string')]],
+    ['tools empty', { tools: [] }, [at('agent.tools must be a non-empty list of names')]],
+    ['servers a string', { servers: 'a' }, [at('agent.servers must be a non-empty list of names')]],
+    ['limits a number', { limits: 3 }, [at('agent.limits must be {steps?, tokens?}')]],
+    [
+      'limits unknown key',
+      { limits: { deadline: '1m' } },
+      [at('agent.limits: unknown field "deadline" (allowed: steps, tokens)')],
+    ],
+    ['limits not positive', { limits: { steps: 0 } }, [at('agent.limits.steps must be a positive integer')]],
+    ['context', { context: [] }, [at('agent.context is not built in this version; remove it')]],
+    ['skills', { skills: ['s'] }, [at('agent.skills is not built in this version; remove it')]],
+  ];
+  for (const [name, fields, want] of table) {
+    it(`refuses ${name}`, () => assert.deepEqual(errors({ kind: 'agent', instruction: 'i', ...fields }), want));
+  }
+
+  it('refuses a literal server absent from mcp.servers in a configured workflow', () => {
+    const yaml = (servers: string) => `${servers}workflows:
+  - name: w
+    steps:
+      s: {kind: once}
+      a: {kind: agent, depends_on: s, instruction: i, servers: [kb, "{{inputs.s}}"]}
+      f: {kind: finish, depends_on: a}
+`;
+    const dir = tempDir();
+    assert.equal(
+      compileError(dir, { files: [writeConfig(dir, 'a.yaml', yaml(''))] }),
+      'workflow "w" step "a": servers "kb" is not in mcp.servers (configured: none)',
+    );
+    const ok = writeConfig(dir, 'b.yaml', yaml('mcp:\n  servers:\n    kb: {command: x}\n'));
+    assert.equal(compileIn(dir, { files: [ok] }).workflows[0]?.name, 'w');
+  });
 });
