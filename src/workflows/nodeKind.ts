@@ -60,8 +60,15 @@ export interface StepPorts {
   emit?: StepEmitPorts;
   /** Peers over A2A (`a2a.peers`), as the `a2a.send` / `a2a.delegate` steps reach them. */
   peers?: StepPeerPorts;
+  /** Runs one of agentd's internal tools for the run (the `tool` step); never throws. */
+  tool?(req: StepToolCall): Promise<{ result: unknown; is_error: boolean }>;
   /** A configured MCP server's resources, prompts and completions (`mcp.resource`, `wait on: resource`). */
   resources?(server: string): Promise<StepResources>;
+}
+
+/** A `tool` step's call, acting for the run; `key` makes a replayed call find what the first one did. */
+export interface StepToolCall extends Omit<StepSubagentRequest, 'signal'> {
+  name: string;
 }
 
 /** One MCP server's resources as steps use them; each call rejects with a short reason. */

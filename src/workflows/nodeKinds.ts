@@ -17,6 +17,7 @@ import { RUN_KINDS } from './kinds/runKinds.js';
 import { START_KINDS } from './kinds/startKinds.js';
 import { SUBAGENT_KIND } from './kinds/subagentKind.js';
 import { THINK_KIND } from './kinds/thinkKind.js';
+import { TOOL_KIND } from './kinds/toolKind.js';
 import { TURN_KINDS } from './kinds/turnKinds.js';
 import { WAIT_KIND } from './kinds/waitKind.js';
 import type { FieldSpec, KindCategory, NodeKind } from './nodeKind.js';
@@ -34,7 +35,6 @@ const NOT_BUILT: Readonly<Partial<Record<Exclude<KindCategory, 'start'>, Readonl
     'search.fetch': '*url max_bytes',
   },
   integration: {
-    tool: '*name args',
     'a2a.wait': 'conversation timeout',
   },
 };
@@ -69,6 +69,7 @@ const ALL: readonly NodeKind[] = [
   ...A2A_KINDS,
   ...RUN_KINDS,
   EMIT_KIND,
+  TOOL_KIND,
   ...TURN_KINDS,
   THINK_KIND,
   ...PRESET_KINDS,
