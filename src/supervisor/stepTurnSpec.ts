@@ -68,6 +68,8 @@ export function stepTurnPayload(payload: SpawnPayload, step: StepTurnOptions, in
     });
   }
   const context: Msg[] = (step.context ?? []).map((text) => ({ role: 'system', text, ts: 0 }));
+  for (const { role, text } of step.seeds ?? [])
+    context.push(role === 'assistant' ? { role, text, tool_calls: [], ts: 0 } : { role, text, ts: 0 });
   const system =
     step.system ?? (step.kind === 'think' ? thinkSystem(instance, step.output_schema !== undefined) : turn.system);
   const rounds = step.max_rounds ?? (step.kind === 'think' ? THINK_MAX_ROUNDS : turn.max_rounds);

@@ -12,20 +12,35 @@ import {
 } from '../nodeKind.js';
 
 /** The agent step's fields this build refuses at load rather than accept and ignore. */
-const AGENT_UNBUILT = ['context', 'skills'] as const;
+const AGENT_UNBUILT = ['skills'] as const;
 /** `limits` keys: model rounds (`steps`) and tokens of the step's turn. */
 const LIMIT_KEYS = ['steps', 'tokens'] as const;
 
 const isNames = (v: unknown): v is string[] =>
   Array.isArray(v) && v.length > 0 && v.every((n) => typeof n === 'string' && n !== '');
 
-/** Load problems of `system`, `tools`, `servers` and `limits`. */
+type Seed = { role: string; content: string };
+const SEED_ROLES = ['system', 'user', 'assistant'];
+const isSeeds = (v: unknown): v is Seed[] =>
+  Array.isArray(v) &&
+  v.every(
+    (m) =>
+      m !== null &&
+      typeof m === 'object' &&
+      Object.keys(m).length === 2 &&
+      SEED_ROLES.includes((m as Seed).role) &&
+      typeof (m as Seed).content === 'string',
+  );
+
+/** Load problems of `system`, `tools`, `servers`, `context` and `limits`. */
 function agentFieldProblems(fields: Readonly<Record<string, unknown>>): string[] {
   const problems: string[] = [];
   if (fields['system'] !== undefined && typeof fields['system'] !== 'string')
     problems.push('agent.system must be a string');
   for (const f of ['tools', 'servers'] as const)
     if (fields[f] !== undefined && !isNames(fields[f])) problems.push(`agent.${f} must be a non-empty list of names`);
+  if (fields['context'] !== undefined && !isSeeds(fields['context']))
+    problems.push('agent.context must be a list of {role, content} (role system, user or assistant)');
   const limits = fields['limits'];
   if (limits === undefined) return problems;
   if (limits === null || typeof limits !== 'object' || Array.isArray(limits))
@@ -39,7 +54,7 @@ function agentFieldProblems(fields: Readonly<Record<string, unknown>>): string[]
   return problems;
 }
 
-/** The step's own turn settings, or none when it sets no `system`, `tools`, `servers` or `limits`. */
+/** The step's own turn settings, or none when it sets no `system`, `tools`, `servers`, `context` or `limits`. */
 function agentOptions(spec: Readonly<Record<string, unknown>>): StepTurnOptions | undefined {
   const limits = (spec['limits'] ?? {}) as Partial<Record<(typeof LIMIT_KEYS)[number], number>>;
   const options: StepTurnOptions = {
@@ -47,6 +62,9 @@ function agentOptions(spec: Readonly<Record<string, unknown>>): StepTurnOptions 
     ...(typeof spec['system'] === 'string' ? { system: spec['system'] } : {}),
     ...(isNames(spec['tools']) ? { tools: spec['tools'] } : {}),
     ...(isNames(spec['servers']) ? { servers: spec['servers'] } : {}),
+    ...(isSeeds(spec['context'])
+      ? { seeds: spec['context'].map((m) => ({ role: m.role as 'system' | 'user' | 'assistant', text: m.content })) }
+      : {}),
     ...(limits.steps !== undefined ? { max_steps: limits.steps } : {}),
     ...(limits.tokens !== undefined ? { max_tokens: limits.tokens } : {}),
   };
@@ -114,7 +132,7 @@ export const TURN_KINDS: readonly NodeKind[] = [
     category: 'intelligence',
     implemented: true,
     effect: true,
-    doc: "A real turn through the inbox on a fresh conversation per attempt (`wf-<run>-<step>-<attempt>`, acting as the run's principal): the user message is `instruction`, then `Output contract:` and the JSON-Schema demand when given. Output: the turn's structured value, else its reply (parsed as JSON when the common `output_schema` is set, which the output must then match). A non-completed turn fails the step `turn <status>[: <error>]` (`deadline` is a timeout). The accept is keyed per attempt (less the attempts a restart interrupted), so a restarted run finds the turn it asked for instead of starting a second one; a cancel, a timeout or the run's end cancels the turn. `system` replaces the turn's system prompt; `tools` patterns narrow what it is offered and may call; `servers` leaves out the tools of other MCP servers (and their connections); `limits` caps its model rounds and tokens (a turn over them ends `exhausted_steps` / `exhausted_tokens`, failing the step). Not built yet (refused at load): `context`, `skills`.",
+    doc: "A real turn through the inbox on a fresh conversation per attempt (`wf-<run>-<step>-<attempt>`, acting as the run's principal): the user message is `instruction`, then `Output contract:` and the JSON-Schema demand when given. Output: the turn's structured value, else its reply (parsed as JSON when the common `output_schema` is set, which the output must then match). A non-completed turn fails the step `turn <status>[: <error>]` (`deadline` is a timeout). The accept is keyed per attempt (less the attempts a restart interrupted), so a restarted run finds the turn it asked for instead of starting a second one; a cancel, a timeout or the run's end cancels the turn. `system` replaces the turn's system prompt; `tools` patterns narrow what it is offered and may call; `servers` leaves out the tools of other MCP servers (and their connections); `context` seeds are read before the instruction; `limits` caps its model rounds and tokens (a turn over them ends `exhausted_steps` / `exhausted_tokens`, failing the step). Not built yet (refused at load): `skills`.",
     fields: {
       instruction: { required: true, doc: 'What the turn is asked to do (templates).' },
       output_contract: { doc: 'Text appended as `Output contract:`.' },
@@ -123,6 +141,9 @@ export const TURN_KINDS: readonly NodeKind[] = [
         doc: 'MCP servers (names in `mcp.servers`) the turn reaches: tools of other servers are left out.',
       },
       limits: { doc: "`{steps?, tokens?}`: the turn's model rounds and tokens (default `limits.run.*`)." },
+      context: {
+        doc: 'Seed messages `[{role, content}]` read before the instruction (role system, user or assistant).',
+      },
       ...Object.fromEntries(AGENT_UNBUILT.map((f) => [f, { doc: 'Refused at load: not built.' }])),
       system: { doc: 'Replaces the system prompt of the turn (templates).' },
     },

@@ -1,5 +1,6 @@
 // An agent step's own turn settings in real runs (producers reference §2.8): `system` replaces the prompt, `tools`
-// and `servers` narrow what the turn is offered (and which MCP servers it dials), `limits` caps its rounds.
+// and `servers` narrow what the turn is offered (and which MCP servers it dials), `context` seeds come first,
+// `limits` caps its rounds.
 // Two real MCP servers, `a` and `b`, with the same tools (registered as `a.echo`, `b.echo`, …).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -35,7 +36,8 @@ workflows:
     steps:
       s: {kind: once}
       a: {kind: agent, depends_on: s, instruction: "Narrow me", system: "You are terse, {{run.workflow}}.",
-          tools: [a.echo, b.echo, memory.get], servers: [a]}
+          tools: [a.echo, b.echo, memory.get], servers: [a],
+          context: [{role: system, content: "Seed fact 17"}, {role: assistant, content: "Seed reply 18"}]}
       f: {kind: finish, depends_on: a, output: "{{steps.a.output}}"}
   - name: open
     steps:
@@ -62,6 +64,12 @@ workflows:
       const narrow = request('Narrow me');
       assert.equal(systemOf(narrow?.body), 'You are terse, narrow.');
       assert.deepEqual(offeredTools(narrow).sort(), ['a_echo', 'memory_get']);
+      // The seeds come before the instruction, with their roles.
+      const sent = (narrow?.body as { messages?: Array<{ role: string; content: unknown }> }).messages ?? [];
+      const at = (text: string) => sent.findIndex((m) => JSON.stringify(m.content).includes(text));
+      assert.equal(sent[at('Seed fact 17')]?.role, 'system');
+      assert.equal(sent[at('Seed reply 18')]?.role, 'assistant');
+      assert.ok(at('Seed fact 17') < at('Seed reply 18') && at('Seed reply 18') < at('Narrow me'));
       // Premise: the same turn without the settings gets the root prompt and every tool of both servers.
       const open = request('Open me');
       assert.notEqual(systemOf(open?.body), 'You are terse, open.');

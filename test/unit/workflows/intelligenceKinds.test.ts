@@ -114,6 +114,7 @@ describe('agent step settings at load', () => {
       system: 's',
       tools: ['memory.*'],
       servers: ['a'],
+      context: [{ role: 'system', content: 'seed' }],
       limits: { steps: 3, tokens: 900 },
     };
     assert.deepEqual(errors(step), []);
@@ -130,7 +131,11 @@ describe('agent step settings at load', () => {
       [at('agent.limits: unknown field "deadline" (allowed: steps, tokens)')],
     ],
     ['limits not positive', { limits: { steps: 0 } }, [at('agent.limits.steps must be a positive integer')]],
-    ['context', { context: [] }, [at('agent.context is not built in this version; remove it')]],
+    [
+      'context of the wrong shape',
+      { context: [{ role: 'tool', content: 'x' }] },
+      [at('agent.context must be a list of {role, content} (role system, user or assistant)')],
+    ],
     ['skills', { skills: ['s'] }, [at('agent.skills is not built in this version; remove it')]],
   ];
   for (const [name, fields, want] of table) {
