@@ -40,6 +40,8 @@ export interface StepTurnOptions {
   system?: string;
   /** System lines before the user message (a think step's `reads`, `<path> = <value>`). */
   context?: string[];
+  /** Skills loaded on the step's conversation before its turn (their bodies go in its system prompt). */
+  skills?: string[];
   /** An agent step's `context` seeds, read before the conversation (its user message). */
   seeds?: Array<{ role: 'system' | 'user' | 'assistant'; text: string }>;
   /** The answer is parsed and checked against it, re-asked on a miss (turn reference §12). */

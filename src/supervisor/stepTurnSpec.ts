@@ -54,9 +54,15 @@ function thinkTurn(turn: Turn): Turn {
 
 /**
  * The payload of a step's turn: `payload` (a conversation turn's snapshot) with the step's settings applied. A think
- * step gets the reasoning-module prompt unless it sets `system`; `context` lines go first as system messages.
+ * step gets the reasoning-module prompt unless it sets `system`; `skills` (loaded bodies) follow a prompt that is not
+ * the root one; `context` lines go first as system messages.
  */
-export function stepTurnPayload(payload: SpawnPayload, step: StepTurnOptions, instance: string): SpawnPayload {
+export function stepTurnPayload(
+  payload: SpawnPayload,
+  step: StepTurnOptions,
+  instance: string,
+  skills = '',
+): SpawnPayload {
   let turn: Turn = step.kind === 'think' ? thinkTurn(payload.turn) : payload.turn;
   if (step.kind === 'agent' && (step.tools !== undefined || step.servers !== undefined)) {
     const { tools, servers } = step;
@@ -70,8 +76,10 @@ export function stepTurnPayload(payload: SpawnPayload, step: StepTurnOptions, in
   const context: Msg[] = (step.context ?? []).map((text) => ({ role: 'system', text, ts: 0 }));
   for (const { role, text } of step.seeds ?? [])
     context.push(role === 'assistant' ? { role, text, tool_calls: [], ts: 0 } : { role, text, ts: 0 });
-  const system =
+  const own =
     step.system ?? (step.kind === 'think' ? thinkSystem(instance, step.output_schema !== undefined) : turn.system);
+  // Skills bodies follow a prompt of the step's own (the root prompt has them in its skills section already).
+  const system = skills !== '' ? `${own}\n\n${skills}` : own;
   const rounds = step.max_rounds ?? (step.kind === 'think' ? THINK_MAX_ROUNDS : turn.max_rounds);
   return {
     ...payload,

@@ -104,7 +104,9 @@ export function snapshotPayload(deps: SnapshotDeps, job: TurnJob, conv: Conversa
   if (model.via === 'route_removed') log.warn('turn.route_removed', { ctx: job.ctx, route: model.route });
   const step = job.event.payload.step;
   // A workflow step's own settings narrow the turn before its servers are chosen from what it may still call.
-  const payload = step ? stepTurnPayload(build.payload, step, config.agent.name) : build.payload;
+  const ownPrompt = step !== undefined && (step.kind === 'think' || step.system !== undefined);
+  const bodies = ownPrompt ? deps.skills.section(conv, true) : '';
+  const payload = step ? stepTurnPayload(build.payload, step, config.agent.name, bodies) : build.payload;
   if (tools) {
     payload.mcp_servers = tools.serverSpecs(payload.turn.mcp_routes);
     payload.code_tools_module = tools.codeToolsModule;

@@ -1,7 +1,7 @@
 // The think presets (producers reference §2.8): classify, extract, summarize, judge and route become `think` steps
 // with their own prompt and schema; `prompt` adds `Additional guidance: …`. They run through runThinkAsk.
 import type { FieldSpec, NodeKind, StepContext } from '../nodeKind.js';
-import { ownSchema, retriesOf, runThinkAsk, thinkFieldProblems } from './thinkKind.js';
+import { ownSchema, retriesOf, runThinkAsk, SKILLS_DOC, skillsOf, thinkFieldProblems } from './thinkKind.js';
 
 /** What one preset adds to its think step: the instruction and the answer's schema. */
 interface Preset {
@@ -41,7 +41,7 @@ function namesProblem(kind: string, field: string, raw: unknown, mapping: boolea
 
 const input: FieldSpec = { required: true, doc: 'What the model reads (templates; non-strings as JSON).' };
 const guidance: FieldSpec = { doc: 'Added as `Additional guidance: …`.' };
-const skills: FieldSpec = { doc: 'Refused at load: a step turn loads no skill bodies in this build.' };
+const skills: FieldSpec = { doc: SKILLS_DOC };
 
 const PRESETS: readonly Preset[] = [
   {
@@ -141,6 +141,7 @@ function presetKind(preset: Preset): NodeKind {
         reads: [],
         check: null,
         retries: retriesOf(undefined),
+        ...skillsOf(ctx),
       });
     },
   };

@@ -29,6 +29,7 @@ export interface ThinkAsk {
   check: string | null;
   retries: number;
   system?: string;
+  skills?: string[];
 }
 
 /** The user message: the prompt, then the schema demand (reference §2.8). */
@@ -93,6 +94,7 @@ export async function runThinkAsk(ctx: StepContext, ask: ThinkAsk): Promise<Step
   const options = {
     kind: 'think' as const,
     ...(ask.system !== undefined ? { system: ask.system } : {}),
+    ...(ask.skills !== undefined ? { skills: ask.skills } : {}),
     ...(reads.lines.length > 0 ? { context: reads.lines } : {}),
     ...(ask.schema !== undefined ? { output_schema: ask.schema } : {}),
   };
@@ -129,6 +131,16 @@ export function retriesOf(raw: unknown): number {
   return typeof raw === 'number' && Number.isInteger(raw) ? Math.min(Math.max(raw, 0), MAX_RETRIES) : DEFAULT_RETRIES;
 }
 
+export const SKILLS_DOC =
+  "Skill names (from `skills.sources`) loaded on the step's conversation before its turn; their bodies join the system prompt. One not in the catalogue is noted to the model (`skill.unknown: …`).";
+
+/** `skills`: a non-empty list of names, or absent. */
+export function skillsProblems(kind: string, raw: unknown): string[] {
+  if (raw === undefined) return [];
+  const ok = Array.isArray(raw) && raw.length > 0 && raw.every((n) => typeof n === 'string' && n !== '');
+  return ok ? [] : [`${kind}.skills must be a non-empty list of skill names`];
+}
+
 /** Load problems of the fields every think-shaped kind may carry. */
 export function thinkFieldProblems(kind: string, fields: Readonly<Record<string, unknown>>): string[] {
   const problems: string[] = [];
@@ -145,7 +157,7 @@ export function thinkFieldProblems(kind: string, fields: Readonly<Record<string,
     problems.push(`${kind}.check must be a CEL string`);
   if (fields['system'] !== undefined && typeof fields['system'] !== 'string')
     problems.push(`${kind}.system must be a string`);
-  if (fields['skills'] !== undefined) problems.push(`${kind}.skills is not built in this version; remove it`);
+  problems.push(...skillsProblems(kind, fields['skills']));
   return problems;
 }
 
@@ -155,6 +167,12 @@ export function ownSchema(ctx: StepContext): Record<string, unknown> | undefined
   return schema !== null && typeof schema === 'object' ? (schema as Record<string, unknown>) : undefined;
 }
 
+/** The step's `skills` as the ask carries them. */
+export function skillsOf(ctx: StepContext): { skills?: string[] } {
+  const skills = ctx.spec['skills'];
+  return Array.isArray(skills) && skills.length > 0 ? { skills: skills.map(String) } : {};
+}
+
 const text = (value: unknown): string => (typeof value === 'string' ? value : JSON.stringify(value));
 
 export const THINK_KIND: NodeKind = {
@@ -162,14 +180,14 @@ export const THINK_KIND: NodeKind = {
   category: 'intelligence',
   implemented: true,
   effect: true,
-  doc: "A tool-less reasoning turn through the inbox (`wf-<run>-<step>-<attempt>`, acting as the run's principal; no preflight): system = `system`, else `You are the reasoning module of <instance>. Reply with ONLY one JSON object matching the schema | your conclusion. No tools are available.`; `reads` paths go first as system lines `<path> = <value>`; the user message is `prompt` plus the JSON-Schema demand. The answer is parsed as JSON (any JSON value without a schema) and must match `output_schema` (the worker re-asks twice within the turn) and `check`, a CEL predicate over `output` and the run's namespaces. A reply that still misses, or fails `check`, starts another turn on the same conversation saying why, up to `retries` more (default 1, at most 10); then the step fails `think: no acceptable answer after <n> turns: <why>`. Each turn's accept is keyed per attempt and turn, so a restarted run finds the turns it asked for. Output: the accepted JSON value.",
+  doc: "A tool-less reasoning turn through the inbox (`wf-<run>-<step>-<attempt>`, acting as the run's principal; no preflight): system = `system`, else `You are the reasoning module of <instance>. Reply with ONLY one JSON object matching the schema | your conclusion. No tools are available.`; `reads` paths go first as system lines `<path> = <value>`; the user message is `prompt` plus the JSON-Schema demand. The answer is parsed as JSON (any JSON value without a schema) and must match `output_schema` (the worker re-asks twice within the turn) and `check`, a CEL predicate over `output` and the run's namespaces. `skills` are loaded on the step's conversation and their bodies follow the system prompt. A reply that still misses, or fails `check`, starts another turn on the same conversation saying why, up to `retries` more (default 1, at most 10); then the step fails `think: no acceptable answer after <n> turns: <why>`. Each turn's accept is keyed per attempt and turn, so a restarted run finds the turns it asked for. Output: the accepted JSON value.",
   fields: {
     prompt: { required: true, doc: 'What to reason about (templates).' },
     output_schema: { doc: 'JSON Schema the answer must match (asked for in the prompt and enforced).' },
     reads: { doc: 'Scope paths (`inputs.x`, `steps.a.output`) shown to the model as system lines `<path> = <value>`.' },
     check: { raw: true, doc: 'CEL predicate over `output` (and `inputs`, `steps`, `vars` …); false = a bad reply.' },
     retries: { doc: 'More turns after a bad reply (default 1, 0–10).' },
-    skills: { doc: 'Refused at load: a step turn loads no skill bodies in this build.' },
+    skills: { doc: SKILLS_DOC },
     system: { doc: 'Replaces the reasoning-module system prompt.' },
   },
   check: (fields) => thinkFieldProblems('think', fields),
@@ -181,5 +199,6 @@ export const THINK_KIND: NodeKind = {
       check: typeof ctx.step.fields['check'] === 'string' ? ctx.step.fields['check'] : null,
       retries: retriesOf(ctx.spec['retries']),
       ...(typeof ctx.spec['system'] === 'string' ? { system: ctx.spec['system'] } : {}),
+      ...skillsOf(ctx),
     }),
 };

@@ -10,9 +10,8 @@ import {
   type StepContext,
   type StepResult,
 } from '../nodeKind.js';
+import { SKILLS_DOC, skillsProblems } from './thinkKind.js';
 
-/** The agent step's fields this build refuses at load rather than accept and ignore. */
-const AGENT_UNBUILT = ['skills'] as const;
 /** `limits` keys: model rounds (`steps`) and tokens of the step's turn. */
 const LIMIT_KEYS = ['steps', 'tokens'] as const;
 
@@ -54,7 +53,7 @@ function agentFieldProblems(fields: Readonly<Record<string, unknown>>): string[]
   return problems;
 }
 
-/** The step's own turn settings, or none when it sets no `system`, `tools`, `servers`, `context` or `limits`. */
+/** The step's own turn settings, or none when it sets none of them. */
 function agentOptions(spec: Readonly<Record<string, unknown>>): StepTurnOptions | undefined {
   const limits = (spec['limits'] ?? {}) as Partial<Record<(typeof LIMIT_KEYS)[number], number>>;
   const options: StepTurnOptions = {
@@ -62,6 +61,7 @@ function agentOptions(spec: Readonly<Record<string, unknown>>): StepTurnOptions 
     ...(typeof spec['system'] === 'string' ? { system: spec['system'] } : {}),
     ...(isNames(spec['tools']) ? { tools: spec['tools'] } : {}),
     ...(isNames(spec['servers']) ? { servers: spec['servers'] } : {}),
+    ...(isNames(spec['skills']) ? { skills: spec['skills'] } : {}),
     ...(isSeeds(spec['context'])
       ? { seeds: spec['context'].map((m) => ({ role: m.role as 'system' | 'user' | 'assistant', text: m.content })) }
       : {}),
@@ -132,7 +132,7 @@ export const TURN_KINDS: readonly NodeKind[] = [
     category: 'intelligence',
     implemented: true,
     effect: true,
-    doc: "A real turn through the inbox on a fresh conversation per attempt (`wf-<run>-<step>-<attempt>`, acting as the run's principal): the user message is `instruction`, then `Output contract:` and the JSON-Schema demand when given. Output: the turn's structured value, else its reply (parsed as JSON when the common `output_schema` is set, which the output must then match). A non-completed turn fails the step `turn <status>[: <error>]` (`deadline` is a timeout). The accept is keyed per attempt (less the attempts a restart interrupted), so a restarted run finds the turn it asked for instead of starting a second one; a cancel, a timeout or the run's end cancels the turn. `system` replaces the turn's system prompt; `tools` patterns narrow what it is offered and may call; `servers` leaves out the tools of other MCP servers (and their connections); `context` seeds are read before the instruction; `limits` caps its model rounds and tokens (a turn over them ends `exhausted_steps` / `exhausted_tokens`, failing the step). Not built yet (refused at load): `skills`.",
+    doc: "A real turn through the inbox on a fresh conversation per attempt (`wf-<run>-<step>-<attempt>`, acting as the run's principal): the user message is `instruction`, then `Output contract:` and the JSON-Schema demand when given. Output: the turn's structured value, else its reply (parsed as JSON when the common `output_schema` is set, which the output must then match). A non-completed turn fails the step `turn <status>[: <error>]` (`deadline` is a timeout). The accept is keyed per attempt (less the attempts a restart interrupted), so a restarted run finds the turn it asked for instead of starting a second one; a cancel, a timeout or the run's end cancels the turn. `system` replaces the turn's system prompt; `tools` patterns narrow what it is offered and may call; `servers` leaves out the tools of other MCP servers (and their connections); `context` seeds are read before the instruction; `skills` are loaded on the step's conversation first (their bodies in the root prompt's skills section, or after `system`); `limits` caps its model rounds and tokens (a turn over them ends `exhausted_steps` / `exhausted_tokens`, failing the step).",
     fields: {
       instruction: { required: true, doc: 'What the turn is asked to do (templates).' },
       output_contract: { doc: 'Text appended as `Output contract:`.' },
@@ -144,15 +144,10 @@ export const TURN_KINDS: readonly NodeKind[] = [
       context: {
         doc: 'Seed messages `[{role, content}]` read before the instruction (role system, user or assistant).',
       },
-      ...Object.fromEntries(AGENT_UNBUILT.map((f) => [f, { doc: 'Refused at load: not built.' }])),
+      skills: { doc: SKILLS_DOC },
       system: { doc: 'Replaces the system prompt of the turn (templates).' },
     },
-    check: (fields) => [
-      ...AGENT_UNBUILT.filter((f) => fields[f] !== undefined).map(
-        (f) => `agent.${f} is not built in this version; remove it`,
-      ),
-      ...agentFieldProblems(fields),
-    ],
+    check: (fields) => [...agentFieldProblems(fields), ...skillsProblems('agent', fields['skills'])],
     run: runAgent,
   },
   {

@@ -65,7 +65,7 @@ workflows:
       assert.equal(systemOf(narrow?.body), 'You are terse, narrow.');
       assert.deepEqual(offeredTools(narrow).sort(), ['a_echo', 'memory_get']);
       // The seeds come before the instruction, with their roles.
-      const sent = (narrow?.body as { messages?: Array<{ role: string; content: unknown }> }).messages ?? [];
+      const sent = ((narrow?.body ?? {}) as { messages?: Array<{ role: string; content: unknown }> }).messages ?? [];
       const at = (text: string) => sent.findIndex((m) => JSON.stringify(m.content).includes(text));
       assert.equal(sent[at('Seed fact 17')]?.role, 'system');
       assert.equal(sent[at('Seed reply 18')]?.role, 'assistant');

@@ -1,7 +1,8 @@
 // The intelligence kinds (producers reference §2.8 `think`, presets) in real runs: each step's turn goes through the
 // inbox to a real worker and the scripted model; its JSON answer is the output, a bad one is re-asked, then fails.
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
+import { after, before, describe, it } from 'node:test';
+import { type McpTestServer, startMcpTestServer } from '../../doubles/mcpTestServer.js';
 import type { MatchRule, Playbook } from '../../doubles/scriptedModel.js';
 import { offeredTools } from '../../doubles/scriptedModel.js';
 import { startRig } from '../harness.js';
@@ -131,5 +132,60 @@ describe('think and its presets in real runs', () => {
     } finally {
       await rig.close();
     }
+  });
+
+  describe('skills', () => {
+    let kb: McpTestServer;
+    before(async () => {
+      kb = await startMcpTestServer();
+    });
+    after(async () => {
+      await kb.close();
+    });
+
+    it("loads a step's skills on its conversation: think and agent prompts carry their bodies; an unknown one is noted", async () => {
+      const yaml = `mcp: {servers: {kb: {url: "${kb.url}"}}}
+skills: {sources: [kb]}
+workflows:
+  - name: sk
+    steps:
+      s: {kind: once}
+      t: {kind: think, depends_on: s, prompt: "Ponder the release", skills: [deploy]}
+      a: {kind: agent, depends_on: t, instruction: "Say hi to the team", skills: [review, nope]}
+      f: {kind: finish, depends_on: a, output: "{{steps.t.output}}"}
+`;
+      const playbook: Playbook = {
+        turns: [{ content: 'unscripted' }],
+        match: [
+          { when_contains: 'Ponder the release', content: '{"ok": true}' },
+          { when_contains: 'Say hi to the team', content: 'hi' },
+        ],
+      };
+      const rig = await startRig(playbook, {}, { yaml });
+      try {
+        await waitUntil(() => rig.named('run.done').length === 1, 30_000, 'the run ended');
+        const [run] = await rig.store.workflows.listRuns({});
+        assert.equal(run?.status, 'completed', String(run?.error));
+        assert.deepEqual(run?.output, { ok: true });
+        const body = (text: string) =>
+          JSON.stringify(rig.model.requests.find((r) => JSON.stringify(r.body).includes(text))?.body ?? null);
+        const think = body('Ponder the release');
+        assert.ok(think.includes('You are the reasoning module of'), 'the think prompt stays');
+        assert.ok(think.includes('### Skill: deploy\\nDEPLOY-SKILL-BODY'), think.slice(0, 600));
+        assert.ok(!think.includes('Available skills'), 'a think turn gets bodies, not the catalogue');
+        const agent = body('Say hi to the team');
+        assert.ok(agent.includes('### Skill: review\\nREVIEW-SKILL-BODY'), 'the root prompt carries the body');
+        assert.ok(
+          agent.includes('skill.unknown: \\"nope\\" is not in the skill catalogue'),
+          'the unknown one is noted',
+        );
+        assert.deepEqual(
+          rig.named('skill.loaded').map((e) => e['skill']),
+          ['deploy', 'review'],
+        );
+      } finally {
+        await rig.close();
+      }
+    });
   });
 });

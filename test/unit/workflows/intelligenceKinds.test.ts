@@ -54,8 +54,8 @@ describe('intelligence kinds at load', () => {
     ['think system not a string', { kind: 'think', prompt: 'p', system: 3 }, [at('think.system must be a string')]],
     [
       'think skills',
-      { kind: 'think', prompt: 'p', skills: ['s'] },
-      [at('think.skills is not built in this version; remove it')],
+      { kind: 'think', prompt: 'p', skills: 's' },
+      [at('think.skills must be a non-empty list of skill names')],
     ],
     [
       'think bad schema',
@@ -84,8 +84,8 @@ describe('intelligence kinds at load', () => {
     ],
     [
       'classify skills',
-      { kind: 'classify', input: 'i', classes: ['a'], skills: ['s'] },
-      [at('classify.skills is not built in this version; remove it')],
+      { kind: 'classify', input: 'i', classes: ['a'], skills: [] },
+      [at('classify.skills must be a non-empty list of skill names')],
     ],
     ['extract without schema', { kind: 'extract', input: 'i' }, [at('kind "extract" requires field "output_schema"')]],
     ['summarize without input', { kind: 'summarize' }, [at('kind "summarize" requires field "input"')]],
@@ -115,6 +115,7 @@ describe('agent step settings at load', () => {
       tools: ['memory.*'],
       servers: ['a'],
       context: [{ role: 'system', content: 'seed' }],
+      skills: ['deploy'],
       limits: { steps: 3, tokens: 900 },
     };
     assert.deepEqual(errors(step), []);
@@ -136,7 +137,7 @@ describe('agent step settings at load', () => {
       { context: [{ role: 'tool', content: 'x' }] },
       [at('agent.context must be a list of {role, content} (role system, user or assistant)')],
     ],
-    ['skills', { skills: ['s'] }, [at('agent.skills is not built in this version; remove it')]],
+    ['skills not names', { skills: [1] }, [at('agent.skills must be a non-empty list of skill names')]],
   ];
   for (const [name, fields, want] of table) {
     it(`refuses ${name}`, () => assert.deepEqual(errors({ kind: 'agent', instruction: 'i', ...fields }), want));
