@@ -4,7 +4,7 @@ import type { Config } from '../config/types.js';
 import { MEMORY_KEYS_SHOWN } from '../context/systemPrompt.js';
 import type { FeedEntry } from '../domain/feed.js';
 import type { HumanReach } from '../domain/humanChannel.js';
-import type { InboxEvent, InboxOutcome, MessagePayload } from '../domain/inbox.js';
+import type { InboxEvent, InboxOutcome, MessagePayload, StepTurnOptions } from '../domain/inbox.js';
 import type { TaskRecord, TaskState } from '../domain/task.js';
 import { describeError } from '../errors.js';
 import type { Logger } from '../obs/log.js';
@@ -88,6 +88,8 @@ interface AcceptBase {
   task?: { id: string; context_id: string };
   /** This message's mode, when its caller chose one (else the conversation's mode at accept). */
   mode?: 'plan' | 'execute';
+  /** A workflow step's turn settings (only with kind `workflow_step`). */
+  step?: StepTurnOptions;
 }
 
 /** A message to accept into the durable inbox; `kind` names its producer (default `a2a_message`, a caller's). */
@@ -106,6 +108,7 @@ export function inboxEvent(input: AcceptInput, now: number, mode: 'plan' | 'exec
     ...(input.msg_depth ? { msg_depth: input.msg_depth } : {}),
     ...(input.task ? { task: input.task } : {}),
     ...(mode === 'plan' ? { mode } : {}),
+    ...(input.step ? { step: input.step } : {}),
   };
   const base = { id: newUlid(now), ts: now, principal: input.principal };
   const event = withKind(input, base, payload);

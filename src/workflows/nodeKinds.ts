@@ -14,10 +14,13 @@ import { LIST_KINDS } from './kinds/listKinds.js';
 import { MCP_RESOURCE_KIND } from './kinds/mcpResourceKind.js';
 import { MCP_TOOL_KIND } from './kinds/mcpToolKind.js';
 import { NEST_KINDS } from './kinds/nestKinds.js';
+import { PRESET_KINDS } from './kinds/presetKinds.js';
 import { RUN_KINDS } from './kinds/runKinds.js';
 import { SEARCH_FETCH_KIND } from './kinds/searchFetchKind.js';
 import { START_KINDS } from './kinds/startKinds.js';
 import { SUBAGENT_KIND } from './kinds/subagentKind.js';
+import { THINK_KIND } from './kinds/thinkKind.js';
+import { TOOL_KIND } from './kinds/toolKind.js';
 import { TURN_KINDS } from './kinds/turnKinds.js';
 import { WAIT_KIND } from './kinds/waitKind.js';
 import type { FieldSpec, KindCategory, NodeKind } from './nodeKind.js';
@@ -29,17 +32,6 @@ import type { FieldSpec, KindCategory, NodeKind } from './nodeKind.js';
 const NOT_BUILT: Readonly<Partial<Record<Exclude<KindCategory, 'start'>, Readonly<Record<string, string>>>>> = {
   data: {
     'search.query': '*query kind limit freshness',
-  },
-  integration: {
-    tool: '*name args',
-  },
-  intelligence: {
-    think: '*prompt output_schema reads check retries skills system',
-    classify: '*input *classes prompt skills',
-    extract: '*input *output_schema prompt skills',
-    summarize: '*input length prompt skills',
-    judge: '*input *rubric prompt skills',
-    route: '*input *choices prompt skills',
   },
 };
 
@@ -76,7 +68,10 @@ const ALL: readonly NodeKind[] = [
   A2A_WAIT_KIND,
   ...RUN_KINDS,
   EMIT_KIND,
+  TOOL_KIND,
   ...TURN_KINDS,
+  THINK_KIND,
+  ...PRESET_KINDS,
   SUBAGENT_KIND,
   HUMAN_KIND,
   ...Object.entries(NOT_BUILT).flatMap(([category, kinds]) =>

@@ -17,6 +17,7 @@ import { askPersons } from './stepHuman.js';
 import { StepPeers } from './stepPeers.js';
 import { stepSinks } from './stepSinks.js';
 import { awaitSubagents, endRunSubagents, stepSubagents } from './stepSubagents.js';
+import { stepTools } from './stepTools.js';
 import { turnPorts } from './turnPorts.js';
 import { WorkflowDesk } from './workflowDesk.js';
 
@@ -78,6 +79,7 @@ function deskPorts(ctx: ProducerContext): StepPorts {
     fanOut: ctx.config.limits.workflow.fan_out,
     ...(ctx.mcp ? { mcp: mcpCaller(ctx.mcp), knowledge: knowledgeCaller(ctx.mcp) } : {}),
     ...turnPorts(ctx),
+    tool: stepTools(ctx),
     subagent: stepSubagents(ctx),
     awaitSubagent: awaitSubagents(ctx),
     askPerson: askPersons(ctx),
