@@ -224,7 +224,7 @@ export function applyFeed(state: TuiState, e: FeedMessage): TuiState {
       return { ...state, plans: { ...state.plans, [view]: `${str(d['op'])} ${progress}`.trim() } };
     }
     case 'question':
-      return onQuestion(state, task, ctx ?? '', d['question'] as { id?: string; text?: string; schema?: unknown });
+      return onQuestion(state, task, ctx ?? '', d['question'] as Parameters<typeof onQuestion>[3]);
     case 'answer':
       return addRow(
         { ...state, question: null },
@@ -306,12 +306,18 @@ function onQuestion(
   state: TuiState,
   task: string,
   ctx: string,
-  q: { id?: string; text?: string; schema?: unknown } | undefined,
+  q: { id?: string; text?: string; schema?: unknown; rejected?: unknown } | undefined,
 ): TuiState {
   const text = str(q?.text);
   const choices = choicesOf(q?.schema);
   const question: Question = { task, ctx, text, options: choices?.options ?? null, values: choices?.values ?? null };
-  const next = addRow(state, { key: `q:${task}:${str(q?.id)}`, kind: 'question', ctx, text });
+  // Asked again because the last answer was refused: say why, and the question stays open.
+  const why = typeof q?.rejected === 'string' ? q.rejected : null;
+  const told =
+    why === null
+      ? state
+      : addRow(state, { key: `rejected:${task}:${str(q?.id)}`, kind: 'error', ctx, text: `answer rejected: ${why}` });
+  const next = addRow(told, { key: `q:${task}:${str(q?.id)}`, kind: 'question', ctx, text });
   return { ...next, question };
 }
 

@@ -195,4 +195,28 @@ describe('plan checklist and the running task, per conversation', () => {
     assert.equal(state.working, null);
     assert.equal(workingLine(state, 0), 'waiting for your choice');
   });
+
+  it('a refused answer shows why, and the question asked again stays open (agentd/question.rejected)', () => {
+    let state = initialState(null);
+    const first = { id: 'q1', text: 'How many?', schema: { type: 'integer' } };
+    state = applyFeed(state, feed(1, 'task', { task: 't1', context_id: 'c1', state: 'input_required' }));
+    state = applyFeed(state, feed(2, 'question', { task: 't1', context_id: 'c1', question: first }));
+    const again = { ...first, id: 'q2', text: 'How many? (previous answer rejected: must be integer)' };
+    const asked = feed(4, 'question', {
+      task: 't1',
+      context_id: 'c1',
+      question: { ...again, rejected: 'must be integer' },
+    });
+    state = applyFeed(state, feed(3, 'task', { task: 't1', context_id: 'c1', state: 'input_required' }));
+    state = applyFeed(state, asked);
+    state = applyFeed(state, asked);
+    const rows = state.rows.map((r) => `${r.kind}: ${r.text}`);
+    assert.deepEqual(rows, [
+      'question: How many?',
+      'error: answer rejected: must be integer',
+      'question: How many? (previous answer rejected: must be integer)',
+    ]);
+    assert.equal(state.question?.text, again.text, 'the question is open again');
+    assert.equal(workingLine(state, 0), 'waiting for your answer');
+  });
 });
