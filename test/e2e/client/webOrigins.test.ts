@@ -13,7 +13,7 @@ import type { BrowserContext, Page } from 'playwright-core';
 import { type ScriptedModel, startScriptedModel } from '../../doubles/scriptedModel.js';
 import { type Daemon, startDaemon } from '../daemon.js';
 import { tempStateDir } from '../harness.js';
-import { launchBrowser } from './browser.js';
+import { firstPage, launchBrowser } from './browser.js';
 
 const TOKEN = 'ops-origin-token-1';
 const WAIT = { timeout: 20_000 };
@@ -150,8 +150,7 @@ describe('origin guard and Private Network Access', { timeout: 240_000 }, () => 
       await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
       origin = `http://ui.example.test:${(proxy.address() as AddressInfo).port}`;
       browser = await launchBrowser(['--host-resolver-rules=MAP ui.example.test 127.0.0.1']);
-      page = browser.pages()[0] ?? (await browser.newPage());
-      page.setDefaultTimeout(20_000);
+      page = await firstPage(browser, []);
     });
     after(async () => {
       await browser?.close();
