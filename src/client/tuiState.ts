@@ -355,6 +355,16 @@ export function visibleRows(state: TuiState): Row[] {
   return state.ctx === null ? state.rows : state.rows.filter((r) => r.ctx === null || r.ctx === state.ctx);
 }
 
+/**
+ * `after` with the view held where the person scrolled to: rows that arrived in view while scrolled back move the
+ * scroll by as many, so the screen does not slide under them (interfaces §5 case 7); following, it follows.
+ */
+export function heldView(before: TuiState, after: TuiState): TuiState {
+  if (before.scroll === 0 || after.scroll !== before.scroll) return after;
+  const grown = visibleRows(after).length - visibleRows(before).length;
+  return grown > 0 ? { ...after, scroll: after.scroll + grown } : after;
+}
+
 /** `8s`, `1m14s`, `2h03m`. */
 export function elapsed(ms: number): string {
   const s = Math.max(0, Math.floor(ms / 1000));

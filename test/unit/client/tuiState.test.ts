@@ -7,6 +7,7 @@ import {
   applyFeed,
   budgetLine,
   goalLine,
+  heldView,
   initialState,
   planLine,
   runningTask,
@@ -218,5 +219,22 @@ describe('plan checklist and the running task, per conversation', () => {
     ]);
     assert.equal(state.question?.text, again.text, 'the question is open again');
     assert.equal(workingLine(state, 0), 'waiting for your answer');
+  });
+});
+
+describe('heldView (interfaces §5 case 7)', () => {
+  const message = (seq: number, ctx: string) => ({
+    seq,
+    ts: 0,
+    kind: 'message',
+    data: { role: 'agent', text: `reply ${seq}`, task: `t${seq}`, context_id: ctx },
+  });
+
+  it('keeps a scrolled-back view where it was as rows arrive in view; following, it follows', () => {
+    const base = withHistory(initialState('c1'), 'c1', stored);
+    const back = { ...base, scroll: 2 };
+    assert.equal(heldView(back, applyFeed(back, message(10, 'c1'))).scroll, 3, 'one row arrived in view');
+    assert.equal(heldView(back, applyFeed(back, message(11, 'c2'))).scroll, 2, 'another view’s row moves nothing');
+    assert.equal(heldView(base, applyFeed(base, message(12, 'c1'))).scroll, 0, 'following stays following');
   });
 });
