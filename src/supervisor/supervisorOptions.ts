@@ -21,7 +21,7 @@ import type { WorkPorts } from '../tools/toolOutcome.js';
 import { systemClock, TimerService } from '../triggers/timerService.js';
 import { spawnErrorCode } from './backoff.js';
 import { type LivenessLimits, pingIntervalMs } from './liveness.js';
-import type { ReuseLimits } from './poolPolicy.js';
+import { type ReuseLimits, sparePreloads } from './poolPolicy.js';
 import { defaultWorkerEntry, type WorkerEntry } from './workerHandle.js';
 import { type SpareWatch, WorkerPool } from './workerPool.js';
 
@@ -210,9 +210,10 @@ export function timerService(store: Store, log: Logger, now: () => number): Time
   return timers;
 }
 
-/** Spare workers; with MCP servers configured they import the MCP client while they wait. */
+/** Spare workers; they import what the config's turns will need while they wait (sparePreloads). */
 export function workerPool(opts: SupervisorOptions, log: Logger, now: () => number): WorkerPool {
-  const preload = Object.keys(opts.config.mcp.servers).length > 0 ? { AGENTD_WORKER_PRELOAD: 'mcp' } : {};
+  const wanted = sparePreloads(opts.config.intelligence, Object.keys(opts.config.mcp.servers).length);
+  const preload = wanted.length > 0 ? { AGENTD_WORKER_PRELOAD: wanted.join(',') } : {};
   const spares = opts.warmWorkers ?? opts.config.agent.warm_workers;
   const env = { ...process.env, ...preload };
   const watch = spareWatch(opts.config, log, now);

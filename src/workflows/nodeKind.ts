@@ -16,7 +16,7 @@ export interface FieldSpec {
 export type StepResult =
   | { type: 'done'; output: unknown; setVar?: { name: string; value: unknown }; cached?: string }
   | { type: 'failed'; error: string; timeout?: boolean }
-  | { type: 'suspend'; wait: StepWait }
+  | { type: 'suspend'; wait: StepWait; setVar?: { name: string; value: unknown } }
   | { type: 'finish'; status: 'completed' | 'failed' | 'refused' | 'cancelled'; output: unknown; reason: string | null }
   | { type: 'switch'; output: unknown; goto: string; prune: string[] };
 
@@ -61,6 +61,26 @@ export interface StepPorts {
   peers?: StepPeerPorts;
   /** A configured MCP server's resources, prompts and completions (`mcp.resource`, `wait on: resource`). */
   resources?(server: string): Promise<StepResources>;
+  /** One-off callback routes on the listener's webhook routes (`wait on: webhook`). */
+  callbacks?: StepCallbacks;
+}
+
+/** A `wait on: webhook` step's callback route: opened while the step waits, closed when it stops. */
+export interface StepCallbacks {
+  /**
+   * Opens `path` (auth as written: `{{secret:…}}` resolved here, never stored); each authenticated hit calls `onHit`,
+   * which resolves once the delivery is durable. Returns the close; throws when the path is taken.
+   */
+  open(req: {
+    path: string;
+    methods?: string[];
+    auth: unknown;
+    id: string;
+    run: string;
+    onHit(payload: unknown, key: string): Promise<void>;
+  }): () => void;
+  /** The path's public URL on the listener, or null while no listener is up. */
+  url(path: string): string | null;
 }
 
 /** One MCP server's resources as steps use them; each call rejects with a short reason. */
@@ -251,6 +271,9 @@ export interface NodeKind {
   /** Absent for start kinds (they are never executed: firing one starts the run). */
   run?(ctx: StepContext): StepResult | Promise<StepResult>;
 }
+
+/** The abort reason of in-flight steps when the engine stops (a drain): what they started is the next life's. */
+export const ENGINE_STOPPED = 'workflow engine stopped';
 
 export const done = (output: unknown): StepResult => ({ type: 'done', output });
 export const failed = (error: string): StepResult => ({ type: 'failed', error });
