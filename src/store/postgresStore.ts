@@ -145,7 +145,8 @@ export class PostgresStore implements Store {
     try {
       const generation = await migrate(client, where);
       client.release();
-      const leases = new LeaseBook(opts.replica ?? defaultReplica(), log, opts.now ?? Date.now);
+      const direct = (sql: string, params?: unknown[]) => pool.query(sql, params);
+      const leases = new LeaseBook(opts.replica ?? defaultReplica(), log, opts.now ?? Date.now, direct);
       const store = new PostgresStore(pool, where, generation, leases, opts);
       await store.fleet.listen();
       return store;

@@ -289,6 +289,11 @@ export interface LeaseView {
   nextForeignExpiry?(): number | null;
   /** Calls `listener` for each conversation a claim takes (this replica did not hold it); returns the unsubscribe. */
   onTaken?(listener: (conversation: string) => void): () => void;
+  /**
+   * Extends the live holds at their epochs, straight on the database: not queued behind the replica's other store
+   * calls (a claim is), so a busy replica does not lose the conversations it is running for want of a turn.
+   */
+  heartbeat?(): Promise<void>;
 }
 
 /** A NOTIFY another replica (or this one) sent: new pending work, or a cancel request; `lagMs` since it was sent. */
