@@ -229,9 +229,9 @@ export class PostgresStore implements Store {
             activeGoal: active_goal === true,
           })),
         ),
-      commit: (conversation, expectedRevision) =>
+      commit: (conversation, expectedRevision, stale) =>
         this.#write('save conversations', [conversation.id], async (q) => {
-          const [revision] = await this.#commitAll(q, [{ conversation, expectedRevision }]);
+          const [revision] = await this.#commitAll(q, [{ conversation, expectedRevision, stale }]);
           return revision ?? expectedRevision + 1;
         }),
     };
@@ -309,7 +309,9 @@ export class PostgresStore implements Store {
   /** Writes each conversation on top of its expected revision; inside a transaction (a stale one undoes all). */
   async #commitAll(q: Query, list: readonly ConversationCommit[]): Promise<number[]> {
     const revisions: number[] = [];
-    for (const { conversation, expectedRevision } of list) {
+    for (const { conversation, expectedRevision, stale } of list) {
+      // Queued behind a refused commit of the same copy: it builds on a revision never written (issue 19).
+      if (stale?.()) throw new DaemonError('store_conflict', `conversation ${conversation.id}: stale copy`);
       const stored = (await q(SQL.storedTranscript, [conversation.id])).rows[0] as
         | { version: number; count: number; revision: number }
         | undefined;

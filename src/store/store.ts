@@ -26,6 +26,11 @@ export interface Accepted {
 export interface ConversationCommit {
   conversation: Conversation;
   expectedRevision: number;
+  /**
+   * True once a commit of the same copy asked for before this one was refused: this one built on a revision that
+   * was never written, so a shared store refuses it even when another writer's commit made the numbers match.
+   */
+  stale?: (() => boolean) | undefined;
 }
 
 /** A fold's unit of work: the event's outcome, its conversations' new state and the task's terminal state. */
@@ -87,9 +92,10 @@ export interface ConversationsPort {
   heads(): Promise<ConversationHead[]>;
   /**
    * Writes the conversation (appends new messages; rewrites on a version change) when the stored revision is
-   * still `expectedRevision`; rejects with a StaleRevision otherwise. Resolves with the new revision.
+   * still `expectedRevision`; rejects with a StaleRevision otherwise. Resolves with the new revision. `stale`: as
+   * in ConversationCommit.
    */
-  commit(conversation: Conversation, expectedRevision: number): Promise<number>;
+  commit(conversation: Conversation, expectedRevision: number, stale?: () => boolean): Promise<number>;
 }
 
 export interface BudgetPort {
