@@ -17,6 +17,7 @@ import { earlyAnswer } from './answerCheck.js';
 import type { A2aBackend, Principal, SendRequest, TaskQuery, TaskUpdate } from './backend.js';
 import { BackendError } from './backend.js';
 import { applyMode, type CommandDeps, commandTask, isReadOnly } from './commands.js';
+import { FleetAnswers } from './fleetAnswers.js';
 import { PerKey } from './perKey.js';
 import { a2aDedupeKey, earlierTask, type NotedMessage, noteKey, noteTaskId } from './sentMessages.js';
 import { followStarts, type StartRunDeps, startRunTask } from './startRunTask.js';
@@ -70,6 +71,7 @@ export class TaskBackend implements A2aBackend, TaskHooks {
   private readonly records: TaskRecords;
   private readonly watchers: TaskWatchers;
   private readonly questions = new OpenQuestions();
+  private readonly fleetAnswers: FleetAnswers;
   private readonly perTask = new PerKey();
   private listening = false;
   private intake = true;
@@ -77,6 +79,8 @@ export class TaskBackend implements A2aBackend, TaskHooks {
   constructor(private readonly deps: TaskBackendDeps) {
     this.records = new TaskRecords(deps);
     this.watchers = this.records.watchers;
+    this.fleetAnswers = new FleetAnswers(deps.store, this.questions, deps.log);
+    this.fleetAnswers.start();
     if (deps.starts) followStarts(() => this.startDeps, deps.starts);
   }
 
@@ -111,6 +115,7 @@ export class TaskBackend implements A2aBackend, TaskHooks {
     this.intake = false;
     this.listening = false;
     this.questions.closeAll(STOPPING);
+    this.fleetAnswers.stop();
   }
 
   async send(principal: Principal, req: SendRequest): Promise<TaskRecord> {
@@ -352,7 +357,9 @@ export class TaskBackend implements A2aBackend, TaskHooks {
     // follows in newMessage).
     this.deps.supervisor.intake.checkMessageBytes(principal.id, task.conversation, text);
     if (task.state === 'input_required') {
-      return answerTask({ ...this.deps, records: this.records, questions: this.questions }, task, text, messageId);
+      const elsewhere = (ctx: string) => this.fleetAnswers.answeredHere(ctx);
+      const deps = { ...this.deps, records: this.records, questions: this.questions, answeredElsewhere: elsewhere };
+      return answerTask(deps, task, text, messageId);
     }
     if (isTerminal(task.state)) {
       return this.newMessage(principal, task.context_id, task.conversation, req);

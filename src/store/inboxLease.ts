@@ -127,7 +127,7 @@ export class InboxLease {
     this.unsignal = this.fleet.onSignal((signal) => {
       log.info('lease.notify', { channel: signal.channel, lag_ms: signal.lagMs });
       if (signal.channel === 'inbox') this.renew();
-      else this.takeCancels();
+      else if (signal.channel === 'cancel') this.takeCancels();
     });
   }
 

@@ -11,7 +11,7 @@ import type { FleetSignal, FleetView } from './store.js';
 type Query = (sql: string, params?: unknown[]) => Promise<pg.QueryResult>;
 
 /** The NOTIFY channels, by what they carry. */
-export const FLEET_CHANNELS = { inbox: 'agentd_inbox', cancel: 'agentd_cancel' } as const;
+export const FLEET_CHANNELS = { inbox: 'agentd_inbox', cancel: 'agentd_cancel', answer: 'agentd_answer' } as const;
 
 /** How long the listener waits before it connects again after losing its connection. */
 const RELISTEN_MS = 1_000;
@@ -76,7 +76,8 @@ export class PgFleet implements FleetView {
   }
 
   #heard(channel: string, payload: string | undefined): void {
-    const kind = channel === FLEET_CHANNELS.cancel ? 'cancel' : 'inbox';
+    const kinds = Object.entries(FLEET_CHANNELS) as Array<[FleetSignal['channel'], string]>;
+    const kind = kinds.find(([, name]) => name === channel)?.[0] ?? 'inbox';
     const sent = Number(payload);
     const lagMs = Number.isFinite(sent) ? Math.max(0, this.deps.wall() - sent) : 0;
     for (const listener of this.#listeners) listener({ channel: kind, lagMs });
@@ -92,6 +93,10 @@ export class PgFleet implements FleetView {
     await query(SQL.request, [taskId, principal, wall()]);
     await this.notify(query, 'cancel');
     this.deps.log.info('lease.cancel_requested', { task: taskId });
+  }
+
+  async announceAnswer(): Promise<void> {
+    await this.notify(this.deps.query, 'answer');
   }
 
   /** Sends a NOTIFY; inside a transaction, it is delivered at the commit (never for a rolled-back one). */

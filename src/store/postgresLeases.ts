@@ -256,8 +256,10 @@ export class LeaseBook implements LeaseView {
    * The fence, inside a write's transaction: refuses (store_fenced) a write for a conversation whose lease another
    * replica holds live, or whose epoch moved past the one this replica holds, or whose hold ran past its time
    * (renewal failed: the replica stops writing before the TTL lets another take it), or that it gave up.
+   * `foreignOk`: a write any replica may make (a task answered or renamed at the replica a client reached) is
+   * refused only to a replica that lost the conversation, not for another's live lease.
    */
-  async check(q: Query, conversations: readonly string[]): Promise<void> {
+  async check(q: Query, conversations: readonly string[], foreignOk = false): Promise<void> {
     const now = this.wall() + this.#skew;
     const rows = (await q(SQL.fence, [conversations])).rows as Array<{
       conversation_id: string;
@@ -267,7 +269,7 @@ export class LeaseBook implements LeaseView {
     }>;
     for (const row of rows) {
       const mine = this.#held.get(row.conversation_id);
-      const foreign = row.holder !== null && row.holder !== this.#holder && row.lease_until > now;
+      const foreign = !foreignOk && row.holder !== null && row.holder !== this.#holder && row.lease_until > now;
       // Not held here: a row still naming this replica (given up, expired unrenewed), or one it lost, even when
       // the lease is free or expired now (the next holder released it, or died).
       const lost = row.holder === this.#holder || this.#gone.has(row.conversation_id);

@@ -250,7 +250,8 @@ export class PostgresStore implements Store {
 
   #tasksPort(): TasksPort {
     return {
-      save: (task) => this.#write('save a task', [task.conversation], (q) => saveTask(q, task)),
+      // Any replica may save a task (an answer, a message id consumed); one that lost its conversation may not.
+      save: (task) => this.#write('save a task', [task.conversation], (q) => saveTask(q, task), true),
       get: (id) => this.#read('read a task', async (q) => one((await q(SQL.taskById, [id])).rows, toTask)),
       list: (filter) => {
         const f = taskFilterParams(filter);
@@ -335,11 +336,11 @@ export class PostgresStore implements Store {
    * `op` in one transaction (run again after a deadlock), fenced for `conversations` before it writes (so lease
    * rows lock before inbox rows, in the claim's order) and again before it commits (a hold may run out meanwhile).
    */
-  #write<T>(doing: string, conversations: readonly string[], op: (q: Query) => Promise<T>): Promise<T> {
+  #write<T>(doing: string, ctxs: readonly string[], op: (q: Query) => Promise<T>, foreignOk = false): Promise<T> {
     return inTransaction(this.pool, this.location, doing, async (q) => {
-      if (conversations.length > 0) await this.leases.check(q, conversations);
+      if (ctxs.length > 0) await this.leases.check(q, ctxs, foreignOk);
       const result = await op(q);
-      if (conversations.length > 0) await this.leases.check(q, conversations);
+      if (ctxs.length > 0) await this.leases.check(q, ctxs, foreignOk);
       return result;
     });
   }

@@ -304,7 +304,7 @@ export interface LeaseView {
 
 /** A NOTIFY another replica (or this one) sent: new pending work, or a cancel request; `lagMs` since it was sent. */
 export interface FleetSignal {
-  channel: 'inbox' | 'cancel';
+  channel: 'inbox' | 'cancel' | 'answer';
   lagMs: number;
 }
 
@@ -317,6 +317,8 @@ export interface FleetView {
   onSignal(listener: (signal: FleetSignal) => void): () => void;
   /** Stores a cancel request for the task's turn (whichever replica runs it acts on it) and wakes the fleet. */
   requestCancel(taskId: string, principal: string | null): Promise<void>;
+  /** Wakes the fleet: a task's question was answered here, and the replica whose turn waits on it takes it. */
+  announceAnswer(): Promise<void>;
   /**
    * The cancel requests for conversations this replica holds: `act(inboxEvent)` cancels the event's turn here and
    * says whether it knew it; known ones and those whose task ended are removed. Resolves with how many went.

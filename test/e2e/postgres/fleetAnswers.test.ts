@@ -1,0 +1,63 @@
+// Answers from any replica (issue 19; interfaces reference §4.4), over built daemons and a real PostgreSQL, lease TTL
+// 2 minutes (the inbox sweep runs every 40 s): a turn on B asks a question (ask_human); the answer is sent to A,
+// which runs nothing of that conversation. A stores the answer on the task and NOTIFYs; B hands it to its waiting
+// turn, which ends with the answer as the tool's result. Premise: before, A's save of the answer was refused by the
+// lease fence (B held the conversation) and the caller got an error; nothing reached B's turn.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { TaskState } from '@a2a-js/sdk';
+import { createTestDatabase, stopLazyServer } from '../../doubles/postgresServer.js';
+import { type ScriptedModel, startScriptedModel } from '../../doubles/scriptedModel.js';
+import { clientFor } from '../../integration/a2a/listenerHarness.js';
+import { waitUntil } from '../../integration/wait.js';
+import { asTask, type Daemon, send } from '../daemon.js';
+import { replicaYaml, startReplicas } from './replicaFleet.js';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe('operator actions from any replica', () => {
+  let model: ScriptedModel;
+  let url: string;
+  const daemons: Daemon[] = [];
+  before(async () => {
+    url = await createTestDatabase('fleet_answers');
+    model = await startScriptedModel({
+      turns: [{ content: 'thanks' }],
+      match: [
+        {
+          when_contains: 'ask me at B',
+          times: 1,
+          tool_calls: [{ name: 'ask_human', arguments: { question: 'Which colour?' } }],
+        },
+      ],
+    });
+  });
+  after(async () => {
+    for (const d of daemons) await d.stop().catch(() => {});
+    await model.close();
+    await stopLazyServer();
+  });
+
+  it('an answer sent to A reaches the question a turn on B waits on', async () => {
+    const [a, b] = (await startReplicas(url, replicaYaml(model.url, '120s'), 2, daemons)) as [Daemon, Daemon];
+    const atB = await clientFor(b.url);
+    const task = asTask(await atB.sendMessage(send('ask me at B', {}, true)));
+    await waitUntil(() => b.events.some((e) => e.state === 'input_required'), 20_000, 'the turn on B asks');
+    const atA = await clientFor(a.url);
+    const seen = await atA.getTask({ tenant: '', id: task.id });
+    assert.equal(seen.status?.state, TaskState.TASK_STATE_INPUT_REQUIRED, 'A sees the question');
+    await atA.sendMessage(send('blue', { taskId: task.id }, true));
+    await waitUntil(() => b.events.some((e) => e.event === 'turn.reply'), 20_000, 'the turn on B ends').catch(
+      (err: unknown) => {
+        process.stderr.write(`A:\n${a.stderr().slice(-4000)}\nB:\n${b.stderr().slice(-4000)}\n`);
+        throw err;
+      },
+    );
+    const state = async () => (await atA.getTask({ tenant: '', id: task.id })).status?.state;
+    for (let i = 0; i < 100 && (await state()) !== TaskState.TASK_STATE_COMPLETED; i++) await sleep(100);
+    assert.equal(await state(), TaskState.TASK_STATE_COMPLETED, 'A reads the task completed');
+    assert.match(JSON.stringify(model.requests.at(-1)?.body), /blue/, 'the answer reached the model on B');
+    assert.equal(b.events.filter((e) => e.event === 'a2a.answer.relayed').length, 1);
+    assert.equal(a.events.filter((e) => e.event === 'turn.spawn').length, 0, 'A ran nothing');
+  });
+});
