@@ -17,7 +17,7 @@ import { earlyAnswer } from './answerCheck.js';
 import type { A2aBackend, Principal, SendRequest, TaskQuery, TaskUpdate } from './backend.js';
 import { BackendError } from './backend.js';
 import { applyMode, type CommandDeps, commandTask, isReadOnly } from './commands.js';
-import { FleetAnswers } from './fleetAnswers.js';
+import { FleetOperations } from './fleetOperations.js';
 import { PerKey } from './perKey.js';
 import { a2aDedupeKey, earlierTask, type NotedMessage, noteKey, noteTaskId } from './sentMessages.js';
 import { followStarts, type StartRunDeps, startRunTask } from './startRunTask.js';
@@ -71,7 +71,7 @@ export class TaskBackend implements A2aBackend, TaskHooks {
   private readonly records: TaskRecords;
   private readonly watchers: TaskWatchers;
   private readonly questions = new OpenQuestions();
-  private readonly fleetAnswers: FleetAnswers;
+  private readonly fleet: FleetOperations;
   private readonly perTask = new PerKey();
   private listening = false;
   private intake = true;
@@ -79,8 +79,8 @@ export class TaskBackend implements A2aBackend, TaskHooks {
   constructor(private readonly deps: TaskBackendDeps) {
     this.records = new TaskRecords(deps);
     this.watchers = this.records.watchers;
-    this.fleetAnswers = new FleetAnswers(deps.store, this.questions, deps.log);
-    this.fleetAnswers.start();
+    this.fleet = new FleetOperations(deps.store, this.questions, deps.log, deps.supervisor);
+    this.fleet.start();
     if (deps.starts) followStarts(() => this.startDeps, deps.starts);
   }
 
@@ -115,7 +115,7 @@ export class TaskBackend implements A2aBackend, TaskHooks {
     this.intake = false;
     this.listening = false;
     this.questions.closeAll(STOPPING);
-    this.fleetAnswers.stop();
+    this.fleet.stop();
   }
 
   async send(principal: Principal, req: SendRequest): Promise<TaskRecord> {
@@ -357,7 +357,7 @@ export class TaskBackend implements A2aBackend, TaskHooks {
     // follows in newMessage).
     this.deps.supervisor.intake.checkMessageBytes(principal.id, task.conversation, text);
     if (task.state === 'input_required') {
-      const elsewhere = (ctx: string) => this.fleetAnswers.answeredHere(ctx);
+      const elsewhere = (ctx: string) => this.fleet.answeredHere(ctx);
       const deps = { ...this.deps, records: this.records, questions: this.questions, answeredElsewhere: elsewhere };
       return answerTask(deps, task, text, messageId);
     }
@@ -378,6 +378,8 @@ export class TaskBackend implements A2aBackend, TaskHooks {
     const deps = { ...this.deps, conversation, now: this.deps.now() };
     const task = await commandTask(principal, req, deps);
     const op = req.command?.op ?? '';
+    // Replicas: the operator's pause or resume holds for the fleet, whichever replica it reached.
+    if (op === 'pause' || op === 'resume') this.fleet.controlled(op);
     if (op !== 'drain') this.deps.feed?.instanceChanged(op);
     if (conversation !== null && (op === 'goal.set' || op === 'goal.clear')) {
       this.deps.feed?.goal(conversation, principal.id, op === 'goal.set' ? goalIn(task) : null);

@@ -6,12 +6,17 @@ import pg from 'pg';
 import { describeError } from '../errors.js';
 import type { PostgresOptions } from './postgresConnect.js';
 import type { LeaseLog } from './postgresLeases.js';
-import type { FleetSignal, FleetView } from './store.js';
+import type { FleetControl, FleetSignal, FleetView } from './store.js';
 
 type Query = (sql: string, params?: unknown[]) => Promise<pg.QueryResult>;
 
 /** The NOTIFY channels, by what they carry. */
-export const FLEET_CHANNELS = { inbox: 'agentd_inbox', cancel: 'agentd_cancel', answer: 'agentd_answer' } as const;
+export const FLEET_CHANNELS = {
+  inbox: 'agentd_inbox',
+  cancel: 'agentd_cancel',
+  answer: 'agentd_answer',
+  control: 'agentd_control',
+} as const;
 
 /** How long the listener waits before it connects again after losing its connection. */
 const RELISTEN_MS = 1_000;
@@ -78,9 +83,12 @@ export class PgFleet implements FleetView {
   #heard(channel: string, payload: string | undefined): void {
     const kinds = Object.entries(FLEET_CHANNELS) as Array<[FleetSignal['channel'], string]>;
     const kind = kinds.find(([, name]) => name === channel)?.[0] ?? 'inbox';
-    const sent = Number(payload);
+    // The payload: the sender's wall clock, then (control) the command.
+    const [at, op] = (payload ?? '').split(' ');
+    const sent = Number(at);
     const lagMs = Number.isFinite(sent) ? Math.max(0, this.deps.wall() - sent) : 0;
-    for (const listener of this.#listeners) listener({ channel: kind, lagMs });
+    const control = op === 'pause' || op === 'resume' ? { op: op as FleetControl } : {};
+    for (const listener of this.#listeners) listener({ channel: kind, lagMs, ...control });
   }
 
   onSignal(listener: (signal: FleetSignal) => void): () => void {
@@ -97,6 +105,10 @@ export class PgFleet implements FleetView {
 
   async announceAnswer(): Promise<void> {
     await this.notify(this.deps.query, 'answer');
+  }
+
+  async announceControl(op: FleetControl): Promise<void> {
+    await this.deps.query(SQL.notify, [FLEET_CHANNELS.control, `${this.deps.wall()} ${op}`]);
   }
 
   /** Sends a NOTIFY; inside a transaction, it is delivered at the commit (never for a rolled-back one). */

@@ -302,9 +302,14 @@ export interface LeaseView {
   heartbeat?(): Promise<void>;
 }
 
+/** An operator command every replica applies. */
+export type FleetControl = 'pause' | 'resume';
+
 /** A NOTIFY another replica (or this one) sent: new pending work, or a cancel request; `lagMs` since it was sent. */
 export interface FleetSignal {
-  channel: 'inbox' | 'cancel' | 'answer';
+  channel: 'inbox' | 'cancel' | 'answer' | 'control';
+  /** `control`: the operator's pause or resume, which every replica applies. */
+  op?: FleetControl;
   lagMs: number;
 }
 
@@ -319,6 +324,8 @@ export interface FleetView {
   requestCancel(taskId: string, principal: string | null): Promise<void>;
   /** Wakes the fleet: a task's question was answered here, and the replica whose turn waits on it takes it. */
   announceAnswer(): Promise<void>;
+  /** Tells every replica (this one too) to apply the operator's pause or resume. */
+  announceControl(op: FleetControl): Promise<void>;
   /**
    * The cancel requests for conversations this replica holds: `act(inboxEvent)` cancels the event's turn here and
    * says whether it knew it; known ones and those whose task ended are removed. Resolves with how many went.

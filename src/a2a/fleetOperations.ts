@@ -1,15 +1,17 @@
-// Answers across replicas (issue 19; interfaces reference §4.4): a person may answer a task's question at any
+// Operator actions from any replica (issue 19; interfaces reference §4.4). Pause and resume sent to one replica
+// are NOTIFYed (agentd_control) and every replica applies them. A person may answer a task's question at any
 // replica. Where no turn of this replica waits on it, the answer is stored on the task (answeredQuestion) and the
 // fleet is woken (NOTIFY agentd_answer); the replica whose turn waits reads its open questions' tasks and hands
 // the answers it finds to those turns. A wake-up missed (the listener was reconnecting) costs one sweep.
+import { describeError } from '../errors.js';
 import type { Logger } from '../obs/log.js';
 import type { OpenQuestions } from '../runtime/openQuestions.js';
-import type { Store } from '../store/store.js';
+import type { FleetControl, Store } from '../store/store.js';
 
 /** How often open questions are read without a wake-up. */
 const SWEEP_MS = 5_000;
 
-export class FleetAnswers {
+export class FleetOperations {
   #off: (() => void) | undefined;
   #timer: NodeJS.Timeout | undefined;
   #reading = false;
@@ -19,13 +21,18 @@ export class FleetAnswers {
     private readonly store: Store,
     private readonly questions: OpenQuestions,
     private readonly log: Logger,
+    /** Where a pause or resume sent to any replica is applied here. */
+    private readonly control: { pause(): void; resume(): void },
   ) {}
 
-  /** Listens for answers given at other replicas (a store without a fleet has none). */
+  /** Listens for answers and operator commands given at other replicas (a store without a fleet has none). */
   start(): void {
     const fleet = this.store.fleet;
     if (fleet === undefined || this.#off !== undefined) return;
-    this.#off = fleet.onSignal((signal) => signal.channel === 'answer' && this.look());
+    this.#off = fleet.onSignal((signal) => {
+      if (signal.channel === 'answer') this.look();
+      if (signal.channel === 'control' && signal.op !== undefined) this.control[signal.op]();
+    });
     this.#timer = setInterval(() => this.look(), SWEEP_MS);
     this.#timer.unref();
   }
@@ -42,6 +49,13 @@ export class FleetAnswers {
     if (fleet === undefined || leases?.holds(conversation) === true) return;
     // A NOTIFY that fails is covered by the holder's sweep.
     fleet.announceAnswer().catch(() => {});
+  }
+
+  /** The operator's pause or resume was applied here: the other replicas apply it too (a failed NOTIFY is logged). */
+  controlled(op: FleetControl): void {
+    this.store.fleet
+      ?.announceControl(op)
+      .catch((err: unknown) => this.log.warn('inbox.lease.fail', { err: describeError(err), control: op }));
   }
 
   private look(): void {
