@@ -23,6 +23,8 @@ export class FleetOperations {
     private readonly log: Logger,
     /** Where a pause or resume sent to any replica is applied here. */
     private readonly control: { pause(): void; resume(): void },
+    /** The runs of `a2a` starts live here: a cancel sent to another replica for one of their tasks ends it here. */
+    private readonly runs?: { cancelRun(run: string, reason: string): Promise<boolean> },
   ) {}
 
   /** Listens for answers and operator commands given at other replicas (a store without a fleet has none). */
@@ -31,9 +33,13 @@ export class FleetOperations {
     if (fleet === undefined || this.#off !== undefined) return;
     this.#off = fleet.onSignal((signal) => {
       if (signal.channel === 'answer') this.look();
+      if (signal.channel === 'cancel') this.cancelRuns();
       if (signal.channel === 'control' && signal.op !== undefined) this.control[signal.op]();
     });
-    this.#timer = setInterval(() => this.look(), SWEEP_MS);
+    this.#timer = setInterval(() => {
+      this.look();
+      this.cancelRuns();
+    }, SWEEP_MS);
     this.#timer.unref();
   }
 
@@ -56,6 +62,15 @@ export class FleetOperations {
     this.store.fleet
       ?.announceControl(op)
       .catch((err: unknown) => this.log.warn('inbox.lease.fail', { err: describeError(err), control: op }));
+  }
+
+  private cancelRuns(): void {
+    const runs = this.runs;
+    if (runs === undefined) return;
+    const act = (run: string) => runs.cancelRun(run, 'task canceled at another replica');
+    this.store.fleet?.takeRunCancels(act).catch((err: unknown) => {
+      this.log.warn('inbox.lease.fail', { err: describeError(err), cancel: 'run' });
+    });
   }
 
   private look(): void {

@@ -79,7 +79,7 @@ export class TaskBackend implements A2aBackend, TaskHooks {
   constructor(private readonly deps: TaskBackendDeps) {
     this.records = new TaskRecords(deps);
     this.watchers = this.records.watchers;
-    this.fleet = new FleetOperations(deps.store, this.questions, deps.log, deps.supervisor);
+    this.fleet = new FleetOperations(deps.store, this.questions, deps.log, deps.supervisor, deps.starts);
     this.fleet.start();
     if (deps.starts) followStarts(() => this.startDeps, deps.starts);
   }

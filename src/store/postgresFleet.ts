@@ -31,6 +31,9 @@ const SQL = {
     WHERE t.conversation IN (SELECT conversation_id FROM conversation_leases WHERE holder = $1)
        OR t.state IN ('completed', 'failed', 'canceled', 'rejected')`,
   done: 'DELETE FROM cancel_requests WHERE task_id = ANY($1)',
+  // Requests for tasks that follow a run (no turn of theirs): whichever replica runs the run acts.
+  runs: `SELECT c.task_id, t.json FROM cancel_requests c JOIN tasks t ON t.id = c.task_id
+    WHERE t.inbox_event IS NULL AND t.state NOT IN ('completed', 'failed', 'canceled', 'rejected')`,
 } as const;
 
 export interface FleetDeps {
@@ -123,6 +126,17 @@ export class PgFleet implements FleetView {
       const ended = ['completed', 'failed', 'canceled', 'rejected'].includes(row.state);
       // One the supervisor does not know yet stays for the next look (the claim is about to queue it).
       if (ended || row.inbox_event === null || act(row.inbox_event)) done.push(row.task_id);
+    }
+    if (done.length > 0) await this.deps.query(SQL.done, [done]);
+    return done.length;
+  }
+
+  async takeRunCancels(act: (run: string) => Promise<boolean>): Promise<number> {
+    const { rows } = await this.deps.query(SQL.runs);
+    const done: string[] = [];
+    for (const row of rows as Array<{ task_id: string; json: string }>) {
+      const run = (JSON.parse(row.json) as { run?: unknown }).run;
+      if (typeof run === 'string' && (await act(run))) done.push(row.task_id);
     }
     if (done.length > 0) await this.deps.query(SQL.done, [done]);
     return done.length;

@@ -331,6 +331,11 @@ export interface FleetView {
    * says whether it knew it; known ones and those whose task ended are removed. Resolves with how many went.
    */
   takeCancels(act: (inboxEvent: string) => boolean): Promise<number>;
+  /**
+   * The cancel requests for tasks that follow a workflow run (an `a2a` start's): `act(run)` cancels the run if it
+   * is live here; those it cancelled are removed. Resolves with how many went.
+   */
+  takeRunCancels(act: (run: string) => Promise<boolean>): Promise<number>;
 }
 
 export interface Store {

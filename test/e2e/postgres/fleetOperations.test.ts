@@ -2,6 +2,8 @@
 // lease TTL 2 minutes (the inbox sweep runs every 40 s).
 // - Pause sent to A holds B too: a message sent to B queues, its model sees nothing; resume sent to A lets B run it.
 //   Premise: before, pause held only the replica it reached, and B answered at once.
+// - CancelTask sent to A for the task of an `a2a` start whose run runs on B: the run ends on B, the task CANCELED.
+//   Premise: before, A found no such run of its own and marked the task canceled while B's run went on.
 // - Answers: a turn on B asks a question (ask_human); the answer is sent to A,
 // which runs nothing of that conversation. A stores the answer on the task and NOTIFYs; B hands it to its waiting
 // turn, which ends with the answer as the tool's result. Premise: before, A's save of the answer was refused by the
@@ -13,6 +15,7 @@ import { DaemonClient } from '../../../src/client/daemonClient.js';
 import { createTestDatabase, stopLazyServer } from '../../doubles/postgresServer.js';
 import { type ScriptedModel, startScriptedModel } from '../../doubles/scriptedModel.js';
 import { clientFor } from '../../integration/a2a/listenerHarness.js';
+import { commandRequest } from '../../integration/triggers/startRig.js';
 import { waitUntil } from '../../integration/wait.js';
 import { asTask, type Daemon, send } from '../daemon.js';
 import { replicaYaml, startReplicas } from './replicaFleet.js';
@@ -58,6 +61,36 @@ describe('operator actions from any replica', () => {
       b.events.some((e) => e.event === 'turn.spawn' && typeof e.inbox_event === 'string'),
       `B ran task ${task.id}`,
     );
+    for (const d of [a, b]) await d.stop();
+    daemons.length = 0;
+  });
+
+  it('a cancel sent to A ends the run B runs for an a2a start', async () => {
+    const workflow = [
+      'workflows:',
+      '  - name: deployer',
+      '    steps:',
+      '      s: {kind: a2a, command: deploy}',
+      '      nap: {kind: sleep, depends_on: [s], duration: 60s}',
+      '      f: {kind: finish, depends_on: [nap], output: "deployed"}',
+    ];
+    const yaml = replicaYaml(model.url, '120s', workflow);
+    const [a, b] = (await startReplicas(url, yaml, 2, daemons)) as [Daemon, Daemon];
+    const atB = await clientFor(b.url);
+    const task = asTask(await atB.sendMessage(commandRequest('deploy', {}, 'deploy-1', true)));
+    const napping = () => b.events.some((e) => e.event === 'step.start' && e.step === 'nap');
+    await waitUntil(napping, 20_000, 'the run on B sleeps');
+    const canceled = await (await clientFor(a.url)).cancelTask({ tenant: '', id: task.id, metadata: undefined });
+    assert.equal(canceled.status?.state, TaskState.TASK_STATE_CANCELED);
+    await waitUntil(() => b.events.some((e) => e.event === 'run.done'), 20_000, 'the run on B ends').catch(
+      (err: unknown) => {
+        process.stderr.write(`A:\n${a.stderr().slice(-3000)}\nB:\n${b.stderr().slice(-3000)}\n`);
+        throw err;
+      },
+    );
+    const done = b.events.find((e) => e.event === 'run.done');
+    assert.notEqual(done?.status, 'completed', 'the run did not finish its sleep');
+    assert.ok(!a.events.some((e) => e.event === 'run.start'), 'A ran no run');
     for (const d of [a, b]) await d.stop();
     daemons.length = 0;
   });
