@@ -33,6 +33,16 @@ export function applyMode(
   }
 }
 
+/** Leaves a durable `[note]` in the conversation for its next turn. */
+export function noteIn(supervisor: SupervisorPort, principal: Principal, conversation: string, note: string): void {
+  try {
+    supervisor.steering.noteFor(conversation, principal.id, note);
+  } catch (err) {
+    if (err instanceof BackendError) throw err;
+    throw new BackendError('invalid_params', describeError(err));
+  }
+}
+
 const COMMANDS = [
   'status',
   'pause',

@@ -22,7 +22,18 @@ export function cancelElsewhere(
   now: () => number = Date.now,
 ): Promise<TaskRecord | null> | null {
   if (store.fleet === undefined || store.leases?.holds(task.conversation) === true) return null;
-  const fleet = store.fleet;
+  return cancelThroughFleet(store, store.fleet, task, principal, waitMs, now);
+}
+
+/** Stores the cancel request and wakes the fleet; resolves with the ended task, or null once `waitMs` passed. */
+export function cancelThroughFleet(
+  store: Store,
+  fleet: NonNullable<Store['fleet']>,
+  task: TaskRecord,
+  principal: string,
+  waitMs: number,
+  now: () => number,
+): Promise<TaskRecord | null> {
   return (async () => {
     await fleet.requestCancel(task.id, principal);
     // No NOTIFY carries a task's end (the fleet's channels are new inbox work and cancel requests), so the store is

@@ -15,6 +15,8 @@ export interface AnswerDeps {
   log: Logger;
   now(): number;
   feed?: TaskFeed | undefined;
+  /** Replicas: the answer was stored for a question no turn here waits on (another replica's turn may). */
+  answeredElsewhere?: (conversation: string) => void;
 }
 
 /** Answers `task` (input_required, as stored now) with `text`; what the store then holds. */
@@ -31,5 +33,6 @@ export async function answerTask(deps: AnswerDeps, task: TaskRecord, text: strin
   const stored = await deps.records.save(consumed(working, messageId));
   deps.feed?.answer(stored, text);
   if (open) deps.questions.close(task.id, { result: { reply: text, timed_out: false }, is_error: false });
+  else deps.answeredElsewhere?.(stored.conversation);
   return stored;
 }

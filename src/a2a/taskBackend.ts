@@ -3,7 +3,6 @@
 import type { AgentConfig } from '../config/types.js';
 import type { InboxEvent, InboxOutcome } from '../domain/inbox.js';
 import type { TaskRecord } from '../domain/task.js';
-import { describeError } from '../errors.js';
 import type { Logger } from '../obs/log.js';
 import { OpenQuestions, STOPPING } from '../runtime/openQuestions.js';
 import type { SupervisorPort } from '../runtime/producer.js';
@@ -16,7 +15,8 @@ import type { A2aStarts } from '../triggers/a2aStarts.js';
 import { earlyAnswer } from './answerCheck.js';
 import type { A2aBackend, Principal, SendRequest, TaskQuery, TaskUpdate } from './backend.js';
 import { BackendError } from './backend.js';
-import { applyMode, type CommandDeps, commandTask, isReadOnly } from './commands.js';
+import { applyMode, type CommandDeps, commandTask, isReadOnly, noteIn } from './commands.js';
+import { FleetOperations } from './fleetOperations.js';
 import { messageWaitTask } from './messageWaitTask.js';
 import { PerKey } from './perKey.js';
 import { a2aDedupeKey, earlierTask, type NotedMessage, noteKey, noteTaskId } from './sentMessages.js';
@@ -71,6 +71,7 @@ export class TaskBackend implements A2aBackend, TaskHooks {
   private readonly records: TaskRecords;
   private readonly watchers: TaskWatchers;
   private readonly questions = new OpenQuestions();
+  private readonly fleet: FleetOperations;
   private readonly perTask = new PerKey();
   private listening = false;
   private intake = true;
@@ -78,6 +79,8 @@ export class TaskBackend implements A2aBackend, TaskHooks {
   constructor(private readonly deps: TaskBackendDeps) {
     this.records = new TaskRecords(deps);
     this.watchers = this.records.watchers;
+    this.fleet = new FleetOperations(deps.store, this.questions, deps.log, deps.supervisor, deps.starts);
+    this.fleet.start();
     if (deps.starts) followStarts(() => this.startDeps, deps.starts);
   }
 
@@ -112,6 +115,7 @@ export class TaskBackend implements A2aBackend, TaskHooks {
     this.intake = false;
     this.listening = false;
     this.questions.closeAll(STOPPING);
+    this.fleet.stop();
   }
 
   async send(principal: Principal, req: SendRequest): Promise<TaskRecord> {
@@ -171,16 +175,6 @@ export class TaskBackend implements A2aBackend, TaskHooks {
     return this.deps.wake ?? SEED_WAKE;
   }
 
-  /** Leaves a durable `[note]` in the conversation for its next turn. */
-  private noteIn(principal: Principal, conversation: string, note: string): void {
-    try {
-      this.deps.supervisor.steering.noteFor(conversation, principal.id, note);
-    } catch (err) {
-      if (err instanceof BackendError) throw err;
-      throw new BackendError('invalid_params', describeError(err));
-    }
-  }
-
   /**
    * Leaves `note` in the conversation (no turn) and records a completed task that says so. With a messageId, the
    * task's id is derived from (principal, messageId): a retry finds that task and leaves no second note.
@@ -200,7 +194,7 @@ export class TaskBackend implements A2aBackend, TaskHooks {
       return this.records.replayed(done);
     }
     try {
-      this.noteIn(principal, conversation, note);
+      noteIn(this.deps.supervisor, principal, conversation, note);
     } catch (err) {
       // Refused (not the caller's conversation): nothing was noted, so a retry may try again.
       if (messageId !== undefined) await this.deps.store.timers.forget(key, Number.MAX_SAFE_INTEGER);
@@ -357,7 +351,9 @@ export class TaskBackend implements A2aBackend, TaskHooks {
     // follows in newMessage).
     this.deps.supervisor.intake.checkMessageBytes(principal.id, task.conversation, text);
     if (task.state === 'input_required') {
-      return answerTask({ ...this.deps, records: this.records, questions: this.questions }, task, text, messageId);
+      const elsewhere = (ctx: string) => this.fleet.answeredHere(ctx);
+      const deps = { ...this.deps, records: this.records, questions: this.questions, answeredElsewhere: elsewhere };
+      return answerTask(deps, task, text, messageId);
     }
     if (isTerminal(task.state)) {
       return this.newMessage(principal, task.context_id, task.conversation, req);
@@ -367,7 +363,7 @@ export class TaskBackend implements A2aBackend, TaskHooks {
     if (wake.kind === 'ignore') {
       throw new BackendError('invalid_params', `task ${task.id} is ${task.state}; send a new message instead`);
     }
-    this.noteIn(principal, task.conversation, wake.text);
+    noteIn(this.deps.supervisor, principal, task.conversation, wake.text);
     return messageId === undefined ? task : this.records.save(consumed(task, messageId));
   }
 
@@ -376,6 +372,8 @@ export class TaskBackend implements A2aBackend, TaskHooks {
     const deps = { ...this.deps, conversation, now: this.deps.now() };
     const task = await commandTask(principal, req, deps);
     const op = req.command?.op ?? '';
+    // Replicas: the operator's pause or resume holds for the fleet, whichever replica it reached.
+    if (op === 'pause' || op === 'resume') this.fleet.controlled(op);
     if (op !== 'drain') this.deps.feed?.instanceChanged(op);
     if (conversation !== null && (op === 'goal.set' || op === 'goal.clear')) {
       this.deps.feed?.goal(conversation, principal.id, op === 'goal.set' ? goalIn(task) : null);

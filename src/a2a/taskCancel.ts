@@ -6,7 +6,7 @@ import type { SupervisorPort } from '../runtime/producer.js';
 import type { Store } from '../store/store.js';
 import type { A2aStarts } from '../triggers/a2aStarts.js';
 import { BackendError } from './backend.js';
-import { cancelElsewhere } from './fleetCancel.js';
+import { cancelElsewhere, cancelThroughFleet } from './fleetCancel.js';
 import type { TaskRecords } from './taskRecords.js';
 import { isTerminal, taskOrigin, transition } from './tasks.js';
 
@@ -38,10 +38,21 @@ export async function cancelHere(deps: TaskCancelDeps, task: TaskRecord): Promis
  * end is followed (startRunTask.ts follow). A run not live here (it ended, its end not yet followed) leaves the task
  * to be canceled here; the store keeps the first end. Null when the run's end did not reach the task in time.
  */
-export async function cancelRun(deps: TaskCancelDeps, task: TaskRecord, run: string): Promise<TaskRecord | null> {
+export async function cancelRun(
+  deps: TaskCancelDeps & { store?: Store },
+  task: TaskRecord,
+  run: string,
+  principal = '',
+): Promise<TaskRecord | null> {
   // Followed before the cancel: the run's end may reach the task before the cancel resolves.
   const ended = deps.records.watchers.untilTerminal(task.id, deps.waitMs);
   const live = (await deps.starts?.cancelRun(run, 'task canceled over A2A')) ?? false;
+  // Replicas: a run not live here may run on another replica, which takes the request (FleetOperations).
+  const fleet = deps.store?.fleet;
+  if (!live && fleet !== undefined && deps.store !== undefined) {
+    const elsewhere = await cancelThroughFleet(deps.store, fleet, task, principal, deps.waitMs, deps.now);
+    return elsewhere === null ? cancelHere(deps, task) : canceledOrThrow(elsewhere, true);
+  }
   if (!live) return cancelHere(deps, task);
   const stored = await ended;
   return stored === null ? null : canceledOrThrow(stored, true);
@@ -77,7 +88,7 @@ export async function cancelByOrigin(
   closeQuestion: () => void,
 ): Promise<TaskRecord | null> {
   const origin = taskOrigin(task);
-  if (origin === 'run' && task.run !== undefined) return cancelRun(deps, task, task.run);
+  if (origin === 'run' && task.run !== undefined) return cancelRun(deps, task, task.run, principal);
   if (origin === 'step') {
     // A `human` step's question: the task ends here, then its step hears the cancel and fails (its own on_error).
     const stored = await cancelHere(deps, task);

@@ -61,6 +61,8 @@ export class ConversationBook {
   private readonly next = new Map<string, number>();
   /** Folds not committed yet: other writes stop short of their messages (see FoldMarks). */
   private readonly folding = new FoldMarks();
+  /** Commits refused so far, per conversation: one asked for before a refusal built on it (`stale`). */
+  private readonly refused = new Map<string, number>();
   /** How often each conversation was forgotten: a read that straddles a forget installs nothing. */
   private readonly forgets = new Map<string, number>();
 
@@ -144,11 +146,14 @@ export class ConversationBook {
     // What a fold in flight appended is written by that fold's own commit (a refused one marks the book dirty).
     const cap = this.folding.cap(conv.id, foldOf);
     if (foldOf !== undefined) this.folding.sent(foldOf, true);
+    const refusedBefore = this.refused.get(conv.id) ?? 0;
+    const stale = () => (this.refused.get(conv.id) ?? 0) !== refusedBefore;
     return {
       // The state as of now: the queued call runs later, after folds that append replies of their own.
-      commit: { conversation: commitSnapshot(conv, cap), expectedRevision },
+      commit: { conversation: commitSnapshot(conv, cap), expectedRevision, stale },
       settled: (ok) => {
         if (foldOf !== undefined) this.folding.sent(foldOf, false);
+        if (!ok) this.refused.set(conv.id, (this.refused.get(conv.id) ?? 0) + 1);
         const left = (this.inFlight.get(conv.id) ?? 1) - 1;
         if (left === 0) this.inFlight.delete(conv.id);
         else this.inFlight.set(conv.id, left);
@@ -311,8 +316,8 @@ export class ConversationBook {
    */
   saveNow(conv: Conversation): Promise<void> {
     const prepared = this.prepare(conv);
-    const { conversation, expectedRevision } = prepared.commit;
-    return this.store.conversations.commit(conversation, expectedRevision).then(
+    const { conversation, expectedRevision, stale } = prepared.commit;
+    return this.store.conversations.commit(conversation, expectedRevision, stale).then(
       () => {
         prepared.settled(true);
         const attempts = this.refusals.committed(conv.id);

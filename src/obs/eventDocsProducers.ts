@@ -20,6 +20,7 @@ const A2A = eventSection(
 a2a.listen :: the A2A listener is up :: bound, ui
 a2a.request :: the audit line of every A2A request: info when it succeeded, warn when refused, error when it failed inside the listener :: principal, method, outcome, op?, error?
 a2a.task / a2a.answer.replayed :: a task changed state / an early answer reached a replayed turn :: \`task, state, principal\` / \`task\`
+a2a.answer.relayed :: (postgres) an answer given at another replica reached the turn waiting here :: task
 a2a.answer.rejected :: a person's answer did not match its question's schema: the question stays open and is asked again, amended with \`(previous answer rejected: …)\` (the answer itself is not logged) :: task, why
 a2a.quota.refused :: a principal's message was refused by one of its quotas (warn) :: quota, limit, principal, wanted, ctx
 a2a.connection.shed :: connections were closed for \`a2a.max_connections\` or \`a2a.header_timeout\` (one line per burst) :: reason, shed, open

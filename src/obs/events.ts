@@ -110,6 +110,7 @@ export const EVENT_NAMES = [
   'side.reported',
   'side.promoted',
   'a2a.answer.replayed',
+  'a2a.answer.relayed',
   'a2a.answer.rejected',
   'registry.warning',
   'tool.park',

@@ -22,6 +22,11 @@ export class OpenQuestions {
     return this.open.has(taskId);
   }
 
+  /** The tasks whose question is open. */
+  ids(): string[] {
+    return [...this.open.keys()];
+  }
+
   /**
    * Resolves with the answer `close(taskId, …)` gives; after `delayMs` without one, `onTimeout` runs (and is
    * expected to close the question). Once closed for good, a new wait ends at once with `closedAnswer`.

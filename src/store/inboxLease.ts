@@ -35,6 +35,9 @@ export class InboxLease {
   private timer: NodeJS.Timeout | undefined;
   /** Replicas: gives up unrenewed holds ten times a lease, so a stalled renewal stops work before the TTL ends. */
   private expiry: NodeJS.Timeout | undefined;
+  /** Replicas: extends the live holds five times a lease, outside the queue the claims wait in. */
+  private beat: NodeJS.Timeout | undefined;
+  private beating = false;
   private unsubscribe: (() => void) | undefined;
   private unsignal: (() => void) | undefined;
   /** A claim at the moment the earliest foreign lease on pending work runs out (a dead replica's). */
@@ -87,16 +90,32 @@ export class InboxLease {
     };
     this.expiry = setInterval(() => leases.expire(), Math.max(1, Math.floor(this.deps.leaseMs / 10)));
     this.expiry.unref();
+    if (leases.heartbeat === undefined) return;
+    this.beat = setInterval(() => this.heartbeat(leases), Math.max(1, Math.floor(this.deps.leaseMs / 5)));
+    this.beat.unref();
+  }
+
+  private heartbeat(leases: LeaseView): void {
+    if (this.beating) return;
+    this.beating = true;
+    leases
+      .heartbeat?.()
+      .catch((err: unknown) => this.deps.log.warn('inbox.lease.fail', { err: describeError(err) }))
+      .finally(() => {
+        this.beating = false;
+      });
   }
 
   stop(): void {
     clearInterval(this.timer);
     clearInterval(this.expiry);
+    clearInterval(this.beat);
     clearTimeout(this.lapse);
     this.unsubscribe?.();
     this.unsignal?.();
     this.timer = undefined;
     this.expiry = undefined;
+    this.beat = undefined;
     this.unsubscribe = undefined;
     this.unsignal = undefined;
   }
@@ -108,7 +127,7 @@ export class InboxLease {
     this.unsignal = this.fleet.onSignal((signal) => {
       log.info('lease.notify', { channel: signal.channel, lag_ms: signal.lagMs });
       if (signal.channel === 'inbox') this.renew();
-      else this.takeCancels();
+      else if (signal.channel === 'cancel') this.takeCancels();
     });
   }
 

@@ -6,12 +6,17 @@ import pg from 'pg';
 import { describeError } from '../errors.js';
 import type { PostgresOptions } from './postgresConnect.js';
 import type { LeaseLog } from './postgresLeases.js';
-import type { FleetSignal, FleetView } from './store.js';
+import type { FleetControl, FleetSignal, FleetView } from './store.js';
 
 type Query = (sql: string, params?: unknown[]) => Promise<pg.QueryResult>;
 
 /** The NOTIFY channels, by what they carry. */
-export const FLEET_CHANNELS = { inbox: 'agentd_inbox', cancel: 'agentd_cancel' } as const;
+export const FLEET_CHANNELS = {
+  inbox: 'agentd_inbox',
+  cancel: 'agentd_cancel',
+  answer: 'agentd_answer',
+  control: 'agentd_control',
+} as const;
 
 /** How long the listener waits before it connects again after losing its connection. */
 const RELISTEN_MS = 1_000;
@@ -26,6 +31,9 @@ const SQL = {
     WHERE t.conversation IN (SELECT conversation_id FROM conversation_leases WHERE holder = $1)
        OR t.state IN ('completed', 'failed', 'canceled', 'rejected')`,
   done: 'DELETE FROM cancel_requests WHERE task_id = ANY($1)',
+  // Requests for tasks that follow a run (no turn of theirs): whichever replica runs the run acts.
+  runs: `SELECT c.task_id, t.json FROM cancel_requests c JOIN tasks t ON t.id = c.task_id
+    WHERE t.inbox_event IS NULL AND t.state NOT IN ('completed', 'failed', 'canceled', 'rejected')`,
 } as const;
 
 export interface FleetDeps {
@@ -76,10 +84,14 @@ export class PgFleet implements FleetView {
   }
 
   #heard(channel: string, payload: string | undefined): void {
-    const kind = channel === FLEET_CHANNELS.cancel ? 'cancel' : 'inbox';
-    const sent = Number(payload);
+    const kinds = Object.entries(FLEET_CHANNELS) as Array<[FleetSignal['channel'], string]>;
+    const kind = kinds.find(([, name]) => name === channel)?.[0] ?? 'inbox';
+    // The payload: the sender's wall clock, then (control) the command.
+    const [at, op] = (payload ?? '').split(' ');
+    const sent = Number(at);
     const lagMs = Number.isFinite(sent) ? Math.max(0, this.deps.wall() - sent) : 0;
-    for (const listener of this.#listeners) listener({ channel: kind, lagMs });
+    const control = op === 'pause' || op === 'resume' ? { op: op as FleetControl } : {};
+    for (const listener of this.#listeners) listener({ channel: kind, lagMs, ...control });
   }
 
   onSignal(listener: (signal: FleetSignal) => void): () => void {
@@ -94,6 +106,14 @@ export class PgFleet implements FleetView {
     this.deps.log.info('lease.cancel_requested', { task: taskId });
   }
 
+  async announceAnswer(): Promise<void> {
+    await this.notify(this.deps.query, 'answer');
+  }
+
+  async announceControl(op: FleetControl): Promise<void> {
+    await this.deps.query(SQL.notify, [FLEET_CHANNELS.control, `${this.deps.wall()} ${op}`]);
+  }
+
   /** Sends a NOTIFY; inside a transaction, it is delivered at the commit (never for a rolled-back one). */
   async notify(q: Query, channel: keyof typeof FLEET_CHANNELS): Promise<void> {
     await q(SQL.notify, [FLEET_CHANNELS[channel], String(this.deps.wall())]);
@@ -106,6 +126,17 @@ export class PgFleet implements FleetView {
       const ended = ['completed', 'failed', 'canceled', 'rejected'].includes(row.state);
       // One the supervisor does not know yet stays for the next look (the claim is about to queue it).
       if (ended || row.inbox_event === null || act(row.inbox_event)) done.push(row.task_id);
+    }
+    if (done.length > 0) await this.deps.query(SQL.done, [done]);
+    return done.length;
+  }
+
+  async takeRunCancels(act: (run: string) => Promise<boolean>): Promise<number> {
+    const { rows } = await this.deps.query(SQL.runs);
+    const done: string[] = [];
+    for (const row of rows as Array<{ task_id: string; json: string }>) {
+      const run = (JSON.parse(row.json) as { run?: unknown }).run;
+      if (typeof run === 'string' && (await act(run))) done.push(row.task_id);
     }
     if (done.length > 0) await this.deps.query(SQL.done, [done]);
     return done.length;

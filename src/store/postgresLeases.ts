@@ -62,9 +62,16 @@ const SQL = {
   nextExpiry: `SELECT min(l.lease_until) AS until FROM conversation_leases l
     WHERE l.holder IS NOT NULL AND l.holder <> $1 AND l.lease_until > $2
       AND EXISTS (SELECT 1 FROM inbox i WHERE i.status = 'pending' AND i.conversation = l.conversation_id)`,
+  // The heartbeat: the given holds, each at the epoch held here, live a lease longer (a lost one is not touched).
+  heartbeat: `UPDATE conversation_leases l SET lease_until = $2 FROM unnest($3::text[], $4::bigint[]) AS h(c, e)
+    WHERE l.conversation_id = h.c AND l.epoch = h.e AND l.holder = $1 AND l.lease_until < $2
+    RETURNING l.conversation_id, l.epoch`,
   fence:
     'SELECT conversation_id, holder, epoch, lease_until FROM conversation_leases WHERE conversation_id = ANY($1) ORDER BY conversation_id FOR UPDATE',
 } as const;
+
+/** How many lost conversations a replica remembers for the fence. */
+const GONE_MAX = 10_000;
 
 /** A lease row as the cycle's statements return it. */
 interface Held {
@@ -77,6 +84,11 @@ export class LeaseBook implements LeaseView {
   readonly #held = new Map<string, { epoch: number; until: number }>();
   readonly #lost = new Set<(conversation: string) => void>();
   readonly #taken = new Set<(conversation: string) => void>();
+  /**
+   * Conversations this replica held and lost (or gave up), with the epoch it held, until it takes them again: its
+   * late writes for them stay refused even once the lease is free (released by the next holder) or expired.
+   */
+  readonly #gone = new Map<string, number | null>();
   /** Counters for the replica's metrics. */
   readonly counts = { adoptions: 0, fenced: 0 };
   /** The lease holder's name: the claiming owner (agent.name) at this replica. */
@@ -93,6 +105,8 @@ export class LeaseBook implements LeaseView {
     readonly replica: string,
     private readonly log: LeaseLog,
     private readonly wall: () => number,
+    /** Autocommit statements on the pool, for the heartbeat (outside the store's ordered calls). */
+    private readonly direct?: Query,
   ) {
     this.#holder = replica;
   }
@@ -130,6 +144,10 @@ export class LeaseBook implements LeaseView {
 
   #lose(ctx: string, epoch: number | null): void {
     if (!this.#held.delete(ctx)) return;
+    this.#gone.delete(ctx);
+    this.#gone.set(ctx, epoch);
+    // Bounded: the oldest losses go first (a write that late was dropped by its fold long before).
+    if (this.#gone.size > GONE_MAX) this.#gone.delete(this.#gone.keys().next().value as string);
     this.log.info('lease.lost', { ctx, epoch, replica: this.#holder });
     for (const listener of this.#lost) listener(ctx);
   }
@@ -164,6 +182,22 @@ export class LeaseBook implements LeaseView {
     // The hold ends a fifth of the lease early here: writes stop before another replica may adopt.
     this.#settle(renewed, taken, until - Math.floor(leaseMs / 5), before);
     return rows.map((row) => toInboxEvent(row)).sort(compareInbox);
+  }
+
+  async heartbeat(): Promise<void> {
+    if (this.direct === undefined || this.#leaseMs === 0) return;
+    const now = this.wall() + this.#skew;
+    const live = [...this.#held].filter(([ctx]) => this.holds(ctx));
+    if (live.length === 0) return;
+    // The hold is measured from before the statement, as in a claim: it ends a fifth of the lease before the row.
+    const until = now + this.#leaseMs;
+    const params = [this.#holder, until, live.map(([ctx]) => ctx), live.map(([, h]) => h.epoch)];
+    const rows = (await this.direct(SQL.heartbeat, params)).rows as Held[];
+    const hold = until - Math.floor(this.#leaseMs / 5);
+    for (const { conversation_id: ctx, epoch } of rows) {
+      const mine = this.#held.get(ctx);
+      if (mine !== undefined && mine.epoch === epoch && mine.until < hold) mine.until = hold;
+    }
   }
 
   nextForeignExpiry(): number | null {
@@ -201,12 +235,14 @@ export class LeaseBook implements LeaseView {
       const mine = this.#held.get(ctx);
       if (mine !== undefined && mine.epoch === epoch) mine.until = until;
       else this.#held.set(ctx, { epoch, until });
+      this.#gone.delete(ctx);
     }
     for (const { conversation_id: ctx, epoch } of taken) {
       still.add(ctx);
       // An accept's take settling after a later claim's: the newer epoch stays.
       if ((this.#held.get(ctx)?.epoch ?? 0) > epoch) continue;
       this.#held.set(ctx, { epoch, until });
+      this.#gone.delete(ctx);
       if (epoch > 1) this.counts.adoptions += 1;
       this.log.info(epoch > 1 ? 'lease.adopted' : 'lease.acquired', { ctx, epoch, replica: this.#holder });
       // Taken by the claim: a copy kept here may predate other holders' writes. (An accept's take needs no such
@@ -220,8 +256,10 @@ export class LeaseBook implements LeaseView {
    * The fence, inside a write's transaction: refuses (store_fenced) a write for a conversation whose lease another
    * replica holds live, or whose epoch moved past the one this replica holds, or whose hold ran past its time
    * (renewal failed: the replica stops writing before the TTL lets another take it), or that it gave up.
+   * `foreignOk`: a write any replica may make (a task answered or renamed at the replica a client reached) is
+   * refused only to a replica that lost the conversation, not for another's live lease.
    */
-  async check(q: Query, conversations: readonly string[]): Promise<void> {
+  async check(q: Query, conversations: readonly string[], foreignOk = false): Promise<void> {
     const now = this.wall() + this.#skew;
     const rows = (await q(SQL.fence, [conversations])).rows as Array<{
       conversation_id: string;
@@ -231,9 +269,11 @@ export class LeaseBook implements LeaseView {
     }>;
     for (const row of rows) {
       const mine = this.#held.get(row.conversation_id);
-      const foreign = row.holder !== null && row.holder !== this.#holder && row.lease_until > now;
-      // A row still naming this replica that it no longer holds: given up (expired unrenewed) or lost.
-      const stale = mine === undefined ? row.holder === this.#holder : mine.epoch !== row.epoch || mine.until <= now;
+      const foreign = !foreignOk && row.holder !== null && row.holder !== this.#holder && row.lease_until > now;
+      // Not held here: a row still naming this replica (given up, expired unrenewed), or one it lost, even when
+      // the lease is free or expired now (the next holder released it, or died).
+      const lost = row.holder === this.#holder || this.#gone.has(row.conversation_id);
+      const stale = mine === undefined ? lost : mine.epoch !== row.epoch || mine.until <= now;
       if (foreign || stale) this.#refuse(row.conversation_id, mine?.epoch ?? null, row.epoch);
     }
   }

@@ -145,7 +145,8 @@ export class PostgresStore implements Store {
     try {
       const generation = await migrate(client, where);
       client.release();
-      const leases = new LeaseBook(opts.replica ?? defaultReplica(), log, opts.now ?? Date.now);
+      const direct = (sql: string, params?: unknown[]) => pool.query(sql, params);
+      const leases = new LeaseBook(opts.replica ?? defaultReplica(), log, opts.now ?? Date.now, direct);
       const store = new PostgresStore(pool, where, generation, leases, opts);
       await store.fleet.listen();
       return store;
@@ -228,9 +229,9 @@ export class PostgresStore implements Store {
             activeGoal: active_goal === true,
           })),
         ),
-      commit: (conversation, expectedRevision) =>
+      commit: (conversation, expectedRevision, stale) =>
         this.#write('save conversations', [conversation.id], async (q) => {
-          const [revision] = await this.#commitAll(q, [{ conversation, expectedRevision }]);
+          const [revision] = await this.#commitAll(q, [{ conversation, expectedRevision, stale }]);
           return revision ?? expectedRevision + 1;
         }),
     };
@@ -249,7 +250,8 @@ export class PostgresStore implements Store {
 
   #tasksPort(): TasksPort {
     return {
-      save: (task) => this.#write('save a task', [task.conversation], (q) => saveTask(q, task)),
+      // Any replica may save a task (an answer, a message id consumed); one that lost its conversation may not.
+      save: (task) => this.#write('save a task', [task.conversation], (q) => saveTask(q, task), true),
       get: (id) => this.#read('read a task', async (q) => one((await q(SQL.taskById, [id])).rows, toTask)),
       list: (filter) => {
         const f = taskFilterParams(filter);
@@ -308,7 +310,9 @@ export class PostgresStore implements Store {
   /** Writes each conversation on top of its expected revision; inside a transaction (a stale one undoes all). */
   async #commitAll(q: Query, list: readonly ConversationCommit[]): Promise<number[]> {
     const revisions: number[] = [];
-    for (const { conversation, expectedRevision } of list) {
+    for (const { conversation, expectedRevision, stale } of list) {
+      // Queued behind a refused commit of the same copy: it builds on a revision never written (issue 19).
+      if (stale?.()) throw new DaemonError('store_conflict', `conversation ${conversation.id}: stale copy`);
       const stored = (await q(SQL.storedTranscript, [conversation.id])).rows[0] as
         | { version: number; count: number; revision: number }
         | undefined;
@@ -332,11 +336,11 @@ export class PostgresStore implements Store {
    * `op` in one transaction (run again after a deadlock), fenced for `conversations` before it writes (so lease
    * rows lock before inbox rows, in the claim's order) and again before it commits (a hold may run out meanwhile).
    */
-  #write<T>(doing: string, conversations: readonly string[], op: (q: Query) => Promise<T>): Promise<T> {
+  #write<T>(doing: string, ctxs: readonly string[], op: (q: Query) => Promise<T>, foreignOk = false): Promise<T> {
     return inTransaction(this.pool, this.location, doing, async (q) => {
-      if (conversations.length > 0) await this.leases.check(q, conversations);
+      if (ctxs.length > 0) await this.leases.check(q, ctxs, foreignOk);
       const result = await op(q);
-      if (conversations.length > 0) await this.leases.check(q, conversations);
+      if (ctxs.length > 0) await this.leases.check(q, ctxs, foreignOk);
       return result;
     });
   }

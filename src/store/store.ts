@@ -26,6 +26,11 @@ export interface Accepted {
 export interface ConversationCommit {
   conversation: Conversation;
   expectedRevision: number;
+  /**
+   * True once a commit of the same copy asked for before this one was refused: this one built on a revision that
+   * was never written, so a shared store refuses it even when another writer's commit made the numbers match.
+   */
+  stale?: (() => boolean) | undefined;
 }
 
 /** A fold's unit of work: the event's outcome, its conversations' new state and the task's terminal state. */
@@ -87,9 +92,10 @@ export interface ConversationsPort {
   heads(): Promise<ConversationHead[]>;
   /**
    * Writes the conversation (appends new messages; rewrites on a version change) when the stored revision is
-   * still `expectedRevision`; rejects with a StaleRevision otherwise. Resolves with the new revision.
+   * still `expectedRevision`; rejects with a StaleRevision otherwise. Resolves with the new revision. `stale`: as
+   * in ConversationCommit.
    */
-  commit(conversation: Conversation, expectedRevision: number): Promise<number>;
+  commit(conversation: Conversation, expectedRevision: number, stale?: () => boolean): Promise<number>;
 }
 
 export interface BudgetPort {
@@ -289,11 +295,21 @@ export interface LeaseView {
   nextForeignExpiry?(): number | null;
   /** Calls `listener` for each conversation a claim takes (this replica did not hold it); returns the unsubscribe. */
   onTaken?(listener: (conversation: string) => void): () => void;
+  /**
+   * Extends the live holds at their epochs, straight on the database: not queued behind the replica's other store
+   * calls (a claim is), so a busy replica does not lose the conversations it is running for want of a turn.
+   */
+  heartbeat?(): Promise<void>;
 }
+
+/** An operator command every replica applies. */
+export type FleetControl = 'pause' | 'resume';
 
 /** A NOTIFY another replica (or this one) sent: new pending work, or a cancel request; `lagMs` since it was sent. */
 export interface FleetSignal {
-  channel: 'inbox' | 'cancel';
+  channel: 'inbox' | 'cancel' | 'answer' | 'control';
+  /** `control`: the operator's pause or resume, which every replica applies. */
+  op?: FleetControl;
   lagMs: number;
 }
 
@@ -306,11 +322,20 @@ export interface FleetView {
   onSignal(listener: (signal: FleetSignal) => void): () => void;
   /** Stores a cancel request for the task's turn (whichever replica runs it acts on it) and wakes the fleet. */
   requestCancel(taskId: string, principal: string | null): Promise<void>;
+  /** Wakes the fleet: a task's question was answered here, and the replica whose turn waits on it takes it. */
+  announceAnswer(): Promise<void>;
+  /** Tells every replica (this one too) to apply the operator's pause or resume. */
+  announceControl(op: FleetControl): Promise<void>;
   /**
    * The cancel requests for conversations this replica holds: `act(inboxEvent)` cancels the event's turn here and
    * says whether it knew it; known ones and those whose task ended are removed. Resolves with how many went.
    */
   takeCancels(act: (inboxEvent: string) => boolean): Promise<number>;
+  /**
+   * The cancel requests for tasks that follow a workflow run (an `a2a` start's): `act(run)` cancels the run if it
+   * is live here; those it cancelled are removed. Resolves with how many went.
+   */
+  takeRunCancels(act: (run: string) => Promise<boolean>): Promise<number>;
 }
 
 export interface Store {

@@ -98,6 +98,53 @@ describe('conversation leases between replicas', () => {
     assert.deepEqual(await r1.store.inbox.claim('agent', TTL, clock.now + 1), []);
   });
 
+  it('keeps its holds alive by the heartbeat, without a claim (a busy replica is not adopted)', async () => {
+    const clock = { now: T };
+    const r1 = await replica('r1', clock);
+    const r2 = await replica('r2', clock);
+    const e = inboxEvent({ ts: T, payload: { context_id: 'h', text: 'x' } });
+    await r1.store.inbox.accept(e);
+    await r1.store.inbox.claim('agent', TTL, T);
+    clock.now = T + TTL * 0.7;
+    await r1.store.leases.heartbeat();
+    clock.now = T + TTL + 1;
+    assert.equal(r1.store.leases.holds('h'), true, 'the hold runs on from the heartbeat');
+    assert.deepEqual(await r2.store.inbox.claim('agent', TTL, clock.now), [], 'nothing to adopt');
+    const conv = conversation({ id: 'h', messages: [userMsg('x')] });
+    assert.equal(await r1.store.conversations.commit(conv, 0), 1);
+    // A hold already given up is not revived by a heartbeat.
+    clock.now = T + TTL * 2;
+    r1.store.leases.expire();
+    await r1.store.leases.heartbeat();
+    assert.equal(r1.store.leases.holds('h'), false);
+  });
+
+  it('keeps refusing a lost holder once the next holder released the lease (free is not ours)', async () => {
+    const clock = { now: T };
+    const r1 = await replica('r1', clock);
+    const r2 = await replica('r2', clock);
+    const e = inboxEvent({ ts: T, payload: { context_id: 'f', text: 'x' } });
+    await r1.store.inbox.accept(e);
+    await r1.store.inbox.claim('agent', TTL, T);
+    // r1 stalls past the TTL: r2 adopts, runs the event and, nothing left pending, gives the lease back.
+    clock.now = T + TTL + 1;
+    assert.equal((await r2.store.inbox.claim('agent', TTL, clock.now)).length, 1);
+    await r2.store.inbox.complete(e.id, { outcome: done, conversations: [] });
+    assert.equal(r2.store.leases.held().size, 0, 'premise: the lease is free');
+    // r1 wakes: its renewal finds the conversation gone, and every late write of it stays refused.
+    await r1.store.inbox.claim('agent', TTL, clock.now + 1);
+    assert.equal(r1.named('lease.lost').length, 1);
+    const conv = conversation({ id: 'f', messages: [userMsg('x')] });
+    await assert.rejects(r1.store.conversations.commit(conv, 0), { code: 'store_fenced' });
+    await assert.rejects(r1.store.tasks.save(taskRecord({ conversation: 'f' })), { code: 'store_fenced' });
+    assert.equal(await r2.store.conversations.get('f'), null, 'nothing of r1 was written');
+    // Taken again (a new message it accepts), r1 writes at the new epoch.
+    const next = inboxEvent({ ts: clock.now + 2, payload: { context_id: 'f', text: 'y' } });
+    await r1.store.inbox.accept(next);
+    assert.equal(r1.store.leases.held().get('f')?.epoch, 3);
+    assert.equal(await r1.store.conversations.commit(conv, 0), 1);
+  });
+
   it('stops writing by itself once its hold could not be renewed (before the TTL lets another adopt)', async () => {
     const clock = { now: T };
     const r1 = await replica('r1', clock);

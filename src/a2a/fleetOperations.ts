@@ -1,0 +1,102 @@
+// Operator actions from any replica (issue 19; interfaces reference §4.4). Pause and resume sent to one replica
+// are NOTIFYed (agentd_control) and every replica applies them. A person may answer a task's question at any
+// replica. Where no turn of this replica waits on it, the answer is stored on the task (answeredQuestion) and the
+// fleet is woken (NOTIFY agentd_answer); the replica whose turn waits reads its open questions' tasks and hands
+// the answers it finds to those turns. A wake-up missed (the listener was reconnecting) costs one sweep.
+import { describeError } from '../errors.js';
+import type { Logger } from '../obs/log.js';
+import type { OpenQuestions } from '../runtime/openQuestions.js';
+import type { FleetControl, Store } from '../store/store.js';
+
+/** How often open questions are read without a wake-up. */
+const SWEEP_MS = 5_000;
+
+export class FleetOperations {
+  #off: (() => void) | undefined;
+  #timer: NodeJS.Timeout | undefined;
+  #reading = false;
+  #again = false;
+
+  constructor(
+    private readonly store: Store,
+    private readonly questions: OpenQuestions,
+    private readonly log: Logger,
+    /** Where a pause or resume sent to any replica is applied here. */
+    private readonly control: { pause(): void; resume(): void },
+    /** The runs of `a2a` starts live here: a cancel sent to another replica for one of their tasks ends it here. */
+    private readonly runs?: { cancelRun(run: string, reason: string): Promise<boolean> },
+  ) {}
+
+  /** Listens for answers and operator commands given at other replicas (a store without a fleet has none). */
+  start(): void {
+    const fleet = this.store.fleet;
+    if (fleet === undefined || this.#off !== undefined) return;
+    this.#off = fleet.onSignal((signal) => {
+      if (signal.channel === 'answer') this.look();
+      if (signal.channel === 'cancel') this.cancelRuns();
+      if (signal.channel === 'control' && signal.op !== undefined) this.control[signal.op]();
+    });
+    this.#timer = setInterval(() => {
+      this.look();
+      this.cancelRuns();
+    }, SWEEP_MS);
+    this.#timer.unref();
+  }
+
+  stop(): void {
+    this.#off?.();
+    this.#off = undefined;
+    clearInterval(this.#timer);
+  }
+
+  /** An answer was stored here for a question no turn of this replica waits on: the one that waits hears. */
+  answeredHere(conversation: string): void {
+    const { fleet, leases } = this.store;
+    if (fleet === undefined || leases?.holds(conversation) === true) return;
+    // A NOTIFY that fails is covered by the holder's sweep.
+    fleet.announceAnswer().catch(() => {});
+  }
+
+  /** The operator's pause or resume was applied here: the other replicas apply it too (a failed NOTIFY is logged). */
+  controlled(op: FleetControl): void {
+    this.store.fleet
+      ?.announceControl(op)
+      .catch((err: unknown) => this.log.warn('inbox.lease.fail', { err: describeError(err), control: op }));
+  }
+
+  private cancelRuns(): void {
+    const runs = this.runs;
+    if (runs === undefined) return;
+    const act = (run: string) => runs.cancelRun(run, 'task canceled at another replica');
+    this.store.fleet?.takeRunCancels(act).catch((err: unknown) => {
+      this.log.warn('inbox.lease.fail', { err: describeError(err), cancel: 'run' });
+    });
+  }
+
+  private look(): void {
+    if (this.#reading) {
+      this.#again = true;
+      return;
+    }
+    this.#reading = true;
+    this.relay()
+      .catch(() => {})
+      .finally(() => {
+        this.#reading = false;
+        if (!this.#again) return;
+        this.#again = false;
+        this.look();
+      });
+  }
+
+  /** Hands each open question whose task holds an answer given elsewhere (the task works again) to its turn. */
+  private async relay(): Promise<void> {
+    for (const taskId of this.questions.ids()) {
+      const task = await this.store.tasks.get(taskId);
+      const answer = task?.question?.answer;
+      if (task === null || answer === undefined || task.state !== 'working') continue;
+      this.log.info('a2a.answer.relayed', { task: taskId });
+      this.questions.close(taskId, { result: { reply: answer, timed_out: false }, is_error: false });
+    }
+  }
+}
