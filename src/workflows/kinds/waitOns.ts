@@ -89,6 +89,7 @@ export function suspendDelivered(ctx: StepContext, on: DeliveredOn, dueMs: numbe
         ? step.fields['webhook']['auth']
         : { none: true },
   };
+  if (Array.isArray(hook['methods'])) wait.methods = hook['methods'].map((m) => String(m).toUpperCase());
   const into = hook['emit_url_to'];
   if (typeof into !== 'string') return { type: 'suspend', wait };
   const url = ctx.ports.callbacks?.url(path) ?? null;
