@@ -7,7 +7,7 @@ import { newUlid } from '../store/ulid.js';
 import type { A2aMessage } from '../triggers/a2aStarts.js';
 import type { TimerService } from '../triggers/timerService.js';
 import { loadWorkflow } from './definitions.js';
-import { messageTakers } from './kinds/waitOns.js';
+import { messageTakers, signalWaiters } from './kinds/waitOns.js';
 import type { StepPorts, StepRunPorts, StepRunStart } from './nodeKind.js';
 import { isStartKind } from './nodeKinds.js';
 import { RunEngine } from './runEngine.js';
@@ -74,10 +74,14 @@ export class WorkflowDesk {
   /** The last signal of each name, for `wait on: condition` (memory only). */
   readonly #signals = new SignalMemory();
   #markOpen: () => void = () => {};
-  #isOpen = false;
   /** Resolves once stored definitions are loaded and live runs restored: starts and reads wait for it. */
   readonly opened = new Promise<void>((resolve) => {
     this.#markOpen = resolve;
+  });
+  #settleOpen: (opened: boolean) => void = () => {};
+  /** Whether the desk opened, once opening is over (false: it failed, or stopped first): nothing hangs on it. */
+  readonly #openOutcome = new Promise<boolean>((resolve) => {
+    this.#settleOpen = resolve;
   });
 
   constructor(private readonly deps: DeskDeps) {
@@ -108,6 +112,19 @@ export class WorkflowDesk {
 
   /** Loads stored definitions (configured ones win), logs each, and restores the live runs. */
   async open(): Promise<void> {
+    try {
+      await this.#restore();
+      this.#settleOpen(true);
+    } finally {
+      this.#settleOpen(false);
+    }
+    // What a previous life left queued is tried again, oldest first; still over the limit, it queues again.
+    const held = (await this.deps.queue?.held()) ?? [];
+    for (const req of held) this.#held.add(req.startKey);
+    for (const req of held) await this.#startQueued(req);
+  }
+
+  async #restore(): Promise<void> {
     for (const stored of await this.deps.store.workflows.listDefinitions()) this.#loadStored(stored);
     for (const def of this.definitions().values()) {
       const starts = Object.values(def.steps).filter((s) => isStartKind(s.kind)).length;
@@ -120,12 +137,7 @@ export class WorkflowDesk {
     }
     const runs = await this.engine.restore();
     if (runs > 0) this.deps.log.info('restore.runs', { runs });
-    this.#isOpen = true;
     this.#markOpen();
-    // What a previous life left queued is tried again, oldest first; still over the limit, it queues again.
-    const held = (await this.deps.queue?.held()) ?? [];
-    for (const req of held) this.#held.add(req.startKey);
-    for (const req of held) await this.#startQueued(req);
   }
 
   #loadStored(stored: StoredDefinition): void {
@@ -310,7 +322,8 @@ export class WorkflowDesk {
   ): Promise<number> {
     await this.opened;
     this.#signals.remember(name, payload, this.deps.clock(), from);
-    const targets = typeof run === 'string' ? [run] : this.#waitingOn(name, run ?? (() => true));
+    const live = this.engine.live();
+    const targets = typeof run === 'string' ? [run] : signalWaiters(live, name, run ?? (() => true));
     let held = 0;
     for (const id of targets)
       if (await this.engine.bufferSignal(id, { name, payload, key, at: this.deps.clock(), from })) held += 1;
@@ -329,8 +342,8 @@ export class WorkflowDesk {
 
   /** A new A2A message for the steps waiting on its conversation (reference §3.7 step 1): held on each; counted. */
   async takeMessage(msg: A2aMessage): Promise<number> {
-    // Not opened (restoring, or failed to open): no run waits yet, and a message must never hang on it.
-    if (!this.#isOpen) return 0;
+    // A restored run's wait takes a message sent while the desk opens (reference §3.7); a failed open takes none.
+    if (!(await this.#openOutcome)) return 0;
     let held = 0;
     const from = `a2a:${msg.principal}`;
     for (const { run, channel } of messageTakers(this.engine.live(), msg)) {
@@ -338,18 +351,6 @@ export class WorkflowDesk {
       if (await this.engine.bufferSignal(run, signal)) held += 1;
     }
     return held;
-  }
-
-  /** Live runs with a step suspended on `wait {on: signal, signal: name}`. */
-  #waitingOn(name: string, admits: (run: Readonly<WorkflowRun>) => boolean): string[] {
-    const waits = (r: Readonly<WorkflowRun>): boolean =>
-      Object.values(r.steps).some(
-        (s) => s.status === 'suspended' && s.wait?.kind === 'signal' && s.wait.signal === name,
-      );
-    return this.engine
-      .live()
-      .filter((r) => waits(r) && admits(r))
-      .map((r) => r.id);
   }
 
   /** True when `name` is a configured definition (runtime edits cannot touch it). */
@@ -387,6 +388,7 @@ export class WorkflowDesk {
   }
 
   async stop(): Promise<void> {
+    this.#settleOpen(false);
     await this.engine.stop();
     for (const [id, waiters] of this.#waiters)
       for (const waiter of waiters) void this.run(id).then((r) => r && waiter(r));

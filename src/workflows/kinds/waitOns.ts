@@ -116,3 +116,14 @@ export function messageTakers(
   }
   return out;
 }
+
+/** The ids of `runs` with a step suspended on `wait {on: signal, signal: name}` that `admits` lets through. */
+export function signalWaiters(
+  runs: readonly Readonly<WorkflowRun>[],
+  name: string,
+  admits: (run: Readonly<WorkflowRun>) => boolean,
+): string[] {
+  const waits = (r: Readonly<WorkflowRun>): boolean =>
+    Object.values(r.steps).some((s) => s.status === 'suspended' && s.wait?.kind === 'signal' && s.wait.signal === name);
+  return runs.filter((r) => waits(r) && admits(r)).map((r) => r.id);
+}
