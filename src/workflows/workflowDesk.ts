@@ -95,7 +95,9 @@ export class WorkflowDesk {
       memory: deps.store.memory,
       signals: this.#signals,
       deliver: (run: string, channel: string, payload: unknown, key: string) =>
-        this.engine.bufferSignal(run, { name: channel, payload, key, at: this.deps.clock(), from: null }),
+        this.engine
+          .bufferSignal(run, { name: channel, payload, key, at: this.deps.clock(), from: null })
+          .then((got) => got === 'held'),
     };
     // The workflow.* step kinds reach other runs through the desk itself.
     const runs: StepRunPorts = {
@@ -322,11 +324,11 @@ export class WorkflowDesk {
   ): Promise<number> {
     await this.opened;
     this.#signals.remember(name, payload, this.deps.clock(), from);
-    const live = this.engine.live();
-    const targets = typeof run === 'string' ? [run] : signalWaiters(live, name, run ?? (() => true));
+    const targets = typeof run === 'string' ? [run] : signalWaiters(this.engine.live(), name, run ?? (() => true));
     let held = 0;
     for (const id of targets)
-      if (await this.engine.bufferSignal(id, { name, payload, key, at: this.deps.clock(), from })) held += 1;
+      if ((await this.engine.bufferSignal(id, { name, payload, key, at: this.deps.clock(), from })) === 'held')
+        held += 1;
     return held + ((await this.deps.onSignal?.(name, payload, key)) ?? 0);
   }
 
@@ -348,7 +350,8 @@ export class WorkflowDesk {
     const from = `a2a:${msg.principal}`;
     for (const { run, channel } of messageTakers(this.engine.live(), msg)) {
       const signal = { name: channel, payload: msg.payload, key: `message:${msg.key}`, at: this.deps.clock(), from };
-      if (await this.engine.bufferSignal(run, signal)) held += 1;
+      // A retried message (its key held already) counts as taken: its sender gets the task, not a turn as well.
+      if ((await this.engine.bufferSignal(run, signal)) !== null) held += 1;
     }
     return held;
   }
