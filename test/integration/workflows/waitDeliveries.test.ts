@@ -103,6 +103,38 @@ describe('wait on: message / a2a.wait', () => {
   });
 });
 
+describe('a message wait in a run with no conversation', () => {
+  it('fails unless it names a conversation ("" for any): it never falls into taking every message', async () => {
+    const life = await openDesk(freshDir(), [
+      around({ kind: 'wait', on: 'message' }),
+      { ...around({ kind: 'a2a.wait' }), name: 'peer' },
+    ]);
+    try {
+      for (const workflow of ['w', 'peer']) {
+        const got = await life.desk.start({
+          workflow,
+          inputs: {},
+          startKey: workflow,
+          principal: null,
+          conversation: null,
+        });
+        assert.ok(got.ok);
+        const run = await settled(life, got.run.id);
+        assert.equal(run.status, 'failed');
+        const what = workflow === 'w' ? 'wait on: message' : 'a2a.wait';
+        assert.equal(
+          run.steps['x']?.error,
+          `${what}: the run has no conversation; name one with conversation ("" waits on any)`,
+        );
+      }
+      const msg = { principal: 'user:eve', role: 'user', contextId: 'c', conversation: 'c', key: 'm', payload: null };
+      assert.equal(await life.desk.takeMessage(msg), 0, 'no wait took a stranger’s message');
+    } finally {
+      await life.close();
+    }
+  });
+});
+
 describe('a message sent while the desk restores', () => {
   it('reaches the restored run waiting for it (not a turn)', async () => {
     const dir = freshDir();
