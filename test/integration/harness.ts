@@ -30,6 +30,8 @@ export interface Rig {
   sup: Supervisor;
   /** The task backend, with `tasks: true`. */
   backend?: TaskBackend;
+  /** The A2A start registry, with `a2aStarts: true`. */
+  a2aStarts?: A2aStarts;
   store: Store;
   /** The work ports producers plugged in (the workflow desk is `ports.port('workflows')?.()`). */
   ports: WorkPortSlot;
@@ -143,6 +145,7 @@ export async function startRig(
     dir,
     sup,
     ...(backend ? { backend } : {}),
+    ...(a2aStarts ? { a2aStarts } : {}),
     store,
     ports,
     model,
