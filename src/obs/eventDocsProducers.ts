@@ -65,6 +65,7 @@ wait.armed / wait.resolved :: a step suspended (a \`wait\` step, \`sleep\`, a re
 a2a.send / a2a.delegate :: an \`a2a.send\` / \`a2a.delegate\` step's message reached its peer (info: the peer's task and its state; for delegate, the state it ended in) or failed (warn) :: run, step, peer, message_id, task?, state?, error?
 audit.emit :: an \`emit\` step's \`audit\` value :: run, step, audit
 restore.runs :: unfinished runs were found at start and resumed :: runs
+restore.timer.repaired :: at start, a timer that should have been stored was not (its row deleted between lives): a run's timed wait (\`wait\`: sleep, retry_backoff, deadline) is armed again at its stored due time; a schedule is armed again from now (occurrences missed meanwhile are not caught up) (warn) :: run?, workflow?, step?, wait, due_ms?, trigger?, next_ms?
 restore.step.replay / restore.step.skipped / restore.step.failed :: at restore, a step that was running is run again / ended as skipped / failed (by its kind's replay rule) :: run, step, kind
 `,
 );
