@@ -120,6 +120,7 @@ export class StartTriggers {
     const shed = (workflow: string, step: StepDef) => this.#gate(workflow, step, 'subscribe')();
     this.#subscriptions = new SubscribeStarts({ ...deps, resources: deps.resources?.bind(deps), shed });
     deps.a2aStarts?.onCancel((run, reason) => deps.desk.engine.cancel(run, reason));
+    deps.a2aStarts?.onWithdraw((which, reason) => deps.desk.withdraw(which, reason));
   }
 
   /** A run ended: its loop decides its next iteration, and `event` starts of other workflows may fire. */

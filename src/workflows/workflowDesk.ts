@@ -113,7 +113,8 @@ export class WorkflowDesk {
     // What a previous life left queued is tried again, oldest first; still over the limit, it queues again.
     const held = (await this.deps.queue?.held()) ?? [];
     for (const req of held) this.#held.add(req.startKey);
-    for (const req of held) await this.#startQueued(req);
+    // One withdrawn meanwhile (its caller canceled) is not tried.
+    for (const req of held) if (this.#held.has(req.startKey)) await this.#startQueued(req);
   }
 
   #loadStored(stored: StoredDefinition): void {
@@ -198,6 +199,23 @@ export class WorkflowDesk {
       }
     }
     return runs;
+  }
+
+  /**
+   * Withdraws the queued starts whose key `which` takes (their caller gave up, e.g. canceled its A2A task): none of
+   * them runs, and their durable rows go. Resolves with how many were queued. A start whose turn already came is
+   * not stopped here (its run is cancelled as it begins).
+   */
+  async withdraw(which: (startKey: string) => boolean, reason: string): Promise<number> {
+    await this.opened;
+    const gone = this.#queued.filter((q) => which(q.startKey));
+    for (const req of gone) this.#queued.splice(this.#queued.indexOf(req), 1);
+    const keys = new Set([...gone.map((q) => q.startKey), ...[...this.#held].filter(which)]);
+    for (const key of keys) {
+      if (this.#held.delete(key)) await this.deps.queue?.release(key);
+      this.deps.log.info('start.withdrawn', { start_key: key, reason });
+    }
+    return keys.size;
   }
 
   /** Starts waiting behind a concurrency limit. */
