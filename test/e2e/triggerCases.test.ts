@@ -1,0 +1,131 @@
+// The producers reference's trigger cases P-24 and P-25 (§4) over the built daemon: a real process with its config
+// file, its SQLite store, its JSON-line events and its A2A listener reached over real HTTP; a restart is a new
+// process on the same store. (test/integration/triggers/workflowStarts.test.ts runs both in-process, with more.)
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import Database from 'better-sqlite3';
+import { waitUntil } from '../integration/wait.js';
+import { startDaemon } from './daemon.js';
+import { eventsNamed, tempStateDir } from './harness.js';
+
+const SHAPE = `lifecycle: {run_until: drained}
+a2a:
+  listen: http://127.0.0.1:0
+`;
+
+// Counting in memory, as the reference's case does: each looper run reads `count`, stores one more, outputs it.
+const LOOP_AND_EVENT = `${SHAPE}workflows:
+  - name: looper
+    steps:
+      s: {kind: loop, interval: 10ms, until: "CEL: last.count >= 3", max_iterations: 20}
+      g: {kind: memory.get, depends_on: [s], key: count}
+      m: {kind: memory.set, depends_on: [g], key: count, value: "CEL: (steps.g.output == null ? 0 : steps.g.output) + 1"}
+      f: {kind: finish, depends_on: [m], output: {count: "CEL: (steps.g.output == null ? 0 : steps.g.output) + 1"}}
+  - name: reactor
+    steps:
+      s: {kind: event, on: workflow.finished, filter: "CEL: payload.workflow == 'looper'"}
+      f: {kind: finish, depends_on: [s], output: "{{steps.s.output.payload.run}}"}
+  - name: ported
+    steps:
+      s: {kind: event, on: workflow_finished, filter: "CEL: payload.workflow == 'looper'"}
+      f: {kind: finish, depends_on: [s], output: "{{steps.s.output.payload.run}}"}
+`;
+
+const HOOKS = `${SHAPE}workflows:
+  - name: w
+    steps:
+      hook: {kind: webhook, path: /hooks/ci, auth: {none: true}}
+      f: {kind: finish, depends_on: [hook], output: "{{steps.hook.output.body.n}}"}
+  - name: signed
+    steps:
+      hook: {kind: webhook, path: /hooks/signed, auth: {hmac: {secret: "{{secret:HOOK_SECRET}}"}}}
+      f: {kind: finish, depends_on: [hook]}
+`;
+
+/** The stored runs of `workflow` in the store under `dir` (read after the daemon exited), oldest first. */
+function storedRuns(dir: string, workflow: string): Array<{ status: string; output: unknown }> {
+  const db = new Database(join(dir, 'agentd.db'), { readonly: true });
+  try {
+    const rows = db.prepare('SELECT json FROM workflow_runs').all() as Array<{ json: string }>;
+    return rows
+      .map((r) => JSON.parse(r.json) as { workflow: string; status: string; output: unknown; created: number })
+      .filter((r) => r.workflow === workflow)
+      .sort((a, b) => a.created - b.created);
+  } finally {
+    db.close();
+  }
+}
+
+const post = (url: string, body: string, headers: Record<string, string> = {}) =>
+  fetch(url, { method: 'POST', body, headers: { 'Content-Type': 'application/json', ...headers } });
+
+describe('trigger cases over the built daemon', () => {
+  it('P-24: a loop counting in memory stops by `until` after three runs; event starts fire once per run', async () => {
+    const dir = tempStateDir();
+    const daemon = await startDaemon(dir, LOOP_AND_EVENT);
+    try {
+      await waitUntil(() => eventsNamed(daemon, 'start.loop.stopped').length > 0, 20_000, 'the loop stopped');
+      const ended = (workflow: string) => eventsNamed(daemon, 'run.done').filter((e) => e.workflow === workflow);
+      await waitUntil(
+        () => ended('reactor').length === 3 && ended('ported').length === 3,
+        20_000,
+        'both event starts ran once per looper run',
+      );
+      assert.deepEqual(
+        eventsNamed(daemon, 'start.loop.stopped').map((e) => e.reason),
+        ['until'],
+      );
+      assert.deepEqual(
+        ended('looper').map((e) => e.status),
+        ['completed', 'completed', 'completed'],
+      );
+    } finally {
+      assert.equal(await daemon.stop(), 0, daemon.stderr().slice(-2000));
+    }
+    assert.deepEqual(
+      storedRuns(dir, 'looper').map((r) => r.output),
+      [{ count: 1 }, { count: 2 }, { count: 3 }],
+    );
+    assert.equal(storedRuns(dir, 'reactor').length, 3);
+    assert.equal(storedRuns(dir, 'ported').length, 3, '`on: workflow_finished` behaves as `workflow.finished`');
+  });
+
+  it('P-25: one idempotency key twice is one run, still a duplicate after a restart; an unsigned hmac POST is 401', async () => {
+    const dir = tempStateDir();
+    const env = { HOOK_SECRET: 's3cret' };
+    const life1 = await startDaemon(dir, HOOKS, env);
+    try {
+      const first = await post(`${life1.url}/hooks/ci`, '{"n": 7}', { 'Idempotency-Key': 'k1' });
+      assert.equal(first.status, 202);
+      assert.deepEqual(await first.json(), { status: 'accepted', workflow: 'w' });
+      const again = await post(`${life1.url}/hooks/ci`, '{"n": 8}', { 'Idempotency-Key': 'k1' });
+      assert.equal(again.status, 200);
+      assert.deepEqual(await again.json(), { status: 'duplicate', idempotency_key: 'k1' });
+      const unsigned = await post(`${life1.url}/hooks/signed`, '{"n": 1}');
+      assert.equal(unsigned.status, 401);
+      assert.deepEqual(await unsigned.json(), { error: 'authentication failed' });
+      await waitUntil(() => eventsNamed(life1, 'run.done').length === 1, 20_000, 'the accepted run ended');
+      assert.deepEqual(
+        eventsNamed(life1, 'run.start').map((e) => e.workflow),
+        ['w'],
+        'one run, and none for the refused delivery',
+      );
+    } finally {
+      assert.equal(await life1.stop(), 0, life1.stderr().slice(-2000));
+    }
+    const life2 = await startDaemon(dir, HOOKS, env);
+    try {
+      const later = await post(`${life2.url}/hooks/ci`, '{"n": 9}', { 'Idempotency-Key': 'k1' });
+      assert.equal(later.status, 200);
+      assert.deepEqual(await later.json(), { status: 'duplicate', idempotency_key: 'k1' });
+      assert.deepEqual(eventsNamed(life2, 'run.start'), [], 'no run in the second life');
+    } finally {
+      assert.equal(await life2.stop(), 0, life2.stderr().slice(-2000));
+    }
+    assert.deepEqual(
+      storedRuns(dir, 'w').map((r) => [r.status, r.output]),
+      [['completed', 7]],
+    );
+  });
+});
