@@ -2,12 +2,13 @@
 // file, its SQLite store, its JSON-line events and its A2A listener reached over real HTTP; a restart is a new
 // process on the same store. (test/integration/triggers/workflowStarts.test.ts runs both in-process, with more.)
 import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import Database from 'better-sqlite3';
 import { waitUntil } from '../integration/wait.js';
-import { startDaemon } from './daemon.js';
-import { eventsNamed, tempStateDir } from './harness.js';
+import { type Daemon, startDaemon } from './daemon.js';
+import { eventsNamed, runAgentd, tempStateDir } from './harness.js';
 
 const SHAPE = `lifecycle: {run_until: drained}
 a2a:
@@ -44,7 +45,7 @@ const HOOKS = `${SHAPE}workflows:
 `;
 
 /** The stored runs of `workflow` in the store under `dir` (read after the daemon exited), oldest first. */
-function storedRuns(dir: string, workflow: string): Array<{ status: string; output: unknown }> {
+function storedRuns(dir: string, workflow: string): Array<{ status: string; output: unknown; created: number }> {
   const db = new Database(join(dir, 'agentd.db'), { readonly: true });
   try {
     const rows = db.prepare('SELECT json FROM workflow_runs').all() as Array<{ json: string }>;
@@ -60,7 +61,63 @@ function storedRuns(dir: string, workflow: string): Array<{ status: string; outp
 const post = (url: string, body: string, headers: Record<string, string> = {}) =>
   fetch(url, { method: 'POST', body, headers: { 'Content-Type': 'application/json', ...headers } });
 
+const EVERY_2S = `a2a:
+  listen: http://127.0.0.1:0
+workflows:
+  - name: tick
+    steps:
+      s: {kind: schedule, every: 2s, catch_up: all}
+      f: {kind: finish, depends_on: [s], output: "{{steps.s.output.scheduled_for}}"}
+`;
+
 describe('trigger cases over the built daemon', () => {
+  it('a bad cron or zone exits 2 with one line naming the workflow, the node and the field', async () => {
+    const dir = tempStateDir();
+    for (const [field, wanted] of [
+      ['cron: "61 * * * *"', /workflow "nightly" step "s": cron: invalid cron expression "61 \* \* \* \*"/],
+      ['every: 1m, tz: Mars/Base', /workflow "nightly" step "s": tz: unknown time zone "Mars\/Base"/],
+    ] as const) {
+      const file = join(dir, 'agentd.yaml');
+      const yaml = `workflows:\n  - name: nightly\n    steps:\n      s: {kind: schedule, ${field}}\n      f: {kind: finish, depends_on: [s]}\n`;
+      writeFileSync(file, yaml);
+      const run = await runAgentd(['--config', file, '--state-dir', join(dir, 'state')], { timeoutMs: 20_000 });
+      assert.equal(run.code, 2, run.stderr);
+      assert.match(run.stderr, wanted);
+      assert.equal(run.stderr.trim().split('\n').length, 1, `one line: ${run.stderr}`);
+    }
+  });
+
+  it('every 2s with the daemon SIGKILLed and restarted every 1.5 s for 10 s: one run per occurrence, no gap', async () => {
+    const dir = tempStateDir();
+    let daemon: Daemon = await startDaemon(dir, EVERY_2S);
+    const until = Date.now() + 10_000;
+    try {
+      while (Date.now() < until) {
+        await new Promise((r) => setTimeout(r, 1_500));
+        const exited = new Promise((resolve) => daemon.child.once('exit', resolve));
+        daemon.child.kill('SIGKILL');
+        await exited;
+        daemon = await startDaemon(dir, EVERY_2S);
+      }
+      // The last life fires what the lives before it missed (catch_up: all) and then the next occurrence.
+      const fired = () => eventsNamed(daemon, 'start.fired').length;
+      await waitUntil(() => fired() > 0, 20_000, 'the last life fires');
+    } finally {
+      assert.equal(await daemon.stop(), 0, daemon.stderr().slice(-2000));
+    }
+    const occurrences = storedRuns(dir, 'tick').map((r) => Number(r.output));
+    // Re-armed from "now" at each start, a 2 s schedule restarted every 1.5 s would never fire (reference §5 item 14).
+    assert.ok(occurrences.length >= 4, `runs: ${occurrences.length}`);
+    const sorted = [...occurrences].sort((a, b) => a - b);
+    assert.deepEqual(occurrences, sorted, 'in occurrence order');
+    const steps = sorted.slice(1).map((t, i) => t - (sorted[i] as number));
+    assert.deepEqual(
+      steps.filter((d) => d !== 2_000),
+      [],
+      'each 2 s occurrence started exactly one run, none skipped and none twice',
+    );
+  });
+
   it('P-24: a loop counting in memory stops by `until` after three runs; event starts fire once per run', async () => {
     const dir = tempStateDir();
     const daemon = await startDaemon(dir, LOOP_AND_EVENT);
