@@ -79,6 +79,7 @@ timer.arm.fail :: storing a workflow run's next-look timer failed (the run recor
 start.fired :: a trigger fired :: trigger, kind, …
 start.a2a.fired :: an A2A message started a workflow run through an \`a2a\` start (its task follows the run; \`queued: true\` when a start queued behind concurrency began later) :: workflow, node, run, conversation, command?, role?, task, queued?
 start.a2a.queued :: an A2A message's run waits behind the workflow's concurrency; its task stays working until the run starts and ends :: workflow, node, conversation, task
+start.queued :: a firing's run waits: behind its node's live run (a schedule's overlap \`queue\`) or behind the workflow's \`concurrency\`; it starts once a run ends :: workflow, node, start_key
 start.withdrawn :: a start queued behind its workflow's concurrency was taken out of the queue before it ran (its A2A caller canceled the task) :: start_key, reason
 start.keys_pruned / start.keys_prune.fail :: finished runs of recurring triggers older than 7 days were deleted with their exactly-once keys (a loop's newest run stays), and the done keys of one-shot schedules older than 7 days forgotten / (warn) that pass failed (tried again within the hour) :: removed, done_keys / err
 start.subscribe.armed / start.subscribe.fail / start.subscribe.no_server :: a \`subscribe\` start subscribed to its MCP resource (\`resubscribed: true\` after a lost connection) / (warn) the server refused or offers no subscriptions / (warn) its server is not configured or not reachable :: workflow, node, server, uri, resubscribed?, err?

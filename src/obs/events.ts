@@ -229,6 +229,7 @@ export const EVENT_NAMES = [
   'start.subscribe.dropped',
   'start.subscribe.store_fail',
   'a2a.task.follow_fail',
+  'start.queued',
   'start.withdrawn',
   'start.schedule.armed',
   'start.schedule.done',

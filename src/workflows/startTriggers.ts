@@ -51,7 +51,7 @@ const KEPT_KEYS = 1_024;
  */
 export function deskTarget(
   desk: WorkflowDesk,
-  at: { workflow: string; node: string; principal: string | null; shed?: () => boolean },
+  at: { workflow: string; node: string; principal: string | null; shed?: () => boolean; serial?: boolean },
   log: Logger,
 ): FireTarget {
   const { workflow, node } = at;
@@ -63,9 +63,19 @@ export function deskTarget(
       // The node's principal, else nobody: the operator's reach (reference §3.9); a known caller acts for itself.
       const principal = caller === undefined ? at.principal : caller;
       if (at.shed?.()) return;
-      const got = await desk.start({ workflow, node, startKey: key, payload, principal, conversation: null });
+      const serial = at.serial === true ? { serial: true } : {};
+      const got = await desk.start({
+        workflow,
+        node,
+        startKey: key,
+        payload,
+        principal,
+        conversation: null,
+        ...serial,
+      });
       if (!got.ok) {
-        log.info('start.refused', { workflow, node, reason: got.error });
+        if (got.queued) log.info('start.queued', { workflow, node, start_key: key });
+        else log.info('start.refused', { workflow, node, reason: got.error });
         return;
       }
       runs.set(key, got.run.id);
@@ -241,7 +251,9 @@ export class StartTriggers {
       const principal = principalOf(step.fields);
       // Webhooks shed before they answer (429, webhooks.ts); loops fire only after their own run ended.
       const shed = step.kind === 'schedule' ? this.#gate(name, step, 'schedule') : undefined;
-      const at = { workflow: name, node: step.id, principal, ...(shed ? { shed } : {}) };
+      // A schedule's overlap `queue` (the default): a firing waits while the node's last run is live.
+      const serial = step.kind === 'schedule' && (step.fields['overlap'] ?? 'queue') === 'queue';
+      const at = { workflow: name, node: step.id, principal, ...(shed ? { shed } : {}), ...(serial ? { serial } : {}) };
       const target = () => deskTarget(this.deps.desk, at, this.deps.log);
       try {
         if (step.kind === 'schedule' && this.deps.schedules) {
