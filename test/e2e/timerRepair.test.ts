@@ -50,22 +50,21 @@ describe('timer rows lost between lives', () => {
     for (const m of models) await m.close();
   });
 
-  it('P-21: a deleted sleep row is repaired at restore and the sleep ends at its stored due time', async () => {
+  /**
+   * Life 1 sleeps in `nap` and is SIGKILLed, the timer rows `where` selects are deleted, life 2 runs the napper run
+   * to its end; `check` reads life 2 before it is stopped. Resolves with how many rows were deleted.
+   */
+  async function napAcrossKill(where: string, check: (life2: Daemon, dueMs: number) => void): Promise<number> {
     const dir = tempStateDir();
     const model = await startScriptedModel({ turns: [] });
     models.push(model);
     const life1 = await startDaemon(dir, yaml(model, NAPPER));
-    await waitUntil(
-      () => eventsNamed(life1, 'wait.armed').some((e) => e.step === 'nap'),
-      20_000,
-      'the nap step sleeps',
-    );
+    await waitUntil(() => eventsNamed(life1, 'wait.armed').some((e) => e.step === 'nap'), 20_000, 'nap sleeps');
     const armed = eventsNamed(life1, 'wait.armed').find((e) => e.step === 'nap');
     // The row is written just after the wait's commit (the store is locked while the daemon runs, so this is not
-    // polled): the premise below checks a row was there to delete.
+    // polled): the callers' premise checks what was there to delete.
     await new Promise((r) => setTimeout(r, 500));
-    const deleted = await killAndDelete(life1, dir, "kind = 'run_wake'");
-    assert.equal(deleted, 1, 'premise: the run had one stored wake row');
+    const deleted = await killAndDelete(life1, dir, where);
     const life2 = await startDaemon(dir, yaml(model, NAPPER));
     try {
       await waitUntil(
@@ -73,19 +72,33 @@ describe('timer rows lost between lives', () => {
         20_000,
         'the napper run ends in life 2',
       );
-      const repaired = eventsNamed(life2, 'restore.timer.repaired');
-      assert.deepEqual(
-        repaired.map((e) => [e.step, e.wait, e.due_ms]),
-        [['nap', 'sleep', armed?.due_ms]],
-      );
-      const done = eventsNamed(life2, 'run.done').find((e) => e.workflow === 'napper');
-      assert.equal(done?.status, 'completed');
+      assert.equal(eventsNamed(life2, 'run.done')[0]?.status, 'completed');
       assert.deepEqual(eventsNamed(life2, 'restore.step.replay'), [], 'the sleep resumed, not replayed');
       const napped = eventsNamed(life2, 'step.done').find((e) => e.step === 'nap');
       assert.ok(napped && Date.parse(String(napped.ts)) >= Number(armed?.due_ms), 'ended on its stored due');
+      check(life2, Number(armed?.due_ms));
     } finally {
       assert.equal(await life2.stop(), 0);
     }
+    return deleted;
+  }
+
+  it('P-21: a deleted sleep row is repaired at restore and the sleep ends at its stored due time', async () => {
+    const deleted = await napAcrossKill("kind = 'run_wake'", (life2, due) =>
+      assert.deepEqual(
+        eventsNamed(life2, 'restore.timer.repaired').map((e) => [e.step, e.wait, e.due_ms]),
+        [['nap', 'sleep', due]],
+      ),
+    );
+    assert.equal(deleted, 1, 'premise: the run had one stored wake row');
+  });
+
+  it('P-21: with its row kept, a sleep across a SIGKILL ends at its first-life due time, not run again', async () => {
+    const deleted = await napAcrossKill('0', (life2) => {
+      assert.deepEqual(eventsNamed(life2, 'restore.timer.repaired'), [], 'nothing to repair');
+      assert.deepEqual(eventsNamed(life2, 'wait.armed'), [], 'not armed again');
+    });
+    assert.equal(deleted, 0);
   });
 
   it('a deleted schedule row is repaired at restore and the schedule fires in the next life', async () => {

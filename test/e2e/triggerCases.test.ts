@@ -42,6 +42,10 @@ const HOOKS = `${SHAPE}workflows:
     steps:
       hook: {kind: webhook, path: /hooks/signed, auth: {hmac: {secret: "{{secret:HOOK_SECRET}}"}}}
       f: {kind: finish, depends_on: [hook]}
+  - name: limited
+    steps:
+      hook: {kind: webhook, path: /hooks/limited, auth: {none: true}, rate: 1/1h, idempotency: false}
+      f: {kind: finish, depends_on: [hook], output: "{{steps.hook.output.body.n}}"}
 `;
 
 /** The stored runs of `workflow` in the store under `dir` (read after the daemon exited), oldest first. */
@@ -148,7 +152,7 @@ describe('trigger cases over the built daemon', () => {
     assert.equal(storedRuns(dir, 'ported').length, 3, '`on: workflow_finished` behaves as `workflow.finished`');
   });
 
-  it('P-25: one idempotency key twice is one run, still a duplicate after a restart; an unsigned hmac POST is 401', async () => {
+  it('P-25: one key twice is one run, still a duplicate after a restart; unsigned hmac is 401; a burst past the rate is 429', async () => {
     const dir = tempStateDir();
     const env = { HOOK_SECRET: 's3cret' };
     const life1 = await startDaemon(dir, HOOKS, env);
@@ -162,11 +166,16 @@ describe('trigger cases over the built daemon', () => {
       const unsigned = await post(`${life1.url}/hooks/signed`, '{"n": 1}');
       assert.equal(unsigned.status, 401);
       assert.deepEqual(await unsigned.json(), { error: 'authentication failed' });
-      await waitUntil(() => eventsNamed(life1, 'run.done').length === 1, 20_000, 'the accepted run ended');
+      // A burst over the rate limit: 429 for the excess, and the accepted delivery runs to its end.
+      const burst = await Promise.all([1, 2, 3].map((n) => post(`${life1.url}/hooks/limited`, `{"n": ${n}}`)));
+      assert.deepEqual(burst.map((r) => r.status).sort(), [202, 429, 429]);
+      await waitUntil(() => eventsNamed(life1, 'run.done').length === 2, 20_000, 'the accepted runs ended');
       assert.deepEqual(
-        eventsNamed(life1, 'run.start').map((e) => e.workflow),
-        ['w'],
-        'one run, and none for the refused delivery',
+        eventsNamed(life1, 'run.start')
+          .map((e) => e.workflow)
+          .sort(),
+        ['limited', 'w'],
+        'one run per accepted delivery, none for the refused ones',
       );
     } finally {
       assert.equal(await life1.stop(), 0, life1.stderr().slice(-2000));
@@ -183,6 +192,10 @@ describe('trigger cases over the built daemon', () => {
     assert.deepEqual(
       storedRuns(dir, 'w').map((r) => [r.status, r.output]),
       [['completed', 7]],
+    );
+    assert.deepEqual(
+      storedRuns(dir, 'limited').map((r) => r.status),
+      ['completed'],
     );
   });
 });
