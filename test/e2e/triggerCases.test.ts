@@ -5,9 +5,12 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import { TaskState } from '@a2a-js/sdk';
 import Database from 'better-sqlite3';
-import { waitUntil } from '../integration/wait.js';
-import { type Daemon, startDaemon } from './daemon.js';
+import { startScriptedModel } from '../doubles/scriptedModel.js';
+import { clientFor } from '../integration/a2a/listenerHarness.js';
+import { waitUntil, within } from '../integration/wait.js';
+import { asTask, type Daemon, send, startDaemon } from './daemon.js';
 import { eventsNamed, runAgentd, tempStateDir } from './harness.js';
 
 const SHAPE = `lifecycle: {run_until: drained}
@@ -120,6 +123,43 @@ describe('trigger cases over the built daemon', () => {
       [],
       'each 2 s occurrence started exactly one run, none skipped and none twice',
     );
+  });
+
+  it('a workflow a turn creates at run time with a loop start fires in the same life', async () => {
+    const definition = {
+      name: 'poller',
+      steps: {
+        s: { kind: 'loop', interval: '20ms', max_iterations: 3 },
+        f: { kind: 'finish', depends_on: 's', output: '{{steps.s.output.iteration}}' },
+      },
+    };
+    const model = await startScriptedModel({
+      turns: [{ tool_calls: [{ name: 'workflow.create', arguments: { definition } }] }, { content: 'created' }],
+    });
+    const dir = tempStateDir();
+    const daemon = await startDaemon(dir, `${SHAPE}intelligence:\n  endpoints: ${model.url}\n`);
+    try {
+      const client = await clientFor(daemon.url);
+      const task = asTask(await within(client.sendMessage(send('make a poller')), 20_000, 'the turn answers'));
+      assert.equal(task.status?.state, TaskState.TASK_STATE_COMPLETED, 'premise: the turn completed');
+      await waitUntil(() => eventsNamed(daemon, 'start.loop.stopped').length > 0, 20_000, 'the loop ran out');
+      assert.deepEqual(
+        eventsNamed(daemon, 'start.loop.stopped').map((e) => e.reason),
+        ['max_iterations'],
+      );
+      assert.deepEqual(
+        eventsNamed(daemon, 'run.done').map((e) => [e.workflow, e.status]),
+        [
+          ['poller', 'completed'],
+          ['poller', 'completed'],
+          ['poller', 'completed'],
+        ],
+      );
+      assert.equal(eventsNamed(daemon, 'proc.ready').length, 1, 'one life');
+    } finally {
+      assert.equal(await daemon.stop(), 0, daemon.stderr().slice(-2000));
+      await model.close();
+    }
   });
 
   it('P-24: a loop counting in memory stops by `until` after three runs; event starts fire once per run', async () => {
