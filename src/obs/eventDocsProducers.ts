@@ -76,7 +76,7 @@ const TRIGGERS = eventSection(
 timer.armed / timer.cancelled / timer.fired :: a durable timer was stored / its owner ended (debug) / it fired and was settled :: \`id, owner, kind, due, late_ms?\` / \`owner, timers\`
 timer.dropped / timer.unknown_owner / timer.fire.fail / timer.cancel.fail :: a previous life's turn timer at start / a timer no handler knows (deleted) / a handler failed (tried again in 5 s; the row stays) / deleting an owner's timers failed :: id, owner, kind, reason?, err?
 timer.arm.fail :: storing a workflow run's next-look timer failed (the run record keeps its due times; a restart re-arms it) :: owner, err
-start.fired :: a trigger fired :: trigger, kind, …
+start.fired :: a trigger fired (an \`event\` start: \`on\` the lifecycle event, with the \`run\` or the turn's \`inbox_event\`) :: trigger, kind, on?, run?, inbox_event?, …
 start.a2a.fired :: an A2A message started a workflow run through an \`a2a\` start (its task follows the run; \`queued: true\` when a start queued behind concurrency began later) :: workflow, node, run, conversation, command?, role?, task, queued?
 start.a2a.queued :: an A2A message's run waits behind the workflow's concurrency; its task stays working until the run starts and ends :: workflow, node, conversation, task
 start.queued :: a firing's run waits: behind its node's live run (a schedule's overlap \`queue\`) or behind the workflow's \`concurrency\`; it starts once a run ends :: workflow, node, start_key

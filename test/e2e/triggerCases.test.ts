@@ -162,6 +162,47 @@ describe('trigger cases over the built daemon', () => {
     }
   });
 
+  it('event starts on turn lifecycle events: a finished turn starts `turn.finished` runs, not `turn_failed` ones', async () => {
+    const model = await startScriptedModel({ turns: [{ content: 'hello' }] });
+    const dir = tempStateDir();
+    const yaml = `${SHAPE}intelligence:\n  endpoints: ${model.url}\nworkflows:
+  - name: greeter
+    steps:
+      s: {kind: event, on: turn.finished, filter: "CEL: payload.kind == 'a2a_message'"}
+      f: {kind: finish, depends_on: [s], output: "{{steps.s.output.payload.conversation}}"}
+  - name: mourner
+    steps:
+      s: {kind: event, on: turn_failed}
+      f: {kind: finish, depends_on: [s]}
+`;
+    const daemon = await startDaemon(dir, yaml);
+    let contextId = '';
+    try {
+      const client = await clientFor(daemon.url);
+      const task = asTask(await within(client.sendMessage(send('hi')), 20_000, 'the turn answers'));
+      assert.equal(task.status?.state, TaskState.TASK_STATE_COMPLETED, 'premise: the turn completed');
+      contextId = task.contextId;
+      const fired = () => eventsNamed(daemon, 'start.fired').filter((e) => e.kind === 'event');
+      await waitUntil(
+        () => eventsNamed(daemon, 'run.done').length > 0 && fired().length > 0,
+        20_000,
+        'the greeter run ended',
+      );
+      assert.deepEqual(
+        fired().map((e) => [e.trigger, e.on]),
+        [['greeter.s', 'turn.finished']],
+      );
+    } finally {
+      assert.equal(await daemon.stop(), 0, daemon.stderr().slice(-2000));
+      await model.close();
+    }
+    const greeted = storedRuns(dir, 'greeter');
+    assert.equal(greeted.length, 1);
+    assert.equal(greeted[0]?.status, 'completed');
+    assert.ok(String(greeted[0]?.output).endsWith(contextId), `the turn's conversation: ${String(greeted[0]?.output)}`);
+    assert.equal(storedRuns(dir, 'mourner').length, 0);
+  });
+
   it('P-24: a loop counting in memory stops by `until` after three runs; event starts fire once per run', async () => {
     const dir = tempStateDir();
     const daemon = await startDaemon(dir, LOOP_AND_EVENT);
