@@ -125,6 +125,31 @@ describe('trigger cases over the built daemon', () => {
     );
   });
 
+  for (const [catchUp, fired] of [
+    ['one', 1],
+    ['none', 0],
+  ] as const)
+    it(`catch_up ${catchUp}: a 5 s outage of a 2 s schedule fires ${fired} missed occurrence(s) in the next life`, async () => {
+      const yaml = EVERY_2S.replace('catch_up: all', `catch_up: ${catchUp}`);
+      const dir = tempStateDir();
+      const life1 = await startDaemon(dir, yaml);
+      await waitUntil(() => eventsNamed(life1, 'start.fired').length > 0, 20_000, 'life 1 fires');
+      const exited = new Promise((resolve) => life1.child.once('exit', resolve));
+      life1.child.kill('SIGKILL');
+      await exited;
+      await new Promise((r) => setTimeout(r, 5_000)); // the outage: two occurrences or more come due meanwhile
+      const life2 = await startDaemon(dir, yaml);
+      try {
+        await waitUntil(() => eventsNamed(life2, 'start.schedule.missed').length > 0, 20_000, 'life 2 sees the miss');
+        const [missed] = eventsNamed(life2, 'start.schedule.missed');
+        assert.equal(missed?.fired, fired);
+        assert.ok(Number(missed?.skipped) >= 2 - fired, `skipped ${String(missed?.skipped)}`);
+        assert.equal(missed?.catch_up, catchUp);
+      } finally {
+        assert.equal(await life2.stop(), 0, life2.stderr().slice(-2000));
+      }
+    });
+
   it('a workflow a turn creates at run time with a loop start fires in the same life', async () => {
     const definition = {
       name: 'poller',
