@@ -35,6 +35,8 @@ export class A2aProducer implements Producer {
    * `listenLater`: start() binds the task backend (restart recovery, replayed turns folding into their tasks) but
    * opens no listener; `listen()` does, later (the embedding API's serve()).
    */
+  private unplugUrl: (() => void) | null = null;
+
   constructor(private readonly opts: { listenLater?: boolean } = {}) {}
 
   /** The bound URL once listening (`a2a.listen` with port 0 gets a free one). */
@@ -46,6 +48,8 @@ export class A2aProducer implements Producer {
     this.ctx = ctx;
     this.backend = this.openBackend(ctx);
     ctx.tasks.bind(this.backend);
+    // Where a workflow's `wait on: webhook` callback URL points (workflows/stepCallbacks.ts).
+    this.unplugUrl = ctx.ports.plug('listener_url', () => this.url);
     // The backend writes the feed at every fold, listener or not: its retention runs from here (reference §17).
     this.feed?.start();
     if (this.opts.listenLater) return;
@@ -157,6 +161,7 @@ export class A2aProducer implements Producer {
 
   async stop(): Promise<void> {
     this.stopped = true;
+    this.unplugUrl?.();
     this.backend?.close();
     await this.opening?.catch(() => {});
     await this.listener?.close();

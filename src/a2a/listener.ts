@@ -2,16 +2,14 @@
 // handler. It authenticates, limits, checks and logs each request; the backend owns tasks, ownership and turns.
 import { readFileSync } from 'node:fs';
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { AgentCard } from '@a2a-js/sdk';
-import { JsonRpcTransportHandler, ServerCallContext } from '@a2a-js/sdk/server';
+import type { AgentCard } from '@a2a-js/sdk';
 import type { A2aConfig, Config } from '../config/types.js';
 import { DaemonError, describeError } from '../errors.js';
 import type { Logger } from '../obs/log.js';
 import { memoryTimersPort } from '../store/memoryStore.js';
 import type { A2aBackend, Principal } from './backend.js';
-import { buildAgentCard, type InstanceInfo, PROTOCOL_VERSION } from './card.js';
+import { buildAgentCard, type InstanceInfo } from './card.js';
 import { ConnectionTracker } from './connections.js';
 import { readEnvelope } from './envelope.js';
 import type { FeedHub } from './feedHub.js';
@@ -20,9 +18,9 @@ import { headerOf, ID_MARK, readBody, sendJson } from './httpIo.js';
 import { isLongRequest, LongRequests, longRequestLimit } from './longRequests.js';
 import type { PairingCodes } from './pairingCodes.js';
 import { authenticateRequest } from './requestAuth.js';
-import { BackendRequestHandler, CALL_KEY, type CallState } from './requestHandler.js';
-import { errorEnvelope, httpStatusOf, RPC_CODES, RpcError } from './rpcError.js';
-import { streamResponses } from './rpcStream.js';
+import type { CallState } from './requestHandler.js';
+import { errorEnvelope, RPC_CODES, RpcError } from './rpcError.js';
+import type { RpcRequest, RpcTransport } from './rpcTransport.js';
 import { ShedLog } from './shedLog.js';
 import { credentialInUrl, urlCredentialRefusal } from './urlCredential.js';
 import { isUiPath, serveWebUi, type WebDesk } from './webRoute.js';
@@ -67,7 +65,8 @@ interface Audit {
 export class A2aListener {
   private boundUrl = '';
   private readonly calls = new Set<AbortController>();
-  private readonly transport: JsonRpcTransportHandler;
+  /** The SDK's side (rpcTransport.ts), loaded at the first card or JSON-RPC request: an idle daemon holds none of it. */
+  private transport: Promise<RpcTransport> | null = null;
   /** Read per request: a reload's principals authenticate the next request (interfaces §3.6). */
   private get a2a(): Readonly<A2aConfig> {
     return this.opts.config.a2a;
@@ -96,8 +95,6 @@ export class A2aListener {
     // connection. The tracker's head deadline runs from TCP accept, so it bounds a TLS handshake too.
     server.headersTimeout = this.a2a.header_timeout;
     server.requestTimeout = this.a2a.header_timeout + this.a2a.body_timeout;
-    const handler = new BackendRequestHandler(opts.backend, () => this.card());
-    this.transport = new JsonRpcTransportHandler(handler);
     server.on('request', (req: IncomingMessage, res: ServerResponse) => this.onRequest(req, res));
   }
 
@@ -108,8 +105,13 @@ export class A2aListener {
     const target = new URL(listen);
     const tls = target.protocol === 'https:';
     const bounds = { connectionsCheckingInterval: Math.min(1_000, opts.config.a2a.header_timeout) };
+    // node:https (TLS) loads only for an https listener.
     const server = tls
-      ? createHttpsServer({ ...tlsFiles(opts.config.a2a), ...bounds, handshakeTimeout: opts.config.a2a.header_timeout })
+      ? (await import('node:https')).createServer({
+          ...tlsFiles(opts.config.a2a),
+          ...bounds,
+          handshakeTimeout: opts.config.a2a.header_timeout,
+        })
       : createHttpServer(bounds);
     const listener = new A2aListener(server, opts, tls);
     const port = await bind(server, target);
@@ -144,23 +146,25 @@ export class A2aListener {
     return buildAgentCard(this.opts.instance, this.boundUrl, this.a2a);
   }
 
+  private rpc(): Promise<RpcTransport> {
+    this.transport ??= import('./rpcTransport.js').then(
+      (m) => new m.RpcTransport(this.opts.backend, () => this.card()),
+    );
+    return this.transport;
+  }
+
   private onRequest(req: IncomingMessage, res: ServerResponse): void {
     const path = (req.url ?? '/').split('?')[0] ?? '/';
     if (this.refuseUrlCredential(req, res, path)) return;
     if (req.method === 'GET' && CARD_PATHS.has(path)) {
-      sendJson(res, 200, AgentCard.toJSON(this.card()));
+      this.rpc().then(
+        (rpc) => sendJson(res, 200, rpc.cardJson(this.card())),
+        (err: unknown) => this.crashed(res, null, err),
+      );
       return;
     }
     if (req.method === 'POST' && RPC_PATHS.has(path)) {
-      this.onRpc(req, res).catch((err: unknown) => {
-        this.opts.log.error('a2a.request', {
-          principal: null,
-          method: null,
-          outcome: 'crash',
-          error: describeError(err),
-        });
-        sendJson(res, 500, errorEnvelope(null, new RpcError(RPC_CODES.internal, 'internal error')));
-      });
+      this.onRpc(req, res).catch((err: unknown) => this.crashed(res, null, err));
       return;
     }
     if (serveWebUi(req, res, path, this.a2a, this.web)) return;
@@ -270,35 +274,24 @@ export class A2aListener {
     return this.long.hold(caller.id, longRequestLimit(this.a2a));
   }
 
-  private async dispatch(
-    res: ServerResponse,
-    principal: Principal,
-    request: { id: string | number | null; body: Record<string, unknown> },
-    audit: Audit,
-  ): Promise<void> {
+  private async dispatch(res: ServerResponse, principal: Principal, request: RpcRequest, audit: Audit): Promise<void> {
     const controller = new AbortController();
     this.calls.add(controller);
     res.on('close', () => controller.abort());
     const call: CallState = { principal, signal: controller.signal };
-    const context = new ServerCallContext({
-      user: { isAuthenticated: true, userName: principal.id },
-      requestedVersion: PROTOCOL_VERSION,
-      state: new Map([[CALL_KEY, call]]),
-    });
     try {
-      const out = await this.transport.handle(request.body, context);
-      if (Symbol.asyncIterator in out) {
-        audit.outcome = await streamResponses(res, out, request.id, controller.signal);
-      } else {
-        const error = (out as { error?: { code?: number } }).error;
-        if (error?.code !== undefined) audit.outcome = error.code;
-        if (request.body['method'] === 'ListTasks') omitEmptyPageToken(out);
-        sendJson(res, httpStatusOf(error?.code ?? 0), out);
-      }
+      audit.outcome = await (await this.rpc()).answer(res, request, call);
     } finally {
       this.calls.delete(controller);
       this.audit({ ...audit, ...optional('op', call.op), ...optional('error', call.internal) });
     }
+  }
+
+  /** A request that threw past its own handling: logged as a crash, answered 500 when nothing was sent yet. */
+  private crashed(res: ServerResponse, method: string | null, err: unknown): void {
+    this.opts.log.error('a2a.request', { principal: null, method, outcome: 'crash', error: describeError(err) });
+    if (!res.headersSent) sendJson(res, 500, errorEnvelope(null, new RpcError(RPC_CODES.internal, 'internal error')));
+    else res.end();
   }
 
   private refuse(
@@ -326,12 +319,6 @@ function bodyRefusal(reason: 'too_large' | 'timeout', a2a: Readonly<A2aConfig>):
   return reason === 'too_large'
     ? new RpcError(RPC_CODES.invalid_request, `request body over ${a2a.max_body_bytes} bytes`, 413)
     : new RpcError(RPC_CODES.invalid_request, `request body not received within ${a2a.body_timeout} ms`, 408);
-}
-
-/** The last page has no `nextPageToken` at all (the SDK writes ""; reference A.3.7 AC-A2A-SHAPE). */
-function omitEmptyPageToken(out: unknown): void {
-  const result = (out as { result?: { nextPageToken?: string } }).result;
-  if (result?.nextPageToken === '') delete result.nextPageToken;
 }
 
 function optional<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {

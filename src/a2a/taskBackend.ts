@@ -17,6 +17,7 @@ import { earlyAnswer } from './answerCheck.js';
 import type { A2aBackend, Principal, SendRequest, TaskQuery, TaskUpdate } from './backend.js';
 import { BackendError } from './backend.js';
 import { applyMode, type CommandDeps, commandTask, isReadOnly } from './commands.js';
+import { messageWaitTask } from './messageWaitTask.js';
 import { PerKey } from './perKey.js';
 import { a2aDedupeKey, earlierTask, type NotedMessage, noteKey, noteTaskId } from './sentMessages.js';
 import { followStarts, type StartRunDeps, startRunTask } from './startRunTask.js';
@@ -115,6 +116,10 @@ export class TaskBackend implements A2aBackend, TaskHooks {
 
   async send(principal: Principal, req: SendRequest): Promise<TaskRecord> {
     await this.deps.ready;
+    if (req.taskId === undefined && !req.command && this.intake && this.deps.starts?.takesMessages) {
+      const taken = await messageWaitTask(this.startDeps, this.deps.starts, principal, req);
+      if (taken) return taken;
+    }
     const start = req.taskId === undefined && this.intake ? this.startFor(principal, req) : null;
     if (start) return startRunTask(this.startDeps, start, principal, req);
     // Commands accept no inbox event: the operator can still ask for status while the agent drains.

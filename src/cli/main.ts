@@ -1,8 +1,17 @@
 #!/usr/bin/env node
-// The `agentd` binary: runs the CLI, writes the reply to stdout, and is the only place the process exits.
-import { redact } from '../obs/log.js';
-import { EXIT } from './exitCodes.js';
-import { runCli } from './run.js';
+// The `agentd` binary: runs the CLI, writes the reply to stdout, and is the only place the process exits. It caps
+// its young generation before anything else loads (runtime/leanHeap.ts): module loading is what grows it.
+import { setFlagsFromString } from 'node:v8';
+import { leanOwnHeapFlag } from '../runtime/leanHeap.js';
+
+const leanFlag = leanOwnHeapFlag(process.env, process.execArgv);
+if (leanFlag !== null) setFlagsFromString(leanFlag);
+
+const [{ redact }, { EXIT }, { runCli }] = await Promise.all([
+  import('../obs/log.js'),
+  import('./exitCodes.js'),
+  import('./run.js'),
+]);
 
 function exitAfterFlush(code: number, stdout?: string): void {
   if (stdout === undefined || stdout === '') {

@@ -21,11 +21,10 @@ import {
 import { loadWorkflow } from '../workflows/definitions.js';
 import { WorkflowProducer } from '../workflows/workflowProducer.js';
 import { type CliArgs, parseArgs, VERSION } from './args.js';
-import { CLIENT_COMMANDS, runClientCommand } from './clientCommands.js';
 import { runDaemon } from './daemon.js';
 import { EXIT, exitCodeForError, exitCodeForOutcome } from './exitCodes.js';
+import { CLIENT_SUBCOMMANDS } from './flagTable.js';
 import { noteJobStore } from './jobStore.js';
-import { runReloadCommand } from './reloadCommand.js';
 import { trapReloads } from './reloadTriggers.js';
 
 /** What the process should do at the end: print `stdout` (if any), then exit with `code`. */
@@ -41,9 +40,10 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv = process.en
   let sources: ConfigSources;
   const cwd = process.cwd();
   try {
-    if (argv[2] === 'reload') return await runReloadCommand(argv.slice(3), env);
-    if (argv[2] !== undefined && CLIENT_COMMANDS.has(argv[2]))
-      return await runClientCommand(argv[2], argv.slice(3), env);
+    // A client command loads its modules itself: the daemon never holds them (issue 14).
+    if (argv[2] === 'reload') return await (await import('./reloadCommand.js')).runReloadCommand(argv.slice(3), env);
+    if (CLIENT_SUBCOMMANDS.some((c) => c.name === argv[2]))
+      return await (await import('./clientCommands.js')).runClientCommand(argv[2] as string, argv.slice(3), env);
     const parsed = parseArgs(argv);
     if ('print' in parsed) return { code: EXIT.ok, stdout: parsed.print };
     if (parsed.contextTemplate) return { code: EXIT.ok, stdout: `${BUILTIN_PROMPT_TEMPLATE}\n` };

@@ -2,6 +2,7 @@
 // validates; a bearer resolves `{{secret:NAME}}` and is redacted from events. Private addresses are refused when
 // the step sends unless the peer sets `allow_private` (the check needs DNS, so it runs at send time).
 
+import type { StepDef } from '../domain/workflow.js';
 import type { A2aPeerConfig } from './a2aTypes.js';
 import type { ValueKind } from './kinds.js';
 import { showValue } from './kinds.js';
@@ -64,6 +65,17 @@ const REACHES: Readonly<Record<string, { field: string; in: 'peers' | 'servers' 
   'mcp.resource': { field: 'server', in: 'servers' },
 };
 
+/** An agent step's literal `servers` names absent from `mcp.servers`. */
+function agentServerProblems(workflow: string, step: StepDef, known: readonly string[]): string[] {
+  const listed = Array.isArray(step.fields['servers']) ? (step.fields['servers'] as unknown[]) : [];
+  return listed
+    .filter((n) => typeof n === 'string' && !n.includes('{{') && !n.startsWith('CEL:') && !known.includes(n))
+    .map(
+      (n) =>
+        `workflow "${workflow}" step "${step.id}": servers "${String(n)}" is not in mcp.servers (configured: ${known.join(', ') || 'none'})`,
+    );
+}
+
 /**
  * Configured workflows' steps that name (literally, not by a template) a peer absent from `a2a.peers` or an MCP
  * server absent from `mcp.servers`: refused at load, naming workflow, step and field (producers reference §2.1).
@@ -73,6 +85,7 @@ export function checkWorkflowReach(config: Readonly<Config>): string[] {
   const problems: string[] = [];
   for (const def of config.workflows)
     for (const step of Object.values(def.steps)) {
+      if (step.kind === 'agent') problems.push(...agentServerProblems(def.name, step, known.servers));
       const reach = REACHES[step.kind];
       const name = reach && step.fields[reach.field];
       if (!reach || typeof name !== 'string' || name.includes('{{') || name.startsWith('CEL:')) continue;

@@ -56,13 +56,13 @@ export class SkillBook {
     await Promise.all(this.missingBodies(conv).map((name) => this.body(name).catch(() => undefined)));
   }
 
-  /** The prompt's skills section for `conv`: the catalogue, then the bodies loaded on it. */
-  section(conv: Conversation): string {
+  /** The prompt's skills section for `conv`: the catalogue (unless `bodiesOnly`), then the bodies loaded on it. */
+  section(conv: Conversation, bodiesOnly = false): string {
     const loaded = (conv.skills ?? []).flatMap((name) => {
       const body = this.bodies.get(name);
       return body === undefined ? [] : [{ name, body }];
     });
-    return renderSkills(this.catalogue(), loaded, this.deps.config.skills.reference_prefix);
+    return renderSkills(bodiesOnly ? [] : this.catalogue(), loaded, this.deps.config.skills.reference_prefix);
   }
 
   /** Loads `name` on `conv` (reason: `reference`, `preflight`, `tool`); events say what happened. */

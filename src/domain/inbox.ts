@@ -26,6 +26,34 @@ export interface MessagePayload {
   task?: { id: string; context_id: string };
   /** The mode captured when the message was accepted; absent = execute. */
   mode?: 'plan';
+  /** A workflow step's own turn settings, kept with the event so a replayed accept builds the same turn. */
+  step?: StepTurnOptions;
+}
+
+/**
+ * How a workflow step's turn differs from a conversation's (producers reference §2.8): `think` runs without tools
+ * and answers one JSON value; `agent` keeps the root prompt and tools unless these fields narrow them.
+ */
+export interface StepTurnOptions {
+  kind: 'agent' | 'think';
+  /** Replaces the system prompt (think: the reasoning-module prompt; agent: the root prompt). */
+  system?: string;
+  /** System lines before the user message (a think step's `reads`, `<path> = <value>`). */
+  context?: string[];
+  /** Skills loaded on the step's conversation before its turn (their bodies go in its system prompt). */
+  skills?: string[];
+  /** An agent step's `context` seeds, read before the conversation (its user message). */
+  seeds?: Array<{ role: 'system' | 'user' | 'assistant'; text: string }>;
+  /** The answer is parsed and checked against it, re-asked on a miss (turn reference §12). */
+  output_schema?: Record<string, unknown>;
+  /** Model calls this turn may make (0 = the step limit). */
+  max_rounds?: number;
+  max_steps?: number;
+  max_tokens?: number;
+  /** Tool-name patterns (`*` suffix): the turn is offered, and may call, only tools that match one. */
+  tools?: string[];
+  /** MCP servers the turn reaches: tools routed to any other server are left out. */
+  servers?: string[];
 }
 
 /** A `message.send` delivery: the sending conversation (its run's end may leave a wake note there). */

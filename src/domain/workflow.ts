@@ -65,13 +65,32 @@ export type StepStatus =
 /** Why a suspended step waits, with the wall-clock time it is due (re-armed from the store at start). */
 export interface StepWait {
   /** `sleep`, `retry_backoff`: a due time; the others are a `wait` step's (`deadline` = `on: deadline`). */
-  kind: 'sleep' | 'retry_backoff' | 'run' | 'signal' | 'subagent' | 'deadline' | 'resource' | 'nest' | 'join';
+  kind:
+    | 'sleep'
+    | 'retry_backoff'
+    | 'run'
+    | 'signal'
+    | 'subagent'
+    | 'deadline'
+    | 'resource'
+    | 'nest'
+    | 'join'
+    | 'condition'
+    | 'message'
+    | 'webhook';
   /** When it is due (a `wait` step's timeout or `until`), else null. */
   dueMs: number | null;
   /** `run`: the run waited on. */
   run?: string;
-  /** `signal`: the signal name waited for. */
+  /** `signal`: the signal name waited for; `message` / `webhook`: the run-private channel a delivery is held on. */
   signal?: string;
+  /** `condition`: the CEL predicate (re-checked as memory it names or signals change). */
+  condition?: string;
+  /** `message`: the conversation (or A2A contextId) a message must arrive on; empty: any. */
+  conversation?: string;
+  /** `webhook`: the one-off callback route's path, and its auth (`none`, or a bearer token / header it needs). */
+  path?: string;
+  auth?: Record<string, unknown>;
   /** `subagent`: the handle waited on. */
   handle?: string;
   /** `resource`: the MCP server and resource URI whose next update ends the wait. */
@@ -110,6 +129,12 @@ export interface NestProgress {
   results: unknown[];
   /** Finished instances that failed, with their error. */
   errors: Array<{ index: number; error: string }>;
+  /** `race`: branches that succeeded, in the order they did, and how many must (`min_success`, default 1). */
+  won?: number[];
+  need?: number;
+  /** `batch.rate`: the least time between two batch starts, and when the next may start (epoch ms). */
+  spacingMs?: number;
+  nextAt?: number;
 }
 
 export interface StepState {

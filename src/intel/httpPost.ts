@@ -1,7 +1,6 @@
 // One JSON POST over node:http/https (never fetch: its wasm parser costs ~100 ms per worker process).
 // Owns abort and timeout of a single request; it does not retry and does not interpret the status.
 import http from 'node:http';
-import https from 'node:https';
 
 export interface HttpResponse {
   status: number;
@@ -57,8 +56,23 @@ function readBody(res: http.IncomingMessage, maxBytes: number, done: (err: Error
   });
 }
 
+/** node:https (and TLS with it) loads at the first https request: a spare worker waits for its turn without it. */
+let tls: Promise<typeof import('node:https')> | null = null;
+
 /** POSTs `body` to `url`; resolves with the status and body text for any HTTP status. */
 export function httpPost(
+  url: URL,
+  body: string,
+  headers: Record<string, string>,
+  opts: HttpPostOptions,
+): Promise<HttpResponse> {
+  if (url.protocol !== 'https:') return post(http.request, url, body, headers, opts);
+  tls ??= import('node:https');
+  return tls.then((https) => post(https.request, url, body, headers, opts));
+}
+
+function post(
+  request: typeof http.request,
   url: URL,
   body: string,
   headers: Record<string, string>,
@@ -67,7 +81,6 @@ export function httpPost(
   if (opts.signal.aborted) return Promise.reject(new AbortError());
   const maxBytes = opts.maxBytes ?? DEFAULT_MAX_BYTES;
   const payload = Buffer.from(body, 'utf8');
-  const request = url.protocol === 'https:' ? https.request : http.request;
   return new Promise<HttpResponse>((resolve, reject) => {
     let settled = false;
     const finish = (err: Error | null, res?: HttpResponse): void => {

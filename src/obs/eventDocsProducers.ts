@@ -91,6 +91,8 @@ start.schedule.armed / start.schedule.done / start.schedule.invalid / start.sche
 webhook.delivery / webhook.denied / webhook.duplicate / webhook.overflow :: a webhook request was answered / its auth failed / its key was seen / it was over \`parallelism\` :: trigger, path, outcome, on_overflow?
 webhook.keys_pruned :: webhook idempotency keys older than 7 days were forgotten :: removed
 start.shed :: (warn) a trigger's firing was shed under pressure (a webhook answers 429) :: trigger, kind, cause
+message.wait.taken :: a new A2A message was taken by \`wait on: message\` / \`a2a.wait\` steps waiting for its conversation (the sender's task completes; no turn) :: principal, conversation, steps, task
+webhook.await.armed / webhook.callback :: a \`wait on: webhook\` step's one-off callback route opened (again after a restart) / a hit on it was held for the step (answered 200 \`{status: resumed}\`) :: run, path, url? / run, path
 signal.buffered / signal.dropped :: a signal sent to a run with no waiter was held / (warn) the oldest held signal was dropped past the bound (64) :: \`run, signal, held\` / \`run, signal\`
 lifecycle.idle_exit :: a job-shaped process exits once idle (its once runs and prompt ended) :: code, job_shape
 start.arm.fail / start.refused :: a start node could not be armed (error) / a firing's run was refused :: workflow, node, reason?, err?

@@ -194,6 +194,9 @@ export const EVENT_NAMES = [
   'step.instance',
   'wait.armed',
   'wait.resolved',
+  'message.wait.taken',
+  'webhook.await.armed',
+  'webhook.callback',
   // integration steps that reach peers and sinks (producers reference §2.8, §2.15)
   'a2a.send',
   'a2a.delegate',

@@ -61,6 +61,10 @@ export class Staging {
   /** Whether a job that has not been staged yet has anything to stage. */
   wants(job: TurnJob, conv: Conversation): boolean {
     if (job.prep !== undefined) return false;
+    const step = job.event.payload.step;
+    if ((step?.skills?.length ?? 0) > 0) return true;
+    // A think step's turn answers its own prompt: no preflight, knowledge or skill references (reference §2.8).
+    if (step?.kind === 'think') return false;
     const { config, skills } = this.deps;
     return (
       needsPreflight(job.text, conv.plan, config.agent.preflight) ||
@@ -95,6 +99,9 @@ export class Staging {
   private async run(job: TurnJob, conv: Conversation): Promise<string | null> {
     const { config, skills, now } = this.deps;
     const prep = job.prep ?? { route: null, knowledge: '' };
+    const step = job.event.payload.step;
+    await this.stepSkills(conv, step?.skills ?? []);
+    if (step?.kind === 'think') return null;
     if (skills.catalogue().length > 0) {
       for (const name of parseSkillReferences(job.text, config.skills.reference_prefix)) {
         const loaded = await skills.load(conv, name, 'reference');
@@ -118,6 +125,15 @@ export class Staging {
     if (!this.deps.staging(job.event.id)) return null;
     await skills.fetchMissing(conv);
     return null;
+  }
+
+  /** A workflow step's `skills`, loaded on its conversation; one that cannot be is noted for the model. */
+  private async stepSkills(conv: Conversation, names: readonly string[]): Promise<void> {
+    for (const name of names) {
+      const loaded = await this.deps.skills.load(conv, name, 'step');
+      if (!loaded.ok)
+        this.deps.append(conv, [{ role: 'note', text: `skill.unknown: ${loaded.error}`, ts: this.deps.now() }]);
+    }
   }
 
   /** The knowledge.search route when auto-context applies to this job, else null. */

@@ -1,17 +1,34 @@
 // The V8 flags agentd starts its own node processes with (workers, a daemon `agentd tui --start` launches): a small
 // young generation. V8 grows each semi-space up to 16 MB under load and keeps the pages once touched, which an
-// idle daemon or spare worker then holds for nothing; with 1 MB a scavenge runs more often and costs less. A
-// process the operator starts (`agentd` itself) takes the same flag through NODE_OPTIONS (docs/guide/operations.md).
-// Pure: reads the environment it is given.
+// idle daemon or spare worker then holds for nothing; with 1 MB a scavenge runs more often and costs less. The
+// `agentd` bin, started by the operator, gets the same at run time (`leanOwnHeapFlag`): V8 reads
+// `--max-semi-space-size` only when the heap is made, but `--semi-space-growth-factor` at each growth, so a factor
+// of 1 keeps the young generation at its initial 1 MB semi-space. Pure: reads the environment it is given.
 
 /** The young generation's cap, in MB per semi-space. */
 export const LEAN_SEMI_SPACE_MB = 1;
+
+/** The operator sized the young generation (a flag of ours would override theirs). */
+const SIZED = /--(max-)?semi-space-(size|growth-factor)/;
 
 /**
  * Node flags for a process agentd spawns: the lean young generation, unless the operator's NODE_OPTIONS sizes it
  * (a flag on the command line would override theirs).
  */
 export function leanHeapArgs(env: Readonly<Record<string, string | undefined>>): string[] {
-  if (/--(max-)?semi-space-size/.test(env.NODE_OPTIONS ?? '')) return [];
+  if (SIZED.test(env.NODE_OPTIONS ?? '')) return [];
   return [`--max-semi-space-size=${LEAN_SEMI_SPACE_MB}`];
+}
+
+/**
+ * The V8 flag the `agentd` bin sets on itself before it loads the rest (`v8.setFlagsFromString`): its young
+ * generation never grows past the initial 1 MB semi-space. Null when NODE_OPTIONS or node's own flags (`node
+ * --max-semi-space-size=…`, as `agentd tui --start` and the deploy image start it) already size it.
+ */
+export function leanOwnHeapFlag(
+  env: Readonly<Record<string, string | undefined>>,
+  execArgv: readonly string[],
+): string | null {
+  if (SIZED.test(`${env.NODE_OPTIONS ?? ''} ${execArgv.join(' ')}`)) return null;
+  return '--semi-space-growth-factor=1';
 }

@@ -59,3 +59,22 @@ export function nextPeak(peak: DemandPeak, live: number, now: number, windowMs: 
 export function spareTarget(d: { base: number; peak: number; live: number; max: number }): number {
   return Math.max(d.base, Math.min(d.peak, d.max) - d.live);
 }
+
+/** What the model connections of a config need: `intelligence` as compiled (top level and providers). */
+export interface ModelConnections {
+  endpoints: readonly string[];
+  dialect: string;
+  providers: Readonly<Record<string, { endpoints: readonly string[]; dialect: string }>>;
+}
+
+/**
+ * What a spare imports while it waits (`AGENTD_WORKER_PRELOAD`, comma-separated): `mcp` (the MCP client) when MCP
+ * servers are configured, `tls` (node:https) when a model connection may be https (an https endpoint, or Bedrock,
+ * whose endpoint is https whatever is declared), so the first model call does not wait for it; a config of plain
+ * http connections (a local model) leaves TLS out of its spares.
+ */
+export function sparePreloads(intel: ModelConnections, mcpServers: number): string[] {
+  const connections = [intel, ...Object.values(intel.providers)];
+  const tls = connections.some((c) => c.dialect === 'bedrock' || c.endpoints.some((e) => !e.startsWith('http://')));
+  return [...(mcpServers > 0 ? ['mcp'] : []), ...(tls ? ['tls'] : [])];
+}

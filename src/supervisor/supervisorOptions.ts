@@ -4,7 +4,7 @@ import type { Config } from '../config/types.js';
 import { MEMORY_KEYS_SHOWN } from '../context/systemPrompt.js';
 import type { FeedEntry } from '../domain/feed.js';
 import type { HumanReach } from '../domain/humanChannel.js';
-import type { InboxEvent, InboxOutcome, MessagePayload } from '../domain/inbox.js';
+import type { InboxEvent, InboxOutcome, MessagePayload, StepTurnOptions } from '../domain/inbox.js';
 import type { TaskRecord, TaskState } from '../domain/task.js';
 import { describeError } from '../errors.js';
 import type { Logger } from '../obs/log.js';
@@ -21,7 +21,7 @@ import type { WorkPorts } from '../tools/toolOutcome.js';
 import { systemClock, TimerService } from '../triggers/timerService.js';
 import { spawnErrorCode } from './backoff.js';
 import { type LivenessLimits, pingIntervalMs } from './liveness.js';
-import type { ReuseLimits } from './poolPolicy.js';
+import { type ReuseLimits, sparePreloads } from './poolPolicy.js';
 import { defaultWorkerEntry, type WorkerEntry } from './workerHandle.js';
 import { type SpareWatch, WorkerPool } from './workerPool.js';
 
@@ -88,6 +88,8 @@ interface AcceptBase {
   task?: { id: string; context_id: string };
   /** This message's mode, when its caller chose one (else the conversation's mode at accept). */
   mode?: 'plan' | 'execute';
+  /** A workflow step's turn settings (only with kind `workflow_step`). */
+  step?: StepTurnOptions;
 }
 
 /** A message to accept into the durable inbox; `kind` names its producer (default `a2a_message`, a caller's). */
@@ -106,6 +108,7 @@ export function inboxEvent(input: AcceptInput, now: number, mode: 'plan' | 'exec
     ...(input.msg_depth ? { msg_depth: input.msg_depth } : {}),
     ...(input.task ? { task: input.task } : {}),
     ...(mode === 'plan' ? { mode } : {}),
+    ...(input.step ? { step: input.step } : {}),
   };
   const base = { id: newUlid(now), ts: now, principal: input.principal };
   const event = withKind(input, base, payload);
@@ -210,9 +213,10 @@ export function timerService(store: Store, log: Logger, now: () => number): Time
   return timers;
 }
 
-/** Spare workers; with MCP servers configured they import the MCP client while they wait. */
+/** Spare workers; they import what the config's turns will need while they wait (sparePreloads). */
 export function workerPool(opts: SupervisorOptions, log: Logger, now: () => number): WorkerPool {
-  const preload = Object.keys(opts.config.mcp.servers).length > 0 ? { AGENTD_WORKER_PRELOAD: 'mcp' } : {};
+  const wanted = sparePreloads(opts.config.intelligence, Object.keys(opts.config.mcp.servers).length);
+  const preload = wanted.length > 0 ? { AGENTD_WORKER_PRELOAD: wanted.join(',') } : {};
   const spares = opts.warmWorkers ?? opts.config.agent.warm_workers;
   const env = { ...process.env, ...preload };
   const watch = spareWatch(opts.config, log, now);

@@ -27,6 +27,7 @@ import type { ToolSurface, TurnJudging } from '../tools/surface.js';
 import { familyFacts, usableInTurn } from '../tools/toolFamilies.js';
 import type { WorkPorts } from '../tools/toolOutcome.js';
 import type { ToolPlan } from '../tools/toolPlan.js';
+import { stepTurnPayload } from './stepTurnSpec.js';
 import type { TaskHooks } from './supervisorOptions.js';
 
 export interface SnapshotDeps {
@@ -101,7 +102,11 @@ export function snapshotPayload(deps: SnapshotDeps, job: TurnJob, conv: Conversa
   const { model } = build;
   if (model.via === 'route') log.info('turn.routed', { ctx: job.ctx, route: model.route, model: model.spec.model });
   if (model.via === 'route_removed') log.warn('turn.route_removed', { ctx: job.ctx, route: model.route });
-  const payload = build.payload;
+  const step = job.event.payload.step;
+  // A workflow step's own settings narrow the turn before its servers are chosen from what it may still call.
+  const ownPrompt = step !== undefined && (step.kind === 'think' || step.system !== undefined);
+  const bodies = ownPrompt ? deps.skills.section(conv, true) : '';
+  const payload = step ? stepTurnPayload(build.payload, step, config.agent.name, bodies) : build.payload;
   if (tools) {
     payload.mcp_servers = tools.serverSpecs(payload.turn.mcp_routes);
     payload.code_tools_module = tools.codeToolsModule;

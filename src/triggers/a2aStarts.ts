@@ -50,8 +50,36 @@ export function matchA2aStart<S extends A2aStartSpec>(starts: Iterable<S>, ask: 
 /** The start key of a run an `a2a` start made: its caller's task id is the last segment. */
 export const a2aStartKey = (startId: string, taskId: string): string => `a2a/${startId}/${taskId}`;
 
+/** A new A2A message as the `wait on: message` steps see it (producers reference §3.7 step 1). */
+export interface A2aMessage {
+  principal: string;
+  role: string;
+  /** The caller's contextId and the conversation it names for that caller. */
+  contextId: string;
+  conversation: string;
+  /** What makes a retried message be held once per waiting step. */
+  key: string;
+  payload: unknown;
+}
+
 export class A2aStarts {
   readonly #starts = new Map<string, A2aStartSpec & { target: A2aStartTarget }>();
+  #messages: ((msg: A2aMessage) => Promise<number>) | null = null;
+
+  /** Who takes a new message for waiting workflow steps (the workflow desk). */
+  onMessage(take: ((msg: A2aMessage) => Promise<number>) | null): void {
+    this.#messages = take;
+  }
+
+  /** Hands a new message to the steps waiting for it first; resolves with how many took it (0: none, or no desk). */
+  takeMessage(msg: A2aMessage): Promise<number> {
+    return this.#messages?.(msg) ?? Promise.resolve(0);
+  }
+
+  /** Whether anything could take a message for a waiting step. */
+  get takesMessages(): boolean {
+    return this.#messages !== null;
+  }
   #onEnded: ((taskId: string, result: FireResult) => void) | null = null;
   #onStarted: ((taskId: string, run: string, start: A2aStartSpec | undefined) => void) | null = null;
   #cancel: ((run: string, reason: string) => Promise<boolean>) | null = null;

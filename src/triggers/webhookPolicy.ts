@@ -26,8 +26,8 @@ export interface WebhookRoute {
   on_overflow?: 'reject' | 'drop' | 'queue';
   /** Where the idempotency key is: a header (default `Idempotency-Key`), a body field, or nowhere (false). */
   idempotency?: false | { header: string } | { field: string };
-  /** ack (default): 202 once the start is accepted; sync: wait for the run's end. */
-  respond?: 'ack' | 'sync';
+  /** ack (default): 202 once the start is accepted; sync: wait for the run's end; resume: 200 a waiting step's hit. */
+  respond?: 'ack' | 'sync' | 'resume';
   /** The workflow's priority: a `low` one is shed while pressure warns, any while it sheds. Default normal. */
   priority?: 'low' | 'normal' | 'high';
   /** Deliveries it refuses are answered and start nothing (the workflow engine compiles CEL into it). */

@@ -171,6 +171,8 @@ export class WebhookRoutes {
       // The target is idempotent on the key: a crash before the key is remembered fires it again, harmlessly.
       await target.fire(route.id, now, fireKey, payload, caller);
       if (stored !== null) await this.deps.keys.remember(stored, now);
+      // A waiting step's callback (`wait on: webhook`): the hit is held on its run, nothing was started.
+      if (route.respond === 'resume') return answer(res, 200, { status: 'resumed', resumed: 1 }, log);
       this.deps.log.info('start.fired', { trigger: route.id, kind: 'webhook' });
       this.deps.metrics?.fired('webhook');
       const workflow = route.workflow ?? route.id;

@@ -329,8 +329,10 @@ function main(): void {
     kept: new Map(),
     served: 0,
   } as Worker;
-  // A spare started for a config with MCP servers imports the MCP client while it waits for its turn.
-  if (process.env.AGENTD_WORKER_PRELOAD === 'mcp') void import('../tools/mcp/mcpConnection.js').catch(() => {});
+  // A spare imports what its config's turns will need while it waits (supervisor/poolPolicy.ts sparePreloads).
+  const preload = (process.env.AGENTD_WORKER_PRELOAD ?? '').split(',');
+  if (preload.includes('mcp')) void import('../tools/mcp/mcpConnection.js').catch(() => {});
+  if (preload.includes('tls')) void import('node:https').catch(() => {});
   // A crash must not print a raw stack (which could hold a secret) into the supervisor's event stream.
   process.on('uncaughtException', (err) => {
     w.log.error('loop.error', { err: `worker crashed: ${describeError(err)}` });

@@ -2,7 +2,7 @@
 // turn already completed (in an earlier run, on this replica or a dead one) is answered from the journal, and a
 // completed call is recorded for the next run. Keys stay stable across runs (`TurnSpec.journal_scope`), so a call
 // the journal never heard of still reaches the server under the same key and the server can deduplicate it.
-import { createHash } from 'node:crypto';
+import { createRequire } from 'node:module';
 import type { TurnSpec } from '../protocol/frames.js';
 import type { CallMcp, McpCall, ToolAnswer } from './toolRunner.js';
 
@@ -12,8 +12,12 @@ export interface JournalChannel {
   record(key: string, argsHash: string, answer: ToolAnswer): void;
 }
 
+/** node:crypto loads at the first journaled call: a spare worker waits for its turn without it. */
+const require = createRequire(import.meta.url);
+
 /** sha256 of the route and arguments: the same key with other arguments is another call. */
 export function argsHash(call: Pick<McpCall, 'server' | 'tool' | 'args'>): string {
+  const { createHash } = require('node:crypto') as typeof import('node:crypto');
   return createHash('sha256')
     .update(`${call.server}\n${call.tool}\n${JSON.stringify(call.args ?? null)}`)
     .digest('hex');

@@ -128,6 +128,29 @@ function finalResult(run: WorkflowRun, parent: StepDef, nest: NestProgress): Ste
   }
 }
 
+/** A race branch succeeded: the race is won once `min_success` did (reference §2.8 race; `min_success` beyond it). */
+function raceWon(nest: NestProgress, index: number): StepResult | undefined {
+  const won = [...(nest.won ?? []), index];
+  nest.won = won;
+  const need = nest.need ?? 1;
+  if (won.length < need) return undefined;
+  const first = won[0] as number;
+  const head = { winner: label(nest, first), output: nest.results[first] ?? null };
+  if (need === 1) return done(head);
+  const outputs = Object.fromEntries(won.map((i) => [label(nest, i), nest.results[i] ?? null]));
+  return done({ ...head, winners: won.map((i) => label(nest, i)), outputs });
+}
+
+/** A race branch failed: with `min_success` above 1, the race fails as soon as too few branches are left. */
+function raceLost(nest: NestProgress): StepResult | undefined {
+  const need = nest.need ?? 1;
+  if (need === 1 || (nest.total ?? 0) - nest.errors.length >= need) return undefined;
+  const errors = nest.errors.map((e) => `${label(nest, e.index)}: ${e.error}`).join('; ');
+  return failed(
+    `race: min_success ${need} cannot be reached (${nest.errors.length} of ${nest.total} failed): ${errors}`,
+  );
+}
+
 /** Records instance `index`'s end; a result when that decides the step (a failure under `fail`, a race's winner). */
 function settle(
   run: WorkflowRun,
@@ -140,7 +163,7 @@ function settle(
   nest.open = nest.open.filter((i) => i !== index);
   if (end.ok) {
     nest.results[index] = end.output ?? null;
-    if (parent.kind === 'race') return done({ winner: label(nest, index), output: end.output ?? null });
+    if (parent.kind === 'race') return raceWon(nest, index);
     if (parent.kind === 'subgraph') return done(end.output ?? null);
     if (parent.kind === 'iterate' && parent.fields['until'] !== undefined) {
       const scope = { ...runScope(run, { step: id }), iteration: index, result: end.output ?? null };
@@ -151,7 +174,7 @@ function settle(
     return undefined;
   }
   nest.errors.push({ index, error: end.error });
-  if (parent.kind === 'race') return undefined;
+  if (parent.kind === 'race') return raceLost(nest);
   if (parent.kind === 'subgraph') return failed(end.error);
   const what = parent.kind === 'parallel' ? 'branch' : parent.kind === 'iterate' ? 'iteration' : 'element';
   if (parent.onError.kind === 'fail') return failed(`${what} ${label(nest, index)} failed: ${end.error}`);
@@ -178,13 +201,20 @@ function mayIterate(run: WorkflowRun, id: string, parent: StepDef, nest: NestPro
   return held.value;
 }
 
-/** True when nested step `id` can move now (the caller knows no step of the run is ready or to prune). */
-export function nestHasWork(run: Readonly<WorkflowRun>, id: string): boolean {
+/** When a batch held back by its `rate` may start its next instance, or null when nothing is held back. */
+export function nestOpensAt(nest: Readonly<NestProgress>): number | null {
+  const more = nest.total === null || nest.next < nest.total;
+  return more && nest.spacingMs !== undefined && nest.open.length < nest.window ? (nest.nextAt ?? 0) : null;
+}
+
+/** True when nested step `id` can move at `now` (the caller knows no step of the run is ready or to prune). */
+export function nestHasWork(run: Readonly<WorkflowRun>, id: string, now: number): boolean {
   const nest = run.steps[id]?.wait?.nest;
   const parent = stepDefAt(run.definition, id);
   if (nest === undefined || parent === undefined) return false;
   const more = nest.total === null || nest.next < nest.total;
-  if (nest.open.length === 0 || (more && nest.open.length < nest.window)) return true;
+  const held = (nestOpensAt(nest) ?? 0) > now;
+  if ((nest.open.length === 0 && !held) || (more && nest.open.length < nest.window && !held)) return true;
   return nest.open.some((i) => {
     const prefix = `${instanceId(parent, id, nest, i)}.`;
     return !Object.keys(run.steps).some((k) => k.startsWith(prefix) && IN_FLIGHT.has(run.steps[k]?.status ?? ''));
@@ -192,7 +222,7 @@ export function nestHasWork(run: Readonly<WorkflowRun>, id: string): boolean {
 }
 
 /** One move of nested step `id`: settle finished instances, open new ones, or decide its result. */
-export function advanceNest(run: WorkflowRun, id: string): NestMove {
+export function advanceNest(run: WorkflowRun, id: string, now: number): NestMove {
   const nest = run.steps[id]?.wait?.nest;
   const parent = stepDefAt(run.definition, id);
   if (nest === undefined || parent === undefined) return { events: [] };
@@ -213,6 +243,11 @@ export function advanceNest(run: WorkflowRun, id: string): NestMove {
         nest.total = nest.next;
         break;
       }
+    }
+    // `batch.rate`: starts spaced by period / burst (reference §2.8), the next start's time saved with the run.
+    if (nest.spacingMs !== undefined) {
+      if ((nest.nextAt ?? 0) > now) return { events };
+      nest.nextAt = now + nest.spacingMs;
     }
     events.push(open(run, id, parent, nest, nest.next));
   }

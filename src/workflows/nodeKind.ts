@@ -1,5 +1,6 @@
 // What one node kind is (producers reference §2.4, §2.8): its fields, its doc text and its behaviour, defined once.
 // The registry (nodeKinds.ts) lists them; validation, execution and docs/reference/workflow-nodes.md read it.
+import type { StepTurnOptions } from '../domain/inbox.js';
 import type { StepDef, StepWait, WorkflowRun } from '../domain/workflow.js';
 import type { MemoryPort } from '../store/store.js';
 
@@ -16,7 +17,7 @@ export interface FieldSpec {
 export type StepResult =
   | { type: 'done'; output: unknown; setVar?: { name: string; value: unknown }; cached?: string }
   | { type: 'failed'; error: string; timeout?: boolean }
-  | { type: 'suspend'; wait: StepWait }
+  | { type: 'suspend'; wait: StepWait; setVar?: { name: string; value: unknown } }
   | { type: 'finish'; status: 'completed' | 'failed' | 'refused' | 'cancelled'; output: unknown; reason: string | null }
   | { type: 'switch'; output: unknown; goto: string; prune: string[] };
 
@@ -59,8 +60,35 @@ export interface StepPorts {
   emit?: StepEmitPorts;
   /** Peers over A2A (`a2a.peers`), as the `a2a.send` / `a2a.delegate` steps reach them. */
   peers?: StepPeerPorts;
+  /** Runs one of agentd's internal tools for the run (the `tool` step); never throws. */
+  tool?(req: StepToolCall): Promise<{ result: unknown; is_error: boolean }>;
   /** A configured MCP server's resources, prompts and completions (`mcp.resource`, `wait on: resource`). */
   resources?(server: string): Promise<StepResources>;
+  /** One-off callback routes on the listener's webhook routes (`wait on: webhook`). */
+  callbacks?: StepCallbacks;
+}
+
+/** A `wait on: webhook` step's callback route: opened while the step waits, closed when it stops. */
+export interface StepCallbacks {
+  /**
+   * Opens `path` (auth as written: `{{secret:…}}` resolved here, never stored); each authenticated hit calls `onHit`,
+   * which resolves once the delivery is durable. Returns the close; throws when the path is taken.
+   */
+  open(req: {
+    path: string;
+    methods?: string[];
+    auth: unknown;
+    id: string;
+    run: string;
+    onHit(payload: unknown, key: string): Promise<void>;
+  }): () => void;
+  /** The path's public URL on the listener, or null while no listener is up. */
+  url(path: string): string | null;
+}
+
+/** A `tool` step's call, acting for the run; `key` makes a replayed call find what the first one did. */
+export interface StepToolCall extends Omit<StepSubagentRequest, 'signal'> {
+  name: string;
 }
 
 /** One MCP server's resources as steps use them; each call rejects with a short reason. */
@@ -191,6 +219,8 @@ export interface StepTurnRequest {
   principal: string | null;
   /** The inbox dedupe key: a step re-run after a crash finds the turn it already asked for. */
   key: string;
+  /** How the step's turn differs from a conversation's (kept with the accepted event). */
+  options?: StepTurnOptions;
   /** Aborted when the step ends early (cancel, timeout, the run's end): the turn is cancelled with it. */
   signal: AbortSignal;
 }
@@ -251,6 +281,9 @@ export interface NodeKind {
   /** Absent for start kinds (they are never executed: firing one starts the run). */
   run?(ctx: StepContext): StepResult | Promise<StepResult>;
 }
+
+/** The abort reason of in-flight steps when the engine stops (a drain): what they started is the next life's. */
+export const ENGINE_STOPPED = 'workflow engine stopped';
 
 export const done = (output: unknown): StepResult => ({ type: 'done', output });
 export const failed = (error: string): StepResult => ({ type: 'failed', error });

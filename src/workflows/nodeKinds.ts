@@ -1,6 +1,8 @@
 // The node-kind registry (producers reference §2.4): every kind of the catalogue, built or refused at load.
 // Validation, the engine and the generated docs/reference/workflow-nodes.md all read this one table.
 import { A2A_KINDS } from './kinds/a2aKinds.js';
+import { A2A_WAIT_KIND } from './kinds/a2aWaitKind.js';
+import { ARTIFACT_KINDS } from './kinds/artifactKinds.js';
 import { CHILD_KINDS } from './kinds/childKinds.js';
 import { CONTROL_KINDS } from './kinds/controlKinds.js';
 import { DATA_KINDS } from './kinds/dataKinds.js';
@@ -12,9 +14,13 @@ import { LIST_KINDS } from './kinds/listKinds.js';
 import { MCP_RESOURCE_KIND } from './kinds/mcpResourceKind.js';
 import { MCP_TOOL_KIND } from './kinds/mcpToolKind.js';
 import { NEST_KINDS } from './kinds/nestKinds.js';
+import { PRESET_KINDS } from './kinds/presetKinds.js';
 import { RUN_KINDS } from './kinds/runKinds.js';
+import { SEARCH_FETCH_KIND } from './kinds/searchFetchKind.js';
 import { START_KINDS } from './kinds/startKinds.js';
 import { SUBAGENT_KIND } from './kinds/subagentKind.js';
+import { THINK_KIND } from './kinds/thinkKind.js';
+import { TOOL_KIND } from './kinds/toolKind.js';
 import { TURN_KINDS } from './kinds/turnKinds.js';
 import { WAIT_KIND } from './kinds/waitKind.js';
 import type { FieldSpec, KindCategory, NodeKind } from './nodeKind.js';
@@ -25,23 +31,7 @@ import type { FieldSpec, KindCategory, NodeKind } from './nodeKind.js';
  */
 const NOT_BUILT: Readonly<Partial<Record<Exclude<KindCategory, 'start'>, Readonly<Record<string, string>>>>> = {
   data: {
-    'artifact.create': '*name mime content from_step sensitive',
-    'artifact.get': '*id',
-    'artifact.delete': '*id',
     'search.query': '*query kind limit freshness',
-    'search.fetch': '*url max_bytes',
-  },
-  integration: {
-    tool: '*name args',
-    'a2a.wait': 'conversation timeout',
-  },
-  intelligence: {
-    think: '*prompt output_schema reads check retries skills system',
-    classify: '*input *classes prompt skills',
-    extract: '*input *output_schema prompt skills',
-    summarize: '*input length prompt skills',
-    judge: '*input *rubric prompt skills',
-    route: '*input *choices prompt skills',
   },
 };
 
@@ -69,13 +59,19 @@ const ALL: readonly NodeKind[] = [
   ...DATA_KINDS,
   ...LIST_KINDS,
   ...KNOWLEDGE_KINDS,
+  ...ARTIFACT_KINDS,
+  SEARCH_FETCH_KIND,
   HTTP_KIND,
   MCP_TOOL_KIND,
   MCP_RESOURCE_KIND,
   ...A2A_KINDS,
+  A2A_WAIT_KIND,
   ...RUN_KINDS,
   EMIT_KIND,
+  TOOL_KIND,
   ...TURN_KINDS,
+  THINK_KIND,
+  ...PRESET_KINDS,
   SUBAGENT_KIND,
   HUMAN_KIND,
   ...Object.entries(NOT_BUILT).flatMap(([category, kinds]) =>

@@ -8,7 +8,7 @@ import { bufferSignal, takeSignal } from '../triggers/signalBuffer.js';
 import type { TimerService } from '../triggers/timerService.js';
 import { stepDefAt } from './nesting.js';
 import { advanceNest } from './nestMoves.js';
-import type { StepPorts, StepResult } from './nodeKind.js';
+import { ENGINE_STOPPED, type StepPorts, type StepResult } from './nodeKind.js';
 import { nodeKind } from './nodeKinds.js';
 import {
   applyResult,
@@ -23,13 +23,13 @@ import {
 import { type RunWatch, stepMove } from './runWatch.js';
 import { nextRunDecision } from './scheduler.js';
 import { executeStep } from './stepExecution.js';
+import { WaitWatches } from './waitWatches.js';
 import { WakeTimers } from './wakeTimers.js';
 
 /** Decisions applied per drive before yielding to the event loop (a long inline run does not starve the rest). */
 const DECISIONS_PER_SLICE = 256;
 
-/** The abort reason of in-flight steps when the engine stops (a drain): what they started is the next life's. */
-export const ENGINE_STOPPED = 'workflow engine stopped';
+export { ENGINE_STOPPED } from './nodeKind.js';
 
 export interface EngineDeps {
   store: Pick<Store, 'workflows' | 'memory'>;
@@ -61,17 +61,13 @@ interface InFlight {
   done: Promise<void>;
 }
 
-/** Waits resolved from outside the run record (signals and due times are the scheduler's). */
-const WATCHED: ReadonlySet<StepWait['kind']> = new Set(['run', 'subagent', 'resource', 'join']);
-
 export class RunEngine {
   readonly #live = new Map<string, WorkflowRun>();
   readonly #cancels = new Map<string, AbortController>();
   readonly #driving = new Map<string, Promise<void>>();
   readonly #again = new Set<string>();
-  /** The waits being watched, and what watches found, applied by the run's next pass. */
-  readonly #watching = new WeakSet<StepWait>();
-  readonly #arrived = new Map<string, Array<{ step: string; wait: StepWait; result: StepResult }>>();
+  /** The waits being watched; what they found is applied by the run's next pass. */
+  readonly #waits: WaitWatches;
   /** Effect steps executing off the drive loop, by run then step: aborted once their step no longer runs. */
   readonly #inflight = new Map<string, Map<string, InFlight>>();
   /** Results of effect steps that finished, applied by their run's next pass. */
@@ -82,6 +78,7 @@ export class RunEngine {
   constructor(private readonly deps: EngineDeps) {
     const durable = deps.timers ? { service: deps.timers, log: deps.log } : undefined;
     this.#timers = new WakeTimers(deps.clock, (id) => this.drive(id), durable);
+    this.#waits = new WaitWatches(deps.watchWait, (id) => this.drive(id));
   }
 
   /** Live runs in memory (a copy of none: callers must not mutate). */
@@ -120,36 +117,11 @@ export class RunEngine {
     this.drive(run.id);
   }
 
-  /** Starts watching every suspended external wait of `run` not watched yet (after a suspend, or a restore). */
-  #watchWaits(run: WorkflowRun): void {
-    const cancel = this.#cancels.get(run.id)?.signal;
-    if (!this.deps.watchWait || !cancel) return;
-    for (const [step, state] of Object.entries(run.steps)) {
-      const wait = state.wait;
-      if (state.status !== 'suspended' || wait === null || !WATCHED.has(wait.kind) || this.#watching.has(wait))
-        continue;
-      this.#watching.add(wait);
-      this.deps
-        .watchWait(run, wait, cancel)
-        .catch(
-          (err: unknown): StepResult => ({ type: 'failed', error: `wait ${wait.kind}: ${(err as Error).message}` }),
-        )
-        .then((result) => {
-          if (result === null) return;
-          const arrived = this.#arrived.get(run.id) ?? [];
-          arrived.push({ step, wait, result });
-          this.#arrived.set(run.id, arrived);
-          this.drive(run.id);
-        });
-    }
-  }
-
   /** Applies what watches found for `run`: each to its step if that step still waits on the same wait. */
   async #settleArrived(run: WorkflowRun): Promise<void> {
-    const arrived = this.#arrived.get(run.id) ?? [];
+    const arrived = this.#waits.take(run.id);
     const finished = this.#finished.get(run.id) ?? [];
     if (arrived.length === 0 && finished.length === 0) return;
-    this.#arrived.delete(run.id);
     this.#finished.delete(run.id);
     const now = this.deps.clock();
     const events = arrived.flatMap(({ step, wait, result }) =>
@@ -286,7 +258,7 @@ export class RunEngine {
           break;
         case 'nest': {
           const id = decision.steps[0] as string;
-          const moved = advanceNest(run, id);
+          const moved = advanceNest(run, id, now);
           const events = moved.result ? [...moved.events, ...settleWait(run, id, moved.result, now)] : moved.events;
           await (TERMINAL_RUN.has(run.status) ? this.#end(run, events) : this.#commit(run, events));
           break;
@@ -356,8 +328,18 @@ export class RunEngine {
     steps.set(step, { attempt, controller, done });
   }
 
-  /** Aborts executions whose step no longer runs that attempt (its instance was dropped, the run moved on). */
+  #watchWaits(run: WorkflowRun): void {
+    const cancel = this.#cancels.get(run.id)?.signal;
+    if (cancel) this.#waits.watch(run, cancel);
+  }
+
+  /**
+   * Aborts executions whose step no longer runs that attempt (its instance was dropped, the run moved on) and
+   * watches whose step no longer waits; a live run's dropped sync child runs are cancelled (a lost race branch).
+   */
   #sweep(run: WorkflowRun): void {
+    for (const { child, step } of this.#waits.sweep(run))
+      if (!TERMINAL_RUN.has(run.status)) void this.cancel(child, `its parent step "${step}" was cancelled`);
     const steps = this.#inflight.get(run.id);
     for (const [id, flight] of steps ?? []) {
       const state = run.steps[id];
@@ -376,7 +358,7 @@ export class RunEngine {
   async #end(run: WorkflowRun, events: RunEvent[]): Promise<void> {
     this.#timers.arm(run.id, null);
     this.#live.delete(run.id);
-    this.#arrived.delete(run.id);
+    this.#waits.drop(run.id);
     this.#finished.delete(run.id);
     this.#inflight.delete(run.id);
     this.#cancels.get(run.id)?.abort(run.error ?? `run ${run.status}`);

@@ -13,6 +13,25 @@ export interface StartAsk {
   serial?: boolean;
 }
 
+export interface StartRequest extends StartAsk {
+  /** The durable key of what asked (an inbox event id, a tool call id): a replay finds the run it made. */
+  startKey: string;
+  principal: string | null;
+  conversation: string | null;
+  payload?: unknown;
+  /** A child run's parent (the `workflow` step): a queued start is refused instead, the deadline inherited. */
+  parent?: { run: string; step: string; cascade: boolean };
+  /** A hash prefix the definition must have (the `workflow` step's `version`). */
+  version?: string;
+  /** The parent's deadline: the child's is never later. */
+  deadlineMs?: number | null;
+}
+
+/** `queued`: waiting behind the workflow's concurrency; it starts (and ends) later under the same start key. */
+export type StartOutcome =
+  | { ok: true; run: Readonly<WorkflowRun>; created: boolean }
+  | { ok: false; error: string; queued?: true };
+
 export type StartPlan =
   | { type: 'start'; node: string; inputs: Record<string, unknown>; replace: string | null }
   | { type: 'queue' }

@@ -1,6 +1,6 @@
 // Transitions of a run record (producers reference §2.7, §2.9, §2.10): each takes the run (mutated in place, owned
 // by the engine) and the clock, and returns the events to log. Pure: no I/O.
-import type { StepDef, StepState, WorkflowDef, WorkflowRun } from '../domain/workflow.js';
+import type { StepDef, StepState, StepWait, WorkflowDef, WorkflowRun } from '../domain/workflow.js';
 import { schemaProblem } from './jsonSchema.js';
 import { dueWaitResult } from './kinds/waitKind.js';
 import { siblingPrefix, stepDefAt } from './nesting.js';
@@ -127,7 +127,7 @@ export function resolveDue(run: WorkflowRun, ids: readonly string[], now: number
     if (wait?.kind === 'nest') {
       // A nested step past its timeout: its instances are cancelled (reference §2.8: race's own text).
       const kind = stepDefAt(run.definition, id)?.kind;
-      const error = kind === 'race' ? 'race: no branch finished in time' : 'nested step timed out';
+      const error = kind === 'race' ? raceTimeout(wait.nest) : 'nested step timed out';
       return [...dropNest(run, id), ...settleWait(run, id, { type: 'failed', error, timeout: true }, now)];
     }
     if (wait !== null && wait.kind !== 'sleep' && wait.kind !== 'retry_backoff')
@@ -141,6 +141,15 @@ export function resolveDue(run: WorkflowRun, ids: readonly string[], now: number
     state.output = { slept_ms: now - (state.startedMs ?? now) };
     return [ended(run, id, state, now)];
   });
+}
+
+/** A race past its timeout: none finished, or (with `min_success`) too few. */
+function raceTimeout(nest: StepWait['nest']): string {
+  const won = nest?.won?.length ?? 0;
+  const need = nest?.need ?? 1;
+  return need === 1 || won === 0
+    ? 'race: no branch finished in time'
+    : `race: ${won} of min_success ${need} branches succeeded in time`;
 }
 
 /**
@@ -201,6 +210,7 @@ export function applyResult(run: WorkflowRun, id: string, result: StepResult, no
       return failStep(run, step, state, result.error, result.timeout === true, now);
     case 'suspend':
       Object.assign(state, { status: 'suspended', wait: result.wait });
+      if (result.setVar) run.vars[result.setVar.name] = result.setVar.value;
       run.updated = now;
       return [
         { event: 'wait.armed', fields: { run: run.id, step: id, on: result.wait.kind, due_ms: result.wait.dueMs } },

@@ -5,7 +5,7 @@ import { compileCel, evalPredicate } from '../expr/cel.js';
 import { topoOrder } from './graph.js';
 import { signalHeld } from './kinds/waitKind.js';
 import { liveInstances } from './nesting.js';
-import { nestHasWork } from './nestMoves.js';
+import { nestHasWork, nestOpensAt } from './nestMoves.js';
 import { runScope } from './runScope.js';
 
 export type RunDecision =
@@ -69,6 +69,10 @@ function earliestDue(run: WorkflowRun): number | null {
   const due = Object.values(run.steps)
     .filter((s) => s.status === 'suspended' && s.wait?.dueMs != null)
     .map((s) => s.wait?.dueMs as number);
+  for (const s of Object.values(run.steps)) {
+    const opens = s.status === 'suspended' && s.wait?.nest ? nestOpensAt(s.wait.nest) : null;
+    if (opens !== null) due.push(opens);
+  }
   return due.length === 0 ? null : Math.min(...due);
 }
 
@@ -105,7 +109,9 @@ export function nextRunDecision(run: WorkflowRun, now: number): RunDecision {
   if (prune.length > 0) return { type: 'prune', steps: prune };
   if (ready.length > 0) return { type: 'ready', steps: ready };
   // Nothing ready anywhere: a nested step whose instance finished, or with room for another, moves.
-  const nests = Object.keys(run.steps).filter((id) => run.steps[id]?.wait?.kind === 'nest' && nestHasWork(run, id));
+  const nests = Object.keys(run.steps).filter(
+    (id) => run.steps[id]?.wait?.kind === 'nest' && nestHasWork(run, id, now),
+  );
   if (nests.length > 0) return { type: 'nest', steps: nests };
   if (Object.values(run.steps).some((s) => IN_FLIGHT.has(s.status))) {
     const wake = earliestDue(run);

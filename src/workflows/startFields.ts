@@ -30,7 +30,8 @@ export function scheduleProblems(fields: Readonly<Record<string, unknown>>): str
 const AUTH_SHAPES =
   'auth: must be one of {none: true}, {bearer}, {header: {name, equals}}, {hmac: {secret, header, prefix}}, {a2a: true}';
 
-function authProblems(auth: unknown): string[] {
+/** Load problems of a webhook `auth` (a start node's, or a `wait on: webhook` callback's). */
+export function authProblems(auth: unknown): string[] {
   if (auth === undefined) return [];
   if (!isObject(auth) || Object.keys(auth).length !== 1) return [AUTH_SHAPES];
   if (auth['none'] === true || auth['a2a'] === true || typeof auth['bearer'] === 'string') return [];
@@ -115,7 +116,8 @@ export function routeOf(
   return route;
 }
 
-function authOf(auth: unknown, secret: (text: string) => string): WebhookAuth {
+/** A checked `auth` as the webhook routes read it, `{{secret:…}}` resolved by `secret`. */
+export function authOf(auth: unknown, secret: (text: string) => string): WebhookAuth {
   if (!isObject(auth) || auth['none'] === true) return { none: true };
   if (auth['a2a'] === true) return { a2a: true };
   if (typeof auth['bearer'] === 'string') return { bearer: secret(auth['bearer']) };

@@ -51,6 +51,7 @@ function stepTurn(ctx: ProducerContext): (req: StepTurnRequest) => Promise<StepT
         text: req.text,
         principal: req.principal,
         dedupe_key: req.key,
+        ...(req.options ? { step: req.options } : {}),
       });
       eventId = record.id;
       if (record.status === 'done' && record.outcome) settle(endOf(record.outcome));

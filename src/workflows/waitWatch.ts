@@ -3,8 +3,9 @@
 import { type StepWait, TERMINAL_RUN, type WorkflowRun } from '../domain/workflow.js';
 import { resourceContent } from './kinds/mcpResourceKind.js';
 import { done, failed, type StepPorts, type StepResult } from './nodeKind.js';
+import { type DeliverySources, watchCondition, watchWebhook } from './waitDeliveries.js';
 
-export interface WaitSources {
+export interface WaitSources extends DeliverySources {
   /** Run `id` once it is terminal (at once if it is), null when there is no such run or `signal` aborts first. */
   runEnded(id: string, signal: AbortSignal): Promise<Readonly<WorkflowRun> | null>;
   /** Whether run `id` exists (live or stored). */
@@ -119,7 +120,7 @@ function watchJoin(
   });
 }
 
-/** Resolves with the result of a `wait on: run|subagent` or `join` step, or null once `signal` aborts. */
+/** Resolves with the result of a watched wait (`run|subagent|resource|condition|webhook`, `join`), or null once `signal` aborts. */
 export function watchWait(
   sources: WaitSources,
   run: Readonly<WorkflowRun>,
@@ -131,5 +132,8 @@ export function watchWait(
   if (wait.kind === 'resource' && wait.server !== undefined && wait.uri !== undefined)
     return watchResource(sources, wait.server, wait.uri, signal);
   if (wait.kind === 'join' && wait.join !== undefined) return watchJoin(sources, run, wait.join, signal);
+  if (wait.kind === 'condition' && wait.condition !== undefined)
+    return watchCondition(sources, run, wait.condition, signal);
+  if (wait.kind === 'webhook') return watchWebhook(sources, run, wait, signal);
   return Promise.resolve(failed(`wait ${wait.kind}: nothing to watch`));
 }

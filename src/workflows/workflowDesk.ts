@@ -4,35 +4,21 @@ import { type StoredDefinition, TERMINAL_RUN, type WorkflowDef, type WorkflowRun
 import type { Logger } from '../obs/log.js';
 import type { Store } from '../store/store.js';
 import { newUlid } from '../store/ulid.js';
+import type { A2aMessage } from '../triggers/a2aStarts.js';
 import type { TimerService } from '../triggers/timerService.js';
 import { loadWorkflow } from './definitions.js';
+import { messageTakers } from './kinds/waitOns.js';
 import type { StepPorts, StepRunPorts, StepRunStart } from './nodeKind.js';
 import { isStartKind } from './nodeKinds.js';
 import { RunEngine } from './runEngine.js';
-import { planStart, type StartAsk } from './runStart.js';
+import { planStart, type StartOutcome, type StartRequest } from './runStart.js';
 import { newRun } from './runState.js';
 import type { RunWatch } from './runWatch.js';
 import type { StartQueue } from './startQueue.js';
+import { SignalMemory } from './waitDeliveries.js';
 import { watchWait } from './waitWatch.js';
 
-export interface StartRequest extends StartAsk {
-  /** The durable key of what asked (an inbox event id, a tool call id): a replay finds the run it made. */
-  startKey: string;
-  principal: string | null;
-  conversation: string | null;
-  payload?: unknown;
-  /** A child run's parent (the `workflow` step): a queued start is refused instead, the deadline inherited. */
-  parent?: { run: string; step: string; cascade: boolean };
-  /** A hash prefix the definition must have (the `workflow` step's `version`). */
-  version?: string;
-  /** The parent's deadline: the child's is never later. */
-  deadlineMs?: number | null;
-}
-
-/** `queued`: waiting behind the workflow's concurrency; it starts (and ends) later under the same start key. */
-export type StartOutcome =
-  | { ok: true; run: Readonly<WorkflowRun>; created: boolean }
-  | { ok: false; error: string; queued?: true };
+export type { StartOutcome, StartRequest } from './runStart.js';
 
 export interface DeskDeps {
   store: Pick<Store, 'workflows' | 'memory'>;
@@ -68,7 +54,10 @@ export class WorkflowDesk {
   readonly #queued: StartRequest[] = [];
   /** Start keys of queued starts kept in the durable queue. */
   readonly #held = new Set<string>();
+  /** The last signal of each name, for `wait on: condition` (memory only). */
+  readonly #signals = new SignalMemory();
   #markOpen: () => void = () => {};
+  #isOpen = false;
   /** Resolves once stored definitions are loaded and live runs restored: starts and reads wait for it. */
   readonly opened = new Promise<void>((resolve) => {
     this.#markOpen = resolve;
@@ -81,6 +70,11 @@ export class WorkflowDesk {
       runKnown: async (id: string) => (await this.run(id)) !== null,
       ...(deps.ports.awaitSubagent ? { awaitSubagent: deps.ports.awaitSubagent } : {}),
       ...(deps.ports.resources ? { resources: deps.ports.resources } : {}),
+      ...(deps.ports.callbacks ? { callbacks: deps.ports.callbacks } : {}),
+      memory: deps.store.memory,
+      signals: this.#signals,
+      deliver: (run: string, channel: string, payload: unknown, key: string) =>
+        this.engine.bufferSignal(run, { name: channel, payload, key, at: this.deps.clock(), from: null }),
     };
     // The workflow.* step kinds reach other runs through the desk itself.
     const runs: StepRunPorts = {
@@ -109,6 +103,7 @@ export class WorkflowDesk {
     }
     const runs = await this.engine.restore();
     if (runs > 0) this.deps.log.info('restore.runs', { runs });
+    this.#isOpen = true;
     this.#markOpen();
     // What a previous life left queued is tried again, oldest first; still over the limit, it queues again.
     const held = (await this.deps.queue?.held()) ?? [];
@@ -315,6 +310,7 @@ export class WorkflowDesk {
     from: string | null = null,
   ): Promise<number> {
     await this.opened;
+    this.#signals.remember(name, payload, this.deps.clock(), from);
     const targets = typeof run === 'string' ? [run] : this.#waitingOn(name, run ?? (() => true));
     let held = 0;
     for (const id of targets)
@@ -332,10 +328,25 @@ export class WorkflowDesk {
     return run === null ? { ok: false, error: `no such run "${id}"` } : { ok: true, status: run.status };
   }
 
+  /** A new A2A message for the steps waiting on its conversation (reference §3.7 step 1): held on each; counted. */
+  async takeMessage(msg: A2aMessage): Promise<number> {
+    // Not opened (restoring, or failed to open): no run waits yet, and a message must never hang on it.
+    if (!this.#isOpen) return 0;
+    let held = 0;
+    const from = `a2a:${msg.principal}`;
+    for (const { run, channel } of messageTakers(this.engine.live(), msg)) {
+      const signal = { name: channel, payload: msg.payload, key: `message:${msg.key}`, at: this.deps.clock(), from };
+      if (await this.engine.bufferSignal(run, signal)) held += 1;
+    }
+    return held;
+  }
+
   /** Live runs with a step suspended on `wait {on: signal, signal: name}`. */
   #waitingOn(name: string, admits: (run: Readonly<WorkflowRun>) => boolean): string[] {
     const waits = (r: Readonly<WorkflowRun>): boolean =>
-      Object.values(r.steps).some((s) => s.status === 'suspended' && s.wait?.signal === name);
+      Object.values(r.steps).some(
+        (s) => s.status === 'suspended' && s.wait?.kind === 'signal' && s.wait.signal === name,
+      );
     return this.engine
       .live()
       .filter((r) => waits(r) && admits(r))

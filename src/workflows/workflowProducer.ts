@@ -12,10 +12,12 @@ import type { McpCaller, StepPorts } from './nodeKind.js';
 import { liveRunViews, runWatch } from './runWatch.js';
 import { timerStartQueue } from './startQueue.js';
 import { StartTriggers } from './startTriggers.js';
+import { stepCallbacks } from './stepCallbacks.js';
 import { askPersons } from './stepHuman.js';
 import { StepPeers } from './stepPeers.js';
 import { stepSinks } from './stepSinks.js';
 import { awaitSubagents, endRunSubagents, stepSubagents } from './stepSubagents.js';
+import { stepTools } from './stepTools.js';
 import { turnPorts } from './turnPorts.js';
 import { WorkflowDesk } from './workflowDesk.js';
 
@@ -68,6 +70,7 @@ const hostAddresses = async (host: string): Promise<string[]> =>
 
 /** What the steps of runs reach outside the engine: memory, the network, MCP tools, turns, subagents, persons. */
 function deskPorts(ctx: ProducerContext): StepPorts {
+  const callbacks = stepCallbacks(ctx, (text) => workflowSecrets(ctx.config.workflows)(text));
   return {
     memory: ctx.store.memory,
     fetch,
@@ -76,18 +79,21 @@ function deskPorts(ctx: ProducerContext): StepPorts {
     fanOut: ctx.config.limits.workflow.fan_out,
     ...(ctx.mcp ? { mcp: mcpCaller(ctx.mcp), knowledge: knowledgeCaller(ctx.mcp) } : {}),
     ...turnPorts(ctx),
+    tool: stepTools(ctx),
     subagent: stepSubagents(ctx),
     awaitSubagent: awaitSubagents(ctx),
     askPerson: askPersons(ctx),
     emit: stepSinks(ctx),
     peers: new StepPeers({ peers: () => ctx.config.a2a.peers, lookup: hostAddresses, log: ctx.log }),
     ...(ctx.mcp ? { resources: ctx.mcp.resources.bind(ctx.mcp) } : {}),
+    ...(callbacks ? { callbacks } : {}),
   };
 }
 
 export class WorkflowProducer implements Producer {
   readonly name = 'workflows';
   #desk: WorkflowDesk | null = null;
+  #ctx: ProducerContext | null = null;
   #starts: StartTriggers | null = null;
   #unplug: Array<() => void> = [];
   #settled: Promise<readonly string[]> = Promise.resolve([]);
@@ -99,6 +105,7 @@ export class WorkflowProducer implements Producer {
   }
 
   start(ctx: ProducerContext): void {
+    this.#ctx = ctx;
     const desk: WorkflowDesk = new WorkflowDesk({
       store: ctx.store,
       log: ctx.log,
@@ -135,6 +142,8 @@ export class WorkflowProducer implements Producer {
     });
     this.#desk = desk;
     this.#starts = starts;
+    // A new A2A message reaches the steps waiting on its conversation before any start or turn (reference §3.7).
+    ctx.a2aStarts?.onMessage((msg) => desk.takeMessage(msg));
     // The supervisor restores after every producer started: the desk opens once conversations are loaded.
     const opened = ctx.restored.then(() => desk.open());
     this.#unplug = [
@@ -193,6 +202,7 @@ export class WorkflowProducer implements Producer {
 
   async stop(): Promise<void> {
     for (const unplug of this.#unplug.splice(0)) unplug();
+    this.#ctx?.a2aStarts?.onMessage(null);
     this.#starts?.stop();
     await this.#desk?.stop();
   }

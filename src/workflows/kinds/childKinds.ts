@@ -2,7 +2,15 @@
 // async/detached return at once) and `join` waits for run ids or subagent handles to end. Their waits are saved
 // with the run and watched again after a restart (waitWatch.ts), so both are durable.
 import { parseWorkflowDuration } from '../durations.js';
-import { done, failed, keyedAttempt, type NodeKind, type StepContext, type StepResult } from '../nodeKind.js';
+import {
+  done,
+  ENGINE_STOPPED,
+  failed,
+  keyedAttempt,
+  type NodeKind,
+  type StepContext,
+  type StepResult,
+} from '../nodeKind.js';
 
 const MODES = ['sync', 'async', 'detached'] as const;
 const deferred = (v: unknown): boolean => typeof v === 'string' && (v.includes('{{') || v.startsWith('CEL:'));
@@ -26,6 +34,9 @@ async function runChild(ctx: StepContext): Promise<StepResult> {
     deadlineMs: run.deadlineMs,
   });
   if (!got.ok) return failed(got.error);
+  // Dropped while the child was being made (a lost race branch): a sync child goes with its step; a drain keeps it.
+  if (ctx.signal.aborted && mode === 'sync' && spec['cascade'] !== false && ctx.signal.reason !== ENGINE_STOPPED)
+    await ctx.ports.runs?.cancel(got.run, `its parent step "${step.id}" was cancelled`);
   if (mode !== 'sync') return done({ run: got.run, workflow: spec['name'], mode });
   return { type: 'suspend', wait: { kind: 'run', run: got.run, dueMs: null, child: true, sinceMs: ctx.now } };
 }

@@ -1,9 +1,11 @@
 // The nested control kinds (producers reference §2.4, §2.8 Nested): foreach, batch, iterate, parallel, race,
 // subgraph. Each only plans its instances (what `item` is, how many, how many at once) and suspends; nestMoves.ts
 // opens and settles them and decides the result, so their progress is saved with the run like any wait.
+
+import { parseRate } from '../../config/subagentKeys.js';
 import type { NestProgress, StepWait } from '../../domain/workflow.js';
 import { parseWorkflowDuration } from '../durations.js';
-import { failed, type NodeKind, type StepContext, type StepResult, unbuiltFieldProblems } from '../nodeKind.js';
+import { failed, type NodeKind, type StepContext, type StepResult } from '../nodeKind.js';
 import { REDUCERS } from '../reducers.js';
 import { lookupPath } from '../templates.js';
 
@@ -11,6 +13,8 @@ import { lookupPath } from '../templates.js';
 export const DEFAULT_FAN_OUT = 8;
 const MAX_ITERATIONS = 10_000;
 const NAME = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
+
+const RATE_SHAPE = 'batch.rate must be <count>/<duration>, e.g. 10/1m';
 
 const deferred = (v: unknown): boolean => typeof v === 'string' && (v.includes('{{') || v.startsWith('CEL:'));
 
@@ -111,7 +115,11 @@ function runBatch(ctx: StepContext): StepResult {
   if (typeof size === 'string' || typeof parallel === 'string')
     return failed(String(typeof size === 'string' ? size : parallel));
   const batches = groups(items.items, ctx.spec['by'], size);
-  return nest(ctx, { items: batches, total: batches.length, window: within(ctx, parallel) });
+  const progress = { items: batches, total: batches.length, window: within(ctx, parallel) };
+  if (ctx.spec['rate'] === undefined) return nest(ctx, progress);
+  const rate = parseRate(String(ctx.spec['rate']));
+  if (rate === null) return failed(RATE_SHAPE);
+  return nest(ctx, { ...progress, spacingMs: Math.ceil(rate.periodMs / rate.burst) });
 }
 
 function runIterate(ctx: StepContext): StepResult {
@@ -123,12 +131,15 @@ function runIterate(ctx: StepContext): StepResult {
 function runBranches(ctx: StepContext): StepResult {
   const labels = Object.keys(ctx.step.branches ?? {});
   let due: number | null | undefined;
-  if (ctx.step.kind === 'race' && ctx.spec['timeout'] !== undefined) {
+  if (ctx.step.kind !== 'race') return nest(ctx, { labels, total: labels.length, window: within(ctx, labels.length) });
+  if (ctx.spec['timeout'] !== undefined) {
     const timeout = parseWorkflowDuration(ctx.spec['timeout']);
     if (!timeout.ok) return failed(`race: timeout: ${timeout.error}`);
     due = timeout.ms;
   }
-  return nest(ctx, { labels, total: labels.length, window: within(ctx, labels.length) }, due);
+  const need = count('race', 'min_success', ctx.spec['min_success'], 1, labels.length);
+  if (typeof need === 'string') return failed(need);
+  return nest(ctx, { labels, total: labels.length, window: within(ctx, labels.length), need }, due);
 }
 
 const BODY = {
@@ -171,14 +182,16 @@ export const NEST_KINDS: readonly NodeKind[] = [
     name: 'batch',
     category: 'control',
     implemented: true,
-    doc: "Runs `body` once per batch of `over`: chunks of `size` (default 10), or one group per value of the dotted key `by`; `parallel` batches at a time (default 4, at most `limits.workflow.fan_out`). The body sees `item` (the batch's items), `index` and `batch {index, key, items}`. Output: the results by batch.",
+    doc: "Runs `body` once per batch of `over`: chunks of `size` (default 10), or one group per value of the dotted key `by`; `parallel` batches at a time (default 4, at most `limits.workflow.fan_out`); `rate` spaces batch starts. The body sees `item` (the batch's items), `index` and `batch {index, key, items}`. Output: the results by batch.",
     fields: {
       over: { required: true, doc: 'The items (template or `CEL:`).' },
       body: BODY,
       by: { doc: 'A dotted key in each item: one batch per value, in first-seen order.' },
       size: { doc: 'Items per batch (default 10; ignored with `by`).' },
       parallel: { doc: 'Batches running at once (default 4; clamped to `limits.workflow.fan_out`).' },
-      rate: { doc: 'Not built yet: refused at load.' },
+      rate: {
+        doc: '`<count>/<duration>` (e.g. `2/1s`): batch starts are spaced by duration / count (here 500 ms), also across a restart (the next start time is saved with the run).',
+      },
       collect: COLLECT,
       on_error: ON_ERROR_ELEMENT,
     },
@@ -187,7 +200,7 @@ export const NEST_KINDS: readonly NodeKind[] = [
       ...countProblem('batch', 'parallel', f['parallel']),
       ...(f['by'] === undefined || typeof f['by'] === 'string' ? [] : ['batch.by must be a dotted key']),
       ...collectProblems('batch', f['collect'], false),
-      ...unbuiltFieldProblems('batch', f, ['rate']),
+      ...(f['rate'] === undefined || deferred(f['rate']) || parseRate(String(f['rate'])) !== null ? [] : [RATE_SHAPE]),
     ],
     run: runBatch,
   },
@@ -224,14 +237,16 @@ export const NEST_KINDS: readonly NodeKind[] = [
     name: 'race',
     category: 'control',
     implemented: true,
-    doc: 'Runs every branch at once; the first to finish wins: output `{winner, output}`, the others cancelled. Every branch failing ⇒ `race: every branch failed: <b>: <e>; …`; `timeout` passing first ⇒ `race: no branch finished in time` (a timeout).',
+    doc: 'Runs every branch at once; the first to succeed wins: output `{winner, output}`, the others cancelled — their steps stop, and a sync child run a losing branch started (a `workflow` step, also inside a `subgraph`) is cancelled (`its parent step "<step>" was cancelled`) unless that step says `cascade: false`. With `min_success: N` the race is won once N branches succeeded: output `{winner, output, winners, outputs}` (`winners` in the order they succeeded, `outputs` keyed by branch), the rest cancelled; once fewer than N can still succeed it fails `race: min_success <N> cannot be reached (<k> of <n> failed): <b>: <e>; …`. Every branch failing ⇒ `race: every branch failed: <b>: <e>; …`; `timeout` passing first ⇒ `race: no branch finished in time` (or `race: <k> of min_success <N> branches succeeded in time`), a timeout.',
     fields: {
       branches: BRANCHES,
       timeout: { doc: 'How long the race may take (a duration).' },
-      min_success: { doc: 'Not built yet: refused at load.' },
+      min_success: { doc: 'How many branches must succeed (default 1; at most the number of branches).' },
     },
     check: (f) => {
-      const problems = unbuiltFieldProblems('race', f, ['min_success']);
+      const branches = f['branches'];
+      const total = branches !== null && typeof branches === 'object' ? Object.keys(branches).length : 1;
+      const problems = countProblem('race', 'min_success', f['min_success'], Math.max(1, total));
       const timeout = f['timeout'] === undefined || deferred(f['timeout']) ? null : parseWorkflowDuration(f['timeout']);
       if (timeout && !timeout.ok) problems.push(`race.timeout: ${timeout.error}`);
       return problems;

@@ -1,14 +1,14 @@
 // The `wait` kind (producers reference §2.8, §2.11): suspends its step on a signal, another run, a subagent or a
 // due time or an MCP resource's update, durably — the wait record is saved with the run, so a restart resumes the
 // same wait. What ends a wait is decided here (pure); the engine applies it. `on: condition|message|webhook` are
-// refused at load.
+// in waitOns.ts.
 import type { StepWait, WorkflowRun } from '../../domain/workflow.js';
 import { takeSignal } from '../../triggers/signalBuffer.js';
 import { parseWorkflowDuration } from '../durations.js';
-import { done, failed, type NodeKind, type StepContext, type StepResult, unbuiltFieldProblems } from '../nodeKind.js';
+import { done, failed, type NodeKind, type StepContext, type StepResult } from '../nodeKind.js';
+import { DELIVERED_ON, type DeliveredOn, deliveredProblems, suspendDelivered } from './waitOns.js';
 
 const BUILT_ON = ['signal', 'run', 'subagent', 'deadline', 'resource'] as const;
-const UNBUILT_ON = ['condition', 'message', 'webhook'];
 /** The field naming what each built `on` waits for. */
 const TARGET: Readonly<Record<(typeof BUILT_ON)[number], string | null>> = {
   signal: 'signal',
@@ -19,10 +19,11 @@ const TARGET: Readonly<Record<(typeof BUILT_ON)[number], string | null>> = {
 };
 /** The fields `on: resource` reads (both required). */
 const RESOURCE_FIELDS = ['server', 'uri'] as const;
-/** Fields only the unbuilt `on` values read: refused rather than accepted and ignored. */
-const UNBUILT_FIELDS = ['condition', 'conversation', 'webhook'];
 
 export const WAIT_TIMED_OUT = 'wait timed out';
+
+/** Waits that take a delivery held on the run (a signal by its name; a message or webhook hit on its channel). */
+const HELD: ReadonlySet<StepWait['kind']> = new Set(['signal', 'message', 'webhook']);
 
 const deferred = (v: unknown): boolean => typeof v === 'string' && (v.includes('{{') || v.startsWith('CEL:'));
 
@@ -39,11 +40,11 @@ function untilMs(value: unknown): { ok: true; ms: number } | { ok: false; error:
 
 function check(fields: Readonly<Record<string, unknown>>): string[] {
   const on = fields['on'];
-  if (typeof on === 'string' && UNBUILT_ON.includes(on)) return [`wait on: ${on} is not built in this version`];
-  if (!(BUILT_ON as readonly unknown[]).includes(on))
-    return [`wait.on must be one of ${[...BUILT_ON, ...UNBUILT_ON].join('|')}`];
-  const problems = unbuiltFieldProblems('wait', fields, UNBUILT_FIELDS);
-  const target = TARGET[on as (typeof BUILT_ON)[number]];
+  const delivered = (DELIVERED_ON as readonly unknown[]).includes(on);
+  if (!(BUILT_ON as readonly unknown[]).includes(on) && !delivered)
+    return [`wait.on must be one of ${[...BUILT_ON, ...DELIVERED_ON].join('|')}`];
+  const problems = deliveredProblems(on, fields);
+  const target = delivered ? null : TARGET[on as (typeof BUILT_ON)[number]];
   for (const f of Object.values(TARGET))
     if (f !== null && f !== target && fields[f] !== undefined) problems.push(`wait.${f} applies only to on: ${f}`);
   if (target !== null && (typeof fields[target] !== 'string' || fields[target] === ''))
@@ -77,6 +78,7 @@ function suspend(ctx: StepContext): StepResult {
     if (!until.ok) return failed(`wait: ${until.error}`);
     dueMs = dueMs === null ? until.ms : Math.min(dueMs, until.ms);
   }
+  if ((DELIVERED_ON as readonly string[]).includes(on)) return suspendDelivered(ctx, on as DeliveredOn, dueMs);
   const target = TARGET[on];
   const named = target === null ? '' : String(spec[target] ?? '');
   if (target !== null && named === '') return failed(`wait on: ${on}: ${target} rendered empty`);
@@ -98,10 +100,12 @@ function suspend(ctx: StepContext): StepResult {
  */
 export function dueWaitResult(run: WorkflowRun, wait: StepWait, now: number): StepResult {
   if (wait.kind === 'deadline') return done({ waited_ms: now - (wait.sinceMs ?? now) });
-  if (wait.kind === 'signal' && wait.signal !== undefined) {
+  if (HELD.has(wait.kind) && wait.signal !== undefined) {
     const taken = takeSignal(run.signals ?? [], wait.signal);
     if (taken.signal !== null) {
       run.signals = taken.buffer;
+      // A message or webhook delivery is the output itself; a signal is wrapped with its name and sender.
+      if (wait.kind !== 'signal') return done(taken.signal.payload ?? null);
       return done({
         signal: taken.signal.name,
         payload: taken.signal.payload ?? null,
@@ -112,18 +116,18 @@ export function dueWaitResult(run: WorkflowRun, wait: StepWait, now: number): St
   return { type: 'failed', error: WAIT_TIMED_OUT, timeout: true };
 }
 
-/** True when a suspended step's `wait on: signal` can take a signal the run holds. */
+/** True when a suspended step's `wait on: signal|message|webhook` can take a delivery the run holds. */
 export function signalHeld(run: Readonly<WorkflowRun>, wait: StepWait | null): boolean {
-  return wait?.kind === 'signal' && (run.signals ?? []).some((s) => s.name === wait.signal);
+  return wait !== null && HELD.has(wait.kind) && (run.signals ?? []).some((s) => s.name === wait.signal);
 }
 
 export const WAIT_KIND: NodeKind = {
   name: 'wait',
   category: 'control',
   implemented: true,
-  doc: 'Suspends the step until what `on` names happens; the wait is saved with the run, so it survives a restart. `on: signal` (`signal` = the name): the oldest signal of that name the run holds or is sent (`workflow.signal`, with or without `run`), output `{signal, payload, from}`. `on: run` (`run` = a run id): that run ends, whatever its status, output `{run, status, output, error}`; unknown ⇒ `wait run: no such run "<id>"`. `on: subagent` (`subagent` = a handle): completed ⇒ done `{handle, status, result, error}`; another ending fails the step `subagent <h> <status>[: <error>]`. `on: deadline`: `timeout` (or `until`) passes, output `{waited_ms}`. `on: resource` (`server`, `uri`): subscribes to the MCP resource and ends at its next `notifications/resources/updated`, output `{uri, server, content}` (read then; JSON when it parses); after a restart it subscribes again and needs a new update. `timeout` (or `until`) passing first ⇒ status `timeout`, error `wait timed out` (retried and `on_error` as any failure). Not built yet (refused at load): `on: condition|message|webhook` and their fields `condition`, `conversation`, `webhook`.',
+  doc: "Suspends the step until what `on` names happens; the wait is saved with the run, so it survives a restart. `on: signal` (`signal` = the name): the oldest signal of that name the run holds or is sent (`workflow.signal`, with or without `run`), output `{signal, payload, from}`. `on: run` (`run` = a run id): that run ends, whatever its status, output `{run, status, output, error}`; unknown ⇒ `wait run: no such run \"<id>\"`. `on: subagent` (`subagent` = a handle): completed ⇒ done `{handle, status, result, error}`; another ending fails the step `subagent <h> <status>[: <error>]`. `on: deadline`: `timeout` (or `until`) passes, output `{waited_ms}`. `on: resource` (`server`, `uri`): subscribes to the MCP resource and ends at its next `notifications/resources/updated`, output `{uri, server, content}` (read then; JSON when it parses); after a restart it subscribes again and needs a new update. `timeout` (or `until`) passing first ⇒ status `timeout`, error `wait timed out` (retried and `on_error` as any failure). `on: condition` (`condition`, CEL): ends `{satisfied: true}` once it holds; it is re-checked as memory it names is written or deleted and as signals are sent (an error while a key or signal it names is absent means not yet); after a restart it is checked again at once. `on: message` (`conversation`): the next new A2A message on that conversation or contextId (default the run's; empty: any), taken before any `a2a` start or turn — its sender's task completes `delivered to 1 waiting workflow step` — output `{conversation, message: {parts, text, message_id}, principal}`. `on: webhook` (`webhook {path?, auth?, methods?, emit_url_to?}`): opens a one-off callback route on the webhook listener (`/hooks/_cb/<step key>` unless `path`), logged `webhook.await.armed {run, path, url}`; an authenticated hit is held on the run and answered 200 `{status: resumed, resumed: 1}`, output the request `{method, path, headers, body, raw_body}`; the route closes when the step stops waiting, lives `timeout` (default 1 h), and opens again at the same path after a restart (agentd's do not survive). Message and webhook deliveries are saved with the run before they are answered.",
   fields: {
-    on: { required: true, doc: 'signal | run | subagent | deadline | resource.' },
+    on: { required: true, doc: 'signal | run | subagent | deadline | resource | condition | message | webhook.' },
     server: { doc: '`on: resource`: the MCP server (the `mcp:` config key).' },
     uri: { doc: '`on: resource`: the resource URI; the wait ends at its next update.' },
     signal: { doc: '`on: signal`: the signal name (templates).' },
@@ -135,7 +139,16 @@ export const WAIT_KIND: NodeKind = {
     until: {
       doc: '`on: deadline` only: a wall-clock end, epoch ms or ISO 8601 (with `timeout` too, the earlier counts). Beyond agentd.',
     },
-    ...Object.fromEntries(UNBUILT_FIELDS.map((f) => [f, { doc: 'Refused at load: not built.' }])),
+    condition: {
+      raw: true,
+      doc: '`on: condition`: a CEL predicate over `memory.<key>` (each key named so), `signals.<name>` (`{payload, ts, from}`: the last signal of that name this process delivered), `inputs` and `now_ms`; re-checked whenever a named memory key is written or deleted, a signal is sent, and every second when it reads `now_ms`.',
+    },
+    conversation: {
+      doc: "`on: message`: the conversation id or A2A contextId a message must arrive on (default the run's conversation; empty: any).",
+    },
+    webhook: {
+      doc: "`on: webhook`: `{path?, auth?, methods?, emit_url_to?}` — the callback path (default `/hooks/_cb/<step key>`), its auth (as a webhook start node's; default none), methods (default POST), and a variable that gets `{path, url}`.",
+    },
   },
   check,
   run: suspend,

@@ -90,3 +90,23 @@ export async function settled(life: DeskLife, runId: string, ms = 5_000): Promis
 }
 
 export const named = (events: readonly Logged[], name: string): Logged[] => events.filter((e) => e.event === name);
+
+/** A workflow `w`: `s (manual) → x (the step) → f (finish with x's output)`, plus `extra` steps. */
+export function around(step: Record<string, unknown>, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    name: 'w',
+    steps: {
+      s: { kind: 'manual' },
+      x: { depends_on: 's', ...step },
+      f: { kind: 'finish', depends_on: 'x', output: '{{steps.x.output}}' },
+      ...extra,
+    },
+  };
+}
+
+/** Starts workflow `workflow` (no inputs, no principal) under `key` and resolves with the run once it ended. */
+export async function runToEnd(life: DeskLife, workflow = 'w', key = 'k', ms = 10_000): Promise<Readonly<WorkflowRun>> {
+  const got = await life.desk.start({ workflow, inputs: {}, startKey: key, principal: null, conversation: null });
+  if (!got.ok) throw new Error(got.error);
+  return settled(life, got.run.id, ms);
+}

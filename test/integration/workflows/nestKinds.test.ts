@@ -5,25 +5,12 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, describe, it } from 'node:test';
 import { loadWorkflow } from '../../../src/workflows/definitions.js';
-import { type DeskLife, named, openDesk, settled, tempStoreDir } from './deskRig.js';
+import { around, type DeskLife, named, openDesk, settled, tempStoreDir } from './deskRig.js';
 
 const tmp = tempStoreDir();
 after(() => tmp.remove());
 let n = 0;
 const freshDir = (): string => `${tmp.dir}/life-${++n}`;
-
-/** A workflow `s (manual) → <step> → f (finish with the step's output)`. */
-function around(step: Record<string, unknown>, extra: Record<string, unknown> = {}): Record<string, unknown> {
-  return {
-    name: 'w',
-    steps: {
-      s: { kind: 'manual' },
-      x: { depends_on: 's', ...step },
-      f: { kind: 'finish', depends_on: 'x', output: '{{steps.x.output}}' },
-      ...extra,
-    },
-  };
-}
 
 async function runOnce(doc: unknown, inputs: Record<string, unknown> = {}, life?: DeskLife) {
   const own = life ?? (await openDesk(freshDir(), [doc]));
@@ -274,7 +261,7 @@ describe('load-time checks', () => {
       'workflow "w" step "x": body: step "a": a body holds no finish (its sinks are its result)',
     ]);
     assert.deepEqual(errors(around({ kind: 'batch', over: [], rate: 1, body: { a: { kind: 'noop' } } })), [
-      'workflow "w" step "x": batch.rate is not built in this version; remove it',
+      'workflow "w" step "x": batch.rate must be <count>/<duration>, e.g. 10/1m',
     ]);
     assert.deepEqual(errors(around({ kind: 'iterate', max_iterations: 20_000, body: { a: { kind: 'noop' } } })), [
       'workflow "w" step "x": iterate.max_iterations must be an integer from 1 to 10000 (got 20000)',

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { describe, it } from 'node:test';
-import { leanHeapArgs } from '../../../src/runtime/leanHeap.js';
+import { leanHeapArgs, leanOwnHeapFlag } from '../../../src/runtime/leanHeap.js';
 
 describe('leanHeapArgs', () => {
   it('caps the young generation of a process agentd spawns', () => {
@@ -24,5 +24,32 @@ describe('leanHeapArgs', () => {
     // Premise: without the flag the same work grows the new space past it.
     const plain = spawnSync(process.execPath, ['-e', code], { encoding: 'utf8', env: {} });
     assert.ok(Number(run.stdout) < Number(plain.stdout), `${run.stdout} < ${plain.stdout}`);
+  });
+});
+
+describe('leanOwnHeapFlag', () => {
+  it("caps the bin's own young generation unless NODE_OPTIONS or node's flags size it", () => {
+    assert.equal(leanOwnHeapFlag({}, []), '--semi-space-growth-factor=1');
+    assert.equal(
+      leanOwnHeapFlag({ NODE_OPTIONS: '--enable-source-maps' }, ['--inspect']),
+      '--semi-space-growth-factor=1',
+    );
+    assert.equal(leanOwnHeapFlag({ NODE_OPTIONS: '--max-semi-space-size=8' }, []), null);
+    assert.equal(leanOwnHeapFlag({}, ['--max-semi-space-size=1']), null);
+    assert.equal(leanOwnHeapFlag({ NODE_OPTIONS: '--semi-space-growth-factor=4' }, []), null);
+  });
+
+  it('keeps the young generation at its first size when set at run time', () => {
+    const flag = leanOwnHeapFlag({}, []) as string;
+    const work =
+      'const keep=[];for(let i=0;i<2e6;i++){const o={i};if(i%50===0)keep.push(o)}' +
+      "console.log(require('v8').getHeapSpaceStatistics().find(x=>x.space_name==='new_space').space_size)";
+    const at = (pre: string) => spawnSync(process.execPath, ['-e', pre + work], { encoding: 'utf8', env: {} });
+    const lean = at(`require('v8').setFlagsFromString(${JSON.stringify(flag)});`);
+    assert.equal(lean.status, 0, lean.stderr);
+    const plain = at('');
+    // Premise: without the flag the same work grows the new space past it.
+    assert.ok(Number(lean.stdout) < Number(plain.stdout), `${lean.stdout} < ${plain.stdout}`);
+    assert.ok(Number(lean.stdout) <= 2 * 1_048_576 * 2, `${lean.stdout}: at most two 1 MB semi-spaces (and slack)`);
   });
 });

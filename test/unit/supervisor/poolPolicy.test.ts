@@ -1,6 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { afterTurn, holdsStaleMcp, mayReuse, nextPeak, spareTarget } from '../../../src/supervisor/poolPolicy.js';
+import {
+  afterTurn,
+  holdsStaleMcp,
+  mayReuse,
+  nextPeak,
+  sparePreloads,
+  spareTarget,
+} from '../../../src/supervisor/poolPolicy.js';
 
 const limits = { maxTurns: 3, maxRssBytes: 100 };
 const idle = { served: 1, rssBytes: 50, ending: false, poolClosed: false };
@@ -63,5 +70,26 @@ describe('spareTarget', () => {
     assert.equal(spareTarget({ base: 1, peak: 16, live: 12, max: 16 }), 4);
     assert.equal(spareTarget({ base: 1, peak: 40, live: 0, max: 16 }), 16);
     assert.equal(spareTarget({ base: 0, peak: 0, live: 0, max: 4 }), 0);
+  });
+});
+
+describe('sparePreloads', () => {
+  const plain = { endpoints: ['http://127.0.0.1:11434/v1'], dialect: 'openai', providers: {} };
+
+  it('leaves TLS out of spares when every model connection is plain http', () => {
+    assert.deepEqual(sparePreloads(plain, 0), []);
+    assert.deepEqual(sparePreloads({ ...plain, endpoints: [] }, 0), []);
+  });
+
+  it('preloads TLS for an https endpoint, a provider’s included, and for Bedrock', () => {
+    assert.deepEqual(sparePreloads({ ...plain, endpoints: ['https://api.openai.com/v1'] }, 0), ['tls']);
+    const provider = { endpoints: ['https://api.anthropic.com'], dialect: 'anthropic' };
+    assert.deepEqual(sparePreloads({ ...plain, providers: { a: provider } }, 0), ['tls']);
+    assert.deepEqual(sparePreloads({ ...plain, endpoints: [], dialect: 'bedrock' }, 0), ['tls']);
+  });
+
+  it('preloads the MCP client when MCP servers are configured', () => {
+    assert.deepEqual(sparePreloads(plain, 2), ['mcp']);
+    assert.deepEqual(sparePreloads({ ...plain, endpoints: ['https://x.example/v1'] }, 1), ['mcp', 'tls']);
   });
 });

@@ -33,8 +33,8 @@ describe('loadWorkflow', () => {
     assert.deepEqual(errors(base({ ...ok3, v: { kind: 'teleport', depends_on: 's' } })), [
       'workflow "w" step "v": unknown kind "teleport"',
     ]);
-    assert.deepEqual(errors(base({ ...ok3, v: { kind: 'a2a.wait', depends_on: 's', conversation: 'c' } })), [
-      'workflow "w" step "v": kind "a2a.wait" is not implemented in this build (see docs/reference/workflow-nodes.md)',
+    assert.deepEqual(errors(base({ ...ok3, v: { kind: 'search.query', depends_on: 's', query: 'c' } })), [
+      'workflow "w" step "v": kind "search.query" is not implemented in this build (see docs/reference/workflow-nodes.md)',
     ]);
   });
 

@@ -52,17 +52,17 @@ describe('advanceNest', () => {
     const run: WorkflowRun = newRun(def, origin, 0);
     const nest = { items: [1, 2, 3], total: 3, next: 0, open: [], window: 2, results: [], errors: [] };
     Object.assign(run.steps['x'] ?? {}, { status: 'suspended', wait: { kind: 'nest', dueMs: null, nest } });
-    advanceNest(run, 'x');
+    advanceNest(run, 'x', 0);
     assert.deepEqual(nest.open, [0, 1]);
     assert.ok(run.steps['x[1].p'], 'element 1 opened');
     // The scheduler moves a nest only when no step is ready: element 1's step is running, element 0's is done.
     Object.assign(run.steps['x[0].p'] ?? {}, { status: 'done', output: 'a' });
     Object.assign(run.steps['x[1].p'] ?? {}, { status: 'running' });
-    advanceNest(run, 'x');
+    advanceNest(run, 'x', 0);
     assert.equal(run.steps['x[0].p'], undefined, 'the finished element is dropped');
     assert.deepEqual(nest.open, [1, 2]);
     for (const i of [1, 2]) Object.assign(run.steps[`x[${i}].p`] ?? {}, { status: 'done', output: i });
-    const moved = advanceNest(run, 'x');
+    const moved = advanceNest(run, 'x', 0);
     assert.deepEqual(moved.result, { type: 'done', output: ['a', 1, 2] });
   });
 });

@@ -38,13 +38,15 @@ describe('wait kind: load-time checks', () => {
     assert.deepEqual(errors({ signal: 'go' }), [at('kind "wait" requires field "on"')]);
   });
 
-  it('refuses the `on` values and fields this build does not run, rather than ignoring them', () => {
-    assert.deepEqual(errors({ on: 'webhook', webhook: {} }), [at('wait on: webhook is not built in this version')]);
+  it('takes condition, message and webhook waits; refuses an unknown `on` and a field of another `on`', () => {
+    assert.deepEqual(errors({ on: 'webhook', webhook: {} }), []);
+    assert.deepEqual(errors({ on: 'message' }), []);
+    assert.deepEqual(errors({ on: 'condition', condition: 'has(signals.go)' }), []);
     assert.deepEqual(errors({ on: 'teleport' }), [
       at('wait.on must be one of signal|run|subagent|deadline|resource|condition|message|webhook'),
     ]);
     assert.deepEqual(errors({ on: 'signal', signal: 'go', conversation: 'c' }), [
-      at('wait.conversation is not built in this version; remove it'),
+      at('wait.conversation applies only to on: message'),
     ]);
   });
 
