@@ -1,9 +1,8 @@
 // The A2A listener (reference §17.1): node:http(s), the agent card, and JSON-RPC 2.0 through the SDK's transport
 // handler. It authenticates, limits, checks and logs each request; the backend owns tasks, ownership and turns.
-import { readFileSync } from 'node:fs';
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { AgentCard } from '@a2a-js/sdk';
+import { isLoopbackHost } from '../config/a2aKeys.js';
 import type { A2aConfig, Config } from '../config/types.js';
 import { DaemonError, describeError } from '../errors.js';
 import type { Logger } from '../obs/log.js';
@@ -15,9 +14,11 @@ import { readEnvelope } from './envelope.js';
 import type { FeedHub } from './feedHub.js';
 import { serveFeed } from './feedRoute.js';
 import { headerOf, ID_MARK, readBody, sendJson } from './httpIo.js';
+import { bind, tlsFiles } from './listenerBind.js';
 import { isLongRequest, LongRequests, longRequestLimit } from './longRequests.js';
+import { guardRequest } from './originGuard.js';
 import type { PairingCodes } from './pairingCodes.js';
-import { authenticateRequest } from './requestAuth.js';
+import { authenticateRequest, isSecure } from './requestAuth.js';
 import type { CallState } from './requestHandler.js';
 import { errorEnvelope, RPC_CODES, RpcError } from './rpcError.js';
 import type { RpcRequest, RpcTransport } from './rpcTransport.js';
@@ -64,6 +65,8 @@ interface Audit {
 /** The A2A listener: a node:http(s) server bound to `a2a.listen`; `close()` ends streams and connections. */
 export class A2aListener {
   private boundUrl = '';
+  /** Bound to a loopback address: `Host` must then name one too (or a listed origin's host). */
+  private loopback = false;
   private readonly calls = new Set<AbortController>();
   /** The SDK's side (rpcTransport.ts), loaded at the first card or JSON-RPC request: an idle daemon holds none of it. */
   private transport: Promise<RpcTransport> | null = null;
@@ -114,6 +117,7 @@ export class A2aListener {
         })
       : createHttpServer(bounds);
     const listener = new A2aListener(server, opts, tls);
+    listener.loopback = isLoopbackHost(target.hostname);
     const port = await bind(server, target);
     listener.boundUrl = `${target.protocol}//${target.hostname}:${port}`;
     opts.log.info('a2a.listen', { bound: listener.boundUrl, ui: `${listener.boundUrl}/ui` });
@@ -156,6 +160,8 @@ export class A2aListener {
   private onRequest(req: IncomingMessage, res: ServerResponse): void {
     const path = (req.url ?? '/').split('?')[0] ?? '/';
     if (this.refuseUrlCredential(req, res, path)) return;
+    const own = CARD_PATHS.has(path) || RPC_PATHS.has(path) || path === FEED_PATH;
+    if ((own || isUiPath(path)) && this.guard(req, res, !own)) return;
     if (req.method === 'GET' && CARD_PATHS.has(path)) {
       this.rpc().then(
         (rpc) => sendJson(res, 200, rpc.cardJson(this.card())),
@@ -188,6 +194,29 @@ export class A2aListener {
     }
     const known = CARD_PATHS.has(path) || RPC_PATHS.has(path);
     sendJson(res, known ? 405 : 404, { error: known ? 'method not allowed' : 'not found' });
+  }
+
+  /** The browser guard (originGuard.ts); true when it answered the request (403, or a preflight's 204). */
+  private guard(req: IncomingMessage, res: ServerResponse, hostOnly: boolean): boolean {
+    const facts = {
+      method: req.method ?? 'GET',
+      origin: headerOf(req, 'origin'),
+      host: headerOf(req, 'host'),
+      secure: isSecure(req),
+      privateNetwork: headerOf(req, 'access-control-request-private-network'),
+    };
+    const guarded = guardRequest(facts, this.a2a.origins, this.loopback, hostOnly);
+    if (guarded.kind === 'refused') {
+      const err = new RpcError(RPC_CODES.forbidden, guarded.reason, 403);
+      this.refuse(res, null, err, { principal: null, method: null, outcome: guarded.outcome });
+      return true;
+    }
+    if (guarded.kind === 'preflight') {
+      res.writeHead(204, guarded.headers).end();
+      return true;
+    }
+    for (const [name, value] of Object.entries(guarded.headers)) res.setHeader(name, value);
+    return false;
   }
 
   /** A `?bearer=` (or like) on the listener's own routes: 400, audited by the parameter's name only. */
@@ -330,35 +359,4 @@ function messageText(body: Record<string, unknown>): string | undefined {
   const params = body['params'] as { message?: { parts?: Array<{ text?: unknown }> } } | undefined;
   const texts = params?.message?.parts?.map((part) => part.text).filter((t): t is string => typeof t === 'string');
   return texts && texts.length > 0 ? texts.join('\n') : undefined;
-}
-
-/** Cert and key of an https listener, read now: a missing file is a config error (exit 2), not a crash. */
-function tlsFiles(a2a: Readonly<A2aConfig>): { cert: Buffer; key: Buffer } {
-  if (a2a.tls === null) throw new DaemonError('config_invalid', 'a2a.listen: an https listener needs a2a.tls');
-  const read = (field: 'cert' | 'key', path: string): Buffer => {
-    try {
-      return readFileSync(path);
-    } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code ?? describeError(err);
-      throw new DaemonError('config_invalid', `a2a.tls.${field}: cannot read ${JSON.stringify(path)} (${code})`);
-    }
-  };
-  return { cert: read('cert', a2a.tls.cert), key: read('key', a2a.tls.key) };
-}
-
-/** Listens on the URL's host and port (0 or absent ⇒ a free one / the scheme's default); resolves the port. */
-function bind(server: Server, target: URL): Promise<number> {
-  const host = target.hostname.replace(/^\[|\]$/g, '');
-  const port = target.port === '' ? (target.protocol === 'https:' ? 443 : 80) : Number(target.port);
-  return new Promise((resolve, reject) => {
-    const onError = (err: NodeJS.ErrnoException): void => {
-      const why = err.code ?? describeError(err);
-      reject(new DaemonError('config_invalid', `a2a.listen: cannot listen on ${target.host} (${why})`));
-    };
-    server.once('error', onError);
-    server.listen(port, host, () => {
-      server.off('error', onError);
-      resolve((server.address() as AddressInfo).port);
-    });
-  });
 }

@@ -6,9 +6,10 @@ import type { IncomingMessage } from 'node:http';
 import { isLoopbackHost } from '../config/a2aKeys.js';
 import type { A2aConfig } from '../config/types.js';
 import { headerOf } from './httpIo.js';
+import { sessionOrigin } from './originGuard.js';
 import { pairedPrincipal } from './pairingCodes.js';
 import { type Authentication, authenticate, principalId, sameSecret } from './principals.js';
-import { hashSecret, sameOrigin, type WebSessions } from './webSessions.js';
+import { hashSecret, type WebSessions } from './webSessions.js';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD']);
 
@@ -19,7 +20,7 @@ export function isSecure(req: IncomingMessage): boolean {
 
 /**
  * The request's principal (bearer token, `any`, a web UI session, or the loopback operator), or why it is refused.
- * An `Authorization` header wins over a cookie; a session rides only same-origin state-changing calls.
+ * An `Authorization` header wins over a cookie; a session rides only state-changing calls from the daemon's own page or a listed origin.
  */
 export async function authenticateRequest(
   a2a: Readonly<A2aConfig>,
@@ -32,7 +33,8 @@ export async function authenticateRequest(
   const remoteLoopback = isLoopbackHost(req.socket.remoteAddress ?? '');
   const session = authorization === undefined && sessions ? await sessions.of(headerOf(req, 'cookie'), now) : null;
   if (session !== null) {
-    if (!SAFE_METHODS.has(req.method ?? '') && !sameOrigin(origin, headerOf(req, 'host'), isSecure(req))) {
+    const page = { origin, host: headerOf(req, 'host'), secure: isSecure(req) };
+    if (!SAFE_METHODS.has(req.method ?? '') && !sessionOrigin(page, a2a.origins)) {
       return { refused: `cross-origin ${req.method} with a session cookie refused (Origin ${origin ?? 'absent'})` };
     }
     if ('principalId' in session) return pairedPrincipal(a2a, session.principalId);

@@ -323,8 +323,10 @@ function entriesOf(task: TaskRecord): Array<Omit<FeedEntry, 'ts'>> {
     { kind: 'task', audience, data: { ...ids, state: task.state, message: task.message } },
   ];
   if (task.state === 'input_required' && task.question) {
-    const { id, text, schema } = task.question;
-    entries.push({ kind: 'question', audience, data: { ...ids, question: { id, text, schema } } });
+    // `rejected`: why the previous answer was refused; the clients show it (agentd/question.rejected on the wire).
+    const { id, text, schema, rejected } = task.question;
+    const question = { id, text, schema, ...(rejected === undefined ? {} : { rejected }) };
+    entries.push({ kind: 'question', audience, data: { ...ids, question } });
   }
   if (task.state === 'completed' && task.inbox_event !== null && task.result !== null) {
     entries.push({ kind: 'message', audience, data: { ...ids, role: 'agent', text: task.result } });

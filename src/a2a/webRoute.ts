@@ -3,13 +3,15 @@
 // the same JSON-RPC and `GET /feed` as every client; this module decides nothing about tasks.
 import { readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { originProblem } from '../config/pairingKeys.js';
 import type { A2aConfig } from '../config/types.js';
 import type { Logger } from '../obs/log.js';
 import { headerOf, readBody, sendJson } from './httpIo.js';
+import { sessionOrigin } from './originGuard.js';
 import { type PairingCodes, pairedPrincipal, type Redeemed } from './pairingCodes.js';
 import { type Authentication, authenticate } from './principals.js';
 import { authenticateRequest, isSecure } from './requestAuth.js';
-import { clearedCookie, sameOrigin, sessionCookie, type WebSessions } from './webSessions.js';
+import { clearedCookie, sessionCookie, type WebSessions } from './webSessions.js';
 
 export const UI_PREFIX = '/ui';
 /** Where `npm run build` bundles the page (scripts/build-web.mjs): beside this module's compiled folder. */
@@ -106,7 +108,7 @@ export function serveWebUi(
 
 /**
  * `GET` who is signed in; `POST {token}` or `POST {code}` (a one-time pairing code) signs in; `DELETE` signs out.
- * Changes only from the daemon's own origin.
+ * Changes only from the daemon's own origin or one listed in `a2a.origins`.
  */
 async function serveSession(
   req: IncomingMessage,
@@ -123,8 +125,12 @@ async function serveSession(
     const who = signedIn ? await authenticateRequest(a2a, req, sessions, desk.now()) : { refused: 'not signed in' };
     return 'refused' in who ? json(401, { error: who.refused }) : json(200, { principal: who.id, role: who.role });
   }
-  if (!sameOrigin(headerOf(req, 'origin'), headerOf(req, 'host'), secure)) {
-    return json(403, { error: 'sign-in accepted only from the page this daemon serves (Origin mismatch)' });
+  const origin = headerOf(req, 'origin');
+  if (!sessionOrigin({ origin, host: headerOf(req, 'host'), secure }, a2a.origins)) {
+    // The snippet the operator pastes to trust this page (interfaces §2.2: the page shows it), e.g. behind a proxy.
+    const snippet =
+      origin === undefined || originProblem(origin) !== null ? '' : ` (to allow it: a2a: {origins: ["${origin}"]})`;
+    return json(403, { error: `sign-in accepted only from the page this daemon serves or a2a.origins${snippet}` });
   }
   if (req.method === 'DELETE') {
     await sessions.close(headerOf(req, 'cookie'));

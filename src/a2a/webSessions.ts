@@ -105,12 +105,3 @@ export function sessionCookie(id: string, secure: boolean, ttlMs: number): strin
 export function clearedCookie(secure: boolean): string {
   return `${SESSION_COOKIE}=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0${secure ? '; Secure' : ''}`;
 }
-
-/**
- * A state-changing call that rides a cookie must come from the page the daemon served: its `Origin` names the host
- * the request was sent to (a cross-site form or script cannot forge that header).
- */
-export function sameOrigin(origin: string | undefined, host: string | undefined, secure: boolean): boolean {
-  if (origin === undefined || host === undefined) return false;
-  return origin === `${secure ? 'https' : 'http'}://${host}`;
-}

@@ -9,6 +9,7 @@ import { decideKey, type Pending } from './tuiKeys.js';
 import {
   addRow,
   applyFeed,
+  heldView,
   type Identity,
   initialState,
   runningTask,
@@ -33,14 +34,17 @@ let notes = 0;
 function reduce(state: TuiState, a: Action): TuiState {
   switch (a.type) {
     case 'feed':
-      return applyFeed(state, a.event);
+      return heldView(state, applyFeed(state, a.event));
     case 'connection':
       return {
         ...state,
         connection: { up: a.up, ever: state.connection.ever || a.up, ...(a.why ? { why: a.why } : {}) },
       };
     case 'note':
-      return addRow(state, { key: `note:${++notes}`, kind: a.error ? 'error' : 'note', ctx: null, text: a.text });
+      return heldView(
+        state,
+        addRow(state, { key: `note:${++notes}`, kind: a.error ? 'error' : 'note', ctx: null, text: a.text }),
+      );
     case 'self':
       return { ...state, self: a.principal };
     case 'identity':

@@ -224,7 +224,7 @@ export function applyFeed(state: TuiState, e: FeedMessage): TuiState {
       return { ...state, plans: { ...state.plans, [view]: `${str(d['op'])} ${progress}`.trim() } };
     }
     case 'question':
-      return onQuestion(state, task, ctx ?? '', d['question'] as { id?: string; text?: string; schema?: unknown });
+      return onQuestion(state, task, ctx ?? '', d['question'] as Parameters<typeof onQuestion>[3]);
     case 'answer':
       return addRow(
         { ...state, question: null },
@@ -306,12 +306,18 @@ function onQuestion(
   state: TuiState,
   task: string,
   ctx: string,
-  q: { id?: string; text?: string; schema?: unknown } | undefined,
+  q: { id?: string; text?: string; schema?: unknown; rejected?: unknown } | undefined,
 ): TuiState {
   const text = str(q?.text);
   const choices = choicesOf(q?.schema);
   const question: Question = { task, ctx, text, options: choices?.options ?? null, values: choices?.values ?? null };
-  const next = addRow(state, { key: `q:${task}:${str(q?.id)}`, kind: 'question', ctx, text });
+  // Asked again because the last answer was refused: say why, and the question stays open.
+  const why = typeof q?.rejected === 'string' ? q.rejected : null;
+  const told =
+    why === null
+      ? state
+      : addRow(state, { key: `rejected:${task}:${str(q?.id)}`, kind: 'error', ctx, text: `answer rejected: ${why}` });
+  const next = addRow(told, { key: `q:${task}:${str(q?.id)}`, kind: 'question', ctx, text });
   return { ...next, question };
 }
 
@@ -347,6 +353,16 @@ export function runningTask(state: TuiState): string | null {
 /** The rows of the conversation in view. */
 export function visibleRows(state: TuiState): Row[] {
   return state.ctx === null ? state.rows : state.rows.filter((r) => r.ctx === null || r.ctx === state.ctx);
+}
+
+/**
+ * `after` with the view held where the person scrolled to: rows that arrived in view while scrolled back move the
+ * scroll by as many, so the screen does not slide under them (interfaces §5 case 7); following, it follows.
+ */
+export function heldView(before: TuiState, after: TuiState): TuiState {
+  if (before.scroll === 0 || after.scroll !== before.scroll) return after;
+  const grown = visibleRows(after).length - visibleRows(before).length;
+  return grown > 0 ? { ...after, scroll: after.scroll + grown } : after;
 }
 
 /** `8s`, `1m14s`, `2h03m`. */

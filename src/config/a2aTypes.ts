@@ -62,6 +62,8 @@ export interface A2aConfig {
   /** Web UI pairing codes (interfaces §2.2): off by default; a code signs in as `operator` or `user:paired`. */
   /** `ttl`: a web UI session's life from its sign-in (ms), paired or by token; default 12 h. */
   pairing: { enabled: boolean; role: 'operator' | 'user'; ttl: number };
+  /** Browser origins (`http(s)://host[:port]`, exact) beside loopback ones that may call the listener; default []. */
+  origins: readonly string[];
   /** Agents the workflow steps `a2a.send` / `a2a.delegate` reach, by name. Default {}. */
   peers: Readonly<Record<string, A2aPeerConfig>>;
 }

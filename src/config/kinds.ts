@@ -149,7 +149,7 @@ export function enumListKind<const V extends string>(values: readonly V[]): Valu
 }
 
 /** The non-empty, trimmed items of a comma list (the environment's way of writing a list). */
-function commaList(text: string): string[] {
+export function commaList(text: string): string[] {
   return text
     .split(',')
     .map((s) => s.trim())

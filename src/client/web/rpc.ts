@@ -32,7 +32,12 @@ export async function rpc<T>(method: string, params: unknown): Promise<T> {
   return reply.result as T;
 }
 
-const messageId = (): string => crypto.randomUUID();
+/**
+ * A random message id. Not `crypto.randomUUID`: it exists only in secure contexts, and a page served over plain http
+ * from a non-loopback host (a LAN address, a proxy) is not one; `getRandomValues` is everywhere.
+ */
+const messageId = (): string =>
+  `ui-${Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, '0')).join('')}`;
 
 /** Sends text to a conversation (or answers a task's question); returns the task at once. */
 export async function sendText(text: string, to: { contextId?: string | null; taskId?: string }): Promise<WireTask> {

@@ -36,14 +36,17 @@ export function ensureChromium(): void {
   if (!existsSync(CHROMIUM)) throw new Error(`apt-get install chromium left no ${CHROMIUM}`);
 }
 
-/** A headless browser with a fresh profile (its own --user-data-dir); close it to end the process. */
-export function launchBrowser(): Promise<BrowserContext> {
+/**
+ * A headless browser with a fresh profile (its own --user-data-dir); close it to end the process. `extraArgs`: more
+ * Chromium switches (e.g. `--host-resolver-rules` to give a test page a name of its own).
+ */
+export function launchBrowser(extraArgs: readonly string[] = []): Promise<BrowserContext> {
   ensureChromium();
   const profile = mkdtempSync(join(tmpdir(), 'agentd-chromium-'));
   return chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,
     headless: true,
-    args: ARGS,
+    args: [...ARGS, ...extraArgs],
     viewport: { width: 1100, height: 720 },
     timeout: 60_000,
   });

@@ -1,6 +1,6 @@
 // A workflow `human` form gate answered from the TUI (interfaces reference §5 case 4; issue 18): the gate opened
 // before the TUI attached is shown as numbered choices with `waiting for your choice`; a free-text answer its
-// schema refuses is rejected and the question asked again amended with why; `2` then Enter answers `hold`, the run
+// schema refuses is rejected (an `answer rejected: <why>` row) and the question asked again amended with why; `2` then Enter answers `hold`, the run
 // finishes with output `hold`, and a second client sees the answer as a feed message.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -62,6 +62,8 @@ describe('agentd tui: a workflow form gate', { skip: !hasTmux && 'tmux is not in
       tui.type('maybe later');
       const amended = '(previous answer rejected: must be one of "ship", "hold", "rollback")';
       await tui.waitFor((s) => s.includes(`Ship the release? ${amended}`), 10_000, 'asked again, amended');
+      const why = '✗ answer rejected: must be one of "ship", "hold", "rollback"';
+      assert.ok(tui.screen().includes(why), `the rejection is shown as its own row:\n${tui.screen()}`);
       assert.ok(daemon.events.some((e) => e.event === 'a2a.answer.rejected' && e.task === task));
       assert.ok(tui.screen().includes('1 ship   2 hold   3 rollback'), 'the choices stay');
 

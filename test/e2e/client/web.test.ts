@@ -149,7 +149,8 @@ describe('the web UI in headless Chromium', { timeout: 240_000 }, () => {
         body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ListTasks', params: {} }),
       });
     assert.equal((await call(daemon.url)).status, 200, 'premise: the same origin with the cookie is served');
-    assert.equal((await call('http://evil.example')).status, 401, 'another origin is refused');
+    assert.equal((await call('http://evil.example')).status, 403, 'an unlisted origin is refused (a2a.origins)');
+    assert.equal((await call('http://127.0.0.1:3000')).status, 401, 'another loopback port rides no session');
     assert.ok(requested.length > 3, 'premise: the page made requests');
     const outside = requested.filter((u) => !u.startsWith(`${daemon.url}/`) && !u.startsWith('data:'));
     assert.deepEqual(outside, [], 'every request went to the daemon');

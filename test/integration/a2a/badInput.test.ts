@@ -134,17 +134,23 @@ describe('A2aListener bad input', { timeout: 20_000 }, () => {
     assert.equal(reply.headers['www-authenticate'], 'Bearer');
   });
 
-  it('a browser request (Origin) is never the implicit operator', async () => {
-    const reply = await rawRequest(url, rpc('GetTask', { id: 'x' }), { ...JSON_V1, Origin: 'https://evil.test' });
-    assert.equal(reply.status, 401);
+  it('a browser request (Origin) is never the implicit operator; an unlisted foreign origin is refused (403)', async () => {
+    const local = await rawRequest(url, rpc('GetTask', { id: 'x' }), { ...JSON_V1, Origin: 'http://localhost:3000' });
+    assert.equal(local.status, 401);
+    const foreign = await rawRequest(url, rpc('GetTask', { id: 'x' }), { ...JSON_V1, Origin: 'https://evil.test' });
+    assert.equal(foreign.status, 403);
   });
 
   it('other paths and verbs get 404 / 405; the card is served without authentication', async () => {
     assert.equal((await rawRequest(url, null, {}, '/nope')).status, 404);
     assert.equal((await rawRequest(url, null, {}, '/')).status, 405);
     assert.equal(
-      (await rawRequest(url, null, { Origin: 'https://x.test' }, '/.well-known/agent-card.json')).status,
+      (await rawRequest(url, null, { Origin: 'http://127.0.0.1:3000' }, '/.well-known/agent-card.json')).status,
       200,
+    );
+    assert.equal(
+      (await rawRequest(url, null, { Origin: 'https://x.test' }, '/.well-known/agent-card.json')).status,
+      403,
     );
   });
 

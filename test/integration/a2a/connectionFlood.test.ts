@@ -49,7 +49,7 @@ async function flood(port: number, count: number): Promise<Idle[]> {
 
 /** Writes one keep-alive request on `socket` and resolves with the status of the complete response. */
 function exchange(socket: Socket, body: string): Promise<number> {
-  const head = ['POST / HTTP/1.1', 'Host: x', 'Connection: keep-alive', `Authorization: Bearer ${TOKEN}`];
+  const head = ['POST / HTTP/1.1', 'Host: localhost', 'Connection: keep-alive', `Authorization: Bearer ${TOKEN}`];
   const headers = [...head, ...Object.entries(JSON_V1).map(([k, v]) => `${k}: ${v}`)];
   socket.write(`${headers.join('\r\n')}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
   let text = '';
@@ -149,7 +149,7 @@ describe('A2aListener under a connection flood', { timeout: 30_000 }, () => {
     socket.on('close', () => {
       closed = true;
     });
-    socket.write('POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n');
+    socket.write('POST / HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n');
     await waitUntil(() => closed, 5_000, 'a half-sent head is cut');
   });
 
@@ -166,7 +166,7 @@ describe('A2aListener under a connection flood', { timeout: 30_000 }, () => {
     });
     const head = [
       'POST / HTTP/1.1',
-      'Host: x',
+      'Host: localhost',
       'Content-Type: application/json',
       'A2A-Version: 1.0',
       `Authorization: Bearer ${TOKEN}`,

@@ -7,6 +7,7 @@ import {
   applyFeed,
   budgetLine,
   goalLine,
+  heldView,
   initialState,
   planLine,
   runningTask,
@@ -194,5 +195,46 @@ describe('plan checklist and the running task, per conversation', () => {
     state = applyFeed(state, feed(3, 'question', { task: 't1', context_id: 'c1', question }));
     assert.equal(state.working, null);
     assert.equal(workingLine(state, 0), 'waiting for your choice');
+  });
+
+  it('a refused answer shows why, and the question asked again stays open (agentd/question.rejected)', () => {
+    let state = initialState(null);
+    const first = { id: 'q1', text: 'How many?', schema: { type: 'integer' } };
+    state = applyFeed(state, feed(1, 'task', { task: 't1', context_id: 'c1', state: 'input_required' }));
+    state = applyFeed(state, feed(2, 'question', { task: 't1', context_id: 'c1', question: first }));
+    const again = { ...first, id: 'q2', text: 'How many? (previous answer rejected: must be integer)' };
+    const asked = feed(4, 'question', {
+      task: 't1',
+      context_id: 'c1',
+      question: { ...again, rejected: 'must be integer' },
+    });
+    state = applyFeed(state, feed(3, 'task', { task: 't1', context_id: 'c1', state: 'input_required' }));
+    state = applyFeed(state, asked);
+    state = applyFeed(state, asked);
+    const rows = state.rows.map((r) => `${r.kind}: ${r.text}`);
+    assert.deepEqual(rows, [
+      'question: How many?',
+      'error: answer rejected: must be integer',
+      'question: How many? (previous answer rejected: must be integer)',
+    ]);
+    assert.equal(state.question?.text, again.text, 'the question is open again');
+    assert.equal(workingLine(state, 0), 'waiting for your answer');
+  });
+});
+
+describe('heldView (interfaces §5 case 7)', () => {
+  const message = (seq: number, ctx: string) => ({
+    seq,
+    ts: 0,
+    kind: 'message',
+    data: { role: 'agent', text: `reply ${seq}`, task: `t${seq}`, context_id: ctx },
+  });
+
+  it('keeps a scrolled-back view where it was as rows arrive in view; following, it follows', () => {
+    const base = withHistory(initialState('c1'), 'c1', stored);
+    const back = { ...base, scroll: 2 };
+    assert.equal(heldView(back, applyFeed(back, message(10, 'c1'))).scroll, 3, 'one row arrived in view');
+    assert.equal(heldView(back, applyFeed(back, message(11, 'c2'))).scroll, 2, 'another view’s row moves nothing');
+    assert.equal(heldView(base, applyFeed(base, message(12, 'c1'))).scroll, 0, 'following stays following');
   });
 });

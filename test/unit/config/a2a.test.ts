@@ -236,7 +236,19 @@ describe('a2a config', () => {
       'a2a.pairing.enabled',
       'a2a.pairing.role',
       'a2a.pairing.ttl',
+      'a2a.origins',
     ]);
+  });
+
+  it('reads a2a.origins: exact browser origins, none by default, a bad one named with its key', () => {
+    const listen = 'a2a:\n  listen: http://127.0.0.1:0\n';
+    assert.deepEqual(compileYaml(listen).a2a.origins, []);
+    const listed = compileYaml(`${listen}  origins: [https://ui.example.com, http://10.0.0.5:4173]\n`);
+    assert.deepEqual(listed.a2a.origins, ['https://ui.example.com', 'http://10.0.0.5:4173']);
+    assert.throws(
+      () => compileYaml(`${listen}  origins: [https://ui.example.com/app]\n`),
+      /a2a\.origins: expected an origin/,
+    );
   });
 
   it('reads a2a.pairing: off and operator by default, a role of operator or user, and only with a listener', () => {

@@ -98,6 +98,7 @@ function expectedDefaults(storePath: string): Config {
       feed: { retain_events: 10_000, retain_age: 604_800_000 },
       tasks: { retain: 1_000, retain_age: 604_800_000 },
       pairing: { enabled: false, role: 'operator', ttl: 43_200_000 },
+      origins: [],
       peers: {},
     },
   };
