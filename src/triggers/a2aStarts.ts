@@ -83,6 +83,7 @@ export class A2aStarts {
   #onEnded: ((taskId: string, result: FireResult) => void) | null = null;
   #onStarted: ((taskId: string, run: string, start: A2aStartSpec | undefined) => void) | null = null;
   #cancel: ((run: string, reason: string) => Promise<boolean>) | null = null;
+  #withdraw: ((which: (startKey: string) => boolean, reason: string) => Promise<number>) | null = null;
 
   /** Who ends a caller's task when its run ends (the task backend). */
   onEnded(cb: (taskId: string, result: FireResult) => void): void {
@@ -112,6 +113,17 @@ export class A2aStarts {
    */
   cancelRun(run: string, reason: string): Promise<boolean> {
     return this.#cancel?.(run, reason) ?? Promise.resolve(false);
+  }
+
+  /** Who withdraws queued starts (the workflow desk): a task canceled while its start waits starts no run. */
+  onWithdraw(withdraw: (which: (startKey: string) => boolean, reason: string) => Promise<number>): void {
+    this.#withdraw = withdraw;
+  }
+
+  /** Withdraws the queued start of caller task `taskId`; false when none waits (or no desk is bound). */
+  async withdraw(taskId: string, reason: string): Promise<boolean> {
+    const ofTask = (key: string) => key.startsWith('a2a/') && key.endsWith(`/${taskId}`);
+    return ((await this.#withdraw?.(ofTask, reason)) ?? 0) > 0;
   }
 
   /**

@@ -147,6 +147,8 @@ export class WorkflowProducer implements Producer {
     // The supervisor restores after every producer started: the desk opens once conversations are loaded.
     const opened = ctx.restored.then(() => desk.open());
     this.#unplug = [
+      // Turn lifecycle `event` starts: each committed fold (reference §3.7).
+      ctx.turns.onCommitted((turn) => void opened.then(() => starts.turnEnded(turn))),
       ctx.ports.plug('workflows', () => desk),
       ctx.ports.plug('live_runs', (principal) => liveRunViews(desk.engine.live(), principal)),
       // A respawned step child can spend before its run is live again: the charge waits for the desk to open.
