@@ -65,6 +65,23 @@ export interface A2aMessage {
 export class A2aStarts {
   readonly #starts = new Map<string, A2aStartSpec & { target: A2aStartTarget }>();
   #messages: ((msg: A2aMessage) => Promise<number>) | null = null;
+  #armed: Promise<void> = Promise.resolve();
+
+  /**
+   * The starts are armed once `done` settles (the workflow producer arms them after restore): a message that
+   * arrived in between would miss its start and be taken for a turn or refused as an unknown command.
+   */
+  armedWhen(done: Promise<unknown>): void {
+    this.#armed = done.then(
+      () => undefined,
+      () => undefined,
+    );
+  }
+
+  /** Settles once the starts of this life are armed (a failed arming settles it too: nothing waits forever). */
+  get armed(): Promise<void> {
+    return this.#armed;
+  }
 
   /** Who takes a new message for waiting workflow steps (the workflow desk). */
   onMessage(take: ((msg: A2aMessage) => Promise<number>) | null): void {

@@ -158,8 +158,9 @@ export class WorkflowProducer implements Producer {
           .catch((err: unknown) => ctx.log.warn('run.save.fail', { run, error: describeError(err) }));
       }),
     ];
-    this.#settled = opened
-      .then(() => starts.armAll())
+    const armed = opened.then(() => starts.armAll());
+    ctx.a2aStarts?.armedWhen(armed);
+    this.#settled = armed
       .then(() => desk.fireOnce())
       // This life's `once` runs decide a job's exit code (reference §2.10): one finished in an earlier life does not;
       // one this life restored and finished (even before the `once` starts fired) does.
