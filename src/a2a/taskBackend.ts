@@ -120,6 +120,7 @@ export class TaskBackend implements A2aBackend, TaskHooks {
 
   async send(principal: Principal, req: SendRequest): Promise<TaskRecord> {
     await this.deps.ready;
+    await this.deps.starts?.armed;
     if (req.taskId === undefined && !req.command && this.intake && this.deps.starts?.takesMessages) {
       const taken = await messageWaitTask(this.startDeps, this.deps.starts, principal, req);
       if (taken) return taken;

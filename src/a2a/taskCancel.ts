@@ -97,6 +97,9 @@ export async function cancelByOrigin(
   }
   closeQuestion();
   if (task.inbox_event) return cancelTurn(deps, { ...task, inbox_event: task.inbox_event }, principal);
-  // No turn runs for it (a noted message's task): the task is canceled here.
+  // An `a2a` start queued behind concurrency: withdrawn, so its run never begins (one whose turn came just now is
+  // cancelled as it begins: startRunTask.ts queuedStarted).
+  await deps.starts?.withdraw(task.id, 'task canceled over A2A');
+  // No turn runs for it (a noted message's task, a withdrawn start): the task is canceled here.
   return cancelHere(deps, task);
 }

@@ -2,6 +2,7 @@
 // question (a number picks a choice), or a message to the conversation in view. Talks to the daemon only through
 // DaemonClient; reports back as rows and view changes.
 import { type DaemonClient, DaemonClientError, stateName } from './daemonClient.js';
+import { statusLines } from './statusLines.js';
 import { runningTask, type TuiState, viewOf } from './tuiState.js';
 
 export interface Submitted {
@@ -18,7 +19,7 @@ export interface Submitted {
 }
 
 export const SLASH_HELP =
-  '/cancel /plan /execute /goal [TEXT|clear] /pause /resume /conversation [ID|latest|new] /new /quit · Tab: expand tool cards · PgUp/PgDn: scroll';
+  '/cancel /plan /execute /goal [TEXT|clear] /pause /resume /status /conversation [ID|latest|new] /new /quit · Tab: expand tool cards · PgUp/PgDn: scroll';
 
 /** Runs one submitted line; never throws (a daemon error becomes an error note). */
 export async function submitLine(
@@ -78,6 +79,11 @@ async function slash(client: DaemonClient, state: TuiState, text: string): Promi
     }
     case '/new':
       return { ctx: null, note: 'new conversation: the next message starts one' };
+    case '/status': {
+      // The daemon's status as `agentd status` prints it: workers, runs, budget, timers, next firings.
+      const doc = (await client.command('status')) as Record<string, unknown>;
+      return { note: statusLines(doc).join('\n') };
+    }
     case '/help':
       return { note: SLASH_HELP };
     default:

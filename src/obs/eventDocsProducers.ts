@@ -66,6 +66,7 @@ wait.armed / wait.resolved :: a step suspended (a \`wait\` step, \`sleep\`, a re
 a2a.send / a2a.delegate :: an \`a2a.send\` / \`a2a.delegate\` step's message reached its peer (info: the peer's task and its state; for delegate, the state it ended in) or failed (warn) :: run, step, peer, message_id, task?, state?, error?
 audit.emit :: an \`emit\` step's \`audit\` value :: run, step, audit
 restore.runs :: unfinished runs were found at start and resumed :: runs
+restore.timer.repaired :: at start, a timer that should have been stored was not (its row deleted between lives): a run's timed wait (\`wait\`: sleep, retry_backoff, deadline) is armed again at its stored due time; a schedule is armed again from now (occurrences missed meanwhile are not caught up) (warn) :: run?, workflow?, step?, wait, due_ms?, trigger?, next_ms?
 restore.step.replay / restore.step.skipped / restore.step.failed :: at restore, a step that was running is run again / ended as skipped / failed (by its kind's replay rule) :: run, step, kind
 `,
 );
@@ -76,9 +77,11 @@ const TRIGGERS = eventSection(
 timer.armed / timer.cancelled / timer.fired :: a durable timer was stored / its owner ended (debug) / it fired and was settled :: \`id, owner, kind, due, late_ms?\` / \`owner, timers\`
 timer.dropped / timer.unknown_owner / timer.fire.fail / timer.cancel.fail :: a previous life's turn timer at start / a timer no handler knows (deleted) / a handler failed (tried again in 5 s; the row stays) / deleting an owner's timers failed :: id, owner, kind, reason?, err?
 timer.arm.fail :: storing a workflow run's next-look timer failed (the run record keeps its due times; a restart re-arms it) :: owner, err
-start.fired :: a trigger fired :: trigger, kind, …
+start.fired :: a trigger fired (an \`event\` start: \`on\` the lifecycle event, with the \`run\` or the turn's \`inbox_event\`) :: trigger, kind, on?, run?, inbox_event?, …
 start.a2a.fired :: an A2A message started a workflow run through an \`a2a\` start (its task follows the run; \`queued: true\` when a start queued behind concurrency began later) :: workflow, node, run, conversation, command?, role?, task, queued?
 start.a2a.queued :: an A2A message's run waits behind the workflow's concurrency; its task stays working until the run starts and ends :: workflow, node, conversation, task
+start.queued :: a firing's run waits: behind its node's live run (a schedule's overlap \`queue\`) or behind the workflow's \`concurrency\`; it starts once a run ends :: workflow, node, start_key
+start.withdrawn :: a start queued behind its workflow's concurrency was taken out of the queue before it ran (its A2A caller canceled the task) :: start_key, reason
 start.keys_pruned / start.keys_prune.fail :: finished runs of recurring triggers older than 7 days were deleted with their exactly-once keys (a loop's newest run stays), and the done keys of one-shot schedules older than 7 days forgotten / (warn) that pass failed (tried again within the hour) :: removed, done_keys / err
 start.subscribe.armed / start.subscribe.fail / start.subscribe.no_server :: a \`subscribe\` start subscribed to its MCP resource (\`resubscribed: true\` after a lost connection) / (warn) the server refused or offers no subscriptions / (warn) its server is not configured or not reachable :: workflow, node, server, uri, resubscribed?, err?
 start.subscribe.lost / start.subscribe.retry :: (warn) the connection a \`subscribe\` start subscribed on was lost (the server went away or restarted); it subscribes again, waiting 0.5 s doubling to 30 s / (debug) a resubscribe, or an arming whose server was unreachable (\`no_server\`, or \`fail\` without the server's answer), failed and is tried again :: workflow, node, server, uri, reason? / err, in_ms

@@ -206,6 +206,7 @@ export const EVENT_NAMES = [
   'restore.step.skipped',
   'restore.step.failed',
   'restore.runs',
+  'restore.timer.repaired',
   'loop.paused',
   'loop.resumed',
   // durable timers, schedules and webhooks (producers reference §3.4, §3.7, §3.8, §3.10)
@@ -232,6 +233,8 @@ export const EVENT_NAMES = [
   'start.subscribe.dropped',
   'start.subscribe.store_fail',
   'a2a.task.follow_fail',
+  'start.queued',
+  'start.withdrawn',
   'start.schedule.armed',
   'start.schedule.done',
   'start.schedule.invalid',

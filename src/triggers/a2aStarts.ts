@@ -65,6 +65,23 @@ export interface A2aMessage {
 export class A2aStarts {
   readonly #starts = new Map<string, A2aStartSpec & { target: A2aStartTarget }>();
   #messages: ((msg: A2aMessage) => Promise<number>) | null = null;
+  #armed: Promise<void> = Promise.resolve();
+
+  /**
+   * The starts are armed once `done` settles (the workflow producer arms them after restore): a message that
+   * arrived in between would miss its start and be taken for a turn or refused as an unknown command.
+   */
+  armedWhen(done: Promise<unknown>): void {
+    this.#armed = done.then(
+      () => undefined,
+      () => undefined,
+    );
+  }
+
+  /** Settles once the starts of this life are armed (a failed arming settles it too: nothing waits forever). */
+  get armed(): Promise<void> {
+    return this.#armed;
+  }
 
   /** Who takes a new message for waiting workflow steps (the workflow desk). */
   onMessage(take: ((msg: A2aMessage) => Promise<number>) | null): void {
@@ -83,6 +100,7 @@ export class A2aStarts {
   #onEnded: ((taskId: string, result: FireResult) => void) | null = null;
   #onStarted: ((taskId: string, run: string, start: A2aStartSpec | undefined) => void) | null = null;
   #cancel: ((run: string, reason: string) => Promise<boolean>) | null = null;
+  #withdraw: ((which: (startKey: string) => boolean, reason: string) => Promise<number>) | null = null;
 
   /** Who ends a caller's task when its run ends (the task backend). */
   onEnded(cb: (taskId: string, result: FireResult) => void): void {
@@ -112,6 +130,17 @@ export class A2aStarts {
    */
   cancelRun(run: string, reason: string): Promise<boolean> {
     return this.#cancel?.(run, reason) ?? Promise.resolve(false);
+  }
+
+  /** Who withdraws queued starts (the workflow desk): a task canceled while its start waits starts no run. */
+  onWithdraw(withdraw: (which: (startKey: string) => boolean, reason: string) => Promise<number>): void {
+    this.#withdraw = withdraw;
+  }
+
+  /** Withdraws the queued start of caller task `taskId`; false when none waits (or no desk is bound). */
+  async withdraw(taskId: string, reason: string): Promise<boolean> {
+    const ofTask = (key: string) => key.startsWith('a2a/') && key.endsWith(`/${taskId}`);
+    return ((await this.#withdraw?.(ofTask, reason)) ?? 0) > 0;
   }
 
   /**

@@ -98,6 +98,9 @@ export class ScheduleRunner {
       return;
     }
     const timer = this.#timer(entry, first, now);
+    // Armed before but its row is gone (deleted between lives): armed again from now, said so.
+    if (!(await this.deps.store.remember(armedKey(entry), now)))
+      this.deps.log.warn('restore.timer.repaired', { trigger: spec.id, wait: 'schedule', next_ms: timer.due });
     await this.deps.timers.arm(timer);
     this.deps.log.info('start.schedule.armed', { trigger: spec.id, next_ms: timer.due });
   }
@@ -107,6 +110,7 @@ export class ScheduleRunner {
     this.#entries.delete(id);
     this.#waiting.delete(id);
     await this.deps.timers.cancelOwner(ownerOf(id));
+    await this.deps.store.forget(`${ARMED_PREFIX}${id}/`, Number.MAX_SAFE_INTEGER);
   }
 
   /**
@@ -183,6 +187,12 @@ function ownerOf(trigger: string): string {
 }
 
 const DONE_PREFIX = 'schedule-done/';
+const ARMED_PREFIX = 'schedule-armed/';
+
+/** Remembered when a schedule is first armed: a later life that finds no row for it knows the row was lost. */
+function armedKey(entry: Entry): string {
+  return `${ARMED_PREFIX}${entry.spec.id}/${entry.fingerprint}`;
+}
 
 /** Remembered once a schedule has no occurrence left (a fired `at`): a later life does not arm it again. */
 function doneKey(entry: Entry): string {

@@ -97,8 +97,10 @@ export class RunEngine {
       const events = replayInFlight(run, this.deps.clock());
       this.#log(run, events);
       if (events.length > 0) await this.#save(run);
+      await this.#timers.repairAtRestore(run);
       this.#adopt(run);
     }
+    this.#timers.restored();
     return runs.length;
   }
 
@@ -366,9 +368,7 @@ export class RunEngine {
     this.deps.onRunEnded(run);
   }
 
-  async #save(run: WorkflowRun): Promise<void> {
-    await this.deps.store.workflows.saveRun(run);
-  }
+  readonly #save = (run: WorkflowRun): Promise<void> => this.deps.store.workflows.saveRun(run);
 
   /** Logs `events` and shows each step move among them to the watch (every path a step ends by logs one). */
   #log(run: Readonly<WorkflowRun>, events: readonly RunEvent[]): void {

@@ -9,7 +9,28 @@ export interface StartAsk {
   /** Start node id; default: the first `manual` start by id, else the first start node by id. */
   node?: string;
   inputs?: Record<string, unknown>;
+  /** Waits (queued) while a run of the same start node is live: a schedule's overlap `queue`. */
+  serial?: boolean;
 }
+
+export interface StartRequest extends StartAsk {
+  /** The durable key of what asked (an inbox event id, a tool call id): a replay finds the run it made. */
+  startKey: string;
+  principal: string | null;
+  conversation: string | null;
+  payload?: unknown;
+  /** A child run's parent (the `workflow` step): a queued start is refused instead, the deadline inherited. */
+  parent?: { run: string; step: string; cascade: boolean };
+  /** A hash prefix the definition must have (the `workflow` step's `version`). */
+  version?: string;
+  /** The parent's deadline: the child's is never later. */
+  deadlineMs?: number | null;
+}
+
+/** `queued`: waiting behind the workflow's concurrency; it starts (and ends) later under the same start key. */
+export type StartOutcome =
+  | { ok: true; run: Readonly<WorkflowRun>; created: boolean }
+  | { ok: false; error: string; queued?: true };
 
 export type StartPlan =
   | { type: 'start'; node: string; inputs: Record<string, unknown>; replace: string | null }
@@ -27,6 +48,13 @@ function startNode(def: WorkflowDef, asked: string | undefined): string | null {
     .sort((a, b) => a.id.localeCompare(b.id));
   if (asked !== undefined) return starts.some((s) => s.id === asked) ? asked : null;
   return (starts.find((s) => s.kind === 'manual') ?? starts[0])?.id ?? null;
+}
+
+/** Queued, unless the workflow already holds MAX_QUEUED_STARTS queued starts. */
+function queueOrDrop(def: WorkflowDef, queued: number): StartPlan {
+  if (queued < MAX_QUEUED_STARTS) return { type: 'queue' };
+  const error = `workflow "${def.name}": run dropped (queue full: ${MAX_QUEUED_STARTS} starts wait already)`;
+  return { type: 'refuse', event: 'run.dropped', error };
 }
 
 /**
@@ -51,15 +79,12 @@ export function planStart(
           : `workflow "${def.name}" has no start node "${ask.node}"`,
     };
   const mine = live.filter((r) => r.workflow === def.name);
+  if (ask.serial === true && mine.some((r) => r.start.node === node)) return queueOrDrop(def, queued);
   let replace: string | null = null;
   if (mine.length >= def.concurrency.maxRuns || live.length >= MAX_LIVE_RUNS) {
     if (def.concurrency.onOverflow === 'drop')
       return { type: 'refuse', event: 'run.dropped', error: `workflow "${def.name}": run dropped (concurrency)` };
-    if (def.concurrency.onOverflow === 'queue' || mine.length === 0) {
-      if (queued < MAX_QUEUED_STARTS) return { type: 'queue' };
-      const error = `workflow "${def.name}": run dropped (queue full: ${MAX_QUEUED_STARTS} starts wait already)`;
-      return { type: 'refuse', event: 'run.dropped', error };
-    }
+    if (def.concurrency.onOverflow === 'queue' || mine.length === 0) return queueOrDrop(def, queued);
     replace = mine[0]?.id ?? null;
   }
   const defaults = def.steps[node]?.fields['inputs'];

@@ -58,6 +58,13 @@ function firstFailure(run: WorkflowRun): [string, StepState] | undefined {
 }
 
 /** The earliest due wait of a suspended step, or null. */
+/** The suspended steps of `run` waiting on a due time (a sleep, a retry's backoff, a wait's timeout). */
+export function timedWaits(run: Readonly<WorkflowRun>): Array<{ step: string; kind: string; dueMs: number }> {
+  return Object.entries(run.steps).flatMap(([step, s]) =>
+    s.status === 'suspended' && s.wait?.dueMs != null ? [{ step, kind: s.wait.kind, dueMs: s.wait.dueMs }] : [],
+  );
+}
+
 function earliestDue(run: WorkflowRun): number | null {
   const due = Object.values(run.steps)
     .filter((s) => s.status === 'suspended' && s.wait?.dueMs != null)

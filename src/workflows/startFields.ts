@@ -210,12 +210,17 @@ export function a2aProblems(fields: Readonly<Record<string, unknown>>): string[]
   return problems;
 }
 
-/** The lifecycle events an `event` start may name, each in both spellings (reference §3.7, §5 item 20). */
-export const RUN_EVENTS: Readonly<Record<string, 'workflow.finished' | 'workflow.failed'>> = {
+/** The workflow and turn lifecycle events an `event` start may name, each in both spellings (reference §3.7, §5 item 20). */
+export type StartEvent = 'workflow.finished' | 'workflow.failed' | 'turn.finished' | 'turn.failed';
+export const RUN_EVENTS: Readonly<Record<string, StartEvent>> = {
   'workflow.finished': 'workflow.finished',
   workflow_finished: 'workflow.finished',
   'workflow.failed': 'workflow.failed',
   workflow_failed: 'workflow.failed',
+  'turn.finished': 'turn.finished',
+  turn_finished: 'turn.finished',
+  'turn.failed': 'turn.failed',
+  turn_failed: 'turn.failed',
 };
 
 /** Load problems of an event node. */

@@ -5,6 +5,7 @@
 import type { StepDef, WorkflowDef, WorkflowRun } from '../domain/workflow.js';
 import { describeError } from '../errors.js';
 import type { Logger } from '../obs/log.js';
+import type { CommittedTurn } from '../steering/turnFeed.js';
 import type { WorkflowsPort } from '../store/store.js';
 import type { McpResources } from '../tools/mcp/mcpResources.js';
 import type { A2aStarts, A2aStartTarget } from '../triggers/a2aStarts.js';
@@ -16,7 +17,7 @@ import type { TimerService } from '../triggers/timerService.js';
 import type { TriggerMetrics } from '../triggers/triggerMetrics.js';
 import type { WebhookRoutes } from '../triggers/webhooks.js';
 import { LoopStarts } from './loopStarts.js';
-import { celHolds, principalOf, RUN_EVENTS, routeOf, scheduleOf } from './startFields.js';
+import { celHolds, principalOf, RUN_EVENTS, routeOf, type StartEvent, scheduleOf } from './startFields.js';
 import { SubscribeStarts } from './subscribeStarts.js';
 import type { WorkflowDesk } from './workflowDesk.js';
 
@@ -51,7 +52,7 @@ const KEPT_KEYS = 1_024;
  */
 export function deskTarget(
   desk: WorkflowDesk,
-  at: { workflow: string; node: string; principal: string | null; shed?: () => boolean },
+  at: { workflow: string; node: string; principal: string | null; shed?: () => boolean; serial?: boolean },
   log: Logger,
 ): FireTarget {
   const { workflow, node } = at;
@@ -63,9 +64,19 @@ export function deskTarget(
       // The node's principal, else nobody: the operator's reach (reference §3.9); a known caller acts for itself.
       const principal = caller === undefined ? at.principal : caller;
       if (at.shed?.()) return;
-      const got = await desk.start({ workflow, node, startKey: key, payload, principal, conversation: null });
+      const serial = at.serial === true ? { serial: true } : {};
+      const got = await desk.start({
+        workflow,
+        node,
+        startKey: key,
+        payload,
+        principal,
+        conversation: null,
+        ...serial,
+      });
       if (!got.ok) {
-        log.info('start.refused', { workflow, node, reason: got.error });
+        if (got.queued) log.info('start.queued', { workflow, node, start_key: key });
+        else log.info('start.refused', { workflow, node, reason: got.error });
         return;
       }
       runs.set(key, got.run.id);
@@ -108,6 +119,13 @@ interface ArmedStarts {
   a2a: string[];
 }
 
+/** What an event start fires on: its key's last segment, the workflow it must not retrigger, what `start.fired` names. */
+interface EventSource {
+  id: string;
+  skip: string | null;
+  fields: Record<string, string>;
+}
+
 export class StartTriggers {
   /** Armed trigger ids per workflow, with the webhook paths to unregister. */
   readonly #armed = new Map<string, ArmedStarts>();
@@ -120,6 +138,7 @@ export class StartTriggers {
     const shed = (workflow: string, step: StepDef) => this.#gate(workflow, step, 'subscribe')();
     this.#subscriptions = new SubscribeStarts({ ...deps, resources: deps.resources?.bind(deps), shed });
     deps.a2aStarts?.onCancel((run, reason) => deps.desk.engine.cancel(run, reason));
+    deps.a2aStarts?.onWithdraw((which, reason) => deps.desk.withdraw(which, reason));
   }
 
   /** A run ended: its loop decides its next iteration, and `event` starts of other workflows may fire. */
@@ -130,9 +149,33 @@ export class StartTriggers {
     void this.pruneFiredKeys();
     const event = run.status === 'completed' ? 'workflow.finished' : 'workflow.failed';
     const payload = { run: run.id, workflow: run.workflow, status: run.status };
+    // A workflow's own runs never fire its event starts: no endless self-retrigger (reference §5 item 20).
+    this.#fireEvents(event, payload, { id: run.id, skip: run.workflow, fields: { run: run.id } });
+  }
+
+  /**
+   * A turn's fold committed: `turn.finished` (completed) or `turn.failed` starts fire. The turns of workflow steps
+   * and run-end wake notes are left out: a run's own turns never start runs (the workflow events cover them).
+   */
+  turnEnded(turn: CommittedTurn): void {
+    const { event: inbox, outcome } = turn;
+    if (inbox.kind === 'workflow_step' || inbox.kind === 'wake_note') return;
+    const event = outcome.status === 'completed' ? 'turn.finished' : 'turn.failed';
+    const payload = {
+      conversation: inbox.payload.context_id,
+      inbox_event: inbox.id,
+      kind: inbox.kind,
+      principal: inbox.principal,
+      status: outcome.status,
+      ...(outcome.error !== undefined ? { error: outcome.error } : {}),
+    };
+    this.#fireEvents(event, payload, { id: `turn:${inbox.id}`, skip: null, fields: { inbox_event: inbox.id } });
+  }
+
+  /** Fires the armed `event` starts `event` takes whose filter holds, keyed by what happened (`source.id`). */
+  #fireEvents(event: StartEvent, payload: Record<string, unknown>, source: EventSource): void {
     for (const [workflow, { events }] of this.#armed) {
-      // A workflow's own runs never fire its event starts: no endless self-retrigger (reference §5 item 20).
-      if (workflow === run.workflow) continue;
+      if (workflow === source.skip) continue;
       for (const step of events) {
         if (RUN_EVENTS[String(step.fields['on'])] !== event) continue;
         const filter = step.fields['filter'];
@@ -144,11 +187,11 @@ export class StartTriggers {
           shed: this.#gate(workflow, step, 'event'),
         };
         const target = deskTarget(this.deps.desk, at, this.deps.log);
-        const key = `event/${workflow}.${step.id}/${run.id}`;
+        const key = `event/${workflow}.${step.id}/${source.id}`;
         const trigger = `${workflow}.${step.id}`;
         target.fire(trigger, this.deps.clock(), key, { event, payload }).then(
           () => {
-            this.deps.log.info('start.fired', { trigger, kind: 'event', run: run.id });
+            this.deps.log.info('start.fired', { trigger, kind: 'event', on: event, ...source.fields });
             this.deps.metrics?.fired('event');
           },
           (err: unknown) => this.deps.log.error('start.arm.fail', { trigger, err: describeError(err) }),
@@ -240,7 +283,9 @@ export class StartTriggers {
       const principal = principalOf(step.fields);
       // Webhooks shed before they answer (429, webhooks.ts); loops fire only after their own run ended.
       const shed = step.kind === 'schedule' ? this.#gate(name, step, 'schedule') : undefined;
-      const at = { workflow: name, node: step.id, principal, ...(shed ? { shed } : {}) };
+      // A schedule's overlap `queue` (the default): a firing waits while the node's last run is live.
+      const serial = step.kind === 'schedule' && (step.fields['overlap'] ?? 'queue') === 'queue';
+      const at = { workflow: name, node: step.id, principal, ...(shed ? { shed } : {}), ...(serial ? { serial } : {}) };
       const target = () => deskTarget(this.deps.desk, at, this.deps.log);
       try {
         if (step.kind === 'schedule' && this.deps.schedules) {

@@ -3,9 +3,11 @@
 // the wall-clock due time, owned by the run, so a restart finds it and a finished or cancelled run forgets it;
 // without a service (a desk alone, in tests) it is an in-memory timeout. Either way the run record holds the times.
 import type { TimerRecord } from '../domain/timer.js';
+import { TERMINAL_RUN, type WorkflowRun } from '../domain/workflow.js';
 import { describeError } from '../errors.js';
 import type { Logger } from '../obs/log.js';
 import type { TimerService } from '../triggers/timerService.js';
+import { timedWaits } from './scheduler.js';
 
 const MAX_TIMER_MS = 2_147_483_647;
 
@@ -19,6 +21,9 @@ export class WakeTimers {
   readonly #timers = new Map<string, { at: number; timer: NodeJS.Timeout }>();
   /** Each run's durable arming in flight: the next waits for it, so moves land in the order they were asked. */
   readonly #arming = new Map<string, Promise<void>>();
+  /** Runs whose stored row fired before the restore looked (a row past due at start): it was there. */
+  readonly #firedEarly = new Set<string>();
+  #restored = false;
 
   constructor(
     private readonly clock: () => number,
@@ -28,9 +33,45 @@ export class WakeTimers {
     // A row a previous life stored fires before its run is restored: the drive is then a no-op, and the restore
     // arms the run's next look again from its record.
     durable?.service.handle(RUN_WAKE_KIND, (timer) => {
-      this.fire((timer.payload as { run: string }).run);
+      const { run } = timer.payload as { run: string };
+      if (!this.#restored) this.#firedEarly.add(run);
+      this.fire(run);
       return undefined;
     });
+  }
+
+  /**
+   * Whether run `key`'s row was stored at start (still armed, or fired already); null without a durable service.
+   * The restore asks it of each run with a due time: false means the row was lost (deleted between lives).
+   */
+  async storedAtStart(key: string): Promise<boolean | null> {
+    if (!this.durable) return null;
+    await this.durable.service.ready;
+    return this.#firedEarly.has(key) || this.durable.service.list(runTimerOwner(key)).length > 0;
+  }
+
+  /**
+   * At restore: a run waiting on a due time whose stored row is gone (deleted between lives, or lost between the
+   * wait's commit and its arming) logs `restore.timer.repaired` per timed step; its drive arms the row again from
+   * the run record, so the wait still ends at its stored due time.
+   */
+  async repairAtRestore(run: Readonly<WorkflowRun>): Promise<void> {
+    const waits = TERMINAL_RUN.has(run.status) ? [] : timedWaits(run);
+    if (waits.length === 0 || (await this.storedAtStart(run.id)) !== false) return;
+    for (const w of waits)
+      this.durable?.log.warn('restore.timer.repaired', {
+        run: run.id,
+        workflow: run.workflow,
+        step: w.step,
+        wait: w.kind,
+        due_ms: w.dueMs,
+      });
+  }
+
+  /** The restore is over: rows firing from now on are this life's. */
+  restored(): void {
+    this.#restored = true;
+    this.#firedEarly.clear();
   }
 
   /** Arms (or moves) the timer of run `key` to wall-clock `at`; null disarms it (the run ended). */

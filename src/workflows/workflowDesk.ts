@@ -11,31 +11,14 @@ import { messageTakers, signalWaiters } from './kinds/waitOns.js';
 import type { StepPorts, StepRunPorts, StepRunStart } from './nodeKind.js';
 import { isStartKind } from './nodeKinds.js';
 import { RunEngine } from './runEngine.js';
-import { planStart, type StartAsk } from './runStart.js';
+import { planStart, type StartOutcome, type StartRequest } from './runStart.js';
 import { newRun } from './runState.js';
 import type { RunWatch } from './runWatch.js';
 import type { StartQueue } from './startQueue.js';
 import { SignalMemory } from './waitDeliveries.js';
 import { watchWait } from './waitWatch.js';
 
-export interface StartRequest extends StartAsk {
-  /** The durable key of what asked (an inbox event id, a tool call id): a replay finds the run it made. */
-  startKey: string;
-  principal: string | null;
-  conversation: string | null;
-  payload?: unknown;
-  /** A child run's parent (the `workflow` step): a queued start is refused instead, the deadline inherited. */
-  parent?: { run: string; step: string; cascade: boolean };
-  /** A hash prefix the definition must have (the `workflow` step's `version`). */
-  version?: string;
-  /** The parent's deadline: the child's is never later. */
-  deadlineMs?: number | null;
-}
-
-/** `queued`: waiting behind the workflow's concurrency; it starts (and ends) later under the same start key. */
-export type StartOutcome =
-  | { ok: true; run: Readonly<WorkflowRun>; created: boolean }
-  | { ok: false; error: string; queued?: true };
+export type { StartOutcome, StartRequest } from './runStart.js';
 
 export interface DeskDeps {
   store: Pick<Store, 'workflows' | 'memory'>;
@@ -114,16 +97,13 @@ export class WorkflowDesk {
 
   /** Loads stored definitions (configured ones win), logs each, and restores the live runs. */
   async open(): Promise<void> {
-    try {
-      await this.#restore();
-      this.#settleOpen(true);
-    } finally {
-      this.#settleOpen(false);
-    }
+    // Settled true once restored; a failed restore settles it false (first settle wins).
+    await this.#restore().finally(() => this.#settleOpen(false));
     // What a previous life left queued is tried again, oldest first; still over the limit, it queues again.
     const held = (await this.deps.queue?.held()) ?? [];
     for (const req of held) this.#held.add(req.startKey);
-    for (const req of held) await this.#startQueued(req);
+    // One withdrawn meanwhile (its caller canceled) is not tried.
+    for (const req of held) if (this.#held.has(req.startKey)) await this.#startQueued(req);
   }
 
   async #restore(): Promise<void> {
@@ -140,6 +120,7 @@ export class WorkflowDesk {
     const runs = await this.engine.restore();
     if (runs > 0) this.deps.log.info('restore.runs', { runs });
     this.#markOpen();
+    this.#settleOpen(true);
   }
 
   #loadStored(stored: StoredDefinition): void {
@@ -224,6 +205,23 @@ export class WorkflowDesk {
       }
     }
     return runs;
+  }
+
+  /**
+   * Withdraws the queued starts whose key `which` takes (their caller gave up, e.g. canceled its A2A task): none of
+   * them runs, and their durable rows go. Resolves with how many were queued. A start whose turn already came is
+   * not stopped here (its run is cancelled as it begins).
+   */
+  async withdraw(which: (startKey: string) => boolean, reason: string): Promise<number> {
+    await this.opened;
+    const gone = this.#queued.filter((q) => which(q.startKey));
+    for (const req of gone) this.#queued.splice(this.#queued.indexOf(req), 1);
+    const keys = new Set([...gone.map((q) => q.startKey), ...[...this.#held].filter(which)]);
+    for (const key of keys) {
+      if (this.#held.delete(key)) await this.deps.queue?.release(key);
+      this.deps.log.info('start.withdrawn', { start_key: key, reason });
+    }
+    return keys.size;
   }
 
   /** Starts waiting behind a concurrency limit. */

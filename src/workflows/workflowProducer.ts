@@ -147,6 +147,8 @@ export class WorkflowProducer implements Producer {
     // The supervisor restores after every producer started: the desk opens once conversations are loaded.
     const opened = ctx.restored.then(() => desk.open());
     this.#unplug = [
+      // Turn lifecycle `event` starts: each committed fold (reference §3.7).
+      ctx.turns.onCommitted((turn) => void opened.then(() => starts.turnEnded(turn))),
       ctx.ports.plug('workflows', () => desk),
       ctx.ports.plug('live_runs', (principal) => liveRunViews(desk.engine.live(), principal)),
       // A respawned step child can spend before its run is live again: the charge waits for the desk to open.
@@ -156,8 +158,9 @@ export class WorkflowProducer implements Producer {
           .catch((err: unknown) => ctx.log.warn('run.save.fail', { run, error: describeError(err) }));
       }),
     ];
-    this.#settled = opened
-      .then(() => starts.armAll())
+    const armed = opened.then(() => starts.armAll());
+    ctx.a2aStarts?.armedWhen(armed);
+    this.#settled = armed
       .then(() => desk.fireOnce())
       // This life's `once` runs decide a job's exit code (reference §2.10): one finished in an earlier life does not;
       // one this life restored and finished (even before the `once` starts fired) does.

@@ -101,9 +101,9 @@ export const START_KINDS: readonly NodeKind[] = [
     name: 'event',
     category: 'start',
     implemented: true,
-    doc: "Fires when another workflow's run ends: `workflow.finished` (completed) or `workflow.failed` (failed, stalled, cancelled, refused); either spelling (`workflow_finished`) works. A workflow's own runs never fire it. Payload `{event, payload: {run, workflow, status}}`.",
+    doc: "Fires when another workflow's run ends: `workflow.finished` (completed) or `workflow.failed` (failed, stalled, cancelled, refused), or a conversation's turn ends: `turn.finished` (completed) or `turn.failed`; either spelling (`workflow_finished`) works. A workflow's own runs never fire it, nor do the turns of workflow steps. Payload `{event, payload: {run, workflow, status}}`, for a turn `{event, payload: {conversation, inbox_event, kind, principal, status, error?}}`.",
     fields: {
-      on: { required: true, doc: 'workflow.finished | workflow.failed.' },
+      on: { required: true, doc: 'workflow.finished | workflow.failed | turn.finished | turn.failed.' },
       filter: { raw: true, doc: 'CEL over `{payload}`: false starts nothing.' },
       inputs: { doc: "The run's inputs." },
       principal: PRINCIPAL_FIELD,

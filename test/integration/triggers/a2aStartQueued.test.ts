@@ -99,4 +99,39 @@ describe('a2a start queued behind concurrency', () => {
       await runtime.stop();
     }
   });
+
+  it('a task canceled while its start is queued: the start leaves the queue and no run begins', async () => {
+    const sub = mkdtempSync(join(dir, 'withdraw-'));
+    const { runtime, url, events, workflows } = await daemon(sub, YAML);
+    try {
+      const client = await clientFor(url);
+      const desk = workflows.desk;
+      assert.ok(desk);
+      await client.sendMessage(commandRequest('deploy', { env: 'a' }, 'w-1', true));
+      await waitUntil(() => runsOf(events, 'deployer').length === 1, 10_000, 'the first run started');
+      const second = asTask(await client.sendMessage(commandRequest('deploy', { env: 'b' }, 'w-2', true)));
+      await waitUntil(() => events.some((e) => e['event'] === 'start.a2a.queued'), 10_000, 'the second queued');
+      assert.equal(desk.queuedStarts, 1, 'premise: one start waits');
+      const queuedRows = () => runtime.supervisor.timers.list().filter((t) => t.kind === 'start_queued');
+      assert.equal(queuedRows().length, 1, 'premise: the queued start is stored');
+
+      const canceled = await client.cancelTask({ tenant: '', id: second.id, metadata: undefined });
+      assert.equal(canceled.status?.state, TaskState.TASK_STATE_CANCELED, 'canceled at once');
+      assert.equal(desk.queuedStarts, 0, 'withdrawn from the queue');
+      assert.equal(queuedRows().length, 0, 'its stored row is gone');
+      const withdrawn = events.filter((e) => e['event'] === 'start.withdrawn');
+      assert.deepEqual(
+        withdrawn.map((e) => String(e['start_key']).endsWith(`/${second.id}`)),
+        [true],
+      );
+
+      await desk.signal('go', null, 'go-1'); // ends run 1: nothing queued is left to run after it
+      await waitUntil(() => doneOf(events, 'deployer').length === 1, 10_000, 'the first run ended');
+      assert.equal(runsOf(events, 'deployer').length, 1, 'the withdrawn start began no run');
+      assert.equal(desk.engine.live().length, 0);
+      assert.equal((await client.getTask({ tenant: '', id: second.id })).status?.state, TaskState.TASK_STATE_CANCELED);
+    } finally {
+      await runtime.stop();
+    }
+  });
 });

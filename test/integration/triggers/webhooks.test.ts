@@ -41,6 +41,15 @@ function recorder(hold?: Promise<void>) {
   return { target, started };
 }
 
+/** A recorder whose firings hold until `release` is called. */
+function heldRecorder() {
+  let release: () => void = () => {};
+  const hold = new Promise<void>((r) => {
+    release = r;
+  });
+  return { ...recorder(hold), release: () => release() };
+}
+
 const post = (url: string, body: string, headers: Record<string, string> = {}) =>
   fetch(url, { method: 'POST', body, headers: { 'Content-Type': 'application/json', ...headers } });
 
@@ -135,11 +144,7 @@ describe('webhooks on the A2A listener', () => {
 
   it('parallelism 1: a second delivery while one runs is refused (reject) or dropped (drop)', async () => {
     const { runtime, url } = await daemon(mkdtempSync(join(tmpdir(), 'agentd-hook-')));
-    let release: () => void = () => {};
-    const hold = new Promise<void>((r) => {
-      release = r;
-    });
-    const { target, started } = recorder(hold);
+    const { target, started, release } = heldRecorder();
     try {
       runtime.triggers.webhooks.register(route({ parallelism: 1 }), target);
       runtime.triggers.webhooks.register(
@@ -159,6 +164,29 @@ describe('webhooks on the A2A listener', () => {
       assert.equal((await slow).status, 202);
       assert.equal((await slowDrop).status, 202);
       assert.equal(started.length, 2);
+    } finally {
+      release();
+      await runtime.stop();
+    }
+  });
+
+  it('parallelism 1 with on_overflow queue: a second delivery waits for the first, then starts', async () => {
+    const { runtime, url } = await daemon(mkdtempSync(join(tmpdir(), 'agentd-hook-')));
+    const { target, started, release } = heldRecorder();
+    try {
+      runtime.triggers.webhooks.register(route({ parallelism: 1, on_overflow: 'queue' }), target);
+      const first = post(`${url}/hooks/ci`, '{}', { 'Idempotency-Key': 'q1' });
+      const deadline = Date.now() + 5_000;
+      while (started.length < 1 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+      assert.equal(started.length, 1, 'premise: the first delivery is running');
+      const second = post(`${url}/hooks/ci`, '{}', { 'Idempotency-Key': 'q2' });
+      // The second has not started while the first holds the only slot; it answers once it has.
+      await new Promise((r) => setTimeout(r, 200));
+      assert.equal(started.length, 1, 'the queued delivery waits');
+      release();
+      assert.equal((await first).status, 202);
+      assert.equal((await second).status, 202);
+      assert.equal(started.length, 2, 'nothing accepted is lost');
     } finally {
       release();
       await runtime.stop();
