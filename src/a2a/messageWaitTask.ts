@@ -8,6 +8,7 @@ import type { Store } from '../store/store.js';
 import { newUlid } from '../store/ulid.js';
 import type { A2aStarts } from '../triggers/a2aStarts.js';
 import type { Principal, SendRequest } from './backend.js';
+import { earlierTask } from './sentMessages.js';
 import type { TaskRecords } from './taskRecords.js';
 import { conversationFor, notedTask, owns } from './tasks.js';
 
@@ -34,6 +35,9 @@ export async function messageWaitTask(
   const id = req.messageId === undefined ? newUlid(now) : waitTaskId(principal.id, req.messageId);
   const earlier = req.messageId === undefined ? null : await deps.store.tasks.get(id);
   if (earlier && owns(principal, earlier)) return deps.records.replayed(earlier);
+  // A retry of a message that went to a turn (or was noted) gets that task: no waiting step takes it now.
+  const turn = await earlierTask(deps.store, principal.id, req.messageId);
+  if (turn) return deps.records.replayed(turn);
   const contextId = req.contextId ?? `ctx-${newUlid(now).toLowerCase()}`;
   const conversation = conversationFor(principal, contextId);
   const message = {

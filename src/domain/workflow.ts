@@ -91,6 +91,8 @@ export interface StepWait {
   /** `webhook`: the one-off callback route's path, and its auth (`none`, or a bearer token / header it needs). */
   path?: string;
   auth?: Record<string, unknown>;
+  /** `webhook`: the methods the callback route accepts (upper case); absent: POST. */
+  methods?: string[];
   /** `subagent`: the handle waited on. */
   handle?: string;
   /** `resource`: the MCP server and resource URI whose next update ends the wait. */

@@ -147,20 +147,20 @@ export class RunEngine {
 
   /**
    * Holds a signal on live run `id` until a waiter takes it (bounded; the oldest is dropped past the bound), saved
-   * with the run. False when the run is not live or the signal's key is held already.
+   * with the run: `held`; `duplicate` when its key is held already (a retry); null when the run is not live.
    */
-  async bufferSignal(id: string, signal: BufferedSignal): Promise<boolean> {
+  async bufferSignal(id: string, signal: BufferedSignal): Promise<'held' | 'duplicate' | null> {
     const run = this.#live.get(id);
-    if (!run) return false;
+    if (!run) return null;
     const outcome = bufferSignal(run.signals ?? [], signal);
-    if (outcome.type === 'duplicate') return false;
+    if (outcome.type === 'duplicate') return 'duplicate';
     run.signals = outcome.buffer;
     await this.#save(run);
     this.deps.log.info('signal.buffered', { run: id, signal: signal.name, held: outcome.buffer.length });
     if (outcome.dropped) this.deps.log.warn('signal.dropped', { run: id, signal: outcome.dropped.name });
     // A `wait on: signal` step of this run takes it on the next pass.
     this.drive(id);
-    return true;
+    return 'held';
   }
 
   /** Takes the oldest held signal named `name` from live run `id` (a `wait {on: signal}` step's), saved. */

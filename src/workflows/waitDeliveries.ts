@@ -120,6 +120,7 @@ export async function watchWebhook(
     close = callbacks.open({
       path: wait.path ?? '',
       auth: wait.auth ?? { none: true },
+      ...(wait.methods ? { methods: wait.methods } : {}),
       id: `${run.id}.${channel}`,
       run: run.id,
       onHit: async (payload, key) => {

@@ -7,7 +7,7 @@ import { newUlid } from '../store/ulid.js';
 import type { A2aMessage } from '../triggers/a2aStarts.js';
 import type { TimerService } from '../triggers/timerService.js';
 import { loadWorkflow } from './definitions.js';
-import { messageTakers } from './kinds/waitOns.js';
+import { messageTakers, signalWaiters } from './kinds/waitOns.js';
 import type { StepPorts, StepRunPorts, StepRunStart } from './nodeKind.js';
 import { isStartKind } from './nodeKinds.js';
 import { RunEngine } from './runEngine.js';
@@ -57,10 +57,14 @@ export class WorkflowDesk {
   /** The last signal of each name, for `wait on: condition` (memory only). */
   readonly #signals = new SignalMemory();
   #markOpen: () => void = () => {};
-  #isOpen = false;
   /** Resolves once stored definitions are loaded and live runs restored: starts and reads wait for it. */
   readonly opened = new Promise<void>((resolve) => {
     this.#markOpen = resolve;
+  });
+  #settleOpen: (opened: boolean) => void = () => {};
+  /** Whether the desk opened, once opening is over (false: it failed, or stopped first): nothing hangs on it. */
+  readonly #openOutcome = new Promise<boolean>((resolve) => {
+    this.#settleOpen = resolve;
   });
 
   constructor(private readonly deps: DeskDeps) {
@@ -74,7 +78,9 @@ export class WorkflowDesk {
       memory: deps.store.memory,
       signals: this.#signals,
       deliver: (run: string, channel: string, payload: unknown, key: string) =>
-        this.engine.bufferSignal(run, { name: channel, payload, key, at: this.deps.clock(), from: null }),
+        this.engine
+          .bufferSignal(run, { name: channel, payload, key, at: this.deps.clock(), from: null })
+          .then((got) => got === 'held'),
     };
     // The workflow.* step kinds reach other runs through the desk itself.
     const runs: StepRunPorts = {
@@ -91,6 +97,16 @@ export class WorkflowDesk {
 
   /** Loads stored definitions (configured ones win), logs each, and restores the live runs. */
   async open(): Promise<void> {
+    // Settled true once restored; a failed restore settles it false (first settle wins).
+    await this.#restore().finally(() => this.#settleOpen(false));
+    // What a previous life left queued is tried again, oldest first; still over the limit, it queues again.
+    const held = (await this.deps.queue?.held()) ?? [];
+    for (const req of held) this.#held.add(req.startKey);
+    // One withdrawn meanwhile (its caller canceled) is not tried.
+    for (const req of held) if (this.#held.has(req.startKey)) await this.#startQueued(req);
+  }
+
+  async #restore(): Promise<void> {
     for (const stored of await this.deps.store.workflows.listDefinitions()) this.#loadStored(stored);
     for (const def of this.definitions().values()) {
       const starts = Object.values(def.steps).filter((s) => isStartKind(s.kind)).length;
@@ -103,13 +119,8 @@ export class WorkflowDesk {
     }
     const runs = await this.engine.restore();
     if (runs > 0) this.deps.log.info('restore.runs', { runs });
-    this.#isOpen = true;
     this.#markOpen();
-    // What a previous life left queued is tried again, oldest first; still over the limit, it queues again.
-    const held = (await this.deps.queue?.held()) ?? [];
-    for (const req of held) this.#held.add(req.startKey);
-    // One withdrawn meanwhile (its caller canceled) is not tried.
-    for (const req of held) if (this.#held.has(req.startKey)) await this.#startQueued(req);
+    this.#settleOpen(true);
   }
 
   #loadStored(stored: StoredDefinition): void {
@@ -311,10 +322,11 @@ export class WorkflowDesk {
   ): Promise<number> {
     await this.opened;
     this.#signals.remember(name, payload, this.deps.clock(), from);
-    const targets = typeof run === 'string' ? [run] : this.#waitingOn(name, run ?? (() => true));
+    const targets = typeof run === 'string' ? [run] : signalWaiters(this.engine.live(), name, run ?? (() => true));
     let held = 0;
     for (const id of targets)
-      if (await this.engine.bufferSignal(id, { name, payload, key, at: this.deps.clock(), from })) held += 1;
+      if ((await this.engine.bufferSignal(id, { name, payload, key, at: this.deps.clock(), from })) === 'held')
+        held += 1;
     return held + ((await this.deps.onSignal?.(name, payload, key)) ?? 0);
   }
 
@@ -330,27 +342,16 @@ export class WorkflowDesk {
 
   /** A new A2A message for the steps waiting on its conversation (reference §3.7 step 1): held on each; counted. */
   async takeMessage(msg: A2aMessage): Promise<number> {
-    // Not opened (restoring, or failed to open): no run waits yet, and a message must never hang on it.
-    if (!this.#isOpen) return 0;
+    // A restored run's wait takes a message sent while the desk opens (reference §3.7); a failed open takes none.
+    if (!(await this.#openOutcome)) return 0;
     let held = 0;
     const from = `a2a:${msg.principal}`;
     for (const { run, channel } of messageTakers(this.engine.live(), msg)) {
       const signal = { name: channel, payload: msg.payload, key: `message:${msg.key}`, at: this.deps.clock(), from };
-      if (await this.engine.bufferSignal(run, signal)) held += 1;
+      // A retried message (its key held already) counts as taken: its sender gets the task, not a turn as well.
+      if ((await this.engine.bufferSignal(run, signal)) !== null) held += 1;
     }
     return held;
-  }
-
-  /** Live runs with a step suspended on `wait {on: signal, signal: name}`. */
-  #waitingOn(name: string, admits: (run: Readonly<WorkflowRun>) => boolean): string[] {
-    const waits = (r: Readonly<WorkflowRun>): boolean =>
-      Object.values(r.steps).some(
-        (s) => s.status === 'suspended' && s.wait?.kind === 'signal' && s.wait.signal === name,
-      );
-    return this.engine
-      .live()
-      .filter((r) => waits(r) && admits(r))
-      .map((r) => r.id);
   }
 
   /** True when `name` is a configured definition (runtime edits cannot touch it). */
@@ -388,6 +389,7 @@ export class WorkflowDesk {
   }
 
   async stop(): Promise<void> {
+    this.#settleOpen(false);
     await this.engine.stop();
     for (const [id, waiters] of this.#waiters)
       for (const waiter of waiters) void this.run(id).then((r) => r && waiter(r));

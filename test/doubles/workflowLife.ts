@@ -1,7 +1,8 @@
 // One life of a workflow desk in its own process, for crash tests: opens the desk over the SQLite store in argv[2]
 // with the definition in argv[3] (JSON), fires its once starts, prints every event as a JSON line on stdout, and
 // exits 0 once no run is live (a test SIGKILLs it before that to stand for a crash). With argv[4] `timers` the
-// desk runs on a durable timer service over the same store, as in the daemon.
+// desk runs on a durable timer service over the same store, as in the daemon; with `kill:<point>` the process
+// SIGKILLs itself at that engine kill point (e.g. `step.running@x`: step x committed running, its effect not run).
 import { createLogger } from '../../src/obs/log.js';
 import { SqliteStore } from '../../src/store/sqliteStore.js';
 import { TimerService } from '../../src/triggers/timerService.js';
@@ -14,6 +15,7 @@ const loaded = loadWorkflow(JSON.parse(doc));
 if (!loaded.ok) throw new Error(loaded.errors.join('; '));
 const store = new SqliteStore(dir);
 const log = createLogger({ level: 'debug', write: (line) => process.stdout.write(line) });
+const killAt = mode?.startsWith('kill:') ? mode.slice('kill:'.length) : null;
 const timers = mode === 'timers' ? new TimerService({ timers: store.timers, log }) : null;
 const desk = new WorkflowDesk({
   store,
@@ -23,6 +25,7 @@ const desk = new WorkflowDesk({
   configured: [loaded.def],
   onRunEnded: () => {},
   ...(timers ? { timers } : {}),
+  ...(killAt ? { killPoint: (name: string) => name === killAt && process.kill(process.pid, 'SIGKILL') } : {}),
 });
 await timers?.start();
 await desk.open();

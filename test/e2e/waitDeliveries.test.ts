@@ -30,7 +30,7 @@ workflows:
   - name: hook
     steps:
       s: {kind: once}
-      w: {kind: wait, depends_on: s, on: webhook, timeout: 60s, webhook: {path: /hooks/cb-test, auth: {bearer: s3cret}, emit_url_to: cb}}
+      w: {kind: wait, depends_on: s, on: webhook, timeout: 60s, webhook: {path: /hooks/cb-test, auth: {bearer: s3cret}, methods: [put], emit_url_to: cb}}
       f: {kind: finish, depends_on: w, output: "{{steps.w.output.body.ok}}"}
   - name: peerwait
     steps:
@@ -45,9 +45,9 @@ workflows:
       f: {kind: finish, depends_on: g}
 `;
 
-async function hit(url: string, token: string): Promise<{ status: number; body: unknown }> {
+async function hit(url: string, token: string, method = 'PUT'): Promise<{ status: number; body: unknown }> {
   const res = await fetch(`${url}/hooks/cb-test`, {
-    method: 'POST',
+    method,
     headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
     body: JSON.stringify({ ok: 'yes' }),
   });
@@ -66,6 +66,7 @@ describe('condition, message and webhook waits across a crash', () => {
     try {
       await waitUntil(() => eventsNamed(life2, 'webhook.await.armed').length === 1, 10_000, 'the route reopened');
       assert.equal((await hit(life2.url, 'wrong')).status, 401, 'the callback checks its auth');
+      assert.equal((await hit(life2.url, 's3cret', 'POST')).status, 405, 'the route keeps its methods after a restart');
       assert.deepEqual(await hit(life2.url, 's3cret'), { status: 200, body: { status: 'resumed', resumed: 1 } });
       const client = await clientFor(life2.url);
       const taken = asTask(await client.sendMessage(send('hello', { contextId: 'ctx-msg' })));

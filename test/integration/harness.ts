@@ -1,4 +1,5 @@
 // An in-process supervisor over a real temporary SQLite store, real worker processes and the scripted model.
+
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,6 +18,7 @@ import { Supervisor } from '../../src/supervisor/supervisor.js';
 import type { AcceptInput } from '../../src/supervisor/supervisorOptions.js';
 import type { WorkerEntry } from '../../src/supervisor/workerHandle.js';
 import { ToolSurface } from '../../src/tools/surface.js';
+import { A2aStarts } from '../../src/triggers/a2aStarts.js';
 import { loadWorkflow } from '../../src/workflows/definitions.js';
 import type { Playbook, ScriptedModel } from '../doubles/scriptedModel.js';
 import { startScriptedModel } from '../doubles/scriptedModel.js';
@@ -28,6 +30,8 @@ export interface Rig {
   sup: Supervisor;
   /** The task backend, with `tasks: true`. */
   backend?: TaskBackend;
+  /** The A2A start registry, with `a2aStarts: true`. */
+  a2aStarts?: A2aStarts;
   store: Store;
   /** The work ports producers plugged in (the workflow desk is `ports.port('workflows')?.()`). */
   ports: WorkPortSlot;
@@ -59,6 +63,8 @@ export interface RigOptions {
   beforeRestore?: (sup: Supervisor) => void;
   /** How long the supervisor's inbox leases last (a short one instead of the default). */
   inboxLeaseMs?: number;
+  /** Wire the A2A start registry (as startRuntime does): the task backend hands new messages to waiting steps. */
+  a2aStarts?: boolean;
 }
 
 /** The supervisor over a fresh store; with MCP servers configured it also gets the tool surface. */
@@ -111,7 +117,10 @@ export async function startRig(
     ...(opts.inboxLeaseMs ? { inboxLeaseMs: opts.inboxLeaseMs } : {}),
   });
   const accept = (input: AcceptInput) => Promise.resolve(sup.accept(input));
-  const backend = slot && new TaskBackend({ store, log, now: Date.now, drain: () => {}, supervisor: sup, accept });
+  const a2aStarts = opts.a2aStarts ? new A2aStarts() : undefined;
+  const starts = a2aStarts ? { starts: a2aStarts } : {};
+  const backend =
+    slot && new TaskBackend({ store, log, now: Date.now, drain: () => {}, supervisor: sup, accept, ...starts });
   if (backend) slot?.bind(backend);
   // The registered producers (message.send, side tasks, goals, wake notes), started before the restore as
   // startRuntime starts them; the A2A listener and the startup prompt stay off without their config.
@@ -125,6 +134,7 @@ export async function startRig(
     ...{ config, accept, clock: Date.now, store, log, supervisor: sup, tasks: slot ?? new TaskHooksSlot() },
     ...{ requestStop: () => {}, turns: sup.steering.feed, ports, restored },
     ...(tools ? { mcp: tools } : {}),
+    ...(a2aStarts ? { a2aStarts } : {}),
     reload: () => ({ result: 'invalid', generation: 1, error: 'reload: the test harness has no config sources' }),
   };
   await producers.start(ctx);
@@ -135,6 +145,7 @@ export async function startRig(
     dir,
     sup,
     ...(backend ? { backend } : {}),
+    ...(a2aStarts ? { a2aStarts } : {}),
     store,
     ports,
     model,

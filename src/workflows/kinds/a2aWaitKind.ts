@@ -29,7 +29,9 @@ export const A2A_WAIT_KIND: NodeKind = {
   implemented: true,
   doc: "Waits for a new A2A message (SendMessage without a taskId) on `conversation` — the A2A contextId, e.g. `{{steps.send.output.context}}` after an `a2a.send`, or a conversation id — as `wait on: message` does: the message is held for the step before any `a2a` start or turn sees it, and its sender's task completes `delivered to 1 waiting workflow step`. Output `{conversation, message: {parts, text, message_id}, principal}`. A run acting for a principal takes only that principal's (or an operator's) messages. `timeout` passing first ⇒ a `timeout` (`wait timed out`). Survives a restart (a message sent meanwhile is a new delivery).",
   fields: {
-    conversation: { doc: "The contextId or conversation id (templates; default the run's conversation; empty: any)." },
+    conversation: {
+      doc: "The contextId or conversation id (templates; default the run's conversation — a run with none fails the step; empty: any).",
+    },
     timeout: { doc: 'How long to wait (a duration); none: no limit.' },
   },
   check,

@@ -10,7 +10,6 @@ export const STEP_TOOLS: readonly string[] = [
   'memory.list',
   'memory.delete',
   'message.send',
-  'workflow.run',
   'workflow.status',
   'workflow.list',
   'workflow.signal',
@@ -20,7 +19,10 @@ export const STEP_TOOLS: readonly string[] = [
 function toolProblems(fields: Readonly<Record<string, unknown>>): string[] {
   const name = fields['name'];
   const problems: string[] = [];
-  if (typeof name !== 'string' || !STEP_TOOLS.includes(name))
+  // A tool call's run is no child: it would not inherit the deadline nor be cancelled with this run.
+  if (name === 'workflow.run')
+    problems.push('tool.name "workflow.run" cannot run as a step: use kind: workflow (a child run of this run)');
+  else if (typeof name !== 'string' || !STEP_TOOLS.includes(name))
     problems.push(
       `tool.name ${JSON.stringify(name)} cannot run as a step in this build (allowed: ${STEP_TOOLS.join(', ')}; other steps cover sleep, think, subagents, knowledge and persons)`,
     );
@@ -53,7 +55,7 @@ export const TOOL_KIND: NodeKind = {
   category: 'integration',
   implemented: true,
   effect: true,
-  doc: `Calls one of agentd's internal tools for the run (as the run's principal, from the run's conversation): \`name\` is one of ${STEP_TOOLS.map((t) => `\`${t}\``).join(', ')}; \`args\` (templates) are checked against the tool's input schema. Output: the tool's result; an error result fails the step \`tool <name>: <error>\`. The call is keyed by the step, so a replayed \`message.send\` or \`workflow.run\` finds the delivery or run its first call made. Any other tool name is refused at load (sleep, think, subagents, knowledge and persons have their own steps).`,
+  doc: `Calls one of agentd's internal tools for the run (as the run's principal, from the run's conversation): \`name\` is one of ${STEP_TOOLS.map((t) => `\`${t}\``).join(', ')}; \`args\` (templates) are checked against the tool's input schema. Output: the tool's result; an error result fails the step \`tool <name>: <error>\`. The call is keyed by the step, so a replayed \`message.send\` finds the delivery its first call made. Any other tool name is refused at load (sleep, think, subagents, knowledge and persons have their own steps; \`workflow.run\`: use \`kind: workflow\`, a child run).`,
   fields: {
     name: { required: true, doc: 'The internal tool (a literal name).' },
     args: { doc: "The tool's arguments (a mapping; templates)." },

@@ -144,7 +144,7 @@ export const WAIT_KIND: NodeKind = {
       doc: '`on: condition`: a CEL predicate over `memory.<key>` (each key named so), `signals.<name>` (`{payload, ts, from}`: the last signal of that name this process delivered), `inputs` and `now_ms`; re-checked whenever a named memory key is written or deleted, a signal is sent, and every second when it reads `now_ms`.',
     },
     conversation: {
-      doc: "`on: message`: the conversation id or A2A contextId a message must arrive on (default the run's conversation; empty: any).",
+      doc: "`on: message`: the conversation id or A2A contextId a message must arrive on (default the run's conversation — a run with none fails the step; empty: any).",
     },
     webhook: {
       doc: "`on: webhook`: `{path?, auth?, methods?, emit_url_to?}` — the callback path (default `/hooks/_cb/<step key>`), its auth (as a webhook start node's; default none), methods (default POST), and a variable that gets `{path, url}`.",

@@ -3,7 +3,7 @@
 // signal is) until the wait takes it, so a delivery is durable before it is acknowledged. Pure.
 import type { StepWait, WorkflowRun } from '../../domain/workflow.js';
 import { keysRead } from '../../expr/cel.js';
-import type { StepContext, StepResult } from '../nodeKind.js';
+import { failed, type StepContext, type StepResult } from '../nodeKind.js';
 import { authProblems } from '../startFields.js';
 
 export const DELIVERED_ON = ['condition', 'message', 'webhook'] as const;
@@ -65,6 +65,8 @@ export function deliveredProblems(on: unknown, fields: Readonly<Record<string, u
   return problems;
 }
 
+const what = (kind: string): string => (kind === 'wait' ? 'wait on: message' : kind);
+
 /** The wait a `condition`, `message` or `webhook` step suspends on (`dueMs` from its timeout or until). */
 export function suspendDelivered(ctx: StepContext, on: DeliveredOn, dueMs: number | null): StepResult {
   const { spec, step, run, now } = ctx;
@@ -72,6 +74,9 @@ export function suspendDelivered(ctx: StepContext, on: DeliveredOn, dueMs: numbe
   if (on === 'condition')
     return { type: 'suspend', wait: { kind: on, dueMs, sinceMs: now, condition: String(step.fields['condition']) } };
   if (on === 'message') {
+    // No conversation named and none of the run's: "any" must be asked for, never fallen into.
+    if (spec['conversation'] === undefined && run.conversation === null)
+      return failed(`${what(step.kind)}: the run has no conversation; name one with conversation ("" waits on any)`);
     const conversation = spec['conversation'] === undefined ? (run.conversation ?? '') : String(spec['conversation']);
     return { type: 'suspend', wait: { kind: on, dueMs, sinceMs: now, signal: channel, conversation } };
   }
@@ -89,6 +94,7 @@ export function suspendDelivered(ctx: StepContext, on: DeliveredOn, dueMs: numbe
         ? step.fields['webhook']['auth']
         : { none: true },
   };
+  if (Array.isArray(hook['methods'])) wait.methods = hook['methods'].map((m) => String(m).toUpperCase());
   const into = hook['emit_url_to'];
   if (typeof into !== 'string') return { type: 'suspend', wait };
   const url = ctx.ports.callbacks?.url(path) ?? null;
@@ -114,4 +120,15 @@ export function messageTakers(
     }
   }
   return out;
+}
+
+/** The ids of `runs` with a step suspended on `wait {on: signal, signal: name}` that `admits` lets through. */
+export function signalWaiters(
+  runs: readonly Readonly<WorkflowRun>[],
+  name: string,
+  admits: (run: Readonly<WorkflowRun>) => boolean,
+): string[] {
+  const waits = (r: Readonly<WorkflowRun>): boolean =>
+    Object.values(r.steps).some((s) => s.status === 'suspended' && s.wait?.kind === 'signal' && s.wait.signal === name);
+  return runs.filter((r) => waits(r) && admits(r)).map((r) => r.id);
 }

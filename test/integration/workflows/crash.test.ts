@@ -29,8 +29,9 @@ interface Life {
   exited: Promise<number | null>;
 }
 
-function live(dir: string, doc: unknown = DOC): Life {
-  const child = spawn(process.execPath, [LIFE, dir, JSON.stringify(doc)], { stdio: ['ignore', 'pipe', 'inherit'] });
+function live(dir: string, doc: unknown = DOC, mode?: string): Life {
+  const args = [LIFE, dir, JSON.stringify(doc), ...(mode ? [mode] : [])];
+  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
   const events: Array<Record<string, unknown>> = [];
   let buffered = '';
   child.stdout?.on('data', (chunk: Buffer) => {
@@ -113,6 +114,76 @@ describe('a foreach across a SIGKILL', () => {
     assert.deepEqual(
       done.map((e) => e.status),
       ['completed'],
+    );
+  });
+});
+
+/** P-18: `x` killed in flight (committed `running`, its effect not run); `on_replay` says what the next life does. */
+const inFlight = (onReplay?: string) => ({
+  name: 'replay',
+  steps: {
+    s: { kind: 'once' },
+    x: { kind: 'memory.set', depends_on: 's', key: 'x', value: 'set', ...(onReplay ? { on_replay: onReplay } : {}) },
+    f: { kind: 'finish', depends_on: 'x', output: 'done' },
+  },
+});
+
+describe('on_replay after a crash (P-18)', () => {
+  const named = (life: Life, event: string) => life.events.filter((e) => e.event === event);
+  const afterKill = async (policy: string | undefined): Promise<Life> => {
+    const dir = `${tmp.dir}/replay-${policy ?? 'default'}`;
+    const first = live(dir, inFlight(policy), 'kill:step.running@x');
+    assert.equal(await Promise.race([first.exited, new Promise((r) => setTimeout(() => r('hung'), 15_000))]), null);
+    assert.equal(starts(first, 'x').length, 1, 'premise: x started in life 1');
+    const second = live(dir, inFlight(policy));
+    await Promise.race([second.exited, new Promise((r) => setTimeout(r, 15_000))]);
+    return second;
+  };
+
+  it('retry (default): restore.step.replay, x runs again as attempt 2, the run completes', async () => {
+    const second = await afterKill(undefined);
+    assert.deepEqual(
+      named(second, 'restore.step.replay').map((e) => [e.step, e.attempt]),
+      [['x', 1]],
+    );
+    assert.deepEqual(
+      starts(second, 'x').map((e) => e.attempt),
+      [2],
+    );
+    assert.deepEqual(
+      named(second, 'run.done').map((e) => e.status),
+      ['completed'],
+    );
+  });
+
+  it('skip: restore.step.skipped, x never runs again, the run completes', async () => {
+    const second = await afterKill('skip');
+    assert.deepEqual(
+      named(second, 'restore.step.skipped').map((e) => e.step),
+      ['x'],
+    );
+    assert.equal(starts(second, 'x').length, 0);
+    assert.deepEqual(
+      named(second, 'run.done').map((e) => e.status),
+      ['completed'],
+    );
+  });
+
+  it('fail: restore.step.failed, the run fails naming x and the policy', async () => {
+    const second = await afterKill('fail');
+    assert.deepEqual(
+      named(second, 'restore.step.failed').map((e) => e.step),
+      ['x'],
+    );
+    assert.equal(starts(second, 'x').length, 0);
+    const done = named(second, 'run.done');
+    assert.deepEqual(
+      done.map((e) => e.status),
+      ['failed'],
+    );
+    assert.match(
+      String(done[0]?.err),
+      /step "x" failed first: step was in flight when the process died and its on_replay policy is `fail`/,
     );
   });
 });

@@ -47,6 +47,8 @@ export async function openDesk(
     knowledge?: StepPorts['knowledge'];
     ports?: Partial<StepPorts>;
     fanOut?: number;
+    /** Leave the desk unopened (the caller opens it: a message sent while it restores). */
+    deferOpen?: boolean;
   } = {},
 ): Promise<DeskLife> {
   const store = new SqliteStore(dir);
@@ -69,7 +71,7 @@ export async function openDesk(
     configured: defs(...docs),
     onRunEnded: (run) => ended.push(run),
   });
-  await desk.open();
+  if (!opts.deferOpen) await desk.open();
   return {
     desk,
     store,

@@ -1,5 +1,6 @@
 // The `tool` step in real runs (producers reference §2.4, §2.8): agentd's own internal tools called for the run —
-// memory, message.send into another conversation (which starts a turn), workflow.run of a child run and its status.
+// memory, message.send into another conversation (which starts a turn), and workflow.status (a child run is
+// `kind: workflow`'s).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Playbook } from '../../doubles/scriptedModel.js';
@@ -17,7 +18,7 @@ const YAML = `workflows:
       put: {kind: tool, depends_on: s, name: memory.set, args: {key: colour, value: "{{run.workflow}}-blue"}}
       get: {kind: tool, depends_on: put, name: memory.get, args: {key: colour}}
       tell: {kind: tool, depends_on: get, name: message.send, args: {to: new, text: "colour is {{steps.get.output.value}}"}}
-      kid: {kind: tool, depends_on: tell, name: workflow.run, args: {name: child, inputs: {x: 41}, wait: true, timeout: 20}}
+      kid: {kind: workflow, depends_on: tell, name: child, inputs: {x: 41}}
       bad: {kind: tool, depends_on: kid, name: workflow.status, args: {run: 7}, on_error: continue}
       f:
         kind: finish
@@ -26,7 +27,7 @@ const YAML = `workflows:
 `;
 
 describe('tool steps in a real run', () => {
-  it("calls memory, message.send and workflow.* as the run; an invalid call fails the step with the tool's error", async () => {
+  it("calls memory, message.send and workflow.status as the run; an invalid call fails the step with the tool's error", async () => {
     const playbook: Playbook = { turns: [], match: [{ when_contains: 'colour is w-blue', content: 'noted' }] };
     const rig = await startRig(playbook, {}, { yaml: YAML });
     try {

@@ -103,6 +103,75 @@ describe('wait on: message / a2a.wait', () => {
   });
 });
 
+describe('a message wait in a run with no conversation', () => {
+  it('fails unless it names a conversation ("" for any): it never falls into taking every message', async () => {
+    const life = await openDesk(freshDir(), [
+      around({ kind: 'wait', on: 'message' }),
+      { ...around({ kind: 'a2a.wait' }), name: 'peer' },
+    ]);
+    try {
+      for (const workflow of ['w', 'peer']) {
+        const got = await life.desk.start({
+          workflow,
+          inputs: {},
+          startKey: workflow,
+          principal: null,
+          conversation: null,
+        });
+        assert.ok(got.ok);
+        const run = await settled(life, got.run.id);
+        assert.equal(run.status, 'failed');
+        const what = workflow === 'w' ? 'wait on: message' : 'a2a.wait';
+        assert.equal(
+          run.steps['x']?.error,
+          `${what}: the run has no conversation; name one with conversation ("" waits on any)`,
+        );
+      }
+      const msg = { principal: 'user:eve', role: 'user', contextId: 'c', conversation: 'c', key: 'm', payload: null };
+      assert.equal(await life.desk.takeMessage(msg), 0, 'no wait took a stranger’s message');
+    } finally {
+      await life.close();
+    }
+  });
+});
+
+describe('a message sent while the desk restores', () => {
+  it('reaches the restored run waiting for it (not a turn)', async () => {
+    const dir = freshDir();
+    const docs = [around({ kind: 'wait', on: 'message', conversation: 'ctx-r' })];
+    const life1 = await openDesk(dir, docs);
+    const got = await life1.desk.start({
+      workflow: 'w',
+      inputs: {},
+      startKey: 'k',
+      principal: null,
+      conversation: null,
+    });
+    assert.ok(got.ok);
+    await waitUntil(() => named(life1.events, 'wait.armed').length === 1, 5_000, 'the wait armed');
+    await life1.close();
+    const life2 = await openDesk(dir, docs, { deferOpen: true });
+    try {
+      const payload = { conversation: 'ctx-r', message: { text: 'early' }, principal: 'user:ann' };
+      const msg = { principal: 'user:ann', role: 'user', contextId: 'ctx-r', conversation: 'x', key: 'm', payload };
+      const taken = life2.desk.takeMessage(msg);
+      await life2.desk.open();
+      assert.equal(await taken, 1, 'held for the restored wait');
+      assert.deepEqual((await settled(life2, got.run.id)).output, payload);
+    } finally {
+      await life2.close();
+    }
+  });
+
+  it('is taken by none when the desk stops before it opened (nothing hangs)', async () => {
+    const life = await openDesk(freshDir(), [], { deferOpen: true });
+    const msg = { principal: 'u', role: 'user', contextId: 'c', conversation: 'c', key: 'm', payload: null };
+    const taken = life.desk.takeMessage(msg);
+    await life.close();
+    assert.equal(await taken, 0);
+  });
+});
+
 describe('load-time errors', () => {
   it('names the field of each malformed or misplaced value', () => {
     const at = 'workflow "w" step "x": ';

@@ -30,6 +30,9 @@ describe('tool step at load', () => {
     assert.deepEqual(errors({ name: 'sleep', args: { duration: 1 } }), [refused('"sleep"')]);
     assert.deepEqual(errors({ name: 'plan.create' }), [refused('"plan.create"')]);
     assert.deepEqual(errors({ name: '{{inputs.tool}}' }), [refused('"{{inputs.tool}}"')]);
+    assert.deepEqual(errors({ name: 'workflow.run', args: { name: 'w' } }), [
+      'workflow "w" step "x": tool.name "workflow.run" cannot run as a step: use kind: workflow (a child run of this run)',
+    ]);
     assert.deepEqual(errors({ name: 'memory.get', args: ['k'] }), [
       'workflow "w" step "x": tool.args must be a mapping',
     ]);
