@@ -361,7 +361,12 @@ export function visibleRows(state: TuiState): Row[] {
  */
 export function heldView(before: TuiState, after: TuiState): TuiState {
   if (before.scroll === 0 || after.scroll !== before.scroll) return after;
-  const grown = visibleRows(after).length - visibleRows(before).length;
+  // Counted after the last row shown before, not by length: at the row cap the oldest go as new ones come.
+  const shown = visibleRows(before);
+  const now = visibleRows(after);
+  const last = shown.at(-1)?.key;
+  const at = last === undefined ? -1 : now.findIndex((r) => r.key === last);
+  const grown = at < 0 ? now.length - shown.length : now.length - 1 - at;
   return grown > 0 ? { ...after, scroll: after.scroll + grown } : after;
 }
 

@@ -237,4 +237,14 @@ describe('heldView (interfaces §5 case 7)', () => {
     assert.equal(heldView(back, applyFeed(back, message(11, 'c2'))).scroll, 2, 'another view’s row moves nothing');
     assert.equal(heldView(base, applyFeed(base, message(12, 'c1'))).scroll, 0, 'following stays following');
   });
+
+  it('holds the view at the row cap too, where the oldest row goes as one arrives', () => {
+    let full = initialState('c1');
+    for (let seq = 1; seq <= 1_000; seq += 1) full = applyFeed(full, message(seq, 'c1'));
+    assert.equal(full.rows.length, 1_000, 'premise: the cap is reached');
+    const back = { ...full, scroll: 20 };
+    const next = applyFeed(back, message(1_001, 'c1'));
+    assert.equal(next.rows.length, 1_000, 'premise: the oldest row went');
+    assert.equal(heldView(back, next).scroll, 21, 'the view stays on the same rows');
+  });
 });
