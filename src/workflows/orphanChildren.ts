@@ -14,11 +14,12 @@ function syncStep(parent: Readonly<WorkflowRun>, step: string): boolean {
  * Why live run `child` must be cancelled now, or null when its parent still wants it: a cascading sync child whose
  * parent run ended or whose parent step no longer waits on it; any cascading child of a cancelled parent (the cancel
  * cascade of a `cancel_run`). A step still pending or running keeps its child: its replay finds it again by key.
+ * The desk asks at a parent's end; the restore asks again for the children whose cancel a kill lost.
  */
 export function orphanReason(child: Readonly<WorkflowRun>, parent: Readonly<WorkflowRun> | null): string | null {
   const link = child.parent;
   if (!link?.cascade || parent === null) return null;
-  if (parent.status === 'cancelled') return 'its parent run ended';
+  if (parent.status === 'cancelled') return 'parent run cancelled';
   if (!syncStep(parent, link.step)) return null;
   if (TERMINAL_RUN.has(parent.status)) return 'its parent run ended';
   const state = parent.steps[link.step];

@@ -6,7 +6,7 @@ import { after, describe, it } from 'node:test';
 import type { WorkflowRun } from '../../../src/domain/workflow.js';
 import { SqliteStore } from '../../../src/store/sqliteStore.js';
 import { waitUntil } from '../wait.js';
-import { around, type DeskLife, named, openDesk, SLOW, settled, tempStoreDir } from './deskRig.js';
+import { around, type DeskLife, named, openDesk, runToEnd, SLOW, settled, tempStoreDir } from './deskRig.js';
 
 const tmp = tempStoreDir();
 after(() => tmp.remove());
@@ -104,6 +104,30 @@ describe('restore cancels child runs their parent no longer wants', () => {
       assert.deepEqual([ended.status, ended.error], ['cancelled', 'its parent run ended']);
     } finally {
       await second.close();
+    }
+  });
+
+  it('in one life: a parent that fails while its sync child runs cancels the child', async () => {
+    const failing = {
+      name: 'p',
+      steps: {
+        s: { kind: 'manual' },
+        c: { kind: 'workflow', depends_on: 's', name: 'slow' },
+        nap: { kind: 'sleep', depends_on: 's', duration: '300ms' },
+        boom: { kind: 'fail', depends_on: 'nap' },
+        f: { kind: 'finish', depends_on: ['c', 'boom'] },
+      },
+    };
+    const life = await openDesk(freshDir(), [SLOW, failing]);
+    try {
+      const parent = await runToEnd(life, 'p', `k${++n}`);
+      assert.equal(parent.status, 'failed');
+      const child = await childOf(life);
+      assert.ok(child, 'premise: the child started before the parent failed');
+      const ended = await settled(life, child.id);
+      assert.deepEqual([ended.status, ended.error], ['cancelled', 'its parent run ended']);
+    } finally {
+      await life.close();
     }
   });
 });
