@@ -67,6 +67,7 @@ a2a.send / a2a.delegate :: an \`a2a.send\` / \`a2a.delegate\` step's message rea
 audit.emit :: an \`emit\` step's \`audit\` value :: run, step, audit
 restore.runs :: unfinished runs were found at start and resumed :: runs
 restore.timer.repaired :: at start, a timer that should have been stored was not (its row deleted between lives): a run's timed wait (\`wait\`: sleep, retry_backoff, deadline) is armed again at its stored due time; a schedule is armed again from now (occurrences missed meanwhile are not caught up) (warn) :: run?, workflow?, step?, wait, due_ms?, trigger?, next_ms?
+restore.child.cancelled :: at start, a live child run its parent no longer wants was cancelled (warn): a cascading sync child whose parent step stopped waiting on it (a lost \`race\` branch) or whose parent run ended, or any cascading child of a cancelled parent — the cancel the last life made in memory was lost with it :: run, parent, step, reason
 restore.step.replay / restore.step.skipped / restore.step.failed :: at restore, a step that was running is run again / ended as skipped / failed (by its kind's replay rule) :: run, step, kind
 `,
 );

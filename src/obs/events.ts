@@ -207,6 +207,7 @@ export const EVENT_NAMES = [
   'restore.step.failed',
   'restore.runs',
   'restore.timer.repaired',
+  'restore.child.cancelled',
   'loop.paused',
   'loop.resumed',
   // durable timers, schedules and webhooks (producers reference §3.4, §3.7, §3.8, §3.10)

@@ -10,6 +10,7 @@ import { stepDefAt } from './nesting.js';
 import { advanceNest } from './nestMoves.js';
 import { ENGINE_STOPPED, type StepPorts, type StepResult } from './nodeKind.js';
 import { nodeKind } from './nodeKinds.js';
+import { findOrphans } from './orphanChildren.js';
 import {
   applyResult,
   beginStep,
@@ -98,9 +99,20 @@ export class RunEngine {
       this.#log(run, events);
       if (events.length > 0) await this.#save(run);
       await this.#timers.repairAtRestore(run);
-      this.#adopt(run);
     }
+    const orphans = await findOrphans(runs, (id) => this.deps.store.workflows.getRun(id));
+    for (const run of runs) if (!orphans.has(run.id)) this.#adopt(run);
     this.#timers.restored();
+    // Cancelled once the rest are live: the cancel cascades to their own children (the desk's run end).
+    for (const run of runs) {
+      const reason = orphans.get(run.id);
+      if (reason === undefined) continue;
+      const { step, run: parent } = run.parent ?? {};
+      this.deps.log.warn('restore.child.cancelled', { run: run.id, parent, step, reason });
+      this.#live.set(run.id, run);
+      this.#cancels.set(run.id, new AbortController());
+      await this.cancel(run.id, reason);
+    }
     return runs.length;
   }
 

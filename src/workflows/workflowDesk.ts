@@ -10,6 +10,7 @@ import { loadWorkflow } from './definitions.js';
 import { messageTakers, signalWaiters } from './kinds/waitOns.js';
 import type { StepPorts, StepRunPorts, StepRunStart } from './nodeKind.js';
 import { isStartKind } from './nodeKinds.js';
+import { orphanReason } from './orphanChildren.js';
 import { RunEngine } from './runEngine.js';
 import { planStart, type StartOutcome, type StartRequest } from './runStart.js';
 import { newRun } from './runState.js';
@@ -367,11 +368,11 @@ export class WorkflowDesk {
   }
 
   #ended(run: Readonly<WorkflowRun>): void {
-    // A cancelled parent cancels its live children unless they asked not to (reference §2.10 cancel_run).
-    if (run.status === 'cancelled')
-      for (const child of this.engine.live())
-        if (child.parent?.run === run.id && child.parent.cascade)
-          void this.engine.cancel(child.id, 'parent run cancelled');
+    // An ended parent cancels the live children it no longer wants (orphanChildren.ts; reference §2.10 cancel_run).
+    for (const child of this.engine.live()) {
+      const reason = child.parent?.run === run.id ? orphanReason(child, run) : null;
+      if (reason !== null) void this.engine.cancel(child.id, reason);
+    }
     const waiters = this.#waiters.get(run.id);
     this.#waiters.delete(run.id);
     for (const waiter of waiters ?? []) waiter(run);

@@ -112,3 +112,13 @@ export async function runToEnd(life: DeskLife, workflow = 'w', key = 'k', ms = 1
   if (!got.ok) throw new Error(got.error);
   return settled(life, got.run.id, ms);
 }
+
+/** A child workflow that waits far longer than any test. */
+export const SLOW = {
+  name: 'slow',
+  steps: {
+    s: { kind: 'manual' },
+    w: { kind: 'wait', depends_on: 's', on: 'deadline', timeout: '60s' },
+    f: { kind: 'finish', depends_on: 'w' },
+  },
+};

@@ -4,22 +4,12 @@ import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { loadWorkflow } from '../../../src/workflows/definitions.js';
 import { waitUntil } from '../wait.js';
-import { around, type DeskLife, named, openDesk, runToEnd, tempStoreDir } from './deskRig.js';
+import { around, type DeskLife, named, openDesk, runToEnd, SLOW, tempStoreDir } from './deskRig.js';
 
 const tmp = tempStoreDir();
 after(() => tmp.remove());
 let n = 0;
 const freshDir = (): string => `${tmp.dir}/life-${++n}`;
-
-/** A child workflow that waits far longer than any test. */
-const SLOW = {
-  name: 'slow',
-  steps: {
-    s: { kind: 'manual' },
-    w: { kind: 'wait', depends_on: 's', on: 'deadline', timeout: '60s' },
-    f: { kind: 'finish', depends_on: 'w' },
-  },
-};
 
 const start = (life: DeskLife, workflow = 'w') => runToEnd(life, workflow, `k${++n}`);
 
