@@ -80,3 +80,12 @@ export function sparePreloads(intel: ModelConnections, mcpServers: number, maxTu
   const tls = connections.some((c) => c.dialect === 'bedrock' || c.endpoints.some((e) => !e.startsWith('http://')));
   return [...(maxTurns <= 1 ? ['turn'] : []), ...(mcpServers > 0 ? ['mcp'] : []), ...(tls ? ['tls'] : [])];
 }
+
+/**
+ * What a spare past the base (`agent.warm_workers`) preloads: it answers a peak of parallel demand and will run a
+ * turn soon, so it imports a turn's modules while it waits too; the base spares of an idle daemon stay lean.
+ */
+export function demandPreload(preload: string | undefined): string {
+  const wanted = (preload ?? '').split(',').filter((p) => p !== '');
+  return wanted.includes('turn') ? wanted.join(',') : ['turn', ...wanted].join(',');
+}

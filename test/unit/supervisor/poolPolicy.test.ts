@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {
   afterTurn,
+  demandPreload,
   holdsStaleMcp,
   mayReuse,
   nextPeak,
@@ -99,5 +100,14 @@ describe('sparePreloads', () => {
     assert.deepEqual(sparePreloads(plain, 0, 1), ['turn']);
     assert.deepEqual(sparePreloads(plain, 1, 1), ['turn', 'mcp']);
     assert.deepEqual(sparePreloads(plain, 0, 2), []);
+  });
+});
+
+describe('demandPreload', () => {
+  it('adds the turn preload to what the base spares load, once', () => {
+    assert.equal(demandPreload(undefined), 'turn');
+    assert.equal(demandPreload(''), 'turn');
+    assert.equal(demandPreload('mcp,tls'), 'turn,mcp,tls');
+    assert.equal(demandPreload('turn,mcp'), 'turn,mcp');
   });
 });
