@@ -31,8 +31,14 @@ export function leanOwnHeapFlag(
   env: Readonly<Record<string, string | undefined>>,
   execArgv: readonly string[],
 ): string | null {
-  if (SIZED.test(`${env.NODE_OPTIONS ?? ''} ${execArgv.join(' ')}`)) return null;
-  return '--semi-space-growth-factor=1';
+  return unlessChosen(SIZED, '--semi-space-growth-factor=1', env, execArgv);
+}
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+/** `flag`, or null when NODE_OPTIONS or node's own flags already say what `chosen` matches. */
+function unlessChosen(chosen: RegExp, flag: string, env: Env, execArgv: readonly string[]): string | null {
+  return chosen.test(`${env.NODE_OPTIONS ?? ''} ${execArgv.join(' ')}`) ? null : flag;
 }
 
 /** The operator chose about V8's optimizing compiler (`node --opt …`, `--turbofan`, `--no-opt`, …). */
@@ -43,10 +49,6 @@ const OPTIMIZER = /--(no-)?(opt|turbofan|maglev|always-opt)\b/;
  * Sparkplug's baseline code run the supervisor. Null when node's own flags or NODE_OPTIONS name the optimizer
  * (`node --opt dist/src/cli/main.js` keeps it). Workers keep TurboFan: they run a turn's hot path.
  */
-export function leanOwnCodeFlag(
-  env: Readonly<Record<string, string | undefined>>,
-  execArgv: readonly string[],
-): string | null {
-  if (OPTIMIZER.test(`${env.NODE_OPTIONS ?? ''} ${execArgv.join(' ')}`)) return null;
-  return '--no-opt';
+export function leanOwnCodeFlag(env: Env, execArgv: readonly string[]): string | null {
+  return unlessChosen(OPTIMIZER, '--no-opt', env, execArgv);
 }
