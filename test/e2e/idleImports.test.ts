@@ -143,11 +143,13 @@ describe('an idle daemon', { timeout: 60_000 }, () => {
       const pid = d.child.pid as number;
       await waitUntil(() => childrenOf(pid, 'worker/main').length > 0, 20_000, 'the spare starts');
       const spare = childrenOf(pid, 'worker/main')[0] as number;
-      // The spare imports the turn half after its own start: list its modules again until it shows (or time out).
+      // The spare imports the turn half after its own start (a module is listed as it loads, before its imports):
+      // list its modules again until all of it shows (or time out).
       const until = Date.now() + 20_000;
       for (;;) {
         const loaded = await loadedBy(spare, dir);
-        if (loaded.modules.some((m) => TURN_HALF[0]?.test(m)) || Date.now() > until) return loaded;
+        const all = TURN_HALF.every((re) => loaded.modules.some((m) => re.test(m)));
+        if (all || Date.now() > until) return loaded;
         rmSync(join(dir, `cjs-${spare}.txt`));
         await new Promise((r) => setTimeout(r, 100));
       }
