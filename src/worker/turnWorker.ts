@@ -132,7 +132,7 @@ function checkPermission(channel: ControlChannel): CheckPermission {
   };
 }
 
-/** The process's mutable state; `channel` is set once, right after creation. */
+/** The turn half's mutable state; `channel` is the entry's, given at creation. */
 interface Worker {
   phase: Phase;
   log: Logger;
