@@ -1,7 +1,7 @@
 // Idle memory of a daemon (issue 14 target: ≤ 100 MB with one spare): the built `agentd` with an A2A listener,
-// SQLite store and the default one spare worker, measured once started and again after one turn. Prints RSS, PSS
-// and USS summed over the process tree and per process (bench/processTree.ts says what each counts). Prints
-// figures; asserts nothing.
+// SQLite store and the default one spare worker, measured once started and again after two turns (with each turn's
+// time: the first runs on the spare, the second on it reused). Prints RSS, PSS and USS summed over the process tree
+// and per process (bench/processTree.ts says what each counts). Prints figures; asserts nothing.
 import { startScriptedModel } from '../test/doubles/scriptedModel.js';
 import { send, startDaemon } from '../test/e2e/daemon.js';
 import { tempStateDir } from '../test/e2e/harness.js';
@@ -26,7 +26,7 @@ function report(label: string, root: number): void {
   }
 }
 
-const model = await startScriptedModel({ turns: [{ content: 'ok' }] });
+const model = await startScriptedModel({ turns: [{ content: 'ok' }, { content: 'ok' }] });
 const yaml = `a2a:\n  listen: http://127.0.0.1:0\nintelligence:\n  endpoints: ${model.url}\n`;
 // NODE_OPTIONS reaches the daemon (and its workers) as an operator would set it, e.g. to compare heap flags.
 const nodeOptions: Record<string, string> = process.env.NODE_OPTIONS ? { NODE_OPTIONS: process.env.NODE_OPTIONS } : {};
@@ -41,9 +41,16 @@ try {
   await pause(SETTLE_MS);
   report('started, one spare', pid);
   const client = await clientFor(daemon.url);
+  const began = performance.now();
   await within(client.sendMessage(send('hello')), 30_000, 'one turn');
+  const firstMs = performance.now() - began;
+  const secondAt = performance.now();
+  await within(client.sendMessage(send('hello again')), 30_000, 'a second turn');
+  const secondMs = performance.now() - secondAt;
   await pause(SETTLE_MS);
-  report('after one turn', pid);
+  report('after two turns', pid);
+  // The first turn runs on the spare (which imports a turn's modules then), the second on the same worker, reused.
+  console.log(`first turn ${firstMs.toFixed(1)} ms, second ${secondMs.toFixed(1)} ms (A2A message to answer)`);
   console.log(
     'RSS sums count a page daemon and worker share (the node binary) in each; PSS splits shared pages among every\n' +
       'process mapping them (other node processes on this machine included); USS is what each process alone holds;\n' +

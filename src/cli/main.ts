@@ -1,11 +1,12 @@
 #!/usr/bin/env node
 // The `agentd` binary: runs the CLI, writes the reply to stdout, and is the only place the process exits. It caps
-// its young generation before anything else loads (runtime/leanHeap.ts): module loading is what grows it.
+// its young generation and turns V8's optimizing compiler off before anything else loads (runtime/leanHeap.ts):
+// module loading is what grows the one and first runs the other.
 import { setFlagsFromString } from 'node:v8';
-import { leanOwnHeapFlag } from '../runtime/leanHeap.js';
+import { leanOwnCodeFlag, leanOwnHeapFlag } from '../runtime/leanHeap.js';
 
-const leanFlag = leanOwnHeapFlag(process.env, process.execArgv);
-if (leanFlag !== null) setFlagsFromString(leanFlag);
+for (const flag of [leanOwnHeapFlag(process.env, process.execArgv), leanOwnCodeFlag(process.env, process.execArgv)])
+  if (flag !== null) setFlagsFromString(flag);
 
 const [{ redact }, { EXIT }, { runCli }] = await Promise.all([
   import('../obs/log.js'),

@@ -3,7 +3,9 @@
 // idle daemon or spare worker then holds for nothing; with 1 MB a scavenge runs more often and costs less. The
 // `agentd` bin, started by the operator, gets the same at run time (`leanOwnHeapFlag`): V8 reads
 // `--max-semi-space-size` only when the heap is made, but `--semi-space-growth-factor` at each growth, so a factor
-// of 1 keeps the young generation at its initial 1 MB semi-space. Pure: reads the environment it is given.
+// of 1 keeps the young generation at its initial 1 MB semi-space. The bin also goes without V8's optimizing
+// compiler (`leanOwnCodeFlag`): the supervisor's own JavaScript is glue around JSON, SQLite and the pipes, and
+// TurboFan's code and zones are ≈ 5 MB of an idle daemon's RSS (issue 14). Pure: reads the environment it is given.
 
 /** The young generation's cap, in MB per semi-space. */
 export const LEAN_SEMI_SPACE_MB = 1;
@@ -29,6 +31,24 @@ export function leanOwnHeapFlag(
   env: Readonly<Record<string, string | undefined>>,
   execArgv: readonly string[],
 ): string | null {
-  if (SIZED.test(`${env.NODE_OPTIONS ?? ''} ${execArgv.join(' ')}`)) return null;
-  return '--semi-space-growth-factor=1';
+  return unlessChosen(SIZED, '--semi-space-growth-factor=1', env, execArgv);
+}
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+/** `flag`, or null when NODE_OPTIONS or node's own flags already say what `chosen` matches. */
+function unlessChosen(chosen: RegExp, flag: string, env: Env, execArgv: readonly string[]): string | null {
+  return chosen.test(`${env.NODE_OPTIONS ?? ''} ${execArgv.join(' ')}`) ? null : flag;
+}
+
+/** The operator chose about V8's optimizing compiler (`node --opt …`, `--turbofan`, `--no-opt`, …). */
+const OPTIMIZER = /--(no-)?(opt|turbofan|maglev|always-opt)\b/;
+
+/**
+ * The V8 flag the `agentd` bin sets on itself at start: no optimizing compiler (TurboFan); the interpreter and
+ * Sparkplug's baseline code run the supervisor. Null when node's own flags or NODE_OPTIONS name the optimizer
+ * (`node --opt dist/src/cli/main.js` keeps it). Workers keep TurboFan: they run a turn's hot path.
+ */
+export function leanOwnCodeFlag(env: Env, execArgv: readonly string[]): string | null {
+  return unlessChosen(OPTIMIZER, '--no-opt', env, execArgv);
 }

@@ -68,13 +68,24 @@ export interface ModelConnections {
 }
 
 /**
- * What a spare imports while it waits (`AGENTD_WORKER_PRELOAD`, comma-separated): `mcp` (the MCP client) when MCP
+ * What a spare imports while it waits (`AGENTD_WORKER_PRELOAD`, comma-separated). A spare holds only its frame pipe
+ * and imports a turn's modules at its first turn (worker/main.ts), which a reused worker pays once; `turn` when
+ * every turn gets a fresh worker (`worker_max_turns: 1`), so no turn waits for them. `mcp` (the MCP client) when MCP
  * servers are configured, `tls` (node:https) when a model connection may be https (an https endpoint, or Bedrock,
  * whose endpoint is https whatever is declared), so the first model call does not wait for it; a config of plain
  * http connections (a local model) leaves TLS out of its spares.
  */
-export function sparePreloads(intel: ModelConnections, mcpServers: number): string[] {
+export function sparePreloads(intel: ModelConnections, mcpServers: number, maxTurns: number): string[] {
   const connections = [intel, ...Object.values(intel.providers)];
   const tls = connections.some((c) => c.dialect === 'bedrock' || c.endpoints.some((e) => !e.startsWith('http://')));
-  return [...(mcpServers > 0 ? ['mcp'] : []), ...(tls ? ['tls'] : [])];
+  return [...(maxTurns <= 1 ? ['turn'] : []), ...(mcpServers > 0 ? ['mcp'] : []), ...(tls ? ['tls'] : [])];
+}
+
+/**
+ * What a spare past the base (`agent.warm_workers`) preloads: it answers a peak of parallel demand and will run a
+ * turn soon, so it imports a turn's modules while it waits too; the base spares of an idle daemon stay lean.
+ */
+export function demandPreload(preload: string | undefined): string {
+  const wanted = (preload ?? '').split(',').filter((p) => p !== '');
+  return wanted.includes('turn') ? wanted.join(',') : ['turn', ...wanted].join(',');
 }

@@ -213,9 +213,13 @@ export function timerService(store: Store, log: Logger, now: () => number): Time
   return timers;
 }
 
-/** Spare workers; they import what the config's turns will need while they wait (sparePreloads). */
+/**
+ * Spare workers; they import what the config's turns will need while they wait (sparePreloads, decided at start: a
+ * reload that changes `worker_max_turns` changes what later spares hold only at the next start).
+ */
 export function workerPool(opts: SupervisorOptions, log: Logger, now: () => number): WorkerPool {
-  const wanted = sparePreloads(opts.config.intelligence, Object.keys(opts.config.mcp.servers).length);
+  const { intelligence, mcp, agent } = opts.config;
+  const wanted = sparePreloads(intelligence, Object.keys(mcp.servers).length, agent.worker_max_turns);
   const preload = wanted.length > 0 ? { AGENTD_WORKER_PRELOAD: wanted.join(',') } : {};
   const spares = opts.warmWorkers ?? opts.config.agent.warm_workers;
   const env = { ...process.env, ...preload };

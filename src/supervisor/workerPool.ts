@@ -15,6 +15,7 @@ import {
   type AfterTurn,
   afterTurn,
   type DemandPeak,
+  demandPreload,
   holdsStaleMcp,
   mayReuse,
   nextPeak,
@@ -177,7 +178,8 @@ export class WorkerPool {
     try {
       while (this.spares.length < target) {
         // A spare that dies before it is used is skipped by `take` and dropped here.
-        this.spares.push(this.track(new WorkerHandle(this.entry, null, this.spareEnv, this.watch.now)));
+        const env = this.spares.length < this.size ? this.spareEnv : this.demandEnv();
+        this.spares.push(this.track(new WorkerHandle(this.entry, null, env, this.watch.now)));
       }
       this.spawnFailures = 0;
     } catch (err) {
@@ -208,6 +210,12 @@ export class WorkerPool {
       }
     }
     if (replaced) this.fill();
+  }
+
+  /** The environment of a spare past the base: it preloads a turn's modules (poolPolicy.ts demandPreload). */
+  private demandEnv(): NodeJS.ProcessEnv {
+    const env = this.spareEnv ?? process.env;
+    return { ...env, AGENTD_WORKER_PRELOAD: demandPreload(env.AGENTD_WORKER_PRELOAD) };
   }
 
   /** Stops `extra` spares, the longest idle first (a fresh spare idles since its spawn, a reused one since its turn). */

@@ -22,6 +22,12 @@ const LAZY = [/node_modules\/pg\//, /node_modules\/@bufbuild\/cel\//, /node_modu
 const A2A_SDK = [/@a2a-js\/sdk\/dist\/(index|server\/index|client\/index)\.js/, /node_modules\/jose\//];
 /** node's own modules a worker goes without until it needs them: TLS (an https model call) and crypto (the MCP journal). */
 const SPARE_LAZY = ['https', 'tls', 'crypto'];
+/** A worker's turn half (worker/turnWorker.ts and what only it imports), which a spare loads at its first turn. */
+const TURN_HALF = [
+  /\/dist\/src\/worker\/turnWorker\.js$/,
+  /\/dist\/src\/worker\/roundLoop\.js$/,
+  /\/dist\/src\/intel\/modelClient\.js$/,
+];
 
 const lines = (file: string): string[] => readFileSync(file, 'utf8').split('\n').filter(Boolean);
 
@@ -105,6 +111,50 @@ describe('an idle daemon', { timeout: 60_000 }, () => {
         w.builtins.filter((m) => SPARE_LAZY.includes(m)),
         [],
       );
+  });
+
+  it('has a spare that holds only its frame pipe until its first turn, which loads the turn half', async () => {
+    const model = await startScriptedModel({ turns: [{ content: 'ok' }] });
+    const { spare, served } = await withDaemon(
+      '',
+      async (d, dir) => {
+        const pid = d.child.pid as number;
+        await waitUntil(() => childrenOf(pid, 'worker/main').length > 0, 20_000, 'the spare starts');
+        const first = childrenOf(pid, 'worker/main')[0] as number;
+        const waiting = await loadedBy(first, dir);
+        rmSync(join(dir, `cjs-${first}.txt`));
+        const client = await clientFor(d.url);
+        await within(client.sendMessage(send('hello')), 30_000, 'one turn');
+        return { spare: waiting, served: await loadedBy(first, dir) };
+      },
+      model.url,
+    ).finally(() => model.close());
+    const turnHalf = (m: string): boolean => TURN_HALF.some((re) => re.test(m));
+    assert.deepEqual(spare.modules.filter(turnHalf), []);
+    assert.deepEqual(
+      spare.builtins.filter((m) => m === 'http'),
+      [],
+    );
+    assert.equal(served.modules.filter(turnHalf).length, TURN_HALF.length, 'the worker that served the turn');
+  });
+
+  it('has a spare that loads the turn half while it waits when every turn gets a fresh worker', async () => {
+    const { modules } = await withDaemon('agent:\n  worker_max_turns: 1\n', async (d, dir) => {
+      const pid = d.child.pid as number;
+      await waitUntil(() => childrenOf(pid, 'worker/main').length > 0, 20_000, 'the spare starts');
+      const spare = childrenOf(pid, 'worker/main')[0] as number;
+      // The spare imports the turn half after its own start (a module is listed as it loads, before its imports):
+      // list its modules again until all of it shows (or time out).
+      const until = Date.now() + 20_000;
+      for (;;) {
+        const loaded = await loadedBy(spare, dir);
+        const all = TURN_HALF.every((re) => loaded.modules.some((m) => re.test(m)));
+        if (all || Date.now() > until) return loaded;
+        rmSync(join(dir, `cjs-${spare}.txt`));
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    });
+    assert.equal(modules.filter((m) => TURN_HALF.some((re) => re.test(m))).length, TURN_HALF.length);
   });
 
   it('has a spare that loads TLS while it waits when a model endpoint is https', async () => {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { describe, it } from 'node:test';
-import { leanHeapArgs, leanOwnHeapFlag } from '../../../src/runtime/leanHeap.js';
+import { leanHeapArgs, leanOwnCodeFlag, leanOwnHeapFlag } from '../../../src/runtime/leanHeap.js';
 
 describe('leanHeapArgs', () => {
   it('caps the young generation of a process agentd spawns', () => {
@@ -51,5 +51,30 @@ describe('leanOwnHeapFlag', () => {
     // Premise: without the flag the same work grows the new space past it.
     assert.ok(Number(lean.stdout) < Number(plain.stdout), `${lean.stdout} < ${plain.stdout}`);
     assert.ok(Number(lean.stdout) <= 2 * 1_048_576 * 2, `${lean.stdout}: at most two 1 MB semi-spaces (and slack)`);
+  });
+});
+
+describe('leanOwnCodeFlag', () => {
+  it("turns the bin's optimizing compiler off unless node's flags or NODE_OPTIONS name it", () => {
+    assert.equal(leanOwnCodeFlag({}, []), '--no-opt');
+    assert.equal(leanOwnCodeFlag({}, ['--max-semi-space-size=1']), '--no-opt');
+    assert.equal(leanOwnCodeFlag({}, ['--opt']), null);
+    assert.equal(leanOwnCodeFlag({}, ['--turbofan']), null);
+    assert.equal(leanOwnCodeFlag({ NODE_OPTIONS: '--no-opt' }, []), null);
+    assert.equal(leanOwnCodeFlag({ NODE_OPTIONS: '--enable-source-maps' }, ['--optimize-for-size']), '--no-opt');
+  });
+
+  it('keeps a hot function from being optimized when set at run time', () => {
+    const flag = leanOwnCodeFlag({}, []) as string;
+    // V8's optimization status: bit 16 is "optimized" (TurboFan).
+    const work =
+      'function f(x){return x*2+1};let s=0;for(let i=0;i<3e6;i++)s+=f(i);console.log(%GetOptimizationStatus(f))';
+    const at = (pre: string) =>
+      spawnSync(process.execPath, ['--allow-natives-syntax', '-e', pre + work], { encoding: 'utf8', env: {} });
+    const lean = at(`require('v8').setFlagsFromString(${JSON.stringify(flag)});`);
+    assert.equal(lean.status, 0, lean.stderr);
+    const plain = at('');
+    assert.equal(Number(plain.stdout) & 16, 16, `premise: the loop optimizes f without the flag (${plain.stdout})`);
+    assert.equal(Number(lean.stdout) & 16, 0, `status ${lean.stdout}`);
   });
 });

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {
   afterTurn,
+  demandPreload,
   holdsStaleMcp,
   mayReuse,
   nextPeak,
@@ -74,22 +75,39 @@ describe('spareTarget', () => {
 });
 
 describe('sparePreloads', () => {
+  /** A `worker_max_turns` that reuses workers. */
+  const REUSED = 100;
   const plain = { endpoints: ['http://127.0.0.1:11434/v1'], dialect: 'openai', providers: {} };
 
   it('leaves TLS out of spares when every model connection is plain http', () => {
-    assert.deepEqual(sparePreloads(plain, 0), []);
-    assert.deepEqual(sparePreloads({ ...plain, endpoints: [] }, 0), []);
+    assert.deepEqual(sparePreloads(plain, 0, REUSED), []);
+    assert.deepEqual(sparePreloads({ ...plain, endpoints: [] }, 0, REUSED), []);
   });
 
   it('preloads TLS for an https endpoint, a provider’s included, and for Bedrock', () => {
-    assert.deepEqual(sparePreloads({ ...plain, endpoints: ['https://api.openai.com/v1'] }, 0), ['tls']);
+    assert.deepEqual(sparePreloads({ ...plain, endpoints: ['https://api.openai.com/v1'] }, 0, REUSED), ['tls']);
     const provider = { endpoints: ['https://api.anthropic.com'], dialect: 'anthropic' };
-    assert.deepEqual(sparePreloads({ ...plain, providers: { a: provider } }, 0), ['tls']);
-    assert.deepEqual(sparePreloads({ ...plain, endpoints: [], dialect: 'bedrock' }, 0), ['tls']);
+    assert.deepEqual(sparePreloads({ ...plain, providers: { a: provider } }, 0, REUSED), ['tls']);
+    assert.deepEqual(sparePreloads({ ...plain, endpoints: [], dialect: 'bedrock' }, 0, REUSED), ['tls']);
   });
 
   it('preloads the MCP client when MCP servers are configured', () => {
-    assert.deepEqual(sparePreloads(plain, 2), ['mcp']);
-    assert.deepEqual(sparePreloads({ ...plain, endpoints: ['https://x.example/v1'] }, 1), ['mcp', 'tls']);
+    assert.deepEqual(sparePreloads(plain, 2, REUSED), ['mcp']);
+    assert.deepEqual(sparePreloads({ ...plain, endpoints: ['https://x.example/v1'] }, 1, REUSED), ['mcp', 'tls']);
+  });
+
+  it('preloads a turn’s modules only when every turn gets a fresh worker (worker_max_turns: 1)', () => {
+    assert.deepEqual(sparePreloads(plain, 0, 1), ['turn']);
+    assert.deepEqual(sparePreloads(plain, 1, 1), ['turn', 'mcp']);
+    assert.deepEqual(sparePreloads(plain, 0, 2), []);
+  });
+});
+
+describe('demandPreload', () => {
+  it('adds the turn preload to what the base spares load, once', () => {
+    assert.equal(demandPreload(undefined), 'turn');
+    assert.equal(demandPreload(''), 'turn');
+    assert.equal(demandPreload('mcp,tls'), 'turn,mcp,tls');
+    assert.equal(demandPreload('turn,mcp'), 'turn,mcp');
   });
 });

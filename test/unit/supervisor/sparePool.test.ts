@@ -2,6 +2,7 @@
 // and a clock the test moves: a ping unanswered for a whole interval while the supervisor ran normally retires the
 // spare; one the supervisor could not read because its own loop stalled does not.
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { after, describe, it } from 'node:test';
 import type { WorkerCallbacks, WorkerHandle } from '../../../src/supervisor/workerHandle.js';
 import { type SpareWatch, WorkerPool } from '../../../src/supervisor/workerPool.js';
@@ -96,6 +97,14 @@ describe('WorkerPool.fill when a spawn throws', () => {
   });
 });
 
+/** A watch whose limits never judge a spare in these tests. */
+const UNWATCHED_LONG: SpareWatch = {
+  now: () => 1_000,
+  limits: { pongTimeoutMs: 600_000, progressTimeoutMs: 600_000 },
+  answerWithinMs: 600_000,
+  onUnhealthy: () => {},
+};
+
 describe('WorkerPool.check after a demand peak lapsed', () => {
   it('stops the longest idle spares first, fresh or reused', () => {
     const clock = { t: 1_000 };
@@ -127,5 +136,32 @@ describe('WorkerPool.check after a demand peak lapsed', () => {
     clock.t = 40_000;
     p.check(clock.t);
     assert.deepEqual(p.sparePids, [freshest]);
+  });
+});
+
+/** The AGENTD_WORKER_PRELOAD a live process was started with (Linux /proc). */
+function preloadOf(pid: number): string | undefined {
+  const env = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
+  return env.find((e) => e.startsWith('AGENTD_WORKER_PRELOAD='))?.slice('AGENTD_WORKER_PRELOAD='.length);
+}
+
+describe('WorkerPool spares past the base', () => {
+  it('start with a turn preload when demand calls for them; the base spare does not', () => {
+    const env = { ...process.env, AGENTD_WORKER_PRELOAD: 'tls' };
+    const p = new WorkerPool(SILENT, 1, env, UNWATCHED_LONG, {
+      maxDemand: 3,
+      reuse: { maxTurns: 10, maxRssBytes: Number.POSITIVE_INFINITY },
+    });
+    pools.push(p);
+    p.fill();
+    const [base] = p.sparePids;
+    p.noteDemand(3);
+    p.noteDemand(0);
+    p.fill();
+    assert.equal(p.sparePids.length, 3, 'premise: the demand peak called for two more spares');
+    assert.deepEqual(
+      p.sparePids.map((pid) => (pid === base ? `base ${preloadOf(pid)}` : preloadOf(pid))),
+      ['base tls', 'turn,tls', 'turn,tls'],
+    );
   });
 });
