@@ -1,7 +1,7 @@
 // What one node kind is (producers reference §2.4, §2.8): its fields, its doc text and its behaviour, defined once.
 // The registry (nodeKinds.ts) lists them; validation, execution and docs/reference/workflow-nodes.md read it.
 import type { StepTurnOptions } from '../domain/inbox.js';
-import type { StepDef, StepWait, WorkflowRun } from '../domain/workflow.js';
+import type { RunParent, StepDef, StepWait, WorkflowRun } from '../domain/workflow.js';
 import type { MemoryPort } from '../store/store.js';
 
 export type KindCategory = 'start' | 'control' | 'data' | 'integration' | 'intelligence';
@@ -163,7 +163,7 @@ export interface StepRunStart {
   key: string;
   principal: string | null;
   conversation: string | null;
-  parent: { run: string; step: string; cascade: boolean };
+  parent: RunParent;
   /** A hash prefix the definition must have (`version`). */
   version?: string;
   deadlineMs: number | null;
@@ -214,6 +214,8 @@ export type StepSubagentEnd =
   | { ok: false; error: string };
 
 export interface StepTurnRequest {
+  /** The run whose step asks: the turn's spend counts against its `limits.tokens`. */
+  run: string;
   conversation: string;
   text: string;
   principal: string | null;

@@ -35,7 +35,10 @@ function stepTurn(ctx: ProducerContext): (req: StepTurnRequest) => Promise<StepT
     });
     // Listening before the accept: a fast turn cannot fold between the two.
     const unsubscribe = ctx.turns.onCommitted((turn) => {
-      if (turn.event.dedupe_key === req.key) settle(endOf(turn.outcome, turn.result));
+      if (turn.event.dedupe_key !== req.key) return;
+      // Charged before the step's end is applied: a run past its limits.tokens fails with the cap's error.
+      if (turn.result) ctx.ports.port('run_spent')?.(req.run, turn.result.usage);
+      settle(endOf(turn.outcome, turn.result));
     });
     let eventId: string | null = null;
     const onAbort = (): void => {

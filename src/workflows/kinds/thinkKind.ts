@@ -102,6 +102,7 @@ export async function runThinkAsk(ctx: StepContext, ask: ThinkAsk): Promise<Step
   let miss = '';
   for (let n = 0; n <= ask.retries; n++) {
     const end = await turn({
+      run: ctx.run.id,
       conversation: `wf-${ctx.run.id}-${ctx.step.id}-${attempt}`,
       text,
       principal: ctx.run.principal,

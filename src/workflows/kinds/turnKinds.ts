@@ -53,8 +53,15 @@ function agentFieldProblems(fields: Readonly<Record<string, unknown>>): string[]
   return problems;
 }
 
-/** The step's own turn settings, or none when it sets none of them. */
-function agentOptions(spec: Readonly<Record<string, unknown>>): StepTurnOptions | undefined {
+/**
+ * The step's own turn settings, or none when it sets none of them. An `output_schema` goes to the turn too: the
+ * worker asks the model for it through its structured-output path (a response format where the provider takes
+ * one) and re-asks a miss twice within the turn (turn reference §12), as for a think step.
+ */
+function agentOptions(
+  spec: Readonly<Record<string, unknown>>,
+  schema: Record<string, unknown> | null,
+): StepTurnOptions | undefined {
   const limits = (spec['limits'] ?? {}) as Partial<Record<(typeof LIMIT_KEYS)[number], number>>;
   const options: StepTurnOptions = {
     kind: 'agent',
@@ -67,6 +74,7 @@ function agentOptions(spec: Readonly<Record<string, unknown>>): StepTurnOptions 
       : {}),
     ...(limits.steps !== undefined ? { max_steps: limits.steps } : {}),
     ...(limits.tokens !== undefined ? { max_tokens: limits.tokens } : {}),
+    ...(schema !== null ? { output_schema: schema } : {}),
   };
   return Object.keys(options).length > 1 ? options : undefined;
 }
@@ -94,8 +102,9 @@ async function runAgent(ctx: StepContext): Promise<StepResult> {
   const schema = ctx.step.outputSchema;
   // Keyed by the attempt less the replays: a step a restart interrupted finds the turn it accepted (§2.11).
   const attempt = keyedAttempt(ctx);
-  const options = agentOptions(ctx.spec);
+  const options = agentOptions(ctx.spec, schema);
   const end = await turn({
+    run: ctx.run.id,
     // One conversation per attempt: an agent step sees no history (reference §2.8).
     conversation: `wf-${ctx.run.id}-${ctx.step.id}-${attempt}`,
     text: agentText(ctx.spec, schema),

@@ -5,6 +5,7 @@
 import type { StepWait, WorkflowRun } from '../../domain/workflow.js';
 import { takeSignal } from '../../triggers/signalBuffer.js';
 import { parseWorkflowDuration } from '../durations.js';
+import { isHeld, takeHeld } from '../heldDeliveries.js';
 import { done, failed, type NodeKind, type StepContext, type StepResult } from '../nodeKind.js';
 import { DELIVERED_ON, type DeliveredOn, deliveredProblems, suspendDelivered } from './waitOns.js';
 
@@ -96,29 +97,29 @@ function suspend(ctx: StepContext): StepResult {
 
 /**
  * What ends a `wait` step that is due (its signal arrived or its time came): a held signal is taken from the run
- * (the caller saves the run), `on: deadline` is done, anything else timed out. Pure but for `run.signals`.
+ * (the caller saves the run), `on: deadline` is done, anything else timed out. Pure but for `run.signals` / `run.held`.
  */
 export function dueWaitResult(run: WorkflowRun, wait: StepWait, now: number): StepResult {
   if (wait.kind === 'deadline') return done({ waited_ms: now - (wait.sinceMs ?? now) });
-  if (HELD.has(wait.kind) && wait.signal !== undefined) {
+  if (wait.kind === 'signal' && wait.signal !== undefined) {
     const taken = takeSignal(run.signals ?? [], wait.signal);
     if (taken.signal !== null) {
       run.signals = taken.buffer;
-      // A message or webhook delivery is the output itself; a signal is wrapped with its name and sender.
-      if (wait.kind !== 'signal') return done(taken.signal.payload ?? null);
-      return done({
-        signal: taken.signal.name,
-        payload: taken.signal.payload ?? null,
-        from: taken.signal.from ?? null,
-      });
+      const { name: signal, payload, from } = taken.signal;
+      return done({ signal, payload: payload ?? null, from: from ?? null });
     }
   }
+  // A message or webhook delivery is the output itself.
+  const delivery =
+    wait.kind !== 'signal' && HELD.has(wait.kind) && wait.signal !== undefined ? takeHeld(run, wait.signal) : null;
+  if (delivery !== null) return done(delivery.payload ?? null);
   return { type: 'failed', error: WAIT_TIMED_OUT, timeout: true };
 }
 
 /** True when a suspended step's `wait on: signal|message|webhook` can take a delivery the run holds. */
 export function signalHeld(run: Readonly<WorkflowRun>, wait: StepWait | null): boolean {
-  return wait !== null && HELD.has(wait.kind) && (run.signals ?? []).some((s) => s.name === wait.signal);
+  if (wait === null || !HELD.has(wait.kind) || wait.signal === undefined) return false;
+  return wait.kind === 'signal' ? (run.signals ?? []).some((s) => s.name === wait.signal) : isHeld(run, wait.signal);
 }
 
 export const WAIT_KIND: NodeKind = {
