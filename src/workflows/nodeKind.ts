@@ -30,6 +30,11 @@ export interface StepPorts {
   lookup(host: string): Promise<string[]>;
   /** Calls `tool` on the configured MCP server `server` (the supervisor's connection); never throws. */
   mcp?: McpCaller;
+  /**
+   * Counts `tokens` a step of run `run` spent (its turn's) against the run's `limits.tokens`, saved before the step's
+   * end is applied: past the cap the run fails (reference §2.6). The desk fills it in.
+   */
+  spend?(run: string, tokens: number): Promise<unknown>;
   /** Starts a child run (the `workflow` step) through the desk, keyed so a replayed step finds the same run. */
   startRun?(req: StepRunStart): Promise<{ ok: true; run: string } | { ok: false; error: string }>;
   /** `limits.workflow.fan_out`: the most instances of one nested step open at once (default 8). */
@@ -214,8 +219,6 @@ export type StepSubagentEnd =
   | { ok: false; error: string };
 
 export interface StepTurnRequest {
-  /** The run whose step asks: the turn's spend counts against its `limits.tokens`. */
-  run: string;
   conversation: string;
   text: string;
   principal: string | null;
@@ -234,6 +237,8 @@ export interface StepTurnEnd {
   /** The structured answer, when the turn gave one (`finish.output` or a JSON value). */
   value?: unknown;
   error?: string;
+  /** Tokens the turn spent (charged, as budgets count them); absent for a turn that ended in an earlier life. */
+  tokens?: number;
 }
 
 export interface StepDelivery {
@@ -297,6 +302,11 @@ export function callLimitMs(ctx: Pick<StepContext, 'step' | 'run' | 'now'>, fall
 }
 
 /** Why a step's early end stopped what it started (a turn, a child): the abort's reason as a cancel text. */
+/** Counts a step turn's spend against its run before the step's end is applied (StepPorts.spend). */
+export async function chargeTurn(ctx: Pick<StepContext, 'ports' | 'run'>, end: StepTurnEnd): Promise<void> {
+  if (end.tokens !== undefined && end.tokens > 0) await ctx.ports.spend?.(ctx.run.id, end.tokens);
+}
+
 export function stepEndReason(signal: AbortSignal): string {
   const reason: unknown = signal.reason;
   if (typeof reason === 'string') return `its workflow step ended: ${reason}`;

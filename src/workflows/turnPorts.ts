@@ -2,6 +2,7 @@
 // turn goes through the durable inbox like any producer's, and its end comes back from the fold feed.
 import type { InboxOutcome } from '../domain/inbox.js';
 import type { TurnResult } from '../protocol/frames.js';
+import { chargedTokens } from '../protocol/usage.js';
 import type { ProducerContext } from '../runtime/producer.js';
 import {
   type StepDelivery,
@@ -19,6 +20,7 @@ function endOf(outcome: InboxOutcome, result?: TurnResult): StepTurnEnd {
     reply: outcome.reply,
     ...(value !== undefined ? { value } : {}),
     ...(outcome.error ? { error: outcome.error } : {}),
+    ...(result ? { tokens: chargedTokens(result.usage) } : {}),
   };
 }
 
@@ -35,10 +37,7 @@ function stepTurn(ctx: ProducerContext): (req: StepTurnRequest) => Promise<StepT
     });
     // Listening before the accept: a fast turn cannot fold between the two.
     const unsubscribe = ctx.turns.onCommitted((turn) => {
-      if (turn.event.dedupe_key !== req.key) return;
-      // Charged before the step's end is applied: a run past its limits.tokens fails with the cap's error.
-      if (turn.result) ctx.ports.port('run_spent')?.(req.run, turn.result.usage);
-      settle(endOf(turn.outcome, turn.result));
+      if (turn.event.dedupe_key === req.key) settle(endOf(turn.outcome, turn.result));
     });
     let eventId: string | null = null;
     const onAbort = (): void => {

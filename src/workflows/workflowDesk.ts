@@ -91,7 +91,12 @@ export class WorkflowDesk {
     };
     this.engine = new RunEngine({
       ...deps,
-      ports: { ...deps.ports, runs, startRun: (req) => this.#startChild(req) },
+      ports: {
+        ...deps.ports,
+        runs,
+        startRun: (req) => this.#startChild(req),
+        spend: (run, tokens) => this.engine.mail.charge(run, tokens),
+      },
       onRunEnded: (run) => this.#ended(run),
       watchWait: (run, wait, signal) => watchWait(sources, run, wait, signal),
     });

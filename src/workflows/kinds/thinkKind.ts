@@ -4,6 +4,7 @@ import { compileCel, evalPredicate } from '../../expr/cel.js';
 import { parseTolerant } from '../../worker/structuredAnswer.js';
 import { schemaProblem } from '../jsonSchema.js';
 import {
+  chargeTurn,
   done,
   failed,
   keyedAttempt,
@@ -102,7 +103,6 @@ export async function runThinkAsk(ctx: StepContext, ask: ThinkAsk): Promise<Step
   let miss = '';
   for (let n = 0; n <= ask.retries; n++) {
     const end = await turn({
-      run: ctx.run.id,
       conversation: `wf-${ctx.run.id}-${ctx.step.id}-${attempt}`,
       text,
       principal: ctx.run.principal,
@@ -110,6 +110,7 @@ export async function runThinkAsk(ctx: StepContext, ask: ThinkAsk): Promise<Step
       signal: ctx.signal,
       options,
     });
+    await chargeTurn(ctx, end);
     const shape = badAnswerError(end);
     const judged: Judged =
       shape !== null

@@ -2,6 +2,7 @@
 // step is a real turn through the inbox on its own conversation, a message step a durable message.send delivery.
 import type { StepTurnOptions } from '../../domain/inbox.js';
 import {
+  chargeTurn,
   done,
   failed,
   keyedAttempt,
@@ -104,7 +105,6 @@ async function runAgent(ctx: StepContext): Promise<StepResult> {
   const attempt = keyedAttempt(ctx);
   const options = agentOptions(ctx.spec, schema);
   const end = await turn({
-    run: ctx.run.id,
     // One conversation per attempt: an agent step sees no history (reference §2.8).
     conversation: `wf-${ctx.run.id}-${ctx.step.id}-${attempt}`,
     text: agentText(ctx.spec, schema),
@@ -113,6 +113,7 @@ async function runAgent(ctx: StepContext): Promise<StepResult> {
     signal: ctx.signal,
     ...(options ? { options } : {}),
   });
+  await chargeTurn(ctx, end);
   if (end.status === 'completed') {
     if (end.value !== undefined) return done(end.value);
     return done(schema === null ? end.reply : parsedReply(end.reply));
