@@ -54,7 +54,7 @@ const WORKFLOWS = eventSection(
 workflow.loaded / workflow.stored.invalid :: a workflow definition was loaded at start / a stored definition no longer loads (warn; skipped) :: \`name, hash, steps, starts\` / \`name, error\`
 workflow.defined / workflow.deleted :: a workflow was created or updated / deleted at runtime :: name, hash?, op?, version
 start.unknown_workflow / start.once.skipped :: a start named no workflow / a \`once\` start already ran in an earlier life :: workflow, node?, run?
-run.start / run.done :: a run started / ended :: \`run, workflow, node, start_key\` / \`run, workflow, status, err\`
+run.start / run.done :: a run started / ended :: \`run, workflow, node, start_key\` / \`run, workflow, status, err, output?\` (output with \`observability.log_content\`)
 run.dropped / run.inputs.invalid :: a start was refused: concurrency \`drop\` (\`reason: concurrency\`), or its workflow already holds 100 queued starts (\`queue\`, \`reason: queue_full\`) / its inputs failed the schema (\`reason\` = the error) :: workflow, reason, error, start_key
 run.deadline / run.stalled :: a run failed its deadline / stopped with no ready step and no finish reached :: run, error
 run.save.fail :: a run's state could not be stored (warn; the next step tries again) :: run, error

@@ -54,6 +54,8 @@ export interface EngineDeps {
    * committed), `step.after_done` (its end committed, before the next step begins).
    */
   killPoint?(name: string): void;
+  /** observability.log_content: `run.done` carries the run's output. */
+  logContent?: boolean;
 }
 
 interface InFlight {
@@ -349,7 +351,10 @@ export class RunEngine {
   /** Logs `events` and shows each step move among them to the watch (every path a step ends by logs one). */
   #log(run: Readonly<WorkflowRun>, events: readonly RunEvent[]): void {
     for (const event of events) {
-      this.deps.log[event.level ?? 'info'](event.event as never, event.fields);
+      // The run's output rides on run.done only with observability.log_content (reference §2.10).
+      const fields =
+        event.event === 'run.done' && this.deps.logContent ? { ...event.fields, output: run.output } : event.fields;
+      this.deps.log[event.level ?? 'info'](event.event as never, fields);
       const move = this.deps.watch && stepMove(event);
       if (move) this.deps.watch?.step(run, move.step, move.status);
     }

@@ -45,6 +45,8 @@ export interface DeskDeps {
   onSignal?(name: string, payload: unknown, key: string): Promise<number>;
   /** Test-only crash points of the engine (EngineDeps.killPoint). */
   killPoint?(name: string): void;
+  /** observability.log_content: `run.done` carries the run's output. */
+  logContent?: boolean;
 }
 
 export class WorkflowDesk {

@@ -115,6 +115,7 @@ export class WorkflowProducer implements Producer {
       watch: runWatch(ctx, () => this.#desk?.engine.live().length ?? 0),
       ...(ctx.timers ? { queue: timerStartQueue(ctx.timers), timers: ctx.timers } : {}),
       ...(ctx.killPoint ? { killPoint: ctx.killPoint } : {}),
+      logContent: ctx.config.observability.log_content,
       onRunEnded: (run) => {
         this.#noteEnd(ctx, run);
         endRunSubagents(ctx, run);

@@ -72,7 +72,9 @@ export const CHILD_KINDS: readonly NodeKind[] = [
     fields: {
       name: { required: true, doc: 'The workflow to run.' },
       inputs: { doc: 'Its inputs (an object; templates).' },
-      mode: { doc: 'sync (default) | async | detached.' },
+      mode: {
+        doc: 'sync (default) | async | detached; a template is rendered when the step runs (a rendered sync is waited for and cancelled with the parent; anything else fails the step).',
+      },
       start: { doc: 'Its start node (default: `manual`, else the first by id).' },
       version: {
         doc: 'A hash prefix the definition must have: `workflow "<n>" hash <12> does not match the pinned version <pin>`.',
