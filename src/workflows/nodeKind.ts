@@ -302,6 +302,18 @@ export function callLimitMs(ctx: Pick<StepContext, 'step' | 'run' | 'now'>, fall
 }
 
 /** Why a step's early end stopped what it started (a turn, a child): the abort's reason as a cancel text. */
+/**
+ * A step turn's token cap from its run (reference §2.8 `max_tokens = step budget ?? limits.tokens`): what the run may
+ * still spend under `limits.tokens` (at least 1), lowered to the step's own cap when that is smaller; none without
+ * either. Spend already counted is left out, so one turn cannot take a run far past its cap.
+ */
+export function turnTokenCap(run: Readonly<WorkflowRun>, own?: number): { max_tokens: number } | Record<never, never> {
+  const cap = run.definition.limits.tokens;
+  const left = cap === null ? undefined : Math.max(1, cap - (run.tokens ?? 0));
+  const least = [left, own].filter((n): n is number => n !== undefined);
+  return least.length > 0 ? { max_tokens: Math.min(...least) } : {};
+}
+
 /** Counts a step turn's spend against its run before the step's end is applied (StepPorts.spend). */
 export async function chargeTurn(ctx: Pick<StepContext, 'ports' | 'run'>, end: StepTurnEnd): Promise<void> {
   if (end.tokens !== undefined && end.tokens > 0) await ctx.ports.spend?.(ctx.run.id, end.tokens);

@@ -1,6 +1,7 @@
 // Step kinds that reach the turn side (producers reference §2.8 `agent`; turn reference §3.2 `message`): an agent
 // step is a real turn through the inbox on its own conversation, a message step a durable message.send delivery.
 import type { StepTurnOptions } from '../../domain/inbox.js';
+import type { WorkflowRun } from '../../domain/workflow.js';
 import {
   chargeTurn,
   done,
@@ -10,6 +11,7 @@ import {
   pinnedKey,
   type StepContext,
   type StepResult,
+  turnTokenCap,
 } from '../nodeKind.js';
 import { SKILLS_DOC, skillsProblems } from './thinkKind.js';
 
@@ -62,6 +64,7 @@ function agentFieldProblems(fields: Readonly<Record<string, unknown>>): string[]
 function agentOptions(
   spec: Readonly<Record<string, unknown>>,
   schema: Record<string, unknown> | null,
+  run: Readonly<WorkflowRun>,
 ): StepTurnOptions | undefined {
   const limits = (spec['limits'] ?? {}) as Partial<Record<(typeof LIMIT_KEYS)[number], number>>;
   const options: StepTurnOptions = {
@@ -74,7 +77,7 @@ function agentOptions(
       ? { seeds: spec['context'].map((m) => ({ role: m.role as 'system' | 'user' | 'assistant', text: m.content })) }
       : {}),
     ...(limits.steps !== undefined ? { max_steps: limits.steps } : {}),
-    ...(limits.tokens !== undefined ? { max_tokens: limits.tokens } : {}),
+    ...turnTokenCap(run, limits.tokens),
     ...(schema !== null ? { output_schema: schema } : {}),
   };
   return Object.keys(options).length > 1 ? options : undefined;
@@ -103,7 +106,7 @@ async function runAgent(ctx: StepContext): Promise<StepResult> {
   const schema = ctx.step.outputSchema;
   // Keyed by the attempt less the replays: a step a restart interrupted finds the turn it accepted (§2.11).
   const attempt = keyedAttempt(ctx);
-  const options = agentOptions(ctx.spec, schema);
+  const options = agentOptions(ctx.spec, schema, ctx.run);
   const end = await turn({
     // One conversation per attempt: an agent step sees no history (reference §2.8).
     conversation: `wf-${ctx.run.id}-${ctx.step.id}-${attempt}`,
