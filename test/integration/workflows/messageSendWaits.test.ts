@@ -60,4 +60,43 @@ describe('message.send deliveries and waiting steps', () => {
       await rig.close();
     }
   });
+
+  it("a turn's message.send tool call ends a wait; the turn's tool result is the delivery receipt", async () => {
+    const playbook = {
+      turns: [{ content: 'told' }],
+      match: [
+        {
+          when_contains: 'Tell the waiter',
+          times: 1,
+          tool_calls: [{ name: 'message.send', arguments: { to: 'inbox-c', text: 'from a turn' } }],
+        },
+      ],
+    };
+    const rig = await startRig(playbook, {}, { a2aStarts: true, yaml: YAML });
+    try {
+      const desk = rig.ports.port('workflows')?.() as WorkflowDesk | undefined;
+      assert.ok(desk, 'the workflow desk is plugged');
+      const got = await desk.start({
+        workflow: 'waiter',
+        inputs: {},
+        startKey: 'w',
+        principal: null,
+        conversation: null,
+      });
+      assert.ok(got.ok);
+      await waitUntil(() => rig.named('wait.armed').length === 1, 10_000, 'the first wait armed');
+      await rig.sup.accept({ context_id: 'talk', text: 'Tell the waiter', principal: 'operator' });
+      await waitUntil(() => rig.named('wait.armed').length === 2, 20_000, 'the first wait took the message');
+      const taken = rig.named('message.wait.taken')[0];
+      assert.equal(taken?.['from'], 'talk');
+      assert.equal(taken?.['principal'], 'operator');
+      await waitUntil(() => rig.model.requests.length === 2, 20_000, 'the turn asked again with the tool result');
+      const receipt = JSON.stringify(rig.model.requests[1]?.body);
+      assert.match(receipt, /\\"delivered\\":true/, 'the tool result is the receipt');
+      assert.equal(rig.sup.conversation('inbox-c')?.messages.length ?? 0, 0, 'no turn on the waited conversation');
+      await desk.engine.cancel(got.run.id, 'test over');
+    } finally {
+      await rig.close();
+    }
+  });
 });
