@@ -296,7 +296,11 @@ export const KEYS: KeyTable = {
     default: 'info',
     doc: 'Lowest event level written.',
   },
-  'observability.log_content': { kind: boolKind(), default: false, doc: 'Add message text and tool arguments.' },
+  'observability.log_content': {
+    kind: boolKind(),
+    default: false,
+    doc: 'Add message text, tool arguments and workflow run outputs (run.done).',
+  },
   'observability.metrics_addr': {
     kind: metricsAddrKind(),
     default: null,

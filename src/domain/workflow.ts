@@ -160,6 +160,14 @@ export type RunStatus = 'running' | 'paused' | 'completed' | 'failed' | 'refused
 
 export const TERMINAL_RUN: ReadonlySet<RunStatus> = new Set(['completed', 'failed', 'refused', 'cancelled', 'stalled']);
 
+/** The `workflow` step a child run was started by. */
+export interface RunParent {
+  run: string;
+  step: string;
+  cascade: boolean;
+  sync?: boolean;
+}
+
 /** One durable run, pinned to the definition it started with. */
 export interface WorkflowRun {
   id: string;
@@ -180,10 +188,18 @@ export interface WorkflowRun {
   stepsRun: number;
   /** Tokens its steps spent (subagent steps, as their usage arrives); bounded by `limits.tokens` (reference §2.6). */
   tokens?: number;
-  /** The run and step that started this run (`workflow` step); `cascade`: cancelled with its parent. */
-  parent?: { run: string; step: string; cascade: boolean };
+  /**
+   * The run and step that started this run (`workflow` step); `cascade`: cancelled with its parent; `sync`: the step
+   * waits for its end (its `mode` as rendered; absent in records from before it was kept: read the definition).
+   */
+  parent?: RunParent;
   /** Signals sent to this run that no waiter took yet, oldest first, bounded (producers reference §5 item 8). */
   signals?: BufferedSignal[];
+  /**
+   * Message and webhook deliveries held for this run's waiting steps, one per waiting step's channel: apart from
+   * `signals`, so neither can drop the other (records from before it was kept hold them in `signals`).
+   */
+  held?: BufferedSignal[];
   output: unknown;
   error: string | null;
   created: number;

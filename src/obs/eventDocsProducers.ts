@@ -54,8 +54,8 @@ const WORKFLOWS = eventSection(
 workflow.loaded / workflow.stored.invalid :: a workflow definition was loaded at start / a stored definition no longer loads (warn; skipped) :: \`name, hash, steps, starts\` / \`name, error\`
 workflow.defined / workflow.deleted :: a workflow was created or updated / deleted at runtime :: name, hash?, op?, version
 start.unknown_workflow / start.once.skipped :: a start named no workflow / a \`once\` start already ran in an earlier life :: workflow, node?, run?
-run.start / run.done :: a run started / ended :: \`run, workflow, node, start_key\` / \`run, workflow, status, err\`
-run.dropped / run.inputs.invalid :: a start was refused: concurrency \`drop\`, or its workflow already holds 100 queued starts (\`queue\`) / its inputs failed the schema :: workflow, reason, start_key
+run.start / run.done :: a run started / ended :: \`run, workflow, node, start_key\` / \`run, workflow, status, err, output?\` (output with \`observability.log_content\`)
+run.dropped / run.inputs.invalid :: a start was refused: concurrency \`drop\` (\`reason: concurrency\`), or its workflow already holds 100 queued starts (\`queue\`, \`reason: queue_full\`) / its inputs failed the schema (\`reason\` = the error) :: workflow, reason, error, start_key
 run.deadline / run.stalled :: a run failed its deadline / stopped with no ready step and no finish reached :: run, error
 run.save.fail :: a run's state could not be stored (warn; the next step tries again) :: run, error
 step.start / step.done :: a step started / ended :: run, step, kind, attempt, status?
@@ -93,7 +93,8 @@ start.schedule.armed / start.schedule.done / start.schedule.invalid / start.sche
 webhook.delivery / webhook.denied / webhook.duplicate / webhook.overflow :: a webhook request was answered / its auth failed / its key was seen / it was over \`parallelism\` :: trigger, path, outcome, on_overflow?
 webhook.keys_pruned :: webhook idempotency keys older than 7 days were forgotten :: removed
 start.shed :: (warn) a trigger's firing was shed under pressure (a webhook answers 429) :: trigger, kind, cause
-message.wait.taken :: a new A2A message was taken by \`wait on: message\` / \`a2a.wait\` steps waiting for its conversation (the sender's task completes; no turn) :: principal, conversation, steps, task
+message.wait.taken :: a new A2A message (or a \`message.send\` / \`message\` step delivery) was taken by \`wait on: message\` / \`a2a.wait\` steps waiting for its conversation (the sender's task completes, or its tool gets its receipt; no turn) :: principal, conversation, steps, task?, from?
+wait.delivery.refused :: a message or webhook delivery for a waiting step was not held: the step holds one already (\`taken\`) or no longer waits (\`not_waiting\`); a message goes on to a turn :: run, channel, reason
 webhook.await.armed / webhook.callback :: a \`wait on: webhook\` step's one-off callback route opened (again after a restart) / a hit on it was held for the step (answered 200 \`{status: resumed}\`) :: run, path, url? / run, path
 signal.buffered / signal.dropped :: a signal sent to a run with no waiter was held / (warn) the oldest held signal was dropped past the bound (64) :: \`run, signal, held\` / \`run, signal\`
 lifecycle.idle_exit :: a job-shaped process exits once idle (its once runs and prompt ended) :: code, job_shape

@@ -196,6 +196,7 @@ export const EVENT_NAMES = [
   'wait.armed',
   'wait.resolved',
   'message.wait.taken',
+  'wait.delivery.refused',
   'webhook.await.armed',
   'webhook.callback',
   // integration steps that reach peers and sinks (producers reference §2.8, §2.15)

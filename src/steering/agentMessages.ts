@@ -1,7 +1,7 @@
 // message.send as a producer (reference §3.3): a turn's delivery into root, a new conversation or a named one
 // arrives there as an `agent_message` event that remembers its sender (whose run's end may wake it).
 import { QuotaExceeded } from '../budget/quotas.js';
-import { deliveryRefusal } from '../domain/principal.js';
+import { actsForAll, deliveryRefusal } from '../domain/principal.js';
 import type { Producer, ProducerContext } from '../runtime/producer.js';
 import { newUlid } from '../store/ulid.js';
 import type { DeliveryReceipt, DeliveryRequest } from '../tools/toolOutcome.js';
@@ -46,6 +46,8 @@ async function deliver(ctx: ProducerContext, req: DeliveryRequest): Promise<Deli
       return { ok: false, error: err.message };
     }
   }
+  // A workflow step waiting on this conversation takes the message before any turn does (turn reference §3.2).
+  if ((await takenByWaits(ctx, req, conversation)) > 0) return { ok: true, conversation, depth: req.depth };
   const { record } = await ctx.accept({
     kind: 'agent_message',
     context_id: conversation,
@@ -58,6 +60,35 @@ async function deliver(ctx: ProducerContext, req: DeliveryRequest): Promise<Deli
   const from = req.caller.conversation;
   ctx.log.info('message.delivered', { from, to: conversation, depth: req.depth, inbox_event: record.id });
   return { ok: true, conversation, depth: req.depth };
+}
+
+/**
+ * Hands the delivery to the workflow steps waiting on `conversation` (`wait on: message`, `a2a.wait`), as a new A2A
+ * message is (producers reference §3.7): keyed by the step's dedupe key when it has one, so a replayed `message`
+ * step or `tool` step is held once. Resolves with how many took it (0: it goes on to a turn).
+ */
+async function takenByWaits(ctx: ProducerContext, req: DeliveryRequest, conversation: string): Promise<number> {
+  const starts = ctx.a2aStarts;
+  if (!starts?.takesMessages) return 0;
+  const principal = req.caller.principal;
+  const key = req.dedupe ?? `message.send:${newUlid(ctx.clock())}`;
+  const held = await starts.takeMessage({
+    principal: principal ?? '',
+    role: actsForAll(principal) ? 'operator' : 'user',
+    contextId: conversation,
+    conversation,
+    key,
+    payload: {
+      conversation,
+      message: { parts: [{ text: req.text }], text: req.text, message_id: key },
+      principal,
+      from: req.caller.conversation,
+      depth: req.depth,
+    },
+  });
+  if (held > 0)
+    ctx.log.info('message.wait.taken', { principal, conversation, steps: held, from: req.caller.conversation });
+  return held;
 }
 
 /** Registered in runtime/producerList.ts: always on (message.send is granted like any internal tool). */

@@ -1,7 +1,7 @@
 // What one node kind is (producers reference §2.4, §2.8): its fields, its doc text and its behaviour, defined once.
 // The registry (nodeKinds.ts) lists them; validation, execution and docs/reference/workflow-nodes.md read it.
 import type { StepTurnOptions } from '../domain/inbox.js';
-import type { StepDef, StepWait, WorkflowRun } from '../domain/workflow.js';
+import type { RunParent, StepDef, StepWait, WorkflowRun } from '../domain/workflow.js';
 import type { MemoryPort } from '../store/store.js';
 
 export type KindCategory = 'start' | 'control' | 'data' | 'integration' | 'intelligence';
@@ -30,6 +30,11 @@ export interface StepPorts {
   lookup(host: string): Promise<string[]>;
   /** Calls `tool` on the configured MCP server `server` (the supervisor's connection); never throws. */
   mcp?: McpCaller;
+  /**
+   * Counts `tokens` a step of run `run` spent (its turn's) against the run's `limits.tokens`, saved before the step's
+   * end is applied: past the cap the run fails (reference §2.6). The desk fills it in.
+   */
+  spend?(run: string, tokens: number): Promise<unknown>;
   /** Starts a child run (the `workflow` step) through the desk, keyed so a replayed step finds the same run. */
   startRun?(req: StepRunStart): Promise<{ ok: true; run: string } | { ok: false; error: string }>;
   /** `limits.workflow.fan_out`: the most instances of one nested step open at once (default 8). */
@@ -163,7 +168,7 @@ export interface StepRunStart {
   key: string;
   principal: string | null;
   conversation: string | null;
-  parent: { run: string; step: string; cascade: boolean };
+  parent: RunParent;
   /** A hash prefix the definition must have (`version`). */
   version?: string;
   deadlineMs: number | null;
@@ -232,6 +237,8 @@ export interface StepTurnEnd {
   /** The structured answer, when the turn gave one (`finish.output` or a JSON value). */
   value?: unknown;
   error?: string;
+  /** Tokens the turn spent (charged, as budgets count them); absent for a turn that ended in an earlier life. */
+  tokens?: number;
 }
 
 export interface StepDelivery {
@@ -295,6 +302,23 @@ export function callLimitMs(ctx: Pick<StepContext, 'step' | 'run' | 'now'>, fall
 }
 
 /** Why a step's early end stopped what it started (a turn, a child): the abort's reason as a cancel text. */
+/**
+ * A step turn's token cap from its run (reference §2.8 `max_tokens = step budget ?? limits.tokens`): what the run may
+ * still spend under `limits.tokens` (at least 1), lowered to the step's own cap when that is smaller; none without
+ * either. Spend already counted is left out, so one turn cannot take a run far past its cap.
+ */
+export function turnTokenCap(run: Readonly<WorkflowRun>, own?: number): { max_tokens: number } | Record<never, never> {
+  const cap = run.definition.limits.tokens;
+  const left = cap === null ? undefined : Math.max(1, cap - (run.tokens ?? 0));
+  const least = [left, own].filter((n): n is number => n !== undefined);
+  return least.length > 0 ? { max_tokens: Math.min(...least) } : {};
+}
+
+/** Counts a step turn's spend against its run before the step's end is applied (StepPorts.spend). */
+export async function chargeTurn(ctx: Pick<StepContext, 'ports' | 'run'>, end: StepTurnEnd): Promise<void> {
+  if (end.tokens !== undefined && end.tokens > 0) await ctx.ports.spend?.(ctx.run.id, end.tokens);
+}
+
 export function stepEndReason(signal: AbortSignal): string {
   const reason: unknown = signal.reason;
   if (typeof reason === 'string') return `its workflow step ended: ${reason}`;

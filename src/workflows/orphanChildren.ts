@@ -4,9 +4,14 @@
 import { TERMINAL_RUN, type WorkflowRun } from '../domain/workflow.js';
 import { stepDefAt } from './nesting.js';
 
-/** True when the `workflow` step that started a child waits for its end (`mode: sync`, the default, not templated). */
-function syncStep(parent: Readonly<WorkflowRun>, step: string): boolean {
-  const mode = stepDefAt(parent.definition, step)?.fields['mode'];
+/**
+ * True when the `workflow` step that started `child` waits for its end: its rendered `mode` as the child keeps it;
+ * a child stored before it was kept reads the definition (`mode: sync`, the default, not templated).
+ */
+function syncStep(parent: Readonly<WorkflowRun>, child: Readonly<WorkflowRun>): boolean {
+  const link = child.parent;
+  if (link?.sync !== undefined) return link.sync;
+  const mode = link ? stepDefAt(parent.definition, link.step)?.fields['mode'] : undefined;
   return mode === undefined || mode === 'sync';
 }
 
@@ -20,7 +25,7 @@ export function orphanReason(child: Readonly<WorkflowRun>, parent: Readonly<Work
   const link = child.parent;
   if (!link?.cascade || parent === null) return null;
   if (parent.status === 'cancelled') return 'parent run cancelled';
-  if (!syncStep(parent, link.step)) return null;
+  if (!syncStep(parent, child)) return null;
   if (TERMINAL_RUN.has(parent.status)) return 'its parent run ended';
   const state = parent.steps[link.step];
   if (state?.status === 'pending' || state?.status === 'running') return null;

@@ -1,16 +1,16 @@
 // The workflow engine's shell (producers reference §2.6-2.11): holds the live runs, drives each through the pure
 // scheduler (scheduler.ts) and transitions (runState.ts), and commits every change through the store before it
 // acts on it. The only writer of run records; one drive loop per run at a time.
-import { type BufferedSignal, type StepWait, TERMINAL_RUN, type WorkflowRun } from '../domain/workflow.js';
+import { type StepWait, TERMINAL_RUN, type WorkflowRun } from '../domain/workflow.js';
 import type { Logger } from '../obs/log.js';
 import type { Store } from '../store/store.js';
-import { bufferSignal, takeSignal } from '../triggers/signalBuffer.js';
 import type { TimerService } from '../triggers/timerService.js';
 import { stepDefAt } from './nesting.js';
 import { advanceNest } from './nestMoves.js';
 import { ENGINE_STOPPED, type StepPorts, type StepResult } from './nodeKind.js';
 import { nodeKind } from './nodeKinds.js';
 import { findOrphans } from './orphanChildren.js';
+import { RunMailbox } from './runMailbox.js';
 import {
   applyResult,
   beginStep,
@@ -54,6 +54,8 @@ export interface EngineDeps {
    * committed), `step.after_done` (its end committed, before the next step begins).
    */
   killPoint?(name: string): void;
+  /** observability.log_content: `run.done` carries the run's output. */
+  logContent?: boolean;
 }
 
 interface InFlight {
@@ -74,12 +76,21 @@ export class RunEngine {
   /** Results of effect steps that finished, applied by their run's next pass. */
   readonly #finished = new Map<string, Array<{ step: string; attempt: number; result: StepResult }>>();
   readonly #timers: WakeTimers;
+  /** Signals, deliveries for waiting steps and spend that reach live runs from outside (runMailbox.ts). */
+  readonly mail: RunMailbox;
   #stopped = false;
 
   constructor(private readonly deps: EngineDeps) {
     const durable = deps.timers ? { service: deps.timers, log: deps.log } : undefined;
     this.#timers = new WakeTimers(deps.clock, (id) => this.drive(id), durable);
     this.#waits = new WaitWatches(deps.watchWait, (id) => this.drive(id));
+    this.mail = new RunMailbox({
+      live: (id) => this.#live.get(id),
+      save: this.#save,
+      drive: (id) => this.drive(id),
+      fail: (run, error) => this.#end(run, endRun(run, 'failed', error, null, this.deps.clock())),
+      log: deps.log,
+    });
   }
 
   /** Live runs in memory (a copy of none: callers must not mutate). */
@@ -157,57 +168,12 @@ export class RunEngine {
     if (suspended) this.#watchWaits(run);
   }
 
-  /**
-   * Holds a signal on live run `id` until a waiter takes it (bounded; the oldest is dropped past the bound), saved
-   * with the run: `held`; `duplicate` when its key is held already (a retry); null when the run is not live.
-   */
-  async bufferSignal(id: string, signal: BufferedSignal): Promise<'held' | 'duplicate' | null> {
-    const run = this.#live.get(id);
-    if (!run) return null;
-    const outcome = bufferSignal(run.signals ?? [], signal);
-    if (outcome.type === 'duplicate') return 'duplicate';
-    run.signals = outcome.buffer;
-    await this.#save(run);
-    this.deps.log.info('signal.buffered', { run: id, signal: signal.name, held: outcome.buffer.length });
-    if (outcome.dropped) this.deps.log.warn('signal.dropped', { run: id, signal: outcome.dropped.name });
-    // A `wait on: signal` step of this run takes it on the next pass.
-    this.drive(id);
-    return 'held';
-  }
-
-  /** Takes the oldest held signal named `name` from live run `id` (a `wait {on: signal}` step's), saved. */
-  async takeSignal(id: string, name: string): Promise<BufferedSignal | null> {
-    const run = this.#live.get(id);
-    if (!run) return null;
-    const taken = takeSignal(run.signals ?? [], name);
-    if (taken.signal === null) return null;
-    run.signals = taken.buffer;
-    await this.#save(run);
-    return taken.signal;
-  }
-
   /** Cancels a live run: in-flight steps are aborted and marked cancelled; false when it is not live. */
   async cancel(id: string, reason: string): Promise<boolean> {
     const run = this.#live.get(id);
     if (!run) return false;
     this.#cancels.get(id)?.abort(reason);
     await this.#end(run, endRun(run, 'cancelled', reason, null, this.deps.clock()));
-    return true;
-  }
-
-  /**
-   * Adds spend of a step of run `id` (a subagent's usage as it arrives) durably; past the run's `limits.tokens` the
-   * run fails at once, in-flight steps aborted (reference §2.6). False when the run is not live.
-   */
-  async charge(id: string, tokens: number): Promise<boolean> {
-    const run = this.#live.get(id);
-    if (!run || !(tokens > 0)) return false;
-    run.tokens = (run.tokens ?? 0) + tokens;
-    const cap = run.definition.limits.tokens;
-    if (cap !== null && run.tokens >= cap) {
-      const error = `exhausted tokens: limits.tokens = ${cap}`;
-      await this.#end(run, endRun(run, 'failed', error, null, this.deps.clock()));
-    } else await this.#save(run);
     return true;
   }
 
@@ -385,7 +351,10 @@ export class RunEngine {
   /** Logs `events` and shows each step move among them to the watch (every path a step ends by logs one). */
   #log(run: Readonly<WorkflowRun>, events: readonly RunEvent[]): void {
     for (const event of events) {
-      this.deps.log[event.level ?? 'info'](event.event as never, event.fields);
+      // The run's output rides on run.done only with observability.log_content (reference §2.10).
+      const fields =
+        event.event === 'run.done' && this.deps.logContent ? { ...event.fields, output: run.output } : event.fields;
+      this.deps.log[event.level ?? 'info'](event.event as never, fields);
       const move = this.deps.watch && stepMove(event);
       if (move) this.deps.watch?.step(run, move.step, move.status);
     }

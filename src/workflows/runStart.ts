@@ -1,6 +1,6 @@
 // How a run starts (producers reference §2.9), as a pure decision: which start node, whether the workflow's
 // concurrency admits it, and the inputs after the schema check. The desk commits what this decides.
-import type { WorkflowDef, WorkflowRun } from '../domain/workflow.js';
+import type { RunParent, WorkflowDef, WorkflowRun } from '../domain/workflow.js';
 import { schemaProblem } from './jsonSchema.js';
 import { isStartKind } from './nodeKinds.js';
 
@@ -20,7 +20,7 @@ export interface StartRequest extends StartAsk {
   conversation: string | null;
   payload?: unknown;
   /** A child run's parent (the `workflow` step): a queued start is refused instead, the deadline inherited. */
-  parent?: { run: string; step: string; cascade: boolean };
+  parent?: RunParent;
   /** A hash prefix the definition must have (the `workflow` step's `version`). */
   version?: string;
   /** The parent's deadline: the child's is never later. */
@@ -35,7 +35,13 @@ export type StartOutcome =
 export type StartPlan =
   | { type: 'start'; node: string; inputs: Record<string, unknown>; replace: string | null }
   | { type: 'queue' }
-  | { type: 'refuse'; event: 'start.unknown_workflow' | 'run.dropped' | 'run.inputs.invalid' | null; error: string };
+  | {
+      type: 'refuse';
+      event: 'start.unknown_workflow' | 'run.dropped' | 'run.inputs.invalid' | null;
+      error: string;
+      /** The event's `reason` (reference §4 P-11: `concurrency`); the error text otherwise. */
+      reason?: 'concurrency' | 'queue_full';
+    };
 
 /** Live runs across all workflows beyond which starts wait or drop (reference §2.13 `limits.max_runs`). */
 export const MAX_LIVE_RUNS = 8;
@@ -54,7 +60,7 @@ function startNode(def: WorkflowDef, asked: string | undefined): string | null {
 function queueOrDrop(def: WorkflowDef, queued: number): StartPlan {
   if (queued < MAX_QUEUED_STARTS) return { type: 'queue' };
   const error = `workflow "${def.name}": run dropped (queue full: ${MAX_QUEUED_STARTS} starts wait already)`;
-  return { type: 'refuse', event: 'run.dropped', error };
+  return { type: 'refuse', event: 'run.dropped', error, reason: 'queue_full' };
 }
 
 /**
@@ -83,7 +89,12 @@ export function planStart(
   let replace: string | null = null;
   if (mine.length >= def.concurrency.maxRuns || live.length >= MAX_LIVE_RUNS) {
     if (def.concurrency.onOverflow === 'drop')
-      return { type: 'refuse', event: 'run.dropped', error: `workflow "${def.name}": run dropped (concurrency)` };
+      return {
+        type: 'refuse',
+        event: 'run.dropped',
+        error: `workflow "${def.name}": run dropped (concurrency)`,
+        reason: 'concurrency',
+      };
     if (def.concurrency.onOverflow === 'queue' || mine.length === 0) return queueOrDrop(def, queued);
     replace = mine[0]?.id ?? null;
   }

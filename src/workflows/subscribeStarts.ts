@@ -258,7 +258,7 @@ export class SubscribeStarts {
         key: `subscribe/${id}/${key}`,
         at: this.deps.clock(),
       };
-      for (const run of plan.runs) await this.deps.desk.engine.bufferSignal(run, signal);
+      for (const run of plan.runs) await this.deps.desk.engine.mail.signal(run, signal);
       return this.deps.log.info('start.subscribe.delivered', { trigger: id, runs: plan.runs.length });
     }
     const got = await this.deps.desk.start({

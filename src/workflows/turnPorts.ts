@@ -2,6 +2,7 @@
 // turn goes through the durable inbox like any producer's, and its end comes back from the fold feed.
 import type { InboxOutcome } from '../domain/inbox.js';
 import type { TurnResult } from '../protocol/frames.js';
+import { chargedTokens } from '../protocol/usage.js';
 import type { ProducerContext } from '../runtime/producer.js';
 import {
   type StepDelivery,
@@ -19,6 +20,7 @@ function endOf(outcome: InboxOutcome, result?: TurnResult): StepTurnEnd {
     reply: outcome.reply,
     ...(value !== undefined ? { value } : {}),
     ...(outcome.error ? { error: outcome.error } : {}),
+    ...(result ? { tokens: chargedTokens(result.usage) } : {}),
   };
 }
 

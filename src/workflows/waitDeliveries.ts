@@ -124,7 +124,8 @@ export async function watchWebhook(
       id: `${run.id}.${channel}`,
       run: run.id,
       onHit: async (payload, key) => {
-        if (!(await deliver(run.id, channel, payload, `webhook:${key}`))) throw new Error('the run is not live');
+        if (!(await deliver(run.id, channel, payload, `webhook:${key}`)))
+          throw new Error('the waiting step takes no more deliveries (it holds one, or its run or wait ended)');
       },
     });
   } catch (err) {

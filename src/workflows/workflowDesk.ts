@@ -11,6 +11,7 @@ import { messageTakers, signalWaiters } from './kinds/waitOns.js';
 import type { StepPorts, StepRunPorts, StepRunStart } from './nodeKind.js';
 import { isStartKind } from './nodeKinds.js';
 import { orphanReason } from './orphanChildren.js';
+import { RunEndWaiters } from './runEndWaiters.js';
 import { RunEngine } from './runEngine.js';
 import { planStart, type StartOutcome, type StartRequest } from './runStart.js';
 import { newRun } from './runState.js';
@@ -44,6 +45,8 @@ export interface DeskDeps {
   onSignal?(name: string, payload: unknown, key: string): Promise<number>;
   /** Test-only crash points of the engine (EngineDeps.killPoint). */
   killPoint?(name: string): void;
+  /** observability.log_content: `run.done` carries the run's output. */
+  logContent?: boolean;
 }
 
 export class WorkflowDesk {
@@ -51,7 +54,7 @@ export class WorkflowDesk {
   readonly #configured: Map<string, WorkflowDef>;
   readonly #stored = new Map<string, { def: WorkflowDef; version: number }>();
   readonly #versions = new Map<string, number>();
-  readonly #waiters = new Map<string, Set<(run: Readonly<WorkflowRun>) => void>>();
+  readonly #waiters = new RunEndWaiters();
   readonly #queued: StartRequest[] = [];
   /** Start keys of queued starts kept in the durable queue. */
   readonly #held = new Set<string>();
@@ -79,9 +82,9 @@ export class WorkflowDesk {
       memory: deps.store.memory,
       signals: this.#signals,
       deliver: (run: string, channel: string, payload: unknown, key: string) =>
-        this.engine
-          .bufferSignal(run, { name: channel, payload, key, at: this.deps.clock(), from: null })
-          .then((got) => got === 'held'),
+        this.engine.mail
+          .deliver(run, { name: channel, payload, key, at: this.deps.clock(), from: null })
+          .then((got) => got !== null),
     };
     // The workflow.* step kinds reach other runs through the desk itself.
     const runs: StepRunPorts = {
@@ -90,7 +93,12 @@ export class WorkflowDesk {
     };
     this.engine = new RunEngine({
       ...deps,
-      ports: { ...deps.ports, runs, startRun: (req) => this.#startChild(req) },
+      ports: {
+        ...deps.ports,
+        runs,
+        startRun: (req) => this.#startChild(req),
+        spend: (run, tokens) => this.engine.mail.charge(run, tokens),
+      },
       onRunEnded: (run) => this.#ended(run),
       watchWait: (run, wait, signal) => watchWait(sources, run, wait, signal),
     });
@@ -162,8 +170,10 @@ export class WorkflowDesk {
     if (this.#held.delete(req.startKey)) await this.deps.queue?.release(req.startKey);
     if (plan.type === 'refuse' || !def) {
       const error = plan.type === 'refuse' ? plan.error : `no such workflow "${req.workflow}"`;
-      if (plan.type === 'refuse' && plan.event)
-        this.deps.log.warn(plan.event, { workflow: req.workflow, reason: error, start_key: req.startKey });
+      if (plan.type === 'refuse' && plan.event) {
+        const reason = plan.reason ?? error;
+        this.deps.log.warn(plan.event, { workflow: req.workflow, reason, error, start_key: req.startKey });
+      }
       return { ok: false, error };
     }
     if (plan.replace !== null) await this.engine.cancel(plan.replace, 'replaced by a newer run');
@@ -254,7 +264,7 @@ export class WorkflowDesk {
     // A plain timer (not AbortSignal.timeout's unref'd one): a caller waiting here keeps the process alive.
     const timeout = new AbortController();
     const timer = setTimeout(() => timeout.abort(), timeoutMs);
-    const ended = await this.#onEnd(id, timeout.signal);
+    const ended = await this.#waiters.onEnd(id, timeout.signal);
     clearTimeout(timer);
     return ended;
   }
@@ -263,25 +273,7 @@ export class WorkflowDesk {
   async #runEnded(id: string, signal: AbortSignal): Promise<Readonly<WorkflowRun> | null> {
     const run = await this.run(id);
     if (run === null || TERMINAL_RUN.has(run.status) || !this.engine.get(id)) return run;
-    return this.#onEnd(id, signal);
-  }
-
-  #onEnd(id: string, signal: AbortSignal): Promise<Readonly<WorkflowRun> | null> {
-    return new Promise((resolve) => {
-      const waiters = this.#waiters.get(id) ?? new Set();
-      const onAbort = (): void => {
-        waiters.delete(done);
-        resolve(null);
-      };
-      const done = (ended: Readonly<WorkflowRun>): void => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(ended);
-      };
-      if (signal.aborted) return resolve(null);
-      signal.addEventListener('abort', onAbort, { once: true });
-      waiters.add(done);
-      this.#waiters.set(id, waiters);
-    });
+    return this.#waiters.onEnd(id, signal);
   }
 
   /** Saves a new version of a runtime-created definition (`document` null deletes it); live runs keep theirs. */
@@ -326,7 +318,7 @@ export class WorkflowDesk {
     const targets = typeof run === 'string' ? [run] : signalWaiters(this.engine.live(), name, run ?? (() => true));
     let held = 0;
     for (const id of targets)
-      if ((await this.engine.bufferSignal(id, { name, payload, key, at: this.deps.clock(), from })) === 'held')
+      if ((await this.engine.mail.signal(id, { name, payload, key, at: this.deps.clock(), from })) === 'held')
         held += 1;
     return held + ((await this.deps.onSignal?.(name, payload, key)) ?? 0);
   }
@@ -350,7 +342,7 @@ export class WorkflowDesk {
     for (const { run, channel } of messageTakers(this.engine.live(), msg)) {
       const signal = { name: channel, payload: msg.payload, key: `message:${msg.key}`, at: this.deps.clock(), from };
       // A retried message (its key held already) counts as taken: its sender gets the task, not a turn as well.
-      if ((await this.engine.bufferSignal(run, signal)) !== null) held += 1;
+      if ((await this.engine.mail.deliver(run, signal)) !== null) held += 1;
     }
     return held;
   }
@@ -373,9 +365,7 @@ export class WorkflowDesk {
       const reason = child.parent?.run === run.id ? orphanReason(child, run) : null;
       if (reason !== null) void this.engine.cancel(child.id, reason);
     }
-    const waiters = this.#waiters.get(run.id);
-    this.#waiters.delete(run.id);
-    for (const waiter of waiters ?? []) waiter(run);
+    this.#waiters.ended(run);
     this.deps.onRunEnded(run);
     const next = this.#queued.findIndex((q) => q.workflow === run.workflow);
     const [queued] = next < 0 ? this.#queued.splice(0, 1) : this.#queued.splice(next, 1);
@@ -392,7 +382,6 @@ export class WorkflowDesk {
   async stop(): Promise<void> {
     this.#settleOpen(false);
     await this.engine.stop();
-    for (const [id, waiters] of this.#waiters)
-      for (const waiter of waiters) void this.run(id).then((r) => r && waiter(r));
+    this.#waiters.release((id) => this.run(id));
   }
 }

@@ -115,6 +115,7 @@ export class WorkflowProducer implements Producer {
       watch: runWatch(ctx, () => this.#desk?.engine.live().length ?? 0),
       ...(ctx.timers ? { queue: timerStartQueue(ctx.timers), timers: ctx.timers } : {}),
       ...(ctx.killPoint ? { killPoint: ctx.killPoint } : {}),
+      logContent: ctx.config.observability.log_content,
       onRunEnded: (run) => {
         this.#noteEnd(ctx, run);
         endRunSubagents(ctx, run);
@@ -154,7 +155,7 @@ export class WorkflowProducer implements Producer {
       // A respawned step child can spend before its run is live again: the charge waits for the desk to open.
       ctx.ports.plug('run_spent', (run, usage) => {
         void opened
-          .then(() => desk.engine.charge(run, chargedTokens(usage)))
+          .then(() => desk.engine.mail.charge(run, chargedTokens(usage)))
           .catch((err: unknown) => ctx.log.warn('run.save.fail', { run, error: describeError(err) }));
       }),
     ];

@@ -17,7 +17,10 @@ const deferred = (v: unknown): boolean => typeof v === 'string' && (v.includes('
 
 async function runChild(ctx: StepContext): Promise<StepResult> {
   const { spec, run, step } = ctx;
-  const mode = (spec['mode'] as (typeof MODES)[number] | undefined) ?? 'sync';
+  // Rendered: a templated mode is known only now, and only a known one is taken.
+  const mode = spec['mode'] ?? 'sync';
+  if (!MODES.includes(mode as never))
+    return failed(`workflow: mode rendered ${JSON.stringify(mode)}, want one of ${MODES.join('|')}`);
   if (!ctx.ports.startRun) return failed('workflow: this process starts no child runs');
   const inputs = spec['inputs'] ?? {};
   if (inputs === null || typeof inputs !== 'object' || Array.isArray(inputs))
@@ -29,7 +32,8 @@ async function runChild(ctx: StepContext): Promise<StepResult> {
     key: `child:${run.id}.${step.id}#${keyedAttempt(ctx)}`,
     principal: run.principal,
     conversation: run.conversation,
-    parent: { run: run.id, step: step.id, cascade: spec['cascade'] !== false },
+    // `sync` kept with the child: whether the parent waits for it is read from here, not the templated field.
+    parent: { run: run.id, step: step.id, cascade: spec['cascade'] !== false, sync: mode === 'sync' },
     ...(typeof spec['version'] === 'string' ? { version: spec['version'] } : {}),
     deadlineMs: run.deadlineMs,
   });
@@ -68,7 +72,9 @@ export const CHILD_KINDS: readonly NodeKind[] = [
     fields: {
       name: { required: true, doc: 'The workflow to run.' },
       inputs: { doc: 'Its inputs (an object; templates).' },
-      mode: { doc: 'sync (default) | async | detached.' },
+      mode: {
+        doc: 'sync (default) | async | detached; a template is rendered when the step runs (a rendered sync is waited for and cancelled with the parent; anything else fails the step).',
+      },
       start: { doc: 'Its start node (default: `manual`, else the first by id).' },
       version: {
         doc: 'A hash prefix the definition must have: `workflow "<n>" hash <12> does not match the pinned version <pin>`.',

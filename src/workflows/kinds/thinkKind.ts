@@ -4,6 +4,7 @@ import { compileCel, evalPredicate } from '../../expr/cel.js';
 import { parseTolerant } from '../../worker/structuredAnswer.js';
 import { schemaProblem } from '../jsonSchema.js';
 import {
+  chargeTurn,
   done,
   failed,
   keyedAttempt,
@@ -12,6 +13,7 @@ import {
   type StepContext,
   type StepResult,
   type StepTurnEnd,
+  turnTokenCap,
 } from '../nodeKind.js';
 import { lookupPath } from '../templates.js';
 
@@ -107,8 +109,10 @@ export async function runThinkAsk(ctx: StepContext, ask: ThinkAsk): Promise<Step
       principal: ctx.run.principal,
       key: `workflow:${pinnedKey(ctx)}#${attempt}${n === 0 ? '' : `.${n}`}`,
       signal: ctx.signal,
-      options,
+      // The run's tokens left, as of this turn (earlier turns of the step are counted already).
+      options: { ...options, ...turnTokenCap(ctx.run) },
     });
+    await chargeTurn(ctx, end);
     const shape = badAnswerError(end);
     const judged: Judged =
       shape !== null

@@ -1,7 +1,9 @@
 // Step kinds that reach the turn side (producers reference §2.8 `agent`; turn reference §3.2 `message`): an agent
 // step is a real turn through the inbox on its own conversation, a message step a durable message.send delivery.
 import type { StepTurnOptions } from '../../domain/inbox.js';
+import type { WorkflowRun } from '../../domain/workflow.js';
 import {
+  chargeTurn,
   done,
   failed,
   keyedAttempt,
@@ -9,6 +11,7 @@ import {
   pinnedKey,
   type StepContext,
   type StepResult,
+  turnTokenCap,
 } from '../nodeKind.js';
 import { SKILLS_DOC, skillsProblems } from './thinkKind.js';
 
@@ -53,8 +56,16 @@ function agentFieldProblems(fields: Readonly<Record<string, unknown>>): string[]
   return problems;
 }
 
-/** The step's own turn settings, or none when it sets none of them. */
-function agentOptions(spec: Readonly<Record<string, unknown>>): StepTurnOptions | undefined {
+/**
+ * The step's own turn settings, or none when it sets none of them. An `output_schema` goes to the turn too: the
+ * worker asks the model for it through its structured-output path (a response format where the provider takes
+ * one) and re-asks a miss twice within the turn (turn reference §12), as for a think step.
+ */
+function agentOptions(
+  spec: Readonly<Record<string, unknown>>,
+  schema: Record<string, unknown> | null,
+  run: Readonly<WorkflowRun>,
+): StepTurnOptions | undefined {
   const limits = (spec['limits'] ?? {}) as Partial<Record<(typeof LIMIT_KEYS)[number], number>>;
   const options: StepTurnOptions = {
     kind: 'agent',
@@ -66,7 +77,8 @@ function agentOptions(spec: Readonly<Record<string, unknown>>): StepTurnOptions 
       ? { seeds: spec['context'].map((m) => ({ role: m.role as 'system' | 'user' | 'assistant', text: m.content })) }
       : {}),
     ...(limits.steps !== undefined ? { max_steps: limits.steps } : {}),
-    ...(limits.tokens !== undefined ? { max_tokens: limits.tokens } : {}),
+    ...turnTokenCap(run, limits.tokens),
+    ...(schema !== null ? { output_schema: schema } : {}),
   };
   return Object.keys(options).length > 1 ? options : undefined;
 }
@@ -94,7 +106,7 @@ async function runAgent(ctx: StepContext): Promise<StepResult> {
   const schema = ctx.step.outputSchema;
   // Keyed by the attempt less the replays: a step a restart interrupted finds the turn it accepted (§2.11).
   const attempt = keyedAttempt(ctx);
-  const options = agentOptions(ctx.spec);
+  const options = agentOptions(ctx.spec, schema, ctx.run);
   const end = await turn({
     // One conversation per attempt: an agent step sees no history (reference §2.8).
     conversation: `wf-${ctx.run.id}-${ctx.step.id}-${attempt}`,
@@ -104,6 +116,7 @@ async function runAgent(ctx: StepContext): Promise<StepResult> {
     signal: ctx.signal,
     ...(options ? { options } : {}),
   });
+  await chargeTurn(ctx, end);
   if (end.status === 'completed') {
     if (end.value !== undefined) return done(end.value);
     return done(schema === null ? end.reply : parsedReply(end.reply));
@@ -132,7 +145,7 @@ export const TURN_KINDS: readonly NodeKind[] = [
     category: 'intelligence',
     implemented: true,
     effect: true,
-    doc: "A real turn through the inbox on a fresh conversation per attempt (`wf-<run>-<step>-<attempt>`, acting as the run's principal): the user message is `instruction`, then `Output contract:` and the JSON-Schema demand when given. Output: the turn's structured value, else its reply (parsed as JSON when the common `output_schema` is set, which the output must then match). A non-completed turn fails the step `turn <status>[: <error>]` (`deadline` is a timeout). The accept is keyed per attempt (less the attempts a restart interrupted), so a restarted run finds the turn it asked for instead of starting a second one; a cancel, a timeout or the run's end cancels the turn. `system` replaces the turn's system prompt; `tools` patterns narrow what it is offered and may call; `servers` leaves out the tools of other MCP servers (and their connections); `context` seeds are read before the instruction; `skills` are loaded on the step's conversation first (their bodies in the root prompt's skills section, or after `system`); `limits` caps its model rounds and tokens (a turn over them ends `exhausted_steps` / `exhausted_tokens`, failing the step).",
+    doc: "A real turn through the inbox on a fresh conversation per attempt (`wf-<run>-<step>-<attempt>`, acting as the run's principal): the user message is `instruction`, then `Output contract:` and the JSON-Schema demand when given. Output: the turn's structured value, else its reply (parsed as JSON when the common `output_schema` is set, which the output must then match). With `output_schema` the turn asks the model through its structured-output path (a response format) and re-asks a miss twice within the turn. Its tokens count against the run's `limits.tokens`. A non-completed turn fails the step `turn <status>[: <error>]` (`deadline` is a timeout). The accept is keyed per attempt (less the attempts a restart interrupted), so a restarted run finds the turn it asked for instead of starting a second one; a cancel, a timeout or the run's end cancels the turn. `system` replaces the turn's system prompt; `tools` patterns narrow what it is offered and may call; `servers` leaves out the tools of other MCP servers (and their connections); `context` seeds are read before the instruction; `skills` are loaded on the step's conversation first (their bodies in the root prompt's skills section, or after `system`); `limits` caps its model rounds and tokens (a turn over them ends `exhausted_steps` / `exhausted_tokens`, failing the step).",
     fields: {
       instruction: { required: true, doc: 'What the turn is asked to do (templates).' },
       output_contract: { doc: 'Text appended as `Output contract:`.' },

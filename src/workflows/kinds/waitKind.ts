@@ -5,6 +5,7 @@
 import type { StepWait, WorkflowRun } from '../../domain/workflow.js';
 import { takeSignal } from '../../triggers/signalBuffer.js';
 import { parseWorkflowDuration } from '../durations.js';
+import { isHeld, takeHeld } from '../heldDeliveries.js';
 import { done, failed, type NodeKind, type StepContext, type StepResult } from '../nodeKind.js';
 import { DELIVERED_ON, type DeliveredOn, deliveredProblems, suspendDelivered } from './waitOns.js';
 
@@ -96,36 +97,36 @@ function suspend(ctx: StepContext): StepResult {
 
 /**
  * What ends a `wait` step that is due (its signal arrived or its time came): a held signal is taken from the run
- * (the caller saves the run), `on: deadline` is done, anything else timed out. Pure but for `run.signals`.
+ * (the caller saves the run), `on: deadline` is done, anything else timed out. Pure but for `run.signals` / `run.held`.
  */
 export function dueWaitResult(run: WorkflowRun, wait: StepWait, now: number): StepResult {
   if (wait.kind === 'deadline') return done({ waited_ms: now - (wait.sinceMs ?? now) });
-  if (HELD.has(wait.kind) && wait.signal !== undefined) {
+  if (wait.kind === 'signal' && wait.signal !== undefined) {
     const taken = takeSignal(run.signals ?? [], wait.signal);
     if (taken.signal !== null) {
       run.signals = taken.buffer;
-      // A message or webhook delivery is the output itself; a signal is wrapped with its name and sender.
-      if (wait.kind !== 'signal') return done(taken.signal.payload ?? null);
-      return done({
-        signal: taken.signal.name,
-        payload: taken.signal.payload ?? null,
-        from: taken.signal.from ?? null,
-      });
+      const { name: signal, payload, from } = taken.signal;
+      return done({ signal, payload: payload ?? null, from: from ?? null });
     }
   }
+  // A message or webhook delivery is the output itself.
+  const delivery =
+    wait.kind !== 'signal' && HELD.has(wait.kind) && wait.signal !== undefined ? takeHeld(run, wait.signal) : null;
+  if (delivery !== null) return done(delivery.payload ?? null);
   return { type: 'failed', error: WAIT_TIMED_OUT, timeout: true };
 }
 
 /** True when a suspended step's `wait on: signal|message|webhook` can take a delivery the run holds. */
 export function signalHeld(run: Readonly<WorkflowRun>, wait: StepWait | null): boolean {
-  return wait !== null && HELD.has(wait.kind) && (run.signals ?? []).some((s) => s.name === wait.signal);
+  if (wait === null || !HELD.has(wait.kind) || wait.signal === undefined) return false;
+  return wait.kind === 'signal' ? (run.signals ?? []).some((s) => s.name === wait.signal) : isHeld(run, wait.signal);
 }
 
 export const WAIT_KIND: NodeKind = {
   name: 'wait',
   category: 'control',
   implemented: true,
-  doc: "Suspends the step until what `on` names happens; the wait is saved with the run, so it survives a restart. `on: signal` (`signal` = the name): the oldest signal of that name the run holds or is sent (`workflow.signal`, with or without `run`), output `{signal, payload, from}`. `on: run` (`run` = a run id): that run ends, whatever its status, output `{run, status, output, error}`; unknown ⇒ `wait run: no such run \"<id>\"`. `on: subagent` (`subagent` = a handle): completed ⇒ done `{handle, status, result, error}`; another ending fails the step `subagent <h> <status>[: <error>]`. `on: deadline`: `timeout` (or `until`) passes, output `{waited_ms}`. `on: resource` (`server`, `uri`): subscribes to the MCP resource and ends at its next `notifications/resources/updated`, output `{uri, server, content}` (read then; JSON when it parses); after a restart it subscribes again and needs a new update. `timeout` (or `until`) passing first ⇒ status `timeout`, error `wait timed out` (retried and `on_error` as any failure). `on: condition` (`condition`, CEL): ends `{satisfied: true}` once it holds; it is re-checked as memory it names is written or deleted and as signals are sent (an error while a key or signal it names is absent means not yet); after a restart it is checked again at once. `on: message` (`conversation`): the next new A2A message on that conversation or contextId (default the run's; empty: any), taken before any `a2a` start or turn — its sender's task completes `delivered to 1 waiting workflow step` — output `{conversation, message: {parts, text, message_id}, principal}`. `on: webhook` (`webhook {path?, auth?, methods?, emit_url_to?}`): opens a one-off callback route on the webhook listener (`/hooks/_cb/<step key>` unless `path`), logged `webhook.await.armed {run, path, url}`; an authenticated hit is held on the run and answered 200 `{status: resumed, resumed: 1}`, output the request `{method, path, headers, body, raw_body}`; the route closes when the step stops waiting, lives `timeout` (default 1 h), and opens again at the same path after a restart (agentd's do not survive). Message and webhook deliveries are saved with the run before they are answered.",
+  doc: "Suspends the step until what `on` names happens; the wait is saved with the run, so it survives a restart. `on: signal` (`signal` = the name): the oldest signal of that name the run holds or is sent (`workflow.signal`, with or without `run`), output `{signal, payload, from}`. `on: run` (`run` = a run id): that run ends, whatever its status, output `{run, status, output, error}`; unknown ⇒ `wait run: no such run \"<id>\"`. `on: subagent` (`subagent` = a handle): completed ⇒ done `{handle, status, result, error}`; another ending fails the step `subagent <h> <status>[: <error>]`. `on: deadline`: `timeout` (or `until`) passes, output `{waited_ms}`. `on: resource` (`server`, `uri`): subscribes to the MCP resource and ends at its next `notifications/resources/updated`, output `{uri, server, content}` (read then; JSON when it parses); after a restart it subscribes again and needs a new update. `timeout` (or `until`) passing first ⇒ status `timeout`, error `wait timed out` (retried and `on_error` as any failure). `on: condition` (`condition`, CEL): ends `{satisfied: true}` once it holds; it is re-checked as memory it names is written or deleted and as signals are sent (an error while a key or signal it names is absent means not yet); after a restart it is checked again at once. `on: message` (`conversation`): the next new A2A message on that conversation or contextId (default the run's; empty: any), taken before any `a2a` start or turn — its sender's task completes `delivered to 1 waiting workflow step`; a `message.send` / `message` step delivery to it is taken likewise — output `{conversation, message: {parts, text, message_id}, principal}`. `on: webhook` (`webhook {path?, auth?, methods?, emit_url_to?}`): opens a one-off callback route on the webhook listener (`/hooks/_cb/<step key>` unless `path`), logged `webhook.await.armed {run, path, url}`; an authenticated hit is held on the run and answered 200 `{status: resumed, resumed: 1}`, output the request `{method, path, headers, body, raw_body}`; the route closes when the step stops waiting, lives `timeout` (default 1 h), and opens again at the same path after a restart (agentd's do not survive). Message and webhook deliveries are saved with the run before they are answered.",
   fields: {
     on: { required: true, doc: 'signal | run | subagent | deadline | resource | condition | message | webhook.' },
     server: { doc: '`on: resource`: the MCP server (the `mcp:` config key).' },

@@ -1,6 +1,6 @@
 // `wait on: condition | message | webhook` (producers reference §2.8, §3.7): their fields checked at load and the
-// wait each suspends on. A message or webhook delivery is held on the run under the wait's private channel (as a
-// signal is) until the wait takes it, so a delivery is durable before it is acknowledged. Pure.
+// wait each suspends on. A message or webhook delivery is held on the run under the wait's private channel (apart
+// from signals: heldDeliveries.ts) until the wait takes it, so a delivery is durable before it is acknowledged. Pure.
 import type { StepWait, WorkflowRun } from '../../domain/workflow.js';
 import { keysRead } from '../../expr/cel.js';
 import { failed, type StepContext, type StepResult } from '../nodeKind.js';

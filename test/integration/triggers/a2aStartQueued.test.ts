@@ -51,7 +51,8 @@ describe('a2a start queued behind concurrency', () => {
       const dropped = events.filter((e) => e['event'] === 'run.dropped');
       assert.equal(dropped.length, 1);
       assert.equal(dropped[0]?.['start_key'], 'fill-over');
-      assert.match(String(dropped[0]?.['reason']), /queue full/);
+      assert.equal(dropped[0]?.['reason'], 'queue_full');
+      assert.match(String(dropped[0]?.['error']), /queue full/);
       const third = asTask(await client.sendMessage(commandRequest('deploy', { env: 'c' }, 'm-3', true)));
       const refused = await client.getTask({ tenant: '', id: third.id });
       assert.equal(refused.status?.state, TaskState.TASK_STATE_REJECTED, 'an overflowing caller is told at once');

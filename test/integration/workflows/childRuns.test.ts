@@ -45,7 +45,7 @@ describe('the workflow kind', () => {
     const out = run.output as { run: string; status: string; output: unknown; error: unknown };
     assert.deepEqual({ ...out, run: '' }, { run: '', status: 'completed', output: 20, error: null });
     const child = await life.desk.run(out.run);
-    assert.deepEqual(child?.parent, { run: run.id, step: 'x', cascade: true });
+    assert.deepEqual(child?.parent, { run: run.id, step: 'x', cascade: true, sync: true });
     await life.close();
   });
 
@@ -128,5 +128,60 @@ describe('the workflow kind', () => {
     assert.equal((run.output as { output: unknown }).output, 40);
     assert.equal(second.events.filter((e) => e.event === 'run.start').length, 0, 'no run started twice');
     await second.close();
+  });
+
+  it('a templated mode is rendered: sync is waited for and cancelled with its parent; an unknown one fails', async () => {
+    const templated = {
+      name: 'tm',
+      inputs: { schema: { type: 'object', properties: { mode: {}, nap: {}, hold: {} } } },
+      steps: {
+        s: { kind: 'manual' },
+        x: {
+          kind: 'workflow',
+          depends_on: 's',
+          name: 'child',
+          mode: '{{inputs.mode}}',
+          inputs: { n: 2, nap: '{{inputs.nap}}' },
+        },
+        z: { kind: 'sleep', depends_on: 's', duration: '{{inputs.hold}}' },
+        f: { kind: 'finish', depends_on: ['x'], output: '{{steps.x.output}}' },
+        early: { kind: 'finish', depends_on: 'z', output: 'early' },
+      },
+    };
+    const life = await openDesk(freshDir(), [CHILD, templated]);
+    const begin = async (inputs: Record<string, unknown>): Promise<string> => {
+      const got = await life.desk.start({
+        workflow: 'tm',
+        inputs,
+        startKey: `k${++n}`,
+        principal: null,
+        conversation: null,
+      });
+      assert.ok(got.ok, got.ok ? '' : got.error);
+      return got.run.id;
+    };
+    try {
+      // Waited for: the child's end is the output (z sleeps longer than the child naps).
+      const waited = await settled(life, await begin({ mode: 'sync', nap: '1ms', hold: '20s' }), 10_000);
+      assert.deepEqual(waited.output && { ...(waited.output as object), run: '' }, {
+        run: '',
+        status: 'completed',
+        output: 20,
+        error: null,
+      });
+      // Its parent ends first (the `early` finish): the sync child goes with it.
+      const id = await begin({ mode: 'sync', nap: '30s', hold: '300ms' });
+      const ended = await settled(life, id, 10_000);
+      assert.equal(ended.output, 'early', 'premise: the early finish ended the parent');
+      const childId = (await life.store.workflows.listRuns({})).find((r) => r.parent?.run === id)?.id;
+      assert.ok(childId, 'premise: the child was started');
+      const child = await settled(life, childId, 10_000);
+      assert.equal(child.status, 'cancelled');
+      assert.equal(child.error, 'its parent run ended');
+      const bad = await settled(life, await begin({ mode: 'later', nap: '1ms', hold: '20s' }), 10_000);
+      assert.equal(bad.error, 'step "x" failed: workflow: mode rendered "later", want one of sync|async|detached');
+    } finally {
+      await life.close();
+    }
   });
 });

@@ -40,9 +40,9 @@ describe('run signal buffer', () => {
       [['go', { n: 1 }]],
       'held durably with the run',
     );
-    const taken = await second.desk.engine.takeSignal(run.id, 'go');
+    const taken = await second.desk.engine.mail.takeSignal(run.id, 'go');
     assert.deepEqual(taken?.payload, { n: 1 });
-    assert.equal(await second.desk.engine.takeSignal(run.id, 'go'), null, 'taken once');
+    assert.equal(await second.desk.engine.mail.takeSignal(run.id, 'go'), null, 'taken once');
     assert.deepEqual((await second.store.workflows.getRun(run.id))?.signals, []);
     await second.desk.engine.cancel(run.id, 'test over');
     await second.close();
