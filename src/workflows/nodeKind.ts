@@ -66,6 +66,8 @@ export interface StepPorts {
   resources?(server: string): Promise<StepResources>;
   /** One-off callback routes on the listener's webhook routes (`wait on: webhook`). */
   callbacks?: StepCallbacks;
+  /** Resolves `{{secret:NAME}}` in a text (the config layer's resolver); throws naming an unset secret. */
+  secret?(text: string): string;
 }
 
 /** A `wait on: webhook` step's callback route: opened while the step waits, closed when it stops. */

@@ -70,7 +70,8 @@ const hostAddresses = async (host: string): Promise<string[]> =>
 
 /** What the steps of runs reach outside the engine: memory, the network, MCP tools, turns, subagents, persons. */
 function deskPorts(ctx: ProducerContext): StepPorts {
-  const callbacks = stepCallbacks(ctx, (text) => workflowSecrets(ctx.config.workflows)(text));
+  const secret = (text: string): string => workflowSecrets(ctx.config.workflows)(text);
+  const callbacks = stepCallbacks(ctx, secret);
   return {
     memory: ctx.store.memory,
     fetch,
@@ -87,6 +88,7 @@ function deskPorts(ctx: ProducerContext): StepPorts {
     peers: new StepPeers({ peers: () => ctx.config.a2a.peers, lookup: hostAddresses, log: ctx.log }),
     ...(ctx.mcp ? { resources: ctx.mcp.resources.bind(ctx.mcp) } : {}),
     ...(callbacks ? { callbacks } : {}),
+    secret,
   };
 }
 
