@@ -66,6 +66,8 @@ export interface StepPorts {
   resources?(server: string): Promise<StepResources>;
   /** One-off callback routes on the listener's webhook routes (`wait on: webhook`). */
   callbacks?: StepCallbacks;
+  /** The configured search provider (`search.provider`, read per call so a reload applies); null: none. */
+  searchProvider?(): { url: string; key: string | null } | null;
   /** Resolves `{{secret:NAME}}` in a text (the config layer's resolver); throws naming an unset secret. */
   secret?(text: string): string;
 }

@@ -89,6 +89,10 @@ function deskPorts(ctx: ProducerContext): StepPorts {
     ...(ctx.mcp ? { resources: ctx.mcp.resources.bind(ctx.mcp) } : {}),
     ...(callbacks ? { callbacks } : {}),
     secret,
+    searchProvider: () => {
+      const { url, key } = ctx.config.search.provider;
+      return url === null ? null : { url, key };
+    },
   };
 }
 
