@@ -78,6 +78,7 @@ function deskPorts(ctx: ProducerContext): StepPorts {
     lookup: hostAddresses,
     instance: ctx.config.agent.name,
     fanOut: ctx.config.limits.workflow.fan_out,
+    inlineMaxBytes: ctx.config.limits.inline_max_bytes,
     ...(ctx.mcp ? { mcp: mcpCaller(ctx.mcp), knowledge: knowledgeCaller(ctx.mcp) } : {}),
     ...turnPorts(ctx),
     tool: stepTools(ctx),
