@@ -73,6 +73,8 @@ export interface StepPorts {
   resources?(server: string): Promise<StepResources>;
   /** One-off callback routes on the listener's webhook routes (`wait on: webhook`). */
   callbacks?: StepCallbacks;
+  /** Skill bodies by name from `skills.sources` (a `subagent` step's `skills`); `unknown`: names no source lists. */
+  skills?(names: readonly string[]): Promise<{ bodies: { name: string; body: string }[]; unknown: string[] }>;
   /** `limits.inline_max_bytes`: a larger step output is kept as an artifact (default 65 536). */
   inlineMaxBytes?: number;
   /** The configured search provider (`search.provider`, read per call so a reload applies); null: none. */

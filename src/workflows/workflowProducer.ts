@@ -4,6 +4,7 @@
 import { lookup } from 'node:dns/promises';
 import type { AgentConfig } from '../config/types.js';
 import { workflowSecrets } from '../config/workflowSecrets.js';
+import { capBody } from '../context/skills.js';
 import { type LiveRunView, TERMINAL_RUN, type WorkflowRun } from '../domain/workflow.js';
 import { describeError } from '../errors.js';
 import { chargedTokens } from '../protocol/usage.js';
@@ -65,6 +66,26 @@ function knowledgeCaller(tools: NonNullable<ProducerContext['mcp']>): NonNullabl
   };
 }
 
+/** Skill bodies for a `subagent` step: the first `skills.sources` server listing each name, capped as a turn's. */
+function skillReader(
+  ctx: ProducerContext,
+  tools: NonNullable<ProducerContext['mcp']>,
+): NonNullable<StepPorts['skills']> {
+  return async (names) => {
+    const listings = tools.skills();
+    const bodies: { name: string; body: string }[] = [];
+    const unknown: string[] = [];
+    for (const name of names) {
+      const server = ctx.config.skills.sources.find((s) => listings.get(s)?.some((i) => i.name === name));
+      const info = server === undefined ? undefined : listings.get(server)?.find((i) => i.name === name);
+      if (server === undefined || info === undefined) unknown.push(name);
+      else
+        bodies.push({ name, body: capBody(await tools.readSkill(server, info, 30_000), ctx.config.skills.max_bytes) });
+    }
+    return { bodies, unknown };
+  };
+}
+
 const hostAddresses = async (host: string): Promise<string[]> =>
   (await lookup(host, { all: true })).map((a) => a.address);
 
@@ -79,7 +100,9 @@ function deskPorts(ctx: ProducerContext): StepPorts {
     instance: ctx.config.agent.name,
     fanOut: ctx.config.limits.workflow.fan_out,
     inlineMaxBytes: ctx.config.limits.inline_max_bytes,
-    ...(ctx.mcp ? { mcp: mcpCaller(ctx.mcp), knowledge: knowledgeCaller(ctx.mcp) } : {}),
+    ...(ctx.mcp
+      ? { mcp: mcpCaller(ctx.mcp), knowledge: knowledgeCaller(ctx.mcp), skills: skillReader(ctx, ctx.mcp) }
+      : {}),
     ...turnPorts(ctx),
     tool: stepTools(ctx),
     subagent: stepSubagents(ctx),

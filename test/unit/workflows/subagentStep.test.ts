@@ -47,8 +47,9 @@ describe('the subagent step at load', () => {
 
   it('refuses what it would otherwise ignore, and names the field', () => {
     const p = 'workflow "w" step "sub": ';
-    assert.deepEqual(errors(doc({ instruction: 'x', skills: ['a'] })), [
-      `${p}subagent.skills is not built in this version; remove it`,
+    assert.deepEqual(errors(doc({ instruction: 'x', skills: ['a'] })), []);
+    assert.deepEqual(errors(doc({ instruction: 'x', skills: 'a' })), [
+      `${p}subagent.skills must be a non-empty list of skill names`,
     ]);
     assert.deepEqual(errors(doc({ instruction: 'x', workflow: 'w2' })), [
       `${p}subagent.workflow is not built in this version; remove it`,
