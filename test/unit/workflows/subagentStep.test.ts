@@ -69,7 +69,7 @@ describe('the subagent step at load', () => {
       `${p}unknown subagent.limits field "rounds" (allowed: steps, tokens, deadline, memory, cpu)`,
     ]);
     assert.deepEqual(errors(doc({ instruction: 'x', prompt: 'y' })), [
-      `${p}unknown field "prompt" for kind "subagent" (allowed: instruction, template, params, mode, tools, servers, limits, priority, context, output_contract, output_schema, workflow, skills)`,
+      `${p}unknown field "prompt" for kind "subagent" (allowed: instruction, template, params, mode, tools, servers, limits, priority, context, output_contract, output_schema, skills, workflow)`,
     ]);
   });
 
