@@ -2,10 +2,11 @@
 // runs), fires `once` starts, offers the desk to the workflow.* tools through the `workflows` work port, and leaves
 // the wake note of a finished run in the conversation that started it.
 import { lookup } from 'node:dns/promises';
+import { checkSearchSteps } from '../config/searchKeys.js';
 import type { AgentConfig } from '../config/types.js';
 import { workflowSecrets } from '../config/workflowSecrets.js';
 import { capBody } from '../context/skills.js';
-import { type LiveRunView, TERMINAL_RUN, type WorkflowRun } from '../domain/workflow.js';
+import { type LiveRunView, TERMINAL_RUN, type WorkflowDef, type WorkflowRun } from '../domain/workflow.js';
 import { describeError } from '../errors.js';
 import { chargedTokens } from '../protocol/usage.js';
 import type { Producer, ProducerContext } from '../runtime/producer.js';
@@ -28,6 +29,8 @@ declare module '../tools/toolOutcome.js' {
     workflows(): WorkflowDesk;
     /** The live runs as `status` shows them, a principal's own only (every run without one). */
     live_runs(principal?: string): LiveRunView[];
+    /** Load problems of a definition against the config (a `search.query` step with no search provider). */
+    workflow_reach(def: WorkflowDef): string[];
   }
 }
 
@@ -181,6 +184,7 @@ export class WorkflowProducer implements Producer {
       ctx.turns.onCommitted((turn) => void opened.then(() => starts.turnEnded(turn))),
       ctx.ports.plug('workflows', () => desk),
       ctx.ports.plug('live_runs', (principal) => liveRunViews(desk.engine.live(), principal)),
+      ctx.ports.plug('workflow_reach', (def) => checkSearchSteps([def], ctx.config.search.provider)),
       // A respawned step child can spend before its run is live again: the charge waits for the desk to open.
       ctx.ports.plug('run_spent', (run, usage) => {
         void opened

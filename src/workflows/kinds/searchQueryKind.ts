@@ -93,7 +93,7 @@ export const SEARCH_QUERY_KIND: NodeKind = {
   category: 'data',
   implemented: true,
   effect: true,
-  doc: 'Asks the configured search provider (`search.provider.url`, a SearXNG-compatible JSON API: `GET <url>?q=<query>&format=json&categories=…[&time_range=…]`, `search.provider.key` sent as a bearer token) and outputs `{query, results: [{title, url, snippet, engine, published}]}`, the first `limit` results. A configured workflow with a `search.query` step and no provider is refused at load (`search.query needs a search provider (search.provider.url is not set)`); a run-time definition fails the step with `search.query: no search provider …`. A status outside 200..299 fails `search.query: provider http status <n>`. Time limit: `timeout` (30 s), never past the run deadline.',
+  doc: 'Asks the configured search provider (`search.provider.url`, a SearXNG-compatible JSON API: `GET <url>?q=<query>&format=json&categories=…[&time_range=…]`, `search.provider.key` sent as a bearer token) and outputs `{query, results: [{title, url, snippet, engine, published}]}`, the first `limit` results. A configured workflow with a `search.query` step and no provider is refused at load (`search.query needs a search provider (search.provider.url is not set)`); so is one `workflow.create` / `workflow.update` is given; a stored one whose provider was removed since fails the step with `search.query: no search provider …`. A status outside 200..299 fails `search.query: provider http status <n>`. Time limit: `timeout` (30 s), never past the run deadline.',
   fields: {
     query: { required: true, doc: 'What to search for (templates).' },
     search_kind: {

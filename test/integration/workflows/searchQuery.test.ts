@@ -12,6 +12,8 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { compileConfig } from '../../../src/config/compile.js';
 import { loadWorkflow } from '../../../src/workflows/definitions.js';
+import { answer, startRig } from '../harness.js';
+import { toolResults } from '../subagents/subagentParts.js';
 import { daemon, doneOf } from '../triggers/startRig.js';
 import { waitUntil } from '../wait.js';
 
@@ -133,5 +135,33 @@ describe('search.query', () => {
       'workflow "w" step "q": search.query.limit must be an integer in 1..50 (got 0)',
       'workflow "w" step "q": search.query.freshness must be one of day, week, month, year (got "hour")',
     ]);
+  });
+
+  it('workflow.create of a search.query workflow without a provider is refused, naming the step and the key', async () => {
+    const definition = {
+      name: 'finder',
+      steps: {
+        s: { kind: 'manual' },
+        q: { kind: 'search.query', depends_on: 's', query: 'x' },
+        f: { kind: 'finish', depends_on: 'q' },
+      },
+    };
+    const rig = await startRig(
+      { turns: [{ tool_calls: [{ name: 'workflow.create', arguments: { definition } }] }, { content: 'ok' }] },
+      {},
+      { yaml: '' },
+    );
+    try {
+      assert.equal((await answer(rig, 'boss', 'make it')).status, 'completed');
+      const [created] = toolResults(rig, 'boss');
+      assert.equal(created?.is_error, true);
+      assert.equal(
+        created?.content,
+        'workflow.create: workflow "finder" step "q": search.query needs a search provider (search.provider.url is not set)',
+      );
+      assert.deepEqual(await rig.store.workflows.listDefinitions(), []);
+    } finally {
+      await rig.close();
+    }
   });
 });
