@@ -38,6 +38,7 @@ import { policiesKind } from './policyRules.js';
 import { PRODUCER_KEYS } from './producerKeys.js';
 import { overridesKind, stringListKind, templateKind } from './promptKeys.js';
 import { RETENTION_KEYS } from './retentionKeys.js';
+import { SEARCH_KEYS } from './searchKeys.js';
 import { STORE_KEYS } from './storeKeyTable.js';
 
 export { DEFAULT_STORE_PATH } from './storeKeyTable.js';
@@ -260,6 +261,7 @@ export const KEYS: KeyTable = {
     default: {},
     doc: 'Mapping-only tool (knowledge.search) → {server, tool}: the MCP tool that answers it.',
   },
+  ...SEARCH_KEYS,
   'skills.sources': {
     kind: stringListKind('MCP server names'),
     default: [],

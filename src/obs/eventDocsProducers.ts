@@ -20,6 +20,7 @@ const A2A = eventSection(
 a2a.listen :: the A2A listener is up :: bound, ui
 a2a.request :: the audit line of every A2A request: info when it succeeded, warn when refused, error when it failed inside the listener :: principal, method, outcome, op?, error?
 a2a.task / a2a.answer.replayed :: a task changed state / an early answer reached a replayed turn :: \`task, state, principal\` / \`task\`
+human.notify.fail :: a \`human\` step's \`reply_uri\` refused the notice of its question's end (warn; the end stands) :: run, task, state, error
 a2a.answer.relayed :: (postgres) an answer given at another replica reached the turn waiting here :: task
 a2a.answer.rejected :: a person's answer did not match its question's schema: the question stays open and is asked again, amended with \`(previous answer rejected: …)\` (the answer itself is not logged) :: task, why
 a2a.quota.refused :: a principal's message was refused by one of its quotas (warn) :: quota, limit, principal, wanted, ctx
@@ -61,6 +62,7 @@ run.save.fail :: a run's state could not be stored (warn; the next step tries ag
 step.start / step.done :: a step started / ended :: run, step, kind, attempt, status?
 step.retry / step.goto :: a failed step is tried again / its \`on_error\` goes to another step :: \`run, step, attempt, backoff_ms\` / \`run, from, to\`
 step.cache_hit :: a step with \`cache\` found a live cached output under its key and is done with it (its kind did not run) :: run, step, key
+step.output.artifact :: a step output larger than \`limits.inline_max_bytes\` was kept as an artifact; the run record holds \`{$artifact, size}\` and later steps read the value back :: run, step, artifact, size
 step.instance :: a nested step (\`foreach\`, \`batch\`, \`iterate\`, \`parallel\`, \`race\`, \`subgraph\`) opened one instance of its body; its steps run as \`<instance>.<step>\` :: \`run, step, instance\`
 wait.armed / wait.resolved :: a step suspended (a \`wait\` step, \`sleep\`, a retry backoff), saved / a \`wait\` step's wait ended (what it waited for came, or its time) :: \`run, step, on, due_ms\` / \`run, step, on, status\`
 a2a.send / a2a.delegate :: an \`a2a.send\` / \`a2a.delegate\` step's message reached its peer (info: the peer's task and its state; for delegate, the state it ended in) or failed (warn) :: run, step, peer, message_id, task?, state?, error?

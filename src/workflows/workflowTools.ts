@@ -146,6 +146,9 @@ function define(op: 'create' | 'update', args: Args, _caller: ToolCaller, host: 
   ) as Record<string, unknown>;
   const loaded = loadWorkflow(document);
   if (!loaded.ok) return toolError(`workflow.${op}: ${loaded.errors.join('; ')}`);
+  // What the config must provide (a search provider) is checked as a configured workflow's is.
+  const unreachable = host.port?.('workflow_reach')?.(loaded.def) ?? [];
+  if (unreachable.length > 0) return toolError(`workflow.${op}: ${unreachable.join('; ')}`);
   const name = loaded.def.name;
   const exists = desk.definitions().has(name);
   if (desk.isConfigured(name)) return toolError(`workflow "${name}" is configured (edit the config it loads from)`);
