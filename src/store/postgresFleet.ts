@@ -31,6 +31,10 @@ const SQL = {
     WHERE t.conversation IN (SELECT conversation_id FROM conversation_leases WHERE holder = $1)
        OR t.state IN ('completed', 'failed', 'canceled', 'rejected')`,
   done: 'DELETE FROM cancel_requests WHERE task_id = ANY($1)',
+  // The operator's pause or resume, kept for the fleet: the last one given holds.
+  storeControl: `INSERT INTO fleet_controls (key, value, ts) VALUES ('pause', $1, $2)
+    ON CONFLICT (key) DO UPDATE SET value = excluded.value, ts = excluded.ts`,
+  readControl: `SELECT value FROM fleet_controls WHERE key = 'pause'`,
   // Requests for tasks that follow a run (no turn of theirs): whichever replica runs the run acts.
   runs: `SELECT c.task_id, t.json FROM cancel_requests c JOIN tasks t ON t.id = c.task_id
     WHERE t.inbox_event IS NULL AND t.state NOT IN ('completed', 'failed', 'canceled', 'rejected')`,
@@ -111,7 +115,18 @@ export class PgFleet implements FleetView {
   }
 
   async announceControl(op: FleetControl): Promise<void> {
+    // Stored first: a NOTIFY that is lost (or heard by nobody yet) is made up by each replica's reading of it.
+    await this.deps.query(SQL.storeControl, [op, this.deps.wall()]);
     await this.deps.query(SQL.notify, [FLEET_CHANNELS.control, `${this.deps.wall()} ${op}`]);
+  }
+
+  async readControl(): Promise<FleetControl | null> {
+    const value = (await this.deps.query(SQL.readControl)).rows[0]?.value;
+    return value === 'pause' || value === 'resume' ? value : null;
+  }
+
+  get replica(): string {
+    return this.deps.leases.holder;
   }
 
   /** Sends a NOTIFY; inside a transaction, it is delivered at the commit (never for a rolled-back one). */

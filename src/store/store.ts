@@ -352,8 +352,15 @@ export interface FleetView {
   requestCancel(taskId: string, principal: string | null): Promise<void>;
   /** Wakes the fleet: a task's question was answered here, and the replica whose turn waits on it takes it. */
   announceAnswer(): Promise<void>;
-  /** Tells every replica (this one too) to apply the operator's pause or resume. */
+  /**
+   * Stores the operator's pause or resume for the fleet (a replica started later, or one whose listener was down,
+   * reads it) and tells every replica (this one too) to apply it.
+   */
   announceControl(op: FleetControl): Promise<void>;
+  /** The fleet's stored pause or resume (null: none was ever given). */
+  readControl(): Promise<FleetControl | null>;
+  /** This replica's name among the replicas (its lease holder's name). */
+  readonly replica: string;
   /**
    * The cancel requests for conversations this replica holds: `act(inboxEvent)` cancels the event's turn here and
    * says whether it knew it; known ones and those whose task ended are removed. Resolves with how many went.
