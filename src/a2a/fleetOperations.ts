@@ -94,10 +94,11 @@ export class FleetOperations {
   private cancelRuns(): void {
     const runs = this.runs;
     if (runs === undefined) return;
+    const fail = (err: unknown) => this.log.warn('inbox.lease.fail', { err: describeError(err), cancel: 'run' });
     const act = (run: string) => runs.cancelRun(run, 'task canceled at another replica');
-    this.store.fleet?.takeRunCancels(act).catch((err: unknown) => {
-      this.log.warn('inbox.lease.fail', { err: describeError(err), cancel: 'run' });
-    });
+    this.store.fleet?.takeRunCancels(act).catch(fail);
+    // A run cancelled through the workflow commands at another replica (workflows/fleetRunCancel.ts).
+    this.store.fleet?.takeRunRequests((run, reason) => runs.cancelRun(run, reason)).catch(fail);
   }
 
   private look(): void {

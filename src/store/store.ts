@@ -3,7 +3,7 @@
 // Promise so a networked backend fits behind the same contract. Implementations: sqliteStore.ts (default),
 // memoryStore.ts (tests), postgresStore.ts (replicas); test/unit/store/storeBehaviour.ts is the contract every
 // backend passes.
-import type { BudgetCounter } from '../domain/budget.js';
+
 import type { Conversation } from '../domain/conversation.js';
 import type { FeedBounds, FeedEntry, FeedEvent } from '../domain/feed.js';
 import type { InboxEvent, InboxOutcome, InboxRecord } from '../domain/inbox.js';
@@ -13,7 +13,10 @@ import type { SubagentRecord } from '../domain/subagent.js';
 import type { TaskFilter, TaskRecord } from '../domain/task.js';
 import type { TimerRecord } from '../domain/timer.js';
 import type { StoredDefinition, WorkflowRun } from '../domain/workflow.js';
+import type { BudgetPort } from './budgetPort.js';
 import type { MemoryListing } from './memoryKeys.js';
+
+export type { BudgetHold, BudgetPort, SharedAdmission } from './budgetPort.js';
 
 /** What `inbox.accept` did: `created` false when the event's id or (principal, dedupe_key) was already taken. */
 export interface Accepted {
@@ -96,44 +99,6 @@ export interface ConversationsPort {
    * in ConversationCommit.
    */
   commit(conversation: Conversation, expectedRevision: number, stale?: () => boolean): Promise<number>;
-}
-
-/** What a shared reservation still holds of its estimate in the fleet's windows; 0 = settled, it goes. */
-export interface BudgetHold {
-  id: string;
-  tokens: number;
-}
-
-/** A dispatch admission against the windows every replica shares (replicas; interfaces reference §4.4). */
-export interface SharedAdmission {
-  /** The reservation's id (its holds are kept under it). */
-  id: string;
-  /** The scopes the turn answers to. */
-  scopes: readonly string[];
-  /**
-   * Decides inside the store's lock on the scopes: `counters` are their stored counters, `held` what every
-   * replica's live reservations hold (tokens) per scope, window and bucket. Returns the holds to store, one per
-   * scope and window (each counts one request at once), or null when the turn is not admitted.
-   */
-  decide(counters: readonly BudgetCounter[], held: readonly BudgetCounter[]): BudgetCounter[] | null;
-}
-
-export interface BudgetPort {
-  /** Every stored budget counter. */
-  load(): Promise<BudgetCounter[]>;
-  /**
-   * Adds `deltas` to the stored counters, in one transaction: same bucket index → the amounts add up; a newer
-   * bucket replaces the stored one; an older bucket is ignored. Never an absolute write. `holds` (shared stores)
-   * set what reservations still hold, in the same transaction: spend and the reservation it replaces land at once.
-   */
-  add(deltas: BudgetCounter[], holds?: readonly BudgetHold[]): Promise<void>;
-  /**
-   * Shared stores (postgres): reads the shared window and reserves in it atomically (`decide`); resolves with
-   * the counters read and whether it reserved. Absent: each process owns its counters (admission is local).
-   */
-  reserve?(req: SharedAdmission): Promise<{ counters: BudgetCounter[]; reserved: boolean }>;
-  /** Shared stores: keeps the reservations `ids` alive (one that is not renewed stops counting). */
-  renew?(ids: readonly string[]): Promise<void>;
 }
 
 export interface TasksPort {
@@ -371,6 +336,13 @@ export interface FleetView {
    * is live here; those it cancelled are removed. Resolves with how many went.
    */
   takeRunCancels(act: (run: string) => Promise<boolean>): Promise<number>;
+  /** Stores a cancel request for workflow run `run` (live at another replica) and wakes the fleet. */
+  requestRunCancel(run: string, reason: string): Promise<void>;
+  /**
+   * The cancel requests for workflow runs: `act(run, reason)` cancels the run if it is live here; those it
+   * cancelled, and those whose run ended or is gone, are removed. Resolves with how many went.
+   */
+  takeRunRequests(act: (run: string, reason: string) => Promise<boolean>): Promise<number>;
 }
 
 export interface Store {

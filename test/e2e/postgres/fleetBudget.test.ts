@@ -39,7 +39,7 @@ describe('a fleet budget window', () => {
     await stopLazyServer();
   });
 
-  it('is never exceeded by concurrent turns on both replicas', async () => {
+  it('is never exceeded by concurrent turns on both replicas', { timeout: 120_000 }, async () => {
     const budget = ['  budget:', `    windows: [{per: day, tokens: ${CAP}}]`, '    on_exhausted: refuse'];
     const [a, b] = (await startReplicas(url, replicaYaml(model.url, '30s', budget), 2, daemons)) as [Daemon, Daemon];
     const clients = [await clientFor(a.url), await clientFor(b.url)];

@@ -42,19 +42,19 @@ describe('fleet controls', () => {
     await waitUntil(() => heard(b, 'turn.reply'), 20_000, 'B runs it once resumed');
   }
 
-  it('a replica started after the pause is paused', async () => {
+  it('a replica started after the pause is paused', { timeout: 120_000 }, async () => {
     const yaml = replicaYaml(model.url, '120s');
     const [a] = (await startReplicas(url, yaml, 1, daemons)) as [Daemon];
     const operatorA = new DaemonClient({ url: a.url });
     await operatorA.command('pause');
     const [b] = (await startReplicas(url, yaml, 1, daemons)) as [Daemon];
-    assert.ok(heard(b, 'agent.paused'), 'B is paused from its start');
+    await waitUntil(() => heard(b, 'agent.paused'), 3_000, 'B is paused from its start');
     await heldThenRun(b, () => operatorA.command('resume'));
     for (const d of [a, b]) await d.stop();
     daemons.length = 0;
   });
 
-  it('a pause stored while a replica heard no NOTIFY holds it at its next look', async () => {
+  it('a pause stored while a replica heard no NOTIFY holds it at its next look', { timeout: 120_000 }, async () => {
     const [b] = (await startReplicas(url, replicaYaml(model.url, '120s'), 1, daemons)) as [Daemon];
     const db = new pg.Client({ connectionString: url });
     await db.connect();
@@ -75,7 +75,7 @@ describe('fleet controls', () => {
     daemons.length = 0;
   });
 
-  it('a drain sent to A names A and leaves B serving', async () => {
+  it('a drain sent to A names A and leaves B serving', { timeout: 120_000 }, async () => {
     const [a, b] = (await startReplicas(url, replicaYaml(model.url, '120s'), 2, daemons)) as [Daemon, Daemon];
     const answer = (await new DaemonClient({ url: a.url }).command('drain')) as {
       draining?: boolean;
