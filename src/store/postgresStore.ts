@@ -4,7 +4,6 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type pg from 'pg';
-import type { BudgetCounter } from '../domain/budget.js';
 import type { Conversation } from '../domain/conversation.js';
 import type { InboxEvent } from '../domain/inbox.js';
 import type { TaskRecord } from '../domain/task.js';
@@ -13,6 +12,7 @@ import { planMessageWrite } from './conversationWrite.js';
 import { pgJournalPort } from './journalPorts.js';
 import { MemoryChanges } from './memoryChanges.js';
 import { isExpired, listLiveKeys } from './memoryKeys.js';
+import { pgBudgetPort } from './postgresBudget.js';
 import { createPool, describeUrl, type PostgresOptions, pgFailure, unreachableError } from './postgresConnect.js';
 import { PgFleet } from './postgresFleet.js';
 import { LeaseBook, type LeaseLog } from './postgresLeases.js';
@@ -105,7 +105,6 @@ export class PostgresStore implements Store {
     this.fleet = new PgFleet({ opts, log: opts.log ?? SILENT, wall: opts.now ?? Date.now, query, leases });
     this.inbox = this.#inboxPort();
     this.conversations = this.#conversationsPort();
-    this.budget = this.#budgetPort();
     this.tasks = this.#tasksPort();
     this.memory = this.#memoryPort();
     this.sequences = {
@@ -119,6 +118,7 @@ export class PostgresStore implements Store {
       read: (doing, op) => this.#read(doing, op),
       tx: (doing, op) => this.#write(doing, [], op),
     };
+    this.budget = pgBudgetPort(runner);
     this.subagents = pgSubagentsPort(runner);
     this.workflows = pgWorkflowsPort(runner);
     this.timers = pgTimersPort(runner);
@@ -233,17 +233,6 @@ export class PostgresStore implements Store {
         this.#write('save conversations', [conversation.id], async (q) => {
           const [revision] = await this.#commitAll(q, [{ conversation, expectedRevision, stale }]);
           return revision ?? expectedRevision + 1;
-        }),
-    };
-  }
-
-  #budgetPort(): BudgetPort {
-    return {
-      load: () =>
-        this.#read('read budget counters', async (q) => (await q(SQL.budgetCounters)).rows as BudgetCounter[]),
-      add: (deltas) =>
-        this.#write('add to budget counters', [], async (q) => {
-          for (const d of deltas) await q(SQL.addBudgetCounter, [d.scope, d.window, d.index, d.tokens, d.requests]);
         }),
     };
   }
