@@ -117,7 +117,7 @@ export class PostgresStore implements Store {
     };
     const runner: PgRunner = {
       read: (doing, op) => this.#read(doing, op),
-      tx: (doing, op) => this.#write(doing, [], op),
+      tx: (doing, op, fence = []) => this.#write(doing, fence, op),
     };
     this.subagents = pgSubagentsPort(runner);
     this.workflows = pgWorkflowsPort(runner);

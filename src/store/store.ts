@@ -306,6 +306,8 @@ export interface LeaseView {
    * calls (a claim is), so a busy replica does not lose the conversations it is running for want of a turn.
    */
   heartbeat?(): Promise<void>;
+  /** Whether another replica holds the conversation's lease live now (a read, straight on the database). */
+  heldElsewhere?(conversation: string): Promise<boolean>;
 }
 
 /** An operator command every replica applies. */
