@@ -34,6 +34,9 @@ const SQL = {
   // Requests for tasks that follow a run (no turn of theirs): whichever replica runs the run acts.
   runs: `SELECT c.task_id, t.json FROM cancel_requests c JOIN tasks t ON t.id = c.task_id
     WHERE t.inbox_event IS NULL AND t.state NOT IN ('completed', 'failed', 'canceled', 'rejected')`,
+  // A subagent's requests (keyed `subagent:<handle>`, the reason as principal), with its record's status if any.
+  subagentCancels: `SELECT c.task_id, c.principal, s.json FROM cancel_requests c
+    LEFT JOIN subagents s ON 'subagent:' || s.handle = c.task_id WHERE c.task_id LIKE 'subagent:%'`,
 } as const;
 
 export interface FleetDeps {
@@ -137,6 +140,25 @@ export class PgFleet implements FleetView {
     for (const row of rows as Array<{ task_id: string; json: string }>) {
       const run = (JSON.parse(row.json) as { run?: unknown }).run;
       if (typeof run === 'string' && (await act(run))) done.push(row.task_id);
+    }
+    if (done.length > 0) await this.deps.query(SQL.done, [done]);
+    return done.length;
+  }
+
+  async requestSubagentCancel(handle: string, reason: string): Promise<void> {
+    const { query, wall } = this.deps;
+    await query(SQL.request, [`subagent:${handle}`, reason, wall()]);
+    await this.notify(query, 'cancel');
+    this.deps.log.info('lease.cancel_requested', { handle });
+  }
+
+  async takeSubagentCancels(act: (handle: string, reason: string) => boolean): Promise<number> {
+    const { rows } = await this.deps.query(SQL.subagentCancels);
+    const done: string[] = [];
+    for (const row of rows as Array<{ task_id: string; principal: string | null; json: string | null }>) {
+      const status = row.json === null ? null : (JSON.parse(row.json) as { status?: string }).status;
+      const ended = status === null || !['spawned', 'running'].includes(String(status));
+      if (ended || act(row.task_id.slice('subagent:'.length), row.principal ?? 'cancelled')) done.push(row.task_id);
     }
     if (done.length > 0) await this.deps.query(SQL.done, [done]);
     return done.length;

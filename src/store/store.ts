@@ -344,6 +344,13 @@ export interface FleetView {
    * is live here; those it cancelled are removed. Resolves with how many went.
    */
   takeRunCancels(act: (run: string) => Promise<boolean>): Promise<number>;
+  /** Stores a cancel request for subagent `handle` (whichever replica runs it acts on it) and wakes the fleet. */
+  requestSubagentCancel?(handle: string, reason: string): Promise<void>;
+  /**
+   * The subagent cancel requests: `act(handle, reason)` cancels the subagent if it runs here; those it cancelled
+   * and those whose subagent ended (or is gone) are removed. Resolves with how many went.
+   */
+  takeSubagentCancels?(act: (handle: string, reason: string) => boolean): Promise<number>;
 }
 
 export interface Store {

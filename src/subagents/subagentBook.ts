@@ -27,13 +27,6 @@ export class SubagentBook {
     for (const record of await this.deps.store.subagents.list()) this.records.set(record.handle, record);
   }
 
-  /** Replicas: adds the stored records not known here (started at another replica); known ones stay as they are. */
-  async loadNew(): Promise<void> {
-    for (const record of await this.deps.store.subagents.list()) {
-      if (!this.records.has(record.handle)) this.records.set(record.handle, record);
-    }
-  }
-
   /** Why the subagent's next model call is refused: its subtree (or one above it) spent its ceiling; or null. */
   ceiling(record: SubagentRecord): string | null {
     return refusalOf(lineage(this.records, record.handle));

@@ -101,7 +101,7 @@ export class SubagentDesk implements SubagentDeskPort {
         return record ? toolOk(statusOf(record)) : toolError(`no such subagent "${handle}"`);
       },
       list: (caller) => toolOk({ subagents: this.seenBy(caller.principal).map(listEntry) }),
-      kill: (caller, handle, reason) => this.kill(caller, handle, reason),
+      kill: (caller, handle, reason) => this.leases.withRecord(handle, () => this.kill(caller, handle, reason)),
       result: (caller, handle, offset, run) => {
         const record = this.visible(caller, handle);
         return record ? this.full.read(record, offset, run) : toolError(`no such subagent "${handle}"`);
@@ -149,7 +149,7 @@ export class SubagentDesk implements SubagentDeskPort {
     const prior = caller.call ? findByCall(this.records.values(), caller, caller.call, request) : undefined;
     // Replicas: a replayed call's subagent may have been started at another replica (read the stored records).
     if (!prior && caller.call && this.leases.shared && !read)
-      return toolDefer(this.book.loadNew().then(() => outcomeOf(this.run(caller, raw, onEnd, true))));
+      return toolDefer(this.leases.refresh().then(() => outcomeOf(this.run(caller, raw, onEnd, true))));
     // The same call of a turn replayed after a restart: the subagent it started, not a second one.
     if (prior) return toolDefer(this.answerRun(prior, onEnd));
     const now = this.deps.now();
@@ -287,16 +287,16 @@ export class SubagentDesk implements SubagentDeskPort {
 
   private kill(caller: ToolCaller, handle: string, reason: string): ToolOutcome {
     const record = this.visible(caller, handle);
-    if (!record || !this.live.has(handle) || isTerminal(record.status))
-      return toolError(`subagent "${handle}" is not running`);
+    const here = this.live.has(handle) || this.leases.shared; // replicas: cancelled where it runs (a request)
+    if (!record || !here || isTerminal(record.status)) return toolError(`subagent "${handle}" is not running`);
     this.cancelLive(record, reason);
     this.deps.log.info('subagent.kill', { handle, reason });
     return toolOk({ ok: true, handle });
   }
 
   /** `cancelled` with the reason at once (waiters answer now); the worker seals, then its group is killed. */
-  private cancelLive(record: SubagentRecord, reason: string): void {
-    const live = this.live.get(record.handle);
+  cancelLive(record: SubagentRecord, reason: string): void {
+    const live = this.live.get(record.handle) ?? this.leases.cancelElsewhere(record.handle, reason);
     if (!live) return;
     live.killed = reason;
     record.status = 'cancelled';

@@ -12,7 +12,7 @@ import type { InboxAdopter } from '../store/inboxLease.js';
 import type { Store } from '../store/store.js';
 import { newUlid } from '../store/ulid.js';
 import type { Children } from '../supervisor/children.js';
-import type { ToolOutcome, ToolResult } from '../tools/toolOutcome.js';
+import { type ToolOutcome, type ToolResult, toolDefer } from '../tools/toolOutcome.js';
 import type { LiveSubagent } from './subagentRunner.js';
 import type { SubagentWaiters } from './waiters.js';
 
@@ -34,6 +34,10 @@ export interface LeaseDesk {
   waitedElsewhere(): string[];
   /** A subagent run elsewhere ended (its stored record): its waiters here are answered. */
   endedElsewhere(record: SubagentRecord): void;
+  /** Another replica asked to cancel `handle`: true when it runs here (it is cancelled now). */
+  cancelHere(handle: string, reason: string): boolean;
+  /** Adds stored records not known here (started at another replica). */
+  known: Map<string, SubagentRecord>;
 }
 
 export interface LeaseDeps {
@@ -49,6 +53,7 @@ export class SubagentLeases implements InboxAdopter {
   readonly #events = new Map<string, string>();
   #timer: NodeJS.Timeout | undefined;
   #looking = false;
+  #unsignal: (() => void) | undefined;
 
   constructor(
     private readonly deps: LeaseDeps,
@@ -127,16 +132,62 @@ export class SubagentLeases implements InboxAdopter {
     return true;
   }
 
-  /** Replicas: reads, every third of a lease, the ends of the subagents waited on here but run elsewhere. */
+  /**
+   * Replicas: reads, every third of a lease, the ends of the subagents waited on here but run elsewhere, and the
+   * cancel requests other replicas stored for the subagents running here (at once on their NOTIFY).
+   */
   start(): void {
     if (!this.shared || this.#timer !== undefined) return;
-    this.#timer = setInterval(() => void this.look(), Math.max(50, this.deps.lookMs));
+    this.#timer = setInterval(
+      () => {
+        void this.look();
+        this.takeCancels();
+      },
+      Math.max(50, this.deps.lookMs),
+    );
     this.#timer.unref();
+    this.#unsignal = this.deps.store.fleet?.onSignal((signal) => {
+      if (signal.channel === 'cancel') this.takeCancels();
+    });
   }
 
   stop(): void {
     clearInterval(this.#timer);
+    this.#unsignal?.();
     this.#timer = undefined;
+    this.#unsignal = undefined;
+  }
+
+  /** Replicas: reads the stored records this replica does not know yet (a subagent another replica started). */
+  async refresh(): Promise<void> {
+    if (!this.shared) return;
+    for (const r of await this.deps.store.subagents.list())
+      if (!this.desk.known.has(r.handle)) this.desk.known.set(r.handle, r);
+  }
+
+  /** `act` on the records as stored: on replicas, a handle not known here is read from the store first. */
+  withRecord(handle: string, act: () => ToolOutcome): ToolOutcome {
+    if (!this.shared || this.desk.known.has(handle)) return act();
+    return toolDefer(this.refresh().then(() => outcomeOf(act())));
+  }
+
+  /** A subagent that does not run here: the replica that runs it is asked to cancel it (a durable request). */
+  cancelElsewhere(handle: string, reason: string): undefined {
+    const fleet = this.deps.store.fleet;
+    if (!this.shared || fleet?.requestSubagentCancel === undefined) return;
+    fleet.requestSubagentCancel(handle, reason).catch((err: unknown) => {
+      this.deps.log.warn('inbox.lease.fail', { handle, op: 'subagent cancel', err: describeError(err) });
+    });
+  }
+
+  private takeCancels(): void {
+    const fleet = this.deps.store.fleet;
+    if (fleet?.takeSubagentCancels === undefined) return;
+    fleet
+      .takeSubagentCancels((handle, reason) => this.desk.cancelHere(handle, reason))
+      .catch((err: unknown) => {
+        this.deps.log.warn('inbox.lease.fail', { op: 'subagent cancels', err: describeError(err) });
+      });
   }
 
   private async look(): Promise<void> {
@@ -161,6 +212,7 @@ export interface DeskInternals {
   live: Map<string, LiveSubagent>;
   waiters: SubagentWaiters;
   respawn(record: SubagentRecord): void;
+  cancelLive(record: SubagentRecord, reason: string): void;
   settle(record: SubagentRecord, status: 'failed', result: null, error: string): void;
 }
 
@@ -204,6 +256,14 @@ export function deskLeases(
         desk.records.set(record.handle, record);
         desk.waiters.answer(record);
       },
+      cancelHere: (handle, reason) => {
+        const live = desk.live.get(handle);
+        if (live === undefined) return false;
+        deps.log.info('subagent.kill', { handle, reason });
+        desk.cancelLive(live.record, reason);
+        return true;
+      },
+      known: desk.records,
     },
   );
   return leases;

@@ -6,25 +6,14 @@
 // started a second subagent, sub-2.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import pg from 'pg';
 import { createTestDatabase, stopLazyServer } from '../../doubles/postgresServer.js';
 import { type ScriptedModel, startScriptedModel } from '../../doubles/scriptedModel.js';
 import { clientFor } from '../../integration/a2a/listenerHarness.js';
 import { waitUntil, within } from '../../integration/wait.js';
 import { asTask, type Daemon, send } from '../daemon.js';
-import { replicaYaml, startReplicas } from './replicaFleet.js';
+import { query, replicaYaml, startReplicas } from './replicaFleet.js';
 
 const SUB = 'You are a subagent of';
-
-async function query(url: string, sql: string, params: unknown[] = []): Promise<Array<Record<string, unknown>>> {
-  const db = new pg.Client({ connectionString: url });
-  await db.connect();
-  try {
-    return (await db.query(sql, params)).rows;
-  } finally {
-    await db.end();
-  }
-}
 
 async function until(check: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
   const deadline = Date.now() + timeoutMs;
