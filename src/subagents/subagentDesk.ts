@@ -26,7 +26,7 @@ import { answerOf, listEntry, spawnFailed, statusOf } from './results.js';
 import { SpawnJournal } from './spawnJournal.js';
 import { SubagentBook } from './subagentBook.js';
 import type { OnCallerEnd, SubagentDeskPort, SubagentHost } from './subagentHost.js';
-import { deskLeases, outcomeOf, resumeRecord, type SubagentLeases } from './subagentLease.js';
+import { deskLeases, LEASE_LOST, outcomeOf, resumeRecord, type SubagentLeases } from './subagentLease.js';
 import { buildRecord, findByCall, respawnRuns, runRequestOf, spawnFields } from './subagentRecord.js';
 import { type ReturnDeps, returnEnd, returnTurn } from './subagentReturns.js';
 import { type LiveSubagent, type RunnerDeps, SubagentRunner } from './subagentRunner.js';
@@ -350,7 +350,7 @@ export class SubagentDesk implements SubagentDeskPort {
 
   private onExit(live: LiveSubagent, ended: EndReason | null, outcome: string, failed: string | null): void {
     this.live.delete(live.record.handle);
-    if (this.stopping) return;
+    if (this.stopping || live.killed === LEASE_LOST) return;
     this.runner.forgetSleeps(live.record.handle);
     if (ended && ended.status !== 'cancelled') this.finish(live, ended.status, null, ended.error);
     else if (failed !== null) this.finish(live, 'failed', null, failed);

@@ -18,6 +18,9 @@ import type { SubagentWaiters } from './waiters.js';
 
 const PREFIX = 'subagent:';
 
+/** Why a worker whose lease moved on was killed (its `killed`): its exit records nothing. */
+export const LEASE_LOST = 'lease lost';
+
 /** The conversation (lease key) of subagent `handle`. */
 export const subagentLeaseKey = (handle: string): string => `${PREFIX}${handle}`;
 
@@ -246,10 +249,11 @@ export function deskLeases(
       abandon: (handle) => {
         const live = desk.live.get(handle);
         if (live === undefined) return;
-        // Its end is the new holder's to record: the exit settles nothing here.
+        // Its end (and its stored sleeps) are the new holder's: the exit settles and deletes nothing here.
         live.done = true;
+        live.killed = LEASE_LOST;
         deps.log.info('lease.work_stopped', { ctx: subagentLeaseKey(handle), handle });
-        deps.children.kill(live.child, 'lease lost');
+        deps.children.kill(live.child, LEASE_LOST);
       },
       waitedElsewhere: () => desk.waiters.handles().filter((h) => !desk.live.has(h)),
       endedElsewhere: (record) => {
