@@ -212,7 +212,7 @@ export class SubagentDesk implements SubagentDeskPort {
     try {
       // Stored before the worker starts (§5 item 2): a refused save fails the spawn and nothing runs.
       await this.deps.store.subagents.save(structuredClone(record));
-      await this.leases.open(record);
+      if (!(await this.leases.open(record))) return record; // replicas: another replica's claim runs it
     } catch (err) {
       this.records.delete(record.handle);
       throw err;

@@ -74,9 +74,12 @@ export class SubagentLeases implements InboxAdopter {
     return false;
   }
 
-  /** Before a new subagent's worker starts: its inbox row, whose accept takes its lease here. */
-  async open(record: SubagentRecord): Promise<void> {
-    if (!this.shared) return;
+  /**
+   * Before a new subagent's worker starts: its inbox row, whose accept takes its lease here. False when this replica
+   * did not take it (it had not claimed yet): the replica whose claim takes the lease adopts and runs it.
+   */
+  async open(record: SubagentRecord): Promise<boolean> {
+    if (!this.shared) return true;
     const now = this.deps.now();
     const event: InboxEvent = {
       ...{ id: newUlid(now), kind: 'subagent', ts: now, principal: record.requested_by.principal },
@@ -85,7 +88,12 @@ export class SubagentLeases implements InboxAdopter {
     };
     this.#events.set(record.handle, event.id);
     const accepted = await this.deps.store.inbox.accept(event);
+    if (this.deps.store.leases?.holds(subagentLeaseKey(record.handle)) !== true) {
+      this.#events.delete(record.handle);
+      return false;
+    }
     this.#events.set(record.handle, accepted.record.id);
+    return true;
   }
 
   /** Its end: the row is done (fenced: a replica that lost the lease completes nothing), the lease goes back. */

@@ -67,7 +67,12 @@ describe('a subagent cancelled from another replica', () => {
       10_000,
       "sub-1's end on R1",
     );
-    const record = JSON.parse(String((await query(url, "SELECT json FROM subagents WHERE handle = 'sub-1'"))[0]?.json));
+    // The record is saved after the event is logged: read until the save landed (bounded).
+    const stored = async () =>
+      JSON.parse(String((await query(url, "SELECT json FROM subagents WHERE handle = 'sub-1'"))[0]?.json));
+    for (let i = 0; i < 50 && (await stored()).status !== 'cancelled'; i++)
+      await new Promise((r) => setTimeout(r, 100));
+    const record = await stored();
     assert.equal(record.status, 'cancelled');
     assert.equal(record.error, 'no longer needed');
     const ctx = (await query(url, 'SELECT conversation FROM tasks WHERE id = $1', [task.id]))[0]?.conversation;
