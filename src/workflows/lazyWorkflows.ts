@@ -1,0 +1,97 @@
+// Workflows as a producer, without the engine until the daemon has workflows (issue 14: idle memory). The engine
+// (the desk, its node kinds, triggers and tools: about a fifth of the daemon's own code) loads at start when the
+// config defines a workflow or the store holds a definition, a live run or a queued start (a restored run resumes
+// at start as before), else at the first workflow.* tool call (lazyTools.ts asks through `workflows_open`). Until
+// then there is nothing it would do: no definition means no start to arm, no run to restore, watch or note, and
+// `status` shows no live run. The run metrics are registered at start either way (runMetrics.ts).
+import type { Producer, ProducerContext } from '../runtime/producer.js';
+import { type RunCounters, runMetrics } from './runMetrics.js';
+import { QUEUED_START_KIND } from './startQueue.js';
+import type { WorkflowDesk } from './workflowDesk.js';
+import type { WorkflowProducer } from './workflowProducer.js';
+
+declare module '../tools/toolOutcome.js' {
+  interface WorkPortMap {
+    /** Loads and starts the workflow engine unless it is already; resolves once its desk is plugged in. */
+    workflows_open(): Promise<void>;
+  }
+}
+
+/** The engine is needed at start: a configured or stored definition, a live run, a start queued in a past life. */
+export async function workflowsAtStart(ctx: ProducerContext): Promise<boolean> {
+  if (ctx.config.workflows.length > 0) return true;
+  const runs = ctx.store.workflows;
+  if ((await runs.listDefinitions()).length > 0 || (await runs.listRuns({ live: true })).length > 0) return true;
+  // The stored rows: the timer service loads them only once every producer started.
+  return (await ctx.store.timers.list()).some((t) => t.kind === QUEUED_START_KIND);
+}
+
+export class LazyWorkflows implements Producer {
+  readonly name = 'workflows';
+  #inner: WorkflowProducer | null = null;
+  #loading: Promise<WorkflowProducer> | null = null;
+  #counters: RunCounters | undefined;
+  #unplug: Array<() => void> = [];
+  #intakeStopped = false;
+  readonly #since = Date.now();
+
+  /** The desk once the engine started (tests and embedders reach definitions and runs through it). */
+  get desk(): WorkflowDesk | null {
+    return this.#inner?.desk ?? null;
+  }
+
+  /** Whether the engine is loaded. */
+  get loaded(): boolean {
+    return this.#inner !== null;
+  }
+
+  /** As WorkflowProducer's: this life's `once` runs, once they fired (none while the engine is not loaded). */
+  get settled(): Promise<readonly string[]> {
+    return this.#inner?.settled ?? Promise.resolve([]);
+  }
+
+  busy(): boolean {
+    return this.#inner?.busy() ?? false;
+  }
+
+  async start(ctx: ProducerContext): Promise<void> {
+    this.#counters = runMetrics(ctx.metrics, () => this.desk?.engine.live().length ?? 0);
+    if (await workflowsAtStart(ctx)) {
+      await this.#load(ctx);
+      return;
+    }
+    this.#unplug = [
+      ctx.ports.plug('workflows_open', async () => void (await this.#load(ctx))),
+      // No engine, no live run; the engine plugs its own view in when it starts.
+      ctx.ports.plug('live_runs', () => []),
+    ];
+  }
+
+  #load(ctx: ProducerContext): Promise<WorkflowProducer> {
+    this.#loading ??= import('./workflowProducer.js').then(({ WorkflowProducer }) => {
+      for (const unplug of this.#unplug.splice(0)) unplug();
+      const inner = new WorkflowProducer(this.#counters, this.#since);
+      inner.start(ctx);
+      if (this.#intakeStopped) inner.stopIntake();
+      this.#inner = inner;
+      return inner;
+    });
+    return this.#loading;
+  }
+
+  stopIntake(): void {
+    this.#intakeStopped = true;
+    this.#inner?.stopIntake();
+  }
+
+  async stop(): Promise<void> {
+    for (const unplug of this.#unplug.splice(0)) unplug();
+    await this.#loading?.catch(() => undefined);
+    await this.#inner?.stop();
+  }
+}
+
+/** Registered in runtime/producerList.ts: always on (no definitions ⇒ it loads the engine at workflow.create). */
+export function workflowProducer(): LazyWorkflows {
+  return new LazyWorkflows();
+}
