@@ -98,6 +98,8 @@ export interface CommandDeps {
   pairing?(): Promise<PairingAnswer | null>;
   /** Where the read commands (conversation.get, questions) read; absent = they are unsupported. */
   store?: Pick<Store, 'conversations' | 'tasks'>;
+  /** This replica's name when replicas share the store (a `drain` answer names the replica it drains). */
+  replica?: string;
 }
 
 /** Runs the request's command and returns the completed task that answers it (no turn); throws BackendError. */
@@ -163,7 +165,8 @@ function runCommand(principal: Principal, op: string, args: Record<string, unkno
       return { paused: false };
     case 'drain':
       deps.drain();
-      return { draining: true };
+      // Replicas: a drain is this replica's only (scale-in drains each replica on its own); the answer names it.
+      return deps.replica === undefined ? { draining: true } : { draining: true, replica: deps.replica };
     case 'reload':
       if (!deps.reload) throw new BackendError('unsupported', 'command "reload": this instance has no config sources');
       return deps.reload();

@@ -1,5 +1,6 @@
 // Operator actions from any replica (issue 19; interfaces reference §4.4). Pause and resume sent to one replica
-// are NOTIFYed (agentd_control) and every replica applies them. A person may answer a task's question at any
+// are stored for the fleet and NOTIFYed (agentd_control); every replica applies them, and one that missed the
+// NOTIFY (its listener was down) or started later applies the stored one at its next look. A person may answer a task's question at any
 // replica. Where no turn of this replica waits on it, the answer is stored on the task (answeredQuestion) and the
 // fleet is woken (NOTIFY agentd_answer); the replica whose turn waits reads its open questions' tasks and hands
 // the answers it finds to those turns. A wake-up missed (the listener was reconnecting) costs one sweep.
@@ -16,6 +17,9 @@ export class FleetOperations {
   #timer: NodeJS.Timeout | undefined;
   #reading = false;
   #again = false;
+  /** The fleet's pause or resume as applied here; undefined until the first look, which applies what is stored (both
+   *  are idempotent: a pause stored between the start's read and this first look is not taken for already applied). */
+  #applied: FleetControl | null | undefined;
 
   constructor(
     private readonly store: Store,
@@ -34,13 +38,35 @@ export class FleetOperations {
     this.#off = fleet.onSignal((signal) => {
       if (signal.channel === 'answer') this.look();
       if (signal.channel === 'cancel') this.cancelRuns();
-      if (signal.channel === 'control' && signal.op !== undefined) this.control[signal.op]();
+      if (signal.channel === 'control' && signal.op !== undefined) this.apply(signal.op);
     });
     this.#timer = setInterval(() => {
       this.look();
       this.cancelRuns();
+      this.readControl();
     }, SWEEP_MS);
     this.#timer.unref();
+    this.readControl();
+  }
+
+  /** Applies the fleet's pause or resume here; one refused (the restore is not done yet) waits for the next look. */
+  private apply(op: FleetControl): void {
+    try {
+      this.control[op]();
+      this.#applied = op;
+    } catch (err) {
+      this.log.debug('inbox.lease.fail', { err: describeError(err), control: op });
+    }
+  }
+
+  /** The stored pause or resume, applied when it differs from what this replica applied (a NOTIFY it missed). */
+  private readControl(): void {
+    this.store.fleet
+      ?.readControl()
+      .then((stored) => {
+        if (stored !== null && stored !== this.#applied) this.apply(stored);
+      })
+      .catch((err: unknown) => this.log.warn('inbox.lease.fail', { err: describeError(err), control: 'read' }));
   }
 
   stop(): void {
@@ -59,6 +85,7 @@ export class FleetOperations {
 
   /** The operator's pause or resume was applied here: the other replicas apply it too (a failed NOTIFY is logged). */
   controlled(op: FleetControl): void {
+    this.#applied = op;
     this.store.fleet
       ?.announceControl(op)
       .catch((err: unknown) => this.log.warn('inbox.lease.fail', { err: describeError(err), control: op }));
@@ -67,10 +94,11 @@ export class FleetOperations {
   private cancelRuns(): void {
     const runs = this.runs;
     if (runs === undefined) return;
+    const fail = (err: unknown) => this.log.warn('inbox.lease.fail', { err: describeError(err), cancel: 'run' });
     const act = (run: string) => runs.cancelRun(run, 'task canceled at another replica');
-    this.store.fleet?.takeRunCancels(act).catch((err: unknown) => {
-      this.log.warn('inbox.lease.fail', { err: describeError(err), cancel: 'run' });
-    });
+    this.store.fleet?.takeRunCancels(act).catch(fail);
+    // A run cancelled through the workflow commands at another replica (workflows/fleetRunCancel.ts).
+    this.store.fleet?.takeRunRequests((run, reason) => runs.cancelRun(run, reason)).catch(fail);
   }
 
   private look(): void {

@@ -370,7 +370,8 @@ export class TaskBackend implements A2aBackend, TaskHooks {
 
   private async command(principal: Principal, req: SendRequest): Promise<TaskRecord> {
     const conversation = req.contextId ? conversationFor(principal, req.contextId) : null;
-    const deps = { ...this.deps, conversation, now: this.deps.now() };
+    const replica = this.deps.store.fleet?.replica;
+    const deps = { ...this.deps, conversation, now: this.deps.now(), ...(replica ? { replica } : {}) };
     const task = await commandTask(principal, req, deps);
     const op = req.command?.op ?? '';
     // Replicas: the operator's pause or resume holds for the fleet, whichever replica it reached.

@@ -37,6 +37,8 @@ export interface Reservation {
   marks: Array<{ scope: string; indices: number[] }>;
   /** How much of the estimate real spend has already taken over (draw); absent = none. */
   drawn?: number;
+  /** Its id in the fleet's shared window (replicas), where its holds are kept; absent = local only. */
+  shared?: string;
 }
 
 export type Admission =

@@ -9,7 +9,8 @@ import { specForRef } from '../intel/models.js';
 import type { Logger } from '../obs/log.js';
 import type { Usage } from '../protocol/messages.js';
 import { chargedTokens } from '../protocol/usage.js';
-import type { Store } from '../store/store.js';
+import type { BudgetHold, Store } from '../store/store.js';
+import { newUlid } from '../store/ulid.js';
 import {
   type Admission,
   admit,
@@ -26,8 +27,10 @@ import {
   windowKey,
   windowStart,
 } from './governor.js';
+import { adoptShared, holdRows, LIFETIME, sharedScope } from './sharedWindow.js';
 
-const LIFETIME = 'lifetime';
+/** How often this process renews its reservations in the shared window (they lapse unrenewed after 30 s). */
+const RENEW_MS = 10_000;
 /** Bounds of the wait a per-call `budget_grant` asks for (reference §10.3). */
 const CALL_WAIT_MIN_MS = 100;
 const CALL_WAIT_MAX_MS = 60_000;
@@ -57,8 +60,18 @@ export class BudgetLedger {
    * scopes coming into use start from it, and flushes add the difference.
    */
   private flushed = new Map<string, BudgetCounter>();
+  /** Shared reservations whose hold changed since the last flush: what each still holds (0 = settled). */
+  private readonly holds = new Map<string, number>();
+  /** Shared reservations live here (renewed while their turn runs). */
+  private readonly live = new Set<string>();
+  private renewal: NodeJS.Timeout | undefined;
 
   constructor(private readonly deps: LedgerDeps) {}
+
+  /** True when admission reads and reserves in a window the replicas share (postgres). */
+  get shared(): boolean {
+    return this.deps.store.budget.reserve !== undefined;
+  }
 
   /** True when any budget is configured: turns then ask before every model call. */
   get active(): boolean {
@@ -138,6 +151,50 @@ export class BudgetLedger {
   }
 
   /**
+   * Dispatch admission against the fleet's shared window (replicas): the store locks the scopes, the governor
+   * decides on every replica's stored counts and live reservations, and an `ok` stores this turn's holds in the
+   * same transaction. This process's view of the scopes then takes the shared counts.
+   */
+  async admitShared(
+    ctx: string,
+    principal: string | null,
+    estimate: number,
+  ): Promise<{ admission: Admission; reservation: Reservation | null }> {
+    const reserveShared = this.deps.store.budget.reserve;
+    const scopes = this.scopesFor(ctx, principal);
+    if (reserveShared === undefined || scopes.length === 0) return this.admitDispatch(ctx, principal, estimate);
+    // What this process counted reaches the shared window before it is read.
+    this.flush();
+    const id = newUlid(this.deps.now());
+    let decided: { admission: Admission; views: ScopeState[] } | null = null;
+    await reserveShared.call(this.deps.store.budget, {
+      id,
+      scopes: scopes.map((s) => s.name),
+      decide: (counters, held) => {
+        const now = this.deps.now();
+        const views = scopes.map((s) => sharedScope(s, counters, held, now));
+        const admission = admit(views, estimate, now);
+        decided = { admission, views };
+        return admission.kind === 'ok' ? holdRows(reserve(views, estimate, now), views) : null;
+      },
+    });
+    const outcome = decided as { admission: Admission; views: ScopeState[] } | null;
+    if (outcome === null) throw new Error('the shared budget window was not read');
+    const { admission, views } = outcome;
+    const now = this.deps.now();
+    this.flush();
+    const reservation = admission.kind === 'ok' ? { ...reserve(scopes, estimate, now), shared: id } : null;
+    scopes.forEach((scope, i) => {
+      roll(scope, now);
+      const view = views[i];
+      if (view !== undefined) adoptShared(scope, view);
+      for (const row of counterRows(scope)) this.flushed.set(counterKey(row), row);
+    });
+    if (reservation !== null) this.keepAlive(id);
+    return { admission, reservation };
+  }
+
+  /**
    * Per-call admission (reference §10.3): checked against the turn's scopes, not counting the turn's own dispatch
    * reservation, and released at once (nothing is reserved by a call).
    */
@@ -164,6 +221,7 @@ export class BudgetLedger {
     const scopes = this.reserved(r);
     settle(scopes, r, chargedTokens(usage), this.deps.now());
     this.touch(scopes);
+    this.unhold(r, 0);
   }
 
   /** A running turn's spend as it arrives (a usage frame): charged now, drawn from its reservation. */
@@ -171,6 +229,7 @@ export class BudgetLedger {
     const scopes = this.reserved(r);
     draw(scopes, r, chargedTokens(usage), this.deps.now());
     this.touch(scopes);
+    this.unhold(r, r.estimate - (r.drawn ?? 0));
   }
 
   /** A reservation whose turn never ran. */
@@ -178,6 +237,36 @@ export class BudgetLedger {
     const scopes = this.reserved(r);
     release(scopes, r, this.deps.now());
     this.touch(scopes);
+    this.unhold(r, 0);
+  }
+
+  /**
+   * A shared reservation now holds `left` (0: it goes): written with the spend that replaced it, in one flush,
+   * so the shared window never sees the spend and the hold missing at once. A settled one is flushed at once.
+   */
+  private unhold(r: Reservation, left: number): void {
+    if (r.shared === undefined) return;
+    this.holds.set(r.shared, Math.max(0, left));
+    if (left > 0) return;
+    this.live.delete(r.shared);
+    this.flush();
+  }
+
+  /** Renews this process's shared reservations while any is live. */
+  private keepAlive(id: string): void {
+    this.live.add(id);
+    if (this.renewal !== undefined) return;
+    this.renewal = setInterval(() => {
+      if (this.live.size === 0) {
+        clearInterval(this.renewal);
+        this.renewal = undefined;
+        return;
+      }
+      this.deps.store.budget.renew?.([...this.live]).catch((err: unknown) => {
+        this.deps.log.warn('store.checkpoint.fail', { err: `budget reservations: ${describeError(err)}` });
+      });
+    }, RENEW_MS);
+    this.renewal.unref();
   }
 
   /** Spend without a reservation (think children, compaction), to the scopes of the conversation it ran for. */
@@ -192,9 +281,11 @@ export class BudgetLedger {
    * absolute values). A refused write changed nothing: its scopes are dirty again and the next checkpoint retries.
    */
   flush(): void {
-    if (this.dirty.size === 0) return;
+    if (this.dirty.size === 0 && this.holds.size === 0) return;
     const names = [...this.dirty];
     this.dirty.clear();
+    const holds: BudgetHold[] = [...this.holds].map(([id, tokens]) => ({ id, tokens }));
+    this.holds.clear();
     const rows = names.flatMap((name) => {
       const scope = this.scopes.get(name);
       return scope ? counterRows(scope) : [];
@@ -202,13 +293,15 @@ export class BudgetLedger {
     const before = new Map(rows.map((row) => [counterKey(row), this.flushed.get(counterKey(row))]));
     const deltas = rows.map((row) => counterDelta(before.get(counterKey(row)), row)).filter((d) => d !== null);
     for (const row of rows) this.flushed.set(counterKey(row), row);
-    if (deltas.length === 0) return;
-    this.deps.store.budget.add(deltas).catch((err: unknown) => {
+    if (deltas.length === 0 && holds.length === 0) return;
+    const written = holds.length > 0 ? this.deps.store.budget.add(deltas, holds) : this.deps.store.budget.add(deltas);
+    written.catch((err: unknown) => {
       for (const [key, prev] of before) {
         if (prev === undefined) this.flushed.delete(key);
         else this.flushed.set(key, prev);
       }
       for (const name of names) this.dirty.add(name);
+      for (const h of holds) if (!this.holds.has(h.id)) this.holds.set(h.id, h.tokens);
       this.deps.log.error('store.checkpoint.fail', { err: `budget counters: ${describeError(err)}` });
     });
   }

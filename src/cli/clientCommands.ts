@@ -179,5 +179,9 @@ const ACTIONS: Record<string, Action> = {
 
 async function instance(client: DaemonClient, op: string, o: Common): Promise<CliResult> {
   const result = await client.command(op);
-  return o.json ? json(result) : { code: EXIT.ok, stdout: `${op}: ok` };
+  if (o.json) return json(result);
+  // Replicas: a drain names the one replica it drains (pause and resume hold the whole fleet).
+  const replica = (result as { replica?: unknown } | null)?.replica;
+  const which = typeof replica === 'string' ? ` (replica ${replica} only; the other replicas go on)` : '';
+  return { code: EXIT.ok, stdout: `${op}: ok${which}` };
 }

@@ -18,6 +18,7 @@ import { checkWorkflowReach } from './peerKeys.js';
 import { checkPromptKeys } from './promptKeys.js';
 import { checkIntelligence, type OriginOf } from './roleRules.js';
 import { DEFAULT_STORE_PATH, KEY_PATHS, KEYS, keySpec } from './schema.js';
+import { checkSearchSteps } from './searchKeys.js';
 import { checkSecretLengths } from './secretLengths.js';
 import { resolveSecrets } from './secrets.js';
 import type { Setting } from './setting.js';
@@ -92,6 +93,7 @@ export function compileConfig(sources: ConfigSources): Readonly<Config> {
     ...checkPromptKeys(config, originOf),
     ...checkTemplateServers(config, originOf),
     ...checkWorkflowReach(config),
+    ...checkSearchSteps(config.workflows, config.search.provider),
     ...checkSecretLengths(config, originOf),
     ...checkStore(config, originOf),
   ];

@@ -13,6 +13,7 @@ type ProducerKey =
   | 'limits.subagents.rate'
   | 'limits.subagents.per_caller'
   | 'limits.workflow.fan_out'
+  | 'limits.inline_max_bytes'
   | 'subagents.allow_freeform'
   | 'subagents.keep'
   | 'subagents.keep_for'
@@ -33,6 +34,11 @@ export const PRODUCER_KEYS: Pick<KeyTable, ProducerKey> = {
     kind: intKind(1),
     default: 8,
     doc: 'Most instances one nested workflow step (foreach, batch, parallel, race) runs at once.',
+  },
+  'limits.inline_max_bytes': {
+    kind: intKind(1024),
+    default: 65_536,
+    doc: 'A workflow step output larger than this (JSON bytes) is kept as an artifact and replaced by a reference.',
   },
   'subagents.allow_freeform': { kind: boolKind(), default: true, doc: 'false: subagent.run must name a template.' },
   'subagents.keep': { kind: intKind(0), default: 256, doc: 'Ended subagent records kept (newest first).' },

@@ -2,7 +2,7 @@
 // Typed against Config so a key missing from the table, or a default of the wrong type, does not compile.
 import { DIALECTS } from '../protocol/frames.js';
 import { A2A_DEFAULTS, DEFAULT_MAX_BODY_BYTES, listenKind, principalsKind, tlsKind } from './a2aKeys.js';
-import { budgetKind, metricsAddrKind } from './budgetKeys.js';
+import { budgetKind } from './budgetKeys.js';
 import { byteSizeKind } from './byteSize.js';
 import {
   boolKind,
@@ -13,7 +13,6 @@ import {
   intKind,
   nullableIntKind,
   nullableStringKind,
-  nullableUrlKind,
   stringKind,
   stringMapKind,
   toolSelectionKind,
@@ -31,6 +30,7 @@ import {
   routesKind,
   STRUCTURED_OUTPUT,
 } from './modelDecls.js';
+import { OBSERVABILITY_KEYS } from './observabilityKeys.js';
 import { DEFAULT_ON_DEMAND, ON_DEMAND_FAMILIES } from './onDemandFamilies.js';
 import { PAIRING_KEYS } from './pairingKeys.js';
 import { peersKind } from './peerKeys.js';
@@ -38,6 +38,7 @@ import { policiesKind } from './policyRules.js';
 import { PRODUCER_KEYS } from './producerKeys.js';
 import { overridesKind, stringListKind, templateKind } from './promptKeys.js';
 import { RETENTION_KEYS } from './retentionKeys.js';
+import { SEARCH_KEYS } from './searchKeys.js';
 import { STORE_KEYS } from './storeKeyTable.js';
 
 export { DEFAULT_STORE_PATH } from './storeKeyTable.js';
@@ -260,6 +261,7 @@ export const KEYS: KeyTable = {
     default: {},
     doc: 'Mapping-only tool (knowledge.search) → {server, tool}: the MCP tool that answers it.',
   },
+  ...SEARCH_KEYS,
   'skills.sources': {
     kind: stringListKind('MCP server names'),
     default: [],
@@ -291,26 +293,7 @@ export const KEYS: KeyTable = {
     default: 120_000,
     doc: 'A running child with no progress this long, outside a model, tool or budget call, is killed.',
   },
-  'observability.log_level': {
-    kind: enumKind(['debug', 'info', 'warn', 'error']),
-    default: 'info',
-    doc: 'Lowest event level written.',
-  },
-  'observability.log_content': {
-    kind: boolKind(),
-    default: false,
-    doc: 'Add message text, tool arguments and workflow run outputs (run.done).',
-  },
-  'observability.metrics_addr': {
-    kind: metricsAddrKind(),
-    default: null,
-    doc: 'HOST:PORT serving /metrics (Prometheus), /healthz and /readyz; port 0 = a free port; null = none.',
-  },
-  'observability.otlp_endpoint': {
-    kind: nullableUrlKind(),
-    default: null,
-    doc: 'OTLP/HTTP traces URL, used as is (http://host:4318/v1/traces); default from the OTEL_* variables; null = off.',
-  },
+  ...OBSERVABILITY_KEYS,
   'a2a.listen': {
     kind: listenKind(),
     default: null,

@@ -4,6 +4,7 @@ import type { WorkflowDef } from '../domain/workflow.js';
 import type { Dialect, ModelFamily } from '../protocol/frames.js';
 import type { A2aConfig } from './a2aTypes.js';
 import type { OnDemandFamily } from './onDemandFamilies.js';
+import type { SearchConfig } from './searchKeys.js';
 import type { SubagentsConfig } from './subagentTypes.js';
 
 export type { A2aConfig, A2aPeerConfig, A2aPrincipalConfig, PrincipalQuotas } from './a2aTypes.js';
@@ -235,6 +236,8 @@ export interface LimitsConfig {
     /** Most instances one nested workflow step runs at once (reference §2.13). Default 8. */
     fan_out: number;
   };
+  /** A workflow step output larger than this (serialized, bytes) is kept as an artifact (§2.5). Default 65 536. */
+  inline_max_bytes: number;
 }
 
 export interface ContextConfig {
@@ -362,6 +365,7 @@ export interface Config {
   subagents: SubagentsConfig;
   context: ContextConfig;
   knowledge: KnowledgeConfig;
+  search: SearchConfig;
   skills: SkillsConfig;
   tools: ToolsConfig;
   store: StoreConfig;

@@ -13,8 +13,8 @@ export type SecretResolver = (text: string) => string;
 /** The resolver of each compiled `workflows` list (the list object travels unchanged through reloads' views). */
 const resolvers = new WeakMap<object, SecretResolver>();
 
-/** Start-node fields whose strings may hold secrets. */
-const SECRET_FIELDS = ['auth'];
+/** Step fields whose strings may hold secrets: a webhook start's `auth`, an `http` step's `sign`. */
+const SECRET_FIELDS = ['auth', 'sign'];
 
 /**
  * Checks every secret the configured start nodes reference and binds the resolver to `defs`; returns the problems

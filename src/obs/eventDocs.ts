@@ -53,7 +53,7 @@ lease.work_stopped :: (postgres) after a lost lease: the conversation's jobs her
 tool.journal_hit :: (worker) an MCP call of a rerun was answered from the tool journal, not sent again :: key, tool
 store.journal_pruned :: tool journal entries of finished turns older than \`store.journal_retain\` were removed :: entries
 lease.notify :: (postgres) another replica's NOTIFY woke this one: new pending work (\`inbox\`, claimed at once rather than at the next sweep) or a cancel request (\`cancel\`) :: channel, lag_ms
-lease.cancel_requested :: (postgres) a cancel for a task whose turn another replica runs was stored for its lease holder (\`cancel_requests\`, then NOTIFY) :: task
+lease.cancel_requested :: (postgres) a cancel for a task whose turn another replica runs was stored for its lease holder (\`cancel_requests\`, then NOTIFY), or one for a workflow run another replica runs (\`run_cancel_requests\`) :: task (a turn's) or run (a workflow run's)
 tool.journal_fail :: (warn) the tool journal could not be read or written (the call runs, or its record is lost) :: ctx, key, err
 inbox.lease.claimed / inbox.lease.fail :: the inbox lease claimed pending messages (another replica's expired ones included) / a claim failed (warn; tried again on the next tick) :: \`events\` / \`err\`
 drain.start / drain.done :: SIGTERM / SIGINT, the operator's \`drain\`, or \`finish {exit: true}\` (\`reason: "exit"\`) :: \`reason, live, queued\` / \`abandoned\`

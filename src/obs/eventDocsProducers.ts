@@ -20,6 +20,7 @@ const A2A = eventSection(
 a2a.listen :: the A2A listener is up :: bound, ui
 a2a.request :: the audit line of every A2A request: info when it succeeded, warn when refused, error when it failed inside the listener :: principal, method, outcome, op?, error?
 a2a.task / a2a.answer.replayed :: a task changed state / an early answer reached a replayed turn :: \`task, state, principal\` / \`task\`
+human.notify.fail :: a \`human\` step's \`reply_uri\` refused the notice of its question's end (warn; the end stands) :: run, task, state, error
 a2a.answer.relayed :: (postgres) an answer given at another replica reached the turn waiting here :: task
 a2a.answer.rejected :: a person's answer did not match its question's schema: the question stays open and is asked again, amended with \`(previous answer rejected: …)\` (the answer itself is not logged) :: task, why
 a2a.quota.refused :: a principal's message was refused by one of its quotas (warn) :: quota, limit, principal, wanted, ctx
@@ -38,6 +39,7 @@ const SUBAGENTS = eventSection(
   `
 subagent.spawn / subagent.respawn :: a subagent's worker started / at restore after a restart, an unfinished async, sync or warm subagent's worker started again (attempt + 1) :: handle, mode, node, pid, depth, attempt, priority, servers, memory_bytes, cpu_seconds
 subagent.sleep :: a subagent's \`sleep\` waits on a stored timer keyed by its call; \`resumed: true\` when a respawned subagent's same call found the due time its previous life stored :: handle, due, resumed
+subagent.note_waits :: replicas: a subagent's end note waits, try after try, while another replica holds its caller's conversation live (its write there would be refused) :: ctx, handle, retry_ms
 subagent.refused :: \`subagent.run\` was refused by a gate (depth, breadth, total, per_caller, rate, trifecta, …) :: ctx, gate, err
 subagent.turn / subagent.result :: a subagent's run ended / it settled with its result :: \`handle, status, run\` / \`handle, status, tokens, err?\`
 subagent.kill :: a subagent was cancelled (its worker sealed, then killed) :: handle, reason
@@ -61,6 +63,7 @@ run.save.fail :: a run's state could not be stored (warn; the next step tries ag
 step.start / step.done :: a step started / ended :: run, step, kind, attempt, status?
 step.retry / step.goto :: a failed step is tried again / its \`on_error\` goes to another step :: \`run, step, attempt, backoff_ms\` / \`run, from, to\`
 step.cache_hit :: a step with \`cache\` found a live cached output under its key and is done with it (its kind did not run) :: run, step, key
+step.output.artifact :: a step output larger than \`limits.inline_max_bytes\` was kept as an artifact; the run record holds \`{$artifact, size}\` and later steps read the value back :: run, step, artifact, size
 step.instance :: a nested step (\`foreach\`, \`batch\`, \`iterate\`, \`parallel\`, \`race\`, \`subgraph\`) opened one instance of its body; its steps run as \`<instance>.<step>\` :: \`run, step, instance\`
 wait.armed / wait.resolved :: a step suspended (a \`wait\` step, \`sleep\`, a retry backoff), saved / a \`wait\` step's wait ended (what it waited for came, or its time) :: \`run, step, on, due_ms\` / \`run, step, on, status\`
 a2a.send / a2a.delegate :: an \`a2a.send\` / \`a2a.delegate\` step's message reached its peer (info: the peer's task and its state; for delegate, the state it ended in) or failed (warn) :: run, step, peer, message_id, task?, state?, error?

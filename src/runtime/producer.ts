@@ -57,7 +57,7 @@ export interface ProducerContext {
   /** The `a2a` start nodes (the workflow engine registers them; the A2A task backend asks them first). */
   a2aStarts?: A2aStarts;
   /** The supervisor's MCP connections, for producers whose work calls MCP tools itself (workflow steps). */
-  mcp?: Pick<ToolSurface, 'callRoute' | 'resources' | 'knowledgeRoute'>;
+  mcp?: Pick<ToolSurface, 'callRoute' | 'resources' | 'knowledgeRoute' | 'skills' | 'readSkill'>;
   /** Schedules on the supervisor's durable timers (the workflow engine arms its schedule starts there). */
   schedules?: ScheduleRunner;
   /** The pressure gate's last reading: recurring start firings are shed under it (reference §3.2 step 1). */

@@ -120,6 +120,8 @@ export async function startRuntime(config: Readonly<Config>, opts: RuntimeOption
     const started = await startProducers(cfg, opts, parts);
     intake.registry = started.registry;
     undo.push(() => started.registry.stop({ log }));
+    // Replicas: a pause the operator gave the fleet holds this replica from its start (interfaces reference §4.4).
+    if ((await store.fleet?.readControl()) === 'pause') supervisor.pause();
     const restored = await supervisor.restore();
     restoring.open();
     log.info('proc.ready', { instance: cfg.agent.name, ...restored, producers: started.list.map((p) => p.name) });

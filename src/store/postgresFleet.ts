@@ -31,9 +31,22 @@ const SQL = {
     WHERE t.conversation IN (SELECT conversation_id FROM conversation_leases WHERE holder = $1)
        OR t.state IN ('completed', 'failed', 'canceled', 'rejected')`,
   done: 'DELETE FROM cancel_requests WHERE task_id = ANY($1)',
+  // The operator's pause or resume, kept for the fleet: the last one given holds.
+  storeControl: `INSERT INTO fleet_controls (key, value, ts) VALUES ('pause', $1, $2)
+    ON CONFLICT (key) DO UPDATE SET value = excluded.value, ts = excluded.ts`,
+  readControl: `SELECT value FROM fleet_controls WHERE key = 'pause'`,
   // Requests for tasks that follow a run (no turn of theirs): whichever replica runs the run acts.
   runs: `SELECT c.task_id, t.json FROM cancel_requests c JOIN tasks t ON t.id = c.task_id
     WHERE t.inbox_event IS NULL AND t.state NOT IN ('completed', 'failed', 'canceled', 'rejected')`,
+  // Workflow runs cancelled at a replica that does not run them; a request whose run ended or is gone goes too.
+  requestRun: `INSERT INTO run_cancel_requests (run_id, reason, ts) VALUES ($1, $2, $3)
+    ON CONFLICT (run_id) DO NOTHING`,
+  runRequests: `SELECT r.run_id, r.reason, w.live FROM run_cancel_requests r
+    LEFT JOIN workflow_runs w ON w.id = r.run_id ORDER BY r.ts, r.run_id`,
+  runRequestsDone: 'DELETE FROM run_cancel_requests WHERE run_id = ANY($1)',
+  // A subagent's requests (keyed `subagent:<handle>`, the reason as principal), with its record's status if any.
+  subagentCancels: `SELECT c.task_id, c.principal, s.json FROM cancel_requests c
+    LEFT JOIN subagents s ON 'subagent:' || s.handle = c.task_id WHERE c.task_id LIKE 'subagent:%'`,
 } as const;
 
 export interface FleetDeps {
@@ -111,7 +124,18 @@ export class PgFleet implements FleetView {
   }
 
   async announceControl(op: FleetControl): Promise<void> {
+    // Stored first: a NOTIFY that is lost (or heard by nobody yet) is made up by each replica's reading of it.
+    await this.deps.query(SQL.storeControl, [op, this.deps.wall()]);
     await this.deps.query(SQL.notify, [FLEET_CHANNELS.control, `${this.deps.wall()} ${op}`]);
+  }
+
+  async readControl(): Promise<FleetControl | null> {
+    const value = (await this.deps.query(SQL.readControl)).rows[0]?.value;
+    return value === 'pause' || value === 'resume' ? value : null;
+  }
+
+  get replica(): string {
+    return this.deps.leases.holder;
   }
 
   /** Sends a NOTIFY; inside a transaction, it is delivered at the commit (never for a rolled-back one). */
@@ -137,6 +161,42 @@ export class PgFleet implements FleetView {
     for (const row of rows as Array<{ task_id: string; json: string }>) {
       const run = (JSON.parse(row.json) as { run?: unknown }).run;
       if (typeof run === 'string' && (await act(run))) done.push(row.task_id);
+    }
+    if (done.length > 0) await this.deps.query(SQL.done, [done]);
+    return done.length;
+  }
+
+  async requestRunCancel(run: string, reason: string): Promise<void> {
+    const { query, wall } = this.deps;
+    await query(SQL.requestRun, [run, reason, wall()]);
+    await this.notify(query, 'cancel');
+    this.deps.log.info('lease.cancel_requested', { run });
+  }
+
+  async takeRunRequests(act: (run: string, reason: string) => Promise<boolean>): Promise<number> {
+    const { rows } = await this.deps.query(SQL.runRequests);
+    const done: string[] = [];
+    for (const row of rows as Array<{ run_id: string; reason: string; live: boolean | null }>) {
+      if (row.live !== true || (await act(row.run_id, row.reason))) done.push(row.run_id);
+    }
+    if (done.length > 0) await this.deps.query(SQL.runRequestsDone, [done]);
+    return done.length;
+  }
+
+  async requestSubagentCancel(handle: string, reason: string): Promise<void> {
+    const { query, wall } = this.deps;
+    await query(SQL.request, [`subagent:${handle}`, reason, wall()]);
+    await this.notify(query, 'cancel');
+    this.deps.log.info('lease.cancel_requested', { handle });
+  }
+
+  async takeSubagentCancels(act: (handle: string, reason: string) => boolean): Promise<number> {
+    const { rows } = await this.deps.query(SQL.subagentCancels);
+    const done: string[] = [];
+    for (const row of rows as Array<{ task_id: string; principal: string | null; json: string | null }>) {
+      const status = row.json === null ? null : (JSON.parse(row.json) as { status?: string }).status;
+      const ended = status === null || !['spawned', 'running'].includes(String(status));
+      if (ended || act(row.task_id.slice('subagent:'.length), row.principal ?? 'cancelled')) done.push(row.task_id);
     }
     if (done.length > 0) await this.deps.query(SQL.done, [done]);
     return done.length;

@@ -15,7 +15,8 @@ interface Migration {
  * sequences, tasks, budget counters, subagents). 2: conversation leases with a fencing epoch, the tool journal
  * and durable cancel requests (reference interfaces §4.4). 3: the SQLite store's schema 6 (workflow runs and
  * definitions, durable timers and fired keys, the client feed). 4: the SQLite store's schema 7 (a cut subagent
- * result's whole text, the subagent spawn log).
+ * result's whole text, the subagent spawn log). 5: the fleet's shared budget reservations, its stored operator
+ * controls (pause) and cancel requests for workflow runs.
  */
 const MIGRATIONS: readonly Migration[] = [
   {
@@ -167,6 +168,31 @@ CREATE TABLE subagent_results (
 CREATE TABLE subagent_spawns (
   handle TEXT COLLATE "C" PRIMARY KEY,
   at     BIGINT NOT NULL
+);`,
+  },
+  {
+    version: 5,
+    // until: the database's clock (ms); a reservation its replica stopped renewing no longer counts.
+    sql: `
+CREATE TABLE budget_reservations (
+  id       TEXT COLLATE "C" NOT NULL,
+  scope    TEXT NOT NULL,
+  "window" TEXT NOT NULL,
+  idx      BIGINT NOT NULL,
+  tokens   BIGINT NOT NULL,
+  until    BIGINT NOT NULL,
+  PRIMARY KEY (id, scope, "window")
+);
+CREATE INDEX budget_reservations_scope ON budget_reservations (scope, "window", idx);
+CREATE TABLE fleet_controls (
+  key   TEXT PRIMARY KEY,
+  value TEXT NOT NULL,
+  ts    BIGINT NOT NULL
+);
+CREATE TABLE run_cancel_requests (
+  run_id TEXT COLLATE "C" PRIMARY KEY,
+  reason TEXT NOT NULL,
+  ts     BIGINT NOT NULL
 );`,
   },
 ];

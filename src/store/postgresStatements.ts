@@ -57,6 +57,9 @@ export const SQL = {
       state = excluded.state, principal = excluded.principal, inbox_event = excluded.inbox_event,
       updated = excluded.updated, json = excluded.json
     WHERE tasks.state NOT IN ('completed', 'failed', 'canceled', 'rejected')`,
+  // A client's answer: over the task only as it was read (its state and `updated`), so nothing newer is lost.
+  answerTask: `UPDATE tasks SET state = $2, inbox_event = $3, updated = $4, json = $5
+    WHERE id = $1 AND state = $6 AND updated = $7`,
   taskById: 'SELECT json FROM tasks WHERE id = $1',
   // The order must match taskQuery.ts's compareListing.
   listTasks: `SELECT json FROM tasks WHERE ${TASK_FILTER} AND ($4::text IS NULL OR id < $4)
@@ -67,17 +70,6 @@ export const SQL = {
 
   nextSequence: `INSERT INTO sequences (name, value) VALUES ($1, $2)
     ON CONFLICT (name) DO UPDATE SET value = sequences.value + excluded.value RETURNING value`,
-  budgetCounters: `SELECT scope, "window", idx AS "index", tokens, requests FROM budget_counters
-    ORDER BY scope, "window"`,
-  // writeRules.addCounter in one atomic statement, so replicas charging at once never lose an increment.
-  addBudgetCounter: `INSERT INTO budget_counters AS b (scope, "window", idx, tokens, requests)
-    VALUES ($1, $2, $3, $4, $5)
-    ON CONFLICT (scope, "window") DO UPDATE SET
-      tokens = CASE WHEN excluded.idx > b.idx THEN excluded.tokens
-                    WHEN excluded.idx = b.idx THEN b.tokens + excluded.tokens ELSE b.tokens END,
-      requests = CASE WHEN excluded.idx > b.idx THEN excluded.requests
-                      WHEN excluded.idx = b.idx THEN b.requests + excluded.requests ELSE b.requests END,
-      idx = GREATEST(b.idx, excluded.idx)`,
 
   saveSubagent: `INSERT INTO subagents (handle, created, json) VALUES ($1, $2, $3)
     ON CONFLICT (handle) DO UPDATE SET json = excluded.json`,

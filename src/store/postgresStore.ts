@@ -4,16 +4,15 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type pg from 'pg';
-import type { BudgetCounter } from '../domain/budget.js';
-import type { Conversation } from '../domain/conversation.js';
 import type { InboxEvent } from '../domain/inbox.js';
 import type { TaskRecord } from '../domain/task.js';
 import { DaemonError, describeError } from '../errors.js';
-import { planMessageWrite } from './conversationWrite.js';
 import { pgJournalPort } from './journalPorts.js';
 import { MemoryChanges } from './memoryChanges.js';
 import { isExpired, listLiveKeys } from './memoryKeys.js';
+import { pgBudgetPort } from './postgresBudget.js';
 import { createPool, describeUrl, type PostgresOptions, pgFailure, unreachableError } from './postgresConnect.js';
+import { loadConversation, loadConversations, writeOne } from './postgresConversations.js';
 import { PgFleet } from './postgresFleet.js';
 import { LeaseBook, type LeaseLog } from './postgresLeases.js';
 import {
@@ -28,8 +27,6 @@ import { migrate } from './postgresSchema.js';
 import { SQL } from './postgresStatements.js';
 import { inTransaction, type Query } from './postgresTransaction.js';
 import {
-  type ConversationRow,
-  conversationParams,
   type InboxRow,
   inboxParams,
   type MemoryRow,
@@ -37,8 +34,6 @@ import {
   taskParams,
   toInboxRecord,
   toMemoryEntry,
-  toStoredConversation,
-  toStoredConversations,
   toTask,
 } from './sqliteRows.js';
 import type {
@@ -51,7 +46,6 @@ import type {
   MemoryPort,
   SequencesPort,
   Store,
-  StoredConversation,
   SubagentsPort,
   TasksPort,
   TimersPort,
@@ -105,7 +99,6 @@ export class PostgresStore implements Store {
     this.fleet = new PgFleet({ opts, log: opts.log ?? SILENT, wall: opts.now ?? Date.now, query, leases });
     this.inbox = this.#inboxPort();
     this.conversations = this.#conversationsPort();
-    this.budget = this.#budgetPort();
     this.tasks = this.#tasksPort();
     this.memory = this.#memoryPort();
     this.sequences = {
@@ -117,8 +110,9 @@ export class PostgresStore implements Store {
     };
     const runner: PgRunner = {
       read: (doing, op) => this.#read(doing, op),
-      tx: (doing, op) => this.#write(doing, [], op),
+      tx: (doing, op, fence = []) => this.#write(doing, fence, op),
     };
+    this.budget = pgBudgetPort(runner);
     this.subagents = pgSubagentsPort(runner);
     this.workflows = pgWorkflowsPort(runner);
     this.timers = pgTimersPort(runner);
@@ -237,21 +231,17 @@ export class PostgresStore implements Store {
     };
   }
 
-  #budgetPort(): BudgetPort {
-    return {
-      load: () =>
-        this.#read('read budget counters', async (q) => (await q(SQL.budgetCounters)).rows as BudgetCounter[]),
-      add: (deltas) =>
-        this.#write('add to budget counters', [], async (q) => {
-          for (const d of deltas) await q(SQL.addBudgetCounter, [d.scope, d.window, d.index, d.tokens, d.requests]);
-        }),
-    };
-  }
-
   #tasksPort(): TasksPort {
     return {
       // Any replica may save a task (an answer, a message id consumed); one that lost its conversation may not.
       save: (task) => this.#write('save a task', [task.conversation], (q) => saveTask(q, task), true),
+      saveAnswer: (task, read) =>
+        this.#write('save an answer', [], async (q) => {
+          const p = taskParams(task);
+          const params = [p.id, p.state, p.inbox_event, p.updated, p.json, read.state, read.updated];
+          if ((await q(SQL.answerTask, params)).rowCount === 1) return;
+          throw new DaemonError('store_conflict', `task ${task.id} changed since it was read: send it again`, true);
+        }),
       get: (id) => this.#read('read a task', async (q) => one((await q(SQL.taskById, [id])).rows, toTask)),
       list: (filter) => {
         const f = taskFilterParams(filter);
@@ -349,47 +339,6 @@ export class PostgresStore implements Store {
 async function saveTask(q: Query, task: TaskRecord): Promise<void> {
   const p = taskParams(task);
   await q(SQL.saveTask, [p.id, p.context_id, p.conversation, p.state, p.principal, p.inbox_event, p.updated, p.json]);
-}
-
-async function writeOne(
-  q: Query,
-  conv: Conversation,
-  stored: { version: number; count: number } | null,
-  revision: number,
-): Promise<void> {
-  const write = planMessageWrite(stored, conv.version, conv.messages.length);
-  const p = conversationParams(conv, revision);
-  const row = [p.id, p.kind, p.version, p.summary, p.plan, p.principal, p.turns, p.created, p.updated];
-  const upserted = await q(SQL.upsertConversation, [...row, p.message_count, p.skills, p.revision]);
-  // A row another writer inserted after our read (two first commits at once): the revision moved on.
-  if (upserted.rowCount !== 1) {
-    throw new DaemonError('store_conflict', `conversation ${conv.id}: another writer committed it first`);
-  }
-  if (conv.controls) await q(SQL.saveControls, [conv.id, JSON.stringify(conv.controls)]);
-  let from = 0;
-  if (write.kind === 'rewrite') await q(SQL.deleteMessages, [conv.id]);
-  else from = write.from;
-  if (from >= conv.messages.length) return;
-  const idx: number[] = [];
-  const json: string[] = [];
-  for (let i = from; i < conv.messages.length; i++) {
-    idx.push(i);
-    json.push(JSON.stringify(conv.messages[i]));
-  }
-  await q(SQL.insertMessages, [conv.id, idx, json]);
-}
-
-async function loadConversations(q: Query): Promise<StoredConversation[]> {
-  const messages = (await q(SQL.allMessages)).rows;
-  const controls = (await q(SQL.allControls)).rows;
-  return toStoredConversations((await q(SQL.conversations)).rows, messages, controls);
-}
-
-async function loadConversation(q: Query, id: string): Promise<StoredConversation | null> {
-  const row = (await q(SQL.conversationById, [id])).rows[0] as ConversationRow | undefined;
-  if (row === undefined) return null;
-  const messages = (await q(SQL.messagesOf, [id])).rows.map((m) => m.json as string);
-  return toStoredConversation(row, messages, (await q(SQL.controlsOf, [id])).rows[0]?.json);
 }
 
 function one<R, T>(rows: R[], map: (row: R) => T): T | null {

@@ -3,7 +3,7 @@
 // Promise so a networked backend fits behind the same contract. Implementations: sqliteStore.ts (default),
 // memoryStore.ts (tests), postgresStore.ts (replicas); test/unit/store/storeBehaviour.ts is the contract every
 // backend passes.
-import type { BudgetCounter } from '../domain/budget.js';
+
 import type { Conversation } from '../domain/conversation.js';
 import type { FeedBounds, FeedEntry, FeedEvent } from '../domain/feed.js';
 import type { InboxEvent, InboxOutcome, InboxRecord } from '../domain/inbox.js';
@@ -13,7 +13,10 @@ import type { SubagentRecord } from '../domain/subagent.js';
 import type { TaskFilter, TaskRecord } from '../domain/task.js';
 import type { TimerRecord } from '../domain/timer.js';
 import type { StoredDefinition, WorkflowRun } from '../domain/workflow.js';
+import type { BudgetPort } from './budgetPort.js';
 import type { MemoryListing } from './memoryKeys.js';
+
+export type { BudgetHold, BudgetPort, SharedAdmission } from './budgetPort.js';
 
 /** What `inbox.accept` did: `created` false when the event's id or (principal, dedupe_key) was already taken. */
 export interface Accepted {
@@ -98,19 +101,15 @@ export interface ConversationsPort {
   commit(conversation: Conversation, expectedRevision: number, stale?: () => boolean): Promise<number>;
 }
 
-export interface BudgetPort {
-  /** Every stored budget counter. */
-  load(): Promise<BudgetCounter[]>;
-  /**
-   * Adds `deltas` to the stored counters, in one transaction: same bucket index → the amounts add up; a newer
-   * bucket replaces the stored one; an older bucket is ignored. Never an absolute write.
-   */
-  add(deltas: BudgetCounter[]): Promise<void>;
-}
-
 export interface TasksPort {
   /** Inserts or replaces a task, durably. */
   save(task: TaskRecord): Promise<void>;
+  /**
+   * Replicas: a client's answer (or re-ask) stored over the task exactly as `read` found it, whatever replica holds
+   * its conversation — a request the holder applies, never fenced by a lease this replica lost. Refused
+   * (store_conflict, retryable) when the task changed since. Absent: `save` (one process, no fence).
+   */
+  saveAnswer?(task: TaskRecord, read: Pick<TaskRecord, 'state' | 'updated'>): Promise<void>;
   get(id: string): Promise<TaskRecord | null>;
   /** Tasks of a principal (all when null), newest first (`updated`, then id), optionally in one context or state. */
   list(filter: TaskFilter): Promise<TaskRecord[]>;
@@ -300,6 +299,8 @@ export interface LeaseView {
    * calls (a claim is), so a busy replica does not lose the conversations it is running for want of a turn.
    */
   heartbeat?(): Promise<void>;
+  /** Whether another replica holds the conversation's lease live now (a read, straight on the database). */
+  heldElsewhere?(conversation: string): Promise<boolean>;
 }
 
 /** An operator command every replica applies. */
@@ -324,8 +325,15 @@ export interface FleetView {
   requestCancel(taskId: string, principal: string | null): Promise<void>;
   /** Wakes the fleet: a task's question was answered here, and the replica whose turn waits on it takes it. */
   announceAnswer(): Promise<void>;
-  /** Tells every replica (this one too) to apply the operator's pause or resume. */
+  /**
+   * Stores the operator's pause or resume for the fleet (a replica started later, or one whose listener was down,
+   * reads it) and tells every replica (this one too) to apply it.
+   */
   announceControl(op: FleetControl): Promise<void>;
+  /** The fleet's stored pause or resume (null: none was ever given). */
+  readControl(): Promise<FleetControl | null>;
+  /** This replica's name among the replicas (its lease holder's name). */
+  readonly replica: string;
   /**
    * The cancel requests for conversations this replica holds: `act(inboxEvent)` cancels the event's turn here and
    * says whether it knew it; known ones and those whose task ended are removed. Resolves with how many went.
@@ -336,6 +344,20 @@ export interface FleetView {
    * is live here; those it cancelled are removed. Resolves with how many went.
    */
   takeRunCancels(act: (run: string) => Promise<boolean>): Promise<number>;
+  /** Stores a cancel request for workflow run `run` (live at another replica) and wakes the fleet. */
+  requestRunCancel(run: string, reason: string): Promise<void>;
+  /**
+   * The cancel requests for workflow runs: `act(run, reason)` cancels the run if it is live here; those it
+   * cancelled, and those whose run ended or is gone, are removed. Resolves with how many went.
+   */
+  takeRunRequests(act: (run: string, reason: string) => Promise<boolean>): Promise<number>;
+  /** Stores a cancel request for subagent `handle` (whichever replica runs it acts on it) and wakes the fleet. */
+  requestSubagentCancel?(handle: string, reason: string): Promise<void>;
+  /**
+   * The subagent cancel requests: `act(handle, reason)` cancels the subagent if it runs here; those it cancelled
+   * and those whose subagent ended (or is gone) are removed. Resolves with how many went.
+   */
+  takeSubagentCancels?(act: (handle: string, reason: string) => boolean): Promise<number>;
 }
 
 export interface Store {

@@ -5,7 +5,6 @@ import type { Compactor } from '../context/compactor.js';
 import type { ConversationBook } from '../context/conversationBook.js';
 import type { InboxEvent, InboxOutcome } from '../domain/inbox.js';
 import type { TurnJob } from '../domain/job.js';
-import { describeError } from '../errors.js';
 import type { ActivityBoard } from '../obs/activityBoard.js';
 import type { Logger } from '../obs/log.js';
 import type { Metrics } from '../obs/metrics.js';
@@ -28,6 +27,7 @@ import {
   statusCounts,
 } from './jobQueries.js';
 import { addJob, applyJobEvent, type Job, type JobEffect, type JobEvent, type JobTable } from './jobTable.js';
+import { admitJob, guarded } from './launchSteps.js';
 import { loseConversation, Rereads } from './leaseLoss.js';
 import type { SupervisorEvent, SupervisorHandlers } from './reactor.js';
 import type { ThinkChildren } from './thinkChildren.js';
@@ -205,20 +205,6 @@ export function registerJobGauges(m: Metrics, jobs: Jobs): void {
   m.gauge('agentd_inbox_pending', 'Accepted events not answered yet.', () => queued() + running());
 }
 
-/**
- * A launch step that throws (a bug, a store that failed under it) folds its job as failed instead of wedging the
- * table: a job stuck in `admitting` would hold its conversation and a slot, and a drain would never end.
- */
-function guarded(log: Logger, eventId: string, step: () => JobEvent): JobEvent {
-  try {
-    return step();
-  } catch (err) {
-    const message = describeError(err);
-    log.error('turn.spawn.fail', { inbox_event: eventId, err: message });
-    return { type: 'launch_failed', status: 'failed', error: `could not start the turn: ${message}`, kind: 'internal' };
-  }
-}
-
 /** The effect handlers: each carries out one kind of effect; a launch step answers with the next job event. */
 function effectHandlers(c: EffectContext): EffectHandlers {
   const conv = (job: Job) => c.conversations.open(job.ctx, job.principal);
@@ -226,11 +212,7 @@ function effectHandlers(c: EffectContext): EffectHandlers {
     wake: () => c.wake(),
     start_staging: ({ job, input }) => c.staging.start(input, conv(job)),
     kill_preflight: ({ job }) => c.staging.stop(job.eventId),
-    build_and_admit: ({ job, input }) =>
-      void c.jobs.apply(
-        job.eventId,
-        guarded(c.log, job.eventId, () => c.launcher.admit(input)),
-      ),
+    build_and_admit: ({ job, input }) => admitJob(c, job.eventId, input),
     // The step arms the one timer for the earliest wait; the launcher logged this one.
     arm_wait: () => c.wake(),
     forget_wait: ({ job }) => c.spending.waits.done(job.eventId),

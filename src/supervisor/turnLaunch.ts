@@ -2,7 +2,7 @@
 // the gate picked it, the snapshot, dispatch admission against the budget and the worker. Each step answers with
 // the job event it leads to; the job table decides what follows. What it holds between admission and spawn is
 // the built payload and the reservation (resources), never the job's state.
-import type { Reservation } from '../budget/governor.js';
+import type { Admission, Reservation } from '../budget/governor.js';
 import type { BudgetLedger } from '../budget/ledger.js';
 import type { BudgetWaits } from '../budget/waits.js';
 import type { Config } from '../config/types.js';
@@ -23,6 +23,8 @@ import type { TurnWorkers } from './turnWorkers.js';
 
 /** Room the dispatch estimate leaves for the answer (reference §10.1). */
 const ANSWER_ALLOWANCE = 4096;
+/** How long a turn waits before it asks again when the fleet's budget window could not be read. */
+const UNREADABLE_WAIT_MS = 1_000;
 
 export interface LaunchDeps {
   config: Readonly<Config>;
@@ -71,8 +73,11 @@ export class TurnLauncher {
     return this.deps.wantsStaging(job, conv) ? { type: 'prep_start' } : { type: 'prepared' };
   }
 
-  /** Builds the snapshot and asks the budget: admitted, waiting, refused, or a launch that failed. */
-  admit(job: TurnJob): JobEvent {
+  /**
+   * Builds the snapshot and asks the budget: admitted, waiting, refused, or a launch that failed. Over a shared
+   * store the answer comes once the fleet's window was read and reserved in (a promise).
+   */
+  admit(job: TurnJob): JobEvent | Promise<JobEvent> {
     // Asked again at every admission: a continuation that waited (staging, the gate, a budget wait) while a message
     // arrived or its goal changed must not run ahead of that message.
     const dropped = this.dropIfStale(job);
@@ -86,11 +91,29 @@ export class TurnLauncher {
       return this.failed(job, err);
     }
     const { payload, notes } = snapshot;
-    const { budget, log, waits } = this.deps;
+    const { budget } = this.deps;
     if (!budget.active) return this.hold(job, { ...snapshot, reservation: null });
     const tail = notes.reduce((n, m) => n + estimateText(m.role === 'note' ? m.text : ''), 0);
     const estimate = estimateConversation(conv) + tail + estimateText(payload.turn.system) + ANSWER_ALLOWANCE;
+    if (budget.shared) {
+      return budget.admitShared(job.ctx, job.principal, estimate).then(
+        ({ admission, reservation }) => this.verdict(job, snapshot, admission, reservation),
+        (err: unknown) => this.unreadable(job, err),
+      );
+    }
     const { admission, reservation } = budget.admitDispatch(job.ctx, job.principal, estimate);
+    return this.verdict(job, snapshot, admission, reservation);
+  }
+
+  /** What the budget's answer leads to. */
+  private verdict(
+    job: TurnJob,
+    snapshot: TurnSnapshot,
+    admission: Admission,
+    reservation: Reservation | null,
+  ): JobEvent {
+    const { payload } = snapshot;
+    const { log, waits } = this.deps;
     switch (admission.kind) {
       case 'wait':
         waits.defer(job.ctx, job.event.id, admission.untilMs, admission.reason);
@@ -110,6 +133,17 @@ export class TurnLauncher {
         }
         return this.hold(job, { ...snapshot, reservation });
     }
+  }
+
+  /**
+   * The shared window could not be read (the database is away): the turn waits a little and asks again rather
+   * than admitting on this replica's own view.
+   */
+  private unreadable(job: TurnJob, err: unknown): JobEvent {
+    const untilMs = this.deps.now() + UNREADABLE_WAIT_MS;
+    const reason = `budget window unreadable: ${describeError(err)}`;
+    this.deps.waits.defer(job.ctx, job.event.id, untilMs, reason);
+    return { type: 'budget_wait', untilMs, reason };
   }
 
   /** Starts the admitted turn's worker with a fresh turn id. */

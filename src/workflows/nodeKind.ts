@@ -15,7 +15,14 @@ export interface FieldSpec {
 
 /** What a step's execution decided; the engine only switches on it. */
 export type StepResult =
-  | { type: 'done'; output: unknown; setVar?: { name: string; value: unknown }; cached?: string }
+  | {
+      type: 'done';
+      output: unknown;
+      setVar?: { name: string; value: unknown };
+      cached?: string;
+      /** The output was over `limits.inline_max_bytes`: kept as this artifact, `output` is its reference. */
+      spilled?: { id: string; size: number };
+    }
   | { type: 'failed'; error: string; timeout?: boolean }
   | { type: 'suspend'; wait: StepWait; setVar?: { name: string; value: unknown } }
   | { type: 'finish'; status: 'completed' | 'failed' | 'refused' | 'cancelled'; output: unknown; reason: string | null }
@@ -71,6 +78,14 @@ export interface StepPorts {
   resources?(server: string): Promise<StepResources>;
   /** One-off callback routes on the listener's webhook routes (`wait on: webhook`). */
   callbacks?: StepCallbacks;
+  /** Skill bodies by name from `skills.sources` (a `subagent` step's `skills`); `unknown`: names no source lists. */
+  skills?(names: readonly string[]): Promise<{ bodies: { name: string; body: string }[]; unknown: string[] }>;
+  /** `limits.inline_max_bytes`: a larger step output is kept as an artifact (default 65 536). */
+  inlineMaxBytes?: number;
+  /** The configured search provider (`search.provider`, read per call so a reload applies); null: none. */
+  searchProvider?(): { url: string; key: string | null } | null;
+  /** Resolves `{{secret:NAME}}` in a text (the config layer's resolver); throws naming an unset secret. */
+  secret?(text: string): string;
 }
 
 /** A `wait on: webhook` step's callback route: opened while the step waits, closed when it stops. */
@@ -186,6 +201,10 @@ export interface StepHumanAsk {
   timeoutMs: number;
   /** Aborted when the step ends early: the task is cancelled. */
   signal: AbortSignal;
+  /** `to`: the configured principal (its `a2a.principals` id) the question is addressed to. */
+  to?: string;
+  /** `reply_uri`: told of the question and of its end by a POST (push notification). */
+  replyUri?: string;
 }
 
 /** A person's answer (`reply` null: nobody answered in time), or why nobody could be asked. */

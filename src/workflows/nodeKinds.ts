@@ -17,6 +17,7 @@ import { NEST_KINDS } from './kinds/nestKinds.js';
 import { PRESET_KINDS } from './kinds/presetKinds.js';
 import { RUN_KINDS } from './kinds/runKinds.js';
 import { SEARCH_FETCH_KIND } from './kinds/searchFetchKind.js';
+import { SEARCH_QUERY_KIND } from './kinds/searchQueryKind.js';
 import { START_KINDS } from './kinds/startKinds.js';
 import { SUBAGENT_KIND } from './kinds/subagentKind.js';
 import { THINK_KIND } from './kinds/thinkKind.js';
@@ -29,11 +30,7 @@ import type { FieldSpec, KindCategory, NodeKind } from './nodeKind.js';
  * Catalogue kinds this build does not run yet, with their fields (`*` = required) so strict field checks still
  * apply: a definition that uses one is refused at load, never accepted and ignored.
  */
-const NOT_BUILT: Readonly<Partial<Record<Exclude<KindCategory, 'start'>, Readonly<Record<string, string>>>>> = {
-  data: {
-    'search.query': '*query kind limit freshness',
-  },
-};
+const NOT_BUILT: Readonly<Partial<Record<Exclude<KindCategory, 'start'>, Readonly<Record<string, string>>>>> = {};
 
 function notBuilt(name: string, category: KindCategory, fieldList: string): NodeKind {
   const fields: Record<string, FieldSpec> = {};
@@ -60,6 +57,7 @@ const ALL: readonly NodeKind[] = [
   ...LIST_KINDS,
   ...KNOWLEDGE_KINDS,
   ...ARTIFACT_KINDS,
+  SEARCH_QUERY_KIND,
   SEARCH_FETCH_KIND,
   HTTP_KIND,
   MCP_TOOL_KIND,

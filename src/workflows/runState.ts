@@ -225,7 +225,8 @@ export function applyResult(run: WorkflowRun, id: string, result: StepResult, no
       break;
     }
     case 'done':
-      if (step.outputSchema !== null) {
+      // A spilled output was checked before it was spilled (stepSpill.ts): the record holds only its reference.
+      if (step.outputSchema !== null && !result.spilled) {
         const problem = schemaProblem(step.outputSchema, result.output);
         if (problem !== null)
           return failStep(run, step, state, `output does not match output_schema: ${problem}`, false, now);
@@ -234,6 +235,14 @@ export function applyResult(run: WorkflowRun, id: string, result: StepResult, no
   }
   state.status = 'done';
   state.output = result.output ?? null;
+  if (result.type === 'done' && result.spilled)
+    return [
+      {
+        event: 'step.output.artifact',
+        fields: { run: run.id, step: id, artifact: result.spilled.id, size: result.spilled.size },
+      },
+      ended(run, id, state, now),
+    ];
   if (result.type === 'done' && result.cached)
     return [
       { event: 'step.cache_hit', fields: { run: run.id, step: id, key: result.cached } },

@@ -2,10 +2,12 @@
 // bound it by its timeout and the run's cancel, and turn anything thrown into a failed result.
 import { createHash } from 'node:crypto';
 import type { StepDef, WorkflowRun } from '../domain/workflow.js';
+import { redact } from '../obs/log.js';
 import { schemaProblem } from './jsonSchema.js';
 import type { NodeKind, StepContext, StepPorts, StepResult } from './nodeKind.js';
 import { runScope } from './runScope.js';
 import { cacheKeyOf, readCache, writeCache } from './stepCache.js';
+import { expandedRun, spillOutput } from './stepSpill.js';
 import { renderValue } from './templates.js';
 
 /** sha256("<run>.<step>")[0:32]: the same for every attempt, so a deduplicating callee sees one effect. */
@@ -61,7 +63,10 @@ async function runKind(kind: NodeKind, ctx: Omit<StepContext, 'signal'>, cancel:
   }
 }
 
-/** Executes `kind` for the step that `run` just began, through the step's `cache` when it has one; never throws. */
+/**
+ * Executes `kind` for the step that `run` just began, through the step's `cache` when it has one; an output over
+ * `limits.inline_max_bytes` is spilled to an artifact (stepSpill.ts). Never throws.
+ */
 export async function executeStep(
   run: WorkflowRun,
   step: StepDef,
@@ -70,9 +75,22 @@ export async function executeStep(
   now: number,
   cancel: AbortSignal,
 ): Promise<StepResult> {
+  try {
+    const result = await executeKind(run, step, kind, ports, now, cancel);
+    // An error text is stored with the run: a secret or sensitive content it quotes is redacted first.
+    if (result.type === 'failed') return { ...result, error: redact(result.error) };
+    return await spillOutput(result, run, step, ports, now);
+  } catch (err) {
+    return { type: 'failed', error: `spill: ${message(err)}` };
+  }
+}
+
+async function executeKind(
+  ...[run, step, kind, ports, now, cancel]: Parameters<typeof executeStep>
+): Promise<StepResult> {
   const attempt = run.steps[step.id]?.attempt ?? 1;
   const key = idempotencyKey(run.id, step.id);
-  const scope = runScope(run, { now, step: step.id, attempt, key });
+  const scope = runScope(await expandedRun(run, ports, now), { now, step: step.id, attempt, key });
   const rendered = renderFields(step, kind, scope);
   if (!rendered.ok) return { type: 'failed', error: rendered.error };
   const ctx = { run, step, spec: rendered.spec, scope, now, idempotencyKey: key, attempt, ports };

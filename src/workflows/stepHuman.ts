@@ -3,24 +3,47 @@
 // ask_human machinery asks on it — input-required, in the feed, answered with `agentd answer`. The step then ends
 // the task: completed with the answer, failed when nobody answered, canceled when the step ended early or its ask
 // failed. The backend saves every change (TaskHooks.openStepTask/endStepTask); this file writes no store.
+import { principalId } from '../a2a/principals.js';
 import { isTerminal } from '../a2a/tasks.js';
-import type { TaskRecord } from '../domain/task.js';
+import type { TaskRecord, TaskState } from '../domain/task.js';
 import { STOPPING } from '../runtime/openQuestions.js';
 import type { ProducerContext } from '../runtime/producer.js';
+import { notifyReplyUri } from './humanNotify.js';
 import type { StepHumanAsk, StepHumanEnd, StepPorts } from './nodeKind.js';
 import { ENGINE_STOPPED } from './runEngine.js';
 
-type Ctx = Pick<ProducerContext, 'tasks' | 'killPoint'>;
+type Ctx = Pick<ProducerContext, 'tasks' | 'killPoint'> & Partial<Pick<ProducerContext, 'config' | 'log'>>;
 
 const NOBODY_ANSWERED = 'nobody answered in time';
 const NOBODY_REACHABLE = 'human: no person is reachable (a2a.listen is not set)';
 
 /** The run's task for this step, through the task backend: found by its key after a restart, else created. */
-function taskFor(ctx: Ctx, req: StepHumanAsk) {
+function taskFor(ctx: Ctx, req: StepHumanAsk, principal: string) {
   const conversation = req.conversation ?? `wf-${req.run}`;
-  // A run that acts for nobody: only operators see and answer its question.
-  const principal = req.principal ?? `run:${req.run}`;
   return ctx.tasks.openStepTask({ key: req.key, run: req.run, principal, conversation });
+}
+
+/**
+ * Whose question it is: `to`'s principal, else the run's; a run that acts for nobody is answered by operators only.
+ * An error text when `to` names no configured principal.
+ */
+function askedPrincipal(ctx: Ctx, req: StepHumanAsk): { ok: true; principal: string } | { ok: false; error: string } {
+  if (req.to === undefined) return { ok: true, principal: req.principal ?? `run:${req.run}` };
+  const entry = ctx.config?.a2a.principals.find((p) => p.id === req.to);
+  return entry
+    ? { ok: true, principal: principalId(entry) }
+    : { ok: false, error: `human: to "${req.to}" is not in a2a.principals` };
+}
+
+/** Ends the step's task and tells `reply_uri` (a refused notice is logged: the end itself stands). */
+function taskEnder(ctx: Ctx, req: StepHumanAsk, task: TaskRecord) {
+  return async (state: TaskState, message: string, answer?: string): Promise<void> => {
+    await ctx.tasks.endStepTask(task.id, state, message);
+    if (req.replyUri === undefined) return;
+    const body = { run: req.run, state, ...(answer !== undefined ? { answer } : { message }) };
+    const refused = await notifyReplyUri(req.replyUri, task, body);
+    if (refused !== null) ctx.log?.warn('human.notify.fail', { run: req.run, task: task.id, state, error: refused });
+  };
 }
 
 /**
@@ -36,15 +59,25 @@ function endedAnswer(task: TaskRecord): StepHumanEnd {
 /** The port the workflow desk's `human` kind calls. */
 export function askPersons(ctx: Ctx): NonNullable<StepPorts['askPerson']> {
   return async (req) => {
-    const task = ctx.tasks.humanChannel ? await taskFor(ctx, req) : null;
+    const whose = askedPrincipal(ctx, req);
+    if (!whose.ok) return whose;
+    const task = ctx.tasks.humanChannel ? await taskFor(ctx, req, whose.principal) : null;
     if (!task) return { ok: false, error: NOBODY_REACHABLE };
     if (isTerminal(task.state)) return endedAnswer(task);
+    const end = taskEnder(ctx, req, task);
+    if (req.replyUri !== undefined) {
+      const notice = { run: req.run, state: 'input-required', question: req.question, to: req.to ?? null };
+      const refused = await notifyReplyUri(req.replyUri, task, notice, req.signal);
+      if (refused !== null) {
+        await ctx.tasks.endStepTask(task.id, 'canceled', `reply_uri refused the question: ${refused}`);
+        return { ok: false, error: `human: reply_uri: ${refused}` };
+      }
+    }
     const onAbort = (): void => {
       const reason: unknown = req.signal.reason;
       if (reason === ENGINE_STOPPED) return;
-      if (reason instanceof Error && reason.name === 'TimeoutError')
-        void ctx.tasks.endStepTask(task.id, 'failed', NOBODY_ANSWERED);
-      else void ctx.tasks.endStepTask(task.id, 'canceled', 'the workflow step ended');
+      if (reason instanceof Error && reason.name === 'TimeoutError') void end('failed', NOBODY_ANSWERED);
+      else void end('canceled', 'the workflow step ended');
     };
     req.signal.addEventListener('abort', onAbort, { once: true });
     try {
@@ -52,7 +85,7 @@ export function askPersons(ctx: Ctx): NonNullable<StepPorts['askPerson']> {
       const got = await ctx.tasks.askHuman(req.schema ? { ...ask, schema: req.schema } : ask);
       if (got.is_error) {
         // The agent stopping leaves the task asking: the next life asks on it again. Any other error ends it.
-        if (got.result !== STOPPING.result) await ctx.tasks.endStepTask(task.id, 'canceled', String(got.result));
+        if (got.result !== STOPPING.result) await end('canceled', String(got.result));
         return { ok: false, error: String(got.result) };
       }
       const answer = got.result as { reply: unknown; timed_out: boolean };
@@ -60,10 +93,10 @@ export function askPersons(ctx: Ctx): NonNullable<StepPorts['askPerson']> {
       ctx.killPoint?.('human.answered');
       if (req.signal.aborted) return { ok: false, error: 'cancelled' };
       if (answer.timed_out || answer.reply === null) {
-        await ctx.tasks.endStepTask(task.id, 'failed', NOBODY_ANSWERED);
+        await end('failed', NOBODY_ANSWERED);
         return { ok: true, reply: null, task: task.id };
       }
-      await ctx.tasks.endStepTask(task.id, 'completed', String(answer.reply));
+      await end('completed', String(answer.reply), String(answer.reply));
       return { ok: true, reply: String(answer.reply), task: task.id };
     } finally {
       req.signal.removeEventListener('abort', onAbort);

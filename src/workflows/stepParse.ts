@@ -139,7 +139,8 @@ function parseBody(
 /** A nested kind's `body` and `branches`, parsed as steps onto `step`. */
 function parseNested(step: StepDef, depth: number, problems: string[]): void {
   const fanned = FANNED.has(step.kind);
-  if (step.fields['body'] !== undefined) {
+  // Only a nesting kind's `body` is steps (its field is raw); an `http` step's `body` is the request's.
+  if (step.fields['body'] !== undefined && nodeKind(step.kind)?.fields['body']?.raw === true) {
     const body = parseBody(step.fields['body'], 'body', depth + 1, fanned);
     problems.push(...body.problems);
     step.body = body.steps;

@@ -7,6 +7,7 @@ import { newUlid } from '../store/ulid.js';
 import type { A2aMessage } from '../triggers/a2aStarts.js';
 import type { TimerService } from '../triggers/timerService.js';
 import { loadWorkflow } from './definitions.js';
+import { cancelStoredRun } from './fleetRunCancel.js';
 import { messageTakers, signalWaiters } from './kinds/waitOns.js';
 import type { StepPorts, StepRunPorts, StepRunStart } from './nodeKind.js';
 import { isStartKind } from './nodeKinds.js';
@@ -23,7 +24,7 @@ import { watchWait } from './waitWatch.js';
 export type { StartOutcome, StartRequest } from './runStart.js';
 
 export interface DeskDeps {
-  store: Pick<Store, 'workflows' | 'memory'>;
+  store: Pick<Store, 'workflows' | 'memory' | 'fleet'>;
   log: Logger;
   clock(): number;
   ports: StepPorts;
@@ -324,13 +325,12 @@ export class WorkflowDesk {
   }
 
   /**
-   * Cancels run `id` (the `workflow.cancel` step's): a live run is cancelled with `reason`; an ended one answers its
-   * status unchanged; an unknown one is an error.
+   * Cancels run `id` (the `workflow.cancel` step's and tool's): a live run is cancelled with `reason`, here or, live
+   * at another replica, there (fleetRunCancel.ts); an ended one answers its status unchanged; unknown: an error.
    */
   async cancelRun(id: string, reason: string): Promise<{ ok: true; status: string } | { ok: false; error: string }> {
     if (await this.engine.cancel(id, reason)) return { ok: true, status: 'cancelled' };
-    const run = await this.run(id);
-    return run === null ? { ok: false, error: `no such run "${id}"` } : { ok: true, status: run.status };
+    return cancelStoredRun(this.deps.store.fleet, id, (at) => this.run(at), reason);
   }
 
   /** A new A2A message for the steps waiting on its conversation (reference §3.7 step 1): held on each; counted. */

@@ -2,9 +2,11 @@
 // runs), fires `once` starts, offers the desk to the workflow.* tools through the `workflows` work port, and leaves
 // the wake note of a finished run in the conversation that started it.
 import { lookup } from 'node:dns/promises';
+import { checkSearchSteps } from '../config/searchKeys.js';
 import type { AgentConfig } from '../config/types.js';
 import { workflowSecrets } from '../config/workflowSecrets.js';
-import { type LiveRunView, TERMINAL_RUN, type WorkflowRun } from '../domain/workflow.js';
+import { capBody } from '../context/skills.js';
+import { type LiveRunView, TERMINAL_RUN, type WorkflowDef, type WorkflowRun } from '../domain/workflow.js';
 import { describeError } from '../errors.js';
 import { chargedTokens } from '../protocol/usage.js';
 import type { Producer, ProducerContext } from '../runtime/producer.js';
@@ -28,6 +30,8 @@ declare module '../tools/toolOutcome.js' {
     workflows(): WorkflowDesk;
     /** The live runs as `status` shows them, a principal's own only (every run without one). */
     live_runs(principal?: string): LiveRunView[];
+    /** Load problems of a definition against the config (a `search.query` step with no search provider). */
+    workflow_reach(def: WorkflowDef): string[];
   }
 }
 
@@ -66,19 +70,43 @@ function knowledgeCaller(tools: NonNullable<ProducerContext['mcp']>): NonNullabl
   };
 }
 
+/** Skill bodies for a `subagent` step: the first `skills.sources` server listing each name, capped as a turn's. */
+function skillReader(
+  ctx: ProducerContext,
+  tools: NonNullable<ProducerContext['mcp']>,
+): NonNullable<StepPorts['skills']> {
+  return async (names) => {
+    const listings = tools.skills();
+    const bodies: { name: string; body: string }[] = [];
+    const unknown: string[] = [];
+    for (const name of names) {
+      const server = ctx.config.skills.sources.find((s) => listings.get(s)?.some((i) => i.name === name));
+      const info = server === undefined ? undefined : listings.get(server)?.find((i) => i.name === name);
+      if (server === undefined || info === undefined) unknown.push(name);
+      else
+        bodies.push({ name, body: capBody(await tools.readSkill(server, info, 30_000), ctx.config.skills.max_bytes) });
+    }
+    return { bodies, unknown };
+  };
+}
+
 const hostAddresses = async (host: string): Promise<string[]> =>
   (await lookup(host, { all: true })).map((a) => a.address);
 
 /** What the steps of runs reach outside the engine: memory, the network, MCP tools, turns, subagents, persons. */
 function deskPorts(ctx: ProducerContext): StepPorts {
-  const callbacks = stepCallbacks(ctx, (text) => workflowSecrets(ctx.config.workflows)(text));
+  const secret = (text: string): string => workflowSecrets(ctx.config.workflows)(text);
+  const callbacks = stepCallbacks(ctx, secret);
   return {
     memory: ctx.store.memory,
     fetch,
     lookup: hostAddresses,
     instance: ctx.config.agent.name,
     fanOut: ctx.config.limits.workflow.fan_out,
-    ...(ctx.mcp ? { mcp: mcpCaller(ctx.mcp), knowledge: knowledgeCaller(ctx.mcp) } : {}),
+    inlineMaxBytes: ctx.config.limits.inline_max_bytes,
+    ...(ctx.mcp
+      ? { mcp: mcpCaller(ctx.mcp), knowledge: knowledgeCaller(ctx.mcp), skills: skillReader(ctx, ctx.mcp) }
+      : {}),
     ...turnPorts(ctx),
     tool: stepTools(ctx),
     subagent: stepSubagents(ctx),
@@ -88,6 +116,11 @@ function deskPorts(ctx: ProducerContext): StepPorts {
     peers: new StepPeers({ peers: () => ctx.config.a2a.peers, lookup: hostAddresses, log: ctx.log }),
     ...(ctx.mcp ? { resources: ctx.mcp.resources.bind(ctx.mcp) } : {}),
     ...(callbacks ? { callbacks } : {}),
+    secret,
+    searchProvider: () => {
+      const { url, key } = ctx.config.search.provider;
+      return url === null ? null : { url, key };
+    },
   };
 }
 
@@ -164,6 +197,7 @@ export class WorkflowProducer implements Producer {
       ctx.turns.onCommitted((turn) => void opened.then(() => starts.turnEnded(turn))),
       ctx.ports.plug('workflows', () => desk),
       ctx.ports.plug('live_runs', (principal) => liveRunViews(desk.engine.live(), principal)),
+      ctx.ports.plug('workflow_reach', (def) => checkSearchSteps([def], ctx.config.search.provider)),
       // A respawned step child can spend before its run is live again: the charge waits for the desk to open.
       ctx.ports.plug('run_spent', (run, usage) => {
         void opened

@@ -1,7 +1,7 @@
 // The bodies of workflow.* (producers reference §2.12): each reaches the workflow desk through the `workflows`
 // work port; without it the tool says it is not available. Texts are the reference's.
 
-import type { WorkflowRun } from '../domain/workflow.js';
+import { TERMINAL_RUN, type WorkflowRun } from '../domain/workflow.js';
 import type { Args } from '../tools/handlers/handler.js';
 import {
   type InternalToolHost,
@@ -132,10 +132,20 @@ function cancel(args: Args, caller: ToolCaller, host: InternalToolHost): ToolOut
   const desk = deskOf(host);
   if (!desk) return toolUnavailable('workflow.cancel');
   const id = String(args['run']);
-  const live = desk.engine.get(id);
-  if (!live || !visible(live, caller)) return toolError(`no such run "${id}"`);
   const reason = typeof args['reason'] === 'string' ? args['reason'] : 'cancelled by request';
-  return toolDefer(desk.engine.cancel(id, reason).then(() => ok({ ok: true, status: 'cancelled' })));
+  const live = desk.engine.get(id);
+  if (live) {
+    if (!visible(live, caller)) return toolError(`no such run "${id}"`);
+    return toolDefer(desk.engine.cancel(id, reason).then(() => ok({ ok: true, status: 'cancelled' })));
+  }
+  // Replicas: a run live at another replica is cancelled there (the desk routes it).
+  const elsewhere = async (): Promise<ToolResult> => {
+    const run = await desk.run(id);
+    if (!run || !visible(run, caller) || TERMINAL_RUN.has(run.status)) return err(`no such run "${id}"`);
+    const done = await desk.cancelRun(id, reason);
+    return done.ok ? ok({ ok: true, status: done.status }) : err(done.error);
+  };
+  return toolDefer(elsewhere());
 }
 
 function define(op: 'create' | 'update', args: Args, _caller: ToolCaller, host: InternalToolHost): ToolOutcome {
@@ -146,6 +156,9 @@ function define(op: 'create' | 'update', args: Args, _caller: ToolCaller, host: 
   ) as Record<string, unknown>;
   const loaded = loadWorkflow(document);
   if (!loaded.ok) return toolError(`workflow.${op}: ${loaded.errors.join('; ')}`);
+  // What the config must provide (a search provider) is checked as a configured workflow's is.
+  const unreachable = host.port?.('workflow_reach')?.(loaded.def) ?? [];
+  if (unreachable.length > 0) return toolError(`workflow.${op}: ${unreachable.join('; ')}`);
   const name = loaded.def.name;
   const exists = desk.definitions().has(name);
   if (desk.isConfigured(name)) return toolError(`workflow "${name}" is configured (edit the config it loads from)`);

@@ -1,9 +1,12 @@
 // `artifact.create|get|delete` (producers reference §2.4; turn reference §11 `artifact.*` → `{id, name, size,
 // sha256}`): named blobs a run keeps beside its data. Minimal here: each is a record of the store's memory port
 // under `_artifacts/<id>` (so every store backend keeps it), its id derived from the run and step, so a retried or
-// replayed create writes the same artifact once. `sensitive` is refused at load (nothing redacts one yet).
+// replayed create writes the same artifact once. A `sensitive` one's content is registered with the process
+// redactor (events, errors, stored outcomes show `[redacted]`) and never enters a run record: `artifact.get` of it
+// outputs a reference the later steps' templates read through (stepSpill.ts), like a spilled output.
 import { createHash } from 'node:crypto';
-import { done, failed, type NodeKind, type StepContext, type StepResult, unbuiltFieldProblems } from '../nodeKind.js';
+import { registerSecret } from '../../obs/log.js';
+import { done, failed, type NodeKind, type StepContext, type StepResult } from '../nodeKind.js';
 
 /** Where artifacts live in memory (a reserved prefix, as agentd keeps `_workflows/` and `_cache/`). */
 export const ARTIFACT_PREFIX = '_artifacts/';
@@ -18,6 +21,7 @@ interface StoredArtifact {
   run: string;
   step: string;
   created: number;
+  sensitive?: boolean;
 }
 
 const idOf = (ctx: StepContext): string => String(ctx.spec['id'] ?? '');
@@ -35,6 +39,56 @@ function contentOf(ctx: StepContext): { text: string; json: boolean } | string {
   return typeof content === 'string' ? { text: content, json: false } : { text: JSON.stringify(content), json: true };
 }
 
+/** Writes one artifact record; answers what a step outputs about it. */
+export async function keepArtifact(
+  memory: StepContext['ports']['memory'],
+  a: {
+    id: string;
+    name: string;
+    mime: string;
+    text: string;
+    run: string;
+    step: string;
+    now: number;
+    sensitive?: boolean;
+  },
+): Promise<{ id: string; name: string; mime: string; size: number; sha256: string; sensitive?: true }> {
+  const size = Buffer.byteLength(a.text);
+  const sha256 = createHash('sha256').update(a.text).digest('hex');
+  const record: StoredArtifact = {
+    ...{ id: a.id, name: a.name, mime: a.mime, size, sha256, content: a.text },
+    ...{ run: a.run, step: a.step, created: a.now },
+    ...(a.sensitive ? { sensitive: true } : {}),
+  };
+  if (a.sensitive) redactContent(a.text);
+  await memory.set({ key: ARTIFACT_PREFIX + a.id, value: record, expires: null, updated: a.now });
+  return { id: a.id, name: a.name, mime: a.mime, size, sha256, ...(a.sensitive ? { sensitive: true as const } : {}) };
+}
+
+/** Registers a sensitive content with the redactor: the text, and each string inside it when it is JSON. */
+function redactContent(text: string): void {
+  registerSecret(text);
+  try {
+    const visit = (v: unknown): void => {
+      if (typeof v === 'string') registerSecret(v);
+      else if (v !== null && typeof v === 'object') for (const x of Object.values(v)) visit(x);
+    };
+    visit(JSON.parse(text));
+  } catch {
+    // Not JSON: the text alone is registered.
+  }
+}
+
+/** The content of artifact `id`, or null when there is none. */
+export async function artifactContent(memory: StepContext['ports']['memory'], id: string, now: number) {
+  const entry = await memory.get(ARTIFACT_PREFIX + id, now);
+  if (entry === null) return null;
+  const stored = entry.value as StoredArtifact;
+  // After a restart the redactor starts empty: a sensitive content read back is registered again.
+  if (stored.sensitive) redactContent(stored.content);
+  return stored.content;
+}
+
 async function create(ctx: StepContext): Promise<StepResult> {
   const name = String(ctx.spec['name'] ?? '');
   if (name === '') return failed('artifact.create: name must be a non-empty string');
@@ -43,14 +97,9 @@ async function create(ctx: StepContext): Promise<StepResult> {
   const id = `${ctx.run.id}/${ctx.step.id}`;
   const mime =
     typeof ctx.spec['mime'] === 'string' ? ctx.spec['mime'] : content.json ? 'application/json' : 'text/plain';
-  const size = Buffer.byteLength(content.text);
-  const sha256 = createHash('sha256').update(content.text).digest('hex');
-  const record: StoredArtifact = {
-    ...{ id, name, mime, size, sha256, content: content.text },
-    ...{ run: ctx.run.id, step: ctx.step.id, created: ctx.now },
-  };
-  await ctx.ports.memory.set({ key: ARTIFACT_PREFIX + id, value: record, expires: null, updated: ctx.now });
-  return done({ id, name, mime, size, sha256 });
+  const text = content.text;
+  const at = { run: ctx.run.id, step: ctx.step.id, now: ctx.now, sensitive: ctx.spec['sensitive'] === true };
+  return done(await keepArtifact(ctx.ports.memory, { id, name, mime, text, ...at }));
 }
 
 async function get(ctx: StepContext): Promise<StepResult> {
@@ -58,7 +107,19 @@ async function get(ctx: StepContext): Promise<StepResult> {
   const entry = id === '' ? null : await ctx.ports.memory.get(ARTIFACT_PREFIX + id, ctx.now);
   if (entry === null) return failed(`artifact.get: no artifact "${id}"`);
   const { run: _run, step: _step, ...artifact } = entry.value as StoredArtifact;
-  return done(artifact);
+  if (!artifact.sensitive) return done(artifact);
+  // The run record holds a reference; the value lives in a sensitive artifact the templates read through.
+  const text = JSON.stringify(artifact);
+  const out = `${ctx.run.id}/${ctx.step.id}/output.json`;
+  const at = { run: ctx.run.id, step: ctx.step.id, now: ctx.now, sensitive: true };
+  const kept = await keepArtifact(ctx.ports.memory, {
+    id: out,
+    name: 'output.json',
+    mime: 'application/json',
+    text,
+    ...at,
+  });
+  return { type: 'done', output: { $artifact: out, size: kept.size }, spilled: { id: out, size: kept.size } };
 }
 
 async function remove(ctx: StepContext): Promise<StepResult> {
@@ -73,16 +134,18 @@ export const ARTIFACT_KINDS: readonly NodeKind[] = [
     category: 'data',
     implemented: true,
     effect: true,
-    doc: 'Keeps `content` (a string as is, any other value as JSON) or the output of step `from_step` as a named artifact, id `<run>/<step>` (a retry or a replay after a restart writes the same one). Output `{id, name, mime, size, sha256}`. Stored as the memory record `_artifacts/<id>` (any store backend). `sensitive` is refused at load: nothing redacts an artifact yet.',
+    doc: 'Keeps `content` (a string as is, any other value as JSON) or the output of step `from_step` as a named artifact, id `<run>/<step>` (a retry or a replay after a restart writes the same one). Output `{id, name, mime, size, sha256}`. Stored as the memory record `_artifacts/<id>` (any store backend). `sensitive: true`: the content is registered with the redactor (an event, error, stored outcome or transcript that carries it, or a string inside its JSON, shows `[redacted]`; registered again when read after a restart) and the output says `sensitive: true`; an `artifact.get` of it never puts the content in the run record (see `artifact.get`). The step that produced a `from_step` source keeps its own output in the record: make sensitive data with `content` where you can.',
     fields: {
       name: { required: true, doc: 'The artifact name.' },
       mime: { doc: 'Its media type (default `text/plain` for a string, `application/json` otherwise).' },
       content: { doc: 'The content (templates).' },
       from_step: { doc: 'A step id (a sibling in a body) whose output is the content.' },
-      sensitive: { doc: 'Refused at load (not built).' },
+      sensitive: { doc: 'true: redacted wherever text leaves the process; never in a run record when read.' },
     },
     check: (f) => [
-      ...unbuiltFieldProblems('artifact.create', f, ['sensitive']),
+      ...(f['sensitive'] !== undefined && typeof f['sensitive'] !== 'boolean'
+        ? ['artifact.create.sensitive must be true or false']
+        : []),
       ...(f['content'] !== undefined && f['from_step'] !== undefined
         ? ['artifact.create takes content or from_step, not both']
         : []),
@@ -94,7 +157,7 @@ export const ARTIFACT_KINDS: readonly NodeKind[] = [
     category: 'data',
     implemented: true,
     effect: true,
-    doc: 'Reads artifact `id`: output `{id, name, mime, size, sha256, content, created}`; unknown ⇒ `artifact.get: no artifact "<id>"`.',
+    doc: 'Reads artifact `id`: output `{id, name, mime, size, sha256, content, created}`; unknown ⇒ `artifact.get: no artifact "<id>"`. A sensitive artifact\'s output (with `sensitive: true`) is kept as the sensitive artifact `<run>/<step>/output.json` and the run record, `workflow.status` and the events hold only `{$artifact, size}` (`step.output.artifact`); later steps\' templates and CEL read the value through it.',
     fields: { id: { required: true, doc: 'The artifact id (e.g. `{{steps.save.output.id}}`).' } },
     run: get,
   },

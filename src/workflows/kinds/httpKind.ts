@@ -3,6 +3,7 @@
 
 import { callLimitMs, done, failed, type NodeKind, pinnedKey, type StepContext, type StepResult } from '../nodeKind.js';
 import { privateAddressOf } from '../privateAddress.js';
+import { signatureHeader, signProblems } from './httpSign.js';
 
 const DEFAULT_TIMEOUT_MS = 30_000;
 
@@ -27,7 +28,7 @@ function buildUrl(ctx: StepContext, place: KeyPlace, key: string): URL {
   return url;
 }
 
-function buildInit(ctx: StepContext, place: KeyPlace, key: string, signal: AbortSignal): RequestInit {
+function buildInit(ctx: StepContext, place: KeyPlace, key: string, signal: AbortSignal): RequestInit | string {
   const headers: Record<string, string> = {};
   const given = ctx.spec['headers'];
   if (given !== null && typeof given === 'object') for (const [k, v] of Object.entries(given)) headers[k] = String(v);
@@ -38,6 +39,12 @@ function buildInit(ctx: StepContext, place: KeyPlace, key: string, signal: Abort
     headers['content-type'] ??= 'application/json';
   } else if (ctx.spec['body'] !== undefined) {
     body = typeof ctx.spec['body'] === 'string' ? ctx.spec['body'] : JSON.stringify(ctx.spec['body']);
+  }
+  const sign = ctx.spec['sign'];
+  if (sign !== null && typeof sign === 'object') {
+    const signed = signatureHeader(sign as Record<string, unknown>, body ?? '', ctx.ports.secret);
+    if (!signed.ok) return signed.error;
+    headers[signed.name] = signed.value;
   }
   const method = typeof ctx.spec['method'] === 'string' ? ctx.spec['method'].toUpperCase() : 'GET';
   return { method, headers, body, signal, redirect: 'manual' };
@@ -68,10 +75,12 @@ async function runHttp(ctx: StepContext): Promise<StepResult> {
   const refusal = await privateRefusal(ctx, url);
   if (refusal !== null) return failed(refusal);
   const signal = AbortSignal.any([ctx.signal, AbortSignal.timeout(callLimitMs(ctx, DEFAULT_TIMEOUT_MS))]);
+  const init = buildInit(ctx, place, key, signal);
+  if (typeof init === 'string') return failed(init);
   let response: Response;
   let body: string;
   try {
-    response = await ctx.ports.fetch(url, buildInit(ctx, place, key, signal));
+    response = await ctx.ports.fetch(url, init);
     body = await response.text();
   } catch (err) {
     return failed(`http: ${signal.aborted ? 'timed out' : ((err as Error).message ?? String(err))}`);
@@ -88,8 +97,7 @@ async function runHttp(ctx: StepContext): Promise<StepResult> {
 }
 
 function checkHttp(fields: Readonly<Record<string, unknown>>): string[] {
-  const problems: string[] = [];
-  if (fields['sign'] !== undefined) problems.push('http.sign is not built in this version; remove it');
+  const problems = signProblems(fields['sign']);
   const idem = fields['idempotency'];
   if (idem !== undefined) {
     const o = idem !== null && typeof idem === 'object' ? (idem as Record<string, unknown>) : {};
@@ -104,7 +112,7 @@ export const HTTP_KIND: NodeKind = {
   category: 'integration',
   implemented: true,
   effect: true,
-  doc: 'One HTTP request (GET by default). Output `{status, ok, headers, body, json}`; success is 200..399 unless `expect` lists codes, else `http status <n>`. A host that resolves to a loopback/private/link-local address is refused unless `allow_private: true`. Time limit: `timeout` (30 s by default), never past the run deadline. The step key goes in `Idempotency-Key` (or `idempotency.header` / `idempotency.query`).',
+  doc: 'One HTTP request (GET by default). Output `{status, ok, headers, body, json}`; success is 200..399 unless `expect` lists codes, else `http status <n>`. A host that resolves to a loopback/private/link-local address is refused unless `allow_private: true`. Time limit: `timeout` (30 s by default), never past the run deadline. The step key goes in `Idempotency-Key` (or `idempotency.header` / `idempotency.query`). `sign: {key: "{{secret:NAME}}", header?, algorithm?}` adds `<header>: <algorithm>=<hex HMAC of the exact body sent>` (header `X-Signature-256`, algorithm `sha256`; `sha512`, `sha1` too; an empty body signs the empty string); the key is resolved from the environment when the request is sent and is never stored, logged or put in an error (a literal key is refused at load).',
   fields: {
     url: { required: true, doc: 'The URL (http or https).' },
     method: { doc: 'GET (default), POST, PUT, PATCH, DELETE, …' },
@@ -115,7 +123,7 @@ export const HTTP_KIND: NodeKind = {
     timeout: { doc: 'Seconds or a duration (default 30 s).' },
     expect: { doc: 'Status codes counted as success (default 200..399).' },
     allow_private: { doc: 'true: private, loopback and link-local addresses may be reached.' },
-    sign: { doc: 'Refused at load: request signing is not built.' },
+    sign: { doc: '`{key: "{{secret:NAME}}", header?, algorithm?}`: HMAC of the body in a header.' },
     idempotency: { doc: '`{header}` or `{query}` naming where the key goes, and an optional pinned `value`.' },
   },
   check: checkHttp,

@@ -14,16 +14,28 @@ import {
   pinnedKey,
   type StepContext,
   type StepResult,
-  unbuiltFieldProblems,
 } from '../nodeKind.js';
 
 /** ask_human's default (turn reference §13). */
 export const HUMAN_DEFAULT_TIMEOUT_MS = 24 * 3_600_000;
-/** Fields agentd parses and never reads: refused at load rather than accepted and ignored. */
-const UNBUILT = ['to', 'reply_uri'] as const;
+const deferred = (v: unknown): boolean => typeof v === 'string' && (v.includes('{{') || v.startsWith('CEL:'));
+
+function urlProblem(v: unknown): string | null {
+  if (deferred(v)) return null;
+  try {
+    const url = new URL(String(v));
+    return url.protocol === 'http:' || url.protocol === 'https:' ? null : 'human.reply_uri must be an http(s) URL';
+  } catch {
+    return 'human.reply_uri must be an http(s) URL';
+  }
+}
 
 function check(fields: Readonly<Record<string, unknown>>): string[] {
-  const problems = unbuiltFieldProblems('human', fields, UNBUILT);
+  const problems: string[] = [];
+  if (fields['to'] !== undefined && (typeof fields['to'] !== 'string' || fields['to'].trim() === ''))
+    problems.push('human.to must be a principal id (a2a.principals)');
+  const uri = fields['reply_uri'] === undefined ? null : urlProblem(fields['reply_uri']);
+  if (uri !== null) problems.push(uri);
   if (typeof fields['question'] !== 'string' || fields['question'].trim() === '')
     problems.push('human.question must be a non-empty string');
   const schema = fields['schema'];
@@ -57,6 +69,8 @@ async function ask(ctx: StepContext): Promise<StepResult> {
     ...(ctx.spec['schema'] !== undefined ? { schema: ctx.spec['schema'] as Record<string, unknown> } : {}),
     timeoutMs: timeout.ms,
     signal: ctx.signal,
+    ...(typeof ctx.spec['to'] === 'string' ? { to: ctx.spec['to'] } : {}),
+    ...(typeof ctx.spec['reply_uri'] === 'string' ? { replyUri: ctx.spec['reply_uri'] } : {}),
   });
   if (!end.ok) return failed(end.error);
   if (end.reply === null) return { type: 'failed', error: 'human: nobody answered in time', timeout: true };
@@ -68,12 +82,13 @@ export const HUMAN_KIND: NodeKind = {
   category: 'intelligence',
   implemented: true,
   effect: true,
-  doc: "Asks a person, as `ask_human` does: a task of the run (principal: the run's, else only operators) goes `input-required` with `question`, in the feed and `agentd tasks`; `agentd answer <task> TEXT` (or an A2A message on that task) answers it and the reply is the step output — the text, or with `schema` the value it gives the schema (the JSON it holds, else the text; a one-property object may be answered by the value alone, which is then the output); an answer the schema refuses is not taken, and the question is asked again amended with `(previous answer rejected: …)`. No answer within `timeout` (24 h, counted from the first ask, across restarts) ⇒ status `timeout` and the task `failed` (`nobody answered in time`); a cancel or the run's end cancels the task. The task is keyed by the step: after a restart the step asks on the same task, and an answer given meanwhile is taken. Needs an A2A listener (`human: no person is reachable (a2a.listen is not set)`). Not built yet (refused at load): `to`, `reply_uri`.",
+  doc: "Asks a person, as `ask_human` does: a task of the run (principal: the run's, else only operators) goes `input-required` with `question`, in the feed and `agentd tasks`; `agentd answer <task> TEXT` (or an A2A message on that task) answers it and the reply is the step output — the text, or with `schema` the value it gives the schema (the JSON it holds, else the text; a one-property object may be answered by the value alone, which is then the output); an answer the schema refuses is not taken, and the question is asked again amended with `(previous answer rejected: …)`. No answer within `timeout` (24 h, counted from the first ask, across restarts) ⇒ status `timeout` and the task `failed` (`nobody answered in time`); a cancel or the run's end cancels the task. The task is keyed by the step: after a restart the step asks on the same task, and an answer given meanwhile is taken. Needs an A2A listener (`human: no person is reachable (a2a.listen is not set)`). `to` addresses the question to one configured principal (`a2a.principals[].id`): the task is theirs, so only they (and operators) see and answer it; an unknown id fails the step `human: to \"<id>\" is not in a2a.principals`. `reply_uri` is told over HTTP, like an A2A push notification: a POST of `{task, context, run, state, question, to}` when the question is asked (`state: input-required`, again after a restart) and of `{task, context, run, state, answer?}` when it ends (`completed`, `failed`, `canceled`), each with the header `Idempotency-Key: <task>/<state>`; a refused first POST fails the step `human: reply_uri: <reason>` and cancels the task; a refused end POST is logged (`human.notify.fail`). The URL is the definition's (reached like an `http` step with `allow_private`).",
   fields: {
     question: { required: true, doc: 'What the person is asked (templates).' },
     schema: { doc: 'JSON Schema the answer (parsed as JSON) must match.' },
     timeout: { doc: 'How long to wait for an answer (24 h); counted from the first ask, across restarts.' },
-    ...Object.fromEntries(UNBUILT.map((f) => [f, { doc: 'Refused at load: not built.' }])),
+    to: { doc: "A principal id (`a2a.principals`): the question is theirs to answer (and operators')." },
+    reply_uri: { doc: 'An http(s) URL POSTed the question and its end (push notification).' },
   },
   check,
   run: ask,

@@ -69,7 +69,7 @@ export const SEARCH_FETCH_KIND: NodeKind = {
   category: 'data',
   implemented: true,
   effect: true,
-  doc: 'GETs `url` (http or https) and keeps its text, at most `max_bytes` (default 1 MiB; the rest is not downloaded). Output `{url, status, content_type, content, bytes, truncated}`; a status outside 200..299 fails `search.fetch: http status <n>` (redirects are not followed). A host that resolves to a loopback, private or link-local address is always refused (there is no `allow_private`; use an `http` step for that). Time limit: `timeout` (30 s), never past the run deadline. No search provider backs it: `search.query` stays refused.',
+  doc: 'GETs `url` (http or https) and keeps its text, at most `max_bytes` (default 1 MiB; the rest is not downloaded). Output `{url, status, content_type, content, bytes, truncated}`; a status outside 200..299 fails `search.fetch: http status <n>` (redirects are not followed). A host that resolves to a loopback, private or link-local address is always refused (there is no `allow_private`; use an `http` step for that). Time limit: `timeout` (30 s), never past the run deadline.',
   fields: {
     url: { required: true, doc: 'The page URL (templates).' },
     max_bytes: { doc: 'Most bytes kept (default 1 048 576).' },

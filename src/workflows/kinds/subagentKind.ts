@@ -3,6 +3,7 @@
 // handle at once. Better than agentd (§5 items 12, 22): a sync child that did not complete fails the step, its
 // `output_schema` is enforced, and the step's end (cancel, timeout, the run's end) cancels it.
 import { parseDuration } from '../../config/duration.js';
+import { renderSkills } from '../../context/skills.js';
 import { SUBAGENT_MODES } from '../../domain/subagent.js';
 import { schemaProblem } from '../jsonSchema.js';
 import {
@@ -16,9 +17,10 @@ import {
   type StepResult,
   unbuiltFieldProblems,
 } from '../nodeKind.js';
+import { skillsOf, skillsProblems } from './thinkKind.js';
 
 /** Fields agentd parses and never reads: refused at load rather than accepted and ignored. */
-const UNBUILT = ['workflow', 'skills'] as const;
+const UNBUILT = ['workflow'] as const;
 const PRIORITIES = ['low', 'normal', 'high'];
 const LIMIT_KEYS = ['steps', 'tokens', 'deadline', 'memory', 'cpu'];
 /** subagent.run's arguments the step passes on as rendered. */
@@ -54,7 +56,10 @@ function literalProblems(fields: Readonly<Record<string, unknown>>): string[] {
 }
 
 function check(fields: Readonly<Record<string, unknown>>): string[] {
-  const problems = unbuiltFieldProblems('subagent', fields, UNBUILT);
+  const problems = [
+    ...unbuiltFieldProblems('subagent', fields, UNBUILT),
+    ...skillsProblems('subagent', fields['skills']),
+  ];
   if ((fields['instruction'] === undefined) === (fields['template'] === undefined))
     problems.push('subagent needs exactly one of instruction and template');
   if (fields['params'] !== undefined && fields['template'] === undefined)
@@ -93,11 +98,27 @@ function boundedLimits(ctx: StepContext): Record<string, unknown> {
   return limits;
 }
 
+/**
+ * The step's `skills` as a system seed ahead of its `context` (the bodies a turn's prompt would carry), or the
+ * failure text when one is not in the catalogue.
+ */
+async function skillSeeds(ctx: StepContext): Promise<{ role: string; content: string }[] | string> {
+  const names = skillsOf(ctx).skills;
+  if (names === undefined) return [];
+  if (!ctx.ports.skills) return 'subagent: skills are not available in this process';
+  const got = await ctx.ports.skills(names);
+  if (got.unknown.length > 0) return `subagent: skill "${got.unknown[0]}" is not in the skill catalogue`;
+  return [{ role: 'system', content: renderSkills([], got.bodies, '') }];
+}
+
 async function runSubagent(ctx: StepContext): Promise<StepResult> {
   const port = ctx.ports.subagent;
   if (!port) return failed('subagent: no subagents in this process');
   const args: Record<string, unknown> = {};
   for (const name of PASSED) if (ctx.spec[name] !== undefined) args[name] = ctx.spec[name];
+  const seeds = await skillSeeds(ctx);
+  if (typeof seeds === 'string') return failed(seeds);
+  if (seeds.length > 0) args['context'] = [...seeds, ...(Array.isArray(args['context']) ? args['context'] : [])];
   args['limits'] = boundedLimits(ctx);
   const attempt = keyedAttempt(ctx);
   const end = await port({
@@ -129,7 +150,7 @@ export const SUBAGENT_KIND: NodeKind = {
   category: 'intelligence',
   implemented: true,
   effect: true,
-  doc: "A subagent (as `subagent.run`, with its gates and refusal texts) acting for the run's principal, one hop below the run; its spend counts against the instance, the conversation that started the run and the run's `limits.tokens`. `sync` (default): the step waits for the child and its output is `{handle, status, result, error}`; a child that does not complete fails the step `subagent <h> <status>[: <error>]` (`deadline` is a timeout). `async`, `detached`, `warm`: output `{handle, status: \"running\"}` at once. A restart mid-step finds the same child (respawned by the subagent restore), never a second one; a cancel, a timeout or the run's end cancels a sync child. Its deadline stays within the step's `timeout` and the run's deadline. Not built yet (refused at load): `workflow`, `skills`.",
+  doc: "A subagent (as `subagent.run`, with its gates and refusal texts) acting for the run's principal, one hop below the run; its spend counts against the instance, the conversation that started the run and the run's `limits.tokens`. `sync` (default): the step waits for the child and its output is `{handle, status, result, error}`; a child that does not complete fails the step `subagent <h> <status>[: <error>]` (`deadline` is a timeout). `async`, `detached`, `warm`: output `{handle, status: \"running\"}` at once. A restart mid-step finds the same child (respawned by the subagent restore), never a second one; a cancel, a timeout or the run's end cancels a sync child. Its deadline stays within the step's `timeout` and the run's deadline. `skills` (names from `skills.sources`): their bodies are read and given to the child as a system message ahead of `context` (`### Skill: <name>` blocks, as a turn's prompt carries them); a name no source lists fails the step `subagent: skill \"<name>\" is not in the skill catalogue`. Not built yet (refused at load): `workflow`.",
   fields: {
     instruction: { doc: 'What the subagent is asked to do (templates). Exactly one of `instruction` and `template`.' },
     template: { doc: 'A `subagents.templates` name (its instruction, grants, limits and mode).' },
@@ -144,6 +165,7 @@ export const SUBAGENT_KIND: NodeKind = {
     output_schema: {
       doc: "JSON Schema of the subagent's answer: enforced in the child (re-asks) and checked on `result`.",
     },
+    skills: { doc: 'Skill names (`skills.sources`) whose bodies the child is given as a system message.' },
     ...Object.fromEntries(UNBUILT.map((f) => [f, { doc: 'Refused at load: not built.' }])),
   },
   check,

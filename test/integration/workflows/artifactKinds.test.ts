@@ -55,12 +55,53 @@ describe('artifact kinds', () => {
     }
   });
 
-  it('refuses sensitive (not built) and content with from_step', () => {
+  it('a sensitive artifact: its content is redacted in events and errors and never enters the run record', async () => {
+    const secret = 'sk-live-7c41e9d2aa';
+    const doc = {
+      name: 'w',
+      steps: {
+        s: { kind: 'manual' },
+        c: { kind: 'artifact.create', depends_on: 's', name: 'token', content: { token: secret }, sensitive: true },
+        g: { kind: 'artifact.get', depends_on: 'c', id: '{{steps.c.output.id}}' },
+        use: { kind: 'assign', depends_on: 'g', value: 'CEL: size(steps.g.output.content)' },
+        leak: {
+          kind: 'assert',
+          depends_on: 'use',
+          condition: 'CEL: false',
+          message: 'leaked {{steps.g.output.content}}',
+        },
+        f: { kind: 'finish', depends_on: 'leak' },
+      },
+    };
+    const life = await openDesk(`${tmp.dir}/sensitive`, [doc]);
+    try {
+      const run = await runToEnd(life);
+      const content = JSON.stringify({ token: secret });
+      assert.equal(run.steps['use']?.output, content.length, 'a later step read the content through');
+      assert.equal(run.steps['c']?.output && (run.steps['c'].output as { sensitive?: boolean }).sensitive, true);
+      assert.deepEqual(run.steps['g']?.output, {
+        $artifact: `${run.id}/g/output.json`,
+        size: (run.steps['g']?.output as { size: number } | undefined)?.size,
+      });
+      assert.equal(run.error, 'step "leak" failed: leaked [redacted]', 'the failure names the content redacted');
+      const record = JSON.stringify(await life.store.workflows.getRun(run.id));
+      const lines = JSON.stringify(life.events);
+
+      assert.ok(!lines.includes(secret), 'the content is in an event');
+      assert.ok(!JSON.stringify(run.steps['g']).includes(secret), 'the get step holds the content');
+      // The definition holds it (it was written there); nothing the run did put it in the record again.
+      assert.equal(record.split(secret).length - 1, 1, 'the run record holds the content outside its definition');
+    } finally {
+      await life.close();
+    }
+  });
+
+  it('refuses a non-boolean sensitive and content with from_step', () => {
     const loaded = loadWorkflow(
-      around({ kind: 'artifact.create', name: 'a', content: 'x', from_step: 's', sensitive: true }),
+      around({ kind: 'artifact.create', name: 'a', content: 'x', from_step: 's', sensitive: 'yes' }),
     );
     assert.deepEqual(loaded.ok ? [] : loaded.errors, [
-      'workflow "w" step "x": artifact.create.sensitive is not built in this version; remove it',
+      'workflow "w" step "x": artifact.create.sensitive must be true or false',
       'workflow "w" step "x": artifact.create takes content or from_step, not both',
     ]);
   });

@@ -105,10 +105,10 @@ describe('http step', () => {
     assert.equal((expected.output as { status: number }).status, 404);
   });
 
-  it('refuses http.sign and a malformed idempotency at load', async () => {
+  it('refuses a malformed http.sign and a malformed idempotency at load', async () => {
     await assert.rejects(
       openDesk(freshDir(), [httpFlow({ url: base, sign: { kind: 'aws' } })]),
-      /http\.sign is not built/,
+      /http\.sign: unknown field "kind".*http\.sign\.key must be one \{\{secret:NAME\}\} reference/,
     );
     await assert.rejects(
       openDesk(freshDir(), [httpFlow({ url: base, idempotency: { header: 'a', query: 'b' } })]),

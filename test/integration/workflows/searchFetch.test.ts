@@ -70,14 +70,10 @@ describe('search.fetch', () => {
     assert.equal(missing.error, 'step "x" failed: search.fetch: http status 404');
   });
 
-  it('refuses a bad max_bytes at load; search.query stays refused', () => {
+  it('refuses a bad max_bytes at load', () => {
     const bad = loadWorkflow(around({ kind: 'search.fetch', url: 'https://a.example', max_bytes: 0 }));
     assert.deepEqual(bad.ok ? [] : bad.errors, [
       'workflow "w" step "x": search.fetch.max_bytes must be a positive integer (got 0)',
-    ]);
-    const query = loadWorkflow(around({ kind: 'search.query', query: 'q' }));
-    assert.deepEqual(query.ok ? [] : query.errors, [
-      'workflow "w" step "x": kind "search.query" is not implemented in this build (see docs/reference/workflow-nodes.md)',
     ]);
   });
 });

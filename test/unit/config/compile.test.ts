@@ -52,6 +52,7 @@ function expectedDefaults(storePath: string): Config {
       max_message_depth: 8,
       subagents: { depth: 3, breadth: 8, total: 64, rate: '8/2s', per_caller: 0 },
       workflow: { fan_out: 8 },
+      inline_max_bytes: 65_536,
     },
     subagents: { allow_freeform: true, templates: {}, keep: 256, keep_for: 86_400_000 },
     context: {
@@ -63,6 +64,7 @@ function expectedDefaults(storePath: string): Config {
       summarize: { prompt: null },
     },
     knowledge: { auto_context: { on: 'never', top_k: 5, max_bytes: 16_384 }, server: null },
+    search: { provider: { url: null, key: null } },
     skills: { sources: [], max_loaded: 8, max_bytes: 32_768, reference_prefix: '@skill:' },
     tools: { overrides: {} },
     store: {

@@ -33,8 +33,8 @@ describe('loadWorkflow', () => {
     assert.deepEqual(errors(base({ ...ok3, v: { kind: 'teleport', depends_on: 's' } })), [
       'workflow "w" step "v": unknown kind "teleport"',
     ]);
-    assert.deepEqual(errors(base({ ...ok3, v: { kind: 'search.query', depends_on: 's', query: 'c' } })), [
-      'workflow "w" step "v": kind "search.query" is not implemented in this build (see docs/reference/workflow-nodes.md)',
+    assert.deepEqual(errors(base({ ...ok3, v: { kind: 'search.query', depends_on: 's', query: 'c', limit: 99 } })), [
+      'workflow "w" step "v": search.query.limit must be an integer in 1..50 (got 99)',
     ]);
   });
 

@@ -52,13 +52,15 @@ describe('human kind: load-time checks', () => {
     assert.deepEqual(errors({ question: 'Ship?', schema: { type: 'boolean' }, timeout: '1h' }), []);
   });
 
-  it('refuses an unknown field, the unbuilt `to`, a missing question and a broken schema, naming the step', () => {
+  it('refuses an unknown field, a bad `to` or `reply_uri`, a missing question and a broken schema, naming the step', () => {
     assert.deepEqual(errors({ question: 'Ship?', channel: 'x' }), [
       at('unknown field "channel" for kind "human" (allowed: question, schema, timeout, to, reply_uri)'),
     ]);
-    assert.deepEqual(errors({ question: 'Ship?', to: 'bob' }), [
-      at('human.to is not built in this version; remove it'),
+    assert.deepEqual(errors({ question: 'Ship?', to: '', reply_uri: 'ftp://x' }), [
+      at('human.to must be a principal id (a2a.principals)'),
+      at('human.reply_uri must be an http(s) URL'),
     ]);
+    assert.deepEqual(errors({ question: 'Ship?', to: 'bob', reply_uri: 'https://pager.example/q' }), []);
     assert.deepEqual(errors({}), [at('kind "human" requires field "question"')]);
     assert.equal(errors({ question: 'Ship?', schema: { type: 'nope' } }).length, 1);
     assert.match(errors({ question: 'Ship?', schema: { type: 'nope' } })[0] ?? '', /step "x": human\.schema: /);

@@ -47,8 +47,9 @@ describe('the subagent step at load', () => {
 
   it('refuses what it would otherwise ignore, and names the field', () => {
     const p = 'workflow "w" step "sub": ';
-    assert.deepEqual(errors(doc({ instruction: 'x', skills: ['a'] })), [
-      `${p}subagent.skills is not built in this version; remove it`,
+    assert.deepEqual(errors(doc({ instruction: 'x', skills: ['a'] })), []);
+    assert.deepEqual(errors(doc({ instruction: 'x', skills: 'a' })), [
+      `${p}subagent.skills must be a non-empty list of skill names`,
     ]);
     assert.deepEqual(errors(doc({ instruction: 'x', workflow: 'w2' })), [
       `${p}subagent.workflow is not built in this version; remove it`,
@@ -68,7 +69,7 @@ describe('the subagent step at load', () => {
       `${p}unknown subagent.limits field "rounds" (allowed: steps, tokens, deadline, memory, cpu)`,
     ]);
     assert.deepEqual(errors(doc({ instruction: 'x', prompt: 'y' })), [
-      `${p}unknown field "prompt" for kind "subagent" (allowed: instruction, template, params, mode, tools, servers, limits, priority, context, output_contract, output_schema, workflow, skills)`,
+      `${p}unknown field "prompt" for kind "subagent" (allowed: instruction, template, params, mode, tools, servers, limits, priority, context, output_contract, output_schema, skills, workflow)`,
     ]);
   });
 

@@ -1,0 +1,54 @@
+// The `search.provider` keys: the web search API the `search.query` workflow step asks (producers reference §2.4
+// lists the kind; agentd maps it to a search tool). One provider shape: a SearXNG-compatible JSON API
+// (`GET <url>?q=…&format=json`), the key optional and sent as a bearer token. A configured workflow whose
+// `search.query` step has no provider to ask is refused here, at load, naming the step and the missing key.
+import type { WorkflowDef } from '../domain/workflow.js';
+import { nullableStringKind, nullableUrlKind } from './kinds.js';
+import type { KeyTable } from './schema.js';
+
+export interface SearchConfig {
+  provider: {
+    /** The provider's search endpoint (SearXNG: `https://host/search`); null: no provider. Default null. */
+    url: string | null;
+    /** Bearer token (`{{secret:NAME}}`); null: none. Default null. */
+    key: string | null;
+  };
+}
+
+export const SEARCH_KEYS: Pick<KeyTable, 'search.provider.url' | 'search.provider.key'> = {
+  'search.provider.url': {
+    kind: nullableUrlKind(),
+    default: null,
+    doc: 'SearXNG-compatible JSON search endpoint the search.query workflow step asks; null = none.',
+  },
+  'search.provider.key': {
+    kind: nullableStringKind(),
+    default: null,
+    doc: "The search provider's bearer token; use {{secret:NAME}}.",
+    sensitive: true,
+  },
+};
+
+/** Configured `search.query` steps (top level and in bodies) with no provider to ask. */
+export function checkSearchSteps(defs: readonly WorkflowDef[], provider: SearchConfig['provider']): string[] {
+  if (provider.url !== null) return [];
+  const problems: string[] = [];
+  for (const def of defs)
+    for (const id of searchSteps(def.steps))
+      problems.push(
+        `workflow "${def.name}" step "${id}": search.query needs a search provider (search.provider.url is not set)`,
+      );
+  return problems;
+}
+
+type Steps = WorkflowDef['steps'];
+
+function searchSteps(steps: Steps): string[] {
+  const found: string[] = [];
+  for (const step of Object.values(steps)) {
+    if (step.kind === 'search.query') found.push(step.id);
+    if (step.body) found.push(...searchSteps(step.body));
+    for (const branch of Object.values(step.branches ?? {})) found.push(...searchSteps(branch));
+  }
+  return found;
+}
