@@ -2,16 +2,12 @@
 // run.ts, the operator's `drain` command, or a turn's `finish {exit: true}`), then drains, stops and exits: 0, or
 // the code the finish status maps to (reference §14.2 step 7).
 import { FinishExit } from '../runtime/finishExit.js';
-import { settleSoon } from '../runtime/settleHeap.js';
 import type { Runtime } from '../runtime/startRuntime.js';
 import { EXIT, exitCodeForFinish } from './exitCodes.js';
 import type { CliResult } from './run.js';
 
 export async function runDaemon(runtime: Runtime): Promise<CliResult> {
-  // Started and listening: the heap is compacted once, what start-up left free given back (runtime/settleHeap.ts).
-  const unsettle = settleSoon(process.env, process.execArgv);
   await runtime.stopRequested;
-  unsettle();
   await runtime.stop();
   const asked = runtime.producers.find((p): p is FinishExit => p instanceof FinishExit)?.exitAsked;
   return { code: asked ? exitCodeForFinish(asked.status) : EXIT.ok };
