@@ -10,7 +10,7 @@ import { waitUntil, within } from '../test/integration/wait.js';
 import { distinctBytesOfTree, memoryOfTree, treeOf } from './processTree.js';
 
 /** How long the tree is left alone before a sample (the spare's start, the collector's idle work). */
-const SETTLE_MS = Number(process.env.BENCH_SETTLE_MS ?? 3_000);
+const SETTLE_MS = Number(process.env.BENCH_SETTLE_MS ?? 12_000);
 
 const mb = (bytes: number): string => (bytes / 1_048_576).toFixed(1).padStart(7);
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
