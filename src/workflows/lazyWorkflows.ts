@@ -27,8 +27,7 @@ declare module '../tools/toolOutcome.js' {
 export async function workflowsAtStart(ctx: ProducerContext): Promise<boolean> {
   if (ctx.config.workflows.length > 0) return true;
   const runs = ctx.store.workflows;
-  if ((await runs.listDefinitions()).length > 0 || (await runs.listRuns({ live: true })).length > 0) return true;
-  if ((await runs.listRuns({})).length > 0) return true;
+  if ((await runs.listDefinitions()).length > 0 || (await runs.listRuns({})).length > 0) return true;
   // The stored rows: the timer service loads them only once every producer started.
   const timers = await ctx.store.timers.list();
   return timers.some((t) => t.kind === QUEUED_START_KIND || t.owner.startsWith(OWNER_PREFIX));
