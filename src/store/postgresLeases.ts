@@ -91,6 +91,8 @@ export class LeaseBook implements LeaseView {
   readonly #gone = new Map<string, number | null>();
   /** Counters for the replica's metrics. */
   readonly counts = { adoptions: 0, fenced: 0 };
+  /** Renews this replica's other holds (postgresRunLeases.ts) on each heartbeat. */
+  alsoBeat?: (q: Query) => Promise<void>;
   /** The lease holder's name: the claiming owner (agent.name) at this replica. */
   #holder: string;
   /** The claim's clock minus the wall clock at the last claim: the fence reads lease times on the claim's clock. */
@@ -186,6 +188,8 @@ export class LeaseBook implements LeaseView {
 
   async heartbeat(): Promise<void> {
     if (this.direct === undefined || this.#leaseMs === 0) return;
+    // Whatever else this replica holds for the lease's length (its workflow runs) is renewed on the same beat.
+    await this.alsoBeat?.(this.direct);
     const now = this.wall() + this.#skew;
     const live = [...this.#held].filter(([ctx]) => this.holds(ctx));
     if (live.length === 0) return;

@@ -1,0 +1,30 @@
+// Replicas (issue 19): a live workflow run is driven by the one replica that owns it. The engine claims at start
+// the runs nobody owns live, and claims again on a short period: a dead replica's runs are adopted once their
+// owner's hold (the lease TTL) ran out.
+import type { WorkflowRun } from '../domain/workflow.js';
+import type { Logger } from '../obs/log.js';
+
+/** How often the engine claims runs nobody owns live. */
+export const RUN_CLAIM_MS = 1_000;
+
+/** Claims every `everyMs` (one claim at a time) and hands what was taken to `take`; returns the stop. */
+export function claimEvery(
+  claim: () => Promise<WorkflowRun[]>,
+  take: (runs: WorkflowRun[]) => Promise<void>,
+  log: Pick<Logger, 'warn'>,
+  everyMs = RUN_CLAIM_MS,
+): () => void {
+  let busy = false;
+  const timer = setInterval(() => {
+    if (busy) return;
+    busy = true;
+    claim()
+      .then(take)
+      .catch((err: unknown) => log.warn('run.save.fail', { error: `claiming runs: ${(err as Error).message}` }))
+      .finally(() => {
+        busy = false;
+      });
+  }, everyMs);
+  timer.unref();
+  return () => clearInterval(timer);
+}
