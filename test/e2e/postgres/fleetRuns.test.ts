@@ -78,3 +78,32 @@ describe('workflow runs across replicas', () => {
     assert.equal(ends(a.events, long).length, 0, 'A never ended it');
   });
 });
+
+// A schedule's timer row is shared, so every replica fires each occurrence; the occurrence's start key
+// (`schedule/<trigger>/<occurrence>`) is unique in the shared store, so one run starts per occurrence, on the
+// replica whose start stored it first. A regression guard (it held before the ownership change too).
+describe('a schedule across replicas', () => {
+  let model: ScriptedModel;
+  let url: string;
+  const daemons: Daemon[] = [];
+  before(async () => {
+    url = await createTestDatabase('fleet_schedule');
+    model = await startScriptedModel({ turns: [], match: [] });
+  });
+  after(async () => {
+    for (const d of daemons) await d.stop().catch(() => {});
+    await model.close();
+    await stopLazyServer();
+  });
+
+  it('starts one run per occurrence in the fleet', { timeout: 90_000 }, async () => {
+    const tick = ['workflows:', '  - name: tick', '    steps:', '      s: {kind: schedule, every: 1s}'];
+    const yaml = replicaYaml(model.url, '2s', [...tick, '      f: {kind: finish, depends_on: [s], output: "t"}']);
+    const [a, b] = (await startReplicas(url, yaml, 2, daemons)) as [Daemon, Daemon];
+    const starts = () => [...a.events, ...b.events].filter((e) => e.event === 'run.start').map((e) => e.start_key);
+    const fired = (d: Daemon) => d.events.some((e) => e.event === 'start.fired');
+    await waitUntil(() => new Set(starts()).size >= 4 && fired(a) && fired(b), 30_000, 'both replicas fire 4 times');
+    const keys = starts();
+    assert.equal(new Set(keys).size, keys.length, `one run per occurrence: ${keys.join(', ')}`);
+  });
+});
