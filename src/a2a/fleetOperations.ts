@@ -17,7 +17,8 @@ export class FleetOperations {
   #timer: NodeJS.Timeout | undefined;
   #reading = false;
   #again = false;
-  /** The fleet's pause or resume as applied here; undefined until first read (the start applied a stored pause). */
+  /** The fleet's pause or resume as applied here; undefined until the first look, which applies what is stored (both
+   *  are idempotent: a pause stored between the start's read and this first look is not taken for already applied). */
   #applied: FleetControl | null | undefined;
 
   constructor(
@@ -63,8 +64,7 @@ export class FleetOperations {
     this.store.fleet
       ?.readControl()
       .then((stored) => {
-        if (this.#applied === undefined) this.#applied = stored;
-        else if (stored !== null && stored !== this.#applied) this.apply(stored);
+        if (stored !== null && stored !== this.#applied) this.apply(stored);
       })
       .catch((err: unknown) => this.log.warn('inbox.lease.fail', { err: describeError(err), control: 'read' }));
   }

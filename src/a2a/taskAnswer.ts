@@ -19,18 +19,18 @@ export interface AnswerDeps {
   answeredElsewhere?: (conversation: string) => void;
 }
 
-/** Answers `task` (input_required, as stored now) with `text`; what the store then holds. */
+/** Answers `task` (input_required, as stored now: the answer is written over it only) with `text`; what the store then holds. */
 export async function answerTask(deps: AnswerDeps, task: TaskRecord, text: string, messageId?: string) {
   const why = answerProblem(task.question, text);
   if (why !== null) {
     deps.log.info('a2a.answer.rejected', { task: task.id, why });
-    return deps.records.save(consumed(reasked(task, why, deps.now(), newUlid), messageId));
+    return deps.records.saveAnswer(consumed(reasked(task, why, deps.now(), newUlid), messageId), task);
   }
   const open = deps.questions.has(task.id);
   // Kept durably for a replayed ask (a turn after a restart, any run step): answeredQuestion says when.
   const question = answeredQuestion(task, text, open);
   const working = transition(task, 'working', deps.now(), { question, message: null }) ?? task;
-  const stored = await deps.records.save(consumed(working, messageId));
+  const stored = await deps.records.saveAnswer(consumed(working, messageId), task);
   deps.feed?.answer(stored, text);
   if (open) deps.questions.close(task.id, { result: { reply: text, timed_out: false }, is_error: false });
   else deps.answeredElsewhere?.(stored.conversation);

@@ -50,6 +50,20 @@ export class TaskRecords {
   /** Saves the task and resolves with what the store then holds (a terminal state there is never overwritten). */
   async save(task: TaskRecord): Promise<TaskRecord> {
     await this.deps.store.tasks.save(task);
+    return this.saved(task);
+  }
+
+  /**
+   * A client's answer to `read` (the task as stored when the answer came): a request the conversation's lease
+   * holder applies, so any replica takes it, even one that lost that conversation earlier (issue 19).
+   */
+  async saveAnswer(task: TaskRecord, read: TaskRecord): Promise<TaskRecord> {
+    const { tasks } = this.deps.store;
+    await (tasks.saveAnswer ? tasks.saveAnswer(task, read) : tasks.save(task));
+    return this.saved(task);
+  }
+
+  private async saved(task: TaskRecord): Promise<TaskRecord> {
     const stored = (await this.deps.store.tasks.get(task.id)) ?? task;
     this.deps.log.info('a2a.task', { task: stored.id, state: stored.state, principal: stored.principal });
     this.notify(stored);

@@ -18,8 +18,8 @@ import {
   printedOutput,
   shapeOf,
 } from '../triggers/lifeShape.js';
-import { loadWorkflow } from '../workflows/definitions.js';
-import { WorkflowProducer } from '../workflows/workflowProducer.js';
+import { LazyWorkflows } from '../workflows/lazyWorkflows.js';
+import { workflowLoader } from '../workflows/workflowLoader.js';
 import { type CliArgs, parseArgs, VERSION } from './args.js';
 import { runDaemon } from './daemon.js';
 import { EXIT, exitCodeForError, exitCodeForOutcome } from './exitCodes.js';
@@ -48,7 +48,7 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv = process.en
     if ('print' in parsed) return { code: EXIT.ok, stdout: parsed.print };
     if (parsed.contextTemplate) return { code: EXIT.ok, stdout: `${BUILTIN_PROMPT_TEMPLATE}\n` };
     args = parsed;
-    sources = { files: args.configFiles, env, flags: args, cwd, oneShot: true, workflows: loadWorkflow };
+    sources = { files: args.configFiles, env, flags: args, cwd, oneShot: true, workflows: await workflowLoader() };
     config = compileConfig(sources);
   } catch (err) {
     return failBeforeStart(err);
@@ -119,7 +119,7 @@ async function capabilities(config: Readonly<Config>, log: Logger, env: NodeJS.P
 async function runJob(runtime: Runtime, log: Logger): Promise<CliResult> {
   const sup = runtime.supervisor;
   const prompt = runtime.producers.find((p): p is StartupPrompt => p instanceof StartupPrompt);
-  const workflows = runtime.producers.find((p): p is WorkflowProducer => p instanceof WorkflowProducer);
+  const workflows = runtime.producers.find((p): p is LazyWorkflows => p instanceof LazyWorkflows);
   const onceRuns = (await workflows?.settled) ?? [];
   const parts = { config: runtime.config, supervisor: sup, workflows, clock: Date.now };
   const defined = (workflows?.desk?.definitions().size ?? 0) > 0;

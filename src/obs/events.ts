@@ -170,6 +170,7 @@ export const EVENT_NAMES = [
   'subagent.result',
   'subagent.respawn',
   'subagent.sleep',
+  'subagent.note_waits',
   'subagent.pruned',
   'subagent.restore.bad_payload',
   'subagent.caps',

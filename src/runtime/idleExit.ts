@@ -13,7 +13,7 @@ import type { WorkflowProducer } from '../workflows/workflowProducer.js';
 export interface IdleParts {
   config: Readonly<Config>;
   supervisor: Pick<Supervisor, 'idle' | 'timers'>;
-  workflows: WorkflowProducer | undefined;
+  workflows: Pick<WorkflowProducer, 'desk' | 'busy'> | undefined;
   clock(): number;
 }
 

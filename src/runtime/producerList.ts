@@ -6,7 +6,7 @@ import { goalContinuations } from '../steering/goalContinuations.js';
 import { sideTasks } from '../steering/sideTasks.js';
 import { wakeNotes } from '../steering/wakeNoteProducer.js';
 import { subagentResults } from '../subagents/subagentProducer.js';
-import { workflowProducer } from '../workflows/workflowProducer.js';
+import { workflowProducer } from '../workflows/lazyWorkflows.js';
 import { finishExit } from './finishExit.js';
 import { journalRetention } from './journalRetention.js';
 import type { ProducerFactory } from './producer.js';
@@ -18,7 +18,7 @@ export const PRODUCERS: readonly ProducerFactory[] = [
   goalContinuations, // an active goal at an idle boundary: goal_continuation events
   wakeNotes, // a message.send run folded: a note, or a wake_note event (on_workflow_finished: think)
   subagentResults, // a subagent ended (or a warm run did): its note in the conversation that started it
-  workflowProducer, // workflow definitions and runs: once starts, workflow.* tools, run notes
+  workflowProducer, // workflow definitions and runs: once starts, workflow.* tools, run notes (engine loads lazily)
   a2aProducer, // a2a.listen: callers' messages as a2a_message events
   startupPrompt, // agent.prompt / --prompt: one startup_prompt event per store
   journalRetention, // the tool journal: finished turns' entries past store.journal_retain go

@@ -1,5 +1,7 @@
 // message.send as a producer (reference §3.3): a turn's delivery into root, a new conversation or a named one
 // arrives there as an `agent_message` event that remembers its sender (whose run's end may wake it).
+import { createHash } from 'node:crypto';
+import { notedTask } from '../a2a/tasks.js';
 import { QuotaExceeded } from '../budget/quotas.js';
 import { actsForAll, deliveryRefusal } from '../domain/principal.js';
 import type { Producer, ProducerContext } from '../runtime/producer.js';
@@ -46,8 +48,16 @@ async function deliver(ctx: ProducerContext, req: DeliveryRequest): Promise<Deli
       return { ok: false, error: err.message };
     }
   }
+  // A keyed delivery replayed (a `message` step or `tool` step re-run after a crash) finds where the first went:
+  // a turn's inbox event or the record of the waits that took it. Checked before any wait is offered it again.
+  if (req.dedupe !== undefined && (await deliveredBefore(ctx, principal, req.dedupe)))
+    return { ok: true, conversation, depth: req.depth };
   // A workflow step waiting on this conversation takes the message before any turn does (turn reference §3.2).
-  if ((await takenByWaits(ctx, req, conversation)) > 0) return { ok: true, conversation, depth: req.depth };
+  const held = await takenByWaits(ctx, req, conversation);
+  if (held > 0) {
+    if (req.dedupe !== undefined) await noteTaken(ctx, req.dedupe, conversation, held, principal);
+    return { ok: true, conversation, depth: req.depth };
+  }
   const { record } = await ctx.accept({
     kind: 'agent_message',
     context_id: conversation,
@@ -60,6 +70,33 @@ async function deliver(ctx: ProducerContext, req: DeliveryRequest): Promise<Deli
   const from = req.caller.conversation;
   ctx.log.info('message.delivered', { from, to: conversation, depth: req.depth, inbox_event: record.id });
   return { ok: true, conversation, depth: req.depth };
+}
+
+/** The record of a keyed delivery that waiting steps took (the A2A path keeps one per message id the same way). */
+function takenTaskId(principal: string | null, key: string): string {
+  const digest = createHash('sha256')
+    .update(`message.send\n${principal ?? ''}\n${key}`)
+    .digest('hex');
+  return `msg-${digest.slice(0, 32)}`;
+}
+
+async function deliveredBefore(ctx: ProducerContext, principal: string | null, key: string): Promise<boolean> {
+  if ((await ctx.store.inbox.findByKey(principal, key)) !== null) return true;
+  return (await ctx.store.tasks.get(takenTaskId(principal, key))) !== null;
+}
+
+/** Notes durably that `held` waiting steps took the keyed delivery: its replay finds this and is not offered again. */
+async function noteTaken(
+  ctx: ProducerContext,
+  key: string,
+  conversation: string,
+  held: number,
+  principal: string | null,
+): Promise<void> {
+  const reply = `delivered to ${held} waiting workflow step${held === 1 ? '' : 's'}`;
+  const id = takenTaskId(principal, key);
+  const init = { id, context_id: conversation, conversation, principal: principal ?? 'operator', now: ctx.clock() };
+  await ctx.store.tasks.save(notedTask(init, reply));
 }
 
 /**

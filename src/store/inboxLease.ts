@@ -31,6 +31,15 @@ export interface InboxLeaseDeps {
   cancels?: { cancelEvent(eventId: string, reason: string): void };
 }
 
+/** Events that stand for other work than a turn (a subagent's): adopted by their owner, never queued. */
+export interface InboxAdopter {
+  knows(eventId: string): boolean;
+  /** Adopts the events that are its own; returns the others (turns), in order. */
+  take(events: readonly InboxEvent[]): InboxEvent[];
+  /** A conversation lost (or taken again): true when it was its own, so the turns' side is not told. */
+  lost(conversation: string): boolean;
+}
+
 export class InboxLease {
   private timer: NodeJS.Timeout | undefined;
   /** Replicas: gives up unrenewed holds ten times a lease, so a stalled renewal stops work before the TTL ends. */
@@ -47,6 +56,7 @@ export class InboxLease {
   /** A wake-up came while a claim was running: claim again once it ends (the running one may predate it). */
   private again = false;
   private fleet: FleetView | undefined;
+  private adopter: InboxAdopter | undefined;
 
   constructor(private readonly deps: InboxLeaseDeps) {}
 
@@ -57,14 +67,25 @@ export class InboxLease {
   async restore(
     shared?: { leases?: LeaseView | undefined; fleet?: FleetView | undefined },
     lost?: (conversation: string) => void,
+    /** The claimed events that are not turns (a subagent's own) and their leases; absent: every event is a turn. */
+    adopter?: InboxAdopter,
   ): Promise<InboxEvent[]> {
     const leases = shared?.leases;
     this.fleet = shared?.fleet;
-    const pending = await this.claim();
+    this.adopter = adopter;
+    const pending = this.turns(await this.claim());
     await this.deps.recover(pending);
     this.deps.claimed(pending);
     this.start(leases, lost);
     return pending;
+  }
+
+  private known(eventId: string): boolean {
+    return this.deps.known(eventId) || this.adopter?.knows(eventId) === true;
+  }
+
+  private turns(events: InboxEvent[]): InboxEvent[] {
+    return this.adopter ? this.adopter.take(events) : events;
   }
 
   private claim(): Promise<InboxEvent[]> {
@@ -73,7 +94,9 @@ export class InboxLease {
   }
 
   /** Claims again every third of the lease, until `stop`. */
-  private start(leases?: LeaseView, lost?: (conversation: string) => void): void {
+  private start(leases?: LeaseView, onLost?: (conversation: string) => void): void {
+    const adopter = this.adopter;
+    const lost = onLost && ((ctx: string) => void (adopter?.lost(ctx) === true || onLost(ctx)));
     if (this.timer !== undefined) return;
     this.timer = setInterval(() => this.renew(), Math.max(1, Math.floor(this.deps.leaseMs / 3)));
     this.timer.unref();
@@ -132,7 +155,8 @@ export class InboxLease {
   }
 
   private takeCancels(): void {
-    const { known, log, cancels } = this.deps;
+    const { log, cancels } = this.deps;
+    const known = (id: string) => this.known(id);
     if (this.fleet === undefined || cancels === undefined) return;
     const act = (id: string): boolean => {
       if (!known(id)) return false;
@@ -162,7 +186,7 @@ export class InboxLease {
     // Filtered as soon as the claim answers: the store runs it in order with the folds, so an event it still saw
     // pending is one whose fold has not committed yet, and whose job is therefore still known.
     this.claim()
-      .then((events) => events.filter((e) => !this.deps.known(e.id)))
+      .then((events) => this.turns(events.filter((e) => !this.known(e.id))))
       .then(async (fresh) => {
         if (fresh.length === 0) return;
         this.deps.log.info('inbox.lease.claimed', { events: fresh.length });

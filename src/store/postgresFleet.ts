@@ -44,6 +44,9 @@ const SQL = {
   runRequests: `SELECT r.run_id, r.reason, w.live FROM run_cancel_requests r
     LEFT JOIN workflow_runs w ON w.id = r.run_id ORDER BY r.ts, r.run_id`,
   runRequestsDone: 'DELETE FROM run_cancel_requests WHERE run_id = ANY($1)',
+  // A subagent's requests (keyed `subagent:<handle>`, the reason as principal), with its record's status if any.
+  subagentCancels: `SELECT c.task_id, c.principal, s.json FROM cancel_requests c
+    LEFT JOIN subagents s ON 'subagent:' || s.handle = c.task_id WHERE c.task_id LIKE 'subagent:%'`,
 } as const;
 
 export interface FleetDeps {
@@ -177,6 +180,25 @@ export class PgFleet implements FleetView {
       if (row.live !== true || (await act(row.run_id, row.reason))) done.push(row.run_id);
     }
     if (done.length > 0) await this.deps.query(SQL.runRequestsDone, [done]);
+    return done.length;
+  }
+
+  async requestSubagentCancel(handle: string, reason: string): Promise<void> {
+    const { query, wall } = this.deps;
+    await query(SQL.request, [`subagent:${handle}`, reason, wall()]);
+    await this.notify(query, 'cancel');
+    this.deps.log.info('lease.cancel_requested', { handle });
+  }
+
+  async takeSubagentCancels(act: (handle: string, reason: string) => boolean): Promise<number> {
+    const { rows } = await this.deps.query(SQL.subagentCancels);
+    const done: string[] = [];
+    for (const row of rows as Array<{ task_id: string; principal: string | null; json: string | null }>) {
+      const status = row.json === null ? null : (JSON.parse(row.json) as { status?: string }).status;
+      const ended = status === null || !['spawned', 'running'].includes(String(status));
+      if (ended || act(row.task_id.slice('subagent:'.length), row.principal ?? 'cancelled')) done.push(row.task_id);
+    }
+    if (done.length > 0) await this.deps.query(SQL.done, [done]);
     return done.length;
   }
 

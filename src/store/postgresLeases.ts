@@ -66,6 +66,7 @@ const SQL = {
   heartbeat: `UPDATE conversation_leases l SET lease_until = $2 FROM unnest($3::text[], $4::bigint[]) AS h(c, e)
     WHERE l.conversation_id = h.c AND l.epoch = h.e AND l.holder = $1 AND l.lease_until < $2
     RETURNING l.conversation_id, l.epoch`,
+  holderOf: 'SELECT holder, lease_until FROM conversation_leases WHERE conversation_id = $1',
   fence:
     'SELECT conversation_id, holder, epoch, lease_until FROM conversation_leases WHERE conversation_id = ANY($1) ORDER BY conversation_id FOR UPDATE',
 } as const;
@@ -211,6 +212,16 @@ export class LeaseBook implements LeaseView {
       const mine = this.#held.get(ctx);
       if (mine !== undefined && mine.epoch === epoch && mine.until < hold) mine.until = hold;
     }
+  }
+
+  async heldElsewhere(conversation: string): Promise<boolean> {
+    if (this.direct === undefined) return false;
+    const row = (await this.direct(SQL.holderOf, [conversation])).rows[0] as {
+      holder: string | null;
+      lease_until: number;
+    };
+    const now = this.wall() + this.#skew;
+    return row !== undefined && row.holder !== null && row.holder !== this.#holder && Number(row.lease_until) > now;
   }
 
   nextForeignExpiry(): number | null {

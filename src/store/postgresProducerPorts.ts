@@ -17,7 +17,8 @@ type Query = (sql: string, params?: unknown[]) => Promise<pg.QueryResult>;
 /** How a port runs its statements: `read` on any pooled connection, `tx` in one transaction. */
 export interface PgRunner {
   read<T>(doing: string, op: (q: Query) => Promise<T>): Promise<T>;
-  tx<T>(doing: string, op: (q: Query) => Promise<T>): Promise<T>;
+  /** `fence`: the conversations (lease keys) the write is fenced for (postgresLeases.ts). */
+  tx<T>(doing: string, op: (q: Query) => Promise<T>, fence?: readonly string[]): Promise<T>;
 }
 
 const parseJson = <T>(rows: Array<{ json: string }>): T[] => rows.map((row) => JSON.parse(row.json) as T);
@@ -38,11 +39,16 @@ export function inIssueOrder(): <T>(op: () => Promise<T>) => Promise<T> {
 export function pgSubagentsPort(db: PgRunner): SubagentsPort {
   const ordered = inIssueOrder();
   return {
+    // Fenced by the subagent's own lease (replicas): a replica that lost it writes nothing more for it.
     save: (record) =>
       ordered(() =>
-        db.read('save a subagent record', async (q) => {
-          await q(SQL.saveSubagent, [record.handle, record.created, JSON.stringify(record)]);
-        }),
+        db.tx(
+          'save a subagent record',
+          async (q) => {
+            await q(SQL.saveSubagent, [record.handle, record.created, JSON.stringify(record)]);
+          },
+          [`subagent:${record.handle}`],
+        ),
       ),
     saveAll: (records) =>
       ordered(() =>

@@ -4,16 +4,15 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type pg from 'pg';
-import type { Conversation } from '../domain/conversation.js';
 import type { InboxEvent } from '../domain/inbox.js';
 import type { TaskRecord } from '../domain/task.js';
 import { DaemonError, describeError } from '../errors.js';
-import { planMessageWrite } from './conversationWrite.js';
 import { pgJournalPort } from './journalPorts.js';
 import { MemoryChanges } from './memoryChanges.js';
 import { isExpired, listLiveKeys } from './memoryKeys.js';
 import { pgBudgetPort } from './postgresBudget.js';
 import { createPool, describeUrl, type PostgresOptions, pgFailure, unreachableError } from './postgresConnect.js';
+import { loadConversation, loadConversations, writeOne } from './postgresConversations.js';
 import { PgFleet } from './postgresFleet.js';
 import { LeaseBook, type LeaseLog } from './postgresLeases.js';
 import {
@@ -29,8 +28,6 @@ import { migrate } from './postgresSchema.js';
 import { SQL } from './postgresStatements.js';
 import { inTransaction, type Query } from './postgresTransaction.js';
 import {
-  type ConversationRow,
-  conversationParams,
   type InboxRow,
   inboxParams,
   type MemoryRow,
@@ -38,8 +35,6 @@ import {
   taskParams,
   toInboxRecord,
   toMemoryEntry,
-  toStoredConversation,
-  toStoredConversations,
   toTask,
 } from './sqliteRows.js';
 import type {
@@ -52,7 +47,6 @@ import type {
   MemoryPort,
   SequencesPort,
   Store,
-  StoredConversation,
   SubagentsPort,
   TasksPort,
   TimersPort,
@@ -119,7 +113,7 @@ export class PostgresStore implements Store {
     };
     const runner: PgRunner = {
       read: (doing, op) => this.#read(doing, op),
-      tx: (doing, op) => this.#write(doing, [], op),
+      tx: (doing, op, fence = []) => this.#write(doing, fence, op),
     };
     this.budget = pgBudgetPort(runner);
     this.subagents = pgSubagentsPort(runner);
@@ -247,6 +241,13 @@ export class PostgresStore implements Store {
     return {
       // Any replica may save a task (an answer, a message id consumed); one that lost its conversation may not.
       save: (task) => this.#write('save a task', [task.conversation], (q) => saveTask(q, task), true),
+      saveAnswer: (task, read) =>
+        this.#write('save an answer', [], async (q) => {
+          const p = taskParams(task);
+          const params = [p.id, p.state, p.inbox_event, p.updated, p.json, read.state, read.updated];
+          if ((await q(SQL.answerTask, params)).rowCount === 1) return;
+          throw new DaemonError('store_conflict', `task ${task.id} changed since it was read: send it again`, true);
+        }),
       get: (id) => this.#read('read a task', async (q) => one((await q(SQL.taskById, [id])).rows, toTask)),
       list: (filter) => {
         const f = taskFilterParams(filter);
@@ -344,47 +345,6 @@ export class PostgresStore implements Store {
 async function saveTask(q: Query, task: TaskRecord): Promise<void> {
   const p = taskParams(task);
   await q(SQL.saveTask, [p.id, p.context_id, p.conversation, p.state, p.principal, p.inbox_event, p.updated, p.json]);
-}
-
-async function writeOne(
-  q: Query,
-  conv: Conversation,
-  stored: { version: number; count: number } | null,
-  revision: number,
-): Promise<void> {
-  const write = planMessageWrite(stored, conv.version, conv.messages.length);
-  const p = conversationParams(conv, revision);
-  const row = [p.id, p.kind, p.version, p.summary, p.plan, p.principal, p.turns, p.created, p.updated];
-  const upserted = await q(SQL.upsertConversation, [...row, p.message_count, p.skills, p.revision]);
-  // A row another writer inserted after our read (two first commits at once): the revision moved on.
-  if (upserted.rowCount !== 1) {
-    throw new DaemonError('store_conflict', `conversation ${conv.id}: another writer committed it first`);
-  }
-  if (conv.controls) await q(SQL.saveControls, [conv.id, JSON.stringify(conv.controls)]);
-  let from = 0;
-  if (write.kind === 'rewrite') await q(SQL.deleteMessages, [conv.id]);
-  else from = write.from;
-  if (from >= conv.messages.length) return;
-  const idx: number[] = [];
-  const json: string[] = [];
-  for (let i = from; i < conv.messages.length; i++) {
-    idx.push(i);
-    json.push(JSON.stringify(conv.messages[i]));
-  }
-  await q(SQL.insertMessages, [conv.id, idx, json]);
-}
-
-async function loadConversations(q: Query): Promise<StoredConversation[]> {
-  const messages = (await q(SQL.allMessages)).rows;
-  const controls = (await q(SQL.allControls)).rows;
-  return toStoredConversations((await q(SQL.conversations)).rows, messages, controls);
-}
-
-async function loadConversation(q: Query, id: string): Promise<StoredConversation | null> {
-  const row = (await q(SQL.conversationById, [id])).rows[0] as ConversationRow | undefined;
-  if (row === undefined) return null;
-  const messages = (await q(SQL.messagesOf, [id])).rows.map((m) => m.json as string);
-  return toStoredConversation(row, messages, (await q(SQL.controlsOf, [id])).rows[0]?.json);
 }
 
 function one<R, T>(rows: R[], map: (row: R) => T): T | null {

@@ -37,9 +37,17 @@ export async function inTransaction<T>(
 ): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     let client: pg.PoolClient | undefined;
+    // A connection the server ends between two queries (idle_in_transaction_session_timeout after the process was
+    // stopped) emits 'error' on the checked-out client, which the pool does not hear: unheard, it ends the process.
+    // Heard here, the next query fails and the client is destroyed, not pooled.
+    let lost: Error | undefined;
+    const onLost = (err: Error) => {
+      lost = err;
+    };
     try {
       client = await pool.connect();
       const c = client;
+      c.on('error', onLost);
       await c.query('BEGIN');
       const result = await op((sql, params) => c.query(sql, params));
       await c.query('COMMIT');
@@ -47,14 +55,16 @@ export async function inTransaction<T>(
     } catch (err) {
       await client?.query('ROLLBACK').catch(() => {});
       if (attempt < TRANSACTION_ATTEMPTS && isRetriedAbort(err)) {
-        client?.release();
+        client?.removeListener('error', onLost);
+        client?.release(lost);
         client = undefined;
         await pause(attempt);
         continue;
       }
       throw pgFailure(err, where, doing);
     } finally {
-      client?.release();
+      client?.removeListener('error', onLost);
+      client?.release(lost);
     }
   }
 }

@@ -104,6 +104,12 @@ export interface ConversationsPort {
 export interface TasksPort {
   /** Inserts or replaces a task, durably. */
   save(task: TaskRecord): Promise<void>;
+  /**
+   * Replicas: a client's answer (or re-ask) stored over the task exactly as `read` found it, whatever replica holds
+   * its conversation — a request the holder applies, never fenced by a lease this replica lost. Refused
+   * (store_conflict, retryable) when the task changed since. Absent: `save` (one process, no fence).
+   */
+  saveAnswer?(task: TaskRecord, read: Pick<TaskRecord, 'state' | 'updated'>): Promise<void>;
   get(id: string): Promise<TaskRecord | null>;
   /** Tasks of a principal (all when null), newest first (`updated`, then id), optionally in one context or state. */
   list(filter: TaskFilter): Promise<TaskRecord[]>;
@@ -298,6 +304,8 @@ export interface LeaseView {
    * calls (a claim is), so a busy replica does not lose the conversations it is running for want of a turn.
    */
   heartbeat?(): Promise<void>;
+  /** Whether another replica holds the conversation's lease live now (a read, straight on the database). */
+  heldElsewhere?(conversation: string): Promise<boolean>;
 }
 
 /** An operator command every replica applies. */
@@ -348,6 +356,13 @@ export interface FleetView {
    * cancelled, and those whose run ended or is gone, are removed. Resolves with how many went.
    */
   takeRunRequests(act: (run: string, reason: string) => Promise<boolean>): Promise<number>;
+  /** Stores a cancel request for subagent `handle` (whichever replica runs it acts on it) and wakes the fleet. */
+  requestSubagentCancel?(handle: string, reason: string): Promise<void>;
+  /**
+   * The subagent cancel requests: `act(handle, reason)` cancels the subagent if it runs here; those it cancelled
+   * and those whose subagent ended (or is gone) are removed. Resolves with how many went.
+   */
+  takeSubagentCancels?(act: (handle: string, reason: string) => boolean): Promise<number>;
 }
 
 export interface Store {

@@ -26,6 +26,7 @@ import { answerOf, listEntry, spawnFailed, statusOf } from './results.js';
 import { SpawnJournal } from './spawnJournal.js';
 import { SubagentBook } from './subagentBook.js';
 import type { OnCallerEnd, SubagentDeskPort, SubagentHost } from './subagentHost.js';
+import { deskLeases, LEASE_LOST, outcomeOf, resumeRecord, type SubagentLeases } from './subagentLease.js';
 import { buildRecord, findByCall, respawnRuns, runRequestOf, spawnFields } from './subagentRecord.js';
 import { type ReturnDeps, returnEnd, returnTurn } from './subagentReturns.js';
 import { type LiveSubagent, type RunnerDeps, SubagentRunner } from './subagentRunner.js';
@@ -45,13 +46,14 @@ export interface DeskDeps extends RunnerDeps, ReturnDeps {
 
 export class SubagentDesk implements SubagentDeskPort {
   private readonly book: SubagentBook;
-  private readonly records: Map<string, SubagentRecord>;
-  private readonly live = new Map<string, LiveSubagent>();
-  private readonly waiters = new SubagentWaiters();
+  readonly records: Map<string, SubagentRecord>;
+  readonly live = new Map<string, LiveSubagent>();
+  readonly waiters = new SubagentWaiters();
   private readonly runner: SubagentRunner;
   private bucket: RateBucket | null = null;
   private readonly spawnLog: SpawnJournal;
   private readonly full: FullResults;
+  readonly leases: SubagentLeases; // replicas: each subagent's own lease; one process: inert
   /** subagent.run calls past the gates whose handle is being minted (they count as live). */
   private minting = 0;
   private stopping = false;
@@ -72,11 +74,11 @@ export class SubagentDesk implements SubagentDeskPort {
     this.records = this.book.records;
     this.spawnLog = new SpawnJournal(deps.store.subagents, (err) => this.book.storeFailed({ op: 'spawn log' }, err));
     this.full = new FullResults(deps.store.subagents, (handle, err) => this.book.storeFailed({ handle }, err));
+    this.leases = deskLeases(deps, this);
   }
 
   alive(handle: string): boolean {
-    const record = this.records.get(handle);
-    return record !== undefined && !isTerminal(record.status);
+    return !isTerminal(this.records.get(handle)?.status ?? 'completed');
   }
 
   /** Live subagents (the gauge). */
@@ -99,7 +101,7 @@ export class SubagentDesk implements SubagentDeskPort {
         return record ? toolOk(statusOf(record)) : toolError(`no such subagent "${handle}"`);
       },
       list: (caller) => toolOk({ subagents: this.seenBy(caller.principal).map(listEntry) }),
-      kill: (caller, handle, reason) => this.kill(caller, handle, reason),
+      kill: (caller, handle, reason) => this.leases.withRecord(handle, () => this.kill(caller, handle, reason)),
       result: (caller, handle, offset, run) => {
         const record = this.visible(caller, handle);
         return record ? this.full.read(record, offset, run) : toolError(`no such subagent "${handle}"`);
@@ -116,21 +118,16 @@ export class SubagentDesk implements SubagentDeskPort {
     await this.book.load();
     await this.spawnLog.load(this.records.values(), this.deps.now());
     this.bucket = this.spawnLog.bucket(this.deps.config.limits.subagents.rate, this.deps.now());
-    for (const record of this.records.values()) {
-      if (isTerminal(record.status)) continue;
-      if (record.spec === undefined || typeof record.spec.instruction !== 'string') {
-        this.deps.log.warn('subagent.restore.bad_payload', { handle: record.handle });
-        this.settle(record, 'failed', null, 'payload not restorable');
-      } else if (record.mode === 'detached') {
-        this.settle(record, 'failed', null, 'interrupted by a restart (detached subagents are not respawned)');
-      } else this.respawn(record);
-    }
+    // Replicas: an unfinished subagent is another replica's, or adopted here once its lease expires (the claim).
+    if (!this.leases.shared) for (const r of this.records.values()) resumeRecord(this, this.deps.log, r);
+    this.leases.start();
     this.prune();
   }
 
   /** A drain: the workers die, the records stay unfinished, and the next start respawns them. */
   stop(): void {
     this.stopping = true;
+    this.leases.stop();
     for (const live of this.live.values()) this.deps.children.kill(live.child, 'drain');
   }
 
@@ -144,12 +141,15 @@ export class SubagentDesk implements SubagentDeskPort {
     }
   }
 
-  private run(caller: ToolCaller, raw: Args, onEnd: OnCallerEnd): ToolOutcome {
+  private run(caller: ToolCaller, raw: Args, onEnd: OnCallerEnd, read = false): ToolOutcome {
     const resolved = resolveTemplate(raw, this.deps.config.subagents);
     if (!resolved.ok) return this.refuse(caller, 'template', resolved.error);
     const args = resolved.args;
     const request = runRequestOf(args);
     const prior = caller.call ? findByCall(this.records.values(), caller, caller.call, request) : undefined;
+    // Replicas: a replayed call's subagent may have been started at another replica (read the stored records).
+    if (!prior && caller.call && this.leases.shared && !read)
+      return toolDefer(this.leases.refresh().then(() => outcomeOf(this.run(caller, raw, onEnd, true))));
     // The same call of a turn replayed after a restart: the subagent it started, not a second one.
     if (prior) return toolDefer(this.answerRun(prior, onEnd));
     const now = this.deps.now();
@@ -212,6 +212,7 @@ export class SubagentDesk implements SubagentDeskPort {
     try {
       // Stored before the worker starts (§5 item 2): a refused save fails the spawn and nothing runs.
       await this.deps.store.subagents.save(structuredClone(record));
+      if (!(await this.leases.open(record))) return record; // replicas: another replica's claim runs it
     } catch (err) {
       this.records.delete(record.handle);
       throw err;
@@ -231,7 +232,7 @@ export class SubagentDesk implements SubagentDeskPort {
     return record;
   }
 
-  private respawn(record: SubagentRecord): void {
+  respawn(record: SubagentRecord): void {
     record.attempt++;
     record.runs = respawnRuns(record);
     try {
@@ -286,16 +287,16 @@ export class SubagentDesk implements SubagentDeskPort {
 
   private kill(caller: ToolCaller, handle: string, reason: string): ToolOutcome {
     const record = this.visible(caller, handle);
-    if (!record || !this.live.has(handle) || isTerminal(record.status))
-      return toolError(`subagent "${handle}" is not running`);
+    const here = this.live.has(handle) || this.leases.shared; // replicas: cancelled where it runs (a request)
+    if (!record || !here || isTerminal(record.status)) return toolError(`subagent "${handle}" is not running`);
     this.cancelLive(record, reason);
     this.deps.log.info('subagent.kill', { handle, reason });
     return toolOk({ ok: true, handle });
   }
 
   /** `cancelled` with the reason at once (waiters answer now); the worker seals, then its group is killed. */
-  private cancelLive(record: SubagentRecord, reason: string): void {
-    const live = this.live.get(record.handle);
+  cancelLive(record: SubagentRecord, reason: string): void {
+    const live = this.live.get(record.handle) ?? this.leases.cancelElsewhere(record.handle, reason);
     if (!live) return;
     live.killed = reason;
     record.status = 'cancelled';
@@ -349,7 +350,7 @@ export class SubagentDesk implements SubagentDeskPort {
 
   private onExit(live: LiveSubagent, ended: EndReason | null, outcome: string, failed: string | null): void {
     this.live.delete(live.record.handle);
-    if (this.stopping) return;
+    if (this.stopping || live.killed === LEASE_LOST) return;
     this.runner.forgetSleeps(live.record.handle);
     if (ended && ended.status !== 'cancelled') this.finish(live, ended.status, null, ended.error);
     else if (failed !== null) this.finish(live, 'failed', null, failed);
@@ -371,7 +372,7 @@ export class SubagentDesk implements SubagentDeskPort {
   }
 
   /** Records a terminal status durably, answers every waiter, logs `subagent.result` and returns the note. */
-  private settle(record: SubagentRecord, status: SubagentStatus, result: unknown, error: string | null, note = true) {
+  settle(record: SubagentRecord, status: SubagentStatus, result: unknown, error: string | null, note = true) {
     record.status = status;
     // Another result than the kept one (none, at a failure): nothing stored stands behind it.
     if (result !== record.result) record.stored_result = null;
@@ -383,6 +384,7 @@ export class SubagentDesk implements SubagentDeskPort {
     const tokens = chargedTokens(record.tokens);
     this.deps.log.info('subagent.result', { handle: record.handle, status, tokens, ...(error ? { err: error } : {}) });
     this.waiters.answer(record);
+    this.leases.close(record.handle, status);
     returnEnd(this.deps, record, note);
     this.prune();
   }

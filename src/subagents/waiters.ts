@@ -47,6 +47,11 @@ export class SubagentWaiters {
     return this.byHandle.size;
   }
 
+  /** The handles waited on now. */
+  handles(): string[] {
+    return [...this.byHandle.keys()];
+  }
+
   /** Answers every waiter of `record` with its answer now. */
   answer(record: SubagentRecord): void {
     for (const waiter of [...(this.byHandle.get(record.handle) ?? [])]) waiter(record);

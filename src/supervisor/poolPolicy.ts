@@ -82,7 +82,16 @@ export function sparePreloads(intel: ModelConnections, mcpServers: number, maxTu
 }
 
 /**
- * What a spare past the base (`agent.warm_workers`) preloads: it answers a peak of parallel demand and will run a
+ * Whether the next spare preloads a turn's modules: one past the base always does; a base spare does while turns
+ * run or a recent peak of them holds (the next turn is near: a lean spare would put the import on its path), and
+ * stays lean only on an idle daemon.
+ */
+export function preloadsTurn(d: { index: number; base: number; peak: number; live: number }): boolean {
+  return d.index >= d.base || d.peak > 0 || d.live > 0;
+}
+
+/**
+ * What a preloading spare (preloadsTurn) preloads: it answers a peak of parallel demand and will run a
  * turn soon, so it imports a turn's modules while it waits too; the base spares of an idle daemon stay lean.
  */
 export function demandPreload(preload: string | undefined): string {

@@ -209,7 +209,8 @@ export class Supervisor {
     await this.memoryKeys.start();
     await this.subagents.restore();
     await this.timers.start();
-    const pending = await this.lease.restore(this.store, (ctx) => this.handle({ type: 'lease_lost', ctx }));
+    const lost = (ctx: string) => this.handle({ type: 'lease_lost', ctx });
+    const pending = await this.lease.restore(this.store, lost, this.subagents.leases); // its own: a subagent's events
     const generation = this.store.generation;
     this.log.info('restore.done', { generation, pending: pending.length, conversations: this.conversations.size });
     // A goal whose next continuation a crash or a drain lost picks up again (one already queued replays instead).
@@ -294,7 +295,6 @@ export class Supervisor {
   pause(): void {
     this.handle({ type: 'pause' });
   }
-
   resume(): void {
     this.handle({ type: 'resume' });
   }

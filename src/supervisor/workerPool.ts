@@ -19,6 +19,7 @@ import {
   holdsStaleMcp,
   mayReuse,
   nextPeak,
+  preloadsTurn,
   type ReuseLimits,
   spareTarget,
 } from './poolPolicy.js';
@@ -178,7 +179,8 @@ export class WorkerPool {
     try {
       while (this.spares.length < target) {
         // A spare that dies before it is used is skipped by `take` and dropped here.
-        const env = this.spares.length < this.size ? this.spareEnv : this.demandEnv();
+        const busy = { index: this.spares.length, base: this.size, peak: this.peak.value, live: this.live };
+        const env = preloadsTurn(busy) ? this.demandEnv() : this.spareEnv;
         this.spares.push(this.track(new WorkerHandle(this.entry, null, env, this.watch.now)));
       }
       this.spawnFailures = 0;

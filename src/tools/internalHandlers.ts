@@ -7,7 +7,7 @@ import type { Plan } from '../domain/plan.js';
 import { isTerminal } from '../domain/subagent.js';
 import { settleNote } from '../subagents/planBindings.js';
 import { SUBAGENT_HANDLERS } from '../subagents/subagentTools.js';
-import { WORKFLOW_HANDLERS } from '../workflows/workflowTools.js';
+import { WORKFLOW_HANDLERS } from '../workflows/lazyTools.js';
 import { contextCompact } from './handlers/context.js';
 import { type Args, durationMs, type Handler } from './handlers/handler.js';
 import { askHuman, messageSend, status } from './handlers/messaging.js';

@@ -247,6 +247,8 @@ export interface StepTurnRequest {
   options?: StepTurnOptions;
   /** Aborted when the step ends early (cancel, timeout, the run's end): the turn is cancelled with it. */
   signal: AbortSignal;
+  /** What the turn spent, when it folds after the step ended early (its end said `cancelled` without tokens). */
+  spendLate?(tokens: number): void;
 }
 
 export interface StepTurnEnd {
@@ -320,7 +322,6 @@ export function callLimitMs(ctx: Pick<StepContext, 'step' | 'run' | 'now'>, fall
   return ctx.run.deadlineMs === null ? own : Math.max(1, Math.min(own, ctx.run.deadlineMs - ctx.now));
 }
 
-/** Why a step's early end stopped what it started (a turn, a child): the abort's reason as a cancel text. */
 /**
  * A step turn's token cap from its run (reference §2.8 `max_tokens = step budget ?? limits.tokens`): what the run may
  * still spend under `limits.tokens` (at least 1), lowered to the step's own cap when that is smaller; none without
@@ -338,6 +339,13 @@ export async function chargeTurn(ctx: Pick<StepContext, 'ports' | 'run'>, end: S
   if (end.tokens !== undefined && end.tokens > 0) await ctx.ports.spend?.(ctx.run.id, end.tokens);
 }
 
+/** StepTurnRequest.spendLate for a step of `ctx.run`: a cancelled turn's spend, counted when it folds. */
+export function lateSpend(ctx: Pick<StepContext, 'ports' | 'run'>): (tokens: number) => void {
+  const run = ctx.run.id;
+  return (tokens) => void ctx.ports.spend?.(run, tokens)?.catch(() => {});
+}
+
+/** Why a step's early end stopped what it started (a turn, a child): the abort's reason as a cancel text. */
 export function stepEndReason(signal: AbortSignal): string {
   const reason: unknown = signal.reason;
   if (typeof reason === 'string') return `its workflow step ended: ${reason}`;

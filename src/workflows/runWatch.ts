@@ -5,6 +5,7 @@ import type { LiveRunView, StepStatus, WorkflowRun } from '../domain/workflow.js
 import type { Logger } from '../obs/log.js';
 import type { Metrics } from '../obs/metrics.js';
 import { stepDefAt } from './nesting.js';
+import { type RunCounters, runMetrics } from './runMetrics.js';
 import type { RunEvent } from './runState.js';
 
 /**
@@ -69,14 +70,12 @@ export const NO_RUN_WATCH: RunWatch = { started() {}, step() {}, ended() {} };
 
 /** The counters and gauge registered once on the instance's metrics; `live` is read when scraped. */
 export function runWatch(
-  deps: { metrics?: Pick<Metrics, 'counter' | 'gauge'> | undefined; log: Logger },
+  deps: { metrics?: Pick<Metrics, 'counter' | 'gauge'> | undefined; log: Logger; counters?: RunCounters | undefined },
   live: () => number,
 ): RunWatch {
   const { metrics, log } = deps;
-  const started = metrics?.counter('agentd_runs_started_total', 'Workflow runs started.');
-  const ended = metrics?.counter('agentd_runs_total', 'Workflow runs that ended, by final status.', ['status']);
-  const steps = metrics?.counter('agentd_steps_total', 'Workflow step attempts that ended, by status.', ['status']);
-  metrics?.gauge('agentd_runs_active', 'Workflow runs live now (running or paused).', live);
+  // Registered already (lazyWorkflows.ts registers them at start, before the engine loads), else here.
+  const { started, ended, steps } = deps.counters ?? runMetrics(metrics, live);
   return {
     started: () => started?.inc(),
     step(run, id, status = run.steps[id]?.status) {

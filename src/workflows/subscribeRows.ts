@@ -23,7 +23,8 @@ export interface StoredSubscribe {
   ring: unknown[];
 }
 
-const OWNER_PREFIX = 'subscribe:';
+/** The owner of a subscribe start's stored rows: this prefix and the trigger. */
+export const OWNER_PREFIX = 'subscribe:';
 const ownerOf = (trigger: string): string => `${OWNER_PREFIX}${trigger}`;
 
 /** A held row; one stored before held firings had keys gets a key of its own (fixed by its row's id). */

@@ -24,9 +24,14 @@ function endOf(outcome: InboxOutcome, result?: TurnResult): StepTurnEnd {
   };
 }
 
+/** How long a step that ended early listens for its cancelled turn's fold, to charge what it spent. */
+const LATE_FOLD_MS = 5 * 60_000;
+
 /**
  * Accepts the step's turn (idempotent per key) and resolves when it folded, now or in an earlier life. A step that
- * ends early cancels its turn (the worker is killed with it); an engine stop (a drain) leaves it to replay.
+ * ends early cancels its turn (the worker is killed with it) and resolves at once; the listener stays until that
+ * turn folds, so what it spent still counts against the run (`req.spendLate`). An engine stop (a drain) leaves the
+ * turn to replay.
  */
 function stepTurn(ctx: ProducerContext): (req: StepTurnRequest) => Promise<StepTurnEnd> {
   return async (req) => {
@@ -35,9 +40,15 @@ function stepTurn(ctx: ProducerContext): (req: StepTurnRequest) => Promise<StepT
     const ended = new Promise<StepTurnEnd>((resolve) => {
       settle = resolve;
     });
+    let [folded, late] = [false, false];
     // Listening before the accept: a fast turn cannot fold between the two.
     const unsubscribe = ctx.turns.onCommitted((turn) => {
-      if (turn.event.dedupe_key === req.key) settle(endOf(turn.outcome, turn.result));
+      if (turn.event.dedupe_key !== req.key) return;
+      folded = true;
+      const end = endOf(turn.outcome, turn.result);
+      if (!late) return settle(end);
+      unsubscribe();
+      if (end.tokens !== undefined && end.tokens > 0) req.spendLate?.(end.tokens);
     });
     let eventId: string | null = null;
     const onAbort = (): void => {
@@ -61,7 +72,9 @@ function stepTurn(ctx: ProducerContext): (req: StepTurnRequest) => Promise<StepT
       return await ended;
     } finally {
       req.signal.removeEventListener('abort', onAbort);
-      unsubscribe();
+      late = !folded && eventId !== null && req.signal.aborted && req.signal.reason !== ENGINE_STOPPED;
+      if (late) setTimeout(unsubscribe, LATE_FOLD_MS).unref();
+      else unsubscribe();
     }
   };
 }

@@ -11,6 +11,7 @@ import { describeError } from '../errors.js';
 import { chargedTokens } from '../protocol/usage.js';
 import type { Producer, ProducerContext } from '../runtime/producer.js';
 import type { McpCaller, StepPorts } from './nodeKind.js';
+import type { RunCounters } from './runMetrics.js';
 import { liveRunViews, runWatch } from './runWatch.js';
 import { timerStartQueue } from './startQueue.js';
 import { StartTriggers } from './startTriggers.js';
@@ -130,7 +131,18 @@ export class WorkflowProducer implements Producer {
   #starts: StartTriggers | null = null;
   #unplug: Array<() => void> = [];
   #settled: Promise<readonly string[]> = Promise.resolve([]);
-  readonly #since = Date.now();
+  readonly #since: number;
+
+  /**
+   * `counters`: the run metrics registered already, `since`: when this life began (lazyWorkflows.ts starts the
+   * producer late); without them the producer registers its own and began now.
+   */
+  constructor(
+    readonly counters?: RunCounters,
+    since = Date.now(),
+  ) {
+    this.#since = since;
+  }
 
   /** The desk once started (tests and embedders reach definitions and runs through it). */
   get desk(): WorkflowDesk | null {
@@ -145,7 +157,7 @@ export class WorkflowProducer implements Producer {
       clock: ctx.clock,
       ports: deskPorts(ctx),
       configured: ctx.config.workflows,
-      watch: runWatch(ctx, () => this.#desk?.engine.live().length ?? 0),
+      watch: runWatch({ ...ctx, counters: this.counters }, () => this.#desk?.engine.live().length ?? 0),
       ...(ctx.timers ? { queue: timerStartQueue(ctx.timers), timers: ctx.timers } : {}),
       ...(ctx.killPoint ? { killPoint: ctx.killPoint } : {}),
       logContent: ctx.config.observability.log_content,
@@ -242,9 +254,4 @@ export class WorkflowProducer implements Producer {
     this.#starts?.stop();
     await this.#desk?.stop();
   }
-}
-
-/** Registered in runtime/producerList.ts: always on (no definitions ⇒ it only serves workflow.create). */
-export function workflowProducer(): WorkflowProducer {
-  return new WorkflowProducer();
 }

@@ -1,7 +1,7 @@
 // What an idle daemon loads (issue 14: idle memory): a daemon with an A2A listener, SQLite and its spare worker has
 // not loaded pg, @bufbuild/cel, ajv, prom-client's index (its cluster aggregator, push gateway and default metrics
 // with @opentelemetry/api), the A2A SDK's server and client or jose; its workers, spare or after a turn over http,
-// have not loaded TLS or node:crypto.
+// have not loaded TLS or node:crypto; without workflows configured or stored, it has not loaded the workflow engine.
 // A config that uses CEL loads @bufbuild/cel at start, and the first card request loads the SDK and jose, which
 // shows the listing sees them.
 import assert from 'node:assert/strict';
@@ -29,6 +29,15 @@ const TURN_HALF = [
   /\/dist\/src\/intel\/modelClient\.js$/,
 ];
 
+/** The workflow engine: its desk, node kinds, document parser and tool bodies (workflows/lazyWorkflows.ts). */
+const ENGINE = [
+  /\/dist\/src\/workflows\/workflowDesk\.js$/,
+  /\/dist\/src\/workflows\/nodeKinds\.js$/,
+  /\/dist\/src\/workflows\/definitions\.js$/,
+  /\/dist\/src\/workflows\/workflowTools\.js$/,
+];
+const engine = (modules: string[]): string[] => modules.filter((m) => ENGINE.some((re) => re.test(m)));
+
 const lines = (file: string): string[] => readFileSync(file, 'utf8').split('\n').filter(Boolean);
 
 /** Every module `pid` (the daemon or a worker) loaded by now: ES and CommonJS, and node's own apart. */
@@ -45,11 +54,12 @@ async function withDaemon<T>(
   extra: string,
   use: (daemon: Daemon, dir: string) => Promise<T>,
   model = 'http://127.0.0.1:9/v1',
+  state = tempStateDir(),
 ): Promise<T> {
   const list = mkdtempSync(join(tmpdir(), 'agentd-modules-'));
   const yaml = `a2a:\n  listen: http://127.0.0.1:0\nintelligence:\n  endpoints: ${model}\n${extra}`;
   const env = { NODE_OPTIONS: `--import ${preload}`, AGENTD_TEST_MODULES: list };
-  const daemon = await startDaemon(tempStateDir(), yaml, env);
+  const daemon = await startDaemon(state, yaml, env);
   try {
     return await use(daemon, list);
   } finally {
@@ -72,6 +82,52 @@ describe('an idle daemon', { timeout: 60_000 }, () => {
       modules.filter((m) => [...LAZY, ...A2A_SDK].some((re) => re.test(m))),
       [],
     );
+    assert.deepEqual(engine(modules), [], 'the workflow engine');
+  });
+
+  it('loads the workflow engine at the first workflow.* call, which works, and at start once the store holds one', async () => {
+    const definition = { name: 'w', steps: { s: { kind: 'manual' }, f: { kind: 'finish', depends_on: ['s'] } } };
+    const calls = [
+      { name: 'workflow.create', arguments: { definition } },
+      { name: 'workflow.list', arguments: {} },
+    ];
+    const model = await startScriptedModel({ turns: [{ tool_calls: calls }, { content: 'created' }] });
+    const state = tempStateDir();
+    try {
+      const { before, after } = await withDaemon(
+        '',
+        async (d, dir) => {
+          const pid = d.child.pid as number;
+          const idle = await loadedBy(pid, dir);
+          rmSync(join(dir, `cjs-${pid}.txt`));
+          const client = await clientFor(d.url);
+          await within(client.sendMessage(send('make w')), 30_000, 'one turn');
+          return { before: idle.modules, after: (await loadedBy(pid, dir)).modules };
+        },
+        model.url,
+        state,
+      );
+      assert.deepEqual(engine(before), [], 'premise: not loaded before the call');
+      // The parser and tool bodies are required/imported by the call; the desk is imported with the producer.
+      assert.ok(
+        after.some((m) => ENGINE[0]?.test(m)),
+        'the desk loaded',
+      );
+      // The tool results the model got back: workflow.list lists the workflow the same turn created.
+      const sent = (model.requests[1]?.body as { messages?: Array<{ role: string; content: unknown }> } | undefined)
+        ?.messages;
+      const results = (sent ?? []).filter((m) => m.role === 'tool').map((m) => String(m.content));
+      assert.equal(results.length, 2, 'premise: both calls answered');
+      assert.match(results[1] ?? '', /"workflows":\[\{"name":"w"/);
+      // Stored now: the next life opens the desk at start (its runs and starts restored), with no call.
+      const restarted = await withDaemon('', (d, dir) => loadedBy(d.child.pid as number, dir), model.url, state);
+      assert.ok(
+        restarted.modules.some((m) => ENGINE[0]?.test(m)),
+        'the desk loaded at start',
+      );
+    } finally {
+      await model.close();
+    }
   });
 
   it('loads the A2A SDK and jose at the first card request', async () => {

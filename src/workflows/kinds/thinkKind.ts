@@ -8,6 +8,7 @@ import {
   done,
   failed,
   keyedAttempt,
+  lateSpend,
   type NodeKind,
   pinnedKey,
   type StepContext,
@@ -109,6 +110,7 @@ export async function runThinkAsk(ctx: StepContext, ask: ThinkAsk): Promise<Step
       principal: ctx.run.principal,
       key: `workflow:${pinnedKey(ctx)}#${attempt}${n === 0 ? '' : `.${n}`}`,
       signal: ctx.signal,
+      spendLate: lateSpend(ctx),
       // The run's tokens left, as of this turn (earlier turns of the step are counted already).
       options: { ...options, ...turnTokenCap(ctx.run) },
     });

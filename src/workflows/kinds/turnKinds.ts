@@ -7,6 +7,7 @@ import {
   done,
   failed,
   keyedAttempt,
+  lateSpend,
   type NodeKind,
   pinnedKey,
   type StepContext,
@@ -114,6 +115,7 @@ async function runAgent(ctx: StepContext): Promise<StepResult> {
     principal: ctx.run.principal,
     key: `workflow:${pinnedKey(ctx)}#${attempt}`,
     signal: ctx.signal,
+    spendLate: lateSpend(ctx),
     ...(options ? { options } : {}),
   });
   await chargeTurn(ctx, end);

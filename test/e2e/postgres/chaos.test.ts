@@ -1,6 +1,6 @@
 // CHAOS TEST (issue 19 acceptance; interfaces reference §4.4), bounded to about a minute and a half: 3 replicas of
-// the built agentd over one real PostgreSQL take CHAOS_MESSAGES messages (default 120) over CHAOS_CONVERSATIONS
-// conversations (default 12) from a client that sends each to a random replica and, when a send fails (the replica
+// the built agentd over one real PostgreSQL take CHAOS_MESSAGES messages (default 300) over CHAOS_CONVERSATIONS
+// conversations (default 30) from a client that sends each to a random replica and, when a send fails (the replica
 // died), sends it again with the same messageId to another one. Meanwhile a replica is SIGKILLed at random every
 // few seconds and started again. Every accepted message must be answered exactly once: one inbox row (done), one
 // completed task, its user message once in the transcript and one reply per message.
@@ -17,12 +17,12 @@ import { type Daemon, startDaemon } from '../daemon.js';
 import { tempStateDir } from '../harness.js';
 import { replicaYaml } from './replicaFleet.js';
 
-const MESSAGES = Number(process.env.CHAOS_MESSAGES ?? 120);
-const CONVERSATIONS = Number(process.env.CHAOS_CONVERSATIONS ?? 12);
+const MESSAGES = Number(process.env.CHAOS_MESSAGES ?? 300);
+const CONVERSATIONS = Number(process.env.CHAOS_CONVERSATIONS ?? 30);
 const KILLS = 4;
 const KILL_EVERY_MS = 3_000;
 /** How long the whole run may take before the test gives up. */
-const RUN_MS = 80_000;
+const RUN_MS = Number(process.env.CHAOS_RUN_MS ?? 120_000);
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

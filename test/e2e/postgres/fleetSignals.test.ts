@@ -7,29 +7,18 @@
 //   that conversation, and B's turn went on to answer (the model answers after 30 s).
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import pg from 'pg';
 import { createTestDatabase, stopLazyServer } from '../../doubles/postgresServer.js';
 import { type ScriptedModel, startScriptedModel } from '../../doubles/scriptedModel.js';
 import { clientFor } from '../../integration/a2a/listenerHarness.js';
 import { processGone, waitUntil, within } from '../../integration/wait.js';
 import { asTask, type Daemon, send } from '../daemon.js';
-import { replicaYaml, startReplicas } from './replicaFleet.js';
+import { query, replicaYaml, startReplicas } from './replicaFleet.js';
 
 const metricsYaml = ['observability:', '  metrics_addr: 127.0.0.1:0'];
 
 async function scrape(d: Daemon): Promise<string> {
   const addr = d.events.find((e) => e.event === 'metrics.listen')?.addr;
   return (await fetch(`http://${String(addr)}/metrics`)).text();
-}
-
-async function query(url: string, sql: string, params: unknown[]): Promise<Array<Record<string, unknown>>> {
-  const db = new pg.Client({ connectionString: url });
-  await db.connect();
-  try {
-    return (await db.query(sql, params)).rows;
-  } finally {
-    await db.end();
-  }
 }
 
 /** Reads the task's stored state until it is `want`; throws past `ms`. */

@@ -1,4 +1,5 @@
 // Replicas of the built agentd over one test database (issue 19): the config every replica shares, and a start.
+import pg from 'pg';
 import { type Daemon, startDaemon } from '../daemon.js';
 import { tempStateDir } from '../harness.js';
 
@@ -25,4 +26,15 @@ export async function startReplicas(url: string, yaml: string, count: number, in
     started.push(d);
   }
   return started;
+}
+
+/** The rows `sql` selects in the test database, on a connection of its own. */
+export async function query(url: string, sql: string, params: unknown[] = []): Promise<Array<Record<string, unknown>>> {
+  const db = new pg.Client({ connectionString: url });
+  await db.connect();
+  try {
+    return (await db.query(sql, params)).rows;
+  } finally {
+    await db.end();
+  }
 }

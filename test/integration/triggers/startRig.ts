@@ -7,7 +7,7 @@ import { compileConfig } from '../../../src/config/compile.js';
 import { createLogger } from '../../../src/obs/log.js';
 import { type Runtime, type RuntimeOptions, startRuntime } from '../../../src/runtime/startRuntime.js';
 import { loadWorkflow } from '../../../src/workflows/definitions.js';
-import type { WorkflowProducer } from '../../../src/workflows/workflowProducer.js';
+import type { LazyWorkflows } from '../../../src/workflows/lazyWorkflows.js';
 import { send } from '../../e2e/daemon.js';
 
 export type Logged = Record<string, unknown>;
@@ -34,7 +34,7 @@ export async function daemon(
     ...opts,
   });
   const a2a = runtime.producers.find((p) => p.name === 'a2a') as A2aProducer;
-  const workflows = runtime.producers.find((p) => p.name === 'workflows') as WorkflowProducer;
+  const workflows = runtime.producers.find((p) => p.name === 'workflows') as LazyWorkflows;
   return { runtime, url: a2a.url ?? '', events, workflows };
 }
 

@@ -311,7 +311,8 @@ describe('subscribe start, server down when armed', () => {
     );
     let again: McpTestServer | null = null;
     try {
-      const desk = workflows.desk;
+      // No workflow yet: the engine loads when asked (workflows/lazyWorkflows.ts).
+      const desk = await workflows.open();
       assert.ok(desk);
       await desk.opened;
       await server.close();

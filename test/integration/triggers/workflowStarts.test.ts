@@ -88,7 +88,8 @@ describe('schedule and webhook start nodes start real runs', () => {
     const dir = mkdtempSync(join(tmpdir(), 'agentd-starts-'));
     const { runtime, url, events, workflows } = await daemon(dir, 'agent: {name: t}\n');
     try {
-      const desk = workflows.desk;
+      // No workflow yet: the engine loads when asked (workflows/lazyWorkflows.ts).
+      const desk = await workflows.open();
       assert.ok(desk);
       await desk.opened;
       const before = await post(`${url}/hooks/new`, '{}');
@@ -137,7 +138,7 @@ describe('schedule and webhook start nodes start real runs', () => {
       await workflows.desk?.define(String(doc['name']), doc, loaded.def);
     };
     try {
-      await workflows.desk?.opened;
+      await (await workflows.open())?.opened;
       const finish = (output: string) => ({ kind: 'finish', depends_on: ['s'], output });
       await define({
         name: 'reactor',

@@ -68,4 +68,44 @@ describe('step turn spend and limits.tokens', () => {
       await rig.close();
     }
   });
+
+  it('a step turn its timeout cancelled still counts what it spent once it folds', async () => {
+    const playbook: Playbook = {
+      turns: [{ content: 'unscripted' }],
+      match: [
+        { when_contains: 'Spend slowly', times: 1, tool_calls: [{ name: 'no.such_tool', arguments: {} }] },
+        { when_contains: 'Spend slowly', delay_ms: 60_000, content: 'too late' },
+      ],
+    };
+    const yaml = `workflows:
+  - name: slow
+    limits: {tokens: 1000}
+    steps:
+      s: {kind: manual}
+      a: {kind: agent, depends_on: s, instruction: "Spend slowly", timeout: 2s, on_error: continue}
+      w: {kind: wait, depends_on: a, on: signal, signal: never, timeout: 60s}
+      f: {kind: finish, depends_on: w, output: done}
+`;
+    const rig = await startRig(playbook, {}, { yaml });
+    try {
+      const desk = rig.ports.port('workflows')?.() as WorkflowDesk | undefined;
+      assert.ok(desk);
+      const got = await desk.start({
+        workflow: 'slow',
+        inputs: {},
+        startKey: 'slow',
+        principal: null,
+        conversation: null,
+      });
+      assert.ok(got.ok);
+      await waitUntil(() => rig.named('wait.armed').length === 1, 30_000, 'the agent step timed out; the wait armed');
+      const spent = async () => (await rig.store.workflows.getRun(got.run.id))?.tokens ?? 0;
+      const deadline = Date.now() + 20_000;
+      while ((await spent()) === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+      assert.ok((await spent()) >= 16, `the cancelled turn's first model call (16 tokens) counts: ${await spent()}`);
+      await desk.engine.cancel(got.run.id, 'test over');
+    } finally {
+      await rig.close();
+    }
+  });
 });

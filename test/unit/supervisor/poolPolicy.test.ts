@@ -6,6 +6,7 @@ import {
   holdsStaleMcp,
   mayReuse,
   nextPeak,
+  preloadsTurn,
   sparePreloads,
   spareTarget,
 } from '../../../src/supervisor/poolPolicy.js';
@@ -109,5 +110,14 @@ describe('demandPreload', () => {
     assert.equal(demandPreload(''), 'turn');
     assert.equal(demandPreload('mcp,tls'), 'turn,mcp,tls');
     assert.equal(demandPreload('turn,mcp'), 'turn,mcp');
+  });
+});
+
+describe('preloadsTurn', () => {
+  it('preloads past the base, and a base spare while turns run or a peak holds; lean only when idle', () => {
+    assert.equal(preloadsTurn({ index: 0, base: 1, peak: 0, live: 0 }), false);
+    assert.equal(preloadsTurn({ index: 0, base: 1, peak: 0, live: 1 }), true);
+    assert.equal(preloadsTurn({ index: 0, base: 1, peak: 2, live: 0 }), true);
+    assert.equal(preloadsTurn({ index: 1, base: 1, peak: 0, live: 0 }), true);
   });
 });

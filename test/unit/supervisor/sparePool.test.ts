@@ -165,3 +165,28 @@ describe('WorkerPool spares past the base', () => {
     );
   });
 });
+
+describe('WorkerPool base spares', () => {
+  it('preload while turns run or a recent peak holds; stay lean only once the daemon is idle', () => {
+    const clock = { t: 1_000 };
+    const env = { ...process.env, AGENTD_WORKER_PRELOAD: 'tls' };
+    const p = new WorkerPool(SILENT, 1, env, { ...UNWATCHED_LONG, now: () => clock.t });
+    pools.push(p);
+    p.fill();
+    assert.deepEqual(p.sparePids.map(preloadOf), ['tls'], 'an idle daemon starts a lean base spare');
+    // A turn takes the spare (a one-turn worker, never coming back): its replacement is the next turn's.
+    started.push(p.take(NO_CALLBACKS));
+    p.noteDemand(1);
+    p.fill();
+    assert.deepEqual(p.sparePids.map(preloadOf), ['turn,tls'], 'with a turn running the replacement preloads');
+    started.push(p.take(NO_CALLBACKS));
+    p.noteDemand(0);
+    p.fill();
+    assert.deepEqual(p.sparePids.map(preloadOf), ['turn,tls'], 'within the recent peak it still preloads');
+    started.push(p.take(NO_CALLBACKS));
+    clock.t += 60_000;
+    p.noteDemand(0);
+    p.fill();
+    assert.deepEqual(p.sparePids.map(preloadOf), ['tls'], 'once the peak lapsed the daemon is idle: lean again');
+  });
+});

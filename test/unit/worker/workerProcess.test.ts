@@ -103,6 +103,25 @@ describe('worker process', () => {
     assert.equal(await w.exit(), 4);
   });
 
+  it('a lean spare given spawn, ping and cancel in one chunk answers pong, ready, usage, turn_done cancelled, exits', async () => {
+    assert.equal(process.env['AGENTD_WORKER_PRELOAD'], undefined, 'premise: the worker starts lean (no preload)');
+    const w = worker();
+    const payload = makePayload(model.url, { turn: { messages: [{ role: 'user', text: 'hang please', ts: 1 }] } });
+    const chunk = Buffer.concat([
+      Buffer.from(spawnFrame(payload)),
+      Buffer.from(encodeFrame({ type: 'ping', seq: 9 })),
+      Buffer.from(encodeFrame({ type: 'cancel', reason: 'test' })),
+    ]);
+    w.child.stdin.write(chunk);
+    const done = await w.waitFor((f) => f.type === 'turn_done');
+    assert.ok(done.type === 'turn_done' && done.turn.status === 'cancelled', 'the cancel ended the turn it followed');
+    assert.notEqual(await w.exit(), null, 'the process exited');
+    assert.deepEqual(
+      w.frames.map((f) => f.type).filter((t) => t !== 'event'),
+      ['pong', 'ready', 'usage', 'turn_done'],
+    );
+  });
+
   it('a first frame that is not a spawn (nor a ping), or a wrong version, exits 2', async () => {
     const a = worker();
     a.child.stdin.write(encodeFrame({ type: 'cancel', reason: 'too early' }));
