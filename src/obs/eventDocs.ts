@@ -46,10 +46,10 @@ store.checkpoint.recovered :: a conversation commits again after refused checkpo
 store.conversation.loaded :: a conversation came into memory from the store (debug) :: ctx, messages
 store.conversations.evicted :: idle conversations left memory past \`store.conversation_cache\` (debug) :: count, resident
 store.connection_lost :: (postgres) an idle pooled connection dropped; the pool reconnects on the next call :: error
-store.fenced :: (postgres, warn) a write for a conversation this replica no longer holds was refused :: ctx, epoch, current_epoch, replica
-lease.acquired / lease.adopted :: (postgres) this replica took a conversation's lease (\`adopted\`: from an expired holder, epoch > 1) :: ctx, epoch, replica
-lease.lost :: (postgres) this replica no longer holds the conversation: another replica holds it (found by the claim or by a fenced write), its hold ran out unrenewed, or the claim released it idle :: ctx, epoch, replica
-lease.work_stopped :: (postgres) after a lost lease: the conversation's jobs here were stopped (a running worker's process group killed, waiting ones dropped) and its copy forgotten; \`inbox_event\`: a fold the fence refused :: ctx, jobs, inbox_event?
+store.fenced :: (postgres, warn) a write for a conversation this replica no longer holds was refused, or (\`run\`) a save of a workflow run another replica took over :: ctx or run, epoch, current_epoch, replica
+lease.acquired / lease.adopted :: (postgres) this replica took a conversation's lease, or (\`run\`) a live workflow run nobody owned live (\`adopted\`: from an expired holder, epoch > 1) :: ctx or run, epoch, replica
+lease.lost :: (postgres) this replica no longer holds the conversation: another replica holds it (found by the claim or by a fenced write), its hold ran out unrenewed, or the claim released it idle; with \`run\`: a workflow run the heartbeat found owned by another replica :: ctx or run, epoch, replica
+lease.work_stopped :: (postgres) after a lost lease: the conversation's jobs here were stopped (a running worker's process group killed, waiting ones dropped) and its copy forgotten; \`inbox_event\`: a fold the fence refused; with \`run\`: a workflow run whose save was fenced is no longer driven here (its in-flight steps aborted) :: ctx or run, jobs?, inbox_event?
 tool.journal_hit :: (worker) an MCP call of a rerun was answered from the tool journal, not sent again :: key, tool
 store.journal_pruned :: tool journal entries of finished turns older than \`store.journal_retain\` were removed :: entries
 lease.notify :: (postgres) another replica's NOTIFY woke this one: new pending work (\`inbox\`, claimed at once rather than at the next sweep) or a cancel request (\`cancel\`) :: channel, lag_ms

@@ -92,6 +92,8 @@ export class LeaseBook implements LeaseView {
   readonly #gone = new Map<string, number | null>();
   /** Counters for the replica's metrics. */
   readonly counts = { adoptions: 0, fenced: 0 };
+  /** Renews this replica's other holds (postgresRunLeases.ts) on each heartbeat. */
+  alsoBeat?: (q: Query) => Promise<void>;
   /** The lease holder's name: the claiming owner (agent.name) at this replica. */
   #holder: string;
   /** The claim's clock minus the wall clock at the last claim: the fence reads lease times on the claim's clock. */
@@ -187,13 +189,24 @@ export class LeaseBook implements LeaseView {
 
   async heartbeat(): Promise<void> {
     if (this.direct === undefined || this.#leaseMs === 0) return;
+    // Whatever else this replica holds for the lease's length (its workflow runs) is renewed on the same beat, on
+    // a statement of its own: a failure there does not keep the conversations from being renewed.
+    const others = this.alsoBeat?.(this.direct);
+    try {
+      await this.#beatConversations(this.direct);
+    } finally {
+      await others;
+    }
+  }
+
+  async #beatConversations(direct: Query): Promise<void> {
     const now = this.wall() + this.#skew;
     const live = [...this.#held].filter(([ctx]) => this.holds(ctx));
     if (live.length === 0) return;
     // The hold is measured from before the statement, as in a claim: it ends a fifth of the lease before the row.
     const until = now + this.#leaseMs;
     const params = [this.#holder, until, live.map(([ctx]) => ctx), live.map(([, h]) => h.epoch)];
-    const rows = (await this.direct(SQL.heartbeat, params)).rows as Held[];
+    const rows = (await direct(SQL.heartbeat, params)).rows as Held[];
     const hold = until - Math.floor(this.#leaseMs / 5);
     for (const { conversation_id: ctx, epoch } of rows) {
       const mine = this.#held.get(ctx);

@@ -5,7 +5,8 @@ import type pg from 'pg';
 import type { FeedEntry, FeedEvent } from '../domain/feed.js';
 import type { SubagentRecord } from '../domain/subagent.js';
 import type { TimerRecord } from '../domain/timer.js';
-import { type StoredDefinition, TERMINAL_RUN, type WorkflowRun } from '../domain/workflow.js';
+import type { StoredDefinition, WorkflowRun } from '../domain/workflow.js';
+import type { RunLeaseBook } from './postgresRunLeases.js';
 import { SQL } from './postgresStatements.js';
 import { type FeedRow, toEvent } from './sqliteFeed.js';
 import { type TimerRow, timerParams, toTimer } from './sqliteTimers.js';
@@ -19,14 +20,6 @@ export interface PgRunner {
   /** `fence`: the conversations (lease keys) the write is fenced for (postgresLeases.ts). */
   tx<T>(doing: string, op: (q: Query) => Promise<T>, fence?: readonly string[]): Promise<T>;
 }
-
-const runParams = (run: WorkflowRun) => [
-  run.id,
-  run.startKey,
-  !TERMINAL_RUN.has(run.status),
-  run.created,
-  JSON.stringify(run),
-];
 
 const parseJson = <T>(rows: Array<{ json: string }>): T[] => rows.map((row) => JSON.parse(row.json) as T);
 
@@ -96,18 +89,17 @@ export function pgSubagentsPort(db: PgRunner): SubagentsPort {
   };
 }
 
-export function pgWorkflowsPort(db: PgRunner): WorkflowsPort {
+/** Workflow runs; each live one owned by one replica (`book`), whose saves are fenced by its epoch. */
+export function pgWorkflowsPort(db: PgRunner, book: RunLeaseBook): WorkflowsPort {
   return {
     createRun: (record) =>
       db.tx('create a workflow run', async (q) => {
-        if ((await q(SQL.insertRun, runParams(record))).rowCount === 1) return { run: record, created: true };
+        if (await book.create(q, record)) return { run: record, created: true };
         const [stored] = parseJson<WorkflowRun>((await q(SQL.runByIdOrKey, [record.id, record.startKey])).rows);
         return { run: stored ?? record, created: false };
       }),
-    saveRun: (record) =>
-      db.read('save a workflow run', async (q) => {
-        await q(SQL.saveRun, runParams(record));
-      }),
+    saveRun: (record) => db.read('save a workflow run', (q) => book.save(q, record)),
+    claimRuns: () => db.read('claim workflow runs', (q) => book.claim(q)),
     getRun: (id) =>
       db.read('read a workflow run', async (q) => parseJson<WorkflowRun>((await q(SQL.runById, [id])).rows)[0] ?? null),
     listRuns: (filter) =>

@@ -16,7 +16,7 @@ interface Migration {
  * and durable cancel requests (reference interfaces §4.4). 3: the SQLite store's schema 6 (workflow runs and
  * definitions, durable timers and fired keys, the client feed). 4: the SQLite store's schema 7 (a cut subagent
  * result's whole text, the subagent spawn log). 5: the fleet's shared budget reservations, its stored operator
- * controls (pause) and cancel requests for workflow runs.
+ * controls (pause) and cancel requests for workflow runs. 6: workflow run ownership (owner, epoch, hold).
  */
 const MIGRATIONS: readonly Migration[] = [
   {
@@ -194,6 +194,14 @@ CREATE TABLE run_cancel_requests (
   reason TEXT NOT NULL,
   ts     BIGINT NOT NULL
 );`,
+  },
+  {
+    version: 6,
+    // A live run's owner (a replica), its fencing epoch and the owner's hold on it (the database's clock, ms).
+    sql: `
+ALTER TABLE workflow_runs ADD COLUMN owner TEXT;
+ALTER TABLE workflow_runs ADD COLUMN owner_epoch BIGINT NOT NULL DEFAULT 0;
+ALTER TABLE workflow_runs ADD COLUMN owner_until BIGINT NOT NULL DEFAULT 0;`,
   },
 ];
 

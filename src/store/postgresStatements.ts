@@ -86,10 +86,6 @@ export const SQL = {
   pruneTasks: `DELETE FROM tasks WHERE state IN ${TERMINAL_STATES} AND (updated < $2 OR id IN (
       SELECT id FROM tasks WHERE state IN ${TERMINAL_STATES} ORDER BY updated DESC, id DESC OFFSET $1))`,
 
-  insertRun: `INSERT INTO workflow_runs (id, start_key, live, created, json) VALUES ($1, $2, $3, $4, $5)
-    ON CONFLICT DO NOTHING`,
-  saveRun: `INSERT INTO workflow_runs (id, start_key, live, created, json) VALUES ($1, $2, $3, $4, $5)
-    ON CONFLICT (id) DO UPDATE SET live = excluded.live, json = excluded.json`,
   runByIdOrKey: 'SELECT json FROM workflow_runs WHERE id = $1 OR start_key = $2 LIMIT 1',
   runById: 'SELECT json FROM workflow_runs WHERE id = $1',
   allRuns: 'SELECT json FROM workflow_runs ORDER BY created, id',

@@ -23,6 +23,7 @@ import {
   pgTimersPort,
   pgWorkflowsPort,
 } from './postgresProducerPorts.js';
+import { RunLeaseBook } from './postgresRunLeases.js';
 import { migrate } from './postgresSchema.js';
 import { SQL } from './postgresStatements.js';
 import { inTransaction, type Query } from './postgresTransaction.js';
@@ -64,6 +65,8 @@ export interface ReplicaOptions extends PostgresOptions {
 }
 
 const SILENT: LeaseLog = { info: () => {}, warn: () => {} };
+/** A run's hold before the first inbox claim tells the lease TTL (the config's default). */
+const DEFAULT_LEASE_MS = 15_000;
 
 function defaultReplica(): string {
   return `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
@@ -114,7 +117,10 @@ export class PostgresStore implements Store {
     };
     this.budget = pgBudgetPort(runner);
     this.subagents = pgSubagentsPort(runner);
-    this.workflows = pgWorkflowsPort(runner);
+    const runLeaseMs = () => leases.leaseMs || opts.idleInTransactionMs || DEFAULT_LEASE_MS;
+    const runs = new RunLeaseBook(leases.replica, opts.log ?? SILENT, runLeaseMs);
+    leases.alsoBeat = (q) => runs.renew(q);
+    this.workflows = pgWorkflowsPort(runner, runs);
     this.timers = pgTimersPort(runner);
     this.feed = pgFeedPort(runner);
     this.journal = pgJournalPort(runner);

@@ -210,6 +210,11 @@ export interface WorkflowsPort {
   getRun(id: string): Promise<WorkflowRun | null>;
   /** Runs ordered by `created`, then id; `live` = only running or paused ones. */
   listRuns(filter: { live?: boolean }): Promise<WorkflowRun[]>;
+  /**
+   * Replicas: takes the live runs no replica owns live (never owned, or their owner's hold ran out: it died) and
+   * resolves with them, ordered as `listRuns`; this replica drives them from now on. Absent: one process owns all.
+   */
+  claimRuns?(): Promise<WorkflowRun[]>;
   /** Deletes the terminal runs among `ids` (a live one stays), and with them their start keys; resolves with how many. */
   deleteRuns(ids: readonly string[]): Promise<number>;
   /** Appends one definition version (a `workflow.create` / `update`, or a deletion's tombstone). */

@@ -10,6 +10,7 @@ import { advanceNest } from './nestMoves.js';
 import { ENGINE_STOPPED, type StepPorts, type StepResult } from './nodeKind.js';
 import { nodeKind } from './nodeKinds.js';
 import { findOrphans } from './orphanChildren.js';
+import { claimEvery } from './runClaims.js';
 import { RunMailbox } from './runMailbox.js';
 import {
   applyResult,
@@ -79,6 +80,7 @@ export class RunEngine {
   /** Signals, deliveries for waiting steps and spend that reach live runs from outside (runMailbox.ts). */
   readonly mail: RunMailbox;
   #stopped = false;
+  #stopClaims: (() => void) | undefined;
 
   constructor(private readonly deps: EngineDeps) {
     const durable = deps.timers ? { service: deps.timers, log: deps.log } : undefined;
@@ -102,9 +104,25 @@ export class RunEngine {
     return this.#live.get(id);
   }
 
-  /** Loads the stored live runs, replays their in-flight steps (reference §2.11) and drives them. */
+  /**
+   * Loads the stored live runs, replays their in-flight steps (reference §2.11) and drives them. Replicas: only the
+   * runs this replica claims (nobody else owns them live); it claims again every second, adopting a dead one's.
+   */
   async restore(): Promise<number> {
-    const runs = await this.deps.store.workflows.listRuns({ live: true });
+    const { workflows } = this.deps.store;
+    const runs = await (workflows.claimRuns ? workflows.claimRuns() : workflows.listRuns({ live: true }));
+    await this.#take(runs);
+    const claim = workflows.claimRuns?.bind(workflows);
+    if (claim)
+      this.#stopClaims = claimEvery(
+        claim,
+        (more) => this.#take(more.filter((r) => !this.#live.has(r.id))),
+        this.deps.log,
+      );
+    return runs.length;
+  }
+
+  async #take(runs: WorkflowRun[]): Promise<void> {
     for (const run of runs) {
       const events = replayInFlight(run, this.deps.clock());
       this.#log(run, events);
@@ -124,7 +142,18 @@ export class RunEngine {
       this.#cancels.set(run.id, new AbortController());
       await this.cancel(run.id, reason);
     }
-    return runs.length;
+  }
+
+  /** A save refused by the fence: another replica owns the run now; this one stops driving it and forgets it. */
+  #lost(id: string): void {
+    if (!this.#live.delete(id)) return;
+    this.#waits.drop(id);
+    this.#finished.delete(id);
+    for (const flight of this.#inflight.get(id)?.values() ?? []) flight.controller.abort('run lease lost');
+    this.#inflight.delete(id);
+    this.#cancels.get(id)?.abort('run lease lost');
+    this.#cancels.delete(id);
+    this.deps.log.info('lease.work_stopped', { run: id });
   }
 
   /** Takes a committed run into the live set and drives it. */
@@ -190,7 +219,10 @@ export class RunEngine {
         await this.#pass(id);
       } while (this.#again.has(id) && !this.#stopped);
     })()
-      .catch((err: unknown) => this.deps.log.warn('run.save.fail', { run: id, error: (err as Error).message }))
+      .catch((err: unknown) => {
+        this.deps.log.warn('run.save.fail', { run: id, error: (err as Error).message });
+        if ((err as { code?: string }).code === 'store_fenced') this.#lost(id);
+      })
       .finally(() => {
         this.#driving.delete(id);
         // Asked again after the loop's last check (a result arriving as it returned): drive once more.
@@ -202,6 +234,7 @@ export class RunEngine {
   /** Stops driving: timers disarmed, in-flight steps aborted; resolves once every drive loop returned. */
   async stop(): Promise<void> {
     this.#stopped = true;
+    this.#stopClaims?.();
     this.#timers.clear();
     for (const controller of this.#cancels.values()) controller.abort(ENGINE_STOPPED);
     const flights = [...this.#inflight.values()].flatMap((steps) => [...steps.values()].map((f) => f.done));

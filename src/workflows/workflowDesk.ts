@@ -12,6 +12,7 @@ import { messageTakers, signalWaiters } from './kinds/waitOns.js';
 import type { StepPorts, StepRunPorts, StepRunStart } from './nodeKind.js';
 import { isStartKind } from './nodeKinds.js';
 import { orphanReason } from './orphanChildren.js';
+import { storedEnd } from './runClaims.js';
 import { RunEndWaiters } from './runEndWaiters.js';
 import { RunEngine } from './runEngine.js';
 import { planStart, type StartOutcome, type StartRequest } from './runStart.js';
@@ -273,7 +274,9 @@ export class WorkflowDesk {
   /** Run `id` once terminal (a `wait on: run` step's watch), null if unknown or `signal` aborts first. */
   async #runEnded(id: string, signal: AbortSignal): Promise<Readonly<WorkflowRun> | null> {
     const run = await this.run(id);
-    if (run === null || TERMINAL_RUN.has(run.status) || !this.engine.get(id)) return run;
+    if (run === null || TERMINAL_RUN.has(run.status)) return run;
+    // Live at another replica (its owner): its end is read from the shared store.
+    if (!this.engine.get(id)) return this.deps.store.fleet ? storedEnd((at) => this.run(at), id, signal) : run;
     return this.#waiters.onEnd(id, signal);
   }
 
