@@ -96,6 +96,33 @@ describe('artifact kinds', () => {
     }
   });
 
+  it("memory.* steps cannot read, list, forge or delete an artifact (agentd's own keys)", async () => {
+    const doc = {
+      name: 'w',
+      steps: {
+        s: { kind: 'manual' },
+        c: { kind: 'artifact.create', depends_on: 's', name: 't', content: 'TOPSECRET2', sensitive: true },
+        l: { kind: 'memory.list', depends_on: 'c' },
+        g: { kind: 'memory.get', depends_on: 'l', key: '_artifacts/{{steps.c.output.id}}' },
+        f: { kind: 'finish', depends_on: 'g' },
+      },
+    };
+    const life = await openDesk(`${tmp.dir}/reserved`, [doc]);
+    try {
+      const run = await runToEnd(life);
+      const key = `_artifacts/${run.id}/c`;
+      assert.deepEqual(run.steps['l']?.output, { keys: [], truncated: false });
+      assert.equal(
+        run.error,
+        `step "g" failed: memory.get: key "${key}" is under "_artifacts/", which agentd keeps for itself`,
+      );
+      const record = JSON.stringify(await life.store.workflows.getRun(run.id));
+      assert.equal(record.split('TOPSECRET2').length - 1, 1, 'the run record holds the content outside its definition');
+    } finally {
+      await life.close();
+    }
+  });
+
   it('refuses a non-boolean sensitive and content with from_step', () => {
     const loaded = loadWorkflow(
       around({ kind: 'artifact.create', name: 'a', content: 'x', from_step: 's', sensitive: 'yes' }),
