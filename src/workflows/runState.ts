@@ -235,7 +235,8 @@ export function applyResult(run: WorkflowRun, id: string, result: StepResult, no
   }
   state.status = 'done';
   state.output = result.output ?? null;
-  if (result.type === 'done' && result.spilled)
+  if (result.type === 'done' && result.spilled) {
+    if (!run.spills?.includes(result.spilled.id)) run.spills = [...(run.spills ?? []), result.spilled.id];
     return [
       {
         event: 'step.output.artifact',
@@ -243,6 +244,7 @@ export function applyResult(run: WorkflowRun, id: string, result: StepResult, no
       },
       ended(run, id, state, now),
     ];
+  }
   if (result.type === 'done' && result.cached)
     return [
       { event: 'step.cache_hit', fields: { run: run.id, step: id, key: result.cached } },
