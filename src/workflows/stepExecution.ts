@@ -2,7 +2,6 @@
 // bound it by its timeout and the run's cancel, and turn anything thrown into a failed result.
 import { createHash } from 'node:crypto';
 import type { StepDef, WorkflowRun } from '../domain/workflow.js';
-import { redact } from '../obs/log.js';
 import { schemaProblem } from './jsonSchema.js';
 import type { NodeKind, StepContext, StepPorts, StepResult } from './nodeKind.js';
 import { cacheKeyOf, readCache, writeCache } from './stepCache.js';
@@ -75,9 +74,8 @@ export async function executeStep(
   cancel: AbortSignal,
 ): Promise<StepResult> {
   try {
+    // An error text is redacted where the run stores it (runState.ts failStep).
     const result = await executeKind(run, step, kind, ports, now, cancel);
-    // An error text is stored with the run: a secret or sensitive content it quotes is redacted first.
-    if (result.type === 'failed') return { ...result, error: redact(result.error) };
     return await spillOutput(result, run, step, ports, now);
   } catch (err) {
     return { type: 'failed', error: `spill: ${message(err)}` };

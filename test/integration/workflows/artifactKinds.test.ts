@@ -123,6 +123,27 @@ describe('artifact kinds', () => {
     }
   });
 
+  it('a finish reason quoting sensitive content is stored redacted', async () => {
+    const doc = {
+      name: 'w',
+      steps: {
+        s: { kind: 'manual' },
+        c: { kind: 'artifact.create', depends_on: 's', name: 't', content: 'TOPSECRET4', sensitive: true },
+        g: { kind: 'artifact.get', depends_on: 'c', id: '{{steps.c.output.id}}' },
+        f: { kind: 'finish', depends_on: 'g', status: 'failed', reason: 'gave up on {{steps.g.output.content}}' },
+      },
+    };
+    const life = await openDesk(`${tmp.dir}/reason`, [doc]);
+    try {
+      const run = await runToEnd(life);
+      assert.equal(run.error, 'gave up on [redacted]');
+      const record = JSON.stringify(await life.store.workflows.getRun(run.id));
+      assert.equal(record.split('TOPSECRET4').length - 1, 1, 'the run record holds the content outside its definition');
+    } finally {
+      await life.close();
+    }
+  });
+
   it('refuses a non-boolean sensitive and content with from_step', () => {
     const loaded = loadWorkflow(
       around({ kind: 'artifact.create', name: 'a', content: 'x', from_step: 's', sensitive: 'yes' }),
