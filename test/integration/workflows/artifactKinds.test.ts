@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { after, describe, it } from 'node:test';
+import { redact } from '../../../src/obs/log.js';
 import { loadWorkflow } from '../../../src/workflows/definitions.js';
 import { around, openDesk, runToEnd, tempStoreDir } from './deskRig.js';
 
@@ -79,10 +80,10 @@ describe('artifact kinds', () => {
       const content = JSON.stringify({ token: secret });
       assert.equal(run.steps['use']?.output, content.length, 'a later step read the content through');
       assert.equal(run.steps['c']?.output && (run.steps['c'].output as { sensitive?: boolean }).sensitive, true);
-      assert.deepEqual(run.steps['g']?.output, {
-        $artifact: `${run.id}/g/output.json`,
-        size: (run.steps['g']?.output as { size: number } | undefined)?.size,
-      });
+      const kept = await life.store.memory.get(`_artifacts/${run.id}/g/output.json`, Date.now());
+      const keptText = (kept?.value as { content: string } | undefined)?.content ?? '';
+      assert.ok(keptText.includes(secret), 'the get output is kept as an artifact');
+      assert.deepEqual(run.steps['g']?.output, { $artifact: `${run.id}/g/output.json`, size: keptText.length });
       assert.equal(run.error, 'step "leak" failed: leaked [redacted]', 'the failure names the content redacted');
       const record = JSON.stringify(await life.store.workflows.getRun(run.id));
       const lines = JSON.stringify(life.events);
@@ -139,6 +140,27 @@ describe('artifact kinds', () => {
       assert.equal(run.error, 'gave up on [redacted]');
       const record = JSON.stringify(await life.store.workflows.getRun(run.id));
       assert.equal(record.split('TOPSECRET4').length - 1, 1, 'the run record holds the content outside its definition');
+    } finally {
+      await life.close();
+    }
+  });
+
+  it('registers the whole sensitive content, not each string inside its JSON', async () => {
+    const doc = {
+      name: 'w',
+      steps: {
+        s: { kind: 'manual' },
+        c: { kind: 'artifact.create', depends_on: 's', name: 't', content: { user: 'alicia', env: 'prod-eu' } },
+        f: { kind: 'finish', depends_on: 'c' },
+      },
+    };
+    const sensitive = { ...doc, steps: { ...doc.steps, c: { ...doc.steps.c, sensitive: true } } };
+    const life = await openDesk(`${tmp.dir}/whole`, [sensitive]);
+    try {
+      assert.equal((await runToEnd(life)).status, 'completed');
+      assert.equal(redact('user alicia on prod-eu'), 'user alicia on prod-eu', 'a part is not redacted');
+      assert.equal(redact('x {"user":"alicia","env":"prod-eu"} y'), 'x [redacted] y');
+      assert.equal(redact(JSON.stringify({ c: '{"user":"alicia","env":"prod-eu"}' })), '{"c":"[redacted]"}');
     } finally {
       await life.close();
     }
