@@ -48,7 +48,7 @@ workflows:
   - name: ship
     steps:
       s: {kind: once}
-      h: {kind: human, depends_on: s, question: "Ship now?", to: ${to}, reply_uri: "${base}${path}", timeout: 5m}
+      h: {kind: human, depends_on: s, question: "Ship now?", to: ${to}, reply_uri: "${base}${path}", allow_private: true, timeout: 5m}
       f: {kind: finish, depends_on: h, output: "{{steps.h.output}}"}
 `;
 
