@@ -5,6 +5,7 @@
 import type { WorkflowDef } from '../domain/workflow.js';
 import { nullableStringKind, nullableUrlKind } from './kinds.js';
 import type { KeyTable } from './schema.js';
+import { everyStep } from './workflowSteps.js';
 
 export interface SearchConfig {
   provider: {
@@ -34,21 +35,10 @@ export function checkSearchSteps(defs: readonly WorkflowDef[], provider: SearchC
   if (provider.url !== null) return [];
   const problems: string[] = [];
   for (const def of defs)
-    for (const id of searchSteps(def.steps))
-      problems.push(
-        `workflow "${def.name}" step "${id}": search.query needs a search provider (search.provider.url is not set)`,
-      );
+    for (const step of everyStep(def.steps))
+      if (step.kind === 'search.query')
+        problems.push(
+          `workflow "${def.name}" step "${step.id}": search.query needs a search provider (search.provider.url is not set)`,
+        );
   return problems;
-}
-
-type Steps = WorkflowDef['steps'];
-
-function searchSteps(steps: Steps): string[] {
-  const found: string[] = [];
-  for (const step of Object.values(steps)) {
-    if (step.kind === 'search.query') found.push(step.id);
-    if (step.body) found.push(...searchSteps(step.body));
-    for (const branch of Object.values(step.branches ?? {})) found.push(...searchSteps(branch));
-  }
-  return found;
 }

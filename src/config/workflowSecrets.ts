@@ -6,6 +6,7 @@ import type { WorkflowDef } from '../domain/workflow.js';
 import { DaemonError } from '../errors.js';
 import { registerSecret } from '../obs/log.js';
 import { resolveSecrets } from './secrets.js';
+import { everyStep } from './workflowSteps.js';
 
 /** Resolves `{{secret:NAME}}` in a text; throws a config_invalid DaemonError naming an unset secret. */
 export type SecretResolver = (text: string) => string;
@@ -26,7 +27,7 @@ export function settleWorkflowSecrets(
 ): string[] {
   const problems: string[] = [];
   for (const def of defs)
-    for (const step of Object.values(def.steps))
+    for (const step of everyStep(def.steps))
       for (const field of SECRET_FIELDS) {
         const { missing } = resolveSecrets(step.fields[field], env);
         for (const name of missing)

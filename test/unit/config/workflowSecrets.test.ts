@@ -38,4 +38,22 @@ describe('workflow secrets', () => {
       delete process.env['HOOK_KEY'];
     }
   });
+
+  it('an unset secret in an http.sign inside a foreach body is a config error too', () => {
+    const dir = tempDir();
+    const nested = `workflows:
+  - name: fan
+    steps:
+      s: {kind: manual}
+      each:
+        kind: foreach
+        depends_on: s
+        over: [1, 2]
+        body:
+          h: {kind: http, url: "https://hooks.example/x", method: POST, body: "{{item}}", sign: {key: "{{secret:SIGN_KEY}}"}}
+      f: {kind: finish, depends_on: [each]}
+`;
+    const file = writeConfig(dir, 'a.yaml', nested);
+    assert.match(compileError(dir, { files: [file] }), /workflow "fan" step "h": sign: secret 'SIGN_KEY' is not set/);
+  });
 });
