@@ -17,6 +17,16 @@ const resolvers = new WeakMap<object, SecretResolver>();
 /** Step fields whose strings may hold secrets: a webhook start's `auth`, an `http` step's `sign`. */
 const SECRET_FIELDS = ['auth', 'sign'];
 
+/** The secret names each compiled `workflows` list references: all a run-time definition may use. */
+const configuredNames = new WeakMap<object, ReadonlySet<string>>();
+
+/** The `{{secret:NAME}}` names `step`'s secret fields reference, with the field. */
+function referenced(step: WorkflowDef['steps'][string]): Array<{ field: string; name: string }> {
+  return SECRET_FIELDS.flatMap((field) =>
+    resolveSecrets(step.fields[field], {}).missing.map((name) => ({ field, name })),
+  );
+}
+
 /**
  * Checks every secret the configured start nodes reference and binds the resolver to `defs`; returns the problems
  * (`workflow "w" step "hook": auth: secret 'X' is not set`).
@@ -33,6 +43,16 @@ export function settleWorkflowSecrets(
         for (const name of missing)
           problems.push(`workflow "${def.name}" step "${step.id}": ${field}: secret '${name}' is not set`);
       }
+  configuredNames.set(
+    defs,
+    new Set(
+      defs.flatMap((def) =>
+        everyStep(def.steps)
+          .flatMap(referenced)
+          .map((r) => r.name),
+      ),
+    ),
+  );
   const snapshot = Object.freeze({ ...env });
   resolvers.set(defs, (text) => {
     const resolved = resolveSecrets(text, snapshot);
@@ -53,5 +73,22 @@ export function workflowSecrets(defs: readonly WorkflowDef[]): SecretResolver {
         throw new DaemonError('config_invalid', 'secrets are resolved only in a compiled config');
       return text;
     })
+  );
+}
+
+/**
+ * The refusals of a definition made at run time (`workflow.create`/`update`, by a model or a client): it may
+ * reference only secrets a configured workflow already references, so it cannot HMAC a body with (or compare a
+ * webhook caller against) any other variable of the daemon's environment.
+ */
+export function runtimeSecretProblems(defs: readonly WorkflowDef[], def: WorkflowDef): string[] {
+  const allowed = configuredNames.get(defs) ?? new Set<string>();
+  return everyStep(def.steps).flatMap((step) =>
+    referenced(step)
+      .filter((r) => !allowed.has(r.name))
+      .map(
+        (r) =>
+          `workflow "${def.name}" step "${step.id}": ${r.field}: secret '${r.name}' is not referenced by a configured workflow (a workflow made at run time may use only those)`,
+      ),
   );
 }

@@ -4,7 +4,7 @@
 import { lookup } from 'node:dns/promises';
 import { checkSearchSteps } from '../config/searchKeys.js';
 import type { AgentConfig } from '../config/types.js';
-import { workflowSecrets } from '../config/workflowSecrets.js';
+import { runtimeSecretProblems, workflowSecrets } from '../config/workflowSecrets.js';
 import { capBody } from '../context/skills.js';
 import { type LiveRunView, TERMINAL_RUN, type WorkflowDef, type WorkflowRun } from '../domain/workflow.js';
 import { describeError } from '../errors.js';
@@ -185,7 +185,10 @@ export class WorkflowProducer implements Producer {
       ctx.turns.onCommitted((turn) => void opened.then(() => starts.turnEnded(turn))),
       ctx.ports.plug('workflows', () => desk),
       ctx.ports.plug('live_runs', (principal) => liveRunViews(desk.engine.live(), principal)),
-      ctx.ports.plug('workflow_reach', (def) => checkSearchSteps([def], ctx.config.search.provider)),
+      ctx.ports.plug('workflow_reach', (def) => [
+        ...checkSearchSteps([def], ctx.config.search.provider),
+        ...runtimeSecretProblems(ctx.config.workflows, def),
+      ]),
       // A respawned step child can spend before its run is live again: the charge waits for the desk to open.
       ctx.ports.plug('run_spent', (run, usage) => {
         void opened
