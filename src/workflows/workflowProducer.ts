@@ -5,7 +5,7 @@ import { lookup } from 'node:dns/promises';
 import { checkSearchSteps } from '../config/searchKeys.js';
 import type { AgentConfig } from '../config/types.js';
 import { runtimeSecretProblems, workflowSecrets } from '../config/workflowSecrets.js';
-import { capBody } from '../context/skills.js';
+import { SkillBook } from '../context/skillBook.js';
 import { type LiveRunView, TERMINAL_RUN, type WorkflowDef, type WorkflowRun } from '../domain/workflow.js';
 import { describeError } from '../errors.js';
 import { chargedTokens } from '../protocol/usage.js';
@@ -69,22 +69,18 @@ function knowledgeCaller(tools: NonNullable<ProducerContext['mcp']>): NonNullabl
   };
 }
 
-/** Skill bodies for a `subagent` step: the first `skills.sources` server listing each name, capped as a turn's. */
+/** Skill bodies for a `subagent` step: read as a turn's are (SkillBook: first source listing it, timeout, cap). */
 function skillReader(
   ctx: ProducerContext,
   tools: NonNullable<ProducerContext['mcp']>,
 ): NonNullable<StepPorts['skills']> {
   return async (names) => {
-    const listings = tools.skills();
+    const book = new SkillBook({ config: ctx.config, log: ctx.log, tools, setSkills: () => undefined });
     const bodies: { name: string; body: string }[] = [];
     const unknown: string[] = [];
-    for (const name of names) {
-      const server = ctx.config.skills.sources.find((s) => listings.get(s)?.some((i) => i.name === name));
-      const info = server === undefined ? undefined : listings.get(server)?.find((i) => i.name === name);
-      if (server === undefined || info === undefined) unknown.push(name);
-      else
-        bodies.push({ name, body: capBody(await tools.readSkill(server, info, 30_000), ctx.config.skills.max_bytes) });
-    }
+    for (const name of names)
+      if (book.has(name)) bodies.push({ name, body: await book.body(name) });
+      else unknown.push(name);
     return { bodies, unknown };
   };
 }
