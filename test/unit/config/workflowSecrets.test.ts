@@ -84,4 +84,16 @@ describe('workflow secrets', () => {
       'workflow "m" step "h": sign: secret \'AWS_SECRET_ACCESS_KEY\' is not referenced by a configured workflow (a workflow made at run time may use only those)',
     ]);
   });
+
+  it('refuses credentials in search.provider.url, without echoing them', () => {
+    const dir = tempDir();
+    const file = writeConfig(
+      dir,
+      'a.yaml',
+      'search:\n  provider:\n    url: "https://u:hunter22@search.example/search"\n',
+    );
+    const message = compileError(dir, { files: [file] });
+    assert.match(message, /search\.provider\.url.*must not hold credentials/);
+    assert.ok(!message.includes('hunter22'), message);
+  });
 });
