@@ -96,4 +96,23 @@ describe('workflow secrets', () => {
     assert.match(message, /search\.provider\.url.*must not hold credentials/);
     assert.ok(!message.includes('hunter22'), message);
   });
+
+  it('refuses a literal human.to that is not in a2a.principals', () => {
+    const dir = tempDir();
+    const doc = `a2a:
+  principals:
+    - {id: alice, role: user, match: {any: true}}
+workflows:
+  - name: ask
+    steps:
+      s: {kind: manual}
+      h: {kind: human, depends_on: s, question: "Ok?", to: mallory}
+      f: {kind: finish, depends_on: [h]}
+`;
+    const file = writeConfig(dir, 'a.yaml', doc);
+    assert.match(
+      compileError(dir, { files: [file] }),
+      /workflow "ask" step "h": to "mallory" is not in a2a\.principals/,
+    );
+  });
 });
