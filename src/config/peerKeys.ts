@@ -8,6 +8,7 @@ import type { ValueKind } from './kinds.js';
 import { showValue } from './kinds.js';
 import { closedMapping, isMapping, nameAt, problemAt, shaped, textAt } from './mappings.js';
 import type { Config } from './types.js';
+import { everyStep } from './workflowSteps.js';
 
 const PEER_KEYS = ['url', 'bearer', 'allow_private'];
 const PEER_NAME = /^[a-zA-Z_][a-zA-Z0-9_.-]{0,63}$/;
@@ -59,8 +60,9 @@ export function peersKind(): ValueKind<Peers> {
 }
 
 /** The step field naming what each integration kind reaches, and the config it must be in. */
-const REACHES: Readonly<Record<string, { field: string; in: 'peers' | 'servers' }>> = {
+const REACHES: Readonly<Record<string, { field: string; in: 'peers' | 'servers' | 'principals' }>> = {
   'a2a.send': { field: 'to', in: 'peers' },
+  human: { field: 'to', in: 'principals' },
   'a2a.delegate': { field: 'peer', in: 'peers' },
   'mcp.resource': { field: 'server', in: 'servers' },
 };
@@ -81,16 +83,20 @@ function agentServerProblems(workflow: string, step: StepDef, known: readonly st
  * server absent from `mcp.servers`: refused at load, naming workflow, step and field (producers reference §2.1).
  */
 export function checkWorkflowReach(config: Readonly<Config>): string[] {
-  const known = { peers: Object.keys(config.a2a.peers), servers: Object.keys(config.mcp.servers) };
+  const known = {
+    peers: Object.keys(config.a2a.peers),
+    servers: Object.keys(config.mcp.servers),
+    principals: config.a2a.principals.map((p) => p.id),
+  };
   const problems: string[] = [];
   for (const def of config.workflows)
-    for (const step of Object.values(def.steps)) {
+    for (const step of everyStep(def.steps)) {
       if (step.kind === 'agent') problems.push(...agentServerProblems(def.name, step, known.servers));
       const reach = REACHES[step.kind];
       const name = reach && step.fields[reach.field];
       if (!reach || typeof name !== 'string' || name.includes('{{') || name.startsWith('CEL:')) continue;
       if (known[reach.in].includes(name)) continue;
-      const where = reach.in === 'peers' ? 'a2a.peers' : 'mcp.servers';
+      const where = reach.in === 'servers' ? 'mcp.servers' : `a2a.${reach.in}`;
       problems.push(
         `workflow "${def.name}" step "${step.id}": ${reach.field} "${name}" is not in ${where} (configured: ${known[reach.in].join(', ') || 'none'})`,
       );

@@ -3,8 +3,9 @@
 // (`GET <url>?q=…&format=json`), the key optional and sent as a bearer token. A configured workflow whose
 // `search.query` step has no provider to ask is refused here, at load, naming the step and the missing key.
 import type { WorkflowDef } from '../domain/workflow.js';
-import { nullableStringKind, nullableUrlKind } from './kinds.js';
+import { type Coerced, nullableStringKind, nullableUrlKind, type ValueKind } from './kinds.js';
 import type { KeyTable } from './schema.js';
+import { everyStep } from './workflowSteps.js';
 
 export interface SearchConfig {
   provider: {
@@ -15,9 +16,29 @@ export interface SearchConfig {
   };
 }
 
+/**
+ * A URL or null that holds no `user:password@`: a fetch error quotes the URL, and a step error stores it. The value is
+ * not echoed (it holds the credentials).
+ */
+function credentialFreeUrlKind(): ValueKind<string | null> {
+  const url = nullableUrlKind();
+  const check = (coerced: Coerced<string | null>): Coerced<string | null> => {
+    if (!coerced.ok || coerced.value === null) return coerced;
+    const parsed = new URL(coerced.value);
+    return parsed.username === '' && parsed.password === ''
+      ? coerced
+      : { ok: false, problem: 'must not hold credentials (user:password@): give the token in search.provider.key' };
+  };
+  return {
+    ...url,
+    fromYaml: (v) => check(url.fromYaml(v)),
+    fromText: (t) => check(url.fromText?.(t) ?? url.fromYaml(t)),
+  };
+}
+
 export const SEARCH_KEYS: Pick<KeyTable, 'search.provider.url' | 'search.provider.key'> = {
   'search.provider.url': {
-    kind: nullableUrlKind(),
+    kind: credentialFreeUrlKind(),
     default: null,
     doc: 'SearXNG-compatible JSON search endpoint the search.query workflow step asks; null = none.',
   },
@@ -34,21 +55,10 @@ export function checkSearchSteps(defs: readonly WorkflowDef[], provider: SearchC
   if (provider.url !== null) return [];
   const problems: string[] = [];
   for (const def of defs)
-    for (const id of searchSteps(def.steps))
-      problems.push(
-        `workflow "${def.name}" step "${id}": search.query needs a search provider (search.provider.url is not set)`,
-      );
+    for (const step of everyStep(def.steps))
+      if (step.kind === 'search.query')
+        problems.push(
+          `workflow "${def.name}" step "${step.id}": search.query needs a search provider (search.provider.url is not set)`,
+        );
   return problems;
-}
-
-type Steps = WorkflowDef['steps'];
-
-function searchSteps(steps: Steps): string[] {
-  const found: string[] = [];
-  for (const step of Object.values(steps)) {
-    if (step.kind === 'search.query') found.push(step.id);
-    if (step.body) found.push(...searchSteps(step.body));
-    for (const branch of Object.values(step.branches ?? {})) found.push(...searchSteps(branch));
-  }
-  return found;
 }

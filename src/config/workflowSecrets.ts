@@ -6,6 +6,7 @@ import type { WorkflowDef } from '../domain/workflow.js';
 import { DaemonError } from '../errors.js';
 import { registerSecret } from '../obs/log.js';
 import { resolveSecrets } from './secrets.js';
+import { everyStep } from './workflowSteps.js';
 
 /** Resolves `{{secret:NAME}}` in a text; throws a config_invalid DaemonError naming an unset secret. */
 export type SecretResolver = (text: string) => string;
@@ -15,6 +16,16 @@ const resolvers = new WeakMap<object, SecretResolver>();
 
 /** Step fields whose strings may hold secrets: a webhook start's `auth`, an `http` step's `sign`. */
 const SECRET_FIELDS = ['auth', 'sign'];
+
+/** The secret names each compiled `workflows` list references: all a run-time definition may use. */
+const configuredNames = new WeakMap<object, ReadonlySet<string>>();
+
+/** The `{{secret:NAME}}` names `step`'s secret fields reference, with the field. */
+function referenced(step: WorkflowDef['steps'][string]): Array<{ field: string; name: string }> {
+  return SECRET_FIELDS.flatMap((field) =>
+    resolveSecrets(step.fields[field], {}).missing.map((name) => ({ field, name })),
+  );
+}
 
 /**
  * Checks every secret the configured start nodes reference and binds the resolver to `defs`; returns the problems
@@ -26,12 +37,22 @@ export function settleWorkflowSecrets(
 ): string[] {
   const problems: string[] = [];
   for (const def of defs)
-    for (const step of Object.values(def.steps))
+    for (const step of everyStep(def.steps))
       for (const field of SECRET_FIELDS) {
         const { missing } = resolveSecrets(step.fields[field], env);
         for (const name of missing)
           problems.push(`workflow "${def.name}" step "${step.id}": ${field}: secret '${name}' is not set`);
       }
+  configuredNames.set(
+    defs,
+    new Set(
+      defs.flatMap((def) =>
+        everyStep(def.steps)
+          .flatMap(referenced)
+          .map((r) => r.name),
+      ),
+    ),
+  );
   const snapshot = Object.freeze({ ...env });
   resolvers.set(defs, (text) => {
     const resolved = resolveSecrets(text, snapshot);
@@ -52,5 +73,22 @@ export function workflowSecrets(defs: readonly WorkflowDef[]): SecretResolver {
         throw new DaemonError('config_invalid', 'secrets are resolved only in a compiled config');
       return text;
     })
+  );
+}
+
+/**
+ * The refusals of a definition made at run time (`workflow.create`/`update`, by a model or a client): it may
+ * reference only secrets a configured workflow already references, so it cannot HMAC a body with (or compare a
+ * webhook caller against) any other variable of the daemon's environment.
+ */
+export function runtimeSecretProblems(defs: readonly WorkflowDef[], def: WorkflowDef): string[] {
+  const allowed = configuredNames.get(defs) ?? new Set<string>();
+  return everyStep(def.steps).flatMap((step) =>
+    referenced(step)
+      .filter((r) => !allowed.has(r.name))
+      .map(
+        (r) =>
+          `workflow "${def.name}" step "${step.id}": ${r.field}: secret '${r.name}' is not referenced by a configured workflow (a workflow made at run time may use only those)`,
+      ),
   );
 }

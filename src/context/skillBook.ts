@@ -23,7 +23,7 @@ export class SkillBook {
     private readonly deps: {
       config: Readonly<Config>;
       log: Logger;
-      tools: ToolSurface | undefined;
+      tools: Pick<ToolSurface, 'skills' | 'readSkill'> | undefined;
       /** Records the conversation's loaded skills (the conversation book). */
       setSkills: (conv: Conversation, names: readonly string[]) => void;
     },
@@ -105,7 +105,8 @@ export class SkillBook {
     return true;
   }
 
-  private async body(name: string): Promise<string> {
+  /** The body of catalogued skill `name`, fetched once and capped at `skills.max_bytes` (a workflow step reads it too). */
+  async body(name: string): Promise<string> {
     const cached = this.bodies.get(name);
     if (cached !== undefined) return cached;
     const entry = this.entries.get(name);

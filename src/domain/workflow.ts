@@ -200,6 +200,11 @@ export interface WorkflowRun {
    * `signals`, so neither can drop the other (records from before it was kept hold them in `signals`).
    */
   held?: BufferedSignal[];
+  /**
+   * Artifact ids of this run's spilled outputs (stepSpill.ts), recorded as each is applied: only a reference to one
+   * of these is read back into a scope, never a value that merely has a reference's shape.
+   */
+  spills?: string[];
   output: unknown;
   error: string | null;
   created: number;

@@ -3,6 +3,7 @@
 
 import { createPlan, type PlanItemInput, type PlanUpdateArgs, settleBound, updatePlan } from '../context/planOps.js';
 import { planProgress } from '../context/render.js';
+import { reservedKeyProblem, reservedMemoryPrefix } from '../domain/memory.js';
 import type { Plan } from '../domain/plan.js';
 import { isTerminal } from '../domain/subagent.js';
 import { settleNote } from '../subagents/planBindings.js';
@@ -36,6 +37,8 @@ function okWhen(value: Promise<unknown>): ToolOutcome {
 
 function memoryGet(args: Args, _caller: ToolCaller, host: InternalToolHost): ToolOutcome {
   const key = args['key'] as string;
+  const reserved = reservedKeyProblem('memory.get', key);
+  if (reserved !== null) return toolError(reserved);
   return okWhen(
     host.memory
       .get(key, host.now())
@@ -49,6 +52,8 @@ function memoryGet(args: Args, _caller: ToolCaller, host: InternalToolHost): Too
 
 function memorySet(args: Args, _caller: ToolCaller, host: InternalToolHost): ToolOutcome {
   const key = args['key'] as string;
+  const reserved = reservedKeyProblem('memory.set', key);
+  if (reserved !== null) return toolError(reserved);
   const now = host.now();
   const ttl = args['ttl'] as string | number | undefined;
   const expires = ttl === undefined ? null : now + durationMs(ttl);
@@ -62,11 +67,19 @@ function memorySet(args: Args, _caller: ToolCaller, host: InternalToolHost): Too
 function memoryList(args: Args, _caller: ToolCaller, host: InternalToolHost): ToolOutcome {
   const prefix = (args['prefix'] as string | undefined) ?? '';
   const limit = (args['limit'] as number | undefined) ?? DEFAULT_LIST_LIMIT;
-  return okWhen(host.memory.list(prefix, limit, host.now()).then(({ keys, truncated }) => ({ keys, truncated })));
+  const reserved = reservedKeyProblem('memory.list', prefix, 'prefix');
+  if (reserved !== null) return toolError(reserved);
+  // A shorter prefix ("", "_") also matches agentd's own keys: they are left out of the answer.
+  const listed = host.memory.list(prefix, limit, host.now());
+  return okWhen(
+    listed.then(({ keys, truncated }) => ({ keys: keys.filter((k) => !reservedMemoryPrefix(String(k))), truncated })),
+  );
 }
 
 function memoryDelete(args: Args, _caller: ToolCaller, host: InternalToolHost): ToolOutcome {
   const key = args['key'] as string;
+  const reserved = reservedKeyProblem('memory.delete', key);
+  if (reserved !== null) return toolError(reserved);
   const deleted = host.memory.delete(key).then((existed) => {
     if (existed) host.onMemoryChanged?.('delete', key);
     return { deleted: existed };

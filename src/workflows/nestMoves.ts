@@ -6,7 +6,7 @@ import { compileCel, evalPredicate } from '../expr/cel.js';
 import { instanceBody, instanceId, stepDefAt } from './nesting.js';
 import { done, failed, type StepResult } from './nodeKind.js';
 import { type Reducer, reduceVar } from './reducers.js';
-import { runScope } from './runScope.js';
+import { expandValue, NO_SPILLS, type SpillValues, spillScope } from './stepSpill.js';
 
 export interface NestEvent {
   event: string;
@@ -159,6 +159,7 @@ function settle(
   nest: NestProgress,
   index: number,
   end: { ok: true; output: unknown } | { ok: false; error: string },
+  spills: SpillValues,
 ): StepResult | undefined {
   nest.open = nest.open.filter((i) => i !== index);
   if (end.ok) {
@@ -166,7 +167,8 @@ function settle(
     if (parent.kind === 'race') return raceWon(nest, index);
     if (parent.kind === 'subgraph') return done(end.output ?? null);
     if (parent.kind === 'iterate' && parent.fields['until'] !== undefined) {
-      const scope = { ...runScope(run, { step: id }), iteration: index, result: end.output ?? null };
+      const result = expandValue(end.output ?? null, spills);
+      const scope = { ...spillScope(run, spills, { step: id }), iteration: index, result };
       const until = predicate(parent.fields['until'], scope);
       if (!until.ok) return failed(`iterate: until: ${until.error}`);
       if (until.value) nest.total = index + 1;
@@ -192,10 +194,17 @@ function open(run: WorkflowRun, id: string, parent: StepDef, nest: NestProgress,
 }
 
 /** Whether iterate may open iteration `index` (`while`, `max_iterations`); else its total is fixed there. */
-function mayIterate(run: WorkflowRun, id: string, parent: StepDef, nest: NestProgress): StepResult | boolean {
+function mayIterate(
+  run: WorkflowRun,
+  id: string,
+  parent: StepDef,
+  nest: NestProgress,
+  spills: SpillValues,
+): StepResult | boolean {
   if (parent.fields['while'] === undefined) return true;
   const index = nest.next;
-  const scope = { ...runScope(run, { step: id }), iteration: index, previous: nest.results[index - 1] ?? null };
+  const previous = expandValue(nest.results[index - 1] ?? null, spills);
+  const scope = { ...spillScope(run, spills, { step: id }), iteration: index, previous };
   const held = predicate(parent.fields['while'], scope);
   if (!held.ok) return failed(`iterate: while: ${held.error}`);
   return held.value;
@@ -221,8 +230,8 @@ export function nestHasWork(run: Readonly<WorkflowRun>, id: string, now: number)
   });
 }
 
-/** One move of nested step `id`: settle finished instances, open new ones, or decide its result. */
-export function advanceNest(run: WorkflowRun, id: string, now: number): NestMove {
+/** One move of nested step `id`: settle finished instances, open new ones, or decide its result (`spills`: as the scheduler's). */
+export function advanceNest(run: WorkflowRun, id: string, now: number, spills: SpillValues = NO_SPILLS): NestMove {
   const nest = run.steps[id]?.wait?.nest;
   const parent = stepDefAt(run.definition, id);
   if (nest === undefined || parent === undefined) return { events: [] };
@@ -232,12 +241,12 @@ export function advanceNest(run: WorkflowRun, id: string, now: number): NestMove
     const end = outcome(run, prefix, instanceBody(parent, nest, index));
     if (end === null) continue;
     events.push(...dropScoped(run, prefix));
-    const result = settle(run, id, parent, nest, index, end);
+    const result = settle(run, id, parent, nest, index, end, spills);
     if (result) return { events: [...events, ...dropNest(run, id)], result };
   }
   while (nest.open.length < nest.window && (nest.total === null || nest.next < nest.total)) {
     if (parent.kind === 'iterate') {
-      const may = mayIterate(run, id, parent, nest);
+      const may = mayIterate(run, id, parent, nest, spills);
       if (typeof may === 'object') return { events: [...events, ...dropNest(run, id)], result: may };
       if (!may) {
         nest.total = nest.next;

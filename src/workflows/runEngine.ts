@@ -25,6 +25,7 @@ import {
 import { type RunWatch, stepMove } from './runWatch.js';
 import { nextRunDecision } from './scheduler.js';
 import { executeStep } from './stepExecution.js';
+import { readSpills } from './stepSpill.js';
 import { WaitWatches } from './waitWatches.js';
 import { WakeTimers } from './wakeTimers.js';
 
@@ -248,7 +249,8 @@ export class RunEngine {
       await this.#settleArrived(run);
       if (!this.#live.has(id)) return;
       const now = this.deps.clock();
-      const decision = nextRunDecision(run, now);
+      const spills = await readSpills(run, this.deps.ports, now);
+      const decision = nextRunDecision(run, now, spills);
       switch (decision.type) {
         case 'end':
           if (decision.event)
@@ -269,7 +271,7 @@ export class RunEngine {
           break;
         case 'nest': {
           const id = decision.steps[0] as string;
-          const moved = advanceNest(run, id, now);
+          const moved = advanceNest(run, id, now, spills);
           const events = moved.result ? [...moved.events, ...settleWait(run, id, moved.result, now)] : moved.events;
           await (TERMINAL_RUN.has(run.status) ? this.#end(run, events) : this.#commit(run, events));
           break;

@@ -1,6 +1,7 @@
 // Transitions of a run record (producers reference §2.7, §2.9, §2.10): each takes the run (mutated in place, owned
 // by the engine) and the clock, and returns the events to log. Pure: no I/O.
 import type { StepDef, StepState, StepWait, WorkflowDef, WorkflowRun } from '../domain/workflow.js';
+import { redact } from '../obs/log.js';
 import { schemaProblem } from './jsonSchema.js';
 import { dueWaitResult } from './kinds/waitKind.js';
 import { siblingPrefix, stepDefAt } from './nesting.js';
@@ -114,8 +115,10 @@ export function endRun(
       const fields = { run: run.id, step: id, status: 'cancelled', attempt: state.attempt, err: null };
       events.push({ event: 'step.done', fields });
     }
-  Object.assign(run, { status, error, output: output ?? null, finished: now, updated: now });
-  events.push({ event: 'run.done', fields: { run: run.id, workflow: run.workflow, status, err: error } });
+  // A run's error (a finish reason, a `when` error, a step's failure) is stored redacted.
+  const text = error === null ? null : redact(error);
+  Object.assign(run, { status, error: text, output: output ?? null, finished: now, updated: now });
+  events.push({ event: 'run.done', fields: { run: run.id, workflow: run.workflow, status, err: text } });
   return events;
 }
 
@@ -169,10 +172,12 @@ function failStep(
   run: WorkflowRun,
   step: StepDef,
   state: StepState,
-  error: string,
+  raw: string,
   timeout: boolean,
   now: number,
 ): RunEvent[] {
+  // Every step error is stored here, whatever built it (a kind, a spill, an output_schema check): redacted once.
+  const error = redact(raw);
   state.error = error;
   if (state.attempt <= step.retry.max) {
     const backoff = retryDelayMs(step.retry.backoffMs, state.attempt, run.id, step.id);
@@ -235,7 +240,8 @@ export function applyResult(run: WorkflowRun, id: string, result: StepResult, no
   }
   state.status = 'done';
   state.output = result.output ?? null;
-  if (result.type === 'done' && result.spilled)
+  if (result.type === 'done' && result.spilled) {
+    if (!run.spills?.includes(result.spilled.id)) run.spills = [...(run.spills ?? []), result.spilled.id];
     return [
       {
         event: 'step.output.artifact',
@@ -243,6 +249,7 @@ export function applyResult(run: WorkflowRun, id: string, result: StepResult, no
       },
       ended(run, id, state, now),
     ];
+  }
   if (result.type === 'done' && result.cached)
     return [
       { event: 'step.cache_hit', fields: { run: run.id, step: id, key: result.cached } },

@@ -6,7 +6,7 @@ import { topoOrder } from './graph.js';
 import { signalHeld } from './kinds/waitKind.js';
 import { liveInstances } from './nesting.js';
 import { nestHasWork, nestOpensAt } from './nestMoves.js';
-import { runScope } from './runScope.js';
+import { NO_SPILLS, type SpillValues, spillScope } from './stepSpill.js';
 
 export type RunDecision =
   | { type: 'end'; status: 'failed' | 'stalled'; error: string; event?: 'run.deadline' | 'run.stalled' }
@@ -35,7 +35,7 @@ function orderOf(steps: Readonly<Record<string, StepDef>>): readonly string[] {
 }
 
 /** Readiness of `step` of the scope whose ids start with `prefix` (`''` at top level, an instance's otherwise). */
-function readiness(run: WorkflowRun, prefix: string, step: StepDef): Readiness {
+function readiness(run: WorkflowRun, prefix: string, step: StepDef, spills: SpillValues): Readiness {
   const id = prefix + step.id;
   const state = run.steps[id];
   if (state?.status !== 'pending') return 'wait';
@@ -45,7 +45,7 @@ function readiness(run: WorkflowRun, prefix: string, step: StepDef): Readiness {
   if (deps.some((s) => FAILED.has(s)) || !deps.every((s) => SATISFIED.has(s))) return 'wait';
   if (step.when === null) return 'ready';
   const compiled = compileCel(step.when);
-  const held = compiled.ok ? evalPredicate(compiled.program, runScope(run, { step: id })) : compiled;
+  const held = compiled.ok ? evalPredicate(compiled.program, spillScope(run, spills, { step: id })) : compiled;
   if (!held.ok) return { whenError: held.error };
   return held.value === true ? 'ready' : 'prune';
 }
@@ -76,8 +76,11 @@ function earliestDue(run: WorkflowRun): number | null {
   return due.length === 0 ? null : Math.min(...due);
 }
 
-/** One scheduling decision for a live run at `now`; apply it and ask again until `idle` or `end`. */
-export function nextRunDecision(run: WorkflowRun, now: number): RunDecision {
+/**
+ * One scheduling decision for a live run at `now`; apply it and ask again until `idle` or `end`. `spills`: the run's
+ * spilled outputs read back (stepSpill.ts `readSpills`), which `when` guards and `while`/`until` see as values.
+ */
+export function nextRunDecision(run: WorkflowRun, now: number, spills: SpillValues = NO_SPILLS): RunDecision {
   if (TERMINAL_RUN.has(run.status)) return { type: 'idle', wakeAt: null };
   if (run.deadlineMs !== null && now >= run.deadlineMs)
     return { type: 'end', status: 'failed', error: 'deadline exceeded', event: 'run.deadline' };
@@ -100,7 +103,7 @@ export function nextRunDecision(run: WorkflowRun, now: number): RunDecision {
   for (const { prefix, body } of scopes)
     for (const local of orderOf(body)) {
       const id = prefix + local;
-      const verdict = readiness(run, prefix, body[local] as StepDef);
+      const verdict = readiness(run, prefix, body[local] as StepDef, spills);
       if (typeof verdict === 'object')
         return { type: 'end', status: 'failed', error: `step "${id}": when: ${verdict.whenError}` };
       if (verdict === 'ready') ready.push(id);

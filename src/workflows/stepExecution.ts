@@ -2,12 +2,10 @@
 // bound it by its timeout and the run's cancel, and turn anything thrown into a failed result.
 import { createHash } from 'node:crypto';
 import type { StepDef, WorkflowRun } from '../domain/workflow.js';
-import { redact } from '../obs/log.js';
 import { schemaProblem } from './jsonSchema.js';
 import type { NodeKind, StepContext, StepPorts, StepResult } from './nodeKind.js';
-import { runScope } from './runScope.js';
 import { cacheKeyOf, readCache, writeCache } from './stepCache.js';
-import { expandedRun, spillOutput } from './stepSpill.js';
+import { readSpills, spillOutput, spillScope } from './stepSpill.js';
 import { renderValue } from './templates.js';
 
 /** sha256("<run>.<step>")[0:32]: the same for every attempt, so a deduplicating callee sees one effect. */
@@ -76,9 +74,8 @@ export async function executeStep(
   cancel: AbortSignal,
 ): Promise<StepResult> {
   try {
+    // An error text is redacted where the run stores it (runState.ts failStep).
     const result = await executeKind(run, step, kind, ports, now, cancel);
-    // An error text is stored with the run: a secret or sensitive content it quotes is redacted first.
-    if (result.type === 'failed') return { ...result, error: redact(result.error) };
     return await spillOutput(result, run, step, ports, now);
   } catch (err) {
     return { type: 'failed', error: `spill: ${message(err)}` };
@@ -90,7 +87,7 @@ async function executeKind(
 ): Promise<StepResult> {
   const attempt = run.steps[step.id]?.attempt ?? 1;
   const key = idempotencyKey(run.id, step.id);
-  const scope = runScope(await expandedRun(run, ports, now), { now, step: step.id, attempt, key });
+  const scope = spillScope(run, await readSpills(run, ports, now), { now, step: step.id, attempt, key });
   const rendered = renderFields(step, kind, scope);
   if (!rendered.ok) return { type: 'failed', error: rendered.error };
   const ctx = { run, step, spec: rendered.spec, scope, now, idempotencyKey: key, attempt, ports };

@@ -35,14 +35,26 @@ function askedPrincipal(ctx: Ctx, req: StepHumanAsk): { ok: true; principal: str
     : { ok: false, error: `human: to "${req.to}" is not in a2a.principals` };
 }
 
-/** Ends the step's task and tells `reply_uri` (a refused notice is logged: the end itself stands). */
+/** Tells `reply_uri` of the task's end (a refused notice is logged: the end itself stands). */
+async function tellEnd(
+  ctx: Ctx,
+  req: StepHumanAsk,
+  task: TaskRecord,
+  state: TaskState,
+  message: string,
+  answer?: string,
+) {
+  if (req.replyUri === undefined) return;
+  const body = { run: req.run, state, ...(answer !== undefined ? { answer } : { message }) };
+  const refused = await notifyReplyUri(req.replyUri, task, body);
+  if (refused !== null) ctx.log?.warn('human.notify.fail', { run: req.run, task: task.id, state, error: refused });
+}
+
+/** Ends the step's task and tells `reply_uri`. */
 function taskEnder(ctx: Ctx, req: StepHumanAsk, task: TaskRecord) {
   return async (state: TaskState, message: string, answer?: string): Promise<void> => {
     await ctx.tasks.endStepTask(task.id, state, message);
-    if (req.replyUri === undefined) return;
-    const body = { run: req.run, state, ...(answer !== undefined ? { answer } : { message }) };
-    const refused = await notifyReplyUri(req.replyUri, task, body);
-    if (refused !== null) ctx.log?.warn('human.notify.fail', { run: req.run, task: task.id, state, error: refused });
+    await tellEnd(ctx, req, task, state, message, answer);
   };
 }
 
@@ -63,7 +75,13 @@ export function askPersons(ctx: Ctx): NonNullable<StepPorts['askPerson']> {
     if (!whose.ok) return whose;
     const task = ctx.tasks.humanChannel ? await taskFor(ctx, req, whose.principal) : null;
     if (!task) return { ok: false, error: NOBODY_REACHABLE };
-    if (isTerminal(task.state)) return endedAnswer(task);
+    if (isTerminal(task.state)) {
+      // The end is saved before its notice is sent: a crash between them lost the notice, so a replay sends it
+      // again (the same Idempotency-Key <task>/<state>: a receiver that had it sees a duplicate, not a new end).
+      const answer = task.state === 'completed' ? (task.result ?? undefined) : undefined;
+      await tellEnd(ctx, req, task, task.state, task.message ?? task.state, answer);
+      return endedAnswer(task);
+    }
     const end = taskEnder(ctx, req, task);
     if (req.replyUri !== undefined) {
       const notice = { run: req.run, state: 'input-required', question: req.question, to: req.to ?? null };

@@ -4,8 +4,8 @@
 import { lookup } from 'node:dns/promises';
 import { checkSearchSteps } from '../config/searchKeys.js';
 import type { AgentConfig } from '../config/types.js';
-import { workflowSecrets } from '../config/workflowSecrets.js';
-import { capBody } from '../context/skills.js';
+import { runtimeSecretProblems, workflowSecrets } from '../config/workflowSecrets.js';
+import { SkillBook } from '../context/skillBook.js';
 import { type LiveRunView, TERMINAL_RUN, type WorkflowDef, type WorkflowRun } from '../domain/workflow.js';
 import { describeError } from '../errors.js';
 import { chargedTokens } from '../protocol/usage.js';
@@ -70,22 +70,18 @@ function knowledgeCaller(tools: NonNullable<ProducerContext['mcp']>): NonNullabl
   };
 }
 
-/** Skill bodies for a `subagent` step: the first `skills.sources` server listing each name, capped as a turn's. */
+/** Skill bodies for a `subagent` step: read as a turn's are (SkillBook: first source listing it, timeout, cap). */
 function skillReader(
   ctx: ProducerContext,
   tools: NonNullable<ProducerContext['mcp']>,
 ): NonNullable<StepPorts['skills']> {
   return async (names) => {
-    const listings = tools.skills();
+    const book = new SkillBook({ config: ctx.config, log: ctx.log, tools, setSkills: () => undefined });
     const bodies: { name: string; body: string }[] = [];
     const unknown: string[] = [];
-    for (const name of names) {
-      const server = ctx.config.skills.sources.find((s) => listings.get(s)?.some((i) => i.name === name));
-      const info = server === undefined ? undefined : listings.get(server)?.find((i) => i.name === name);
-      if (server === undefined || info === undefined) unknown.push(name);
-      else
-        bodies.push({ name, body: capBody(await tools.readSkill(server, info, 30_000), ctx.config.skills.max_bytes) });
-    }
+    for (const name of names)
+      if (book.has(name)) bodies.push({ name, body: await book.body(name) });
+      else unknown.push(name);
     return { bodies, unknown };
   };
 }
@@ -197,7 +193,10 @@ export class WorkflowProducer implements Producer {
       ctx.turns.onCommitted((turn) => void opened.then(() => starts.turnEnded(turn))),
       ctx.ports.plug('workflows', () => desk),
       ctx.ports.plug('live_runs', (principal) => liveRunViews(desk.engine.live(), principal)),
-      ctx.ports.plug('workflow_reach', (def) => checkSearchSteps([def], ctx.config.search.provider)),
+      ctx.ports.plug('workflow_reach', (def) => [
+        ...checkSearchSteps([def], ctx.config.search.provider),
+        ...runtimeSecretProblems(ctx.config.workflows, def),
+      ]),
       // A respawned step child can spend before its run is live again: the charge waits for the desk to open.
       ctx.ports.plug('run_spent', (run, usage) => {
         void opened

@@ -65,18 +65,14 @@ export async function keepArtifact(
   return { id: a.id, name: a.name, mime: a.mime, size, sha256, ...(a.sensitive ? { sensitive: true as const } : {}) };
 }
 
-/** Registers a sensitive content with the redactor: the text, and each string inside it when it is JSON. */
+/**
+ * Registers a sensitive content with the redactor: the whole text and its JSON-escaped form (as an event or record
+ * line quotes it). Not each string inside a JSON content: short common values (`alice`, `prod`) would read
+ * `[redacted]` everywhere for the rest of the process.
+ */
 function redactContent(text: string): void {
   registerSecret(text);
-  try {
-    const visit = (v: unknown): void => {
-      if (typeof v === 'string') registerSecret(v);
-      else if (v !== null && typeof v === 'object') for (const x of Object.values(v)) visit(x);
-    };
-    visit(JSON.parse(text));
-  } catch {
-    // Not JSON: the text alone is registered.
-  }
+  registerSecret(JSON.stringify(text).slice(1, -1));
 }
 
 /** The content of artifact `id`, or null when there is none. */
@@ -134,7 +130,7 @@ export const ARTIFACT_KINDS: readonly NodeKind[] = [
     category: 'data',
     implemented: true,
     effect: true,
-    doc: 'Keeps `content` (a string as is, any other value as JSON) or the output of step `from_step` as a named artifact, id `<run>/<step>` (a retry or a replay after a restart writes the same one). Output `{id, name, mime, size, sha256}`. Stored as the memory record `_artifacts/<id>` (any store backend). `sensitive: true`: the content is registered with the redactor (an event, error, stored outcome or transcript that carries it, or a string inside its JSON, shows `[redacted]`; registered again when read after a restart) and the output says `sensitive: true`; an `artifact.get` of it never puts the content in the run record (see `artifact.get`). The step that produced a `from_step` source keeps its own output in the record: make sensitive data with `content` where you can.',
+    doc: 'Keeps `content` (a string as is, any other value as JSON) or the output of step `from_step` as a named artifact, id `<run>/<step>` (a retry or a replay after a restart writes the same one). Output `{id, name, mime, size, sha256}`. Stored as the memory record `_artifacts/<id>` (any store backend). `sensitive: true`: the content is registered with the redactor (an event, error, stored outcome or transcript that carries the whole content shows `[redacted]`; registered again when read after a restart; a single string inside a JSON content is not registered on its own) and the output says `sensitive: true`; an `artifact.get` of it never puts the content in the run record (see `artifact.get`). The step that produced a `from_step` source keeps its own output in the record: make sensitive data with `content` where you can.',
     fields: {
       name: { required: true, doc: 'The artifact name.' },
       mime: { doc: 'Its media type (default `text/plain` for a string, `application/json` otherwise).' },

@@ -1,6 +1,7 @@
 // Data kinds over values and memory (producers reference §2.4, §2.8): assign, transform, template, parse, validate,
 // memory.get/set/list/delete. `assign`/`transform` write the run variable named by `writes` (default: the step id).
 import { parse as parseYaml } from 'yaml';
+import { reservedKeyProblem, reservedMemoryPrefix } from '../../domain/memory.js';
 import { parseWorkflowDuration } from '../durations.js';
 import { schemaCompileProblem, schemaProblem } from '../jsonSchema.js';
 import { done, failed, type NodeKind, type StepContext, type StepResult } from '../nodeKind.js';
@@ -24,9 +25,22 @@ const checkMode = (f: Readonly<Record<string, unknown>>): string[] =>
     ? []
     : [`mode must be one of ${REDUCERS.join('|')}`];
 
-function memoryKey(ctx: StepContext): string | null {
+/** The step's key, or the one-line refusal of a missing one or one agentd keeps for itself (`_artifacts/`…). */
+function memoryKey(ctx: StepContext): { key: string } | { error: string } {
   const key = ctx.spec['key'];
-  return typeof key === 'string' && key !== '' ? key : null;
+  const kind = ctx.step.kind;
+  if (typeof key !== 'string' || key === '') return { error: `${kind}: key must be a non-empty string` };
+  const reserved = reservedKeyProblem(kind, key);
+  return reserved === null ? { key } : { error: reserved };
+}
+
+async function memoryList(ctx: StepContext): Promise<StepResult> {
+  const prefix = String(ctx.spec['prefix'] ?? '');
+  const reserved = reservedKeyProblem('memory.list', prefix, 'prefix');
+  if (reserved !== null) return failed(reserved);
+  // A shorter prefix ("", "_") also matches agentd's own keys: they are left out of the answer.
+  const { keys, truncated } = await ctx.ports.memory.list(prefix, Number(ctx.spec['limit'] ?? 100), ctx.now);
+  return done({ keys: keys.filter((k) => !reservedMemoryPrefix(k)), truncated });
 }
 
 export const DATA_KINDS: readonly NodeKind[] = [
@@ -99,8 +113,8 @@ export const DATA_KINDS: readonly NodeKind[] = [
     fields: { key: { required: true, doc: 'The key.' } },
     run: async (ctx) => {
       const key = memoryKey(ctx);
-      if (key === null) return failed('memory.get: key must be a non-empty string');
-      return done((await ctx.ports.memory.get(key, ctx.now))?.value ?? null);
+      if ('error' in key) return failed(key.error);
+      return done((await ctx.ports.memory.get(key.key, ctx.now))?.value ?? null);
     },
   },
   {
@@ -116,11 +130,11 @@ export const DATA_KINDS: readonly NodeKind[] = [
     },
     run: async (ctx) => {
       const key = memoryKey(ctx);
-      if (key === null) return failed('memory.set: key must be a non-empty string');
+      if ('error' in key) return failed(key.error);
       const ttl = ctx.spec['ttl'] === undefined ? null : parseWorkflowDuration(ctx.spec['ttl']);
       if (ttl && !ttl.ok) return failed(`memory.set: ttl: ${ttl.error}`);
       await ctx.ports.memory.set({
-        key,
+        key: key.key,
         value: ctx.spec['value'],
         expires: ttl ? ctx.now + ttl.ms : null,
         updated: ctx.now,
@@ -135,8 +149,7 @@ export const DATA_KINDS: readonly NodeKind[] = [
     effect: true,
     doc: 'Lists memory keys with `prefix` (at most `limit`, default 100). Output `{keys, truncated}`.',
     fields: { prefix: { doc: 'Key prefix.' }, limit: { doc: 'Most keys returned.' } },
-    run: async (ctx) =>
-      done(await ctx.ports.memory.list(String(ctx.spec['prefix'] ?? ''), Number(ctx.spec['limit'] ?? 100), ctx.now)),
+    run: memoryList,
   },
   {
     name: 'memory.delete',
@@ -147,8 +160,8 @@ export const DATA_KINDS: readonly NodeKind[] = [
     fields: { key: { required: true, doc: 'The key.' } },
     run: async (ctx) => {
       const key = memoryKey(ctx);
-      if (key === null) return failed('memory.delete: key must be a non-empty string');
-      return done({ deleted: await ctx.ports.memory.delete(key) });
+      if ('error' in key) return failed(key.error);
+      return done({ deleted: await ctx.ports.memory.delete(key.key) });
     },
   },
 ];

@@ -15,6 +15,7 @@ import {
   type StepContext,
   type StepResult,
 } from '../nodeKind.js';
+import { privateAddressOf } from '../privateAddress.js';
 
 /** ask_human's default (turn reference §13). */
 export const HUMAN_DEFAULT_TIMEOUT_MS = 24 * 3_600_000;
@@ -30,6 +31,25 @@ function urlProblem(v: unknown): string | null {
   }
 }
 
+/**
+ * The refusal of the rendered `reply_uri` (a template can aim it anywhere): not http(s), or a host that is or
+ * resolves to a private address when the step did not set `allow_private` — the guard an `http` step has.
+ */
+async function replyUriRefusal(ctx: StepContext, uri: string): Promise<string | null> {
+  let url: URL;
+  try {
+    url = new URL(uri);
+  } catch {
+    return 'human: reply_uri must be an http(s) URL';
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return 'human: reply_uri must be an http(s) URL';
+  if (ctx.spec['allow_private'] === true) return null;
+  const hit = await privateAddressOf(url, ctx.ports.lookup);
+  return hit === null
+    ? null
+    : `human: reply_uri: ${url.host} resolves to a private address (${hit}); set allow_private`;
+}
+
 function check(fields: Readonly<Record<string, unknown>>): string[] {
   const problems: string[] = [];
   if (fields['to'] !== undefined && (typeof fields['to'] !== 'string' || fields['to'].trim() === ''))
@@ -43,6 +63,8 @@ function check(fields: Readonly<Record<string, unknown>>): string[] {
     const problem = schemaCompileProblem(schema);
     if (problem !== null) problems.push(`human.schema: ${problem}`);
   }
+  if (fields['allow_private'] !== undefined && typeof fields['allow_private'] !== 'boolean')
+    problems.push('human.allow_private must be true or false');
   return problems;
 }
 
@@ -60,6 +82,11 @@ async function ask(ctx: StepContext): Promise<StepResult> {
       ? { ok: true as const, ms: HUMAN_DEFAULT_TIMEOUT_MS }
       : parseWorkflowDuration(ctx.spec['timeout']);
   if (!timeout.ok) return failed(`human: timeout: ${timeout.error}`);
+  const replyUri = ctx.spec['reply_uri'];
+  if (replyUri !== undefined) {
+    const refused = await replyUriRefusal(ctx, String(replyUri));
+    if (refused !== null) return failed(refused);
+  }
   const end = await port({
     key: `workflow:${pinnedKey(ctx)}#${keyedAttempt(ctx)}`,
     run: ctx.run.id,
@@ -82,13 +109,14 @@ export const HUMAN_KIND: NodeKind = {
   category: 'intelligence',
   implemented: true,
   effect: true,
-  doc: "Asks a person, as `ask_human` does: a task of the run (principal: the run's, else only operators) goes `input-required` with `question`, in the feed and `agentd tasks`; `agentd answer <task> TEXT` (or an A2A message on that task) answers it and the reply is the step output — the text, or with `schema` the value it gives the schema (the JSON it holds, else the text; a one-property object may be answered by the value alone, which is then the output); an answer the schema refuses is not taken, and the question is asked again amended with `(previous answer rejected: …)`. No answer within `timeout` (24 h, counted from the first ask, across restarts) ⇒ status `timeout` and the task `failed` (`nobody answered in time`); a cancel or the run's end cancels the task. The task is keyed by the step: after a restart the step asks on the same task, and an answer given meanwhile is taken. Needs an A2A listener (`human: no person is reachable (a2a.listen is not set)`). `to` addresses the question to one configured principal (`a2a.principals[].id`): the task is theirs, so only they (and operators) see and answer it; an unknown id fails the step `human: to \"<id>\" is not in a2a.principals`. `reply_uri` is told over HTTP, like an A2A push notification: a POST of `{task, context, run, state, question, to}` when the question is asked (`state: input-required`, again after a restart) and of `{task, context, run, state, answer?}` when it ends (`completed`, `failed`, `canceled`), each with the header `Idempotency-Key: <task>/<state>`; a refused first POST fails the step `human: reply_uri: <reason>` and cancels the task; a refused end POST is logged (`human.notify.fail`). The URL is the definition's (reached like an `http` step with `allow_private`).",
+  doc: 'Asks a person, as `ask_human` does: a task of the run (principal: the run\'s, else only operators) goes `input-required` with `question`, in the feed and `agentd tasks`; `agentd answer <task> TEXT` (or an A2A message on that task) answers it and the reply is the step output — the text, or with `schema` the value it gives the schema (the JSON it holds, else the text; a one-property object may be answered by the value alone, which is then the output); an answer the schema refuses is not taken, and the question is asked again amended with `(previous answer rejected: …)`. No answer within `timeout` (24 h, counted from the first ask, across restarts) ⇒ status `timeout` and the task `failed` (`nobody answered in time`); a cancel or the run\'s end cancels the task. The task is keyed by the step: after a restart the step asks on the same task, and an answer given meanwhile is taken. Needs an A2A listener (`human: no person is reachable (a2a.listen is not set)`). `to` addresses the question to one configured principal (`a2a.principals[].id`): the task is theirs, so only they (and operators) see and answer it; a literal unknown id is refused at load, one a template renders fails the step `human: to "<id>" is not in a2a.principals`. `reply_uri` is told over HTTP, like an A2A push notification: a POST of `{task, context, run, state, question, to}` when the question is asked (`state: input-required`, again after a restart) and of `{task, context, run, state, answer?}` when it ends (`completed`, `failed`, `canceled`), each with the header `Idempotency-Key: <task>/<state>`; a refused first POST fails the step `human: reply_uri: <reason>` and cancels the task; a refused end POST is logged (`human.notify.fail`). The rendered URL must be http(s) and, unless `allow_private: true`, its host must not be or resolve to a private address (`human: reply_uri: <host> resolves to a private address (<ip>); set allow_private`), as for an `http` step.',
   fields: {
     question: { required: true, doc: 'What the person is asked (templates).' },
     schema: { doc: 'JSON Schema the answer (parsed as JSON) must match.' },
     timeout: { doc: 'How long to wait for an answer (24 h); counted from the first ask, across restarts.' },
     to: { doc: "A principal id (`a2a.principals`): the question is theirs to answer (and operators')." },
     reply_uri: { doc: 'An http(s) URL POSTed the question and its end (push notification).' },
+    allow_private: { doc: '`true`: `reply_uri` may reach a private or loopback address.' },
   },
   check,
   run: ask,

@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { after, describe, it } from 'node:test';
+import { redact } from '../../../src/obs/log.js';
 import { loadWorkflow } from '../../../src/workflows/definitions.js';
 import { around, openDesk, runToEnd, tempStoreDir } from './deskRig.js';
 
@@ -79,10 +80,10 @@ describe('artifact kinds', () => {
       const content = JSON.stringify({ token: secret });
       assert.equal(run.steps['use']?.output, content.length, 'a later step read the content through');
       assert.equal(run.steps['c']?.output && (run.steps['c'].output as { sensitive?: boolean }).sensitive, true);
-      assert.deepEqual(run.steps['g']?.output, {
-        $artifact: `${run.id}/g/output.json`,
-        size: (run.steps['g']?.output as { size: number } | undefined)?.size,
-      });
+      const kept = await life.store.memory.get(`_artifacts/${run.id}/g/output.json`, Date.now());
+      const keptText = (kept?.value as { content: string } | undefined)?.content ?? '';
+      assert.ok(keptText.includes(secret), 'the get output is kept as an artifact');
+      assert.deepEqual(run.steps['g']?.output, { $artifact: `${run.id}/g/output.json`, size: keptText.length });
       assert.equal(run.error, 'step "leak" failed: leaked [redacted]', 'the failure names the content redacted');
       const record = JSON.stringify(await life.store.workflows.getRun(run.id));
       const lines = JSON.stringify(life.events);
@@ -91,6 +92,75 @@ describe('artifact kinds', () => {
       assert.ok(!JSON.stringify(run.steps['g']).includes(secret), 'the get step holds the content');
       // The definition holds it (it was written there); nothing the run did put it in the record again.
       assert.equal(record.split(secret).length - 1, 1, 'the run record holds the content outside its definition');
+    } finally {
+      await life.close();
+    }
+  });
+
+  it("memory.* steps cannot read, list, forge or delete an artifact (agentd's own keys)", async () => {
+    const doc = {
+      name: 'w',
+      steps: {
+        s: { kind: 'manual' },
+        c: { kind: 'artifact.create', depends_on: 's', name: 't', content: 'TOPSECRET2', sensitive: true },
+        l: { kind: 'memory.list', depends_on: 'c' },
+        g: { kind: 'memory.get', depends_on: 'l', key: '_artifacts/{{steps.c.output.id}}' },
+        f: { kind: 'finish', depends_on: 'g' },
+      },
+    };
+    const life = await openDesk(`${tmp.dir}/reserved`, [doc]);
+    try {
+      const run = await runToEnd(life);
+      const key = `_artifacts/${run.id}/c`;
+      assert.deepEqual(run.steps['l']?.output, { keys: [], truncated: false });
+      assert.equal(
+        run.error,
+        `step "g" failed: memory.get: key "${key}" is under "_artifacts/", which agentd keeps for itself`,
+      );
+      const record = JSON.stringify(await life.store.workflows.getRun(run.id));
+      assert.equal(record.split('TOPSECRET2').length - 1, 1, 'the run record holds the content outside its definition');
+    } finally {
+      await life.close();
+    }
+  });
+
+  it('a finish reason quoting sensitive content is stored redacted', async () => {
+    const doc = {
+      name: 'w',
+      steps: {
+        s: { kind: 'manual' },
+        c: { kind: 'artifact.create', depends_on: 's', name: 't', content: 'TOPSECRET4', sensitive: true },
+        g: { kind: 'artifact.get', depends_on: 'c', id: '{{steps.c.output.id}}' },
+        f: { kind: 'finish', depends_on: 'g', status: 'failed', reason: 'gave up on {{steps.g.output.content}}' },
+      },
+    };
+    const life = await openDesk(`${tmp.dir}/reason`, [doc]);
+    try {
+      const run = await runToEnd(life);
+      assert.equal(run.error, 'gave up on [redacted]');
+      const record = JSON.stringify(await life.store.workflows.getRun(run.id));
+      assert.equal(record.split('TOPSECRET4').length - 1, 1, 'the run record holds the content outside its definition');
+    } finally {
+      await life.close();
+    }
+  });
+
+  it('registers the whole sensitive content, not each string inside its JSON', async () => {
+    const doc = {
+      name: 'w',
+      steps: {
+        s: { kind: 'manual' },
+        c: { kind: 'artifact.create', depends_on: 's', name: 't', content: { user: 'alicia', env: 'prod-eu' } },
+        f: { kind: 'finish', depends_on: 'c' },
+      },
+    };
+    const sensitive = { ...doc, steps: { ...doc.steps, c: { ...doc.steps.c, sensitive: true } } };
+    const life = await openDesk(`${tmp.dir}/whole`, [sensitive]);
+    try {
+      assert.equal((await runToEnd(life)).status, 'completed');
+      assert.equal(redact('user alicia on prod-eu'), 'user alicia on prod-eu', 'a part is not redacted');
+      assert.equal(redact('x {"user":"alicia","env":"prod-eu"} y'), 'x [redacted] y');
+      assert.equal(redact(JSON.stringify({ c: '{"user":"alicia","env":"prod-eu"}' })), '{"c":"[redacted]"}');
     } finally {
       await life.close();
     }

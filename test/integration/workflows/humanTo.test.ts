@@ -48,7 +48,7 @@ workflows:
   - name: ship
     steps:
       s: {kind: once}
-      h: {kind: human, depends_on: s, question: "Ship now?", to: ${to}, reply_uri: "${base}${path}", timeout: 5m}
+      h: {kind: human, depends_on: s, question: "Ship now?", to: ${to}, reply_uri: "${base}${path}", allow_private: true, timeout: 5m}
       f: {kind: finish, depends_on: h, output: "{{steps.h.output}}"}
 `;
 
@@ -98,7 +98,8 @@ describe('human.to and human.reply_uri', () => {
   });
 
   it('fails on an unknown principal, and on a reply_uri that refuses the question (its task canceled)', async () => {
-    const unknown = await daemon(sub('unknown'), yaml('mallory', '/notify'), { ALICE_TOKEN: ALICE });
+    // A literal unknown `to` is refused at load (config/peerKeys.ts); one a template renders fails the step.
+    const unknown = await daemon(sub('unknown'), yaml(`"CEL: 'mallory'"`, '/notify'), { ALICE_TOKEN: ALICE });
     try {
       await waitUntil(() => doneOf(unknown.events, 'ship').length === 1, 10_000, 'the run ended');
       const run = await unknown.runtime.store.workflows.getRun(String(doneOf(unknown.events, 'ship')[0]?.['run']));

@@ -83,4 +83,49 @@ describe('output spill', () => {
     const ok = await run(doc({ output_schema: { type: 'object', required: ['text'] } }), 1024);
     assert.equal(ok.ended.status, 'completed', String(ok.ended.error));
   });
+
+  it('a `when` guard and iterate `while`/`until` see a spilled output as its value', async () => {
+    const guarded = {
+      name: 'w',
+      steps: {
+        s: { kind: 'manual' },
+        big: { kind: 'template', depends_on: 's', value: { text: BIG, n: 7 } },
+        g: { kind: 'template', depends_on: 'big', when: 'steps.big.output.n == 7', value: 'ran' },
+        f: { kind: 'finish', depends_on: 'g', output: '{{steps.g.output}}' },
+      },
+    };
+    const when = await run(guarded, 1024);
+    assert.equal(when.ended.status, 'completed', String(when.ended.error));
+    assert.equal(when.ended.output, 'ran');
+    const body = { step: { kind: 'template', value: { text: BIG, n: 'CEL: iteration' } } };
+    const iterate = (field: Record<string, unknown>) => ({
+      name: 'w',
+      steps: {
+        s: { kind: 'manual' },
+        x: { kind: 'iterate', depends_on: 's', max_iterations: 9, body, ...field },
+        f: { kind: 'finish', depends_on: 'x', output: 'CEL: steps.x.output.n' },
+      },
+    });
+    const until = await run(iterate({ until: 'result.n >= 2' }), 1024);
+    assert.equal(until.ended.status, 'completed', String(until.ended.error));
+    assert.equal(until.ended.output, 2);
+    const whileRun = await run(iterate({ while: 'previous == null || previous.n < 3' }), 1024);
+    assert.equal(whileRun.ended.status, 'completed', String(whileRun.ended.error));
+    assert.equal(whileRun.ended.output, 3);
+  });
+
+  it("a value shaped like a reference to another artifact is not read back (only the run's own spills are)", async () => {
+    const forged = {
+      name: 'w',
+      steps: {
+        s: { kind: 'manual' },
+        c: { kind: 'artifact.create', depends_on: 's', name: 't', content: 'TOPSECRET3', sensitive: true },
+        t: { kind: 'template', depends_on: 'c', value: { x: { $artifact: '{{steps.c.output.id}}', size: 1 } } },
+        f: { kind: 'finish', depends_on: 't', output: '{{steps.t.output}}' },
+      },
+    };
+    const { ended } = await run(forged, 1024);
+    assert.equal(ended.status, 'completed', String(ended.error));
+    assert.deepEqual(ended.output, { x: { $artifact: `${ended.id}/c`, size: 1 } });
+  });
 });

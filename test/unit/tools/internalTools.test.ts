@@ -170,6 +170,39 @@ describe('memory tools', () => {
     assert.deepEqual(await answered(run(h, 'memory.delete', { key: 'k' })), ok({ deleted: true }));
     assert.deepEqual(await answered(run(h, 'memory.delete', { key: 'k' })), ok({ deleted: false }));
   });
+
+  it("refuses agentd's own keys (_artifacts/, _cache/, _workflows/) and leaves them out of a list", async () => {
+    const h = harness();
+    const secret = {
+      key: '_artifacts/r/s',
+      value: { content: 'TOPSECRET', sensitive: true },
+      expires: null,
+      updated: 1,
+    };
+    h.memory.entries.set(secret.key, secret);
+    h.memory.entries.set('_cache/abc', { key: '_cache/abc', value: 1, expires: null, updated: 1 });
+    await answered(run(h, 'memory.set', { key: 'mine', value: 1 }));
+    const own = (tool: string, key: string): ReturnType<typeof err> =>
+      err(`${tool}: key "${key}" is under "${key.slice(0, key.indexOf('/') + 1)}", which agentd keeps for itself`);
+    assert.deepEqual(
+      await answered(run(h, 'memory.get', { key: '_artifacts/r/s' })),
+      own('memory.get', '_artifacts/r/s'),
+    );
+    assert.deepEqual(
+      await answered(run(h, 'memory.set', { key: '_cache/x', value: 1 })),
+      own('memory.set', '_cache/x'),
+    );
+    assert.deepEqual(
+      await answered(run(h, 'memory.delete', { key: '_artifacts/r/s' })),
+      own('memory.delete', '_artifacts/r/s'),
+    );
+    assert.deepEqual(
+      await answered(run(h, 'memory.list', { prefix: '_workflows/' })),
+      err('memory.list: prefix "_workflows/" is under "_workflows/", which agentd keeps for itself'),
+    );
+    assert.deepEqual(await answered(run(h, 'memory.list', {})), ok({ keys: ['mine'], truncated: false }));
+    assert.deepEqual(h.memory.entries.get('_artifacts/r/s'), secret, 'the artifact is untouched');
+  });
 });
 
 describe('plan tools', () => {

@@ -22,7 +22,7 @@ function errors(human: Record<string, unknown>): string[] {
 const at = (text: string): string => `workflow "w" step "x": ${text}`;
 
 /** Runs the kind with `spec` against a port answering `end`; returns the result and what was asked. */
-async function ask(spec: Record<string, unknown>, end: StepHumanEnd) {
+async function ask(spec: Record<string, unknown>, end: StepHumanEnd, lookup = async (_host: string) => ['192.0.2.7']) {
   const asked: StepHumanAsk[] = [];
   const run = {
     id: 'r1',
@@ -38,6 +38,7 @@ async function ask(spec: Record<string, unknown>, end: StepHumanEnd) {
     attempt: 2,
     signal: new AbortController().signal,
     ports: {
+      lookup,
       askPerson: async (req: StepHumanAsk) => {
         asked.push(req);
         return end;
@@ -54,7 +55,7 @@ describe('human kind: load-time checks', () => {
 
   it('refuses an unknown field, a bad `to` or `reply_uri`, a missing question and a broken schema, naming the step', () => {
     assert.deepEqual(errors({ question: 'Ship?', channel: 'x' }), [
-      at('unknown field "channel" for kind "human" (allowed: question, schema, timeout, to, reply_uri)'),
+      at('unknown field "channel" for kind "human" (allowed: question, schema, timeout, to, reply_uri, allow_private)'),
     ]);
     assert.deepEqual(errors({ question: 'Ship?', to: '', reply_uri: 'ftp://x' }), [
       at('human.to must be a principal id (a2a.principals)'),
@@ -99,5 +100,24 @@ describe('human kind: the answer', () => {
     assert.equal(late.asked[0]?.timeoutMs, 2_000);
     const none = await ask({ question: 'Q' }, { ok: false, error: 'human: no person is reachable' });
     assert.deepEqual(none.result, { type: 'failed', error: 'human: no person is reachable' });
+  });
+
+  it('refuses a rendered reply_uri that is not http(s) or reaches a private address unless allow_private', async () => {
+    const answer: StepHumanEnd = { ok: true, reply: 'yes', task: 't' };
+    const inner = await ask({ question: 'Q', reply_uri: 'http://pager.internal/q' }, answer, async () => ['10.1.2.3']);
+    assert.deepEqual(inner.result, {
+      type: 'failed',
+      error: 'human: reply_uri: pager.internal resolves to a private address (10.1.2.3); set allow_private',
+    });
+    assert.equal(inner.asked.length, 0, 'nobody was asked');
+    const loop = await ask({ question: 'Q', reply_uri: 'http://127.0.0.1:9/q' }, answer);
+    assert.match((loop.result as { error: string }).error, /127\.0\.0\.1:9 resolves to a private address/);
+    const scheme = await ask({ question: 'Q', reply_uri: 'file:///etc/passwd' }, answer);
+    assert.deepEqual(scheme.result, { type: 'failed', error: 'human: reply_uri must be an http(s) URL' });
+    const allowed = await ask({ question: 'Q', reply_uri: 'http://127.0.0.1:9/q', allow_private: true }, answer);
+    assert.deepEqual(allowed.result, { type: 'done', output: 'yes' });
+    const outside = await ask({ question: 'Q', reply_uri: 'https://pager.example/q' }, answer);
+    assert.deepEqual(outside.result, { type: 'done', output: 'yes' });
+    assert.equal(outside.asked[0]?.replyUri, 'https://pager.example/q');
   });
 });
