@@ -9,6 +9,7 @@ import { specForRef } from '../intel/models.js';
 import type { Logger } from '../obs/log.js';
 import type { Usage } from '../protocol/messages.js';
 import { chargedTokens } from '../protocol/usage.js';
+import { RESERVATION_TTL_MS } from '../store/budgetPort.js';
 import type { BudgetHold, Store } from '../store/store.js';
 import { newUlid } from '../store/ulid.js';
 import {
@@ -27,10 +28,10 @@ import {
   windowKey,
   windowStart,
 } from './governor.js';
-import { adoptShared, holdRows, LIFETIME, sharedScope } from './sharedWindow.js';
+import { adoptShared, capSharedWait, holdRows, LIFETIME, sharedScope } from './sharedWindow.js';
 
-/** How often this process renews its reservations in the shared window (they lapse unrenewed after 30 s). */
-const RENEW_MS = 10_000;
+/** How often this process renews its reservations in the shared window: a third of their unrenewed life. */
+const RENEW_MS = RESERVATION_TTL_MS / 3;
 /** Bounds of the wait a per-call `budget_grant` asks for (reference §10.3). */
 const CALL_WAIT_MIN_MS = 100;
 const CALL_WAIT_MAX_MS = 60_000;
@@ -173,7 +174,7 @@ export class BudgetLedger {
       decide: (counters, held) => {
         const now = this.deps.now();
         const views = scopes.map((s) => sharedScope(s, counters, held, now));
-        const admission = admit(views, estimate, now);
+        const admission = capSharedWait(admit(views, estimate, now), views, now);
         decided = { admission, views };
         return admission.kind === 'ok' ? holdRows(reserve(views, estimate, now), views) : null;
       },
