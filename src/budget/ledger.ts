@@ -164,8 +164,8 @@ export class BudgetLedger {
     const reserveShared = this.deps.store.budget.reserve;
     const scopes = this.scopesFor(ctx, principal);
     if (reserveShared === undefined || scopes.length === 0) return this.admitDispatch(ctx, principal, estimate);
-    // What this process counted reaches the shared window before it is read.
-    this.flush();
+    // What this process counted reaches the shared window before it is read (a failed write is retried later).
+    await this.write();
     const id = newUlid(this.deps.now());
     let decided: { admission: Admission; views: ScopeState[] } | null = null;
     await reserveShared.call(this.deps.store.budget, {
@@ -282,7 +282,12 @@ export class BudgetLedger {
    * absolute values). A refused write changed nothing: its scopes are dirty again and the next checkpoint retries.
    */
   flush(): void {
-    if (this.dirty.size === 0 && this.holds.size === 0) return;
+    void this.write();
+  }
+
+  /** The flush; resolves once written or refused (never rejects). */
+  private write(): Promise<void> {
+    if (this.dirty.size === 0 && this.holds.size === 0) return Promise.resolve();
     const names = [...this.dirty];
     this.dirty.clear();
     const holds: BudgetHold[] = [...this.holds].map(([id, tokens]) => ({ id, tokens }));
@@ -294,10 +299,12 @@ export class BudgetLedger {
     const before = new Map(rows.map((row) => [counterKey(row), this.flushed.get(counterKey(row))]));
     const deltas = rows.map((row) => counterDelta(before.get(counterKey(row)), row)).filter((d) => d !== null);
     for (const row of rows) this.flushed.set(counterKey(row), row);
-    if (deltas.length === 0 && holds.length === 0) return;
+    if (deltas.length === 0 && holds.length === 0) return Promise.resolve();
     const written = holds.length > 0 ? this.deps.store.budget.add(deltas, holds) : this.deps.store.budget.add(deltas);
-    written.catch((err: unknown) => {
+    return written.catch((err: unknown) => {
       for (const [key, prev] of before) {
+        // Only a baseline still this flush's: one re-based since (an admission took the shared view) stays.
+        if (!rows.some((row) => this.flushed.get(key) === row)) continue;
         if (prev === undefined) this.flushed.delete(key);
         else this.flushed.set(key, prev);
       }

@@ -76,6 +76,9 @@ export function pgBudgetPort(db: PgRunner): BudgetPort {
     load: () => db.read('read budget counters', async (q) => counters((await q(SQL.counters)).rows)),
     add: (deltas, holds = []) =>
       db.tx('add to budget counters', async (q) => {
+        // The scopes' locks first, in name order as an admission takes them: the counter rows both update are
+        // then never locked in opposite orders (a deadlock abort).
+        if (deltas.length > 0) await q(SQL.lock, [deltas.map((d) => d.scope)]);
         for (const d of deltas) await q(SQL.add, [d.scope, d.window, d.index, d.tokens, d.requests]);
         await settleHolds(q, holds);
       }),
