@@ -57,9 +57,10 @@ export const SQL = {
       state = excluded.state, principal = excluded.principal, inbox_event = excluded.inbox_event,
       updated = excluded.updated, json = excluded.json
     WHERE tasks.state NOT IN ('completed', 'failed', 'canceled', 'rejected')`,
-  // A client's answer: over the task only as it was read (its state and `updated`), so nothing newer is lost.
+  // A client's answer: over the task only as it was read (its state, `updated` and open question), so nothing
+  // newer is lost: a question asked again in the same millisecond (or under clock skew) has another id.
   answerTask: `UPDATE tasks SET state = $2, inbox_event = $3, updated = $4, json = $5
-    WHERE id = $1 AND state = $6 AND updated = $7`,
+    WHERE id = $1 AND state = $6 AND updated = $7 AND (json::jsonb -> 'question' ->> 'id') IS NOT DISTINCT FROM $8`,
   taskById: 'SELECT json FROM tasks WHERE id = $1',
   // The order must match taskQuery.ts's compareListing.
   listTasks: `SELECT json FROM tasks WHERE ${TASK_FILTER} AND ($4::text IS NULL OR id < $4)

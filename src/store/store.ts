@@ -107,9 +107,10 @@ export interface TasksPort {
   /**
    * Replicas: a client's answer (or re-ask) stored over the task exactly as `read` found it, whatever replica holds
    * its conversation — a request the holder applies, never fenced by a lease this replica lost. Refused
-   * (store_conflict, retryable) when the task changed since. Absent: `save` (one process, no fence).
+   * (store_conflict, retryable) when the task changed since (its state, `updated` or open question's id).
+   * Absent: `save` (one process, no fence).
    */
-  saveAnswer?(task: TaskRecord, read: Pick<TaskRecord, 'state' | 'updated'>): Promise<void>;
+  saveAnswer?(task: TaskRecord, read: Pick<TaskRecord, 'state' | 'updated' | 'question'>): Promise<void>;
   get(id: string): Promise<TaskRecord | null>;
   /** Tasks of a principal (all when null), newest first (`updated`, then id), optionally in one context or state. */
   list(filter: TaskFilter): Promise<TaskRecord[]>;

@@ -10,6 +10,7 @@ import { PG_SCHEMA_VERSION } from '../../../src/store/postgresSchema.js';
 import { PostgresStore } from '../../../src/store/postgresStore.js';
 import { createTestDatabase, resetTestDatabase, stopLazyServer } from '../../doubles/postgresServer.js';
 import { describeStoreBehaviour } from '../../unit/store/storeBehaviour.js';
+import { taskRecord } from '../../unit/store/storeFixtures.js';
 
 let url = '';
 before(async () => {
@@ -74,5 +75,22 @@ describe('PostgresStore migrations and connections', () => {
     await a.close();
     await b.close();
     assert.deepEqual(counter, { ...delta, tokens: 400, requests: 40 });
+  });
+
+  it('refuses an answer to a question asked again in the same millisecond (issue 19 review item 7)', async () => {
+    await resetTestDatabase(url);
+    const store = await PostgresStore.open({ url, poolSize: 2 });
+    const asking = { state: 'input_required' as const, updated: 100 };
+    const first = taskRecord({ ...asking, question: { id: 'q1', text: 'which one?' } });
+    await store.tasks.save(first);
+    // Asked again (a refused answer) within the same millisecond: only the question's id differs.
+    const again = { ...first, question: { id: 'q2', text: 'which one, again?' } };
+    await store.tasks.saveAnswer?.(again, first);
+    const late = { ...first, state: 'working' as const, updated: 101, question: { id: 'q1', text: '', answer: 'a' } };
+    const refused = await store.tasks.saveAnswer?.(late, first).catch((err: unknown) => err);
+    const kept = await store.tasks.get(first.id);
+    await store.close();
+    assert.match(String(refused), /changed since it was read/);
+    assert.equal(kept?.question?.id, 'q2');
   });
 });
