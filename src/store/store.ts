@@ -180,8 +180,11 @@ export interface SubagentsPort {
   /**
    * Saves these records in one transaction: a charge's spender (its usage) and every calling subagent above it
    * (its subtree spend), so a crash keeps all or none of one charge (the subtree ceiling, reference §5 item 24).
+   * `spent` (replicas): the charge's tokens. The first record is then written fenced by its lease, and `spent` is
+   * added to the stored subtree spend of each, in place, rather than the callers' records rewritten from this
+   * replica's copies (another replica may run a caller).
    */
-  saveAll(records: readonly SubagentRecord[]): Promise<void>;
+  saveAll(records: readonly SubagentRecord[], spent?: number): Promise<void>;
   /** Every stored record, ordered by `created`, then handle. */
   list(): Promise<SubagentRecord[]>;
   /** Deletes the records with these handles and their stored results; unknown handles are ignored. */
