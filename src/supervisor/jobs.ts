@@ -213,8 +213,11 @@ function effectHandlers(c: EffectContext): EffectHandlers {
     start_staging: ({ job, input }) => c.staging.start(input, conv(job)),
     kill_preflight: ({ job }) => c.staging.stop(job.eventId),
     build_and_admit: ({ job, input }) => admitJob(c, job.eventId, input, () => keepsLease(c, job.ctx)),
-    // The step arms the one timer for the earliest wait; the launcher logged this one.
-    arm_wait: () => c.wake(),
+    // The step arms the one timer for the earliest wait; this logs the wait (once per reason) the table took.
+    arm_wait: ({ job, effect }) => {
+      c.spending.waits.defer(job.ctx, job.eventId, effect.untilMs, job.wait?.reason ?? '');
+      c.wake();
+    },
     forget_wait: ({ job }) => c.spending.waits.done(job.eventId),
     spawn: ({ job, input }) =>
       void c.jobs.apply(
