@@ -2,13 +2,10 @@
 // durable request the conversation's lease holder acts on (woken by NOTIFY, else at its next sweep); this replica
 // answers once the store shows the task ended.
 import type { TaskRecord } from '../domain/task.js';
+import { readUntil } from '../store/readUntil.js';
 import type { Store } from '../store/store.js';
 import { isTerminal } from './tasks.js';
 import { CANCEL_FOLD_MS } from './taskWatchers.js';
-
-/** The first gap between reads of the task, doubled after each read up to the longest. */
-const FIRST_READ_MS = 100;
-const LONGEST_READ_MS = 1_000;
 
 /**
  * Null when this instance runs the task's conversation (one process, or the lease holder among replicas);
@@ -36,14 +33,14 @@ export function cancelThroughFleet(
 ): Promise<TaskRecord | null> {
   return (async () => {
     await fleet.requestCancel(task.id, principal);
-    // No NOTIFY carries a task's end (the fleet's channels are new inbox work and cancel requests), so the store is
-    // read; the gaps grow, so a long fold costs a few reads, and `waitMs` bounds them.
-    const until = now() + waitMs;
-    for (let gap = FIRST_READ_MS; now() < until; gap = Math.min(gap * 2, LONGEST_READ_MS)) {
-      await new Promise((resolve) => setTimeout(resolve, Math.min(gap, Math.max(0, until - now()))));
-      const read = await store.tasks.get(task.id);
-      if (read !== null && isTerminal(read.state)) return read;
-    }
-    return null;
+    // No NOTIFY carries a task's end (the fleet's channels are new inbox work and cancel requests): the store is read.
+    return readUntil(
+      async () => {
+        const read = await store.tasks.get(task.id);
+        return read !== null && isTerminal(read.state) ? read : null;
+      },
+      waitMs,
+      now,
+    );
   })();
 }

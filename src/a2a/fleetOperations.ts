@@ -20,6 +20,10 @@ export class FleetOperations {
   /** The fleet's pause or resume as applied here; undefined until the first look, which applies what is stored (both
    *  are idempotent: a pause stored between the start's read and this first look is not taken for already applied). */
   #applied: FleetControl | null | undefined;
+  /** Bumped at every apply: a stored value read before the last one applied is older than it, and ignored. */
+  #generation = 0;
+  /** The operator's pause or resume given here whose storing failed: stored again at the next look, not reverted. */
+  #unstored: FleetControl | undefined;
 
   constructor(
     private readonly store: Store,
@@ -54,6 +58,9 @@ export class FleetOperations {
     try {
       this.control[op]();
       this.#applied = op;
+      this.#generation++;
+      // Only read once nothing here waits to be stored; a NOTIFY heard is a stored value at least as new.
+      this.#unstored = undefined;
     } catch (err) {
       this.log.debug('inbox.lease.fail', { err: describeError(err), control: op });
     }
@@ -61,9 +68,15 @@ export class FleetOperations {
 
   /** The stored pause or resume, applied when it differs from what this replica applied (a NOTIFY it missed). */
   private readControl(): void {
+    if (this.#unstored !== undefined) {
+      this.announce(this.#unstored);
+      return;
+    }
+    const asked = this.#generation;
     this.store.fleet
       ?.readControl()
       .then((stored) => {
+        if (asked !== this.#generation || this.#unstored !== undefined) return;
         if (stored !== null && stored !== this.#applied) this.apply(stored);
       })
       .catch((err: unknown) => this.log.warn('inbox.lease.fail', { err: describeError(err), control: 'read' }));
@@ -86,8 +99,17 @@ export class FleetOperations {
   /** The operator's pause or resume was applied here: the other replicas apply it too (a failed NOTIFY is logged). */
   controlled(op: FleetControl): void {
     this.#applied = op;
+    this.#generation++;
+    this.announce(op);
+  }
+
+  private announce(op: FleetControl): void {
+    this.#unstored = op;
     this.store.fleet
       ?.announceControl(op)
+      .then(() => {
+        if (this.#unstored === op) this.#unstored = undefined;
+      })
       .catch((err: unknown) => this.log.warn('inbox.lease.fail', { err: describeError(err), control: op }));
   }
 

@@ -9,6 +9,7 @@ import { specForRef } from '../intel/models.js';
 import type { Logger } from '../obs/log.js';
 import type { Usage } from '../protocol/messages.js';
 import { chargedTokens } from '../protocol/usage.js';
+import { RESERVATION_TTL_MS } from '../store/budgetPort.js';
 import type { BudgetHold, Store } from '../store/store.js';
 import { newUlid } from '../store/ulid.js';
 import {
@@ -27,10 +28,10 @@ import {
   windowKey,
   windowStart,
 } from './governor.js';
-import { adoptShared, holdRows, LIFETIME, sharedScope } from './sharedWindow.js';
+import { adoptShared, capSharedWait, holdRows, LIFETIME, sharedScope } from './sharedWindow.js';
 
-/** How often this process renews its reservations in the shared window (they lapse unrenewed after 30 s). */
-const RENEW_MS = 10_000;
+/** How often this process renews its reservations in the shared window: a third of their unrenewed life. */
+const RENEW_MS = RESERVATION_TTL_MS / 3;
 /** Bounds of the wait a per-call `budget_grant` asks for (reference §10.3). */
 const CALL_WAIT_MIN_MS = 100;
 const CALL_WAIT_MAX_MS = 60_000;
@@ -163,8 +164,8 @@ export class BudgetLedger {
     const reserveShared = this.deps.store.budget.reserve;
     const scopes = this.scopesFor(ctx, principal);
     if (reserveShared === undefined || scopes.length === 0) return this.admitDispatch(ctx, principal, estimate);
-    // What this process counted reaches the shared window before it is read.
-    this.flush();
+    // What this process counted reaches the shared window before it is read (a failed write is retried later).
+    await this.write();
     const id = newUlid(this.deps.now());
     let decided: { admission: Admission; views: ScopeState[] } | null = null;
     await reserveShared.call(this.deps.store.budget, {
@@ -173,7 +174,7 @@ export class BudgetLedger {
       decide: (counters, held) => {
         const now = this.deps.now();
         const views = scopes.map((s) => sharedScope(s, counters, held, now));
-        const admission = admit(views, estimate, now);
+        const admission = capSharedWait(admit(views, estimate, now), views, now);
         decided = { admission, views };
         return admission.kind === 'ok' ? holdRows(reserve(views, estimate, now), views) : null;
       },
@@ -281,7 +282,12 @@ export class BudgetLedger {
    * absolute values). A refused write changed nothing: its scopes are dirty again and the next checkpoint retries.
    */
   flush(): void {
-    if (this.dirty.size === 0 && this.holds.size === 0) return;
+    void this.write();
+  }
+
+  /** The flush; resolves once written or refused (never rejects). */
+  private write(): Promise<void> {
+    if (this.dirty.size === 0 && this.holds.size === 0) return Promise.resolve();
     const names = [...this.dirty];
     this.dirty.clear();
     const holds: BudgetHold[] = [...this.holds].map(([id, tokens]) => ({ id, tokens }));
@@ -293,10 +299,12 @@ export class BudgetLedger {
     const before = new Map(rows.map((row) => [counterKey(row), this.flushed.get(counterKey(row))]));
     const deltas = rows.map((row) => counterDelta(before.get(counterKey(row)), row)).filter((d) => d !== null);
     for (const row of rows) this.flushed.set(counterKey(row), row);
-    if (deltas.length === 0 && holds.length === 0) return;
+    if (deltas.length === 0 && holds.length === 0) return Promise.resolve();
     const written = holds.length > 0 ? this.deps.store.budget.add(deltas, holds) : this.deps.store.budget.add(deltas);
-    written.catch((err: unknown) => {
+    return written.catch((err: unknown) => {
       for (const [key, prev] of before) {
+        // Only a baseline still this flush's: one re-based since (an admission took the shared view) stays.
+        if (!rows.some((row) => this.flushed.get(key) === row)) continue;
         if (prev === undefined) this.flushed.delete(key);
         else this.flushed.set(key, prev);
       }

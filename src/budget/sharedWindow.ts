@@ -2,7 +2,8 @@
 // its current buckets and every replica's live reservations. Pure: the ledger decides on these with the same
 // governor arithmetic a single process uses, inside the store's lock.
 import type { BudgetCounter } from '../domain/budget.js';
-import { newScope, type Reservation, type ScopeState, windowKey } from './governor.js';
+import { RESERVATION_TTL_MS } from '../store/budgetPort.js';
+import { type Admission, newScope, type Reservation, type ScopeState, windowKey } from './governor.js';
 
 /** The durable key of a scope's lifetime count. */
 export const LIFETIME = 'lifetime';
@@ -53,4 +54,14 @@ export function adoptShared(local: ScopeState, view: ScopeState): void {
     if (v !== undefined && v.index === c.index) Object.assign(c, { tokens: v.tokens, requests: v.requests });
   });
   local.lifetime = view.lifetime;
+}
+
+/**
+ * A wait in the shared window that live reservations helped cause ends within a reservation's life, not at the
+ * window's reset: another replica's settle, or a dead replica's holds lapsing, wakes no turn here, so it asks again.
+ */
+export function capSharedWait(admission: Admission, views: readonly ScopeState[], now: number): Admission {
+  if (admission.kind !== 'wait') return admission;
+  if (!views.some((s) => s.windows.some((w) => w.reserved > 0))) return admission;
+  return { ...admission, untilMs: Math.min(admission.untilMs, now + RESERVATION_TTL_MS) };
 }

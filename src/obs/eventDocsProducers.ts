@@ -40,6 +40,7 @@ const SUBAGENTS = eventSection(
 subagent.spawn / subagent.respawn :: a subagent's worker started / at restore after a restart, an unfinished async, sync or warm subagent's worker started again (attempt + 1) :: handle, mode, node, pid, depth, attempt, priority, servers, memory_bytes, cpu_seconds
 subagent.sleep :: a subagent's \`sleep\` waits on a stored timer keyed by its call; \`resumed: true\` when a respawned subagent's same call found the due time its previous life stored :: handle, due, resumed
 subagent.note_waits :: replicas: a subagent's end note waits, try after try, while another replica holds its caller's conversation live (its write there would be refused) :: ctx, handle, retry_ms
+subagent.orphan :: replicas: a stored unfinished subagent had no inbox row (its replica stopped between its two writes); the row was written now and a claim runs it (warn) :: handle
 subagent.refused :: \`subagent.run\` was refused by a gate (depth, breadth, total, per_caller, rate, trifecta, …) :: ctx, gate, err
 subagent.turn / subagent.result :: a subagent's run ended / it settled with its result :: \`handle, status, run\` / \`handle, status, tokens, err?\`
 subagent.kill :: a subagent was cancelled (its worker sealed, then killed) :: handle, reason

@@ -164,6 +164,7 @@ export const EVENT_NAMES = [
   'turn.model_degraded',
   // subagents (reference §1.14)
   'subagent.spawn',
+  'subagent.orphan',
   'subagent.refused',
   'subagent.kill',
   'subagent.turn',

@@ -2,6 +2,9 @@
 // store, dispatch admission that reads and reserves in the shared window atomically (interfaces reference §4.4).
 import type { BudgetCounter } from '../domain/budget.js';
 
+/** How long a shared reservation lives unrenewed: a replica that died stops holding the fleet's window then. */
+export const RESERVATION_TTL_MS = 30_000;
+
 /** What a shared reservation still holds of its estimate in the fleet's windows; 0 = settled, it goes. */
 export interface BudgetHold {
   id: string;

@@ -3,12 +3,10 @@
 // admitting at once cannot both take the window's last room. A reservation lives while its replica renews it
 // (the database's clock decides), so a dead replica's in-flight estimates stop counting on their own.
 import type { BudgetCounter } from '../domain/budget.js';
+import { RESERVATION_TTL_MS } from './budgetPort.js';
 import type { PgRunner } from './postgresProducerPorts.js';
 import type { Query } from './postgresTransaction.js';
 import type { BudgetHold, BudgetPort, SharedAdmission } from './store.js';
-
-/** How long a reservation counts without a renewal (its replica renews a third of this). */
-export const RESERVATION_TTL_MS = 30_000;
 
 const NOW_MS = `(extract(epoch FROM clock_timestamp()) * 1000)::bigint`;
 
@@ -78,6 +76,9 @@ export function pgBudgetPort(db: PgRunner): BudgetPort {
     load: () => db.read('read budget counters', async (q) => counters((await q(SQL.counters)).rows)),
     add: (deltas, holds = []) =>
       db.tx('add to budget counters', async (q) => {
+        // The scopes' locks first, in name order as an admission takes them: the counter rows both update are
+        // then never locked in opposite orders (a deadlock abort).
+        if (deltas.length > 0) await q(SQL.lock, [deltas.map((d) => d.scope)]);
         for (const d of deltas) await q(SQL.add, [d.scope, d.window, d.index, d.tokens, d.requests]);
         await settleHolds(q, holds);
       }),

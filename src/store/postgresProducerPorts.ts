@@ -50,12 +50,26 @@ export function pgSubagentsPort(db: PgRunner): SubagentsPort {
           [`subagent:${record.handle}`],
         ),
       ),
-    saveAll: (records) =>
-      ordered(() =>
-        db.tx('save subagent records', async (q) => {
-          for (const r of records) await q(SQL.saveSubagent, [r.handle, r.created, JSON.stringify(r)]);
-        }),
-      ),
+    saveAll: (records, spent) =>
+      ordered(() => {
+        const [spender, ...callers] = records;
+        if (spent === undefined || spender === undefined) {
+          return db.tx('save subagent records', async (q) => {
+            for (const r of records) await q(SQL.saveSubagent, [r.handle, r.created, JSON.stringify(r)]);
+          });
+        }
+        // Fenced by the spender's lease; its callers (maybe run elsewhere) only see their subtree spend grow.
+        const tokens = Math.round(spent);
+        const saved = [spender.handle, spender.created, JSON.stringify(spender), tokens];
+        return db.tx(
+          'charge subagent records',
+          async (q) => {
+            await q(SQL.chargeSubagent, saved);
+            for (const r of callers) await q(SQL.addTreeTokens, [r.handle, tokens]);
+          },
+          [`subagent:${spender.handle}`],
+        );
+      }),
     list: () =>
       db.read('read subagent records', async (q) => parseJson<SubagentRecord>((await q(SQL.allSubagents)).rows)),
     remove: (handles) =>

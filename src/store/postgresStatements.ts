@@ -1,6 +1,8 @@
 // Every SQL statement the PostgreSQL store runs (positional parameters). Statements only; rows map to Store data
 // through sqliteRows.ts's mappers, whose row shapes these columns return.
 
+/** A stored subagent record's subtree spend (0 when absent). */
+const TREE = (json: string) => `COALESCE((${json}::jsonb ->> 'tree_tokens')::bigint, 0)`;
 const INBOX_COLUMNS = 'id, kind, ts, principal, payload, dedupe_key, status, outcome';
 const CONVERSATION_COLUMNS =
   'id, kind, version, summary, plan, principal, turns, created, updated, message_count, skills, revision';
@@ -57,9 +59,10 @@ export const SQL = {
       state = excluded.state, principal = excluded.principal, inbox_event = excluded.inbox_event,
       updated = excluded.updated, json = excluded.json
     WHERE tasks.state NOT IN ('completed', 'failed', 'canceled', 'rejected')`,
-  // A client's answer: over the task only as it was read (its state and `updated`), so nothing newer is lost.
+  // A client's answer: over the task only as it was read (its state, `updated` and open question), so nothing
+  // newer is lost: a question asked again in the same millisecond (or under clock skew) has another id.
   answerTask: `UPDATE tasks SET state = $2, inbox_event = $3, updated = $4, json = $5
-    WHERE id = $1 AND state = $6 AND updated = $7`,
+    WHERE id = $1 AND state = $6 AND updated = $7 AND (json::jsonb -> 'question' ->> 'id') IS NOT DISTINCT FROM $8`,
   taskById: 'SELECT json FROM tasks WHERE id = $1',
   // The order must match taskQuery.ts's compareListing.
   listTasks: `SELECT json FROM tasks WHERE ${TASK_FILTER} AND ($4::text IS NULL OR id < $4)
@@ -71,8 +74,19 @@ export const SQL = {
   nextSequence: `INSERT INTO sequences (name, value) VALUES ($1, $2)
     ON CONFLICT (name) DO UPDATE SET value = sequences.value + excluded.value RETURNING value`,
 
+  // A whole record never lowers the stored subtree spend: other replicas' charges were added to it in place.
   saveSubagent: `INSERT INTO subagents (handle, created, json) VALUES ($1, $2, $3)
-    ON CONFLICT (handle) DO UPDATE SET json = excluded.json`,
+    ON CONFLICT (handle) DO UPDATE SET json = CASE WHEN subagents.json::jsonb ? 'tree_tokens'
+      THEN jsonb_set(excluded.json::jsonb, '{tree_tokens}', to_jsonb(GREATEST(${TREE('subagents.json')},
+        ${TREE('excluded.json')})))::text
+      ELSE excluded.json END`,
+  // A charge's spender: its record, with the charge added to the stored subtree spend.
+  chargeSubagent: `INSERT INTO subagents (handle, created, json) VALUES ($1, $2, $3)
+    ON CONFLICT (handle) DO UPDATE SET
+      json = jsonb_set(excluded.json::jsonb, '{tree_tokens}', to_jsonb(${TREE('subagents.json')} + $4::bigint))::text`,
+  // A caller above the spender: only its subtree spend grows, atomically.
+  addTreeTokens: `UPDATE subagents SET json = jsonb_set(json::jsonb, '{tree_tokens}',
+      to_jsonb(${TREE('subagents.json')} + $2::bigint))::text WHERE handle = $1`,
   allSubagents: 'SELECT json FROM subagents ORDER BY created, handle',
   deleteSubagents: 'DELETE FROM subagents WHERE handle = ANY($1::text[])',
   deleteSubagentResults: 'DELETE FROM subagent_results WHERE handle = ANY($1::text[])',

@@ -244,7 +244,8 @@ export class PostgresStore implements Store {
       saveAnswer: (task, read) =>
         this.#write('save an answer', [], async (q) => {
           const p = taskParams(task);
-          const params = [p.id, p.state, p.inbox_event, p.updated, p.json, read.state, read.updated];
+          const asked = read.question?.id ?? null;
+          const params = [p.id, p.state, p.inbox_event, p.updated, p.json, read.state, read.updated, asked];
           if ((await q(SQL.answerTask, params)).rowCount === 1) return;
           throw new DaemonError('store_conflict', `task ${task.id} changed since it was read: send it again`, true);
         }),

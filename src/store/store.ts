@@ -107,9 +107,10 @@ export interface TasksPort {
   /**
    * Replicas: a client's answer (or re-ask) stored over the task exactly as `read` found it, whatever replica holds
    * its conversation — a request the holder applies, never fenced by a lease this replica lost. Refused
-   * (store_conflict, retryable) when the task changed since. Absent: `save` (one process, no fence).
+   * (store_conflict, retryable) when the task changed since (its state, `updated` or open question's id).
+   * Absent: `save` (one process, no fence).
    */
-  saveAnswer?(task: TaskRecord, read: Pick<TaskRecord, 'state' | 'updated'>): Promise<void>;
+  saveAnswer?(task: TaskRecord, read: Pick<TaskRecord, 'state' | 'updated' | 'question'>): Promise<void>;
   get(id: string): Promise<TaskRecord | null>;
   /** Tasks of a principal (all when null), newest first (`updated`, then id), optionally in one context or state. */
   list(filter: TaskFilter): Promise<TaskRecord[]>;
@@ -179,8 +180,11 @@ export interface SubagentsPort {
   /**
    * Saves these records in one transaction: a charge's spender (its usage) and every calling subagent above it
    * (its subtree spend), so a crash keeps all or none of one charge (the subtree ceiling, reference §5 item 24).
+   * `spent` (replicas): the charge's tokens. The first record is then written fenced by its lease, and `spent` is
+   * added to the stored subtree spend of each, in place, rather than the callers' records rewritten from this
+   * replica's copies (another replica may run a caller).
    */
-  saveAll(records: readonly SubagentRecord[]): Promise<void>;
+  saveAll(records: readonly SubagentRecord[], spent?: number): Promise<void>;
   /** Every stored record, ordered by `created`, then handle. */
   list(): Promise<SubagentRecord[]>;
   /** Deletes the records with these handles and their stored results; unknown handles are ignored. */

@@ -39,9 +39,15 @@ export class SubagentBook {
   charge(record: SubagentRecord, spent: Usage): void {
     record.tokens = addUsage(record.tokens, spent);
     const chain = lineage(this.records, record.handle);
-    chargeTree(chain, chargedTokens(spent));
+    const tokens = chargedTokens(spent);
+    chargeTree(chain, tokens);
+    // Replicas: the charge is added in place (callers may run elsewhere) and fenced by the spender's lease.
+    const shared = this.deps.store.leases === undefined ? undefined : tokens;
     void this.deps.store.subagents
-      .saveAll(chain.map((r) => structuredClone(r)))
+      .saveAll(
+        chain.map((r) => structuredClone(r)),
+        shared,
+      )
       .catch((err: unknown) => this.storeFailed({ handle: record.handle, op: 'charge' }, err));
   }
 

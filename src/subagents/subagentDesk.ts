@@ -215,7 +215,7 @@ export class SubagentDesk implements SubagentDeskPort {
       if (!(await this.leases.open(record))) return record; // replicas: another replica's claim runs it
     } catch (err) {
       this.records.delete(record.handle);
-      throw err;
+      throw await this.leases.unopened(record, err);
     }
     if (caller.ended) {
       // It never ran: nothing to return to the caller's conversation.

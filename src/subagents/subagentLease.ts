@@ -56,6 +56,9 @@ export class SubagentLeases implements InboxAdopter {
   readonly #events = new Map<string, string>();
   #timer: NodeJS.Timeout | undefined;
   #looking = false;
+  #ticks = 0;
+  /** Handles the orphan sweep looked at already. */
+  readonly #swept = new Set<string>();
   #unsignal: (() => void) | undefined;
 
   constructor(
@@ -80,12 +83,7 @@ export class SubagentLeases implements InboxAdopter {
    */
   async open(record: SubagentRecord): Promise<boolean> {
     if (!this.shared) return true;
-    const now = this.deps.now();
-    const event: InboxEvent = {
-      ...{ id: newUlid(now), kind: 'subagent', ts: now, principal: record.requested_by.principal },
-      payload: { context_id: subagentLeaseKey(record.handle), text: record.handle },
-      dedupe_key: subagentLeaseKey(record.handle),
-    };
+    const event = rowOf(record, this.deps.now());
     this.#events.set(record.handle, event.id);
     const accepted = await this.deps.store.inbox.accept(event);
     if (this.deps.store.leases?.holds(subagentLeaseKey(record.handle)) !== true) {
@@ -94,6 +92,38 @@ export class SubagentLeases implements InboxAdopter {
     }
     this.#events.set(record.handle, accepted.record.id);
     return true;
+  }
+
+  /**
+   * Its row could not be written after its record was: the stored record is marked failed (best effort), so the
+   * orphan sweep does not run what its caller was told failed to start. Answers `err`.
+   */
+  async unopened(record: SubagentRecord, err: unknown): Promise<unknown> {
+    if (!this.shared) return err;
+    const failed = { ...structuredClone(record), status: 'failed' as const, error: `spawn: ${describeError(err)}` };
+    await this.deps.store.subagents.save({ ...failed, updated: this.deps.now() }).catch(() => undefined);
+    return err;
+  }
+
+  /**
+   * Replicas: a stored unfinished subagent with no inbox row (its replica stopped between the two writes) gets its
+   * row now, so a claim adopts and runs it (its caller's replayed turn waits on it). Only records older than a lease:
+   * a spawn on its way between its two writes is not raced. Each handle is looked at once per process.
+   */
+  async sweepOrphans(): Promise<void> {
+    const before = this.deps.now() - this.deps.lookMs * 3;
+    for (const record of await this.deps.store.subagents.list()) {
+      const { handle } = record;
+      if (isTerminal(record.status) || record.updated > before || this.#swept.has(handle)) continue;
+      if (this.#events.has(handle)) continue;
+      this.#swept.add(handle);
+      const accepted = await this.deps.store.inbox.accept(rowOf(record, this.deps.now()));
+      if (!accepted.created) continue; // its row exists: the lease cycle runs it
+      this.deps.log.warn('subagent.orphan', { handle });
+      if (this.deps.store.leases?.holds(subagentLeaseKey(handle)) !== true || this.#events.has(handle)) continue;
+      this.#events.set(handle, accepted.record.id);
+      this.desk.adopt(record);
+    }
   }
 
   /** Its end: the row is done (fenced: a replica that lost the lease completes nothing), the lease goes back. */
@@ -153,6 +183,8 @@ export class SubagentLeases implements InboxAdopter {
       () => {
         void this.look();
         this.takeCancels();
+        // Once a lease (every third look): reading every record is not cheap.
+        if (++this.#ticks % 3 === 0) this.sweepOrphans().catch((err: unknown) => this.warnSweep(err));
       },
       Math.max(50, this.deps.lookMs),
     );
@@ -191,6 +223,10 @@ export class SubagentLeases implements InboxAdopter {
     });
   }
 
+  private warnSweep(err: unknown): void {
+    this.deps.log.warn('inbox.lease.fail', { op: 'subagent orphans', err: describeError(err) });
+  }
+
   private takeCancels(): void {
     const fleet = this.deps.store.fleet;
     if (fleet?.takeSubagentCancels === undefined) return;
@@ -215,6 +251,15 @@ export class SubagentLeases implements InboxAdopter {
       this.#looking = false;
     }
   }
+}
+
+/** The inbox row standing for `record` while it runs; its dedupe key makes a second write find the first. */
+function rowOf(record: SubagentRecord, now: number): InboxEvent {
+  return {
+    ...{ id: newUlid(now), kind: 'subagent', ts: now, principal: record.requested_by.principal },
+    payload: { context_id: subagentLeaseKey(record.handle), text: record.handle },
+    dedupe_key: subagentLeaseKey(record.handle),
+  };
 }
 
 /** The desk's parts its leases act on (subagentDesk.ts). */

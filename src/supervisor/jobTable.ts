@@ -247,8 +247,8 @@ function fromAdmitting(job: Job, e: JobEvent, now: number): JobStep {
     case 'cancel':
       return recordCancel(job, e.reason, now);
     default:
-      // A drain leaves a launch to end (it ends within the reactor's step, or at the next launch event).
-      return refuse(job, e, 'illegal');
+      // A drain (a lost lease) stops it now: a shared admission answers later; its reservation goes back then.
+      return unstarted(job, e, now, []);
   }
 }
 

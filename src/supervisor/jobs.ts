@@ -28,7 +28,7 @@ import {
 } from './jobQueries.js';
 import { addJob, applyJobEvent, type Job, type JobEffect, type JobEvent, type JobTable } from './jobTable.js';
 import { admitJob, guarded } from './launchSteps.js';
-import { loseConversation, Rereads } from './leaseLoss.js';
+import { keepsLease, loseConversation, Rereads } from './leaseLoss.js';
 import type { SupervisorEvent, SupervisorHandlers } from './reactor.js';
 import type { ThinkChildren } from './thinkChildren.js';
 import type { TurnLauncher } from './turnLaunch.js';
@@ -212,9 +212,12 @@ function effectHandlers(c: EffectContext): EffectHandlers {
     wake: () => c.wake(),
     start_staging: ({ job, input }) => c.staging.start(input, conv(job)),
     kill_preflight: ({ job }) => c.staging.stop(job.eventId),
-    build_and_admit: ({ job, input }) => admitJob(c, job.eventId, input),
-    // The step arms the one timer for the earliest wait; the launcher logged this one.
-    arm_wait: () => c.wake(),
+    build_and_admit: ({ job, input }) => admitJob(c, job.eventId, input, () => keepsLease(c, job.ctx)),
+    // The step arms the one timer for the earliest wait; this logs the wait (once per reason) the table took.
+    arm_wait: ({ job, effect }) => {
+      c.spending.waits.defer(job.ctx, job.eventId, effect.untilMs, job.wait?.reason ?? '');
+      c.wake();
+    },
     forget_wait: ({ job }) => c.spending.waits.done(job.eventId),
     spawn: ({ job, input }) =>
       void c.jobs.apply(

@@ -34,9 +34,10 @@ function launchFailure(log: Logger, eventId: string, err: unknown): JobEvent {
 
 /**
  * Dispatch admission: at once, or (a budget window the replicas share) once the store answered. A job gone
- * meanwhile (its lease lost, its conversation dropped) gives back what was reserved for it.
+ * meanwhile (its lease lost, its conversation dropped) gives back what was reserved for it; `held` says whether
+ * this replica still holds the conversation (false stops its work there).
  */
-export function admitJob(c: AdmitContext, eventId: string, input: TurnJob): void {
+export function admitJob(c: AdmitContext, eventId: string, input: TurnJob, held: () => boolean = () => true): void {
   let answer: JobEvent | Promise<JobEvent>;
   try {
     answer = c.launcher.admit(input);
@@ -50,7 +51,10 @@ export function admitJob(c: AdmitContext, eventId: string, input: TurnJob): void
   void answer
     .catch((err: unknown) => launchFailure(c.log, eventId, err))
     .then((event) => {
-      if (!c.jobs.apply(eventId, event) && event.type === 'budget_admitted') c.launcher.release(eventId);
+      const admitted = event.type === 'budget_admitted';
+      // A lease lost during the round-trip: the turn never starts here (the new holder runs it).
+      const applied = (!admitted || held()) && c.jobs.apply(eventId, event);
+      if (!applied && admitted) c.launcher.release(eventId);
       c.wake();
     });
 }

@@ -2,10 +2,10 @@
 // conversation's jobs stop here (a running worker's process group is killed, a waiting job never starts), their
 // waiters follow the store for the new holder's outcome, and the book forgets its copy, so nothing of it is written
 // again. A fold on its way is left to end: one the fence refuses comes back here with its event id.
-import type { EffectContext, HandlerContext } from './jobs.js';
+import type { EffectContext } from './jobs.js';
 
 /** Stops this replica's work on `ctx`; `fencedFold`: the event whose fold the fence refused. */
-export function loseConversation(c: HandlerContext, ctx: string, fencedFold?: string): void {
+export function loseConversation(c: EffectContext, ctx: string, fencedFold?: string): void {
   const inbox = c.store.inbox;
   if (fencedFold !== undefined) {
     c.outcomes.follow(fencedFold, inbox);
@@ -23,6 +23,16 @@ export function loseConversation(c: HandlerContext, ctx: string, fencedFold?: st
   c.conversations.forget(ctx, true);
   if (stopped === 0 && fencedFold === undefined) return;
   c.log.info('lease.work_stopped', { ctx, jobs: stopped, ...(fencedFold ? { inbox_event: fencedFold } : {}) });
+}
+
+/**
+ * Replicas: true while this replica holds `ctx`'s lease. Once it does not, its work there stops at once: a turn
+ * admitted after the store's round-trip must not start on a conversation the notice of loss has not reached yet.
+ */
+export function keepsLease(c: EffectContext, ctx: string): boolean {
+  if (c.store.leases?.holds(ctx) ?? true) return true;
+  loseConversation(c, ctx);
+  return false;
 }
 
 /** Replicas: a job whose conversation was given up (forgotten) since its message came is prepped once read again. */

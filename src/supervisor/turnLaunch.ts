@@ -98,7 +98,7 @@ export class TurnLauncher {
     if (budget.shared) {
       return budget.admitShared(job.ctx, job.principal, estimate).then(
         ({ admission, reservation }) => this.verdict(job, snapshot, admission, reservation),
-        (err: unknown) => this.unreadable(job, err),
+        (err: unknown) => this.unreadable(err),
       );
     }
     const { admission, reservation } = budget.admitDispatch(job.ctx, job.principal, estimate);
@@ -116,7 +116,7 @@ export class TurnLauncher {
     const { log, waits } = this.deps;
     switch (admission.kind) {
       case 'wait':
-        waits.defer(job.ctx, job.event.id, admission.untilMs, admission.reason);
+        // Logged (waits.defer) once the job table took the wait (arm_wait): a job gone meanwhile leaves nothing.
         return { type: 'budget_wait', untilMs: admission.untilMs, reason: admission.reason };
       case 'refuse':
       case 'fail':
@@ -139,10 +139,9 @@ export class TurnLauncher {
    * The shared window could not be read (the database is away): the turn waits a little and asks again rather
    * than admitting on this replica's own view.
    */
-  private unreadable(job: TurnJob, err: unknown): JobEvent {
+  private unreadable(err: unknown): JobEvent {
     const untilMs = this.deps.now() + UNREADABLE_WAIT_MS;
     const reason = `budget window unreadable: ${describeError(err)}`;
-    this.deps.waits.defer(job.ctx, job.event.id, untilMs, reason);
     return { type: 'budget_wait', untilMs, reason };
   }
 

@@ -3,11 +3,11 @@
 // replica that runs it cancels it (a2a/fleetOperations.ts). The caller hears the run's stored status once it ended,
 // or `cancel_requested` when it did not end within the wait (the request stays until the run ends).
 import { TERMINAL_RUN, type WorkflowRun } from '../domain/workflow.js';
+import { readUntil } from '../store/readUntil.js';
 import type { FleetView } from '../store/store.js';
 
 /** How long a cancel waits for the run's end to be stored by the replica that runs it. */
 export const RUN_CANCEL_WAIT_MS = 10_000;
-const POLL_MS = 200;
 
 /** Requests the cancel of live run `id` at whichever replica runs it; resolves with the status it reached. */
 export async function cancelElsewhere(
@@ -18,13 +18,11 @@ export async function cancelElsewhere(
   waitMs = RUN_CANCEL_WAIT_MS,
 ): Promise<string> {
   await fleet.requestRunCancel(id, reason);
-  const deadline = Date.now() + waitMs;
-  for (;;) {
+  const ended = await readUntil(async () => {
     const run = await read(id);
-    if (run === null || TERMINAL_RUN.has(run.status)) return run?.status ?? 'cancelled';
-    if (Date.now() >= deadline) return 'cancel_requested';
-    await new Promise((r) => setTimeout(r, POLL_MS));
-  }
+    return run === null || TERMINAL_RUN.has(run.status) ? (run?.status ?? 'cancelled') : null;
+  }, waitMs);
+  return ended ?? 'cancel_requested';
 }
 
 /**

@@ -78,8 +78,10 @@ describe('a subagent whose replica dies', () => {
     assert.ok(!r2.events.some((e) => e.event === 'subagent.spawn'), 'R2 started no second subagent');
     // The record's end is saved beside the caller's fold: read until it landed (bounded).
     const ended = async () =>
-      (await query(url, "SELECT json FROM subagents WHERE handle = 'sub-1'")).some((r) =>
-        String(r.json).includes('"status":"completed"'),
+      (await query(url, "SELECT json FROM subagents WHERE handle = 'sub-1'")).some(
+        (r) =>
+          // Parsed: a record whose subtree spend was added in place is stored as PostgreSQL renders jsonb.
+          (JSON.parse(String(r.json)) as { status?: string }).status === 'completed',
       );
     await until(ended, 5_000, "sub-1's end stored");
     const records = await query(url, 'SELECT handle, json FROM subagents ORDER BY handle');

@@ -10,6 +10,8 @@ import { PG_SCHEMA_VERSION } from '../../../src/store/postgresSchema.js';
 import { PostgresStore } from '../../../src/store/postgresStore.js';
 import { createTestDatabase, resetTestDatabase, stopLazyServer } from '../../doubles/postgresServer.js';
 import { describeStoreBehaviour } from '../../unit/store/storeBehaviour.js';
+import { taskRecord } from '../../unit/store/storeFixtures.js';
+import { subagentRecord } from '../../unit/store/subagentBehaviour.js';
 
 let url = '';
 before(async () => {
@@ -74,5 +76,40 @@ describe('PostgresStore migrations and connections', () => {
     await a.close();
     await b.close();
     assert.deepEqual(counter, { ...delta, tokens: 400, requests: 40 });
+  });
+
+  it('refuses an answer to a question asked again in the same millisecond (issue 19 review item 7)', async () => {
+    await resetTestDatabase(url);
+    const store = await PostgresStore.open({ url, poolSize: 2 });
+    const asking = { state: 'input_required' as const, updated: 100 };
+    const first = taskRecord({ ...asking, question: { id: 'q1', text: 'which one?' } });
+    await store.tasks.save(first);
+    // Asked again (a refused answer) within the same millisecond: only the question's id differs.
+    const again = { ...first, question: { id: 'q2', text: 'which one, again?' } };
+    await store.tasks.saveAnswer?.(again, first);
+    const late = { ...first, state: 'working' as const, updated: 101, question: { id: 'q1', text: '', answer: 'a' } };
+    const refused = await store.tasks.saveAnswer?.(late, first).catch((err: unknown) => err);
+    const kept = await store.tasks.get(first.id);
+    await store.close();
+    assert.match(String(refused), /changed since it was read/);
+    assert.equal(kept?.question?.id, 'q2');
+  });
+
+  it("a charge adds to its callers' subtree spend in place, never rewriting them (issue 19 review item 6)", async () => {
+    await resetTestDatabase(url);
+    const store = await PostgresStore.open({ url, poolSize: 2 });
+    const parent = subagentRecord({ handle: 'sub-1', status: 'completed', tree_tokens: 100 });
+    await store.subagents.save(parent);
+    const by = { ...parent.requested_by, subagent: 'sub-1' };
+    const child = subagentRecord({ handle: 'sub-2', status: 'running', requested_by: by, tree_tokens: 5 });
+    // The charging replica's copy of the caller is stale (still running, an older subtree spend).
+    await store.subagents.saveAll([child, { ...parent, status: 'running', tree_tokens: 40 }], 5);
+    // A whole save of the caller from a copy that missed the charge does not lower its subtree spend.
+    await store.subagents.save({ ...parent, tree_tokens: 100 });
+    const stored = new Map((await store.subagents.list()).map((r) => [r.handle, r]));
+    await store.close();
+    assert.equal(stored.get('sub-1')?.status, 'completed');
+    assert.equal(stored.get('sub-1')?.tree_tokens, 105);
+    assert.equal(stored.get('sub-2')?.tree_tokens, 5);
   });
 });

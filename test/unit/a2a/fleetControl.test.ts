@@ -41,3 +41,55 @@ describe('the fleet pause at the first look', () => {
     assert.deepEqual(applied, []);
   });
 });
+
+describe('the fleet pause against stale reads (issue 19 review item 5)', () => {
+  const look = (ops: FleetOperations) => (ops as unknown as { readControl(): void }).readControl();
+
+  it('a read issued before a local pause does not undo it', async () => {
+    const applied: string[] = [];
+    const control = { pause: () => applied.push('pause'), resume: () => applied.push('resume') };
+    let answer: (v: FleetControl) => void = () => {};
+    const fleet = {
+      onSignal: () => () => {},
+      readControl: () => new Promise<FleetControl>((resolve) => (answer = resolve)),
+      announceControl: async () => {},
+    };
+    const ops = new FleetOperations({ fleet } as unknown as Store, {} as OpenQuestions, silentLogger, control);
+    ops.start();
+    try {
+      ops.controlled('pause');
+      answer('resume');
+      await new Promise((r) => setTimeout(r, 20));
+      assert.deepEqual(applied, [], 'the read older than the pause is ignored');
+    } finally {
+      ops.stop();
+    }
+  });
+
+  it('a pause whose storing failed is stored again at the next look, not reverted', async () => {
+    const applied: string[] = [];
+    const announced: FleetControl[] = [];
+    const control = { pause: () => applied.push('pause'), resume: () => applied.push('resume') };
+    let fail = true;
+    let stored: FleetControl = 'resume';
+    const fleet = {
+      onSignal: () => () => {},
+      readControl: async () => stored,
+      announceControl: async (op: FleetControl) => {
+        announced.push(op);
+        if (fail) throw new Error('connection lost');
+        stored = op;
+      },
+    };
+    const ops = new FleetOperations({ fleet } as unknown as Store, {} as OpenQuestions, silentLogger, control);
+    ops.controlled('pause');
+    await new Promise((r) => setTimeout(r, 20));
+    fail = false;
+    look(ops);
+    await new Promise((r) => setTimeout(r, 20));
+    look(ops);
+    await new Promise((r) => setTimeout(r, 20));
+    assert.deepEqual(announced, ['pause', 'pause']);
+    assert.deepEqual(applied, [], 'the stale stored resume is never applied');
+  });
+});

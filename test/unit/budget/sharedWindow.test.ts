@@ -3,8 +3,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { admit, newScope, reserve, windowIndex } from '../../../src/budget/governor.js';
-import { adoptShared, holdRows, sharedScope } from '../../../src/budget/sharedWindow.js';
+import { adoptShared, capSharedWait, holdRows, sharedScope } from '../../../src/budget/sharedWindow.js';
 import type { BudgetConfig } from '../../../src/config/types.js';
+import { RESERVATION_TTL_MS } from '../../../src/store/budgetPort.js';
 
 const NOW = 1_700_000_000_000;
 const POLICY: BudgetConfig = {
@@ -48,5 +49,17 @@ describe('the shared budget window', () => {
     assert.deepEqual(holdRows(r, [view]), [row('day@00:00', INDEX, 2_000, 1)]);
     adoptShared(local, view);
     assert.deepEqual(local.windows[0], { index: INDEX, tokens: 1_000, requests: 2, reserved: 0 });
+  });
+
+  it('a wait that live holds helped cause ends within a reservation life, not at the reset (review item 2)', () => {
+    const waits = { ...POLICY, on_exhausted: 'wait' as const };
+    const local = newScope('instance', waits, NOW);
+    const view = sharedScope(local, [row('day@00:00', INDEX, 3_000, 1)], [row('day@00:00', INDEX, 4_500)], NOW);
+    const admission = capSharedWait(admit([view], 600, NOW), [view], NOW);
+    assert.deepEqual(admission.kind === 'wait' && admission.untilMs, NOW + RESERVATION_TTL_MS);
+    // Spent, not held: only the reset helps.
+    const spent = sharedScope(local, [row('day@00:00', INDEX, 7_900, 1)], [], NOW);
+    const full = capSharedWait(admit([spent], 600, NOW), [spent], NOW);
+    assert.ok(full.kind === 'wait' && full.untilMs > NOW + RESERVATION_TTL_MS);
   });
 });

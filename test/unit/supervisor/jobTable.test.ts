@@ -106,6 +106,7 @@ const MATRIX: Record<JobState, Partial<Record<JobEvent['type'], JobState>>> = {
     budget_refused: 'folding',
     launch_failed: 'folding',
     cancel: 'admitting',
+    drain_abandon: 'abandoned',
   },
   budget_wait: { budget_room: 'ready', budget_wait: 'budget_wait', cancel: 'folding', drain_abandon: 'abandoned' },
   spawning: { spawned: 'running', launch_failed: 'folding', spawn_failed: 'spawn_wait', cancel: 'spawning' },
