@@ -85,7 +85,11 @@ export class LazyWorkflows implements Producer {
       await this.#load(ctx);
       return;
     }
-    void ctx.restored.then(() => (this.#inner === null ? pruneDoneKeys(ctx) : undefined));
+    // A failed start rejects `restored`: nothing to prune then, and the rejection is the start's to report.
+    ctx.restored.then(
+      () => (this.#inner === null ? pruneDoneKeys(ctx) : undefined),
+      () => {},
+    );
     this.#unplug = [
       ctx.ports.plug('workflows_open', async () => void (await this.#load(ctx))),
       // No engine, no live run; the engine plugs its own view in when it starts.
