@@ -219,6 +219,8 @@ export interface WorkflowsPort {
    * resolves with them, ordered as `listRuns`; this replica drives them from now on. Absent: one process owns all.
    */
   claimRuns?(): Promise<WorkflowRun[]>;
+  /** Replicas: gives back a claimed run this replica could not start driving; the next claim takes it. */
+  releaseRun?(id: string): Promise<void>;
   /** Deletes the terminal runs among `ids` (a live one stays), and with them their start keys; resolves with how many. */
   deleteRuns(ids: readonly string[]): Promise<number>;
   /** Appends one definition version (a `workflow.create` / `update`, or a deletion's tombstone). */
