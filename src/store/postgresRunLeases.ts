@@ -36,6 +36,8 @@ const SQL = {
 /** The runs this replica owns, by id → epoch; the statements that take, renew and fence them. */
 export class RunLeaseBook {
   readonly #owned = new Map<string, number>();
+  /** Told of each run the heartbeat found owned elsewhere: the engine stops driving its copy (runEngine.ts). */
+  onLost: ((id: string) => void) | undefined;
 
   constructor(
     /** This process among the replicas: the owner named in the rows. */
@@ -108,6 +110,7 @@ export class RunLeaseBook {
       if (still.has(id) || !this.#owned.has(id)) continue;
       this.log.info('lease.lost', { run: id, epoch: this.#owned.get(id), replica: this.replica });
       this.#owned.delete(id);
+      this.onLost?.(id);
     }
   }
 }

@@ -111,6 +111,7 @@ export class RunEngine {
    */
   async restore(): Promise<number> {
     const { workflows } = this.deps.store;
+    workflows.onRunLost?.((id) => this.#lost(id));
     const runs = await (workflows.claimRuns ? workflows.claimRuns() : workflows.listRuns({ live: true }));
     await this.#take(runs);
     const claim = workflows.claimRuns?.bind(workflows);
