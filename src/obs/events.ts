@@ -13,6 +13,7 @@ export const EVENT_NAMES = [
   'store.fenced',
   'lease.acquired',
   'lease.lost',
+  'lease.released',
   'lease.adopted',
   'lease.work_stopped',
   'tool.journal_hit',

@@ -114,6 +114,10 @@ export function pgWorkflowsPort(db: PgRunner, book: RunLeaseBook): WorkflowsPort
       }),
     saveRun: (record) => db.read('save a workflow run', (q) => book.save(q, record)),
     claimRuns: () => db.read('claim workflow runs', (q) => book.claim(q)),
+    releaseRun: (id) => db.read('release a workflow run', (q) => book.release(q, id)),
+    onRunLost: (lost) => {
+      book.onLost = lost;
+    },
     getRun: (id) =>
       db.read('read a workflow run', async (q) => parseJson<WorkflowRun>((await q(SQL.runById, [id])).rows)[0] ?? null),
     listRuns: (filter) =>

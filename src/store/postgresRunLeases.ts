@@ -21,11 +21,14 @@ const SQL = {
     WHERE id = $1 AND owner = $4 AND owner_epoch = $5`,
   epochOf: 'SELECT owner, owner_epoch FROM workflow_runs WHERE id = $1',
   // Unowned live runs, and those whose owner's hold ran out, become this replica's at the next epoch. A row
-  // another transaction holds (its owner saving it, another replica taking it) is skipped.
+  // another transaction holds (its owner saving it, another replica taking it) is skipped. This replica's own
+  // rows count too unless it holds them ($3): a claim whose reply was lost left them named here, renewed by nobody.
   claim: `UPDATE workflow_runs w SET owner = $1, owner_epoch = w.owner_epoch + 1, owner_until = ${DB_NOW} + $2
-    WHERE w.id IN (SELECT id FROM workflow_runs WHERE live AND owner IS DISTINCT FROM $1
+    WHERE w.id IN (SELECT id FROM workflow_runs WHERE live AND NOT (owner IS NOT DISTINCT FROM $1 AND id = ANY($3::text[]))
         AND (owner IS NULL OR owner_until <= ${DB_NOW}) ORDER BY created, id FOR UPDATE SKIP LOCKED)
     RETURNING w.json, w.owner_epoch, w.created, w.id`,
+  // A run this replica took but could not start driving goes back to nobody: the next claim (any replica's) takes it.
+  release: 'UPDATE workflow_runs SET owner = NULL, owner_until = 0 WHERE id = $1 AND owner = $2 AND owner_epoch = $3',
   renew: `UPDATE workflow_runs SET owner_until = ${DB_NOW} + $2 WHERE owner = $1 AND live AND id = ANY($3::text[])
     RETURNING id`,
 } as const;
@@ -33,6 +36,8 @@ const SQL = {
 /** The runs this replica owns, by id → epoch; the statements that take, renew and fence them. */
 export class RunLeaseBook {
   readonly #owned = new Map<string, number>();
+  /** Told of each run the heartbeat found owned elsewhere: the engine stops driving its copy (runEngine.ts). */
+  onLost: ((id: string) => void) | undefined;
 
   constructor(
     /** This process among the replicas: the owner named in the rows. */
@@ -71,7 +76,7 @@ export class RunLeaseBook {
 
   /** Takes the live runs nobody owns live (the replica died, or none ever did): they are this replica's now. */
   async claim(q: Query): Promise<WorkflowRun[]> {
-    const { rows } = await q(SQL.claim, [this.replica, this.leaseMs()]);
+    const { rows } = await q(SQL.claim, [this.replica, this.leaseMs(), [...this.#owned.keys()]]);
     const taken = (rows as Array<{ json: string; owner_epoch: string | number; created: string; id: string }>)
       .map((row) => ({ run: JSON.parse(row.json) as WorkflowRun, epoch: Number(row.owner_epoch) }))
       .sort((a, b) => a.run.created - b.run.created || (a.run.id < b.run.id ? -1 : 1));
@@ -80,6 +85,19 @@ export class RunLeaseBook {
       this.log.info(epoch > 1 ? 'lease.adopted' : 'lease.acquired', { run: run.id, epoch, replica: this.replica });
     }
     return taken.map(({ run }) => run);
+  }
+
+  /**
+   * Gives back a run this replica took but failed to start driving: it is not held here any more (the heartbeat
+   * stops renewing it) and its row names no owner, so the next claim takes it at the next epoch.
+   */
+  async release(q: Query, id: string): Promise<void> {
+    const epoch = this.#owned.get(id);
+    if (epoch === undefined) return;
+    // Forgotten first: should the write fail, the hold runs out unrenewed and a claim takes the run all the same.
+    this.#owned.delete(id);
+    await q(SQL.release, [id, this.replica, epoch]);
+    this.log.info('lease.released', { run: id, epoch, replica: this.replica });
   }
 
   /** The heartbeat: the owned runs live a hold longer; one whose row names another owner is lost here. */
@@ -92,6 +110,7 @@ export class RunLeaseBook {
       if (still.has(id) || !this.#owned.has(id)) continue;
       this.log.info('lease.lost', { run: id, epoch: this.#owned.get(id), replica: this.replica });
       this.#owned.delete(id);
+      this.onLost?.(id);
     }
   }
 }

@@ -219,6 +219,9 @@ export interface WorkflowsPort {
    * resolves with them, ordered as `listRuns`; this replica drives them from now on. Absent: one process owns all.
    */
   claimRuns?(): Promise<WorkflowRun[]>;
+  /** Replicas: gives back a claimed run not driven here; `onRunLost`: the heartbeat found it owned elsewhere. */
+  releaseRun?(id: string): Promise<void>;
+  onRunLost?(lost: (id: string) => void): void;
   /** Deletes the terminal runs among `ids` (a live one stays), and with them their start keys; resolves with how many. */
   deleteRuns(ids: readonly string[]): Promise<number>;
   /** Appends one definition version (a `workflow.create` / `update`, or a deletion's tombstone). */

@@ -20,12 +20,14 @@ declare module '../tools/toolOutcome.js' {
 }
 
 /**
- * The engine is needed at start: a configured or stored definition, a stored run (a live one resumes; finished
+ * The engine is needed at start: a shared store (replicas), a configured or stored definition, a stored run (a live one resumes; finished
  * ones are pruned past the fired-key retention at start), a start queued or a subscribe start's rows kept by a past
  * life (rows of a node deleted meanwhile are forgotten at start).
  */
 export async function workflowsAtStart(ctx: ProducerContext): Promise<boolean> {
-  if (ctx.config.workflows.length > 0) return true;
+  // A shared store (replicas): another replica's runs, created after this one started, are adopted here once their
+  // owner dies only by a loaded engine's claims.
+  if (ctx.config.workflows.length > 0 || ctx.store.fleet !== undefined) return true;
   const runs = ctx.store.workflows;
   if ((await runs.listDefinitions()).length > 0 || (await runs.listRuns({})).length > 0) return true;
   // The stored rows: the timer service loads them only once every producer started.

@@ -29,6 +29,47 @@ export function claimEvery(
   return () => clearInterval(timer);
 }
 
+/**
+ * Readies each claimed run with `ready` (replay, timer repair); one that throws is given back (`release`: the next
+ * claim takes it) and left out, so one bad run does not leave the rest claimed here but never driven. Resolves with
+ * the readied runs and a rejection handler that gives them all back (a later step of the take failed) and rethrows.
+ */
+export async function readyEach(
+  runs: readonly WorkflowRun[],
+  ready: (run: WorkflowRun) => Promise<void>,
+  release: ((id: string) => Promise<void>) | undefined,
+  log: Pick<Logger, 'warn'>,
+): Promise<[WorkflowRun[], (err: unknown) => Promise<never>]> {
+  const giveBack = async (run: WorkflowRun, err: unknown) => {
+    log.warn('run.save.fail', { run: run.id, error: `taking the run: ${(err as Error).message}` });
+    await release?.(run.id).catch((e: unknown) =>
+      log.warn('run.save.fail', { run: run.id, error: `giving the run back: ${(e as Error).message}` }),
+    );
+  };
+  const readied: WorkflowRun[] = [];
+  for (const run of runs) {
+    try {
+      await ready(run);
+      readied.push(run);
+    } catch (err) {
+      await giveBack(run, err);
+    }
+  }
+  const all = async (err: unknown): Promise<never> => {
+    for (const run of readied) await giveBack(run, err);
+    throw err;
+  };
+  return [readied, all];
+}
+
+/** A rejection handler: runs `then` when the error is a fenced write (store_fenced), and rethrows either way. */
+export function fencedThen(then: () => void): (err: unknown) => never {
+  return (err) => {
+    if ((err as { code?: string }).code === 'store_fenced') then();
+    throw err;
+  };
+}
+
 /** How often a wait on a run another replica drives reads the stored run. */
 export const STORED_END_POLL_MS = 1_000;
 

@@ -10,7 +10,7 @@ import { advanceNest } from './nestMoves.js';
 import { ENGINE_STOPPED, type StepPorts, type StepResult } from './nodeKind.js';
 import { nodeKind } from './nodeKinds.js';
 import { findOrphans } from './orphanChildren.js';
-import { claimEvery } from './runClaims.js';
+import { claimEvery, fencedThen, readyEach } from './runClaims.js';
 import { RunMailbox } from './runMailbox.js';
 import {
   applyResult,
@@ -111,26 +111,26 @@ export class RunEngine {
    */
   async restore(): Promise<number> {
     const { workflows } = this.deps.store;
+    workflows.onRunLost?.((id) => this.#lost(id));
     const runs = await (workflows.claimRuns ? workflows.claimRuns() : workflows.listRuns({ live: true }));
     await this.#take(runs);
     const claim = workflows.claimRuns?.bind(workflows);
-    if (claim)
-      this.#stopClaims = claimEvery(
-        claim,
-        (more) => this.#take(more.filter((r) => !this.#live.has(r.id))),
-        this.deps.log,
-      );
+    if (claim) this.#stopClaims = claimEvery(claim, (more) => this.#take(more), this.deps.log);
     return runs.length;
   }
 
-  async #take(runs: WorkflowRun[]): Promise<void> {
-    for (const run of runs) {
+  async #take(claimed: WorkflowRun[]): Promise<void> {
+    const { workflows } = this.deps.store;
+    const ready = async (run: WorkflowRun) => {
+      // One claimed while still live here was lost unnoticed (its hold lapsed): this copy is stale, the stored one not.
+      this.#lost(run.id);
       const events = replayInFlight(run, this.deps.clock());
       this.#log(run, events);
       if (events.length > 0) await this.#save(run);
       await this.#timers.repairAtRestore(run);
-    }
-    const orphans = await findOrphans(runs, (id) => this.deps.store.workflows.getRun(id));
+    };
+    const [runs, giveBack] = await readyEach(claimed, ready, workflows.releaseRun?.bind(workflows), this.deps.log);
+    const orphans = await findOrphans(runs, (id) => workflows.getRun(id)).catch(giveBack);
     for (const run of runs) if (!orphans.has(run.id)) this.#adopt(run);
     this.#timers.restored();
     // Cancelled once the rest are live: the cancel cascades to their own children (the desk's run end).
@@ -146,8 +146,8 @@ export class RunEngine {
   }
 
   /** A save refused by the fence: another replica owns the run now; this one stops driving it and forgets it. */
-  #lost(id: string): void {
-    if (!this.#live.delete(id)) return;
+  #lost(id: string, copy = this.#live.get(id)): void {
+    if (copy === undefined || this.#live.get(id) !== copy || !this.#live.delete(id)) return;
     this.#waits.drop(id);
     this.#finished.delete(id);
     for (const flight of this.#inflight.get(id)?.values() ?? []) flight.controller.abort('run lease lost');
@@ -220,10 +220,7 @@ export class RunEngine {
         await this.#pass(id);
       } while (this.#again.has(id) && !this.#stopped);
     })()
-      .catch((err: unknown) => {
-        this.deps.log.warn('run.save.fail', { run: id, error: (err as Error).message });
-        if ((err as { code?: string }).code === 'store_fenced') this.#lost(id);
-      })
+      .catch((err: unknown) => this.deps.log.warn('run.save.fail', { run: id, error: (err as Error).message }))
       .finally(() => {
         this.#driving.delete(id);
         // Asked again after the loop's last check (a result arriving as it returned): drive once more.
@@ -381,7 +378,9 @@ export class RunEngine {
     this.deps.onRunEnded(run);
   }
 
-  readonly #save = (run: WorkflowRun): Promise<void> => this.deps.store.workflows.saveRun(run);
+  // A fenced save: another replica owns the run now; this one stops driving this copy of it at once.
+  readonly #save = (run: WorkflowRun): Promise<void> =>
+    this.deps.store.workflows.saveRun(run).catch(fencedThen(() => this.#lost(run.id, run)));
 
   /** Logs `events` and shows each step move among them to the watch (every path a step ends by logs one). */
   #log(run: Readonly<WorkflowRun>, events: readonly RunEvent[]): void {

@@ -63,4 +63,38 @@ describe('workflow run ownership between replicas', () => {
     await new Promise((r) => setTimeout(r, HOLD_MS + 100));
     assert.deepEqual(await r1.store.workflows.claimRuns?.(), [], 'an ended run is claimed by nobody');
   });
+
+  it('re-claims its own rows it does not hold (a claim whose reply was lost), once their hold ran out', async () => {
+    const before = await replica('r3');
+    // The same replica name with nothing held: the process that lost the claim's reply.
+    const after = await replica('r3');
+    assert.equal((await before.store.workflows.createRun(run({ id: 'run-lost', startKey: 'k-lost' }))).created, true);
+    assert.deepEqual(await before.store.workflows.claimRuns?.(), [], 'held here: not claimed again');
+    await new Promise((r) => setTimeout(r, HOLD_MS + 100));
+    assert.deepEqual(await before.store.workflows.claimRuns?.(), [], 'still held here: not claimed again');
+    const taken = (await after.store.workflows.claimRuns?.()) ?? [];
+    assert.deepEqual(
+      taken.map((t) => t.id),
+      ['run-lost'],
+    );
+    assert.deepEqual(after.named('lease.adopted'), [{ run: 'run-lost', epoch: 2, replica: 'r3' }]);
+    await after.store.workflows.saveRun(run({ id: 'run-lost', startKey: 'k-lost', status: 'completed' }));
+  });
+
+  it('gives back a run it could not start driving: another replica takes it at once', async () => {
+    const r4 = await replica('r4');
+    const r5 = await replica('r5');
+    assert.equal((await r4.store.workflows.createRun(run({ id: 'run-back', startKey: 'k-back' }))).created, true);
+    await r4.store.workflows.releaseRun?.('run-back');
+    assert.deepEqual(r4.named('lease.released'), [{ run: 'run-back', epoch: 1, replica: 'r4' }]);
+    const taken = (await r5.store.workflows.claimRuns?.()) ?? [];
+    assert.deepEqual(
+      taken.map((t) => t.id),
+      ['run-back'],
+    );
+    await assert.rejects(r4.store.workflows.saveRun(run({ id: 'run-back', startKey: 'k-back' })), {
+      code: 'store_fenced',
+    });
+    await r5.store.workflows.saveRun(run({ id: 'run-back', startKey: 'k-back', status: 'completed' }));
+  });
 });

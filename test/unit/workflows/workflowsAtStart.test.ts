@@ -45,6 +45,11 @@ describe('the workflow engine at start', () => {
     assert.equal(await workflowsAtStart(ctxOf(store)), false);
   });
 
+  it('loads over a shared store (replicas): a dead replica’s runs are adopted only by a loaded engine', async () => {
+    const shared = { fleet: { replica: 'r1' } } as unknown as MemoryStore;
+    assert.equal(await workflowsAtStart(ctxOf(shared)), true);
+  });
+
   it('loads for a configured workflow', async () => {
     assert.equal(await workflowsAtStart(ctxOf(new MemoryStore(), [{ name: 'triage' }])), true);
   });
