@@ -1,7 +1,7 @@
 // The `think` step (producers reference §2.8): a tool-less structured turn through the inbox, like an agent step's,
 // whose one JSON answer is the output. A reply that misses the schema or fails `check` is re-asked, then fails.
 import { compileCel, evalPredicate } from '../../expr/cel.js';
-import { parseTolerant } from '../../worker/structuredAnswer.js';
+import { parseTolerant } from '../../protocol/tolerantJson.js';
 import { schemaProblem } from '../jsonSchema.js';
 import {
   chargeTurn,

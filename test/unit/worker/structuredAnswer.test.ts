@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { decideStructured, parseTolerant, SCHEMA_REASKS } from '../../../src/worker/structuredAnswer.js';
+import { parseTolerant } from '../../../src/protocol/tolerantJson.js';
+import { decideStructured, SCHEMA_REASKS } from '../../../src/worker/structuredAnswer.js';
 
 describe('parseTolerant (AC-PARSE)', () => {
   it('parses plain JSON', () => {
